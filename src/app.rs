@@ -1,0 +1,112 @@
+//! Builds the application state and the router; nothing else. Each domain owns its routes
+//! (`<domain>::routes::router()`); they are composed here, with the OpenAPI document.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderName, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, get};
+use sea_orm::DatabaseConnection;
+use tower::ServiceBuilder;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::compression::CompressionLayer;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+
+use crate::config::Config;
+use crate::error::{AppError, Msg};
+use crate::http::SecurityHeaders;
+use crate::iam::ratelimit::LoginLimiter;
+use crate::iam::tokens::Keys;
+use crate::mail::Mailer;
+use crate::ssr::Ssr;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub config: Arc<Config>,
+    pub db: DatabaseConnection,
+    pub mailer: Mailer,
+    pub ssr: Arc<Ssr>,
+    pub keys: Arc<Keys>,
+    pub login_limiter: Arc<LoginLimiter>,
+}
+
+#[derive(OpenApi)]
+#[openapi(info(title = "zmarket API", description = "The HTTP contract of zmarket: every response is {code, data, msg}."))]
+struct ApiDoc;
+
+/// The API routes of every domain with their OpenAPI document.
+pub fn api() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .merge(crate::iam::routes::router())
+        .merge(crate::market::routes::router())
+}
+
+pub fn router(state: AppState) -> Router {
+    let (api, doc) = api().split_for_parts();
+    let doc_json = Arc::new(doc.to_pretty_json().unwrap_or_else(|_| "{}".into()));
+    let security = SecurityHeaders::new(&state.config.server.frame_ancestors, state.config.tile_origin().as_deref());
+    let request_id = HeaderName::from_static("x-request-id");
+
+    Router::new()
+        .merge(api)
+        .route(
+            "/api/openapi.json",
+            get(move || {
+                let doc = doc_json.clone();
+                async move { ([(axum::http::header::CONTENT_TYPE, "application/json")], doc.as_str().to_owned()) }
+            }),
+        )
+        .route("/api", any(api_not_found))
+        .route("/api/{*rest}", any(api_not_found))
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .route("/static/{*file}", get(crate::ssr::static_file))
+        .route("/assets/{*file}", get(crate::ssr::asset_file))
+        .route("/favicon.ico", get(crate::ssr::favicon))
+        .fallback(crate::ssr::page)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::from_fn(crate::error::localize))
+        .layer(DefaultBodyLimit::max(state.config.server.body_limit_bytes))
+        .layer(
+            ServiceBuilder::new()
+                .layer(SetRequestIdLayer::new(request_id.clone(), MakeRequestUuid))
+                .layer(crate::telemetry::trace_layer())
+                .layer(PropagateRequestIdLayer::new(request_id))
+                .layer(CatchPanicLayer::custom(panic_response))
+                .layer(axum::middleware::from_fn_with_state(security, crate::http::security_headers))
+                .layer(CompressionLayer::new().gzip(true).br(true)),
+        )
+        .with_state(state)
+}
+
+async fn api_not_found() -> AppError {
+    AppError::NotFound(Msg::ApiNotFound)
+}
+
+async fn method_not_allowed() -> AppError {
+    AppError::MethodNotAllowed
+}
+
+fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    tracing::error!("handler panicked");
+    AppError::Internal(anyhow::anyhow!("panic")).into_response()
+}
+
+/// The process is up.
+async fn healthz() -> &'static str {
+    "ok"
+}
+
+/// The database answers.
+async fn readyz(State(state): State<AppState>) -> Response {
+    if crate::db::ping(&state.db).await {
+        (StatusCode::OK, "ready").into_response()
+    } else {
+        (StatusCode::SERVICE_UNAVAILABLE, "database unreachable").into_response()
+    }
+}
+

@@ -1,0 +1,405 @@
+//! Configuration: built-in defaults < config.toml < `ZMARKET_<SECTION>__<KEY>` environment
+//! < command line (`--bind`, `--data-dir`). One struct, validated once at start-up.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use figment::Figment;
+use figment::providers::{Env, Format, Serialized, Toml};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Shown after every page title and in mails.
+    pub product_name: String,
+    /// Where the SQLite database, the generated secret and the mail folder live.
+    pub data_dir: PathBuf,
+    pub server: ServerConfig,
+    pub database: DatabaseConfig,
+    pub auth: AuthConfig,
+    pub mail: MailConfig,
+    pub downloads: DownloadsConfig,
+    pub ssr: SsrConfig,
+    pub map: MapConfig,
+    pub devices: DevicesConfig,
+    pub log: LogConfig,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServerConfig {
+    pub bind: SocketAddr,
+    /// The address people reach the server at; used to build links in mails.
+    pub public_url: String,
+    /// Origins allowed to embed the app in a frame (the desktop client's PC mode). Empty: nobody.
+    pub frame_ancestors: Vec<String>,
+    /// Largest request body accepted, in bytes (uploads have their own limits below this).
+    pub body_limit_bytes: usize,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DatabaseConfig {
+    /// Empty: `sqlite://<data_dir>/zmarket.db`. `postgres://user:pass@host/db` runs on PostgreSQL.
+    pub url: String,
+    pub max_connections: u32,
+    /// SQLite: how long a writer waits for the lock before giving up.
+    pub busy_timeout_ms: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AuthConfig {
+    /// JWT signing key. Empty: generated on first start into `<data_dir>/jwt.key` (mode 0600).
+    /// Several instances sharing one database must share this value.
+    pub jwt_secret: String,
+    pub access_token_ttl_secs: u64,
+    /// Absolute lifetime of a sign-in session (its refresh-token family).
+    pub session_ttl_secs: u64,
+    /// Two tabs that refresh with the same token within this window both continue.
+    pub refresh_grace_secs: u64,
+    /// Require a verified email before sign-in. A private deployment may turn this off.
+    pub email_verification: bool,
+    pub verification_ttl_secs: u64,
+    /// Company invitations expire after this.
+    pub invitation_ttl_secs: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MailConfig {
+    pub from: String,
+    /// Empty: every message is written to `<data_dir>/mail/` as an .eml file instead.
+    pub smtp_host: String,
+    pub smtp_port: u16,
+    pub smtp_username: String,
+    pub smtp_password: String,
+    /// `starttls`, `tls` (implicit TLS) or `none` (only for a relay on localhost).
+    pub smtp_security: String,
+    /// Attempts before a message is marked failed.
+    pub max_attempts: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Default, utoipa::ToSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct DownloadsConfig {
+    pub windows: String,
+    pub mac: String,
+    pub android: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SsrConfig {
+    /// Render threads; 0 = one per CPU core.
+    pub threads: usize,
+    /// Renders waiting for a thread; beyond it pages fall back to client rendering.
+    pub queue: usize,
+    /// A single render is interrupted after this long.
+    pub deadline_ms: u64,
+    /// Memory limit of each render runtime.
+    pub memory_limit_mb: usize,
+    /// Rendered pages kept in the cache.
+    pub cache_entries: usize,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MapConfig {
+    /// Raster tile URL template (`https://tiles.example/{z}/{x}/{y}.png`). Empty: the offline
+    /// world outline shipped in assets/map/ is drawn instead.
+    pub tile_url: String,
+    pub tile_attribution: String,
+    /// The visitor's position when the browser does not give one.
+    pub default_lat: f64,
+    pub default_lng: f64,
+    pub default_zoom: u8,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DevicesConfig {
+    /// A device with no heartbeat for this long is offline.
+    pub offline_after_secs: u64,
+    /// Heartbeat interval the agent is told to use.
+    pub heartbeat_secs: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LogConfig {
+    /// A tracing filter, e.g. `info` or `zmarket=debug,info`.
+    pub level: String,
+    /// `text` or `json`.
+    pub format: String,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            product_name: "ZMarket".into(),
+            data_dir: PathBuf::from("./data"),
+            server: ServerConfig::default(),
+            database: DatabaseConfig::default(),
+            auth: AuthConfig::default(),
+            mail: MailConfig::default(),
+            downloads: DownloadsConfig::default(),
+            ssr: SsrConfig::default(),
+            map: MapConfig::default(),
+            devices: DevicesConfig::default(),
+            log: LogConfig::default(),
+        }
+    }
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            bind: "127.0.0.1:8080".parse().expect("static address"),
+            public_url: "http://localhost:8080".into(),
+            frame_ancestors: Vec::new(),
+            body_limit_bytes: 4 * 1024 * 1024,
+        }
+    }
+}
+
+impl Default for DatabaseConfig {
+    fn default() -> Self {
+        DatabaseConfig { url: String::new(), max_connections: 16, busy_timeout_ms: 5000 }
+    }
+}
+
+impl Default for AuthConfig {
+    fn default() -> Self {
+        AuthConfig {
+            jwt_secret: String::new(),
+            access_token_ttl_secs: 2 * 3600,
+            session_ttl_secs: 30 * 24 * 3600,
+            refresh_grace_secs: 30,
+            email_verification: true,
+            verification_ttl_secs: 24 * 3600,
+            invitation_ttl_secs: 7 * 24 * 3600,
+        }
+    }
+}
+
+impl Default for MailConfig {
+    fn default() -> Self {
+        MailConfig {
+            from: "ZMarket <no-reply@localhost>".into(),
+            smtp_host: String::new(),
+            smtp_port: 587,
+            smtp_username: String::new(),
+            smtp_password: String::new(),
+            smtp_security: "starttls".into(),
+            max_attempts: 8,
+        }
+    }
+}
+
+impl Default for SsrConfig {
+    fn default() -> Self {
+        SsrConfig { threads: 0, queue: 64, deadline_ms: 1000, memory_limit_mb: 64, cache_entries: 512 }
+    }
+}
+
+impl Default for MapConfig {
+    fn default() -> Self {
+        MapConfig {
+            tile_url: String::new(),
+            tile_attribution: String::new(),
+            default_lat: 22.5431,
+            default_lng: 114.0579,
+            default_zoom: 3,
+        }
+    }
+}
+
+impl Default for DevicesConfig {
+    fn default() -> Self {
+        DevicesConfig { offline_after_secs: 90, heartbeat_secs: 30 }
+    }
+}
+
+impl Default for LogConfig {
+    fn default() -> Self {
+        LogConfig { level: "info".into(), format: "text".into() }
+    }
+}
+
+/// Values given on the command line; they win over the file and the environment.
+#[derive(Debug, Default, Clone)]
+pub struct Overrides {
+    pub bind: Option<SocketAddr>,
+    pub data_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("invalid configuration: {0}")]
+pub struct ConfigError(pub String);
+
+impl Config {
+    /// Loads `path` (or `./config.toml` when present and no path is given), the environment and
+    /// the overrides, then validates. Every error names the offending key.
+    pub fn load(path: Option<&Path>, overrides: &Overrides) -> Result<Config, ConfigError> {
+        let mut figment = Figment::from(Serialized::defaults(Config::default()));
+        match path {
+            Some(p) => {
+                if !p.is_file() {
+                    return Err(ConfigError(format!("config file {} not found", p.display())));
+                }
+                figment = figment.merge(Toml::file_exact(p));
+            }
+            None => {
+                let default = Path::new("config.toml");
+                if default.is_file() {
+                    figment = figment.merge(Toml::file_exact(default));
+                }
+            }
+        }
+        figment = figment.merge(Env::prefixed("ZMARKET_").split("__"));
+        let mut config = Self::extract(figment)?;
+        if let Some(bind) = overrides.bind {
+            config.server.bind = bind;
+        }
+        if let Some(dir) = &overrides.data_dir {
+            config.data_dir = dir.clone();
+        }
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Builds a configuration from defaults plus a TOML fragment (tests and tools).
+    pub fn from_toml(toml: &str) -> Result<Config, ConfigError> {
+        let config = Self::extract(Figment::from(Serialized::defaults(Config::default())).merge(Toml::string(toml)))?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    fn extract(figment: Figment) -> Result<Config, ConfigError> {
+        figment.extract::<Config>().map_err(|e| {
+            let key = e.path.join(".");
+            let msg = e.to_string();
+            if key.is_empty() { ConfigError(msg) } else { ConfigError(format!("key `{key}`: {msg}")) }
+        })
+    }
+
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let bad = |key: &str, why: &str| Err(ConfigError(format!("key `{key}`: {why}")));
+        if self.product_name.trim().is_empty() {
+            return bad("product_name", "must not be empty");
+        }
+        if self.data_dir.as_os_str().is_empty() {
+            return bad("data_dir", "must not be empty");
+        }
+        if !self.database.url.is_empty()
+            && !["sqlite:", "postgres://", "postgresql://"].iter().any(|p| self.database.url.starts_with(p))
+        {
+            return bad("database.url", "must start with sqlite: or postgres://");
+        }
+        if self.database.max_connections == 0 {
+            return bad("database.max_connections", "must be at least 1");
+        }
+        if url::Url::parse(&self.server.public_url).is_err() {
+            return bad("server.public_url", "must be an absolute URL such as http://localhost:8080");
+        }
+        if self.server.body_limit_bytes < 1024 {
+            return bad("server.body_limit_bytes", "must be at least 1024");
+        }
+        for origin in &self.server.frame_ancestors {
+            if origin.contains(';') || origin.contains(char::is_whitespace) || origin.is_empty() {
+                return bad("server.frame_ancestors", "each entry must be one origin such as https://app.example");
+            }
+        }
+        if self.auth.access_token_ttl_secs < 60 {
+            return bad("auth.access_token_ttl_secs", "must be at least 60");
+        }
+        if self.auth.session_ttl_secs < self.auth.access_token_ttl_secs {
+            return bad("auth.session_ttl_secs", "must be at least auth.access_token_ttl_secs");
+        }
+        if !self.auth.jwt_secret.is_empty() && self.auth.jwt_secret.len() < 32 {
+            return bad("auth.jwt_secret", "must be at least 32 characters");
+        }
+        if !["starttls", "tls", "none"].contains(&self.mail.smtp_security.as_str()) {
+            return bad("mail.smtp_security", "must be starttls, tls or none");
+        }
+        if self.mail.from.parse::<lettre::message::Mailbox>().is_err() {
+            return bad("mail.from", "must be a mailbox such as ZMarket <no-reply@example.com>");
+        }
+        if self.mail.max_attempts == 0 {
+            return bad("mail.max_attempts", "must be at least 1");
+        }
+        if self.ssr.queue == 0 {
+            return bad("ssr.queue", "must be at least 1");
+        }
+        if self.ssr.threads > 64 {
+            return bad("ssr.threads", "must be at most 64");
+        }
+        if self.ssr.deadline_ms < 10 {
+            return bad("ssr.deadline_ms", "must be at least 10");
+        }
+        if self.ssr.memory_limit_mb < 8 {
+            return bad("ssr.memory_limit_mb", "must be at least 8");
+        }
+        if !(-90.0..=90.0).contains(&self.map.default_lat) {
+            return bad("map.default_lat", "must be between -90 and 90");
+        }
+        if !(-180.0..=180.0).contains(&self.map.default_lng) {
+            return bad("map.default_lng", "must be between -180 and 180");
+        }
+        if !self.map.tile_url.is_empty() && url::Url::parse(&tile_template_probe(&self.map.tile_url)).is_err() {
+            return bad("map.tile_url", "must be an absolute URL template");
+        }
+        if self.devices.offline_after_secs == 0 || self.devices.heartbeat_secs == 0 {
+            return bad("devices", "intervals must be at least 1 second");
+        }
+        if !["text", "json"].contains(&self.log.format.as_str()) {
+            return bad("log.format", "must be text or json");
+        }
+        if tracing_subscriber::EnvFilter::try_new(&self.log.level).is_err() {
+            return bad("log.level", "is not a valid filter");
+        }
+        Ok(())
+    }
+
+    pub fn database_url(&self) -> String {
+        if self.database.url.is_empty() {
+            format!("sqlite://{}?mode=rwc", self.data_dir.join("zmarket.db").display())
+        } else {
+            self.database.url.clone()
+        }
+    }
+
+    pub fn mail_dir(&self) -> PathBuf {
+        self.data_dir.join("mail")
+    }
+
+    pub fn ssr_threads(&self) -> usize {
+        if self.ssr.threads == 0 {
+            std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2)
+        } else {
+            self.ssr.threads
+        }
+    }
+
+    /// The source expression of the tile server for the Content-Security-Policy
+    /// (`https://*.tile.example` when the template rotates subdomains with `{s}`).
+    pub fn tile_origin(&self) -> Option<String> {
+        if self.map.tile_url.is_empty() {
+            return None;
+        }
+        let u = url::Url::parse(&tile_template_probe(&self.map.tile_url)).ok()?;
+        let origin = u.origin().ascii_serialization();
+        if self.map.tile_url.contains("{s}.") {
+            Some(origin.replacen("://a.", "://*.", 1))
+        } else {
+            Some(origin)
+        }
+    }
+}
+
+/// A concrete URL standing for a tile template, so it can be parsed and checked.
+fn tile_template_probe(template: &str) -> String {
+    template.replace("{s}", "a").replace("{z}", "1").replace("{x}", "1").replace("{y}", "1").replace("{r}", "")
+}

@@ -1,0 +1,18 @@
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "company_members")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub company_id: String,
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub user_id: String,
+    /// admin | member
+    pub role: String,
+    pub joined_at: DateTimeUtc,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

@@ -1,0 +1,16 @@
+//! Migrations, applied in order at start-up (`zmarket serve`) or by `zmarket migrate`.
+//! A released migration is never edited: changes come as new migrations.
+
+use sea_orm_migration::prelude::*;
+
+mod m0001_foundation;
+mod m0002_identity;
+
+pub struct Migrator;
+
+#[async_trait::async_trait]
+impl MigratorTrait for Migrator {
+    fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+        vec![Box::new(m0001_foundation::Migration), Box::new(m0002_identity::Migration)]
+    }
+}

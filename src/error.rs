@@ -1,0 +1,358 @@
+//! One error type, one table: every failure a user can meet has a variant here with its HTTP
+//! status and its message in English and Chinese. The body is the envelope of API.md:
+//! `{"code": <status>, "data": <value or null>, "msg": <localized message>}`.
+//!
+//! Handlers return `AppError`; the response carries the error until the `localize` middleware,
+//! which knows the request's `Accept-Language`, writes the envelope.
+
+use axum::Json;
+use axum::extract::Request;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::http::Lang;
+
+/// Every message the API can send, with its two languages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Msg {
+    // generic
+    NotFound,
+    ApiNotFound,
+    MethodNotAllowed,
+    MalformedJson,
+    JsonContentType,
+    BodyTooLarge,
+    Internal,
+    TooManyRequests,
+    Unauthorized,
+    SessionExpired,
+    Forbidden,
+    NotAdmin,
+    InvalidField(&'static str),
+    InvalidPagination,
+    // identity (SPEC.md §5, word for word where it names them)
+    EmailRequired,
+    EmailFormatInvalid,
+    EmailTooLong,
+    EmailTaken,
+    EmailNotVerified,
+    UsernameRequired,
+    UsernameFormatInvalid,
+    PasswordRequired,
+    PasswordFormatInvalid,
+    PasswordIncorrect,
+    PasswordMismatch,
+    CredentialsIncorrect,
+    AgreementRequired,
+    VerificationInvalid,
+    VerificationExpired,
+    RefreshTokenInvalid,
+    RefreshTokenReused,
+    NotCompanyMember,
+    AvatarTooLarge,
+    AvatarType,
+    AvatarMissing,
+    AccountNotDeletable,
+    AliasFormatInvalid,
+    // companies
+    CompanyNameInvalid,
+    CompanyIdRequired,
+    CompanyNotFound,
+    CompanyNotDeletable,
+    NoPermissionManageDevices,
+    NoPermissionApps,
+    InvitationExpired,
+    InvitationNotForYou,
+    InvitationNotFound,
+    RecordNotPending,
+    AlreadyMember,
+    AlreadyApplied,
+    LastAdmin,
+    MemberNotFound,
+    ResourceNotFound,
+    // devices, orders
+    InvalidDeviceId,
+    DeviceAlreadyBound,
+    OrderRequirementsNotSatisfied,
+    ModificationNotSupported,
+    SharingModeForbids,
+    DeviceNotRunning,
+    NoCapacity,
+}
+
+impl Msg {
+    pub fn text(&self, lang: Lang) -> String {
+        let (en, zh): (&str, &str) = match self {
+            Msg::NotFound => ("Not found", "未找到"),
+            Msg::ApiNotFound => ("No such API endpoint", "接口不存在"),
+            Msg::MethodNotAllowed => ("Method not allowed", "不支持该请求方法"),
+            Msg::MalformedJson => ("Malformed JSON body", "请求体不是有效的 JSON"),
+            Msg::JsonContentType => ("Content-Type must be application/json", "Content-Type 必须为 application/json"),
+            Msg::BodyTooLarge => ("Request body too large", "请求体过大"),
+            Msg::Internal => ("Internal server error, please try again later", "服务器内部错误，请稍后再试"),
+            Msg::TooManyRequests => ("Too many attempts, please try again later", "尝试次数过多，请稍后再试"),
+            Msg::Unauthorized => ("Please sign in first", "请先登录"),
+            Msg::SessionExpired => ("Session expired, please sign in again", "登录已过期，请重新登录"),
+            Msg::Forbidden => ("Sorry, you do not have access to this page", "抱歉，您无权访问此页面"),
+            Msg::NotAdmin => (
+                "Only company administrators can do this, please contact the administrator",
+                "只有企业管理员可以执行此操作，请联系管理员",
+            ),
+            Msg::InvalidField(field) => return match lang {
+                Lang::En => format!("Invalid value for {field}"),
+                Lang::Zh => format!("参数 {field} 无效"),
+            },
+            Msg::InvalidPagination => (
+                "offset must be 0 or more and limit between 1 and 100",
+                "offset 不能小于 0，limit 必须在 1 到 100 之间",
+            ),
+            Msg::EmailRequired => ("Email Required", "请输入邮箱"),
+            Msg::EmailFormatInvalid => ("Email Format Invalid", "邮箱格式不正确"),
+            Msg::EmailTooLong => ("Email Address is too long", "邮箱地址过长"),
+            Msg::EmailTaken => ("This email is already registered", "该邮箱已注册"),
+            Msg::EmailNotVerified => (
+                "Please verify your email address first: check your inbox",
+                "请先验证邮箱：请查收验证邮件",
+            ),
+            Msg::UsernameRequired => ("Username Required", "请输入用户名"),
+            Msg::UsernameFormatInvalid => ("Username Format Invalid", "用户名格式不正确（3-50 个字符）"),
+            Msg::PasswordRequired => ("Password Required", "请输入密码"),
+            Msg::PasswordFormatInvalid => (
+                "Password must be 8-15 characters with at least one letter and one digit",
+                "密码须为 8-15 个字符，且至少包含一个字母和一个数字",
+            ),
+            Msg::PasswordIncorrect => ("Password Incorrect", "密码错误"),
+            Msg::PasswordMismatch => ("Password doesn't match", "两次输入的密码不一致"),
+            Msg::CredentialsIncorrect => ("Email or password incorrect", "邮箱或密码错误"),
+            Msg::AgreementRequired => (
+                "Please agree to the Terms of Use and Privacy Policy",
+                "请同意《使用条款》和《隐私政策》",
+            ),
+            Msg::VerificationInvalid => ("This verification link is invalid", "验证链接无效"),
+            Msg::VerificationExpired => (
+                "This verification link has expired, please sign up again",
+                "验证链接已过期，请重新注册",
+            ),
+            Msg::RefreshTokenInvalid => ("Session expired, please sign in again", "登录已过期，请重新登录"),
+            Msg::RefreshTokenReused => (
+                "This session was ended for your security, please sign in again",
+                "为保障账户安全，该会话已结束，请重新登录",
+            ),
+            Msg::NotCompanyMember => ("You are not a member of this company", "您不是该企业的成员"),
+            Msg::AvatarTooLarge => ("The avatar must be at most 3MB", "头像不能超过 3MB"),
+            Msg::AvatarType => (
+                "The avatar must be a JPG, JPEG, PNG, WEBP or GIF image",
+                "头像必须是 JPG、JPEG、PNG、WEBP 或 GIF 图片",
+            ),
+            Msg::AvatarMissing => ("Please choose an image file", "请选择图片文件"),
+            Msg::AccountNotDeletable => (
+                "The account cannot be deleted yet: unlink all devices, release rented Z-APPs, settle your balance and leave all companies",
+                "账户暂不能注销：请先解绑所有设备、释放租用的 Z-APP、结清余额并退出所有企业",
+            ),
+            Msg::AliasFormatInvalid => ("Alias Format Invalid", "备注名格式不正确（3-50 个字符）"),
+            Msg::CompanyNameInvalid => ("Company name must be 3-50 characters", "企业名称须为 3-50 个字符"),
+            Msg::CompanyIdRequired => ("Company id required", "请输入企业 ID"),
+            Msg::CompanyNotFound => ("Company not found", "企业不存在"),
+            Msg::CompanyNotDeletable => (
+                "The company cannot be deleted: unlink all devices and release AI compute resources first",
+                "企业暂不能删除：请先解绑所有设备并释放 AI 算力资源",
+            ),
+            Msg::NoPermissionManageDevices => (
+                "No permission to manage devices, please contact the administrator",
+                "无权管理设备，请联系管理员",
+            ),
+            Msg::NoPermissionApps => (
+                "No permission to install or rent Z-APP, please contact the administrator",
+                "无权安装或租用 Z-APP，请联系管理员",
+            ),
+            Msg::InvitationExpired => ("The invitation has expired", "邀请已过期"),
+            Msg::InvitationNotForYou => (
+                "This invitation was sent to another email address",
+                "该邀请发送给了其他邮箱",
+            ),
+            Msg::InvitationNotFound => ("Invitation not found", "邀请不存在"),
+            Msg::RecordNotPending => ("This request has already been handled", "该请求已处理"),
+            Msg::AlreadyMember => ("Already a member of this company", "已经是该企业的成员"),
+            Msg::AlreadyApplied => ("An application is already waiting", "申请已在等待处理"),
+            Msg::LastAdmin => ("The last administrator cannot be removed", "不能移除最后一位管理员"),
+            Msg::MemberNotFound => ("Member not found", "成员不存在"),
+            Msg::ResourceNotFound => ("Resource not found", "资源不存在"),
+            Msg::InvalidDeviceId => ("Invalid Device ID", "设备 ID 无效"),
+            Msg::DeviceAlreadyBound => ("This device is already bound", "该设备已被绑定"),
+            Msg::OrderRequirementsNotSatisfied => (
+                "Order requirements not satisfied, cannot take this order.",
+                "不满足订单要求，无法接单。",
+            ),
+            Msg::ModificationNotSupported => ("Modification not supported", "不支持修改"),
+            Msg::SharingModeForbids => (
+                "This operation is not allowed in the current sharing mode",
+                "当前共享模式下不允许此操作",
+            ),
+            Msg::DeviceNotRunning => (
+                "This operation is not allowed while the device is stopped or offline",
+                "设备已停止或离线，不允许此操作",
+            ),
+            Msg::NoCapacity => ("No server has enough free capacity", "没有服务器有足够的空闲资源"),
+        };
+        match lang {
+            Lang::En => en.to_string(),
+            Lang::Zh => zh.to_string(),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    /// 400; `data` is `{"field": field}`.
+    #[error("invalid input in {field}")]
+    Invalid { field: &'static str, msg: Msg },
+    #[error("unauthorized")]
+    Unauthorized(Msg),
+    #[error("forbidden")]
+    Forbidden(Msg),
+    #[error("not found")]
+    NotFound(Msg),
+    #[error("method not allowed")]
+    MethodNotAllowed,
+    /// 409, refused by a rule; `data` may explain (e.g. the reasons an account cannot be deleted).
+    #[error("conflict")]
+    Conflict { msg: Msg, data: Option<Value> },
+    #[error("payload too large")]
+    TooLarge(Msg),
+    #[error("unsupported media type")]
+    Unsupported(Msg),
+    #[error("too many requests")]
+    TooManyRequests { retry_after_secs: u64 },
+    #[error(transparent)]
+    Internal(#[from] anyhow::Error),
+}
+
+impl AppError {
+    pub fn invalid(field: &'static str, msg: Msg) -> Self {
+        AppError::Invalid { field, msg }
+    }
+    pub fn conflict(msg: Msg) -> Self {
+        AppError::Conflict { msg, data: None }
+    }
+    pub fn status(&self) -> StatusCode {
+        match self {
+            AppError::Invalid { .. } => StatusCode::BAD_REQUEST,
+            AppError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            AppError::Forbidden(_) => StatusCode::FORBIDDEN,
+            AppError::NotFound(_) => StatusCode::NOT_FOUND,
+            AppError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            AppError::Conflict { .. } => StatusCode::CONFLICT,
+            AppError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            AppError::Unsupported(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            AppError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
+            AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+    fn msg(&self) -> Msg {
+        match self {
+            AppError::Invalid { msg, .. }
+            | AppError::Unauthorized(msg)
+            | AppError::Forbidden(msg)
+            | AppError::NotFound(msg)
+            | AppError::Conflict { msg, .. }
+            | AppError::TooLarge(msg)
+            | AppError::Unsupported(msg) => msg.clone(),
+            AppError::MethodNotAllowed => Msg::MethodNotAllowed,
+            AppError::TooManyRequests { .. } => Msg::TooManyRequests,
+            AppError::Internal(_) => Msg::Internal,
+        }
+    }
+    fn data(&self) -> Value {
+        match self {
+            AppError::Invalid { field, .. } => json!({ "field": field }),
+            AppError::Conflict { data: Some(d), .. } => d.clone(),
+            AppError::TooManyRequests { retry_after_secs } => json!({ "retry_after": retry_after_secs }),
+            _ => Value::Null,
+        }
+    }
+}
+
+impl From<sea_orm::DbErr> for AppError {
+    fn from(e: sea_orm::DbErr) -> Self {
+        AppError::Internal(anyhow::Error::new(e))
+    }
+}
+
+impl From<sea_orm::TransactionError<AppError>> for AppError {
+    fn from(e: sea_orm::TransactionError<AppError>) -> Self {
+        match e {
+            sea_orm::TransactionError::Connection(db) => db.into(),
+            sea_orm::TransactionError::Transaction(app) => app,
+        }
+    }
+}
+
+/// The error as it travels from the handler to the `localize` middleware.
+#[derive(Clone)]
+struct PendingError {
+    msg: Msg,
+    data: Value,
+}
+
+impl IntoResponse for AppError {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        if let AppError::Internal(e) = &self {
+            // Internals are logged, never shown.
+            tracing::error!(error = ?e, "internal error");
+        }
+        let pending = PendingError { msg: self.msg(), data: self.data() };
+        // Until localized, the body is the English envelope (also what a test without the
+        // middleware sees).
+        let mut res = (status, Json(envelope(status, &pending.msg.text(Lang::En), &pending.data))).into_response();
+        if let AppError::TooManyRequests { retry_after_secs } = self {
+            if let Ok(v) = HeaderValue::from_str(&retry_after_secs.to_string()) {
+                res.headers_mut().insert(header::RETRY_AFTER, v);
+            }
+        }
+        res.extensions_mut().insert(pending);
+        res
+    }
+}
+
+fn envelope(status: StatusCode, msg: &str, data: &Value) -> Value {
+    json!({ "code": status.as_u16(), "data": data, "msg": msg })
+}
+
+/// Writes the envelope of an `AppError` in the language the request asked for.
+pub async fn localize(req: Request, next: Next) -> Response {
+    let lang = Lang::from_headers(req.headers());
+    let mut res = next.run(req).await;
+    if let Some(pending) = res.extensions_mut().remove::<PendingError>() {
+        if lang != Lang::En {
+            let status = res.status();
+            let body = envelope(status, &pending.msg.text(lang), &pending.data);
+            let (mut parts, _) = res.into_parts();
+            parts.headers.remove(header::CONTENT_LENGTH);
+            return Response::from_parts(parts, axum::body::Body::from(body.to_string()));
+        }
+    }
+    res
+}
+
+/// The success envelope.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct Envelope<T> {
+    /// 200 on success.
+    pub code: u16,
+    pub data: T,
+    pub msg: String,
+}
+
+/// `data: null` of a call that answers nothing.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct Null;
+
+pub type ApiResult<T> = Result<Json<Envelope<T>>, AppError>;
+
+pub fn ok<T>(data: T) -> ApiResult<T> {
+    Ok(Json(Envelope { code: 200, data, msg: "success".into() }))
+}

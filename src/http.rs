@@ -1,0 +1,164 @@
+//! Shared HTTP pieces: the request language, extractors whose rejections are our own envelope,
+//! pagination, and the middleware every response goes through.
+
+use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::Response;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{AppError, Msg};
+
+/// The interface language: `zh` when `Accept-Language` contains "zh", otherwise English.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lang {
+    En,
+    Zh,
+}
+
+impl Lang {
+    pub fn from_headers(headers: &HeaderMap) -> Lang {
+        headers
+            .get(header::ACCEPT_LANGUAGE)
+            .and_then(|v| v.to_str().ok())
+            .map(Lang::from_accept_language)
+            .unwrap_or(Lang::En)
+    }
+    pub fn from_accept_language(value: &str) -> Lang {
+        if value.to_ascii_lowercase().contains("zh") { Lang::Zh } else { Lang::En }
+    }
+    pub fn parse(value: &str) -> Option<Lang> {
+        match value {
+            "en" => Some(Lang::En),
+            "zh" => Some(Lang::Zh),
+            _ => None,
+        }
+    }
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::Zh => "zh",
+        }
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Lang {
+    type Rejection = std::convert::Infallible;
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(Lang::from_headers(&parts.headers))
+    }
+}
+
+/// `axum::Json` whose rejection is our envelope.
+pub struct ApiJson<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
+    type Rejection = AppError;
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::Json::<T>::from_request(req, state).await {
+            Ok(axum::Json(v)) => Ok(ApiJson(v)),
+            Err(rejection) => Err(json_rejection(rejection)),
+        }
+    }
+}
+
+fn json_rejection(rejection: JsonRejection) -> AppError {
+    match rejection.status() {
+        StatusCode::PAYLOAD_TOO_LARGE => AppError::TooLarge(Msg::BodyTooLarge),
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => AppError::Unsupported(Msg::JsonContentType),
+        _ => AppError::invalid("body", Msg::MalformedJson),
+    }
+}
+
+/// `axum::extract::Query` whose rejection is our envelope.
+pub struct ApiQuery<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
+    type Rejection = AppError;
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::extract::Query::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Query(v)) => Ok(ApiQuery(v)),
+            Err(QueryRejection::FailedToDeserializeQueryString(e)) => {
+                tracing::debug!(error = %e, "bad query string");
+                Err(AppError::invalid("query", Msg::InvalidField("query")))
+            }
+            Err(_) => Err(AppError::invalid("query", Msg::InvalidField("query"))),
+        }
+    }
+}
+
+/// `?offset=&limit=`; limit at most 100.
+#[derive(Debug, Clone, Copy, Deserialize, utoipa::IntoParams)]
+pub struct Page {
+    pub offset: Option<i64>,
+    pub limit: Option<i64>,
+}
+
+impl Page {
+    pub const MAX_LIMIT: u64 = 100;
+    /// Checked `(offset, limit)` with the given default limit.
+    pub fn checked(&self, default_limit: u64) -> Result<(u64, u64), AppError> {
+        let offset = self.offset.unwrap_or(0);
+        let limit = self.limit.unwrap_or(default_limit as i64);
+        if offset < 0 || !(1..=Self::MAX_LIMIT as i64).contains(&limit) {
+            return Err(AppError::invalid(if offset < 0 { "offset" } else { "limit" }, Msg::InvalidPagination));
+        }
+        Ok((offset as u64, limit as u64))
+    }
+}
+
+/// A list answer: `{items, total}`.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct List<T> {
+    pub items: Vec<T>,
+    pub total: u64,
+}
+
+/// Security headers on every response. The CSP has no inline script (the page state is a
+/// non-executable JSON script element); frames are allowed only from configured origins.
+#[derive(Clone)]
+pub struct SecurityHeaders {
+    csp: HeaderValue,
+    frame_options: Option<HeaderValue>,
+}
+
+impl SecurityHeaders {
+    pub fn new(frame_ancestors: &[String], extra_img_src: Option<&str>) -> Self {
+        let ancestors = if frame_ancestors.is_empty() { "'none'".to_string() } else { frame_ancestors.join(" ") };
+        let img = match extra_img_src {
+            Some(origin) => format!("'self' data: blob: {origin}"),
+            None => "'self' data: blob:".to_string(),
+        };
+        let csp = format!(
+            "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src {img}; \
+             font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; object-src 'none'; \
+             base-uri 'none'; form-action 'self'; frame-ancestors {ancestors}"
+        );
+        SecurityHeaders {
+            csp: HeaderValue::from_str(&csp).expect("validated origins form a header value"),
+            frame_options: frame_ancestors.is_empty().then(|| HeaderValue::from_static("DENY")),
+        }
+    }
+}
+
+pub async fn security_headers(
+    axum::extract::State(sec): axum::extract::State<SecurityHeaders>,
+    req: Request,
+    next: Next,
+) -> Response {
+    let mut res = next.run(req).await;
+    let h = res.headers_mut();
+    h.insert(header::CONTENT_SECURITY_POLICY, sec.csp.clone());
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("strict-origin-when-cross-origin"));
+    h.insert("cross-origin-opener-policy", HeaderValue::from_static("same-origin"));
+    h.insert("permissions-policy", HeaderValue::from_static("camera=(), microphone=(), geolocation=(self)"));
+    if let Some(xfo) = &sec.frame_options {
+        h.insert(header::X_FRAME_OPTIONS, xfo.clone());
+    }
+    res
+}

@@ -1,0 +1,273 @@
+//! Identity request/response types and the validated newtypes built at the edge.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::error::{AppError, Msg};
+
+/// An email address: trimmed, lower-cased, at most 254 characters, valid per RFC 5321.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Email(String);
+
+impl Email {
+    pub const MAX_LEN: usize = 254;
+    pub fn parse(raw: Option<&str>) -> Result<Email, AppError> {
+        let raw = raw.map(str::trim).unwrap_or("");
+        if raw.is_empty() {
+            return Err(AppError::invalid("email", Msg::EmailRequired));
+        }
+        if raw.chars().count() > Self::MAX_LEN {
+            return Err(AppError::invalid("email", Msg::EmailTooLong));
+        }
+        let lower = raw.to_lowercase();
+        let valid = lower.parse::<lettre::Address>().is_ok_and(|a| a.domain().contains('.'));
+        if !valid {
+            return Err(AppError::invalid("email", Msg::EmailFormatInvalid));
+        }
+        Ok(Email(lower))
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A new password: 8-15 characters with at least one letter and one digit.
+pub struct Password(String);
+
+impl Password {
+    pub fn parse(field: &'static str, raw: Option<&str>) -> Result<Password, AppError> {
+        let raw = raw.unwrap_or("");
+        if raw.is_empty() {
+            return Err(AppError::invalid(field, Msg::PasswordRequired));
+        }
+        let n = raw.chars().count();
+        let letter = raw.chars().any(|c| c.is_alphabetic());
+        let digit = raw.chars().any(|c| c.is_ascii_digit());
+        if !(8..=15).contains(&n) || !letter || !digit {
+            return Err(AppError::invalid(field, Msg::PasswordFormatInvalid));
+        }
+        Ok(Password(raw.to_string()))
+    }
+    /// A password being presented (sign-in, confirmation of a deletion): only required.
+    pub fn presented(field: &'static str, raw: Option<&str>) -> Result<String, AppError> {
+        match raw {
+            Some(p) if !p.is_empty() => Ok(p.to_string()),
+            _ => Err(AppError::invalid(field, Msg::PasswordRequired)),
+        }
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A display name: trimmed, 3-50 characters.
+#[derive(Debug, Clone)]
+pub struct Username(String);
+
+impl Username {
+    pub fn parse(raw: Option<&str>) -> Result<Username, AppError> {
+        let raw = raw.map(str::trim).unwrap_or("");
+        if raw.is_empty() {
+            return Err(AppError::invalid("name", Msg::UsernameRequired));
+        }
+        let n = raw.chars().count();
+        if !(3..=50).contains(&n) || raw.chars().any(char::is_control) {
+            return Err(AppError::invalid("name", Msg::UsernameFormatInvalid));
+        }
+        Ok(Username(raw.to_string()))
+    }
+    /// The name given to an account created without one: the email's local part when it fits.
+    pub fn from_email(email: &Email) -> Username {
+        let local = email.as_str().split('@').next().unwrap_or("");
+        let n = local.chars().count();
+        if (3..=50).contains(&n) {
+            Username(local.to_string())
+        } else {
+            Username(email.as_str().chars().take(50).collect())
+        }
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+// Request bodies take every field as optional, so a missing field gets its own message
+// ("Email Required") instead of a generic parse error.
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct RegisterRequest {
+    pub email: Option<String>,
+    pub password: Option<String>,
+    pub confirm_password: Option<String>,
+    pub username: Option<String>,
+    /// Agreement to the Terms of Use and Privacy Policy; must be true.
+    pub agree: Option<bool>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RegisterResponse {
+    pub email: String,
+    pub verification_required: bool,
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct VerifyQuery {
+    pub token: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EmailOnly {
+    pub email: String,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct LoginRequest {
+    pub email: Option<String>,
+    pub password: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct SwitchRequest {
+    #[serde(rename = "smeId")]
+    pub sme_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct UserInfo {
+    pub name: String,
+    pub avatar_url: String,
+    pub email: String,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Organization {
+    /// "user" for the personal pseudo-organization, else the company id.
+    pub id: String,
+    pub name: String,
+    pub network_id: String,
+    /// User id of the company's owner (the person themself for "user").
+    pub owner: String,
+}
+
+/// The signed-in session, as SPEC.md §3 names its fields.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Session {
+    pub token: String,
+    pub refresh_token: String,
+    /// Epoch seconds.
+    pub access_token_expire: i64,
+    #[serde(rename = "smeId")]
+    pub sme_id: String,
+    #[serde(rename = "userType")]
+    pub user_type: String,
+    #[serde(rename = "userInfo")]
+    pub user_info: UserInfo,
+    #[serde(rename = "organizationList")]
+    pub organization_list: Vec<Organization>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RefreshResponse {
+    pub access_token: String,
+    pub refresh_token: String,
+    pub access_token_expire: i64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Profile {
+    pub id: String,
+    pub email: String,
+    pub name: String,
+    pub avatar_url: String,
+    /// RFC 3339.
+    pub created_at: String,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct ProfileInfoRequest {
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct ChangePasswordRequest {
+    pub old_password: Option<String>,
+    pub new_password: Option<String>,
+    pub confirm_password: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AvatarResponse {
+    pub avatar_url: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AccountCheck {
+    pub deletable: bool,
+    /// Among devices_linked, apps_rented, balance_outstanding, companies_joined.
+    pub reasons: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct DeleteAccountRequest {
+    pub password: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct MenuMeta {
+    pub icon: String,
+    /// The title key the UI translates.
+    pub title: String,
+    #[serde(rename = "isLink")]
+    pub is_link: bool,
+    #[serde(rename = "isHide")]
+    pub is_hide: bool,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct MenuEntry {
+    pub path: String,
+    pub name: String,
+    pub component: String,
+    pub meta: MenuMeta,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[schema(no_recursion)]
+    pub children: Vec<MenuEntry>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn emails() {
+        assert!(matches!(Email::parse(None), Err(AppError::Invalid { msg: Msg::EmailRequired, .. })));
+        assert!(matches!(Email::parse(Some("  ")), Err(AppError::Invalid { msg: Msg::EmailRequired, .. })));
+        assert!(matches!(Email::parse(Some("nope")), Err(AppError::Invalid { msg: Msg::EmailFormatInvalid, .. })));
+        assert!(matches!(Email::parse(Some("a@b")), Err(AppError::Invalid { msg: Msg::EmailFormatInvalid, .. })));
+        let long = format!("{}@example.com", "a".repeat(250));
+        assert!(matches!(Email::parse(Some(&long)), Err(AppError::Invalid { msg: Msg::EmailTooLong, .. })));
+        assert_eq!(Email::parse(Some(" Ada@Example.COM ")).unwrap().as_str(), "ada@example.com");
+    }
+
+    #[test]
+    fn passwords() {
+        for bad in ["short1", "abcdefghij", "1234567890", "abcdefgh12345678"] {
+            assert!(Password::parse("password", Some(bad)).is_err(), "{bad}");
+        }
+        for good in ["abcdefg1", "Passw0rd!", "a1b2c3d4e5f6g7h"] {
+            assert!(Password::parse("password", Some(good)).is_ok(), "{good}");
+        }
+    }
+
+    #[test]
+    fn usernames() {
+        assert!(Username::parse(Some("ab")).is_err());
+        assert!(Username::parse(Some(&"x".repeat(51))).is_err());
+        assert_eq!(Username::parse(Some("  张三丰  ")).unwrap().as_str(), "张三丰");
+        let e = Email::parse(Some("ab@example.com")).unwrap();
+        assert_eq!(Username::from_email(&e).as_str(), "ab@example.com");
+    }
+}

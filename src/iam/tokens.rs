@@ -1,0 +1,87 @@
+//! Access tokens (JWT, HS256 pinned) and refresh tokens (random, stored only as a SHA-256 hash).
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use rand::RngCore;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+pub const ACCESS: &str = "access";
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Claims {
+    /// The user id.
+    pub sub: String,
+    /// "user" or a company id.
+    pub sme: String,
+    /// user, admin or member.
+    pub user_type: String,
+    /// The session (refresh-token family) this token belongs to.
+    pub sid: String,
+    /// Token type: always "access".
+    pub typ: String,
+    pub iat: i64,
+    pub exp: i64,
+}
+
+pub struct Keys {
+    encoding: EncodingKey,
+    decoding: DecodingKey,
+    validation: Validation,
+}
+
+impl Keys {
+    pub fn new(secret: &[u8]) -> Keys {
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.algorithms = vec![Algorithm::HS256];
+        validation.leeway = 0;
+        validation.set_required_spec_claims(&["exp", "sub"]);
+        Keys { encoding: EncodingKey::from_secret(secret), decoding: DecodingKey::from_secret(secret), validation }
+    }
+
+    pub fn sign(&self, claims: &Claims) -> anyhow::Result<String> {
+        Ok(jsonwebtoken::encode(&Header::new(Algorithm::HS256), claims, &self.encoding)?)
+    }
+
+    /// The claims of a valid, unexpired access token.
+    pub fn verify(&self, token: &str) -> Option<Claims> {
+        let data = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation).ok()?;
+        (data.claims.typ == ACCESS).then_some(data.claims)
+    }
+}
+
+/// A new random secret (256 bits), URL-safe.
+pub fn random_token() -> String {
+    let mut bytes = [0u8; 32];
+    rand::rng().fill_bytes(&mut bytes);
+    URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// What the database keeps of a secret token.
+pub fn hash_token(token: &str) -> String {
+    hex::encode(Sha256::digest(token.as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn claims(typ: &str, exp: i64) -> Claims {
+        Claims { sub: "u".into(), sme: "user".into(), user_type: "user".into(), sid: "s".into(), typ: typ.into(), iat: 0, exp }
+    }
+
+    #[test]
+    fn only_unexpired_access_tokens_of_our_key_verify() {
+        let keys = Keys::new(&[7u8; 32]);
+        let later = chrono::Utc::now().timestamp() + 60;
+        assert!(keys.verify(&keys.sign(&claims(ACCESS, later)).unwrap()).is_some());
+        assert!(keys.verify(&keys.sign(&claims("refresh", later)).unwrap()).is_none());
+        assert!(keys.verify(&keys.sign(&claims(ACCESS, 1000)).unwrap()).is_none());
+        let other = Keys::new(&[8u8; 32]);
+        assert!(keys.verify(&other.sign(&claims(ACCESS, later)).unwrap()).is_none());
+        // alg=none is refused
+        let none = format!("{}.{}.", URL_SAFE_NO_PAD.encode(r#"{"alg":"none","typ":"JWT"}"#), URL_SAFE_NO_PAD.encode(serde_json::to_string(&claims(ACCESS, later)).unwrap()));
+        assert!(keys.verify(&none).is_none());
+    }
+}

@@ -1,0 +1,15 @@
+//! zmarket: a self-hosted marketplace and console for shared computing, in one binary.
+
+pub mod app;
+pub mod config;
+pub mod db;
+pub mod error;
+pub mod http;
+pub mod iam;
+pub mod jobs;
+pub mod mail;
+pub mod market;
+pub mod secrets;
+pub mod server;
+pub mod ssr;
+pub mod telemetry;

@@ -1,0 +1,93 @@
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use zmarket::config::{Config, Overrides};
+
+#[derive(Parser)]
+#[command(name = "zmarket", version, about = "Self-hosted marketplace and console for shared computing")]
+struct Cli {
+    /// Configuration file (default: ./config.toml when present).
+    #[arg(long, global = true, value_name = "PATH")]
+    config: Option<PathBuf>,
+    /// Address to listen on; wins over the file and the environment.
+    #[arg(long, global = true, value_name = "ADDR:PORT")]
+    bind: Option<SocketAddr>,
+    /// Data directory; wins over the file and the environment.
+    #[arg(long, global = true, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the web app and the API (the default).
+    Serve,
+    /// Apply database migrations and exit.
+    Migrate,
+    /// Run the device agent on this machine, reporting to a zmarket server.
+    Agent {
+        /// The server's base URL, e.g. http://market.example:8080
+        #[arg(long)]
+        server: String,
+        /// Z-BOX, P-BOX or "server group".
+        #[arg(long = "type", default_value = "Z-BOX")]
+        device_type: String,
+        #[arg(long)]
+        name: Option<String>,
+        /// Where the device id and secret are kept.
+        #[arg(long, default_value = "./agent-state")]
+        state_dir: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let overrides = Overrides { bind: cli.bind, data_dir: cli.data_dir.clone() };
+    let config = match Config::load(cli.config.as_deref(), &overrides) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("zmarket: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    zmarket::telemetry::init(&config.log);
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("zmarket: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async move {
+        match cli.command.unwrap_or(Command::Serve) {
+            Command::Serve => serve(config).await,
+            Command::Migrate => {
+                let db = zmarket::db::connect(&config).await?;
+                zmarket::db::migrate(&db).await?;
+                println!("migrations applied");
+                Ok(())
+            }
+            Command::Agent { .. } => {
+                anyhow::bail!("the device agent is not part of this build yet")
+            }
+        }
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("zmarket: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve(config: Config) -> anyhow::Result<()> {
+    let bind = config.server.bind;
+    let state = zmarket::server::prepare(config).await?;
+    let listener = tokio::net::TcpListener::bind(bind).await.map_err(|e| anyhow::anyhow!("cannot listen on {bind}: {e}"))?;
+    tracing::info!("listening on http://{}", listener.local_addr()?);
+    zmarket::server::serve(listener, state, zmarket::server::shutdown_signal()).await
+}

@@ -1,0 +1,3 @@
+//! The public market: catalogue, search, download links (and nearby, with the devices).
+
+pub mod routes;

@@ -1,0 +1,67 @@
+//! Start-up and shutdown of `zmarket serve`, shared by the binary and the integration tests.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use anyhow::Context;
+use tokio::net::TcpListener;
+
+use crate::app::{self, AppState};
+use crate::config::Config;
+use crate::iam::ratelimit::LoginLimiter;
+use crate::iam::tokens::Keys;
+use crate::mail::Mailer;
+use crate::ssr::Ssr;
+
+/// Everything start-up does before accepting connections: data dir, secret, database and
+/// migrations, state.
+pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
+    std::fs::create_dir_all(&config.data_dir)
+        .with_context(|| format!("creating data dir {}", config.data_dir.display()))?;
+    let secret = crate::secrets::jwt_secret(&config)?;
+    let db = crate::db::connect(&config).await.context("connecting to the database")?;
+    crate::db::migrate(&db).await.context("running migrations")?;
+    let mailer = Mailer::new(db.clone(), &config.mail, config.mail_dir())?;
+    let ssr = Arc::new(Ssr::new(&config));
+    Ok(AppState {
+        config: Arc::new(config),
+        db,
+        mailer,
+        ssr,
+        keys: Arc::new(Keys::new(&secret)),
+        login_limiter: Arc::new(LoginLimiter::default()),
+    })
+}
+
+/// Serves until `shutdown` resolves, then finishes in-flight requests and stops the jobs.
+pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future<Output = ()> + Send + 'static) -> anyhow::Result<()> {
+    let mut jobs = crate::jobs::start(state.clone()).await.context("starting background jobs")?;
+    let router = app::router(state);
+    axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown(shutdown)
+        .await
+        .context("serving")?;
+    let _ = jobs.shutdown().await;
+    Ok(())
+}
+
+/// Resolves on SIGINT or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+    tracing::info!("shutting down");
+}

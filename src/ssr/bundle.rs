@@ -1,0 +1,33 @@
+//! The UI bundles built by build.rs (or its placeholder) and the static assets, embedded.
+
+use rust_embed::RustEmbed;
+use serde::Deserialize;
+
+/// The browser bundle: hashed file names, served at `/static/<file>`.
+#[derive(RustEmbed)]
+#[folder = "$OUT_DIR/ui/client"]
+pub struct ClientFiles;
+
+/// `assets/`: icons, the seed catalogue, map data, guides. Served at `/assets/<path>`.
+#[derive(RustEmbed)]
+#[folder = "assets/"]
+#[exclude = "*.mjs"]
+pub struct Assets;
+
+/// The server bundle evaluated by each render runtime.
+pub const SERVER_JS: &str = include_str!(concat!(env!("OUT_DIR"), "/ui/server.js"));
+
+const MANIFEST_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/ui/manifest.json"));
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Manifest {
+    /// Entry script file name inside the client bundle.
+    pub js: String,
+    /// Entry stylesheet file name inside the client bundle (may be empty).
+    #[serde(default)]
+    pub css: String,
+}
+
+pub fn manifest() -> Manifest {
+    serde_json::from_str(MANIFEST_JSON).expect("build.rs writes a valid manifest.json")
+}

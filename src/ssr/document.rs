@@ -1,0 +1,68 @@
+//! The HTML document around the rendered markup.
+
+use crate::http::Lang;
+use crate::ssr::bundle::Manifest;
+
+/// `markup: None` leaves the root empty for the client to render (`data-ssr="0"`).
+pub fn page(manifest: &Manifest, lang: Lang, theme: &str, title: &str, markup: Option<&str>, state_json: &str) -> String {
+    let css = if manifest.css.is_empty() {
+        String::new()
+    } else {
+        format!(r#"<link rel="stylesheet" href="/static/{}">"#, manifest.css)
+    };
+    let (ssr_flag, body) = match markup {
+        Some(m) => ("1", m),
+        None => ("0", ""),
+    };
+    format!(
+        concat!(
+            "<!doctype html><html lang=\"{lang}\" data-theme=\"{theme}\"><head><meta charset=\"utf-8\">",
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
+            "<meta name=\"theme-color\" content=\"#486aed\">",
+            "<title>{title}</title><link rel=\"icon\" href=\"/assets/icons/favicon.svg\" type=\"image/svg+xml\">",
+            "{css}</head><body><div id=\"root\" data-ssr=\"{ssr}\">{body}</div>",
+            "<script id=\"zm-state\" type=\"application/json\">{state}</script>",
+            "<script type=\"module\" src=\"/static/{js}\"></script></body></html>"
+        ),
+        lang = lang.code(),
+        theme = theme,
+        title = escape_html(title),
+        css = css,
+        ssr = ssr_flag,
+        body = body,
+        state = escape_json_for_script(state_json),
+        js = manifest.js,
+    )
+}
+
+pub fn escape_html(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// JSON inside a `<script>` element: nothing in it may close the element or start a comment.
+pub fn escape_json_for_script(json: &str) -> String {
+    json.replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026").replace('\u{2028}', "\\u2028").replace('\u{2029}', "\\u2029")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn state_cannot_close_the_script() {
+        let s = escape_json_for_script(r#"{"a":"</script><script>alert(1)</script>"}"#);
+        assert!(!s.contains("</script>"));
+        assert!(s.contains("\\u003c/script\\u003e"));
+    }
+}

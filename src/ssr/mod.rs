@@ -1,0 +1,294 @@
+//! Server rendering: every page's first HTML is rendered by React inside the process (QuickJS,
+//! see pool.rs) with the data of public pages, cached per (url, language, theme, device class,
+//! data version), and hydrated by the browser.
+
+pub mod bundle;
+mod data;
+mod document;
+pub mod pool;
+
+use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use lru::LruCache;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::app::AppState;
+use crate::config::Config;
+use crate::http::Lang;
+use bundle::{Assets, ClientFiles, Manifest};
+use pool::{PoolOptions, RenderError, RenderPool};
+
+pub struct Ssr {
+    pool: RenderPool,
+    cache: Mutex<LruCache<String, Arc<CachedPage>>>,
+    manifest: Manifest,
+    client_config: Value,
+    product_name: String,
+    /// Bumped whenever data shown on public pages changes; part of every cache key.
+    data_version: AtomicU64,
+}
+
+struct CachedPage {
+    status: StatusCode,
+    html: String,
+}
+
+/// How the page's markup was produced, in the `X-Render` response header.
+#[derive(Clone, Copy)]
+enum RenderKind {
+    Server,
+    Cache,
+    /// The pool was saturated or the render failed: an empty root the client renders itself.
+    Client,
+}
+
+impl Ssr {
+    pub fn new(config: &Config) -> Ssr {
+        let opts = PoolOptions {
+            threads: config.ssr_threads(),
+            queue: config.ssr.queue,
+            deadline: Duration::from_millis(config.ssr.deadline_ms),
+            memory_limit_bytes: config.ssr.memory_limit_mb * 1024 * 1024,
+        };
+        let cap = NonZeroUsize::new(config.ssr.cache_entries.max(1)).expect("max(1)");
+        Ssr {
+            pool: RenderPool::start(bundle::SERVER_JS, opts),
+            cache: Mutex::new(LruCache::new(cap)),
+            manifest: bundle::manifest(),
+            client_config: client_config(config),
+            product_name: config.product_name.clone(),
+            data_version: AtomicU64::new(1),
+        }
+    }
+
+    /// Call after any write that changes what a public page shows.
+    pub fn invalidate(&self) {
+        self.data_version.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub async fn render(&self, url: String, state_json: String) -> Result<pool::Rendered, RenderError> {
+        self.pool.render(url, state_json).await
+    }
+}
+
+/// The part of the configuration the browser needs.
+fn client_config(config: &Config) -> Value {
+    json!({
+        "downloadLinks": {
+            "windows": config.downloads.windows,
+            "mac": config.downloads.mac,
+            "android": config.downloads.android,
+            "ios": "",
+        },
+        "map": {
+            "tileUrl": config.map.tile_url,
+            "attribution": config.map.tile_attribution,
+            "center": {"lat": config.map.default_lat, "lng": config.map.default_lng},
+            "zoom": config.map.default_zoom,
+        },
+    })
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PageState<'a> {
+    lang: Lang,
+    theme: &'static str,
+    product_name: &'a str,
+    is_mobile: bool,
+    url: &'a str,
+    config: &'a Value,
+    data: Value,
+}
+
+/// Paths a phone may open without being sent to the mobile market.
+const PHONE_EXEMPT: [&str; 4] = ["/email-verified", "/check-email", "/iam/v1/sme/join", "/company-email"];
+
+pub fn is_phone(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .map(|ua| {
+            let ua = ua.to_ascii_lowercase();
+            ua.contains("android") || ua.contains("iphone")
+        })
+        .unwrap_or(false)
+}
+
+/// Where the server sends a page request before rendering, if anywhere.
+pub fn redirect_for(path: &str, query: Option<&str>, phone: bool) -> Option<String> {
+    let with_query = |to: &str| match query {
+        Some(q) if !q.is_empty() => format!("{to}?{q}"),
+        _ => to.to_string(),
+    };
+    let path = if path.len() > 1 { path.trim_end_matches('/') } else { path };
+    match path {
+        "/" => return Some(with_query("/market")),
+        "/auth" => return Some(with_query("/auth/signin")),
+        "/m" => return Some(with_query("/m/market")),
+        _ => {}
+    }
+    if phone && !path.starts_with("/m/") && !PHONE_EXEMPT.contains(&path) {
+        return Some(with_query("/m/market"));
+    }
+    None
+}
+
+/// The page language: `?language=`, then the `zm_lang` cookie the client keeps in step with
+/// its stored setting, then `Accept-Language`.
+pub fn page_lang(query: Option<&str>, headers: &HeaderMap) -> Lang {
+    if let Some(q) = query {
+        for (k, v) in url::form_urlencoded::parse(q.as_bytes()) {
+            if k == "language" {
+                if let Some(l) = Lang::parse(&v) {
+                    return l;
+                }
+            }
+        }
+    }
+    let cookie_lang = headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|kv| kv.trim().strip_prefix("zm_lang="))
+        .find_map(Lang::parse);
+    cookie_lang.unwrap_or_else(|| Lang::from_headers(headers))
+}
+
+/// The fallback handler: every path that is not an API call, a bundle file or an asset is a page.
+pub async fn page(State(app): State<AppState>, method: Method, uri: Uri, headers: HeaderMap) -> Response {
+    if method != Method::GET && method != Method::HEAD {
+        return (StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed").into_response();
+    }
+    let path = uri.path();
+    let query = uri.query();
+    let phone = is_phone(&headers);
+    if let Some(to) = redirect_for(path, query, phone) {
+        return found(&to);
+    }
+    let ssr = &app.ssr;
+    let lang = page_lang(query, &headers);
+    let theme = if path == "/nearby/map" { "light" } else { "dark" };
+    let url = match query {
+        Some(q) => format!("{path}?{q}"),
+        None => path.to_string(),
+    };
+    let version = ssr.data_version.load(Ordering::Relaxed);
+    let key = format!("{}|{theme}|{}|{version}|{url}", lang.code(), phone as u8);
+
+    let cached = ssr.cache.lock().ok().and_then(|mut c| c.get(&key).cloned());
+    let (page, kind) = match cached {
+        Some(page) => (page, RenderKind::Cache),
+        None => {
+            let data = data::for_page(&app, path, query, lang).await;
+            let state = PageState {
+                lang,
+                theme,
+                product_name: &ssr.product_name,
+                is_mobile: phone,
+                url: &url,
+                config: &ssr.client_config,
+                data,
+            };
+            let state_json = serde_json::to_string(&state).unwrap_or_else(|_| "{}".into());
+            match ssr.render(url.clone(), state_json.clone()).await {
+                Ok(r) => {
+                    let status = StatusCode::from_u16(r.status).unwrap_or(StatusCode::OK);
+                    let html = document::page(&ssr.manifest, lang, theme, &r.title, Some(&r.html), &state_json);
+                    let page = Arc::new(CachedPage { status, html });
+                    if let Ok(mut c) = ssr.cache.lock() {
+                        c.put(key, page.clone());
+                    }
+                    (page, RenderKind::Server)
+                }
+                Err(e) => {
+                    if !matches!(e, RenderError::Saturated) {
+                        tracing::warn!(%url, error = %e, "server render failed, client will render");
+                    }
+                    let html = document::page(&ssr.manifest, lang, theme, &ssr.product_name, None, &state_json);
+                    (Arc::new(CachedPage { status: StatusCode::OK, html }), RenderKind::Client)
+                }
+            }
+        }
+    };
+    html_response(&page, kind)
+}
+
+fn html_response(page: &CachedPage, kind: RenderKind) -> Response {
+    let mut res = Response::new(Body::from(page.html.clone()));
+    *res.status_mut() = page.status;
+    let h = res.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+    // The document is small and changes with data and deployments: never cached long.
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert(header::VARY, HeaderValue::from_static("Accept-Language, Cookie, User-Agent"));
+    h.insert(
+        "x-render",
+        HeaderValue::from_static(match kind {
+            RenderKind::Server => "server",
+            RenderKind::Cache => "cache",
+            RenderKind::Client => "client",
+        }),
+    );
+    res
+}
+
+/// A 302 to a path of ours.
+fn found(to: &str) -> Response {
+    match HeaderValue::from_str(to) {
+        Ok(v) => (StatusCode::FOUND, [(header::LOCATION, v)]).into_response(),
+        Err(_) => not_found(),
+    }
+}
+
+/// `/static/<file>`: the hashed browser bundle, cached for a year.
+pub async fn static_file(Path(file): Path<String>) -> Response {
+    match ClientFiles::get(&file) {
+        Some(f) => embedded(f, "public, max-age=31536000, immutable"),
+        None => not_found(),
+    }
+}
+
+/// `/assets/<path>`: icons, map data, guides. Not hashed: cached for a day.
+pub async fn asset_file(Path(file): Path<String>) -> Response {
+    match Assets::get(&file) {
+        Some(f) => embedded(f, "public, max-age=86400"),
+        None => not_found(),
+    }
+}
+
+pub async fn favicon() -> Response {
+    match Assets::get("icons/favicon.svg") {
+        Some(f) => embedded(f, "public, max-age=86400"),
+        None => not_found(),
+    }
+}
+
+fn embedded(file: rust_embed::EmbeddedFile, cache: &'static str) -> Response {
+    let mime = file.metadata.mimetype().to_string();
+    let etag = format!("\"{}\"", hex::encode(&file.metadata.sha256_hash()[..16]));
+    let mut res = Response::new(Body::from(file.data.into_owned()));
+    let h = res.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(&mime) {
+        h.insert(header::CONTENT_TYPE, v);
+    }
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+    if let Ok(v) = HeaderValue::from_str(&etag) {
+        h.insert(header::ETAG, v);
+    }
+    res
+}
+
+/// A missing file is a plain 404, never a page.
+fn not_found() -> Response {
+    (StatusCode::NOT_FOUND, [(header::CONTENT_TYPE, "text/plain; charset=utf-8")], "Not Found").into_response()
+}

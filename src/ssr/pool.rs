@@ -1,0 +1,211 @@
+//! A pool of render threads, each owning one QuickJS runtime with the server bundle loaded.
+//! Handlers hand a job to a bounded queue and await the answer; when the queue is full they
+//! are told at once (and fall back to client rendering) instead of waiting.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rquickjs::{Context, Function, Runtime};
+use serde::Deserialize;
+use tokio::sync::oneshot;
+
+/// What `zmarketRender` answers.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Rendered {
+    pub html: String,
+    pub status: u16,
+    pub title: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    #[error("render queue full")]
+    Saturated,
+    #[error("render failed: {0}")]
+    Failed(String),
+    #[error("render pool stopped")]
+    Stopped,
+}
+
+struct Job {
+    url: String,
+    state_json: String,
+    reply: oneshot::Sender<Result<Rendered, RenderError>>,
+}
+
+#[derive(Clone)]
+pub struct RenderPool {
+    tx: SyncSender<Job>,
+}
+
+#[derive(Debug, Clone)]
+pub struct PoolOptions {
+    pub threads: usize,
+    pub queue: usize,
+    pub deadline: Duration,
+    pub memory_limit_bytes: usize,
+}
+
+impl RenderPool {
+    /// Starts the threads. Each loads its runtime right away, in the background, so start-up
+    /// of the server does not wait for the bundle to be evaluated.
+    pub fn start(script: &'static str, opts: PoolOptions) -> RenderPool {
+        let (tx, rx) = sync_channel::<Job>(opts.queue);
+        let rx = Arc::new(Mutex::new(rx));
+        for i in 0..opts.threads.max(1) {
+            let rx = rx.clone();
+            let opts = opts.clone();
+            std::thread::Builder::new()
+                .name(format!("render-{i}"))
+                .spawn(move || worker(script, rx, opts))
+                .expect("spawning a render thread");
+        }
+        RenderPool { tx }
+    }
+
+    pub async fn render(&self, url: String, state_json: String) -> Result<Rendered, RenderError> {
+        let (reply, rx) = oneshot::channel();
+        match self.tx.try_send(Job { url, state_json, reply }) {
+            Ok(()) => {}
+            Err(TrySendError::Full(_)) => return Err(RenderError::Saturated),
+            Err(TrySendError::Disconnected(_)) => return Err(RenderError::Stopped),
+        }
+        rx.await.unwrap_or(Err(RenderError::Stopped))
+    }
+}
+
+fn worker(script: &'static str, rx: Arc<Mutex<Receiver<Job>>>, opts: PoolOptions) {
+    let mut engine: Option<Engine> = Engine::new(script, &opts)
+        .map_err(|e| tracing::error!(error = %e, "render runtime failed to load"))
+        .ok();
+    loop {
+        let job = {
+            let Ok(guard) = rx.lock() else { return };
+            match guard.recv() {
+                Ok(job) => job,
+                Err(_) => return, // pool dropped
+            }
+        };
+        if job.reply.is_closed() {
+            continue; // the request went away while queued
+        }
+        if engine.is_none() {
+            engine = Engine::new(script, &opts).map_err(|e| tracing::error!(error = %e, "render runtime failed to load")).ok();
+        }
+        let result = match engine.as_mut() {
+            Some(e) => e.render(&job.url, &job.state_json),
+            None => Err(RenderError::Failed("render runtime unavailable".into())),
+        };
+        if let Err(err) = &result {
+            // A failed render may leave the runtime in any state (out of memory, interrupted):
+            // rebuild it for the next job.
+            tracing::warn!(url = %job.url, error = %err, "render failed; rebuilding the runtime");
+            engine = None;
+        }
+        let _ = job.reply.send(result);
+    }
+}
+
+struct Engine {
+    runtime: Runtime,
+    context: Context,
+    /// Milliseconds since `epoch` after which the running render is interrupted; 0 = none.
+    deadline: Arc<AtomicU64>,
+    epoch: Instant,
+    timeout: Duration,
+}
+
+impl Engine {
+    fn new(script: &'static str, opts: &PoolOptions) -> Result<Engine, RenderError> {
+        let fail = |e: rquickjs::Error| RenderError::Failed(format!("runtime: {e}"));
+        let runtime = Runtime::new().map_err(fail)?;
+        runtime.set_memory_limit(opts.memory_limit_bytes);
+        runtime.set_max_stack_size(1024 * 1024);
+        let deadline = Arc::new(AtomicU64::new(0));
+        let epoch = Instant::now();
+        {
+            let deadline = deadline.clone();
+            runtime.set_interrupt_handler(Some(Box::new(move || {
+                let d = deadline.load(Ordering::Relaxed);
+                d != 0 && epoch.elapsed().as_millis() as u64 > d
+            })));
+        }
+        let context = Context::full(&runtime).map_err(fail)?;
+        let engine = Engine { runtime, context, deadline, epoch, timeout: opts.deadline };
+        let started = Instant::now();
+        engine.context.with(|ctx| -> Result<(), RenderError> {
+            let log = Function::new(ctx.clone(), |level: String, msg: String| match level.as_str() {
+                "error" => tracing::error!(target: "zmarket::ssr::js", "{msg}"),
+                "warn" => tracing::warn!(target: "zmarket::ssr::js", "{msg}"),
+                _ => tracing::debug!(target: "zmarket::ssr::js", "{msg}"),
+            })
+            .map_err(fail)?;
+            ctx.globals().set("__zmLog", log).map_err(fail)?;
+            ctx.eval::<(), _>(CONSOLE_SHIM).map_err(|e| js_error(&ctx, e))?;
+            ctx.eval::<(), _>(script).map_err(|e| js_error(&ctx, e))?;
+            Ok(())
+        })?;
+        engine.drain_jobs();
+        tracing::debug!(ms = started.elapsed().as_millis() as u64, "render runtime loaded");
+        Ok(engine)
+    }
+
+    fn render(&mut self, url: &str, state_json: &str) -> Result<Rendered, RenderError> {
+        let limit = self.epoch.elapsed() + self.timeout;
+        self.deadline.store(limit.as_millis() as u64, Ordering::Relaxed);
+        let out = self.context.with(|ctx| -> Result<String, RenderError> {
+            let render: Function = ctx
+                .globals()
+                .get("zmarketRender")
+                .map_err(|_| RenderError::Failed("the server bundle defines no zmarketRender".into()))?;
+            render.call::<_, String>((url, state_json)).map_err(|e| js_error(&ctx, e))
+        });
+        self.drain_jobs();
+        self.deadline.store(0, Ordering::Relaxed);
+        let out = out?;
+        serde_json::from_str::<Rendered>(&out).map_err(|e| RenderError::Failed(format!("bad render result: {e}")))
+    }
+
+    fn drain_jobs(&self) {
+        while self.runtime.is_job_pending() {
+            if self.runtime.execute_pending_job().is_err() {
+                break;
+            }
+        }
+    }
+}
+
+fn js_error(ctx: &rquickjs::Ctx<'_>, e: rquickjs::Error) -> RenderError {
+    if let rquickjs::Error::Exception = e {
+        let v = ctx.catch();
+        let text = v
+            .as_exception()
+            .map(|ex| format!("{} {}", ex.message().unwrap_or_default(), ex.stack().unwrap_or_default()))
+            .or_else(|| v.as_string().and_then(|s| s.to_string().ok()))
+            .unwrap_or_else(|| format!("{v:?}"));
+        RenderError::Failed(text)
+    } else {
+        RenderError::Failed(e.to_string())
+    }
+}
+
+/// `console` for the bundle: warnings and errors reach our log.
+const CONSOLE_SHIM: &str = r#"
+(function () {
+  var fmt = function (args) {
+    return Array.prototype.map.call(args, function (a) {
+      if (typeof a === 'string') return a;
+      try { return JSON.stringify(a); } catch (e) { return String(a); }
+    }).join(' ');
+  };
+  globalThis.console = {
+    log: function () { __zmLog('debug', fmt(arguments)); },
+    info: function () { __zmLog('debug', fmt(arguments)); },
+    debug: function () { __zmLog('debug', fmt(arguments)); },
+    warn: function () { __zmLog('warn', fmt(arguments)); },
+    error: function () { __zmLog('error', fmt(arguments)); }
+  };
+})();
+"#;

@@ -1,0 +1,235 @@
+//! `TestApp::spawn()`: the real server on 127.0.0.1:0 over a fresh database (a temp-dir SQLite,
+//! or a new PostgreSQL database when TEST_DATABASE_URL is set), with a real HTTP client.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Once;
+
+use reqwest::header::HeaderMap;
+use serde_json::Value;
+use tempfile::TempDir;
+use tokio::sync::oneshot;
+use zmarket::app::AppState;
+use zmarket::config::Config;
+
+static INIT: Once = Once::new();
+
+pub fn init() {
+    INIT.call_once(|| {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        if std::env::var("TEST_LOG").is_ok() {
+            let _ = tracing_subscriber::fmt().with_env_filter("info,sqlx=warn").with_test_writer().try_init();
+        }
+    });
+}
+
+pub struct TestApp {
+    pub base: String,
+    pub addr: SocketAddr,
+    pub client: reqwest::Client,
+    pub state: AppState,
+    pub dir: TempDir,
+    shutdown: Option<oneshot::Sender<()>>,
+}
+
+impl TestApp {
+    pub async fn spawn() -> TestApp {
+        Self::spawn_with(|_| {}).await
+    }
+
+    pub async fn spawn_with(adjust: impl FnOnce(&mut Config)) -> TestApp {
+        init();
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut config = Config::default();
+        config.data_dir = dir.path().to_path_buf();
+        config.server.bind = "127.0.0.1:0".parse().unwrap();
+        config.ssr.threads = 1;
+        config.database.max_connections = 8;
+        if let Ok(url) = std::env::var("TEST_DATABASE_URL") {
+            config.database.url = fresh_postgres_database(&url).await;
+        }
+        adjust(&mut config);
+        config.validate().expect("test config is valid");
+        let state = zmarket::server::prepare(config).await.expect("server prepares");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().unwrap();
+        let (tx, rx) = oneshot::channel::<()>();
+        let served = state.clone();
+        tokio::spawn(async move {
+            let _ = zmarket::server::serve(listener, served, async move {
+                let _ = rx.await;
+            })
+            .await;
+        });
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("client");
+        TestApp { base: format!("http://{addr}"), addr, client, state, dir, shutdown: Some(tx) }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base, path)
+    }
+
+    pub fn mail_dir(&self) -> PathBuf {
+        self.dir.path().join("mail")
+    }
+
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        self.client.get(self.url(path)).send().await.expect("request")
+    }
+
+    /// GET an API path and return (status, body envelope).
+    pub async fn get_json(&self, path: &str) -> (u16, Value) {
+        json_of(self.get(path).await).await
+    }
+
+    pub async fn post_json(&self, path: &str, body: &Value, token: Option<&str>) -> (u16, Value) {
+        let mut req = self.client.post(self.url(path)).json(body);
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        json_of(req.send().await.expect("request")).await
+    }
+
+    /// Mail files written so far, oldest first, as text.
+    pub async fn mails(&self) -> Vec<String> {
+        let mut files: Vec<_> = match std::fs::read_dir(self.mail_dir()) {
+            Ok(rd) => rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "eml")).collect(),
+            Err(_) => Vec::new(),
+        };
+        files.sort();
+        files.iter().map(|p| std::fs::read_to_string(p).unwrap_or_default()).collect()
+    }
+
+    /// Waits (up to 10 s) until at least `n` mails are written and returns them.
+    pub async fn wait_for_mails(&self, n: usize) -> Vec<String> {
+        for _ in 0..200 {
+            let m = self.mails().await;
+            if m.len() >= n {
+                return m;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("expected {n} mail files in {}", self.mail_dir().display());
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+pub async fn json_of(res: reqwest::Response) -> (u16, Value) {
+    let status = res.status().as_u16();
+    let text = res.text().await.expect("body");
+    let v = serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON ({status}): {text}"));
+    (status, v)
+}
+
+pub fn header<'a>(h: &'a HeaderMap, name: &str) -> &'a str {
+    h.get(name).and_then(|v| v.to_str().ok()).unwrap_or("")
+}
+
+/// Creates an empty database on the PostgreSQL server of `url` and returns its URL.
+async fn fresh_postgres_database(url: &str) -> String {
+    use sea_orm::{ConnectionTrait, Database};
+    let admin = Database::connect(url).await.expect("TEST_DATABASE_URL reachable");
+    let name = format!("zmt_{}", uuid::Uuid::now_v7().simple());
+    admin.execute_unprepared(&format!("CREATE DATABASE {name}")).await.expect("create test database");
+    let mut u = url::Url::parse(url).expect("TEST_DATABASE_URL is a URL");
+    u.set_path(&format!("/{name}"));
+    u.to_string()
+}
+
+pub const PASSWORD: &str = "Secret123";
+
+/// The verification link in a mail.
+pub fn link_in(mail: &str) -> String {
+    let start = mail.find("http").expect("a link in the mail");
+    mail[start..].split_whitespace().next().unwrap().to_string()
+}
+
+impl TestApp {
+    /// Signs up, opens the mailed link and signs in, all through the API. Returns the session.
+    pub async fn signed_in(&self, email: &str) -> Value {
+        let before = self.mails().await.len();
+        let (status, body) = self
+            .post_json(
+                "/api/iam/v1/register",
+                &serde_json::json!({"email": email, "password": PASSWORD, "confirm_password": PASSWORD, "agree": true}),
+                None,
+            )
+            .await;
+        assert_eq!(status, 200, "{body}");
+        let mails = self.wait_for_mails(before + 1).await;
+        let mail = mails.iter().rev().find(|m| m.contains(&format!("To: {email}"))).expect("verification mail");
+        let link = link_in(mail);
+        let token = link.split("token=").nth(1).unwrap();
+        let (status, body) = self.get_json(&format!("/api/iam/v1/verify-email?token={token}")).await;
+        assert_eq!(status, 200, "{body}");
+        self.login(email, PASSWORD).await
+    }
+
+    pub async fn login(&self, email: &str, password: &str) -> Value {
+        let (status, body) =
+            self.post_json("/api/iam/v2/login/password", &serde_json::json!({"email": email, "password": password}), None).await;
+        assert_eq!(status, 200, "{body}");
+        body["data"].clone()
+    }
+
+    pub async fn get_auth(&self, path: &str, token: &str) -> (u16, Value) {
+        json_of(self.client.get(self.url(path)).bearer_auth(token).send().await.expect("request")).await
+    }
+
+    pub async fn put_json(&self, path: &str, body: &Value, token: &str) -> (u16, Value) {
+        json_of(self.client.put(self.url(path)).bearer_auth(token).json(body).send().await.expect("request")).await
+    }
+
+    pub async fn delete_json(&self, path: &str, body: &Value, token: &str) -> (u16, Value) {
+        json_of(self.client.delete(self.url(path)).bearer_auth(token).json(body).send().await.expect("request")).await
+    }
+}
+
+pub fn token_of(session: &Value) -> String {
+    session["token"].as_str().expect("token").to_string()
+}
+
+/// Creates a company owned by `owner` with the given members, straight in the database.
+/// (Replaced by the companies API once it exists.)
+pub async fn seed_company(app: &TestApp, name: &str, owner: &Value, members: &[(&Value, &str)]) -> String {
+    use sea_orm::{ActiveModelTrait, Set};
+    use zmarket::db::entity::{companies, company_members};
+    let owner_id = user_id_of(app, owner).await;
+    let id = uuid::Uuid::now_v7().to_string();
+    companies::ActiveModel {
+        id: Set(id.clone()),
+        name: Set(name.into()),
+        network_id: Set("abcdef0123456789".into()),
+        owner_id: Set(owner_id.clone()),
+        created_at: Set(chrono::Utc::now()),
+    }
+    .insert(&app.state.db)
+    .await
+    .unwrap();
+    let mut all = vec![(owner_id, "admin".to_string())];
+    for (m, role) in members {
+        all.push((user_id_of(app, m).await, role.to_string()));
+    }
+    for (user_id, role) in all {
+        company_members::ActiveModel { company_id: Set(id.clone()), user_id: Set(user_id), role: Set(role), joined_at: Set(chrono::Utc::now()) }
+            .insert(&app.state.db)
+            .await
+            .unwrap();
+    }
+    id
+}
+
+pub async fn user_id_of(app: &TestApp, session: &Value) -> String {
+    let (_, p) = app.get_auth("/api/iam/v1/account/profile", &token_of(session)).await;
+    p["data"]["id"].as_str().unwrap().to_string()
+}

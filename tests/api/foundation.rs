@@ -1,0 +1,410 @@
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::common::{TestApp, header, json_of};
+
+#[tokio::test]
+async fn health_and_readiness() {
+    let app = TestApp::spawn().await;
+    let res = app.get("/healthz").await;
+    assert_eq!(res.status(), 200);
+    let res = app.get("/readyz").await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.text().await.unwrap(), "ready");
+}
+
+#[tokio::test]
+async fn root_redirects_to_market_and_market_is_a_rendered_page() {
+    let app = TestApp::spawn().await;
+    let res = app.get("/").await;
+    assert_eq!(res.status(), 302);
+    assert_eq!(header(res.headers(), "location"), "/market");
+
+    let res = app.get("/market").await;
+    assert_eq!(res.status(), 200);
+    let h = res.headers().clone();
+    assert!(header(&h, "content-type").starts_with("text/html"));
+    assert_eq!(header(&h, "cache-control"), "no-cache");
+    assert_eq!(header(&h, "x-render"), "server");
+    let body = res.text().await.unwrap();
+    assert!(body.contains("<title>") && body.contains(" - ZMarket</title>"), "title: {body}");
+    assert!(body.contains(r#"<html lang="en" data-theme="dark">"#));
+    assert!(body.contains(r#"<div id="root" data-ssr="1">"#));
+    assert!(body.contains(r#"<script id="zm-state" type="application/json">"#));
+    // The root holds server-rendered markup, not an empty shell.
+    let root = body.split(r#"data-ssr="1">"#).nth(1).unwrap();
+    assert!(!root.starts_with("</div>"), "root is empty");
+
+    // A second request is answered from the render cache.
+    let res = app.get("/market").await;
+    assert_eq!(header(res.headers(), "x-render"), "cache");
+}
+
+#[tokio::test]
+async fn product_name_comes_from_config() {
+    let app = TestApp::spawn_with(|c| c.product_name = "Acme Compute".into()).await;
+    let body = app.get("/market").await.text().await.unwrap();
+    assert!(body.contains(" - Acme Compute</title>"), "{body}");
+}
+
+#[tokio::test]
+async fn unknown_page_is_the_404_page_with_status_404() {
+    let app = TestApp::spawn().await;
+    let res = app.get("/no/such/page").await;
+    assert_eq!(res.status(), 404);
+    assert!(header(res.headers(), "content-type").starts_with("text/html"));
+    let body = res.text().await.unwrap();
+    assert!(body.contains("<title>"));
+}
+
+#[tokio::test]
+async fn other_redirects_and_phone_redirect() {
+    let app = TestApp::spawn().await;
+    for (from, to) in [("/auth", "/auth/signin"), ("/m", "/m/market"), ("/?language=zh", "/market?language=zh")] {
+        let res = app.get(from).await;
+        assert_eq!(res.status(), 302, "{from}");
+        assert_eq!(header(res.headers(), "location"), to, "{from}");
+    }
+    let phone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148";
+    let res = app.client.get(app.url("/market/details?id=1")).header("user-agent", phone).send().await.unwrap();
+    assert_eq!(res.status(), 302);
+    assert_eq!(header(res.headers(), "location"), "/m/market?id=1");
+    for exempt in ["/email-verified", "/check-email", "/iam/v1/sme/join", "/company-email", "/m/market"] {
+        let res = app.client.get(app.url(exempt)).header("user-agent", phone).send().await.unwrap();
+        assert_ne!(res.status(), 302, "{exempt} must not redirect a phone");
+    }
+}
+
+#[tokio::test]
+async fn page_language_follows_query_then_cookie_then_accept_language() {
+    let app = TestApp::spawn().await;
+    let lang_of = |body: &str| body.split("<html lang=\"").nth(1).unwrap()[..2].to_string();
+    let get = |path: &'static str, headers: Vec<(&'static str, &'static str)>| {
+        let mut req = app.client.get(app.url(path));
+        for (k, v) in headers {
+            req = req.header(k, v);
+        }
+        async move { req.send().await.unwrap().text().await.unwrap() }
+    };
+    assert_eq!(lang_of(&get("/market", vec![]).await), "en");
+    assert_eq!(lang_of(&get("/market", vec![("accept-language", "zh-CN,zh;q=0.9")]).await), "zh");
+    assert_eq!(lang_of(&get("/market", vec![("cookie", "a=b; zm_lang=zh")]).await), "zh");
+    assert_eq!(lang_of(&get("/market?language=en", vec![("cookie", "zm_lang=zh")]).await), "en");
+    assert_eq!(lang_of(&get("/market?language=zh", vec![]).await), "zh");
+}
+
+#[tokio::test]
+async fn map_page_is_light_others_dark() {
+    let app = TestApp::spawn().await;
+    let body = app.get("/nearby/map").await.text().await.unwrap();
+    assert!(body.contains(r#"data-theme="light""#));
+    let body = app.get("/nearby").await.text().await.unwrap();
+    assert!(body.contains(r#"data-theme="dark""#));
+}
+
+#[tokio::test]
+async fn security_headers_on_every_response() {
+    let app = TestApp::spawn().await;
+    for path in ["/market", "/api/ebs/v1/download/links", "/api/nope", "/healthz", "/static/missing.js"] {
+        let res = app.get(path).await;
+        let h = res.headers();
+        let csp = header(h, "content-security-policy");
+        assert!(csp.contains("script-src 'self'"), "{path}: {csp}");
+        assert!(!csp.contains("'unsafe-inline'") || !csp.split(';').any(|d| d.trim().starts_with("script-src") && d.contains("unsafe-inline")));
+        assert!(csp.contains("object-src 'none'"), "{path}");
+        assert!(csp.contains("base-uri 'none'"), "{path}");
+        assert!(csp.contains("frame-ancestors 'none'"), "{path}");
+        assert_eq!(header(h, "x-content-type-options"), "nosniff", "{path}");
+        assert_eq!(header(h, "referrer-policy"), "strict-origin-when-cross-origin", "{path}");
+        assert_eq!(header(h, "x-frame-options"), "DENY", "{path}");
+        assert!(!header(h, "x-request-id").is_empty(), "{path}");
+    }
+}
+
+#[tokio::test]
+async fn pc_mode_host_may_frame_the_app_when_configured() {
+    let app = TestApp::spawn_with(|c| c.server.frame_ancestors = vec!["https://desktop.example".into()]).await;
+    let res = app.get("/market").await;
+    let h = res.headers();
+    assert!(header(h, "content-security-policy").contains("frame-ancestors https://desktop.example"));
+    assert!(h.get("x-frame-options").is_none());
+}
+
+#[tokio::test]
+async fn pages_have_no_inline_script() {
+    let app = TestApp::spawn().await;
+    let body = app.get("/market").await.text().await.unwrap();
+    // Every <script> either has a src or is the non-executable JSON state.
+    for tag in body.split("<script").skip(1) {
+        let open = &tag[..tag.find('>').unwrap()];
+        assert!(open.contains("src=") || open.contains("type=\"application/json\""), "inline script: {open}");
+    }
+}
+
+#[tokio::test]
+async fn the_request_id_is_kept_when_given() {
+    let app = TestApp::spawn().await;
+    let res = app.client.get(app.url("/healthz")).header("x-request-id", "abc-123").send().await.unwrap();
+    assert_eq!(header(res.headers(), "x-request-id"), "abc-123");
+}
+
+#[tokio::test]
+async fn unknown_api_paths_answer_the_json_envelope_in_the_asked_language() {
+    let app = TestApp::spawn().await;
+    let (status, body) = app.get_json("/api/ebs/v1/nope").await;
+    assert_eq!(status, 404);
+    assert_eq!(body["code"], 404);
+    assert_eq!(body["msg"], "No such API endpoint");
+    assert!(body["data"].is_null());
+
+    let res = app.client.get(app.url("/api/nope")).header("accept-language", "zh-CN,zh;q=0.9").send().await.unwrap();
+    assert!(header(res.headers(), "content-type").starts_with("application/json"));
+    let (status, body) = json_of(res).await;
+    assert_eq!(status, 404);
+    assert_eq!(body["msg"], "接口不存在");
+
+    // A known path with the wrong method is the envelope too, never HTML.
+    let (status, body) = app.post_json("/api/ebs/v1/download/links", &json!({}), None).await;
+    assert_eq!(status, 405);
+    assert_eq!(body["code"], 405);
+}
+
+#[tokio::test]
+async fn download_links_come_from_config() {
+    let app = TestApp::spawn_with(|c| {
+        c.downloads.windows = "https://dl.example/zmarket.exe".into();
+        c.downloads.android = "https://dl.example/zmarket.apk".into();
+    })
+    .await;
+    let (status, body) = app.get_json("/api/ebs/v1/download/links").await;
+    assert_eq!(status, 200);
+    assert_eq!(body["code"], 200);
+    assert_eq!(
+        body["data"],
+        json!({"windows": "https://dl.example/zmarket.exe", "mac": "", "android": "https://dl.example/zmarket.apk", "ios": ""})
+    );
+}
+
+#[tokio::test]
+async fn openapi_document_lists_the_endpoints() {
+    let app = TestApp::spawn().await;
+    let res = app.get("/api/openapi.json").await;
+    assert_eq!(res.status(), 200);
+    let doc: serde_json::Value = res.json().await.unwrap();
+    assert!(doc["openapi"].as_str().unwrap().starts_with("3."));
+    assert!(doc["paths"]["/api/ebs/v1/download/links"]["get"].is_object());
+}
+
+#[tokio::test]
+async fn bundle_files_are_immutable_and_missing_files_are_plain_404s() {
+    let app = TestApp::spawn().await;
+    let body = app.get("/market").await.text().await.unwrap();
+    let js = body.split(r#"<script type="module" src=""#).nth(1).unwrap().split('"').next().unwrap().to_string();
+    assert!(js.starts_with("/static/"));
+    let res = app.get(&js).await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(header(res.headers(), "cache-control"), "public, max-age=31536000, immutable");
+    assert!(header(res.headers(), "content-type").contains("javascript"));
+
+    for missing in ["/static/main-nope.js", "/assets/nope.svg"] {
+        let res = app.get(missing).await;
+        assert_eq!(res.status(), 404, "{missing}");
+        assert!(header(res.headers(), "content-type").starts_with("text/plain"), "{missing}");
+        assert_eq!(res.text().await.unwrap(), "Not Found");
+    }
+
+    let res = app.get("/assets/icons/favicon.svg").await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(header(res.headers(), "content-type"), "image/svg+xml");
+}
+
+#[tokio::test]
+async fn responses_are_compressed_when_asked() {
+    let app = TestApp::spawn().await;
+    for enc in ["gzip", "br"] {
+        let res = app.client.get(app.url("/market")).header("accept-encoding", enc).send().await.unwrap();
+        assert_eq!(header(res.headers(), "content-encoding"), enc);
+    }
+}
+
+#[tokio::test]
+async fn mail_without_smtp_is_written_as_an_eml_file() {
+    let app = TestApp::spawn().await;
+    let txn = zmarket::db::write_txn(&app.state.db).await.unwrap();
+    app.state
+        .mailer
+        .enqueue(
+            &txn,
+            zmarket::mail::Mail {
+                to: "ada@example.com",
+                subject: "Verify your email",
+                body: "Open http://localhost:8080/email-verified?token=abc to verify. 验证邮箱",
+                link: Some("http://localhost:8080/email-verified?token=abc"),
+            },
+        )
+        .await
+        .unwrap();
+    txn.commit().await.unwrap();
+    app.state.mailer.wake();
+    let mails = app.wait_for_mails(1).await;
+    let m = &mails[0];
+    assert!(m.contains("To: ada@example.com"), "{m}");
+    assert!(m.contains("Subject: Verify your email"), "{m}");
+    assert!(m.contains("http://localhost:8080/email-verified?token=abc"), "{m}");
+    assert!(m.contains("验证邮箱"), "{m}");
+    // Delivered once: a second pass finds nothing due.
+    assert_eq!(app.state.mailer.deliver_due().await.unwrap(), 0);
+    assert_eq!(app.mails().await.len(), 1);
+}
+
+#[tokio::test]
+async fn mail_to_an_unreachable_smtp_server_is_kept_and_retried() {
+    let app = TestApp::spawn_with(|c| {
+        c.mail.smtp_host = "127.0.0.1".into();
+        c.mail.smtp_port = 9; // discard port: nothing listens
+        c.mail.smtp_security = "none".into();
+    })
+    .await;
+    let txn = zmarket::db::write_txn(&app.state.db).await.unwrap();
+    app.state
+        .mailer
+        .enqueue(&txn, zmarket::mail::Mail { to: "bob@example.com", subject: "Hi", body: "Hello", link: None })
+        .await
+        .unwrap();
+    txn.commit().await.unwrap();
+    assert_eq!(app.state.mailer.deliver_due().await.unwrap(), 0);
+    use sea_orm::EntityTrait;
+    let rows = zmarket::db::entity::mail_outbox::Entity::find().all(&app.state.db).await.unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].status, "pending");
+    assert_eq!(rows[0].attempts, 1);
+    assert!(rows[0].last_error.is_some());
+    assert!(rows[0].next_attempt_at > chrono::Utc::now());
+    assert!(app.mails().await.is_empty());
+}
+
+#[tokio::test]
+async fn the_signing_key_is_generated_once_with_mode_0600() {
+    let app = TestApp::spawn().await;
+    let path = app.dir.path().join("jwt.key");
+    let key = std::fs::read_to_string(&path).unwrap();
+    assert!(key.len() >= 64);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+    let again = zmarket::secrets::jwt_secret(&app.state.config).unwrap();
+    assert_eq!(hex::encode(again), key);
+}
+
+#[tokio::test]
+async fn concurrent_write_transactions_do_not_fail_with_database_locked() {
+    let app = TestApp::spawn().await;
+    let mut tasks = Vec::new();
+    for i in 0..40 {
+        let state = app.state.clone();
+        tasks.push(tokio::spawn(async move {
+            let txn = zmarket::db::write_txn(&state.db).await?;
+            use sea_orm::{EntityTrait, PaginatorTrait};
+            // read, then write in the same transaction: the pattern that deadlocks with BEGIN DEFERRED
+            let _n = zmarket::db::entity::mail_outbox::Entity::find().count(&txn).await?;
+            let to = format!("u{i}@example.com");
+            state.mailer.enqueue(&txn, zmarket::mail::Mail { to: &to, subject: "s", body: "b", link: None }).await?;
+            txn.commit().await
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap().expect("no database-locked error");
+    }
+    use sea_orm::{EntityTrait, PaginatorTrait};
+    assert_eq!(zmarket::db::entity::mail_outbox::Entity::find().count(&app.state.db).await.unwrap(), 40);
+}
+
+#[test]
+fn invalid_configuration_names_the_key() {
+    let err = zmarket::config::Config::from_toml("[server]\nbind = \"not-an-address\"").unwrap_err();
+    assert!(err.to_string().contains("server.bind"), "{err}");
+    let err = zmarket::config::Config::from_toml("[log]\nformat = \"xml\"").unwrap_err();
+    assert!(err.to_string().contains("log.format"), "{err}");
+    let err = zmarket::config::Config::from_toml("[server]\nbindd = \"127.0.0.1:1\"").unwrap_err();
+    assert!(err.to_string().contains("bindd"), "{err}");
+    let err = zmarket::config::Config::from_toml("[database]\nurl = \"mysql://x\"").unwrap_err();
+    assert!(err.to_string().contains("database.url"), "{err}");
+}
+
+fn bin() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_zmarket"))
+}
+
+#[test]
+fn the_binary_refuses_invalid_environment_config_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bin()
+        .current_dir(dir.path())
+        .env("ZMARKET_SERVER__BIND", "nonsense")
+        .arg("migrate")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("server.bind"), "{stderr}");
+}
+
+#[test]
+fn command_line_wins_over_environment_and_migrate_works() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("cli-data");
+    let out = bin()
+        .current_dir(dir.path())
+        .env("ZMARKET_DATA_DIR", dir.path().join("env-data"))
+        .args(["migrate", "--data-dir"])
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(data.join("zmarket.db").is_file());
+    assert!(!dir.path().join("env-data").exists());
+}
+
+#[test]
+fn the_server_stops_gracefully_on_sigterm() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let mut child = bin()
+        .current_dir(dir.path())
+        .args(["serve", "--bind", &format!("127.0.0.1:{port}"), "--data-dir"])
+        .arg(dir.path().join("data"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut up = false;
+    for _ in 0..200 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            up = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    assert!(up, "server did not start");
+    let status = std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let mut code = None;
+    for _ in 0..200 {
+        if let Some(s) = child.try_wait().unwrap() {
+            code = Some(s);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    let code = code.unwrap_or_else(|| {
+        let _ = child.kill();
+        panic!("server did not stop on SIGTERM")
+    });
+    assert!(code.success(), "{code:?}");
+}

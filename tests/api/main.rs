@@ -1,0 +1,5 @@
+//! One integration-test binary: the real server over real HTTP against a fresh database.
+
+mod common;
+mod foundation;
+mod iam;

@@ -1,0 +1,41 @@
+import { useCallback, useMemo } from 'react';
+import { useLocation, useRoutes } from 'react-router';
+import { BootContext, type BootState } from './app/boot';
+import { ClientEffects, RouteErrorBoundary, RouteErrorContent, ThemeSync } from './app/RouteEffects';
+import { LoadingOverlay, Notices, ProgressBar, Toasts } from './components/Feedback';
+import { useSession } from './stores/session';
+import type { Lang } from './i18n';
+import { buildRoutes, resolveRoute, titleFromHandle } from './routes';
+
+function Routed() {
+  const menu = useSession((s) => s.menu);
+  const routes = useMemo(() => buildRoutes(menu), [menu]);
+  const location = useLocation();
+  const element = useRoutes(routes);
+  const titleFor = useCallback(
+    (pathname: string, lang: Lang, product: string) => titleFromHandle(resolveRoute(pathname, menu), lang, product),
+    [menu],
+  );
+  return (
+    <>
+      <RouteErrorBoundary resetKey={location.pathname} fallback={(retry) => <RouteErrorContent retry={retry} />}>
+        {element}
+      </RouteErrorBoundary>
+      <ClientEffects titleFor={titleFor} />
+      <ThemeSync />
+    </>
+  );
+}
+
+/** The whole app below the router; the same tree on the server and in the browser. */
+export function App({ boot }: { boot: BootState }) {
+  return (
+    <BootContext.Provider value={boot}>
+      <Routed />
+      <Toasts />
+      <Notices />
+      <LoadingOverlay />
+      <ProgressBar />
+    </BootContext.Provider>
+  );
+}

@@ -1,0 +1,55 @@
+// Identity calls of API.md (/api/iam/v1, /api/iam/v2/login/password).
+import { api } from './client';
+import type {
+  AccountCheck,
+  MenuEntry,
+  Organization,
+  Profile,
+  RefreshData,
+  SessionData,
+} from './types';
+
+const IAM = '/api/iam/v1';
+
+export const signIn = (email: string, password: string) =>
+  api.post<SessionData>('/api/iam/v2/login/password', { email, password }, { auth: 'none', skipUnauthorized: true });
+
+export interface RegisterBody {
+  email: string;
+  password: string;
+  confirm_password: string;
+  username?: string;
+  agree: boolean;
+}
+export const register = (body: RegisterBody) =>
+  api.post<{ email: string; verification_required: boolean }>(`${IAM}/register`, body, { auth: 'none' });
+
+export const verifyEmail = (token: string) =>
+  api.get<{ email: string }>(`${IAM}/verify-email`, { query: { token }, auth: 'none' });
+
+export const refreshTokens = () => api.get<RefreshData>(`${IAM}/refresh`, { auth: 'refresh' });
+
+export const switchContext = (smeId: string) => api.post<SessionData>(`${IAM}/switch`, { smeId });
+
+export const logout = () => api.post<null>(`${IAM}/logout`, undefined, { skipUnauthorized: true });
+
+export const fetchMenus = () => api.get<MenuEntry[]>(`${IAM}/menus`, { skipUnauthorized: true });
+
+export const fetchProfile = () => api.get<Profile>(`${IAM}/account/profile`);
+
+export const updateProfileInfo = (name: string) => api.put<Profile>(`${IAM}/account/profile/info`, { name });
+
+export const changePassword = (old_password: string, new_password: string, confirm_password: string) =>
+  api.put<null>(`${IAM}/account/password`, { old_password, new_password, confirm_password });
+
+export function uploadAvatar(file: File) {
+  const form = new FormData();
+  form.append('file', file);
+  return api.put<{ avatar_url: string }>(`${IAM}/account/profile/avatar`, form);
+}
+
+export const checkAccountDeletion = () => api.post<AccountCheck>(`${IAM}/account/check`);
+
+export const deleteAccount = (password: string) => api.del<null>(`${IAM}/account`, { password });
+
+export const fetchOrganizations = () => api.get<Organization[]>(`${IAM}/sme`);

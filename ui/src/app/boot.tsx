@@ -1,0 +1,89 @@
+// The state the server rendered with (#zm-state), available to every component.
+import { createContext, useContext } from 'react';
+import type { App, DownloadLinks, ListPage, NearbyDevice } from '../api/types';
+import type { Lang } from '../i18n';
+
+/** First-paint data of public pages, keyed by page (docs/ui-contract.md). */
+export interface InitialData {
+  market?: ListPage<App>;
+  marketMore?: ListPage<App>;
+  marketDetails?: App;
+  nearby?: ListPage<NearbyDevice>;
+  nearbyDetails?: NearbyDevice;
+}
+
+export interface BootState {
+  lang: Lang;
+  theme: 'dark' | 'light';
+  productName: string;
+  isMobile: boolean;
+  url: string;
+  config: {
+    downloadLinks: DownloadLinks;
+    map: { tileUrl: string; center: { lat: number; lng: number }; zoom: number };
+  };
+  data: InitialData;
+}
+
+export const defaultBootState: BootState = {
+  lang: 'en',
+  theme: 'dark',
+  productName: 'ZMarket',
+  isMobile: false,
+  url: '/',
+  config: {
+    downloadLinks: { windows: '', mac: '', android: '', ios: '' },
+    map: { tileUrl: '', center: { lat: 22.54, lng: 114.06 }, zoom: 3 },
+  },
+  data: {},
+};
+
+/** Fills what a partial or malformed state leaves out, so a render never throws on a missing field. */
+export function normalizeBootState(raw: unknown): BootState {
+  const s = (raw && typeof raw === 'object' ? raw : {}) as Partial<BootState>;
+  const config = (s.config ?? {}) as Partial<BootState['config']>;
+  const map = (config.map ?? {}) as Partial<BootState['config']['map']>;
+  return {
+    lang: s.lang === 'zh' ? 'zh' : 'en',
+    theme: s.theme === 'light' ? 'light' : 'dark',
+    productName: typeof s.productName === 'string' && s.productName ? s.productName : defaultBootState.productName,
+    isMobile: Boolean(s.isMobile),
+    url: typeof s.url === 'string' ? s.url : '/',
+    config: {
+      downloadLinks: { ...defaultBootState.config.downloadLinks, ...(config.downloadLinks ?? {}) },
+      map: {
+        tileUrl: typeof map.tileUrl === 'string' ? map.tileUrl : '',
+        center: map.center && typeof map.center.lat === 'number' ? map.center : defaultBootState.config.map.center,
+        zoom: typeof map.zoom === 'number' ? map.zoom : defaultBootState.config.map.zoom,
+      },
+    },
+    data: s.data && typeof s.data === 'object' ? s.data : {},
+  };
+}
+
+export const BootContext = createContext<BootState>(defaultBootState);
+
+export function useBoot(): BootState {
+  return useContext(BootContext);
+}
+
+// The server data describes the first location only. Once the user navigates, pages fetch.
+let firstLocationLeft = false;
+
+export function markNavigated() {
+  firstLocationLeft = true;
+}
+
+export function hasNavigated(): boolean {
+  return firstLocationLeft;
+}
+
+/** For tests and for the server, which renders many first locations in one runtime. */
+export function resetFirstLocation() {
+  firstLocationLeft = false;
+}
+
+export function useInitialData<K extends keyof InitialData>(key: K): InitialData[K] | undefined {
+  const boot = useBoot();
+  return firstLocationLeft ? undefined : boot.data[key];
+}

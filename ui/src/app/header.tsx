@@ -1,0 +1,221 @@
+// Header widgets: language switcher, company switcher, notifications, user menu, settings.
+import { useEffect, useRef, useState } from 'react';
+import { Link } from 'react-router';
+import { NOTIFICATION_POLL_MS, PERSONAL_SME_ID } from '../constants';
+import { errorText } from '../api/client';
+import { fetchNotificationStats, fetchUnreadPreview, markNotificationRead } from '../api/notifications';
+import { useSession } from '../stores/session';
+import { useSettings } from '../stores/settings';
+import { useNotifications } from '../stores/notifications';
+import { toast, withLoading } from '../stores/feedback';
+import { Badge } from '../components/Badge';
+import { Icon } from '../components/Icon';
+import { formatDateTime } from '../format';
+import { paths } from '../paths';
+import { useT, useLang } from './i18n';
+import { signOut, switchCompany } from './session';
+import { poll } from './timing';
+import { SettingsDialog } from './SettingsDialog';
+
+export function LanguageSwitcher() {
+  const lang = useLang();
+  const setLanguage = useSettings((s) => s.setLanguage);
+  const t = useT();
+  return (
+    <div className="segmented" role="group" aria-label={t('language')}>
+      <button type="button" lang="en" aria-pressed={lang === 'en'} onClick={() => setLanguage('en')}>
+        EN
+        <span className="visually-hidden"> {t('lang_en')}</span>
+      </button>
+      <button type="button" lang="zh" aria-pressed={lang === 'zh'} onClick={() => setLanguage('zh')}>
+        中文
+      </button>
+    </div>
+  );
+}
+
+/** Closes a popover on outside click and Escape. */
+function usePopover() {
+  const [open, setOpen] = useState(false);
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!open) return;
+    const onDown = (e: MouseEvent) => {
+      if (ref.current && !ref.current.contains(e.target as Node)) setOpen(false);
+    };
+    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && setOpen(false);
+    document.addEventListener('mousedown', onDown);
+    document.addEventListener('keydown', onKey);
+    return () => {
+      document.removeEventListener('mousedown', onDown);
+      document.removeEventListener('keydown', onKey);
+    };
+  }, [open]);
+  return { open, setOpen, ref };
+}
+
+export function CompanySwitcher() {
+  const t = useT();
+  const loaded = useSession((s) => s.loaded);
+  const smeId = useSession((s) => s.smeId);
+  const orgs = useSession((s) => s.organizationList);
+  if (!loaded || orgs.length === 0) return null;
+  const onChange = (id: string) => {
+    if (id === smeId) return;
+    void withLoading(() => switchCompany(id)).catch((err) => toast('error', errorText(err)));
+  };
+  return (
+    <label className="company-switcher">
+      <span className="visually-hidden">{t('switch_company')}</span>
+      <Icon name="company" size={16} />
+      <select aria-label={t('switch_company')} value={smeId} onChange={(e) => onChange(e.target.value)}>
+        {orgs.map((o) => (
+          <option key={o.id} value={o.id}>
+            {o.id === PERSONAL_SME_ID ? t('personal') : o.name}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+export function NotificationBell() {
+  const t = useT();
+  const loaded = useSession((s) => s.loaded);
+  const token = useSession((s) => s.token);
+  const userType = useSession((s) => s.userType);
+  const pcMode = useSettings((s) => s.isPCMode);
+  const stats = useNotifications((s) => s.stats);
+  const preview = useNotifications((s) => s.preview);
+  const { open, setOpen, ref } = usePopover();
+  // SPEC.md §6: polling only for signed-in individual users outside PC mode.
+  const polling = loaded && Boolean(token) && userType === 'user' && !pcMode;
+
+  useEffect(() => {
+    if (!polling) return;
+    return poll(async () => {
+      const s = await fetchNotificationStats();
+      useNotifications.setState({ stats: s });
+    }, NOTIFICATION_POLL_MS);
+  }, [polling]);
+
+  useEffect(() => {
+    if (!open || !polling) return;
+    fetchUnreadPreview()
+      .then((page) => useNotifications.setState({ preview: page.items ?? [] }))
+      .catch((err) => toast('error', errorText(err)));
+  }, [open, polling]);
+
+  if (!polling) return null;
+  const unread = stats?.unread ?? 0;
+  const read = async (id: string) => {
+    try {
+      await markNotificationRead(id);
+      useNotifications.setState((s) => ({
+        preview: s.preview.filter((n) => n.id !== id),
+        stats: s.stats ? { ...s.stats, unread: Math.max(0, s.stats.unread - 1), read: s.stats.read + 1 } : s.stats,
+      }));
+    } catch (err) {
+      toast('error', errorText(err));
+    }
+  };
+  return (
+    <div className="popover-anchor" ref={ref}>
+      <button
+        type="button"
+        className="icon-button"
+        aria-label={t('notifications')}
+        aria-expanded={open}
+        onClick={() => setOpen(!open)}
+      >
+        <Icon name="bell" />
+        <Badge count={unread} />
+      </button>
+      {open ? (
+        <div className="popover notifications-popover">
+          <h2 className="popover-title">{t('notifications')}</h2>
+          {preview.length === 0 ? (
+            <p className="muted">{t('no_unread')}</p>
+          ) : (
+            <ul className="notification-list">
+              {preview.map((n) => (
+                <li key={n.id}>
+                  <div>
+                    <strong>{n.title}</strong>
+                    <p>{n.body}</p>
+                    <time dateTime={n.created_at}>{formatDateTime(n.created_at)}</time>
+                  </div>
+                  <button type="button" className="button ghost small" onClick={() => void read(n.id)}>
+                    {t('mark_read')}
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+          <Link className="popover-footer-link" to={paths.console.messages} onClick={() => setOpen(false)}>
+            {t('view_all')}
+          </Link>
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+export function Avatar({ name, url, size = 32 }: { name: string; url: string; size?: number }) {
+  const initial = (name || '?').trim().charAt(0).toUpperCase() || '?';
+  return url ? (
+    <img className="avatar" src={url} alt="" width={size} height={size} />
+  ) : (
+    <span className="avatar avatar-initial" style={{ width: size, height: size }} aria-hidden="true">
+      {initial}
+    </span>
+  );
+}
+
+export function UserMenu() {
+  const t = useT();
+  const loaded = useSession((s) => s.loaded);
+  const info = useSession((s) => s.userInfo);
+  const token = useSession((s) => s.token);
+  const { open, setOpen, ref } = usePopover();
+  if (!loaded) return <span className="skeleton avatar-skeleton" aria-hidden="true" />;
+  if (!token) return null;
+  return (
+    <div className="popover-anchor" ref={ref}>
+      <button type="button" className="user-button" aria-label={t('user_menu')} aria-expanded={open} onClick={() => setOpen(!open)}>
+        <Avatar name={info.name || info.email} url={info.avatar_url} />
+        <span className="user-name">{info.name || info.email}</span>
+        <Icon name="chevronDown" size={14} />
+      </button>
+      {open ? (
+        <div className="popover user-popover">
+          <p className="popover-title">{info.email}</p>
+          <nav aria-label={t('user_menu')}>
+            <Link to={paths.console.account} onClick={() => setOpen(false)}>
+              <Icon name="account" size={16} /> {t('account')}
+            </Link>
+            <Link to={paths.console.password} onClick={() => setOpen(false)}>
+              <Icon name="settings" size={16} /> {t('change_password')}
+            </Link>
+          </nav>
+          <button type="button" className="button ghost full" onClick={() => void signOut()}>
+            <Icon name="logout" size={16} /> {t('sign_out')}
+          </button>
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+export function SettingsButton() {
+  const t = useT();
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <button type="button" className="icon-button" aria-label={t('settings')} onClick={() => setOpen(true)}>
+        <Icon name="settings" />
+      </button>
+      <SettingsDialog open={open} onClose={() => setOpen(false)} />
+    </>
+  );
+}

@@ -1,0 +1,94 @@
+import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { BASE_Z_INDEX } from '../constants';
+import { useT } from '../app/i18n';
+import { Icon } from './Icon';
+
+/** A modal dialog: focus moves in, Escape closes, focus returns to the opener. */
+export function Dialog({
+  open,
+  title,
+  onClose,
+  children,
+  footer,
+}: {
+  open: boolean;
+  title: string;
+  onClose: () => void;
+  children: ReactNode;
+  footer?: ReactNode;
+}) {
+  const t = useT();
+  const titleId = useId();
+  const panel = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!open) return;
+    const opener = document.activeElement as HTMLElement | null;
+    const first = panel.current?.querySelector<HTMLElement>('input, select, textarea, button:not(.dialog-close)');
+    (first ?? panel.current)?.focus();
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') onClose();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => {
+      document.removeEventListener('keydown', onKey);
+      opener?.focus?.();
+    };
+  }, [open, onClose]);
+  if (!open) return null;
+  return (
+    <div className="dialog-backdrop" style={{ zIndex: BASE_Z_INDEX + 1 }} onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
+      <div className="dialog" role="dialog" aria-modal="true" aria-labelledby={titleId} ref={panel} tabIndex={-1}>
+        <header className="dialog-header">
+          <h2 id={titleId}>{title}</h2>
+          <button type="button" className="icon-button dialog-close" aria-label={t('close')} onClick={onClose}>
+            <Icon name="close" size={18} />
+          </button>
+        </header>
+        <div className="dialog-body">{children}</div>
+        {footer ? <footer className="dialog-footer">{footer}</footer> : null}
+      </div>
+    </div>
+  );
+}
+
+/** A yes/no confirmation built on Dialog. */
+export function ConfirmDialog({
+  open,
+  title,
+  text,
+  confirmLabel,
+  danger,
+  busy,
+  onConfirm,
+  onClose,
+}: {
+  open: boolean;
+  title: string;
+  text: string;
+  confirmLabel?: string;
+  danger?: boolean;
+  busy?: boolean;
+  onConfirm: () => void;
+  onClose: () => void;
+}) {
+  const t = useT();
+  return (
+    <Dialog
+      open={open}
+      title={title}
+      onClose={onClose}
+      footer={
+        <>
+          <button type="button" className="button ghost" onClick={onClose}>
+            {t('cancel')}
+          </button>
+          <button type="button" className={danger ? 'button danger' : 'button primary'} disabled={busy} onClick={onConfirm}>
+            {confirmLabel ?? t('confirm')}
+          </button>
+        </>
+      }
+    >
+      <p>{text}</p>
+    </Dialog>
+  );
+}

@@ -1,0 +1,51 @@
+import { Link, useSearchParams } from 'react-router';
+import { verifyEmail } from '../../api/iam';
+import { useAsync } from '../../app/data';
+import { useT } from '../../app/i18n';
+import { Icon } from '../../components/Icon';
+import { Spinner } from '../../components/ui';
+import { paths } from '../../paths';
+
+export function EmailVerifiedPage() {
+  const t = useT();
+  const [params] = useSearchParams();
+  const token = params.get('token') ?? '';
+  const state = useAsync(token ? () => verifyEmail(token) : null, [token]);
+  return (
+    <section className="auth-card card center-text" aria-live="polite">
+      {!token ? (
+        <>
+          <span className="big-icon error">
+            <Icon name="error" size={32} />
+          </span>
+          <h1>{t('email_verify_failed')}</h1>
+          <p>{t('missing_token')}</p>
+        </>
+      ) : state.loading ? (
+        <>
+          <Spinner label={t('verifying_email')} />
+          <h1>{t('verifying_email')}</h1>
+        </>
+      ) : state.error ? (
+        <>
+          <span className="big-icon error">
+            <Icon name="error" size={32} />
+          </span>
+          <h1>{t('email_verify_failed')}</h1>
+          <p role="alert">{state.error}</p>
+        </>
+      ) : (
+        <>
+          <span className="big-icon success">
+            <Icon name="success" size={32} />
+          </span>
+          <h1>{t('email_verified')}</h1>
+          <p>{t('email_verified_text', { email: state.data?.email ?? '' })}</p>
+        </>
+      )}
+      <Link className="button primary" to={paths.auth.signIn()}>
+        {t('sign_in')}
+      </Link>
+    </section>
+  );
+}

@@ -1,0 +1,82 @@
+import { useState, type FormEvent } from 'react';
+import { useNavigate } from 'react-router';
+import { createZcloud } from '../../api/devices';
+import { errorText } from '../../api/client';
+import { SIZE_STEP } from '../../constants';
+import { useT } from '../../app/i18n';
+import { Field, PageHeader } from '../../components/ui';
+import { toast } from '../../stores/feedback';
+import { paths } from '../../paths';
+
+const GB = SIZE_STEP * SIZE_STEP * SIZE_STEP;
+const isPositiveInt = (v: string) => /^\d+$/.test(v.trim()) && Number(v) > 0;
+const isCount = (v: string) => /^\d+$/.test(v.trim());
+
+export default function ZcloudCreatePage() {
+  const t = useT();
+  const navigate = useNavigate();
+  const [f, setF] = useState({ name: '', cpu: '4', memory: '8', disk: '100', gpuCount: '0', gpuModel: '', passthrough: false });
+  const [errors, setErrors] = useState<Record<string, string | undefined>>({});
+  const [serverError, setServerError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const next = {
+      name: f.name.trim() ? undefined : t('field_required'),
+      cpu: isPositiveInt(f.cpu) ? undefined : t('must_be_positive'),
+      memory: isPositiveInt(f.memory) ? undefined : t('must_be_positive'),
+      disk: isPositiveInt(f.disk) ? undefined : t('must_be_positive'),
+      gpuCount: isCount(f.gpuCount) ? undefined : t('must_be_positive'),
+    };
+    setErrors(next);
+    if (Object.values(next).some(Boolean)) return;
+    setBusy(true);
+    setServerError(null);
+    try {
+      const device = await createZcloud({
+        name: f.name.trim(),
+        cpu_cores: Number(f.cpu),
+        memory_bytes: Number(f.memory) * GB,
+        disk_bytes: Number(f.disk) * GB,
+        gpu_count: Number(f.gpuCount),
+        gpu_model: f.gpuModel.trim(),
+        passthrough: f.passthrough,
+      });
+      toast('success', t('zcloud_created'));
+      navigate(paths.console.deviceDetails(device.id));
+    } catch (err) {
+      setServerError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="page narrow">
+      <PageHeader title={t('create_zcloud')} />
+      <form className="card form-card" onSubmit={submit} noValidate>
+        <Field label={t('name')} value={f.name} onChange={(e) => setF({ ...f, name: e.target.value })} error={errors.name} />
+        <div className="form-row">
+          <Field label={t('cpu_cores')} inputMode="numeric" value={f.cpu} onChange={(e) => setF({ ...f, cpu: e.target.value })} error={errors.cpu} />
+          <Field label={t('memory_gb')} inputMode="numeric" value={f.memory} onChange={(e) => setF({ ...f, memory: e.target.value })} error={errors.memory} />
+          <Field label={t('disk_gb')} inputMode="numeric" value={f.disk} onChange={(e) => setF({ ...f, disk: e.target.value })} error={errors.disk} />
+        </div>
+        <div className="form-row">
+          <Field label={t('gpu_count')} inputMode="numeric" value={f.gpuCount} onChange={(e) => setF({ ...f, gpuCount: e.target.value })} error={errors.gpuCount} />
+          <Field label={t('gpu_model')} value={f.gpuModel} onChange={(e) => setF({ ...f, gpuModel: e.target.value })} />
+        </div>
+        <label className="checkbox-row">
+          <input type="checkbox" checked={f.passthrough} onChange={(e) => setF({ ...f, passthrough: e.target.checked })} />
+          <span>{t('passthrough')}</span>
+        </label>
+        {serverError ? (
+          <p className="form-error" role="alert">
+            {serverError}
+          </p>
+        ) : null}
+        <button type="submit" className="button primary" disabled={busy}>
+          {t('create')}
+        </button>
+      </form>
+    </div>
+  );
+}

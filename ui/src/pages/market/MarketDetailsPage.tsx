@@ -1,0 +1,79 @@
+import { Link, useSearchParams } from 'react-router';
+import { fetchApplication } from '../../api/market';
+import { useAsync } from '../../app/data';
+import { useInitialData } from '../../app/boot';
+import { useT } from '../../app/i18n';
+import { EmptyState, ErrorNote, SkeletonLines } from '../../components/ui';
+import { Icon } from '../../components/Icon';
+import { describeResources } from '../../format';
+import { paths } from '../../paths';
+import { AppIcon, categoryLabel, priceText, resourceWords, tierLabel, useMarketPaths } from './shared';
+
+export function MarketDetailsPage() {
+  const t = useT();
+  const p = useMarketPaths();
+  const [params] = useSearchParams();
+  const id = params.get('id') ?? '';
+  const initial = useInitialData('marketDetails');
+  const state = useAsync(id ? (signal) => fetchApplication(id, signal) : null, [id], initial);
+  const app = state.data;
+
+  return (
+    <div className="page container narrow">
+      <Link to={p.market} className="back-link">
+        <Icon name="chevronLeft" size={16} /> {t('back')}
+      </Link>
+      {state.error ? <ErrorNote text={state.error} onRetry={state.reload} /> : null}
+      {state.loading && !app ? (
+        <SkeletonLines lines={6} />
+      ) : !app ? (
+        !state.error ? <EmptyState icon="market" title={t('app_not_found')} /> : null
+      ) : (
+        <article className="details">
+          <header className="details-head">
+            <AppIcon app={app} size={72} />
+            <div>
+              <h1>{app.name}</h1>
+              <p className="muted">{app.summary}</p>
+              <div className="chips">
+                <span className="chip">{categoryLabel(t, app.category)}</span>
+                {app.display_type ? <span className="chip">{app.display_type}</span> : null}
+                {app.tier ? <span className={`chip tier-${app.tier}`}>{tierLabel(t, app.tier)}</span> : null}
+              </div>
+            </div>
+            <div className="details-cta">
+              <span className="price large">{priceText(t, app.price_per_hour)}</span>
+              {!p.mobile ? (
+                <Link className="button primary" to={paths.console.appDetails(app.id)}>
+                  {t('install_in_console')}
+                </Link>
+              ) : (
+                <Link className="button primary" to={paths.download}>
+                  {t('get_client')}
+                </Link>
+              )}
+            </div>
+          </header>
+          <dl className="facts">
+            <div>
+              <dt>{t('publisher')}</dt>
+              <dd>{app.publisher || '-'}</dd>
+            </div>
+            <div>
+              <dt>{t('version')}</dt>
+              <dd>{app.version || '-'}</dd>
+            </div>
+            <div>
+              <dt>{t('requirements')}</dt>
+              <dd>{app.requirements ? describeResources(app.requirements, resourceWords(t)) : '-'}</dd>
+            </div>
+          </dl>
+          <section>
+            <h2>{t('description')}</h2>
+            <p className="prose">{app.description || app.summary}</p>
+          </section>
+        </article>
+      )}
+    </div>
+  );
+}

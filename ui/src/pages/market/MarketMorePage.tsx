@@ -1,0 +1,127 @@
+import { useState, type FormEvent } from 'react';
+import { useSearchParams } from 'react-router';
+import { searchApplications } from '../../api/market';
+import type { App, ListPage } from '../../api/types';
+import { PAGE_SIZE } from '../../constants';
+import { useAsync } from '../../app/data';
+import { useInitialData } from '../../app/boot';
+import { useT } from '../../app/i18n';
+import { errorText } from '../../api/client';
+import { EmptyState, ErrorNote, PageHeader } from '../../components/ui';
+import { formatNumber } from '../../format';
+import { AppGrid, AppGridSkeleton, CATEGORIES, DISPLAY_TYPES, TIERS, categoryLabel, tierLabel } from './shared';
+
+export function MarketMorePage() {
+  const t = useT();
+  const [params, setParams] = useSearchParams();
+  const keyword = params.get('keyword') ?? '';
+  const category = params.get('category') ?? '';
+  const displayType = params.get('display_type') ?? '';
+  const tier = params.get('tier') ?? '';
+  const initial = useInitialData('marketMore');
+  const state = useAsync<ListPage<App>>(
+    (signal) => searchApplications({ keyword, category, display_type: displayType, tier }, signal),
+    [keyword, category, displayType, tier],
+    initial,
+  );
+  const [draft, setDraft] = useState(keyword);
+  const [more, setMore] = useState<{ busy: boolean; error: string | null }>({ busy: false, error: null });
+
+  const update = (patch: Record<string, string>) => {
+    const next = new URLSearchParams(params);
+    for (const [k, v] of Object.entries(patch)) {
+      if (v) next.set(k, v);
+      else next.delete(k);
+    }
+    setParams(next);
+  };
+
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    update({ keyword: draft.trim() });
+  };
+
+  const loadMore = async () => {
+    const current = state.data;
+    if (!current) return;
+    setMore({ busy: true, error: null });
+    try {
+      const page = await searchApplications({ keyword, category, display_type: displayType, tier, offset: current.items.length, limit: PAGE_SIZE });
+      state.setData((prev) => ({ items: [...(prev?.items ?? []), ...(page.items ?? [])], total: page.total }));
+      setMore({ busy: false, error: null });
+    } catch (err) {
+      setMore({ busy: false, error: errorText(err) });
+    }
+  };
+
+  const items = state.data?.items ?? [];
+  const total = state.data?.total ?? 0;
+  return (
+    <div className="page container">
+      <PageHeader
+        title={category ? categoryLabel(t, category) : t('market_more')}
+        subtitle={state.data ? t('apps_count', { count: formatNumber(total) }) : undefined}
+      />
+      <form className="filters" role="search" onSubmit={onSubmit}>
+        <div className="field inline">
+          <label htmlFor="more-keyword">{t('search_apps')}</label>
+          <input id="more-keyword" type="search" value={draft} onChange={(e) => setDraft(e.target.value)} />
+        </div>
+        <div className="field inline">
+          <label htmlFor="more-category">{t('category')}</label>
+          <select id="more-category" value={category} onChange={(e) => update({ category: e.target.value })}>
+            <option value="">{t('all')}</option>
+            {CATEGORIES.map((c) => (
+              <option key={c} value={c}>
+                {categoryLabel(t, c)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field inline">
+          <label htmlFor="more-type">{t('display_type')}</label>
+          <select id="more-type" value={displayType} onChange={(e) => update({ display_type: e.target.value })}>
+            <option value="">{t('all')}</option>
+            {DISPLAY_TYPES.map((d) => (
+              <option key={d} value={d}>
+                {d}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field inline">
+          <label htmlFor="more-tier">{t('tier')}</label>
+          <select id="more-tier" value={tier} onChange={(e) => update({ tier: e.target.value })}>
+            <option value="">{t('all')}</option>
+            {TIERS.map((x) => (
+              <option key={x} value={x}>
+                {tierLabel(t, x)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button type="submit" className="button primary">
+          {t('search')}
+        </button>
+      </form>
+      {state.error ? <ErrorNote text={state.error} onRetry={state.reload} /> : null}
+      {state.loading && !state.data ? (
+        <AppGridSkeleton />
+      ) : items.length ? (
+        <>
+          <AppGrid apps={items} />
+          {more.error ? <ErrorNote text={more.error} /> : null}
+          {items.length < total ? (
+            <div className="center-row">
+              <button type="button" className="button ghost" disabled={more.busy} onClick={() => void loadMore()}>
+                {t('load_more')}
+              </button>
+            </div>
+          ) : null}
+        </>
+      ) : !state.error ? (
+        <EmptyState icon="search" title={keyword ? t('no_results') : t('no_apps')} text={t('no_apps_hint')} />
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,69 @@
+import { Link, useSearchParams } from 'react-router';
+import { fetchNearbyDevice } from '../../api/market';
+import { useAsync } from '../../app/data';
+import { useBoot, useInitialData } from '../../app/boot';
+import { useT } from '../../app/i18n';
+import { EmptyState, ErrorNote, SkeletonLines } from '../../components/ui';
+import { Icon } from '../../components/Icon';
+import { formatDistance } from '../../format';
+import { AppGrid, priceText, useMarketPaths } from '../market/shared';
+import { gpuText, statusLabel } from './shared';
+
+export function NearbyDetailsPage() {
+  const t = useT();
+  const boot = useBoot();
+  const p = useMarketPaths();
+  const [params] = useSearchParams();
+  const id = params.get('id') ?? '';
+  const initial = useInitialData('nearbyDetails');
+  const center = boot.config.map.center;
+  const state = useAsync(id ? (signal) => fetchNearbyDevice(id, center, signal) : null, [id], initial);
+  const device = state.data;
+  const status = device && (device.status === 'online' || device.status === 'creating') ? device.status : 'offline';
+  return (
+    <div className="page container narrow">
+      <Link to={p.nearby} className="back-link">
+        <Icon name="chevronLeft" size={16} /> {t('back')}
+      </Link>
+      {state.error ? <ErrorNote text={state.error} onRetry={state.reload} /> : null}
+      {state.loading && !device ? (
+        <SkeletonLines lines={6} />
+      ) : !device ? (
+        !state.error ? <EmptyState icon="nearby" title={t('device_not_found')} /> : null
+      ) : (
+        <article className="details">
+          <header className="details-head">
+            <span className="app-icon app-icon-initial" style={{ width: 72, height: 72 }} aria-hidden="true">
+              <Icon name="devices" size={32} />
+            </span>
+            <div>
+              <h1>{device.name}</h1>
+              <span className={`status status-${status}`}>{statusLabel(t, device.status)}</span>
+            </div>
+            <div className="details-cta">
+              <span className="price large">{priceText(t, device.price_per_hour)}</span>
+            </div>
+          </header>
+          <dl className="facts">
+            <div>
+              <dt>{t('device_type')}</dt>
+              <dd>{device.type}</dd>
+            </div>
+            <div>
+              <dt>{t('distance')}</dt>
+              <dd>{formatDistance(device.distance_km)}</dd>
+            </div>
+            <div>
+              <dt>{t('gpus')}</dt>
+              <dd>{gpuText(t, device.gpus)}</dd>
+            </div>
+          </dl>
+          <section>
+            <h2>{t('apps_on_device')}</h2>
+            {device.apps?.length ? <AppGrid apps={device.apps} /> : <EmptyState icon="app" title={t('no_apps')} />}
+          </section>
+        </article>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,103 @@
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { fetchNearby } from '../../api/market';
+import type { ListPage, NearbyDevice } from '../../api/types';
+import { PAGE_SIZE } from '../../constants';
+import { errorText } from '../../api/client';
+import { useAsync } from '../../app/data';
+import { useBoot, useInitialData } from '../../app/boot';
+import { useT } from '../../app/i18n';
+import { EmptyState, ErrorNote, PageHeader, SkeletonLines } from '../../components/ui';
+import { Icon } from '../../components/Icon';
+import { paths } from '../../paths';
+import { useMarketPaths } from '../market/shared';
+import { DeviceCard } from './shared';
+
+export function NearbyPage() {
+  const t = useT();
+  const boot = useBoot();
+  const p = useMarketPaths();
+  const initial = useInitialData('nearby');
+  const [at, setAt] = useState(boot.config.map.center);
+  const [locating, setLocating] = useState(false);
+  const [note, setNote] = useState<string | null>(null);
+  const state = useAsync<ListPage<NearbyDevice>>((signal) => fetchNearby({ lat: at.lat, lng: at.lng }, signal), [at.lat, at.lng], initial);
+  const [more, setMore] = useState<{ busy: boolean; error: string | null }>({ busy: false, error: null });
+
+  const locate = () => {
+    if (!('geolocation' in navigator)) {
+      setNote(t('location_denied'));
+      return;
+    }
+    setLocating(true);
+    navigator.geolocation.getCurrentPosition(
+      (pos) => {
+        setLocating(false);
+        setNote(null);
+        setAt({ lat: pos.coords.latitude, lng: pos.coords.longitude });
+      },
+      () => {
+        setLocating(false);
+        setNote(t('location_denied'));
+      },
+      { timeout: 10_000 },
+    );
+  };
+
+  const loadMore = async () => {
+    const current = state.data;
+    if (!current) return;
+    setMore({ busy: true, error: null });
+    try {
+      const page = await fetchNearby({ lat: at.lat, lng: at.lng, offset: current.items.length, limit: PAGE_SIZE });
+      state.setData((prev) => ({ items: [...(prev?.items ?? []), ...(page.items ?? [])], total: page.total }));
+      setMore({ busy: false, error: null });
+    } catch (err) {
+      setMore({ busy: false, error: errorText(err) });
+    }
+  };
+
+  const items = state.data?.items ?? [];
+  return (
+    <div className="page container">
+      <PageHeader
+        title={t('nearby_title')}
+        actions={
+          <>
+            <button type="button" className="button ghost" onClick={locate} disabled={locating}>
+              <Icon name="nearby" size={16} /> {t('use_my_location')}
+            </button>
+            {!p.mobile ? (
+              <Link className="button ghost" to={paths.nearby.map}>
+                <Icon name="map" size={16} /> {t('open_map')}
+              </Link>
+            ) : null}
+          </>
+        }
+      />
+      {note ? <p className="muted">{note}</p> : null}
+      {state.error ? <ErrorNote text={state.error} onRetry={state.reload} /> : null}
+      {state.loading && !state.data ? (
+        <SkeletonLines lines={5} />
+      ) : items.length ? (
+        <>
+          <ul className="card-grid" role="list">
+            {items.map((d) => (
+              <DeviceCard key={d.id} device={d} />
+            ))}
+          </ul>
+          {more.error ? <ErrorNote text={more.error} /> : null}
+          {items.length < (state.data?.total ?? 0) ? (
+            <div className="center-row">
+              <button type="button" className="button ghost" disabled={more.busy} onClick={() => void loadMore()}>
+                {t('load_more')}
+              </button>
+            </div>
+          ) : null}
+        </>
+      ) : !state.error ? (
+        <EmptyState icon="nearby" title={t('no_devices_nearby')} text={t('no_devices_nearby_hint')} />
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,47 @@
+// Server entry, run inside the binary (QuickJS): globalThis.zmarketRender(url, stateJson) -> JSON string.
+// Must not touch window/document/localStorage at module scope or during render.
+import './server/polyfills';
+import { renderToString } from 'react-dom/server';
+import { StaticRouter } from 'react-router';
+import { App } from './App';
+import { normalizeBootState, resetFirstLocation } from './app/boot';
+import { resolveRoute, titleFromHandle } from './routes';
+import { defaultSettings, useSettings } from './stores/settings';
+import { emptySession, useSession } from './stores/session';
+import { useFeedback } from './stores/feedback';
+import { resetNotifications } from './stores/notifications';
+
+export interface RenderResult {
+  html: string;
+  status: 200 | 404;
+  title: string;
+}
+
+function pathnameOf(url: string): string {
+  const end = url.search(/[?#]/);
+  return end === -1 ? url : url.slice(0, end);
+}
+
+/**
+ * Renders one page. Stores are module-level and the engine renders one page at a time, so each
+ * render first resets them to what the first client render will see (defaults + state.lang).
+ */
+export function render(url: string, stateJson: string): RenderResult {
+  const boot = normalizeBootState(JSON.parse(stateJson || '{}'));
+  useSettings.setState({ ...defaultSettings, language: boot.lang, loaded: false });
+  useSession.setState({ ...emptySession, loaded: false, menu: null, menuStatus: 'idle' });
+  useFeedback.setState({ toasts: [], notices: [], loadingCount: 0, loadingVisible: false, progress: null });
+  resetNotifications();
+  resetFirstLocation();
+  const location = url || boot.url || '/';
+  const html = renderToString(
+    <StaticRouter location={location}>
+      <App boot={boot} />
+    </StaticRouter>,
+  );
+  const handle = resolveRoute(pathnameOf(location));
+  return { html, status: handle.notFound ? 404 : 200, title: titleFromHandle(handle, boot.lang, boot.productName) };
+}
+
+(globalThis as Record<string, unknown>).zmarketRender = (url: string, stateJson: string): string =>
+  JSON.stringify(render(url, stateJson));

@@ -1,0 +1,83 @@
+// Test-only inputs for render checks (never shipped): a state like the binary's and sample API shapes.
+export const app = {
+  id: 'app-1',
+  name: 'Stable Diffusion WebUI',
+  summary: 'Text to image on your GPU',
+  description: 'Generate images from text prompts.',
+  icon_url: '',
+  category: 'AI',
+  display_type: 'Lite App',
+  tier: 'high',
+  price_per_hour: 1250,
+  publisher: 'Example Labs',
+  version: '1.2.0',
+  requirements: { cpu_cores: 8, memory_bytes: 17179869184, disk_bytes: 549755813888, gpu_count: 1 },
+};
+
+export const device = {
+  id: 'dev-1',
+  name: 'Box in Shenzhen',
+  type: 'Z-BOX',
+  status: 'online',
+  distance_km: 3.2,
+  lat: 22.55,
+  lng: 114.07,
+  price_per_hour: 300,
+  gpus: [{ name: 'RTX 4090', passthrough: true, vram: 25769803776 }],
+  apps: [app],
+};
+
+export function state(overrides = {}) {
+  return {
+    lang: 'en',
+    theme: 'dark',
+    productName: 'ZMarket',
+    isMobile: false,
+    url: '/market',
+    config: {
+      downloadLinks: { windows: '/dl/win.exe', mac: '', android: '', ios: '' },
+      map: { tileUrl: '', center: { lat: 22.54, lng: 114.06 }, zoom: 3 },
+    },
+    data: {},
+    ...overrides,
+  };
+}
+
+/** [url, state overrides, expected status, expected title, text the markup must contain] */
+export const renderCases = [
+  ['/market', {}, 200, 'Explore Market - ZMarket', 'skeleton-card'],
+  ['/market', { data: { market: { items: [], total: 0 } } }, 200, 'Explore Market - ZMarket', 'No apps here yet'],
+  ['/market?category=AI', { data: { market: { items: [app], total: 1 } } }, 200, 'Explore Market - ZMarket', 'Stable Diffusion WebUI'],
+  ['/market', { lang: 'zh', data: { market: { items: [], total: 0 } } }, 200, '探索市场 - ZMarket', '暂无应用'],
+  ['/market/more?keyword=sd', { data: { marketMore: { items: [app], total: 30 } } }, 200, 'More Apps - ZMarket', 'Load more'],
+  ['/market/details?id=app-1', { data: { marketDetails: app } }, 200, 'App Details - ZMarket', '8 Cores CPU, 16 GB Memory, 512 GB SSD Disk, GPU*1'],
+  ['/nearby', { data: { nearby: { items: [device], total: 1 } } }, 200, 'Nearby - ZMarket', '4 km'],
+  ['/nearby/details?id=dev-1', { data: { nearbyDetails: device } }, 200, 'Device Details - ZMarket', 'RTX 4090'],
+  ['/nearby/map', { theme: 'light' }, 200, 'Nearby Map - ZMarket', 'Loading map'],
+  ['/on-demand', {}, 200, 'On Demand - ZMarket', 'site-header'],
+  ['/on-demand/place-an-order', {}, 200, 'Place an Order - ZMarket', 'site-header'],
+  ['/auth/signin', {}, 200, 'Sign In - ZMarket', 'Sign in to ZMarket'],
+  ['/auth/signup', {}, 200, 'Sign Up - ZMarket', 'Terms of Use'],
+  ['/auth/signup', { lang: 'zh' }, 200, '注册 - ZMarket', '用户协议'],
+  ['/check-email?email=a%40b.co', {}, 200, 'Check Your Email - ZMarket', 'a@b.co'],
+  ['/email-verified?token=t', {}, 200, 'Email Verified - ZMarket', 'Verifying your email'],
+  ['/company-email', {}, 200, 'Company Email - ZMarket', 'slim-header'],
+  ['/iam/v1/sme/join?code=c', {}, 200, 'Join Company - ZMarket', 'slim-header'],
+  ['/m/download', {}, 200, 'Download - ZMarket', '/dl/win.exe'],
+  ['/403', {}, 200, 'No Access - ZMarket', 'Sorry, you do not have access to this page'],
+  ['/404', {}, 200, 'Page Not Found - ZMarket', 'Sorry, the page you visited does not exist'],
+  ['/500', {}, 200, 'Network Error - ZMarket', 'Sorry, your network is missing'],
+  ['/500', { lang: 'zh' }, 200, '网络错误 - ZMarket', '抱歉，您的网络不见了'],
+  ['/pc-web?redirect=%2Fmarket&token=x', {}, 200, 'Loading - ZMarket', 'Loading'],
+  ['/m/market', { isMobile: true }, 200, 'Explore Market - ZMarket', 'tab-bar'],
+  ['/m/market/more', { isMobile: true }, 200, 'More Apps - ZMarket', 'tab-bar'],
+  ['/m/market/details?id=app-1', { isMobile: true, data: { marketDetails: app } }, 200, 'App Details - ZMarket', 'Stable Diffusion WebUI'],
+  ['/m/nearby', { isMobile: true, data: { nearby: { items: [], total: 0 } } }, 200, 'Nearby - ZMarket', 'No devices nearby yet'],
+  ['/m/nearby/details?id=dev-1', { isMobile: true, data: { nearbyDetails: device } }, 200, 'Device Details - ZMarket', 'Box in Shenzhen'],
+  ['/app', {}, 200, 'Z-APP - ZMarket', 'menu-skeleton'],
+  ['/devices/zcloud/create', {}, 200, 'Create Z-CLOUD - ZMarket', 'menu-skeleton'],
+  ['/account/password', { lang: 'zh' }, 200, '修改密码 - ZMarket', 'menu-skeleton'],
+  ['/history', {}, 200, 'My Company History - ZMarket', 'menu-skeleton'],
+  ['/no/such/page', {}, 404, 'Page Not Found - ZMarket', 'Sorry, the page you visited does not exist'],
+  ['/market/nope', { lang: 'zh' }, 404, '页面不存在 - ZMarket', '抱歉，您访问的页面不存在'],
+];

@@ -1,0 +1,184 @@
+// @vitest-environment happy-dom
+// Server markup from render() must hydrate with no recoverable error (the e2e "hydration" signal),
+// and the signed-in flows of the guard must behave as SPEC.md §2 says.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Root } from 'react-dom/client';
+import { render } from '../src/server';
+import { start } from '../src/app/start';
+import { useSession } from '../src/stores/session';
+import { useFeedback } from '../src/stores/feedback';
+import { renderCases, state } from './fixtures.mjs';
+
+let root: Root | null = null;
+let errors: unknown[][] = [];
+
+function envelope(data: unknown, code = 200, msg = 'ok') {
+  return new Response(JSON.stringify({ code, data, msg }), { status: code === 200 ? 200 : code, headers: { 'Content-Type': 'application/json' } });
+}
+
+function mount(url: string, overrides: Record<string, unknown> = {}) {
+  const s = state({ url, ...overrides });
+  const { html } = render(url, JSON.stringify(s));
+  window.history.replaceState(null, '', url);
+  document.body.innerHTML =
+    `<div id="root" data-ssr="1">${html}</div>` +
+    `<script id="zm-state" type="application/json">${JSON.stringify(s).replace(/</g, '\\u003c')}</script>`;
+  root = start(document);
+}
+
+const tick = (ms = 30) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls until `check` stops throwing (lazy chunks and fetches settle at their own pace). */
+async function waitFor(check: () => void, timeoutMs = 3000) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      check();
+      return;
+    } catch (err) {
+      if (Date.now() > end) throw err;
+      await tick(20);
+    }
+  }
+}
+
+beforeEach(() => {
+  errors = [];
+  vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
+    errors.push(args);
+  });
+  localStorage.clear();
+  sessionStorage.clear();
+});
+
+afterEach(() => {
+  root?.unmount();
+  root = null;
+  vi.unstubAllGlobals();
+});
+
+describe('hydration of server markup', () => {
+  for (const [url, overrides] of renderCases) {
+    if (url === '/pc-web?redirect=%2Fmarket&token=x') continue; // navigates away at once (tested below)
+    it(`hydrates ${url} ${JSON.stringify(overrides).slice(0, 60)}`, async () => {
+      vi.stubGlobal('fetch', vi.fn(() => new Promise(() => {})));
+      mount(url, overrides as Record<string, unknown>);
+      await tick();
+      expect(errors.map((e) => e.map((x) => String(x).slice(0, 1500)).join(" | "))).toEqual([]);
+    });
+  }
+});
+
+describe('guard', () => {
+  const session = () => {
+    localStorage.setItem('token', 'tok');
+    localStorage.setItem('refresh_token', 'ref');
+    localStorage.setItem('access_token_expire', String(Math.floor(Date.now() / 1000) + 7200));
+    localStorage.setItem('userInfo', JSON.stringify({ name: 'Ann', avatar_url: '', email: 'ann@example.com' }));
+    localStorage.setItem('organizationList', JSON.stringify([{ id: 'user', name: 'Personal', network_id: '', owner: '' }]));
+  };
+
+  it('sends visitors to sign-in', async () => {
+    vi.stubGlobal('fetch', vi.fn(() => new Promise(() => {})));
+    mount('/devices');
+    await waitFor(() => expect(window.location.pathname).toBe('/auth/signin'));
+    expect(new URLSearchParams(window.location.search).get('redirect')).toBe('/devices');
+    expect(errors).toEqual([]);
+  });
+
+  it('loads the menu, hides isHide entries, renders the page', async () => {
+    session();
+    const fetchMock = vi.fn((input: RequestInfo | URL, init?: RequestInit) => {
+      const url = String(input);
+      if (url.startsWith('/api/iam/v1/menus')) {
+        expect((init?.headers as Record<string, string>).Authorization).toBe('Bearer tok');
+        return Promise.resolve(
+          envelope([
+            { path: '/account', name: 'account', component: 'account', meta: { icon: 'account', title: 'account', isHide: false } },
+            { path: '/account/password', name: 'pw', component: 'account/password', meta: { isHide: true } },
+            { path: '/wallet', name: 'wallet', component: 'wallet', meta: { isHide: false } },
+          ]),
+        );
+      }
+      return new Promise<Response>(() => {});
+    });
+    vi.stubGlobal('fetch', fetchMock);
+    mount('/account/password');
+    await waitFor(() => expect(document.querySelector('main')!.textContent).toContain('Current password'));
+    expect(useSession.getState().menuStatus).toBe('loaded');
+    const side = document.querySelector('.side-menu')!;
+    expect(side.textContent).toContain('Account');
+    expect(side.textContent).toContain('Wallet');
+    expect(side.textContent).not.toContain('Change Password');
+    expect(document.querySelector('main')!.textContent).toContain('Current password');
+    expect(document.title).toBe('Change Password - ZMarket');
+    expect(errors).toEqual([]);
+  });
+
+  it('empty menu: warns, clears the token, goes to sign-in', async () => {
+    session();
+    vi.stubGlobal('fetch', vi.fn(() => Promise.resolve(envelope([]))));
+    mount('/app');
+    await waitFor(() => expect(window.location.pathname).toBe('/auth/signin'));
+    expect(localStorage.getItem('token')).toBeNull();
+    expect(useFeedback.getState().toasts.map((t) => t.text)).toContain(
+      'You have no access to any menu, please contact the administrator',
+    );
+  });
+
+  it('menu failure: clears the token, goes to sign-in', async () => {
+    session();
+    vi.stubGlobal('fetch', vi.fn(() => Promise.resolve(envelope(null, 500, 'boom'))));
+    mount('/app');
+    await waitFor(() => expect(window.location.pathname).toBe('/auth/signin'));
+    expect(localStorage.getItem('token')).toBeNull();
+  });
+
+  it('a known page the menu does not grant shows 403 inside the layout', async () => {
+    session();
+    vi.stubGlobal('fetch', vi.fn((input: RequestInfo | URL) =>
+      String(input).startsWith('/api/iam/v1/menus')
+        ? Promise.resolve(envelope([{ path: '/app', name: 'app', component: 'app', meta: {} }]))
+        : new Promise<Response>(() => {}),
+    ));
+    mount('/company');
+    await waitFor(() => expect(document.querySelector('main')!.textContent).toContain('Sorry, you do not have access to this page'));
+  });
+});
+
+describe('sign-in page', () => {
+  it('shows SPEC.md messages, then stores the session and leaves', async () => {
+    const fetchMock = vi.fn((input: RequestInfo | URL, init?: RequestInit) => {
+      if (String(input) === '/api/iam/v2/login/password') {
+        expect(JSON.parse(String(init?.body))).toEqual({ email: 'ann@example.com', password: 'abcd1234' });
+        return Promise.resolve(
+          envelope({
+            token: 'T',
+            refresh_token: 'R',
+            access_token_expire: 4102444800,
+            smeId: 'user',
+            userType: 'user',
+            userInfo: { name: 'Ann', avatar_url: '', email: 'ann@example.com' },
+            organizationList: [{ id: 'user', name: 'Personal', network_id: '', owner: '' }],
+          }),
+        );
+      }
+      return new Promise<Response>(() => {});
+    });
+    vi.stubGlobal('fetch', fetchMock);
+    mount('/auth/signin?redirect=%2Fwallet');
+    await tick();
+    const form = document.querySelector('form')!;
+    const { fireEvent } = await import('./dom');
+    fireEvent.submit(form);
+    await tick();
+    expect(document.body.textContent).toContain('Email Required');
+    expect(document.body.textContent).toContain('Password Required');
+    const [email, password] = Array.from(document.querySelectorAll('input'));
+    fireEvent.input(email, 'ann@example.com');
+    fireEvent.input(password, 'abcd1234');
+    fireEvent.submit(form);
+    await waitFor(() => expect(localStorage.getItem('token')).toBe('T'));
+    await waitFor(() => expect(window.location.pathname).toBe('/wallet'));
+  });
+});

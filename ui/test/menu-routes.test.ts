@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { flattenMenu, isGuardExempt, normalizeMenu, phoneRedirectTarget, visibleMenu } from '../src/app/menu';
+import { resolveRoute, titleFromHandle } from '../src/routes';
+import type { MenuEntry } from '../src/api/types';
+import * as constants from '../src/constants';
+import { badgeText } from '../src/components/Badge';
+
+const menu: MenuEntry[] = [
+  {
+    path: '/devices',
+    name: 'devices',
+    component: 'devices',
+    meta: { icon: 'devices', title: 'devices', isLink: '', isHide: false },
+    children: [
+      { path: '/devices/link', name: 'link', component: 'devices/link', meta: { isHide: true } },
+      { path: '/devices/details', name: 'details', component: 'devices/details', meta: { isHide: true } },
+    ],
+  },
+  { path: '/account', name: 'account', component: 'account', meta: { isHide: false } },
+  { path: '/wallet', name: 'wallet', component: 'wallet', meta: { isHide: true } },
+];
+
+describe('menu', () => {
+  it('hides isHide entries from the side menu but keeps them as routes', () => {
+    const visible = visibleMenu(menu);
+    expect(visible.map((e) => e.path)).toEqual(['/devices', '/account']);
+    expect(visible[0].children).toEqual([]);
+    expect(flattenMenu(menu).map((e) => e.path)).toEqual(['/devices', '/devices/link', '/devices/details', '/account', '/wallet']);
+  });
+  it('normalizes bad menu data to an empty list', () => {
+    expect(normalizeMenu(null)).toEqual([]);
+    expect(normalizeMenu({})).toEqual([]);
+    expect(normalizeMenu([{ nope: 1 }])).toEqual([]);
+  });
+  it('routes unknown to 404 and titles known routes', () => {
+    expect(resolveRoute('/nowhere').notFound).toBe(true);
+    expect(resolveRoute('/market').notFound).toBeFalsy();
+    expect(titleFromHandle(resolveRoute('/market'), 'en', 'ZMarket')).toBe('Explore Market - ZMarket');
+    expect(titleFromHandle(resolveRoute('/market/'), 'zh', 'ZMarket')).toBe('探索市场 - ZMarket');
+    expect(titleFromHandle(resolveRoute('/devices/zcloud/create'), 'en', 'X')).toBe('Create Z-CLOUD - X');
+  });
+  it('with a menu, known pages outside it are forbidden', () => {
+    expect(resolveRoute('/company', menu).titleKey).toBe('forbidden');
+    expect(resolveRoute('/devices/link', menu).titleKey).toBe('link_device');
+  });
+  it('every SPEC.md §2 route exists', () => {
+    const all = [
+      '/market', '/market/more', '/market/details', '/nearby', '/nearby/details', '/nearby/map', '/on-demand',
+      '/on-demand/place-an-order', '/auth/signin', '/auth/signup', '/check-email', '/email-verified', '/company-email',
+      '/m/download', '/403', '/404', '/500', '/iam/v1/sme/join', '/pc-web', '/m/market', '/m/market/more',
+      '/m/market/details', '/m/nearby', '/m/nearby/details', '/app', '/app/details', '/app/aicompute', '/devices',
+      '/devices/link', '/devices/details', '/devices/zcloud/create', '/company', '/company/allocate', '/company/history',
+      '/friends', '/friends/tags', '/wallet', '/account', '/account/username', '/account/password', '/messages',
+      '/demands-and-offers', '/history', '/', '/auth', '/m',
+    ];
+    for (const p of all) expect(resolveRoute(p).notFound, p).toBeFalsy();
+  });
+  it('guard exemptions follow SPEC.md', () => {
+    for (const p of ['/pc-web', '/403', '/404', '/500', '/market', '/market/more', '/market/details', '/nearby', '/nearby/details', '/nearby/map', '/m/market', '/m/nearby/details', '/auth/signin', '/auth/signup', '/check-email', '/email-verified']) {
+      expect(isGuardExempt(p), p).toBe(true);
+    }
+    for (const p of ['/app', '/devices', '/on-demand', '/company-email', '/iam/v1/sme/join']) expect(isGuardExempt(p), p).toBe(false);
+  });
+  it('phone redirect', () => {
+    const android = 'Mozilla/5.0 (Linux; Android 14) Mobile';
+    const iphone = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)';
+    expect(phoneRedirectTarget('/market', android)).toBe('/m/market');
+    expect(phoneRedirectTarget('/app', iphone)).toBe('/m/market');
+    expect(phoneRedirectTarget('/m/nearby', android)).toBeNull();
+    for (const p of ['/email-verified', '/check-email', '/iam/v1/sme/join', '/company-email']) expect(phoneRedirectTarget(p, android)).toBeNull();
+    expect(phoneRedirectTarget('/market', 'Mozilla/5.0 (Windows NT 10.0)')).toBeNull();
+  });
+});
+
+describe('constants of SPEC.md §9', () => {
+  it('are present by name', () => {
+    expect(constants.SUCCESS_CODE).toBe(200);
+    expect(constants.REQUEST_TIMEOUT_MS).toBe(30000);
+    expect(constants.NOTIFICATION_POLL_MS).toBe(10000);
+    expect(constants.TOKEN_REFRESH_CHECK_MS).toBe(3600000);
+    expect(constants.TOKEN_REFRESH_THRESHOLD_S).toBe(3600);
+    expect(constants.UNREAD_PREVIEW_LIMIT).toBe(3);
+    expect(constants.POLLING_DEFAULT_INTERVAL_MS).toBe(1000);
+    expect(constants.TOAST_DURATION_MS).toBe(3000);
+    expect(constants.TOAST_OFFSET_PX).toBe(16);
+    expect(constants.NOTIFICATION_DURATION_MS).toBe(4500);
+    expect(constants.NOTIFICATION_GAP_PX).toBe(16);
+    expect(constants.BADGE_MAX).toBe(99);
+    expect(constants.LOADING_FADE_MS).toBe(400);
+    expect(constants.BASE_Z_INDEX).toBe(2000);
+    expect(constants.THROTTLE_MS).toBe(1000);
+    expect(constants.DEBOUNCE_MS).toBe(500);
+    expect(constants.LONG_PRESS_MS).toBe(1000);
+    expect(constants.SIZE_STEP).toBe(1024);
+    expect(constants.EARTH_RADIUS_KM).toBe(6371);
+    expect(constants.DEFAULT_THEME_COLOR).toBe('#486aed');
+    expect(constants.PROGRESS_MINIMUM).toBe(0.3);
+    expect(constants.PROGRESS_SPEED_MS).toBe(500);
+    expect(constants.SETTINGS_EFFECT_WINDOW_MS).toBe(600000);
+    expect([...constants.LANGUAGES]).toEqual(['zh', 'en']);
+    expect([...constants.PLATFORMS]).toEqual(['win', 'mac', 'iphone', 'android']);
+  });
+  it('badge shows 99+ above 99', () => {
+    expect(badgeText(99)).toBe('99');
+    expect(badgeText(100)).toBe('99+');
+  });
+});

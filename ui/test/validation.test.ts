@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import {
+  validateAvatar,
+  validateCompanyName,
+  validateConfirm,
+  validateEmail,
+  validateNewPassword,
+  validatePasswordPresent,
+  validateUsername,
+} from '../src/pages/auth/validation';
+
+describe('SPEC.md §5 validation', () => {
+  it('email', () => {
+    expect(validateEmail('')).toBe('email_required');
+    expect(validateEmail('  ')).toBe('email_required');
+    expect(validateEmail('nope')).toBe('email_invalid');
+    expect(validateEmail('a@b')).toBe('email_invalid');
+    expect(validateEmail(`${'a'.repeat(250)}@b.co`)).toBe('email_too_long');
+    expect(validateEmail('user@example.com')).toBeNull();
+  });
+  it('password: 8-15, a letter and a digit', () => {
+    expect(validateNewPassword('')).toBe('password_required');
+    expect(validateNewPassword('abc123')).toBe('password_incorrect');
+    expect(validateNewPassword('abcdefghi')).toBe('password_incorrect');
+    expect(validateNewPassword('123456789')).toBe('password_incorrect');
+    expect(validateNewPassword('abcdefgh12345678')).toBe('password_incorrect');
+    expect(validateNewPassword('abcd1234')).toBeNull();
+    expect(validateNewPassword('abcdefgh1234567')).toBeNull();
+    expect(validatePasswordPresent('')).toBe('password_required');
+  });
+  it('confirmation', () => {
+    expect(validateConfirm('abcd1234', 'abcd1235')).toBe('password_mismatch');
+    expect(validateConfirm('abcd1234', 'abcd1234')).toBeNull();
+  });
+  it('username and company name 3-50', () => {
+    expect(validateUsername('')).toBe('username_required');
+    expect(validateUsername('', false)).toBeNull();
+    expect(validateUsername('ab')).toBe('username_invalid');
+    expect(validateUsername('a'.repeat(51))).toBe('username_invalid');
+    expect(validateUsername('张三丰')).toBeNull();
+    expect(validateCompanyName('ab')).toBe('company_name_invalid');
+    expect(validateCompanyName('Acme')).toBeNull();
+  });
+  it('avatar ≤ 3 MB and an allowed image type', () => {
+    expect(validateAvatar({ name: 'a.png', type: 'image/png', size: 3 * 1024 * 1024 })).toBeNull();
+    expect(validateAvatar({ name: 'a.png', type: 'image/png', size: 3 * 1024 * 1024 + 1 })).toBe('avatar_too_large');
+    expect(validateAvatar({ name: 'a.svg', type: 'image/svg+xml', size: 10 })).toBe('avatar_bad_type');
+    expect(validateAvatar({ name: 'a.JPEG', type: 'image/jpeg', size: 10 })).toBeNull();
+    expect(validateAvatar({ name: 'a.gif', type: 'image/gif', size: 10 })).toBeNull();
+    expect(validateAvatar({ name: 'a.webp', type: 'image/webp', size: 10 })).toBeNull();
+  });
+});
