@@ -156,8 +156,16 @@ impl Mailer {
 
     async fn deliver(&self, msg: &outbox::Model) -> anyhow::Result<()> {
         let to: Mailbox = msg.to_addr.parse().context("recipient address")?;
-        let body = Body::new_with_encoding(msg.body_text.clone(), ContentTransferEncoding::EightBit)
-            .unwrap_or_else(|text| Body::new(text));
+        // 8bit keeps the text (and its link) readable in the .eml file; lettre wants CRLF lines.
+        let text = msg.body_text.replace("\r\n", "\n").replace('\n', "\r\n");
+        // (lettre would pick base64 for text that is mostly Chinese; 8bit is valid whenever no
+        // line is longer than 998 bytes and there is no NUL.)
+        let eight_bit_ok = !text.contains('\0') && text.split("\r\n").all(|l| l.len() <= 998);
+        let body = if eight_bit_ok {
+            Body::dangerous_pre_encoded(text.into_bytes(), ContentTransferEncoding::EightBit)
+        } else {
+            Body::new(text)
+        };
         let message = Message::builder()
             .from(self.inner.from.clone())
             .to(to)

@@ -73,9 +73,9 @@ pub async fn register(state: &AppState, req: RegisterRequest) -> Result<Register
     if req.confirm_password.as_deref() != Some(password.as_str()) {
         return Err(AppError::invalid("confirm_password", Msg::PasswordMismatch));
     }
-    let name = match req.username.as_deref().map(str::trim) {
-        None | Some("") => Username::from_email(&email),
-        Some(n) => Username::parse(Some(n))?,
+    let given_name = match req.username.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(n) => Some(Username::parse(Some(n))?),
     };
     if req.agree != Some(true) {
         return Err(AppError::invalid("agree", Msg::AgreementRequired));
@@ -94,7 +94,9 @@ pub async fn register(state: &AppState, req: RegisterRequest) -> Result<Register
             let id = u.id.clone();
             let mut a: users::ActiveModel = u.into();
             a.password_hash = Set(hash);
-            a.name = Set(name.into_string());
+            if let Some(name) = given_name {
+                a.name = Set(name.into_string());
+            }
             a.updated_at = Set(t);
             a.update(&txn).await?;
             email_verifications::Entity::delete_many().filter(email_verifications::Column::UserId.eq(id.clone())).exec(&txn).await?;
@@ -105,7 +107,7 @@ pub async fn register(state: &AppState, req: RegisterRequest) -> Result<Register
             users::ActiveModel {
                 id: Set(id.clone()),
                 email: Set(email.as_str().to_string()),
-                name: Set(name.into_string()),
+                name: Set(given_name.unwrap_or_else(|| Username::from_email(&email)).into_string()),
                 password_hash: Set(hash),
                 email_verified_at: Set(if verify { None } else { Some(t) }),
                 avatar: Set(None),

@@ -150,7 +150,7 @@ pub const PASSWORD: &str = "Secret123";
 
 /// The verification link in a mail.
 pub fn link_in(mail: &str) -> String {
-    let start = mail.find("http").expect("a link in the mail");
+    let start = mail.find("http").unwrap_or_else(|| panic!("no link in the mail:\n{mail}"));
     mail[start..].split_whitespace().next().unwrap().to_string()
 }
 
