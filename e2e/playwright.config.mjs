@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const port = Number(process.env.E2E_PORT || 18080);
-const bin = process.env.ZMARKET_BIN || resolve(import.meta.dirname, '../target/release/zmarket');
+const bin = process.env.E2E_ZMARKET_BIN || resolve(import.meta.dirname, '../target/release/zmarket');
 const dataDir = process.env.E2E_DATA_DIR || mkdtempSync(join(tmpdir(), 'zmarket-e2e-'));
 process.env.E2E_DATA_DIR = dataDir;
 

@@ -228,6 +228,15 @@ impl Default for LogConfig {
     }
 }
 
+const TOP_LEVEL_KEYS: [&str; 11] =
+    ["product_name", "data_dir", "server", "database", "auth", "mail", "downloads", "ssr", "map", "devices", "log"];
+
+fn is_setting_key(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    let first = key.split("__").next().unwrap_or("");
+    TOP_LEVEL_KEYS.contains(&first)
+}
+
 /// Values given on the command line; they win over the file and the environment.
 #[derive(Debug, Default, Clone)]
 pub struct Overrides {
@@ -258,7 +267,10 @@ impl Config {
                 }
             }
         }
-        figment = figment.merge(Env::prefixed("ZMARKET_").split("__"));
+        // Only variables that name a setting of ours (ZMARKET_DATA_DIR, ZMARKET_SERVER__BIND…);
+        // a mistyped key inside a section is still refused, but unrelated ZMARKET_* variables
+        // of the environment are not configuration.
+        figment = figment.merge(Env::prefixed("ZMARKET_").filter(|k| is_setting_key(k.as_str())).split("__"));
         let mut config = Self::extract(figment)?;
         if let Some(bind) = overrides.bind {
             config.server.bind = bind;
