@@ -64,6 +64,12 @@ pub struct AuthConfig {
     pub verification_ttl_secs: u64,
     /// Company invitations expire after this.
     pub invitation_ttl_secs: u64,
+    /// Sign-in attempts one IP may make in a burst, then one more every `login_ip_refill_secs`.
+    pub login_ip_burst: u32,
+    pub login_ip_refill_secs: u64,
+    /// Failed sign-ins one account may take in a burst, then one more every `login_account_refill_secs`.
+    pub login_account_burst: u32,
+    pub login_account_refill_secs: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -180,6 +186,10 @@ impl Default for AuthConfig {
             email_verification: true,
             verification_ttl_secs: 24 * 3600,
             invitation_ttl_secs: 7 * 24 * 3600,
+            login_ip_burst: 20,
+            login_ip_refill_secs: 3,
+            login_account_burst: 10,
+            login_account_refill_secs: 30,
         }
     }
 }
@@ -329,6 +339,12 @@ impl Config {
         }
         if self.auth.session_ttl_secs < self.auth.access_token_ttl_secs {
             return bad("auth.session_ttl_secs", "must be at least auth.access_token_ttl_secs");
+        }
+        if self.auth.login_ip_burst == 0 || self.auth.login_account_burst == 0 {
+            return bad("auth.login_ip_burst", "bursts must be at least 1");
+        }
+        if self.auth.login_ip_refill_secs == 0 || self.auth.login_account_refill_secs == 0 {
+            return bad("auth.login_ip_refill_secs", "refill periods must be at least 1 second");
         }
         if !self.auth.jwt_secret.is_empty() && self.auth.jwt_secret.len() < 32 {
             return bad("auth.jwt_secret", "must be at least 32 characters");

@@ -24,13 +24,14 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
     crate::db::migrate(&db).await.context("running migrations")?;
     let mailer = Mailer::new(db.clone(), &config.mail, config.mail_dir())?;
     let ssr = Arc::new(Ssr::new(&config));
+    let login_limiter = Arc::new(LoginLimiter::from_config(&config.auth));
     Ok(AppState {
         config: Arc::new(config),
         db,
         mailer,
         ssr,
         keys: Arc::new(Keys::new(&secret)),
-        login_limiter: Arc::new(LoginLimiter::default()),
+        login_limiter,
     })
 }
 
