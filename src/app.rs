@@ -43,6 +43,7 @@ pub fn api() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(crate::iam::routes::router())
         .merge(crate::market::routes::router())
+        .merge(crate::devices::routes::router())
 }
 
 pub fn router(state: AppState) -> Router {

@@ -23,6 +23,7 @@ pub struct Config {
     pub ssr: SsrConfig,
     pub map: MapConfig,
     pub devices: DevicesConfig,
+    pub agent: AgentConfig,
     pub log: LogConfig,
 }
 
@@ -132,6 +133,15 @@ pub struct DevicesConfig {
     pub heartbeat_secs: u64,
 }
 
+/// Settings of `zmarket agent` (the device side).
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct AgentConfig {
+    /// Program run as `<provisioner> create|delete <machine id>` (payload JSON on stdin) to carry
+    /// out Z-CLOUD commands on a server-group host. Empty: such commands fail with that reason.
+    pub provisioner: String,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LogConfig {
@@ -154,6 +164,7 @@ impl Default for Config {
             ssr: SsrConfig::default(),
             map: MapConfig::default(),
             devices: DevicesConfig::default(),
+            agent: AgentConfig::default(),
             log: LogConfig::default(),
         }
     }
@@ -238,8 +249,8 @@ impl Default for LogConfig {
     }
 }
 
-const TOP_LEVEL_KEYS: [&str; 11] =
-    ["product_name", "data_dir", "server", "database", "auth", "mail", "downloads", "ssr", "map", "devices", "log"];
+const TOP_LEVEL_KEYS: [&str; 12] =
+    ["product_name", "data_dir", "server", "database", "auth", "mail", "downloads", "ssr", "map", "devices", "agent", "log"];
 
 fn is_setting_key(key: &str) -> bool {
     let key = key.to_ascii_lowercase();
@@ -381,6 +392,9 @@ impl Config {
         }
         if self.devices.offline_after_secs == 0 || self.devices.heartbeat_secs == 0 {
             return bad("devices", "intervals must be at least 1 second");
+        }
+        if self.devices.heartbeat_secs >= self.devices.offline_after_secs {
+            return bad("devices.heartbeat_secs", "must be shorter than devices.offline_after_secs");
         }
         if !["text", "json"].contains(&self.log.format.as_str()) {
             return bad("log.format", "must be text or json");

@@ -2,8 +2,11 @@
 
 pub mod companies;
 pub mod company_members;
+pub mod device_commands;
+pub mod devices;
 pub mod email_verifications;
 pub mod mail_outbox;
+pub mod notifications;
 pub mod refresh_tokens;
 pub mod sessions;
 pub mod users;
