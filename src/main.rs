@@ -104,8 +104,9 @@ fn main() -> ExitCode {
 
 async fn serve(config: Config) -> anyhow::Result<()> {
     let bind = config.server.bind;
+    let shutdown = zmarket::server::shutdown_signal();
     let state = zmarket::server::prepare(config).await?;
     let listener = tokio::net::TcpListener::bind(bind).await.map_err(|e| anyhow::anyhow!("cannot listen on {bind}: {e}"))?;
     tracing::info!("listening on http://{}", listener.local_addr()?);
-    zmarket::server::serve(listener, state, zmarket::server::shutdown_signal()).await
+    zmarket::server::serve(listener, state, shutdown).await
 }
