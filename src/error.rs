@@ -81,6 +81,9 @@ pub enum Msg {
     SharingModeForbids,
     DeviceNotRunning,
     NoCapacity,
+    // market
+    AppNotFound,
+    KeywordTooLong,
 }
 
 impl Msg {
@@ -196,6 +199,8 @@ impl Msg {
                 "设备已停止或离线，不允许此操作",
             ),
             Msg::NoCapacity => ("No server has enough free capacity", "没有服务器有足够的空闲资源"),
+            Msg::AppNotFound => ("App not found", "应用不存在"),
+            Msg::KeywordTooLong => ("The search keyword is too long (at most 100 characters)", "搜索关键词过长（最多 100 个字符）"),
         };
         match lang {
             Lang::En => en.to_string(),

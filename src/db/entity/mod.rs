@@ -1,9 +1,11 @@
 //! Entities: plain table shapes, no behaviour (the rules live in each domain's service).
 
+pub mod apps;
 pub mod companies;
 pub mod company_members;
 pub mod email_verifications;
 pub mod mail_outbox;
+pub mod market_catalogue;
 pub mod refresh_tokens;
 pub mod sessions;
 pub mod users;
