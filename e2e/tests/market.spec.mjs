@@ -74,7 +74,7 @@ test.describe('desktop, English', () => {
     await expect(page.locator('.app-card').first()).toContainText('Server');
 
     await page.getByRole('link', { name: 'All', exact: true }).click();
-    await page.getByRole('link', { name: /More/ }).click();
+    await page.locator('.section-head').last().getByRole('link', { name: /More/ }).click();
     await expect(page).toHaveURL(/\/market\/more/);
     await expect(page.locator('.app-card')).toHaveCount(24);
     await page.getByRole('button', { name: 'Load more' }).click();
@@ -152,15 +152,23 @@ test.describe('desktop, English', () => {
     await page.screenshot({ path: `${SHOTS}/map-dark-en.png` });
     await page.getByRole('button', { name: 'Light' }).click();
 
-    // Zoom into the clusters until single markers show, then open one.
-    for (let i = 0; i < 6 && (await page.locator('.map-marker').count()) < 3; i++) {
-      await page.locator('.map-cluster').first().click();
-      await page.waitForTimeout(400); // the zoom animation
+    // A single device: its marker opens the details.
+    await page.locator('.map-marker[title="Beijing server"]').click();
+    await expect(page).toHaveURL(/\/nearby\/details\?id=bj-1$/);
+
+    // A cluster zooms in; at the closest zoom, devices sharing a spot are listed in a popup.
+    await page.goto('/nearby/map');
+    await expectHydrated(page);
+    await expect(page.locator('.map-cluster').first()).toBeVisible();
+    for (let i = 0; i < 5 && !(await page.locator('.leaflet-popup').count()); i++) {
+      const counts = (await page.locator('.map-cluster').allTextContents()).map(Number);
+      await page.locator('.map-cluster').nth(counts.indexOf(Math.max(...counts))).click();
+      await page.waitForTimeout(500); // the zoom animation
     }
-    const marker = page.locator('.map-marker').first();
-    await expect(marker).toBeVisible();
-    await marker.click();
-    await expect(page).toHaveURL(/\/nearby\/details\?id=/);
+    await expect(page.locator('.leaflet-popup')).toBeVisible();
+    await page.screenshot({ path: `${SHOTS}/map-zoomed-en.png` });
+    await page.locator('.leaflet-popup a').first().click();
+    await expect(page).toHaveURL(/\/nearby\/details\?id=sz-/);
     expect(consoleErrors).toEqual([]);
     expect(outside).toEqual([]);
   });

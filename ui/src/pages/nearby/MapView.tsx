@@ -177,18 +177,18 @@ export default function MapView() {
     };
     draw();
     map.on('zoomend', draw);
-    // Popup links navigate inside the app.
+    // Popup links navigate inside the app (Leaflet stops clicks inside a popup from reaching the map).
     const onPopupClick = (e: MouseEvent) => {
       const a = (e.target as HTMLElement).closest('a[data-id]');
       if (!a) return;
       e.preventDefault();
       navigateRef.current(paths.nearby.details(a.getAttribute('data-id') ?? ''));
     };
-    const container = map.getContainer();
-    container.addEventListener('click', onPopupClick);
+    const onPopupOpen = (e: L.PopupEvent) => e.popup.getElement()?.addEventListener('click', onPopupClick);
+    map.on('popupopen', onPopupOpen);
     return () => {
       map.off('zoomend', draw);
-      container.removeEventListener('click', onPopupClick);
+      map.off('popupopen', onPopupOpen);
     };
   }, [items, t]);
 
