@@ -22,6 +22,7 @@ use crate::http::SecurityHeaders;
 use crate::iam::ratelimit::LoginLimiter;
 use crate::iam::tokens::Keys;
 use crate::mail::Mailer;
+use crate::market::index::Catalogue;
 use crate::ssr::Ssr;
 
 #[derive(Clone)]
@@ -32,6 +33,8 @@ pub struct AppState {
     pub ssr: Arc<Ssr>,
     pub keys: Arc<Keys>,
     pub login_limiter: Arc<LoginLimiter>,
+    /// The market's apps, in memory (src/market/index.rs).
+    pub market: Arc<Catalogue>,
 }
 
 #[derive(OpenApi)]

@@ -84,6 +84,9 @@ pub enum Msg {
     DeviceNotFound,
     DeviceSecretInvalid,
     HostHasMachines,
+    // market
+    AppNotFound,
+    KeywordTooLong,
 }
 
 impl Msg {
@@ -208,6 +211,8 @@ impl Msg {
                 "Delete the Z-CLOUD machines running on this server first",
                 "请先删除运行在此服务器上的 Z-CLOUD 云主机",
             ),
+            Msg::AppNotFound => ("App not found", "应用不存在"),
+            Msg::KeywordTooLong => ("The search keyword is too long (at most 100 characters)", "搜索关键词过长（最多 100 个字符）"),
         };
         match lang {
             Lang::En => en.to_string(),

@@ -29,6 +29,9 @@ pub async fn start(state: AppState) -> anyhow::Result<JobScheduler> {
     for job in crate::iam::jobs(&state) {
         sched.add(job?).await?;
     }
+    for job in crate::market::jobs(&state) {
+        sched.add(job?).await?;
+    }
 
     sched.start().await?;
     Ok(sched)

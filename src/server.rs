@@ -22,6 +22,12 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
     let secret = crate::secrets::jwt_secret(&config)?;
     let db = crate::db::connect(&config).await.context("connecting to the database")?;
     crate::db::migrate(&db).await.context("running migrations")?;
+    let catalogue = crate::market::seed::embedded_catalogue()?;
+    let seeded = crate::market::seed::apply(&db, &catalogue).await.context("loading the app catalogue")?;
+    if !seeded.skipped {
+        tracing::info!(inserted = seeded.inserted, updated = seeded.updated, kept_fields = seeded.kept_fields, "app catalogue applied");
+    }
+    let market = crate::market::index::load(&db).await.context("loading the market")?;
     let mailer = Mailer::new(db.clone(), &config.mail, config.mail_dir())?;
     let ssr = Arc::new(Ssr::new(&config));
     let login_limiter = Arc::new(LoginLimiter::from_config(&config.auth));
@@ -32,6 +38,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         ssr,
         keys: Arc::new(Keys::new(&secret)),
         login_limiter,
+        market: Arc::new(crate::market::index::Catalogue::new(market)),
     })
 }
 

@@ -60,7 +60,8 @@ const serverOptions = {
   minify: true,
   jsx: 'automatic',
   define,
-  alias: { 'react-dom/server': LEGACY_SERVER_BUILD },
+  // The map (Leaflet) only ever runs in the browser, after hydration: keep it out of QuickJS.
+  alias: { 'react-dom/server': LEGACY_SERVER_BUILD, leaflet: join(here, 'src/server/leaflet-stub.ts') },
   // Styles belong to the client bundle only.
   loader: { '.css': 'empty' },
   legalComments: 'none',

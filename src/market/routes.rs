@@ -1,14 +1,27 @@
-use axum::extract::State;
+//! Public market endpoints (`/api/ebs/v1`): parse, call, answer. List answers carry an ETag and
+//! answer `If-None-Match` with 304.
+
+use axum::body::Body;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::app::AppState;
-use crate::error::{ApiResult, Envelope, ok};
+use crate::error::{ApiResult, AppError, Envelope, ok};
+use crate::http::{ApiQuery, Lang, List};
+use crate::market::model::{App, LangQuery, ListQuery, SearchQuery, answer_lang};
+use crate::market::service::{self, Answer};
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(download_links))
+    OpenApiRouter::new()
+        .routes(routes!(download_links))
+        .routes(routes!(applications))
+        .routes(routes!(application))
+        .routes(routes!(search))
 }
 
 /// Download links of the desktop and mobile clients (iOS has none).
@@ -26,4 +39,81 @@ pub struct DownloadLinks {
 async fn download_links(State(state): State<AppState>) -> ApiResult<DownloadLinks> {
     let d = &state.config.downloads;
     ok(DownloadLinks { windows: d.windows.clone(), mac: d.mac.clone(), android: d.android.clone(), ios: String::new() })
+}
+
+/// The market's apps in listing order (24 a page by default); `category=top_picks` gives the
+/// chosen apps. Texts are in `?language=` or else the `Accept-Language` language. Cacheable:
+/// an ETag, and 304 for a matching `If-None-Match`.
+#[utoipa::path(get, path = "/api/ebs/v1/market/applications", tag = "market", params(ListQuery),
+    responses((status = 200, body = Envelope<List<App>>), (status = 304, description = "not modified"),
+        (status = 400, description = "invalid category or pagination")))]
+async fn applications(
+    State(state): State<AppState>,
+    lang: Lang,
+    headers: HeaderMap,
+    ApiQuery(q): ApiQuery<ListQuery>,
+) -> Result<Response, AppError> {
+    let lang = answer_lang(q.language.as_deref(), lang)?;
+    Ok(respond(&headers, service::list(&state, &q, lang)?))
+}
+
+/// One app (404 "App not found" for an unknown id).
+#[utoipa::path(get, path = "/api/ebs/v1/market/applications/{id}", tag = "market",
+    params(("id" = String, Path, description = "the app id (its catalogue slug)"), LangQuery),
+    responses((status = 200, body = Envelope<App>), (status = 304, description = "not modified"),
+        (status = 404, description = "no such app")))]
+async fn application(
+    State(state): State<AppState>,
+    lang: Lang,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    ApiQuery(q): ApiQuery<LangQuery>,
+) -> Result<Response, AppError> {
+    let lang = answer_lang(q.language.as_deref(), lang)?;
+    Ok(respond(&headers, service::details(&state, &id, lang)?))
+}
+
+/// Search by keyword (English and Chinese names and summaries, publisher; case-insensitive; all
+/// words must match), category, display type and tier, paged. Best matches first.
+#[utoipa::path(get, path = "/api/ebs/v1/market/search", tag = "market", params(SearchQuery),
+    responses((status = 200, body = Envelope<List<App>>), (status = 304, description = "not modified"),
+        (status = 400, description = "invalid filter value, keyword too long or bad pagination")))]
+async fn search(
+    State(state): State<AppState>,
+    lang: Lang,
+    headers: HeaderMap,
+    ApiQuery(q): ApiQuery<SearchQuery>,
+) -> Result<Response, AppError> {
+    let lang = answer_lang(q.language.as_deref(), lang)?;
+    Ok(respond(&headers, service::search(&state, &q, lang)?))
+}
+
+/// The envelope around a pre-serialized answer, or 304 when the client holds it already.
+fn respond(headers: &HeaderMap, answer: Answer) -> Response {
+    let etag = HeaderValue::from_str(&answer.etag).ok();
+    let fresh = etag.as_ref().is_some_and(|tag| {
+        headers
+            .get_all(header::IF_NONE_MATCH)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .map(|t| t.trim().trim_start_matches("W/"))
+            .any(|t| t == "*" || t.as_bytes() == tag.as_bytes())
+    });
+    let mut res = if fresh {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        let body = format!("{{\"code\":200,\"data\":{},\"msg\":\"success\"}}", answer.data_json);
+        let mut r = Response::new(Body::from(body));
+        r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        r
+    };
+    let h = res.headers_mut();
+    if let Some(tag) = etag {
+        h.insert(header::ETAG, tag);
+    }
+    // Public data: any cache may keep it but must revalidate (cheap: a 304).
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("public, no-cache"));
+    h.insert(header::VARY, HeaderValue::from_static("Accept-Language"));
+    res
 }

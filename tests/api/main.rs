@@ -4,3 +4,4 @@ mod common;
 mod devices;
 mod foundation;
 mod iam;
+mod market;

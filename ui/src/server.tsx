@@ -39,7 +39,9 @@ export function render(url: string, stateJson: string): RenderResult {
       <App boot={boot} />
     </StaticRouter>,
   );
-  const handle = resolveRoute(pathnameOf(location));
+  const routeHandle = resolveRoute(pathnameOf(location));
+  // A known page whose subject does not exist (data.notFound) renders the 404 page and answers 404.
+  const handle = boot.data.notFound ? { titleKey: 'not_found' as const, notFound: true } : routeHandle;
   return { html, status: handle.notFound ? 404 : 200, title: titleFromHandle(handle, boot.lang, boot.productName) };
 }
 

@@ -167,12 +167,13 @@ describe('sign-in page', () => {
     });
     vi.stubGlobal('fetch', fetchMock);
     mount('/auth/signin?redirect=%2Fwallet');
+    // Events reach React only once hydration has attached (slower on a busy machine).
+    await waitFor(() => expect((window as unknown as { __zmHydrated?: boolean }).__zmHydrated).toBe(true));
     await tick();
     const form = document.querySelector('form')!;
     const { fireEvent } = await import('./dom');
     fireEvent.submit(form);
-    await tick();
-    expect(document.body.textContent).toContain('Email Required');
+    await waitFor(() => expect(document.body.textContent).toContain('Email Required'));
     expect(document.body.textContent).toContain('Password Required');
     const [email, password] = Array.from(document.querySelectorAll('input'));
     fireEvent.input(email, 'ann@example.com');

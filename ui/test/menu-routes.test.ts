@@ -56,10 +56,10 @@ describe('menu', () => {
     for (const p of all) expect(resolveRoute(p).notFound, p).toBeFalsy();
   });
   it('guard exemptions follow SPEC.md', () => {
-    for (const p of ['/pc-web', '/403', '/404', '/500', '/market', '/market/more', '/market/details', '/nearby', '/nearby/details', '/nearby/map', '/m/market', '/m/nearby/details', '/auth/signin', '/auth/signup', '/check-email', '/email-verified']) {
+    for (const p of ['/pc-web', '/403', '/404', '/500', '/market', '/market/more', '/market/details', '/nearby', '/nearby/details', '/nearby/map', '/on-demand', '/on-demand/place-an-order', '/m/market', '/m/nearby/details', '/auth/signin', '/auth/signup', '/check-email', '/email-verified']) {
       expect(isGuardExempt(p), p).toBe(true);
     }
-    for (const p of ['/app', '/devices', '/on-demand', '/company-email', '/iam/v1/sme/join']) expect(isGuardExempt(p), p).toBe(false);
+    for (const p of ['/app', '/devices', '/company-email', '/iam/v1/sme/join']) expect(isGuardExempt(p), p).toBe(false);
   });
   it('phone redirect', () => {
     const android = 'Mozilla/5.0 (Linux; Android 14) Mobile';

@@ -1,11 +1,13 @@
 //! Entities: plain table shapes, no behaviour (the rules live in each domain's service).
 
+pub mod apps;
 pub mod companies;
 pub mod company_members;
 pub mod device_commands;
 pub mod devices;
 pub mod email_verifications;
 pub mod mail_outbox;
+pub mod market_catalogue;
 pub mod notifications;
 pub mod refresh_tokens;
 pub mod sessions;

@@ -5,6 +5,7 @@ use sea_orm_migration::prelude::*;
 
 mod m0001_foundation;
 mod m0002_identity;
+mod m0004_market;
 mod m0005_devices;
 
 pub struct Migrator;
@@ -12,6 +13,11 @@ pub struct Migrator;
 #[async_trait::async_trait]
 impl MigratorTrait for Migrator {
     fn migrations() -> Vec<Box<dyn MigrationTrait>> {
-        vec![Box::new(m0001_foundation::Migration), Box::new(m0002_identity::Migration), Box::new(m0005_devices::Migration)]
+        vec![
+            Box::new(m0001_foundation::Migration),
+            Box::new(m0002_identity::Migration),
+            Box::new(m0004_market::Migration),
+            Box::new(m0005_devices::Migration),
+        ]
     }
 }

@@ -6,10 +6,14 @@ import type { Lang } from '../i18n';
 /** First-paint data of public pages, keyed by page (docs/ui-contract.md). */
 export interface InitialData {
   market?: ListPage<App>;
+  /** The chosen apps shown above the list on the market's home (no category). */
+  marketTopPicks?: ListPage<App>;
   marketMore?: ListPage<App>;
   marketDetails?: App;
   nearby?: ListPage<NearbyDevice>;
   nearbyDetails?: NearbyDevice;
+  /** The page's subject (an app or device id) does not exist: the page renders the 404 page. */
+  notFound?: boolean;
 }
 
 export interface BootState {
@@ -86,4 +90,10 @@ export function resetFirstLocation() {
 export function useInitialData<K extends keyof InitialData>(key: K): InitialData[K] | undefined {
   const boot = useBoot();
   return firstLocationLeft ? undefined : boot.data[key];
+}
+
+/** True when the server said the first location's subject does not exist. */
+export function useInitialNotFound(): boolean {
+  const boot = useBoot();
+  return !firstLocationLeft && boot.data.notFound === true;
 }

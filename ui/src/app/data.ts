@@ -1,9 +1,11 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { errorText } from '../api/client';
+import { ApiError, errorText } from '../api/client';
 
 export interface AsyncState<T> {
   data: T | undefined;
   error: string | null;
+  /** The API's code of the last failure (404 when the thing asked for does not exist). */
+  errorCode: number | null;
   loading: boolean;
   reload: () => void;
   setData: (update: (prev: T | undefined) => T | undefined) => void;
@@ -20,6 +22,7 @@ export function useAsync<T>(
 ): AsyncState<T> {
   const [data, setDataState] = useState<T | undefined>(initial);
   const [error, setError] = useState<string | null>(null);
+  const [errorCode, setErrorCode] = useState<number | null>(null);
   const [loading, setLoading] = useState<boolean>(initial === undefined && load !== null);
   const [nonce, setNonce] = useState(0);
   const skip = useRef(initial !== undefined);
@@ -39,6 +42,7 @@ export function useAsync<T>(
     const controller = new AbortController();
     setLoading(true);
     setError(null);
+    setErrorCode(null);
     fn(controller.signal)
       .then((d) => {
         if (!controller.signal.aborted) {
@@ -49,6 +53,7 @@ export function useAsync<T>(
       .catch((err) => {
         if (controller.signal.aborted) return;
         setError(errorText(err));
+        setErrorCode(err instanceof ApiError ? err.code : null);
         setLoading(false);
       });
     return () => controller.abort();
@@ -57,5 +62,5 @@ export function useAsync<T>(
 
   const reload = useCallback(() => setNonce((n) => n + 1), []);
   const setData = useCallback((update: (prev: T | undefined) => T | undefined) => setDataState(update), []);
-  return { data, error, loading, reload, setData };
+  return { data, error, errorCode, loading, reload, setData };
 }

@@ -137,7 +137,7 @@ export function FrontLayout() {
   );
 }
 
-/** Front pages that need a sign-in (on-demand): the guard runs inside the front frame. */
+/** Front-frame pages that need a sign-in (company email, joining a company): the guard runs inside the frame. */
 export function FrontGuard({ children }: { children: ReactNode }) {
   return <Guard fallback={<div className="container"><SkeletonLines lines={4} /></div>}>{children}</Guard>;
 }

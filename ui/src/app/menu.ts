@@ -13,6 +13,10 @@ const EXEMPT_EXACT = new Set([
   '/nearby',
   '/nearby/details',
   '/nearby/map',
+  // Issue 6 lists the on-demand pages as public pages under the front layout (SPEC.md §2
+  // "Public routes"); submitting an order still needs a sign-in.
+  '/on-demand',
+  '/on-demand/place-an-order',
   '/auth/signin',
   '/auth/signup',
   '/check-email',

@@ -1,12 +1,13 @@
 import { Link, useSearchParams } from 'react-router';
 import { fetchApplication } from '../../api/market';
 import { useAsync } from '../../app/data';
-import { useInitialData } from '../../app/boot';
+import { useInitialData, useInitialNotFound } from '../../app/boot';
 import { useT } from '../../app/i18n';
 import { EmptyState, ErrorNote, SkeletonLines } from '../../components/ui';
 import { Icon } from '../../components/Icon';
 import { describeResources } from '../../format';
 import { paths } from '../../paths';
+import { ErrorPage } from '../errors/ErrorPage';
 import { AppIcon, categoryLabel, priceText, resourceWords, tierLabel, useMarketPaths } from './shared';
 
 export function MarketDetailsPage() {
@@ -15,8 +16,12 @@ export function MarketDetailsPage() {
   const [params] = useSearchParams();
   const id = params.get('id') ?? '';
   const initial = useInitialData('marketDetails');
-  const state = useAsync(id ? (signal) => fetchApplication(id, signal) : null, [id], initial);
+  const initialNotFound = useInitialNotFound();
+  const state = useAsync(id && !initialNotFound ? (signal) => fetchApplication(id, signal) : null, [id], initial);
   const app = state.data;
+  if (initialNotFound || !id || (state.errorCode === 404 && !app)) {
+    return <ErrorPage code={404} />;
+  }
 
   return (
     <div className="page container narrow">

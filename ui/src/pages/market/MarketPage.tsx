@@ -18,6 +18,12 @@ export function MarketPage() {
   const category = params.get('category') ?? '';
   const initial = useInitialData('market');
   const state = useAsync((signal) => fetchApplications({ category }, signal), [category], initial);
+  const topInitial = useInitialData('marketTopPicks');
+  const top = useAsync(
+    category ? null : (signal) => fetchApplications({ category: 'top_picks' }, signal),
+    [category],
+    category ? undefined : topInitial,
+  );
   const [keyword, setKeyword] = useState('');
 
   const onSearch = (e: FormEvent) => {
@@ -79,8 +85,21 @@ export function MarketPage() {
             </button>
           </form>
         </div>
+        {!category && top.data?.items.length ? (
+          <section className="top-picks" aria-labelledby="top-picks-title">
+            <div className="section-head">
+              <h2 id="top-picks-title">
+                <Icon name="star" size={18} /> {t('cat_top_picks')}
+              </h2>
+              <Link className="button ghost small" to={`${p.market}?category=top_picks`}>
+                {t('more')} <Icon name="chevronRight" size={14} />
+              </Link>
+            </div>
+            <AppGrid apps={top.data.items} compact />
+          </section>
+        ) : null}
         <div className="section-head">
-          <h2>{category ? categoryLabel(t, category) : t('explore_market')}</h2>
+          <h2>{category ? categoryLabel(t, category) : t('all_apps')}</h2>
           {state.data ? (
             <span className="muted">{t('apps_count', { count: formatNumber(state.data.total ?? items.length) })}</span>
           ) : null}

@@ -88,9 +88,9 @@ export function AppCard({ app }: { app: App }) {
   );
 }
 
-export function AppGrid({ apps }: { apps: App[] }) {
+export function AppGrid({ apps, compact = false }: { apps: App[]; compact?: boolean }) {
   return (
-    <ul className="card-grid" role="list">
+    <ul className={compact ? 'card-grid compact' : 'card-grid'} role="list">
       {apps.map((a) => (
         <AppCard key={a.id} app={a} />
       ))}

@@ -1,7 +1,11 @@
-// Stand-in for the real map (to be replaced by a tile map): devices plotted around the configured centre.
-import { useMemo } from 'react';
-import { Link } from 'react-router';
+// The nearby map (its own lazy chunk with Leaflet): the offline world outline shipped in
+// assets/map/world.json, or raster tiles when map.tile_url is configured; two styles (light,
+// dark); device markers clustered on a screen grid; a marker opens the device's details.
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { Link, useNavigate } from 'react-router';
+import L from 'leaflet';
 import { fetchNearby } from '../../api/market';
+import type { ListPage, NearbyDevice } from '../../api/types';
 import { LIST_LIMIT_MAX } from '../../constants';
 import { useAsync } from '../../app/data';
 import { useBoot } from '../../app/boot';
@@ -9,47 +13,219 @@ import { useT } from '../../app/i18n';
 import { ErrorNote } from '../../components/ui';
 import { formatDistance } from '../../format';
 import { paths } from '../../paths';
+import { statusLabel } from './shared';
+import { BASE_MAP_COLORS, MAP_STYLES, MAP_STYLE_KEY, clusterPoints, clusterSize, type MapStyle } from './cluster';
+
+/** Pixel size of a clustering cell. */
+const CLUSTER_CELL = 56;
+/** At most this many devices are put on the map (pages of LIST_LIMIT_MAX). */
+const MAP_DEVICE_CAP = 1000;
+const WORLD_URL = '/assets/map/world.json';
+
+async function fetchAllNearby(at: { lat: number; lng: number }, signal: AbortSignal): Promise<ListPage<NearbyDevice>> {
+  const first = await fetchNearby({ lat: at.lat, lng: at.lng, offset: 0, limit: LIST_LIMIT_MAX }, signal);
+  const items = [...(first.items ?? [])];
+  while (items.length < Math.min(first.total, MAP_DEVICE_CAP)) {
+    const next = await fetchNearby({ lat: at.lat, lng: at.lng, offset: items.length, limit: LIST_LIMIT_MAX }, signal);
+    if (!next.items?.length) break;
+    items.push(...next.items);
+  }
+  return { items, total: first.total };
+}
+
+function readStyle(): MapStyle {
+  try {
+    const v = window.localStorage.getItem(MAP_STYLE_KEY);
+    return v === 'dark' ? 'dark' : 'light';
+  } catch {
+    return 'light';
+  }
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+}
 
 export default function MapView() {
   const t = useT();
   const boot = useBoot();
-  const center = boot.config.map.center;
-  const state = useAsync((signal) => fetchNearby({ lat: center.lat, lng: center.lng, limit: LIST_LIMIT_MAX }, signal), [center.lat, center.lng]);
-  const items = state.data?.items ?? [];
-  const points = useMemo(() => {
-    const span = Math.max(0.05, ...items.map((d) => Math.max(Math.abs(d.lat - center.lat), Math.abs(d.lng - center.lng))));
-    return items.map((d) => ({
-      device: d,
-      x: 50 + ((d.lng - center.lng) / span) * 45,
-      y: 50 - ((d.lat - center.lat) / span) * 45,
-    }));
-  }, [items, center.lat, center.lng]);
+  const navigate = useNavigate();
+  const { tileUrl, center, zoom } = boot.config.map;
+  const attribution = (boot.config.map as { attribution?: string }).attribution ?? '';
+  const state = useAsync((signal) => fetchAllNearby(center, signal), [center.lat, center.lng]);
+  const items = useMemo(() => state.data?.items ?? [], [state.data]);
+  const [style, setStyle] = useState<MapStyle>(readStyle);
+  const [baseError, setBaseError] = useState(false);
+  const el = useRef<HTMLDivElement>(null);
+  const mapRef = useRef<L.Map | null>(null);
+  const worldRef = useRef<L.GeoJSON | null>(null);
+  const markersRef = useRef<L.LayerGroup | null>(null);
+  const styleRef = useRef(style);
+  styleRef.current = style;
+  const navigateRef = useRef(navigate);
+  navigateRef.current = navigate;
+
+  // The map itself, once.
+  useEffect(() => {
+    if (!el.current) return;
+    const map = L.map(el.current, {
+      center: [center.lat, center.lng],
+      zoom,
+      minZoom: 2,
+      maxZoom: tileUrl ? 18 : 10,
+      worldCopyJump: true,
+      preferCanvas: true,
+      attributionControl: Boolean(tileUrl && attribution),
+    });
+    mapRef.current = map;
+    markersRef.current = L.layerGroup().addTo(map);
+    const controller = new AbortController();
+    if (tileUrl) {
+      L.tileLayer(tileUrl, { attribution, maxZoom: 18 }).addTo(map);
+    } else {
+      fetch(WORLD_URL, { signal: controller.signal })
+        .then((r) => (r.ok ? r.json() : Promise.reject(new Error(String(r.status)))))
+        .then((geo) => {
+          if (controller.signal.aborted) return;
+          const colors = BASE_MAP_COLORS[styleRef.current];
+          worldRef.current = L.geoJSON(geo, {
+            interactive: false,
+            style: () => ({ color: colors.border, weight: 0.8, fillColor: colors.land, fillOpacity: 1 }),
+          }).addTo(map);
+          worldRef.current.bringToBack();
+        })
+        .catch(() => {
+          if (!controller.signal.aborted) setBaseError(true);
+        });
+    }
+    return () => {
+      controller.abort();
+      map.remove();
+      mapRef.current = null;
+      worldRef.current = null;
+      markersRef.current = null;
+    };
+    // The configuration does not change while the page is open.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  // Style: base map colours (offline) or a filter on the tiles (CSS), remembered.
+  useEffect(() => {
+    try {
+      window.localStorage.setItem(MAP_STYLE_KEY, style);
+    } catch {
+      /* storage may be unavailable */
+    }
+    const colors = BASE_MAP_COLORS[style];
+    worldRef.current?.setStyle({ color: colors.border, fillColor: colors.land });
+  }, [style]);
+
+  // Markers, re-clustered whenever the view changes.
+  useEffect(() => {
+    const map = mapRef.current;
+    const layer = markersRef.current;
+    if (!map || !layer) return;
+    const draw = () => {
+      layer.clearLayers();
+      const projected = items.map((d) => {
+        const pt = map.latLngToLayerPoint([d.lat, d.lng]);
+        return { item: d, x: pt.x, y: pt.y };
+      });
+      for (const c of clusterPoints(projected, CLUSTER_CELL)) {
+        const pos = map.layerPointToLatLng([c.x, c.y]);
+        if (c.items.length === 1) {
+          const d = c.items[0];
+          const status = d.status === 'online' || d.status === 'creating' ? d.status : 'offline';
+          const marker = L.marker(pos, {
+            title: d.name,
+            alt: d.name,
+            keyboard: true,
+            icon: L.divIcon({
+              className: `map-marker status-${status}`,
+              html: '<span></span>',
+              iconSize: [22, 22],
+              iconAnchor: [11, 11],
+            }),
+          });
+          marker.on('click keypress', () => navigateRef.current(paths.nearby.details(d.id)));
+          layer.addLayer(marker);
+        } else {
+          const bounds = L.latLngBounds(c.items.map((d) => [d.lat, d.lng] as [number, number]));
+          const n = c.items.length;
+          const marker = L.marker(pos, {
+            title: t('devices_here', { count: String(n) }),
+            keyboard: true,
+            icon: L.divIcon({
+              className: `map-cluster map-cluster-${clusterSize(n)}`,
+              html: `<span>${n}</span>`,
+              iconSize: [40, 40],
+              iconAnchor: [20, 20],
+            }),
+          });
+          const samePlace = bounds.getNorthEast().equals(bounds.getSouthWest(), 1e-6);
+          if (samePlace || map.getZoom() >= map.getMaxZoom()) {
+            const links = c.items
+              .map((d) => `<li><a href="${paths.nearby.details(d.id)}" data-id="${escapeHtml(d.id)}">${escapeHtml(d.name)}</a></li>`)
+              .join('');
+            marker.bindPopup(`<ul class="map-popup-list">${links}</ul>`);
+          } else {
+            marker.on('click keypress', () => map.fitBounds(bounds.pad(0.3), { maxZoom: map.getMaxZoom() }));
+          }
+          layer.addLayer(marker);
+        }
+      }
+    };
+    draw();
+    map.on('zoomend', draw);
+    // Popup links navigate inside the app (Leaflet stops clicks inside a popup from reaching the map).
+    const onPopupClick = (e: MouseEvent) => {
+      const a = (e.target as HTMLElement).closest('a[data-id]');
+      if (!a) return;
+      e.preventDefault();
+      navigateRef.current(paths.nearby.details(a.getAttribute('data-id') ?? ''));
+    };
+    const onPopupOpen = (e: L.PopupEvent) => e.popup.getElement()?.addEventListener('click', onPopupClick);
+    map.on('popupopen', onPopupOpen);
+    return () => {
+      map.off('zoomend', draw);
+      map.off('popupopen', onPopupOpen);
+    };
+  }, [items, t]);
+
   return (
-    <div className="map-view">
-      {!boot.config.map.tileUrl ? <p className="map-note">{t('map_not_configured')}</p> : null}
-      {state.error ? <ErrorNote text={state.error} onRetry={state.reload} /> : null}
-      <svg className="map-canvas" viewBox="0 0 100 100" role="img" aria-label={t('nearby_map')}>
-        <defs>
-          <pattern id="grid" width="10" height="10" patternUnits="userSpaceOnUse">
-            <path d="M10 0H0V10" fill="none" stroke="currentColor" strokeWidth="0.1" />
-          </pattern>
-        </defs>
-        <rect width="100" height="100" fill="url(#grid)" />
-        <circle cx="50" cy="50" r="1.4" className="map-center" />
-        {points.map(({ device, x, y }) => (
-          <circle key={device.id} cx={x} cy={y} r="1.6" className={`map-dot status-${device.status}`}>
-            <title>{device.name}</title>
-          </circle>
-        ))}
-      </svg>
-      <ul className="map-list">
-        {items.map((d) => (
-          <li key={d.id}>
-            <Link to={paths.nearby.details(d.id)}>{d.name}</Link>
-            <span className="muted">{formatDistance(d.distance_km)}</span>
-          </li>
-        ))}
-      </ul>
+    <div className={`map-view map-style-${style}`}>
+      <div className="map-stage">
+        <div ref={el} className="map-canvas" role="region" aria-label={t('nearby_map')} data-testid="map" />
+        <div className="map-style-switch" role="group" aria-label={t('map_style')}>
+          {MAP_STYLES.map((s) => (
+            <button
+              key={s}
+              type="button"
+              className={s === style ? 'active' : ''}
+              aria-pressed={s === style}
+              onClick={() => setStyle(s)}
+            >
+              {t(s === 'light' ? 'map_style_light' : 'map_style_dark')}
+            </button>
+          ))}
+        </div>
+        {!tileUrl ? <p className="map-note">{t('map_offline_base')}</p> : null}
+        {baseError ? <p className="map-note map-note-error">{t('map_base_failed')}</p> : null}
+      </div>
+      <aside className="map-side">
+        <h2>{t('devices_on_map', { count: String(items.length) })}</h2>
+        {state.error ? <ErrorNote text={state.error} onRetry={state.reload} /> : null}
+        <ul className="map-list">
+          {items.map((d) => (
+            <li key={d.id}>
+              <Link to={paths.nearby.details(d.id)}>{d.name}</Link>
+              <span className="muted small">
+                {statusLabel(t, d.status)} · {formatDistance(d.distance_km)}
+              </span>
+            </li>
+          ))}
+        </ul>
+      </aside>
     </div>
   );
 }

@@ -5,6 +5,7 @@ import { useT } from '../../app/i18n';
 import { Field, PageHeader } from '../../components/ui';
 import { Icon } from '../../components/Icon';
 import { toast } from '../../stores/feedback';
+import { useSession } from '../../stores/session';
 import { paths } from '../../paths';
 import type { MessageKey } from '../../i18n';
 
@@ -32,6 +33,11 @@ export function PlaceOrderPage() {
     if (form.distance.trim() && positiveInt(form.distance) === null) next.distance = 'must_be_positive';
     setErrors(next);
     if (Object.keys(next).length) return;
+    // The page is public; placing the order needs an account.
+    if (!useSession.getState().token) {
+      navigate(paths.auth.signIn(paths.onDemand.placeOrder));
+      return;
+    }
     setBusy(true);
     setServerError(null);
     try {

@@ -1,0 +1,39 @@
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "apps")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: String,
+    pub position: i32,
+    pub name_en: String,
+    pub name_zh: String,
+    pub summary_en: String,
+    pub summary_zh: String,
+    pub description_en: String,
+    pub description_zh: String,
+    pub icon: String,
+    pub category: String,
+    pub display_type: String,
+    pub tier: String,
+    pub kind: String,
+    pub price_per_hour: i64,
+    pub publisher: String,
+    pub version: String,
+    pub top_pick: bool,
+    pub cpu_cores: i32,
+    pub memory_bytes: i64,
+    pub disk_bytes: i64,
+    pub gpu_count: i32,
+    pub listed: bool,
+    pub origin: String,
+    pub seed_version: Option<String>,
+    pub seed_fields: Option<String>,
+    pub created_at: DateTimeUtc,
+    pub updated_at: DateTimeUtc,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

@@ -1,0 +1,297 @@
+//! Market types: the seed catalogue file, the app as the API answers it, the query of a list.
+
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use crate::db::entity::apps;
+use crate::error::{AppError, Msg};
+use crate::http::Lang;
+
+pub const CATEGORIES: [&str; 7] = ["AI", "Metaverse", "Game", "Work", "Home", "Others", "Z-CLOUD"];
+/// The category filter value that selects the chosen apps; not a stored category.
+pub const TOP_PICKS: &str = "top_picks";
+pub const DISPLAY_TYPES: [&str; 8] =
+    ["Desktop", "Lite App", "NAS", "AI compute", "Server", "Remote desktop", "AI server", "Z-SERVER"];
+pub const TIERS: [&str; 3] = ["high", "standard", "basic"];
+pub const KINDS: [&str; 2] = ["own", "rent"];
+/// Longest keyword accepted by the search, in characters.
+pub const KEYWORD_MAX_CHARS: usize = 100;
+/// Default page size of the market lists (the UI's first page).
+pub const DEFAULT_LIMIT: u64 = 24;
+
+// ---------- the seed catalogue (assets/catalogue/apps.json, see assets/README.md) ----------
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CatalogueFile {
+    pub version: i32,
+    pub apps: Vec<SeedApp>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Text {
+    pub en: String,
+    pub zh: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Requirements {
+    pub cpu_cores: i32,
+    pub memory_bytes: i64,
+    pub disk_bytes: i64,
+    pub gpu_count: i32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeedApp {
+    pub slug: String,
+    pub version: String,
+    pub name: Text,
+    pub summary: Text,
+    pub description: Text,
+    pub icon: String,
+    pub category: String,
+    pub display_type: String,
+    pub tier: String,
+    pub kind: String,
+    pub price_per_hour: i64,
+    pub publisher: String,
+    #[serde(default)]
+    pub top_pick: bool,
+    pub requirements: Requirements,
+}
+
+/// The fields of an app that the catalogue provides and a person may change. The seed update
+/// compares them one by one (docs/market.md).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AppFields {
+    pub position: i32,
+    pub name_en: String,
+    pub name_zh: String,
+    pub summary_en: String,
+    pub summary_zh: String,
+    pub description_en: String,
+    pub description_zh: String,
+    pub icon: String,
+    pub category: String,
+    pub display_type: String,
+    pub tier: String,
+    pub kind: String,
+    pub price_per_hour: i64,
+    pub publisher: String,
+    pub version: String,
+    pub top_pick: bool,
+    pub cpu_cores: i32,
+    pub memory_bytes: i64,
+    pub disk_bytes: i64,
+    pub gpu_count: i32,
+}
+
+impl AppFields {
+    pub fn from_seed(a: &SeedApp, position: i32) -> AppFields {
+        AppFields {
+            position,
+            name_en: a.name.en.clone(),
+            name_zh: a.name.zh.clone(),
+            summary_en: a.summary.en.clone(),
+            summary_zh: a.summary.zh.clone(),
+            description_en: a.description.en.clone(),
+            description_zh: a.description.zh.clone(),
+            icon: a.icon.clone(),
+            category: a.category.clone(),
+            display_type: a.display_type.clone(),
+            tier: a.tier.clone(),
+            kind: a.kind.clone(),
+            price_per_hour: a.price_per_hour,
+            publisher: a.publisher.clone(),
+            version: a.version.clone(),
+            top_pick: a.top_pick,
+            cpu_cores: a.requirements.cpu_cores,
+            memory_bytes: a.requirements.memory_bytes,
+            disk_bytes: a.requirements.disk_bytes,
+            gpu_count: a.requirements.gpu_count,
+        }
+    }
+
+    pub fn from_row(m: &apps::Model) -> AppFields {
+        AppFields {
+            position: m.position,
+            name_en: m.name_en.clone(),
+            name_zh: m.name_zh.clone(),
+            summary_en: m.summary_en.clone(),
+            summary_zh: m.summary_zh.clone(),
+            description_en: m.description_en.clone(),
+            description_zh: m.description_zh.clone(),
+            icon: m.icon.clone(),
+            category: m.category.clone(),
+            display_type: m.display_type.clone(),
+            tier: m.tier.clone(),
+            kind: m.kind.clone(),
+            price_per_hour: m.price_per_hour,
+            publisher: m.publisher.clone(),
+            version: m.version.clone(),
+            top_pick: m.top_pick,
+            cpu_cores: m.cpu_cores,
+            memory_bytes: m.memory_bytes,
+            disk_bytes: m.disk_bytes,
+            gpu_count: m.gpu_count,
+        }
+    }
+}
+
+// ---------- the API's app ----------
+
+/// An app of the market, with its texts in the request language.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct App {
+    pub id: String,
+    pub name: String,
+    pub summary: String,
+    pub description: String,
+    /// `/assets/icons/apps/<id>.svg` for catalogue apps.
+    pub icon_url: String,
+    /// AI, Metaverse, Game, Work, Home, Others or Z-CLOUD.
+    pub category: String,
+    pub display_type: String,
+    /// high, standard or basic.
+    pub tier: String,
+    /// own (install on your own device) or rent.
+    pub kind: String,
+    /// Cents of the coin per hour (100 = 1 coin); 0 for free apps.
+    pub price_per_hour: i64,
+    pub publisher: String,
+    pub version: String,
+    /// Shown under the `top_picks` category filter.
+    pub top_pick: bool,
+    pub requirements: Requirements,
+}
+
+impl App {
+    pub fn from_row(m: &apps::Model, lang: Lang) -> App {
+        let (name, summary, description) = match lang {
+            Lang::En => (&m.name_en, &m.summary_en, &m.description_en),
+            Lang::Zh => (&m.name_zh, &m.summary_zh, &m.description_zh),
+        };
+        App {
+            id: m.id.clone(),
+            name: name.clone(),
+            summary: summary.clone(),
+            description: description.clone(),
+            icon_url: icon_url(&m.icon),
+            category: m.category.clone(),
+            display_type: m.display_type.clone(),
+            tier: m.tier.clone(),
+            kind: m.kind.clone(),
+            price_per_hour: m.price_per_hour,
+            publisher: m.publisher.clone(),
+            version: m.version.clone(),
+            top_pick: m.top_pick,
+            requirements: Requirements {
+                cpu_cores: m.cpu_cores,
+                memory_bytes: m.memory_bytes,
+                disk_bytes: m.disk_bytes,
+                gpu_count: m.gpu_count,
+            },
+        }
+    }
+}
+
+/// An icon path under assets/ is served at `/assets/<path>`; a URL is used as it is.
+pub fn icon_url(icon: &str) -> String {
+    if icon.starts_with('/') || icon.starts_with("http://") || icon.starts_with("https://") {
+        icon.to_string()
+    } else {
+        format!("/assets/{icon}")
+    }
+}
+
+// ---------- queries ----------
+
+/// `GET /market/applications`.
+#[derive(Debug, Clone, Default, Deserialize, IntoParams)]
+pub struct ListQuery {
+    /// AI, Metaverse, Game, Work, Home, Others, Z-CLOUD, or top_picks.
+    pub category: Option<String>,
+    pub offset: Option<i64>,
+    /// 1 to 100, default 24.
+    pub limit: Option<i64>,
+    /// en or zh; without it, `Accept-Language` decides.
+    pub language: Option<String>,
+}
+
+/// `GET /market/search`.
+#[derive(Debug, Clone, Default, Deserialize, IntoParams)]
+pub struct SearchQuery {
+    /// Matched case-insensitively against the English and Chinese names and summaries and the
+    /// publisher; several words must all match.
+    pub keyword: Option<String>,
+    pub category: Option<String>,
+    pub display_type: Option<String>,
+    /// high, standard or basic.
+    pub tier: Option<String>,
+    pub offset: Option<i64>,
+    pub limit: Option<i64>,
+    pub language: Option<String>,
+}
+
+/// `GET /market/applications/{id}`.
+#[derive(Debug, Clone, Default, Deserialize, IntoParams)]
+pub struct LangQuery {
+    pub language: Option<String>,
+}
+
+/// A checked filter: every value is one of the known ones, the keyword lowercased and split.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Filter {
+    pub terms: Vec<String>,
+    /// A stored category, or `top_picks`.
+    pub category: Option<&'static str>,
+    pub display_type: Option<&'static str>,
+    pub tier: Option<&'static str>,
+}
+
+fn pick(field: &'static str, value: Option<&str>, known: &[&'static str]) -> Result<Option<&'static str>, AppError> {
+    let Some(v) = value.map(str::trim).filter(|v| !v.is_empty()) else { return Ok(None) };
+    known
+        .iter()
+        .find(|k| k.eq_ignore_ascii_case(v))
+        .copied()
+        .map(Some)
+        .ok_or(AppError::invalid(field, Msg::InvalidField(field)))
+}
+
+pub fn category_filter(value: Option<&str>) -> Result<Option<&'static str>, AppError> {
+    const ALL: [&str; 8] = [TOP_PICKS, "AI", "Metaverse", "Game", "Work", "Home", "Others", "Z-CLOUD"];
+    // "top picks" as written in SPEC.md is accepted too.
+    let v = value.map(|v| if v.trim().eq_ignore_ascii_case("top picks") { TOP_PICKS } else { v });
+    pick("category", v, &ALL)
+}
+
+impl Filter {
+    pub fn new(
+        keyword: Option<&str>,
+        category: Option<&str>,
+        display_type: Option<&str>,
+        tier: Option<&str>,
+    ) -> Result<Filter, AppError> {
+        let keyword = keyword.unwrap_or("").trim();
+        if keyword.chars().count() > KEYWORD_MAX_CHARS {
+            return Err(AppError::invalid("keyword", Msg::KeywordTooLong));
+        }
+        Ok(Filter {
+            terms: keyword.to_lowercase().split_whitespace().map(str::to_string).collect(),
+            category: category_filter(category)?,
+            display_type: pick("display_type", display_type, &DISPLAY_TYPES)?,
+            tier: pick("tier", tier, &TIERS)?,
+        })
+    }
+}
+
+/// The answer's language: `?language=` when given, else `Accept-Language`.
+pub fn answer_lang(query: Option<&str>, header: Lang) -> Result<Lang, AppError> {
+    match query.map(str::trim).filter(|v| !v.is_empty()) {
+        None => Ok(header),
+        Some(v) => Lang::parse(v).ok_or(AppError::invalid("language", Msg::InvalidField("language"))),
+    }
+}

@@ -1,0 +1,200 @@
+//! Loads the seed catalogue (`assets/catalogue/apps.json`, embedded) into the `apps` table at
+//! start-up. The rule (docs/market.md): a catalogue whose hash was already applied is skipped
+//! with one read; otherwise, in one transaction, new apps are inserted and known apps get a
+//! three-way update per field: a field still holding what the catalogue last wrote takes the new
+//! catalogue value; a field someone changed keeps their value.
+
+use std::collections::HashMap;
+
+use anyhow::{Context, bail};
+use sea_orm::{ActiveModelTrait, ConnectionTrait, DatabaseConnection, EntityTrait, Set};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::db::entity::{apps, market_catalogue};
+use crate::market::model::{AppFields, CATEGORIES, CatalogueFile, DISPLAY_TYPES, KINDS, SeedApp, TIERS};
+
+/// The catalogue embedded in the binary.
+pub fn embedded_catalogue() -> anyhow::Result<String> {
+    let file = crate::ssr::bundle::Assets::get("catalogue/apps.json").context("assets/catalogue/apps.json is embedded")?;
+    String::from_utf8(file.data.into_owned()).context("apps.json is UTF-8")
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SeedReport {
+    /// The catalogue was already applied: nothing was read beyond one row.
+    pub skipped: bool,
+    pub inserted: usize,
+    pub updated: usize,
+    /// Fields left as a person changed them.
+    pub kept_fields: usize,
+}
+
+/// Applies a catalogue file (its JSON text) to the database.
+pub async fn apply(db: &DatabaseConnection, json: &str) -> anyhow::Result<SeedReport> {
+    let hash = hex::encode(Sha256::digest(json.as_bytes()));
+    if stored_hash(db).await? == hash {
+        return Ok(SeedReport { skipped: true, ..Default::default() });
+    }
+    let file: CatalogueFile = serde_json::from_str(json).context("parsing the app catalogue")?;
+    validate(&file)?;
+
+    let txn = crate::db::write_txn(db).await?;
+    // Holds the catalogue row for the transaction, so instances starting together on PostgreSQL
+    // apply it once (SQLite's BEGIN IMMEDIATE already serializes writers).
+    txn.execute_unprepared("UPDATE market_catalogue SET format_version = format_version WHERE id = 1").await?;
+    if stored_hash(&txn).await? == hash {
+        txn.commit().await?;
+        return Ok(SeedReport { skipped: true, ..Default::default() });
+    }
+    let existing: HashMap<String, apps::Model> =
+        apps::Entity::find().all(&txn).await?.into_iter().map(|m| (m.id.clone(), m)).collect();
+    let now = crate::db::now();
+    let mut report = SeedReport::default();
+    for (i, app) in file.apps.iter().enumerate() {
+        let new = AppFields::from_seed(app, i as i32);
+        let new_json = serde_json::to_string(&new)?;
+        match existing.get(&app.slug) {
+            None => {
+                let mut row = active_from(&new);
+                row.id = Set(app.slug.clone());
+                row.listed = Set(true);
+                row.origin = Set("seed".into());
+                row.seed_version = Set(Some(app.version.clone()));
+                row.seed_fields = Set(Some(new_json));
+                row.created_at = Set(now);
+                row.updated_at = Set(now);
+                row.insert(&txn).await?;
+                report.inserted += 1;
+            }
+            // An app added locally under a slug the catalogue later uses stays the local one.
+            Some(row) if row.origin != "seed" => {}
+            Some(row) => {
+                let current = AppFields::from_row(row);
+                let last: Option<AppFields> = row.seed_fields.as_deref().and_then(|s| serde_json::from_str(s).ok());
+                let (merged, kept) = merge(&current, last.as_ref(), &new)?;
+                if merged == current && last.as_ref() == Some(&new) {
+                    continue;
+                }
+                let mut active = active_from(&merged);
+                active.id = Set(row.id.clone());
+                active.seed_version = Set(Some(app.version.clone()));
+                active.seed_fields = Set(Some(new_json));
+                active.updated_at = Set(now);
+                active.update(&txn).await?;
+                report.updated += 1;
+                report.kept_fields += kept;
+            }
+        }
+    }
+    market_catalogue::ActiveModel {
+        id: Set(1),
+        hash: Set(hash),
+        format_version: Set(file.version),
+        applied_at: Set(Some(now)),
+    }
+    .update(&txn)
+    .await?;
+    txn.commit().await?;
+    Ok(report)
+}
+
+async fn stored_hash<C: ConnectionTrait>(db: &C) -> anyhow::Result<String> {
+    Ok(market_catalogue::Entity::find_by_id(1).one(db).await?.map(|m| m.hash).unwrap_or_default())
+}
+
+/// Three-way merge per field: `current` (the row), `last` (what the catalogue wrote last time),
+/// `new` (the catalogue now). Without `last`, every field that differs counts as changed by a
+/// person. Returns the merged fields and how many were kept as a person left them.
+pub fn merge(current: &AppFields, last: Option<&AppFields>, new: &AppFields) -> anyhow::Result<(AppFields, usize)> {
+    let cur = serde_json::to_value(current)?;
+    let new_v = serde_json::to_value(new)?;
+    let last_v = last.map(serde_json::to_value).transpose()?;
+    let (Value::Object(cur), Value::Object(new_v)) = (cur, new_v) else { bail!("fields serialize to objects") };
+    let mut out = serde_json::Map::new();
+    let mut kept = 0;
+    for (k, new_value) in new_v {
+        let cur_value = cur.get(&k).cloned().unwrap_or(Value::Null);
+        let untouched = match &last_v {
+            Some(Value::Object(l)) => l.get(&k) == Some(&cur_value),
+            _ => cur_value == new_value,
+        };
+        if untouched {
+            out.insert(k, new_value);
+        } else {
+            if cur_value != new_value {
+                kept += 1;
+            }
+            out.insert(k, cur_value);
+        }
+    }
+    Ok((serde_json::from_value(Value::Object(out))?, kept))
+}
+
+fn active_from(f: &AppFields) -> apps::ActiveModel {
+    apps::ActiveModel {
+        position: Set(f.position),
+        name_en: Set(f.name_en.clone()),
+        name_zh: Set(f.name_zh.clone()),
+        summary_en: Set(f.summary_en.clone()),
+        summary_zh: Set(f.summary_zh.clone()),
+        description_en: Set(f.description_en.clone()),
+        description_zh: Set(f.description_zh.clone()),
+        icon: Set(f.icon.clone()),
+        category: Set(f.category.clone()),
+        display_type: Set(f.display_type.clone()),
+        tier: Set(f.tier.clone()),
+        kind: Set(f.kind.clone()),
+        price_per_hour: Set(f.price_per_hour),
+        publisher: Set(f.publisher.clone()),
+        version: Set(f.version.clone()),
+        top_pick: Set(f.top_pick),
+        cpu_cores: Set(f.cpu_cores),
+        memory_bytes: Set(f.memory_bytes),
+        disk_bytes: Set(f.disk_bytes),
+        gpu_count: Set(f.gpu_count),
+        ..Default::default()
+    }
+}
+
+/// The checks a catalogue must pass before anything is written (a broken catalogue stops
+/// start-up with a message naming the app).
+pub fn validate(file: &CatalogueFile) -> anyhow::Result<()> {
+    let mut seen = std::collections::HashSet::new();
+    for a in &file.apps {
+        let ok_slug = !a.slug.is_empty()
+            && a.slug.len() <= 64
+            && a.slug.split('-').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()));
+        if !ok_slug {
+            bail!("catalogue app {:?}: the slug must be lowercase-kebab", a.slug);
+        }
+        if !seen.insert(a.slug.as_str()) {
+            bail!("catalogue app {:?} appears twice", a.slug);
+        }
+        check_app(a).with_context(|| format!("catalogue app {:?}", a.slug))?;
+    }
+    Ok(())
+}
+
+fn check_app(a: &SeedApp) -> anyhow::Result<()> {
+    if !CATEGORIES.contains(&a.category.as_str()) {
+        bail!("unknown category {:?}", a.category);
+    }
+    if !DISPLAY_TYPES.contains(&a.display_type.as_str()) {
+        bail!("unknown display type {:?}", a.display_type);
+    }
+    if !TIERS.contains(&a.tier.as_str()) {
+        bail!("unknown tier {:?}", a.tier);
+    }
+    if !KINDS.contains(&a.kind.as_str()) {
+        bail!("unknown kind {:?}", a.kind);
+    }
+    if a.name.en.trim().is_empty() || a.name.zh.trim().is_empty() {
+        bail!("a name is empty");
+    }
+    let r = a.requirements;
+    if a.price_per_hour < 0 || r.cpu_cores < 0 || r.memory_bytes < 0 || r.disk_bytes < 0 || r.gpu_count < 0 {
+        bail!("negative price or requirement");
+    }
+    Ok(())
+}
