@@ -23,7 +23,7 @@ pub async fn start(state: AppState) -> anyhow::Result<JobScheduler> {
         })?)
         .await?;
 
-    for job in crate::iam::jobs(&state) {
+    for job in crate::iam::jobs(&state).into_iter().chain(crate::iam::sme::jobs(&state)) {
         sched.add(job?).await?;
     }
 

@@ -1,9 +1,12 @@
 //! Entities: plain table shapes, no behaviour (the rules live in each domain's service).
 
 pub mod companies;
+pub mod company_history;
 pub mod company_members;
 pub mod email_verifications;
 pub mod mail_outbox;
+pub mod member_records;
 pub mod refresh_tokens;
+pub mod resource_assignments;
 pub mod sessions;
 pub mod users;

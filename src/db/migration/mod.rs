@@ -5,12 +5,13 @@ use sea_orm_migration::prelude::*;
 
 mod m0001_foundation;
 mod m0002_identity;
+mod m0003_companies;
 
 pub struct Migrator;
 
 #[async_trait::async_trait]
 impl MigratorTrait for Migrator {
     fn migrations() -> Vec<Box<dyn MigrationTrait>> {
-        vec![Box::new(m0001_foundation::Migration), Box::new(m0002_identity::Migration)]
+        vec![Box::new(m0001_foundation::Migration), Box::new(m0002_identity::Migration), Box::new(m0003_companies::Migration)]
     }
 }
