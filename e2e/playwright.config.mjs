@@ -46,6 +46,7 @@ export default defineConfig({
     env: {
       ZMARKET_SERVER__PUBLIC_URL: `http://127.0.0.1:${port}`,
       ZMARKET_DEVICES__OFFLINE_AFTER_SECS: process.env.ZMARKET_DEVICES__OFFLINE_AFTER_SECS || '90',
+      ZMARKET_DEVICES__HEARTBEAT_SECS: process.env.ZMARKET_DEVICES__HEARTBEAT_SECS || '30',
     },
   },
 });

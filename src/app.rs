@@ -44,6 +44,7 @@ pub fn api() -> OpenApiRouter<AppState> {
         .merge(crate::iam::routes::router())
         .merge(crate::iam::sme::routes::router())
         .merge(crate::market::routes::router())
+        .merge(crate::devices::routes::router())
 }
 
 pub fn router(state: AppState) -> Router {

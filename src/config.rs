@@ -23,6 +23,7 @@ pub struct Config {
     pub ssr: SsrConfig,
     pub map: MapConfig,
     pub devices: DevicesConfig,
+    pub agent: AgentConfig,
     pub log: LogConfig,
 }
 
@@ -64,6 +65,12 @@ pub struct AuthConfig {
     pub verification_ttl_secs: u64,
     /// Company invitations expire after this.
     pub invitation_ttl_secs: u64,
+    /// Sign-in attempts one IP may make in a burst, then one more every `login_ip_refill_secs`.
+    pub login_ip_burst: u32,
+    pub login_ip_refill_secs: u64,
+    /// Failed sign-ins one account may take in a burst, then one more every `login_account_refill_secs`.
+    pub login_account_burst: u32,
+    pub login_account_refill_secs: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -126,6 +133,15 @@ pub struct DevicesConfig {
     pub heartbeat_secs: u64,
 }
 
+/// Settings of `zmarket agent` (the device side).
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct AgentConfig {
+    /// Program run as `<provisioner> create|delete <machine id>` (payload JSON on stdin) to carry
+    /// out Z-CLOUD commands on a server-group host. Empty: such commands fail with that reason.
+    pub provisioner: String,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LogConfig {
@@ -148,6 +164,7 @@ impl Default for Config {
             ssr: SsrConfig::default(),
             map: MapConfig::default(),
             devices: DevicesConfig::default(),
+            agent: AgentConfig::default(),
             log: LogConfig::default(),
         }
     }
@@ -180,6 +197,10 @@ impl Default for AuthConfig {
             email_verification: true,
             verification_ttl_secs: 24 * 3600,
             invitation_ttl_secs: 7 * 24 * 3600,
+            login_ip_burst: 20,
+            login_ip_refill_secs: 3,
+            login_account_burst: 10,
+            login_account_refill_secs: 30,
         }
     }
 }
@@ -228,8 +249,8 @@ impl Default for LogConfig {
     }
 }
 
-const TOP_LEVEL_KEYS: [&str; 11] =
-    ["product_name", "data_dir", "server", "database", "auth", "mail", "downloads", "ssr", "map", "devices", "log"];
+const TOP_LEVEL_KEYS: [&str; 12] =
+    ["product_name", "data_dir", "server", "database", "auth", "mail", "downloads", "ssr", "map", "devices", "agent", "log"];
 
 fn is_setting_key(key: &str) -> bool {
     let key = key.to_ascii_lowercase();
@@ -330,6 +351,12 @@ impl Config {
         if self.auth.session_ttl_secs < self.auth.access_token_ttl_secs {
             return bad("auth.session_ttl_secs", "must be at least auth.access_token_ttl_secs");
         }
+        if self.auth.login_ip_burst == 0 || self.auth.login_account_burst == 0 {
+            return bad("auth.login_ip_burst", "bursts must be at least 1");
+        }
+        if self.auth.login_ip_refill_secs == 0 || self.auth.login_account_refill_secs == 0 {
+            return bad("auth.login_ip_refill_secs", "refill periods must be at least 1 second");
+        }
         if !self.auth.jwt_secret.is_empty() && self.auth.jwt_secret.len() < 32 {
             return bad("auth.jwt_secret", "must be at least 32 characters");
         }
@@ -365,6 +392,9 @@ impl Config {
         }
         if self.devices.offline_after_secs == 0 || self.devices.heartbeat_secs == 0 {
             return bad("devices", "intervals must be at least 1 second");
+        }
+        if self.devices.heartbeat_secs >= self.devices.offline_after_secs {
+            return bad("devices.heartbeat_secs", "must be shorter than devices.offline_after_secs");
         }
         if !["text", "json"].contains(&self.log.format.as_str()) {
             return bad("log.format", "must be text or json");

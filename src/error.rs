@@ -84,6 +84,9 @@ pub enum Msg {
     SharingModeForbids,
     DeviceNotRunning,
     NoCapacity,
+    DeviceNotFound,
+    DeviceSecretInvalid,
+    HostHasMachines,
 }
 
 impl Msg {
@@ -205,6 +208,15 @@ impl Msg {
                 "设备已停止或离线，不允许此操作",
             ),
             Msg::NoCapacity => ("No server has enough free capacity", "没有服务器有足够的空闲资源"),
+            Msg::DeviceNotFound => ("Device not found", "设备不存在"),
+            Msg::DeviceSecretInvalid => (
+                "This device is not registered or was unlinked: register it again",
+                "该设备未注册或已解绑：请重新注册",
+            ),
+            Msg::HostHasMachines => (
+                "Delete the Z-CLOUD machines running on this server first",
+                "请先删除运行在此服务器上的 Z-CLOUD 云主机",
+            ),
         };
         match lang {
             Lang::En => en.to_string(),

@@ -23,6 +23,9 @@ pub async fn start(state: AppState) -> anyhow::Result<JobScheduler> {
         })?)
         .await?;
 
+    for job in crate::devices::jobs(&state) {
+        sched.add(job?).await?;
+    }
     for job in crate::iam::jobs(&state).into_iter().chain(crate::iam::sme::jobs(&state)) {
         sched.add(job?).await?;
     }

@@ -3,6 +3,7 @@
 pub mod app;
 pub mod config;
 pub mod db;
+pub mod devices;
 pub mod error;
 pub mod http;
 pub mod iam;

@@ -40,6 +40,12 @@ enum Command {
         /// Where the device id and secret are kept.
         #[arg(long, default_value = "./agent-state")]
         state_dir: PathBuf,
+        /// Program that creates and deletes Z-CLOUD machines (wins over `[agent] provisioner`).
+        #[arg(long, value_name = "PATH")]
+        provisioner: Option<PathBuf>,
+        /// Seconds between heartbeats until the server names its own interval.
+        #[arg(long, default_value_t = 30)]
+        heartbeat_secs: u64,
     },
 }
 
@@ -70,8 +76,20 @@ fn main() -> ExitCode {
                 println!("migrations applied");
                 Ok(())
             }
-            Command::Agent { .. } => {
-                anyhow::bail!("the device agent is not part of this build yet")
+            Command::Agent { server, device_type, name, state_dir, provisioner, heartbeat_secs } => {
+                let provisioner = provisioner.or_else(|| {
+                    let p = config.agent.provisioner.trim();
+                    (!p.is_empty()).then(|| PathBuf::from(p))
+                });
+                zmarket::devices::agent::run(zmarket::devices::agent::AgentOptions {
+                    server,
+                    device_type,
+                    name,
+                    state_dir,
+                    provisioner,
+                    heartbeat_secs,
+                })
+                .await
             }
         }
     });
@@ -86,8 +104,9 @@ fn main() -> ExitCode {
 
 async fn serve(config: Config) -> anyhow::Result<()> {
     let bind = config.server.bind;
+    let shutdown = zmarket::server::shutdown_signal();
     let state = zmarket::server::prepare(config).await?;
     let listener = tokio::net::TcpListener::bind(bind).await.map_err(|e| anyhow::anyhow!("cannot listen on {bind}: {e}"))?;
     tracing::info!("listening on http://{}", listener.local_addr()?);
-    zmarket::server::serve(listener, state, zmarket::server::shutdown_signal()).await
+    zmarket::server::serve(listener, state, shutdown).await
 }

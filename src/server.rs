@@ -24,13 +24,14 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
     crate::db::migrate(&db).await.context("running migrations")?;
     let mailer = Mailer::new(db.clone(), &config.mail, config.mail_dir())?;
     let ssr = Arc::new(Ssr::new(&config));
+    let login_limiter = Arc::new(LoginLimiter::from_config(&config.auth));
     Ok(AppState {
         config: Arc::new(config),
         db,
         mailer,
         ssr,
         keys: Arc::new(Keys::new(&secret)),
-        login_limiter: Arc::new(LoginLimiter::default()),
+        login_limiter,
     })
 }
 
@@ -46,22 +47,38 @@ pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future
     Ok(())
 }
 
-/// Resolves on SIGINT or SIGTERM.
-pub async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Resolves on SIGINT or SIGTERM. The handlers are installed when this is called (before the
+/// listener is bound), so a signal that arrives during start-up is not lost.
+pub fn shutdown_signal() -> impl Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
+    let term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    #[cfg(unix)]
+    let int = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok();
+    async move {
+        #[cfg(unix)]
+        {
+            let term = async {
+                match term {
+                    Some(mut s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            let int = async {
+                match int {
+                    Some(mut s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! { _ = term => {}, _ = int => {} }
         }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
-    tracing::info!("shutting down");
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+        tracing::info!("shutting down");
+    }
 }

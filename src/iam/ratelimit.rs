@@ -19,13 +19,16 @@ pub struct LoginLimiter {
     closed_until: Mutex<HashMap<String, Instant>>,
 }
 
-impl Default for LoginLimiter {
-    fn default() -> Self {
-        Self::new(20, Duration::from_secs(3), 10, Duration::from_secs(30))
-    }
-}
-
 impl LoginLimiter {
+    pub fn from_config(a: &crate::config::AuthConfig) -> Self {
+        Self::new(
+            a.login_ip_burst,
+            Duration::from_secs(a.login_ip_refill_secs),
+            a.login_account_burst,
+            Duration::from_secs(a.login_account_refill_secs),
+        )
+    }
+
     pub fn new(ip_burst: u32, ip_every: Duration, account_burst: u32, account_every: Duration) -> Self {
         let quota = |burst: u32, every: Duration| {
             Quota::with_period(every).expect("non-zero period").allow_burst(NonZeroU32::new(burst.max(1)).expect("max(1)"))

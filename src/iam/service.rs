@@ -485,6 +485,9 @@ pub async fn avatar(state: &AppState, user_id: &str) -> Result<(Vec<u8>, String)
 /// Why the account cannot be deleted now. Each area adds its check as its tables exist.
 pub async fn deletion_blockers(db: &impl ConnectionTrait, user_id: &str) -> Result<Vec<String>, AppError> {
     let mut reasons = Vec::new();
+    if crate::devices::service::linked_count(db, user_id).await? > 0 {
+        reasons.push("devices_linked".to_string());
+    }
     let companies = company_members::Entity::find().filter(company_members::Column::UserId.eq(user_id)).count(db).await?;
     if companies > 0 {
         reasons.push("companies_joined".to_string());

@@ -7,7 +7,11 @@ use crate::app::AppState;
 use crate::http::Lang;
 
 pub async fn for_page(app: &AppState, path: &str, query: Option<&str>, lang: Lang) -> Value {
-    let data = Map::new();
-    let _ = (app, path, query, lang);
+    let mut data = Map::new();
+    let _ = lang;
+    // /nearby and /nearby/details (and their /m/ variants): `nearby`, `nearbyDetails`.
+    if let Some((key, value)) = crate::devices::service::page_data(app, path, query).await {
+        data.insert(key.to_string(), value);
+    }
     Value::Object(data)
 }

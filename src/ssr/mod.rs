@@ -186,6 +186,7 @@ pub async fn page(State(app): State<AppState>, method: Method, uri: Uri, headers
     let key = format!("{}|{theme}|{}|{version}|{url}", lang.code(), phone as u8);
 
     let cached = ssr.cache.lock().ok().and_then(|mut c| c.get(&key).cloned());
+    let mut render_ms = None;
     let (page, kind) = match cached {
         Some(page) => (page, RenderKind::Cache),
         None => {
@@ -200,8 +201,10 @@ pub async fn page(State(app): State<AppState>, method: Method, uri: Uri, headers
                 data,
             };
             let state_json = serde_json::to_string(&state).unwrap_or_else(|_| "{}".into());
+            let started = std::time::Instant::now();
             match ssr.render(url.clone(), state_json.clone()).await {
                 Ok(r) => {
+                    render_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
                     let status = StatusCode::from_u16(r.status).unwrap_or(StatusCode::OK);
                     let html = document::page(&ssr.manifest, lang, theme, &r.title, Some(&r.html), &state_json);
                     let page = Arc::new(CachedPage { status, html });
@@ -220,10 +223,10 @@ pub async fn page(State(app): State<AppState>, method: Method, uri: Uri, headers
             }
         }
     };
-    html_response(&page, kind)
+    html_response(&page, kind, render_ms)
 }
 
-fn html_response(page: &CachedPage, kind: RenderKind) -> Response {
+fn html_response(page: &CachedPage, kind: RenderKind, render_ms: Option<f64>) -> Response {
     let mut res = Response::new(Body::from(page.html.clone()));
     *res.status_mut() = page.status;
     let h = res.headers_mut();
@@ -239,6 +242,12 @@ fn html_response(page: &CachedPage, kind: RenderKind) -> Response {
             RenderKind::Client => "client",
         }),
     );
+    // Time spent waiting for and running the render (queue + QuickJS), for benchmarks and ops.
+    if let Some(ms) = render_ms {
+        if let Ok(v) = HeaderValue::from_str(&format!("render;dur={ms:.2}")) {
+            h.insert("server-timing", v);
+        }
+    }
     res
 }
 

@@ -209,3 +209,61 @@ const CONSOLE_SHIM: &str = r#"
   };
 })();
 "#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SCRIPT: &str = r#"
+        var calls = 0;
+        globalThis.zmarketRender = function (url, state) {
+          calls++;
+          if (url === '/boom') throw new Error('boom');
+          if (url === '/loop') { for (;;) {} }
+          if (url === '/hog') { var a = []; for (;;) a.push(new Array(100000).fill(1)); }
+          return JSON.stringify({ html: '<p>' + url + ' ' + JSON.parse(state).n + '</p>', status: url === '/missing' ? 404 : 200, title: 't' });
+        };
+    "#;
+
+    fn pool() -> RenderPool {
+        RenderPool::start(SCRIPT, PoolOptions { threads: 1, queue: 4, deadline: Duration::from_millis(200), memory_limit_bytes: 32 << 20 })
+    }
+
+    #[tokio::test]
+    async fn renders_and_reports_status() {
+        let p = pool();
+        let r = p.render("/a".into(), r#"{"n":1}"#.into()).await.unwrap();
+        assert_eq!((r.html.as_str(), r.status), ("<p>/a 1</p>", 200));
+        assert_eq!(p.render("/missing".into(), r#"{"n":2}"#.into()).await.unwrap().status, 404);
+    }
+
+    #[tokio::test]
+    async fn a_throwing_render_fails_and_the_next_one_works() {
+        let p = pool();
+        let e = p.render("/boom".into(), "{}".into()).await.unwrap_err();
+        assert!(e.to_string().contains("boom"), "{e}");
+        assert!(p.render("/ok".into(), r#"{"n":3}"#.into()).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn an_endless_render_is_interrupted_at_the_deadline() {
+        let p = pool();
+        assert!(p.render("/loop".into(), "{}".into()).await.is_err());
+        assert_eq!(p.render("/ok".into(), r#"{"n":4}"#.into()).await.unwrap().html, "<p>/ok 4</p>");
+    }
+
+    #[tokio::test]
+    async fn a_render_over_the_memory_limit_fails_and_the_runtime_is_rebuilt() {
+        let p = RenderPool::start(SCRIPT, PoolOptions { threads: 1, queue: 4, deadline: Duration::from_secs(5), memory_limit_bytes: 16 << 20 });
+        assert!(p.render("/hog".into(), "{}".into()).await.is_err());
+        assert!(p.render("/ok".into(), r#"{"n":5}"#.into()).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_full_queue_answers_saturated_at_once() {
+        let p = RenderPool::start(SCRIPT, PoolOptions { threads: 1, queue: 1, deadline: Duration::from_millis(300), memory_limit_bytes: 32 << 20 });
+        let slow = (0..6).map(|_| p.render("/loop".into(), "{}".into()));
+        let results = futures::future::join_all(slow).await;
+        assert!(results.iter().any(|r| matches!(r, Err(RenderError::Saturated))));
+    }
+}

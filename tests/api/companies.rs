@@ -514,7 +514,7 @@ async fn resources_are_assigned_to_members_who_see_only_theirs() {
     }
     let (s, body) = app.post_json(ASSIGN, &json!({"user_id": bid, "resource_type": "app", "resource_id": "not-in-catalogue"}), Some(&t)).await;
     assert_eq!((s, body["msg"].as_str().unwrap()), (404, "Resource not found"));
-    // No device belongs to a company until the devices domain links one (docs/companies.md, "Seams").
+    // A device id that is not the company's.
     let (s, _) = app.post_json(ASSIGN, &json!({"user_id": bid, "resource_type": "device", "resource_id": "ZB-0001"}), Some(&t)).await;
     assert_eq!(s, 404);
     let outsider = app.signed_in("outsider@example.com").await;
@@ -729,4 +729,90 @@ async fn company_scoped_calls_never_reach_another_company() {
     // A's admin still answers A's application.
     let (s, _) = app.post_json(&format!("{SME}/member/records/{application}/accept"), &json!({}), Some(&token_of(&a_admin))).await;
     assert_eq!(s, 200);
+}
+
+/// Registers a device as its agent would and binds it with `token`; returns the device id.
+async fn linked_device(app: &TestApp, token: &str) -> String {
+    let spec = json!({"cpu_cores": 4, "memory_bytes": 1u64 << 34, "disk_bytes": 1u64 << 39, "gpus": []});
+    let (s, b) = app.post_json("/api/agent/v1/register", &json!({"type": "Z-BOX", "name": "box", "spec": spec}), None).await;
+    assert_eq!(s, 200, "{b}");
+    let (id, code) = (b["data"]["device_id"].as_str().unwrap().to_string(), b["data"]["pairing_code"].as_str().unwrap().to_string());
+    let (s, b) = app.post_json("/api/ebs/v2/devices/link", &json!({"device_id": id, "pairing_code": code}), Some(token)).await;
+    assert_eq!(s, 200, "{b}");
+    id
+}
+
+#[tokio::test]
+async fn company_devices_are_allocated_and_members_see_only_theirs() {
+    let app = TestApp::spawn().await;
+    let a = app.signed_in("owner@example.com").await;
+    let b = app.signed_in("bob@example.com").await;
+    let c = app.signed_in("carol@example.com").await;
+    let x = app.signed_in("x-admin@example.com").await;
+    let id = seed_company(&app, "Acme Compute", &a, &[(&b, "member"), (&c, "member")]).await;
+    let other = seed_company(&app, "Other Co", &x, &[]).await;
+    let admin = app.switch(&a, &id).await;
+    let other_admin = app.switch(&x, &other).await;
+    let (bid, cid) = (user_id_of(&app, &b).await, user_id_of(&app, &c).await);
+    let t = token_of(&admin);
+
+    let d1 = linked_device(&app, &t).await;
+    let d2 = linked_device(&app, &t).await;
+    let personal = linked_device(&app, &token_of(&a)).await;
+    let foreign = linked_device(&app, &token_of(&other_admin)).await;
+
+    // Only the company's own devices can be allocated.
+    for dev in [&personal, &foreign, &"NOPE-NOPE-NOPE".to_string()] {
+        let (s, body) = app.post_json(ASSIGN, &json!({"user_id": bid, "resource_type": "device", "resource_id": dev}), Some(&t)).await;
+        assert_eq!((s, body["msg"].as_str().unwrap()), (404, "Resource not found"), "{dev}");
+    }
+    // Nor from another company, even to that company's own admin.
+    let (s, _) = app.post_json(ASSIGN, &json!({"user_id": user_id_of(&app, &x).await, "resource_type": "device", "resource_id": d1}), Some(&token_of(&other_admin))).await;
+    assert_eq!(s, 404);
+    for (user, dev) in [(&bid, &d1), (&cid, &d2)] {
+        let (s, body) = app.post_json(ASSIGN, &json!({"user_id": user, "resource_type": "device", "resource_id": dev}), Some(&t)).await;
+        assert_eq!(s, 200, "{body}");
+    }
+
+    // Each member sees only the device assigned to them (the devices domain reads the assignments).
+    let bob = app.switch(&b, &id).await;
+    let (_, body) = app.get_auth("/api/ebs/v2/devices", &token_of(&bob)).await;
+    let ids: Vec<&str> = body["data"]["items"].as_array().unwrap().iter().map(|d| d["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, [d1.as_str()]);
+    let (s, _) = app.get_auth(&format!("/api/ebs/v2/devices/{d2}"), &token_of(&bob)).await;
+    assert_eq!(s, 404);
+    let (_, body) = app.get_auth(RESOURCES, &token_of(&bob)).await;
+    assert_eq!(body["data"]["total"], 1);
+    assert_eq!(body["data"]["items"][0]["resource_type"], "device");
+    let (s, _) = app.post_json(UNASSIGN, &json!({"user_id": bid, "resource_type": "device", "resource_id": d1}), Some(&t)).await;
+    assert_eq!(s, 200);
+    let (_, body) = app.get_auth("/api/ebs/v2/devices", &token_of(&bob)).await;
+    assert_eq!(body["data"]["total"], 0);
+}
+
+#[tokio::test]
+async fn a_company_with_linked_devices_cannot_be_deleted() {
+    let app = TestApp::spawn().await;
+    let a = app.signed_in("owner@example.com").await;
+    let id = create(&app, &a, "Acme Compute").await;
+    let admin = app.switch(&a, &id).await;
+    let t = token_of(&admin);
+    let dev = linked_device(&app, &t).await;
+    // A personal device does not count.
+    linked_device(&app, &token_of(&a)).await;
+    let (s, body) = app.delete_json(SME, &json!({}), &t).await;
+    assert_eq!(s, 409, "{body}");
+    assert_eq!(body["msg"], "The company cannot be deleted: unlink all devices and release AI compute resources first");
+    assert_eq!(body["data"]["reasons"], json!(["devices_linked"]));
+    let (_, body) = crate::common::json_of(
+        app.client.delete(app.url(SME)).bearer_auth(&t).header("Accept-Language", "zh").json(&json!({})).send().await.unwrap(),
+    )
+    .await;
+    assert_eq!(body["msg"], "企业暂不能删除：请先解绑所有设备并释放 AI 算力资源");
+    let (_, body) = app.get_auth(SME, &t).await;
+    assert_eq!(body["data"].as_array().unwrap().len(), 2);
+    let (s, _) = app.delete_json(&format!("/api/ebs/v2/devices/{dev}"), &json!({}), &t).await;
+    assert_eq!(s, 200);
+    let (s, body) = app.delete_json(SME, &json!({}), &t).await;
+    assert_eq!(s, 200, "{body}");
 }

@@ -408,3 +408,49 @@ fn the_server_stops_gracefully_on_sigterm() {
     });
     assert!(code.success(), "{code:?}");
 }
+
+#[tokio::test]
+async fn a_saturated_render_pool_falls_back_to_client_rendering() {
+    let app = TestApp::spawn_with(|c| {
+        c.ssr.threads = 1;
+        c.ssr.queue = 1;
+    })
+    .await;
+    let mut tasks = Vec::new();
+    for i in 0..24 {
+        let client = app.client.clone();
+        let url = app.url(&format!("/market?n={i}"));
+        tasks.push(tokio::spawn(async move {
+            let res = client.get(url).send().await.unwrap();
+            let status = res.status().as_u16();
+            let kind = header(res.headers(), "x-render").to_string();
+            let body = res.text().await.unwrap();
+            (status, kind, body)
+        }));
+    }
+    let mut client_rendered = 0;
+    for t in tasks {
+        let (status, kind, body) = t.await.unwrap();
+        assert_eq!(status, 200);
+        if kind == "client" {
+            client_rendered += 1;
+            assert!(body.contains(r#"<div id="root" data-ssr="0"></div>"#));
+            assert!(body.contains(r#"<script id="zm-state" type="application/json">"#));
+        } else {
+            assert_eq!(kind, "server");
+            assert!(body.contains(r#"data-ssr="1""#));
+        }
+    }
+    assert!(client_rendered > 0, "24 concurrent renders on one thread with a queue of one must overflow");
+    // The server is still fine afterwards.
+    let res = app.get("/market?after=1").await;
+    assert_eq!(header(res.headers(), "x-render"), "server");
+}
+
+#[tokio::test]
+async fn server_renders_report_their_time() {
+    let app = TestApp::spawn().await;
+    let res = app.get("/market?timing=1").await;
+    let timing = header(res.headers(), "server-timing");
+    assert!(timing.starts_with("render;dur="), "{timing}");
+}

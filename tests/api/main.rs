@@ -2,5 +2,6 @@
 
 mod common;
 mod companies;
+mod devices;
 mod foundation;
 mod iam;

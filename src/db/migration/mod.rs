@@ -6,12 +6,18 @@ use sea_orm_migration::prelude::*;
 mod m0001_foundation;
 mod m0002_identity;
 mod m0003_companies;
+mod m0005_devices;
 
 pub struct Migrator;
 
 #[async_trait::async_trait]
 impl MigratorTrait for Migrator {
     fn migrations() -> Vec<Box<dyn MigrationTrait>> {
-        vec![Box::new(m0001_foundation::Migration), Box::new(m0002_identity::Migration), Box::new(m0003_companies::Migration)]
+        vec![
+            Box::new(m0001_foundation::Migration),
+            Box::new(m0002_identity::Migration),
+            Box::new(m0003_companies::Migration),
+            Box::new(m0005_devices::Migration),
+        ]
     }
 }

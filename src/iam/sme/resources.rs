@@ -3,16 +3,15 @@
 //! Companies own `resource_assignments`; the devices and apps domains read it through
 //! [`assigned_resource_ids`] to show a member only what is assigned to them. In the other
 //! direction, companies ask those domains whether a resource belongs to a company and whether
-//! anything still blocks a company's deletion. Until those domains' tables exist, the answers
-//! come from what exists today (see docs/companies.md, "Seams").
+//! anything still blocks a company's deletion. Where a domain's tables do not exist yet (market
+//! catalogue, AI compute), the answers come from what exists today (docs/companies.md, "Seams").
 
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
-use sea_orm::sea_query::{Alias, Expr, ExprTrait, Func, Query};
-use sea_orm::{ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QueryOrder, Statement};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder};
 
-use crate::db::entity::resource_assignments;
+use crate::db::entity::{devices, resource_assignments};
 use crate::error::AppError;
 use crate::iam::sme::model::ResourceType;
 
@@ -33,39 +32,18 @@ static CATALOGUE_IDS: LazyLock<HashSet<String>> = LazyLock::new(|| {
         .unwrap_or_default()
 });
 
-/// Whether the devices domain's table exists yet. SEAM: the devices table (branch `devices`,
-/// migration m0005_devices) is not merged into this branch; until it is, no device belongs to any
-/// company. Once merged, the queries below become plain entity queries (docs/companies.md).
-async fn devices_table_exists(db: &impl ConnectionTrait) -> Result<bool, AppError> {
-    let backend = db.get_database_backend();
-    let sql = match backend {
-        DbBackend::Sqlite => "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'devices'",
-        _ => "SELECT count(*) FROM information_schema.tables WHERE table_name = 'devices' AND table_schema = current_schema()",
-    };
-    let row = db.query_one_raw(Statement::from_string(backend, sql)).await?;
-    Ok(row.and_then(|r| r.try_get_by_index::<i64>(0).ok()).unwrap_or(0) > 0)
-}
-
-/// How many devices (of the devices domain, by its `owner_company_id`) the company owns, or
-/// whether it owns the one named `id`.
+/// How many devices (of the devices domain) the company owns, or whether it owns the one named `id`.
 async fn company_device_count(db: &impl ConnectionTrait, company_id: &str, id: Option<&str>) -> Result<u64, AppError> {
-    if !devices_table_exists(db).await? {
-        return Ok(0);
-    }
-    let mut q = Query::select();
-    q.expr(Func::count(Expr::col(Alias::new("id"))))
-        .from(Alias::new("devices"))
-        .and_where(Expr::col(Alias::new("owner_company_id")).eq(company_id));
+    let mut q = devices::Entity::find().filter(devices::Column::OwnerCompanyId.eq(company_id));
     if let Some(id) = id {
-        q.and_where(Expr::col(Alias::new("id")).eq(id));
+        q = q.filter(devices::Column::Id.eq(id));
     }
-    let row = db.query_one_raw(db.get_database_backend().build(&q)).await?;
-    Ok(u64::try_from(row.and_then(|r| r.try_get_by_index::<i64>(0).ok()).unwrap_or(0)).unwrap_or(0))
+    Ok(q.count(db).await?)
 }
 
 /// Whether `id` names a resource of `company` that may be assigned to its members.
 ///
-/// - device: a device linked to the company (see [`devices_table_exists`] for the seam).
+/// - device: a device bound in the company's context (the devices domain's `owner_company_id`).
 /// - app: SEAM: an app of the market catalogue (the company may use any catalogue app). Until the
 ///   market's catalogue table is merged, the ids are the seed catalogue's slugs.
 pub async fn resource_owned_by_company(
@@ -80,7 +58,7 @@ pub async fn resource_owned_by_company(
     })
 }
 
-/// How many devices are linked to the company (0 until the devices table is merged).
+/// How many devices are linked to the company.
 pub async fn company_devices_linked(db: &impl ConnectionTrait, company_id: &str) -> Result<u64, AppError> {
     company_device_count(db, company_id, None).await
 }

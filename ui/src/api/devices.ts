@@ -1,5 +1,5 @@
 import { api } from './client';
-import type { Device, ListPage } from './types';
+import type { Device, HostFree, ListPage } from './types';
 
 const EBS2 = '/api/ebs/v2';
 
@@ -23,3 +23,6 @@ export interface ZcloudBody {
   passthrough: boolean;
 }
 export const createZcloud = (body: ZcloudBody) => api.post<Device>(`${EBS2}/zcloud`, body);
+export const updateLocation = (id: string, body: { lat: number | null; lng: number | null }) =>
+  api.put<Device>(`${EBS2}/devices/${encodeURIComponent(id)}/location`, body);
+export const fetchZcloudCapacity = (signal?: AbortSignal) => api.get<HostFree[]>(`${EBS2}/zcloud/capacity`, { signal });

@@ -150,8 +150,24 @@ export interface Device {
   rentable: boolean;
   price_per_hour: number;
   spec: { cpu_cores: number; memory_bytes: number; disk_bytes: number; gpus: GpuInfo[] };
+  /** Live metrics of the last heartbeat; null before the first. */
+  metrics?: { cpu_percent: number; memory_used_bytes: number; disk_used_bytes: number } | null;
   location: { lat: number; lng: number } | null;
   last_seen_at: string | null;
+  /** Why a Z-CLOUD machine failed. */
+  status_reason?: string | null;
+  owner_kind?: 'user' | 'company';
+  /** Z-CLOUD: the server-group device it runs on. */
+  host_id?: string | null;
+  created_at?: string;
+}
+
+/** What one server-group host has left for Z-CLOUD machines. */
+export interface HostFree {
+  cpu_cores: number;
+  memory_bytes: number;
+  disk_bytes: number;
+  gpus: { name: string; passthrough: boolean; count: number }[];
 }
 
 export interface Member {

@@ -103,7 +103,7 @@ export function ClientEffects({ titleFor }: { titleFor: (pathname: string, lang:
 
   useEffect(() => {
     document.title = titleFor(location.pathname, lang, boot.productName);
-    document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
+    document.documentElement.lang = lang; // the same value the server rendered (zh | en)
   }, [location.pathname, lang, boot.productName, titleFor]);
 
   return null;

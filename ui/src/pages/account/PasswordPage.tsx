@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
-import { changePassword } from '../../api/iam';
+import { changePassword, logout } from '../../api/iam';
 import { errorText } from '../../api/client';
 import { useT } from '../../app/i18n';
 import { PageHeader, PasswordField } from '../../components/ui';
@@ -31,6 +31,9 @@ export default function PasswordPage() {
     try {
       await changePassword(f.old, f.next, f.confirm);
       toast('success', t('password_changed'));
+      // The server keeps this session after a password change (only the others end); this page
+      // asks for a fresh sign-in, so end it on the server too.
+      await logout().catch(() => undefined);
       clearSession();
       navigate(paths.auth.signIn(), { replace: true });
     } catch (err) {

@@ -1,20 +1,18 @@
-import { useState } from 'react';
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { fetchDevice, unlinkDevice } from '../../api/devices';
+import { fetchDevice, unlinkDevice, updateLocation, updateSharing } from '../../api/devices';
 import { errorText } from '../../api/client';
+import type { Device } from '../../api/types';
 import { useAsync } from '../../app/data';
-import { useT } from '../../app/i18n';
+import { useT, type TFunction } from '../../app/i18n';
 import { ConfirmDialog } from '../../components/Dialog';
-import { EmptyState, ErrorNote, PageHeader, SkeletonLines } from '../../components/ui';
+import { EmptyState, ErrorNote, Field, PageHeader, SkeletonLines } from '../../components/ui';
 import { Icon } from '../../components/Icon';
-import { describeResources, formatCoins, formatDateTime } from '../../format';
+import { formatCoins, formatDateTime, formatNumber, formatSize } from '../../format';
 import { toast } from '../../stores/feedback';
 import { paths } from '../../paths';
-import { resourceWords } from '../market/shared';
-import { gpuText, statusLabel } from '../nearby/shared';
-import type { MessageKey } from '../../i18n';
-
-const MODE_KEYS: Record<string, MessageKey> = { manual: 'mode_manual', autopilot: 'mode_autopilot', dedicated: 'mode_dedicated' };
+import { gpuText } from '../nearby/shared';
+import { DEVICE_REFRESH_MS, MODE_KEYS, StatusBadge, useInterval } from './shared';
 
 export default function DeviceDetailsPage() {
   const t = useT();
@@ -22,6 +20,11 @@ export default function DeviceDetailsPage() {
   const [params] = useSearchParams();
   const id = params.get('id') ?? '';
   const state = useAsync(id ? (signal) => fetchDevice(id, signal) : null, [id]);
+  const { setData } = state;
+  const refresh = useCallback(() => {
+    if (id) fetchDevice(id).then((d) => setData(() => d)).catch(() => {});
+  }, [id, setData]);
+  useInterval(refresh, DEVICE_REFRESH_MS);
   const [confirm, setConfirm] = useState(false);
   const [busy, setBusy] = useState(false);
   const d = state.data;
@@ -44,7 +47,7 @@ export default function DeviceDetailsPage() {
         <Icon name="chevronLeft" size={16} /> {t('back')}
       </Link>
       {state.error ? <ErrorNote text={state.error} onRetry={state.reload} /> : null}
-      {state.loading ? (
+      {state.loading && !d ? (
         <SkeletonLines lines={6} />
       ) : !d ? (
         !state.error ? <EmptyState icon="devices" title={t('device_not_found')} /> : null
@@ -59,42 +62,56 @@ export default function DeviceDetailsPage() {
               </button>
             }
           />
-          <dl className="facts card">
+          <dl className="facts card" aria-label={t('specification')}>
             <div>
               <dt>{t('type')}</dt>
               <dd>{d.type}</dd>
             </div>
             <div>
               <dt>{t('status')}</dt>
-              <dd>{statusLabel(t, d.status)}</dd>
-            </div>
-            <div>
-              <dt>{t('sharing_mode')}</dt>
-              <dd>{MODE_KEYS[d.sharing_mode] ? t(MODE_KEYS[d.sharing_mode]) : d.sharing_mode}</dd>
-            </div>
-            <div>
-              <dt>{t('rentable')}</dt>
-              <dd>{d.rentable ? t('rentable') : t('not_rentable')}</dd>
-            </div>
-            <div>
-              <dt>{t('price')}</dt>
-              <dd>
-                {formatCoins(d.price_per_hour)} {t('coins')} {t('per_hour')}
+              <dd data-testid="device-status">
+                <StatusBadge t={t} status={d.status} />
               </dd>
             </div>
+            {d.status_reason ? (
+              <div>
+                <dt>{t('status_reason')}</dt>
+                <dd>{d.status_reason}</dd>
+              </div>
+            ) : null}
             <div>
-              <dt>{t('specification')}</dt>
-              <dd>{d.spec ? describeResources({ ...d.spec, gpus: d.spec.gpus }, resourceWords(t)) : '-'}</dd>
+              <dt>{t('cpu_cores')}</dt>
+              <dd data-testid="device-cpu-cores">{d.spec.cpu_cores}</dd>
+            </div>
+            <div>
+              <dt>{t('memory')}</dt>
+              <dd>{formatSize(d.spec.memory_bytes)}</dd>
+            </div>
+            <div>
+              <dt>{t('disk')}</dt>
+              <dd>{formatSize(d.spec.disk_bytes)}</dd>
             </div>
             <div>
               <dt>{t('gpus')}</dt>
-              <dd>{d.spec ? gpuText(t, d.spec.gpus) : '-'}</dd>
+              <dd>
+                {gpuText(t, d.spec.gpus)}
+                {d.spec.gpus.some((g) => g.passthrough) ? ` · ${t('passthrough')}` : ''}
+              </dd>
             </div>
             <div>
               <dt>{t('last_seen')}</dt>
               <dd>{formatDateTime(d.last_seen_at)}</dd>
             </div>
           </dl>
+          <div className="device-sections">
+            <Metrics t={t} device={d} />
+            <SharingForm t={t} device={d} onSaved={(x) => setData(() => x)} />
+            <LocationForm t={t} device={d} onSaved={(x) => setData(() => x)} />
+            <section className="card">
+              <h2>{t('installed_apps')}</h2>
+              <p className="muted">{t('installed_apps_empty')}</p>
+            </section>
+          </div>
         </>
       )}
       <ConfirmDialog
@@ -107,5 +124,195 @@ export default function DeviceDetailsPage() {
         onClose={() => setConfirm(false)}
       />
     </div>
+  );
+}
+
+function Meter({ label, value, total, text }: { label: string; value: number; total: number; text: string }) {
+  const pct = total > 0 ? Math.min(100, Math.max(0, (value / total) * 100)) : 0;
+  return (
+    <div>
+      <dt>{label}</dt>
+      <dd>
+        {text}
+        <div className="meter" aria-hidden="true">
+          <span style={{ width: `${pct}%` }} />
+        </div>
+      </dd>
+    </div>
+  );
+}
+
+function Metrics({ t, device }: { t: TFunction; device: Device }) {
+  const m = device.metrics;
+  return (
+    <section className="card">
+      <h2>{t('live_metrics')}</h2>
+      {m ? (
+        <dl className="facts">
+          <Meter label={t('cpu_usage')} value={m.cpu_percent} total={100} text={`${formatNumber(m.cpu_percent, 1)} %`} />
+          <Meter
+            label={t('memory_used')}
+            value={m.memory_used_bytes}
+            total={device.spec.memory_bytes}
+            text={`${formatSize(m.memory_used_bytes)} / ${formatSize(device.spec.memory_bytes)}`}
+          />
+          <Meter
+            label={t('disk_used')}
+            value={m.disk_used_bytes}
+            total={device.spec.disk_bytes}
+            text={`${formatSize(m.disk_used_bytes)} / ${formatSize(device.spec.disk_bytes)}`}
+          />
+        </dl>
+      ) : (
+        <p className="muted">{t('no_metrics')}</p>
+      )}
+    </section>
+  );
+}
+
+/** Coins typed with up to 2 decimals -> smallest units. */
+function parseCoins(text: string): number | null {
+  const v = text.trim();
+  if (!/^\d+(\.\d{1,2})?$/.test(v)) return null;
+  const [whole, frac = ''] = v.split('.');
+  return Number(whole) * 100 + Number((frac + '00').slice(0, 2));
+}
+
+function SharingForm({ t, device, onSaved }: { t: TFunction; device: Device; onSaved: (d: Device) => void }) {
+  const [mode, setMode] = useState(device.sharing_mode);
+  const [rentable, setRentable] = useState(device.rentable);
+  const [price, setPrice] = useState(formatCoins(device.price_per_hour).replace(/,/g, ''));
+  const [error, setError] = useState<string | null>(null);
+  const [priceError, setPriceError] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    setMode(device.sharing_mode);
+    setRentable(device.rentable);
+    setPrice(formatCoins(device.price_per_hour).replace(/,/g, ''));
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [device.id]);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const cents = parseCoins(price);
+    setPriceError(cents === null ? t('price_invalid') : undefined);
+    if (cents === null) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const d = await updateSharing(device.id, { mode, rentable, price_per_hour: cents });
+      onSaved(d);
+      toast('success', t('sharing_saved'));
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section className="card">
+      <h2>{t('sharing_settings')}</h2>
+      <form onSubmit={submit} noValidate>
+        <fieldset className="plain-fieldset">
+          <legend className="field-label">{t('sharing_mode')}</legend>
+          {(['manual', 'autopilot', 'dedicated'] as const).map((m) => (
+            <label key={m} className="radio-row">
+              <input
+                type="radio"
+                name="sharing-mode"
+                value={m}
+                checked={mode === m}
+                onChange={() => {
+                  setMode(m);
+                  if (m === 'dedicated') setRentable(false);
+                  if (m === 'autopilot') setRentable(true);
+                }}
+              />
+              <span>{t(MODE_KEYS[m])}</span>
+            </label>
+          ))}
+        </fieldset>
+        <label className="checkbox-row">
+          <input type="checkbox" checked={rentable} disabled={mode !== 'manual'} onChange={(e) => setRentable(e.target.checked)} />
+          <span>{t('rentable')}</span>
+        </label>
+        <Field label={t('price_per_hour_coins')} inputMode="decimal" value={price} onChange={(e) => setPrice(e.target.value)} error={priceError} />
+        <p className="field-hint">{t('sharing_hint')}</p>
+        {error ? (
+          <p className="form-error" role="alert">
+            {error}
+          </p>
+        ) : null}
+        <button type="submit" className="button primary" disabled={busy}>
+          {t('save')}
+        </button>
+      </form>
+    </section>
+  );
+}
+
+function LocationForm({ t, device, onSaved }: { t: TFunction; device: Device; onSaved: (d: Device) => void }) {
+  const [lat, setLat] = useState(device.location ? String(device.location.lat) : '');
+  const [lng, setLng] = useState(device.location ? String(device.location.lng) : '');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const save = async (clear: boolean) => {
+    let body: { lat: number | null; lng: number | null } = { lat: null, lng: null };
+    if (!clear) {
+      const a = Number(lat);
+      const b = Number(lng);
+      if (!lat.trim() || !lng.trim() || !Number.isFinite(a) || !Number.isFinite(b) || Math.abs(a) > 90 || Math.abs(b) > 180) {
+        setError(t('lat_lng_invalid'));
+        return;
+      }
+      body = { lat: a, lng: b };
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      const d = await updateLocation(device.id, body);
+      onSaved(d);
+      if (clear) {
+        setLat('');
+        setLng('');
+      }
+      toast('success', t('location_saved'));
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section className="card">
+      <h2>{t('location')}</h2>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save(false);
+        }}
+        noValidate
+      >
+        <div className="form-row">
+          <Field label={t('latitude')} inputMode="decimal" value={lat} onChange={(e) => setLat(e.target.value)} />
+          <Field label={t('longitude')} inputMode="decimal" value={lng} onChange={(e) => setLng(e.target.value)} />
+        </div>
+        <p className="field-hint">{device.location ? t('location_hint') : t('location_none')}</p>
+        {error ? (
+          <p className="form-error" role="alert">
+            {error}
+          </p>
+        ) : null}
+        <div className="button-row">
+          <button type="submit" className="button primary" disabled={busy}>
+            {t('save')}
+          </button>
+          {device.location ? (
+            <button type="button" className="button ghost" disabled={busy} onClick={() => void save(true)}>
+              {t('clear_location')}
+            </button>
+          ) : null}
+        </div>
+      </form>
+    </section>
   );
 }

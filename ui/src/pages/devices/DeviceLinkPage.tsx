@@ -38,8 +38,9 @@ export default function DeviceLinkPage() {
   return (
     <div className="page narrow">
       <PageHeader title={t('link_device')} subtitle={t('no_devices_hint')} />
+      <p className="muted">{t('link_agent_hint')}</p>
       <form className="card form-card" onSubmit={submit} noValidate>
-        <Field label={t('device_id')} value={deviceId} onChange={(e) => setDeviceId(e.target.value)} error={errors.id} autoComplete="off" />
+        <Field label={t('device_id')} value={deviceId} onChange={(e) => setDeviceId(e.target.value)} error={errors.id} autoComplete="off" placeholder={t('device_id_placeholder')} />
         <Field label={t('pairing_code')} value={code} onChange={(e) => setCode(e.target.value)} error={errors.code} autoComplete="off" />
         {serverError ? (
           <p className="form-error" role="alert">

@@ -1,18 +1,38 @@
-import { Link } from 'react-router';
+import { useCallback } from 'react';
+import { Link, useSearchParams } from 'react-router';
 import { fetchDevices } from '../../api/devices';
 import { useAsync } from '../../app/data';
 import { useT } from '../../app/i18n';
 import { EmptyState, ErrorNote, PageHeader, SkeletonLines } from '../../components/ui';
 import { Icon } from '../../components/Icon';
-import { describeResources, formatDateTime } from '../../format';
+import { formatDateTime } from '../../format';
 import { paths } from '../../paths';
-import { resourceWords } from '../market/shared';
-import { statusLabel } from '../nearby/shared';
+import { gpuText } from '../nearby/shared';
+import { DEVICE_REFRESH_MS, DEVICE_STATUSES, DEVICE_TYPES, StatusBadge, deviceStatusLabel, specText, useInterval } from './shared';
 
 export default function DevicesPage() {
   const t = useT();
-  const state = useAsync((signal) => fetchDevices({}, signal), []);
+  const [params, setParams] = useSearchParams();
+  const type = params.get('type') ?? '';
+  const status = params.get('status') ?? '';
+  const filter = { type: type || undefined, status: status || undefined };
+  const state = useAsync((signal) => fetchDevices(filter, signal), [type, status]);
+  const { setData } = state;
+  // Live status: refresh quietly (no skeleton) while the page is open.
+  const refresh = useCallback(() => {
+    fetchDevices({ type: type || undefined, status: status || undefined })
+      .then((d) => setData(() => d))
+      .catch(() => {});
+  }, [type, status, setData]);
+  useInterval(refresh, DEVICE_REFRESH_MS);
+  const setFilter = (key: 'type' | 'status', value: string) => {
+    const next = new URLSearchParams(params);
+    if (value) next.set(key, value);
+    else next.delete(key);
+    setParams(next, { replace: true });
+  };
   const items = state.data?.items ?? [];
+  const filtered = Boolean(type || status);
   return (
     <div className="page">
       <PageHeader
@@ -28,8 +48,32 @@ export default function DevicesPage() {
           </>
         }
       />
+      <div className="filters" role="search">
+        <div className="field">
+          <label htmlFor="device-type-filter">{t('type')}</label>
+          <select id="device-type-filter" value={type} onChange={(e) => setFilter('type', e.target.value)}>
+            <option value="">{t('all_types')}</option>
+            {DEVICE_TYPES.map((x) => (
+              <option key={x} value={x}>
+                {x}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="device-status-filter">{t('status')}</label>
+          <select id="device-status-filter" value={status} onChange={(e) => setFilter('status', e.target.value)}>
+            <option value="">{t('all_statuses')}</option>
+            {DEVICE_STATUSES.map((x) => (
+              <option key={x} value={x}>
+                {deviceStatusLabel(t, x)}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
       {state.error ? <ErrorNote text={state.error} onRetry={state.reload} /> : null}
-      {state.loading ? (
+      {state.loading && !state.data ? (
         <SkeletonLines lines={5} />
       ) : items.length ? (
         <div className="table-wrap">
@@ -37,25 +81,27 @@ export default function DevicesPage() {
             <thead>
               <tr>
                 <th scope="col">{t('name')}</th>
+                <th scope="col">{t('device_id')}</th>
                 <th scope="col">{t('type')}</th>
                 <th scope="col">{t('status')}</th>
                 <th scope="col">{t('specification')}</th>
+                <th scope="col">{t('gpus')}</th>
                 <th scope="col">{t('last_seen')}</th>
               </tr>
             </thead>
             <tbody>
               {items.map((d) => (
-                <tr key={d.id}>
+                <tr key={d.id} data-device-id={d.id}>
                   <td>
                     <Link to={paths.console.deviceDetails(d.id)}>{d.name || d.id}</Link>
                   </td>
+                  <td className="mono">{d.id}</td>
                   <td>{d.type}</td>
                   <td>
-                    <span className={`status status-${d.status === 'online' || d.status === 'creating' ? d.status : 'offline'}`}>
-                      {statusLabel(t, d.status)}
-                    </span>
+                    <StatusBadge t={t} status={d.status} />
                   </td>
-                  <td>{d.spec ? describeResources({ ...d.spec, gpus: d.spec.gpus }, resourceWords(t)) : '-'}</td>
+                  <td>{specText(t, d.spec)}</td>
+                  <td>{d.spec ? gpuText(t, d.spec.gpus) : '-'}</td>
                   <td>{formatDateTime(d.last_seen_at)}</td>
                 </tr>
               ))}
@@ -63,16 +109,20 @@ export default function DevicesPage() {
           </table>
         </div>
       ) : !state.error ? (
-        <EmptyState
-          icon="devices"
-          title={t('no_devices')}
-          text={t('no_devices_hint')}
-          action={
-            <Link className="button primary" to={paths.console.link}>
-              {t('link_device')}
-            </Link>
-          }
-        />
+        filtered ? (
+          <EmptyState icon="devices" title={t('no_devices')} />
+        ) : (
+          <EmptyState
+            icon="devices"
+            title={t('no_devices')}
+            text={t('no_devices_hint')}
+            action={
+              <Link className="button primary" to={paths.console.link}>
+                {t('link_device')}
+              </Link>
+            }
+          />
+        )
       ) : null}
     </div>
   );

@@ -1,0 +1,68 @@
+"""Sign-in and refresh throughput, as ratios to /healthz measured by the same client in one run.
+Sign-in is bounded by Argon2id (19 MiB, 2 passes) by design; refresh is one write transaction."""
+import json
+import os
+import threading
+import time
+import urllib.request
+
+from common import Server
+
+SECONDS = float(os.environ.get("BENCH_SECONDS", "5"))
+WORKERS = int(os.environ.get("BENCH_WORKERS", "8"))
+PASSWORD = "Secret123"
+
+
+def call(base, method, path, body=None, token=None):
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(base + path, data=data, method=method)
+    if data is not None:
+        req.add_header("content-type", "application/json")
+    if token:
+        req.add_header("authorization", "Bearer " + token)
+    with urllib.request.urlopen(req, timeout=30) as r:
+        raw = r.read()
+        return json.loads(raw) if raw[:1] == b"{" else raw
+
+
+def run(workers, fn):
+    """Calls fn(worker_index) in `workers` threads for SECONDS; returns calls per second."""
+    count = [0] * workers
+    stop = time.perf_counter() + SECONDS
+
+    def loop(i):
+        while time.perf_counter() < stop:
+            fn(i)
+            count[i] += 1
+
+    threads = [threading.Thread(target=loop, args=(i,)) for i in range(workers)]
+    t0 = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return sum(count) / (time.perf_counter() - t0)
+
+
+env = {
+    "ZMARKET_AUTH__EMAIL_VERIFICATION": "false",
+    "ZMARKET_AUTH__LOGIN_IP_BURST": "1000000",
+    "ZMARKET_AUTH__LOGIN_ACCOUNT_BURST": "1000000",
+}
+with Server(env) as s:
+    emails = [f"bench{i}@example.com" for i in range(WORKERS)]
+    for e in emails:
+        call(s.base, "POST", "/api/iam/v1/register", {"email": e, "password": PASSWORD, "confirm_password": PASSWORD, "agree": True})
+    sessions = [call(s.base, "POST", "/api/iam/v2/login/password", {"email": e, "password": PASSWORD})["data"] for e in emails]
+    chains = [x["refresh_token"] for x in sessions]
+
+    def refresh(i):
+        chains[i] = call(s.base, "GET", "/api/iam/v1/refresh", token=chains[i])["data"]["refresh_token"]
+
+    health = run(WORKERS, lambda i: call(s.base, "GET", "/healthz"))
+    login = run(WORKERS, lambda i: call(s.base, "POST", "/api/iam/v2/login/password", {"email": emails[i], "password": PASSWORD}))
+    refreshes = run(WORKERS, refresh)
+    print(f"same client, {WORKERS} threads, {SECONDS:.0f} s each:")
+    print(f"/healthz: {health:.0f} req/s")
+    print(f"sign-in: {login:.1f} req/s, ratio to /healthz {login / health:.4f}")
+    print(f"refresh (rotation, one write transaction): {refreshes:.0f} req/s, ratio to /healthz {refreshes / health:.3f}")

@@ -1,0 +1,96 @@
+"""Shared helpers for the benchmarks: start the release binary on 127.0.0.1 with a fresh data dir,
+time requests, run wrk. Everything is bounded in time and requests and targets loopback only."""
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.environ.get("ZMARKET_BENCH_BIN", os.path.join(ROOT, "target", "release", "zmarket"))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """The binary serving on a free loopback port with an empty data dir."""
+
+    def __init__(self, env=None):
+        if not os.path.exists(BIN):
+            raise SystemExit(f"{BIN} is missing: run `cargo build --release` first")
+        self.dir = tempfile.mkdtemp(prefix="zmarket-bench-")
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        e = dict(os.environ)
+        e.update({"ZMARKET_LOG__LEVEL": "warn"})
+        e.update(env or {})
+        t0 = time.perf_counter()
+        self.proc = subprocess.Popen(
+            [BIN, "serve", "--bind", f"127.0.0.1:{self.port}", "--data-dir", os.path.join(self.dir, "data")],
+            env=e, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=self.dir,
+        )
+        deadline = t0 + 20
+        while True:
+            try:
+                with urllib.request.urlopen(self.base + "/healthz", timeout=1) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.perf_counter() > deadline:
+                self.stop()
+                raise SystemExit("server did not start within 20 s")
+            time.sleep(0.002)
+        self.startup_secs = time.perf_counter() - t0
+
+    def get(self, path, headers=None):
+        req = urllib.request.Request(self.base + path, headers=headers or {})
+        t0 = time.perf_counter()
+        with urllib.request.urlopen(req, timeout=30) as r:
+            body = r.read()
+            return r.status, dict(r.headers), body, time.perf_counter() - t0
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+def wrk(url, seconds=5, connections=16, threads=2, script=None):
+    """Requests per second measured by wrk (apt-get install wrk)."""
+    if shutil.which("wrk") is None:
+        raise SystemExit("wrk is missing: apt-get install -y wrk")
+    cmd = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency"]
+    if script:
+        cmd += ["-s", script]
+    out = subprocess.run(cmd + [url], capture_output=True, text=True, timeout=seconds + 30).stdout
+    rps = next((float(l.split()[1]) for l in out.splitlines() if l.startswith("Requests/sec:")), 0.0)
+    p99 = next((l.split()[1] for l in out.splitlines() if l.strip().startswith("99%")), "?")
+    non2xx = next((l.strip() for l in out.splitlines() if "Non-2xx" in l), "")
+    return rps, p99, non2xx
+
+
+def median(xs):
+    s = sorted(xs)
+    return s[len(s) // 2]
+
+
+def pct(xs, p):
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(len(s) * p))]

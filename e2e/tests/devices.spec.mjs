@@ -1,0 +1,123 @@
+// Devices end to end: a real `zmarket agent` process registers with the server the Playwright
+// config started, a person binds it in the browser, sees it online with this machine's real CPU
+// count, the agent stops and the device goes offline.
+//
+// Run with short timings, e.g.:
+//   ZMARKET_DEVICES__OFFLINE_AFTER_SECS=4 ZMARKET_DEVICES__HEARTBEAT_SECS=1 npx playwright test tests/devices.spec.mjs
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join, resolve } from 'node:path';
+import { test, expect } from './fixtures.mjs';
+
+const bin = process.env.E2E_ZMARKET_BIN || resolve(import.meta.dirname, '../../target/release/zmarket');
+const offlineAfter = Number(process.env.ZMARKET_DEVICES__OFFLINE_AFTER_SECS || 90);
+const heartbeat = Number(process.env.ZMARKET_DEVICES__HEARTBEAT_SECS || 30);
+const PASSWORD = 'Secret123';
+
+/** Signs up through the API and opens the mailed verification link. */
+async function verifiedAccount(request, email) {
+  const res = await request.post('/api/iam/v1/register', {
+    data: { email, password: PASSWORD, confirm_password: PASSWORD, agree: true },
+  });
+  expect(res.status()).toBe(200);
+  const mailDir = join(process.env.E2E_DATA_DIR, 'mail');
+  let token = null;
+  await expect
+    .poll(() => {
+      for (const f of readdirSync(mailDir, { withFileTypes: true }).filter((e) => e.name.endsWith('.eml'))) {
+        const text = readFileSync(join(mailDir, f.name), 'utf8');
+        if (text.includes(`To: ${email}`)) {
+          token = text.match(/token=([A-Za-z0-9_-]+)/)?.[1] ?? null;
+        }
+      }
+      return token;
+    })
+    .not.toBeNull();
+  const v = await request.get(`/api/iam/v1/verify-email?token=${token}`);
+  expect(v.status()).toBe(200);
+}
+
+/** Starts `zmarket agent` and waits for the device id and pairing code it prints. */
+function startAgent(server, stateDir) {
+  const child = spawn(bin, ['agent', '--server', server, '--type', 'Z-BOX', '--name', 'e2e box', '--state-dir', stateDir], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ZMARKET_LOG__LEVEL: 'warn' },
+  });
+  let out = '';
+  const printed = new Promise((resolvePrinted, reject) => {
+    const onData = (chunk) => {
+      out += chunk.toString();
+      const id = out.match(/^device id: (\S+)$/m)?.[1];
+      const code = out.match(/^pairing code: (\S+)$/m)?.[1];
+      if (id && code) resolvePrinted({ id, code });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (c) => (out += c.toString()));
+    child.on('exit', (code) => reject(new Error(`agent exited with ${code}:\n${out}`)));
+  });
+  return { child, printed, output: () => out };
+}
+
+test('a real agent is bound in the browser, goes online with its CPU count, then offline', async ({
+  page,
+  request,
+  baseURL,
+  consoleErrors,
+}) => {
+  test.setTimeout(60_000 + (offlineAfter + heartbeat) * 2000);
+  const email = `devices-${Date.now()}@example.com`;
+  await verifiedAccount(request, email);
+
+  const stateDir = mkdtempSync(join(os.tmpdir(), 'zmarket-agent-'));
+  const agent = startAgent(baseURL, stateDir);
+  try {
+    const { id, code } = await agent.printed;
+    expect(id).toMatch(/^[2-9A-HJKMNP-Z]{4}-[2-9A-HJKMNP-Z]{4}-[2-9A-HJKMNP-Z]{4}$/);
+    expect(code).toMatch(/^[2-9A-HJKMNP-Z]{8}$/);
+
+    // Sign in through the page.
+    await page.goto('/auth/signin?redirect=/devices/link');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign In' }).click();
+    await expect(page).toHaveURL(/\/devices\/link/);
+
+    // A wrong pairing code is refused with the SPEC.md message.
+    await page.getByLabel('Device ID').fill(id);
+    await page.getByLabel('Pairing code').fill(code === '22222222' ? '33333333' : '22222222');
+    await page.getByRole('button', { name: 'Bind' }).click();
+    await expect(page.getByRole('alert')).toHaveText('Invalid Device ID');
+
+    // The right one binds and opens the details.
+    await page.getByLabel('Pairing code').fill(code);
+    await page.getByRole('button', { name: 'Bind' }).click();
+    await expect(page).toHaveURL(new RegExp(`/devices/details\\?id=${id}`));
+    await expect(page.getByTestId('device-status')).toHaveText('Online');
+    await expect(page.getByTestId('device-cpu-cores')).toHaveText(String(os.cpus().length));
+    await page.screenshot({ path: 'test-results/devices-details-online.png', fullPage: true });
+
+    // The list shows it online.
+    await page.goto('/devices');
+    const row = page.locator(`tr[data-device-id="${id}"]`);
+    await expect(row).toContainText('e2e box');
+    await expect(row).toContainText('Online');
+    await page.screenshot({ path: 'test-results/devices-list-online.png', fullPage: true });
+
+    // The agent stops: the device goes offline, and the open page shows it (live status).
+    agent.child.kill('SIGTERM');
+    await expect(row).toContainText('Offline', { timeout: (offlineAfter + 20) * 1000 });
+    await page.getByLabel('Status').selectOption('offline');
+    await expect(page.locator(`tr[data-device-id="${id}"]`)).toBeVisible();
+    await page.screenshot({ path: 'test-results/devices-list-offline.png', fullPage: true });
+
+    // In Chinese.
+    await page.goto(`/devices/details?id=${id}&language=zh`);
+    await expect(page.getByTestId('device-status')).toHaveText('离线');
+    await page.screenshot({ path: 'test-results/devices-details-zh.png', fullPage: true });
+    expect(consoleErrors.filter((e) => !/Failed to load resource/.test(e))).toEqual([]);
+  } finally {
+    agent.child.kill('SIGKILL');
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,46 @@
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+#[sea_orm(table_name = "devices")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: String,
+    pub name: String,
+    /// Z-BOX | P-BOX | Z-CLOUD | server group
+    pub device_type: String,
+    /// online | offline | creating | failed
+    pub status: String,
+    pub status_reason: Option<String>,
+    pub secret_hash: Option<String>,
+    pub pairing_hash: Option<String>,
+    pub owner_user_id: Option<String>,
+    pub owner_company_id: Option<String>,
+    pub bound_by: Option<String>,
+    pub bound_at: Option<DateTimeUtc>,
+    /// manual | autopilot | dedicated
+    pub sharing_mode: String,
+    pub rentable: bool,
+    pub price_per_hour: i64,
+    pub cpu_cores: i64,
+    pub memory_bytes: i64,
+    pub disk_bytes: i64,
+    /// JSON list of {name, passthrough, vram}
+    pub gpus: String,
+    pub cpu_percent: Option<f64>,
+    pub memory_used_bytes: Option<i64>,
+    pub disk_used_bytes: Option<i64>,
+    pub lat: Option<f64>,
+    pub lng: Option<f64>,
+    pub host_id: Option<String>,
+    pub gpu_count: i64,
+    pub gpu_model: String,
+    pub passthrough: bool,
+    pub last_seen_at: Option<DateTimeUtc>,
+    pub created_at: DateTimeUtc,
+    pub updated_at: DateTimeUtc,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

@@ -1,0 +1,357 @@
+//! Device request/response types and the validated newtypes built at the edge.
+
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::error::{AppError, Msg};
+
+/// Letters and digits a person cannot confuse (no 0/O, 1/I/L).
+pub const ALPHABET: &[u8] = b"23456789ABCDEFGHJKMNPQRSTUVWXYZ";
+
+fn random_chars(n: usize) -> String {
+    let mut rng = rand::rng();
+    (0..n).map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char).collect()
+}
+
+/// A device id as printed by the agent: three groups of four characters of [`ALPHABET`]
+/// separated by dashes, e.g. `7KQ2-M9XD-4HTR`. Typed ids are trimmed and upper-cased.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceId(String);
+
+impl DeviceId {
+    pub fn new_random() -> DeviceId {
+        DeviceId(format!("{}-{}-{}", random_chars(4), random_chars(4), random_chars(4)))
+    }
+    pub fn parse(raw: Option<&str>) -> Result<DeviceId, AppError> {
+        let err = || AppError::invalid("device_id", Msg::InvalidDeviceId);
+        let raw = raw.map(str::trim).unwrap_or("").to_ascii_uppercase();
+        let groups: Vec<&str> = raw.split('-').collect();
+        let ok = groups.len() == 3 && groups.iter().all(|g| g.len() == 4 && g.bytes().all(|b| ALPHABET.contains(&b)));
+        if ok { Ok(DeviceId(raw)) } else { Err(err()) }
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A pairing code: 8 characters of [`ALPHABET`]; typed codes are trimmed, upper-cased, and may
+/// contain spaces or dashes.
+pub struct PairingCode(String);
+
+impl PairingCode {
+    pub const LEN: usize = 8;
+    pub fn new_random() -> PairingCode {
+        PairingCode(random_chars(Self::LEN))
+    }
+    /// `None` for anything that cannot be a code (answered like a wrong code).
+    pub fn parse(raw: Option<&str>) -> Option<PairingCode> {
+        let code: String =
+            raw.unwrap_or("").chars().filter(|c| !c.is_whitespace() && *c != '-').collect::<String>().to_ascii_uppercase();
+        (code.len() == Self::LEN && code.bytes().all(|b| ALPHABET.contains(&b))).then_some(PairingCode(code))
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+pub const TYPES: [&str; 4] = ["Z-BOX", "P-BOX", "Z-CLOUD", "server group"];
+/// Types an agent may register as (Z-CLOUD machines are made by the server).
+pub const AGENT_TYPES: [&str; 3] = ["Z-BOX", "P-BOX", "server group"];
+pub const SERVER_GROUP: &str = "server group";
+pub const ZCLOUD: &str = "Z-CLOUD";
+
+pub const ONLINE: &str = "online";
+pub const OFFLINE: &str = "offline";
+pub const CREATING: &str = "creating";
+pub const FAILED: &str = "failed";
+
+pub const MODES: [&str; 3] = ["manual", "autopilot", "dedicated"];
+
+/// Largest price an owner may ask: 1,000,000 coins an hour.
+pub const MAX_PRICE: i64 = 100_000_000;
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+pub struct Gpu {
+    pub name: String,
+    pub passthrough: bool,
+    /// bytes
+    pub vram: i64,
+}
+
+/// What a machine has.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, Default)]
+pub struct Spec {
+    pub cpu_cores: i64,
+    pub memory_bytes: i64,
+    pub disk_bytes: i64,
+    #[serde(default)]
+    pub gpus: Vec<Gpu>,
+}
+
+impl Spec {
+    /// Sane bounds for what an agent reports (a value outside is refused as invalid input).
+    pub fn check(&self) -> Result<(), AppError> {
+        if !(0..=65_536).contains(&self.cpu_cores) {
+            return Err(AppError::invalid("spec.cpu_cores", Msg::InvalidField("spec.cpu_cores")));
+        }
+        if self.memory_bytes < 0 || self.disk_bytes < 0 {
+            return Err(AppError::invalid("spec", Msg::InvalidField("spec")));
+        }
+        if self.gpus.len() > 64 || self.gpus.iter().any(|g| g.name.chars().count() > 200 || g.vram < 0) {
+            return Err(AppError::invalid("spec.gpus", Msg::InvalidField("spec.gpus")));
+        }
+        Ok(())
+    }
+}
+
+/// How busy a machine is now.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, Default)]
+pub struct Metrics {
+    pub cpu_percent: f64,
+    pub memory_used_bytes: i64,
+    pub disk_used_bytes: i64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct Location {
+    pub lat: f64,
+    pub lng: f64,
+}
+
+impl Location {
+    pub fn check(lat: Option<f64>, lng: Option<f64>) -> Result<Location, AppError> {
+        let lat = lat.filter(|v| v.is_finite() && (-90.0..=90.0).contains(v)).ok_or(AppError::invalid("lat", Msg::InvalidField("lat")))?;
+        let lng =
+            lng.filter(|v| v.is_finite() && (-180.0..=180.0).contains(v)).ok_or(AppError::invalid("lng", Msg::InvalidField("lng")))?;
+        Ok(Location { lat, lng })
+    }
+}
+
+/// A device as its owner sees it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Device {
+    pub id: String,
+    pub name: String,
+    /// Z-BOX, P-BOX, Z-CLOUD or server group
+    #[serde(rename = "type")]
+    pub device_type: String,
+    /// online, offline, creating or failed
+    pub status: String,
+    /// Why a Z-CLOUD machine failed.
+    pub status_reason: Option<String>,
+    pub sharing_mode: String,
+    pub rentable: bool,
+    /// coin cents per hour
+    pub price_per_hour: i64,
+    pub spec: Spec,
+    pub metrics: Option<Metrics>,
+    pub location: Option<Location>,
+    /// "user" or "company"
+    pub owner_kind: String,
+    /// Z-CLOUD: the server-group device it runs on.
+    pub host_id: Option<String>,
+    pub last_seen_at: Option<chrono::DateTime<chrono::Utc>>,
+    pub created_at: chrono::DateTime<chrono::Utc>,
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct DeviceFilter {
+    /// Z-BOX, P-BOX, Z-CLOUD or server group
+    #[serde(rename = "type")]
+    pub device_type: Option<String>,
+    /// online or offline (offline also lists unknown and failed) or creating
+    pub status: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct LinkRequest {
+    pub device_id: Option<String>,
+    pub pairing_code: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct SharingRequest {
+    /// manual, autopilot or dedicated
+    pub mode: Option<String>,
+    pub rentable: Option<bool>,
+    /// coin cents per hour
+    pub price_per_hour: Option<i64>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct LocationRequest {
+    pub lat: Option<f64>,
+    pub lng: Option<f64>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct RenameRequest {
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct ZcloudRequest {
+    pub name: Option<String>,
+    pub cpu_cores: Option<i64>,
+    pub memory_bytes: Option<i64>,
+    pub disk_bytes: Option<i64>,
+    #[serde(default)]
+    pub gpu_count: Option<i64>,
+    #[serde(default)]
+    pub gpu_model: Option<String>,
+    #[serde(default)]
+    pub passthrough: Option<bool>,
+}
+
+/// What one server-group host has left for Z-CLOUD machines.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct HostFree {
+    pub cpu_cores: i64,
+    pub memory_bytes: i64,
+    pub disk_bytes: i64,
+    /// Free GPUs by model (passthrough-capable ones counted separately).
+    pub gpus: Vec<GpuFree>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct GpuFree {
+    pub name: String,
+    pub passthrough: bool,
+    pub count: i64,
+}
+
+/// Device names: trimmed, 1-64 characters.
+pub fn device_name(field: &'static str, raw: Option<&str>) -> Result<String, AppError> {
+    let name = raw.map(str::trim).unwrap_or("");
+    let n = name.chars().count();
+    if n == 0 || n > 64 || name.chars().any(char::is_control) {
+        return Err(AppError::invalid(field, Msg::InvalidField(field)));
+    }
+    Ok(name.to_string())
+}
+
+// ---- the agent protocol ----
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct RegisterRequest {
+    /// Z-BOX, P-BOX or server group
+    #[serde(rename = "type")]
+    pub device_type: Option<String>,
+    pub name: Option<String>,
+    pub spec: Option<Spec>,
+}
+
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct RegisterResponse {
+    pub device_id: String,
+    /// Shown once: keep it; it authenticates every heartbeat.
+    pub device_secret: String,
+    /// Typed by a person at /devices/link.
+    pub pairing_code: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct Ack {
+    pub id: String,
+    pub ok: bool,
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct HeartbeatRequest {
+    pub spec: Option<Spec>,
+    pub metrics: Option<Metrics>,
+    /// Apps installed on the device (reported by the agent; used by the apps work).
+    #[serde(default)]
+    #[schema(value_type = Vec<Object>)]
+    pub installations: Vec<serde_json::Value>,
+    #[serde(default)]
+    pub acks: Vec<Ack>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct Settings {
+    pub name: String,
+    pub sharing_mode: String,
+    pub rentable: bool,
+    pub price_per_hour: i64,
+    /// Whether a person has bound the device yet.
+    pub bound: bool,
+    /// Seconds until the next heartbeat.
+    pub heartbeat_secs: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct Command {
+    pub id: String,
+    /// zcloud_create, zcloud_delete (app lifecycle commands come later)
+    pub kind: String,
+    #[schema(value_type = Object)]
+    pub payload: serde_json::Value,
+}
+
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct HeartbeatResponse {
+    pub settings: Settings,
+    pub commands: Vec<Command>,
+}
+
+// ---- nearby ----
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct NearbyQuery {
+    pub lat: Option<f64>,
+    pub lng: Option<f64>,
+    pub radius_km: Option<f64>,
+    pub offset: Option<i64>,
+    pub limit: Option<i64>,
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct NearbyPoint {
+    pub lat: Option<f64>,
+    pub lng: Option<f64>,
+}
+
+/// A shared device as a visitor sees it: coordinates coarsened to about 1 km.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct NearbyDevice {
+    pub id: String,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub device_type: String,
+    pub status: String,
+    pub distance_km: i64,
+    pub lat: f64,
+    pub lng: f64,
+    pub price_per_hour: i64,
+    pub gpus: Vec<Gpu>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<Object>>)]
+    pub apps: Option<Vec<serde_json::Value>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn device_ids_round_trip_and_refuse_lookalikes() {
+        let id = DeviceId::new_random();
+        assert_eq!(DeviceId::parse(Some(&format!(" {} ", id.as_str().to_lowercase()))).unwrap(), id);
+        for bad in ["", "ABCD-EFGH", "ABCD-EFGH-JKM0", "ABCD-EFGH-JKMN-PQRS", "ABCDEFGHJKMN", "ABC1-EFGH-JKMN"] {
+            assert!(DeviceId::parse(Some(bad)).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn pairing_codes_accept_spacing() {
+        let c = PairingCode::new_random();
+        let spaced = format!("{} {}", &c.as_str()[..4], &c.as_str()[4..]).to_lowercase();
+        assert_eq!(PairingCode::parse(Some(&spaced)).unwrap().as_str(), c.as_str());
+        assert!(PairingCode::parse(Some("ABC")).is_none());
+        assert!(PairingCode::parse(Some("ABCDEFG0")).is_none());
+    }
+}
