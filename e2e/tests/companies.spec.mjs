@@ -1,5 +1,6 @@
 // A creates a company, invites B; B opens the mailed link (signed out: signs in on the page) and
-// joins; A allocates a resource to B; B switches into the company and sees only the member menu.
+// joins; A binds a device to the company and allocates it to B; B switches into the company, sees
+// only the member menu and only that device.
 // In English and in Chinese, through the real UI and the real binary.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,7 +15,8 @@ const T = {
     invite: 'Invite', invited: 'Invitation sent', joinCompany: 'Join Company', joined: 'You joined the company.',
     allocate: 'Allocate Resources', member: 'Member', resourceType: 'Resource type', resourceId: 'Resource ID',
     assign: 'Assign', assigned: 'Assigned', waitingAccepted: 'Accepted', history: 'Company History',
-    allocatedTo: 'Allocated to', switchTo: (name) => `Switch to ${name}`,
+    allocatedTo: 'Allocated to', switchTo: (name) => `Switch to ${name}`, deviceId: 'Device ID',
+    pairingCode: 'Pairing code', bind: 'Bind', bound: 'Device bound', devicesMenu: 'Devices',
   },
   zh: {
     email: '邮箱', password: '密码', signIn: '登录', switchCompany: '切换企业', companies: '企业',
@@ -22,7 +24,8 @@ const T = {
     invite: '邀请', invited: '邀请已发送', joinCompany: '加入企业', joined: '您已加入企业。',
     allocate: '分配资源', member: '成员', resourceType: '资源类型', resourceId: '资源 ID',
     assign: '分配', assigned: '已分配', waitingAccepted: '已接受', history: '企业历史',
-    allocatedTo: '分配给', switchTo: (name) => `切换到 ${name}`,
+    allocatedTo: '分配给', switchTo: (name) => `切换到 ${name}`, deviceId: '设备 ID',
+    pairingCode: '配对码', bind: '绑定', bound: '设备已绑定', devicesMenu: '设备',
   },
 };
 
@@ -122,21 +125,33 @@ for (const lang of ['en', 'zh']) {
     await expect(pageB.getByRole('heading', { name: t.joined })).toBeVisible();
     await pageB.screenshot({ path: `test-results/companies-joined-${lang}.png`, fullPage: true });
 
-    // A sees the accepted invitation, then allocates a resource to B.
+    // A sees the accepted invitation.
     await page.reload();
     await expect(page.locator('tr', { hasText: b }).filter({ hasText: t.waitingAccepted }).first()).toBeVisible();
     await page.screenshot({ path: `test-results/companies-admin-${lang}.png`, fullPage: true });
-    await page.getByRole('link', { name: t.allocate }).click();
-    await expect(page).toHaveURL(/\/company\/allocate$/);
+
+    // A binds a device in the company context (a device registered as its agent would)...
+    const reg = await request.post('/api/agent/v1/register', {
+      data: { type: 'Z-BOX', name: `Box ${lang}`, spec: { cpu_cores: 4, memory_bytes: 17179869184, disk_bytes: 549755813888, gpus: [] } },
+    });
+    expect(reg.status()).toBe(200);
+    const { device_id: deviceId, pairing_code: pairingCode } = (await reg.json()).data;
+    await page.goto('/devices/link');
+    await page.getByLabel(t.deviceId).fill(deviceId);
+    await page.getByLabel(t.pairingCode).fill(pairingCode);
+    await page.getByRole('button', { name: t.bind, exact: true }).click();
+    await expect(page.getByText(t.bound).first()).toBeVisible();
+
+    // ...and allocates it to B.
+    await page.goto('/company/allocate');
     const option = page.locator('#alloc-member option', { hasText: b });
     await expect(option).toHaveCount(1);
     await page.getByLabel(t.member).selectOption((await option.getAttribute('value')) ?? '');
-    // Devices are not linkable on this branch yet (docs/companies.md, "Seams"): an app is allocated.
-    await page.getByLabel(t.resourceType).selectOption('app');
-    await page.getByLabel(t.resourceId).fill('ollama');
+    await page.getByLabel(t.resourceType).selectOption('device');
+    await page.getByLabel(t.resourceId).fill(deviceId);
     await page.getByRole('button', { name: t.assign, exact: true }).click();
     await expect(page.getByText(t.assigned, { exact: true }).first()).toBeVisible();
-    await expect(page.locator('tr', { hasText: b }).filter({ hasText: 'ollama' })).toBeVisible();
+    await expect(page.locator('tr', { hasText: b }).filter({ hasText: deviceId })).toBeVisible();
     await page.screenshot({ path: `test-results/companies-allocate-${lang}.png`, fullPage: true });
 
     // The company history shows who did what.
@@ -149,8 +164,12 @@ for (const lang of ['en', 'zh']) {
     await expect(pageB).toHaveURL(/\/app$/);
     await expect.poll(() => menuLabels(pageB)).toEqual([t.appMenu, t.accountMenu]);
     expect(await pageB.getByRole('combobox', { name: t.switchCompany }).locator('option:checked').textContent()).toBe(company);
+    // The member has no devices page; the company's device is theirs to use through the API.
+    const token = await pageB.evaluate(() => localStorage.getItem('token'));
+    const mine = await (await request.get('/api/ebs/v2/devices', { headers: { Authorization: `Bearer ${token}` } })).json();
+    expect(mine.data.items.map((d) => d.id)).toEqual([deviceId]);
     await pageB.goto('/company');
-    await expect(pageB.locator('main')).toContainText(lang === 'en' ? 'Sorry, you do not have access to this page' : '抱歉');
+    await expect(pageB.locator('main')).toContainText(lang === 'en' ? 'Sorry, you do not have access to this page' : '抱歉，您无权访问此页面');
     await pageB.screenshot({ path: `test-results/companies-member-${lang}.png`, fullPage: true });
 
     await contextB.close();

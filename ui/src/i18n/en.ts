@@ -14,7 +14,7 @@ export const en = {
   sign_up: 'Sign Up',
   check_email: 'Check Your Email',
   email_verified: 'Email Verified',
-  company_email: 'Companies',
+  company_email: 'Company Email',
   download: 'Download',
   forbidden: 'No Access',
   not_found: 'Page Not Found',

@@ -14,7 +14,7 @@ export const zh: Record<MessageKey, string> = {
   sign_up: '注册',
   check_email: '查收邮件',
   email_verified: '邮箱已验证',
-  company_email: '企业',
+  company_email: '企业邮件',
   download: '下载',
   forbidden: '无权访问',
   not_found: '页面不存在',

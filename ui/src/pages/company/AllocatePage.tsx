@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { assignResource, fetchAssignments, fetchMembers, unassignResource, type AssignBody } from '../../api/company';
 import { errorText } from '../../api/client';
+import { fetchDevices } from '../../api/devices';
 import { useAsync } from '../../app/data';
 import { useT } from '../../app/i18n';
 import { EmptyState, ErrorNote, Field, PageHeader, SkeletonLines } from '../../components/ui';
@@ -12,6 +13,8 @@ export default function AllocatePage() {
   const t = useT();
   const members = useAsync((_signal) => fetchMembers(), []);
   const assignments = useAsync((_signal) => fetchAssignments(), []);
+  // The company's devices (an admin's device list in the company context), offered as choices.
+  const devices = useAsync((signal) => fetchDevices({}, signal), []);
   const [userId, setUserId] = useState('');
   const [type, setType] = useState<'device' | 'app'>('device');
   const [resourceId, setResourceId] = useState('');
@@ -66,7 +69,21 @@ export default function AllocatePage() {
               <option value="app">{t('res_app')}</option>
             </select>
           </div>
-          <Field label={t('resource_id')} value={resourceId} onChange={(e) => setResourceId(e.target.value)} hint={t('resource_id_hint')} />
+          <Field
+            label={t('resource_id')}
+            value={resourceId}
+            onChange={(e) => setResourceId(e.target.value)}
+            hint={t('resource_id_hint')}
+            list={type === 'device' ? 'alloc-devices' : undefined}
+            autoComplete="off"
+          />
+          <datalist id="alloc-devices">
+            {(devices.data?.items ?? []).map((d) => (
+              <option key={d.id} value={d.id}>
+                {d.name}
+              </option>
+            ))}
+          </datalist>
         </div>
         {error ? (
           <p className="form-error" role="alert">

@@ -99,7 +99,7 @@ export function MyCompanies() {
       {orgs.length === 0 ? (
         <p className="muted">{t('no_companies')}</p>
       ) : (
-        <ul className="plain-list">
+        <ul className="company-list">
           {orgs.map((o) => (
             <li key={o.id} className="list-row">
               <span>
