@@ -788,6 +788,11 @@ async fn company_devices_are_allocated_and_members_see_only_theirs() {
     assert_eq!(s, 200);
     let (_, body) = app.get_auth("/api/ebs/v2/devices", &token_of(&bob)).await;
     assert_eq!(body["data"]["total"], 0);
+    // Unlinking a device ends its allocations.
+    let (s, _) = app.delete_json(&format!("/api/ebs/v2/devices/{d2}"), &json!({}), &t).await;
+    assert_eq!(s, 200);
+    let (_, body) = app.get_auth(RESOURCES, &t).await;
+    assert_eq!(body["data"]["total"], 0);
 }
 
 #[tokio::test]

@@ -107,3 +107,14 @@ pub async fn member_may_use(
         .await?
         .is_some())
 }
+
+/// A resource left its company (a device unlinked, an app released): its assignments go.
+/// For the owning domains, inside their transaction.
+pub async fn resource_released(db: &impl ConnectionTrait, kind: ResourceType, id: &str) -> Result<(), AppError> {
+    resource_assignments::Entity::delete_many()
+        .filter(resource_assignments::Column::ResourceType.eq(kind.as_str()))
+        .filter(resource_assignments::Column::ResourceId.eq(id))
+        .exec(db)
+        .await?;
+    Ok(())
+}
