@@ -45,6 +45,7 @@ struct ApiDoc;
 pub fn api() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(crate::iam::routes::router())
+        .merge(crate::iam::sme::routes::router())
         .merge(crate::market::routes::router())
         .merge(crate::devices::routes::router())
 }

@@ -73,6 +73,9 @@ pub enum Msg {
     LastAdmin,
     MemberNotFound,
     ResourceNotFound,
+    CompanyContextRequired,
+    RecordNotFound,
+    AssignmentNotFound,
     // devices, orders
     InvalidDeviceId,
     DeviceAlreadyBound,
@@ -186,6 +189,12 @@ impl Msg {
             Msg::LastAdmin => ("The last administrator cannot be removed", "不能移除最后一位管理员"),
             Msg::MemberNotFound => ("Member not found", "成员不存在"),
             Msg::ResourceNotFound => ("Resource not found", "资源不存在"),
+            Msg::CompanyContextRequired => (
+                "Switch to a company first",
+                "请先切换到企业",
+            ),
+            Msg::RecordNotFound => ("Invitation or application not found", "邀请或申请不存在"),
+            Msg::AssignmentNotFound => ("This resource is not assigned to this member", "该资源未分配给此成员"),
             Msg::InvalidDeviceId => ("Invalid Device ID", "设备 ID 无效"),
             Msg::DeviceAlreadyBound => ("This device is already bound", "该设备已被绑定"),
             Msg::OrderRequirementsNotSatisfied => (

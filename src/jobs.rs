@@ -26,7 +26,7 @@ pub async fn start(state: AppState) -> anyhow::Result<JobScheduler> {
     for job in crate::devices::jobs(&state) {
         sched.add(job?).await?;
     }
-    for job in crate::iam::jobs(&state) {
+    for job in crate::iam::jobs(&state).into_iter().chain(crate::iam::sme::jobs(&state)) {
         sched.add(job?).await?;
     }
     for job in crate::market::jobs(&state) {

@@ -596,6 +596,8 @@ pub async fn unlink(state: &AppState, auth: &Auth, id: &str) -> Result<(), AppEr
             .exec(&txn)
             .await?;
     }
+    // Its allocations to company members end with it.
+    crate::iam::sme::resources::resource_released(&txn, crate::iam::sme::model::ResourceType::Device, &d.id).await?;
     devices::Entity::delete_by_id(d.id).exec(&txn).await?;
     txn.commit().await?;
     state.ssr.invalidate();

@@ -8,6 +8,7 @@ pub mod password;
 pub mod ratelimit;
 pub mod routes;
 pub mod service;
+pub mod sme;
 pub mod tokens;
 
 use std::time::Duration;

@@ -199,34 +199,43 @@ pub fn token_of(session: &Value) -> String {
     session["token"].as_str().expect("token").to_string()
 }
 
-/// Creates a company owned by `owner` with the given members, straight in the database.
-/// (Replaced by the companies API once it exists.)
+/// Creates a company owned by `owner` through the API, with the given members (each invited by
+/// email with its role and joined through the mailed link). Returns the company id.
 pub async fn seed_company(app: &TestApp, name: &str, owner: &Value, members: &[(&Value, &str)]) -> String {
-    use sea_orm::{ActiveModelTrait, Set};
-    use zmarket::db::entity::{companies, company_members};
-    let owner_id = user_id_of(app, owner).await;
-    let id = uuid::Uuid::now_v7().to_string();
-    companies::ActiveModel {
-        id: Set(id.clone()),
-        name: Set(name.into()),
-        network_id: Set("abcdef0123456789".into()),
-        owner_id: Set(owner_id.clone()),
-        created_at: Set(chrono::Utc::now()),
-    }
-    .insert(&app.state.db)
-    .await
-    .unwrap();
-    let mut all = vec![(owner_id, "admin".to_string())];
+    let (status, body) = app.post_json("/api/iam/v1/sme", &serde_json::json!({"name": name}), Some(&token_of(owner))).await;
+    assert_eq!(status, 200, "{body}");
+    let id = body["data"]["id"].as_str().unwrap().to_string();
+    let admin = app.switch(owner, &id).await;
     for (m, role) in members {
-        all.push((user_id_of(app, m).await, role.to_string()));
-    }
-    for (user_id, role) in all {
-        company_members::ActiveModel { company_id: Set(id.clone()), user_id: Set(user_id), role: Set(role), joined_at: Set(chrono::Utc::now()) }
-            .insert(&app.state.db)
-            .await
-            .unwrap();
+        let email = m["userInfo"]["email"].as_str().unwrap();
+        let code = app.invite(&token_of(&admin), email, role).await;
+        let (status, body) = app.get_auth(&format!("/api/iam/v1/sme/join?code={code}"), &token_of(m)).await;
+        assert_eq!(status, 200, "{body}");
     }
     id
+}
+
+impl TestApp {
+    /// Switches `session` into `sme` (a company id or "user") and returns the new session.
+    pub async fn switch(&self, session: &Value, sme: &str) -> Value {
+        let (status, body) = self.post_json("/api/iam/v1/switch", &serde_json::json!({"smeId": sme}), Some(&token_of(session))).await;
+        assert_eq!(status, 200, "{body}");
+        body["data"].clone()
+    }
+
+    /// Invites `email` with `role` as the admin of `admin_token`'s company and returns the code of
+    /// the mailed link.
+    pub async fn invite(&self, admin_token: &str, email: &str, role: &str) -> String {
+        let before = self.mails().await.len();
+        let (status, body) =
+            self.post_json("/api/iam/v1/sme/invite", &serde_json::json!({"email": email, "role": role}), Some(admin_token)).await;
+        assert_eq!(status, 200, "{body}");
+        let mails = self.wait_for_mails(before + 1).await;
+        let mail = mails.iter().rev().find(|m| m.contains(&format!("To: {email}")) && m.contains("sme/join?code=")).expect("invitation mail");
+        let link = link_in(mail);
+        assert!(link.contains("/iam/v1/sme/join?code="), "{link}");
+        link.split("code=").nth(1).unwrap().to_string()
+    }
 }
 
 pub async fn user_id_of(app: &TestApp, session: &Value) -> String {

@@ -1,6 +1,7 @@
 //! One integration-test binary: the real server over real HTTP against a fresh database.
 
 mod common;
+mod companies;
 mod devices;
 mod foundation;
 mod iam;

@@ -23,8 +23,12 @@ function mount(url: string, overrides: Record<string, unknown> = {}) {
   document.body.innerHTML =
     `<div id="root" data-ssr="1">${html}</div>` +
     `<script id="zm-state" type="application/json">${JSON.stringify(s).replace(/</g, '\\u003c')}</script>`;
+  (window as unknown as { __zmHydrated?: boolean }).__zmHydrated = false;
   root = start(document);
 }
+
+/** Waits until React attached to the server markup (event handlers work from then on). */
+const hydrated = () => waitFor(() => expect((window as unknown as { __zmHydrated?: boolean }).__zmHydrated).toBe(true));
 
 const tick = (ms = 30) => new Promise((r) => setTimeout(r, ms));
 
@@ -167,13 +171,15 @@ describe('sign-in page', () => {
     });
     vi.stubGlobal('fetch', fetchMock);
     mount('/auth/signin?redirect=%2Fwallet');
-    // Events reach React only once hydration has attached (slower on a busy machine).
-    await waitFor(() => expect((window as unknown as { __zmHydrated?: boolean }).__zmHydrated).toBe(true));
-    await tick();
-    const form = document.querySelector('form')!;
+    await hydrated();
     const { fireEvent } = await import('./dom');
-    fireEvent.submit(form);
-    await waitFor(() => expect(document.body.textContent).toContain('Email Required'));
+    // The page sits in a Suspense boundary that may hydrate after the root (slowly on a loaded
+    // machine), and a submit before that is lost: submit until the validation shows.
+    await waitFor(() => {
+      fireEvent.submit(document.querySelector('form')!);
+      expect(document.body.textContent).toContain('Email Required');
+    }, 4000);
+    const form = document.querySelector('form')!;
     expect(document.body.textContent).toContain('Password Required');
     const [email, password] = Array.from(document.querySelectorAll('input'));
     fireEvent.input(email, 'ann@example.com');
@@ -181,5 +187,72 @@ describe('sign-in page', () => {
     fireEvent.submit(form);
     await waitFor(() => expect(localStorage.getItem('token')).toBe('T'));
     await waitFor(() => expect(window.location.pathname).toBe('/wallet'));
+  });
+});
+
+describe('invitation link page', () => {
+  const signedIn = () => {
+    localStorage.setItem('token', 'tok');
+    localStorage.setItem('refresh_token', 'ref');
+    localStorage.setItem('access_token_expire', String(Math.floor(Date.now() / 1000) + 7200));
+    localStorage.setItem('userInfo', JSON.stringify({ name: 'Bob', avatar_url: '', email: 'bob@example.com' }));
+    localStorage.setItem('organizationList', JSON.stringify([{ id: 'user', name: 'Personal', network_id: '', owner: '' }]));
+  };
+
+  it('signed out, signs in on the page instead of leaving it (phones are not redirected here)', async () => {
+    const fetchMock = vi.fn(() => new Promise<Response>(() => {}));
+    vi.stubGlobal('fetch', fetchMock);
+    mount('/iam/v1/sme/join?code=abc');
+    await waitFor(() => expect(document.body.textContent).toContain('Sign in with the email address the invitation was sent to.'));
+    expect(window.location.pathname).toBe('/iam/v1/sme/join');
+    expect(document.querySelector('input[type="email"]')).not.toBeNull();
+    expect(fetchMock).not.toHaveBeenCalled();
+    expect(errors).toEqual([]);
+  });
+
+  it('signed in, joins and offers to switch into the company', async () => {
+    signedIn();
+    const calls: string[] = [];
+    vi.stubGlobal('fetch', vi.fn((input: RequestInfo | URL) => {
+      const url = String(input);
+      calls.push(url);
+      if (url.startsWith('/api/iam/v1/sme/join?code=abc')) return Promise.resolve(envelope({ sme_id: 'c1', status: 'accepted' }));
+      if (url === '/api/iam/v1/sme') {
+        return Promise.resolve(envelope([
+          { id: 'user', name: 'Personal', network_id: '', owner: '' },
+          { id: 'c1', name: 'Acme Compute', network_id: 'n', owner: 'u1' },
+        ]));
+      }
+      return new Promise<Response>(() => {});
+    }));
+    mount('/iam/v1/sme/join?code=abc');
+    await waitFor(() => expect(document.body.textContent).toContain('You joined the company.'));
+    await waitFor(() => expect(document.body.textContent).toContain('Switch to Acme Compute'));
+    expect(JSON.parse(localStorage.getItem('organizationList')!)).toHaveLength(2);
+    // (StrictMode runs the effect twice in development; opening the link twice is harmless.)
+    expect(calls.some((c) => c.startsWith('/api/iam/v1/sme/join?code=abc'))).toBe(true);
+  });
+
+  it('says so when the invitation expired', async () => {
+    signedIn();
+    vi.stubGlobal('fetch', vi.fn((input: RequestInfo | URL) =>
+      String(input).startsWith('/api/iam/v1/sme/join')
+        ? Promise.resolve(envelope({ status: 'expired', sme_id: 'c1' }, 409, 'The invitation has expired'))
+        : new Promise<Response>(() => {}),
+    ));
+    mount('/iam/v1/sme/join?code=old');
+    await waitFor(() => expect(document.body.textContent).toContain('This invitation has expired.'));
+  });
+
+  it('shows the refusal for another account with a way to switch accounts', async () => {
+    signedIn();
+    vi.stubGlobal('fetch', vi.fn((input: RequestInfo | URL) =>
+      String(input).startsWith('/api/iam/v1/sme/join')
+        ? Promise.resolve(envelope(null, 403, 'This invitation was sent to another email address'))
+        : new Promise<Response>(() => {}),
+    ));
+    mount('/iam/v1/sme/join?code=abc');
+    await waitFor(() => expect(document.body.textContent).toContain('This invitation was sent to another email address'));
+    expect(document.body.textContent).toContain('Sign out and use another account');
   });
 });

@@ -2,13 +2,16 @@
 
 pub mod apps;
 pub mod companies;
+pub mod company_history;
 pub mod company_members;
 pub mod device_commands;
 pub mod devices;
 pub mod email_verifications;
 pub mod mail_outbox;
 pub mod market_catalogue;
+pub mod member_records;
 pub mod notifications;
 pub mod refresh_tokens;
+pub mod resource_assignments;
 pub mod sessions;
 pub mod users;

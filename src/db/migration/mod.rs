@@ -5,6 +5,7 @@ use sea_orm_migration::prelude::*;
 
 mod m0001_foundation;
 mod m0002_identity;
+mod m0003_companies;
 mod m0004_market;
 mod m0005_devices;
 
@@ -16,6 +17,7 @@ impl MigratorTrait for Migrator {
         vec![
             Box::new(m0001_foundation::Migration),
             Box::new(m0002_identity::Migration),
+            Box::new(m0003_companies::Migration),
             Box::new(m0004_market::Migration),
             Box::new(m0005_devices::Migration),
         ]

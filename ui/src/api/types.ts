@@ -176,6 +176,7 @@ export interface Member {
   email: string;
   role: string;
   joined_at: string;
+  owner?: boolean;
 }
 
 export interface MemberRecord {
@@ -185,4 +186,35 @@ export interface MemberRecord {
   email: string;
   status: string;
   created_at: string;
+  sme_name?: string;
+  name?: string;
+  role?: string;
+  expires_at?: string | null;
+  decided_at?: string | null;
+  /** Whether the caller may accept or decline it now. */
+  actionable?: boolean;
+}
+
+export interface HistoryEntry {
+  id: string;
+  sme_id: string;
+  sme_name: string;
+  actor_id: string | null;
+  actor_name: string;
+  action: string;
+  subject_type: string;
+  subject_id: string;
+  subject_name: string;
+  detail: string;
+  created_at: string;
+}
+
+export interface Assignment {
+  user_id: string;
+  user_name: string;
+  user_email: string;
+  resource_type: 'device' | 'app';
+  resource_id: string;
+  assigned_at: string;
+  assigned_by: string;
 }

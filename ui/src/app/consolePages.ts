@@ -12,7 +12,8 @@ const deviceDetails = lazy(() => import('../pages/devices/DeviceDetailsPage'));
 const zcloudCreate = lazy(() => import('../pages/devices/ZcloudCreatePage'));
 const company = lazy(() => import('../pages/company/CompanyPage'));
 const allocate = lazy(() => import('../pages/company/AllocatePage'));
-const records = lazy(() => import('../pages/company/RecordsPage'));
+const companyHistory = lazy(() => import('../pages/company/CompanyHistoryPage'));
+const myHistory = lazy(() => import('../pages/company/MyHistoryPage'));
 const account = lazy(() => import('../pages/account/AccountPage'));
 const username = lazy(() => import('../pages/account/UsernamePage'));
 const password = lazy(() => import('../pages/account/PasswordPage'));
@@ -34,7 +35,7 @@ export const consolePages: ConsolePage[] = [
   { path: '/devices/zcloud/create', titleKey: 'create_zcloud', component: 'devices/zcloud/create', page: zcloudCreate },
   { path: '/company', titleKey: 'company', component: 'company', page: company },
   { path: '/company/allocate', titleKey: 'allocate', component: 'company/allocate', page: allocate },
-  { path: '/company/history', titleKey: 'company_history', component: 'company/history', page: records },
+  { path: '/company/history', titleKey: 'company_history', component: 'company/history', page: companyHistory },
   { path: '/friends', titleKey: 'friends', component: 'friends', page: placeholder },
   { path: '/friends/tags', titleKey: 'friend_tags', component: 'friends/tags', page: placeholder },
   { path: '/wallet', titleKey: 'wallet', component: 'wallet', page: placeholder },
@@ -43,7 +44,7 @@ export const consolePages: ConsolePage[] = [
   { path: '/account/password', titleKey: 'change_password', component: 'account/password', page: password },
   { path: '/messages', titleKey: 'messages', component: 'messages', page: placeholder },
   { path: '/demands-and-offers', titleKey: 'demands_and_offers', component: 'demands-and-offers', page: placeholder },
-  { path: '/history', titleKey: 'my_company_history', component: 'history', page: records },
+  { path: '/history', titleKey: 'my_company_history', component: 'history', page: myHistory },
 ];
 
 const byPath = new Map(consolePages.map((p) => [p.path, p]));

@@ -15,6 +15,7 @@ import { paths } from '../paths';
 import { useT, useLang } from './i18n';
 import { signOut, switchCompany } from './session';
 import { poll } from './timing';
+import { navigateTo } from './navigation';
 import { SettingsDialog } from './SettingsDialog';
 
 export function LanguageSwitcher() {
@@ -54,6 +55,9 @@ function usePopover() {
   return { open, setOpen, ref };
 }
 
+/** The switcher's last entry: not a company but the way to create or join one. */
+const CREATE_OR_JOIN = '__create_or_join';
+
 export function CompanySwitcher() {
   const t = useT();
   const loaded = useSession((s) => s.loaded);
@@ -61,6 +65,10 @@ export function CompanySwitcher() {
   const orgs = useSession((s) => s.organizationList);
   if (!loaded || orgs.length === 0) return null;
   const onChange = (id: string) => {
+    if (id === CREATE_OR_JOIN) {
+      navigateTo(paths.companyEmail);
+      return;
+    }
     if (id === smeId) return;
     void withLoading(() => switchCompany(id)).catch((err) => toast('error', errorText(err)));
   };
@@ -74,6 +82,7 @@ export function CompanySwitcher() {
             {o.id === PERSONAL_SME_ID ? t('personal') : o.name}
           </option>
         ))}
+        <option value={CREATE_OR_JOIN}>{t('create_or_join_company')}</option>
       </select>
     </label>
   );

@@ -1,14 +1,15 @@
 // Session actions shared by the guard, the header and the identity pages.
-import { fetchMenus, logout, switchContext } from '../api/iam';
+import { fetchMenus, fetchOrganizations, logout, refreshTokens, switchContext } from '../api/iam';
 import { errorText } from '../api/client';
 import type { SessionData } from '../api/types';
-import { clearSession, saveSession, setMenu, useSession } from '../stores/session';
+import { clearSession, saveSession, saveTokens, setMenu, setOrganizations, useSession } from '../stores/session';
 import { resetNotifications } from '../stores/notifications';
 import { toast } from '../stores/feedback';
 import { paths } from '../paths';
 import { navigateTo } from './navigation';
 import { normalizeMenu } from './menu';
 import { t } from './i18n';
+import { PERSONAL_SME_ID } from '../constants';
 
 let menuRequest: Promise<boolean> | null = null;
 
@@ -67,6 +68,21 @@ export async function switchCompany(smeId: string) {
   const data = await switchContext(smeId);
   applySession(data);
   navigateTo(paths.console.app, { replace: true });
+}
+
+/** Re-reads the organization list after a company was created, joined, left or renamed. */
+export async function reloadOrganizations() {
+  setOrganizations(await fetchOrganizations());
+}
+
+/**
+ * Back to the personal context after the current company went away (deleted): the company token
+ * no longer works, but a refresh answers a personal one, with which the full session is fetched.
+ */
+export async function leaveDeletedCompany() {
+  const tokens = await refreshTokens();
+  saveTokens(tokens.access_token, tokens.refresh_token, tokens.access_token_expire);
+  await switchCompany(PERSONAL_SME_ID);
 }
 
 /** Only same-site paths are followed after sign-in. */

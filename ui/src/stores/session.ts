@@ -145,3 +145,9 @@ export function setMenu(menu: MenuEntry[] | null, menuStatus: MenuStatus) {
 export function isSignedIn(): boolean {
   return Boolean(currentSession().token);
 }
+
+/** Replaces the organization list (after creating, joining, leaving or renaming a company). */
+export function setOrganizations(list: Organization[]) {
+  storageSet(SESSION_KEYS.organizationList, JSON.stringify(list));
+  useSession.setState({ organizationList: list });
+}

@@ -1,20 +1,24 @@
 import { Link } from 'react-router';
 import { useT } from '../../app/i18n';
-import { Icon } from '../../components/Icon';
 import { paths } from '../../paths';
+import { CompanyHub } from './CompanyHub';
+import { SignedInHere } from './SignedInHere';
 
+/** /company-email: the invitations sent to one's email, applications, creating a company. */
 export function CompanyEmailPage() {
   const t = useT();
   return (
-    <section className="auth-card card center-text">
-      <span className="big-icon">
-        <Icon name="company" size={32} />
-      </span>
-      <h1>{t('company_email')}</h1>
-      <p>{t('company_email_text')}</p>
-      <Link className="button primary" to={paths.console.app}>
-        {t('go_to_console')}
-      </Link>
-    </section>
+    <SignedInHere title={t('companies_title')} text={t('sign_in_to_continue')}>
+      <section className="auth-card card wide">
+        <h1>{t('companies_title')}</h1>
+        <p className="muted">{t('companies_intro')}</p>
+        <CompanyHub />
+        <p className="center-text">
+          <Link className="button ghost" to={paths.console.app}>
+            {t('go_to_console')}
+          </Link>
+        </p>
+      </section>
+    </SignedInHere>
   );
 }

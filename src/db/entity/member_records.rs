@@ -1,0 +1,28 @@
+use sea_orm::entity::prelude::*;
+
+/// An invitation (kind `invite`) or an application (kind `apply`) to a company.
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "member_records")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: String,
+    pub kind: String,
+    pub company_id: String,
+    pub email: String,
+    pub user_id: Option<String>,
+    pub role: String,
+    pub status: String,
+    pub code_hash: Option<String>,
+    pub expires_at: Option<DateTimeUtc>,
+    pub created_by: String,
+    pub created_at: DateTimeUtc,
+    pub decided_at: Option<DateTimeUtc>,
+    pub decided_by: Option<String>,
+    pub read_by_admin: bool,
+    pub read_by_user: bool,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

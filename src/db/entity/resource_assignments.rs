@@ -1,0 +1,22 @@
+use sea_orm::entity::prelude::*;
+
+/// A company device or app assigned to one member.
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "resource_assignments")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub company_id: String,
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub resource_type: String,
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub resource_id: String,
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub user_id: String,
+    pub assigned_at: DateTimeUtc,
+    pub assigned_by: String,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

@@ -1,0 +1,29 @@
+//! Companies (sme): creation, membership by invitation or application, members, resource
+//! allocation to members, deletion, and the history of all of it.
+
+pub mod model;
+pub mod resources;
+pub mod routes;
+pub mod service;
+
+use std::time::Duration;
+
+use tokio_cron_scheduler::{Job, JobSchedulerError};
+
+use crate::app::AppState;
+
+/// Companies' background jobs: invitations past their expiry become `expired`.
+pub fn jobs(state: &AppState) -> Vec<Result<Job, JobSchedulerError>> {
+    let s = state.clone();
+    let expire = Job::new_repeated_async(Duration::from_secs(600), move |_, _| {
+        let s = s.clone();
+        Box::pin(async move {
+            match service::expire_invitations(&s.db).await {
+                Ok(n) if n > 0 => tracing::info!(rows = n, "company invitations expired"),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "invitation expiry failed"),
+            }
+        })
+    });
+    vec![expire]
+}

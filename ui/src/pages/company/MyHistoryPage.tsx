@@ -1,0 +1,39 @@
+import { useState } from 'react';
+import { fetchMyHistory } from '../../api/company';
+import { useAsync } from '../../app/data';
+import { useT } from '../../app/i18n';
+import { EmptyState, ErrorNote, PageHeader, SkeletonLines } from '../../components/ui';
+import { ApplyForm, CreateCompanyForm, MyCompanies, MyRecords } from './CompanyHub';
+import { HistoryTable } from './HistoryTable';
+
+/** /history: the person's companies, invitations, applications and the events of their companies. */
+export default function MyHistoryPage() {
+  const t = useT();
+  const [nonce, setNonce] = useState(0);
+  const state = useAsync((_signal) => fetchMyHistory(), [nonce]);
+  const items = state.data?.items ?? [];
+  return (
+    <div className="page">
+      <PageHeader title={t('my_company_history')} subtitle={t('companies_intro')} />
+      <div className="stack">
+        <MyCompanies />
+        <MyRecords nonce={nonce} />
+        <div className="grid-2">
+          <ApplyForm onApplied={() => setNonce((n) => n + 1)} />
+          <CreateCompanyForm />
+        </div>
+        <section aria-labelledby="events-title">
+          <h2 id="events-title">{t('history_events')}</h2>
+          {state.error ? <ErrorNote text={state.error} onRetry={state.reload} /> : null}
+          {state.loading ? (
+            <SkeletonLines />
+          ) : items.length ? (
+            <HistoryTable items={items} showCompany />
+          ) : !state.error ? (
+            <EmptyState icon="history" title={t('no_history')} />
+          ) : null}
+        </section>
+      </div>
+    </div>
+  );
+}
