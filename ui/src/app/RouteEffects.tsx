@@ -102,10 +102,8 @@ export function ClientEffects({ titleFor }: { titleFor: (pathname: string, lang:
   }, [location.pathname, location.search, navigate]);
 
   useEffect(() => {
-    document.documentElement.lang = lang; // the same value the server rendered (zh | en)
-    // The server already titled the first page (including a 404 for a missing subject).
-    if (location.pathname + location.search === initialLocation.current && !hasNavigated() && lang === boot.lang) return;
     document.title = titleFor(location.pathname, lang, boot.productName);
+    document.documentElement.lang = lang; // the same value the server rendered (zh | en)
   }, [location.pathname, lang, boot.productName, titleFor]);
 
   return null;
