@@ -95,7 +95,16 @@ test('a real agent is bound in the browser, goes online with its CPU count, then
     await expect(page).toHaveURL(new RegExp(`/devices/details\\?id=${id}`));
     await expect(page.getByTestId('device-status')).toHaveText('Online');
     await expect(page.getByTestId('device-cpu-cores')).toHaveText(String(os.cpus().length));
+    // Sharing: offer it for rent at 2.50 coins an hour.
+    await page.getByLabel('Rentable').check();
+    await page.getByLabel('Price per hour (coins)').fill('2.50');
+    await page.getByRole('button', { name: 'Save' }).first().click();
+    await expect(page.getByText('Sharing settings saved')).toBeVisible();
     await page.screenshot({ path: 'test-results/devices-details-online.png', fullPage: true });
+    const shared = await request.get(`/api/ebs/v2/devices/${id}`, {
+      headers: { authorization: `Bearer ${await page.evaluate(() => localStorage.getItem('token'))}` },
+    });
+    expect((await shared.json()).data).toMatchObject({ rentable: true, price_per_hour: 250, sharing_mode: 'manual' });
 
     // The list shows it online.
     await page.goto('/devices');
@@ -115,6 +124,9 @@ test('a real agent is bound in the browser, goes online with its CPU count, then
     await page.goto(`/devices/details?id=${id}&language=zh`);
     await expect(page.getByTestId('device-status')).toHaveText('离线');
     await page.screenshot({ path: 'test-results/devices-details-zh.png', fullPage: true });
+    await page.goto('/devices/zcloud/create');
+    await expect(page.getByText('No server group host has free capacity now.')).toBeVisible();
+    await page.screenshot({ path: 'test-results/devices-zcloud-create.png', fullPage: true });
     expect(consoleErrors.filter((e) => !/Failed to load resource/.test(e))).toEqual([]);
   } finally {
     agent.child.kill('SIGKILL');

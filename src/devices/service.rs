@@ -568,7 +568,12 @@ pub async fn rename(state: &AppState, auth: &Auth, id: &str, req: RenameRequest)
 pub async fn unlink(state: &AppState, auth: &Auth, id: &str) -> Result<(), AppError> {
     let txn = write_txn(&state.db).await?;
     let (d, _) = managed(&txn, auth, id).await?;
-    let machines = devices::Entity::find().filter(devices::Column::HostId.eq(d.id.clone())).all(&txn).await?;
+    // Machines still running (or being made) on a host keep it; failed ones hold nothing.
+    let machines = devices::Entity::find()
+        .filter(devices::Column::HostId.eq(d.id.clone()))
+        .filter(devices::Column::Status.ne(FAILED))
+        .all(&txn)
+        .await?;
     if !machines.is_empty() {
         return Err(AppError::conflict(Msg::HostHasMachines));
     }
