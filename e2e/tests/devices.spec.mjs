@@ -124,7 +124,7 @@ test('a real agent is bound in the browser, goes online with its CPU count, then
     await page.goto(`/devices/details?id=${id}&language=zh`);
     await expect(page.getByTestId('device-status')).toHaveText('离线');
     await page.screenshot({ path: 'test-results/devices-details-zh.png', fullPage: true });
-    await page.goto('/devices/zcloud/create');
+    await page.goto('/devices/zcloud/create?language=en');
     await expect(page.getByText('No server group host has free capacity now.')).toBeVisible();
     await page.screenshot({ path: 'test-results/devices-zcloud-create.png', fullPage: true });
     expect(consoleErrors.filter((e) => !/Failed to load resource/.test(e))).toEqual([]);
