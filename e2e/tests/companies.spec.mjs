@@ -2,11 +2,7 @@
 // joins; A binds a device to the company and allocates it to B; B switches into the company, sees
 // only the member menu and only that device.
 // In English and in Chinese, through the real UI and the real binary.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { test, expect, expectHydrated } from './fixtures.mjs';
-
-const PASSWORD = 'Secret123';
+import { test, expect, expectHydrated, mailedLink, verifiedAccount, PASSWORD } from './fixtures.mjs';
 
 const T = {
   en: {
@@ -29,37 +25,7 @@ const T = {
   },
 };
 
-/** The newest link in a mail to `email` that matches `pattern`. */
-function mailLink(email, pattern) {
-  const dir = join(process.env.E2E_DATA_DIR, 'mail');
-  let files = [];
-  try {
-    files = readdirSync(dir).filter((f) => f.endsWith('.eml')).sort();
-  } catch {
-    return null;
-  }
-  for (const f of files.reverse()) {
-    const text = readFileSync(join(dir, f), 'utf8');
-    if (!text.includes(`To: ${email}`)) continue;
-    const m = text.match(pattern);
-    if (m) return m[0];
-  }
-  return null;
-}
-
 const path = (link) => link.replace(/^https?:\/\/[^/]+/, '');
-
-/** Signs up through the API and opens the mailed verification link. */
-async function signUp(request, email) {
-  const res = await request.post('/api/iam/v1/register', {
-    data: { email, password: PASSWORD, confirm_password: PASSWORD, agree: true },
-  });
-  expect(res.status()).toBe(200);
-  await expect.poll(() => mailLink(email, /https?:\/\/\S+email-verified\?token=\S+/), { timeout: 10_000 }).not.toBeNull();
-  const token = mailLink(email, /https?:\/\/\S+email-verified\?token=\S+/).split('token=')[1];
-  const verified = await request.get(`/api/iam/v1/verify-email?token=${token}`);
-  expect(verified.status()).toBe(200);
-}
 
 async function signIn(page, t, email) {
   const form = page.locator('form');
@@ -81,8 +47,8 @@ for (const lang of ['en', 'zh']) {
     const a = `owner-${lang}-${stamp}@example.com`;
     const b = `staff-${lang}-${stamp}@example.com`;
     const company = lang === 'en' ? `Acme Compute ${stamp % 10000}` : `算力公司 ${stamp % 10000}`;
-    await signUp(request, a);
-    await signUp(request, b);
+    await verifiedAccount(request, a);
+    await verifiedAccount(request, b);
 
     // A signs in and creates a company from the company switcher.
     await page.goto(`/auth/signin?language=${lang}`);
@@ -111,8 +77,7 @@ for (const lang of ['en', 'zh']) {
     await expect(page.locator('tr', { hasText: b })).toBeVisible();
 
     // B opens the mailed link signed out, signs in on the page and joins.
-    await expect.poll(() => mailLink(b, /https?:\/\/\S+\/iam\/v1\/sme\/join\?code=\S+/), { timeout: 10_000 }).not.toBeNull();
-    const link = mailLink(b, /https?:\/\/\S+\/iam\/v1\/sme\/join\?code=\S+/);
+    const link = await mailedLink(b, /https?:\/\/\S+\/iam\/v1\/sme\/join\?code=\S+/);
     const contextB = await browser.newContext();
     const pageB = await contextB.newPage();
     const errorsB = [];

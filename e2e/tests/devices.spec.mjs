@@ -5,38 +5,14 @@
 // Run with short timings, e.g.:
 //   ZMARKET_DEVICES__OFFLINE_AFTER_SECS=4 ZMARKET_DEVICES__HEARTBEAT_SECS=1 npx playwright test tests/devices.spec.mjs
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
-import { test, expect } from './fixtures.mjs';
+import { test, expect, verifiedAccount, PASSWORD } from './fixtures.mjs';
 
 const bin = process.env.E2E_ZMARKET_BIN || resolve(import.meta.dirname, '../../target/release/zmarket');
 const offlineAfter = Number(process.env.ZMARKET_DEVICES__OFFLINE_AFTER_SECS || 90);
 const heartbeat = Number(process.env.ZMARKET_DEVICES__HEARTBEAT_SECS || 30);
-const PASSWORD = 'Secret123';
-
-/** Signs up through the API and opens the mailed verification link. */
-async function verifiedAccount(request, email) {
-  const res = await request.post('/api/iam/v1/register', {
-    data: { email, password: PASSWORD, confirm_password: PASSWORD, agree: true },
-  });
-  expect(res.status()).toBe(200);
-  const mailDir = join(process.env.E2E_DATA_DIR, 'mail');
-  let token = null;
-  await expect
-    .poll(() => {
-      for (const f of readdirSync(mailDir, { withFileTypes: true }).filter((e) => e.name.endsWith('.eml'))) {
-        const text = readFileSync(join(mailDir, f.name), 'utf8');
-        if (text.includes(`To: ${email}`)) {
-          token = text.match(/token=([A-Za-z0-9_-]+)/)?.[1] ?? null;
-        }
-      }
-      return token;
-    })
-    .not.toBeNull();
-  const v = await request.get(`/api/iam/v1/verify-email?token=${token}`);
-  expect(v.status()).toBe(200);
-}
 
 /** Starts `zmarket agent` and waits for the device id and pairing code it prints. */
 function startAgent(server, stateDir) {

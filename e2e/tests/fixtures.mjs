@@ -1,5 +1,7 @@
 // Shared helpers: a page fixture that fails the test on console errors and hydration errors.
 import { test as base, expect } from '@playwright/test';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 export const test = base.extend({
   consoleErrors: async ({ page }, use) => {
@@ -19,3 +21,89 @@ export async function expectHydrated(page) {
 }
 
 export { expect };
+
+export const PASSWORD = 'Secret123';
+
+/**
+ * The newest match of `pattern` in a mail to `email` from the server's outbox (`<data>/mail/*.eml`),
+ * or null while none has been written yet (the directory appears with the first mail).
+ */
+export function mailMatch(email, pattern) {
+  const dir = join(process.env.E2E_DATA_DIR, 'mail');
+  let files = [];
+  try {
+    files = readdirSync(dir).filter((f) => f.endsWith('.eml')).sort();
+  } catch {
+    return null;
+  }
+  for (const f of files.reverse()) {
+    const text = readFileSync(join(dir, f), 'utf8');
+    if (!text.includes(`To: ${email}`)) continue;
+    const m = text.match(pattern);
+    if (m) return m;
+  }
+  return null;
+}
+
+/** Waits for the mail to `email` and returns the first link matching `pattern`. */
+export async function mailedLink(email, pattern) {
+  await expect.poll(() => mailMatch(email, pattern), { timeout: 15_000 }).not.toBeNull();
+  return mailMatch(email, pattern)[0];
+}
+
+const VERIFY_LINK = /https?:\/\/\S+email-verified\?token=([A-Za-z0-9_-]+)/;
+
+/** Signs up through the API and opens the mailed verification link; the account can then sign in. */
+export async function verifiedAccount(request, email, password = PASSWORD) {
+  const res = await request.post('/api/iam/v1/register', {
+    data: { email, password, confirm_password: password, agree: true },
+  });
+  expect(res.status()).toBe(200);
+  await mailedLink(email, VERIFY_LINK);
+  const token = mailMatch(email, VERIFY_LINK)[1];
+  const v = await request.get(`/api/iam/v1/verify-email?token=${token}`);
+  expect(v.status()).toBe(200);
+}
+
+/** Signs `email` in through the API and returns the bearer headers of the session. */
+export async function apiSession(request, email, password = PASSWORD) {
+  const res = await request.post('/api/iam/v2/login/password', { data: { email, password } });
+  expect(res.status()).toBe(200);
+  return { authorization: `Bearer ${(await res.json()).data.token}` };
+}
+
+/**
+ * Puts real devices on the nearby list through the real protocol: each one registers as an agent
+ * would (`/api/agent/v1/register`), online ones send a heartbeat, and one owner binds them, makes
+ * them rentable at their price and sets their location. Returns the devices with their server ids.
+ */
+export async function seedNearbyDevices(request, devices) {
+  const email = `owner-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
+  await verifiedAccount(request, email);
+  const headers = await apiSession(request, email);
+  const seeded = [];
+  for (const d of devices) {
+    const spec = { cpu_cores: 8, memory_bytes: 16 * 2 ** 30, disk_bytes: 512 * 2 ** 30, gpus: d.gpus ?? [] };
+    const reg = await request.post('/api/agent/v1/register', { data: { type: d.type, name: d.name, spec } });
+    expect(reg.status()).toBe(200);
+    const { device_id, device_secret, pairing_code } = (await reg.json()).data;
+    if (d.online) {
+      const hb = await request.post('/api/agent/v1/heartbeat', {
+        headers: { authorization: `Bearer ${device_secret}` },
+        data: { spec, metrics: { cpu_percent: 5, memory_used_bytes: 2 ** 30, disk_used_bytes: 2 ** 33 }, acks: [] },
+      });
+      expect(hb.status()).toBe(200);
+    }
+    const calls = [
+      ['post', '/api/ebs/v2/devices/link', { device_id, pairing_code }],
+      ['put', `/api/ebs/v2/devices/${device_id}/sharing`, { mode: 'manual', rentable: true, price_per_hour: d.price_per_hour }],
+      ['put', `/api/ebs/v2/devices/${device_id}/location`, { lat: d.lat, lng: d.lng }],
+    ];
+    for (const [method, url, data] of calls) {
+      const res = await request[method](url, { headers, data });
+      expect(res.status(), `${method} ${url}: ${await res.text()}`).toBe(200);
+    }
+    seeded.push({ ...d, id: device_id });
+  }
+  return seeded;
+}

@@ -1,8 +1,6 @@
 // Sign-up → mail file → verify → sign-in → change username → change password → sign-out,
 // in English and in Chinese, through the real UI and the real binary.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { test, expect, expectHydrated } from './fixtures.mjs';
+import { test, expect, expectHydrated, mailedLink } from './fixtures.mjs';
 
 const T = {
   en: {
@@ -20,21 +18,6 @@ const T = {
     mismatch: '两次输入的密码不一致',
   },
 };
-
-function mailLinkFor(email) {
-  const dir = join(process.env.E2E_DATA_DIR, 'mail');
-  let files = [];
-  try {
-    files = readdirSync(dir).filter((f) => f.endsWith('.eml')).sort();
-  } catch {
-    return null;
-  }
-  for (const f of files.reverse()) {
-    const text = readFileSync(join(dir, f), 'utf8');
-    if (text.includes(`To: ${email}`)) return text.match(/https?:\/\/\S+email-verified\?token=\S+/)?.[0] ?? null;
-  }
-  return null;
-}
 
 for (const lang of ['en', 'zh']) {
   test(`account life cycle in ${lang}`, async ({ page, consoleErrors }) => {
@@ -63,8 +46,7 @@ for (const lang of ['en', 'zh']) {
     await expect(page.getByRole('heading', { name: t.checkEmail })).toBeVisible();
 
     // The server wrote the verification mail into <data-dir>/mail/.
-    await expect.poll(() => mailLinkFor(email), { timeout: 10_000 }).not.toBeNull();
-    const link = mailLinkFor(email);
+    const link = await mailedLink(email, /https?:\/\/\S+email-verified\?token=\S+/);
     await page.goto(link.replace(/^https?:\/\/[^/]+/, '') + `&language=${lang}`);
     await expect(page.getByRole('heading', { name: t.verified })).toBeVisible();
 

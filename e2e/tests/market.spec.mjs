@@ -1,7 +1,7 @@
 // Market and nearby map pages in real Chromium: browsing, searching, details, the map, in English
 // and Chinese, on a desktop and on a phone. Every test fails on console errors (hydration
 // mismatches are logged as errors by the client) and checks that nothing left the machine.
-import { test, expect, expectHydrated } from './fixtures.mjs';
+import { test, expect, expectHydrated, seedNearbyDevices } from './fixtures.mjs';
 
 const SHOTS = 'test-results/screens';
 const IPHONE_UA =
@@ -17,35 +17,38 @@ function watchOutside(page, baseURL) {
   return outside;
 }
 
-// The nearby API belongs to the devices work; the map page is tested against its contract
-// (API.md) with these devices: a dense group in Shenzhen, two in Hong Kong, one in Beijing.
+// Real shared devices for the nearby pages, put there through the agent protocol and the device
+// API (fixtures.mjs): a dense group in Shenzhen, two in Hong Kong, one in Beijing. The server's
+// default map centre is Shenzhen (config.toml [map]).
 const DEVICES = [
   ...Array.from({ length: 6 }, (_, i) => ({
-    id: `sz-${i + 1}`,
     name: `Shenzhen box ${i + 1}`,
     type: 'Z-BOX',
-    status: i % 2 ? 'offline' : 'online',
-    distance_km: 1 + i,
+    online: i % 2 === 0,
     lat: 22.54 + i * 0.01,
     lng: 114.05 + i * 0.01,
     price_per_hour: 300,
     gpus: [{ name: 'RTX 4090', passthrough: true, vram: 25769803776 }],
   })),
-  { id: 'hk-1', name: 'Hong Kong box 1', type: 'P-BOX', status: 'online', distance_km: 28, lat: 22.32, lng: 114.17, price_per_hour: 200, gpus: [] },
-  { id: 'hk-2', name: 'Hong Kong box 2', type: 'P-BOX', status: 'online', distance_km: 29, lat: 22.28, lng: 114.16, price_per_hour: 200, gpus: [] },
-  { id: 'bj-1', name: 'Beijing server', type: 'Z-CLOUD', status: 'online', distance_km: 1943, lat: 39.9, lng: 116.4, price_per_hour: 900, gpus: [] },
+  { name: 'Hong Kong box 1', type: 'P-BOX', online: true, lat: 22.32, lng: 114.17, price_per_hour: 200 },
+  { name: 'Hong Kong box 2', type: 'P-BOX', online: true, lat: 22.28, lng: 114.16, price_per_hour: 200 },
+  { name: 'Beijing server', type: 'server group', online: true, lat: 39.9, lng: 116.4, price_per_hour: 900 },
 ];
 
-async function mockNearby(page) {
-  await page.route('**/api/ebs/v2/nearby?**', (route) =>
-    route.fulfill({ json: { code: 200, data: { items: DEVICES, total: DEVICES.length }, msg: 'success' } }),
-  );
-  await page.route('**/api/ebs/v2/nearby/*', (route) => {
-    const id = decodeURIComponent(new URL(route.request().url()).pathname.split('/').pop());
-    const d = DEVICES.find((x) => x.id === id);
-    return route.fulfill({ json: { code: 200, data: { ...d, apps: [] }, msg: 'success' } });
-  });
+/**
+ * The seeded devices, seeded once per server (the spec file has its own): a worker restarted after
+ * a failed test finds them on the nearby list instead of seeding twice.
+ */
+async function nearbyDevices(request) {
+  const res = await request.get('/api/ebs/v2/nearby?limit=100');
+  const listed = (await res.json()).data.items;
+  if (DEVICES.every((d) => listed.some((l) => l.name === d.name))) {
+    return DEVICES.map((d) => ({ ...d, id: listed.find((l) => l.name === d.name).id }));
+  }
+  return seedNearbyDevices(request, DEVICES);
 }
+
+const idOf = (devices, name) => devices.find((d) => d.name === name).id;
 
 test.describe('desktop, English', () => {
   test.use({ locale: 'en-US', viewport: { width: 1280, height: 860 } });
@@ -115,9 +118,7 @@ test.describe('desktop, English', () => {
     expect(consoleErrors).toEqual([]);
   });
 
-  // FIXME: the server answers 404 with the 404 page and title, but after hydration the client's
-  // title effect renames it after the route ("App Details"); the title must follow data.notFound.
-  test.fixme('details are server-rendered, an unknown app is a 404', async ({ page, consoleErrors }) => {
+  test('details are server-rendered, an unknown app is a 404', async ({ page, consoleErrors }) => {
     const res = await page.goto('/market/details?id=libreoffice');
     expect(res.status()).toBe(200);
     await expectHydrated(page);
@@ -131,19 +132,38 @@ test.describe('desktop, English', () => {
     expect(consoleErrors.filter((e) => !/404/.test(e))).toEqual([]);
   });
 
-  // FIXME: this test routes /api/ebs/v2/nearby to a fixture, but since the devices work landed the
-  // map page is server-rendered with the real (empty) nearby data, which the fixture never replaces.
-  // It needs seeded devices (a real agent, as in devices.spec.mjs) instead of a route mock.
-  test.fixme('the map draws the offline world with clustered markers and opens a device', async ({ page, consoleErrors, baseURL }) => {
+  test('nearby: real shared devices, nearest first, server-rendered, with details', async ({ page, request, consoleErrors }) => {
+    const devices = await nearbyDevices(request);
+    const res = await page.goto('/nearby');
+    expect(res.status()).toBe(200);
+    const html = await res.text();
+    expect(html).toContain('Shenzhen box 1');
+    expect(html).toContain('Beijing server');
+    await expectHydrated(page);
+    const names = await page.locator('.device-card h3').allTextContents();
+    expect(names).toHaveLength(DEVICES.length);
+    // Nearest first from the default centre: Shenzhen, then Hong Kong, then Beijing.
+    expect(names.slice(6)).toEqual(['Hong Kong box 1', 'Hong Kong box 2', 'Beijing server']);
+    await expect(page.locator('.device-card', { hasText: 'Beijing server' })).toContainText(/1,9\d\d km/);
+    await page.screenshot({ path: `${SHOTS}/nearby-en.png` });
+    await page.locator('.device-card', { hasText: 'Shenzhen box 1' }).click();
+    await expect(page).toHaveURL(new RegExp(`/nearby/details\\?id=${idOf(devices, 'Shenzhen box 1')}$`));
+    await expect(page.getByRole('heading', { level: 1, name: 'Shenzhen box 1' })).toBeVisible();
+    await expect(page.getByText(/RTX 4090/).first()).toBeVisible();
+    expect(consoleErrors).toEqual([]);
+  });
+
+  test('the map draws the offline world with clustered markers and opens a device', async ({ page, request, consoleErrors, baseURL }) => {
+    const devices = await nearbyDevices(request);
     const outside = watchOutside(page, baseURL);
-    await mockNearby(page);
+    // The world base map comes from /assets/map/world.json (drawn on a canvas), then the markers.
+    const world = page.waitForResponse((r) => r.url().endsWith('/assets/map/world.json'));
     const res = await page.goto('/nearby/map');
     expect(res.status()).toBe(200);
     await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
     await expectHydrated(page);
     await expect(page.locator('.leaflet-container')).toBeVisible();
-    // The world base map from /assets/map/world.json (drawn on a canvas) and the markers.
-    await page.waitForResponse((r) => r.url().endsWith('/assets/map/world.json')).catch(() => {});
+    expect((await world).status()).toBe(200);
     await expect(page.locator('.leaflet-overlay-pane canvas')).toHaveCount(1);
     await expect(page.locator('.map-cluster').first()).toBeVisible();
     const clusterText = await page.locator('.map-cluster').allTextContents();
@@ -159,7 +179,7 @@ test.describe('desktop, English', () => {
 
     // A single device: its marker opens the details.
     await page.locator('.map-marker[title="Beijing server"]').click();
-    await expect(page).toHaveURL(/\/nearby\/details\?id=bj-1$/);
+    await expect(page).toHaveURL(new RegExp(`/nearby/details\\?id=${idOf(devices, 'Beijing server')}$`));
 
     // A cluster zooms in; at the closest zoom, devices sharing a spot are listed in a popup.
     await page.goto('/nearby/map');
@@ -172,8 +192,10 @@ test.describe('desktop, English', () => {
     }
     await expect(page.locator('.leaflet-popup')).toBeVisible();
     await page.screenshot({ path: `${SHOTS}/map-zoomed-en.png` });
+    const picked = await page.locator('.leaflet-popup a').first().textContent();
+    expect(picked).toMatch(/^Shenzhen box /);
     await page.locator('.leaflet-popup a').first().click();
-    await expect(page).toHaveURL(/\/nearby\/details\?id=sz-/);
+    await expect(page).toHaveURL(new RegExp(`/nearby/details\\?id=${idOf(devices, picked)}$`));
     expect(consoleErrors).toEqual([]);
     expect(outside).toEqual([]);
   });
@@ -182,9 +204,9 @@ test.describe('desktop, English', () => {
 test.describe('desktop, Chinese', () => {
   test.use({ locale: 'zh-CN', viewport: { width: 1280, height: 860 } });
 
-  test('browse, search in Chinese, details and the map', async ({ page, consoleErrors, baseURL }) => {
+  test('browse, search in Chinese, details and the map', async ({ page, request, consoleErrors, baseURL }) => {
+    await nearbyDevices(request);
     const outside = watchOutside(page, baseURL);
-    await mockNearby(page);
     const res = await page.goto('/market');
     expect(await res.text()).toContain('探索市场');
     await expectHydrated(page);

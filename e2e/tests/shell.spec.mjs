@@ -1,6 +1,6 @@
 // The front-end shell: server rendering + hydration of every public page, redirects, guard,
 // pc-web entry, language and theme.
-import { test, expect, expectHydrated } from './fixtures.mjs';
+import { test, expect, expectHydrated, verifiedAccount } from './fixtures.mjs';
 
 const PUBLIC = [
   '/market', '/market/more?category=AI', '/nearby', '/nearby/map', '/auth/signin', '/auth/signup',
@@ -67,22 +67,7 @@ test('signed-in pages send a visitor to sign-in', async ({ page }) => {
 test('pc-web stores the session and goes to the redirect with the language', async ({ page, request }) => {
   // A real session, made through the API (verification is off only for this account's path: use mail).
   const email = `pc-${Date.now()}@example.com`;
-  await request.post('/api/iam/v1/register', { data: { email, password: 'Secret123', confirm_password: 'Secret123', agree: true } });
-  const { readdirSync, readFileSync } = await import('node:fs');
-  const { join } = await import('node:path');
-  const dir = join(process.env.E2E_DATA_DIR, 'mail');
-  let token = null;
-  for (let i = 0; i < 100 && !token; i++) {
-    try {
-      for (const f of readdirSync(dir)) {
-        const text = readFileSync(join(dir, f), 'utf8');
-        if (text.includes(`To: ${email}`)) token = text.match(/email-verified\?token=(\S+)/)?.[1];
-      }
-    } catch {}
-    if (!token) await new Promise((r) => setTimeout(r, 100));
-  }
-  expect(token).toBeTruthy();
-  await request.get(`/api/iam/v1/verify-email?token=${token}`);
+  await verifiedAccount(request, email);
   const login = await (await request.post('/api/iam/v2/login/password', { data: { email, password: 'Secret123' } })).json();
   const s = login.data;
   const q = new URLSearchParams({

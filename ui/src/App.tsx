@@ -5,7 +5,7 @@ import { ClientEffects, RouteErrorBoundary, RouteErrorContent, ThemeSync } from 
 import { LoadingOverlay, Notices, ProgressBar, Toasts } from './components/Feedback';
 import { useSession } from './stores/session';
 import type { Lang } from './i18n';
-import { buildRoutes, resolveRoute, titleFromHandle } from './routes';
+import { buildRoutes, pageHandle, titleFromHandle } from './routes';
 
 function Routed() {
   const menu = useSession((s) => s.menu);
@@ -13,7 +13,8 @@ function Routed() {
   const location = useLocation();
   const element = useRoutes(routes);
   const titleFor = useCallback(
-    (pathname: string, lang: Lang, product: string) => titleFromHandle(resolveRoute(pathname, menu), lang, product),
+    (pathname: string, lang: Lang, product: string, subjectNotFound: boolean) =>
+      titleFromHandle(pageHandle(pathname, menu, subjectNotFound), lang, product),
     [menu],
   );
   return (

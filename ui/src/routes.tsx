@@ -3,7 +3,7 @@ import { useEffect } from 'react';
 import { matchRoutes, useNavigate, type RouteObject } from 'react-router';
 import type { MenuEntry } from './api/types';
 import { translate, type Lang, type MessageKey } from './i18n';
-import { CenteredLayout, ConsoleLayout, FrontGuard, FrontLayout, MobileLayout } from './app/layouts';
+import { CenteredLayout, ConsoleLayout, FrontLayout, MobileLayout } from './app/layouts';
 import { consolePages, consoleTitleKey, pageForEntry } from './app/consolePages';
 import { flattenMenu, trimSlash } from './app/menu';
 import { paths } from './paths';
@@ -136,7 +136,7 @@ function createRoutes(menu: MenuEntry[] | null): RouteObject[] {
           <ErrorPage code={404} />
         </CenteredLayout>
       ),
-      handle: { titleKey: 'not_found', notFound: true } satisfies RouteHandle,
+      handle: NOT_FOUND_HANDLE,
     },
   ];
 }
@@ -159,10 +159,21 @@ export function resolveRoute(pathname: string, menu: MenuEntry[] | null = null):
   return matchHandle(pathname, menu);
 }
 
+/** The handle of the 404 page: unknown paths, and known pages whose subject does not exist. */
+export const NOT_FOUND_HANDLE: RouteHandle = { titleKey: 'not_found', notFound: true };
+
+/**
+ * The handle a location shows: its route's, or the 404 page's when the server said the subject of
+ * the first location does not exist (`data.notFound`). Server and client title pages through this.
+ */
+export function pageHandle(pathname: string, menu: MenuEntry[] | null, subjectNotFound: boolean): RouteHandle {
+  return subjectNotFound ? NOT_FOUND_HANDLE : resolveRoute(pathname, menu);
+}
+
 function matchHandle(pathname: string, menu: MenuEntry[] | null): RouteHandle {
   const matches = matchRoutes(buildRoutes(menu), trimSlash(pathname) || '/');
   const handle = matches?.[matches.length - 1]?.route.handle as RouteHandle | undefined;
-  return handle ?? { titleKey: 'not_found', notFound: true };
+  return handle ?? NOT_FOUND_HANDLE;
 }
 
 export function titleFromHandle(handle: RouteHandle, lang: Lang, productName: string): string {

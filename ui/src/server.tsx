@@ -5,7 +5,7 @@ import { renderToString } from 'react-dom/server';
 import { StaticRouter } from 'react-router';
 import { App } from './App';
 import { normalizeBootState, resetFirstLocation } from './app/boot';
-import { resolveRoute, titleFromHandle } from './routes';
+import { pageHandle, titleFromHandle } from './routes';
 import { defaultSettings, useSettings } from './stores/settings';
 import { emptySession, useSession } from './stores/session';
 import { useFeedback } from './stores/feedback';
@@ -39,9 +39,8 @@ export function render(url: string, stateJson: string): RenderResult {
       <App boot={boot} />
     </StaticRouter>,
   );
-  const routeHandle = resolveRoute(pathnameOf(location));
   // A known page whose subject does not exist (data.notFound) renders the 404 page and answers 404.
-  const handle = boot.data.notFound ? { titleKey: 'not_found' as const, notFound: true } : routeHandle;
+  const handle = pageHandle(pathnameOf(location), null, boot.data.notFound === true);
   return { html, status: handle.notFound ? 404 : 200, title: titleFromHandle(handle, boot.lang, boot.productName) };
 }
 

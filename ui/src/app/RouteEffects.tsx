@@ -41,7 +41,9 @@ export async function clearServiceWorkersOnce(): Promise<boolean> {
   return true;
 }
 
-export function ClientEffects({ titleFor }: { titleFor: (pathname: string, lang: Lang, product: string) => string }) {
+type TitleFor = (pathname: string, lang: Lang, product: string, subjectNotFound: boolean) => string;
+
+export function ClientEffects({ titleFor }: { titleFor: TitleFor }) {
   const location = useLocation();
   const navigate = useNavigate();
   const boot = useBoot();
@@ -102,9 +104,12 @@ export function ClientEffects({ titleFor }: { titleFor: (pathname: string, lang:
   }, [location.pathname, location.search, navigate]);
 
   useEffect(() => {
-    document.title = titleFor(location.pathname, lang, boot.productName);
+    // Runs after the per-location effect above, so hasNavigated() already counts this location:
+    // only the first location can carry the server's "subject not found".
+    const subjectNotFound = !hasNavigated() && boot.data.notFound === true;
+    document.title = titleFor(location.pathname, lang, boot.productName, subjectNotFound);
     document.documentElement.lang = lang; // the same value the server rendered (zh | en)
-  }, [location.pathname, lang, boot.productName, titleFor]);
+  }, [location.pathname, lang, boot.productName, boot.data.notFound, titleFor]);
 
   return null;
 }
