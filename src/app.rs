@@ -48,6 +48,7 @@ pub fn api() -> OpenApiRouter<AppState> {
         .merge(crate::iam::sme::routes::router())
         .merge(crate::market::routes::router())
         .merge(crate::devices::routes::router())
+        .merge(crate::notifications::routes::router())
 }
 
 pub fn router(state: AppState) -> Router {

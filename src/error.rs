@@ -90,6 +90,8 @@ pub enum Msg {
     // market
     AppNotFound,
     KeywordTooLong,
+    // notifications
+    NotificationNotFound,
 }
 
 impl Msg {
@@ -212,6 +214,7 @@ impl Msg {
             ),
             Msg::NoCapacity => ("No server has enough free capacity", "没有服务器有足够的空闲资源"),
             Msg::DeviceNotFound => ("Device not found", "设备不存在"),
+            Msg::NotificationNotFound => ("Notification not found", "通知不存在"),
             Msg::DeviceSecretInvalid => (
                 "This device is not registered or was unlinked: register it again",
                 "该设备未注册或已解绑：请重新注册",

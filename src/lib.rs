@@ -10,6 +10,7 @@ pub mod iam;
 pub mod jobs;
 pub mod mail;
 pub mod market;
+pub mod notifications;
 pub mod secrets;
 pub mod server;
 pub mod ssr;

@@ -96,6 +96,19 @@ test('a real agent is bound in the browser, goes online with its CPU count, then
     await expect(page.locator(`tr[data-device-id="${id}"]`)).toBeVisible();
     await page.screenshot({ path: 'test-results/devices-list-offline.png', fullPage: true });
 
+    // The owner is told: the bell (stats polled every 10 s) counts it, the preview shows it, and
+    // marking it read clears the count.
+    const bell = page.locator('header').getByRole('button', { name: 'Notifications' });
+    await expect(bell.locator('.badge')).toHaveText('1', { timeout: 15_000 });
+    await bell.click();
+    const popover = page.locator('.notifications-popover');
+    await expect(popover).toContainText('Device offline');
+    await expect(popover).toContainText(id);
+    await page.screenshot({ path: 'test-results/devices-notification.png' });
+    await popover.getByRole('button', { name: 'Mark as read' }).click();
+    await expect(popover).toContainText('No unread notifications');
+    await expect(bell.locator('.badge')).toHaveCount(0);
+
     // In Chinese.
     await page.goto(`/devices/details?id=${id}&language=zh`);
     await expect(page.getByTestId('device-status')).toHaveText('离线');

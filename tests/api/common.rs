@@ -1,7 +1,6 @@
 //! `TestApp::spawn()`: the real server on 127.0.0.1:0 over a fresh database (a temp-dir SQLite,
 //! or a new PostgreSQL database when TEST_DATABASE_URL is set), with a real HTTP client.
 
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Once;
 
@@ -25,7 +24,6 @@ pub fn init() {
 
 pub struct TestApp {
     pub base: String,
-    pub addr: SocketAddr,
     pub client: reqwest::Client,
     pub state: AppState,
     pub dir: TempDir,
@@ -65,7 +63,7 @@ impl TestApp {
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .expect("client");
-        TestApp { base: format!("http://{addr}"), addr, client, state, dir, shutdown: Some(tx) }
+        TestApp { base: format!("http://{addr}"), client, state, dir, shutdown: Some(tx) }
     }
 
     pub fn url(&self, path: &str) -> String {

@@ -7,19 +7,19 @@ use crate::common::*;
 
 const GIB: i64 = 1024 * 1024 * 1024;
 
-fn spec(cores: i64) -> Value {
+pub(crate) fn spec(cores: i64) -> Value {
     json!({"cpu_cores": cores, "memory_bytes": 16 * GIB, "disk_bytes": 512 * GIB, "gpus": []})
 }
 
 /// Registers a device as an agent would; returns (device_id, secret, pairing_code).
-async fn register(app: &TestApp, device_type: &str, body_spec: Value) -> (String, String, String) {
+pub(crate) async fn register(app: &TestApp, device_type: &str, body_spec: Value) -> (String, String, String) {
     let (s, b) = app.post_json("/api/agent/v1/register", &json!({"type": device_type, "name": "box one", "spec": body_spec}), None).await;
     assert_eq!(s, 200, "{b}");
     let d = &b["data"];
     (d["device_id"].as_str().unwrap().into(), d["device_secret"].as_str().unwrap().into(), d["pairing_code"].as_str().unwrap().into())
 }
 
-async fn heartbeat(app: &TestApp, secret: &str, body: Value) -> (u16, Value) {
+pub(crate) async fn heartbeat(app: &TestApp, secret: &str, body: Value) -> (u16, Value) {
     app.post_json("/api/agent/v1/heartbeat", &body, Some(secret)).await
 }
 
@@ -28,7 +28,7 @@ async fn link(app: &TestApp, token: &str, id: &str, code: &str) -> (u16, Value) 
 }
 
 /// A device registered and bound by `token`; returns (device_id, secret).
-async fn bound_device(app: &TestApp, token: &str, device_type: &str, body_spec: Value) -> (String, String) {
+pub(crate) async fn bound_device(app: &TestApp, token: &str, device_type: &str, body_spec: Value) -> (String, String) {
     let (id, secret, code) = register(app, device_type, body_spec).await;
     let (s, b) = link(app, token, &id, &code).await;
     assert_eq!(s, 200, "{b}");

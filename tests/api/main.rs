@@ -6,3 +6,4 @@ mod devices;
 mod foundation;
 mod iam;
 mod market;
+mod notifications;

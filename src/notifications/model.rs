@@ -1,0 +1,54 @@
+//! Notification request and response types.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use crate::error::{AppError, Msg};
+
+/// Notifications newer than this count as `recent` in the stats.
+pub const RECENT_HOURS: i64 = 24;
+
+/// The counters the console polls (SPEC.md §4 "Notification stats").
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct Stats {
+    pub total: u64,
+    pub read: u64,
+    pub unread: u64,
+    /// Notifications of the last [`RECENT_HOURS`] hours.
+    pub recent: u64,
+    /// Always false until friends exist: there is no friend request to wait for.
+    pub pending_friend_requests_exists: bool,
+    /// Unread invitation/application news of the companies work.
+    pub member_records_unread: u64,
+}
+
+/// One notification, its texts in the request's language.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct Notification {
+    pub id: String,
+    /// device_online, device_offline, zcloud_ready, zcloud_failed …
+    pub kind: String,
+    pub title: String,
+    pub body: String,
+    pub read: bool,
+    pub created_at: DateTime<Utc>,
+}
+
+/// `?filter=unread` lists only unread notifications; without it, all of them.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListFilter {
+    pub filter: Option<String>,
+}
+
+impl ListFilter {
+    /// True for `unread`, false when absent; anything else is refused.
+    pub fn unread_only(&self) -> Result<bool, AppError> {
+        match self.filter.as_deref().map(str::trim) {
+            None | Some("") | Some("all") => Ok(false),
+            Some("unread") => Ok(true),
+            Some(_) => Err(AppError::invalid("filter", Msg::InvalidField("filter"))),
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! Notifications: stats, list (all and unread, newest first, in both languages), marking read,
+//! refusals, and that a person only ever sees their own.
+
+use serde_json::{Value, json};
+
+use crate::common::*;
+use crate::devices::{bound_device, heartbeat, spec};
+
+async fn zh_get(app: &TestApp, path: &str, token: &str) -> (u16, Value) {
+    json_of(app.client.get(app.url(path)).bearer_auth(token).header("Accept-Language", "zh-CN").send().await.unwrap()).await
+}
+
+/// A bound device that goes offline (short interval) and comes back: two notifications.
+async fn offline_and_back(app: &TestApp, token: &str) -> String {
+    let (id, secret) = bound_device(app, token, "Z-BOX", spec(4)).await;
+    for _ in 0..100 {
+        let (_, b) = app.get_auth(&format!("/api/ebs/v2/devices/{id}"), token).await;
+        if b["data"]["status"] == "offline" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let (s, _) = heartbeat(app, &secret, json!({})).await;
+    assert_eq!(s, 200);
+    id
+}
+
+#[tokio::test]
+async fn stats_list_and_read() {
+    let app = TestApp::spawn_with(|c| {
+        c.devices.offline_after_secs = 2;
+        c.devices.heartbeat_secs = 1;
+    })
+    .await;
+    let alice = app.signed_in("alice@example.com").await;
+    let t = token_of(&alice);
+
+    let (s, b) = app.get_auth("/api/ebs/v1/notifications/stats", &t).await;
+    assert_eq!(s, 200, "{b}");
+    assert_eq!(
+        b["data"],
+        json!({"total": 0, "read": 0, "unread": 0, "recent": 0, "pending_friend_requests_exists": false, "member_records_unread": 0})
+    );
+
+    let id = offline_and_back(&app, &t).await;
+    let (_, b) = app.get_auth("/api/ebs/v1/notifications/stats", &t).await;
+    assert_eq!(b["data"]["total"], 2, "{b}");
+    assert_eq!(b["data"]["unread"], 2);
+    assert_eq!(b["data"]["read"], 0);
+    assert_eq!(b["data"]["recent"], 2);
+
+    // Newest first, texts in the request language.
+    let (s, b) = app.get_auth("/api/ebs/v1/notifications", &t).await;
+    assert_eq!(s, 200, "{b}");
+    assert_eq!(b["data"]["total"], 2);
+    let items = b["data"]["items"].as_array().unwrap();
+    assert_eq!(items[0]["kind"], "device_online");
+    assert_eq!(items[0]["title"], "Device online");
+    assert!(items[0]["body"].as_str().unwrap().contains(&id));
+    assert_eq!(items[1]["kind"], "device_offline");
+    assert_eq!(items[0]["read"], false);
+    let (_, zh) = zh_get(&app, "/api/ebs/v1/notifications", &t).await;
+    assert_eq!(zh["data"]["items"][0]["title"], "设备上线");
+    assert!(zh["data"]["items"][1]["body"].as_str().unwrap().contains("已离线"));
+
+    // The preview: unread, limit 3.
+    let (_, b) = app.get_auth("/api/ebs/v1/notifications?filter=unread&limit=3", &t).await;
+    assert_eq!(b["data"]["total"], 2);
+    let (_, b) = app.get_auth("/api/ebs/v1/notifications?offset=1&limit=1", &t).await;
+    assert_eq!(b["data"]["items"].as_array().unwrap().len(), 1);
+    assert_eq!(b["data"]["items"][0]["kind"], "device_offline");
+
+    // Marking one read, twice is fine.
+    let first = items[0]["id"].as_str().unwrap().to_string();
+    for _ in 0..2 {
+        let (s, b) = app.put_json(&format!("/api/ebs/v1/notifications/{first}/read"), &json!({}), &t).await;
+        assert_eq!(s, 200, "{b}");
+        assert_eq!(b["data"], Value::Null);
+    }
+    let (_, b) = app.get_auth("/api/ebs/v1/notifications/stats", &t).await;
+    assert_eq!((b["data"]["read"].as_u64(), b["data"]["unread"].as_u64()), (Some(1), Some(1)));
+    let (_, b) = app.get_auth("/api/ebs/v1/notifications?filter=unread", &t).await;
+    assert_eq!(b["data"]["total"], 1);
+    assert_eq!(b["data"]["items"][0]["kind"], "device_offline");
+    let (_, b) = app.get_auth("/api/ebs/v1/notifications", &t).await;
+    assert_eq!(b["data"]["items"][0]["read"], true);
+}
+
+#[tokio::test]
+async fn refusals_and_isolation() {
+    let app = TestApp::spawn_with(|c| {
+        c.devices.offline_after_secs = 2;
+        c.devices.heartbeat_secs = 1;
+    })
+    .await;
+    let alice = app.signed_in("alice@example.com").await;
+    let bob = app.signed_in("bob@example.com").await;
+    let (ta, tb) = (token_of(&alice), token_of(&bob));
+    offline_and_back(&app, &ta).await;
+    let (_, b) = app.get_auth("/api/ebs/v1/notifications", &ta).await;
+    let alices = b["data"]["items"][0]["id"].as_str().unwrap().to_string();
+
+    // Bob sees none of Alice's and cannot mark them.
+    let (_, b) = app.get_auth("/api/ebs/v1/notifications", &tb).await;
+    assert_eq!(b["data"]["total"], 0);
+    let (_, b) = app.get_auth("/api/ebs/v1/notifications/stats", &tb).await;
+    assert_eq!(b["data"]["total"], 0);
+    let (s, b) = app.put_json(&format!("/api/ebs/v1/notifications/{alices}/read"), &json!({}), &tb).await;
+    assert_eq!(s, 404, "{b}");
+    assert_eq!(b["msg"], "Notification not found");
+    let (_, b) = app.get_auth("/api/ebs/v1/notifications?filter=unread", &ta).await;
+    assert_eq!(b["data"]["total"], 2, "nothing changed for Alice");
+    let (s, b) = json_of(
+        app.client
+            .put(app.url("/api/ebs/v1/notifications/nope/read"))
+            .bearer_auth(&ta)
+            .header("Accept-Language", "zh-CN")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, 404);
+    assert_eq!(b["msg"], "通知不存在");
+
+    // Bad filters and pages, in both languages.
+    let (s, b) = app.get_auth("/api/ebs/v1/notifications?filter=old", &ta).await;
+    assert_eq!(s, 400, "{b}");
+    assert_eq!(b["msg"], "Invalid value for filter");
+    let (s, b) = zh_get(&app, "/api/ebs/v1/notifications?filter=old", &ta).await;
+    assert_eq!(s, 400);
+    assert_eq!(b["msg"], "参数 filter 无效");
+    let (s, _) = app.get_auth("/api/ebs/v1/notifications?limit=0", &ta).await;
+    assert_eq!(s, 400);
+    let (s, _) = app.get_auth("/api/ebs/v1/notifications?limit=101", &ta).await;
+    assert_eq!(s, 400);
+
+    // Signed out: 401.
+    for path in ["/api/ebs/v1/notifications/stats", "/api/ebs/v1/notifications"] {
+        let (s, _) = app.get_json(path).await;
+        assert_eq!(s, 401, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn member_records_unread_counts_company_news() {
+    let app = TestApp::spawn().await;
+    let owner = app.signed_in("owner@example.com").await;
+    let carol = app.signed_in("carol@example.com").await;
+    let (s, b) = app.post_json("/api/iam/v1/sme", &json!({"name": "Acme Labs"}), Some(&token_of(&owner))).await;
+    assert_eq!(s, 200, "{b}");
+    let company = b["data"]["id"].as_str().unwrap().to_string();
+    let admin = app.switch(&owner, &company).await;
+    app.invite(&token_of(&admin), "carol@example.com", "member").await;
+
+    // Carol has an unread invitation; reading her records clears it.
+    let tc = token_of(&carol);
+    let (_, b) = app.get_auth("/api/ebs/v1/notifications/stats", &tc).await;
+    assert_eq!(b["data"]["member_records_unread"], 1, "{b}");
+    let (s, _) = app.get_auth("/api/iam/v1/sme/member/records", &tc).await;
+    assert_eq!(s, 200);
+    let (_, b) = app.get_auth("/api/ebs/v1/notifications/stats", &tc).await;
+    assert_eq!(b["data"]["member_records_unread"], 0);
+}
