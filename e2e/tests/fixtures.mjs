@@ -74,7 +74,7 @@ export async function apiSession(request, email, password = PASSWORD) {
 
 /**
  * Puts real devices on the nearby list through the real protocol: each one registers as an agent
- * would (`/api/agent/v1/register`), online ones send a heartbeat, and one owner binds them, makes
+ * would (`/api/agent/v1/register`) and sends a first heartbeat, and one owner binds them, makes
  * them rentable at their price and sets their location. Returns the devices with their server ids.
  */
 export async function seedNearbyDevices(request, devices) {
@@ -87,13 +87,11 @@ export async function seedNearbyDevices(request, devices) {
     const reg = await request.post('/api/agent/v1/register', { data: { type: d.type, name: d.name, spec } });
     expect(reg.status()).toBe(200);
     const { device_id, device_secret, pairing_code } = (await reg.json()).data;
-    if (d.online) {
-      const hb = await request.post('/api/agent/v1/heartbeat', {
-        headers: { authorization: `Bearer ${device_secret}` },
-        data: { spec, metrics: { cpu_percent: 5, memory_used_bytes: 2 ** 30, disk_used_bytes: 2 ** 33 }, acks: [] },
-      });
-      expect(hb.status()).toBe(200);
-    }
+    const hb = await request.post('/api/agent/v1/heartbeat', {
+      headers: { authorization: `Bearer ${device_secret}` },
+      data: { spec, metrics: { cpu_percent: 5, memory_used_bytes: 2 ** 30, disk_used_bytes: 2 ** 33 }, acks: [] },
+    });
+    expect(hb.status()).toBe(200);
     const calls = [
       ['post', '/api/ebs/v2/devices/link', { device_id, pairing_code }],
       ['put', `/api/ebs/v2/devices/${device_id}/sharing`, { mode: 'manual', rentable: true, price_per_hour: d.price_per_hour }],

@@ -24,15 +24,14 @@ const DEVICES = [
   ...Array.from({ length: 6 }, (_, i) => ({
     name: `Shenzhen box ${i + 1}`,
     type: 'Z-BOX',
-    online: i % 2 === 0,
     lat: 22.54 + i * 0.01,
     lng: 114.05 + i * 0.01,
     price_per_hour: 300,
     gpus: [{ name: 'RTX 4090', passthrough: true, vram: 25769803776 }],
   })),
-  { name: 'Hong Kong box 1', type: 'P-BOX', online: true, lat: 22.32, lng: 114.17, price_per_hour: 200 },
-  { name: 'Hong Kong box 2', type: 'P-BOX', online: true, lat: 22.28, lng: 114.16, price_per_hour: 200 },
-  { name: 'Beijing server', type: 'server group', online: true, lat: 39.9, lng: 116.4, price_per_hour: 900 },
+  { name: 'Hong Kong box 1', type: 'P-BOX', lat: 22.32, lng: 114.17, price_per_hour: 200 },
+  { name: 'Hong Kong box 2', type: 'P-BOX', lat: 22.28, lng: 114.16, price_per_hour: 200 },
+  { name: 'Beijing server', type: 'server group', lat: 39.9, lng: 116.4, price_per_hour: 900 },
 ];
 
 /**

@@ -975,10 +975,9 @@ mod tests {
 
 /// Server-rendered data of the nearby pages (ui/README.md "state.data shapes"): `nearby` is the
 /// first page at the configured map centre, `nearbyDetails` the device of `?id=` seen from it.
-pub async fn page_data(state: &AppState, path: &str, query: Option<&str>) -> Option<(&'static str, serde_json::Value)> {
-    let path = path.strip_prefix("/m").filter(|p| p.starts_with('/')).unwrap_or(path);
-    let path = if path.len() > 1 { path.trim_end_matches('/') } else { path };
-    match path {
+/// `page` is the desktop path of the page (src/ssr/data.rs normalizes it).
+pub async fn page_data(state: &AppState, page: &str, params: &[(String, String)]) -> Option<(&'static str, serde_json::Value)> {
+    match page {
         "/nearby" => {
             let q = NearbyQuery { lat: None, lng: None, radius_km: None, offset: Some(0), limit: Some(24) };
             match nearby(state, q).await {
@@ -990,7 +989,7 @@ pub async fn page_data(state: &AppState, path: &str, query: Option<&str>) -> Opt
             }
         }
         "/nearby/details" => {
-            let id = url::form_urlencoded::parse(query.unwrap_or("").as_bytes()).find(|(k, _)| k == "id").map(|(_, v)| v.into_owned())?;
+            let id = params.iter().find(|(k, _)| k == "id").map(|(_, v)| v.clone())?;
             let one = nearby_one(state, &id, NearbyPoint { lat: None, lng: None }).await.ok()?;
             serde_json::to_value(one).ok().map(|v| ("nearbyDetails", v))
         }

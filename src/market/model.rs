@@ -114,29 +114,21 @@ impl AppFields {
         }
     }
 
-    pub fn from_row(m: &apps::Model) -> AppFields {
-        AppFields {
-            position: m.position,
-            name_en: m.name_en.clone(),
-            name_zh: m.name_zh.clone(),
-            summary_en: m.summary_en.clone(),
-            summary_zh: m.summary_zh.clone(),
-            description_en: m.description_en.clone(),
-            description_zh: m.description_zh.clone(),
-            icon: m.icon.clone(),
-            category: m.category.clone(),
-            display_type: m.display_type.clone(),
-            tier: m.tier.clone(),
-            kind: m.kind.clone(),
-            price_per_hour: m.price_per_hour,
-            publisher: m.publisher.clone(),
-            version: m.version.clone(),
-            top_pick: m.top_pick,
-            cpu_cores: m.cpu_cores,
-            memory_bytes: m.memory_bytes,
-            disk_bytes: m.disk_bytes,
-            gpu_count: m.gpu_count,
-        }
+    /// The row's values of these fields (the JSON field names are the column names).
+    pub fn from_row(m: &apps::Model) -> anyhow::Result<AppFields> {
+        Ok(serde_json::from_value(serde_json::to_value(m)?)?)
+    }
+
+    /// A whole row to write: `base` (the other columns as JSON) with these fields over it, every
+    /// column set.
+    pub fn into_row(&self, base: serde_json::Value) -> anyhow::Result<apps::ActiveModel> {
+        use sea_orm::ActiveModelTrait;
+        let (serde_json::Value::Object(mut row), serde_json::Value::Object(fields)) = (base, serde_json::to_value(self)?) else {
+            anyhow::bail!("an app row and its fields are JSON objects");
+        };
+        row.extend(fields);
+        let model: apps::Model = serde_json::from_value(serde_json::Value::Object(row))?;
+        Ok(apps::ActiveModel::from(model).reset_all())
     }
 }
 
@@ -208,16 +200,14 @@ pub fn icon_url(icon: &str) -> String {
 
 // ---------- queries ----------
 
+// The market calls take their pagination (`crate::http::Page`, default 24) and language
+// ([`LangQuery`]) as separate extractors of the same query string.
+
 /// `GET /market/applications`.
 #[derive(Debug, Clone, Default, Deserialize, IntoParams)]
 pub struct ListQuery {
     /// AI, Metaverse, Game, Work, Home, Others, Z-CLOUD, or top_picks.
     pub category: Option<String>,
-    pub offset: Option<i64>,
-    /// 1 to 100, default 24.
-    pub limit: Option<i64>,
-    /// en or zh; without it, `Accept-Language` decides.
-    pub language: Option<String>,
 }
 
 /// `GET /market/search`.
@@ -230,14 +220,12 @@ pub struct SearchQuery {
     pub display_type: Option<String>,
     /// high, standard or basic.
     pub tier: Option<String>,
-    pub offset: Option<i64>,
-    pub limit: Option<i64>,
-    pub language: Option<String>,
 }
 
-/// `GET /market/applications/{id}`.
+/// `?language=` of the market calls.
 #[derive(Debug, Clone, Default, Deserialize, IntoParams)]
 pub struct LangQuery {
+    /// en or zh; without it, `Accept-Language` decides.
     pub language: Option<String>,
 }
 

@@ -12,7 +12,7 @@ use utoipa_axum::routes;
 
 use crate::app::AppState;
 use crate::error::{ApiResult, AppError, Envelope, ok};
-use crate::http::{ApiQuery, Lang, List};
+use crate::http::{ApiQuery, Lang, List, Page};
 use crate::market::model::{App, LangQuery, ListQuery, SearchQuery, answer_lang};
 use crate::market::service::{self, Answer};
 
@@ -44,7 +44,7 @@ async fn download_links(State(state): State<AppState>) -> ApiResult<DownloadLink
 /// The market's apps in listing order (24 a page by default); `category=top_picks` gives the
 /// chosen apps. Texts are in `?language=` or else the `Accept-Language` language. Cacheable:
 /// an ETag, and 304 for a matching `If-None-Match`.
-#[utoipa::path(get, path = "/api/ebs/v1/market/applications", tag = "market", params(ListQuery),
+#[utoipa::path(get, path = "/api/ebs/v1/market/applications", tag = "market", params(ListQuery, Page, LangQuery),
     responses((status = 200, body = Envelope<List<App>>), (status = 304, description = "not modified"),
         (status = 400, description = "invalid category or pagination")))]
 async fn applications(
@@ -52,9 +52,11 @@ async fn applications(
     lang: Lang,
     headers: HeaderMap,
     ApiQuery(q): ApiQuery<ListQuery>,
+    ApiQuery(page): ApiQuery<Page>,
+    ApiQuery(l): ApiQuery<LangQuery>,
 ) -> Result<Response, AppError> {
-    let lang = answer_lang(q.language.as_deref(), lang)?;
-    Ok(respond(&headers, service::list(&state, &q, lang)?))
+    let lang = answer_lang(l.language.as_deref(), lang)?;
+    Ok(respond(&headers, service::list(&state, &q, page, lang)?))
 }
 
 /// One app (404 "App not found" for an unknown id).
@@ -75,7 +77,7 @@ async fn application(
 
 /// Search by keyword (English and Chinese names and summaries, publisher; case-insensitive; all
 /// words must match), category, display type and tier, paged. Best matches first.
-#[utoipa::path(get, path = "/api/ebs/v1/market/search", tag = "market", params(SearchQuery),
+#[utoipa::path(get, path = "/api/ebs/v1/market/search", tag = "market", params(SearchQuery, Page, LangQuery),
     responses((status = 200, body = Envelope<List<App>>), (status = 304, description = "not modified"),
         (status = 400, description = "invalid filter value, keyword too long or bad pagination")))]
 async fn search(
@@ -83,9 +85,11 @@ async fn search(
     lang: Lang,
     headers: HeaderMap,
     ApiQuery(q): ApiQuery<SearchQuery>,
+    ApiQuery(page): ApiQuery<Page>,
+    ApiQuery(l): ApiQuery<LangQuery>,
 ) -> Result<Response, AppError> {
-    let lang = answer_lang(q.language.as_deref(), lang)?;
-    Ok(respond(&headers, service::search(&state, &q, lang)?))
+    let lang = answer_lang(l.language.as_deref(), lang)?;
+    Ok(respond(&headers, service::search(&state, &q, page, lang)?))
 }
 
 /// The envelope around a pre-serialized answer, or 304 when the client holds it already.

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use anyhow::{Context, bail};
 use sea_orm::{ActiveModelTrait, ConnectionTrait, DatabaseConnection, EntityTrait, Set};
-use serde_json::Value;
+use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::db::entity::{apps, market_catalogue};
@@ -56,32 +56,27 @@ pub async fn apply(db: &DatabaseConnection, json: &str) -> anyhow::Result<SeedRe
         let new_json = serde_json::to_string(&new)?;
         match existing.get(&app.slug) {
             None => {
-                let mut row = active_from(&new);
-                row.id = Set(app.slug.clone());
-                row.listed = Set(true);
-                row.origin = Set("seed".into());
-                row.seed_version = Set(Some(app.version.clone()));
-                row.seed_fields = Set(Some(new_json));
-                row.created_at = Set(now);
-                row.updated_at = Set(now);
-                row.insert(&txn).await?;
+                let base = json!({
+                    "id": app.slug, "listed": true, "origin": "seed", "seed_version": app.version,
+                    "seed_fields": new_json, "created_at": now, "updated_at": now,
+                });
+                new.into_row(base)?.insert(&txn).await?;
                 report.inserted += 1;
             }
             // An app added locally under a slug the catalogue later uses stays the local one.
             Some(row) if row.origin != "seed" => {}
             Some(row) => {
-                let current = AppFields::from_row(row);
+                let current = AppFields::from_row(row)?;
                 let last: Option<AppFields> = row.seed_fields.as_deref().and_then(|s| serde_json::from_str(s).ok());
                 let (merged, kept) = merge(&current, last.as_ref(), &new)?;
                 if merged == current && last.as_ref() == Some(&new) {
                     continue;
                 }
-                let mut active = active_from(&merged);
-                active.id = Set(row.id.clone());
-                active.seed_version = Set(Some(app.version.clone()));
-                active.seed_fields = Set(Some(new_json));
-                active.updated_at = Set(now);
-                active.update(&txn).await?;
+                let mut base = serde_json::to_value(row)?;
+                base["seed_version"] = json!(app.version);
+                base["seed_fields"] = json!(new_json);
+                base["updated_at"] = json!(now);
+                merged.into_row(base)?.update(&txn).await?;
                 report.updated += 1;
                 report.kept_fields += kept;
             }
@@ -129,32 +124,6 @@ pub fn merge(current: &AppFields, last: Option<&AppFields>, new: &AppFields) -> 
         }
     }
     Ok((serde_json::from_value(Value::Object(out))?, kept))
-}
-
-fn active_from(f: &AppFields) -> apps::ActiveModel {
-    apps::ActiveModel {
-        position: Set(f.position),
-        name_en: Set(f.name_en.clone()),
-        name_zh: Set(f.name_zh.clone()),
-        summary_en: Set(f.summary_en.clone()),
-        summary_zh: Set(f.summary_zh.clone()),
-        description_en: Set(f.description_en.clone()),
-        description_zh: Set(f.description_zh.clone()),
-        icon: Set(f.icon.clone()),
-        category: Set(f.category.clone()),
-        display_type: Set(f.display_type.clone()),
-        tier: Set(f.tier.clone()),
-        kind: Set(f.kind.clone()),
-        price_per_hour: Set(f.price_per_hour),
-        publisher: Set(f.publisher.clone()),
-        version: Set(f.version.clone()),
-        top_pick: Set(f.top_pick),
-        cpu_cores: Set(f.cpu_cores),
-        memory_bytes: Set(f.memory_bytes),
-        disk_bytes: Set(f.disk_bytes),
-        gpu_count: Set(f.gpu_count),
-        ..Default::default()
-    }
 }
 
 /// The checks a catalogue must pass before anything is written (a broken catalogue stops

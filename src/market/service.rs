@@ -21,15 +21,15 @@ fn etag(fingerprint: &str, lang: Lang, key: &str) -> String {
 }
 
 /// `GET /market/applications`: the listed apps in listing order, optionally of one category.
-pub fn list(state: &AppState, q: &ListQuery, lang: Lang) -> Result<Answer, AppError> {
-    let (offset, limit) = Page { offset: q.offset, limit: q.limit }.checked(DEFAULT_LIMIT)?;
+pub fn list(state: &AppState, q: &ListQuery, page: Page, lang: Lang) -> Result<Answer, AppError> {
+    let (offset, limit) = page.checked(DEFAULT_LIMIT)?;
     let filter = Filter { category: category_filter(q.category.as_deref())?, ..Default::default() };
     Ok(answer_list(state, &filter, offset, limit, lang, "list"))
 }
 
 /// `GET /market/search`.
-pub fn search(state: &AppState, q: &SearchQuery, lang: Lang) -> Result<Answer, AppError> {
-    let (offset, limit) = Page { offset: q.offset, limit: q.limit }.checked(DEFAULT_LIMIT)?;
+pub fn search(state: &AppState, q: &SearchQuery, page: Page, lang: Lang) -> Result<Answer, AppError> {
+    let (offset, limit) = page.checked(DEFAULT_LIMIT)?;
     let filter = Filter::new(q.keyword.as_deref(), q.category.as_deref(), q.display_type.as_deref(), q.tier.as_deref())?;
     Ok(answer_list(state, &filter, offset, limit, lang, "search"))
 }

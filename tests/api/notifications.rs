@@ -10,6 +10,15 @@ async fn zh_get(app: &TestApp, path: &str, token: &str) -> (u16, Value) {
     json_of(app.client.get(app.url(path)).bearer_auth(token).header("Accept-Language", "zh-CN").send().await.unwrap()).await
 }
 
+/// A server that marks a device offline after 2 s of silence.
+async fn quick_offline_app() -> TestApp {
+    TestApp::spawn_with(|c| {
+        c.devices.offline_after_secs = 2;
+        c.devices.heartbeat_secs = 1;
+    })
+    .await
+}
+
 /// A bound device that goes offline (short interval) and comes back: two notifications.
 async fn offline_and_back(app: &TestApp, token: &str) -> String {
     let (id, secret) = bound_device(app, token, "Z-BOX", spec(4)).await;
@@ -27,11 +36,7 @@ async fn offline_and_back(app: &TestApp, token: &str) -> String {
 
 #[tokio::test]
 async fn stats_list_and_read() {
-    let app = TestApp::spawn_with(|c| {
-        c.devices.offline_after_secs = 2;
-        c.devices.heartbeat_secs = 1;
-    })
-    .await;
+    let app = quick_offline_app().await;
     let alice = app.signed_in("alice@example.com").await;
     let t = token_of(&alice);
 
@@ -88,11 +93,7 @@ async fn stats_list_and_read() {
 
 #[tokio::test]
 async fn refusals_and_isolation() {
-    let app = TestApp::spawn_with(|c| {
-        c.devices.offline_after_secs = 2;
-        c.devices.heartbeat_secs = 1;
-    })
-    .await;
+    let app = quick_offline_app().await;
     let alice = app.signed_in("alice@example.com").await;
     let bob = app.signed_in("bob@example.com").await;
     let (ta, tb) = (token_of(&alice), token_of(&bob));

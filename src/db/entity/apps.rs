@@ -1,6 +1,9 @@
 use sea_orm::entity::prelude::*;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+/// Serialize/Deserialize: the market's `AppFields` (what the catalogue provides) is read from
+/// and written to a row through their shared JSON field names (src/market/model.rs).
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel, Serialize, Deserialize)]
 #[sea_orm(table_name = "apps")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]

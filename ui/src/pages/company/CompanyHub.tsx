@@ -1,77 +1,51 @@
 // The person's side of companies: create one, apply to one by its id, answer invitations, see
 // one's applications, switch into or leave one's companies. Shown on /company-email (also from a
 // phone) and on /history.
-import { useState, type FormEvent } from 'react';
-import { applyToCompany, createCompany, fetchMemberRecords, leaveCompany } from '../../api/company';
-import { errorText } from '../../api/client';
+import { useState } from 'react';
+import { applyToCompany, createCompany, leaveCompany } from '../../api/company';
 import { PERSONAL_SME_ID } from '../../constants';
-import { useAsync } from '../../app/data';
 import { useT } from '../../app/i18n';
 import { reloadOrganizations, switchCompany } from '../../app/session';
 import { ConfirmDialog } from '../../components/Dialog';
-import { EmptyState, ErrorNote, Field, SkeletonLines } from '../../components/ui';
+import { Field } from '../../components/ui';
 import { toast, withLoading } from '../../stores/feedback';
 import { useSession } from '../../stores/session';
 import type { Organization } from '../../api/types';
-import { validateCompanyName } from '../auth/validation';
-import { RecordsTable } from './RecordsTable';
+import { RecordsSection } from './RecordsTable';
+import { CompanyNameForm, FormCard, Section, toastFailure, useConfirm, useSubmit } from './shared';
 
 export function CreateCompanyForm() {
   const t = useT();
-  const [name, setName] = useState('');
-  const [error, setError] = useState<string | undefined>();
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    const key = validateCompanyName(name);
-    setError(key ? t(key) : undefined);
-    if (key) return;
-    try {
-      const company = await withLoading(() => createCompany(name.trim()));
-      toast('success', t('company_created'));
-      await withLoading(() => switchCompany(company.id));
-    } catch (err) {
-      setError(errorText(err));
-    }
-  };
   return (
-    <form className="card form-card" onSubmit={submit} noValidate aria-labelledby="create-company-title">
-      <h2 id="create-company-title">{t('create_company')}</h2>
-      <Field label={t('company_name')} value={name} onChange={(e) => setName(e.target.value)} error={error} maxLength={50} />
-      <button type="submit" className="button primary">
-        {t('create')}
-      </button>
-    </form>
+    <CompanyNameForm
+      id="create-company-title"
+      title={t('create_company')}
+      submitLabel={t('create')}
+      save={async (name) => {
+        const company = await withLoading(() => createCompany(name));
+        toast('success', t('company_created'));
+        await withLoading(() => switchCompany(company.id));
+      }}
+    />
   );
 }
 
 export function ApplyForm({ onApplied }: { onApplied: () => void }) {
   const t = useT();
   const [id, setId] = useState('');
-  const [error, setError] = useState<string | undefined>();
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    if (!id.trim()) {
-      setError(t('company_id_required'));
-      return;
-    }
-    setError(undefined);
-    try {
+  const { error, submit } = useSubmit(
+    () => (id.trim() ? undefined : t('company_id_required')),
+    async () => {
       await withLoading(() => applyToCompany(id.trim()));
       toast('success', t('applied_toast'));
       setId('');
       onApplied();
-    } catch (err) {
-      setError(errorText(err));
-    }
-  };
+    },
+  );
   return (
-    <form className="card form-card" onSubmit={submit} noValidate aria-labelledby="apply-title">
-      <h2 id="apply-title">{t('apply_to_company')}</h2>
+    <FormCard id="apply-title" title={t('apply_to_company')} submitLabel={t('apply')} onSubmit={submit}>
       <Field label={t('company_id')} value={id} onChange={(e) => setId(e.target.value)} error={error} hint={t('apply_hint')} />
-      <button type="submit" className="button primary">
-        {t('apply')}
-      </button>
-    </form>
+    </FormCard>
   );
 }
 
@@ -79,23 +53,14 @@ export function MyCompanies() {
   const t = useT();
   const orgs = useSession((s) => s.organizationList).filter((o) => o.id !== PERSONAL_SME_ID);
   const smeId = useSession((s) => s.smeId);
-  const [leaving, setLeaving] = useState<Organization | null>(null);
-  const leave = async () => {
-    const org = leaving;
-    setLeaving(null);
-    if (!org) return;
-    try {
-      await withLoading(() => leaveCompany(org.id));
-      toast('success', t('left_company'));
-      if (org.id === smeId) await withLoading(() => switchCompany(PERSONAL_SME_ID));
-      else await reloadOrganizations();
-    } catch (err) {
-      toast('error', errorText(err));
-    }
-  };
+  const leave = useConfirm(async (org: Organization) => {
+    await withLoading(() => leaveCompany(org.id));
+    toast('success', t('left_company'));
+    if (org.id === smeId) await withLoading(() => switchCompany(PERSONAL_SME_ID));
+    else await reloadOrganizations();
+  });
   return (
-    <section className="card" aria-labelledby="my-companies-title">
-      <h2 id="my-companies-title">{t('my_companies')}</h2>
+    <Section className="card" id="my-companies-title" title={t('my_companies')}>
       {orgs.length === 0 ? (
         <p className="muted">{t('no_companies')}</p>
       ) : (
@@ -109,11 +74,11 @@ export function MyCompanies() {
               </span>
               <span className="row-actions">
                 {o.id !== smeId ? (
-                  <button type="button" className="button primary small" onClick={() => void withLoading(() => switchCompany(o.id)).catch((err) => toast('error', errorText(err)))}>
+                  <button type="button" className="button primary small" onClick={() => void toastFailure(() => withLoading(() => switchCompany(o.id)))}>
                     {t('switch_to')}
                   </button>
                 ) : null}
-                <button type="button" className="button ghost small" onClick={() => setLeaving(o)}>
+                <button type="button" className="button ghost small" onClick={() => leave.ask(o)}>
                   {t('leave')}
                 </button>
               </span>
@@ -121,43 +86,26 @@ export function MyCompanies() {
           ))}
         </ul>
       )}
-      <ConfirmDialog
-        open={leaving !== null}
-        title={t('leave')}
-        text={t('confirm_leave', { name: leaving?.name ?? '' })}
-        confirmLabel={t('leave')}
-        danger
-        onConfirm={() => void leave()}
-        onClose={() => setLeaving(null)}
-      />
-    </section>
+      <ConfirmDialog {...leave.dialog} title={t('leave')} text={t('confirm_leave', { name: leave.subject?.name ?? '' })} confirmLabel={t('leave')} />
+    </Section>
   );
 }
 
 /** The caller's own invitations and applications. */
 export function MyRecords({ nonce = 0 }: { nonce?: number }) {
   const t = useT();
-  const state = useAsync((_signal) => fetchMemberRecords('mine'), [nonce]);
-  const items = state.data?.items ?? [];
   return (
-    <section aria-labelledby="my-records-title">
-      <h2 id="my-records-title">{t('my_records')}</h2>
-      {state.error ? <ErrorNote text={state.error} onRetry={state.reload} /> : null}
-      {state.loading ? (
-        <SkeletonLines />
-      ) : items.length ? (
-        <RecordsTable
-          items={items}
-          showCompany
-          onAnswered={(_r, a) => {
-            state.reload();
-            if (a === 'accept') void reloadOrganizations().catch(() => undefined);
-          }}
-        />
-      ) : !state.error ? (
-        <EmptyState icon="company" title={t('no_records')} />
-      ) : null}
-    </section>
+    <RecordsSection
+      id="my-records-title"
+      title={t('my_records')}
+      scope="mine"
+      showCompany
+      emptyIcon="company"
+      nonce={nonce}
+      onAnswered={(_r, a) => {
+        if (a === 'accept') void reloadOrganizations().catch(() => undefined);
+      }}
+    />
   );
 }
 
