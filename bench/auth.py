@@ -1,5 +1,6 @@
-"""Sign-in and refresh throughput, as ratios to /healthz measured by the same client in one run.
-Sign-in is bounded by Argon2id (19 MiB, 2 passes) by design; refresh is one write transaction."""
+"""Sign-in, refresh and the notification stats poll, as ratios to /healthz measured by the same
+client in one run. Sign-in is bounded by Argon2id (19 MiB, 2 passes) by design; refresh is one
+write transaction; the stats poll (every signed-in console, every 10 s) reads a counter row."""
 import json
 import os
 import threading
@@ -61,8 +62,11 @@ with Server(env) as s:
 
     health = run(WORKERS, lambda i: call(s.base, "GET", "/healthz"))
     login = run(WORKERS, lambda i: call(s.base, "POST", "/api/iam/v2/login/password", {"email": emails[i], "password": PASSWORD}))
+    tokens = [x["token"] for x in sessions]
+    stats = run(WORKERS, lambda i: call(s.base, "GET", "/api/ebs/v1/notifications/stats", token=tokens[i]))
     refreshes = run(WORKERS, refresh)
     print(f"same client, {WORKERS} threads, {SECONDS:.0f} s each:")
     print(f"/healthz: {health:.0f} req/s")
     print(f"sign-in: {login:.1f} req/s, ratio to /healthz {login / health:.4f}")
+    print(f"notification stats poll: {stats:.0f} req/s, ratio to /healthz {stats / health:.3f}")
     print(f"refresh (rotation, one write transaction): {refreshes:.0f} req/s, ratio to /healthz {refreshes / health:.3f}")

@@ -10,7 +10,7 @@ use sea_orm::{
 use serde_json::json;
 
 use crate::app::AppState;
-use crate::db::entity::{company_members, device_commands, devices, notifications};
+use crate::db::entity::{company_members, device_commands, devices};
 use crate::db::{new_id, now, write_txn};
 use crate::devices::model::*;
 use crate::error::{AppError, Msg};
@@ -210,18 +210,7 @@ async fn notify(conn: &impl ConnectionTrait, d: &devices::Model, kind: &str, rea
     };
     let params = json!({"device_id": id, "name": name, "status": d.status, "reason": reason, "title_zh": title_zh, "body_zh": body_zh});
     for user in recipients(conn, d).await? {
-        notifications::ActiveModel {
-            id: Set(new_id()),
-            user_id: Set(user),
-            kind: Set(kind.to_string()),
-            title: Set(title.clone()),
-            body: Set(body.clone()),
-            params: Set(params.to_string()),
-            read: Set(false),
-            created_at: Set(now()),
-        }
-        .insert(conn)
-        .await?;
+        crate::notifications::service::notify(conn, &user, kind, &title, &body, &params).await?;
     }
     Ok(())
 }

@@ -15,25 +15,22 @@ use std::time::Duration;
 
 use tokio_cron_scheduler::{Job, JobSchedulerError};
 
+use crate::jobs::{Runs, repeated};
+
 use crate::app::AppState;
 
 /// Identity's background jobs.
 pub fn jobs(state: &AppState) -> Vec<Result<Job, JobSchedulerError>> {
-    let s = state.clone();
-    let cleanup = Job::new_repeated_async(Duration::from_secs(3600), move |_, _| {
-        let s = s.clone();
-        Box::pin(async move {
-            match service::cleanup_expired(&s.db).await {
-                Ok(n) if n > 0 => tracing::info!(rows = n, "expired sessions and verification links deleted"),
-                Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "session cleanup failed"),
-            }
-        })
+    let cleanup = repeated(state, "iam.cleanup_expired", Duration::from_secs(3600), Runs::Shared, |s| async move {
+        match service::cleanup_expired(&s.db).await {
+            Ok(n) if n > 0 => tracing::info!(rows = n, "expired sessions and verification links deleted"),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "session cleanup failed"),
+        }
     });
-    let s = state.clone();
-    let limiter = Job::new_repeated_async(Duration::from_secs(300), move |_, _| {
-        let s = s.clone();
-        Box::pin(async move { s.login_limiter.retain_recent() })
+    // The sign-in limiter lives in this instance's memory.
+    let limiter = repeated(state, "iam.limiter_retain", Duration::from_secs(300), Runs::PerInstance, |s| async move {
+        s.login_limiter.retain_recent()
     });
     vec![cleanup, limiter]
 }

@@ -12,6 +12,8 @@ use std::time::Duration;
 
 use tokio_cron_scheduler::{Job, JobSchedulerError};
 
+use crate::jobs::{Runs, repeated};
+
 use crate::app::AppState;
 
 /// How often the index is compared with the database (other instances' or hand-made changes).
@@ -19,16 +21,12 @@ pub const RELOAD_EVERY: Duration = Duration::from_secs(30);
 
 /// The market's background jobs.
 pub fn jobs(state: &AppState) -> Vec<Result<Job, JobSchedulerError>> {
-    let s = state.clone();
-    let reload = Job::new_repeated_async(RELOAD_EVERY, move |_, _| {
-        let s = s.clone();
-        Box::pin(async move {
-            match service::refresh(&s).await {
-                Ok(true) => tracing::info!("market catalogue changed in the database: index reloaded"),
-                Ok(false) => {}
-                Err(e) => tracing::warn!(error = %e, "market reload failed"),
-            }
-        })
-    });
-    vec![reload]
+    // Each instance keeps its own index and render cache.
+    vec![repeated(state, "market.reload", RELOAD_EVERY, Runs::PerInstance, |s| async move {
+        match service::refresh(&s).await {
+            Ok(true) => tracing::info!("market catalogue changed in the database: index reloaded"),
+            Ok(false) => {}
+            Err(e) => tracing::warn!(error = %e, "market reload failed"),
+        }
+    })]
 }

@@ -1,10 +1,14 @@
-//! Notification rules: a person sees and marks only their own; texts follow the language.
+//! Notification rules: a person sees and marks only their own; texts follow the language; the
+//! per-person counters change in the same transaction as the rows they count.
 
 use chrono::Duration;
-use sea_orm::{ActiveModelTrait, ColumnTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set};
+use sea_orm::sea_query::{Expr, OnConflict};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set,
+};
 
-use crate::db::entity::notifications;
-use crate::db::now;
+use crate::db::entity::{notification_counters as counters, notifications};
+use crate::db::{new_id, now, write_txn};
 use crate::error::{AppError, Msg};
 use crate::http::{Lang, List};
 use crate::iam::service::Auth;
@@ -14,9 +18,78 @@ fn mine(auth: &Auth) -> sea_orm::Select<notifications::Entity> {
     notifications::Entity::find().filter(notifications::Column::UserId.eq(auth.user_id.clone()))
 }
 
+/// A new notification for `user_id`: English `title`/`body`; `params` holds the values they were
+/// made from and the Chinese texts (`title_zh`, `body_zh`). Call it inside the writer's
+/// transaction: the row and its counter change together.
+pub async fn notify(
+    conn: &impl ConnectionTrait,
+    user_id: &str,
+    kind: &str,
+    title: &str,
+    body: &str,
+    params: &serde_json::Value,
+) -> Result<(), AppError> {
+    use sea_orm::sea_query::ExprTrait as _; // `add` on expressions (it also names every value's `min`/`max`)
+    notifications::ActiveModel {
+        id: Set(new_id()),
+        user_id: Set(user_id.to_string()),
+        kind: Set(kind.to_string()),
+        title: Set(title.to_string()),
+        body: Set(body.to_string()),
+        params: Set(params.to_string()),
+        read: Set(false),
+        created_at: Set(now()),
+    }
+    .insert(conn)
+    .await?;
+    counters::Entity::insert(counters::ActiveModel { user_id: Set(user_id.to_string()), total: Set(1), unread: Set(1) })
+        .on_conflict(
+            OnConflict::column(counters::Column::UserId)
+                .value(counters::Column::Total, Expr::col((counters::Entity, counters::Column::Total)).add(1))
+                .value(counters::Column::Unread, Expr::col((counters::Entity, counters::Column::Unread)).add(1))
+                .to_owned(),
+        )
+        .exec(conn)
+        .await?;
+    Ok(())
+}
+
+/// Sets every counter to what the rows say (a safety net run by a job: the writes keep them
+/// current). Returns how many counters were wrong or missing.
+pub async fn rebuild_counters(db: &DatabaseConnection) -> Result<u64, AppError> {
+    let txn = write_txn(db).await?;
+    let fixed = txn
+        .execute_unprepared(
+            "UPDATE notification_counters SET \
+               total = (SELECT COUNT(*) FROM notifications n WHERE n.user_id = notification_counters.user_id), \
+               unread = (SELECT COUNT(*) FROM notifications n WHERE n.user_id = notification_counters.user_id AND NOT n.read) \
+             WHERE total <> (SELECT COUNT(*) FROM notifications n WHERE n.user_id = notification_counters.user_id) \
+                OR unread <> (SELECT COUNT(*) FROM notifications n WHERE n.user_id = notification_counters.user_id AND NOT n.read)",
+        )
+        .await?
+        .rows_affected();
+    let added = txn
+        .execute_unprepared(
+            "INSERT INTO notification_counters (user_id, total, unread) \
+             SELECT user_id, COUNT(*), SUM(CASE WHEN read THEN 0 ELSE 1 END) FROM notifications \
+             WHERE user_id NOT IN (SELECT user_id FROM notification_counters) GROUP BY user_id",
+        )
+        .await?
+        .rows_affected();
+    txn.commit().await?;
+    Ok(fixed + added)
+}
+
+/// One counter row, the recent ones by index, and the companies' unread news.
 pub async fn stats(db: &DatabaseConnection, auth: &Auth) -> Result<Stats, AppError> {
-    let total = mine(auth).count(db).await?;
-    let unread = mine(auth).filter(notifications::Column::Read.eq(false)).count(db).await?;
+    let (total, unread) = counters::Entity::find_by_id(auth.user_id.clone())
+        .one(db)
+        .await?
+        .map(|c| {
+            let total = u64::try_from(c.total).unwrap_or(0);
+            (total, u64::try_from(c.unread).unwrap_or(0).min(total))
+        })
+        .unwrap_or((0, 0));
     let since = now() - Duration::hours(RECENT_HOURS);
     let recent = mine(auth).filter(notifications::Column::CreatedAt.gte(since)).count(db).await?;
     let member_records_unread = crate::iam::sme::service::member_records_unread(db, auth).await?;
@@ -46,16 +119,27 @@ pub async fn list(
 
 /// Marks one of the caller's notifications read (again is fine); another person's is not found.
 pub async fn mark_read(db: &DatabaseConnection, auth: &Auth, id: &str) -> Result<(), AppError> {
-    let row = mine(auth)
+    use sea_orm::sea_query::ExprTrait as _; // `sub` on expressions
+    let txn = write_txn(db).await?;
+    let changed = notifications::Entity::update_many()
+        .col_expr(notifications::Column::Read, Expr::value(true))
         .filter(notifications::Column::Id.eq(id))
-        .one(db)
+        .filter(notifications::Column::UserId.eq(auth.user_id.clone()))
+        .filter(notifications::Column::Read.eq(false))
+        .exec(&txn)
         .await?
-        .ok_or(AppError::NotFound(Msg::NotificationNotFound))?;
-    if !row.read {
-        let mut active: notifications::ActiveModel = row.into();
-        active.read = Set(true);
-        active.update(db).await?;
+        .rows_affected;
+    if changed == 0 {
+        mine(auth).filter(notifications::Column::Id.eq(id)).one(&txn).await?.ok_or(AppError::NotFound(Msg::NotificationNotFound))?;
+    } else {
+        counters::Entity::update_many()
+            .col_expr(counters::Column::Unread, Expr::col(counters::Column::Unread).sub(1))
+            .filter(counters::Column::UserId.eq(auth.user_id.clone()))
+            .filter(counters::Column::Unread.gt(0))
+            .exec(&txn)
+            .await?;
     }
+    txn.commit().await?;
     Ok(())
 }
 

@@ -454,3 +454,32 @@ async fn server_renders_report_their_time() {
     let timing = header(res.headers(), "server-timing");
     assert!(timing.starts_with("render;dur="), "{timing}");
 }
+
+#[tokio::test]
+async fn shared_jobs_run_on_one_instance_at_a_time() {
+    use sea_orm::DbBackend;
+    use zmarket::jobs::exclusive;
+    let app = TestApp::spawn().await;
+    let db = &app.state.db;
+    let (release, held) = tokio::sync::oneshot::channel::<()>();
+    // The first run holds the job while a second one (another instance's turn) tries.
+    let first = exclusive(db, "test.job", async move {
+        let _ = held.await;
+        1
+    });
+    let second = async {
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        let r = exclusive(db, "test.job", async { 2 }).await.unwrap();
+        release.send(()).unwrap();
+        r
+    };
+    let (a, b) = tokio::join!(first, second);
+    assert_eq!(a.unwrap(), Some(1));
+    if db.get_database_backend() == DbBackend::Postgres {
+        assert_eq!(b, None, "PostgreSQL: the lock is held by the first run");
+    } else {
+        assert_eq!(b, Some(2), "SQLite: one instance, no lock");
+    }
+    // Once the first run is done, the job runs again.
+    assert_eq!(exclusive(db, "test.job", async { 3 }).await.unwrap(), Some(3));
+}

@@ -163,3 +163,37 @@ async fn member_records_unread_counts_company_news() {
     let (_, b) = app.get_auth("/api/ebs/v1/notifications/stats", &tc).await;
     assert_eq!(b["data"]["member_records_unread"], 0);
 }
+
+#[tokio::test]
+async fn counters_survive_racing_reads_and_are_rebuilt_when_off() {
+    use sea_orm::ConnectionTrait;
+    let app = quick_offline_app().await;
+    let alice = app.signed_in("alice@example.com").await;
+    let t = token_of(&alice);
+    offline_and_back(&app, &t).await;
+    let (_, b) = app.get_auth("/api/ebs/v1/notifications", &t).await;
+    let first = b["data"]["items"][0]["id"].as_str().unwrap().to_string();
+
+    // Ten tabs mark the same notification read at once: it counts once.
+    let (path, body) = (format!("/api/ebs/v1/notifications/{first}/read"), json!({}));
+    let marks = (0..10).map(|_| app.put_json(&path, &body, &t));
+    for (s, b) in futures::future::join_all(marks).await {
+        assert_eq!(s, 200, "{b}");
+    }
+    let (_, b) = app.get_auth("/api/ebs/v1/notifications/stats", &t).await;
+    assert_eq!((b["data"]["total"].as_u64(), b["data"]["unread"].as_u64()), (Some(2), Some(1)), "{b}");
+
+    // A counter that drifted (or went missing) is set right by the rebuild job's work.
+    let db = &app.state.db;
+    assert_eq!(zmarket::notifications::service::rebuild_counters(db).await.unwrap(), 0);
+    db.execute_unprepared("UPDATE notification_counters SET total = 9, unread = 7").await.unwrap();
+    let (_, b) = app.get_auth("/api/ebs/v1/notifications/stats", &t).await;
+    assert_eq!(b["data"]["unread"], 7, "the poll reads the counter");
+    assert_eq!(zmarket::notifications::service::rebuild_counters(db).await.unwrap(), 1);
+    let (_, b) = app.get_auth("/api/ebs/v1/notifications/stats", &t).await;
+    assert_eq!((b["data"]["total"].as_u64(), b["data"]["unread"].as_u64()), (Some(2), Some(1)), "{b}");
+    db.execute_unprepared("DELETE FROM notification_counters").await.unwrap();
+    assert_eq!(zmarket::notifications::service::rebuild_counters(db).await.unwrap(), 1);
+    let (_, b) = app.get_auth("/api/ebs/v1/notifications/stats", &t).await;
+    assert_eq!((b["data"]["total"].as_u64(), b["data"]["read"].as_u64()), (Some(2), Some(1)), "{b}");
+}

@@ -10,6 +10,7 @@ pub mod email_verifications;
 pub mod mail_outbox;
 pub mod market_catalogue;
 pub mod member_records;
+pub mod notification_counters;
 pub mod notifications;
 pub mod refresh_tokens;
 pub mod resource_assignments;

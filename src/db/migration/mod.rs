@@ -8,6 +8,7 @@ mod m0002_identity;
 mod m0003_companies;
 mod m0004_market;
 mod m0005_devices;
+mod m0006_notification_counters;
 
 pub struct Migrator;
 
@@ -20,6 +21,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0003_companies::Migration),
             Box::new(m0004_market::Migration),
             Box::new(m0005_devices::Migration),
+            Box::new(m0006_notification_counters::Migration),
         ]
     }
 }

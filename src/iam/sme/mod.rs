@@ -10,20 +10,17 @@ use std::time::Duration;
 
 use tokio_cron_scheduler::{Job, JobSchedulerError};
 
+use crate::jobs::{Runs, repeated};
+
 use crate::app::AppState;
 
 /// Companies' background jobs: invitations past their expiry become `expired`.
 pub fn jobs(state: &AppState) -> Vec<Result<Job, JobSchedulerError>> {
-    let s = state.clone();
-    let expire = Job::new_repeated_async(Duration::from_secs(600), move |_, _| {
-        let s = s.clone();
-        Box::pin(async move {
-            match service::expire_invitations(&s.db).await {
-                Ok(n) if n > 0 => tracing::info!(rows = n, "company invitations expired"),
-                Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "invitation expiry failed"),
-            }
-        })
-    });
-    vec![expire]
+    vec![repeated(state, "sme.expire_invitations", Duration::from_secs(600), Runs::Shared, |s| async move {
+        match service::expire_invitations(&s.db).await {
+            Ok(n) if n > 0 => tracing::info!(rows = n, "company invitations expired"),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "invitation expiry failed"),
+        }
+    })]
 }

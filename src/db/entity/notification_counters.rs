@@ -1,0 +1,16 @@
+use sea_orm::entity::prelude::*;
+
+/// One row per person who has had a notification: how many, and how many unread.
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "notification_counters")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub user_id: String,
+    pub total: i64,
+    pub unread: i64,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}
