@@ -337,11 +337,10 @@ impl IntoResponse for AppError {
         // Until localized, the body is the English envelope (also what a test without the
         // middleware sees).
         let mut res = (status, Json(envelope(status, &pending.msg.text(Lang::En), &pending.data))).into_response();
-        if let AppError::TooManyRequests { retry_after_secs } = self {
-            if let Ok(v) = HeaderValue::from_str(&retry_after_secs.to_string()) {
+        if let AppError::TooManyRequests { retry_after_secs } = self
+            && let Ok(v) = HeaderValue::from_str(&retry_after_secs.to_string()) {
                 res.headers_mut().insert(header::RETRY_AFTER, v);
             }
-        }
         res.extensions_mut().insert(pending);
         res
     }
@@ -355,15 +354,14 @@ fn envelope(status: StatusCode, msg: &str, data: &Value) -> Value {
 pub async fn localize(req: Request, next: Next) -> Response {
     let lang = Lang::from_headers(req.headers());
     let mut res = next.run(req).await;
-    if let Some(pending) = res.extensions_mut().remove::<PendingError>() {
-        if lang != Lang::En {
+    if let Some(pending) = res.extensions_mut().remove::<PendingError>()
+        && lang != Lang::En {
             let status = res.status();
             let body = envelope(status, &pending.msg.text(lang), &pending.data);
             let (mut parts, _) = res.into_parts();
             parts.headers.remove(header::CONTENT_LENGTH);
             return Response::from_parts(parts, axum::body::Body::from(body.to_string()));
         }
-    }
     res
 }
 

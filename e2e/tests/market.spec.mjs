@@ -242,7 +242,7 @@ test.describe('phone', () => {
   test.use({ viewport: { width: 390, height: 844 }, userAgent: IPHONE_UA, isMobile: true, hasTouch: true });
 
   for (const [locale, lang] of [['en-US', 'en'], ['zh-CN', 'zh']]) {
-    test(`mobile market in ${lang}: redirect, browse, search, details`, async ({ browser, baseURL }) => {
+    test(`mobile market and nearby in ${lang}: redirect, browse, search, details`, async ({ browser, request, baseURL }) => {
       const context = await browser.newContext({
         locale,
         viewport: { width: 390, height: 844 },
@@ -277,11 +277,47 @@ test.describe('phone', () => {
       const missing = await page.goto('/m/market/details?id=nope');
       expect(missing.status()).toBe(404);
       await expectHydrated(page);
+
+      // Nearby on the phone: the real shared devices, nearest first, and one's details. The map
+      // is a desktop page (a phone is sent to /m/market, SPEC.md §2), so the list offers no link.
+      const devices = await nearbyDevices(request);
+      const nearby = await page.goto('/nearby');
+      expect(nearby.status()).toBe(200);
+      await expect(page).toHaveURL(/\/m\/market$/);
+      await page.goto('/m/nearby');
+      await expectHydrated(page);
+      const names = await page.locator('.device-card h3').allTextContents();
+      expect(names.slice(-3)).toEqual(['Hong Kong box 1', 'Hong Kong box 2', 'Beijing server']);
+      await expect(page.getByRole('link', { name: lang === 'zh' ? '地图' : 'Map' })).toHaveCount(0);
+      await page.screenshot({ path: `${SHOTS}/m-nearby-${lang}.png` });
+      await page.locator('.device-card', { hasText: 'Beijing server' }).click();
+      await expect(page).toHaveURL(new RegExp(`/m/nearby/details\\?id=${idOf(devices, 'Beijing server')}$`));
+      await expect(page.getByRole('heading', { level: 1, name: 'Beijing server' })).toBeVisible();
+      await page.screenshot({ path: `${SHOTS}/m-nearby-details-${lang}.png` });
       expect(errors.filter((e) => !/404/.test(e))).toEqual([]);
       expect(outside).toEqual([]);
       await context.close();
     });
   }
+});
+
+test.describe('narrow screen, desktop browser', () => {
+  test.use({ locale: 'zh-CN', viewport: { width: 390, height: 844 } });
+
+  test('the map fits a phone-sized window', async ({ page, request, consoleErrors, baseURL }) => {
+    await nearbyDevices(request);
+    const outside = watchOutside(page, baseURL);
+    await page.goto('/nearby/map');
+    await expectHydrated(page);
+    await expect(page.locator('.leaflet-container')).toBeVisible();
+    await expect(page.locator('.map-cluster').first()).toBeVisible();
+    const box = await page.locator('.leaflet-container').boundingBox();
+    expect(box.width).toBeLessThanOrEqual(390);
+    expect(box.height).toBeGreaterThan(200);
+    await page.screenshot({ path: `${SHOTS}/map-narrow-zh.png` });
+    expect(consoleErrors).toEqual([]);
+    expect(outside).toEqual([]);
+  });
 });
 
 test('on-demand pages are public', async ({ page, consoleErrors }) => {

@@ -31,11 +31,10 @@ pub async fn connect(config: &Config) -> Result<DatabaseConnection, DbErr> {
                 .foreign_keys(true)
                 .create_if_missing(true)
         });
-    if url.starts_with("sqlite:") {
-        if let Some(parent) = config.data_dir.join("zmarket.db").parent() {
+    if url.starts_with("sqlite:")
+        && let Some(parent) = config.data_dir.join("zmarket.db").parent() {
             std::fs::create_dir_all(parent).map_err(|e| DbErr::Custom(format!("cannot create data dir: {e}")))?;
         }
-    }
     Database::connect(opts).await
 }
 

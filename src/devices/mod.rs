@@ -10,9 +10,8 @@ use std::time::Duration;
 
 use tokio_cron_scheduler::{Job, JobSchedulerError};
 
-use crate::jobs::{Runs, repeated};
-
 use crate::app::AppState;
+use crate::jobs::{Runs, repeated};
 
 /// The devices' background job: marks devices offline when their heartbeats stop.
 pub fn jobs(state: &AppState) -> Vec<Result<Job, JobSchedulerError>> {

@@ -392,9 +392,9 @@ async fn apply_ack(conn: &impl ConnectionTrait, device: &devices::Model, ack: &A
     a.error = Set(error.clone());
     a.acked_at = Set(Some(now()));
     a.update(conn).await?;
-    if kind == "zcloud_create" {
-        if let Some(machine) = subject {
-            if let Some(m) = devices::Entity::find_by_id(machine).filter(devices::Column::Status.eq(CREATING)).one(conn).await? {
+    if kind == "zcloud_create"
+        && let Some(machine) = subject
+            && let Some(m) = devices::Entity::find_by_id(machine).filter(devices::Column::Status.eq(CREATING)).one(conn).await? {
                 let mut a: devices::ActiveModel = m.into();
                 a.status = Set(if ack.ok { ONLINE } else { FAILED }.into());
                 a.status_reason = Set(error.clone());
@@ -407,8 +407,6 @@ async fn apply_ack(conn: &impl ConnectionTrait, device: &devices::Model, ack: &A
                 notify(conn, &m, kind, error.as_deref()).await?;
                 return Ok(true);
             }
-        }
-    }
     Ok(false)
 }
 
@@ -687,11 +685,10 @@ async fn free_capacity(conn: &impl ConnectionTrait, owner: &Owner) -> Result<Vec
         }
         for m in &machines {
             // passthrough GPUs are held whole; virtual ones are shared
-            if m.passthrough && m.gpu_count > 0 {
-                if let Some(e) = groups.iter_mut().find(|(n, p, _)| *n == m.gpu_model && *p) {
+            if m.passthrough && m.gpu_count > 0
+                && let Some(e) = groups.iter_mut().find(|(n, p, _)| *n == m.gpu_model && *p) {
                     e.2 -= m.gpu_count;
                 }
-            }
         }
         out.push(Free {
             cpu_cores: host.cpu_cores - machines.iter().map(|m| m.cpu_cores).sum::<i64>(),
@@ -774,12 +771,11 @@ pub async fn create_zcloud(state: &AppState, auth: &Auth, req: ZcloudRequest) ->
     let txn = write_txn(&state.db).await?;
     let mut chosen: Option<(Free, String)> = None;
     for f in free_capacity(&txn, &owner).await? {
-        if f.cpu_cores >= ask.cpu_cores && f.memory_bytes >= ask.memory_bytes && f.disk_bytes >= ask.disk_bytes {
-            if let Some(model) = gpu_fit(&f, &ask) {
+        if f.cpu_cores >= ask.cpu_cores && f.memory_bytes >= ask.memory_bytes && f.disk_bytes >= ask.disk_bytes
+            && let Some(model) = gpu_fit(&f, &ask) {
                 chosen = Some((f, model));
                 break;
             }
-        }
     }
     let Some((free, model)) = chosen else { return Err(AppError::conflict(Msg::NoCapacity)) };
     let host_gpu = gpus_of(&free.host).into_iter().find(|g| g.name == model);
@@ -941,27 +937,6 @@ pub async fn nearby_one(state: &AppState, id: &str, q: NearbyPoint) -> Result<Ne
     Ok(n)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn distance_rounds_up_to_whole_km() {
-        assert_eq!(distance_km(22.54, 114.06, 22.54, 114.06), 0);
-        // one hundredth of a degree of latitude is about 1.11 km
-        assert_eq!(distance_km(0.0, 0.0, 0.01, 0.0), 2);
-        // Shenzhen to Beijing: about 1943 km
-        let d = distance_km(22.5431, 114.0579, 39.9042, 116.4074);
-        assert!((1940..=1950).contains(&d), "{d}");
-    }
-
-    #[test]
-    fn coarse_keeps_two_decimals() {
-        assert_eq!(coarse(22.54317), 22.54);
-        assert_eq!(coarse(-0.005001), -0.01);
-    }
-}
-
 /// Server-rendered data of the nearby pages (ui/README.md "state.data shapes"): `nearby` is the
 /// first page at the configured map centre, `nearbyDetails` the device of `?id=` seen from it.
 /// `page` is the desktop path of the page (src/ssr/data.rs normalizes it).
@@ -983,5 +958,26 @@ pub async fn page_data(state: &AppState, page: &str, params: &[(String, String)]
             serde_json::to_value(one).ok().map(|v| ("nearbyDetails", v))
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distance_rounds_up_to_whole_km() {
+        assert_eq!(distance_km(22.54, 114.06, 22.54, 114.06), 0);
+        // one hundredth of a degree of latitude is about 1.11 km
+        assert_eq!(distance_km(0.0, 0.0, 0.01, 0.0), 2);
+        // Shenzhen to Beijing: about 1943 km
+        let d = distance_km(22.5431, 114.0579, 39.9042, 116.4074);
+        assert!((1940..=1950).contains(&d), "{d}");
+    }
+
+    #[test]
+    fn coarse_keeps_two_decimals() {
+        assert_eq!(coarse(22.54317), 22.54);
+        assert_eq!(coarse(-0.005001), -0.01);
     }
 }

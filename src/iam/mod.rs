@@ -15,9 +15,8 @@ use std::time::Duration;
 
 use tokio_cron_scheduler::{Job, JobSchedulerError};
 
-use crate::jobs::{Runs, repeated};
-
 use crate::app::AppState;
+use crate::jobs::{Runs, repeated};
 
 /// Identity's background jobs.
 pub fn jobs(state: &AppState) -> Vec<Result<Job, JobSchedulerError>> {

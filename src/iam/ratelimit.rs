@@ -46,13 +46,11 @@ impl LoginLimiter {
             return Err(wait_secs(n.wait_time_from(DefaultClock::default().now())));
         }
         let now = Instant::now();
-        if let Ok(map) = self.closed_until.lock() {
-            if let Some(until) = map.get(account) {
-                if *until > now {
+        if let Ok(map) = self.closed_until.lock()
+            && let Some(until) = map.get(account)
+                && *until > now {
                     return Err(wait_secs(*until - now));
                 }
-            }
-        }
         Ok(())
     }
 

@@ -12,9 +12,8 @@ use std::time::Duration;
 
 use tokio_cron_scheduler::{Job, JobSchedulerError};
 
-use crate::jobs::{Runs, repeated};
-
 use crate::app::AppState;
+use crate::jobs::{Runs, repeated};
 
 /// How often the index is compared with the database (other instances' or hand-made changes).
 pub const RELOAD_EVERY: Duration = Duration::from_secs(30);

@@ -11,9 +11,8 @@ use std::time::Duration;
 
 use tokio_cron_scheduler::{Job, JobSchedulerError};
 
-use crate::jobs::{Runs, repeated};
-
 use crate::app::AppState;
+use crate::jobs::{Runs, repeated};
 
 /// The counters' safety net: hourly, every counter is set to what the rows say.
 pub fn jobs(state: &AppState) -> Vec<Result<Job, JobSchedulerError>> {

@@ -147,11 +147,10 @@ pub fn redirect_for(path: &str, query: Option<&str>, phone: bool) -> Option<Stri
 pub fn page_lang(query: Option<&str>, headers: &HeaderMap) -> Lang {
     if let Some(q) = query {
         for (k, v) in url::form_urlencoded::parse(q.as_bytes()) {
-            if k == "language" {
-                if let Some(l) = Lang::parse(&v) {
+            if k == "language"
+                && let Some(l) = Lang::parse(&v) {
                     return l;
                 }
-            }
         }
     }
     let cookie_lang = headers
@@ -243,11 +242,10 @@ fn html_response(page: &CachedPage, kind: RenderKind, render_ms: Option<f64>) ->
         }),
     );
     // Time spent waiting for and running the render (queue + QuickJS), for benchmarks and ops.
-    if let Some(ms) = render_ms {
-        if let Ok(v) = HeaderValue::from_str(&format!("render;dur={ms:.2}")) {
+    if let Some(ms) = render_ms
+        && let Ok(v) = HeaderValue::from_str(&format!("render;dur={ms:.2}")) {
             h.insert("server-timing", v);
         }
-    }
     res
 }
 

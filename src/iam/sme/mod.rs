@@ -10,9 +10,8 @@ use std::time::Duration;
 
 use tokio_cron_scheduler::{Job, JobSchedulerError};
 
-use crate::jobs::{Runs, repeated};
-
 use crate::app::AppState;
+use crate::jobs::{Runs, repeated};
 
 /// Companies' background jobs: invitations past their expiry become `expired`.
 pub fn jobs(state: &AppState) -> Vec<Result<Job, JobSchedulerError>> {

@@ -333,11 +333,10 @@ pub async fn invite(state: &AppState, admin: &Auth, req: InviteRequest) -> Resul
     let txn = write_txn(&state.db).await?;
     let c = company(&txn, company_id(admin)?).await?;
     let me = user(&txn, &admin.user_id).await?;
-    if let Some(existing) = users::Entity::find().filter(users::Column::Email.eq(email.as_str())).one(&txn).await? {
-        if membership(&txn, &c.id, &existing.id).await?.is_some() {
+    if let Some(existing) = users::Entity::find().filter(users::Column::Email.eq(email.as_str())).one(&txn).await?
+        && membership(&txn, &c.id, &existing.id).await?.is_some() {
             return Err(AppError::conflict(Msg::AlreadyMember));
         }
-    }
     let t = now();
     // A new invitation replaces an outstanding one to the same address: the old link expires.
     member_records::Entity::update_many()
