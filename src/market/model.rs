@@ -119,16 +119,23 @@ impl AppFields {
         Ok(serde_json::from_value(serde_json::to_value(m)?)?)
     }
 
-    /// A whole row to write: `base` (the other columns as JSON) with these fields over it, every
-    /// column set.
-    pub fn into_row(&self, base: serde_json::Value) -> anyhow::Result<apps::ActiveModel> {
+    /// A row to write: `row` (every column as JSON) with these fields over it. These fields and
+    /// the columns named in `also` are set (an update writes only those: a column the catalogue
+    /// does not own, such as `listed`, is never written back); an insert writes every column.
+    pub fn into_row(&self, row: serde_json::Value, also: &[&str]) -> anyhow::Result<apps::ActiveModel> {
         use sea_orm::ActiveModelTrait;
-        let (serde_json::Value::Object(mut row), serde_json::Value::Object(fields)) = (base, serde_json::to_value(self)?) else {
+        use std::str::FromStr;
+        let (serde_json::Value::Object(mut row), serde_json::Value::Object(fields)) = (row, serde_json::to_value(self)?) else {
             anyhow::bail!("an app row and its fields are JSON objects");
         };
+        let written: Vec<String> = fields.keys().cloned().chain(also.iter().map(|k| k.to_string())).collect();
         row.extend(fields);
-        let model: apps::Model = serde_json::from_value(serde_json::Value::Object(row))?;
-        Ok(apps::ActiveModel::from(model).reset_all())
+        let mut active = apps::ActiveModel::from(serde_json::from_value::<apps::Model>(serde_json::Value::Object(row))?);
+        for key in &written {
+            let col = apps::Column::from_str(key).map_err(|_| anyhow::anyhow!("apps has no column {key:?}"))?;
+            active.reset(col);
+        }
+        Ok(active)
     }
 }
 

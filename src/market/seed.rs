@@ -60,7 +60,7 @@ pub async fn apply(db: &DatabaseConnection, json: &str) -> anyhow::Result<SeedRe
                     "id": app.slug, "listed": true, "origin": "seed", "seed_version": app.version,
                     "seed_fields": new_json, "created_at": now, "updated_at": now,
                 });
-                new.into_row(base)?.insert(&txn).await?;
+                new.into_row(base, &[])?.insert(&txn).await?;
                 report.inserted += 1;
             }
             // An app added locally under a slug the catalogue later uses stays the local one.
@@ -76,7 +76,7 @@ pub async fn apply(db: &DatabaseConnection, json: &str) -> anyhow::Result<SeedRe
                 base["seed_version"] = json!(app.version);
                 base["seed_fields"] = json!(new_json);
                 base["updated_at"] = json!(now);
-                merged.into_row(base)?.update(&txn).await?;
+                merged.into_row(base, &["seed_version", "seed_fields", "updated_at"])?.update(&txn).await?;
                 report.updated += 1;
                 report.kept_fields += kept;
             }
