@@ -55,18 +55,7 @@ impl PairingCode {
     }
 }
 
-pub const TYPES: [&str; 4] = ["Z-BOX", "P-BOX", "Z-CLOUD", "server group"];
-/// Types an agent may register as (Z-CLOUD machines are made by the server).
-pub const AGENT_TYPES: [&str; 3] = ["Z-BOX", "P-BOX", "server group"];
-pub const SERVER_GROUP: &str = "server group";
-pub const ZCLOUD: &str = "Z-CLOUD";
-
-pub const ONLINE: &str = "online";
-pub const OFFLINE: &str = "offline";
-pub const CREATING: &str = "creating";
-pub const FAILED: &str = "failed";
-
-pub const MODES: [&str; 3] = ["manual", "autopilot", "dedicated"];
+pub use crate::db::enums::{CommandKind, CommandStatus, DeviceStatus, DeviceType, SharingMode};
 
 /// Largest price an owner may ask: 1,000,000 coins an hour.
 pub const MAX_PRICE: i64 = 100_000_000;
@@ -135,12 +124,12 @@ pub struct Device {
     pub name: String,
     /// Z-BOX, P-BOX, Z-CLOUD or server group
     #[serde(rename = "type")]
-    pub device_type: String,
+    pub device_type: DeviceType,
     /// online, offline, creating or failed
-    pub status: String,
+    pub status: DeviceStatus,
     /// Why a Z-CLOUD machine failed.
     pub status_reason: Option<String>,
-    pub sharing_mode: String,
+    pub sharing_mode: SharingMode,
     pub rentable: bool,
     /// coin cents per hour
     pub price_per_hour: i64,
@@ -274,7 +263,7 @@ pub struct HeartbeatRequest {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct Settings {
     pub name: String,
-    pub sharing_mode: String,
+    pub sharing_mode: SharingMode,
     pub rentable: bool,
     pub price_per_hour: i64,
     /// Whether a person has bound the device yet.
@@ -286,7 +275,9 @@ pub struct Settings {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct Command {
     pub id: String,
-    /// zcloud_create, zcloud_delete (app lifecycle commands come later)
+    /// A [`CommandKind`] (zcloud_create, zcloud_delete; app lifecycle commands come later). A
+    /// string on the wire, so an agent meets a kind it does not know as a failed command, not
+    /// as a heartbeat it cannot read.
     pub kind: String,
     #[schema(value_type = Object)]
     pub payload: serde_json::Value,
@@ -321,8 +312,8 @@ pub struct NearbyDevice {
     pub id: String,
     pub name: String,
     #[serde(rename = "type")]
-    pub device_type: String,
-    pub status: String,
+    pub device_type: DeviceType,
+    pub status: DeviceStatus,
     pub distance_km: i64,
     pub lat: f64,
     pub lng: f64,

@@ -3,7 +3,9 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::db::entity::users;
 use crate::error::{AppError, Msg};
+use crate::iam::auth::UserType;
 
 /// An email address: trimmed, lower-cased, at most 254 characters, valid per RFC 5321.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -162,7 +164,7 @@ pub struct Session {
     #[serde(rename = "smeId")]
     pub sme_id: String,
     #[serde(rename = "userType")]
-    pub user_type: String,
+    pub user_type: UserType,
     #[serde(rename = "userInfo")]
     pub user_info: UserInfo,
     #[serde(rename = "organizationList")]
@@ -235,6 +237,15 @@ pub struct MenuEntry {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     #[schema(no_recursion)]
     pub children: Vec<MenuEntry>,
+}
+
+/// Where a person's avatar is served (empty without one); the version busts caches.
+pub fn avatar_url(user: &users::Model) -> String {
+    if user.avatar.is_some() || user.avatar_version > 0 {
+        format!("/api/iam/v1/avatars/{}?v={}", user.id, user.avatar_version)
+    } else {
+        String::new()
+    }
 }
 
 #[cfg(test)]
