@@ -33,6 +33,26 @@ fn json_rejection(rejection: JsonRejection) -> AppError {
     }
 }
 
+/// A request body checked at the edge: a type whose values are valid by construction, built from
+/// its JSON body by [`Checked::check`] (the body's fields are options, so a missing one gets its
+/// own message). A service takes only such checked values.
+pub trait Checked: Sized {
+    type Body: DeserializeOwned;
+    fn check(body: Self::Body) -> Result<Self, AppError>;
+}
+
+/// The extractor of a [`Checked`] body: a malformed body and an invalid field both answer our
+/// envelope (400 with `data.field`).
+pub struct Valid<T>(pub T);
+
+impl<T: Checked, S: Send + Sync> FromRequest<S> for Valid<T> {
+    type Rejection = AppError;
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let ApiJson(body) = ApiJson::<T::Body>::from_request(req, state).await?;
+        Ok(Valid(T::check(body)?))
+    }
+}
+
 /// `axum::extract::Query` whose rejection is our envelope.
 pub struct ApiQuery<T>(pub T);
 

@@ -89,8 +89,8 @@ pub async fn list(cx: &CompaniesCtx, auth: &Auth) -> Result<Vec<Organization>, A
     organizations(&cx.db, &auth.user_id).await
 }
 
-pub async fn create(cx: &CompaniesCtx, auth: &Auth, req: NameRequest) -> Result<Organization, AppError> {
-    let name = CompanyName::parse(req.name.as_deref())?.into_string();
+pub async fn create(cx: &CompaniesCtx, auth: &Auth, name: CompanyName) -> Result<Organization, AppError> {
+    let name = name.into_string();
     let txn = write_txn(&cx.db).await?;
     let me = user(&txn, &auth.user_id).await?;
     let c = companies::ActiveModel {
@@ -109,8 +109,8 @@ pub async fn create(cx: &CompaniesCtx, auth: &Auth, req: NameRequest) -> Result<
     Ok(organization(c))
 }
 
-pub async fn rename(cx: &CompaniesCtx, admin: &Auth, req: NameRequest) -> Result<Organization, AppError> {
-    let name = CompanyName::parse(req.name.as_deref())?.into_string();
+pub async fn rename(cx: &CompaniesCtx, admin: &Auth, name: CompanyName) -> Result<Organization, AppError> {
+    let name = name.into_string();
     let txn = write_txn(&cx.db).await?;
     let c = company(&txn, company_id(admin)?).await?;
     let me = user(&txn, &admin.user_id).await?;
@@ -186,8 +186,7 @@ pub async fn members(cx: &CompaniesCtx, auth: &Auth, page: Page) -> Result<List<
     Ok(List { items, total })
 }
 
-pub async fn remove_member(cx: &CompaniesCtx, admin: &Auth, req: UserIdRequest) -> Result<(), AppError> {
-    let target = req.user_id.map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).ok_or(AppError::invalid("user_id", Msg::InvalidField("user_id")))?;
+pub async fn remove_member(cx: &CompaniesCtx, admin: &Auth, TargetUser(target): TargetUser) -> Result<(), AppError> {
     let txn = write_txn(&cx.db).await?;
     let c = company(&txn, company_id(admin)?).await?;
     let m = membership(&txn, &c.id, &target).await?.ok_or(AppError::NotFound(Msg::MemberNotFound))?;
@@ -201,8 +200,7 @@ pub async fn remove_member(cx: &CompaniesCtx, admin: &Auth, req: UserIdRequest) 
 }
 
 /// The caller leaves a company they belong to (from any context).
-pub async fn leave(cx: &CompaniesCtx, auth: &Auth, req: SmeIdRequest) -> Result<(), AppError> {
-    let sme = req.sme_id.map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).ok_or(AppError::invalid("sme_id", Msg::CompanyIdRequired))?;
+pub async fn leave(cx: &CompaniesCtx, auth: &Auth, CompanyRef(sme): CompanyRef) -> Result<(), AppError> {
     let txn = write_txn(&cx.db).await?;
     let m = membership(&txn, &sme, &auth.user_id).await?.ok_or(AppError::Forbidden(Msg::NotCompanyMember))?;
     let c = company(&txn, &sme).await?;

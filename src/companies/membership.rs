@@ -17,7 +17,6 @@ use crate::db::{new_id, now, write_txn};
 use crate::error::{AppError, Msg};
 use crate::http::{List, Page};
 use crate::iam::auth::{Auth, membership};
-use crate::iam::model::Email;
 use crate::iam::tokens;
 use crate::mail::Mail;
 
@@ -75,17 +74,8 @@ async fn views(conn: &impl ConnectionTrait, rows: &[member_records::Model], side
         .collect())
 }
 
-fn role_of(raw: Option<&str>) -> Result<Role, AppError> {
-    match raw.map(str::trim) {
-        None | Some("") | Some("member") => Ok(Role::Member),
-        Some("admin") => Ok(Role::Admin),
-        _ => Err(AppError::invalid("role", Msg::InvalidField("role"))),
-    }
-}
-
-pub async fn invite(cx: &CompaniesCtx, admin: &Auth, req: InviteRequest) -> Result<MemberRecord, AppError> {
-    let email = Email::parse(req.email.as_deref())?;
-    let role = role_of(req.role.as_deref())?;
+pub async fn invite(cx: &CompaniesCtx, admin: &Auth, req: Invitation) -> Result<MemberRecord, AppError> {
+    let Invitation { email, role } = req;
     let txn = write_txn(&cx.db).await?;
     let c = company(&txn, company_id(admin)?).await?;
     let me = user(&txn, &admin.user_id).await?;
@@ -112,7 +102,7 @@ pub async fn invite(cx: &CompaniesCtx, admin: &Auth, req: InviteRequest) -> Resu
         company_id: Set(c.id.clone()),
         email: Set(email.as_str().into()),
         user_id: Set(None),
-        role: Set(role.into()),
+        role: Set(role),
         status: Set(RecordStatus::Invited),
         code_hash: Set(Some(tokens::hash_token(&code))),
         expires_at: Set(Some(t + Duration::seconds(ttl as i64))),
@@ -211,8 +201,7 @@ pub async fn join(cx: &CompaniesCtx, auth: &Auth, code: Option<&str>) -> Result<
     Ok(JoinResult { sme_id, status: RecordStatus::Accepted })
 }
 
-pub async fn apply(cx: &CompaniesCtx, auth: &Auth, req: SmeIdRequest) -> Result<MemberRecord, AppError> {
-    let sme = req.sme_id.map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).ok_or(AppError::invalid("sme_id", Msg::CompanyIdRequired))?;
+pub async fn apply(cx: &CompaniesCtx, auth: &Auth, CompanyRef(sme): CompanyRef) -> Result<MemberRecord, AppError> {
     let txn = write_txn(&cx.db).await?;
     let c = company(&txn, &sme).await?;
     let me = user(&txn, &auth.user_id).await?;

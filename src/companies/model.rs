@@ -4,6 +4,8 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::error::{AppError, Msg};
+use crate::http::Checked;
+use crate::iam::model::Email;
 
 /// A company name: trimmed, 3-50 characters, no control characters.
 #[derive(Debug, Clone)]
@@ -170,6 +172,59 @@ pub struct HistoryEntry {
     pub detail: String,
     /// RFC 3339.
     pub created_at: String,
+}
+
+// ---- checked requests (built at the edge by `http::Valid`) ----
+
+impl Checked for CompanyName {
+    type Body = NameRequest;
+    fn check(req: NameRequest) -> Result<Self, AppError> {
+        CompanyName::parse(req.name.as_deref())
+    }
+}
+
+/// A required, trimmed id from a body field.
+fn required(field: &'static str, raw: Option<String>, msg: Msg) -> Result<String, AppError> {
+    raw.map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).ok_or(AppError::invalid(field, msg))
+}
+
+/// The member a call is about (`user_id`).
+pub struct TargetUser(pub String);
+
+impl Checked for TargetUser {
+    type Body = UserIdRequest;
+    fn check(req: UserIdRequest) -> Result<Self, AppError> {
+        Ok(TargetUser(required("user_id", req.user_id, Msg::InvalidField("user_id"))?))
+    }
+}
+
+/// The company a call names (`sme_id`): applying to it, leaving it.
+pub struct CompanyRef(pub String);
+
+impl Checked for CompanyRef {
+    type Body = SmeIdRequest;
+    fn check(req: SmeIdRequest) -> Result<Self, AppError> {
+        Ok(CompanyRef(required("sme_id", req.sme_id, Msg::CompanyIdRequired)?))
+    }
+}
+
+/// An invitation to send: a valid address and the role offered (member unless admin is asked).
+pub struct Invitation {
+    pub email: Email,
+    pub role: Role,
+}
+
+impl Checked for Invitation {
+    type Body = InviteRequest;
+    fn check(req: InviteRequest) -> Result<Self, AppError> {
+        let email = Email::parse(req.email.as_deref())?;
+        let role = match req.role.as_deref().map(str::trim) {
+            None | Some("") | Some("member") => Role::Member,
+            Some("admin") => Role::Admin,
+            _ => return Err(AppError::invalid("role", Msg::InvalidField("role"))),
+        };
+        Ok(Invitation { email, role })
+    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use utoipa_axum::routes;
 use crate::companies::model::*;
 use crate::companies::{CompaniesCtx, allocation, company, history, membership};
 use crate::error::{ApiResult, Envelope, Null, ok};
-use crate::http::{ApiJson, ApiPath, ApiQuery, List, Page};
+use crate::http::{ApiJson, ApiPath, ApiQuery, List, Page, Valid};
 use crate::iam::auth::{Admin, Auth, Sessions};
 use crate::iam::model::Organization;
 use crate::ids::RecordId;
@@ -46,14 +46,14 @@ async fn list(State(cx): State<CompaniesCtx>, auth: Auth) -> ApiResult<Vec<Organ
 /// Create a company (name 3-50 characters); the caller becomes its admin and owner.
 #[utoipa::path(post, path = "/api/iam/v1/sme", tag = "companies", request_body = NameRequest,
     responses((status = 200, body = Envelope<Organization>)))]
-async fn create(State(cx): State<CompaniesCtx>, auth: Auth, ApiJson(req): ApiJson<NameRequest>) -> ApiResult<Organization> {
+async fn create(State(cx): State<CompaniesCtx>, auth: Auth, Valid(req): Valid<CompanyName>) -> ApiResult<Organization> {
     ok(company::create(&cx, &auth, req).await?)
 }
 
 /// Rename the current company (admins).
 #[utoipa::path(post, path = "/api/iam/v1/sme/update", tag = "companies", request_body = NameRequest,
     responses((status = 200, body = Envelope<Organization>), (status = 403)))]
-async fn update(State(cx): State<CompaniesCtx>, Admin(auth): Admin, ApiJson(req): ApiJson<NameRequest>) -> ApiResult<Organization> {
+async fn update(State(cx): State<CompaniesCtx>, Admin(auth): Admin, Valid(req): Valid<CompanyName>) -> ApiResult<Organization> {
     ok(company::rename(&cx, &auth, req).await?)
 }
 
@@ -76,7 +76,7 @@ async fn members(State(cx): State<CompaniesCtx>, auth: Auth, ApiQuery(page): Api
 /// Remove a member of the current company (admins); the last admin cannot be removed.
 #[utoipa::path(post, path = "/api/iam/v1/sme/remove-member", tag = "companies", request_body = UserIdRequest,
     responses((status = 200, body = Envelope<Null>), (status = 403), (status = 404), (status = 409)))]
-async fn remove_member(State(cx): State<CompaniesCtx>, Admin(auth): Admin, ApiJson(req): ApiJson<UserIdRequest>) -> ApiResult<Null> {
+async fn remove_member(State(cx): State<CompaniesCtx>, Admin(auth): Admin, Valid(req): Valid<TargetUser>) -> ApiResult<Null> {
     company::remove_member(&cx, &auth, req).await?;
     ok(Null)
 }
@@ -84,7 +84,7 @@ async fn remove_member(State(cx): State<CompaniesCtx>, Admin(auth): Admin, ApiJs
 /// Leave a company the caller belongs to (from any context); the last admin cannot leave.
 #[utoipa::path(post, path = "/api/iam/v1/sme/leave", tag = "companies", request_body = SmeIdRequest,
     responses((status = 200, body = Envelope<Null>), (status = 403), (status = 409)))]
-async fn leave(State(cx): State<CompaniesCtx>, auth: Auth, ApiJson(req): ApiJson<SmeIdRequest>) -> ApiResult<Null> {
+async fn leave(State(cx): State<CompaniesCtx>, auth: Auth, Valid(req): Valid<CompanyRef>) -> ApiResult<Null> {
     company::leave(&cx, &auth, req).await?;
     ok(Null)
 }
@@ -93,7 +93,7 @@ async fn leave(State(cx): State<CompaniesCtx>, auth: Auth, ApiJson(req): ApiJson
 /// `/iam/v1/sme/join?code=…`, valid for `auth.invitation_ttl_secs`.
 #[utoipa::path(post, path = "/api/iam/v1/sme/invite", tag = "companies", request_body = InviteRequest,
     responses((status = 200, body = Envelope<MemberRecord>), (status = 403), (status = 409)))]
-async fn invite(State(cx): State<CompaniesCtx>, Admin(auth): Admin, ApiJson(req): ApiJson<InviteRequest>) -> ApiResult<MemberRecord> {
+async fn invite(State(cx): State<CompaniesCtx>, Admin(auth): Admin, Valid(req): Valid<Invitation>) -> ApiResult<MemberRecord> {
     ok(membership::invite(&cx, &auth, req).await?)
 }
 
@@ -108,7 +108,7 @@ async fn join(State(cx): State<CompaniesCtx>, auth: Auth, ApiQuery(q): ApiQuery<
 /// Apply to a company by its id: `applied` for the applicant, `waiting` for its admins.
 #[utoipa::path(post, path = "/api/iam/v1/sme/apply", tag = "companies", request_body = SmeIdRequest,
     responses((status = 200, body = Envelope<MemberRecord>), (status = 400), (status = 404), (status = 409)))]
-async fn apply(State(cx): State<CompaniesCtx>, auth: Auth, ApiJson(req): ApiJson<SmeIdRequest>) -> ApiResult<MemberRecord> {
+async fn apply(State(cx): State<CompaniesCtx>, auth: Auth, Valid(req): Valid<CompanyRef>) -> ApiResult<MemberRecord> {
     ok(membership::apply(&cx, &auth, req).await?)
 }
 

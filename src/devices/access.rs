@@ -117,10 +117,10 @@ pub fn to_device(d: &devices::Model) -> Device {
     Device {
         id: d.id.clone(),
         name: d.name.clone(),
-        device_type: d.device_type.clone(),
+        device_type: d.device_type,
         status: d.status.shown(),
         status_reason: d.status_reason.clone(),
-        sharing_mode: d.sharing_mode.clone(),
+        sharing_mode: d.sharing_mode,
         rentable: d.rentable,
         price_per_hour: d.price_per_hour,
         spec: Spec { cpu_cores: d.cpu_cores, memory_bytes: d.memory_bytes, disk_bytes: d.disk_bytes, gpus: gpus_of(d) },

@@ -56,7 +56,7 @@ fn nearby_of(d: &devices::Model, at: (f64, f64)) -> NearbyDevice {
     NearbyDevice {
         id: d.id.clone(),
         name: d.name.clone(),
-        device_type: d.device_type.clone(),
+        device_type: d.device_type,
         status: d.status.shown(),
         distance_km: distance_km(at.0, at.1, lat, lng),
         lat,

@@ -17,13 +17,8 @@ use crate::devices::notify::notify;
 use crate::error::{AppError, Msg};
 use crate::iam::tokens;
 
-pub async fn register(cx: &DevicesCtx, req: RegisterRequest) -> Result<RegisterResponse, AppError> {
-    let device_type = DeviceType::parse(req.device_type.as_deref().unwrap_or(""))
-        .filter(|t| DeviceType::AGENT.contains(t))
-        .ok_or(AppError::invalid("type", Msg::InvalidField("type")))?;
-    let name = device_name("name", req.name.as_deref())?;
-    let spec = req.spec.ok_or(AppError::invalid("spec", Msg::InvalidField("spec")))?;
-    spec.check()?;
+pub async fn register(cx: &DevicesCtx, req: AgentRegistration) -> Result<RegisterResponse, AppError> {
+    let AgentRegistration { device_type, name, spec } = req;
     let secret = tokens::random_token();
     let code = PairingCode::new_random();
     let txn = write_txn(&cx.db).await?;
@@ -86,7 +81,7 @@ pub async fn device_by_secret(cx: &DevicesCtx, secret: Option<&str>) -> Result<d
 pub(crate) fn settings(cx: &DevicesCtx, d: &devices::Model) -> Settings {
     Settings {
         name: d.name.clone(),
-        sharing_mode: d.sharing_mode.clone(),
+        sharing_mode: d.sharing_mode,
         rentable: d.rentable,
         price_per_hour: d.price_per_hour,
         bound: owner_of(d).is_some(),
@@ -183,7 +178,7 @@ async fn apply_ack(conn: &impl ConnectionTrait, device: &devices::Model, ack: &A
         Some(ack.error.clone().filter(|e| !e.trim().is_empty()).unwrap_or_else(|| "the agent reported a failure".into()))
     };
     let error = error.map(|e| e.chars().take(1000).collect::<String>());
-    let kind = cmd.kind.clone();
+    let kind = cmd.kind;
     let subject = cmd.subject_id.clone();
     let mut a: device_commands::ActiveModel = cmd.into();
     a.status = Set(if ack.ok { CommandStatus::Done } else { CommandStatus::Failed });

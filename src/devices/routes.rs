@@ -8,7 +8,7 @@ use utoipa_axum::routes;
 use crate::devices::model::*;
 use crate::devices::{DevicesCtx, binding, nearby, protocol, sharing, zcloud};
 use crate::error::{ApiResult, Envelope, Null, ok};
-use crate::http::{ApiJson, ApiPath, ApiQuery, List, Page};
+use crate::http::{ApiJson, ApiPath, ApiQuery, List, Page, Valid};
 use crate::iam::auth::{Auth, Sessions};
 
 pub fn router<S>() -> OpenApiRouter<S>
@@ -62,7 +62,7 @@ async fn get_device(State(cx): State<DevicesCtx>, auth: Auth, ApiPath(id): ApiPa
 /// Rename a device.
 #[utoipa::path(put, path = "/api/ebs/v2/devices/{id}", tag = "devices", params(("id" = String, Path)), request_body = RenameRequest,
     responses((status = 200, body = Envelope<Device>)))]
-async fn rename_device(State(cx): State<DevicesCtx>, auth: Auth, ApiPath(id): ApiPath<String>, ApiJson(req): ApiJson<RenameRequest>) -> ApiResult<Device> {
+async fn rename_device(State(cx): State<DevicesCtx>, auth: Auth, ApiPath(id): ApiPath<String>, Valid(req): Valid<DeviceName>) -> ApiResult<Device> {
     ok(sharing::rename(&cx, &auth, &id, req).await?)
 }
 
@@ -77,21 +77,21 @@ async fn unlink_device(State(cx): State<DevicesCtx>, auth: Auth, ApiPath(id): Ap
 /// Sharing settings; they reach the device with its next heartbeat.
 #[utoipa::path(put, path = "/api/ebs/v2/devices/{id}/sharing", tag = "devices", params(("id" = String, Path)),
     request_body = SharingRequest, responses((status = 200, body = Envelope<Device>), (status = 409)))]
-async fn update_sharing(State(cx): State<DevicesCtx>, auth: Auth, ApiPath(id): ApiPath<String>, ApiJson(req): ApiJson<SharingRequest>) -> ApiResult<Device> {
+async fn update_sharing(State(cx): State<DevicesCtx>, auth: Auth, ApiPath(id): ApiPath<String>, Valid(req): Valid<Sharing>) -> ApiResult<Device> {
     ok(sharing::update_sharing(&cx, &auth, &id, req).await?)
 }
 
 /// Set (`{lat, lng}`) or clear (`{lat: null, lng: null}`) a device's location.
 #[utoipa::path(put, path = "/api/ebs/v2/devices/{id}/location", tag = "devices", params(("id" = String, Path)),
     request_body = LocationRequest, responses((status = 200, body = Envelope<Device>)))]
-async fn update_location(State(cx): State<DevicesCtx>, auth: Auth, ApiPath(id): ApiPath<String>, ApiJson(req): ApiJson<LocationRequest>) -> ApiResult<Device> {
+async fn update_location(State(cx): State<DevicesCtx>, auth: Auth, ApiPath(id): ApiPath<String>, Valid(req): Valid<NewLocation>) -> ApiResult<Device> {
     ok(sharing::update_location(&cx, &auth, &id, req).await?)
 }
 
 /// Create a Z-CLOUD machine on a server-group host with free capacity (409 when none fits).
 #[utoipa::path(post, path = "/api/ebs/v2/zcloud", tag = "devices", request_body = ZcloudRequest,
     responses((status = 200, body = Envelope<Device>), (status = 409)))]
-async fn create_zcloud(State(cx): State<DevicesCtx>, auth: Auth, ApiJson(req): ApiJson<ZcloudRequest>) -> ApiResult<Device> {
+async fn create_zcloud(State(cx): State<DevicesCtx>, auth: Auth, Valid(req): Valid<ZcloudAsk>) -> ApiResult<Device> {
     ok(zcloud::create_zcloud(&cx, &auth, req).await?)
 }
 
@@ -105,7 +105,7 @@ async fn zcloud_capacity(State(cx): State<DevicesCtx>, auth: Auth) -> ApiResult<
 /// An agent registers its machine; the answer's secret authenticates its heartbeats.
 #[utoipa::path(post, path = "/api/agent/v1/register", tag = "agent", request_body = RegisterRequest,
     responses((status = 200, body = Envelope<RegisterResponse>)))]
-async fn register(State(cx): State<DevicesCtx>, ApiJson(req): ApiJson<RegisterRequest>) -> ApiResult<RegisterResponse> {
+async fn register(State(cx): State<DevicesCtx>, Valid(req): Valid<AgentRegistration>) -> ApiResult<RegisterResponse> {
     ok(protocol::register(&cx, req).await?)
 }
 

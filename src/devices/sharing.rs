@@ -11,17 +11,11 @@ use crate::devices::model::*;
 use crate::error::{AppError, Msg};
 use crate::iam::auth::Auth;
 
-pub async fn update_sharing(cx: &DevicesCtx, auth: &Auth, id: &str, req: SharingRequest) -> Result<Device, AppError> {
-    let mode = req.mode.as_deref().map(str::trim).unwrap_or("");
-    let mode = SharingMode::parse(mode).ok_or(AppError::invalid("mode", Msg::InvalidField("mode")))?;
-    let rentable = req.rentable.ok_or(AppError::invalid("rentable", Msg::InvalidField("rentable")))?;
+pub async fn update_sharing(cx: &DevicesCtx, auth: &Auth, id: &str, req: Sharing) -> Result<Device, AppError> {
+    let Sharing { mode, rentable, price_per_hour } = req;
     let txn = write_txn(&cx.db).await?;
     let (d, _) = managed(&txn, auth, id).await?;
-    let price = match req.price_per_hour {
-        Some(p) if (0..=MAX_PRICE).contains(&p) => p,
-        None => d.price_per_hour,
-        Some(_) => return Err(AppError::invalid("price_per_hour", Msg::InvalidField("price_per_hour"))),
-    };
+    let price = price_per_hour.unwrap_or(d.price_per_hour);
     // dedicated = self-used: never rented; autopilot = rented out whenever idle for max profit.
     if (mode == SharingMode::Dedicated && rentable) || (mode == SharingMode::Autopilot && !rentable) {
         return Err(AppError::conflict(Msg::SharingModeForbids));
@@ -41,11 +35,7 @@ pub async fn update_sharing(cx: &DevicesCtx, auth: &Auth, id: &str, req: Sharing
     Ok(to_device(&d))
 }
 
-pub async fn update_location(cx: &DevicesCtx, auth: &Auth, id: &str, req: LocationRequest) -> Result<Device, AppError> {
-    let loc = match (req.lat, req.lng) {
-        (None, None) => None,
-        (lat, lng) => Some(Location::check(lat, lng)?),
-    };
+pub async fn update_location(cx: &DevicesCtx, auth: &Auth, id: &str, NewLocation(loc): NewLocation) -> Result<Device, AppError> {
     let txn = write_txn(&cx.db).await?;
     let (d, _) = managed(&txn, auth, id).await?;
     let mut a: devices::ActiveModel = d.into();
@@ -58,8 +48,7 @@ pub async fn update_location(cx: &DevicesCtx, auth: &Auth, id: &str, req: Locati
     Ok(to_device(&d))
 }
 
-pub async fn rename(cx: &DevicesCtx, auth: &Auth, id: &str, req: RenameRequest) -> Result<Device, AppError> {
-    let name = device_name("name", req.name.as_deref())?;
+pub async fn rename(cx: &DevicesCtx, auth: &Auth, id: &str, DeviceName(name): DeviceName) -> Result<Device, AppError> {
     let txn = write_txn(&cx.db).await?;
     let (d, _) = managed(&txn, auth, id).await?;
     let mut a: devices::ActiveModel = d.into();

@@ -80,34 +80,6 @@ pub async fn capacity(cx: &DevicesCtx, auth: &Auth) -> Result<Vec<HostFree>, App
         .collect())
 }
 
-struct ZcloudAsk {
-    name: String,
-    cpu_cores: i64,
-    memory_bytes: i64,
-    disk_bytes: i64,
-    gpu_count: i64,
-    gpu_model: String,
-    passthrough: bool,
-}
-
-fn check_zcloud(req: ZcloudRequest) -> Result<ZcloudAsk, AppError> {
-    let name = device_name("name", req.name.as_deref())?;
-    let bad = |f: &'static str| AppError::invalid(f, Msg::InvalidField(f));
-    let cpu_cores = req.cpu_cores.filter(|v| (1..=1024).contains(v)).ok_or(bad("cpu_cores"))?;
-    let memory_bytes = req.memory_bytes.filter(|v| (1..=(1i64 << 50)).contains(v)).ok_or(bad("memory_bytes"))?;
-    let disk_bytes = req.disk_bytes.filter(|v| (1..=(1i64 << 55)).contains(v)).ok_or(bad("disk_bytes"))?;
-    let gpu_count = req.gpu_count.unwrap_or(0);
-    if !(0..=16).contains(&gpu_count) {
-        return Err(bad("gpu_count"));
-    }
-    // SPEC.md §5: GPU models are entered as a comma-separated list; the first that fits is used.
-    let gpu_model = req.gpu_model.unwrap_or_default().trim().to_string();
-    if gpu_model.chars().count() > 200 {
-        return Err(bad("gpu_model"));
-    }
-    Ok(ZcloudAsk { name, cpu_cores, memory_bytes, disk_bytes, gpu_count, gpu_model, passthrough: req.passthrough.unwrap_or(false) })
-}
-
 /// The GPU model name a host can give for the ask, if any.
 fn gpu_fit(free: &Free, ask: &ZcloudAsk) -> Option<String> {
     if ask.gpu_count == 0 {
@@ -130,9 +102,8 @@ fn gpu_fit(free: &Free, ask: &ZcloudAsk) -> Option<String> {
     }
 }
 
-pub async fn create_zcloud(cx: &DevicesCtx, auth: &Auth, req: ZcloudRequest) -> Result<Device, AppError> {
+pub async fn create_zcloud(cx: &DevicesCtx, auth: &Auth, ask: ZcloudAsk) -> Result<Device, AppError> {
     let owner = manager(auth)?;
-    let ask = check_zcloud(req)?;
     let txn = write_txn(&cx.db).await?;
     let mut chosen: Option<(Free, String)> = None;
     for f in free_capacity(&txn, &owner).await? {

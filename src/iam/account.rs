@@ -24,8 +24,7 @@ pub async fn profile(cx: &IamCtx, auth: &Auth) -> Result<Profile, AppError> {
     Ok(profile_of(&user_of(cx, auth).await?))
 }
 
-pub async fn update_name(cx: &IamCtx, auth: &Auth, req: ProfileInfoRequest) -> Result<Profile, AppError> {
-    let name = Username::parse(req.name.as_deref())?;
+pub async fn update_name(cx: &IamCtx, auth: &Auth, name: Username) -> Result<Profile, AppError> {
     let user = user_of(cx, auth).await?;
     let mut a: users::ActiveModel = user.into();
     a.name = Set(name.into_string());
@@ -34,15 +33,8 @@ pub async fn update_name(cx: &IamCtx, auth: &Auth, req: ProfileInfoRequest) -> R
     Ok(profile_of(&u))
 }
 
-pub async fn change_password(cx: &IamCtx, auth: &Auth, req: ChangePasswordRequest) -> Result<(), AppError> {
-    let old = Password::presented("old_password", req.old_password.as_deref())?;
-    let new = Password::parse("new_password", req.new_password.as_deref())?;
-    if req.confirm_password.as_deref().unwrap_or("").is_empty() {
-        return Err(AppError::invalid("confirm_password", Msg::PasswordRequired));
-    }
-    if req.confirm_password.as_deref() != Some(new.as_str()) {
-        return Err(AppError::invalid("confirm_password", Msg::PasswordMismatch));
-    }
+pub async fn change_password(cx: &IamCtx, auth: &Auth, req: PasswordChange) -> Result<(), AppError> {
+    let PasswordChange { old, new } = req;
     let user = user_of(cx, auth).await?;
     if !password::verify(old, Some(user.password_hash.clone())).await {
         return Err(AppError::invalid("old_password", Msg::PasswordIncorrect));
@@ -114,8 +106,8 @@ pub async fn account_check(cx: &IamCtx, auth: &Auth) -> Result<AccountCheck, App
     Ok(AccountCheck { deletable: reasons.is_empty(), reasons })
 }
 
-pub async fn delete_account(cx: &IamCtx, auth: &Auth, req: DeleteAccountRequest) -> Result<(), AppError> {
-    let pass = Password::presented("password", req.password.as_deref())?;
+pub async fn delete_account(cx: &IamCtx, auth: &Auth, req: DeletionConfirmed) -> Result<(), AppError> {
+    let pass = req.password;
     let user = user_of(cx, auth).await?;
     if !password::verify(pass, Some(user.password_hash.clone())).await {
         return Err(AppError::invalid("password", Msg::PasswordIncorrect));

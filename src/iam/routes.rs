@@ -11,7 +11,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::error::{ApiResult, AppError, Envelope, Msg, Null, ok};
-use crate::http::{ApiJson, ApiPath, ApiQuery};
+use crate::http::{ApiPath, ApiQuery, Valid};
 use crate::iam::IamCtx;
 use crate::iam::account::{self, AVATAR_MAX_BYTES};
 use crate::iam::auth::{Auth, Sessions};
@@ -45,7 +45,7 @@ where
 /// Sign up; a verification mail is sent when verification is on.
 #[utoipa::path(post, path = "/api/iam/v1/register", tag = "identity", request_body = RegisterRequest,
     responses((status = 200, body = Envelope<RegisterResponse>)))]
-async fn register(State(cx): State<IamCtx>, ApiJson(req): ApiJson<RegisterRequest>) -> ApiResult<RegisterResponse> {
+async fn register(State(cx): State<IamCtx>, Valid(req): Valid<NewAccount>) -> ApiResult<RegisterResponse> {
     ok(signup::register(&cx, req).await?)
 }
 
@@ -62,7 +62,7 @@ async fn verify_email(State(cx): State<IamCtx>, ApiQuery(q): ApiQuery<VerifyQuer
 async fn login(
     State(cx): State<IamCtx>,
     ConnectInfo(addr): ConnectInfo<SocketAddr>,
-    ApiJson(req): ApiJson<LoginRequest>,
+    Valid(req): Valid<Credentials>,
 ) -> ApiResult<Session> {
     ok(sessions::login(&cx, addr.ip(), req).await?)
 }
@@ -77,7 +77,7 @@ async fn refresh(State(cx): State<IamCtx>, parts: Parts) -> ApiResult<RefreshRes
 /// Switch the session into a company the caller belongs to, or back to "user".
 #[utoipa::path(post, path = "/api/iam/v1/switch", tag = "identity", request_body = SwitchRequest,
     responses((status = 200, body = Envelope<Session>)))]
-async fn switch(State(cx): State<IamCtx>, auth: Auth, ApiJson(req): ApiJson<SwitchRequest>) -> ApiResult<Session> {
+async fn switch(State(cx): State<IamCtx>, auth: Auth, Valid(req): Valid<SwitchTo>) -> ApiResult<Session> {
     ok(sessions::switch(&cx, &auth, req).await?)
 }
 
@@ -96,14 +96,14 @@ async fn profile(State(cx): State<IamCtx>, auth: Auth) -> ApiResult<Profile> {
 /// Change the username (3-50 characters).
 #[utoipa::path(put, path = "/api/iam/v1/account/profile/info", tag = "identity", request_body = ProfileInfoRequest,
     responses((status = 200, body = Envelope<Profile>)))]
-async fn update_profile_info(State(cx): State<IamCtx>, auth: Auth, ApiJson(req): ApiJson<ProfileInfoRequest>) -> ApiResult<Profile> {
+async fn update_profile_info(State(cx): State<IamCtx>, auth: Auth, Valid(req): Valid<Username>) -> ApiResult<Profile> {
     ok(account::update_name(&cx, &auth, req).await?)
 }
 
 /// Change the password; the user's other sessions end.
 #[utoipa::path(put, path = "/api/iam/v1/account/password", tag = "identity", request_body = ChangePasswordRequest,
     responses((status = 200, body = Envelope<Null>)))]
-async fn change_password(State(cx): State<IamCtx>, auth: Auth, ApiJson(req): ApiJson<ChangePasswordRequest>) -> ApiResult<Null> {
+async fn change_password(State(cx): State<IamCtx>, auth: Auth, Valid(req): Valid<PasswordChange>) -> ApiResult<Null> {
     account::change_password(&cx, &auth, req).await?;
     ok(Null)
 }
@@ -160,7 +160,7 @@ async fn account_check(State(cx): State<IamCtx>, auth: Auth) -> ApiResult<Accoun
 /// Delete the account (409 with the reasons while something blocks it).
 #[utoipa::path(delete, path = "/api/iam/v1/account", tag = "identity", request_body = DeleteAccountRequest,
     responses((status = 200, body = Envelope<Null>), (status = 409)))]
-async fn delete_account(State(cx): State<IamCtx>, auth: Auth, ApiJson(req): ApiJson<DeleteAccountRequest>) -> ApiResult<Null> {
+async fn delete_account(State(cx): State<IamCtx>, auth: Auth, Valid(req): Valid<DeletionConfirmed>) -> ApiResult<Null> {
     account::delete_account(&cx, &auth, req).await?;
     ok(Null)
 }

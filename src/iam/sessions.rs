@@ -17,9 +17,8 @@ use crate::iam::tokens::{self, ACCESS, Claims};
 
 // ---- sign-in and sessions ----
 
-pub async fn login(cx: &IamCtx, ip: IpAddr, req: LoginRequest) -> Result<Session, AppError> {
-    let email = Email::parse(req.email.as_deref())?;
-    let pass = Password::presented("password", req.password.as_deref())?;
+pub async fn login(cx: &IamCtx, ip: IpAddr, req: Credentials) -> Result<Session, AppError> {
+    let Credentials { email, password: pass } = req;
     cx.limiter.attempt(ip, email.as_str()).map_err(|s| AppError::TooManyRequests { retry_after_secs: s })?;
     let user = users::Entity::find().filter(users::Column::Email.eq(email.as_str())).one(&cx.db).await?;
     if !password::verify(pass, user.as_ref().map(|u| u.password_hash.clone())).await {
@@ -183,8 +182,7 @@ async fn revoke_session(conn: &impl ConnectionTrait, session_id: &str, reason: &
     Ok(())
 }
 
-pub async fn switch(cx: &IamCtx, auth: &Auth, req: SwitchRequest) -> Result<Session, AppError> {
-    let sme = req.sme_id.map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).ok_or(AppError::invalid("smeId", Msg::CompanyIdRequired))?;
+pub async fn switch(cx: &IamCtx, auth: &Auth, SwitchTo(sme): SwitchTo) -> Result<Session, AppError> {
     let user = users::Entity::find_by_id(auth.user_id.clone()).one(&cx.db).await?.ok_or(AppError::Unauthorized(Msg::SessionExpired))?;
     let context = if sme == PERSONAL {
         Context::Personal

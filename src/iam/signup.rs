@@ -14,22 +14,8 @@ use crate::mail::Mail;
 
 // ---- sign-up and verification ----
 
-pub async fn register(cx: &IamCtx, req: RegisterRequest) -> Result<RegisterResponse, AppError> {
-    let email = Email::parse(req.email.as_deref())?;
-    let password = Password::parse("password", req.password.as_deref())?;
-    if req.confirm_password.as_deref().unwrap_or("").is_empty() {
-        return Err(AppError::invalid("confirm_password", Msg::PasswordRequired));
-    }
-    if req.confirm_password.as_deref() != Some(password.as_str()) {
-        return Err(AppError::invalid("confirm_password", Msg::PasswordMismatch));
-    }
-    let given_name = match req.username.as_deref().map(str::trim) {
-        None | Some("") => None,
-        Some(n) => Some(Username::parse(Some(n))?),
-    };
-    if req.agree != Some(true) {
-        return Err(AppError::invalid("agree", Msg::AgreementRequired));
-    }
+pub async fn register(cx: &IamCtx, req: NewAccount) -> Result<RegisterResponse, AppError> {
+    let NewAccount { email, password, username: given_name } = req;
     let verify = cx.settings.email_verification;
     let hash = password::hash(password.as_str().to_string()).await?;
 
