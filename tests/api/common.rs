@@ -101,6 +101,26 @@ impl TestApp {
         files.iter().map(|p| std::fs::read_to_string(p).unwrap_or_default()).collect()
     }
 
+    /// Waits (up to 10 s) until more than `before` mails to `to` that contain `needle` are
+    /// written and returns the newest (safe when other mails are being written meanwhile).
+    pub async fn wait_for_mail_to(&self, to: &str, needle: &str, before: usize) -> String {
+        let to = format!("To: {to}");
+        for _ in 0..200 {
+            let mine: Vec<String> = self.mails().await.into_iter().filter(|m| m.contains(&to) && m.contains(needle)).collect();
+            if mine.len() > before {
+                return mine.last().cloned().unwrap_or_default();
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("expected a new mail ({to}, {needle}) in {}", self.mail_dir().display());
+    }
+
+    /// How many mails to `to` containing `needle` are written so far.
+    pub async fn mail_count_to(&self, to: &str, needle: &str) -> usize {
+        let to = format!("To: {to}");
+        self.mails().await.iter().filter(|m| m.contains(&to) && m.contains(needle)).count()
+    }
+
     /// Waits (up to 10 s) until at least `n` mails are written and returns them.
     pub async fn wait_for_mails(&self, n: usize) -> Vec<String> {
         for _ in 0..200 {
@@ -155,7 +175,7 @@ pub fn link_in(mail: &str) -> String {
 impl TestApp {
     /// Signs up, opens the mailed link and signs in, all through the API. Returns the session.
     pub async fn signed_in(&self, email: &str) -> Value {
-        let before = self.mails().await.len();
+        let before = self.mail_count_to(email, "token=").await;
         let (status, body) = self
             .post_json(
                 "/api/iam/v1/register",
@@ -164,9 +184,8 @@ impl TestApp {
             )
             .await;
         assert_eq!(status, 200, "{body}");
-        let mails = self.wait_for_mails(before + 1).await;
-        let mail = mails.iter().rev().find(|m| m.contains(&format!("To: {email}"))).expect("verification mail");
-        let link = link_in(mail);
+        let mail = self.wait_for_mail_to(email, "token=", before).await;
+        let link = link_in(&mail);
         let token = link.split("token=").nth(1).unwrap();
         let (status, body) = self.get_json(&format!("/api/iam/v1/verify-email?token={token}")).await;
         assert_eq!(status, 200, "{body}");
@@ -224,13 +243,12 @@ impl TestApp {
     /// Invites `email` with `role` as the admin of `admin_token`'s company and returns the code of
     /// the mailed link.
     pub async fn invite(&self, admin_token: &str, email: &str, role: &str) -> String {
-        let before = self.mails().await.len();
+        let before = self.mail_count_to(email, "sme/join?code=").await;
         let (status, body) =
             self.post_json("/api/iam/v1/sme/invite", &serde_json::json!({"email": email, "role": role}), Some(admin_token)).await;
         assert_eq!(status, 200, "{body}");
-        let mails = self.wait_for_mails(before + 1).await;
-        let mail = mails.iter().rev().find(|m| m.contains(&format!("To: {email}")) && m.contains("sme/join?code=")).expect("invitation mail");
-        let link = link_in(mail);
+        let mail = self.wait_for_mail_to(email, "sme/join?code=", before).await;
+        let link = link_in(&mail);
         assert!(link.contains("/iam/v1/sme/join?code="), "{link}");
         link.split("code=").nth(1).unwrap().to_string()
     }
