@@ -3,8 +3,8 @@ import { REQUEST_TIMEOUT_MS, SUCCESS_CODE } from '../constants';
 import { translate } from '../i18n';
 import { useSettings } from '../stores/settings';
 import { clearSession, currentSession } from '../stores/session';
-import { navigateTo } from '../app/navigation';
-import { paths } from '../paths';
+import { navigateTo } from '../lib/navigation';
+import { paths } from '../lib/paths';
 import type { Envelope } from './types';
 
 export type ApiErrorKind = 'api' | 'http' | 'timeout' | 'network' | 'unauthorized' | 'aborted';

@@ -7,11 +7,11 @@ import { loadStoredSettings, SETTINGS_KEY, useSettings } from '../stores/setting
 import { loadSession, SESSION_KEYS } from '../stores/session';
 import { toast } from '../stores/feedback';
 import { startTokenRefresh } from '../api/refresh';
-import { hasNavigated, markNavigated, useBoot } from './boot';
-import { registerNavigate } from './navigation';
+import { hasNavigated, markNavigated, useBoot } from '../stores/boot';
+import { registerNavigate } from '../lib/navigation';
 import { doneProgress, resetProgress, startProgress } from './progress';
 import { phoneRedirectTarget } from './menu';
-import { useT } from './i18n';
+import { useT } from '../lib/i18n';
 
 /** Starts the progress bar while mounted (used as a Suspense fallback: lazy pages loading). */
 export function ProgressWhileMounted({ children }: { children?: ReactNode }) {

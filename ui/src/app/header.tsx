@@ -10,12 +10,12 @@ import { useNotifications } from '../stores/notifications';
 import { toast, withLoading } from '../stores/feedback';
 import { Badge } from '../components/Badge';
 import { Icon } from '../components/Icon';
-import { formatDateTime } from '../format';
-import { paths } from '../paths';
-import { useT, useLang } from './i18n';
-import { signOut, switchCompany } from './session';
-import { poll } from './timing';
-import { navigateTo } from './navigation';
+import { formatDateTime } from '../lib/format';
+import { paths } from '../lib/paths';
+import { useT, useLang } from '../lib/i18n';
+import { signOut, switchCompany } from '../api/sessionActions';
+import { poll } from '../lib/timing';
+import { navigateTo } from '../lib/navigation';
 import { SettingsDialog } from './SettingsDialog';
 
 export function LanguageSwitcher() {

@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { BASE_Z_INDEX } from '../constants';
-import { useT } from '../app/i18n';
+import { useT } from '../lib/i18n';
 import { Icon } from './Icon';
 
 /** A modal dialog: focus moves in, Escape closes, focus returns to the opener. */

@@ -1,6 +1,6 @@
 // Small shared pieces: form fields, empty states, skeletons, spinners, page headers.
 import { useId, useState, type InputHTMLAttributes, type ReactNode } from 'react';
-import { useT } from '../app/i18n';
+import { useT } from '../lib/i18n';
 import { Icon } from './Icon';
 
 export function Field({

@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import type { MenuEntry, Organization, SessionData, UserInfo, UserType } from '../api/types';
 import { PERSONAL_SME_ID } from '../constants';
-import { readJson, storageGet, storageSet } from '../app/storage';
+import { readJson, storageGet, storageSet } from '../lib/storage';
 
 /** localStorage keys of the session (SPEC.md §3), one key per field. */
 export const SESSION_KEYS = {

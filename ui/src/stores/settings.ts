@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import { DEFAULT_THEME_COLOR, LANG_COOKIE, LANG_COOKIE_MAX_AGE_S } from '../constants';
 import { isLang, langFromBrowser, type Lang } from '../i18n';
-import { readJson, storageSet } from '../app/storage';
+import { readJson, storageSet } from '../lib/storage';
 
 /** SPEC.md §3 global settings, persisted in localStorage under SETTINGS_KEY. */
 export interface Settings {

@@ -4,18 +4,18 @@ import { checkAccountDeletion, deleteAccount, fetchProfile, uploadAvatar } from 
 import { errorText } from '../../api/client';
 import type { DeletionReason } from '../../api/types';
 import { AVATAR_TYPES } from '../../constants';
-import { useAsync } from '../../app/data';
-import { useT } from '../../app/i18n';
+import { useAsync } from '../../lib/useAsync';
+import { useT } from '../../lib/i18n';
 import { Avatar } from '../../app/header';
 import { Dialog } from '../../components/Dialog';
 import { ErrorNote, PageHeader, PasswordField, SkeletonLines } from '../../components/ui';
-import { formatDate } from '../../format';
+import { formatDate } from '../../lib/format';
 import { toast, withLoading } from '../../stores/feedback';
 import { clearSession, updateUserInfo } from '../../stores/session';
-import { navigateTo } from '../../app/navigation';
-import { paths } from '../../paths';
+import { navigateTo } from '../../lib/navigation';
+import { paths } from '../../lib/paths';
 import type { MessageKey } from '../../i18n';
-import { validateAvatar, validatePasswordPresent } from '../auth/validation';
+import { validateAvatar, validatePasswordPresent } from '../../lib/validation';
 
 const REASONS: Record<DeletionReason, MessageKey> = {
   devices_linked: 'reason_devices_linked',

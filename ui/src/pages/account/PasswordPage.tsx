@@ -2,13 +2,13 @@ import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { changePassword, logout } from '../../api/iam';
 import { errorText } from '../../api/client';
-import { useT } from '../../app/i18n';
+import { useT } from '../../lib/i18n';
 import { PageHeader, PasswordField } from '../../components/ui';
 import { toast } from '../../stores/feedback';
 import { clearSession } from '../../stores/session';
-import { paths } from '../../paths';
+import { paths } from '../../lib/paths';
 import type { MessageKey } from '../../i18n';
-import { validateConfirm, validateNewPassword, validatePasswordPresent } from '../auth/validation';
+import { validateConfirm, validateNewPassword, validatePasswordPresent } from '../../lib/validation';
 
 export default function PasswordPage() {
   const t = useT();

@@ -2,12 +2,12 @@ import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { updateProfileInfo } from '../../api/iam';
 import { errorText } from '../../api/client';
-import { useT } from '../../app/i18n';
+import { useT } from '../../lib/i18n';
 import { Field, PageHeader } from '../../components/ui';
 import { toast } from '../../stores/feedback';
 import { updateUserInfo, useSession } from '../../stores/session';
-import { paths } from '../../paths';
-import { validateUsername } from '../auth/validation';
+import { paths } from '../../lib/paths';
+import { validateUsername } from '../../lib/validation';
 
 export default function UsernamePage() {
   const t = useT();

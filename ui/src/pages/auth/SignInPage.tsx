@@ -1,9 +1,9 @@
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { useBoot } from '../../app/boot';
-import { useT } from '../../app/i18n';
-import { safeRedirect } from '../../app/session';
-import { SignInForm } from '../../app/SignInForm';
-import { paths } from '../../paths';
+import { useBoot } from '../../stores/boot';
+import { useT } from '../../lib/i18n';
+import { safeRedirect } from '../../api/sessionActions';
+import { SignInForm } from '../../components/SignInForm';
+import { paths } from '../../lib/paths';
 
 export function SignInPage() {
   const t = useT();

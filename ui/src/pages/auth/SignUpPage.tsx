@@ -2,12 +2,12 @@ import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { register } from '../../api/iam';
 import { errorText } from '../../api/client';
-import { useBoot } from '../../app/boot';
-import { useT } from '../../app/i18n';
+import { useBoot } from '../../stores/boot';
+import { useT } from '../../lib/i18n';
 import { Field, PasswordField } from '../../components/ui';
-import { paths } from '../../paths';
+import { paths } from '../../lib/paths';
 import type { MessageKey } from '../../i18n';
-import { validateConfirm, validateEmail, validateNewPassword, validateUsername } from './validation';
+import { validateConfirm, validateEmail, validateNewPassword, validateUsername } from '../../lib/validation';
 
 type Errors = Partial<Record<'email' | 'username' | 'password' | 'confirm' | 'agree', MessageKey | null>>;
 

@@ -1,11 +1,11 @@
 // Signed-in areas whose calls are not specified yet (SPEC.md §2 "content not shown"): a titled page
 // with an honest empty state, so the menu, guard and layout work end to end.
 import { Link, useLocation } from 'react-router';
-import { useBoot } from '../../app/boot';
-import { useT } from '../../app/i18n';
+import { useBoot } from '../../stores/boot';
+import { useT } from '../../lib/i18n';
 import { consoleTitleKey } from '../../app/consolePages';
 import { EmptyState, PageHeader } from '../../components/ui';
-import { paths } from '../../paths';
+import { paths } from '../../lib/paths';
 
 const ICONS: Record<string, string> = {
   '/app': 'app',

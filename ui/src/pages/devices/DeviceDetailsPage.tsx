@@ -3,14 +3,14 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import { fetchDevice, unlinkDevice, updateLocation, updateSharing } from '../../api/devices';
 import { errorText } from '../../api/client';
 import type { Device } from '../../api/types';
-import { useAsync } from '../../app/data';
-import { useT, type TFunction } from '../../app/i18n';
+import { useAsync } from '../../lib/useAsync';
+import { useT, type TFunction } from '../../lib/i18n';
 import { ConfirmDialog } from '../../components/Dialog';
 import { EmptyState, ErrorNote, Field, PageHeader, SkeletonLines } from '../../components/ui';
 import { Icon } from '../../components/Icon';
-import { formatCoins, formatDateTime, formatNumber, formatSize } from '../../format';
+import { formatCoins, formatDateTime, formatNumber, formatSize } from '../../lib/format';
 import { toast } from '../../stores/feedback';
-import { paths } from '../../paths';
+import { paths } from '../../lib/paths';
 import { gpuText } from '../nearby/shared';
 import { DEVICE_REFRESH_MS, MODE_KEYS, StatusBadge, useInterval } from './shared';
 

@@ -2,10 +2,10 @@ import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { linkDevice } from '../../api/devices';
 import { errorText } from '../../api/client';
-import { useT } from '../../app/i18n';
+import { useT } from '../../lib/i18n';
 import { Field, PageHeader } from '../../components/ui';
 import { toast } from '../../stores/feedback';
-import { paths } from '../../paths';
+import { paths } from '../../lib/paths';
 
 export default function DeviceLinkPage() {
   const t = useT();

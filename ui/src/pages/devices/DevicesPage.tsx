@@ -1,12 +1,12 @@
 import { useCallback } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { fetchDevices } from '../../api/devices';
-import { useAsync } from '../../app/data';
-import { useT } from '../../app/i18n';
+import { useAsync } from '../../lib/useAsync';
+import { useT } from '../../lib/i18n';
 import { EmptyState, ErrorNote, PageHeader, SkeletonLines } from '../../components/ui';
 import { Icon } from '../../components/Icon';
-import { formatDateTime } from '../../format';
-import { paths } from '../../paths';
+import { formatDateTime } from '../../lib/format';
+import { paths } from '../../lib/paths';
 import { gpuText } from '../nearby/shared';
 import { DEVICE_REFRESH_MS, DEVICE_STATUSES, DEVICE_TYPES, StatusBadge, deviceStatusLabel, specText, useInterval } from './shared';
 

@@ -1,14 +1,14 @@
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { createZcloud, fetchZcloudCapacity } from '../../api/devices';
-import { useAsync } from '../../app/data';
+import { useAsync } from '../../lib/useAsync';
 import { hostFreeText } from './shared';
 import { errorText } from '../../api/client';
 import { SIZE_STEP } from '../../constants';
-import { useT } from '../../app/i18n';
+import { useT } from '../../lib/i18n';
 import { Field, PageHeader } from '../../components/ui';
 import { toast } from '../../stores/feedback';
-import { paths } from '../../paths';
+import { paths } from '../../lib/paths';
 
 const GB = SIZE_STEP * SIZE_STEP * SIZE_STEP;
 const isPositiveInt = (v: string) => /^\d+$/.test(v.trim()) && Number(v) > 0;

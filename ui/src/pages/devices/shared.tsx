@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
-import type { TFunction } from '../../app/i18n';
-import { formatSize } from '../../format';
+import type { TFunction } from '../../lib/i18n';
+import { formatSize } from '../../lib/format';
 import type { Device, HostFree } from '../../api/types';
 import type { MessageKey } from '../../i18n';
 

@@ -1,13 +1,13 @@
 import { Link, useSearchParams } from 'react-router';
 import { fetchApplication } from '../../api/market';
-import { useAsync } from '../../app/data';
-import { useInitialData, useInitialNotFound } from '../../app/boot';
-import { useT } from '../../app/i18n';
+import { useAsync } from '../../lib/useAsync';
+import { useInitialData, useInitialNotFound } from '../../stores/boot';
+import { useT } from '../../lib/i18n';
 import { EmptyState, ErrorNote, SkeletonLines } from '../../components/ui';
 import { Icon } from '../../components/Icon';
-import { describeResources } from '../../format';
-import { paths } from '../../paths';
-import { ErrorPage } from '../errors/ErrorPage';
+import { describeResources } from '../../lib/format';
+import { paths } from '../../lib/paths';
+import { ErrorPage } from '../../components/ErrorPage';
 import { AppIcon, categoryLabel, priceText, resourceWords, tierLabel, useMarketPaths } from './shared';
 
 export function MarketDetailsPage() {

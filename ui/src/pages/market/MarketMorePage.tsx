@@ -3,12 +3,12 @@ import { useSearchParams } from 'react-router';
 import { searchApplications } from '../../api/market';
 import type { App, ListPage } from '../../api/types';
 import { PAGE_SIZE } from '../../constants';
-import { useAsync } from '../../app/data';
-import { useInitialData } from '../../app/boot';
-import { useT } from '../../app/i18n';
+import { useAsync } from '../../lib/useAsync';
+import { useInitialData } from '../../stores/boot';
+import { useT } from '../../lib/i18n';
 import { errorText } from '../../api/client';
 import { EmptyState, ErrorNote, PageHeader } from '../../components/ui';
-import { formatNumber } from '../../format';
+import { formatNumber } from '../../lib/format';
 import { AppGrid, AppGridSkeleton, CATEGORIES, DISPLAY_TYPES, TIERS, categoryLabel, tierLabel } from './shared';
 
 export function MarketMorePage() {

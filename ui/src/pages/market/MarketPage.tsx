@@ -1,13 +1,13 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { fetchApplications } from '../../api/market';
-import { useAsync } from '../../app/data';
-import { useInitialData } from '../../app/boot';
-import { useT } from '../../app/i18n';
+import { useAsync } from '../../lib/useAsync';
+import { useInitialData } from '../../stores/boot';
+import { useT } from '../../lib/i18n';
 import { EmptyState, ErrorNote } from '../../components/ui';
 import { Icon } from '../../components/Icon';
-import { formatNumber } from '../../format';
-import { paths } from '../../paths';
+import { formatNumber } from '../../lib/format';
+import { paths } from '../../lib/paths';
 import { AppGrid, AppGridSkeleton, CATEGORIES, categoryLabel, useMarketPaths } from './shared';
 
 export function MarketPage() {

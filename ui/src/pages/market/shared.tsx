@@ -1,8 +1,8 @@
 import { Link, useLocation } from 'react-router';
 import type { App } from '../../api/types';
-import { describeResources, formatCoins, type ResourceWords } from '../../format';
-import { paths } from '../../paths';
-import { useT, type TFunction } from '../../app/i18n';
+import { describeResources, formatCoins, type ResourceWords } from '../../lib/format';
+import { paths } from '../../lib/paths';
+import { useT, type TFunction } from '../../lib/i18n';
 
 export const CATEGORIES = ['top_picks', 'AI', 'Metaverse', 'Game', 'Work', 'Home', 'Others', 'Z-CLOUD'] as const;
 export const DISPLAY_TYPES = ['Desktop', 'Lite App', 'NAS', 'AI compute', 'Server', 'Remote desktop', 'AI server', 'Z-SERVER'] as const;

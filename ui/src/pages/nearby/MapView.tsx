@@ -7,12 +7,12 @@ import L from 'leaflet';
 import { fetchNearby } from '../../api/market';
 import type { ListPage, NearbyDevice } from '../../api/types';
 import { LIST_LIMIT_MAX } from '../../constants';
-import { useAsync } from '../../app/data';
-import { useBoot } from '../../app/boot';
-import { useT } from '../../app/i18n';
+import { useAsync } from '../../lib/useAsync';
+import { useBoot } from '../../stores/boot';
+import { useT } from '../../lib/i18n';
 import { ErrorNote } from '../../components/ui';
-import { formatDistance } from '../../format';
-import { paths } from '../../paths';
+import { formatDistance } from '../../lib/format';
+import { paths } from '../../lib/paths';
 import { statusLabel } from './shared';
 import { BASE_MAP_COLORS, MAP_STYLES, MAP_STYLE_KEY, clusterPoints, clusterSize, type MapStyle } from './cluster';
 

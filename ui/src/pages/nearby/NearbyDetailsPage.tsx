@@ -1,11 +1,11 @@
 import { Link, useSearchParams } from 'react-router';
 import { fetchNearbyDevice } from '../../api/market';
-import { useAsync } from '../../app/data';
-import { useBoot, useInitialData } from '../../app/boot';
-import { useT } from '../../app/i18n';
+import { useAsync } from '../../lib/useAsync';
+import { useBoot, useInitialData } from '../../stores/boot';
+import { useT } from '../../lib/i18n';
 import { EmptyState, ErrorNote, SkeletonLines } from '../../components/ui';
 import { Icon } from '../../components/Icon';
-import { formatDistance } from '../../format';
+import { formatDistance } from '../../lib/format';
 import { AppGrid, priceText, useMarketPaths } from '../market/shared';
 import { gpuText, statusLabel } from './shared';
 

@@ -1,11 +1,11 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Link } from 'react-router';
-import { useT } from '../../app/i18n';
-import { useBoot } from '../../app/boot';
+import { useT } from '../../lib/i18n';
+import { useBoot } from '../../stores/boot';
 import { Icon } from '../../components/Icon';
 import { LanguageSwitcher } from '../../app/header';
 import { Spinner } from '../../components/ui';
-import { paths } from '../../paths';
+import { paths } from '../../lib/paths';
 
 // The map code is its own chunk, fetched only on this page and only after hydration.
 const MapView = lazy(() => import('./MapView'));

@@ -4,12 +4,12 @@ import { fetchNearby } from '../../api/market';
 import type { ListPage, NearbyDevice } from '../../api/types';
 import { PAGE_SIZE } from '../../constants';
 import { errorText } from '../../api/client';
-import { useAsync } from '../../app/data';
-import { useBoot, useInitialData } from '../../app/boot';
-import { useT } from '../../app/i18n';
+import { useAsync } from '../../lib/useAsync';
+import { useBoot, useInitialData } from '../../stores/boot';
+import { useT } from '../../lib/i18n';
 import { EmptyState, ErrorNote, PageHeader, SkeletonLines } from '../../components/ui';
 import { Icon } from '../../components/Icon';
-import { paths } from '../../paths';
+import { paths } from '../../lib/paths';
 import { useMarketPaths } from '../market/shared';
 import { DeviceCard } from './shared';
 

@@ -1,7 +1,7 @@
 import { Link } from 'react-router';
 import type { NearbyDevice } from '../../api/types';
-import { formatDistance, formatSize, gpuCount } from '../../format';
-import { useT, type TFunction } from '../../app/i18n';
+import { formatDistance, formatSize, gpuCount } from '../../lib/format';
+import { useT, type TFunction } from '../../lib/i18n';
 import { priceText, useMarketPaths } from '../market/shared';
 
 export function statusLabel(t: TFunction, status: string): string {

@@ -1,8 +1,8 @@
 import { Link } from 'react-router';
-import { useT } from '../../app/i18n';
+import { useT } from '../../lib/i18n';
 import { EmptyState, PageHeader } from '../../components/ui';
 import { Icon } from '../../components/Icon';
-import { paths } from '../../paths';
+import { paths } from '../../lib/paths';
 
 export function OnDemandPage() {
   const t = useT();

@@ -1,12 +1,12 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, errorText } from '../../api/client';
-import { useT } from '../../app/i18n';
+import { useT } from '../../lib/i18n';
 import { Field, PageHeader } from '../../components/ui';
 import { Icon } from '../../components/Icon';
 import { toast } from '../../stores/feedback';
 import { useSession } from '../../stores/session';
-import { paths } from '../../paths';
+import { paths } from '../../lib/paths';
 import type { MessageKey } from '../../i18n';
 
 /** Proposed call (API.md leaves demands to /api/rmp/v1): POST /api/rmp/v1/demands. */

@@ -1,11 +1,11 @@
 import { useEffect } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { isLang } from '../../i18n';
-import { applySession, safeRedirect } from '../../app/session';
-import { useT } from '../../app/i18n';
+import { applySession, safeRedirect } from '../../api/sessionActions';
+import { useT } from '../../lib/i18n';
 import { Spinner } from '../../components/ui';
 import { useSettings } from '../../stores/settings';
-import { paths } from '../../paths';
+import { paths } from '../../lib/paths';
 import type { Organization, SessionData, UserType } from '../../api/types';
 import { readStoredSession } from '../../stores/session';
 

@@ -2,10 +2,10 @@
 // sign-in page is not): signed out, they sign in in place instead of leaving for /auth/signin.
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
-import { useT } from '../../app/i18n';
-import { SignInForm } from '../../app/SignInForm';
+import { useT } from '../../lib/i18n';
+import { SignInForm } from '../../components/SignInForm';
 import { SkeletonLines } from '../../components/ui';
-import { paths } from '../../paths';
+import { paths } from '../../lib/paths';
 import { useSession } from '../../stores/session';
 
 export function SignedInHere({ title, text, children }: { title: string; text: string; children: ReactNode }) {

@@ -1,6 +1,6 @@
 import { Link } from 'react-router';
-import { useT } from '../../app/i18n';
-import { paths } from '../../paths';
+import { useT } from '../lib/i18n';
+import { paths } from '../lib/paths';
 
 const TEXT = { 403: 'error_403', 404: 'error_404', 500: 'error_500' } as const;
 

@@ -1,14 +1,14 @@
 // Session actions shared by the guard, the header and the identity pages.
-import { fetchMenus, fetchOrganizations, logout, refreshTokens, switchContext } from '../api/iam';
-import { errorText } from '../api/client';
-import type { SessionData } from '../api/types';
+import { fetchMenus, fetchOrganizations, logout, refreshTokens, switchContext } from './iam';
+import { errorText } from './client';
+import type { SessionData } from './types';
 import { clearSession, saveSession, saveTokens, setMenu, setOrganizations, useSession } from '../stores/session';
 import { resetNotifications } from '../stores/notifications';
 import { toast } from '../stores/feedback';
-import { paths } from '../paths';
-import { navigateTo } from './navigation';
-import { normalizeMenu } from './menu';
-import { t } from './i18n';
+import { paths } from '../lib/paths';
+import { navigateTo } from '../lib/navigation';
+import { normalizeMenu } from '../app/menu';
+import { t } from '../lib/i18n';
 import { PERSONAL_SME_ID } from '../constants';
 
 let menuRequest: Promise<boolean> | null = null;

@@ -1,6 +1,6 @@
 import { Link } from 'react-router';
-import { useT } from '../../app/i18n';
-import { paths } from '../../paths';
+import { useT } from '../../lib/i18n';
+import { paths } from '../../lib/paths';
 import { CompanyHub } from './CompanyHub';
 import { SignedInHere } from './SignedInHere';
 

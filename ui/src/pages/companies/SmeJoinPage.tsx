@@ -1,13 +1,13 @@
 import { Link, useSearchParams } from 'react-router';
-import { joinCompany } from '../../api/company';
+import { joinCompany } from '../../api/companies';
 import { ApiError, errorText } from '../../api/client';
-import { useAsync } from '../../app/data';
-import { useT } from '../../app/i18n';
+import { useAsync } from '../../lib/useAsync';
+import { useT } from '../../lib/i18n';
 import { logout } from '../../api/iam';
-import { reloadOrganizations, switchCompany } from '../../app/session';
+import { reloadOrganizations, switchCompany } from '../../api/sessionActions';
 import { Icon } from '../../components/Icon';
 import { Spinner } from '../../components/ui';
-import { paths } from '../../paths';
+import { paths } from '../../lib/paths';
 import { toast, withLoading } from '../../stores/feedback';
 import { clearSession, useSession } from '../../stores/session';
 import { SignedInHere } from './SignedInHere';

@@ -1,7 +1,7 @@
 import { useCallback } from 'react';
 import { translate, type Lang, type MessageKey } from '../i18n';
 import { useSettings } from '../stores/settings';
-import { useBoot } from './boot';
+import { useBoot } from '../stores/boot';
 
 export type TFunction = (key: MessageKey, params?: Record<string, string | number>) => string;
 

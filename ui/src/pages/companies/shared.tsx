@@ -3,11 +3,11 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { errorText } from '../../api/client';
 import type { ListPage } from '../../api/types';
-import type { AsyncState } from '../../app/data';
-import { useT } from '../../app/i18n';
+import type { AsyncState } from '../../lib/useAsync';
+import { useT } from '../../lib/i18n';
 import { EmptyState, ErrorNote, Field, SkeletonLines } from '../../components/ui';
 import { toast } from '../../stores/feedback';
-import { validateCompanyName } from '../auth/validation';
+import { validateCompanyName } from '../../lib/validation';
 
 /** Runs `work`, showing its failure as an error toast. */
 export async function toastFailure(work: () => Promise<unknown>): Promise<void> {

@@ -1,6 +1,6 @@
-import { fetchCompanyHistory } from '../../api/company';
-import { useAsync } from '../../app/data';
-import { useT } from '../../app/i18n';
+import { fetchCompanyHistory } from '../../api/companies';
+import { useAsync } from '../../lib/useAsync';
+import { useT } from '../../lib/i18n';
 import { EmptyState, ErrorNote, PageHeader, SkeletonLines } from '../../components/ui';
 import { HistoryTable } from './HistoryTable';
 

@@ -1,7 +1,7 @@
 import { useState } from 'react';
-import { fetchMyHistory } from '../../api/company';
-import { useAsync } from '../../app/data';
-import { useT } from '../../app/i18n';
+import { fetchMyHistory } from '../../api/companies';
+import { useAsync } from '../../lib/useAsync';
+import { useT } from '../../lib/i18n';
 import { EmptyState, ErrorNote, PageHeader, SkeletonLines } from '../../components/ui';
 import { ApplyForm, CreateCompanyForm, MyCompanies, MyRecords } from './CompanyHub';
 import { HistoryTable } from './HistoryTable';

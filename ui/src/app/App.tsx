@@ -1,10 +1,10 @@
 import { useCallback, useMemo } from 'react';
 import { useLocation, useRoutes } from 'react-router';
-import { BootContext, type BootState } from './app/boot';
-import { ClientEffects, RouteErrorBoundary, RouteErrorContent, ThemeSync } from './app/RouteEffects';
-import { LoadingOverlay, Notices, ProgressBar, Toasts } from './components/Feedback';
-import { useSession } from './stores/session';
-import type { Lang } from './i18n';
+import { BootContext, type BootState } from '../stores/boot';
+import { ClientEffects, RouteErrorBoundary, RouteErrorContent, ThemeSync } from './RouteEffects';
+import { LoadingOverlay, Notices, ProgressBar, Toasts } from '../components/Feedback';
+import { useSession } from '../stores/session';
+import type { Lang } from '../i18n';
 import { buildRoutes, pageHandle, titleFromHandle } from './routes';
 
 function Routed() {

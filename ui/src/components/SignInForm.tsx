@@ -4,12 +4,12 @@
 import { useState, type FormEvent } from 'react';
 import { signIn } from '../api/iam';
 import { errorText } from '../api/client';
-import { Field, PasswordField } from '../components/ui';
+import { Field, PasswordField } from './ui';
 import { toast } from '../stores/feedback';
 import type { MessageKey } from '../i18n';
-import { validateEmail, validatePasswordPresent } from '../pages/auth/validation';
-import { useT } from './i18n';
-import { applySession } from './session';
+import { validateEmail, validatePasswordPresent } from '../lib/validation';
+import { useT } from '../lib/i18n';
+import { applySession } from '../api/sessionActions';
 
 export function SignInForm({ onSignedIn }: { onSignedIn: () => void }) {
   const t = useT();

@@ -1,7 +1,7 @@
 // Membership and allocation events (who, what, when), newest first.
 import type { HistoryEntry } from '../../api/types';
-import { useT } from '../../app/i18n';
-import { formatDateTime } from '../../format';
+import { useT } from '../../lib/i18n';
+import { formatDateTime } from '../../lib/format';
 import type { MessageKey } from '../../i18n';
 
 const ACTIONS: Record<string, MessageKey> = {

@@ -1,10 +1,10 @@
 import { useState } from 'react';
-import { assignResource, fetchAssignments, fetchMembers, unassignResource, type AssignBody } from '../../api/company';
+import { assignResource, fetchAssignments, fetchMembers, unassignResource, type AssignBody } from '../../api/companies';
 import { fetchDevices } from '../../api/devices';
-import { useAsync } from '../../app/data';
-import { useT } from '../../app/i18n';
+import { useAsync } from '../../lib/useAsync';
+import { useT } from '../../lib/i18n';
 import { ErrorNote, Field, PageHeader } from '../../components/ui';
-import { formatDateTime } from '../../format';
+import { formatDateTime } from '../../lib/format';
 import { toast, withLoading } from '../../stores/feedback';
 import { ActionTable, AsyncItems, SelectField, toastFailure, useSubmit } from './shared';
 

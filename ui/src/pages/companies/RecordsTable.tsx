@@ -1,10 +1,10 @@
 // Invitations and applications, as the caller sees them (API.md: an admin sees applications as
 // "waiting", the applicant as "applied"), with accept/decline where the caller may answer.
-import { answerMemberRecord, fetchMemberRecords } from '../../api/company';
+import { answerMemberRecord, fetchMemberRecords } from '../../api/companies';
 import type { MemberRecord } from '../../api/types';
-import { useAsync } from '../../app/data';
-import { useT } from '../../app/i18n';
-import { formatDateTime } from '../../format';
+import { useAsync } from '../../lib/useAsync';
+import { useT } from '../../lib/i18n';
+import { formatDateTime } from '../../lib/format';
 import type { MessageKey } from '../../i18n';
 import { toast, withLoading } from '../../stores/feedback';
 import { ActionTable, AsyncItems, Section, toastFailure } from './shared';

@@ -2,10 +2,10 @@
 // one's applications, switch into or leave one's companies. Shown on /company-email (also from a
 // phone) and on /history.
 import { useState } from 'react';
-import { applyToCompany, createCompany, leaveCompany } from '../../api/company';
+import { applyToCompany, createCompany, leaveCompany } from '../../api/companies';
 import { PERSONAL_SME_ID } from '../../constants';
-import { useT } from '../../app/i18n';
-import { reloadOrganizations, switchCompany } from '../../app/session';
+import { useT } from '../../lib/i18n';
+import { reloadOrganizations, switchCompany } from '../../api/sessionActions';
 import { ConfirmDialog } from '../../components/Dialog';
 import { Field } from '../../components/ui';
 import { toast, withLoading } from '../../stores/feedback';

@@ -12,8 +12,8 @@ import {
   PASSWORD_MIN_LENGTH,
   USERNAME_MAX_LENGTH,
   USERNAME_MIN_LENGTH,
-} from '../../constants';
-import type { MessageKey } from '../../i18n';
+} from '../constants';
+import type { MessageKey } from '../i18n';
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 

@@ -1,6 +1,6 @@
 // Deterministic formatters: the same output in QuickJS (no Intl) and in every browser, so server markup
 // and the hydrated tree agree. Never use Intl, toLocaleString or local-time Date getters here.
-import { COIN_DECIMALS, EARTH_RADIUS_KM, SIZE_DECIMALS, SIZE_STEP, SIZE_UNITS } from './constants';
+import { COIN_DECIMALS, EARTH_RADIUS_KM, SIZE_DECIMALS, SIZE_STEP, SIZE_UNITS } from '../constants';
 
 /** Groups the integer part with commas: 1234567.5 -> "1,234,567.5". */
 function groupThousands(intDigits: string): string {
