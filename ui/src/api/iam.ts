@@ -33,7 +33,15 @@ export const switchContext = (smeId: string) => api.post<SessionData>(`${IAM}/sw
 
 export const logout = () => api.post<null>(`${IAM}/logout`, undefined, { skipUnauthorized: true });
 
-export const fetchMenus = () => api.get<MenuEntry[]>(`${IAM}/menus`, { skipUnauthorized: true });
+/** Accepts the API's menu data defensively: anything that is not a list of entries becomes []. */
+export function normalizeMenu(data: unknown): MenuEntry[] {
+  if (!Array.isArray(data)) return [];
+  return data
+    .filter((e): e is MenuEntry => Boolean(e) && typeof (e as MenuEntry).path === 'string')
+    .map((e) => ({ ...e, children: e.children ? normalizeMenu(e.children) : undefined }));
+}
+
+export const fetchMenus = () => api.get<unknown>(`${IAM}/menus`, { skipUnauthorized: true }).then(normalizeMenu);
 
 export const fetchProfile = () => api.get<Profile>(`${IAM}/account/profile`);
 

@@ -1,15 +1,14 @@
 // Session actions shared by the guard, the header and the identity pages.
-import { fetchMenus, fetchOrganizations, logout, refreshTokens, switchContext } from './iam';
-import { errorText } from './client';
-import type { SessionData } from './types';
-import { clearSession, saveSession, saveTokens, setMenu, setOrganizations, useSession } from '../stores/session';
-import { resetNotifications } from '../stores/notifications';
-import { toast } from '../stores/feedback';
-import { paths } from '../lib/paths';
-import { navigateTo } from '../lib/navigation';
-import { normalizeMenu } from '../app/menu';
-import { t } from '../lib/i18n';
 import { PERSONAL_SME_ID } from '../constants';
+import { errorText } from '../lib/http';
+import { navigateTo } from '../lib/navigation';
+import { paths } from '../lib/paths';
+import { toast } from '../stores/feedback';
+import { resetNotifications } from '../stores/notifications';
+import { clearSession, saveSession, saveTokens, setMenu, setOrganizations, useSession } from '../stores/session';
+import { t } from '../stores/settings';
+import { fetchMenus, fetchOrganizations, logout, refreshTokens, switchContext } from './iam';
+import type { SessionData } from './types';
 
 let menuRequest: Promise<boolean> | null = null;
 
@@ -21,8 +20,7 @@ export function loadMenu(): Promise<boolean> {
   if (menuRequest) return menuRequest;
   setMenu(null, 'loading');
   menuRequest = fetchMenus()
-    .then((data) => {
-      const menu = normalizeMenu(data);
+    .then((menu) => {
       if (!menu.length) {
         toast('warning', t('no_menu_access'));
         clearSession();
@@ -67,7 +65,7 @@ export async function signOut() {
 export async function switchCompany(smeId: string) {
   const data = await switchContext(smeId);
   applySession(data);
-  navigateTo(paths.console.app, { replace: true });
+  navigateTo(paths.console.app(), { replace: true });
 }
 
 /** Re-reads the organization list after a company was created, joined, left or renamed. */
@@ -83,10 +81,4 @@ export async function leaveDeletedCompany() {
   const tokens = await refreshTokens();
   saveTokens(tokens.access_token, tokens.refresh_token, tokens.access_token_expire);
   await switchCompany(PERSONAL_SME_ID);
-}
-
-/** Only same-site paths are followed after sign-in. */
-export function safeRedirect(target: string | null | undefined, fallback: string): string {
-  if (!target || !target.startsWith('/') || target.startsWith('//') || target.startsWith('/auth/')) return fallback;
-  return target;
 }

@@ -1,12 +1,12 @@
 // The route table of SPEC.md §2: public, mobile, and the signed-in routes built from the menu.
-import { useEffect } from 'react';
+// Paths, titles and href builders are named once in lib/paths.ts; this table gives each its page.
+import { lazy, useEffect, type ComponentType, type LazyExoticComponent, type ReactNode } from 'react';
 import { matchRoutes, useNavigate, type RouteObject } from 'react-router';
 import type { MenuEntry } from '../api/types';
 import { translate, type Lang, type MessageKey } from '../i18n';
+import { componentName, consolePages, consoleTitleKey, paths, trimSlash, type PagePath } from '../lib/paths';
 import { CenteredLayout, ConsoleLayout, FrontLayout, MobileLayout } from './layouts';
-import { consolePages, consoleTitleKey, pageForEntry } from './consolePages';
-import { flattenMenu, trimSlash } from './menu';
-import { paths } from '../lib/paths';
+import { flattenMenu } from './menu';
 import { MarketPage } from '../pages/market/MarketPage';
 import { MarketMorePage } from '../pages/market/MarketMorePage';
 import { MarketDetailsPage } from '../pages/market/MarketDetailsPage';
@@ -20,7 +20,7 @@ import { SignUpPage } from '../pages/auth/SignUpPage';
 import { CheckEmailPage } from '../pages/auth/CheckEmailPage';
 import { EmailVerifiedPage } from '../pages/auth/EmailVerifiedPage';
 import { CompanyEmailPage } from '../pages/companies/CompanyEmailPage';
-import { SmeJoinPage } from '../pages/companies/SmeJoinPage';
+import { CompanyJoinPage } from '../pages/companies/CompanyJoinPage';
 import { DownloadPage } from '../pages/download/DownloadPage';
 import { ErrorPage } from '../components/ErrorPage';
 import { PcWebPage } from '../pages/pcweb/PcWebPage';
@@ -41,16 +41,45 @@ function Redirect({ to }: { to: string }) {
   return null;
 }
 
-const route = (path: string, titleKey: MessageKey, element: React.ReactNode): RouteObject => ({
-  path,
+const route = (page: PagePath<any>, element: ReactNode): RouteObject => ({
+  path: page.pattern,
   element,
-  handle: { titleKey } satisfies RouteHandle,
+  handle: { titleKey: page.titleKey } satisfies RouteHandle,
 });
+
+type LazyPage = LazyExoticComponent<ComponentType>;
+
+const placeholder = lazy(() => import('../pages/console/AreaPage'));
+
+/** The page each console path shows; paths the UI has no page for yet show the generic area page. */
+const consolePageOf = new Map<string, LazyPage>([
+  [paths.console.devices.pattern, lazy(() => import('../pages/devices/DevicesPage'))],
+  [paths.console.link.pattern, lazy(() => import('../pages/devices/DeviceLinkPage'))],
+  [paths.console.deviceDetails.pattern, lazy(() => import('../pages/devices/DeviceDetailsPage'))],
+  [paths.console.zcloudCreate.pattern, lazy(() => import('../pages/devices/ZcloudCreatePage'))],
+  [paths.console.company.pattern, lazy(() => import('../pages/companies/CompanyPage'))],
+  [paths.console.allocate.pattern, lazy(() => import('../pages/companies/AllocatePage'))],
+  [paths.console.companyHistory.pattern, lazy(() => import('../pages/companies/CompanyHistoryPage'))],
+  [paths.console.history.pattern, lazy(() => import('../pages/companies/MyHistoryPage'))],
+  [paths.console.account.pattern, lazy(() => import('../pages/account/AccountPage'))],
+  [paths.console.username.pattern, lazy(() => import('../pages/account/UsernamePage'))],
+  [paths.console.password.pattern, lazy(() => import('../pages/account/PasswordPage'))],
+]);
+
+const pageByComponent = new Map(consolePages.map((p) => [componentName(p), consolePageOf.get(p.pattern) ?? placeholder]));
+
+/** The page of a menu entry, by its `component` name; an unknown name gets the generic area page. */
+export function pageForEntry(component: string | undefined): LazyPage {
+  return pageByComponent.get(component ?? '') ?? placeholder;
+}
 
 function consoleRoutes(menu: MenuEntry[] | null): RouteObject[] {
   if (!menu) {
     // Before the menu is known (server, first client render) every known path renders the shell.
-    return consolePages.map((p) => route(p.path, p.titleKey, <p.page />));
+    return consolePages.map((p) => {
+      const Page = consolePageOf.get(p.pattern) ?? placeholder;
+      return route(p, <Page />);
+    });
   }
   const entries = flattenMenu(menu);
   const seen = new Set<string>();
@@ -59,13 +88,13 @@ function consoleRoutes(menu: MenuEntry[] | null): RouteObject[] {
     const path = e.path.startsWith('/') ? e.path : `/${e.path}`;
     if (seen.has(path)) continue;
     seen.add(path);
-    const Page = pageForEntry(e.component, path);
+    const Page = pageForEntry(e.component);
     const titleKey = consoleTitleKey(path);
     out.push({ path, element: <Page />, handle: titleKey ? { titleKey } : { title: e.meta?.title || e.name } });
   }
   // Known pages the menu does not grant: no access.
   for (const p of consolePages) {
-    if (!seen.has(p.path)) out.push(route(p.path, 'forbidden', <ErrorPage code={403} />));
+    if (!seen.has(p.pattern)) out.push({ path: p.pattern, element: <ErrorPage code={403} />, handle: { titleKey: 'forbidden' } });
   }
   return out;
 }
@@ -86,46 +115,46 @@ export function buildRoutes(menu: MenuEntry[] | null): RouteObject[] {
 
 function createRoutes(menu: MenuEntry[] | null): RouteObject[] {
   return [
-    route('/', 'explore_market', <Redirect to={paths.market.home} />),
-    route('/auth', 'sign_in', <Redirect to="/auth/signin" />),
-    route('/m', 'explore_market', <Redirect to={paths.mobile.market} />),
+    route(paths.root, <Redirect to={paths.market.home()} />),
+    route(paths.auth.root, <Redirect to={paths.auth.signIn()} />),
+    route(paths.mobile.root, <Redirect to={paths.mobile.market()} />),
     {
       element: <FrontLayout />,
       children: [
-        route('/market', 'explore_market', <MarketPage />),
-        route('/market/more', 'market_more', <MarketMorePage />),
-        route('/market/details', 'market_details', <MarketDetailsPage />),
-        route('/nearby', 'nearby', <NearbyPage />),
-        route('/nearby/details', 'nearby_details', <NearbyDetailsPage />),
-        route('/on-demand', 'on_demand', <OnDemandPage />),
-        route('/on-demand/place-an-order', 'place_an_order', <PlaceOrderPage />),
-        route('/m/download', 'download', <DownloadPage />),
+        route(paths.market.home, <MarketPage />),
+        route(paths.market.more, <MarketMorePage />),
+        route(paths.market.details, <MarketDetailsPage />),
+        route(paths.nearby.home, <NearbyPage />),
+        route(paths.nearby.details, <NearbyDetailsPage />),
+        route(paths.onDemand.home, <OnDemandPage />),
+        route(paths.onDemand.placeOrder, <PlaceOrderPage />),
+        route(paths.download, <DownloadPage />),
       ],
     },
-    route('/nearby/map', 'nearby_map', <NearbyMapPage />),
+    route(paths.nearby.map, <NearbyMapPage />),
     {
       element: <MobileLayout />,
       children: [
-        route('/m/market', 'explore_market', <MarketPage />),
-        route('/m/market/more', 'market_more', <MarketMorePage />),
-        route('/m/market/details', 'market_details', <MarketDetailsPage />),
-        route('/m/nearby', 'nearby', <NearbyPage />),
-        route('/m/nearby/details', 'nearby_details', <NearbyDetailsPage />),
+        route(paths.mobile.market, <MarketPage />),
+        route(paths.mobile.more, <MarketMorePage />),
+        route(paths.mobile.details, <MarketDetailsPage />),
+        route(paths.mobile.nearby, <NearbyPage />),
+        route(paths.mobile.nearbyDetails, <NearbyDetailsPage />),
       ],
     },
     {
       element: <CenteredLayout />,
       children: [
-        route('/auth/signin', 'sign_in', <SignInPage />),
-        route('/auth/signup', 'sign_up', <SignUpPage />),
-        route('/check-email', 'check_email', <CheckEmailPage />),
-        route('/email-verified', 'email_verified', <EmailVerifiedPage />),
-        route('/company-email', 'company_email', <CompanyEmailPage />),
-        route('/iam/v1/sme/join', 'join_company', <SmeJoinPage />),
-        route('/pc-web', 'pc_web', <PcWebPage />),
-        route('/403', 'forbidden', <ErrorPage code={403} />),
-        route('/404', 'not_found', <ErrorPage code={404} />),
-        route('/500', 'server_error', <ErrorPage code={500} />),
+        route(paths.auth.signIn, <SignInPage />),
+        route(paths.auth.signUp, <SignUpPage />),
+        route(paths.checkEmail, <CheckEmailPage />),
+        route(paths.emailVerified, <EmailVerifiedPage />),
+        route(paths.companies.email, <CompanyEmailPage />),
+        route(paths.companies.join, <CompanyJoinPage />),
+        route(paths.pcWeb, <PcWebPage />),
+        route(paths.errors.forbidden, <ErrorPage code={403} />),
+        route(paths.errors.notFound, <ErrorPage code={404} />),
+        route(paths.errors.offline, <ErrorPage code={500} />),
       ],
     },
     { element: <ConsoleLayout />, children: consoleRoutes(menu) },

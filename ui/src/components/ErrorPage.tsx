@@ -13,7 +13,7 @@ export function ErrorPage({ code }: { code: 403 | 404 | 500 }) {
         {code}
       </p>
       <h1>{t(TEXT[code])}</h1>
-      <Link className="button primary" to={paths.market.home}>
+      <Link className="button primary" to={paths.market.home()}>
         {t('back_home')}
       </Link>
     </section>

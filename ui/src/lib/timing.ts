@@ -1,4 +1,5 @@
-// Duplicate-click guards of SPEC.md §9.
+// Duplicate-click guards of SPEC.md §9, polling and intervals.
+import { useEffect } from 'react';
 import { DEBOUNCE_MS, LONG_PRESS_MS, POLLING_DEFAULT_INTERVAL_MS, THROTTLE_MS } from '../constants';
 
 /** Runs at most once per `ms` (leading edge): a second click within 1 s is ignored. */
@@ -71,4 +72,14 @@ export function poll(fn: () => void | Promise<void>, ms: number = POLLING_DEFAUL
     stopped = true;
     if (timer) clearTimeout(timer);
   };
+}
+
+/** Calls `tick` every `ms` while the page is visible (live status). */
+export function useInterval(tick: () => void, ms: number) {
+  useEffect(() => {
+    const id = window.setInterval(() => {
+      if (document.visibilityState === 'visible') tick();
+    }, ms);
+    return () => window.clearInterval(id);
+  }, [tick, ms]);
 }

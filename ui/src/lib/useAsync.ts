@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { ApiError, errorText } from '../api/client';
+import { ApiError, errorText } from '../lib/http';
 
 export interface AsyncState<T> {
   data: T | undefined;

@@ -1,14 +1,17 @@
 import { useRef, useState, type ChangeEvent } from 'react';
 import { Link } from 'react-router';
 import { checkAccountDeletion, deleteAccount, fetchProfile, uploadAvatar } from '../../api/iam';
-import { errorText } from '../../api/client';
+import { errorText } from '../../lib/http';
+import { FormError, useForm } from '../../components/form';
 import type { DeletionReason } from '../../api/types';
 import { AVATAR_TYPES } from '../../constants';
 import { useAsync } from '../../lib/useAsync';
 import { useT } from '../../lib/i18n';
-import { Avatar } from '../../app/header';
+import { Avatar } from '../../components/Avatar';
 import { Dialog } from '../../components/Dialog';
-import { ErrorNote, PageHeader, PasswordField, SkeletonLines } from '../../components/ui';
+import { ErrorNote, SkeletonLines } from '../../components/placeholders';
+import { PageHeader } from '../../components/sections';
+import { PasswordField } from '../../components/fields';
 import { formatDate } from '../../lib/format';
 import { toast, withLoading } from '../../stores/feedback';
 import { clearSession, updateUserInfo } from '../../stores/session';
@@ -29,11 +32,24 @@ function DeleteAccount() {
   const [open, setOpen] = useState(false);
   const [reasons, setReasons] = useState<DeletionReason[] | null>(null);
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const form = useForm({
+    validate: () => ({ form: validatePasswordPresent(password) }),
+    action: async () => {
+      try {
+        await deleteAccount(password);
+      } catch (err) {
+        const data = (err as { data?: { reasons?: DeletionReason[] } }).data;
+        if (data?.reasons?.length) setReasons(data.reasons);
+        throw err;
+      }
+      clearSession();
+      toast('success', t('account_deleted'));
+      navigateTo(paths.auth.signIn(), { replace: true });
+    },
+  });
 
   const start = async () => {
-    setError(null);
+    form.reset();
     setPassword('');
     try {
       const check = await withLoading(() => checkAccountDeletion());
@@ -41,26 +57,6 @@ function DeleteAccount() {
       setOpen(true);
     } catch (err) {
       toast('error', errorText(err));
-    }
-  };
-  const confirm = async () => {
-    const key = validatePasswordPresent(password);
-    if (key) {
-      setError(t(key));
-      return;
-    }
-    setBusy(true);
-    try {
-      await deleteAccount(password);
-      clearSession();
-      toast('success', t('account_deleted'));
-      navigateTo(paths.auth.signIn(), { replace: true });
-    } catch (err) {
-      const data = (err as { data?: { reasons?: DeletionReason[] } }).data;
-      if (data?.reasons?.length) setReasons(data.reasons);
-      setError(errorText(err));
-    } finally {
-      setBusy(false);
     }
   };
   const blocked = Boolean(reasons && reasons.length);
@@ -81,7 +77,7 @@ function DeleteAccount() {
               {t('cancel')}
             </button>
             {!blocked ? (
-              <button type="button" className="button danger" disabled={busy} onClick={() => void confirm()}>
+              <button type="button" className="button danger" disabled={form.busy} onClick={() => form.submit()}>
                 {t('delete_account')}
               </button>
             ) : null}
@@ -103,11 +99,7 @@ function DeleteAccount() {
             <PasswordField label={t('password')} autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />
           </>
         )}
-        {error ? (
-          <p className="form-error" role="alert">
-            {error}
-          </p>
-        ) : null}
+        <FormError form={form} />
       </Dialog>
     </section>
   );
@@ -117,27 +109,27 @@ export default function AccountPage() {
   const t = useT();
   const state = useAsync((_signal) => fetchProfile(), []);
   const fileInput = useRef<HTMLInputElement>(null);
-  const [avatarError, setAvatarError] = useState<string | null>(null);
+  const chosen = useRef<File | null>(null);
   const profile = state.data;
-
-  const onFile = async (e: ChangeEvent<HTMLInputElement>) => {
-    const file = e.target.files?.[0];
-    e.target.value = '';
-    if (!file) return;
-    const key = validateAvatar(file);
-    if (key) {
-      setAvatarError(t(key));
-      return;
-    }
-    setAvatarError(null);
-    try {
+  const avatar = useForm<'avatar'>({
+    validate: () => ({ avatar: chosen.current ? validateAvatar(chosen.current) : null }),
+    action: async () => {
+      const file = chosen.current;
+      if (!file) return;
       const res = await withLoading(() => uploadAvatar(file));
       updateUserInfo({ avatar_url: res.avatar_url });
       state.setData((p) => (p ? { ...p, avatar_url: res.avatar_url } : p));
       toast('success', t('avatar_updated'));
-    } catch (err) {
-      setAvatarError(errorText(err));
-    }
+    },
+    serverErrorField: 'avatar',
+  });
+
+  const onFile = (e: ChangeEvent<HTMLInputElement>) => {
+    const file = e.target.files?.[0];
+    e.target.value = '';
+    if (!file) return;
+    chosen.current = file;
+    avatar.submit();
   };
 
   return (
@@ -161,11 +153,11 @@ export default function AccountPage() {
                 className="visually-hidden"
                 type="file"
                 accept={AVATAR_TYPES.join(',')}
-                onChange={(e) => void onFile(e)}
+                onChange={onFile}
               />
-              {avatarError ? (
+              {avatar.error('avatar') ? (
                 <p className="field-error" role="alert">
-                  {avatarError}
+                  {avatar.error('avatar')}
                 </p>
               ) : null}
             </div>
@@ -175,7 +167,7 @@ export default function AccountPage() {
               <dt>{t('username')}</dt>
               <dd>
                 {profile.name || '-'}{' '}
-                <Link className="inline-link" to={paths.console.username}>
+                <Link className="inline-link" to={paths.console.username()}>
                   {t('edit')}
                 </Link>
               </dd>
@@ -197,7 +189,7 @@ export default function AccountPage() {
       ) : null}
       <section className="card">
         <h2>{t('security')}</h2>
-        <Link className="button ghost" to={paths.console.password}>
+        <Link className="button ghost" to={paths.console.password()}>
           {t('change_password')}
         </Link>
       </section>

@@ -3,7 +3,7 @@ import { verifyEmail } from '../../api/iam';
 import { useAsync } from '../../lib/useAsync';
 import { useT } from '../../lib/i18n';
 import { Icon } from '../../components/Icon';
-import { Spinner } from '../../components/ui';
+import { Spinner } from '../../components/placeholders';
 import { paths } from '../../lib/paths';
 
 export function EmailVerifiedPage() {

@@ -1,7 +1,7 @@
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useBoot } from '../../stores/boot';
 import { useT } from '../../lib/i18n';
-import { safeRedirect } from '../../api/sessionActions';
+import { safeRedirect } from '../../lib/paths';
 import { SignInForm } from '../../components/SignInForm';
 import { paths } from '../../lib/paths';
 
@@ -13,9 +13,9 @@ export function SignInPage() {
   return (
     <section className="auth-card card">
       <h1>{t('sign_in_title', { product: boot.productName })}</h1>
-      <SignInForm onSignedIn={() => navigate(safeRedirect(params.get('redirect'), paths.console.app), { replace: true })} />
+      <SignInForm onSignedIn={() => navigate(safeRedirect(params.get('redirect'), paths.console.app()), { replace: true })} />
       <p className="auth-switch">
-        {t('no_account')} <Link to={paths.auth.signUp}>{t('sign_up')}</Link>
+        {t('no_account')} <Link to={paths.auth.signUp()}>{t('sign_up')}</Link>
       </p>
     </section>
   );

@@ -3,10 +3,15 @@ import { assignResource, fetchAssignments, fetchMembers, unassignResource, type 
 import { fetchDevices } from '../../api/devices';
 import { useAsync } from '../../lib/useAsync';
 import { useT } from '../../lib/i18n';
-import { ErrorNote, Field, PageHeader } from '../../components/ui';
+import { ErrorNote } from '../../components/placeholders';
+import { Field } from '../../components/fields';
+import { PageHeader } from '../../components/sections';
 import { formatDateTime } from '../../lib/format';
 import { toast, withLoading } from '../../stores/feedback';
-import { ActionTable, AsyncItems, SelectField, toastFailure, useSubmit } from './shared';
+import { ActionTable, AsyncItems } from '../../components/sections';
+import { SelectField } from '../../components/fields';
+import { toastFailure } from '../../stores/feedback';
+import { FormError, SubmitButton, useForm } from '../../components/form';
 
 /** /company/allocate: give a company device or app to a member, or take it back. */
 export default function AllocatePage() {
@@ -18,15 +23,15 @@ export default function AllocatePage() {
   const [userId, setUserId] = useState('');
   const [type, setType] = useState<'device' | 'app'>('device');
   const [resourceId, setResourceId] = useState('');
-  const { error, submit } = useSubmit(
-    () => (!userId || !resourceId.trim() ? t('field_required') : undefined),
-    async () => {
+  const form = useForm({
+    validate: () => ({ form: !userId || !resourceId.trim() ? 'field_required' : null }),
+    action: async () => {
       await withLoading(() => assignResource({ user_id: userId, resource_type: type, resource_id: resourceId.trim() }));
       toast('success', t('assigned'));
       setResourceId('');
       assignments.reload();
     },
-  );
+  });
   const unassign = (body: AssignBody) =>
     toastFailure(async () => {
       await withLoading(() => unassignResource(body));
@@ -37,7 +42,7 @@ export default function AllocatePage() {
     <div className="page">
       <PageHeader title={t('allocate')} />
       {members.error ? <ErrorNote text={members.error} onRetry={members.reload} /> : null}
-      <form className="card form-card" onSubmit={(e) => void submit(e)} noValidate>
+      <form className="card form-card" onSubmit={form.submit} noValidate>
         <div className="form-row">
           <div className="field">
             <label htmlFor="alloc-member">{t('member')}</label>
@@ -76,15 +81,9 @@ export default function AllocatePage() {
             ))}
           </datalist>
         </div>
-        {error ? (
-          <p className="form-error" role="alert">
-            {error}
-          </p>
-        ) : null}
+        <FormError form={form} />
         <div className="row-actions">
-          <button type="submit" className="button primary">
-            {t('assign')}
-          </button>
+          <SubmitButton form={form}>{t('assign')}</SubmitButton>
         </div>
       </form>
       <h2>{t('assignments')}</h2>

@@ -14,7 +14,7 @@ export function CompanyEmailPage() {
         <p className="muted">{t('companies_intro')}</p>
         <CompanyHub />
         <p className="center-text">
-          <Link className="button ghost" to={paths.console.app}>
+          <Link className="button ghost" to={paths.console.app()}>
             {t('go_to_console')}
           </Link>
         </p>

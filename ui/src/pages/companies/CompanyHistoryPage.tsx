@@ -1,7 +1,8 @@
 import { fetchCompanyHistory } from '../../api/companies';
 import { useAsync } from '../../lib/useAsync';
 import { useT } from '../../lib/i18n';
-import { EmptyState, ErrorNote, PageHeader, SkeletonLines } from '../../components/ui';
+import { EmptyState, ErrorNote, SkeletonLines } from '../../components/placeholders';
+import { PageHeader } from '../../components/sections';
 import { HistoryTable } from './HistoryTable';
 
 /** /company/history: the current company's membership and allocation events (admins). */

@@ -7,12 +7,16 @@ import { PERSONAL_SME_ID } from '../../constants';
 import { useT } from '../../lib/i18n';
 import { reloadOrganizations, switchCompany } from '../../api/sessionActions';
 import { ConfirmDialog } from '../../components/Dialog';
-import { Field } from '../../components/ui';
+import { Field } from '../../components/fields';
 import { toast, withLoading } from '../../stores/feedback';
 import { useSession } from '../../stores/session';
 import type { Organization } from '../../api/types';
 import { RecordsSection } from './RecordsTable';
-import { CompanyNameForm, FormCard, Section, toastFailure, useConfirm, useSubmit } from './shared';
+import { CompanyNameForm } from './CompanyNameForm';
+import { FormCard, useForm } from '../../components/form';
+import { Section } from '../../components/sections';
+import { toastFailure } from '../../stores/feedback';
+import { useConfirm } from '../../components/Dialog';
 
 export function CreateCompanyForm() {
   const t = useT();
@@ -33,18 +37,19 @@ export function CreateCompanyForm() {
 export function ApplyForm({ onApplied }: { onApplied: () => void }) {
   const t = useT();
   const [id, setId] = useState('');
-  const { error, submit } = useSubmit(
-    () => (id.trim() ? undefined : t('company_id_required')),
-    async () => {
+  const form = useForm<'id'>({
+    validate: () => ({ id: id.trim() ? null : 'company_id_required' }),
+    action: async () => {
       await withLoading(() => applyToCompany(id.trim()));
       toast('success', t('applied_toast'));
       setId('');
       onApplied();
     },
-  );
+    serverErrorField: 'id',
+  });
   return (
-    <FormCard id="apply-title" title={t('apply_to_company')} submitLabel={t('apply')} onSubmit={submit}>
-      <Field label={t('company_id')} value={id} onChange={(e) => setId(e.target.value)} error={error} hint={t('apply_hint')} />
+    <FormCard id="apply-title" title={t('apply_to_company')} submitLabel={t('apply')} form={form}>
+      <Field label={t('company_id')} value={id} onChange={(e) => setId(e.target.value)} error={form.error('id')} hint={t('apply_hint')} />
     </FormCard>
   );
 }

@@ -6,7 +6,8 @@ import { useAsync } from '../../lib/useAsync';
 import { useT } from '../../lib/i18n';
 import { leaveDeletedCompany, reloadOrganizations } from '../../api/sessionActions';
 import { ConfirmDialog } from '../../components/Dialog';
-import { Field, PageHeader } from '../../components/ui';
+import { Field } from '../../components/fields';
+import { PageHeader } from '../../components/sections';
 import { formatDate } from '../../lib/format';
 import { paths } from '../../lib/paths';
 import { toast, withLoading } from '../../stores/feedback';
@@ -15,7 +16,11 @@ import type { Member } from '../../api/types';
 import { validateEmail } from '../../lib/validation';
 import { CompanyHub } from './CompanyHub';
 import { RecordsSection } from './RecordsTable';
-import { ActionTable, AsyncItems, CompanyNameForm, FormCard, Section, SelectField, useConfirm, useSubmit } from './shared';
+import { ActionTable, AsyncItems, Section } from '../../components/sections';
+import { CompanyNameForm } from './CompanyNameForm';
+import { FormCard, useForm } from '../../components/form';
+import { SelectField } from '../../components/fields';
+import { useConfirm } from '../../components/Dialog';
 
 function Rename({ current }: { current: string }) {
   const t = useT();
@@ -38,21 +43,19 @@ function Invite({ onInvited }: { onInvited: () => void }) {
   const t = useT();
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<'member' | 'admin'>('member');
-  const { error, submit } = useSubmit(
-    () => {
-      const key = validateEmail(email);
-      return key ? t(key) : undefined;
-    },
-    async () => {
+  const form = useForm<'email'>({
+    validate: () => ({ email: validateEmail(email) }),
+    action: async () => {
       await withLoading(() => inviteMember(email.trim(), role));
       toast('success', t('invited'));
       setEmail('');
       onInvited();
     },
-  );
+    serverErrorField: 'email',
+  });
   return (
-    <FormCard id="invite-title" title={t('invite_member')} submitLabel={t('invite')} onSubmit={submit}>
-      <Field label={t('email')} type="email" value={email} onChange={(e) => setEmail(e.target.value)} error={error} />
+    <FormCard id="invite-title" title={t('invite_member')} submitLabel={t('invite')} form={form}>
+      <Field label={t('email')} type="email" value={email} onChange={(e) => setEmail(e.target.value)} error={form.error('email')} />
       <SelectField
         id="invite-role"
         label={t('invite_as')}
@@ -164,10 +167,10 @@ export default function CompanyPage() {
         actions={
           inCompany ? (
             <>
-              <Link className="button ghost" to={paths.console.allocate}>
+              <Link className="button ghost" to={paths.console.allocate()}>
                 {t('allocate')}
               </Link>
-              <Link className="button ghost" to={paths.console.companyHistory}>
+              <Link className="button ghost" to={paths.console.companyHistory()}>
                 {t('company_history')}
               </Link>
             </>

@@ -2,7 +2,8 @@ import { useState } from 'react';
 import { fetchMyHistory } from '../../api/companies';
 import { useAsync } from '../../lib/useAsync';
 import { useT } from '../../lib/i18n';
-import { EmptyState, ErrorNote, PageHeader, SkeletonLines } from '../../components/ui';
+import { EmptyState, ErrorNote, SkeletonLines } from '../../components/placeholders';
+import { PageHeader } from '../../components/sections';
 import { ApplyForm, CreateCompanyForm, MyCompanies, MyRecords } from './CompanyHub';
 import { HistoryTable } from './HistoryTable';
 

@@ -7,7 +7,8 @@ import { useT } from '../../lib/i18n';
 import { formatDateTime } from '../../lib/format';
 import type { MessageKey } from '../../i18n';
 import { toast, withLoading } from '../../stores/feedback';
-import { ActionTable, AsyncItems, Section, toastFailure } from './shared';
+import { ActionTable, AsyncItems, Section } from '../../components/sections';
+import { toastFailure } from '../../stores/feedback';
 
 export const RECORD_STATUS: Record<string, MessageKey> = {
   pending: 'rec_pending',

@@ -4,7 +4,7 @@ import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { useT } from '../../lib/i18n';
 import { SignInForm } from '../../components/SignInForm';
-import { SkeletonLines } from '../../components/ui';
+import { SkeletonLines } from '../../components/placeholders';
 import { paths } from '../../lib/paths';
 import { useSession } from '../../stores/session';
 
@@ -26,7 +26,7 @@ export function SignedInHere({ title, text, children }: { title: string; text: s
         <p className="muted">{text}</p>
         <SignInForm onSignedIn={() => undefined} />
         <p className="auth-switch">
-          {t('no_account')} <Link to={paths.auth.signUp}>{t('sign_up')}</Link>
+          {t('no_account')} <Link to={paths.auth.signUp()}>{t('sign_up')}</Link>
         </p>
       </section>
     );

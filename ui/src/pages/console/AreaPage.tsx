@@ -3,19 +3,19 @@
 import { Link, useLocation } from 'react-router';
 import { useBoot } from '../../stores/boot';
 import { useT } from '../../lib/i18n';
-import { consoleTitleKey } from '../../app/consolePages';
-import { EmptyState, PageHeader } from '../../components/ui';
-import { paths } from '../../lib/paths';
+import { EmptyState } from '../../components/placeholders';
+import { PageHeader } from '../../components/sections';
+import { consoleTitleKey, paths } from '../../lib/paths';
 
 const ICONS: Record<string, string> = {
-  '/app': 'app',
-  '/app/details': 'app',
-  '/app/aicompute': 'cpu',
-  '/friends': 'friends',
-  '/friends/tags': 'friends',
-  '/wallet': 'wallet',
-  '/messages': 'messages',
-  '/demands-and-offers': 'demands',
+  [paths.console.app.pattern]: 'app',
+  [paths.console.appDetails.pattern]: 'app',
+  [paths.console.aiCompute.pattern]: 'cpu',
+  [paths.console.friends.pattern]: 'friends',
+  [paths.console.tags.pattern]: 'friends',
+  [paths.console.wallet.pattern]: 'wallet',
+  [paths.console.messages.pattern]: 'messages',
+  [paths.console.demands.pattern]: 'demands',
 };
 
 export default function AreaPage() {
@@ -31,8 +31,8 @@ export default function AreaPage() {
         title={t('area_empty')}
         text={t('area_empty_hint', { product: boot.productName })}
         action={
-          pathname.startsWith('/app') ? (
-            <Link className="button primary" to={paths.market.home}>
+          pathname.startsWith(paths.console.app.pattern) ? (
+            <Link className="button primary" to={paths.market.home()}>
               {t('explore_market')}
             </Link>
           ) : undefined

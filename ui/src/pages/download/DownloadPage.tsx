@@ -4,7 +4,8 @@ import { useAsync } from '../../lib/useAsync';
 import { useBoot } from '../../stores/boot';
 import { useT } from '../../lib/i18n';
 import { Icon } from '../../components/Icon';
-import { ErrorNote, PageHeader } from '../../components/ui';
+import { ErrorNote } from '../../components/placeholders';
+import { PageHeader } from '../../components/sections';
 import type { MessageKey } from '../../i18n';
 
 const PLATFORMS: { key: keyof DownloadLinks; label: MessageKey }[] = [

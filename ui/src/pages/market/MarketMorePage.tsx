@@ -6,10 +6,12 @@ import { PAGE_SIZE } from '../../constants';
 import { useAsync } from '../../lib/useAsync';
 import { useInitialData } from '../../stores/boot';
 import { useT } from '../../lib/i18n';
-import { errorText } from '../../api/client';
-import { EmptyState, ErrorNote, PageHeader } from '../../components/ui';
+import { errorText } from '../../lib/http';
+import { EmptyState, ErrorNote } from '../../components/placeholders';
+import { PageHeader } from '../../components/sections';
 import { formatNumber } from '../../lib/format';
-import { AppGrid, AppGridSkeleton, CATEGORIES, DISPLAY_TYPES, TIERS, categoryLabel, tierLabel } from './shared';
+import { AppGrid, AppGridSkeleton, categoryLabel, tierLabel } from '../../components/apps';
+import { CATEGORIES, DISPLAY_TYPES, TIERS } from './catalogue';
 
 export function MarketMorePage() {
   const t = useT();

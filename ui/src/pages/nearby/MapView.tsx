@@ -10,10 +10,10 @@ import { LIST_LIMIT_MAX } from '../../constants';
 import { useAsync } from '../../lib/useAsync';
 import { useBoot } from '../../stores/boot';
 import { useT } from '../../lib/i18n';
-import { ErrorNote } from '../../components/ui';
+import { ErrorNote } from '../../components/placeholders';
 import { formatDistance } from '../../lib/format';
 import { paths } from '../../lib/paths';
-import { statusLabel } from './shared';
+import { shownStatus, statusLabel } from '../../components/deviceStatus';
 import { BASE_MAP_COLORS, MAP_STYLES, MAP_STYLE_KEY, clusterPoints, clusterSize, type MapStyle } from './cluster';
 
 /** Pixel size of a clustering cell. */
@@ -135,13 +135,12 @@ export default function MapView() {
         const pos = map.layerPointToLatLng([c.x, c.y]);
         if (c.items.length === 1) {
           const d = c.items[0];
-          const status = d.status === 'online' || d.status === 'creating' ? d.status : 'offline';
           const marker = L.marker(pos, {
             title: d.name,
             alt: d.name,
             keyboard: true,
             icon: L.divIcon({
-              className: `map-marker status-${status}`,
+              className: `map-marker status-${shownStatus(d.status, false)}`,
               html: '<span></span>',
               iconSize: [22, 22],
               iconAnchor: [11, 11],
@@ -220,7 +219,7 @@ export default function MapView() {
             <li key={d.id}>
               <Link to={paths.nearby.details(d.id)}>{d.name}</Link>
               <span className="muted small">
-                {statusLabel(t, d.status)} · {formatDistance(d.distance_km)}
+                {statusLabel(t, d.status, false)} · {formatDistance(d.distance_km)}
               </span>
             </li>
           ))}

@@ -3,20 +3,20 @@ import { Link } from 'react-router';
 import { fetchNearby } from '../../api/market';
 import type { ListPage, NearbyDevice } from '../../api/types';
 import { PAGE_SIZE } from '../../constants';
-import { errorText } from '../../api/client';
+import { errorText } from '../../lib/http';
 import { useAsync } from '../../lib/useAsync';
 import { useBoot, useInitialData } from '../../stores/boot';
 import { useT } from '../../lib/i18n';
-import { EmptyState, ErrorNote, PageHeader, SkeletonLines } from '../../components/ui';
+import { EmptyState, ErrorNote, SkeletonLines } from '../../components/placeholders';
+import { PageHeader } from '../../components/sections';
 import { Icon } from '../../components/Icon';
-import { paths } from '../../lib/paths';
-import { useMarketPaths } from '../market/shared';
-import { DeviceCard } from './shared';
+import { paths, usePublicPaths } from '../../lib/paths';
+import { DeviceCard } from './DeviceCard';
 
 export function NearbyPage() {
   const t = useT();
   const boot = useBoot();
-  const p = useMarketPaths();
+  const p = usePublicPaths();
   const initial = useInitialData('nearby');
   const [at, setAt] = useState(boot.config.map.center);
   const [locating, setLocating] = useState(false);
@@ -68,7 +68,7 @@ export function NearbyPage() {
               <Icon name="nearby" size={16} /> {t('use_my_location')}
             </button>
             {!p.mobile ? (
-              <Link className="button ghost" to={paths.nearby.map}>
+              <Link className="button ghost" to={paths.nearby.map()}>
                 <Icon name="map" size={16} /> {t('open_map')}
               </Link>
             ) : null}

@@ -1,12 +1,12 @@
 import { Link, useSearchParams } from 'react-router';
 import { joinCompany } from '../../api/companies';
-import { ApiError, errorText } from '../../api/client';
+import { ApiError, errorText } from '../../lib/http';
 import { useAsync } from '../../lib/useAsync';
 import { useT } from '../../lib/i18n';
 import { logout } from '../../api/iam';
 import { reloadOrganizations, switchCompany } from '../../api/sessionActions';
 import { Icon } from '../../components/Icon';
-import { Spinner } from '../../components/ui';
+import { Spinner } from '../../components/placeholders';
 import { paths } from '../../lib/paths';
 import { toast, withLoading } from '../../stores/feedback';
 import { clearSession, useSession } from '../../stores/session';
@@ -76,7 +76,7 @@ function Join({ code }: { code: string }) {
           ) : null}
         </>
       )}
-      <Link className="button ghost" to={paths.console.app}>
+      <Link className="button ghost" to={paths.console.app()}>
         {t('go_to_console')}
       </Link>
     </section>
@@ -84,7 +84,7 @@ function Join({ code }: { code: string }) {
 }
 
 /** The invitation link /iam/v1/sme/join?code=…: signs in in place when needed, then joins. */
-export function SmeJoinPage() {
+export function CompanyJoinPage() {
   const t = useT();
   const [params] = useSearchParams();
   const code = params.get('code') ?? '';
@@ -92,7 +92,7 @@ export function SmeJoinPage() {
     return (
       <section className="auth-card card center-text">
         <h1>{t('invitation_invalid')}</h1>
-        <Link className="button primary" to={paths.console.app}>
+        <Link className="button primary" to={paths.console.app()}>
           {t('go_to_console')}
         </Link>
       </section>
