@@ -39,9 +39,12 @@ const PATHS: Record<string, string> = {
   user: 'M12 12a4.5 4.5 0 1 0 0-9 4.5 4.5 0 0 0 0 9zM3 21a9 9 0 0 1 18 0',
 };
 
-/** Menu entries without an icon name are drawn by their path. */
+/** Console pages drawn by their path (menu entries without an icon name, the generic area page). */
 const ALIASES: Record<string, string> = {
   [paths.console.app.pattern]: 'app',
+  [paths.console.appDetails.pattern]: 'app',
+  [paths.console.aiCompute.pattern]: 'cpu',
+  [paths.console.tags.pattern]: 'friends',
   [paths.console.devices.pattern]: 'devices',
   [paths.console.company.pattern]: 'company',
   [paths.console.friends.pattern]: 'friends',

@@ -7,16 +7,6 @@ import { EmptyState } from '../../components/placeholders';
 import { PageHeader } from '../../components/sections';
 import { consoleTitleKey, paths } from '../../lib/paths';
 
-const ICONS: Record<string, string> = {
-  [paths.console.app.pattern]: 'app',
-  [paths.console.appDetails.pattern]: 'app',
-  [paths.console.aiCompute.pattern]: 'cpu',
-  [paths.console.friends.pattern]: 'friends',
-  [paths.console.tags.pattern]: 'friends',
-  [paths.console.wallet.pattern]: 'wallet',
-  [paths.console.messages.pattern]: 'messages',
-  [paths.console.demands.pattern]: 'demands',
-};
 
 export default function AreaPage() {
   const t = useT();
@@ -27,7 +17,7 @@ export default function AreaPage() {
     <div className="page">
       <PageHeader title={key ? t(key) : pathname} />
       <EmptyState
-        icon={ICONS[pathname] ?? 'app'}
+        icon={pathname}
         title={t('area_empty')}
         text={t('area_empty_hint', { product: boot.productName })}
         action={

@@ -6,6 +6,27 @@ import { formatDistance } from '../../lib/format';
 import { useT } from '../../lib/i18n';
 import { usePublicPaths } from '../../lib/paths';
 
+/** Type, distance and GPUs of a nearby device. */
+export function NearbyFacts({ device, className }: { device: NearbyDevice; className: string }) {
+  const t = useT();
+  return (
+    <dl className={className}>
+      <div>
+        <dt>{t('device_type')}</dt>
+        <dd>{device.type}</dd>
+      </div>
+      <div>
+        <dt>{t('distance')}</dt>
+        <dd>{formatDistance(device.distance_km)}</dd>
+      </div>
+      <div>
+        <dt>{t('gpus')}</dt>
+        <dd>{gpuText(t, device.gpus)}</dd>
+      </div>
+    </dl>
+  );
+}
+
 /** A device of the nearby list. */
 export function DeviceCard({ device }: { device: NearbyDevice }) {
   const t = useT();
@@ -17,20 +38,7 @@ export function DeviceCard({ device }: { device: NearbyDevice }) {
           <h3>{device.name}</h3>
           <StatusBadge status={device.status} showFailed={false} />
         </div>
-        <dl className="mini-facts">
-          <div>
-            <dt>{t('device_type')}</dt>
-            <dd>{device.type}</dd>
-          </div>
-          <div>
-            <dt>{t('distance')}</dt>
-            <dd>{formatDistance(device.distance_km)}</dd>
-          </div>
-          <div>
-            <dt>{t('gpus')}</dt>
-            <dd>{gpuText(t, device.gpus)}</dd>
-          </div>
-        </dl>
+        <NearbyFacts device={device} className="mini-facts" />
         <span className="price">{priceText(t, device.price_per_hour)}</span>
       </Link>
     </li>

@@ -5,9 +5,9 @@ import { useBoot, useInitialData } from '../../stores/boot';
 import { useT } from '../../lib/i18n';
 import { EmptyState, ErrorNote, SkeletonLines } from '../../components/placeholders';
 import { Icon } from '../../components/Icon';
-import { formatDistance } from '../../lib/format';
 import { AppGrid, priceText } from '../../components/apps';
-import { StatusBadge, gpuText } from '../../components/deviceStatus';
+import { StatusBadge } from '../../components/deviceStatus';
+import { NearbyFacts } from './DeviceCard';
 import { usePublicPaths } from '../../lib/paths';
 
 export function NearbyDetailsPage() {
@@ -44,20 +44,7 @@ export function NearbyDetailsPage() {
               <span className="price large">{priceText(t, device.price_per_hour)}</span>
             </div>
           </header>
-          <dl className="facts">
-            <div>
-              <dt>{t('device_type')}</dt>
-              <dd>{device.type}</dd>
-            </div>
-            <div>
-              <dt>{t('distance')}</dt>
-              <dd>{formatDistance(device.distance_km)}</dd>
-            </div>
-            <div>
-              <dt>{t('gpus')}</dt>
-              <dd>{gpuText(t, device.gpus)}</dd>
-            </div>
-          </dl>
+          <NearbyFacts device={device} className="facts" />
           <section>
             <h2>{t('apps_on_device')}</h2>
             {device.apps?.length ? <AppGrid apps={device.apps} /> : <EmptyState icon="app" title={t('no_apps')} />}

@@ -3,7 +3,7 @@ import { Link } from 'react-router';
 import { fetchNearby } from '../../api/market';
 import type { ListPage, NearbyDevice } from '../../api/types';
 import { PAGE_SIZE } from '../../constants';
-import { errorText } from '../../lib/http';
+import { LoadMore } from '../../components/LoadMore';
 import { useAsync } from '../../lib/useAsync';
 import { useBoot, useInitialData } from '../../stores/boot';
 import { useT } from '../../lib/i18n';
@@ -22,7 +22,6 @@ export function NearbyPage() {
   const [locating, setLocating] = useState(false);
   const [note, setNote] = useState<string | null>(null);
   const state = useAsync<ListPage<NearbyDevice>>((signal) => fetchNearby({ lat: at.lat, lng: at.lng }, signal), [at.lat, at.lng], initial);
-  const [more, setMore] = useState<{ busy: boolean; error: string | null }>({ busy: false, error: null });
 
   const locate = () => {
     if (!('geolocation' in navigator)) {
@@ -42,19 +41,6 @@ export function NearbyPage() {
       },
       { timeout: 10_000 },
     );
-  };
-
-  const loadMore = async () => {
-    const current = state.data;
-    if (!current) return;
-    setMore({ busy: true, error: null });
-    try {
-      const page = await fetchNearby({ lat: at.lat, lng: at.lng, offset: current.items.length, limit: PAGE_SIZE });
-      state.setData((prev) => ({ items: [...(prev?.items ?? []), ...(page.items ?? [])], total: page.total }));
-      setMore({ busy: false, error: null });
-    } catch (err) {
-      setMore({ busy: false, error: errorText(err) });
-    }
   };
 
   const items = state.data?.items ?? [];
@@ -86,14 +72,7 @@ export function NearbyPage() {
               <DeviceCard key={d.id} device={d} />
             ))}
           </ul>
-          {more.error ? <ErrorNote text={more.error} /> : null}
-          {items.length < (state.data?.total ?? 0) ? (
-            <div className="center-row">
-              <button type="button" className="button ghost" disabled={more.busy} onClick={() => void loadMore()}>
-                {t('load_more')}
-              </button>
-            </div>
-          ) : null}
+          <LoadMore state={state} fetchPage={(offset) => fetchNearby({ lat: at.lat, lng: at.lng, offset, limit: PAGE_SIZE })} />
         </>
       ) : !state.error ? (
         <EmptyState icon="nearby" title={t('no_devices_nearby')} text={t('no_devices_nearby_hint')} />
