@@ -2,8 +2,7 @@ import { useState } from 'react';
 import { fetchMyHistory } from '../../api/companies';
 import { useAsync } from '../../lib/useAsync';
 import { useT } from '../../lib/i18n';
-import { EmptyState, ErrorNote, SkeletonLines } from '../../components/placeholders';
-import { PageHeader } from '../../components/sections';
+import { AsyncItems, PageHeader } from '../../components/sections';
 import { ApplyForm, CreateCompanyForm, MyCompanies, MyRecords } from './CompanyHub';
 import { HistoryTable } from './HistoryTable';
 
@@ -12,7 +11,6 @@ export default function MyHistoryPage() {
   const t = useT();
   const [nonce, setNonce] = useState(0);
   const state = useAsync((_signal) => fetchMyHistory(), [nonce]);
-  const items = state.data?.items ?? [];
   return (
     <div className="page">
       <PageHeader title={t('my_company_history')} subtitle={t('companies_intro')} />
@@ -25,14 +23,9 @@ export default function MyHistoryPage() {
         </div>
         <section aria-labelledby="events-title">
           <h2 id="events-title">{t('history_events')}</h2>
-          {state.error ? <ErrorNote text={state.error} onRetry={state.reload} /> : null}
-          {state.loading ? (
-            <SkeletonLines />
-          ) : items.length ? (
-            <HistoryTable items={items} showCompany />
-          ) : !state.error ? (
-            <EmptyState icon="history" title={t('no_history')} />
-          ) : null}
+          <AsyncItems state={state} emptyIcon="history" emptyTitle={t('no_history')}>
+            {(items) => <HistoryTable items={items} showCompany />}
+          </AsyncItems>
         </section>
       </div>
     </div>

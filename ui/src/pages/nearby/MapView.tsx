@@ -13,6 +13,7 @@ import { useT } from '../../lib/i18n';
 import { ErrorNote } from '../../components/placeholders';
 import { formatDistance } from '../../lib/format';
 import { paths } from '../../lib/paths';
+import { storageGet, storageSet } from '../../lib/storage';
 import { shownStatus, statusLabel } from '../../components/deviceStatus';
 import { BASE_MAP_COLORS, MAP_STYLES, MAP_STYLE_KEY, clusterPoints, clusterSize, type MapStyle } from './cluster';
 
@@ -34,12 +35,7 @@ async function fetchAllNearby(at: { lat: number; lng: number }, signal: AbortSig
 }
 
 function readStyle(): MapStyle {
-  try {
-    const v = window.localStorage.getItem(MAP_STYLE_KEY);
-    return v === 'dark' ? 'dark' : 'light';
-  } catch {
-    return 'light';
-  }
+  return storageGet(MAP_STYLE_KEY) === 'dark' ? 'dark' : 'light';
 }
 
 function escapeHtml(s: string): string {
@@ -111,11 +107,7 @@ export default function MapView() {
 
   // Style: base map colours (offline) or a filter on the tiles (CSS), remembered.
   useEffect(() => {
-    try {
-      window.localStorage.setItem(MAP_STYLE_KEY, style);
-    } catch {
-      /* storage may be unavailable */
-    }
+    storageSet(MAP_STYLE_KEY, style);
     const colors = BASE_MAP_COLORS[style];
     worldRef.current?.setStyle({ color: colors.border, fillColor: colors.land });
   }, [style]);
