@@ -1,6 +1,6 @@
 // Company calls of API.md (/api/iam/v1/sme…, /api/ebs/v1/sme/resources…).
 import { api } from './client';
-import type { Assignment, HistoryEntry, ListPage, Member, MemberRecord, Organization } from './types';
+import type { AssignBody, Assignment, HistoryEntry, JoinResult, ListPage, Member, MemberRecord, Organization } from './types';
 
 const IAM = '/api/iam/v1';
 const RESOURCES = '/api/ebs/v1/sme/resources';
@@ -14,7 +14,7 @@ export const removeMember = (user_id: string) => api.post<null>(`${IAM}/sme/remo
 export const leaveCompany = (sme_id: string) => api.post<null>(`${IAM}/sme/leave`, { sme_id });
 export const inviteMember = (email: string, role: 'member' | 'admin' = 'member') =>
   api.post<MemberRecord>(`${IAM}/sme/invite`, { email, role });
-export const joinCompany = (code: string) => api.get<{ sme_id: string; status: string }>(`${IAM}/sme/join`, { query: { code } });
+export const joinCompany = (code: string) => api.get<JoinResult>(`${IAM}/sme/join`, { query: { code } });
 export const applyToCompany = (sme_id: string) => api.post<MemberRecord>(`${IAM}/sme/apply`, { sme_id });
 export const fetchMemberRecords = (scope?: 'mine') =>
   api.get<ListPage<MemberRecord>>(`${IAM}/sme/member/records`, { query: { limit: 100, scope } });
@@ -25,11 +25,6 @@ export const fetchCompanyHistory = (offset = 0, limit = 50) =>
 export const fetchMyHistory = (offset = 0, limit = 50) =>
   api.get<ListPage<HistoryEntry>>(`${IAM}/sme/history/mine`, { query: { offset, limit } });
 
-export interface AssignBody {
-  user_id: string;
-  resource_type: 'device' | 'app';
-  resource_id: string;
-}
 export const assignResource = (body: AssignBody) => api.post<null>(`${RESOURCES}/assign`, body);
 export const unassignResource = (body: AssignBody) => api.post<null>(`${RESOURCES}/unassign`, body);
 export const fetchAssignments = (user_id?: string) =>

@@ -1,31 +1,16 @@
 // Identity calls of API.md (/api/iam/v1, /api/iam/v2/login/password).
 import { api } from './client';
-import type {
-  AccountCheck,
-  MenuEntry,
-  Organization,
-  Profile,
-  RefreshData,
-  SessionData,
-} from './types';
+import type { AccountCheck, MenuEntry, Organization, Profile, RefreshData, RegisterBody, RegisterData, SessionData, VerifiedEmail } from './types';
 
 const IAM = '/api/iam/v1';
 
 export const signIn = (email: string, password: string) =>
   api.post<SessionData>('/api/iam/v2/login/password', { email, password }, { auth: 'none', skipUnauthorized: true });
 
-export interface RegisterBody {
-  email: string;
-  password: string;
-  confirm_password: string;
-  username?: string;
-  agree: boolean;
-}
-export const register = (body: RegisterBody) =>
-  api.post<{ email: string; verification_required: boolean }>(`${IAM}/register`, body, { auth: 'none' });
+export const register = (body: RegisterBody) => api.post<RegisterData>(`${IAM}/register`, body, { auth: 'none' });
 
 export const verifyEmail = (token: string) =>
-  api.get<{ email: string }>(`${IAM}/verify-email`, { query: { token }, auth: 'none' });
+  api.get<VerifiedEmail>(`${IAM}/verify-email`, { query: { token }, auth: 'none' });
 
 export const refreshTokens = () => api.get<RefreshData>(`${IAM}/refresh`, { auth: 'refresh' });
 

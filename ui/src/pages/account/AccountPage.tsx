@@ -20,7 +20,7 @@ import { paths } from '../../lib/paths';
 import type { MessageKey } from '../../i18n';
 import { validateAvatar, validatePasswordPresent } from '../../lib/validation';
 
-const REASONS: Record<DeletionReason, MessageKey> = {
+const REASONS: Record<DeletionReason, MessageKey> & Partial<Record<string, MessageKey>> = {
   devices_linked: 'reason_devices_linked',
   apps_rented: 'reason_apps_rented',
   balance_outstanding: 'reason_balance_outstanding',
@@ -30,7 +30,7 @@ const REASONS: Record<DeletionReason, MessageKey> = {
 function DeleteAccount() {
   const t = useT();
   const [open, setOpen] = useState(false);
-  const [reasons, setReasons] = useState<DeletionReason[] | null>(null);
+  const [reasons, setReasons] = useState<string[] | null>(null);
   const [password, setPassword] = useState('');
   const form = useForm({
     validate: () => ({ form: validatePasswordPresent(password) }),
@@ -38,7 +38,7 @@ function DeleteAccount() {
       try {
         await deleteAccount(password);
       } catch (err) {
-        const data = (err as { data?: { reasons?: DeletionReason[] } }).data;
+        const data = (err as { data?: { reasons?: string[] } }).data;
         if (data?.reasons?.length) setReasons(data.reasons);
         throw err;
       }
@@ -89,7 +89,7 @@ function DeleteAccount() {
             <p>{t('delete_account_blocked')}</p>
             <ul className="reasons">
               {reasons!.map((r) => (
-                <li key={r}>{REASONS[r] ? t(REASONS[r]) : r}</li>
+                <li key={r}>{REASONS[r] ? t(REASONS[r]!) : r}</li>
               ))}
             </ul>
           </>

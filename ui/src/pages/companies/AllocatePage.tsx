@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { assignResource, fetchAssignments, fetchMembers, unassignResource, type AssignBody } from '../../api/companies';
+import { assignResource, fetchAssignments, fetchMembers, unassignResource } from '../../api/companies';
+import type { AssignBody } from '../../api/types';
 import { fetchDevices } from '../../api/devices';
 import { useAsync } from '../../lib/useAsync';
 import { useT } from '../../lib/i18n';
