@@ -7,7 +7,7 @@ import { fetchNotificationStats, fetchUnreadPreview, markNotificationRead } from
 import { useSession } from '../stores/session';
 import { useSettings } from '../stores/settings';
 import { useNotifications } from '../stores/notifications';
-import { toast, withLoading } from '../stores/feedback';
+import { toast, toastFailure, withLoading } from '../stores/feedback';
 import { Badge } from '../components/Badge';
 import { Icon } from '../components/Icon';
 import { formatDateTime } from '../lib/format';
@@ -54,7 +54,7 @@ export function CompanySwitcher() {
       return;
     }
     if (id === smeId) return;
-    void withLoading(() => switchCompany(id)).catch((err) => toast('error', errorText(err)));
+    void toastFailure(() => withLoading(() => switchCompany(id)));
   };
   return (
     <label className="company-switcher">
@@ -101,17 +101,14 @@ export function NotificationBell() {
 
   if (!polling) return null;
   const unread = stats?.unread ?? 0;
-  const read = async (id: string) => {
-    try {
+  const read = (id: string) =>
+    toastFailure(async () => {
       await markNotificationRead(id);
       useNotifications.setState((s) => ({
         preview: s.preview.filter((n) => n.id !== id),
         stats: s.stats ? { ...s.stats, unread: Math.max(0, s.stats.unread - 1), read: s.stats.read + 1 } : s.stats,
       }));
-    } catch (err) {
-      toast('error', errorText(err));
-    }
-  };
+    });
   return (
     <div className="popover-anchor" ref={ref}>
       <button

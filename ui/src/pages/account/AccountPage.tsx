@@ -1,7 +1,6 @@
 import { useRef, useState, type ChangeEvent } from 'react';
 import { Link } from 'react-router';
 import { checkAccountDeletion, deleteAccount, fetchProfile, uploadAvatar } from '../../api/iam';
-import { errorText } from '../../lib/http';
 import { FormError, useForm } from '../../components/form';
 import type { DeletionReason } from '../../api/types';
 import { AVATAR_TYPES } from '../../constants';
@@ -13,7 +12,7 @@ import { ErrorNote, SkeletonLines } from '../../components/placeholders';
 import { PageHeader } from '../../components/sections';
 import { PasswordField } from '../../components/fields';
 import { formatDate } from '../../lib/format';
-import { toast, withLoading } from '../../stores/feedback';
+import { toast, toastFailure, withLoading } from '../../stores/feedback';
 import { clearSession, updateUserInfo } from '../../stores/session';
 import { navigateTo } from '../../lib/navigation';
 import { paths } from '../../lib/paths';
@@ -48,17 +47,14 @@ function DeleteAccount() {
     },
   });
 
-  const start = async () => {
-    form.reset();
-    setPassword('');
-    try {
+  const start = () =>
+    toastFailure(async () => {
+      form.reset();
+      setPassword('');
       const check = await withLoading(() => checkAccountDeletion());
       setReasons(check.deletable ? [] : check.reasons ?? []);
       setOpen(true);
-    } catch (err) {
-      toast('error', errorText(err));
-    }
-  };
+    });
   const blocked = Boolean(reasons && reasons.length);
   return (
     <section className="card danger-zone">

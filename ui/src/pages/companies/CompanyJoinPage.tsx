@@ -1,6 +1,6 @@
 import { Link, useSearchParams } from 'react-router';
 import { joinCompany } from '../../api/companies';
-import { ApiError, errorText } from '../../lib/http';
+import { ApiError } from '../../lib/http';
 import { useAsync } from '../../lib/useAsync';
 import { useT } from '../../lib/i18n';
 import { logout } from '../../api/iam';
@@ -8,7 +8,7 @@ import { reloadOrganizations, switchCompany } from '../../api/sessionActions';
 import { Icon } from '../../components/Icon';
 import { Spinner } from '../../components/placeholders';
 import { paths } from '../../lib/paths';
-import { toast, withLoading } from '../../stores/feedback';
+import { toastFailure, withLoading } from '../../stores/feedback';
 import { clearSession, useSession } from '../../stores/session';
 import { SignedInHere } from './SignedInHere';
 
@@ -69,7 +69,7 @@ function Join({ code }: { code: string }) {
             <button
               type="button"
               className="button primary"
-              onClick={() => void withLoading(() => switchCompany(state.data!.sme_id)).catch((err) => toast('error', errorText(err)))}
+              onClick={() => void toastFailure(() => withLoading(() => switchCompany(state.data!.sme_id)))}
             >
               {t('switch_to_company', { name: company?.name ?? '' })}
             </button>
