@@ -997,7 +997,7 @@ export type components = {
             assigned_at: string;
             assigned_by: string;
             resource_id: string;
-            resource_type: string;
+            resource_type: components["schemas"]["ResourceType"];
             user_email: string;
             user_id: string;
             user_name: string;
@@ -1018,7 +1018,11 @@ export type components = {
         };
         Command: {
             id: string;
-            /** @description zcloud_create, zcloud_delete (app lifecycle commands come later) */
+            /**
+             * @description A [`CommandKind`] (zcloud_create, zcloud_delete; app lifecycle commands come later). A
+             *     string on the wire, so an agent meets a kind it does not know as a failed command, not
+             *     as a heartbeat it cannot read.
+             */
             kind: string;
             payload: Record<string, never>;
         };
@@ -1045,15 +1049,26 @@ export type components = {
              */
             price_per_hour: number;
             rentable: boolean;
-            sharing_mode: string;
+            sharing_mode: components["schemas"]["SharingMode"];
             spec: components["schemas"]["Spec"];
             /** @description online, offline, creating or failed */
-            status: string;
+            status: components["schemas"]["DeviceStatus"];
             /** @description Why a Z-CLOUD machine failed. */
             status_reason?: string | null;
             /** @description Z-BOX, P-BOX, Z-CLOUD or server group */
-            type: string;
+            type: components["schemas"]["DeviceType"];
         };
+        /**
+         * @description A device's status as stored. `unknown` (and anything not online, creating or failed) is shown
+         *     as offline.
+         * @enum {string}
+         */
+        DeviceStatus: "online" | "offline" | "creating" | "failed" | "unknown";
+        /**
+         * @description What a device is.
+         * @enum {string}
+         */
+        DeviceType: "Z-BOX" | "P-BOX" | "Z-CLOUD" | "server group";
         /** @description Download links of the desktop and mobile clients (iOS has none). */
         DownloadLinks: {
             android: string;
@@ -1152,14 +1167,14 @@ export type components = {
                  */
                 price_per_hour: number;
                 rentable: boolean;
-                sharing_mode: string;
+                sharing_mode: components["schemas"]["SharingMode"];
                 spec: components["schemas"]["Spec"];
                 /** @description online, offline, creating or failed */
-                status: string;
+                status: components["schemas"]["DeviceStatus"];
                 /** @description Why a Z-CLOUD machine failed. */
                 status_reason?: string | null;
                 /** @description Z-BOX, P-BOX, Z-CLOUD or server group */
-                type: string;
+                type: components["schemas"]["DeviceType"];
             };
             msg: string;
         };
@@ -1214,7 +1229,7 @@ export type components = {
             data: {
                 sme_id: string;
                 /** @description `accepted` (a refusal answers 409 with `data.status` `expired` or `declined`). */
-                status: string;
+                status: components["schemas"]["RecordStatus"];
             };
             msg: string;
         };
@@ -1271,7 +1286,7 @@ export type components = {
                     assigned_at: string;
                     assigned_by: string;
                     resource_id: string;
-                    resource_type: string;
+                    resource_type: components["schemas"]["ResourceType"];
                     user_email: string;
                     user_id: string;
                     user_name: string;
@@ -1309,14 +1324,14 @@ export type components = {
                      */
                     price_per_hour: number;
                     rentable: boolean;
-                    sharing_mode: string;
+                    sharing_mode: components["schemas"]["SharingMode"];
                     spec: components["schemas"]["Spec"];
                     /** @description online, offline, creating or failed */
-                    status: string;
+                    status: components["schemas"]["DeviceStatus"];
                     /** @description Why a Z-CLOUD machine failed. */
                     status_reason?: string | null;
                     /** @description Z-BOX, P-BOX, Z-CLOUD or server group */
-                    type: string;
+                    type: components["schemas"]["DeviceType"];
                 }[];
                 /** Format: int64 */
                 total: number;
@@ -1374,7 +1389,7 @@ export type components = {
                     /** @description True for the company's owner (its creator, or the admin it passed to). */
                     owner: boolean;
                     /** @description admin or member */
-                    role: string;
+                    role: components["schemas"]["Role"];
                     user_id: string;
                 }[];
                 /** Format: int64 */
@@ -1404,15 +1419,15 @@ export type components = {
                     expires_at?: string | null;
                     id: string;
                     /** @description invite or apply */
-                    kind: string;
+                    kind: components["schemas"]["RecordKind"];
                     /** @description The applicant's name (applications), or the name of the account that answered an invitation. */
                     name: string;
                     /** @description The role the membership gets when accepted. */
-                    role: string;
+                    role: components["schemas"]["Role"];
                     sme_id: string;
                     sme_name: string;
                     /** @description invited, applied, waiting, accepted, declined or expired. */
-                    status: string;
+                    status: components["schemas"]["RecordStatus"];
                 }[];
                 /** Format: int64 */
                 total: number;
@@ -1441,8 +1456,8 @@ export type components = {
                     name: string;
                     /** Format: int64 */
                     price_per_hour: number;
-                    status: string;
-                    type: string;
+                    status: components["schemas"]["DeviceStatus"];
+                    type: components["schemas"]["DeviceType"];
                 }[];
                 /** Format: int64 */
                 total: number;
@@ -1464,7 +1479,7 @@ export type components = {
                     created_at: string;
                     id: string;
                     /** @description device_online, device_offline, zcloud_ready, zcloud_failed … */
-                    kind: string;
+                    kind: components["schemas"]["NotificationKind"];
                     read: boolean;
                     title: string;
                 }[];
@@ -1497,15 +1512,15 @@ export type components = {
                 expires_at?: string | null;
                 id: string;
                 /** @description invite or apply */
-                kind: string;
+                kind: components["schemas"]["RecordKind"];
                 /** @description The applicant's name (applications), or the name of the account that answered an invitation. */
                 name: string;
                 /** @description The role the membership gets when accepted. */
-                role: string;
+                role: components["schemas"]["Role"];
                 sme_id: string;
                 sme_name: string;
                 /** @description invited, applied, waiting, accepted, declined or expired. */
-                status: string;
+                status: components["schemas"]["RecordStatus"];
             };
             msg: string;
         };
@@ -1530,8 +1545,8 @@ export type components = {
                 name: string;
                 /** Format: int64 */
                 price_per_hour: number;
-                status: string;
-                type: string;
+                status: components["schemas"]["DeviceStatus"];
+                type: components["schemas"]["DeviceType"];
             };
             msg: string;
         };
@@ -1630,7 +1645,7 @@ export type components = {
                 smeId: string;
                 token: string;
                 userInfo: components["schemas"]["UserInfo"];
-                userType: string;
+                userType: components["schemas"]["UserType"];
             };
             msg: string;
         };
@@ -1781,7 +1796,7 @@ export type components = {
         JoinResult: {
             sme_id: string;
             /** @description `accepted` (a refusal answers 409 with `data.status` `expired` or `declined`). */
-            status: string;
+            status: components["schemas"]["RecordStatus"];
         };
         LinkRequest: {
             device_id?: string | null;
@@ -1811,7 +1826,7 @@ export type components = {
             /** @description True for the company's owner (its creator, or the admin it passed to). */
             owner: boolean;
             /** @description admin or member */
-            role: string;
+            role: components["schemas"]["Role"];
             user_id: string;
         };
         /**
@@ -1831,15 +1846,15 @@ export type components = {
             expires_at?: string | null;
             id: string;
             /** @description invite or apply */
-            kind: string;
+            kind: components["schemas"]["RecordKind"];
             /** @description The applicant's name (applications), or the name of the account that answered an invitation. */
             name: string;
             /** @description The role the membership gets when accepted. */
-            role: string;
+            role: components["schemas"]["Role"];
             sme_id: string;
             sme_name: string;
             /** @description invited, applied, waiting, accepted, declined or expired. */
-            status: string;
+            status: components["schemas"]["RecordStatus"];
         };
         MenuEntry: {
             children?: components["schemas"]["MenuEntry"][];
@@ -1881,8 +1896,8 @@ export type components = {
             name: string;
             /** Format: int64 */
             price_per_hour: number;
-            status: string;
-            type: string;
+            status: components["schemas"]["DeviceStatus"];
+            type: components["schemas"]["DeviceType"];
         };
         /** @description One notification, its texts in the request's language. */
         Notification: {
@@ -1891,10 +1906,16 @@ export type components = {
             created_at: string;
             id: string;
             /** @description device_online, device_offline, zcloud_ready, zcloud_failed … */
-            kind: string;
+            kind: components["schemas"]["NotificationKind"];
             read: boolean;
             title: string;
         };
+        /**
+         * @description What a notification is about; its texts are made from it (and its params) in one place per
+         *     domain.
+         * @enum {string}
+         */
+        NotificationKind: "device_online" | "device_offline" | "zcloud_ready" | "zcloud_failed";
         /**
          * @description `data: null` of a call that answers nothing.
          * @default null
@@ -1919,6 +1940,17 @@ export type components = {
         ProfileInfoRequest: {
             name?: string | null;
         };
+        /**
+         * @description An invitation (sent by an admin) or an application (sent by a person).
+         * @enum {string}
+         */
+        RecordKind: "invite" | "apply";
+        /**
+         * @description Where an invitation or application stands, as stored (`waiting` is how admins see an
+         *     application that is `applied`).
+         * @enum {string}
+         */
+        RecordStatus: "invited" | "applied" | "waiting" | "accepted" | "declined" | "expired";
         RefreshResponse: {
             access_token: string;
             /** Format: int64 */
@@ -1950,6 +1982,16 @@ export type components = {
             /** Format: int64 */
             memory_bytes: number;
         };
+        /**
+         * @description What a company allocates to a member.
+         * @enum {string}
+         */
+        ResourceType: "device" | "app";
+        /**
+         * @description A person's role in a company; also the `userType` of a session in a company context.
+         * @enum {string}
+         */
+        Role: "admin" | "member";
         /** @description The signed-in session, as SPEC.md §3 names its fields. */
         Session: {
             /**
@@ -1962,7 +2004,7 @@ export type components = {
             smeId: string;
             token: string;
             userInfo: components["schemas"]["UserInfo"];
-            userType: string;
+            userType: components["schemas"]["UserType"];
         };
         Settings: {
             /** @description Whether a person has bound the device yet. */
@@ -1976,8 +2018,14 @@ export type components = {
             /** Format: int64 */
             price_per_hour: number;
             rentable: boolean;
-            sharing_mode: string;
+            sharing_mode: components["schemas"]["SharingMode"];
         };
+        /**
+         * @description How an owner shares a device: manual, autopilot (rented whenever idle, for max profit) or
+         *     dedicated (self-used, never rented).
+         * @enum {string}
+         */
+        SharingMode: "manual" | "autopilot" | "dedicated";
         SharingRequest: {
             /** @description manual, autopilot or dedicated */
             mode?: string | null;
@@ -2033,6 +2081,11 @@ export type components = {
             email: string;
             name: string;
         };
+        /**
+         * @description The `userType` of SPEC.md §3.
+         * @enum {string}
+         */
+        UserType: "user" | "admin" | "member";
         ZcloudRequest: {
             /** Format: int64 */
             cpu_cores?: number | null;

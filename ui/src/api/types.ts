@@ -55,9 +55,9 @@ export type SharingBody = Body<Schemas['SharingRequest']>;
 export type LocationBody = Required<Schemas['LocationRequest']>;
 export type RegisterBody = Body<Omit<Schemas['RegisterRequest'], 'username'>> & { username?: string };
 
-/** The session of sign-in, switch and pc-web; `userType` is one of three. */
-export type UserType = 'user' | 'admin' | 'member';
-export type SessionData = Omit<Schemas['Session'], 'userType'> & { userType: UserType };
+export type UserType = Schemas['UserType'];
+/** The session of sign-in, switch and pc-web. */
+export type SessionData = Schemas['Session'];
 
 /** The reasons `POST /account/check` names (API.md), each with its own text. */
 export type DeletionReason = 'devices_linked' | 'apps_rented' | 'balance_outstanding' | 'companies_joined';

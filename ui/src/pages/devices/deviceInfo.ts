@@ -7,10 +7,10 @@ import type { MessageKey } from '../../i18n';
 /** How often the device pages refresh the live status. */
 export const DEVICE_REFRESH_MS = 5000;
 
-export const DEVICE_TYPES = ['Z-BOX', 'P-BOX', 'Z-CLOUD', 'server group'] as const;
-export const DEVICE_STATUSES = ['online', 'offline', 'creating', 'failed'] as const;
+export const DEVICE_TYPES = ['Z-BOX', 'P-BOX', 'Z-CLOUD', 'server group'] as const satisfies readonly Device['type'][];
+export const DEVICE_STATUSES = ['online', 'offline', 'creating', 'failed'] as const satisfies readonly Device['status'][];
 
-export const MODE_KEYS: Record<string, MessageKey> = {
+export const MODE_KEYS: Record<Device['sharing_mode'], MessageKey> = {
   manual: 'mode_manual',
   autopilot: 'mode_autopilot',
   dedicated: 'mode_dedicated',
