@@ -87,6 +87,20 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for ApiPath
     }
 }
 
+/// `axum::extract::Multipart` whose rejection (not multipart, no boundary) is our envelope: 400
+/// with `data.field` set to the form field the call expects.
+pub struct ApiMultipart(pub axum::extract::Multipart);
+
+impl<S: Send + Sync> FromRequest<S> for ApiMultipart {
+    type Rejection = AppError;
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        axum::extract::Multipart::from_request(req, state).await.map(ApiMultipart).map_err(|e| {
+            tracing::debug!(error = %e, "not a multipart body");
+            AppError::invalid("file", Msg::AvatarMissing)
+        })
+    }
+}
+
 /// `?offset=&limit=`; limit at most 100.
 #[derive(Debug, Clone, Copy, Deserialize, utoipa::IntoParams)]
 pub struct Page {

@@ -3,7 +3,7 @@
 use std::net::SocketAddr;
 
 use axum::body::Body;
-use axum::extract::{ConnectInfo, DefaultBodyLimit, FromRef, Multipart, State};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, FromRef, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -11,7 +11,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::error::{ApiResult, AppError, Envelope, Msg, Null, ok};
-use crate::http::{ApiPath, ApiQuery, Valid};
+use crate::http::{ApiMultipart, ApiPath, ApiQuery, Valid};
 use crate::iam::IamCtx;
 use crate::iam::account::{self, AVATAR_MAX_BYTES};
 use crate::iam::auth::{Auth, Sessions};
@@ -111,7 +111,7 @@ async fn change_password(State(cx): State<IamCtx>, auth: Auth, Valid(req): Valid
 /// Upload an avatar (multipart field `file`): at most 3 MB, JPG/PNG/WEBP/GIF by content.
 #[utoipa::path(put, path = "/api/iam/v1/account/profile/avatar", tag = "identity",
     responses((status = 200, body = Envelope<AvatarResponse>), (status = 413), (status = 415)))]
-async fn upload_avatar(State(cx): State<IamCtx>, auth: Auth, headers: axum::http::HeaderMap, mut form: Multipart) -> ApiResult<AvatarResponse> {
+async fn upload_avatar(State(cx): State<IamCtx>, auth: Auth, headers: axum::http::HeaderMap, ApiMultipart(mut form): ApiMultipart) -> ApiResult<AvatarResponse> {
     // Refuse an announced oversize body before reading any of it.
     let announced = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
     if announced.is_some_and(|n| n > AVATAR_MAX_BYTES + 64 * 1024) {
