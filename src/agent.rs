@@ -29,6 +29,8 @@ pub struct AgentOptions {
     pub provisioner: Option<PathBuf>,
     /// Until the server says otherwise.
     pub heartbeat_secs: u64,
+    /// The market's registration token, when it requires one (`devices.registration_token`).
+    pub registration_token: Option<String>,
 }
 
 /// What the agent keeps between runs.
@@ -160,7 +162,7 @@ async fn register(
 ) -> anyhow::Result<AgentState> {
     let mut backoff = Duration::from_secs(1);
     loop {
-        let body = serde_json::json!({"type": opts.device_type, "name": name, "spec": probe.spec()});
+        let body = serde_json::json!({"type": opts.device_type, "name": name, "spec": probe.spec(), "registration_token": opts.registration_token});
         match client.post(format!("{server}/api/agent/v1/register")).json(&body).send().await {
             Ok(res) if res.status().is_success() => {
                 let env: Envelope<RegisterResponse> = res.json().await?;

@@ -39,6 +39,7 @@ pub fn router(state: AppState) -> Router {
     let doc_json = Arc::new(doc.to_pretty_json().unwrap_or_else(|_| "{}".into()));
     let security = SecurityHeaders::new(&state.config.server.frame_ancestors, state.config.tile_origin().as_deref());
     let request_id = HeaderName::from_static("x-request-id");
+    let trusted = crate::client_ip::TrustedProxies::new(&state.config.server.trusted_proxies).unwrap_or_default();
 
     Router::new()
         .merge(api)
@@ -59,6 +60,7 @@ pub fn router(state: AppState) -> Router {
         .fallback(crate::ssr::page)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::from_fn(crate::error::localize))
+        .layer(axum::middleware::from_fn_with_state(trusted, crate::client_ip::resolve))
         .layer(DefaultBodyLimit::max(state.config.server.body_limit_bytes))
         .layer(
             ServiceBuilder::new()

@@ -8,6 +8,8 @@ use figment::Figment;
 use figment::providers::{Env, Format, Serialized, Toml};
 use serde::{Deserialize, Serialize};
 
+mod limits;
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
@@ -37,6 +39,16 @@ pub struct ServerConfig {
     pub frame_ancestors: Vec<String>,
     /// Largest request body accepted, in bytes (uploads have their own limits below this).
     pub body_limit_bytes: usize,
+    /// Reverse proxies (addresses or CIDR blocks) whose `X-Forwarded-For` names the client.
+    pub trusted_proxies: Vec<String>,
+    /// A client must send a request's headers within this many seconds.
+    pub header_read_timeout_secs: u64,
+    /// A connection with no request in flight is closed after this many seconds.
+    pub idle_timeout_secs: u64,
+    /// Open connections at most; 0 = three quarters of the process's open-file limit.
+    pub max_connections: usize,
+    /// Open connections one client address may hold.
+    pub max_connections_per_ip: usize,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -71,6 +83,16 @@ pub struct AuthConfig {
     /// Failed sign-ins one account may take in a burst, then one more every `login_account_refill_secs`.
     pub login_account_burst: u32,
     pub login_account_refill_secs: u64,
+    /// Password hashes computed at once (19 MiB each); 0 = one per CPU core.
+    pub hash_concurrency: usize,
+    /// How long a sign-in or sign-up waits for a hashing turn before it is answered 429.
+    pub hash_wait_ms: u64,
+    /// Sign-ups one IP may make in a burst, then one more every `register_ip_refill_secs`.
+    pub register_ip_burst: u32,
+    pub register_ip_refill_secs: u64,
+    /// Sign-ups (each mails a link) of one address in a burst, then one every `register_email_refill_secs`.
+    pub register_email_burst: u32,
+    pub register_email_refill_secs: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -131,6 +153,13 @@ pub struct DevicesConfig {
     pub offline_after_secs: u64,
     /// Heartbeat interval the agent is told to use.
     pub heartbeat_secs: u64,
+    /// Agent registrations one IP may make in a burst, then one more every `register_ip_refill_secs`.
+    pub register_ip_burst: u32,
+    pub register_ip_refill_secs: u64,
+    /// A registered device never bound and not heard from for this long is forgotten.
+    pub unbound_ttl_secs: u64,
+    /// Non-empty: agents must present it (`registration_token` in the register body) to register.
+    pub registration_token: String,
 }
 
 /// Settings of `zmarket agent` (the device side).
@@ -140,6 +169,8 @@ pub struct AgentConfig {
     /// Program run as `<provisioner> create|delete <machine id>` (payload JSON on stdin) to carry
     /// out Z-CLOUD commands on a server-group host. Empty: such commands fail with that reason.
     pub provisioner: String,
+    /// The market's registration token, when the market sets `devices.registration_token`.
+    pub registration_token: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -177,6 +208,11 @@ impl Default for ServerConfig {
             public_url: String::new(),
             frame_ancestors: Vec::new(),
             body_limit_bytes: 4 * 1024 * 1024,
+            trusted_proxies: Vec::new(),
+            header_read_timeout_secs: 10,
+            idle_timeout_secs: 60,
+            max_connections: 0,
+            max_connections_per_ip: 128,
         }
     }
 }
@@ -193,7 +229,7 @@ impl Default for AuthConfig {
             jwt_secret: String::new(),
             access_token_ttl_secs: 2 * 3600,
             session_ttl_secs: 30 * 24 * 3600,
-            refresh_grace_secs: 30,
+            refresh_grace_secs: 10,
             email_verification: true,
             verification_ttl_secs: 24 * 3600,
             invitation_ttl_secs: 7 * 24 * 3600,
@@ -201,6 +237,12 @@ impl Default for AuthConfig {
             login_ip_refill_secs: 3,
             login_account_burst: 10,
             login_account_refill_secs: 30,
+            hash_concurrency: 0,
+            hash_wait_ms: 2000,
+            register_ip_burst: 30,
+            register_ip_refill_secs: 10,
+            register_email_burst: 3,
+            register_email_refill_secs: 600,
         }
     }
 }
@@ -239,7 +281,14 @@ impl Default for MapConfig {
 
 impl Default for DevicesConfig {
     fn default() -> Self {
-        DevicesConfig { offline_after_secs: 90, heartbeat_secs: 30 }
+        DevicesConfig {
+            offline_after_secs: 90,
+            heartbeat_secs: 30,
+            register_ip_burst: 10,
+            register_ip_refill_secs: 60,
+            unbound_ttl_secs: 6 * 3600,
+            registration_token: String::new(),
+        }
     }
 }
 
@@ -455,6 +504,7 @@ impl Config {
         if self.devices.heartbeat_secs >= self.devices.offline_after_secs {
             return bad("devices.heartbeat_secs", "must be shorter than devices.offline_after_secs");
         }
+        self.validate_limits()?;
         if !["text", "json"].contains(&self.log.format.as_str()) {
             return bad("log.format", "must be text or json");
         }

@@ -32,6 +32,8 @@ pub enum Msg {
     Forbidden,
     NotAdmin,
     InvalidField(&'static str),
+    /// A JSON body whose value at this path (`metrics.cpu_percent`, `acks[0].ok`) is wrong.
+    InvalidBodyField(String),
     InvalidPagination,
     // identity (SPEC.md §5, word for word where it names them)
     EmailRequired,
@@ -86,6 +88,7 @@ pub enum Msg {
     NoCapacity,
     DeviceNotFound,
     DeviceSecretInvalid,
+    RegistrationTokenInvalid,
     HostHasMachines,
     // market
     AppNotFound,
@@ -112,6 +115,10 @@ impl Msg {
                 "Only company administrators can do this, please contact the administrator",
                 "只有企业管理员可以执行此操作，请联系管理员",
             ),
+            Msg::InvalidBodyField(field) => return match lang {
+                Lang::En => format!("Invalid value for {field}"),
+                Lang::Zh => format!("参数 {field} 无效"),
+            },
             Msg::InvalidField(field) => return match lang {
                 Lang::En => format!("Invalid value for {field}"),
                 Lang::Zh => format!("参数 {field} 无效"),
@@ -219,6 +226,10 @@ impl Msg {
                 "This device is not registered or was unlinked: register it again",
                 "该设备未注册或已解绑：请重新注册",
             ),
+            Msg::RegistrationTokenInvalid => (
+                "This market needs a registration token to register a device (set agent.registration_token)",
+                "本市场注册设备需要注册令牌（请设置 agent.registration_token）",
+            ),
             Msg::HostHasMachines => (
                 "Delete the Z-CLOUD machines running on this server first",
                 "请先删除运行在此服务器上的 Z-CLOUD 云主机",
@@ -238,6 +249,9 @@ pub enum AppError {
     /// 400; `data` is `{"field": field}`.
     #[error("invalid input in {field}")]
     Invalid { field: &'static str, msg: Msg },
+    /// 400 for a JSON body whose value at `field` (a path) has the wrong shape.
+    #[error("invalid body field {field}")]
+    InvalidBody { field: String, msg: Msg },
     #[error("unauthorized")]
     Unauthorized(Msg),
     #[error("forbidden")]
@@ -268,7 +282,7 @@ impl AppError {
     }
     pub fn status(&self) -> StatusCode {
         match self {
-            AppError::Invalid { .. } => StatusCode::BAD_REQUEST,
+            AppError::Invalid { .. } | AppError::InvalidBody { .. } => StatusCode::BAD_REQUEST,
             AppError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             AppError::Forbidden(_) => StatusCode::FORBIDDEN,
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
@@ -283,6 +297,7 @@ impl AppError {
     fn msg(&self) -> Msg {
         match self {
             AppError::Invalid { msg, .. }
+            | AppError::InvalidBody { msg, .. }
             | AppError::Unauthorized(msg)
             | AppError::Forbidden(msg)
             | AppError::NotFound(msg)
@@ -297,6 +312,7 @@ impl AppError {
     fn data(&self) -> Value {
         match self {
             AppError::Invalid { field, .. } => json!({ "field": field }),
+            AppError::InvalidBody { field, .. } => json!({ "field": field }),
             AppError::Conflict { data: Some(d), .. } => d.clone(),
             AppError::TooManyRequests { retry_after_secs } => json!({ "retry_after": retry_after_secs }),
             _ => Value::Null,

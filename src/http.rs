@@ -1,7 +1,7 @@
 //! Shared HTTP pieces: extractors whose rejections are our own envelope (JSON body, query, path),
 //! pagination, and the security headers every response gets.
 
-use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
@@ -12,25 +12,55 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{AppError, Msg};
 
-/// `axum::Json` whose rejection is our envelope.
+/// A JSON body whose rejection is our envelope: 415 for another content type, 413 over the body
+/// limit, 400 `data.field = "body"` when it is not JSON, and 400 naming the field (its path, e.g.
+/// `metrics.cpu_percent` or `acks[0].ok`) when the JSON has a value of the wrong shape.
 pub struct ApiJson<T>(pub T);
 
 impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
     type Rejection = AppError;
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        match axum::Json::<T>::from_request(req, state).await {
-            Ok(axum::Json(v)) => Ok(ApiJson(v)),
-            Err(rejection) => Err(json_rejection(rejection)),
+        if !json_content_type(req.headers()) {
+            return Err(AppError::Unsupported(Msg::JsonContentType));
+        }
+        let bytes = axum::body::Bytes::from_request(req, state).await.map_err(|e| {
+            if e.status() == StatusCode::PAYLOAD_TOO_LARGE { AppError::TooLarge(Msg::BodyTooLarge) } else { AppError::invalid("body", Msg::MalformedJson) }
+        })?;
+        let mut de = serde_json::Deserializer::from_slice(&bytes);
+        match serde_path_to_error::deserialize::<_, T>(&mut de) {
+            Ok(v) => de.end().map(|_| ApiJson(v)).map_err(|_| AppError::invalid("body", Msg::MalformedJson)),
+            Err(e) => Err(body_error(&e)),
         }
     }
 }
 
-fn json_rejection(rejection: JsonRejection) -> AppError {
-    match rejection.status() {
-        StatusCode::PAYLOAD_TOO_LARGE => AppError::TooLarge(Msg::BodyTooLarge),
-        StatusCode::UNSUPPORTED_MEDIA_TYPE => AppError::Unsupported(Msg::JsonContentType),
-        _ => AppError::invalid("body", Msg::MalformedJson),
+fn json_content_type(headers: &axum::http::HeaderMap) -> bool {
+    let Some(ct) = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()) else { return false };
+    let Ok(mime) = ct.parse::<mime::Mime>() else { return false };
+    mime.type_() == "application" && (mime.subtype() == "json" || mime.suffix().is_some_and(|s| s == "json"))
+}
+
+/// The envelope for a body serde refused: a syntax error is the body's; a data error names
+/// its field.
+fn body_error(e: &serde_path_to_error::Error<serde_json::Error>) -> AppError {
+    use serde_json::error::Category;
+    if !matches!(e.inner().classify(), Category::Data) {
+        return AppError::invalid("body", Msg::MalformedJson);
     }
+    let mut path = e.path().to_string();
+    if path == "." {
+        path.clear();
+    }
+    // "missing field `x`" is reported at the parent: name the field itself.
+    let text = e.inner().to_string();
+    if let Some(missing) = text.strip_prefix("missing field `").and_then(|r| r.split('`').next()) {
+        path = if path.is_empty() { missing.to_string() } else { format!("{path}.{missing}") };
+    }
+    if path.is_empty() {
+        return AppError::invalid("body", Msg::MalformedJson);
+    }
+    path.truncate(200);
+    AppError::InvalidBody { msg: Msg::InvalidBodyField(path.clone()), field: path }
 }
 
 /// A request body checked at the edge: a type whose values are valid by construction, built from
@@ -160,8 +190,15 @@ pub async fn security_headers(
     req: Request,
     next: Next,
 ) -> Response {
+    // API answers (tokens, personal data) and the PC-mode entry (tokens in its URL) are never
+    // stored by a browser or a proxy, unless the handler chose a policy (avatars).
+    let pc_web = req.uri().path() == "/pc-web";
+    let api = req.uri().path().starts_with("/api/");
     let mut res = next.run(req).await;
     let h = res.headers_mut();
+    if pc_web || (api && !h.contains_key(header::CACHE_CONTROL)) {
+        h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
     h.insert(header::CONTENT_SECURITY_POLICY, sec.csp.clone());
     h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     h.insert(header::REFERRER_POLICY, HeaderValue::from_static("strict-origin-when-cross-origin"));

@@ -2,6 +2,7 @@
 
 pub mod agent;
 pub mod app;
+pub mod client_ip;
 pub mod companies;
 pub mod config;
 pub mod db;
@@ -12,6 +13,7 @@ pub mod ids;
 pub mod iam;
 pub mod jobs;
 pub mod lang;
+pub mod listener;
 pub mod mail;
 pub mod market;
 pub mod notifications;

@@ -23,8 +23,12 @@ use crate::config::MailConfig;
 use crate::db::entity::mail_outbox as outbox;
 use crate::db::{new_id, now};
 
-/// How long a claimed message may stay `sending` before another worker may retry it.
-const CLAIM_SECS: i64 = 300;
+/// How long a claimed message may stay `sending` before another worker may retry it: longer
+/// than an SMTP exchange may take (`SMTP_TIMEOUT`), short enough that a message whose sender
+/// was killed goes out again within seconds. A message sent twice keeps its Message-ID
+/// (derived from its row), so a receiving server and mail clients see one message.
+const CLAIM_SECS: i64 = 30;
+const SMTP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
 
 #[derive(Clone)]
 pub struct Mailer {
@@ -61,7 +65,7 @@ impl Mailer {
                 }
                 _ => AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(&cfg.smtp_host),
             };
-            let mut builder = builder.port(cfg.smtp_port);
+            let mut builder = builder.port(cfg.smtp_port).timeout(Some(SMTP_TIMEOUT));
             if !cfg.smtp_username.is_empty() {
                 builder = builder.credentials(Credentials::new(cfg.smtp_username.clone(), cfg.smtp_password.clone()));
             }
@@ -166,7 +170,9 @@ impl Mailer {
         } else {
             Body::new(text)
         };
+        let domain = self.inner.from.email.domain().to_string();
         let message = Message::builder()
+            .message_id(Some(format!("<{}@{domain}>", msg.id)))
             .from(self.inner.from.clone())
             .to(to)
             .subject(msg.subject.clone())
@@ -179,11 +185,12 @@ impl Mailer {
             }
             None => {
                 let path = self.write_file(msg, &message.formatted()).await?;
+                // The link itself is a credential: the log names where it is, not what it is.
                 tracing::info!(
                     mail_id = %msg.id,
                     to = %msg.to_addr,
                     file = %path.display(),
-                    link = msg.link.as_deref().unwrap_or(""),
+                    link = %redacted(msg.link.as_deref().unwrap_or("")),
                     "mail written to file (no SMTP configured)"
                 );
             }
@@ -193,12 +200,31 @@ impl Mailer {
 
     async fn write_file(&self, msg: &outbox::Model, bytes: &[u8]) -> anyhow::Result<PathBuf> {
         let dir = &self.inner.dir;
-        tokio::fs::create_dir_all(dir).await.with_context(|| format!("creating {}", dir.display()))?;
+        crate::secrets::private_dir(dir).with_context(|| format!("creating {}", dir.display()))?;
         let name = format!("{}-{}.eml", msg.created_at.format("%Y%m%dT%H%M%S"), msg.id);
         let tmp = dir.join(format!(".{name}.tmp"));
         let path = dir.join(name);
-        tokio::fs::write(&tmp, bytes).await.with_context(|| format!("writing {}", tmp.display()))?;
+        // Mails hold live links: readable by this user only.
+        let mut opts = tokio::fs::OpenOptions::new();
+        opts.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        opts.mode(0o600);
+        let mut file = opts.open(&tmp).await.with_context(|| format!("writing {}", tmp.display()))?;
+        tokio::io::AsyncWriteExt::write_all(&mut file, bytes).await.with_context(|| format!("writing {}", tmp.display()))?;
+        file.sync_all().await?;
         tokio::fs::rename(&tmp, &path).await?;
         Ok(path)
+    }
+}
+
+/// A link with its query's values cut (`…/email-verified?token=…`): enough to tell which
+/// mail it was, useless to open.
+fn redacted(link: &str) -> String {
+    match link.split_once('?') {
+        Some((base, query)) => {
+            let keys: Vec<String> = query.split('&').map(|kv| format!("{}=…", kv.split('=').next().unwrap_or(""))).collect();
+            format!("{base}?{}", keys.join("&"))
+        }
+        None => link.to_string(),
     }
 }

@@ -48,6 +48,9 @@ enum Command {
         /// Seconds between heartbeats until the server names its own interval.
         #[arg(long, default_value_t = 30)]
         heartbeat_secs: u64,
+        /// The market's registration token, when it requires one (wins over `[agent] registration_token`).
+        #[arg(long, env = "ZMARKET_AGENT_REGISTRATION_TOKEN", hide_env_values = true)]
+        registration_token: Option<String>,
     },
 }
 
@@ -82,7 +85,11 @@ fn main() -> ExitCode {
                 println!("{}", zmarket::app::api().split_for_parts().1.to_pretty_json()?);
                 Ok(())
             }
-            Command::Agent { server, device_type, name, state_dir, provisioner, heartbeat_secs } => {
+            Command::Agent { server, device_type, name, state_dir, provisioner, heartbeat_secs, registration_token } => {
+                let registration_token = registration_token.or_else(|| {
+                    let t = config.agent.registration_token.trim();
+                    (!t.is_empty()).then(|| t.to_string())
+                });
                 let provisioner = provisioner.or_else(|| {
                     let p = config.agent.provisioner.trim();
                     (!p.is_empty()).then(|| PathBuf::from(p))
@@ -94,6 +101,7 @@ fn main() -> ExitCode {
                     state_dir,
                     provisioner,
                     heartbeat_secs,
+                    registration_token,
                 })
                 .await
             }

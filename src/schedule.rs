@@ -21,6 +21,17 @@ pub async fn start(state: &AppState) -> anyhow::Result<JobScheduler> {
             }
         }
     });
+    // Changes of public data made by other instances on the same database: this instance's
+    // caches and indexes follow within a second.
+    let public = state.public.clone();
+    let follow = repeated(&state.db, "public.follow", Duration::from_secs(1), Runs::PerInstance, move || {
+        let public = public.clone();
+        async move {
+            if let Err(e) = public.follow().await {
+                tracing::debug!(error = %e, "public data version unreadable");
+            }
+        }
+    });
     let domains = [
         crate::devices::jobs(&state.devices),
         crate::iam::jobs(&state.iam),
@@ -28,9 +39,13 @@ pub async fn start(state: &AppState) -> anyhow::Result<JobScheduler> {
         crate::market::jobs(&state.market),
         crate::notifications::jobs(&state.notifications),
     ];
-    for job in std::iter::once(mail).chain(domains.into_iter().flatten()) {
+    for job in [mail, follow].into_iter().chain(domains.into_iter().flatten()) {
         sched.add(job?).await?;
     }
     sched.start().await?;
+    crate::market::follow_public(&state.market);
+    // At start-up, deliver what is due now: mail left unsent (or claimed by a process that was
+    // killed, once its short claim has lapsed) goes out without waiting for the job.
+    state.mailer.wake();
     Ok(sched)
 }

@@ -47,3 +47,35 @@ fn load_or_create(path: &Path) -> anyhow::Result<Vec<u8>> {
         Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
     }
 }
+
+/// Creates `dir` (and its parents) if missing; a directory created here is 0700: the data
+/// directory holds the database, the signing key and mails with live links.
+pub fn private_dir(dir: &Path) -> std::io::Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    std::fs::create_dir_all(dir)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
+}
+
+/// Creates `file` empty with mode 0600 if missing (SQLite then gives its -wal and -shm files
+/// the same mode).
+pub fn private_file(file: &Path) -> std::io::Result<()> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    match opts.open(file) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(e),
+    }
+}

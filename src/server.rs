@@ -1,7 +1,6 @@
 //! Start-up and shutdown of `zmarket serve`, shared by the binary and the integration tests.
 
 use std::future::Future;
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 use anyhow::Context;
@@ -14,7 +13,8 @@ use crate::devices::DevicesCtx;
 use crate::iam::IamCtx;
 use crate::iam::auth::Sessions;
 use crate::iam::deletion::DeletionChecks;
-use crate::iam::ratelimit::LoginLimiter;
+use crate::iam::password::Hasher;
+use crate::iam::ratelimit::Limits;
 use crate::iam::tokens::Keys;
 use crate::mail::Mailer;
 use crate::market::MarketCtx;
@@ -30,8 +30,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
     if let Some(w) = config.public_url_warning() {
         tracing::warn!("{w}");
     }
-    std::fs::create_dir_all(&config.data_dir)
-        .with_context(|| format!("creating data dir {}", config.data_dir.display()))?;
+    crate::secrets::private_dir(&config.data_dir).with_context(|| format!("creating data dir {}", config.data_dir.display()))?;
     let secret = crate::secrets::jwt_secret(&config)?;
     let db = crate::db::connect(&config).await.context("connecting to the database")?;
     crate::db::migrate(&db).await.context("running migrations")?;
@@ -42,7 +41,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
     }
     let market = crate::market::index::load(&db).await.context("loading the market")?;
     let mailer = Mailer::new(db.clone(), &config.mail, config.mail_dir())?;
-    let public = PublicData::default();
+    let public = PublicData::new(Some(db.clone()));
     let keys = Arc::new(Keys::new(&secret));
     let site = Arc::new(config.site());
 
@@ -53,12 +52,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         downloads: Arc::new(config.downloads.clone()),
         public: public.clone(),
     };
-    let devices = DevicesCtx {
-        db: db.clone(),
-        settings: Arc::new(config.devices.clone()),
-        map_centre: (config.map.default_lat, config.map.default_lng),
-        public: public.clone(),
-    };
+    let devices = DevicesCtx::new(db.clone(), &config.devices, (config.map.default_lat, config.map.default_lng), public.clone());
     let companies = CompaniesCtx {
         db: db.clone(),
         site: site.clone(),
@@ -79,7 +73,8 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         site,
         mailer: mailer.clone(),
         keys: keys.clone(),
-        limiter: Arc::new(LoginLimiter::from_config(&config.auth)),
+        limiter: Arc::new(Limits::from_config(&config.auth)),
+        hasher: Hasher::new(config.auth.hash_concurrency, std::time::Duration::from_millis(config.auth.hash_wait_ms)),
         deletion,
     };
     let ssr = Arc::new(Ssr::new(&config, public.clone(), pages));
@@ -101,11 +96,9 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
 /// Serves until `shutdown` resolves, then finishes in-flight requests and stops the jobs.
 pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future<Output = ()> + Send + 'static) -> anyhow::Result<()> {
     let mut jobs = crate::schedule::start(&state).await.context("starting background jobs")?;
+    let limits = crate::listener::ConnLimits::from_config(&state.config);
     let router = app::router(state);
-    axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(shutdown)
-        .await
-        .context("serving")?;
+    crate::listener::serve(listener, router, limits, shutdown).await;
     let _ = jobs.shutdown().await;
     Ok(())
 }

@@ -3,7 +3,7 @@
 use sea_orm::{ActiveEnum, ActiveModelTrait, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set};
 
 use crate::companies::CompaniesCtx;
-use crate::companies::lookup::{DEFAULT_PAGE, company, company_id, rfc3339, user};
+use crate::companies::lookup::{DEFAULT_PAGE, admin_company_locked, company_id, rfc3339, user};
 use crate::companies::history::{Event, record};
 use crate::companies::model::*;
 use crate::companies::resources;
@@ -38,7 +38,7 @@ fn allocation(auth: &Auth, req: AssignRequest) -> Result<Allocation, AppError> {
 pub async fn assign(cx: &CompaniesCtx, auth: &Auth, req: AssignRequest) -> Result<(), AppError> {
     let a = allocation(auth, req)?;
     let txn = write_txn(&cx.db).await?;
-    let c = company(&txn, company_id(auth)?).await?;
+    let c = admin_company_locked(&txn, auth).await?;
     membership(&txn, &c.id, &a.user_id).await?.ok_or(AppError::NotFound(Msg::MemberNotFound))?;
     if !resources::resource_owned_by_company(&txn, a.kind, &a.resource_id, &c.id).await? {
         return Err(AppError::NotFound(Msg::ResourceNotFound));
@@ -69,7 +69,7 @@ pub async fn assign(cx: &CompaniesCtx, auth: &Auth, req: AssignRequest) -> Resul
 pub async fn unassign(cx: &CompaniesCtx, auth: &Auth, req: AssignRequest) -> Result<(), AppError> {
     let a = allocation(auth, req)?;
     let txn = write_txn(&cx.db).await?;
-    let c = company(&txn, company_id(auth)?).await?;
+    let c = admin_company_locked(&txn, auth).await?;
     membership(&txn, &c.id, &a.user_id).await?.ok_or(AppError::NotFound(Msg::MemberNotFound))?;
     let key = (c.id.clone(), a.kind, a.resource_id.clone(), a.user_id.clone());
     let gone = resource_assignments::Entity::delete_by_id(key).exec(&txn).await?;

@@ -8,7 +8,7 @@ use sea_orm::{ActiveEnum, ActiveModelTrait, ColumnTrait, ConnectionTrait, Entity
 use serde_json::json;
 
 use crate::companies::CompaniesCtx;
-use crate::companies::lookup::{DEFAULT_PAGE, company, company_id, rfc3339, user};
+use crate::companies::lookup::{DEFAULT_PAGE, admin_company_locked, company, company_id, company_locked, rfc3339, user};
 use crate::companies::history::{Event, record, user_event};
 use crate::companies::model::*;
 use crate::companies::resources;
@@ -112,7 +112,7 @@ pub async fn create(cx: &CompaniesCtx, auth: &Auth, name: CompanyName) -> Result
 pub async fn rename(cx: &CompaniesCtx, admin: &Auth, name: CompanyName) -> Result<Organization, AppError> {
     let name = name.into_string();
     let txn = write_txn(&cx.db).await?;
-    let c = company(&txn, company_id(admin)?).await?;
+    let c = admin_company_locked(&txn, admin).await?;
     let me = user(&txn, &admin.user_id).await?;
     let old = c.name.clone();
     let mut a: companies::ActiveModel = c.into();
@@ -129,7 +129,7 @@ pub async fn rename(cx: &CompaniesCtx, admin: &Auth, name: CompanyName) -> Resul
 /// Deletes the caller's company: refused while devices are linked or AI compute is held.
 pub async fn delete(cx: &CompaniesCtx, admin: &Auth) -> Result<(), AppError> {
     let txn = write_txn(&cx.db).await?;
-    let c = company(&txn, company_id(admin)?).await?;
+    let c = admin_company_locked(&txn, admin).await?;
     let mut reasons = Vec::new();
     if resources::company_devices_linked(&txn, &c.id).await? > 0 {
         reasons.push("devices_linked");
@@ -188,7 +188,7 @@ pub async fn members(cx: &CompaniesCtx, auth: &Auth, page: Page) -> Result<List<
 
 pub async fn remove_member(cx: &CompaniesCtx, admin: &Auth, TargetUser(target): TargetUser) -> Result<(), AppError> {
     let txn = write_txn(&cx.db).await?;
-    let c = company(&txn, company_id(admin)?).await?;
+    let c = admin_company_locked(&txn, admin).await?;
     let m = membership(&txn, &c.id, &target).await?.ok_or(AppError::NotFound(Msg::MemberNotFound))?;
     take_out(&txn, &c, &m).await?;
     let me = user(&txn, &admin.user_id).await?;
@@ -202,8 +202,11 @@ pub async fn remove_member(cx: &CompaniesCtx, admin: &Auth, TargetUser(target): 
 /// The caller leaves a company they belong to (from any context).
 pub async fn leave(cx: &CompaniesCtx, auth: &Auth, CompanyRef(sme): CompanyRef) -> Result<(), AppError> {
     let txn = write_txn(&cx.db).await?;
+    let c = match company_locked(&txn, &sme).await {
+        Err(AppError::NotFound(_)) => return Err(AppError::Forbidden(Msg::NotCompanyMember)),
+        c => c?,
+    };
     let m = membership(&txn, &sme, &auth.user_id).await?.ok_or(AppError::Forbidden(Msg::NotCompanyMember))?;
-    let c = company(&txn, &sme).await?;
     take_out(&txn, &c, &m).await?;
     let me = user(&txn, &auth.user_id).await?;
     record(&txn, &c, Some(&me), user_event("member_left", &me, m.role.to_value())).await?;

@@ -3,8 +3,10 @@
 use sea_orm::{ConnectionTrait, EntityTrait};
 
 use crate::db::entity::{companies, users};
+use crate::db::enums::Role;
+use crate::db::for_update;
 use crate::error::{AppError, Msg};
-use crate::iam::auth::Auth;
+use crate::iam::auth::{Auth, membership};
 
 pub(crate) const DEFAULT_PAGE: u64 = 20;
 
@@ -14,6 +16,23 @@ pub(crate) async fn user(conn: &impl ConnectionTrait, id: &str) -> Result<users:
 
 pub(crate) async fn company(conn: &impl ConnectionTrait, id: &str) -> Result<companies::Model, AppError> {
     companies::Entity::find_by_id(id.to_string()).one(conn).await?.ok_or(AppError::NotFound(Msg::CompanyNotFound))
+}
+
+/// The company with its row locked until the transaction ends (`db::for_update`). Every rule
+/// about a company's members (at least one admin, one application per person, one membership)
+/// reads and writes under this lock, so two callers never both pass the same check on PostgreSQL.
+pub(crate) async fn company_locked(conn: &impl ConnectionTrait, id: &str) -> Result<companies::Model, AppError> {
+    for_update(conn, companies::Entity::find_by_id(id.to_string())).one(conn).await?.ok_or(AppError::NotFound(Msg::CompanyNotFound))
+}
+
+/// The caller's company, locked, with the caller still its administrator (the token was read
+/// before the lock: a role taken away meanwhile counts).
+pub(crate) async fn admin_company_locked(conn: &impl ConnectionTrait, auth: &Auth) -> Result<companies::Model, AppError> {
+    let c = company_locked(conn, company_id(auth)?).await?;
+    match membership(conn, &c.id, &auth.user_id).await? {
+        Some(m) if m.role == Role::Admin => Ok(c),
+        _ => Err(AppError::Forbidden(Msg::NotAdmin)),
+    }
 }
 
 /// The caller's company (their token's `sme`), for calls any member may make.

@@ -8,7 +8,7 @@ use serde_json::json;
 
 use crate::companies::CompaniesCtx;
 use crate::companies::company::add_member;
-use crate::companies::lookup::{DEFAULT_PAGE, company, company_id, rfc3339, user};
+use crate::companies::lookup::{DEFAULT_PAGE, admin_company_locked, company, company_locked, rfc3339, user};
 use crate::companies::history::{Event, record, user_event};
 use crate::companies::model::*;
 use crate::db::entity::{companies, company_members, member_records, users};
@@ -77,7 +77,7 @@ async fn views(conn: &impl ConnectionTrait, rows: &[member_records::Model], side
 pub async fn invite(cx: &CompaniesCtx, admin: &Auth, req: Invitation) -> Result<MemberRecord, AppError> {
     let Invitation { email, role } = req;
     let txn = write_txn(&cx.db).await?;
-    let c = company(&txn, company_id(admin)?).await?;
+    let c = admin_company_locked(&txn, admin).await?;
     let me = user(&txn, &admin.user_id).await?;
     if let Some(existing) = users::Entity::find().filter(users::Column::Email.eq(email.as_str())).one(&txn).await?
         && membership(&txn, &c.id, &existing.id).await?.is_some() {
@@ -153,6 +153,13 @@ async fn accept_invitation(conn: &impl ConnectionTrait, r: member_records::Model
     Ok(r)
 }
 
+/// Locks the record's company (`company_locked`) and reads the record again under that lock:
+/// what it says now is what the decision is checked against.
+async fn record_locked(conn: &impl ConnectionTrait, found: member_records::Model) -> Result<member_records::Model, AppError> {
+    company_locked(conn, &found.company_id).await?;
+    member_records::Entity::find_by_id(found.id).one(conn).await?.ok_or(AppError::NotFound(Msg::RecordNotFound))
+}
+
 /// Marks an invitation found past its expiry as `expired` and answers the 409 for it.
 async fn refuse_expired(conn: &impl ConnectionTrait, r: &member_records::Model) -> Result<AppError, AppError> {
     if r.status == RecordStatus::Invited {
@@ -174,11 +181,12 @@ fn not_pending(r: &member_records::Model) -> AppError {
 pub async fn join(cx: &CompaniesCtx, auth: &Auth, code: Option<&str>) -> Result<JoinResult, AppError> {
     let code = code.map(str::trim).filter(|c| !c.is_empty()).ok_or(AppError::invalid("code", Msg::InvitationNotFound))?;
     let txn = write_txn(&cx.db).await?;
-    let r = member_records::Entity::find()
+    let found = member_records::Entity::find()
         .filter(member_records::Column::CodeHash.eq(tokens::hash_token(code)))
         .one(&txn)
         .await?
         .ok_or(AppError::NotFound(Msg::InvitationNotFound))?;
+    let r = record_locked(&txn, found).await?;
     let me = user(&txn, &auth.user_id).await?;
     if r.email != me.email {
         return Err(AppError::Forbidden(Msg::InvitationNotForYou));
@@ -203,7 +211,7 @@ pub async fn join(cx: &CompaniesCtx, auth: &Auth, code: Option<&str>) -> Result<
 
 pub async fn apply(cx: &CompaniesCtx, auth: &Auth, CompanyRef(sme): CompanyRef) -> Result<MemberRecord, AppError> {
     let txn = write_txn(&cx.db).await?;
-    let c = company(&txn, &sme).await?;
+    let c = company_locked(&txn, &sme).await?;
     let me = user(&txn, &auth.user_id).await?;
     if membership(&txn, &c.id, &me.id).await?.is_some() {
         return Err(AppError::conflict(Msg::AlreadyMember));
@@ -278,11 +286,13 @@ pub async fn records(cx: &CompaniesCtx, auth: &Auth, q: RecordsQuery) -> Result<
 pub async fn answer(cx: &CompaniesCtx, auth: &Auth, id: &str, accept: bool) -> Result<MemberRecord, AppError> {
     let txn = write_txn(&cx.db).await?;
     let me = user(&txn, &auth.user_id).await?;
-    let r = member_records::Entity::find_by_id(id.to_string()).one(&txn).await?.ok_or(AppError::NotFound(Msg::RecordNotFound))?;
+    let found = member_records::Entity::find_by_id(id.to_string()).one(&txn).await?.ok_or(AppError::NotFound(Msg::RecordNotFound))?;
+    let r = record_locked(&txn, found).await?;
     let in_company = auth.company() == Some(r.company_id.as_str());
     let side = match r.kind {
         RecordKind::Apply => {
             if in_company && auth.is_admin() {
+                admin_company_locked(&txn, auth).await?;
                 Side::Admin
             } else if in_company || r.user_id.as_deref() == Some(me.id.as_str()) {
                 return Err(AppError::Forbidden(Msg::NotAdmin));

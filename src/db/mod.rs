@@ -32,10 +32,11 @@ pub async fn connect(config: &Config) -> Result<DatabaseConnection, DbErr> {
                 .foreign_keys(true)
                 .create_if_missing(true)
         });
-    if url.starts_with("sqlite:")
-        && let Some(parent) = config.data_dir.join("zmarket.db").parent() {
-            std::fs::create_dir_all(parent).map_err(|e| DbErr::Custom(format!("cannot create data dir: {e}")))?;
-        }
+    if url.starts_with("sqlite:") && config.database.url.is_empty() {
+        let file = config.data_dir.join("zmarket.db");
+        crate::secrets::private_dir(&config.data_dir).map_err(|e| DbErr::Custom(format!("cannot create data dir: {e}")))?;
+        crate::secrets::private_file(&file).map_err(|e| DbErr::Custom(format!("cannot create {}: {e}", file.display())))?;
+    }
     Database::connect(opts).await
 }
 
@@ -53,6 +54,20 @@ pub async fn write_txn(db: &DatabaseConnection) -> Result<DatabaseTransaction, D
     };
     db.begin_with_options(TransactionOptions { sqlite_transaction_mode: mode, ..Default::default() })
         .await
+}
+
+/// A select that locks the rows it reads until the transaction ends, for a check-then-write.
+/// PostgreSQL: `FOR NO KEY UPDATE` (serializes the writers of those rows; a foreign-key check
+/// from another table still passes, so it adds no deadlock with inserts that reference the row).
+/// SQLite: unchanged, because `write_txn`'s `BEGIN IMMEDIATE` already holds the one write lock.
+/// Lock the parent row a rule is about (the company, the host, the device) before reading
+/// what the rule checks. See docs/security.md, "Check-then-write".
+pub fn for_update<E: sea_orm::EntityTrait>(conn: &impl ConnectionTrait, select: sea_orm::Select<E>) -> sea_orm::Select<E> {
+    use sea_orm::QuerySelect;
+    match conn.get_database_backend() {
+        DbBackend::Postgres => select.lock(sea_orm::sea_query::LockType::NoKeyUpdate),
+        _ => select,
+    }
 }
 
 /// True when the database answers a trivial query.

@@ -6,6 +6,7 @@ use sea_orm::{ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, Entit
 use crate::companies::model::ResourceType;
 use crate::companies::resources::assigned_resource_ids;
 use crate::db::entity::devices;
+use crate::db::for_update;
 use crate::devices::DevicesCtx;
 use crate::devices::model::*;
 use crate::error::{AppError, Msg};
@@ -90,11 +91,11 @@ pub(crate) async fn visible(cx: &DevicesCtx, auth: &Auth, id: &str) -> Result<de
         .ok_or(AppError::NotFound(Msg::DeviceNotFound))
 }
 
-/// A device the caller may manage (403 for members, 404 for another owner's device).
+/// A device the caller may manage (403 for members, 404 for another owner's device), its row
+/// locked until the transaction ends (`db::for_update`): the caller is about to change it.
 pub(crate) async fn managed(conn: &impl ConnectionTrait, auth: &Auth, id: &str) -> Result<(devices::Model, Owner), AppError> {
     let owner = manager(auth)?;
-    let d = devices::Entity::find_by_id(id.to_string())
-        .filter(owned_by(&owner))
+    let d = for_update(conn, devices::Entity::find_by_id(id.to_string()).filter(owned_by(&owner)))
         .one(conn)
         .await?
         .ok_or(AppError::NotFound(Msg::DeviceNotFound))?;

@@ -7,7 +7,7 @@ use serde_json::json;
 use crate::companies::model::ResourceType;
 use crate::companies::resources::resource_released;
 use crate::db::entity::{device_commands, devices};
-use crate::db::{new_id, now, write_txn};
+use crate::db::{for_update, new_id, now, write_txn};
 use crate::devices::DevicesCtx;
 use crate::devices::access::*;
 use crate::devices::model::*;
@@ -20,7 +20,7 @@ pub async fn link(cx: &DevicesCtx, auth: &Auth, req: LinkRequest) -> Result<Devi
     let owner = manager(auth)?;
     let id = DeviceId::parse(req.device_id.as_deref())?;
     let txn = write_txn(&cx.db).await?;
-    let d = devices::Entity::find_by_id(id.as_str().to_string())
+    let d = for_update(&txn, devices::Entity::find_by_id(id.as_str().to_string()))
         .one(&txn)
         .await?
         .filter(|d| d.device_type != DeviceType::ZCloud)

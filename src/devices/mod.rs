@@ -12,6 +12,7 @@ pub mod routes;
 pub mod sharing;
 pub mod zcloud;
 
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -19,6 +20,7 @@ use sea_orm::DatabaseConnection;
 use tokio_cron_scheduler::{Job, JobSchedulerError};
 
 use crate::config::DevicesConfig;
+use crate::iam::ratelimit::Limit;
 use crate::jobs::{Runs, repeated};
 use crate::public::PublicData;
 
@@ -31,6 +33,15 @@ pub struct DevicesCtx {
     pub map_centre: (f64, f64),
     /// Bumped when what visitors see (the nearby list) changes.
     pub public: PublicData,
+    /// Agent registrations per client IP (`devices.register_ip_burst`), in this instance's memory.
+    pub register_limit: Arc<Limit<IpAddr>>,
+}
+
+impl DevicesCtx {
+    pub fn new(db: DatabaseConnection, settings: &DevicesConfig, map_centre: (f64, f64), public: PublicData) -> Self {
+        let register_limit = Limit::new(settings.register_ip_burst, Duration::from_secs(settings.register_ip_refill_secs));
+        DevicesCtx { db, settings: Arc::new(settings.clone()), map_centre, public, register_limit: Arc::new(register_limit) }
+    }
 }
 
 /// The devices' background job: marks devices offline when their heartbeats stop.
@@ -47,5 +58,11 @@ pub fn jobs(cx: &DevicesCtx) -> Vec<Result<Job, JobSchedulerError>> {
                 Err(e) => tracing::warn!(error = %e, "offline marking failed"),
             }
         }
-    })]
+    }), {
+        let limit = cx.register_limit.clone();
+        repeated(&cx.db, "devices.limiter_retain", Duration::from_secs(300), Runs::PerInstance, move || {
+            let limit = limit.clone();
+            async move { limit.retain_recent() }
+        })
+    }]
 }

@@ -69,6 +69,13 @@ pub struct Gpu {
     pub vram: i64,
 }
 
+/// At most this many GPUs in a spec, each name at most this long: a registration is a few
+/// hundred bytes, never kilobytes (with `AGENT_BODY_LIMIT` on the agent routes' bodies).
+pub const MAX_GPUS: usize = 32;
+pub const MAX_GPU_NAME: usize = 100;
+/// Largest agent registration body.
+pub const AGENT_REGISTER_BODY_LIMIT: usize = 8 * 1024;
+
 /// What a machine has.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, Default)]
 pub struct Spec {
@@ -88,15 +95,17 @@ impl Spec {
         if self.memory_bytes < 0 || self.disk_bytes < 0 {
             return Err(AppError::invalid("spec", Msg::InvalidField("spec")));
         }
-        if self.gpus.len() > 64 || self.gpus.iter().any(|g| g.name.chars().count() > 200 || g.vram < 0) {
+        if self.gpus.len() > MAX_GPUS || self.gpus.iter().any(|g| g.name.chars().count() > MAX_GPU_NAME || g.vram < 0) {
             return Err(AppError::invalid("spec.gpus", Msg::InvalidField("spec.gpus")));
         }
         Ok(())
     }
 }
 
-/// How busy a machine is now.
+/// How busy a machine is now. An agent older or newer than this server may leave a field out
+/// (it reads as 0) or send fields this server does not know (ignored).
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, Default)]
+#[serde(default)]
 pub struct Metrics {
     pub cpu_percent: f64,
     pub memory_used_bytes: i64,
@@ -230,6 +239,8 @@ pub struct RegisterRequest {
     pub device_type: Option<String>,
     pub name: Option<String>,
     pub spec: Option<Spec>,
+    /// Required when the server sets `devices.registration_token` (a closed market).
+    pub registration_token: Option<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
@@ -332,6 +343,7 @@ pub struct AgentRegistration {
     pub device_type: DeviceType,
     pub name: String,
     pub spec: Spec,
+    pub registration_token: Option<String>,
 }
 
 impl Checked for AgentRegistration {
@@ -343,7 +355,7 @@ impl Checked for AgentRegistration {
         let name = device_name("name", req.name.as_deref())?;
         let spec = req.spec.ok_or(AppError::invalid("spec", Msg::InvalidField("spec")))?;
         spec.check()?;
-        Ok(AgentRegistration { device_type, name, spec })
+        Ok(AgentRegistration { device_type, name, spec, registration_token: req.registration_token })
     }
 }
 

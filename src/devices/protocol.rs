@@ -2,6 +2,8 @@
 //! hosted Z-CLOUD machines) and the command/acknowledgement cycle; and the offline job. No HTTP
 //! types here. The agent program itself is src/agent.rs.
 
+use std::net::IpAddr;
+
 use chrono::Duration;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveEnum, ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set};
@@ -9,7 +11,7 @@ use serde_json::json;
 
 use crate::db::entity::{device_commands, devices};
 use crate::db::enums::NotificationKind;
-use crate::db::{now, write_txn};
+use crate::db::{for_update, now, write_txn};
 use crate::devices::DevicesCtx;
 use crate::devices::access::owner_of;
 use crate::devices::model::*;
@@ -17,8 +19,19 @@ use crate::devices::notify::notify;
 use crate::error::{AppError, Msg};
 use crate::iam::tokens;
 
-pub async fn register(cx: &DevicesCtx, req: AgentRegistration) -> Result<RegisterResponse, AppError> {
-    let AgentRegistration { device_type, name, spec } = req;
+/// Registers an agent's machine: limited per client IP, and in a closed market (a
+/// `devices.registration_token` is set) only with that token.
+pub async fn register(cx: &DevicesCtx, ip: IpAddr, req: AgentRegistration) -> Result<RegisterResponse, AppError> {
+    let AgentRegistration { device_type, name, spec, registration_token } = req;
+    let expected = cx.settings.registration_token.as_str();
+    if !expected.is_empty() {
+        // Compared as digests: the time taken says nothing about the token.
+        let given = registration_token.unwrap_or_default();
+        if tokens::hash_token(&given) != tokens::hash_token(expected) {
+            return Err(AppError::Forbidden(Msg::RegistrationTokenInvalid));
+        }
+    }
+    cx.register_limit.check(&ip)?;
     let secret = tokens::random_token();
     let code = PairingCode::new_random();
     let txn = write_txn(&cx.db).await?;
@@ -95,9 +108,9 @@ pub async fn heartbeat(cx: &DevicesCtx, secret: Option<&str>, req: HeartbeatRequ
         spec.check()?;
     }
     let txn = write_txn(&cx.db).await?;
-    // Re-read inside the write lock: the device may have been unlinked meanwhile.
-    let d = devices::Entity::find_by_id(device.id.clone())
-        .filter(devices::Column::SecretHash.eq(device.secret_hash.clone()))
+    // Re-read under the row's lock: the device may have been unlinked meanwhile, and of fifty
+    // heartbeats at once only the first sees it come back online (one notification).
+    let d = for_update(&txn, devices::Entity::find_by_id(device.id.clone()).filter(devices::Column::SecretHash.eq(device.secret_hash.clone())))
         .one(&txn)
         .await?
         .ok_or(AppError::Unauthorized(Msg::DeviceSecretInvalid))?;
@@ -204,7 +217,8 @@ async fn apply_ack(conn: &impl ConnectionTrait, device: &devices::Model, ack: &A
 }
 
 /// Marks devices offline whose last heartbeat is older than `offline_after_secs`; also forgets
-/// devices that registered but were never bound and have not been seen for a week.
+/// devices that registered but were never bound and have not been heard from for
+/// `unbound_ttl_secs` (hours: registrations nobody binds do not pile up).
 pub async fn mark_offline(cx: &DevicesCtx) -> Result<usize, AppError> {
     let cutoff = now() - Duration::seconds(cx.settings.offline_after_secs as i64);
     let stale = devices::Entity::find()
@@ -231,11 +245,12 @@ pub async fn mark_offline(cx: &DevicesCtx) -> Result<usize, AppError> {
         }
         txn.commit().await?;
     }
-    let week = now() - Duration::days(7);
+    let forgotten = now() - Duration::seconds(cx.settings.unbound_ttl_secs as i64);
     devices::Entity::delete_many()
         .filter(devices::Column::OwnerUserId.is_null())
         .filter(devices::Column::OwnerCompanyId.is_null())
-        .filter(devices::Column::LastSeenAt.lt(week))
+        .filter(devices::Column::DeviceType.ne(DeviceType::ZCloud))
+        .filter(devices::Column::LastSeenAt.lt(forgotten))
         .exec(&cx.db)
         .await?;
     if n > 0 {

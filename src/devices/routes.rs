@@ -1,10 +1,11 @@
 //! Device endpoints (`/api/ebs/v2`), the agent protocol (`/api/agent/v1`) and nearby (public).
 
-use axum::extract::{FromRef, State};
+use axum::extract::{DefaultBodyLimit, FromRef, State};
 use axum::http::request::Parts;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::client_ip::ClientIp;
 use crate::devices::model::*;
 use crate::devices::{DevicesCtx, binding, nearby, protocol, sharing, zcloud};
 use crate::error::{ApiResult, Envelope, Null, ok};
@@ -25,7 +26,7 @@ where
         .routes(routes!(update_location))
         .routes(routes!(create_zcloud))
         .routes(routes!(zcloud_capacity))
-        .routes(routes!(register))
+        .merge(OpenApiRouter::new().routes(routes!(register)).layer(DefaultBodyLimit::max(AGENT_REGISTER_BODY_LIMIT)))
         .routes(routes!(heartbeat))
         .routes(routes!(nearby))
         .routes(routes!(nearby_one))
@@ -105,8 +106,8 @@ async fn zcloud_capacity(State(cx): State<DevicesCtx>, auth: Auth) -> ApiResult<
 /// An agent registers its machine; the answer's secret authenticates its heartbeats.
 #[utoipa::path(post, path = "/api/agent/v1/register", tag = "agent", request_body = RegisterRequest,
     responses((status = 200, body = Envelope<RegisterResponse>)))]
-async fn register(State(cx): State<DevicesCtx>, Valid(req): Valid<AgentRegistration>) -> ApiResult<RegisterResponse> {
-    ok(protocol::register(&cx, req).await?)
+async fn register(State(cx): State<DevicesCtx>, ClientIp(ip): ClientIp, Valid(req): Valid<AgentRegistration>) -> ApiResult<RegisterResponse> {
+    ok(protocol::register(&cx, ip, req).await?)
 }
 
 /// Heartbeat (Bearer device secret): report spec and metrics, acknowledge commands; answers the

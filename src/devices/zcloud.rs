@@ -5,7 +5,7 @@ use sea_orm::{ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityT
 use serde_json::json;
 
 use crate::db::entity::{device_commands, devices};
-use crate::db::{new_id, now, write_txn};
+use crate::db::{for_update, new_id, now, write_txn};
 use crate::devices::DevicesCtx;
 use crate::devices::access::*;
 use crate::devices::model::*;
@@ -24,16 +24,18 @@ struct Free {
 }
 
 /// Server-group hosts a Z-CLOUD machine may be made on for this owner: the owner's own online
-/// hosts, and other owners' online hosts that are shared and rentable.
-async fn free_capacity(conn: &impl ConnectionTrait, owner: &Owner) -> Result<Vec<Free>, AppError> {
+/// hosts, and other owners' online hosts that are shared and rentable. With `lock`, the host rows
+/// stay locked until the transaction ends (`db::for_update`), so two creates never both count
+/// the same free capacity and an unlink waits for a create on that host.
+async fn free_capacity(conn: &impl ConnectionTrait, owner: &Owner, lock: bool) -> Result<Vec<Free>, AppError> {
     let shared = Condition::all().add(devices::Column::SharingMode.ne(SharingMode::Dedicated)).add(devices::Column::Rentable.eq(true));
     let hosts = devices::Entity::find()
         .filter(devices::Column::DeviceType.eq(DeviceType::ServerGroup))
         .filter(devices::Column::Status.eq(DeviceStatus::Online))
         .filter(Condition::any().add(owned_by(owner)).add(shared.add(Condition::any().add(devices::Column::OwnerUserId.is_not_null()).add(devices::Column::OwnerCompanyId.is_not_null()))))
         .order_by_asc(devices::Column::CreatedAt)
-        .all(conn)
-        .await?;
+        .order_by_asc(devices::Column::Id);
+    let hosts = if lock { for_update(conn, hosts) } else { hosts }.all(conn).await?;
     let mut out = Vec::new();
     for host in hosts {
         let machines = devices::Entity::find()
@@ -68,7 +70,7 @@ async fn free_capacity(conn: &impl ConnectionTrait, owner: &Owner) -> Result<Vec
 
 pub async fn capacity(cx: &DevicesCtx, auth: &Auth) -> Result<Vec<HostFree>, AppError> {
     let owner = manager(auth)?;
-    Ok(free_capacity(&cx.db, &owner)
+    Ok(free_capacity(&cx.db, &owner, false)
         .await?
         .into_iter()
         .map(|f| HostFree {
@@ -106,7 +108,7 @@ pub async fn create_zcloud(cx: &DevicesCtx, auth: &Auth, ask: ZcloudAsk) -> Resu
     let owner = manager(auth)?;
     let txn = write_txn(&cx.db).await?;
     let mut chosen: Option<(Free, String)> = None;
-    for f in free_capacity(&txn, &owner).await? {
+    for f in free_capacity(&txn, &owner, true).await? {
         if f.cpu_cores >= ask.cpu_cores && f.memory_bytes >= ask.memory_bytes && f.disk_bytes >= ask.disk_bytes
             && let Some(model) = gpu_fit(&f, &ask) {
                 chosen = Some((f, model));

@@ -8,7 +8,6 @@ use crate::error::{AppError, Msg};
 use crate::iam::IamCtx;
 use crate::iam::auth::Auth;
 use crate::iam::model::*;
-use crate::iam::password;
 
 // ---- account ----
 
@@ -36,10 +35,10 @@ pub async fn update_name(cx: &IamCtx, auth: &Auth, name: Username) -> Result<Pro
 pub async fn change_password(cx: &IamCtx, auth: &Auth, req: PasswordChange) -> Result<(), AppError> {
     let PasswordChange { old, new } = req;
     let user = user_of(cx, auth).await?;
-    if !password::verify(old, Some(user.password_hash.clone())).await {
+    if !cx.hasher.verify(old, Some(user.password_hash.clone())).await? {
         return Err(AppError::invalid("old_password", Msg::PasswordIncorrect));
     }
-    let hash = password::hash(new.as_str().to_string()).await?;
+    let hash = cx.hasher.hash(new.as_str().to_string()).await?;
     let txn = write_txn(&cx.db).await?;
     let user_id = user.id.clone();
     let mut a: users::ActiveModel = user.into();
@@ -109,7 +108,7 @@ pub async fn account_check(cx: &IamCtx, auth: &Auth) -> Result<AccountCheck, App
 pub async fn delete_account(cx: &IamCtx, auth: &Auth, req: DeletionConfirmed) -> Result<(), AppError> {
     let pass = req.password;
     let user = user_of(cx, auth).await?;
-    if !password::verify(pass, Some(user.password_hash.clone())).await {
+    if !cx.hasher.verify(pass, Some(user.password_hash.clone())).await? {
         return Err(AppError::invalid("password", Msg::PasswordIncorrect));
     }
     let txn = write_txn(&cx.db).await?;

@@ -32,7 +32,8 @@ pub struct IamCtx {
     pub site: Arc<Site>,
     pub mailer: Mailer,
     pub keys: Arc<tokens::Keys>,
-    pub limiter: Arc<ratelimit::LoginLimiter>,
+    pub limiter: Arc<ratelimit::Limits>,
+    pub hasher: password::Hasher,
     pub deletion: deletion::DeletionChecks,
 }
 
@@ -49,7 +50,7 @@ pub fn jobs(cx: &IamCtx) -> Vec<Result<Job, JobSchedulerError>> {
             }
         }
     });
-    // The sign-in limiter lives in this instance's memory.
+    // The sign-in and sign-up limits live in this instance's memory.
     let limiter = cx.limiter.clone();
     let retain = repeated(&cx.db, "iam.limiter_retain", Duration::from_secs(300), Runs::PerInstance, move || {
         let limiter = limiter.clone();

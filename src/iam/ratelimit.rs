@@ -1,10 +1,17 @@
-//! Sign-in attempts are limited per client IP and per account: a burst, then a steady refill
-//! (governor's GCRA). Every attempt is charged to its IP; only failed attempts are charged to the
-//! account. An account whose bucket runs dry is closed until one attempt has refilled (seconds,
-//! not forever), so an attacker cannot lock the real user out for long, and is himself limited
-//! by IP.
+//! Per-client limits, kept in this instance's memory (governor's GCRA: a burst, then a steady
+//! refill). The client is the address `client_ip` resolves (the TCP peer, or the forwarded client
+//! behind a trusted proxy).
+//!
+//! Sign-in: every attempt is charged to its IP; failed attempts are charged to the pair (IP,
+//! account), and only that pair is closed when its bucket runs dry (until one attempt has
+//! refilled). Someone guessing from one address therefore locks out only themselves: the owner
+//! signs in from their own address as usual (issue 16, finding 5).
+//!
+//! Sign-up: attempts per IP, and per email address (each sign-up of a pending address sends a
+//! mail, so this bounds the mails one address receives).
 
 use std::collections::HashMap;
+use std::hash::Hash;
 use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::sync::Mutex;
@@ -13,61 +20,93 @@ use std::time::{Duration, Instant};
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
-pub struct LoginLimiter {
-    per_ip: DefaultKeyedRateLimiter<IpAddr>,
-    per_account: DefaultKeyedRateLimiter<String>,
-    closed_until: Mutex<HashMap<String, Instant>>,
+use crate::error::AppError;
+
+/// One keyed limit: `burst` at once, then one more every `every`.
+pub struct Limit<K: Hash + Eq + Clone> {
+    inner: DefaultKeyedRateLimiter<K>,
 }
 
-impl LoginLimiter {
+impl<K: Hash + Eq + Clone> Limit<K> {
+    pub fn new(burst: u32, every: Duration) -> Self {
+        let quota = Quota::with_period(every.max(Duration::from_millis(1)))
+            .expect("non-zero period")
+            .allow_burst(NonZeroU32::new(burst.max(1)).expect("max(1)"));
+        Limit { inner: RateLimiter::keyed(quota) }
+    }
+
+    /// Charges one to `key`: `Err(seconds to wait)` when it has none left.
+    pub fn charge(&self, key: &K) -> Result<(), u64> {
+        self.inner.check_key(key).map_err(|n| wait_secs(n.wait_time_from(DefaultClock::default().now())))
+    }
+
+    /// As [`Limit::charge`], as the API's 429.
+    pub fn check(&self, key: &K) -> Result<(), AppError> {
+        self.charge(key).map_err(|s| AppError::TooManyRequests { retry_after_secs: s })
+    }
+
+    pub fn retain_recent(&self) {
+        self.inner.retain_recent();
+    }
+}
+
+type Pair = (IpAddr, String);
+
+pub struct Limits {
+    login_ip: Limit<IpAddr>,
+    login_failures: Limit<Pair>,
+    closed_until: Mutex<HashMap<Pair, Instant>>,
+    register_ip: Limit<IpAddr>,
+    register_email: Limit<String>,
+}
+
+impl Limits {
     pub fn from_config(a: &crate::config::AuthConfig) -> Self {
-        Self::new(
-            a.login_ip_burst,
-            Duration::from_secs(a.login_ip_refill_secs),
-            a.login_account_burst,
-            Duration::from_secs(a.login_account_refill_secs),
-        )
-    }
-
-    pub fn new(ip_burst: u32, ip_every: Duration, account_burst: u32, account_every: Duration) -> Self {
-        let quota = |burst: u32, every: Duration| {
-            Quota::with_period(every).expect("non-zero period").allow_burst(NonZeroU32::new(burst.max(1)).expect("max(1)"))
-        };
-        LoginLimiter {
-            per_ip: RateLimiter::keyed(quota(ip_burst, ip_every)),
-            per_account: RateLimiter::keyed(quota(account_burst, account_every)),
+        let secs = Duration::from_secs;
+        Limits {
+            login_ip: Limit::new(a.login_ip_burst, secs(a.login_ip_refill_secs)),
+            login_failures: Limit::new(a.login_account_burst, secs(a.login_account_refill_secs)),
             closed_until: Mutex::new(HashMap::new()),
+            register_ip: Limit::new(a.register_ip_burst, secs(a.register_ip_refill_secs)),
+            register_email: Limit::new(a.register_email_burst, secs(a.register_email_refill_secs)),
         }
     }
 
-    /// Charges one attempt to the IP and checks the account is open. `Err(seconds to wait)`.
-    pub fn attempt(&self, ip: IpAddr, account: &str) -> Result<(), u64> {
-        if let Err(n) = self.per_ip.check_key(&ip) {
-            return Err(wait_secs(n.wait_time_from(DefaultClock::default().now())));
-        }
+    /// Charges one sign-in attempt to the IP and checks the pair (IP, account) is open.
+    pub fn login_attempt(&self, ip: IpAddr, account: &str) -> Result<(), AppError> {
+        self.login_ip.check(&ip)?;
         let now = Instant::now();
         if let Ok(map) = self.closed_until.lock()
-            && let Some(until) = map.get(account)
-                && *until > now {
-                    return Err(wait_secs(*until - now));
-                }
+            && let Some(until) = map.get(&(ip, account.to_string()))
+            && *until > now
+        {
+            return Err(AppError::TooManyRequests { retry_after_secs: wait_secs(*until - now) });
+        }
         Ok(())
     }
 
-    /// Charges a failed attempt to the account.
-    pub fn failed(&self, account: &str) {
-        if let Err(n) = self.per_account.check_key(&account.to_string()) {
-            let wait = n.wait_time_from(DefaultClock::default().now());
-            if let Ok(mut map) = self.closed_until.lock() {
-                map.insert(account.to_string(), Instant::now() + wait);
-            }
+    /// Charges a failed sign-in to the pair (IP, account).
+    pub fn login_failed(&self, ip: IpAddr, account: &str) {
+        let pair = (ip, account.to_string());
+        if let Err(wait) = self.login_failures.charge(&pair)
+            && let Ok(mut map) = self.closed_until.lock()
+        {
+            map.insert(pair, Instant::now() + Duration::from_secs(wait));
         }
+    }
+
+    /// Charges one sign-up to the IP and to the address it would mail.
+    pub fn register_attempt(&self, ip: IpAddr, email: &str) -> Result<(), AppError> {
+        self.register_ip.check(&ip)?;
+        self.register_email.check(&email.to_ascii_lowercase())
     }
 
     /// Forgets idle keys (called by a job) so the maps do not grow without bound.
     pub fn retain_recent(&self) {
-        self.per_ip.retain_recent();
-        self.per_account.retain_recent();
+        self.login_ip.retain_recent();
+        self.login_failures.retain_recent();
+        self.register_ip.retain_recent();
+        self.register_email.retain_recent();
         let now = Instant::now();
         if let Ok(mut map) = self.closed_until.lock() {
             map.retain(|_, until| *until > now);

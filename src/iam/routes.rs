@@ -1,15 +1,14 @@
 //! Identity endpoints (`/api/iam/v1`, `/api/iam/v2/login/password`): parse, call, answer.
 
-use std::net::SocketAddr;
-
 use axum::body::Body;
-use axum::extract::{ConnectInfo, DefaultBodyLimit, FromRef, State};
+use axum::extract::{DefaultBodyLimit, FromRef, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::client_ip::ClientIp;
 use crate::error::{ApiResult, AppError, Envelope, Msg, Null, ok};
 use crate::http::{ApiMultipart, ApiPath, ApiQuery, Valid};
 use crate::iam::IamCtx;
@@ -45,8 +44,8 @@ where
 /// Sign up; a verification mail is sent when verification is on.
 #[utoipa::path(post, path = "/api/iam/v1/register", tag = "identity", request_body = RegisterRequest,
     responses((status = 200, body = Envelope<RegisterResponse>)))]
-async fn register(State(cx): State<IamCtx>, Valid(req): Valid<NewAccount>) -> ApiResult<RegisterResponse> {
-    ok(signup::register(&cx, req).await?)
+async fn register(State(cx): State<IamCtx>, ClientIp(ip): ClientIp, Valid(req): Valid<NewAccount>) -> ApiResult<RegisterResponse> {
+    ok(signup::register(&cx, ip, req).await?)
 }
 
 /// Verify an email address with the token from the mailed link.
@@ -61,10 +60,10 @@ async fn verify_email(State(cx): State<IamCtx>, ApiQuery(q): ApiQuery<VerifyQuer
     responses((status = 200, body = Envelope<Session>)))]
 async fn login(
     State(cx): State<IamCtx>,
-    ConnectInfo(addr): ConnectInfo<SocketAddr>,
+    ClientIp(ip): ClientIp,
     Valid(req): Valid<Credentials>,
 ) -> ApiResult<Session> {
-    ok(sessions::login(&cx, addr.ip(), req).await?)
+    ok(sessions::login(&cx, ip, req).await?)
 }
 
 /// Exchange the refresh token (as Bearer) for a new token pair.

@@ -7,22 +7,21 @@ use chrono::{DateTime, Duration, Utc};
 use sea_orm::{ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder, Set};
 
 use crate::db::entity::{companies, company_members, email_verifications, refresh_tokens, sessions, users};
-use crate::db::{new_id, now, write_txn};
+use crate::db::{for_update, new_id, now, write_txn};
 use crate::error::{AppError, Msg};
 use crate::iam::IamCtx;
 use crate::iam::auth::{Auth, Context, PERSONAL, membership};
 use crate::iam::model::*;
-use crate::iam::password;
 use crate::iam::tokens::{self, ACCESS, Claims};
 
 // ---- sign-in and sessions ----
 
 pub async fn login(cx: &IamCtx, ip: IpAddr, req: Credentials) -> Result<Session, AppError> {
     let Credentials { email, password: pass } = req;
-    cx.limiter.attempt(ip, email.as_str()).map_err(|s| AppError::TooManyRequests { retry_after_secs: s })?;
+    cx.limiter.login_attempt(ip, email.as_str())?;
     let user = users::Entity::find().filter(users::Column::Email.eq(email.as_str())).one(&cx.db).await?;
-    if !password::verify(pass, user.as_ref().map(|u| u.password_hash.clone())).await {
-        cx.limiter.failed(email.as_str());
+    if !cx.hasher.verify(pass, user.as_ref().map(|u| u.password_hash.clone())).await? {
+        cx.limiter.login_failed(ip, email.as_str());
         return Err(AppError::Unauthorized(Msg::CredentialsIncorrect));
     }
     let user = user.ok_or(AppError::Unauthorized(Msg::CredentialsIncorrect))?;
@@ -50,15 +49,20 @@ pub async fn login(cx: &IamCtx, ip: IpAddr, req: Credentials) -> Result<Session,
 
 async fn new_refresh_token(conn: &impl ConnectionTrait, session_id: &str) -> Result<String, AppError> {
     let token = tokens::random_token();
+    store_refresh_token(conn, session_id, &token).await?;
+    Ok(token)
+}
+
+async fn store_refresh_token(conn: &impl ConnectionTrait, session_id: &str, token: &str) -> Result<(), AppError> {
     refresh_tokens::ActiveModel {
-        token_hash: Set(tokens::hash_token(&token)),
+        token_hash: Set(tokens::hash_token(token)),
         session_id: Set(session_id.to_string()),
         created_at: Set(now()),
         used_at: Set(None),
     }
     .insert(conn)
     .await?;
-    Ok(token)
+    Ok(())
 }
 
 fn access_token(cx: &IamCtx, user_id: &str, session_id: &str, context: &Context) -> Result<(String, i64), AppError> {
@@ -119,12 +123,14 @@ pub async fn organizations(db: &DatabaseConnection, user_id: &str) -> Result<Vec
 
 /// Exchanges a refresh token for a new pair. A token is good once; presenting it again
 /// revokes its whole family, except within the grace window (two tabs that raced), where the
-/// late tab gets its own successor.
+/// late tab gets the *same* successor as the first (derived from the token: `Keys::successor`),
+/// so one token never mints more than one live successor.
 pub async fn refresh(cx: &IamCtx, presented: Option<&str>) -> Result<RefreshResponse, AppError> {
     let presented = presented.filter(|t| !t.is_empty()).ok_or(AppError::Unauthorized(Msg::RefreshTokenInvalid))?;
     let hash = tokens::hash_token(presented);
     let txn = write_txn(&cx.db).await?;
-    let Some(rt) = refresh_tokens::Entity::find_by_id(hash.clone()).one(&txn).await? else {
+    // Locked: two tabs presenting the same token at once are decided one after the other.
+    let Some(rt) = for_update(&txn, refresh_tokens::Entity::find_by_id(hash.clone())).one(&txn).await? else {
         return Err(AppError::Unauthorized(Msg::RefreshTokenInvalid));
     };
     let Some(session) = sessions::Entity::find_by_id(rt.session_id.clone()).one(&txn).await? else {
@@ -134,6 +140,7 @@ pub async fn refresh(cx: &IamCtx, presented: Option<&str>) -> Result<RefreshResp
     if session.revoked_at.is_some() || session.expires_at <= t {
         return Err(AppError::Unauthorized(Msg::RefreshTokenInvalid));
     }
+    let next = cx.keys.successor(presented);
     if let Some(used_at) = rt.used_at {
         let grace = Duration::seconds(cx.settings.refresh_grace_secs as i64);
         if t - used_at > grace {
@@ -142,14 +149,15 @@ pub async fn refresh(cx: &IamCtx, presented: Option<&str>) -> Result<RefreshResp
             tracing::warn!(session_id = %session.id, "refresh token reused: session revoked");
             return Err(AppError::Unauthorized(Msg::RefreshTokenReused));
         }
+        // Within the window: the successor already stored is answered again.
     } else {
         refresh_tokens::Entity::update_many()
             .col_expr(refresh_tokens::Column::UsedAt, t.into())
             .filter(refresh_tokens::Column::TokenHash.eq(hash))
             .exec(&txn)
             .await?;
+        store_refresh_token(&txn, &session.id, &next).await?;
     }
-    let next = new_refresh_token(&txn, &session.id).await?;
     let context = if session.sme_id == PERSONAL {
         Context::Personal
     } else {

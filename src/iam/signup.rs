@@ -1,23 +1,29 @@
 //! Sign-up and email verification. No HTTP types here.
 
+use std::net::IpAddr;
+
 use chrono::Duration;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
 use crate::db::entity::{email_verifications, users};
-use crate::db::{new_id, now, write_txn};
+use crate::db::{for_update, new_id, now, write_txn};
 use crate::error::{AppError, Msg};
 use crate::iam::IamCtx;
 use crate::iam::model::*;
-use crate::iam::password;
 use crate::iam::tokens;
 use crate::mail::Mail;
 
 // ---- sign-up and verification ----
 
-pub async fn register(cx: &IamCtx, req: NewAccount) -> Result<RegisterResponse, AppError> {
+/// Signs up `req.email`. A repeated sign-up of an address not yet verified never touches the
+/// account: its password (and name) travel with its own link, and only the link that is opened
+/// decides which password becomes valid (issue 16, finding 3). Limited per IP and per address
+/// before any hashing.
+pub async fn register(cx: &IamCtx, ip: IpAddr, req: NewAccount) -> Result<RegisterResponse, AppError> {
     let NewAccount { email, password, username: given_name } = req;
+    cx.limiter.register_attempt(ip, email.as_str())?;
     let verify = cx.settings.email_verification;
-    let hash = password::hash(password.as_str().to_string()).await?;
+    let hash = cx.hasher.hash(password.as_str().to_string()).await?;
 
     let txn = write_txn(&cx.db).await?;
     let existing = users::Entity::find().filter(users::Column::Email.eq(email.as_str())).one(&txn).await?;
@@ -25,26 +31,15 @@ pub async fn register(cx: &IamCtx, req: NewAccount) -> Result<RegisterResponse, 
     let user_id = match existing {
         // A verified account keeps its owner.
         Some(u) if u.email_verified_at.is_some() || !verify => return Err(AppError::conflict(Msg::EmailTaken)),
-        // An unverified sign-up may be repeated: new password, new link.
-        Some(u) => {
-            let id = u.id.clone();
-            let mut a: users::ActiveModel = u.into();
-            a.password_hash = Set(hash);
-            if let Some(name) = given_name {
-                a.name = Set(name.into_string());
-            }
-            a.updated_at = Set(t);
-            a.update(&txn).await?;
-            email_verifications::Entity::delete_many().filter(email_verifications::Column::UserId.eq(id.clone())).exec(&txn).await?;
-            id
-        }
+        // A pending sign-up may be repeated: a new link carrying this attempt's password.
+        Some(u) => u.id,
         None => {
             let id = new_id();
             users::ActiveModel {
                 id: Set(id.clone()),
                 email: Set(email.as_str().to_string()),
-                name: Set(given_name.unwrap_or_else(|| Username::from_email(&email)).into_string()),
-                password_hash: Set(hash),
+                name: Set(given_name.clone().unwrap_or_else(|| Username::from_email(&email)).into_string()),
+                password_hash: Set(hash.clone()),
                 email_verified_at: Set(if verify { None } else { Some(t) }),
                 avatar: Set(None),
                 avatar_type: Set(None),
@@ -69,6 +64,8 @@ pub async fn register(cx: &IamCtx, req: NewAccount) -> Result<RegisterResponse, 
             expires_at: Set(t + Duration::seconds(cx.settings.verification_ttl_secs as i64)),
             used_at: Set(None),
             created_at: Set(t),
+            password_hash: Set(Some(hash)),
+            name: Set(given_name.map(Username::into_string)),
         }
         .insert(&txn)
         .await?;
@@ -96,7 +93,8 @@ pub async fn verify_email(cx: &IamCtx, token: Option<&str>) -> Result<EmailOnly,
     let Some(v) = email_verifications::Entity::find_by_id(tokens::hash_token(token)).one(&txn).await? else {
         return Err(AppError::invalid("token", Msg::VerificationInvalid));
     };
-    let Some(user) = users::Entity::find_by_id(v.user_id.clone()).one(&txn).await? else {
+    // Locked: of two links opened at once, one decides.
+    let Some(user) = for_update(&txn, users::Entity::find_by_id(v.user_id.clone())).one(&txn).await? else {
         return Err(AppError::invalid("token", Msg::VerificationInvalid));
     };
     if v.used_at.is_some() {
@@ -106,15 +104,35 @@ pub async fn verify_email(cx: &IamCtx, token: Option<&str>) -> Result<EmailOnly,
     if v.expires_at <= now() {
         return Err(AppError::conflict(Msg::VerificationExpired));
     }
+    if user.email_verified_at.is_some() {
+        // Another link of this address was opened first: it chose the password.
+        return Err(AppError::invalid("token", Msg::VerificationInvalid));
+    }
     let t = now();
     let email = user.email.clone();
+    let user_id = user.id.clone();
     let mut u: users::ActiveModel = user.into();
     u.email_verified_at = Set(Some(t));
     u.updated_at = Set(t);
+    // The password (and name) chosen with this link become the account's.
+    if let Some(hash) = v.password_hash.clone() {
+        u.password_hash = Set(hash);
+    }
+    if let Some(name) = v.name.clone() {
+        u.name = Set(name);
+    }
     u.update(&txn).await?;
+    let token_hash = v.token_hash.clone();
     let mut v: email_verifications::ActiveModel = v.into();
     v.used_at = Set(Some(t));
     v.update(&txn).await?;
+    // The other pending links of this address stop working.
+    email_verifications::Entity::delete_many()
+        .filter(email_verifications::Column::UserId.eq(user_id))
+        .filter(email_verifications::Column::TokenHash.ne(token_hash))
+        .filter(email_verifications::Column::UsedAt.is_null())
+        .exec(&txn)
+        .await?;
     txn.commit().await?;
     Ok(EmailOnly { email })
 }

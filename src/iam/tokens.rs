@@ -29,6 +29,8 @@ pub struct Keys {
     encoding: EncodingKey,
     decoding: DecodingKey,
     validation: Validation,
+    /// Keyed digest of the secret, to derive refresh-token successors.
+    successor_key: [u8; 32],
 }
 
 impl Keys {
@@ -37,7 +39,16 @@ impl Keys {
         validation.algorithms = vec![Algorithm::HS256];
         validation.leeway = 0;
         validation.set_required_spec_claims(&["exp", "sub"]);
-        Keys { encoding: EncodingKey::from_secret(secret), decoding: DecodingKey::from_secret(secret), validation }
+        let successor_key = Sha256::new().chain_update(b"zmarket refresh successor\0").chain_update(secret).finalize().into();
+        Keys { encoding: EncodingKey::from_secret(secret), decoding: DecodingKey::from_secret(secret), validation, successor_key }
+    }
+
+    /// The one refresh token that follows `presented`: derived, so presenting the same token
+    /// again within the grace window answers the same successor (never a second one), and only
+    /// the server (which holds the secret) can compute it.
+    pub fn successor(&self, presented: &str) -> String {
+        let digest = Sha256::new().chain_update(self.successor_key).chain_update(presented.as_bytes()).finalize();
+        URL_SAFE_NO_PAD.encode(digest)
     }
 
     pub fn sign(&self, claims: &Claims) -> anyhow::Result<String> {

@@ -33,6 +33,23 @@ pub struct MarketCtx {
     pub public: PublicData,
 }
 
+/// Reloads the index whenever public data changes (here or, seen through the database, on
+/// another instance), so every instance serves the same catalogue. Runs until the process ends.
+pub fn follow_public(cx: &MarketCtx) {
+    let cx = cx.clone();
+    let mut changes = cx.public.subscribe();
+    tokio::spawn(async move {
+        while changes.changed().await.is_ok() {
+            // A burst of changes (heartbeats) costs one reload.
+            tokio::time::sleep(Duration::from_millis(250)).await;
+            changes.borrow_and_update();
+            if let Err(e) = cx.catalogue.reload(&cx.db).await {
+                tracing::warn!(error = %e, "market reload failed");
+            }
+        }
+    });
+}
+
 /// The market's background jobs.
 pub fn jobs(cx: &MarketCtx) -> Vec<Result<Job, JobSchedulerError>> {
     // Each instance keeps its own index and render cache.

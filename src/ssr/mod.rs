@@ -178,7 +178,8 @@ pub async fn page(State(ssr): State<Arc<Ssr>>, method: Method, uri: Uri, headers
         Some(q) => format!("{path}?{q}"),
         None => path.to_string(),
     };
-    let version = ssr.public.version();
+    // Read from the database: a write on another instance shows on the next page here.
+    let version = ssr.public.current().await;
     let key = format!("{}|{theme}|{}|{version}|{url}", lang.code(), phone as u8);
 
     let cached = ssr.cache.lock().ok().and_then(|mut c| c.get(&key).cloned());

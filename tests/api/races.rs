@@ -41,6 +41,15 @@ fn no_500(what: &str, answers: &[(u16, Value)]) {
 }
 
 /// `n` signed-in people (`<prefix>N@example.com`), a few at a time.
+/// A server whose sign-in limit per IP lets the fifty people of a race sign in from 127.0.0.1.
+async fn spawn() -> TestApp {
+    TestApp::spawn_with(roomy).await
+}
+
+fn roomy(c: &mut zmarket::config::Config) {
+    c.auth.login_ip_burst = 1000;
+}
+
 async fn people(app: &TestApp, prefix: &str, n: usize) -> Vec<Value> {
     futures::stream::iter(0..n)
         .map(|i| async move { app.signed_in(&format!("{prefix}{i}@example.com")).await })
@@ -91,7 +100,7 @@ async fn history_count(app: &TestApp, company: &str, action: &str) -> u64 {
 
 #[tokio::test]
 async fn fifty_admins_leaving_at_once_leave_one_admin() {
-    let app = TestApp::spawn().await;
+    let app = spawn().await;
     let owner = app.signed_in("owner@example.com").await;
     let others = people(&app, "admin", CALLERS - 1).await;
     let company = company_of_admins(&app, &owner, &others).await;
@@ -113,7 +122,7 @@ async fn fifty_admins_leaving_at_once_leave_one_admin() {
 
 #[tokio::test]
 async fn admins_removing_each_other_at_once_keep_an_admin() {
-    let app = TestApp::spawn().await;
+    let app = spawn().await;
     let owner = app.signed_in("owner@example.com").await;
     let other = app.signed_in("second@example.com").await;
     let company = company_of_admins(&app, &owner, std::slice::from_ref(&other)).await;
@@ -136,7 +145,7 @@ async fn admins_removing_each_other_at_once_keep_an_admin() {
 
 #[tokio::test]
 async fn one_person_applying_fifty_times_at_once_makes_one_application() {
-    let app = TestApp::spawn().await;
+    let app = spawn().await;
     let owner = app.signed_in("owner@example.com").await;
     let (_, b) = app.post_json(SME, &json!({"name": "Race Co"}), Some(&token_of(&owner))).await;
     let company = b["data"]["id"].as_str().unwrap().to_string();
@@ -154,7 +163,7 @@ async fn one_person_applying_fifty_times_at_once_makes_one_application() {
 
 #[tokio::test]
 async fn two_admins_accepting_one_application_fifty_times_make_one_membership() {
-    let app = TestApp::spawn().await;
+    let app = spawn().await;
     let owner = app.signed_in("owner@example.com").await;
     let other = app.signed_in("second@example.com").await;
     let company = company_of_admins(&app, &owner, std::slice::from_ref(&other)).await;
@@ -186,7 +195,7 @@ async fn two_admins_accepting_one_application_fifty_times_make_one_membership() 
 
 #[tokio::test]
 async fn fifty_joins_with_one_code_make_one_membership_and_one_history_row() {
-    let app = TestApp::spawn().await;
+    let app = spawn().await;
     let owner = app.signed_in("owner@example.com").await;
     let (_, b) = app.post_json(SME, &json!({"name": "Race Co"}), Some(&token_of(&owner))).await;
     let company = b["data"]["id"].as_str().unwrap().to_string();
@@ -205,7 +214,7 @@ async fn fifty_joins_with_one_code_make_one_membership_and_one_history_row() {
 
 #[tokio::test]
 async fn a_join_and_an_accepted_application_at_once_make_one_membership() {
-    let app = TestApp::spawn().await;
+    let app = spawn().await;
     let owner = app.signed_in("owner@example.com").await;
     let (_, b) = app.post_json(SME, &json!({"name": "Race Co"}), Some(&token_of(&owner))).await;
     let company = b["data"]["id"].as_str().unwrap().to_string();
@@ -228,7 +237,7 @@ async fn a_join_and_an_accepted_application_at_once_make_one_membership() {
 
 #[tokio::test]
 async fn fifty_binds_of_one_device_bind_it_once() {
-    let app = TestApp::spawn().await;
+    let app = spawn().await;
     let owners: Vec<String> = people(&app, "binder", 5).await.iter().map(token_of).collect();
     let (id, _, code) = register(&app, "Z-BOX", spec(4)).await;
     let body = json!({"device_id": id, "pairing_code": code});
@@ -246,7 +255,7 @@ fn machine(cores: i64) -> Value {
 
 #[tokio::test]
 async fn fifty_zcloud_creates_never_take_a_hosts_capacity_twice() {
-    let app = TestApp::spawn().await;
+    let app = spawn().await;
     let alice = token_of(&app.signed_in("alice@example.com").await);
     let (host, _) = bound_device(&app, &alice, "server group", spec(16)).await;
     let answers = futures::future::join_all((0..CALLERS).map(|_| post(&app, "/api/ebs/v2/zcloud".into(), machine(4), &alice))).await;
@@ -259,7 +268,7 @@ async fn fifty_zcloud_creates_never_take_a_hosts_capacity_twice() {
 
 #[tokio::test]
 async fn unlinking_a_host_while_machines_are_made_leaves_no_orphan() {
-    let app = TestApp::spawn().await;
+    let app = spawn().await;
     let alice = token_of(&app.signed_in("alice@example.com").await);
     let (host, secret) = bound_device(&app, &alice, "server group", spec(64)).await;
     let creates = (0..CALLERS - 10).map(|_| post(&app, "/api/ebs/v2/zcloud".into(), machine(1), &alice));
@@ -276,6 +285,7 @@ async fn unlinking_a_host_while_machines_are_made_leaves_no_orphan() {
 #[tokio::test]
 async fn fifty_heartbeats_of_a_device_coming_back_tell_its_owner_once() {
     let app = TestApp::spawn_with(|c| {
+        roomy(c);
         c.devices.offline_after_secs = 2;
         c.devices.heartbeat_secs = 1;
     })
@@ -317,7 +327,7 @@ async fn fifty_heartbeats_of_a_device_coming_back_tell_its_owner_once() {
 
 #[tokio::test]
 async fn fifty_marks_of_one_notification_count_it_read_once() {
-    let app = TestApp::spawn().await;
+    let app = spawn().await;
     let s = app.signed_in("alice@example.com").await;
     let t = token_of(&s);
     let user = user_id_of(&app, &s).await;

@@ -9,6 +9,11 @@ pub struct Model {
     pub expires_at: DateTimeUtc,
     pub used_at: Option<DateTimeUtc>,
     pub created_at: DateTimeUtc,
+    /// The password chosen with this sign-up (Argon2 PHC); it becomes the account's when this
+    /// link is opened. Null for links made before it was kept here.
+    pub password_hash: Option<String>,
+    /// The username chosen with this sign-up, if any.
+    pub name: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -183,9 +183,16 @@ export function phoneRedirectTarget(pathname: string, ua: string | undefined | n
   return paths.mobile.market();
 }
 
-/** Only same-site paths are followed after sign-in. */
+/**
+ * Only same-site paths are followed after sign-in. A backslash (which browsers read as a slash,
+ * so `/\\evil` is `//evil`) or a control character (tab, newline: dropped from URLs by browsers)
+ * is refused outright.
+ */
 export function safeRedirect(target: string | null | undefined, fallback: string): string {
-  if (!target || !target.startsWith('/') || target.startsWith('//') || target.startsWith(`${paths.auth.root.pattern}/`)) return fallback;
+  if (!target || !target.startsWith('/') || target.startsWith('//')) return fallback;
+  // eslint-disable-next-line no-control-regex
+  if (/[\\\u0000-\u001f\u007f]/.test(target)) return fallback;
+  if (target === paths.auth.root.pattern || target.startsWith(`${paths.auth.root.pattern}/`)) return fallback;
   return target;
 }
 

@@ -1,0 +1,49 @@
+//! Validation of the limits of issue 16 (trusted proxies, connections, hashing, sign-up and agent
+//! registration), and the connection cap derived from the open-file limit.
+
+use super::{Config, ConfigError};
+use crate::client_ip::TrustedProxies;
+
+impl Config {
+    pub(super) fn validate_limits(&self) -> Result<(), ConfigError> {
+        let bad = |key: &str, why: &str| Err(ConfigError(format!("key `{key}`: {why}")));
+        if let Err(e) = TrustedProxies::new(&self.server.trusted_proxies) {
+            return bad("server.trusted_proxies", &e);
+        }
+        if self.server.header_read_timeout_secs == 0 || self.server.idle_timeout_secs == 0 {
+            return bad("server.header_read_timeout_secs", "timeouts must be at least 1 second");
+        }
+        if self.server.max_connections_per_ip == 0 {
+            return bad("server.max_connections_per_ip", "must be at least 1");
+        }
+        if self.auth.hash_wait_ms == 0 {
+            return bad("auth.hash_wait_ms", "must be at least 1");
+        }
+        if self.auth.register_ip_burst == 0 || self.auth.register_email_burst == 0 || self.devices.register_ip_burst == 0 {
+            return bad("auth.register_ip_burst", "bursts must be at least 1");
+        }
+        if self.auth.register_ip_refill_secs == 0 || self.auth.register_email_refill_secs == 0 || self.devices.register_ip_refill_secs == 0 {
+            return bad("auth.register_ip_refill_secs", "refill periods must be at least 1 second");
+        }
+        if self.devices.unbound_ttl_secs < 60 {
+            return bad("devices.unbound_ttl_secs", "must be at least 60");
+        }
+        Ok(())
+    }
+
+    /// `server.max_connections`, or three quarters of the open-file limit (the rest is left to
+    /// the database, the data files and the render threads), at least 16.
+    pub fn connection_cap(&self) -> usize {
+        if self.server.max_connections > 0 {
+            return self.server.max_connections;
+        }
+        (open_file_limit().unwrap_or(1024) * 3 / 4).max(16)
+    }
+}
+
+/// The soft open-file limit of this process (Linux: /proc/self/limits).
+fn open_file_limit() -> Option<usize> {
+    let text = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = text.lines().find(|l| l.starts_with("Max open files"))?;
+    line.split_whitespace().nth(3)?.parse().ok()
+}

@@ -1,0 +1,206 @@
+//! The accept loop of `zmarket serve` (HTTP/1.1 over hyper), with the limits a public server
+//! needs (issue 16, finding 4): a client must send its request headers within
+//! `server.header_read_timeout_secs`; a connection on which nothing moves for
+//! `server.idle_timeout_secs` is closed; at most `server.max_connections` are open at once (below
+//! the open-file limit, so the database and data files always have descriptors left; beyond it
+//! new connections wait in the kernel's queue) and at most `server.max_connections_per_ip` per
+//! client address (beyond it a connection is closed at once; trusted proxies are exempt), so
+//! one client holding sockets open cannot keep others, or `/healthz`, out.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::io;
+use std::net::IpAddr;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::ConnectInfo;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpListener;
+use tokio::sync::{Semaphore, watch};
+use tokio::time::{Instant, Sleep};
+use tower::Service;
+
+use crate::client_ip::TrustedProxies;
+use crate::config::Config;
+
+/// The connection limits, from the configuration.
+#[derive(Clone)]
+pub struct ConnLimits {
+    pub max: usize,
+    pub per_ip: usize,
+    pub header_read: Duration,
+    pub idle: Duration,
+    pub trusted: TrustedProxies,
+}
+
+impl ConnLimits {
+    pub fn from_config(c: &Config) -> Self {
+        ConnLimits {
+            max: c.connection_cap(),
+            per_ip: c.server.max_connections_per_ip,
+            header_read: Duration::from_secs(c.server.header_read_timeout_secs),
+            idle: Duration::from_secs(c.server.idle_timeout_secs),
+            trusted: TrustedProxies::new(&c.server.trusted_proxies).unwrap_or_default(),
+        }
+    }
+}
+
+/// Serves `router` on `listener` until `shutdown` resolves; then stops accepting, lets the
+/// requests in flight finish (up to 30 s) and returns.
+pub async fn serve(listener: TcpListener, router: Router, limits: ConnLimits, shutdown: impl Future<Output = ()> + Send + 'static) {
+    let slots = Arc::new(Semaphore::new(limits.max));
+    let per_ip = Arc::new(Mutex::new(HashMap::<IpAddr, usize>::new()));
+    let (stop_tx, stop_rx) = watch::channel(false);
+    tokio::pin!(shutdown);
+    loop {
+        let permit = tokio::select! {
+            p = slots.clone().acquire_owned() => match p { Ok(p) => p, Err(_) => break },
+            _ = &mut shutdown => break,
+        };
+        let (stream, peer) = tokio::select! {
+            r = listener.accept() => match r {
+                Ok(c) => c,
+                Err(e) => {
+                    // Out of descriptors or a connection reset before accept: pause, go on.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            _ = &mut shutdown => break,
+        };
+        let Some(ip_slot) = IpSlot::take(&per_ip, peer.ip(), &limits) else {
+            tracing::debug!(%peer, "too many connections from this address: closed");
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let router = router.clone();
+        let mut stop = stop_rx.clone();
+        let (header_read, idle) = (limits.header_read, limits.idle);
+        tokio::spawn(async move {
+            let io = TokioIo::new(IdleIo::new(stream, idle));
+            let service = hyper::service::service_fn(move |mut req: hyper::Request<Incoming>| {
+                req.extensions_mut().insert(ConnectInfo(peer));
+                let mut router = router.clone();
+                async move { router.call(req.map(axum::body::Body::new)).await }
+            });
+            let conn = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(header_read)
+                .serve_connection(io, service);
+            tokio::pin!(conn);
+            tokio::select! {
+                _ = conn.as_mut() => {}
+                _ = stop.changed() => {
+                    conn.as_mut().graceful_shutdown();
+                    let _ = conn.await;
+                }
+            }
+            drop(ip_slot);
+            drop(permit);
+        });
+    }
+    let _ = stop_tx.send(true);
+    let all = u32::try_from(limits.max).unwrap_or(u32::MAX);
+    let _ = tokio::time::timeout(Duration::from_secs(30), slots.acquire_many(all)).await;
+}
+
+/// One of a client address's connections; given back when dropped.
+struct IpSlot {
+    map: Arc<Mutex<HashMap<IpAddr, usize>>>,
+    ip: Option<IpAddr>,
+}
+
+impl IpSlot {
+    fn take(map: &Arc<Mutex<HashMap<IpAddr, usize>>>, ip: IpAddr, limits: &ConnLimits) -> Option<IpSlot> {
+        if limits.trusted.trusts(ip) {
+            return Some(IpSlot { map: map.clone(), ip: None });
+        }
+        let mut m = map.lock().ok()?;
+        let n = m.entry(ip).or_insert(0);
+        if *n >= limits.per_ip {
+            return None;
+        }
+        *n += 1;
+        Some(IpSlot { map: map.clone(), ip: Some(ip) })
+    }
+}
+
+impl Drop for IpSlot {
+    fn drop(&mut self) {
+        if let (Some(ip), Ok(mut m)) = (self.ip, self.map.lock())
+            && let Some(n) = m.get_mut(&ip)
+        {
+            *n -= 1;
+            if *n == 0 {
+                m.remove(&ip);
+            }
+        }
+    }
+}
+
+/// A socket that fails with `TimedOut` once nothing has been read or written for `idle`.
+struct IdleIo<T> {
+    inner: T,
+    idle: Duration,
+    deadline: Pin<Box<Sleep>>,
+}
+
+impl<T> IdleIo<T> {
+    fn new(inner: T, idle: Duration) -> Self {
+        IdleIo { inner, idle, deadline: Box::pin(tokio::time::sleep(idle)) }
+    }
+    fn moved(&mut self) {
+        self.deadline.as_mut().reset(Instant::now() + self.idle);
+    }
+    fn expired(&mut self, cx: &mut Context<'_>) -> bool {
+        self.deadline.as_mut().poll(cx).is_ready()
+    }
+}
+
+fn timed_out() -> io::Error {
+    io::Error::new(io::ErrorKind::TimedOut, "connection idle")
+}
+
+impl<T: AsyncRead + Unpin> AsyncRead for IdleIo<T> {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        match Pin::new(&mut self.inner).poll_read(cx, buf) {
+            Poll::Ready(r) => {
+                if buf.filled().len() > before {
+                    self.moved();
+                }
+                Poll::Ready(r)
+            }
+            Poll::Pending if self.expired(cx) => Poll::Ready(Err(timed_out())),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl<T: AsyncWrite + Unpin> AsyncWrite for IdleIo<T> {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
+        match Pin::new(&mut self.inner).poll_write(cx, data) {
+            Poll::Ready(r) => {
+                if matches!(r, Ok(n) if n > 0) {
+                    self.moved();
+                }
+                Poll::Ready(r)
+            }
+            Poll::Pending if self.expired(cx) => Poll::Ready(Err(timed_out())),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
