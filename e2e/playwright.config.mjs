@@ -6,6 +6,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const port = Number(process.env.E2E_PORT || 18080);
+// E2E_BASE_URL: test a server that is already running (scripts/two-instances: two instances
+// behind a proxy, sharing E2E_DATA_DIR) instead of starting one.
+const external = process.env.E2E_BASE_URL;
 const bin = process.env.E2E_ZMARKET_BIN || resolve(import.meta.dirname, '../target/release/zmarket');
 const dataDir = process.env.E2E_DATA_DIR || mkdtempSync(join(tmpdir(), 'zmarket-e2e-'));
 process.env.E2E_DATA_DIR = dataDir;
@@ -20,7 +23,7 @@ export default defineConfig({
   reporter: [['list']],
   outputDir: './test-results',
   use: {
-    baseURL: `http://127.0.0.1:${port}`,
+    baseURL: external || `http://127.0.0.1:${port}`,
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
     launchOptions: {
@@ -36,7 +39,7 @@ export default defineConfig({
       ],
     },
   },
-  webServer: {
+  webServer: external ? undefined : {
     command: `"${bin}" serve --bind 127.0.0.1:${port} --data-dir "${dataDir}"`,
     url: `http://127.0.0.1:${port}/healthz`,
     reuseExistingServer: false,

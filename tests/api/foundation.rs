@@ -275,7 +275,15 @@ async fn mail_to_an_unreachable_smtp_server_is_kept_and_retried() {
     txn.commit().await.unwrap();
     assert_eq!(app.state.mailer.deliver_due().await.unwrap(), 0);
     use sea_orm::EntityTrait;
-    let rows = zmarket::db::entity::mail_outbox::Entity::find().all(&app.state.db).await.unwrap();
+    // The start-up delivery pass may hold the claim: wait for its attempt to end.
+    let mut rows = Vec::new();
+    for _ in 0..100 {
+        rows = zmarket::db::entity::mail_outbox::Entity::find().all(&app.state.db).await.unwrap();
+        if rows.iter().all(|r| r.status != "sending") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0].status, "pending");
     assert_eq!(rows[0].attempts, 1);

@@ -4,6 +4,8 @@ mod common;
 mod companies;
 mod devices;
 mod foundation;
+mod hardening;
+mod limits;
 mod iam;
 mod market;
 mod notifications;

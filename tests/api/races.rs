@@ -344,3 +344,29 @@ async fn fifty_marks_of_one_notification_count_it_read_once() {
     let (_, b) = app.get_auth("/api/ebs/v1/notifications/stats", &t).await;
     assert_eq!((b["data"]["total"].as_u64(), b["data"]["unread"].as_u64()), (Some(2), Some(1)), "{b}");
 }
+
+/// Finding 2's check-then-write: one address signed up fifty times at once is one account (and
+/// fifty addresses at once are fifty), with no 500 ("database is locked").
+#[tokio::test]
+async fn fifty_sign_ups_at_once_make_one_account_per_address() {
+    use zmarket::db::entity::users;
+    let app = TestApp::spawn_with(|c| {
+        roomy(c);
+        c.auth.register_email_burst = 1000;
+    })
+    .await;
+    let body = |e: &str| json!({"email": e, "password": PASSWORD, "confirm_password": PASSWORD, "agree": true});
+    let one = body("one@example.com");
+    let same = futures::future::join_all((0..CALLERS).map(|_| app.post_json("/api/iam/v1/register", &one, None))).await;
+    no_500("sign-up of one address", &same);
+    assert!(same.iter().all(|(s, _)| *s == 200 || *s == 409 || *s == 429), "{:?}", tally(&same));
+    let n = users::Entity::find().filter(users::Column::Email.eq("one@example.com")).count(&app.state.db).await.unwrap();
+    assert_eq!(n, 1);
+    let many = futures::future::join_all((0..CALLERS).map(|i| {
+        let b = body(&format!("many{i}@example.com"));
+        let app = &app;
+        async move { app.post_json("/api/iam/v1/register", &b, None).await }
+    }))
+    .await;
+    no_500("sign-ups of fifty addresses", &many);
+}
