@@ -35,7 +35,8 @@ pub fn api() -> OpenApiRouter<AppState> {
 }
 
 pub fn router(state: AppState) -> Router {
-    let (api, doc) = api().split_for_parts();
+    let (api, mut doc) = api().split_for_parts();
+    crate::openapi::complete(&mut doc);
     let doc_json = Arc::new(doc.to_pretty_json().unwrap_or_else(|_| "{}".into()));
     let security = SecurityHeaders::new(&state.config.server.frame_ancestors, state.config.tile_origin().as_deref());
     let request_id = HeaderName::from_static("x-request-id");

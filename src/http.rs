@@ -134,7 +134,9 @@ impl<S: Send + Sync> FromRequest<S> for ApiMultipart {
 /// `?offset=&limit=`; limit at most 100.
 #[derive(Debug, Clone, Copy, Deserialize, utoipa::IntoParams)]
 pub struct Page {
+    #[param(minimum = 0)]
     pub offset: Option<i64>,
+    #[param(minimum = 1, maximum = 100)]
     pub limit: Option<i64>,
 }
 

@@ -17,6 +17,7 @@ pub mod listener;
 pub mod mail;
 pub mod market;
 pub mod notifications;
+pub mod openapi;
 pub mod public;
 pub mod schedule;
 pub mod secrets;

@@ -145,16 +145,22 @@ impl Drop for IpSlot {
     }
 }
 
-/// A socket that fails with `TimedOut` once nothing has been read or written for `idle`.
+/// A socket that fails with `TimedOut` once nothing has been read or written for `idle`. It
+/// also gives hyper's own answer to a request line over 64 KiB (a bare `414` with an empty body,
+/// written before any handler runs) the API's envelope (issue 16, finding 8).
 struct IdleIo<T> {
     inner: T,
     idle: Duration,
     deadline: Pin<Box<Sleep>>,
+    /// Bytes of a replaced answer still to write.
+    pending: Vec<u8>,
 }
+
+const URI_TOO_LONG: &str = r#"{"code":414,"data":null,"msg":"The request address is too long"}"#;
 
 impl<T> IdleIo<T> {
     fn new(inner: T, idle: Duration) -> Self {
-        IdleIo { inner, idle, deadline: Box::pin(tokio::time::sleep(idle)) }
+        IdleIo { inner, idle, deadline: Box::pin(tokio::time::sleep(idle)), pending: Vec::new() }
     }
     fn moved(&mut self) {
         self.deadline.as_mut().reset(Instant::now() + self.idle);
@@ -184,8 +190,41 @@ impl<T: AsyncRead + Unpin> AsyncRead for IdleIo<T> {
     }
 }
 
+impl<T: AsyncWrite + Unpin> IdleIo<T> {
+    fn drain(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        while !self.pending.is_empty() {
+            match Pin::new(&mut self.inner).poll_write(cx, &self.pending) {
+                Poll::Ready(Ok(0)) => return Poll::Ready(Err(io::ErrorKind::WriteZero.into())),
+                Poll::Ready(Ok(n)) => {
+                    self.pending.drain(..n);
+                }
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
 impl<T: AsyncWrite + Unpin> AsyncWrite for IdleIo<T> {
     fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
+        if let Poll::Ready(Err(e)) = self.drain(cx) {
+            return Poll::Ready(Err(e));
+        }
+        if !self.pending.is_empty() {
+            return Poll::Pending;
+        }
+        if data.starts_with(b"HTTP/1.1 414 ") {
+            self.pending = format!(
+                "HTTP/1.1 414 URI Too Long\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{URI_TOO_LONG}",
+                URI_TOO_LONG.len()
+            )
+            .into_bytes();
+            if let Poll::Ready(Err(e)) = self.drain(cx) {
+                return Poll::Ready(Err(e));
+            }
+            return Poll::Ready(Ok(data.len()));
+        }
         match Pin::new(&mut self.inner).poll_write(cx, data) {
             Poll::Ready(r) => {
                 if matches!(r, Ok(n) if n > 0) {
@@ -198,9 +237,11 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for IdleIo<T> {
         }
     }
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        std::task::ready!(self.drain(cx))?;
         Pin::new(&mut self.inner).poll_flush(cx)
     }
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        std::task::ready!(self.drain(cx))?;
         Pin::new(&mut self.inner).poll_shutdown(cx)
     }
 }

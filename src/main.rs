@@ -82,7 +82,9 @@ fn main() -> ExitCode {
                 Ok(())
             }
             Command::Openapi => {
-                println!("{}", zmarket::app::api().split_for_parts().1.to_pretty_json()?);
+                let mut doc = zmarket::app::api().split_for_parts().1;
+                zmarket::openapi::complete(&mut doc);
+                println!("{}", doc.to_pretty_json()?);
                 Ok(())
             }
             Command::Agent { server, device_type, name, state_dir, provisioner, heartbeat_secs, registration_token } => {
