@@ -3,7 +3,6 @@
 //! (issue 16, finding 15), so a client generator or a fuzzer (Schemathesis) finds every status the
 //! server sends documented, with its body.
 
-use serde_json::json;
 use utoipa::openapi::{OpenApi, RefOr, Response};
 
 const ERRORS: [(&str, &str); 8] = [
@@ -18,17 +17,17 @@ const ERRORS: [(&str, &str); 8] = [
 ];
 
 pub fn complete(doc: &mut OpenApi) {
-    let envelope = serde_json::from_value(json!({
-        "type": "object",
-        "required": ["code", "data", "msg"],
-        "properties": {
-            "code": {"type": "integer", "description": "the HTTP status"},
-            "data": {"description": "null, or what explains the failure"},
-            "msg": {"type": "string", "description": "in the language of Accept-Language"}
-        }
-    }))
-    .expect("a valid schema");
-    doc.components.get_or_insert_with(Default::default).schemas.insert("ErrorEnvelope".into(), envelope);
+    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+    let envelope = ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .property("code", ObjectBuilder::new().schema_type(Type::Integer).description(Some("the HTTP status")))
+        .property("data", ObjectBuilder::new().schema_type(SchemaType::AnyValue).description(Some("null, or what explains the failure")))
+        .property("msg", ObjectBuilder::new().schema_type(Type::String).description(Some("in the language of Accept-Language")))
+        .required("code")
+        .required("data")
+        .required("msg")
+        .build();
+    doc.components.get_or_insert_with(Default::default).schemas.insert("ErrorEnvelope".into(), RefOr::T(envelope.into()));
     for item in doc.paths.paths.values_mut() {
         let ops = [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch];
         for op in ops.into_iter().flatten() {
@@ -46,9 +45,9 @@ pub fn complete(doc: &mut OpenApi) {
 }
 
 fn error_response(description: &str) -> Response {
-    serde_json::from_value(json!({
-        "description": description,
-        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}}
-    }))
-    .expect("a valid response")
+    use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+    ResponseBuilder::new()
+        .description(description)
+        .content("application/json", ContentBuilder::new().schema(Some(Ref::from_schema_name("ErrorEnvelope"))).build())
+        .build()
 }

@@ -17,7 +17,7 @@ use std::num::NonZeroU32;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use governor::clock::{Clock, DefaultClock};
+use governor::clock::Clock;
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
 use crate::error::AppError;
@@ -37,7 +37,9 @@ impl<K: Hash + Eq + Clone> Limit<K> {
 
     /// Charges one to `key`: `Err(seconds to wait)` when it has none left.
     pub fn charge(&self, key: &K) -> Result<(), u64> {
-        self.inner.check_key(key).map_err(|n| wait_secs(n.wait_time_from(DefaultClock::default().now())))
+        // The limiter's own clock: a new DefaultClock per refusal calibrates (and keeps memory)
+        // every time, which a flood of refusals turned into hundreds of megabytes.
+        self.inner.check_key(key).map_err(|n| wait_secs(n.wait_time_from(self.inner.clock().now())))
     }
 
     /// As [`Limit::charge`], as the API's 429.
