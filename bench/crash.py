@@ -54,6 +54,7 @@ def main():
     counter = [0]
     try:
         for cycle in range(CYCLES):
+            t_cycle = time.monotonic()
             port = free_port()
             proc = subprocess.Popen([BIN, "serve", "--bind", f"127.0.0.1:{port}", "--data-dir", os.path.join(work, "data")],
                                     env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -94,6 +95,8 @@ def main():
             stop.set()
             for t in threads:
                 t.join()
+            if os.environ.get("CRASH_VERBOSE"):
+                print(f"cycle {cycle}: {time.monotonic() - t_cycle:.1f} s, {len(acknowledged)} acknowledged so far")
         # Every acknowledged sign-up must be in the database.
         if db_url:
             present = set(psql(db_url, "SELECT email FROM users").split())
