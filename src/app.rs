@@ -49,6 +49,7 @@ pub fn api() -> OpenApiRouter<AppState> {
         .merge(crate::market::routes::router())
         .merge(crate::devices::routes::router())
         .merge(crate::notifications::routes::router())
+        .merge(crate::billing::routes::router())
 }
 
 pub fn router(state: AppState) -> Router {
@@ -75,6 +76,11 @@ pub fn router(state: AppState) -> Router {
         .route("/favicon.ico", get(crate::ssr::favicon))
         .fallback(crate::ssr::page)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::Extension(crate::billing::idempotency::IdempotencyStore::new(
+            state.db.clone(),
+            state.keys.clone(),
+            state.config.server.body_limit_bytes,
+        )))
         .layer(axum::middleware::from_fn(crate::error::localize))
         .layer(DefaultBodyLimit::max(state.config.server.body_limit_bytes))
         .layer(

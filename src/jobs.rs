@@ -24,6 +24,7 @@ pub async fn start(state: AppState) -> anyhow::Result<JobScheduler> {
         }
     });
     let domains = [
+        crate::billing::jobs(&state),
         crate::devices::jobs(&state),
         crate::iam::jobs(&state),
         crate::iam::sme::jobs(&state),

@@ -1,6 +1,7 @@
 //! zmarket: a self-hosted marketplace and console for shared computing, in one binary.
 
 pub mod app;
+pub mod billing;
 pub mod config;
 pub mod db;
 pub mod devices;

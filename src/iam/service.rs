@@ -122,6 +122,9 @@ pub async fn register(state: &AppState, req: RegisterRequest) -> Result<Register
                 Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => AppError::conflict(Msg::EmailTaken),
                 _ => e.into(),
             })?;
+            if !verify {
+                crate::billing::service::signup_bonus(&txn, &state.config.billing, &id).await?;
+            }
             id
         }
     };
@@ -171,7 +174,7 @@ pub async fn verify_email(state: &AppState, token: Option<&str>) -> Result<Email
         return Err(AppError::conflict(Msg::VerificationExpired));
     }
     let t = now();
-    let email = user.email.clone();
+    let (email, user_id) = (user.email.clone(), user.id.clone());
     let mut u: users::ActiveModel = user.into();
     u.email_verified_at = Set(Some(t));
     u.updated_at = Set(t);
@@ -179,6 +182,7 @@ pub async fn verify_email(state: &AppState, token: Option<&str>) -> Result<Email
     let mut v: email_verifications::ActiveModel = v.into();
     v.used_at = Set(Some(t));
     v.update(&txn).await?;
+    crate::billing::service::signup_bonus(&txn, &state.config.billing, &user_id).await?;
     txn.commit().await?;
     Ok(EmailOnly { email })
 }
@@ -487,6 +491,9 @@ pub async fn deletion_blockers(db: &impl ConnectionTrait, user_id: &str) -> Resu
     let mut reasons = Vec::new();
     if crate::devices::service::linked_count(db, user_id).await? > 0 {
         reasons.push("devices_linked".to_string());
+    }
+    if crate::billing::service::blocks_deletion(db, user_id).await? {
+        reasons.push("balance_outstanding".to_string());
     }
     let companies = company_members::Entity::find().filter(company_members::Column::UserId.eq(user_id)).count(db).await?;
     if companies > 0 {
