@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::http::Lang;
+use crate::lang::Lang;
 
 /// Every message the API can send, with its two languages.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -127,14 +127,14 @@ impl Msg {
                 Lang::Zh => format!("参数 {field} 无效"),
             },
             Msg::InsufficientBalance { available, needed } => {
-                let (a, n) = (crate::billing::model::format_coins(*available), crate::billing::model::format_coins(*needed));
+                let (a, n) = (crate::coins::format_coins(*available), crate::coins::format_coins(*needed));
                 return match lang {
                     Lang::En => format!("Insufficient balance: {a} coins available, {n} needed"),
                     Lang::Zh => format!("余额不足：可用 {a} 币，需要 {n} 币"),
                 };
             }
             Msg::CaptureExceedsHold { left, asked } => {
-                let (l, a) = (crate::billing::model::format_coins(*left), crate::billing::model::format_coins(*asked));
+                let (l, a) = (crate::coins::format_coins(*left), crate::coins::format_coins(*asked));
                 return match lang {
                     Lang::En => format!("The hold has only {l} coins left, {a} asked"),
                     Lang::Zh => format!("冻结金额仅剩 {l} 币，请求 {a} 币"),

@@ -27,6 +27,8 @@ enum Command {
     Serve,
     /// Apply database migrations and exit.
     Migrate,
+    /// Print the OpenAPI document (what /api/openapi.json serves) as pretty JSON.
+    Openapi,
     /// Run the device agent on this machine, reporting to a zmarket server.
     Agent {
         /// The server's base URL, e.g. http://market.example:8080
@@ -114,12 +116,16 @@ fn main() -> ExitCode {
                 println!("{}", zmarket::billing::cli::verify(&config).await?);
                 Ok(())
             }
+            Command::Openapi => {
+                println!("{}", zmarket::app::api().split_for_parts().1.to_pretty_json()?);
+                Ok(())
+            }
             Command::Agent { server, device_type, name, state_dir, provisioner, heartbeat_secs } => {
                 let provisioner = provisioner.or_else(|| {
                     let p = config.agent.provisioner.trim();
                     (!p.is_empty()).then(|| PathBuf::from(p))
                 });
-                zmarket::devices::agent::run(zmarket::devices::agent::AgentOptions {
+                zmarket::agent::run(zmarket::agent::AgentOptions {
                     server,
                     device_type,
                     name,

@@ -3,8 +3,8 @@
 
 use anyhow::Context;
 
-use crate::billing::model::{Coins, format_coins};
-use crate::billing::service::{self, GrantError};
+use crate::billing::issuance::{self, GrantError};
+use crate::coins::{Coins, format_coins};
 use crate::config::Config;
 
 async fn database(config: &Config) -> anyhow::Result<sea_orm::DatabaseConnection> {
@@ -20,7 +20,7 @@ pub async fn grant(config: &Config, email: &str, amount: &str, memo: &str) -> an
         return Err(GrantError::BadAmount.into());
     }
     let db = database(config).await?;
-    let balance = service::grant_by_email(&db, email, coins, memo).await?;
+    let balance = issuance::grant_by_email(&db, email, coins, memo).await?;
     Ok(format!("granted {coins} coins to {}; balance: {} coins", email.trim().to_lowercase(), format_coins(balance)))
 }
 

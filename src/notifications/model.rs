@@ -28,7 +28,7 @@ pub struct Stats {
 pub struct Notification {
     pub id: String,
     /// device_online, device_offline, zcloud_ready, zcloud_failed …
-    pub kind: String,
+    pub kind: crate::db::enums::NotificationKind,
     pub title: String,
     pub body: String,
     pub read: bool,

@@ -10,8 +10,11 @@ use sea_orm::{
 use crate::db::entity::{notification_counters as counters, notifications};
 use crate::db::{new_id, now, write_txn};
 use crate::error::{AppError, Msg};
-use crate::http::{Lang, List};
-use crate::iam::service::Auth;
+use crate::http::List;
+use crate::lang::Lang;
+use crate::db::enums::NotificationKind;
+use crate::iam::auth::Auth;
+use crate::notifications::StatsSources;
 use crate::notifications::model::{Notification, RECENT_HOURS, Stats};
 
 fn mine(auth: &Auth) -> sea_orm::Select<notifications::Entity> {
@@ -24,7 +27,7 @@ fn mine(auth: &Auth) -> sea_orm::Select<notifications::Entity> {
 pub async fn notify(
     conn: &impl ConnectionTrait,
     user_id: &str,
-    kind: &str,
+    kind: NotificationKind,
     title: &str,
     body: &str,
     params: &serde_json::Value,
@@ -33,7 +36,7 @@ pub async fn notify(
     notifications::ActiveModel {
         id: Set(new_id()),
         user_id: Set(user_id.to_string()),
-        kind: Set(kind.to_string()),
+        kind: Set(kind),
         title: Set(title.to_string()),
         body: Set(body.to_string()),
         params: Set(params.to_string()),
@@ -80,8 +83,9 @@ pub async fn rebuild_counters(db: &DatabaseConnection) -> Result<u64, AppError> 
     Ok(fixed + added)
 }
 
-/// One counter row, the recent ones by index, and the companies' unread news.
-pub async fn stats(db: &DatabaseConnection, auth: &Auth) -> Result<Stats, AppError> {
+/// One counter row, the recent ones by index, and what the other domains add (the companies'
+/// unread news, pending friend requests) through their registered sources.
+pub async fn stats(db: &DatabaseConnection, sources: &StatsSources, auth: &Auth) -> Result<Stats, AppError> {
     let (total, unread) = counters::Entity::find_by_id(auth.user_id.clone())
         .one(db)
         .await?
@@ -92,8 +96,9 @@ pub async fn stats(db: &DatabaseConnection, auth: &Auth) -> Result<Stats, AppErr
         .unwrap_or((0, 0));
     let since = now() - Duration::hours(RECENT_HOURS);
     let recent = mine(auth).filter(notifications::Column::CreatedAt.gte(since)).count(db).await?;
-    let member_records_unread = crate::iam::sme::service::member_records_unread(db, auth).await?;
-    Ok(Stats { total, read: total - unread, unread, recent, pending_friend_requests_exists: false, member_records_unread })
+    let mut stats = Stats { total, read: total - unread, unread, recent, pending_friend_requests_exists: false, member_records_unread: 0 };
+    sources.fill(db, auth, &mut stats).await?;
+    Ok(stats)
 }
 
 /// Newest first.

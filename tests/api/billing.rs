@@ -12,9 +12,11 @@ use sea_orm::{ConnectionTrait, EntityTrait};
 use zmarket::db::entity::ledger_holds as holds;
 use serde_json::{Value, json};
 use zmarket::billing::ledger;
-use zmarket::billing::model::{AccountRef, CaptureSpec, Coins, HoldSpec, HoldStatus, Reference, Split, market_splits};
+use zmarket::billing::ledger::{AccountRef, CaptureSpec, HoldSpec, Reference, Split, market_splits};
+use zmarket::coins::Coins;
+use zmarket::db::enums::HoldStatus;
 use zmarket::error::{AppError, Msg};
-use zmarket::http::Lang;
+use zmarket::lang::Lang;
 
 use crate::common::{TestApp, seed_company, token_of, user_id_of};
 
@@ -36,7 +38,7 @@ async fn no_bonus() -> TestApp {
 }
 
 async fn grant(app: &TestApp, email: &str, cents: i64) -> i64 {
-    zmarket::billing::service::grant_by_email(&app.state.db, email, Coins::from_cents(cents), "test grant").await.expect("grant")
+    zmarket::billing::issuance::grant_by_email(&app.state.db, email, Coins::from_cents(cents), "test grant").await.expect("grant")
 }
 
 async fn wallet(app: &TestApp, token: &str) -> Value {

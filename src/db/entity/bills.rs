@@ -1,18 +1,6 @@
 use sea_orm::entity::prelude::*;
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
-#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(32))")]
-#[serde(rename_all = "snake_case")]
-pub enum BillStatus {
-    /// Its period is still open: usage is still being added.
-    #[sea_orm(string_value = "unbilled")]
-    Unbilled,
-    /// Its period closed.
-    #[sea_orm(string_value = "billed")]
-    Billed,
-}
+use crate::db::enums::BillStatus;
 
 /// Metered usage of one account for one reference (e.g. a rental) in one period. The id is
 /// derived from (account, reference, period start), so concurrent postings add to one row.

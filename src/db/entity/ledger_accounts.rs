@@ -1,21 +1,6 @@
 use sea_orm::entity::prelude::*;
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
-/// Whose account it is. Only `issuance` (where the operator's coins come from) may go below zero.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
-#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(32))")]
-#[serde(rename_all = "snake_case")]
-pub enum AccountKind {
-    #[sea_orm(string_value = "user")]
-    User,
-    #[sea_orm(string_value = "company")]
-    Company,
-    #[sea_orm(string_value = "issuance")]
-    Issuance,
-    #[sea_orm(string_value = "market_fee")]
-    MarketFee,
-}
+use crate::db::enums::AccountKind;
 
 /// A ledger account. `balance`, `held`, `income_total` and `expense_total` are caches of the
 /// entries and pending holds, changed in the same transaction as them (`zmarket ledger verify`

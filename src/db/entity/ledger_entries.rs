@@ -1,17 +1,6 @@
 use sea_orm::entity::prelude::*;
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
-/// The direction of an entry for its account.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
-#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(32))")]
-#[serde(rename_all = "snake_case")]
-pub enum EntryKind {
-    #[sea_orm(string_value = "income")]
-    Income,
-    #[sea_orm(string_value = "expense")]
-    Expense,
-}
+use crate::db::enums::EntryKind;
 
 /// One leg of a transfer on one account: `amount` is signed (credit > 0, debit < 0). `seq` orders
 /// an account's entries in the order their balance changed (it is taken while the account's row

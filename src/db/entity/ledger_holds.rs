@@ -1,24 +1,6 @@
 use sea_orm::entity::prelude::*;
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
-/// A hold is `pending` until it resolves, exactly once, into one of the other states.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
-#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(32))")]
-#[serde(rename_all = "snake_case")]
-pub enum HoldStatus {
-    #[sea_orm(string_value = "pending")]
-    Pending,
-    /// Captured to the last cent.
-    #[sea_orm(string_value = "captured")]
-    Captured,
-    /// Released by its owner domain; `released` says how much went back to available.
-    #[sea_orm(string_value = "released")]
-    Released,
-    /// Released by the expiry job after `expires_at`.
-    #[sea_orm(string_value = "expired")]
-    Expired,
-}
+use crate::db::enums::HoldStatus;
 
 /// Coins reserved on an account (two-phase: captured in parts, then released or expired).
 /// `amount - captured` counts in the account's `held` while pending.

@@ -1,25 +1,6 @@
 use sea_orm::entity::prelude::*;
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
-/// What a transfer was.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
-#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(32))")]
-#[serde(rename_all = "snake_case")]
-pub enum TransferKind {
-    /// Coins issued by the operator (`zmarket coins grant`).
-    #[sea_orm(string_value = "grant")]
-    Grant,
-    /// Coins issued once to a newly verified account.
-    #[sea_orm(string_value = "signup_bonus")]
-    SignupBonus,
-    /// A posting against a hold.
-    #[sea_orm(string_value = "capture")]
-    Capture,
-    /// A spend from the available balance, without a hold.
-    #[sea_orm(string_value = "payment")]
-    Payment,
-}
+use crate::db::enums::TransferKind;
 
 /// One immutable movement of coins: its entries sum to zero. `key` is unique (the idempotency
 /// key); `fingerprint` identifies what was asked, so the same key with another request is refused.

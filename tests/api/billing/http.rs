@@ -4,7 +4,7 @@
 use chrono::Duration;
 use serde_json::{Value, json};
 use zmarket::billing::ledger;
-use zmarket::billing::model::{AccountRef, CaptureSpec, HoldSpec, market_splits};
+use zmarket::billing::ledger::{AccountRef, CaptureSpec, HoldSpec, market_splits};
 
 use super::{BILLS, ENTRIES, TOP_UP, WALLET, grant, hold_spec, no_bonus, post, verified, wallet};
 use crate::common::{TestApp, seed_company, token_of, user_id_of};
@@ -193,7 +193,7 @@ async fn metered_usage_is_unbilled_until_its_period_closes() {
     let db = &app.state.db;
     let h = ledger::hold(db, HoldSpec { burn_per_hour: 600, ..hold_spec(&ua, 3000, "rental:r9:hold") }).await.unwrap().hold;
     for n in 0..3 {
-        let amount = zmarket::billing::model::minute_price(600, n);
+        let amount = zmarket::billing::ledger::minute_price(600, n);
         let spec = CaptureSpec { hold_id: h.id.clone(), amount, splits: market_splits(amount, up.clone(), 10), key: format!("rental:r9:minute:{n}"), memo: "Rental".into(), metered: true };
         ledger::capture(db, spec).await.unwrap();
     }
@@ -203,12 +203,12 @@ async fn metered_usage_is_unbilled_until_its_period_closes() {
     let bill = &unbilled["data"]["items"][0];
     assert_eq!((bill["status"].as_str(), bill["amount"].as_i64(), bill["ref_type"].as_str(), bill["ref_id"].as_str()), (Some("unbilled"), Some(30), Some("rental"), Some("rental:r9:hold")));
     assert_eq!(wallet(&app, &t).await["unbilled"], 30);
-    let reference = zmarket::billing::model::Reference::new("rental", "rental:r9:hold");
-    let usage = zmarket::billing::service::usage(db, &ua, &reference).await.unwrap();
+    let reference = zmarket::billing::ledger::Reference::new("rental", "rental:r9:hold");
+    let usage = zmarket::billing::bills::usage(db, &ua, &reference).await.unwrap();
     assert_eq!((usage.billed, usage.unbilled), (0, 30));
     // Open periods stay open; after the period's end the job bills it.
-    assert_eq!(zmarket::billing::service::close_bills(db, zmarket::db::now()).await.unwrap(), 0);
-    assert_eq!(zmarket::billing::service::close_bills(db, zmarket::db::now() + Duration::hours(2)).await.unwrap(), 1);
+    assert_eq!(zmarket::billing::bills::close_due(db, zmarket::db::now()).await.unwrap(), 0);
+    assert_eq!(zmarket::billing::bills::close_due(db, zmarket::db::now() + Duration::hours(2)).await.unwrap(), 1);
     let (_, billed) = app.get_auth(&format!("{BILLS}?status=billed"), &t).await;
     assert_eq!((billed["data"]["total"].as_i64(), billed["data"]["items"][0]["amount"].as_i64()), (Some(1), Some(30)));
     let (_, open) = app.get_auth(&format!("{BILLS}?status=unbilled"), &t).await;
@@ -216,7 +216,7 @@ async fn metered_usage_is_unbilled_until_its_period_closes() {
     let (_, all) = app.get_auth(BILLS, &t).await;
     assert_eq!(all["data"]["total"], 1);
     assert_eq!(wallet(&app, &t).await["unbilled"], 0);
-    let usage = zmarket::billing::service::usage(db, &ua, &reference).await.unwrap();
+    let usage = zmarket::billing::bills::usage(db, &ua, &reference).await.unwrap();
     assert_eq!((usage.billed, usage.unbilled), (30, 0));
     let (s, body) = app.get_auth(&format!("{BILLS}?status=paid"), &t).await;
     assert_eq!((s, body["data"]["field"].as_str()), (400, Some("status")));
@@ -243,7 +243,7 @@ async fn held_coins_or_unbilled_usage_block_account_deletion() {
     ledger::release(&app.state.db, &h.id).await.unwrap();
     // Released, but the hour's usage is not billed yet.
     assert_eq!(check().await["reasons"], json!(["balance_outstanding"]));
-    zmarket::billing::service::close_bills(&app.state.db, zmarket::db::now() + Duration::hours(2)).await.unwrap();
+    zmarket::billing::bills::close_due(&app.state.db, zmarket::db::now() + Duration::hours(2)).await.unwrap();
     assert_eq!(check().await, json!({"deletable": true, "reasons": []}));
     verified(&app).await;
 }
@@ -257,16 +257,16 @@ async fn runway_notices_at_a_day_and_at_an_hour() {
     let db = &app.state.db;
     // 90.00 available at 1.00 an hour: 90 hours, no notice.
     let h1 = ledger::hold(db, HoldSpec { burn_per_hour: 100, ..hold_spec(&ua, 1000, "r1") }).await.unwrap().hold;
-    assert_eq!(zmarket::billing::service::runway_notices(db).await.unwrap(), 0);
+    assert_eq!(zmarket::billing::runway::send_notices(db).await.unwrap(), 0);
     // 40.00 available at 2.00 an hour: 20 hours.
     ledger::hold(db, HoldSpec { burn_per_hour: 100, ..hold_spec(&ua, 5000, "r2") }).await.unwrap();
     assert_eq!(wallet(&app, &token_of(&a)).await["runway_secs"], 72_000);
-    assert_eq!(zmarket::billing::service::runway_notices(db).await.unwrap(), 1);
-    assert_eq!(zmarket::billing::service::runway_notices(db).await.unwrap(), 0);
+    assert_eq!(zmarket::billing::runway::send_notices(db).await.unwrap(), 1);
+    assert_eq!(zmarket::billing::runway::send_notices(db).await.unwrap(), 0);
     // Spending faster: 40.00 at 50.00 an hour is under an hour.
     zmarket::billing::ledger::set_burn(db, &h1.id, 4900).await.unwrap();
-    assert_eq!(zmarket::billing::service::runway_notices(db).await.unwrap(), 1);
-    assert_eq!(zmarket::billing::service::runway_notices(db).await.unwrap(), 0);
+    assert_eq!(zmarket::billing::runway::send_notices(db).await.unwrap(), 1);
+    assert_eq!(zmarket::billing::runway::send_notices(db).await.unwrap(), 0);
     let titles = async |lang: &str| -> Vec<String> {
         let res = app.client.get(app.url("/api/ebs/v1/notifications")).bearer_auth(token_of(&a)).header("Accept-Language", lang).send().await.unwrap();
         let body: Value = res.json().await.unwrap();
@@ -277,7 +277,7 @@ async fn runway_notices_at_a_day_and_at_an_hour() {
     // Nothing burning any more: the notice level resets, nothing is sent.
     ledger::set_burn(db, &h1.id, 0).await.unwrap();
     ledger::release(db, &h1.id).await.unwrap();
-    assert_eq!(zmarket::billing::service::runway_notices(db).await.unwrap(), 0);
+    assert_eq!(zmarket::billing::runway::send_notices(db).await.unwrap(), 0);
     let account = ledger::account(db, &ua).await.unwrap().unwrap();
     assert_eq!(account.runway_notice, 0);
     assert_eq!(titles("en").await.len(), 2);

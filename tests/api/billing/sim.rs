@@ -13,7 +13,8 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use sea_orm::DatabaseConnection;
 use zmarket::billing::ledger;
-use zmarket::billing::model::{AccountRef, CaptureSpec, HoldSpec, HoldStatus, PaySpec, Reference, Split, market_splits};
+use zmarket::billing::ledger::{AccountRef, CaptureSpec, HoldSpec, Reference, Split, TransferSpec, market_splits};
+use zmarket::db::enums::HoldStatus;
 use zmarket::error::{AppError, Msg};
 
 use super::no_bonus;
@@ -151,8 +152,8 @@ async fn run(db: &DatabaseConnection, op: &Op, holds: &[SimHold], now: DateTime<
     match op.clone() {
         Op::Grant { to, amount, key } => ledger::grant(db, to, amount, key, "sim".into()).await.map(|p| Outcome::Moved { replayed: p.replayed }),
         Op::Pay { from, to, amount, key } => {
-            let spec = PaySpec { from, splits: vec![Split { account: to, amount }], key, reference: Reference::kind_only("sim"), memo: String::new(), metered: false };
-            ledger::pay(db, spec).await.map(|p| Outcome::Moved { replayed: p.replayed })
+            let spec = TransferSpec { from, splits: vec![Split { account: to, amount }], key, reference: Reference::kind_only("sim"), memo: String::new(), metered: false };
+            ledger::transfer(db, spec).await.map(|p| Outcome::Moved { replayed: p.replayed })
         }
         Op::Hold { account, amount, key, expired } => {
             let expires_at = if expired { now - Duration::seconds(1) } else { now + Duration::hours(1) };

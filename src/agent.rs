@@ -1,0 +1,425 @@
+//! `zmarket agent`: runs on a Z-BOX, P-BOX or server-group host and reports to a zmarket server.
+//!
+//! First run: registers (`POST /api/agent/v1/register`), keeps the device id and secret in its
+//! state directory (file mode 0600) and prints the lines `device id: …` and `pairing code: …`
+//! that a person types into /devices/link. Then it sends a heartbeat every `heartbeat_secs`
+//! (the server's answer may change the interval) with the machine's real specification and
+//! live metrics, carries out the commands of the answer and acknowledges them by id in the next
+//! heartbeat. A network error never stops it: it backs off and retries. A secret the server no
+//! longer knows (the device was unlinked) makes it register afresh.
+
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::devices::model::{Ack, Command, CommandKind, DeviceType, Gpu, HeartbeatResponse, Metrics, RegisterResponse, Spec};
+use sea_orm::ActiveEnum;
+
+#[derive(Debug, Clone)]
+pub struct AgentOptions {
+    pub server: String,
+    pub device_type: String,
+    pub name: Option<String>,
+    pub state_dir: PathBuf,
+    /// Program that creates and deletes Z-CLOUD machines; see docs/devices.md.
+    pub provisioner: Option<PathBuf>,
+    /// Until the server says otherwise.
+    pub heartbeat_secs: u64,
+}
+
+/// What the agent keeps between runs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct AgentState {
+    server: String,
+    device_id: String,
+    device_secret: String,
+    /// Kept (like the secret, readable only by this user) so a restart can show it again until
+    /// the device is bound.
+    pairing_code: Option<String>,
+}
+
+const STATE_FILE: &str = "agent.json";
+const MAX_BACKOFF: Duration = Duration::from_secs(60);
+
+pub async fn run(opts: AgentOptions) -> anyhow::Result<()> {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let server = opts.server.trim_end_matches('/').to_string();
+    url::Url::parse(&server).map_err(|e| anyhow::anyhow!("--server must be a URL such as http://market.example:8080: {e}"))?;
+    if !DeviceType::parse(&opts.device_type).is_some_and(|t| DeviceType::AGENT.contains(&t)) {
+        anyhow::bail!("--type must be Z-BOX, P-BOX or \"server group\"");
+    }
+    std::fs::create_dir_all(&opts.state_dir)?;
+    restrict_dir(&opts.state_dir);
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(30))
+        .user_agent(concat!("zmarket-agent/", env!("CARGO_PKG_VERSION")))
+        .build()?;
+    let mut probe = Probe::new();
+    let name = opts.name.clone().filter(|n| !n.trim().is_empty()).unwrap_or_else(default_name);
+
+    let mut state = match load_state(&opts.state_dir) {
+        Some(s) if s.server == server => s,
+        _ => register(&client, &server, &opts, &name, &mut probe).await?,
+    };
+    announce(&state);
+
+    let mut interval = opts.heartbeat_secs.max(1);
+    let mut acks: Vec<Ack> = Vec::new();
+    let mut done: HashSet<String> = HashSet::new();
+    let mut backoff = Duration::from_secs(1);
+    let mut bound_seen = false;
+    loop {
+        let body = serde_json::json!({
+            "spec": probe.spec(),
+            "metrics": probe.metrics(),
+            "installations": [],
+            "acks": acks,
+        });
+        let sent = client
+            .post(format!("{server}/api/agent/v1/heartbeat"))
+            .bearer_auth(&state.device_secret)
+            .json(&body)
+            .send()
+            .await;
+        match sent {
+            Ok(res) if res.status() == reqwest::StatusCode::UNAUTHORIZED => {
+                tracing::warn!(device_id = %state.device_id, "the server no longer knows this device (unlinked?): registering again");
+                state = register(&client, &server, &opts, &name, &mut probe).await?;
+                announce(&state);
+                acks.clear();
+                bound_seen = false;
+                continue;
+            }
+            Ok(res) if res.status().is_success() => {
+                let answer: Result<Envelope<HeartbeatResponse>, _> = res.json().await;
+                match answer {
+                    Ok(env) => {
+                        backoff = Duration::from_secs(1);
+                        acks.clear();
+                        let hb = env.data;
+                        if hb.settings.heartbeat_secs > 0 {
+                            interval = hb.settings.heartbeat_secs;
+                        }
+                        if hb.settings.bound && !bound_seen {
+                            bound_seen = true;
+                            tracing::info!(device_id = %state.device_id, sharing = ?hb.settings.sharing_mode, rentable = hb.settings.rentable, "device is bound");
+                            if state.pairing_code.take().is_some() {
+                                save_state(&opts.state_dir, &state)?;
+                            }
+                        }
+                        for cmd in hb.commands {
+                            if done.contains(&cmd.id) {
+                                continue; // carried out; the acknowledgement was lost: send it again below
+                            }
+                            let ack = execute(&cmd, opts.provisioner.as_deref()).await;
+                            done.insert(cmd.id.clone());
+                            acks.push(ack);
+                        }
+                        // Acknowledge right away rather than a whole interval later.
+                        if !acks.is_empty() {
+                            continue;
+                        }
+                    }
+                    Err(e) => tracing::warn!(error = %e, "unreadable heartbeat answer"),
+                }
+            }
+            Ok(res) => {
+                tracing::warn!(status = res.status().as_u16(), "heartbeat refused; retrying");
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(MAX_BACKOFF);
+                continue;
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, retry_in_secs = backoff.as_secs(), "server unreachable; retrying");
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(MAX_BACKOFF);
+                continue;
+            }
+        }
+        tokio::time::sleep(Duration::from_secs(interval)).await;
+    }
+}
+
+#[derive(Deserialize)]
+struct Envelope<T> {
+    data: T,
+}
+
+/// Registers until the server answers (network errors are retried with back-off; a refusal is
+/// an error: the arguments are wrong).
+async fn register(
+    client: &reqwest::Client,
+    server: &str,
+    opts: &AgentOptions,
+    name: &str,
+    probe: &mut Probe,
+) -> anyhow::Result<AgentState> {
+    let mut backoff = Duration::from_secs(1);
+    loop {
+        let body = serde_json::json!({"type": opts.device_type, "name": name, "spec": probe.spec()});
+        match client.post(format!("{server}/api/agent/v1/register")).json(&body).send().await {
+            Ok(res) if res.status().is_success() => {
+                let env: Envelope<RegisterResponse> = res.json().await?;
+                let state = AgentState {
+                    server: server.to_string(),
+                    device_id: env.data.device_id,
+                    device_secret: env.data.device_secret,
+                    pairing_code: Some(env.data.pairing_code),
+                };
+                save_state(&opts.state_dir, &state)?;
+                return Ok(state);
+            }
+            Ok(res) if res.status().is_client_error() => {
+                let text = res.text().await.unwrap_or_default();
+                anyhow::bail!("the server refused the registration: {text}");
+            }
+            Ok(res) => tracing::warn!(status = res.status().as_u16(), "registration failed; retrying"),
+            Err(e) => tracing::warn!(error = %e, retry_in_secs = backoff.as_secs(), "server unreachable; retrying"),
+        }
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(MAX_BACKOFF);
+    }
+}
+
+fn announce(state: &AgentState) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "device id: {}", state.device_id);
+    if let Some(code) = &state.pairing_code {
+        let _ = writeln!(out, "pairing code: {code}");
+    }
+    let _ = out.flush();
+}
+
+fn default_name() -> String {
+    sysinfo::System::host_name().ok().filter(|n| !n.is_empty()).map(|n| n.chars().take(64).collect()).unwrap_or_else(|| "zmarket device".into())
+}
+
+fn state_path(dir: &Path) -> PathBuf {
+    dir.join(STATE_FILE)
+}
+
+fn load_state(dir: &Path) -> Option<AgentState> {
+    let text = std::fs::read_to_string(state_path(dir)).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+fn save_state(dir: &Path, state: &AgentState) -> anyhow::Result<()> {
+    let path = state_path(dir);
+    let tmp = dir.join(format!("{STATE_FILE}.tmp"));
+    let text = serde_json::to_string_pretty(state)?;
+    {
+        let mut opts = std::fs::OpenOptions::new();
+        opts.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            opts.mode(0o600);
+        }
+        let mut f = opts.open(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o600))?;
+    }
+    std::fs::rename(&tmp, &path)?;
+    Ok(())
+}
+
+fn restrict_dir(dir: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
+    }
+    let _ = dir;
+}
+
+// ---- commands ----
+
+/// Carries out one command and says how it went. Nothing is pretended: a command the agent
+/// cannot carry out is acknowledged as failed with the reason.
+async fn execute(cmd: &Command, provisioner: Option<&Path>) -> Ack {
+    let result = match CommandKind::try_from_value(&cmd.kind) {
+        Ok(CommandKind::ZcloudCreate) => provision(provisioner, "create", &cmd.payload).await,
+        Ok(CommandKind::ZcloudDelete) => provision(provisioner, "delete", &cmd.payload).await,
+        Err(_) => Err(format!("this agent does not support the command {}", cmd.kind)),
+    };
+    match result {
+        Ok(()) => {
+            tracing::info!(id = %cmd.id, kind = %cmd.kind, "command carried out");
+            Ack { id: cmd.id.clone(), ok: true, error: None }
+        }
+        Err(e) => {
+            tracing::warn!(id = %cmd.id, kind = %cmd.kind, error = %e, "command failed");
+            Ack { id: cmd.id.clone(), ok: false, error: Some(e) }
+        }
+    }
+}
+
+/// Runs `<provisioner> create|delete <machine id>` with the command's payload (JSON) on stdin.
+async fn provision(provisioner: Option<&Path>, action: &str, payload: &Value) -> Result<(), String> {
+    let Some(program) = provisioner else {
+        return Err("no provisioner is configured on this host (set [agent] provisioner or --provisioner)".into());
+    };
+    let machine = payload.get("machine_id").and_then(Value::as_str).unwrap_or("");
+    if machine.is_empty() {
+        return Err("the command names no machine".into());
+    }
+    let mut child = tokio::process::Command::new(program)
+        .arg(action)
+        .arg(machine)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| format!("cannot start the provisioner {}: {e}", program.display()))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        use tokio::io::AsyncWriteExt;
+        let _ = stdin.write_all(payload.to_string().as_bytes()).await;
+    }
+    let out = tokio::time::timeout(Duration::from_secs(1800), child.wait_with_output())
+        .await
+        .map_err(|_| "the provisioner did not finish within 30 minutes".to_string())?
+        .map_err(|e| format!("the provisioner failed: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        let err = String::from_utf8_lossy(&out.stderr);
+        let last = err.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string();
+        Err(if last.is_empty() { format!("the provisioner exited with {}", out.status) } else { last.chars().take(500).collect() })
+    }
+}
+
+// ---- the machine ----
+
+/// Reads the machine's specification and metrics with sysinfo (and nvidia-smi for GPUs).
+struct Probe {
+    sys: Option<sysinfo::System>,
+    gpus: Vec<Gpu>,
+}
+
+impl Probe {
+    fn new() -> Probe {
+        let sys = match sysinfo::System::new() {
+            Ok(mut s) => {
+                s.refresh_cpu_all();
+                s.refresh_memory();
+                Some(s)
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "system information is not available");
+                None
+            }
+        };
+        Probe { sys, gpus: detect_gpus() }
+    }
+
+    fn spec(&mut self) -> Spec {
+        let (total_disk, _) = disks();
+        let (cpu_cores, memory_bytes) = match &mut self.sys {
+            Some(s) => {
+                s.refresh_memory();
+                (s.cpus().len() as i64, s.total_memory() as i64)
+            }
+            None => (std::thread::available_parallelism().map(|n| n.get() as i64).unwrap_or(0), 0),
+        };
+        Spec { cpu_cores, memory_bytes, disk_bytes: total_disk, gpus: self.gpus.clone() }
+    }
+
+    fn metrics(&mut self) -> Metrics {
+        let (_, used_disk) = disks();
+        match &mut self.sys {
+            Some(s) => {
+                s.refresh_cpu_usage();
+                s.refresh_memory();
+                Metrics { cpu_percent: s.global_cpu_usage() as f64, memory_used_bytes: s.used_memory() as i64, disk_used_bytes: used_disk }
+            }
+            None => Metrics { cpu_percent: 0.0, memory_used_bytes: 0, disk_used_bytes: used_disk },
+        }
+    }
+}
+
+/// Total and used bytes of the local disks, each device counted once.
+fn disks() -> (i64, i64) {
+    let Ok(list) = sysinfo::Disks::new_with_refreshed_list() else { return (0, 0) };
+    let mut seen = HashSet::new();
+    let (mut total, mut used) = (0u64, 0u64);
+    for d in list.iter() {
+        if d.is_removable() || d.total_space() == 0 || !seen.insert(d.name().to_os_string()) {
+            continue;
+        }
+        total += d.total_space();
+        used += d.total_space().saturating_sub(d.available_space());
+    }
+    (total as i64, used as i64)
+}
+
+/// GPUs nvidia-smi reports (none when it is absent). A GPU counts as passthrough-capable when
+/// the kernel has IOMMU groups.
+fn detect_gpus() -> Vec<Gpu> {
+    let out = std::process::Command::new("nvidia-smi")
+        .args(["--query-gpu=name,memory.total", "--format=csv,noheader,nounits"])
+        .stderr(std::process::Stdio::null())
+        .output();
+    let Ok(out) = out else { return Vec::new() };
+    if !out.status.success() {
+        return Vec::new();
+    }
+    let iommu = std::fs::read_dir("/sys/kernel/iommu_groups").map(|mut d| d.next().is_some()).unwrap_or(false);
+    parse_nvidia_smi(&String::from_utf8_lossy(&out.stdout), iommu)
+}
+
+fn parse_nvidia_smi(text: &str, passthrough: bool) -> Vec<Gpu> {
+    text.lines()
+        .filter_map(|line| {
+            let mut parts = line.rsplitn(2, ',');
+            let mib = parts.next()?.trim().parse::<i64>().ok()?;
+            let name = parts.next()?.trim();
+            (!name.is_empty()).then(|| Gpu { name: name.to_string(), passthrough, vram: mib * 1024 * 1024 })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nvidia_smi_lines_become_gpus() {
+        let gpus = parse_nvidia_smi("NVIDIA GeForce RTX 4090, 24564\nNVIDIA A100-SXM4-40GB, 40960\n\n", true);
+        assert_eq!(gpus.len(), 2);
+        assert_eq!(gpus[0].name, "NVIDIA GeForce RTX 4090");
+        assert_eq!(gpus[1].vram, 40960 * 1024 * 1024);
+        assert!(gpus[0].passthrough);
+    }
+
+    #[test]
+    fn the_state_file_is_private() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = AgentState { server: "http://x".into(), device_id: "A".into(), device_secret: "s".into(), pairing_code: None };
+        save_state(dir.path(), &s).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(state_path(dir.path())).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        assert_eq!(load_state(dir.path()).unwrap().device_id, "A");
+    }
+
+    #[tokio::test]
+    async fn no_provisioner_is_a_clear_failure() {
+        let cmd = Command { id: "c1".into(), kind: "zcloud_create".into(), payload: serde_json::json!({"machine_id": "M"}) };
+        let ack = execute(&cmd, None).await;
+        assert!(!ack.ok);
+        assert!(ack.error.unwrap().contains("no provisioner"));
+    }
+}
