@@ -69,6 +69,21 @@ const CHECKS: &[Check] = &[
         sql: "SELECT key AS subject, CAST(COUNT(*) AS BIGINT) AS figure FROM ledger_transfers GROUP BY key HAVING COUNT(*) > 1",
     },
     Check {
+        what: "a hold whose amounts or state do not add up (it must resolve exactly once)",
+        sql: "SELECT h.id AS subject, h.captured AS figure FROM ledger_holds h WHERE h.amount <= 0 OR h.captured < 0 OR h.released < 0 \
+                 OR h.captured + h.released > h.amount \
+                 OR (h.status = 'pending' AND (h.released <> 0 OR h.resolved_at IS NOT NULL)) \
+                 OR (h.status = 'captured' AND (h.captured <> h.amount OR h.released <> 0 OR h.resolved_at IS NULL)) \
+                 OR (h.status IN ('released', 'expired') AND (h.captured + h.released <> h.amount OR h.resolved_at IS NULL)) \
+                 OR h.status NOT IN ('pending', 'captured', 'released', 'expired')",
+    },
+    Check {
+        what: "a hold whose captured amount is not what its captures took from its account",
+        sql: "SELECT h.id AS subject, h.captured AS figure FROM ledger_holds h \
+              WHERE h.captured <> (SELECT CAST(COALESCE(-SUM(e.amount), 0) AS BIGINT) FROM ledger_transfers t \
+                                   JOIN ledger_entries e ON e.transfer_id = t.id AND e.account_id = h.account_id AND e.amount < 0 WHERE t.hold_id = h.id)",
+    },
+    Check {
         what: "an account whose cached balance is not the sum of its entries",
         sql: "SELECT a.id AS subject, a.balance AS figure FROM ledger_accounts a \
               WHERE a.balance <> (SELECT CAST(COALESCE(SUM(e.amount), 0) AS BIGINT) FROM ledger_entries e WHERE e.account_id = a.id)",
@@ -101,21 +116,6 @@ const CHECKS: &[Check] = &[
               WHERE e.account_id <> 'system:issuance' AND (e.held_after < 0 OR e.balance_after - e.held_after < 0)",
     },
     Check {
-        what: "a hold whose amounts or state do not add up (it must resolve exactly once)",
-        sql: "SELECT h.id AS subject, h.captured AS figure FROM ledger_holds h WHERE h.amount <= 0 OR h.captured < 0 OR h.released < 0 \
-                 OR h.captured + h.released > h.amount \
-                 OR (h.status = 'pending' AND (h.released <> 0 OR h.resolved_at IS NOT NULL)) \
-                 OR (h.status = 'captured' AND (h.captured <> h.amount OR h.released <> 0 OR h.resolved_at IS NULL)) \
-                 OR (h.status IN ('released', 'expired') AND (h.captured + h.released <> h.amount OR h.resolved_at IS NULL)) \
-                 OR h.status NOT IN ('pending', 'captured', 'released', 'expired')",
-    },
-    Check {
-        what: "a hold whose captured amount is not what its captures took from its account",
-        sql: "SELECT h.id AS subject, h.captured AS figure FROM ledger_holds h \
-              WHERE h.captured <> (SELECT CAST(COALESCE(-SUM(e.amount), 0) AS BIGINT) FROM ledger_transfers t \
-                                   JOIN ledger_entries e ON e.transfer_id = t.id AND e.account_id = h.account_id WHERE t.hold_id = h.id)",
-    },
-    Check {
         what: "a capture of an unknown hold",
         sql: "SELECT t.id AS subject, t.amount AS figure FROM ledger_transfers t \
               WHERE (t.kind = 'capture') <> (t.hold_id IS NOT NULL) OR (t.hold_id IS NOT NULL AND t.hold_id NOT IN (SELECT id FROM ledger_holds))",
@@ -129,7 +129,7 @@ const CHECKS: &[Check] = &[
         what: "a bill (billed or unbilled) that is not the metered usage posted to it",
         sql: "SELECT b.id AS subject, b.amount AS figure FROM bills b \
               WHERE b.amount <> (SELECT CAST(COALESCE(-SUM(e.amount), 0) AS BIGINT) FROM ledger_transfers t \
-                                 JOIN ledger_entries e ON e.transfer_id = t.id AND e.account_id = b.account_id WHERE t.bill_id = b.id) \
+                                 JOIN ledger_entries e ON e.transfer_id = t.id AND e.account_id = b.account_id AND e.amount < 0 WHERE t.bill_id = b.id) \
                  OR (b.status = 'billed' AND b.billed_at IS NULL) OR b.status NOT IN ('billed', 'unbilled') OR b.period_end <= b.period_start",
     },
 ];

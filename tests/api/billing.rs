@@ -195,7 +195,7 @@ async fn ledger_verify_catches_corrupted_rows() {
         ("UPDATE ledger_accounts SET held = held - 1 WHERE kind = 'user' AND held > 0", "cached held amount", "UPDATE ledger_accounts SET held = held + 1 WHERE kind = 'user' AND held > 0"),
         ("UPDATE ledger_entries SET balance_after = balance_after + 1 WHERE ref_type = 'grant' AND amount > 0", "running sum", "UPDATE ledger_entries SET balance_after = balance_after - 1 WHERE ref_type = 'grant' AND amount > 0"),
         ("UPDATE ledger_holds SET status = 'released', resolved_at = created_at", "a hold whose amounts or state do not add up", "UPDATE ledger_holds SET status = 'pending', resolved_at = NULL"),
-        ("UPDATE ledger_holds SET captured = captured + 1", "do not add up", "UPDATE ledger_holds SET captured = captured - 1"),
+        ("UPDATE ledger_holds SET captured = captured + 1", "a hold whose captured amount is not what its captures took", "UPDATE ledger_holds SET captured = captured - 1"),
         ("UPDATE bills SET amount = amount + 1", "a bill (billed or unbilled) that is not the metered usage posted to it", "UPDATE bills SET amount = amount - 1"),
         ("UPDATE ledger_transfers SET amount = amount + 1 WHERE kind = 'capture'", "not the sum of its credits", "UPDATE ledger_transfers SET amount = amount - 1 WHERE kind = 'capture'"),
     ];
