@@ -1,12 +1,19 @@
 //! Entities: plain table shapes, no behaviour (the rules live in each domain's service).
 
+
 pub mod apps;
+pub mod bills;
 pub mod companies;
 pub mod company_history;
 pub mod company_members;
 pub mod device_commands;
 pub mod devices;
 pub mod email_verifications;
+pub mod idempotency_keys;
+pub mod ledger_accounts;
+pub mod ledger_entries;
+pub mod ledger_holds;
+pub mod ledger_transfers;
 pub mod mail_outbox;
 pub mod market_catalogue;
 pub mod member_records;
