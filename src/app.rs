@@ -35,6 +35,8 @@ pub struct AppState {
     pub login_limiter: Arc<LoginLimiter>,
     /// The market's apps, in memory (src/market/index.rs).
     pub market: Arc<Catalogue>,
+    /// This instance's open event streams (src/social/hub.rs).
+    pub hub: Arc<crate::social::hub::Hub>,
 }
 
 #[derive(OpenApi)]
@@ -49,6 +51,7 @@ pub fn api() -> OpenApiRouter<AppState> {
         .merge(crate::market::routes::router())
         .merge(crate::devices::routes::router())
         .merge(crate::notifications::routes::router())
+        .merge(crate::social::routes::router())
 }
 
 pub fn router(state: AppState) -> Router {

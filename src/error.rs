@@ -92,6 +92,26 @@ pub enum Msg {
     KeywordTooLong,
     // notifications
     NotificationNotFound,
+    // friends, tags, messages
+    UserNotFound,
+    FriendRequestToSelf,
+    FriendRequestWaiting,
+    FriendRequestFromThem,
+    AlreadyFriends,
+    FriendRequestNotFound,
+    FriendRequestHandled,
+    UnblockFirst,
+    BlockSelf,
+    FriendNotFound,
+    TagNameInvalid,
+    TagExists,
+    TagNotFound,
+    TooManyTags,
+    MessageRequired,
+    MessageTooLong,
+    FriendsOnly,
+    ConversationNotFound,
+    RecipientRequired,
 }
 
 impl Msg {
@@ -224,6 +244,34 @@ impl Msg {
                 "请先删除运行在此服务器上的 Z-CLOUD 云主机",
             ),
             Msg::AppNotFound => ("App not found", "应用不存在"),
+            Msg::UserNotFound => ("User not found", "用户不存在"),
+            Msg::FriendRequestToSelf => ("You cannot send a friend request to yourself", "不能向自己发送好友请求"),
+            Msg::FriendRequestWaiting => (
+                "A friend request to this person is already waiting",
+                "已向对方发送过好友请求，正在等待对方处理",
+            ),
+            Msg::FriendRequestFromThem => (
+                "This person has already sent you a friend request: accept it instead",
+                "对方已向您发送好友请求，请直接接受",
+            ),
+            Msg::AlreadyFriends => ("You are already friends", "你们已经是好友"),
+            Msg::FriendRequestNotFound => ("Friend request not found", "好友请求不存在"),
+            Msg::FriendRequestHandled => ("This friend request has already been handled", "该好友请求已处理"),
+            Msg::UnblockFirst => ("You blocked this person: unblock them first", "您已屏蔽此人，请先取消屏蔽"),
+            Msg::BlockSelf => ("You cannot block yourself", "不能屏蔽自己"),
+            Msg::FriendNotFound => ("Friend not found", "好友不存在"),
+            Msg::TagNameInvalid => ("Tag name must be 1-30 characters", "标签名须为 1-30 个字符"),
+            Msg::TagExists => ("A tag with this name already exists", "已存在同名标签"),
+            Msg::TagNotFound => ("Tag not found", "标签不存在"),
+            Msg::TooManyTags => ("You can have at most 100 tags", "最多只能创建 100 个标签"),
+            Msg::MessageRequired => ("Please enter a message", "请输入消息内容"),
+            Msg::MessageTooLong => ("A message can be at most 2000 characters", "消息最多 2000 个字符"),
+            Msg::FriendsOnly => (
+                "You can only send messages to your friends",
+                "只能给好友发送消息",
+            ),
+            Msg::ConversationNotFound => ("Conversation not found", "会话不存在"),
+            Msg::RecipientRequired => ("Choose who to send the message to", "请选择消息接收人"),
             Msg::KeywordTooLong => ("The search keyword is too long (at most 100 characters)", "搜索关键词过长（最多 100 个字符）"),
         };
         match lang {

@@ -29,6 +29,7 @@ pub async fn start(state: AppState) -> anyhow::Result<JobScheduler> {
         crate::iam::sme::jobs(&state),
         crate::market::jobs(&state),
         crate::notifications::jobs(&state),
+        crate::social::jobs(&state),
     ];
     for job in std::iter::once(mail).chain(domains.into_iter().flatten()) {
         sched.add(job?).await?;

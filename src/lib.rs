@@ -13,5 +13,6 @@ pub mod market;
 pub mod notifications;
 pub mod secrets;
 pub mod server;
+pub mod social;
 pub mod ssr;
 pub mod telemetry;

@@ -31,6 +31,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
     let mailer = Mailer::new(db.clone(), &config.mail, config.mail_dir())?;
     let ssr = Arc::new(Ssr::new(&config));
     let login_limiter = Arc::new(LoginLimiter::from_config(&config.auth));
+    let config_streams_per_user = config.social.streams_per_user;
     Ok(AppState {
         config: Arc::new(config),
         db,
@@ -39,17 +40,21 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         keys: Arc::new(Keys::new(&secret)),
         login_limiter,
         market: Arc::new(crate::market::index::Catalogue::new(market)),
+        hub: crate::social::hub::Hub::new(config_streams_per_user),
     })
 }
 
 /// Serves until `shutdown` resolves, then finishes in-flight requests and stops the jobs.
 pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future<Output = ()> + Send + 'static) -> anyhow::Result<()> {
     let mut jobs = crate::jobs::start(state.clone()).await.context("starting background jobs")?;
+    let poll = std::time::Duration::from_millis(state.config.social.poll_ms);
+    let events = crate::social::hub::start(state.hub.clone(), state.db.clone(), state.config.database_url(), poll);
     let router = app::router(state);
     axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(shutdown)
         .await
         .context("serving")?;
+    events.abort();
     let _ = jobs.shutdown().await;
     Ok(())
 }

@@ -17,7 +17,7 @@ pub struct Stats {
     pub unread: u64,
     /// Notifications of the last [`RECENT_HOURS`] hours.
     pub recent: u64,
-    /// Always false until friends exist: there is no friend request to wait for.
+    /// A friend request waits for the person's answer (src/social).
     pub pending_friend_requests_exists: bool,
     /// Unread invitation/application news of the companies work.
     pub member_records_unread: u64,

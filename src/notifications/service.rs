@@ -30,8 +30,9 @@ pub async fn notify(
     params: &serde_json::Value,
 ) -> Result<(), AppError> {
     use sea_orm::sea_query::ExprTrait as _; // `add` on expressions (it also names every value's `min`/`max`)
+    let id = new_id();
     notifications::ActiveModel {
-        id: Set(new_id()),
+        id: Set(id.clone()),
         user_id: Set(user_id.to_string()),
         kind: Set(kind.to_string()),
         title: Set(title.to_string()),
@@ -51,6 +52,9 @@ pub async fn notify(
         )
         .exec(conn)
         .await?;
+    // The person's open tabs hear of it from the event log, written in this same transaction.
+    let event = crate::social::model::NotificationRef { id, kind: kind.to_string() };
+    crate::social::service::events::append(conn, user_id, crate::db::entity::events::EventKind::Notification, &event).await?;
     Ok(())
 }
 
@@ -93,7 +97,8 @@ pub async fn stats(db: &DatabaseConnection, auth: &Auth) -> Result<Stats, AppErr
     let since = now() - Duration::hours(RECENT_HOURS);
     let recent = mine(auth).filter(notifications::Column::CreatedAt.gte(since)).count(db).await?;
     let member_records_unread = crate::iam::sme::service::member_records_unread(db, auth).await?;
-    Ok(Stats { total, read: total - unread, unread, recent, pending_friend_requests_exists: false, member_records_unread })
+    let pending_friend_requests_exists = crate::social::service::requests::pending_requests_exist(db, &auth.user_id).await?;
+    Ok(Stats { total, read: total - unread, unread, recent, pending_friend_requests_exists, member_records_unread })
 }
 
 /// Newest first.
