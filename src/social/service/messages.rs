@@ -45,17 +45,16 @@ pub async fn send(db: &DatabaseConnection, cfg: &SocialConfig, auth: &Auth, m: N
             events::lock_people(&txn, &[me, &m.to]).await?;
         }
     }
-    let limit = cfg.messages_per_minute;
-    let recent: Vec<chrono::DateTime<chrono::Utc>> = messages::Entity::find()
+    let nth = messages::Entity::find()
         .select_only()
         .column(messages::Column::CreatedAt)
         .filter(messages::Column::SenderId.eq(me))
         .order_by_desc(messages::Column::CreatedAt)
-        .limit(u64::from(limit))
+        .offset(u64::from(cfg.messages_per_minute) - 1)
         .into_tuple()
-        .all(&txn)
+        .one(&txn)
         .await?;
-    per_minute(&recent, limit)?;
+    per_minute(nth)?;
 
     let row = messages::Model {
         id: new_id(),

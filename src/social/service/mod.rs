@@ -72,14 +72,11 @@ pub(crate) async fn friendship(conn: &impl ConnectionTrait, user_id: &str, other
     Ok(friendships::Entity::find_by_id((user_id.to_string(), other.to_string())).one(conn).await?)
 }
 
-/// Refuses the next of a person's actions when the newest `limit` of them (`recent`, newest
-/// first) all fall within the last minute: 429 with the seconds until the oldest leaves it.
-pub(crate) fn per_minute(recent: &[DateTime<Utc>], limit: u32) -> Result<(), AppError> {
-    if recent.len() < limit as usize {
-        return Ok(());
-    }
-    let Some(oldest) = recent.get(limit as usize - 1) else { return Ok(()) };
-    let age = (now() - *oldest).num_milliseconds();
+/// Refuses a person's next action when their `limit`-th newest one (`nth`, from an index read
+/// with `OFFSET limit - 1`) falls within the last minute: 429 with the seconds until it leaves it.
+pub(crate) fn per_minute(nth: Option<DateTime<Utc>>) -> Result<(), AppError> {
+    let Some(nth) = nth else { return Ok(()) };
+    let age = (now() - nth).num_milliseconds();
     if age >= 60_000 {
         return Ok(());
     }
@@ -100,14 +97,11 @@ mod tests {
 
     #[test]
     fn per_minute_counts_the_last_minute() {
-        let t = now();
-        let recent = [t - Duration::seconds(1), t - Duration::seconds(20), t - Duration::seconds(50)];
-        assert!(per_minute(&recent[..2], 3).is_ok(), "two of three");
-        match per_minute(&recent, 3) {
+        assert!(per_minute(None).is_ok(), "fewer actions than the limit");
+        match per_minute(Some(now() - Duration::seconds(50))) {
             Err(AppError::TooManyRequests { retry_after_secs }) => assert!((9..=11).contains(&retry_after_secs), "{retry_after_secs}"),
             other => panic!("{other:?}"),
         }
-        let old = [t, t, t - Duration::seconds(61)];
-        assert!(per_minute(&old, 3).is_ok(), "the third left the minute");
+        assert!(per_minute(Some(now() - Duration::seconds(61))).is_ok(), "it left the minute");
     }
 }

@@ -70,16 +70,16 @@ pub async fn send(db: &DatabaseConnection, cfg: &SocialConfig, auth: &Auth, to: 
     lock.extend(target.as_deref());
     events::lock_people(&txn, &lock).await?;
 
-    let recent: Vec<chrono::DateTime<chrono::Utc>> = requests::Entity::find()
+    let nth = requests::Entity::find()
         .select_only()
         .column(requests::Column::CreatedAt)
         .filter(requests::Column::FromUserId.eq(me.user_id.clone()))
         .order_by_desc(requests::Column::CreatedAt)
-        .limit(u64::from(cfg.friend_requests_per_minute))
+        .offset(u64::from(cfg.friend_requests_per_minute) - 1)
         .into_tuple()
-        .all(&txn)
+        .one(&txn)
         .await?;
-    per_minute(&recent, cfg.friend_requests_per_minute)?;
+    per_minute(nth)?;
 
     let mut hidden_from_target = false;
     if let Some(t) = &target {
