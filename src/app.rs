@@ -1,5 +1,6 @@
-//! Builds the application state and the router; nothing else. Each domain owns its routes
-//! (`<domain>::routes::router()`); they are composed here, with the OpenAPI document.
+//! Builds the router; nothing else. Each domain owns its routes (`<domain>::routes::router()`,
+//! generic over the state: a handler names only its domain's context); they are composed here,
+//! with the OpenAPI document, over the state of src/state.rs.
 
 use std::sync::Arc;
 
@@ -8,7 +9,6 @@ use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderName, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
-use sea_orm::DatabaseConnection;
 use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::compression::CompressionLayer;
@@ -16,28 +16,9 @@ use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetReques
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
-use crate::config::Config;
 use crate::error::{AppError, Msg};
 use crate::http::SecurityHeaders;
-use crate::iam::ratelimit::LoginLimiter;
-use crate::iam::tokens::Keys;
-use crate::mail::Mailer;
-use crate::market::index::Catalogue;
-use crate::ssr::Ssr;
-
-#[derive(Clone)]
-pub struct AppState {
-    pub config: Arc<Config>,
-    pub db: DatabaseConnection,
-    pub mailer: Mailer,
-    pub ssr: Arc<Ssr>,
-    pub keys: Arc<Keys>,
-    pub login_limiter: Arc<LoginLimiter>,
-    /// The market's apps, in memory (src/market/index.rs).
-    pub market: Arc<Catalogue>,
-    /// This instance's open event streams (src/social/hub.rs).
-    pub hub: Arc<crate::social::hub::Hub>,
-}
+use crate::state::AppState;
 
 #[derive(OpenApi)]
 #[openapi(info(title = "zmarket API", description = "The HTTP contract of zmarket: every response is {code, data, msg}."))]
@@ -47,7 +28,7 @@ struct ApiDoc;
 pub fn api() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(crate::iam::routes::router())
-        .merge(crate::iam::sme::routes::router())
+        .merge(crate::companies::routes::router())
         .merge(crate::market::routes::router())
         .merge(crate::devices::routes::router())
         .merge(crate::notifications::routes::router())

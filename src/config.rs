@@ -309,7 +309,25 @@ pub struct Overrides {
 #[error("invalid configuration: {0}")]
 pub struct ConfigError(pub String);
 
+/// How the server names itself in mail: its public address and the product's name.
+#[derive(Debug, Clone)]
+pub struct Site {
+    pub public_url: String,
+    pub product_name: String,
+}
+
+impl Site {
+    /// An absolute link to `path` (which starts with `/`).
+    pub fn link(&self, path: &str) -> String {
+        format!("{}{path}", self.public_url.trim_end_matches('/'))
+    }
+}
+
 impl Config {
+    pub fn site(&self) -> Site {
+        Site { public_url: self.server.public_url.clone(), product_name: self.product_name.clone() }
+    }
+
     /// Loads `path` (or `./config.toml` when present and no path is given), the environment and
     /// the overrides, then validates. Every error names the offending key.
     pub fn load(path: Option<&Path>, overrides: &Overrides) -> Result<Config, ConfigError> {

@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::http::Lang;
+use crate::lang::Lang;
 
 /// Every message the API can send, with its two languages.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,57 +1,16 @@
-//! Shared HTTP pieces: the request language, extractors whose rejections are our own envelope,
-//! pagination, and the middleware every response goes through.
+//! Shared HTTP pieces: extractors whose rejections are our own envelope (JSON body, query, path),
+//! pagination, and the security headers every response gets.
 
 use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{AppError, Msg};
-
-/// The interface language: `zh` when `Accept-Language` contains "zh", otherwise English.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Lang {
-    En,
-    Zh,
-}
-
-impl Lang {
-    pub fn from_headers(headers: &HeaderMap) -> Lang {
-        headers
-            .get(header::ACCEPT_LANGUAGE)
-            .and_then(|v| v.to_str().ok())
-            .map(Lang::from_accept_language)
-            .unwrap_or(Lang::En)
-    }
-    pub fn from_accept_language(value: &str) -> Lang {
-        if value.to_ascii_lowercase().contains("zh") { Lang::Zh } else { Lang::En }
-    }
-    pub fn parse(value: &str) -> Option<Lang> {
-        match value {
-            "en" => Some(Lang::En),
-            "zh" => Some(Lang::Zh),
-            _ => None,
-        }
-    }
-    pub fn code(self) -> &'static str {
-        match self {
-            Lang::En => "en",
-            Lang::Zh => "zh",
-        }
-    }
-}
-
-impl<S: Send + Sync> FromRequestParts<S> for Lang {
-    type Rejection = std::convert::Infallible;
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
-        Ok(Lang::from_headers(&parts.headers))
-    }
-}
 
 /// `axum::Json` whose rejection is our envelope.
 pub struct ApiJson<T>(pub T);
@@ -74,6 +33,26 @@ fn json_rejection(rejection: JsonRejection) -> AppError {
     }
 }
 
+/// A request body checked at the edge: a type whose values are valid by construction, built from
+/// its JSON body by [`Checked::check`] (the body's fields are options, so a missing one gets its
+/// own message). A service takes only such checked values.
+pub trait Checked: Sized {
+    type Body: DeserializeOwned;
+    fn check(body: Self::Body) -> Result<Self, AppError>;
+}
+
+/// The extractor of a [`Checked`] body: a malformed body and an invalid field both answer our
+/// envelope (400 with `data.field`).
+pub struct Valid<T>(pub T);
+
+impl<T: Checked, S: Send + Sync> FromRequest<S> for Valid<T> {
+    type Rejection = AppError;
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let ApiJson(body) = ApiJson::<T::Body>::from_request(req, state).await?;
+        Ok(Valid(T::check(body)?))
+    }
+}
+
 /// `axum::extract::Query` whose rejection is our envelope.
 pub struct ApiQuery<T>(pub T);
 
@@ -88,6 +67,37 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
             }
             Err(_) => Err(AppError::invalid("query", Msg::InvalidField("query"))),
         }
+    }
+}
+
+/// `axum::extract::Path` whose rejection is our envelope: a path parameter that is not valid
+/// UTF-8 or does not parse as `T` (e.g. a typed id) answers 400 with `data.field = "id"`.
+pub struct ApiPath<T>(pub T);
+
+impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for ApiPath<T> {
+    type Rejection = AppError;
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::extract::Path::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Path(v)) => Ok(ApiPath(v)),
+            Err(e) => {
+                tracing::debug!(error = %e, "bad path parameter");
+                Err(AppError::invalid("id", Msg::InvalidField("id")))
+            }
+        }
+    }
+}
+
+/// `axum::extract::Multipart` whose rejection (not multipart, no boundary) is our envelope: 400
+/// with `data.field` set to the form field the call expects.
+pub struct ApiMultipart(pub axum::extract::Multipart);
+
+impl<S: Send + Sync> FromRequest<S> for ApiMultipart {
+    type Rejection = AppError;
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        axum::extract::Multipart::from_request(req, state).await.map(ApiMultipart).map_err(|e| {
+            tracing::debug!(error = %e, "not a multipart body");
+            AppError::invalid("file", Msg::AvatarMissing)
+        })
     }
 }
 

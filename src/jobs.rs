@@ -1,4 +1,4 @@
-//! The background schedule, registered in one place, and how a job runs: every `Shared` job runs
+//! How a background job runs (the schedule itself is assembled in src/schedule.rs): every `Shared` job runs
 //! on one instance at a time (PostgreSQL: a transaction-level advisory lock held while it runs, so
 //! several instances behind a load balancer never run it twice at once; SQLite has one instance),
 //! a `PerInstance` job on every instance (it keeps that instance's own memory).
@@ -9,35 +9,8 @@ use std::time::Duration;
 
 use sea_orm::{ConnectionTrait, DatabaseConnection, DbBackend, DbErr, Statement, TransactionTrait};
 use sha2::{Digest, Sha256};
-use tokio_cron_scheduler::{Job, JobScheduler, JobSchedulerError};
+use tokio_cron_scheduler::{Job, JobSchedulerError};
 
-use crate::app::AppState;
-
-/// Starts every background job; the scheduler stops when the returned handle is shut down.
-pub async fn start(state: AppState) -> anyhow::Result<JobScheduler> {
-    let sched = JobScheduler::new().await?;
-
-    // Outgoing mail: retries anything still due (new mail is also delivered right away).
-    let mail = repeated(&state, "mail.deliver_due", Duration::from_secs(15), Runs::Shared, |s| async move {
-        if let Err(e) = s.mailer.deliver_due().await {
-            tracing::warn!(error = %e, "mail job failed");
-        }
-    });
-    let domains = [
-        crate::devices::jobs(&state),
-        crate::iam::jobs(&state),
-        crate::iam::sme::jobs(&state),
-        crate::market::jobs(&state),
-        crate::notifications::jobs(&state),
-        crate::social::jobs(&state),
-    ];
-    for job in std::iter::once(mail).chain(domains.into_iter().flatten()) {
-        sched.add(job?).await?;
-    }
-
-    sched.start().await?;
-    Ok(sched)
-}
 
 /// Where a job runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,22 +21,22 @@ pub enum Runs {
     PerInstance,
 }
 
-/// A job that runs `work` every `every`, named for the logs and its lock.
-pub fn repeated<F, Fut>(state: &AppState, name: &'static str, every: Duration, runs: Runs, work: F) -> Result<Job, JobSchedulerError>
+/// A job that runs `work` every `every`, named for the logs and its lock (taken on `db`). `work`
+/// captures the handles it uses.
+pub fn repeated<F, Fut>(db: &DatabaseConnection, name: &'static str, every: Duration, runs: Runs, work: F) -> Result<Job, JobSchedulerError>
 where
-    F: Fn(AppState) -> Fut + Send + Sync + 'static,
+    F: Fn() -> Fut + Send + Sync + 'static,
     Fut: Future<Output = ()> + Send + 'static,
 {
-    let s = state.clone();
+    let db = db.clone();
     let work = Arc::new(work);
     Job::new_repeated_async(every, move |_, _| {
-        let (s, work) = (s.clone(), work.clone());
+        let (db, work) = (db.clone(), work.clone());
         Box::pin(async move {
             if runs == Runs::PerInstance {
-                return work(s).await;
+                return work().await;
             }
-            let db = s.db.clone();
-            match exclusive(&db, name, work(s)).await {
+            match exclusive(&db, name, work()).await {
                 Ok(Some(())) => {}
                 Ok(None) => tracing::debug!(job = name, "another instance is running it"),
                 Err(e) => tracing::warn!(job = name, error = %e, "job lock failed"),

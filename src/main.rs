@@ -81,7 +81,7 @@ fn main() -> ExitCode {
                     let p = config.agent.provisioner.trim();
                     (!p.is_empty()).then(|| PathBuf::from(p))
                 });
-                zmarket::devices::agent::run(zmarket::devices::agent::AgentOptions {
+                zmarket::agent::run(zmarket::agent::AgentOptions {
                     server,
                     device_type,
                     name,

@@ -7,12 +7,23 @@ use std::sync::Arc;
 use anyhow::Context;
 use tokio::net::TcpListener;
 
-use crate::app::{self, AppState};
+use crate::app;
+use crate::companies::CompaniesCtx;
 use crate::config::Config;
+use crate::devices::DevicesCtx;
+use crate::iam::IamCtx;
+use crate::iam::auth::Sessions;
+use crate::iam::deletion::DeletionChecks;
 use crate::iam::ratelimit::LoginLimiter;
 use crate::iam::tokens::Keys;
 use crate::mail::Mailer;
+use crate::market::MarketCtx;
+use crate::notifications::{NotificationsCtx, StatsSources};
+use crate::public::PublicData;
+use crate::social::SocialCtx;
 use crate::ssr::Ssr;
+use crate::ssr::data::PageSources;
+use crate::state::AppState;
 
 /// Everything start-up does before accepting connections: data dir, secret, database and
 /// migrations, state.
@@ -29,26 +40,73 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
     }
     let market = crate::market::index::load(&db).await.context("loading the market")?;
     let mailer = Mailer::new(db.clone(), &config.mail, config.mail_dir())?;
-    let ssr = Arc::new(Ssr::new(&config));
-    let login_limiter = Arc::new(LoginLimiter::from_config(&config.auth));
-    let config_streams_per_user = config.social.streams_per_user;
+    let public = PublicData::default();
+    let keys = Arc::new(Keys::new(&secret));
+    let site = Arc::new(config.site());
+
+    // Each domain's context: what its rules use.
+    let market = MarketCtx {
+        db: db.clone(),
+        catalogue: Arc::new(crate::market::index::Catalogue::new(market)),
+        downloads: Arc::new(config.downloads.clone()),
+        public: public.clone(),
+    };
+    let devices = DevicesCtx {
+        db: db.clone(),
+        settings: Arc::new(config.devices.clone()),
+        map_centre: (config.map.default_lat, config.map.default_lng),
+        public: public.clone(),
+    };
+    let companies = CompaniesCtx {
+        db: db.clone(),
+        site: site.clone(),
+        mailer: mailer.clone(),
+        invitation_ttl_secs: config.auth.invitation_ttl_secs,
+    };
+    // The cross-domain questions, answered by the domains that know.
+    let deletion = DeletionChecks::new(vec![
+        Arc::new(crate::devices::binding::DevicesLinked),
+        Arc::new(crate::companies::CompaniesJoined),
+    ]);
+    let stats = StatsSources::new(vec![Arc::new(crate::companies::MemberRecordsUnread), Arc::new(crate::social::PendingFriendRequests)]);
+    let pages = PageSources::new(vec![Arc::new(devices.clone()), Arc::new(market.clone())]);
+
+    let iam = IamCtx {
+        db: db.clone(),
+        settings: Arc::new(config.auth.clone()),
+        site,
+        mailer: mailer.clone(),
+        keys: keys.clone(),
+        limiter: Arc::new(LoginLimiter::from_config(&config.auth)),
+        deletion,
+    };
+    let ssr = Arc::new(Ssr::new(&config, public.clone(), pages));
+    let social = SocialCtx {
+        db: db.clone(),
+        settings: Arc::new(config.social.clone()),
+        hub: crate::events::hub::Hub::new(config.social.streams_per_user),
+    };
     Ok(AppState {
         config: Arc::new(config),
+        sessions: Sessions { keys, db: db.clone() },
+        notifications: NotificationsCtx { db: db.clone(), stats },
         db,
         mailer,
+        public,
         ssr,
-        keys: Arc::new(Keys::new(&secret)),
-        login_limiter,
-        market: Arc::new(crate::market::index::Catalogue::new(market)),
-        hub: crate::social::hub::Hub::new(config_streams_per_user),
+        iam,
+        companies,
+        devices,
+        market,
+        social,
     })
 }
 
 /// Serves until `shutdown` resolves, then finishes in-flight requests and stops the jobs.
 pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future<Output = ()> + Send + 'static) -> anyhow::Result<()> {
-    let mut jobs = crate::jobs::start(state.clone()).await.context("starting background jobs")?;
+    let mut jobs = crate::schedule::start(&state).await.context("starting background jobs")?;
     let poll = std::time::Duration::from_millis(state.config.social.poll_ms);
-    let events = crate::social::hub::start(state.hub.clone(), state.db.clone(), state.config.database_url(), poll);
+    let events = crate::events::hub::start(state.social.hub.clone(), state.db.clone(), state.config.database_url(), poll);
     let router = app::router(state);
     axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(shutdown)

@@ -2,6 +2,7 @@
 //! the migrations and the entities.
 
 pub mod entity;
+pub mod enums;
 pub mod migration;
 
 use std::time::Duration;

@@ -1,27 +1,51 @@
-//! Devices: agent-registered boxes and server groups, Z-CLOUD machines, the agent protocol, the
-//! agent itself (`zmarket agent`) and the public nearby list. See docs/devices.md.
+//! Devices: agent-registered boxes and server groups, Z-CLOUD machines, the server side of the
+//! agent protocol and the public nearby list. See docs/devices.md. The agent program that runs
+//! on a box is src/agent.rs.
 
-pub mod agent;
+pub mod access;
+pub mod binding;
 pub mod model;
+pub mod nearby;
+pub mod notify;
+pub mod protocol;
 pub mod routes;
-pub mod service;
+pub mod sharing;
+pub mod zcloud;
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use sea_orm::DatabaseConnection;
 use tokio_cron_scheduler::{Job, JobSchedulerError};
 
-use crate::app::AppState;
+use crate::config::DevicesConfig;
 use crate::jobs::{Runs, repeated};
+use crate::public::PublicData;
+
+/// What the device rules use.
+#[derive(Clone)]
+pub struct DevicesCtx {
+    pub db: DatabaseConnection,
+    pub settings: Arc<DevicesConfig>,
+    /// Where the nearby list is measured from when the visitor gives no point (the map centre).
+    pub map_centre: (f64, f64),
+    /// Bumped when what visitors see (the nearby list) changes.
+    pub public: PublicData,
+}
 
 /// The devices' background job: marks devices offline when their heartbeats stop.
-pub fn jobs(state: &AppState) -> Vec<Result<Job, JobSchedulerError>> {
+pub fn jobs(cx: &DevicesCtx) -> Vec<Result<Job, JobSchedulerError>> {
     // Often enough that a device is offline within a few seconds of `offline_after_secs`.
-    let every = Duration::from_secs((state.config.devices.offline_after_secs / 3).clamp(1, 15));
-    vec![repeated(state, "devices.mark_offline", every, Runs::Shared, |s| async move {
-        match service::mark_offline(&s).await {
-            Ok(n) if n > 0 => tracing::info!(devices = n, "devices marked offline"),
-            Ok(_) => {}
-            Err(e) => tracing::warn!(error = %e, "offline marking failed"),
+    let every = Duration::from_secs((cx.settings.offline_after_secs / 3).clamp(1, 15));
+    let cx2 = cx.clone();
+    vec![repeated(&cx.db, "devices.mark_offline", every, Runs::Shared, move || {
+        let cx = cx2.clone();
+        async move {
+            match protocol::mark_offline(&cx).await {
+                Ok(n) if n > 0 => tracing::info!(devices = n, "devices marked offline"),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "offline marking failed"),
+            }
         }
     })]
 }

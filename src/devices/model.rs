@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::error::{AppError, Msg};
+use crate::http::Checked;
 
 /// Letters and digits a person cannot confuse (no 0/O, 1/I/L).
 pub const ALPHABET: &[u8] = b"23456789ABCDEFGHJKMNPQRSTUVWXYZ";
@@ -55,18 +56,7 @@ impl PairingCode {
     }
 }
 
-pub const TYPES: [&str; 4] = ["Z-BOX", "P-BOX", "Z-CLOUD", "server group"];
-/// Types an agent may register as (Z-CLOUD machines are made by the server).
-pub const AGENT_TYPES: [&str; 3] = ["Z-BOX", "P-BOX", "server group"];
-pub const SERVER_GROUP: &str = "server group";
-pub const ZCLOUD: &str = "Z-CLOUD";
-
-pub const ONLINE: &str = "online";
-pub const OFFLINE: &str = "offline";
-pub const CREATING: &str = "creating";
-pub const FAILED: &str = "failed";
-
-pub const MODES: [&str; 3] = ["manual", "autopilot", "dedicated"];
+pub use crate::db::enums::{CommandKind, CommandStatus, DeviceStatus, DeviceType, SharingMode};
 
 /// Largest price an owner may ask: 1,000,000 coins an hour.
 pub const MAX_PRICE: i64 = 100_000_000;
@@ -135,12 +125,12 @@ pub struct Device {
     pub name: String,
     /// Z-BOX, P-BOX, Z-CLOUD or server group
     #[serde(rename = "type")]
-    pub device_type: String,
+    pub device_type: DeviceType,
     /// online, offline, creating or failed
-    pub status: String,
+    pub status: DeviceStatus,
     /// Why a Z-CLOUD machine failed.
     pub status_reason: Option<String>,
-    pub sharing_mode: String,
+    pub sharing_mode: SharingMode,
     pub rentable: bool,
     /// coin cents per hour
     pub price_per_hour: i64,
@@ -274,7 +264,7 @@ pub struct HeartbeatRequest {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct Settings {
     pub name: String,
-    pub sharing_mode: String,
+    pub sharing_mode: SharingMode,
     pub rentable: bool,
     pub price_per_hour: i64,
     /// Whether a person has bound the device yet.
@@ -286,7 +276,9 @@ pub struct Settings {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct Command {
     pub id: String,
-    /// zcloud_create, zcloud_delete (app lifecycle commands come later)
+    /// A [`CommandKind`] (zcloud_create, zcloud_delete; app lifecycle commands come later). A
+    /// string on the wire, so an agent meets a kind it does not know as a failed command, not
+    /// as a heartbeat it cannot read.
     pub kind: String,
     #[schema(value_type = Object)]
     pub payload: serde_json::Value,
@@ -321,8 +313,8 @@ pub struct NearbyDevice {
     pub id: String,
     pub name: String,
     #[serde(rename = "type")]
-    pub device_type: String,
-    pub status: String,
+    pub device_type: DeviceType,
+    pub status: DeviceStatus,
     pub distance_km: i64,
     pub lat: f64,
     pub lng: f64,
@@ -332,6 +324,104 @@ pub struct NearbyDevice {
     #[schema(value_type = Option<Vec<Object>>)]
     pub apps: Option<Vec<serde_json::Value>>,
 }
+
+// ---- checked requests (built at the edge by `http::Valid`) ----
+
+/// An agent's registration: a type an agent may register as, a name, a sane spec.
+pub struct AgentRegistration {
+    pub device_type: DeviceType,
+    pub name: String,
+    pub spec: Spec,
+}
+
+impl Checked for AgentRegistration {
+    type Body = RegisterRequest;
+    fn check(req: RegisterRequest) -> Result<Self, AppError> {
+        let device_type = DeviceType::parse(req.device_type.as_deref().unwrap_or(""))
+            .filter(|t| DeviceType::AGENT.contains(t))
+            .ok_or(AppError::invalid("type", Msg::InvalidField("type")))?;
+        let name = device_name("name", req.name.as_deref())?;
+        let spec = req.spec.ok_or(AppError::invalid("spec", Msg::InvalidField("spec")))?;
+        spec.check()?;
+        Ok(AgentRegistration { device_type, name, spec })
+    }
+}
+
+/// Sharing settings: a mode, rentable or not, and a price within bounds (None keeps the price).
+pub struct Sharing {
+    pub mode: SharingMode,
+    pub rentable: bool,
+    pub price_per_hour: Option<i64>,
+}
+
+impl Checked for Sharing {
+    type Body = SharingRequest;
+    fn check(req: SharingRequest) -> Result<Self, AppError> {
+        let mode = SharingMode::parse(req.mode.as_deref().map(str::trim).unwrap_or("")).ok_or(AppError::invalid("mode", Msg::InvalidField("mode")))?;
+        let rentable = req.rentable.ok_or(AppError::invalid("rentable", Msg::InvalidField("rentable")))?;
+        let price_per_hour = match req.price_per_hour {
+            Some(p) if !(0..=MAX_PRICE).contains(&p) => return Err(AppError::invalid("price_per_hour", Msg::InvalidField("price_per_hour"))),
+            p => p,
+        };
+        Ok(Sharing { mode, rentable, price_per_hour })
+    }
+}
+
+/// A location to set, or none to clear it.
+pub struct NewLocation(pub Option<Location>);
+
+impl Checked for NewLocation {
+    type Body = LocationRequest;
+    fn check(req: LocationRequest) -> Result<Self, AppError> {
+        Ok(NewLocation(match (req.lat, req.lng) {
+            (None, None) => None,
+            (lat, lng) => Some(Location::check(lat, lng)?),
+        }))
+    }
+}
+
+/// A device's new name.
+pub struct DeviceName(pub String);
+
+impl Checked for DeviceName {
+    type Body = RenameRequest;
+    fn check(req: RenameRequest) -> Result<Self, AppError> {
+        Ok(DeviceName(device_name("name", req.name.as_deref())?))
+    }
+}
+
+/// A Z-CLOUD machine asked for: every size within bounds.
+pub struct ZcloudAsk {
+    pub name: String,
+    pub cpu_cores: i64,
+    pub memory_bytes: i64,
+    pub disk_bytes: i64,
+    pub gpu_count: i64,
+    pub gpu_model: String,
+    pub passthrough: bool,
+}
+
+impl Checked for ZcloudAsk {
+    type Body = ZcloudRequest;
+    fn check(req: ZcloudRequest) -> Result<ZcloudAsk, AppError> {
+        let name = device_name("name", req.name.as_deref())?;
+        let bad = |f: &'static str| AppError::invalid(f, Msg::InvalidField(f));
+        let cpu_cores = req.cpu_cores.filter(|v| (1..=1024).contains(v)).ok_or(bad("cpu_cores"))?;
+        let memory_bytes = req.memory_bytes.filter(|v| (1..=(1i64 << 50)).contains(v)).ok_or(bad("memory_bytes"))?;
+        let disk_bytes = req.disk_bytes.filter(|v| (1..=(1i64 << 55)).contains(v)).ok_or(bad("disk_bytes"))?;
+        let gpu_count = req.gpu_count.unwrap_or(0);
+        if !(0..=16).contains(&gpu_count) {
+            return Err(bad("gpu_count"));
+        }
+        // SPEC.md §5: GPU models are entered as a comma-separated list; the first that fits is used.
+        let gpu_model = req.gpu_model.unwrap_or_default().trim().to_string();
+        if gpu_model.chars().count() > 200 {
+            return Err(bad("gpu_model"));
+        }
+        Ok(ZcloudAsk { name, cpu_cores, memory_bytes, disk_bytes, gpu_count, gpu_model, passthrough: req.passthrough.unwrap_or(false) })
+    }
+}
+
 
 #[cfg(test)]
 mod tests {

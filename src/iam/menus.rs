@@ -1,6 +1,7 @@
 //! The signed-in menu of SPEC.md §2/§3, per userType. Entries flagged `isHide` are routes the
 //! UI registers but does not show in the menu. `meta.title` is a title key the UI translates.
 
+use crate::iam::auth::UserType;
 use crate::iam::model::{MenuEntry, MenuMeta};
 
 struct Item {
@@ -48,24 +49,24 @@ const ACCOUNT: [&str; 3] = ["/account", "/account/username", "/account/password"
 const DEVICES: [&str; 4] = ["/devices", "/devices/link", "/devices/details", "/devices/zcloud/create"];
 
 /// The paths each userType may open (SPEC.md §2's table).
-pub fn paths_for(user_type: &str) -> Vec<&'static str> {
+pub fn paths_for(user_type: UserType) -> Vec<&'static str> {
     let mut paths = vec!["/app"];
     paths.extend(ACCOUNT);
     match user_type {
-        "user" => {
+        UserType::User => {
             paths.extend(DEVICES);
             paths.extend(["/friends", "/wallet", "/messages", "/demands-and-offers", "/history"]);
         }
-        "admin" => {
+        UserType::Admin => {
             paths.extend(DEVICES);
             paths.extend(["/company", "/company/history", "/company/allocate"]);
         }
-        _ => {} // member: the app and the three account paths only
+        UserType::Member => {} // the app and the three account paths only
     }
     paths
 }
 
-pub fn menu_for(user_type: &str) -> Vec<MenuEntry> {
+pub fn menu_for(user_type: UserType) -> Vec<MenuEntry> {
     let allowed = paths_for(user_type);
     let entry = |i: &Item| MenuEntry {
         path: i.path.into(),

@@ -1,35 +1,59 @@
-//! Identity: sign-up, email verification, sign-in, sessions, account, menus (and, with the
-//! companies issue, companies).
+//! Identity: sign-up, email verification, sign-in, sessions, the caller's context, account,
+//! menus. Companies are their own domain (src/companies/); what blocks deleting an account is
+//! asked of every domain through `deletion`.
 
+pub mod account;
 pub mod auth;
+pub mod deletion;
 pub mod menus;
 pub mod model;
 pub mod password;
 pub mod ratelimit;
 pub mod routes;
-pub mod service;
-pub mod sme;
+pub mod sessions;
+pub mod signup;
 pub mod tokens;
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use sea_orm::DatabaseConnection;
 use tokio_cron_scheduler::{Job, JobSchedulerError};
 
-use crate::app::AppState;
+use crate::config::{AuthConfig, Site};
 use crate::jobs::{Runs, repeated};
+use crate::mail::Mailer;
+
+/// What identity's rules use.
+#[derive(Clone)]
+pub struct IamCtx {
+    pub db: DatabaseConnection,
+    pub settings: Arc<AuthConfig>,
+    pub site: Arc<Site>,
+    pub mailer: Mailer,
+    pub keys: Arc<tokens::Keys>,
+    pub limiter: Arc<ratelimit::LoginLimiter>,
+    pub deletion: deletion::DeletionChecks,
+}
 
 /// Identity's background jobs.
-pub fn jobs(state: &AppState) -> Vec<Result<Job, JobSchedulerError>> {
-    let cleanup = repeated(state, "iam.cleanup_expired", Duration::from_secs(3600), Runs::Shared, |s| async move {
-        match service::cleanup_expired(&s.db).await {
-            Ok(n) if n > 0 => tracing::info!(rows = n, "expired sessions and verification links deleted"),
-            Ok(_) => {}
-            Err(e) => tracing::warn!(error = %e, "session cleanup failed"),
+pub fn jobs(cx: &IamCtx) -> Vec<Result<Job, JobSchedulerError>> {
+    let db = cx.db.clone();
+    let cleanup = repeated(&cx.db, "iam.cleanup_expired", Duration::from_secs(3600), Runs::Shared, move || {
+        let db = db.clone();
+        async move {
+            match sessions::cleanup_expired(&db).await {
+                Ok(n) if n > 0 => tracing::info!(rows = n, "expired sessions and verification links deleted"),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "session cleanup failed"),
+            }
         }
     });
     // The sign-in limiter lives in this instance's memory.
-    let limiter = repeated(state, "iam.limiter_retain", Duration::from_secs(300), Runs::PerInstance, |s| async move {
-        s.login_limiter.retain_recent()
+    let limiter = cx.limiter.clone();
+    let retain = repeated(&cx.db, "iam.limiter_retain", Duration::from_secs(300), Runs::PerInstance, move || {
+        let limiter = limiter.clone();
+        async move { limiter.retain_recent() }
     });
-    vec![cleanup, limiter]
+    vec![cleanup, retain]
 }

@@ -3,7 +3,10 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::db::entity::users;
 use crate::error::{AppError, Msg};
+use crate::http::Checked;
+use crate::iam::auth::UserType;
 
 /// An email address: trimmed, lower-cased, at most 254 characters, valid per RFC 5321.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -162,7 +165,7 @@ pub struct Session {
     #[serde(rename = "smeId")]
     pub sme_id: String,
     #[serde(rename = "userType")]
-    pub user_type: String,
+    pub user_type: UserType,
     #[serde(rename = "userInfo")]
     pub user_info: UserInfo,
     #[serde(rename = "organizationList")]
@@ -235,6 +238,114 @@ pub struct MenuEntry {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     #[schema(no_recursion)]
     pub children: Vec<MenuEntry>,
+}
+
+/// Where a person's avatar is served (empty without one); the version busts caches.
+pub fn avatar_url(user: &users::Model) -> String {
+    let version = if user.avatar.is_some() { user.avatar_version.max(1) } else { user.avatar_version };
+    avatar_path(&user.id, version)
+}
+
+/// The avatar URL of a person from their id and avatar version (0: none, empty URL), for readers
+/// that do not load the image bytes (src/social).
+pub fn avatar_path(user_id: &str, avatar_version: i32) -> String {
+    if avatar_version > 0 { format!("/api/iam/v1/avatars/{user_id}?v={avatar_version}") } else { String::new() }
+}
+
+// ---- checked requests (built at the edge by `http::Valid`) ----
+
+/// A password and its confirmation, which must match (`field` names the new password).
+fn confirmed(field: &'static str, password: Option<&str>, confirm: Option<&str>) -> Result<Password, AppError> {
+    let password = Password::parse(field, password)?;
+    if confirm.unwrap_or("").is_empty() {
+        return Err(AppError::invalid("confirm_password", Msg::PasswordRequired));
+    }
+    if confirm != Some(password.as_str()) {
+        return Err(AppError::invalid("confirm_password", Msg::PasswordMismatch));
+    }
+    Ok(password)
+}
+
+/// A sign-up: a valid email, a valid confirmed password, an optional valid name, and the
+/// agreement given.
+pub struct NewAccount {
+    pub email: Email,
+    pub password: Password,
+    pub username: Option<Username>,
+}
+
+impl Checked for NewAccount {
+    type Body = RegisterRequest;
+    fn check(req: RegisterRequest) -> Result<Self, AppError> {
+        let email = Email::parse(req.email.as_deref())?;
+        let password = confirmed("password", req.password.as_deref(), req.confirm_password.as_deref())?;
+        let username = match req.username.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(n) => Some(Username::parse(Some(n))?),
+        };
+        if req.agree != Some(true) {
+            return Err(AppError::invalid("agree", Msg::AgreementRequired));
+        }
+        Ok(NewAccount { email, password, username })
+    }
+}
+
+/// A sign-in: a valid email and a presented password.
+pub struct Credentials {
+    pub email: Email,
+    pub password: String,
+}
+
+impl Checked for Credentials {
+    type Body = LoginRequest;
+    fn check(req: LoginRequest) -> Result<Self, AppError> {
+        Ok(Credentials { email: Email::parse(req.email.as_deref())?, password: Password::presented("password", req.password.as_deref())? })
+    }
+}
+
+/// The context to switch to: `"user"` or a company id.
+pub struct SwitchTo(pub String);
+
+impl Checked for SwitchTo {
+    type Body = SwitchRequest;
+    fn check(req: SwitchRequest) -> Result<Self, AppError> {
+        let sme = req.sme_id.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
+        Ok(SwitchTo(sme.ok_or(AppError::invalid("smeId", Msg::CompanyIdRequired))?))
+    }
+}
+
+impl Checked for Username {
+    type Body = ProfileInfoRequest;
+    fn check(req: ProfileInfoRequest) -> Result<Self, AppError> {
+        Username::parse(req.name.as_deref())
+    }
+}
+
+/// A password change: the current password presented, the new one valid and confirmed.
+pub struct PasswordChange {
+    pub old: String,
+    pub new: Password,
+}
+
+impl Checked for PasswordChange {
+    type Body = ChangePasswordRequest;
+    fn check(req: ChangePasswordRequest) -> Result<Self, AppError> {
+        let old = Password::presented("old_password", req.old_password.as_deref())?;
+        let new = confirmed("new_password", req.new_password.as_deref(), req.confirm_password.as_deref())?;
+        Ok(PasswordChange { old, new })
+    }
+}
+
+/// The password presented to confirm deleting the account.
+pub struct DeletionConfirmed {
+    pub password: String,
+}
+
+impl Checked for DeletionConfirmed {
+    type Body = DeleteAccountRequest;
+    fn check(req: DeleteAccountRequest) -> Result<Self, AppError> {
+        Ok(DeletionConfirmed { password: Password::presented("password", req.password.as_deref())? })
+    }
 }
 
 #[cfg(test)]

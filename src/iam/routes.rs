@@ -3,20 +3,28 @@
 use std::net::SocketAddr;
 
 use axum::body::Body;
-use axum::extract::{ConnectInfo, DefaultBodyLimit, Multipart, Path, State};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, FromRef, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::app::AppState;
 use crate::error::{ApiResult, AppError, Envelope, Msg, Null, ok};
-use crate::http::{ApiJson, ApiQuery};
+use crate::http::{ApiMultipart, ApiPath, ApiQuery, Valid};
+use crate::iam::IamCtx;
+use crate::iam::account::{self, AVATAR_MAX_BYTES};
+use crate::iam::auth::{Auth, Sessions};
 use crate::iam::model::*;
-use crate::iam::service::{self, AVATAR_MAX_BYTES, Auth};
+use crate::iam::{sessions, signup};
+use crate::ids::UserId;
 
-pub fn router() -> OpenApiRouter<AppState> {
+pub fn router<S>() -> OpenApiRouter<S>
+where
+    S: Clone + Send + Sync + 'static,
+    IamCtx: FromRef<S>,
+    Sessions: FromRef<S>,
+{
     OpenApiRouter::new()
         .routes(routes!(register))
         .routes(routes!(verify_email))
@@ -37,73 +45,73 @@ pub fn router() -> OpenApiRouter<AppState> {
 /// Sign up; a verification mail is sent when verification is on.
 #[utoipa::path(post, path = "/api/iam/v1/register", tag = "identity", request_body = RegisterRequest,
     responses((status = 200, body = Envelope<RegisterResponse>)))]
-async fn register(State(s): State<AppState>, ApiJson(req): ApiJson<RegisterRequest>) -> ApiResult<RegisterResponse> {
-    ok(service::register(&s, req).await?)
+async fn register(State(cx): State<IamCtx>, Valid(req): Valid<NewAccount>) -> ApiResult<RegisterResponse> {
+    ok(signup::register(&cx, req).await?)
 }
 
 /// Verify an email address with the token from the mailed link.
 #[utoipa::path(get, path = "/api/iam/v1/verify-email", tag = "identity", params(VerifyQuery),
     responses((status = 200, body = Envelope<EmailOnly>)))]
-async fn verify_email(State(s): State<AppState>, ApiQuery(q): ApiQuery<VerifyQuery>) -> ApiResult<EmailOnly> {
-    ok(service::verify_email(&s, q.token.as_deref()).await?)
+async fn verify_email(State(cx): State<IamCtx>, ApiQuery(q): ApiQuery<VerifyQuery>) -> ApiResult<EmailOnly> {
+    ok(signup::verify_email(&cx, q.token.as_deref()).await?)
 }
 
 /// Sign in with email and password (403 before the email is verified; 429 when limited).
 #[utoipa::path(post, path = "/api/iam/v2/login/password", tag = "identity", request_body = LoginRequest,
     responses((status = 200, body = Envelope<Session>)))]
 async fn login(
-    State(s): State<AppState>,
+    State(cx): State<IamCtx>,
     ConnectInfo(addr): ConnectInfo<SocketAddr>,
-    ApiJson(req): ApiJson<LoginRequest>,
+    Valid(req): Valid<Credentials>,
 ) -> ApiResult<Session> {
-    ok(service::login(&s, addr.ip(), req).await?)
+    ok(sessions::login(&cx, addr.ip(), req).await?)
 }
 
 /// Exchange the refresh token (as Bearer) for a new token pair.
 #[utoipa::path(get, path = "/api/iam/v1/refresh", tag = "identity",
     responses((status = 200, body = Envelope<RefreshResponse>)))]
-async fn refresh(State(s): State<AppState>, parts: Parts) -> ApiResult<RefreshResponse> {
-    ok(service::refresh(&s, crate::iam::auth::bearer(&parts)).await?)
+async fn refresh(State(cx): State<IamCtx>, parts: Parts) -> ApiResult<RefreshResponse> {
+    ok(sessions::refresh(&cx, crate::iam::auth::bearer(&parts)).await?)
 }
 
 /// Switch the session into a company the caller belongs to, or back to "user".
 #[utoipa::path(post, path = "/api/iam/v1/switch", tag = "identity", request_body = SwitchRequest,
     responses((status = 200, body = Envelope<Session>)))]
-async fn switch(State(s): State<AppState>, auth: Auth, ApiJson(req): ApiJson<SwitchRequest>) -> ApiResult<Session> {
-    ok(service::switch(&s, &auth, req).await?)
+async fn switch(State(cx): State<IamCtx>, auth: Auth, Valid(req): Valid<SwitchTo>) -> ApiResult<Session> {
+    ok(sessions::switch(&cx, &auth, req).await?)
 }
 
 /// End this session: its refresh token stops working.
 #[utoipa::path(post, path = "/api/iam/v1/logout", tag = "identity", responses((status = 200, body = Envelope<Null>)))]
-async fn logout(State(s): State<AppState>, auth: Auth) -> ApiResult<Null> {
-    service::logout(&s, &auth).await?;
+async fn logout(State(cx): State<IamCtx>, auth: Auth) -> ApiResult<Null> {
+    sessions::logout(&cx, &auth).await?;
     ok(Null)
 }
 
 #[utoipa::path(get, path = "/api/iam/v1/account/profile", tag = "identity", responses((status = 200, body = Envelope<Profile>)))]
-async fn profile(State(s): State<AppState>, auth: Auth) -> ApiResult<Profile> {
-    ok(service::profile(&s, &auth).await?)
+async fn profile(State(cx): State<IamCtx>, auth: Auth) -> ApiResult<Profile> {
+    ok(account::profile(&cx, &auth).await?)
 }
 
 /// Change the username (3-50 characters).
 #[utoipa::path(put, path = "/api/iam/v1/account/profile/info", tag = "identity", request_body = ProfileInfoRequest,
     responses((status = 200, body = Envelope<Profile>)))]
-async fn update_profile_info(State(s): State<AppState>, auth: Auth, ApiJson(req): ApiJson<ProfileInfoRequest>) -> ApiResult<Profile> {
-    ok(service::update_name(&s, &auth, req).await?)
+async fn update_profile_info(State(cx): State<IamCtx>, auth: Auth, Valid(req): Valid<Username>) -> ApiResult<Profile> {
+    ok(account::update_name(&cx, &auth, req).await?)
 }
 
 /// Change the password; the user's other sessions end.
 #[utoipa::path(put, path = "/api/iam/v1/account/password", tag = "identity", request_body = ChangePasswordRequest,
     responses((status = 200, body = Envelope<Null>)))]
-async fn change_password(State(s): State<AppState>, auth: Auth, ApiJson(req): ApiJson<ChangePasswordRequest>) -> ApiResult<Null> {
-    service::change_password(&s, &auth, req).await?;
+async fn change_password(State(cx): State<IamCtx>, auth: Auth, Valid(req): Valid<PasswordChange>) -> ApiResult<Null> {
+    account::change_password(&cx, &auth, req).await?;
     ok(Null)
 }
 
 /// Upload an avatar (multipart field `file`): at most 3 MB, JPG/PNG/WEBP/GIF by content.
 #[utoipa::path(put, path = "/api/iam/v1/account/profile/avatar", tag = "identity",
     responses((status = 200, body = Envelope<AvatarResponse>), (status = 413), (status = 415)))]
-async fn upload_avatar(State(s): State<AppState>, auth: Auth, headers: axum::http::HeaderMap, mut form: Multipart) -> ApiResult<AvatarResponse> {
+async fn upload_avatar(State(cx): State<IamCtx>, auth: Auth, headers: axum::http::HeaderMap, ApiMultipart(mut form): ApiMultipart) -> ApiResult<AvatarResponse> {
     // Refuse an announced oversize body before reading any of it.
     let announced = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
     if announced.is_some_and(|n| n > AVATAR_MAX_BYTES + 64 * 1024) {
@@ -123,7 +131,7 @@ async fn upload_avatar(State(s): State<AppState>, auth: Auth, headers: axum::htt
             }
             bytes.extend_from_slice(&chunk);
         }
-        return ok(service::set_avatar(&s, &auth, bytes).await?);
+        return ok(account::set_avatar(&cx, &auth, bytes).await?);
     }
     Err(AppError::invalid("file", Msg::AvatarMissing))
 }
@@ -131,8 +139,8 @@ async fn upload_avatar(State(s): State<AppState>, auth: Auth, headers: axum::htt
 /// A user's avatar image.
 #[utoipa::path(get, path = "/api/iam/v1/avatars/{id}", tag = "identity", params(("id" = String, Path)),
     responses((status = 200, content_type = "image/*")))]
-async fn get_avatar(State(s): State<AppState>, Path(id): Path<String>) -> Result<Response, AppError> {
-    let (bytes, mime) = service::avatar(&s, &id).await?;
+async fn get_avatar(State(cx): State<IamCtx>, ApiPath(id): ApiPath<UserId>) -> Result<Response, AppError> {
+    let (bytes, mime) = account::avatar(&cx, id.as_str()).await?;
     let mut res = Body::from(bytes).into_response();
     let h = res.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_str(&mime).map_err(|e| AppError::Internal(e.into()))?);
@@ -145,20 +153,20 @@ async fn get_avatar(State(s): State<AppState>, Path(id): Path<String>) -> Result
 
 /// Whether the account can be deleted now, and why not.
 #[utoipa::path(post, path = "/api/iam/v1/account/check", tag = "identity", responses((status = 200, body = Envelope<AccountCheck>)))]
-async fn account_check(State(s): State<AppState>, auth: Auth) -> ApiResult<AccountCheck> {
-    ok(service::account_check(&s, &auth).await?)
+async fn account_check(State(cx): State<IamCtx>, auth: Auth) -> ApiResult<AccountCheck> {
+    ok(account::account_check(&cx, &auth).await?)
 }
 
 /// Delete the account (409 with the reasons while something blocks it).
 #[utoipa::path(delete, path = "/api/iam/v1/account", tag = "identity", request_body = DeleteAccountRequest,
     responses((status = 200, body = Envelope<Null>), (status = 409)))]
-async fn delete_account(State(s): State<AppState>, auth: Auth, ApiJson(req): ApiJson<DeleteAccountRequest>) -> ApiResult<Null> {
-    service::delete_account(&s, &auth, req).await?;
+async fn delete_account(State(cx): State<IamCtx>, auth: Auth, Valid(req): Valid<DeletionConfirmed>) -> ApiResult<Null> {
+    account::delete_account(&cx, &auth, req).await?;
     ok(Null)
 }
 
 /// The menu tree for the caller's userType.
 #[utoipa::path(get, path = "/api/iam/v1/menus", tag = "identity", responses((status = 200, body = Envelope<Vec<MenuEntry>>)))]
 async fn menus(auth: Auth) -> ApiResult<Vec<MenuEntry>> {
-    ok(crate::iam::menus::menu_for(&auth.user_type))
+    ok(crate::iam::menus::menu_for(auth.user_type()))
 }

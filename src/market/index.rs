@@ -9,7 +9,7 @@ use sea_orm::{ColumnTrait, DatabaseConnection, DbErr, EntityTrait, QueryFilter, 
 use sha2::{Digest, Sha256};
 
 use crate::db::entity::apps;
-use crate::http::Lang;
+use crate::lang::Lang;
 use crate::market::model::{App, Filter, TOP_PICKS};
 
 struct Entry {

@@ -8,24 +8,51 @@ pub mod seed;
 pub mod service;
 pub mod ssr;
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use sea_orm::DatabaseConnection;
+use serde_json::{Map, Value};
 use tokio_cron_scheduler::{Job, JobSchedulerError};
 
-use crate::app::AppState;
+use crate::config::DownloadsConfig;
 use crate::jobs::{Runs, repeated};
+use crate::lang::Lang;
+use crate::public::PublicData;
+use crate::ssr::data::PageData;
 
 /// How often the index is compared with the database (other instances' or hand-made changes).
 pub const RELOAD_EVERY: Duration = Duration::from_secs(30);
 
+/// What the market's rules use.
+#[derive(Clone)]
+pub struct MarketCtx {
+    pub db: DatabaseConnection,
+    pub catalogue: Arc<index::Catalogue>,
+    pub downloads: Arc<DownloadsConfig>,
+    pub public: PublicData,
+}
+
 /// The market's background jobs.
-pub fn jobs(state: &AppState) -> Vec<Result<Job, JobSchedulerError>> {
+pub fn jobs(cx: &MarketCtx) -> Vec<Result<Job, JobSchedulerError>> {
     // Each instance keeps its own index and render cache.
-    vec![repeated(state, "market.reload", RELOAD_EVERY, Runs::PerInstance, |s| async move {
-        match service::refresh(&s).await {
-            Ok(true) => tracing::info!("market catalogue changed in the database: index reloaded"),
-            Ok(false) => {}
-            Err(e) => tracing::warn!(error = %e, "market reload failed"),
+    let cx2 = cx.clone();
+    vec![repeated(&cx.db, "market.reload", RELOAD_EVERY, Runs::PerInstance, move || {
+        let cx = cx2.clone();
+        async move {
+            match service::refresh(&cx).await {
+                Ok(true) => tracing::info!("market catalogue changed in the database: index reloaded"),
+                Ok(false) => {}
+                Err(e) => tracing::warn!(error = %e, "market reload failed"),
+            }
         }
     })]
+}
+
+/// First-paint data of the market pages.
+#[async_trait::async_trait]
+impl PageData for MarketCtx {
+    async fn fill(&self, page: &str, params: &[(String, String)], lang: Lang, data: &mut Map<String, Value>) {
+        ssr::fill(&self.catalogue, page, params, lang, data);
+    }
 }

@@ -5,7 +5,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::db::entity::apps;
 use crate::error::{AppError, Msg};
-use crate::http::Lang;
+use crate::lang::Lang;
 
 pub const CATEGORIES: [&str; 7] = ["AI", "Metaverse", "Game", "Work", "Home", "Others", "Z-CLOUD"];
 /// The category filter value that selects the chosen apps; not a stored category.

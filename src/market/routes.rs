@@ -2,7 +2,7 @@
 //! answer `If-None-Match` with 304.
 
 use axum::body::Body;
-use axum::extract::{Path, State};
+use axum::extract::{FromRef, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
@@ -10,13 +10,18 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::app::AppState;
+use crate::market::MarketCtx;
 use crate::error::{ApiResult, AppError, Envelope, ok};
-use crate::http::{ApiQuery, Lang, List, Page};
+use crate::http::{ApiPath, ApiQuery, List, Page};
+use crate::lang::Lang;
 use crate::market::model::{App, LangQuery, ListQuery, SearchQuery, answer_lang};
 use crate::market::service::{self, Answer};
 
-pub fn router() -> OpenApiRouter<AppState> {
+pub fn router<S>() -> OpenApiRouter<S>
+where
+    S: Clone + Send + Sync + 'static,
+    MarketCtx: FromRef<S>,
+{
     OpenApiRouter::new()
         .routes(routes!(download_links))
         .routes(routes!(applications))
@@ -36,8 +41,8 @@ pub struct DownloadLinks {
 /// The client download links, from configuration.
 #[utoipa::path(get, path = "/api/ebs/v1/download/links", tag = "market",
     responses((status = 200, body = Envelope<DownloadLinks>)))]
-async fn download_links(State(state): State<AppState>) -> ApiResult<DownloadLinks> {
-    let d = &state.config.downloads;
+async fn download_links(State(cx): State<MarketCtx>) -> ApiResult<DownloadLinks> {
+    let d = &cx.downloads;
     ok(DownloadLinks { windows: d.windows.clone(), mac: d.mac.clone(), android: d.android.clone(), ios: String::new() })
 }
 
@@ -48,7 +53,7 @@ async fn download_links(State(state): State<AppState>) -> ApiResult<DownloadLink
     responses((status = 200, body = Envelope<List<App>>), (status = 304, description = "not modified"),
         (status = 400, description = "invalid category or pagination")))]
 async fn applications(
-    State(state): State<AppState>,
+    State(cx): State<MarketCtx>,
     lang: Lang,
     headers: HeaderMap,
     ApiQuery(q): ApiQuery<ListQuery>,
@@ -56,7 +61,7 @@ async fn applications(
     ApiQuery(l): ApiQuery<LangQuery>,
 ) -> Result<Response, AppError> {
     let lang = answer_lang(l.language.as_deref(), lang)?;
-    Ok(respond(&headers, service::list(&state, &q, page, lang)?))
+    Ok(respond(&headers, service::list(&cx.catalogue, &q, page, lang)?))
 }
 
 /// One app (404 "App not found" for an unknown id).
@@ -65,14 +70,14 @@ async fn applications(
     responses((status = 200, body = Envelope<App>), (status = 304, description = "not modified"),
         (status = 404, description = "no such app")))]
 async fn application(
-    State(state): State<AppState>,
+    State(cx): State<MarketCtx>,
     lang: Lang,
     headers: HeaderMap,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
     ApiQuery(q): ApiQuery<LangQuery>,
 ) -> Result<Response, AppError> {
     let lang = answer_lang(q.language.as_deref(), lang)?;
-    Ok(respond(&headers, service::details(&state, &id, lang)?))
+    Ok(respond(&headers, service::details(&cx.catalogue, &id, lang)?))
 }
 
 /// Search by keyword (English and Chinese names and summaries, publisher; case-insensitive; all
@@ -81,7 +86,7 @@ async fn application(
     responses((status = 200, body = Envelope<List<App>>), (status = 304, description = "not modified"),
         (status = 400, description = "invalid filter value, keyword too long or bad pagination")))]
 async fn search(
-    State(state): State<AppState>,
+    State(cx): State<MarketCtx>,
     lang: Lang,
     headers: HeaderMap,
     ApiQuery(q): ApiQuery<SearchQuery>,
@@ -89,7 +94,7 @@ async fn search(
     ApiQuery(l): ApiQuery<LangQuery>,
 ) -> Result<Response, AppError> {
     let lang = answer_lang(l.language.as_deref(), lang)?;
-    Ok(respond(&headers, service::search(&state, &q, page, lang)?))
+    Ok(respond(&headers, service::search(&cx.catalogue, &q, page, lang)?))
 }
 
 /// The envelope around a pre-serialized answer, or 304 when the client holds it already.

@@ -3,9 +3,11 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::app::AppState;
 use crate::error::{AppError, Msg};
-use crate::http::{Lang, Page};
+use crate::http::Page;
+use crate::lang::Lang;
+use crate::market::MarketCtx;
+use crate::market::index::Catalogue;
 use crate::market::model::{App, DEFAULT_LIMIT, Filter, ListQuery, SearchQuery, category_filter};
 
 /// An answer as JSON text (the envelope's `data`) with a tag that changes whenever the answer
@@ -21,50 +23,50 @@ fn etag(fingerprint: &str, lang: Lang, key: &str) -> String {
 }
 
 /// `GET /market/applications`: the listed apps in listing order, optionally of one category.
-pub fn list(state: &AppState, q: &ListQuery, page: Page, lang: Lang) -> Result<Answer, AppError> {
+pub fn list(market: &Catalogue, q: &ListQuery, page: Page, lang: Lang) -> Result<Answer, AppError> {
     let (offset, limit) = page.checked(DEFAULT_LIMIT)?;
     let filter = Filter { category: category_filter(q.category.as_deref())?, ..Default::default() };
-    Ok(answer_list(state, &filter, offset, limit, lang, "list"))
+    Ok(answer_list(market, &filter, offset, limit, lang, "list"))
 }
 
 /// `GET /market/search`.
-pub fn search(state: &AppState, q: &SearchQuery, page: Page, lang: Lang) -> Result<Answer, AppError> {
+pub fn search(market: &Catalogue, q: &SearchQuery, page: Page, lang: Lang) -> Result<Answer, AppError> {
     let (offset, limit) = page.checked(DEFAULT_LIMIT)?;
     let filter = Filter::new(q.keyword.as_deref(), q.category.as_deref(), q.display_type.as_deref(), q.tier.as_deref())?;
-    Ok(answer_list(state, &filter, offset, limit, lang, "search"))
+    Ok(answer_list(market, &filter, offset, limit, lang, "search"))
 }
 
-fn answer_list(state: &AppState, filter: &Filter, offset: u64, limit: u64, lang: Lang, kind: &str) -> Answer {
-    let index = state.market.get();
+fn answer_list(market: &Catalogue, filter: &Filter, offset: u64, limit: u64, lang: Lang, kind: &str) -> Answer {
+    let index = market.get();
     let key = format!("{kind}|{filter:?}|{offset}|{limit}");
     let selection = index.select(filter);
     Answer { etag: etag(&index.fingerprint, lang, &key), data_json: index.page_json(&selection, offset, limit, lang) }
 }
 
 /// `GET /market/applications/{id}`.
-pub fn details(state: &AppState, id: &str, lang: Lang) -> Result<Answer, AppError> {
-    let index = state.market.get();
+pub fn details(market: &Catalogue, id: &str, lang: Lang) -> Result<Answer, AppError> {
+    let index = market.get();
     let json = index.get_json(id, lang).ok_or(AppError::NotFound(Msg::AppNotFound))?;
     Ok(Answer { etag: etag(&index.fingerprint, lang, &format!("app|{id}")), data_json: json.to_string() })
 }
 
 /// For the server-rendered pages: one page of a filter as values.
-pub fn page_values(state: &AppState, filter: &Filter, limit: u64, lang: Lang) -> serde_json::Value {
-    let index = state.market.get();
+pub fn page_values(market: &Catalogue, filter: &Filter, limit: u64, lang: Lang) -> serde_json::Value {
+    let index = market.get();
     let selection = index.select(filter);
     serde_json::json!({ "items": index.page(&selection, 0, limit, lang), "total": selection.len() })
 }
 
-pub fn app_value(state: &AppState, id: &str, lang: Lang) -> Option<App> {
-    state.market.get().get(id, lang).cloned()
+pub fn app_value(market: &Catalogue, id: &str, lang: Lang) -> Option<App> {
+    market.get().get(id, lang).cloned()
 }
 
 /// Re-reads the catalogue after a write (or on the periodic check) and refreshes the
 /// server-rendered pages when it changed.
-pub async fn refresh(state: &AppState) -> Result<bool, AppError> {
-    let changed = state.market.reload(&state.db).await?;
+pub async fn refresh(cx: &MarketCtx) -> Result<bool, AppError> {
+    let changed = cx.catalogue.reload(&cx.db).await?;
     if changed {
-        state.ssr.invalidate();
+        cx.public.changed();
     }
     Ok(changed)
 }

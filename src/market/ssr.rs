@@ -3,34 +3,34 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::app::AppState;
-use crate::http::Lang;
+use crate::market::index::Catalogue;
+use crate::lang::Lang;
 use crate::market::model::{DEFAULT_LIMIT, Filter, TOP_PICKS, category_filter};
 use crate::market::service;
 
 /// Adds the market keys for `path` (already without the `/m` prefix of the phone pages).
 /// A query the API would refuse gives no key: the page then fetches and shows the API's error.
 /// An unknown app id sets `notFound`, which makes the page a 404.
-pub fn fill(state: &AppState, path: &str, params: &[(String, String)], lang: Lang, data: &mut Map<String, Value>) {
+pub fn fill(market: &Catalogue, path: &str, params: &[(String, String)], lang: Lang, data: &mut Map<String, Value>) {
     let param = |name: &str| params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
     match path {
         "/market" => {
             if let Ok(category) = category_filter(param("category")) {
                 let filter = Filter { category, ..Default::default() };
-                data.insert("market".into(), service::page_values(state, &filter, DEFAULT_LIMIT, lang));
+                data.insert("market".into(), service::page_values(market, &filter, DEFAULT_LIMIT, lang));
                 if category.is_none() {
                     // The home of the market shows the chosen apps above the list.
                     let top = Filter { category: Some(TOP_PICKS), ..Default::default() };
-                    data.insert("marketTopPicks".into(), service::page_values(state, &top, DEFAULT_LIMIT, lang));
+                    data.insert("marketTopPicks".into(), service::page_values(market, &top, DEFAULT_LIMIT, lang));
                 }
             }
         }
         "/market/more" => {
             if let Ok(filter) = Filter::new(param("keyword"), param("category"), param("display_type"), param("tier")) {
-                data.insert("marketMore".into(), service::page_values(state, &filter, DEFAULT_LIMIT, lang));
+                data.insert("marketMore".into(), service::page_values(market, &filter, DEFAULT_LIMIT, lang));
             }
         }
-        "/market/details" => match param("id").and_then(|id| service::app_value(state, id, lang)) {
+        "/market/details" => match param("id").and_then(|id| service::app_value(market, id, lang)) {
             Some(app) => {
                 data.insert("marketDetails".into(), json!(app));
             }

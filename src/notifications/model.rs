@@ -28,7 +28,7 @@ pub struct Stats {
 pub struct Notification {
     pub id: String,
     /// device_online, device_offline, zcloud_ready, zcloud_failed …
-    pub kind: String,
+    pub kind: crate::db::enums::NotificationKind,
     pub title: String,
     pub body: String,
     pub read: bool,
@@ -51,4 +51,12 @@ impl ListFilter {
             Some(_) => Err(AppError::invalid("filter", Msg::InvalidField("filter"))),
         }
     }
+}
+
+/// The `data` of a `notification` event on the person's live stream (src/events): list it with
+/// `GET /notifications` in the reader's language.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct NotificationEvent {
+    pub id: String,
+    pub kind: crate::db::enums::NotificationKind,
 }

@@ -10,9 +10,12 @@ use sea_orm::{
 use crate::db::entity::{notification_counters as counters, notifications};
 use crate::db::{new_id, now, write_txn};
 use crate::error::{AppError, Msg};
-use crate::http::{Lang, List};
-use crate::iam::service::Auth;
-use crate::notifications::model::{Notification, RECENT_HOURS, Stats};
+use crate::http::List;
+use crate::lang::Lang;
+use crate::db::enums::NotificationKind;
+use crate::iam::auth::Auth;
+use crate::notifications::StatsSources;
+use crate::notifications::model::{Notification, NotificationEvent, RECENT_HOURS, Stats};
 
 fn mine(auth: &Auth) -> sea_orm::Select<notifications::Entity> {
     notifications::Entity::find().filter(notifications::Column::UserId.eq(auth.user_id.clone()))
@@ -24,7 +27,7 @@ fn mine(auth: &Auth) -> sea_orm::Select<notifications::Entity> {
 pub async fn notify(
     conn: &impl ConnectionTrait,
     user_id: &str,
-    kind: &str,
+    kind: NotificationKind,
     title: &str,
     body: &str,
     params: &serde_json::Value,
@@ -34,7 +37,7 @@ pub async fn notify(
     notifications::ActiveModel {
         id: Set(id.clone()),
         user_id: Set(user_id.to_string()),
-        kind: Set(kind.to_string()),
+        kind: Set(kind),
         title: Set(title.to_string()),
         body: Set(body.to_string()),
         params: Set(params.to_string()),
@@ -52,9 +55,8 @@ pub async fn notify(
         )
         .exec(conn)
         .await?;
-    // The person's open tabs hear of it from the event log, written in this same transaction.
-    let event = crate::social::model::NotificationRef { id, kind: kind.to_string() };
-    crate::social::service::events::append(conn, user_id, crate::db::entity::events::EventKind::Notification, &event).await?;
+    // The person's open tabs hear of it from their event log, written in this same transaction.
+    crate::events::append(conn, user_id, crate::events::EventKind::Notification, &NotificationEvent { id, kind }).await?;
     Ok(())
 }
 
@@ -84,8 +86,9 @@ pub async fn rebuild_counters(db: &DatabaseConnection) -> Result<u64, AppError> 
     Ok(fixed + added)
 }
 
-/// One counter row, the recent ones by index, and the companies' unread news.
-pub async fn stats(db: &DatabaseConnection, auth: &Auth) -> Result<Stats, AppError> {
+/// One counter row, the recent ones by index, and what the other domains add (the companies'
+/// unread news, pending friend requests) through their registered sources.
+pub async fn stats(db: &DatabaseConnection, sources: &StatsSources, auth: &Auth) -> Result<Stats, AppError> {
     let (total, unread) = counters::Entity::find_by_id(auth.user_id.clone())
         .one(db)
         .await?
@@ -96,9 +99,9 @@ pub async fn stats(db: &DatabaseConnection, auth: &Auth) -> Result<Stats, AppErr
         .unwrap_or((0, 0));
     let since = now() - Duration::hours(RECENT_HOURS);
     let recent = mine(auth).filter(notifications::Column::CreatedAt.gte(since)).count(db).await?;
-    let member_records_unread = crate::iam::sme::service::member_records_unread(db, auth).await?;
-    let pending_friend_requests_exists = crate::social::service::requests::pending_requests_exist(db, &auth.user_id).await?;
-    Ok(Stats { total, read: total - unread, unread, recent, pending_friend_requests_exists, member_records_unread })
+    let mut stats = Stats { total, read: total - unread, unread, recent, pending_friend_requests_exists: false, member_records_unread: 0 };
+    sources.fill(db, auth, &mut stats).await?;
+    Ok(stats)
 }
 
 /// Newest first.

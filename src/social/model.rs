@@ -6,9 +6,9 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
-use crate::db::entity::friend_requests::RequestStatus;
+use crate::db::enums::RequestStatus;
 use crate::error::{AppError, Msg};
-use crate::http::Page;
+use crate::http::{Checked, Page};
 use crate::iam::model::Email;
 
 /// A message body: 1-2,000 characters (API.md).
@@ -31,10 +31,16 @@ pub struct FriendRequestBody {
     pub email: Option<String>,
 }
 
-impl TryFrom<FriendRequestBody> for Email {
-    type Error = AppError;
-    fn try_from(b: FriendRequestBody) -> Result<Email, AppError> {
-        Email::parse(b.email.as_deref())
+/// A checked friend request: the address it goes to.
+#[derive(Debug, Clone)]
+pub struct NewFriendRequest {
+    pub to: Email,
+}
+
+impl Checked for NewFriendRequest {
+    type Body = FriendRequestBody;
+    fn check(b: FriendRequestBody) -> Result<NewFriendRequest, AppError> {
+        Ok(NewFriendRequest { to: Email::parse(b.email.as_deref())? })
     }
 }
 
@@ -79,9 +85,9 @@ pub struct TagBody {
     pub name: Option<String>,
 }
 
-impl TryFrom<TagBody> for TagName {
-    type Error = AppError;
-    fn try_from(b: TagBody) -> Result<TagName, AppError> {
+impl Checked for TagName {
+    type Body = TagBody;
+    fn check(b: TagBody) -> Result<TagName, AppError> {
         TagName::parse("name", b.name.as_deref())
     }
 }
@@ -107,9 +113,9 @@ pub struct FriendUpdate {
     pub tags: Option<Vec<TagName>>,
 }
 
-impl TryFrom<FriendUpdateBody> for FriendUpdate {
-    type Error = AppError;
-    fn try_from(b: FriendUpdateBody) -> Result<FriendUpdate, AppError> {
+impl Checked for FriendUpdate {
+    type Body = FriendUpdateBody;
+    fn check(b: FriendUpdateBody) -> Result<FriendUpdate, AppError> {
         let alias = match b.alias {
             None => None,
             Some(Value::Null) => Some(None),
@@ -171,9 +177,9 @@ pub struct NewMessage {
     pub body: MessageBody,
 }
 
-impl TryFrom<MessageBodyRequest> for NewMessage {
-    type Error = AppError;
-    fn try_from(r: MessageBodyRequest) -> Result<NewMessage, AppError> {
+impl Checked for NewMessage {
+    type Body = MessageBodyRequest;
+    fn check(r: MessageBodyRequest) -> Result<NewMessage, AppError> {
         let to = r.to_user_id.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
         let to = to.ok_or(AppError::invalid("to_user_id", Msg::RecipientRequired))?;
         Ok(NewMessage { to, body: MessageBody::parse(r.body.as_deref())? })
@@ -337,20 +343,13 @@ pub struct ReadReceipt {
     pub peer_id: String,
 }
 
-/// `notification` event: a new notification (list it in the reader's language).
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct NotificationRef {
-    pub id: String,
-    pub kind: String,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
 
     fn update(v: Value) -> Result<FriendUpdate, AppError> {
-        FriendUpdate::try_from(serde_json::from_value::<FriendUpdateBody>(v).unwrap())
+        FriendUpdate::check(serde_json::from_value::<FriendUpdateBody>(v).unwrap())
     }
 
     #[test]

@@ -22,8 +22,8 @@ use serde_json::json;
 use tokio::time::Instant;
 
 use crate::db::entity::events as events_t;
-use crate::social::hub::Subscription;
-use crate::social::service::events::{self, Cursor};
+use crate::events::hub::Subscription;
+use crate::events::{self, Cursor};
 
 /// Read from the log per query.
 const BATCH: u64 = 100;

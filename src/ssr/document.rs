@@ -1,6 +1,6 @@
 //! The HTML document around the rendered markup.
 
-use crate::http::Lang;
+use crate::lang::Lang;
 use crate::ssr::bundle::Manifest;
 
 /// `markup: None` leaves the root empty for the client to render (`data-ssr="0"`).

@@ -3,12 +3,11 @@
 //! data version), and hydrated by the browser.
 
 pub mod bundle;
-mod data;
+pub mod data;
 mod document;
 pub mod pool;
 
 use std::num::NonZeroUsize;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -20,9 +19,10 @@ use lru::LruCache;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::app::AppState;
 use crate::config::Config;
-use crate::http::Lang;
+use crate::lang::Lang;
+use crate::public::PublicData;
+use data::PageSources;
 use bundle::{Assets, ClientFiles, Manifest};
 use pool::{PoolOptions, RenderError, RenderPool};
 
@@ -33,7 +33,9 @@ pub struct Ssr {
     client_config: Value,
     product_name: String,
     /// Bumped whenever data shown on public pages changes; part of every cache key.
-    data_version: AtomicU64,
+    public: PublicData,
+    /// The domains' first-paint data of public pages.
+    sources: PageSources,
 }
 
 struct CachedPage {
@@ -51,7 +53,7 @@ enum RenderKind {
 }
 
 impl Ssr {
-    pub fn new(config: &Config) -> Ssr {
+    pub fn new(config: &Config, public: PublicData, sources: PageSources) -> Ssr {
         let opts = PoolOptions {
             threads: config.ssr_threads(),
             queue: config.ssr.queue,
@@ -65,13 +67,9 @@ impl Ssr {
             manifest: bundle::manifest(),
             client_config: client_config(config),
             product_name: config.product_name.clone(),
-            data_version: AtomicU64::new(1),
+            public,
+            sources,
         }
-    }
-
-    /// Call after any write that changes what a public page shows.
-    pub fn invalidate(&self) {
-        self.data_version.fetch_add(1, Ordering::Relaxed);
     }
 
     pub async fn render(&self, url: String, state_json: String) -> Result<pool::Rendered, RenderError> {
@@ -164,7 +162,7 @@ pub fn page_lang(query: Option<&str>, headers: &HeaderMap) -> Lang {
 }
 
 /// The fallback handler: every path that is not an API call, a bundle file or an asset is a page.
-pub async fn page(State(app): State<AppState>, method: Method, uri: Uri, headers: HeaderMap) -> Response {
+pub async fn page(State(ssr): State<Arc<Ssr>>, method: Method, uri: Uri, headers: HeaderMap) -> Response {
     if method != Method::GET && method != Method::HEAD {
         return (StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed").into_response();
     }
@@ -174,14 +172,13 @@ pub async fn page(State(app): State<AppState>, method: Method, uri: Uri, headers
     if let Some(to) = redirect_for(path, query, phone) {
         return found(&to);
     }
-    let ssr = &app.ssr;
     let lang = page_lang(query, &headers);
     let theme = if path == "/nearby/map" { "light" } else { "dark" };
     let url = match query {
         Some(q) => format!("{path}?{q}"),
         None => path.to_string(),
     };
-    let version = ssr.data_version.load(Ordering::Relaxed);
+    let version = ssr.public.version();
     let key = format!("{}|{theme}|{}|{version}|{url}", lang.code(), phone as u8);
 
     let cached = ssr.cache.lock().ok().and_then(|mut c| c.get(&key).cloned());
@@ -189,7 +186,7 @@ pub async fn page(State(app): State<AppState>, method: Method, uri: Uri, headers
     let (page, kind) = match cached {
         Some(page) => (page, RenderKind::Cache),
         None => {
-            let data = data::for_page(&app, path, query, lang).await;
+            let data = ssr.sources.for_page(path, query, lang).await;
             let state = PageState {
                 lang,
                 theme,

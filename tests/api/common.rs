@@ -8,7 +8,7 @@ use reqwest::header::HeaderMap;
 use serde_json::Value;
 use tempfile::TempDir;
 use tokio::sync::oneshot;
-use zmarket::app::AppState;
+use zmarket::state::AppState;
 use zmarket::config::Config;
 
 static INIT: Once = Once::new();

@@ -45,12 +45,17 @@ async fn actions(app: &TestApp, path: &str, token: &str) -> Vec<String> {
     body["data"]["items"].as_array().unwrap().iter().map(|h| h["action"].as_str().unwrap().to_string()).collect()
 }
 
-fn unread_auth(user_id: &str, session: &Value) -> zmarket::iam::service::Auth {
-    zmarket::iam::service::Auth {
+fn unread_auth(user_id: &str, session: &Value) -> zmarket::iam::auth::Auth {
+    use zmarket::db::enums::Role;
+    let role = match session["userType"].as_str().unwrap() {
+        "admin" => Some(Role::Admin),
+        "member" => Some(Role::Member),
+        _ => None,
+    };
+    zmarket::iam::auth::Auth {
         user_id: user_id.into(),
         session_id: String::new(),
-        sme_id: session["smeId"].as_str().unwrap().into(),
-        user_type: session["userType"].as_str().unwrap().into(),
+        context: zmarket::iam::auth::Context::of(session["smeId"].as_str().unwrap(), role),
     }
 }
 
@@ -262,7 +267,7 @@ async fn an_invitation_expires_after_its_ttl() {
     let (s, _) = app.post_json("/api/iam/v1/switch", &json!({"smeId": id}), Some(&token_of(&b))).await;
     assert_eq!(s, 403);
     // The expiry job finds nothing left to expire.
-    assert_eq!(zmarket::iam::sme::service::expire_invitations(&app.state.db).await.unwrap(), 0);
+    assert_eq!(zmarket::companies::membership::expire_invitations(&app.state.db).await.unwrap(), 0);
 }
 
 #[tokio::test]
@@ -273,7 +278,7 @@ async fn expiry_job_marks_old_invitations() {
     let admin = app.switch(&a, &id).await;
     app.invite(&token_of(&admin), "x1@example.com", "member").await;
     app.invite(&token_of(&admin), "x2@example.com", "member").await;
-    assert_eq!(zmarket::iam::sme::service::expire_invitations(&app.state.db).await.unwrap(), 2);
+    assert_eq!(zmarket::companies::membership::expire_invitations(&app.state.db).await.unwrap(), 2);
     let statuses: Vec<String> = records(&app, &token_of(&admin)).await.into_iter().map(|r| r.2).collect();
     assert_eq!(statuses, ["expired", "expired"]);
 }
@@ -540,12 +545,12 @@ async fn resources_are_assigned_to_members_who_see_only_theirs() {
     let ids: Vec<&str> = body["data"]["items"].as_array().unwrap().iter().map(|i| i["resource_id"].as_str().unwrap()).collect();
     assert_eq!(ids, [APP, OTHER_APP]);
     assert!(body["data"]["items"].as_array().unwrap().iter().all(|i| i["user_id"] == bid.as_str()));
-    use zmarket::iam::sme::model::ResourceType;
-    use zmarket::iam::sme::resources;
+    use zmarket::companies::model::{ResourceType, Role};
+    use zmarket::companies::resources;
     assert_eq!(resources::assigned_resource_ids(&app.state.db, &id, &bid, ResourceType::App).await.unwrap(), [APP, OTHER_APP]);
     assert!(resources::assigned_resource_ids(&app.state.db, &id, &bid, ResourceType::Device).await.unwrap().is_empty());
-    assert!(resources::member_may_use(&app.state.db, &id, &cid, "member", ResourceType::App, APP).await.unwrap());
-    assert!(!resources::member_may_use(&app.state.db, &id, &cid, "member", ResourceType::App, OTHER_APP).await.unwrap());
+    assert!(resources::member_may_use(&app.state.db, &id, &cid, Role::Member, ResourceType::App, APP).await.unwrap());
+    assert!(!resources::member_may_use(&app.state.db, &id, &cid, Role::Member, ResourceType::App, OTHER_APP).await.unwrap());
 
     let (s, _) = app.post_json(UNASSIGN, &json!({"user_id": bid, "resource_type": "app", "resource_id": APP}), Some(&t)).await;
     assert_eq!(s, 200);
@@ -623,7 +628,7 @@ async fn my_history_covers_my_companies_only() {
 
 #[tokio::test]
 async fn member_records_unread_counts_news_until_listed() {
-    use zmarket::iam::sme::service::member_records_unread;
+    use zmarket::companies::membership::member_records_unread;
     let app = TestApp::spawn().await;
     let a = app.signed_in("owner@example.com").await;
     let b = app.signed_in("bob@example.com").await;

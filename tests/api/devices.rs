@@ -244,8 +244,8 @@ async fn offline_after_silence_with_notifications() {
         .all(&app.state.db)
         .await
         .unwrap();
-    let kinds: Vec<&str> = notes.iter().map(|n| n.kind.as_str()).collect();
-    assert!(kinds.starts_with(&["device_offline", "device_online"]), "{kinds:?}");
+    let kinds: Vec<String> = notes.iter().map(|n| sea_orm::ActiveEnum::to_value(&n.kind)).collect();
+    assert!(kinds.starts_with(&["device_offline".to_string(), "device_online".to_string()]), "{kinds:?}");
     assert!(notes[0].body.contains(&id));
     let params: Value = serde_json::from_str(&notes[0].params).unwrap();
     assert_eq!(params["title_zh"], "设备离线");
@@ -502,7 +502,7 @@ async fn zcloud_capacity_and_create_acknowledge_cycle() {
         .await
         .unwrap()
         .into_iter()
-        .map(|n| n.kind)
+        .map(|n| sea_orm::ActiveEnum::to_value(&n.kind))
         .collect();
     assert!(kinds.contains(&"zcloud_ready".to_string()) && kinds.contains(&"zcloud_failed".to_string()), "{kinds:?}");
 

@@ -2,7 +2,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::common::{TestApp, header, json_of};
+use crate::common::{TestApp, header, json_of, token_of};
 
 #[tokio::test]
 async fn health_and_readiness() {
@@ -482,4 +482,37 @@ async fn shared_jobs_run_on_one_instance_at_a_time() {
     }
     // Once the first run is done, the job runs again.
     assert_eq!(exclusive(db, "test.job", async { 3 }).await.unwrap(), Some(3));
+}
+
+#[tokio::test]
+async fn malformed_path_ids_and_multipart_bodies_answer_the_envelope() {
+    let app = TestApp::spawn().await;
+    let token = token_of(&app.signed_in("ids@example.com").await);
+    // An id that is not valid UTF-8, on routes of three domains.
+    for path in ["/api/ebs/v2/devices/%FF%FE", "/api/ebs/v1/notifications/%FF/read", "/api/iam/v1/sme/member/records/%C3%28/accept"] {
+        let method = if path.ends_with("/read") { reqwest::Method::PUT } else if path.ends_with("/accept") { reqwest::Method::POST } else { reqwest::Method::GET };
+        for (lang, msg) in [("en", "Invalid value for id"), ("zh-CN", "参数 id 无效")] {
+            let res = app.client.request(method.clone(), app.url(path)).bearer_auth(&token).header("accept-language", lang).send().await.unwrap();
+            assert_eq!(header(res.headers(), "content-type"), "application/json", "{path}");
+            let (status, body) = json_of(res).await;
+            assert_eq!(status, 400, "{path}: {body}");
+            assert_eq!(body["code"], 400);
+            assert_eq!(body["data"]["field"], "id");
+            assert_eq!(body["msg"], msg);
+        }
+    }
+    // A multipart upload without a boundary.
+    let res = app
+        .client
+        .put(app.url("/api/iam/v1/account/profile/avatar"))
+        .bearer_auth(&token)
+        .header("content-type", "multipart/form-data")
+        .body("not really multipart")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(header(res.headers(), "content-type"), "application/json");
+    let (status, body) = json_of(res).await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["data"]["field"], "file");
 }

@@ -482,7 +482,7 @@ async fn the_cleanup_job_deletes_expired_sessions_and_links() {
     }
     let (status, _) = app.get_auth("/api/iam/v1/account/profile", &token_of(&s)).await;
     assert_eq!(status, 401, "an expired session is refused at once");
-    let n = zmarket::iam::service::cleanup_expired(&app.state.db).await.unwrap();
+    let n = zmarket::iam::sessions::cleanup_expired(&app.state.db).await.unwrap();
     assert!(n >= 1);
     assert_eq!(sessions::Entity::find().count(&app.state.db).await.unwrap(), 0);
 }

@@ -303,7 +303,7 @@ async fn a_later_catalogue_updates_apps_but_keeps_what_people_changed() {
     assert_eq!(report.updated, 1);
     assert_eq!(report.kept_fields, 2);
 
-    assert!(zmarket::market::service::refresh(&app.state).await.unwrap());
+    assert!(zmarket::market::service::refresh(&app.state.market).await.unwrap());
     let (_, j) = app.get_json(&format!("{LIST}/jellyfin")).await;
     assert_eq!(j["data"]["version"], "10.11.0"); // untouched field: updated
     assert_eq!(j["data"]["summary"], "A newer summary"); // untouched field: updated
@@ -324,7 +324,7 @@ async fn a_later_catalogue_updates_apps_but_keeps_what_people_changed() {
     assert!(report.skipped);
     let row = apps::Entity::find_by_id("jellyfin").one(db).await.unwrap().unwrap();
     assert_eq!((row.price_per_hour, row.name_en.as_str()), (999, "Our Jellyfin"));
-    assert!(!zmarket::market::service::refresh(&app.state).await.unwrap());
+    assert!(!zmarket::market::service::refresh(&app.state.market).await.unwrap());
 }
 
 #[tokio::test]

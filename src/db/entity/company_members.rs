@@ -1,5 +1,7 @@
 use sea_orm::entity::prelude::*;
 
+use crate::db::enums::{Role};
+
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "company_members")]
 pub struct Model {
@@ -8,7 +10,7 @@ pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub user_id: String,
     /// admin | member
-    pub role: String,
+    pub role: Role,
     pub joined_at: DateTimeUtc,
 }
 

@@ -1,5 +1,7 @@
 use sea_orm::entity::prelude::*;
 
+use crate::db::enums::{CommandKind, CommandStatus};
+
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "device_commands")]
 pub struct Model {
@@ -9,11 +11,11 @@ pub struct Model {
     pub device_id: String,
     /// What the command is about (a Z-CLOUD machine), when not the device itself.
     pub subject_id: Option<String>,
-    pub kind: String,
+    pub kind: CommandKind,
     /// JSON object.
     pub payload: String,
     /// pending | done | failed
-    pub status: String,
+    pub status: CommandStatus,
     pub error: Option<String>,
     pub created_at: DateTimeUtc,
     pub acked_at: Option<DateTimeUtc>,

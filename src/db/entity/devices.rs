@@ -1,5 +1,7 @@
 use sea_orm::entity::prelude::*;
 
+use crate::db::enums::{DeviceStatus, DeviceType, SharingMode};
+
 #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
 #[sea_orm(table_name = "devices")]
 pub struct Model {
@@ -7,9 +9,9 @@ pub struct Model {
     pub id: String,
     pub name: String,
     /// Z-BOX | P-BOX | Z-CLOUD | server group
-    pub device_type: String,
+    pub device_type: DeviceType,
     /// online | offline | creating | failed
-    pub status: String,
+    pub status: DeviceStatus,
     pub status_reason: Option<String>,
     pub secret_hash: Option<String>,
     pub pairing_hash: Option<String>,
@@ -18,7 +20,7 @@ pub struct Model {
     pub bound_by: Option<String>,
     pub bound_at: Option<DateTimeUtc>,
     /// manual | autopilot | dedicated
-    pub sharing_mode: String,
+    pub sharing_mode: SharingMode,
     pub rentable: bool,
     pub price_per_hour: i64,
     pub cpu_cores: i64,

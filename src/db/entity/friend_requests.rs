@@ -1,21 +1,5 @@
 use sea_orm::entity::prelude::*;
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
-
-/// Where a friend request stands (transitions: `social::service::friends::next_status`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
-#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(32))")]
-#[serde(rename_all = "snake_case")]
-pub enum RequestStatus {
-    #[sea_orm(string_value = "pending")]
-    Pending,
-    #[sea_orm(string_value = "accepted")]
-    Accepted,
-    #[sea_orm(string_value = "declined")]
-    Declined,
-    #[sea_orm(string_value = "cancelled")]
-    Cancelled,
-}
+pub use crate::db::enums::RequestStatus;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "friend_requests")]

@@ -1,17 +1,19 @@
 use sea_orm::entity::prelude::*;
 
+use crate::db::enums::{RecordKind, RecordStatus, Role};
+
 /// An invitation (kind `invite`) or an application (kind `apply`) to a company.
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "member_records")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub id: String,
-    pub kind: String,
+    pub kind: RecordKind,
     pub company_id: String,
     pub email: String,
     pub user_id: Option<String>,
-    pub role: String,
-    pub status: String,
+    pub role: Role,
+    pub status: RecordStatus,
     pub code_hash: Option<String>,
     pub expires_at: Option<DateTimeUtc>,
     pub created_by: String,

@@ -1,5 +1,7 @@
 use sea_orm::entity::prelude::*;
 
+use crate::db::enums::{NotificationKind};
+
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "notifications")]
 pub struct Model {
@@ -7,7 +9,7 @@ pub struct Model {
     pub id: String,
     pub user_id: String,
     /// device_online | device_offline | zcloud_ready | zcloud_failed …
-    pub kind: String,
+    pub kind: NotificationKind,
     /// English text.
     pub title: String,
     pub body: String,

@@ -1,5 +1,7 @@
 use sea_orm::entity::prelude::*;
 
+use crate::db::enums::{ResourceType};
+
 /// A company device or app assigned to one member.
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "resource_assignments")]
@@ -7,7 +9,7 @@ pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub company_id: String,
     #[sea_orm(primary_key, auto_increment = false)]
-    pub resource_type: String,
+    pub resource_type: ResourceType,
     #[sea_orm(primary_key, auto_increment = false)]
     pub resource_id: String,
     #[sea_orm(primary_key, auto_increment = false)]

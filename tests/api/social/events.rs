@@ -135,9 +135,7 @@ async fn events_arrive_live_and_replay_after_a_reconnect() {
     assert_eq!(e.event, "resync");
     let last: i64 = e.data["last"].as_i64().unwrap();
     assert_eq!(e.id, Some(last.to_string()));
-    let mut cfg = app.state.config.social.clone();
-    cfg.events_keep_per_user = 2;
-    let pruned = zmarket::social::service::events::prune(&app.state.db, &cfg).await.unwrap();
+    let pruned = zmarket::events::prune(&app.state.db, 2, 30).await.unwrap();
     assert!(pruned > 0);
     let e = Stream::open(&app, &b.token, Some("1")).await.next().await;
     assert_eq!(e.event, "resync", "events 2.. are gone");

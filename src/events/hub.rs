@@ -1,4 +1,5 @@
-//! This instance's open event streams and how they learn that something new was committed.
+//! This instance's open event streams and how they learn that something new was committed to the
+//! event log (src/events).
 //!
 //! The database is the truth: a stream only ever sends what it reads from the event log (events
 //! after the last id it sent). The hub merely wakes the streams of a person when their log grew:
@@ -19,7 +20,7 @@ use sea_orm::{DatabaseConnection, DbBackend};
 use tokio::sync::{Notify, watch};
 use tokio::task::JoinHandle;
 
-use crate::social::service::events;
+use crate::events;
 
 struct Person {
     /// The newest event id this instance knows of for the person.

@@ -3,34 +3,15 @@
 //! Companies own `resource_assignments`; the devices and apps domains read it through
 //! [`assigned_resource_ids`] to show a member only what is assigned to them. In the other
 //! direction, companies ask those domains whether a resource belongs to a company and whether
-//! anything still blocks a company's deletion. Where a domain's tables do not exist yet (market
-//! catalogue, AI compute), the answers come from what exists today (docs/companies.md, "Seams").
-
-use std::collections::HashSet;
-use std::sync::LazyLock;
+//! anything still blocks a company's deletion. AI compute answers 0 until the apps domain exists
+//! (docs/companies.md, "Seams").
 
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder};
 
-use crate::db::entity::{devices, resource_assignments};
+use crate::db::entity::{apps, devices, resource_assignments};
+use crate::db::enums::Role;
 use crate::error::AppError;
-use crate::iam::sme::model::ResourceType;
-
-/// The ids of the seed catalogue (its slugs). Interim source of app ids until the market's
-/// catalogue table is merged.
-static CATALOGUE_IDS: LazyLock<HashSet<String>> = LazyLock::new(|| {
-    #[derive(serde::Deserialize)]
-    struct Catalogue {
-        apps: Vec<Entry>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Entry {
-        slug: String,
-    }
-    crate::ssr::bundle::Assets::get("catalogue/apps.json")
-        .and_then(|f| serde_json::from_slice::<Catalogue>(&f.data).ok())
-        .map(|c| c.apps.into_iter().map(|a| a.slug).collect())
-        .unwrap_or_default()
-});
+use crate::companies::model::ResourceType;
 
 /// How many devices (of the devices domain) the company owns, or whether it owns the one named `id`.
 async fn company_device_count(db: &impl ConnectionTrait, company_id: &str, id: Option<&str>) -> Result<u64, AppError> {
@@ -44,8 +25,7 @@ async fn company_device_count(db: &impl ConnectionTrait, company_id: &str, id: O
 /// Whether `id` names a resource of `company` that may be assigned to its members.
 ///
 /// - device: a device bound in the company's context (the devices domain's `owner_company_id`).
-/// - app: SEAM: an app of the market catalogue (the company may use any catalogue app). Until the
-///   market's catalogue table is merged, the ids are the seed catalogue's slugs.
+/// - app: an app listed in the market (the company may use any listed app).
 pub async fn resource_owned_by_company(
     db: &impl ConnectionTrait,
     kind: ResourceType,
@@ -54,7 +34,7 @@ pub async fn resource_owned_by_company(
 ) -> Result<bool, AppError> {
     Ok(match kind {
         ResourceType::Device => company_device_count(db, company_id, Some(id)).await? > 0,
-        ResourceType::App => CATALOGUE_IDS.contains(id),
+        ResourceType::App => apps::Entity::find_by_id(id.to_string()).one(db).await?.is_some_and(|a| a.listed),
     })
 }
 
@@ -80,7 +60,7 @@ pub async fn assigned_resource_ids(
     Ok(resource_assignments::Entity::find()
         .filter(resource_assignments::Column::CompanyId.eq(company_id))
         .filter(resource_assignments::Column::UserId.eq(user_id))
-        .filter(resource_assignments::Column::ResourceType.eq(kind.as_str()))
+        .filter(resource_assignments::Column::ResourceType.eq(kind))
         .order_by_asc(resource_assignments::Column::AssignedAt)
         .all(db)
         .await?
@@ -95,14 +75,14 @@ pub async fn member_may_use(
     db: &impl ConnectionTrait,
     company_id: &str,
     user_id: &str,
-    role: &str,
+    role: Role,
     kind: ResourceType,
     id: &str,
 ) -> Result<bool, AppError> {
-    if role == crate::iam::sme::model::role::ADMIN {
+    if role == Role::Admin {
         return resource_owned_by_company(db, kind, id, company_id).await;
     }
-    Ok(resource_assignments::Entity::find_by_id((company_id.to_string(), kind.as_str().to_string(), id.to_string(), user_id.to_string()))
+    Ok(resource_assignments::Entity::find_by_id((company_id.to_string(), kind, id.to_string(), user_id.to_string()))
         .one(db)
         .await?
         .is_some())
@@ -112,7 +92,7 @@ pub async fn member_may_use(
 /// For the owning domains, inside their transaction.
 pub async fn resource_released(db: &impl ConnectionTrait, kind: ResourceType, id: &str) -> Result<(), AppError> {
     resource_assignments::Entity::delete_many()
-        .filter(resource_assignments::Column::ResourceType.eq(kind.as_str()))
+        .filter(resource_assignments::Column::ResourceType.eq(kind))
         .filter(resource_assignments::Column::ResourceId.eq(id))
         .exec(db)
         .await?;

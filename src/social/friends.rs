@@ -9,14 +9,16 @@ use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set,
 };
 
-use crate::db::entity::events::EventKind;
+use crate::db::enums::EventKind;
 use crate::db::entity::{friend_tag_links as links, friendships};
 use crate::db::write_txn;
 use crate::error::{AppError, Msg};
 use crate::http::List;
-use crate::iam::service::Auth;
+use crate::iam::auth::Auth;
 use crate::social::model::{Friend, FriendChange, FriendChangeKind, FriendUpdate};
-use crate::social::service::{events, friendship, people, tags};
+use crate::events;
+use crate::social::shared::{friendship, people};
+use crate::social::tags;
 
 fn not_found() -> AppError {
     AppError::NotFound(Msg::FriendNotFound)

@@ -4,6 +4,8 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::error::{AppError, Msg};
+use crate::http::Checked;
+use crate::iam::model::Email;
 
 /// A company name: trimmed, 3-50 characters, no control characters.
 #[derive(Debug, Clone)]
@@ -24,11 +26,7 @@ impl CompanyName {
 }
 
 /// What can be assigned to a member.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ResourceType {
-    Device,
-    App,
-}
+pub use crate::db::enums::{RecordKind, RecordStatus, ResourceType, Role};
 
 impl ResourceType {
     pub fn parse(raw: Option<&str>) -> Result<ResourceType, AppError> {
@@ -38,39 +36,13 @@ impl ResourceType {
             _ => Err(AppError::invalid("resource_type", Msg::InvalidField("resource_type"))),
         }
     }
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ResourceType::Device => "device",
-            ResourceType::App => "app",
-        }
-    }
-    /// SPEC.md §6's permission message for someone who may not manage this kind of resource.
+    /// The permission message of a member who may not manage this kind of resource.
     pub fn no_permission(self) -> Msg {
         match self {
             ResourceType::Device => Msg::NoPermissionManageDevices,
             ResourceType::App => Msg::NoPermissionApps,
         }
     }
-}
-
-/// Member-record statuses (SPEC.md §4); `pending` is part of the vocabulary but no record uses it.
-pub mod status {
-    pub const INVITED: &str = "invited";
-    pub const ACCEPTED: &str = "accepted";
-    pub const EXPIRED: &str = "expired";
-    pub const APPLIED: &str = "applied";
-    pub const WAITING: &str = "waiting";
-    pub const DECLINED: &str = "declined";
-}
-
-pub mod kind {
-    pub const INVITE: &str = "invite";
-    pub const APPLY: &str = "apply";
-}
-
-pub mod role {
-    pub const ADMIN: &str = "admin";
-    pub const MEMBER: &str = "member";
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -84,7 +56,7 @@ pub struct Member {
     pub name: String,
     pub email: String,
     /// admin or member
-    pub role: String,
+    pub role: Role,
     /// RFC 3339.
     pub joined_at: String,
     /// True for the company's owner (its creator, or the admin it passed to).
@@ -117,7 +89,7 @@ pub struct JoinQuery {
 pub struct JoinResult {
     pub sme_id: String,
     /// `accepted` (a refusal answers 409 with `data.status` `expired` or `declined`).
-    pub status: String,
+    pub status: RecordStatus,
 }
 
 /// An invitation or application, as the caller sees it: an admin sees applications as
@@ -126,7 +98,7 @@ pub struct JoinResult {
 pub struct MemberRecord {
     pub id: String,
     /// invite or apply
-    pub kind: String,
+    pub kind: RecordKind,
     pub sme_id: String,
     pub sme_name: String,
     /// The invited email, or the applicant's.
@@ -134,9 +106,9 @@ pub struct MemberRecord {
     /// The applicant's name (applications), or the name of the account that answered an invitation.
     pub name: String,
     /// invited, applied, waiting, accepted, declined or expired.
-    pub status: String,
+    pub status: RecordStatus,
     /// The role the membership gets when accepted.
-    pub role: String,
+    pub role: Role,
     /// RFC 3339.
     pub created_at: String,
     /// RFC 3339; invitations only.
@@ -175,7 +147,7 @@ pub struct Assignment {
     pub user_id: String,
     pub user_name: String,
     pub user_email: String,
-    pub resource_type: String,
+    pub resource_type: ResourceType,
     pub resource_id: String,
     /// RFC 3339.
     pub assigned_at: String,
@@ -200,6 +172,59 @@ pub struct HistoryEntry {
     pub detail: String,
     /// RFC 3339.
     pub created_at: String,
+}
+
+// ---- checked requests (built at the edge by `http::Valid`) ----
+
+impl Checked for CompanyName {
+    type Body = NameRequest;
+    fn check(req: NameRequest) -> Result<Self, AppError> {
+        CompanyName::parse(req.name.as_deref())
+    }
+}
+
+/// A required, trimmed id from a body field.
+fn required(field: &'static str, raw: Option<String>, msg: Msg) -> Result<String, AppError> {
+    raw.map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).ok_or(AppError::invalid(field, msg))
+}
+
+/// The member a call is about (`user_id`).
+pub struct TargetUser(pub String);
+
+impl Checked for TargetUser {
+    type Body = UserIdRequest;
+    fn check(req: UserIdRequest) -> Result<Self, AppError> {
+        Ok(TargetUser(required("user_id", req.user_id, Msg::InvalidField("user_id"))?))
+    }
+}
+
+/// The company a call names (`sme_id`): applying to it, leaving it.
+pub struct CompanyRef(pub String);
+
+impl Checked for CompanyRef {
+    type Body = SmeIdRequest;
+    fn check(req: SmeIdRequest) -> Result<Self, AppError> {
+        Ok(CompanyRef(required("sme_id", req.sme_id, Msg::CompanyIdRequired)?))
+    }
+}
+
+/// An invitation to send: a valid address and the role offered (member unless admin is asked).
+pub struct Invitation {
+    pub email: Email,
+    pub role: Role,
+}
+
+impl Checked for Invitation {
+    type Body = InviteRequest;
+    fn check(req: InviteRequest) -> Result<Self, AppError> {
+        let email = Email::parse(req.email.as_deref())?;
+        let role = match req.role.as_deref().map(str::trim) {
+            None | Some("") | Some("member") => Role::Member,
+            Some("admin") => Role::Admin,
+            _ => return Err(AppError::invalid("role", Msg::InvalidField("role"))),
+        };
+        Ok(Invitation { email, role })
+    }
 }
 
 #[cfg(test)]

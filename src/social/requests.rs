@@ -11,16 +11,16 @@ use sea_orm::{
 };
 
 use crate::config::SocialConfig;
-use crate::db::entity::events::EventKind;
+use crate::db::enums::EventKind;
 use crate::db::entity::friend_requests::{self as requests, RequestStatus};
 use crate::db::entity::{blocks as blocks_t, friendships};
 use crate::db::{new_id, now, write_txn};
 use crate::error::{AppError, Msg};
 use crate::http::List;
-use crate::iam::model::Email;
-use crate::iam::service::Auth;
-use crate::social::model::{Addressee, Direction, FriendChange, FriendChangeKind, FriendRequest, Person};
-use crate::social::service::{events, friendship, has_blocked, is_unique_violation, pair_key, people, per_minute, person, user_id_by_email};
+use crate::iam::auth::Auth;
+use crate::social::model::{Addressee, Direction, FriendChange, FriendChangeKind, FriendRequest, NewFriendRequest, Person};
+use crate::events;
+use crate::social::shared::{friendship, has_blocked, is_unique_violation, pair_key, people, per_minute, person, user_id_by_email};
 
 /// What a person does with a pending request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,7 +59,8 @@ fn me_missing() -> AppError {
 }
 
 /// Sends a friend request from the caller to `to`.
-pub async fn send(db: &DatabaseConnection, cfg: &SocialConfig, auth: &Auth, to: &Email) -> Result<FriendRequest, AppError> {
+pub async fn send(db: &DatabaseConnection, cfg: &SocialConfig, auth: &Auth, req: &NewFriendRequest) -> Result<FriendRequest, AppError> {
+    let to = &req.to;
     let txn = write_txn(db).await?;
     let me = person(&txn, &auth.user_id).await?.ok_or_else(me_missing)?;
     if me.email == to.as_str() {

@@ -1,13 +1,5 @@
-//! The social rules. Every change between people runs in one transaction that first locks the
-//! people it concerns (`events::lock_people`), then checks, then writes the rows and the events
-//! telling each person about it; the database's unique keys back the checks up.
-
-pub mod blocks;
-pub mod events;
-pub mod friends;
-pub mod messages;
-pub mod requests;
-pub mod tags;
+//! What the social rules share: looking people up (without their avatar bytes), the pair keys,
+//! blocks and friendships, the per-minute limit, unique-key violations.
 
 use std::collections::HashMap;
 
@@ -43,7 +35,7 @@ pub(crate) async fn people(conn: &impl ConnectionTrait, ids: &[String]) -> Resul
     Ok(rows
         .into_iter()
         .map(|(id, name, email, v)| {
-            let avatar_url = crate::iam::service::avatar_path(&id, v);
+            let avatar_url = crate::iam::model::avatar_path(&id, v);
             (id.clone(), Person { user_id: id, name, email, avatar_url })
         })
         .collect())

@@ -16,7 +16,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::devices::model::{Ack, Command, Gpu, HeartbeatResponse, Metrics, RegisterResponse, Spec};
+use crate::devices::model::{Ack, Command, CommandKind, DeviceType, Gpu, HeartbeatResponse, Metrics, RegisterResponse, Spec};
+use sea_orm::ActiveEnum;
 
 #[derive(Debug, Clone)]
 pub struct AgentOptions {
@@ -48,7 +49,7 @@ pub async fn run(opts: AgentOptions) -> anyhow::Result<()> {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let server = opts.server.trim_end_matches('/').to_string();
     url::Url::parse(&server).map_err(|e| anyhow::anyhow!("--server must be a URL such as http://market.example:8080: {e}"))?;
-    if !crate::devices::model::AGENT_TYPES.iter().any(|t| t.eq_ignore_ascii_case(&opts.device_type)) {
+    if !DeviceType::parse(&opts.device_type).is_some_and(|t| DeviceType::AGENT.contains(&t)) {
         anyhow::bail!("--type must be Z-BOX, P-BOX or \"server group\"");
     }
     std::fs::create_dir_all(&opts.state_dir)?;
@@ -105,7 +106,7 @@ pub async fn run(opts: AgentOptions) -> anyhow::Result<()> {
                         }
                         if hb.settings.bound && !bound_seen {
                             bound_seen = true;
-                            tracing::info!(device_id = %state.device_id, sharing = %hb.settings.sharing_mode, rentable = hb.settings.rentable, "device is bound");
+                            tracing::info!(device_id = %state.device_id, sharing = ?hb.settings.sharing_mode, rentable = hb.settings.rentable, "device is bound");
                             if state.pairing_code.take().is_some() {
                                 save_state(&opts.state_dir, &state)?;
                             }
@@ -245,10 +246,10 @@ fn restrict_dir(dir: &Path) {
 /// Carries out one command and says how it went. Nothing is pretended: a command the agent
 /// cannot carry out is acknowledged as failed with the reason.
 async fn execute(cmd: &Command, provisioner: Option<&Path>) -> Ack {
-    let result = match cmd.kind.as_str() {
-        "zcloud_create" => provision(provisioner, "create", &cmd.payload).await,
-        "zcloud_delete" => provision(provisioner, "delete", &cmd.payload).await,
-        other => Err(format!("this agent does not support the command {other}")),
+    let result = match CommandKind::try_from_value(&cmd.kind) {
+        Ok(CommandKind::ZcloudCreate) => provision(provisioner, "create", &cmd.payload).await,
+        Ok(CommandKind::ZcloudDelete) => provision(provisioner, "delete", &cmd.payload).await,
+        Err(_) => Err(format!("this agent does not support the command {}", cmd.kind)),
     };
     match result {
         Ok(()) => {

@@ -11,9 +11,10 @@ use crate::db::entity::{friend_tag_links as links, friend_tags};
 use crate::db::{new_id, now, write_txn};
 use crate::error::{AppError, Msg};
 use crate::http::List;
-use crate::iam::service::Auth;
+use crate::iam::auth::Auth;
 use crate::social::model::{MAX_TAGS, Tag, TagName};
-use crate::social::service::{events, is_unique_violation};
+use crate::events;
+use crate::social::shared::is_unique_violation;
 
 fn not_found() -> AppError {
     AppError::NotFound(Msg::TagNotFound)

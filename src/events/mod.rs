@@ -1,4 +1,5 @@
-//! The per-person event log behind `GET /api/cim/v1/events`: every event gets the next number of
+//! The per-person event log behind the live stream (`GET /api/cim/v1/events`, src/social/stream.rs)
+//! and this instance's wake-ups (`hub`). Every event gets the next number of
 //! its person's sequence (`event_sequences`), in the writer's transaction, so an event exists
 //! exactly when the change it tells of was committed. On PostgreSQL the same transaction sends
 //! `NOTIFY zmarket_events, '<user id> <seq>'`, delivered to every instance at commit.
@@ -15,9 +16,11 @@ use sea_orm::{
 };
 use serde::Serialize;
 
-use crate::config::SocialConfig;
-use crate::db::entity::events::{self, EventKind};
+pub mod hub;
+
 use crate::db::entity::event_sequences as seqs;
+use crate::db::entity::events;
+pub use crate::db::enums::EventKind;
 use crate::db::now;
 use crate::error::AppError;
 
@@ -149,17 +152,17 @@ pub async fn written_since(conn: &impl ConnectionTrait, since: i64) -> Result<(V
     Ok((rows.into_iter().map(|(u, s, _)| (u, s)).collect(), top))
 }
 
-/// Drops the events older than `events_keep_days`, and all but the newest `events_keep_per_user`
-/// of each person. Returns how many went.
-pub async fn prune(db: &DatabaseConnection, cfg: &SocialConfig) -> Result<u64, AppError> {
-    let old = now() - Duration::days(i64::from(cfg.events_keep_days));
+/// Drops the events older than `keep_days`, and all but the newest `keep_per_user` of each
+/// person. Returns how many went.
+pub async fn prune(db: &DatabaseConnection, keep_per_user: u32, keep_days: u32) -> Result<u64, AppError> {
+    let old = now() - Duration::days(i64::from(keep_days));
     let by_age = events::Entity::delete_many().filter(events::Column::CreatedAt.lt(old)).exec(db).await?.rows_affected;
     let backend = db.get_database_backend();
     let placeholder = if backend == DbBackend::Postgres { "$1" } else { "?" };
     let sql = format!(
         "DELETE FROM events WHERE seq <= (SELECT s.last_seq FROM event_sequences s WHERE s.user_id = events.user_id) - {placeholder}"
     );
-    let keep = i64::from(cfg.events_keep_per_user);
+    let keep = i64::from(keep_per_user);
     let by_count = db.execute_raw(Statement::from_sql_and_values(backend, &sql, [keep.into()])).await?.rows_affected();
     Ok(by_age + by_count)
 }

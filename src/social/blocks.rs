@@ -9,9 +9,11 @@ use crate::db::entity::blocks as blocks_t;
 use crate::db::{now, write_txn};
 use crate::error::{AppError, Msg};
 use crate::http::List;
-use crate::iam::service::Auth;
+use crate::iam::auth::Auth;
 use crate::social::model::BlockedPerson;
-use crate::social::service::{events, friends, people, person, requests};
+use crate::events;
+use crate::social::shared::{people, person};
+use crate::social::{friends, requests};
 
 pub async fn block(db: &DatabaseConnection, auth: &Auth, other: &str) -> Result<(), AppError> {
     if other == auth.user_id {

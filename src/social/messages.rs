@@ -11,14 +11,16 @@ use sea_orm::{
 };
 
 use crate::config::SocialConfig;
-use crate::db::entity::events::EventKind;
+use crate::db::enums::EventKind;
 use crate::db::entity::{conversations, friendships, messages};
 use crate::db::{new_id, now, write_txn};
 use crate::error::{AppError, Msg};
 use crate::http::List;
-use crate::iam::service::Auth;
+use crate::iam::auth::Auth;
 use crate::social::model::{Conversation, HistoryPage, Message, NewMessage, Peer, ReadReceipt, SocialStats};
-use crate::social::service::{events, friends, pair_key, people, per_minute, requests};
+use crate::events;
+use crate::social::shared::{pair_key, people, per_minute};
+use crate::social::{friends, requests};
 
 fn view(m: messages::Model) -> Message {
     Message { id: m.id, from: m.sender_id, to: m.recipient_id, body: m.body, created_at: m.created_at, read: m.read }

@@ -1,0 +1,394 @@
+//! Membership by invitation (a mailed link) or application (a company id): invite, join, apply,
+//! accept or decline, the records each side sees, their unread count, and expiry. No HTTP types.
+
+use chrono::Duration;
+use sea_orm::sea_query::Expr;
+use sea_orm::{ActiveEnum, ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set};
+use serde_json::json;
+
+use crate::companies::CompaniesCtx;
+use crate::companies::company::add_member;
+use crate::companies::lookup::{DEFAULT_PAGE, company, company_id, rfc3339, user};
+use crate::companies::history::{Event, record, user_event};
+use crate::companies::model::*;
+use crate::db::entity::{companies, company_members, member_records, users};
+use crate::db::enums::{RecordKind, RecordStatus, Role};
+use crate::db::{new_id, now, write_txn};
+use crate::error::{AppError, Msg};
+use crate::http::{List, Page};
+use crate::iam::auth::{Auth, membership};
+use crate::iam::tokens;
+use crate::mail::Mail;
+
+
+/// Whose side of a record the caller is on.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    /// An admin of the record's company, in that company's context.
+    Admin,
+    /// The invited person or the applicant.
+    Person,
+}
+
+fn effective_status(r: &member_records::Model, at: chrono::DateTime<chrono::Utc>) -> RecordStatus {
+    if r.status == RecordStatus::Invited && r.expires_at.is_some_and(|e| e <= at) { RecordStatus::Expired } else { r.status }
+}
+
+fn view(r: &member_records::Model, company_name: &str, name: &str, side: Side) -> MemberRecord {
+    let st = effective_status(r, now());
+    let shown = if st == RecordStatus::Applied && side == Side::Admin { RecordStatus::Waiting } else { st };
+    let actionable = match (r.kind, side) {
+        (RecordKind::Apply, Side::Admin) => st == RecordStatus::Applied,
+        (RecordKind::Invite, Side::Person) => st == RecordStatus::Invited,
+        _ => false,
+    };
+    MemberRecord {
+        id: r.id.clone(),
+        kind: r.kind,
+        sme_id: r.company_id.clone(),
+        sme_name: company_name.to_string(),
+        email: r.email.clone(),
+        name: name.to_string(),
+        status: shown,
+        role: r.role,
+        created_at: rfc3339(r.created_at),
+        expires_at: r.expires_at.map(rfc3339),
+        decided_at: r.decided_at.map(rfc3339),
+        actionable,
+    }
+}
+
+/// Views of several records, with company and person names looked up once.
+async fn views(conn: &impl ConnectionTrait, rows: &[member_records::Model], side: impl Fn(&member_records::Model) -> Side) -> Result<Vec<MemberRecord>, AppError> {
+    let cids: Vec<String> = rows.iter().map(|r| r.company_id.clone()).collect();
+    let uids: Vec<String> = rows.iter().filter_map(|r| r.user_id.clone()).collect();
+    let cs = companies::Entity::find().filter(companies::Column::Id.is_in(cids)).all(conn).await?;
+    let us = users::Entity::find().filter(users::Column::Id.is_in(uids)).all(conn).await?;
+    Ok(rows
+        .iter()
+        .map(|r| {
+            let cname = cs.iter().find(|c| c.id == r.company_id).map(|c| c.name.as_str()).unwrap_or("");
+            let uname = r.user_id.as_ref().and_then(|id| us.iter().find(|u| &u.id == id)).map(|u| u.name.as_str()).unwrap_or("");
+            view(r, cname, uname, side(r))
+        })
+        .collect())
+}
+
+pub async fn invite(cx: &CompaniesCtx, admin: &Auth, req: Invitation) -> Result<MemberRecord, AppError> {
+    let Invitation { email, role } = req;
+    let txn = write_txn(&cx.db).await?;
+    let c = company(&txn, company_id(admin)?).await?;
+    let me = user(&txn, &admin.user_id).await?;
+    if let Some(existing) = users::Entity::find().filter(users::Column::Email.eq(email.as_str())).one(&txn).await?
+        && membership(&txn, &c.id, &existing.id).await?.is_some() {
+            return Err(AppError::conflict(Msg::AlreadyMember));
+        }
+    let t = now();
+    // A new invitation replaces an outstanding one to the same address: the old link expires.
+    member_records::Entity::update_many()
+        .col_expr(member_records::Column::Status, Expr::value(RecordStatus::Expired))
+        .col_expr(member_records::Column::ExpiresAt, Some(t).into())
+        .filter(member_records::Column::CompanyId.eq(c.id.clone()))
+        .filter(member_records::Column::Kind.eq(RecordKind::Invite))
+        .filter(member_records::Column::Email.eq(email.as_str()))
+        .filter(member_records::Column::Status.eq(RecordStatus::Invited))
+        .exec(&txn)
+        .await?;
+    let code = tokens::random_token();
+    let ttl = cx.invitation_ttl_secs;
+    let r = member_records::ActiveModel {
+        id: Set(new_id()),
+        kind: Set(RecordKind::Invite),
+        company_id: Set(c.id.clone()),
+        email: Set(email.as_str().into()),
+        user_id: Set(None),
+        role: Set(role),
+        status: Set(RecordStatus::Invited),
+        code_hash: Set(Some(tokens::hash_token(&code))),
+        expires_at: Set(Some(t + Duration::seconds(ttl as i64))),
+        created_by: Set(me.id.clone()),
+        created_at: Set(t),
+        decided_at: Set(None),
+        decided_by: Set(None),
+        read_by_admin: Set(true),
+        read_by_user: Set(false),
+    }
+    .insert(&txn)
+    .await?;
+    record(&txn, &c, Some(&me), Event { action: "member_invited", subject_type: "user", subject_id: "", subject_name: email.as_str(), detail: role.to_value() })
+        .await?;
+
+    let link = cx.site.link(&format!("/iam/v1/sme/join?code={code}"));
+    let product = &cx.site.product_name;
+    let days = (ttl / 86400).max(1);
+    let (inviter, company_name) = (&me.name, &c.name);
+    let body = format!(
+        "{inviter} invited you to join the company \"{company_name}\" on {product}.\n\n\
+         Open this link, signed in with this email address, to join:\n{link}\n\n\
+         The invitation is valid for {days} days. If you do not want to join, ignore this message.\n\n\
+         {inviter} 邀请您加入 {product} 上的企业「{company_name}」。\n\n\
+         请使用本邮箱登录后打开以下链接加入：\n{link}\n\n邀请 {days} 天内有效。如果您不想加入，请忽略本邮件。\n"
+    );
+    let subject = format!("Invitation to join {company_name} / 邀请您加入 {company_name} - {product}");
+    cx.mailer.enqueue(&txn, Mail { to: email.as_str(), subject: &subject, body: &body, link: Some(&link) }).await?;
+    txn.commit().await?;
+    cx.mailer.wake();
+    Ok(view(&r, &c.name, "", Side::Admin))
+}
+
+/// Accepts an invitation for `me` (the checks of a pending, unexpired invitation to `me`'s
+/// address are the caller's). Returns the updated record.
+async fn accept_invitation(conn: &impl ConnectionTrait, r: member_records::Model, me: &users::Model) -> Result<member_records::Model, AppError> {
+    let c = company(conn, &r.company_id).await?;
+    add_member(conn, &c.id, &me.id, r.role).await?;
+    let mut a: member_records::ActiveModel = r.into();
+    a.status = Set(RecordStatus::Accepted);
+    a.user_id = Set(Some(me.id.clone()));
+    a.decided_at = Set(Some(now()));
+    a.decided_by = Set(Some(me.id.clone()));
+    a.read_by_admin = Set(false);
+    a.read_by_user = Set(true);
+    let r = a.update(conn).await?;
+    record(conn, &c, Some(me), user_event("invitation_accepted", me, r.role.to_value())).await?;
+    Ok(r)
+}
+
+/// Marks an invitation found past its expiry as `expired` and answers the 409 for it.
+async fn refuse_expired(conn: &impl ConnectionTrait, r: &member_records::Model) -> Result<AppError, AppError> {
+    if r.status == RecordStatus::Invited {
+        member_records::Entity::update_many()
+            .col_expr(member_records::Column::Status, Expr::value(RecordStatus::Expired))
+            .filter(member_records::Column::Id.eq(r.id.clone()))
+            .exec(conn)
+            .await?;
+    }
+    Ok(AppError::Conflict { msg: Msg::InvitationExpired, data: Some(json!({ "status": RecordStatus::Expired, "sme_id": r.company_id })) })
+}
+
+fn not_pending(r: &member_records::Model) -> AppError {
+    AppError::Conflict { msg: Msg::RecordNotPending, data: Some(json!({ "status": r.status, "sme_id": r.company_id })) }
+}
+
+/// The invitation link: accepts the invitation for the signed-in caller, whose email must be
+/// the invited one.
+pub async fn join(cx: &CompaniesCtx, auth: &Auth, code: Option<&str>) -> Result<JoinResult, AppError> {
+    let code = code.map(str::trim).filter(|c| !c.is_empty()).ok_or(AppError::invalid("code", Msg::InvitationNotFound))?;
+    let txn = write_txn(&cx.db).await?;
+    let r = member_records::Entity::find()
+        .filter(member_records::Column::CodeHash.eq(tokens::hash_token(code)))
+        .one(&txn)
+        .await?
+        .ok_or(AppError::NotFound(Msg::InvitationNotFound))?;
+    let me = user(&txn, &auth.user_id).await?;
+    if r.email != me.email {
+        return Err(AppError::Forbidden(Msg::InvitationNotForYou));
+    }
+    let sme_id = r.company_id.clone();
+    match effective_status(&r, now()) {
+        RecordStatus::Invited => {
+            accept_invitation(&txn, r, &me).await?;
+        }
+        // Opening the link again after joining is fine.
+        RecordStatus::Accepted if r.user_id.as_deref() == Some(me.id.as_str()) => {}
+        RecordStatus::Expired => {
+            let e = refuse_expired(&txn, &r).await?;
+            txn.commit().await?;
+            return Err(e);
+        }
+        _ => return Err(not_pending(&r)),
+    }
+    txn.commit().await?;
+    Ok(JoinResult { sme_id, status: RecordStatus::Accepted })
+}
+
+pub async fn apply(cx: &CompaniesCtx, auth: &Auth, CompanyRef(sme): CompanyRef) -> Result<MemberRecord, AppError> {
+    let txn = write_txn(&cx.db).await?;
+    let c = company(&txn, &sme).await?;
+    let me = user(&txn, &auth.user_id).await?;
+    if membership(&txn, &c.id, &me.id).await?.is_some() {
+        return Err(AppError::conflict(Msg::AlreadyMember));
+    }
+    let waiting = member_records::Entity::find()
+        .filter(member_records::Column::CompanyId.eq(c.id.clone()))
+        .filter(member_records::Column::Kind.eq(RecordKind::Apply))
+        .filter(member_records::Column::UserId.eq(me.id.clone()))
+        .filter(member_records::Column::Status.eq(RecordStatus::Applied))
+        .count(&txn)
+        .await?;
+    if waiting > 0 {
+        return Err(AppError::conflict(Msg::AlreadyApplied));
+    }
+    let r = member_records::ActiveModel {
+        id: Set(new_id()),
+        kind: Set(RecordKind::Apply),
+        company_id: Set(c.id.clone()),
+        email: Set(me.email.clone()),
+        user_id: Set(Some(me.id.clone())),
+        role: Set(Role::Member),
+        status: Set(RecordStatus::Applied),
+        code_hash: Set(None),
+        expires_at: Set(None),
+        created_by: Set(me.id.clone()),
+        created_at: Set(now()),
+        decided_at: Set(None),
+        decided_by: Set(None),
+        read_by_admin: Set(false),
+        read_by_user: Set(true),
+    }
+    .insert(&txn)
+    .await?;
+    record(&txn, &c, Some(&me), user_event("member_applied", &me, String::new())).await?;
+    txn.commit().await?;
+    Ok(view(&r, &c.name, &me.name, Side::Person))
+}
+
+/// The records a person sees as theirs: their applications and the invitations to their address.
+fn own_records(me: &users::Model) -> Condition {
+    Condition::any()
+        .add(member_records::Column::UserId.eq(me.id.clone()))
+        .add(Condition::all().add(member_records::Column::Kind.eq(RecordKind::Invite)).add(member_records::Column::Email.eq(me.email.clone())))
+}
+
+/// An admin in their company's context sees the company's records; anyone else their own.
+/// Listing marks the listed side's records as read.
+pub async fn records(cx: &CompaniesCtx, auth: &Auth, q: RecordsQuery) -> Result<List<MemberRecord>, AppError> {
+    let (offset, limit) = Page { offset: q.offset, limit: q.limit }.checked(DEFAULT_PAGE)?;
+    let me = user(&cx.db, &auth.user_id).await?;
+    let mine = q.scope.as_deref() == Some("mine");
+    let (filter, side, read_col) = match auth.company() {
+        Some(c) if auth.is_admin() && !mine => (Condition::all().add(member_records::Column::CompanyId.eq(c)), Side::Admin, member_records::Column::ReadByAdmin),
+        _ => (own_records(&me), Side::Person, member_records::Column::ReadByUser),
+    };
+    let q = member_records::Entity::find().filter(filter.clone());
+    let total = q.clone().count(&cx.db).await?;
+    let rows = q
+        .order_by_desc(member_records::Column::CreatedAt)
+        .order_by_desc(member_records::Column::Id)
+        .offset(offset)
+        .limit(limit)
+        .all(&cx.db)
+        .await?;
+    let items = views(&cx.db, &rows, |_| side).await?;
+    member_records::Entity::update_many().col_expr(read_col, true.into()).filter(filter).filter(read_col.eq(false)).exec(&cx.db).await?;
+    Ok(List { items, total })
+}
+
+/// Accepts or declines a record: applications by an admin of the company (in its context),
+/// invitations by the invited person.
+pub async fn answer(cx: &CompaniesCtx, auth: &Auth, id: &str, accept: bool) -> Result<MemberRecord, AppError> {
+    let txn = write_txn(&cx.db).await?;
+    let me = user(&txn, &auth.user_id).await?;
+    let r = member_records::Entity::find_by_id(id.to_string()).one(&txn).await?.ok_or(AppError::NotFound(Msg::RecordNotFound))?;
+    let in_company = auth.company() == Some(r.company_id.as_str());
+    let side = match r.kind {
+        RecordKind::Apply => {
+            if in_company && auth.is_admin() {
+                Side::Admin
+            } else if in_company || r.user_id.as_deref() == Some(me.id.as_str()) {
+                return Err(AppError::Forbidden(Msg::NotAdmin));
+            } else {
+                return Err(AppError::NotFound(Msg::RecordNotFound));
+            }
+        }
+        _ => {
+            if r.email == me.email {
+                Side::Person
+            } else if in_company {
+                return Err(AppError::Forbidden(Msg::InvitationNotForYou));
+            } else {
+                return Err(AppError::NotFound(Msg::RecordNotFound));
+            }
+        }
+    };
+    let st = effective_status(&r, now());
+    if st == RecordStatus::Expired {
+        let e = refuse_expired(&txn, &r).await?;
+        txn.commit().await?;
+        return Err(e);
+    }
+    if st != RecordStatus::Invited && st != RecordStatus::Applied {
+        return Err(not_pending(&r));
+    }
+    let c = company(&txn, &r.company_id).await?;
+    let r = match (side, accept) {
+        (Side::Person, true) => accept_invitation(&txn, r, &me).await?,
+        (Side::Person, false) => {
+            let mut a: member_records::ActiveModel = r.into();
+            a.status = Set(RecordStatus::Declined);
+            a.user_id = Set(Some(me.id.clone()));
+            a.decided_at = Set(Some(now()));
+            a.decided_by = Set(Some(me.id.clone()));
+            a.read_by_admin = Set(false);
+            a.read_by_user = Set(true);
+            let r = a.update(&txn).await?;
+            record(&txn, &c, Some(&me), user_event("invitation_declined", &me, String::new())).await?;
+            r
+        }
+        (Side::Admin, _) => {
+            let applicant_id = r.user_id.clone().ok_or(AppError::NotFound(Msg::MemberNotFound))?;
+            let applicant = user(&txn, &applicant_id).await?;
+            if accept {
+                add_member(&txn, &c.id, &applicant.id, r.role).await?;
+            }
+            let mut a: member_records::ActiveModel = r.into();
+            a.status = Set(if accept { RecordStatus::Accepted } else { RecordStatus::Declined });
+            a.decided_at = Set(Some(now()));
+            a.decided_by = Set(Some(me.id.clone()));
+            a.read_by_admin = Set(true);
+            a.read_by_user = Set(false);
+            let r = a.update(&txn).await?;
+            let action = if accept { "application_accepted" } else { "application_declined" };
+            record(&txn, &c, Some(&me), user_event(action, &applicant, String::new())).await?;
+            r
+        }
+    };
+    let out = views(&txn, std::slice::from_ref(&r), |_| side).await?.pop().ok_or(AppError::NotFound(Msg::RecordNotFound))?;
+    txn.commit().await?;
+    Ok(out)
+}
+
+/// Unread invitation/application news for the notification stats (`member_records_unread`).
+/// In a company context an admin counts the company's unread records. Otherwise a person counts
+/// their own unread records plus the unread ones of the companies they administer (so the
+/// personal-context poll shows new applications too).
+pub async fn member_records_unread(db: &DatabaseConnection, auth: &Auth) -> Result<u64, AppError> {
+    if let Some(c) = auth.company().filter(|_| auth.is_admin()) {
+        return Ok(member_records::Entity::find()
+            .filter(member_records::Column::CompanyId.eq(c))
+            .filter(member_records::Column::ReadByAdmin.eq(false))
+            .count(db)
+            .await?);
+    }
+    let me = user(db, &auth.user_id).await?;
+    let own = member_records::Entity::find().filter(own_records(&me)).filter(member_records::Column::ReadByUser.eq(false)).count(db).await?;
+    let administered: Vec<String> = company_members::Entity::find()
+        .filter(company_members::Column::UserId.eq(me.id.clone()))
+        .filter(company_members::Column::Role.eq(Role::Admin))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|m| m.company_id)
+        .collect();
+    let admin = if administered.is_empty() {
+        0
+    } else {
+        member_records::Entity::find()
+            .filter(member_records::Column::CompanyId.is_in(administered))
+            .filter(member_records::Column::ReadByAdmin.eq(false))
+            .count(db)
+            .await?
+    };
+    Ok(own + admin)
+}
+
+/// Invitations past their expiry become `expired`. Returns how many.
+pub async fn expire_invitations(db: &DatabaseConnection) -> Result<u64, AppError> {
+    let r = member_records::Entity::update_many()
+        .col_expr(member_records::Column::Status, Expr::value(RecordStatus::Expired))
+        .filter(member_records::Column::Status.eq(RecordStatus::Invited))
+        .filter(member_records::Column::ExpiresAt.lte(now()))
+        .exec(db)
+        .await?;
+    Ok(r.rows_affected)
+}
+

@@ -1,0 +1,72 @@
+//! Companies (sme in the API): creation, membership by invitation or application, members,
+//! resource allocation to members, deletion, and the history of all of it.
+
+pub mod allocation;
+pub mod company;
+pub mod history;
+pub mod lookup;
+pub mod membership;
+pub mod model;
+pub mod resources;
+pub mod routes;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use sea_orm::{ColumnTrait, DatabaseConnection, DatabaseTransaction, EntityTrait, PaginatorTrait, QueryFilter};
+use tokio_cron_scheduler::{Job, JobSchedulerError};
+
+use crate::config::Site;
+use crate::db::entity::company_members;
+use crate::error::AppError;
+use crate::iam::auth::Auth;
+use crate::iam::deletion::DeletionCheck;
+use crate::jobs::{Runs, repeated};
+use crate::mail::Mailer;
+use crate::notifications::{StatsSource, model::Stats};
+
+/// What the company rules use.
+#[derive(Clone)]
+pub struct CompaniesCtx {
+    pub db: DatabaseConnection,
+    pub site: Arc<Site>,
+    pub mailer: Mailer,
+    pub invitation_ttl_secs: u64,
+}
+
+/// Companies' background jobs: invitations past their expiry become `expired`.
+pub fn jobs(cx: &CompaniesCtx) -> Vec<Result<Job, JobSchedulerError>> {
+    let db = cx.db.clone();
+    vec![repeated(&cx.db, "sme.expire_invitations", Duration::from_secs(600), Runs::Shared, move || {
+        let db = db.clone();
+        async move {
+            match membership::expire_invitations(&db).await {
+                Ok(n) if n > 0 => tracing::info!(rows = n, "company invitations expired"),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "invitation expiry failed"),
+            }
+        }
+    })]
+}
+
+/// An account that belongs to a company cannot be deleted (`companies_joined`).
+pub struct CompaniesJoined;
+
+#[async_trait::async_trait]
+impl DeletionCheck for CompaniesJoined {
+    async fn blocks(&self, txn: &DatabaseTransaction, user_id: &str) -> Result<Option<&'static str>, AppError> {
+        let n = company_members::Entity::find().filter(company_members::Column::UserId.eq(user_id)).count(txn).await?;
+        Ok((n > 0).then_some("companies_joined"))
+    }
+}
+
+/// `member_records_unread` of the notification stats.
+pub struct MemberRecordsUnread;
+
+#[async_trait::async_trait]
+impl StatsSource for MemberRecordsUnread {
+    async fn fill(&self, db: &DatabaseConnection, auth: &Auth, stats: &mut Stats) -> Result<(), AppError> {
+        stats.member_records_unread = membership::member_records_unread(db, auth).await?;
+        Ok(())
+    }
+}

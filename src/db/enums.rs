@@ -1,0 +1,227 @@
+//! The domain's states, kinds and roles as they are stored: each an enum whose string values are
+//! the ones on the wire (API.md) and in the database. Entities use them as column types; the
+//! domains re-export the ones they own. (Entities may not import a domain, so they live here.)
+
+use sea_orm::entity::prelude::*;
+use sea_orm::Iterable;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// What a device is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+pub enum DeviceType {
+    #[sea_orm(string_value = "Z-BOX")]
+    #[serde(rename = "Z-BOX")]
+    ZBox,
+    #[sea_orm(string_value = "P-BOX")]
+    #[serde(rename = "P-BOX")]
+    PBox,
+    #[sea_orm(string_value = "Z-CLOUD")]
+    #[serde(rename = "Z-CLOUD")]
+    ZCloud,
+    #[sea_orm(string_value = "server group")]
+    #[serde(rename = "server group")]
+    ServerGroup,
+}
+
+impl DeviceType {
+    /// Types an agent may register as (Z-CLOUD machines are made by the server).
+    pub const AGENT: [DeviceType; 3] = [DeviceType::ZBox, DeviceType::PBox, DeviceType::ServerGroup];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeviceType::ZBox => "Z-BOX",
+            DeviceType::PBox => "P-BOX",
+            DeviceType::ZCloud => "Z-CLOUD",
+            DeviceType::ServerGroup => "server group",
+        }
+    }
+    /// Case-insensitive, as people and agents type it.
+    pub fn parse(raw: &str) -> Option<DeviceType> {
+        DeviceType::iter().find(|t| t.as_str().eq_ignore_ascii_case(raw.trim()))
+    }
+}
+
+/// A device's status as stored. `unknown` (and anything not online, creating or failed) is shown
+/// as offline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+#[serde(rename_all = "snake_case")]
+pub enum DeviceStatus {
+    #[sea_orm(string_value = "online")]
+    Online,
+    #[sea_orm(string_value = "offline")]
+    Offline,
+    #[sea_orm(string_value = "creating")]
+    Creating,
+    #[sea_orm(string_value = "failed")]
+    Failed,
+    #[sea_orm(string_value = "unknown")]
+    Unknown,
+}
+
+impl DeviceStatus {
+    /// What people see: unknown is shown as offline (SPEC.md §4).
+    pub fn shown(self) -> DeviceStatus {
+        match self {
+            DeviceStatus::Unknown => DeviceStatus::Offline,
+            s => s,
+        }
+    }
+    /// A filter value of the device list (`unknown` is not one: it is listed as offline).
+    pub fn parse_filter(raw: &str) -> Option<DeviceStatus> {
+        DeviceStatus::iter().filter(|s| *s != DeviceStatus::Unknown).find(|s| s.to_value() == raw)
+    }
+}
+
+/// How an owner shares a device: manual, autopilot (rented whenever idle, for max profit) or
+/// dedicated (self-used, never rented).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+#[serde(rename_all = "snake_case")]
+pub enum SharingMode {
+    #[sea_orm(string_value = "manual")]
+    Manual,
+    #[sea_orm(string_value = "autopilot")]
+    Autopilot,
+    #[sea_orm(string_value = "dedicated")]
+    Dedicated,
+}
+
+impl SharingMode {
+    pub fn parse(raw: &str) -> Option<SharingMode> {
+        SharingMode::iter().find(|m| m.to_value() == raw)
+    }
+}
+
+/// What a command asks a device's agent to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+#[serde(rename_all = "snake_case")]
+pub enum CommandKind {
+    #[sea_orm(string_value = "zcloud_create")]
+    ZcloudCreate,
+    #[sea_orm(string_value = "zcloud_delete")]
+    ZcloudDelete,
+}
+
+/// Where a command is in its send-until-acknowledged cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+#[serde(rename_all = "snake_case")]
+pub enum CommandStatus {
+    #[sea_orm(string_value = "pending")]
+    Pending,
+    #[sea_orm(string_value = "done")]
+    Done,
+    #[sea_orm(string_value = "failed")]
+    Failed,
+}
+
+/// A person's role in a company; also the `userType` of a session in a company context.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    #[sea_orm(string_value = "admin")]
+    Admin,
+    #[sea_orm(string_value = "member")]
+    Member,
+}
+
+impl Role {
+    pub fn parse(raw: &str) -> Option<Role> {
+        Role::iter().find(|r| r.to_value() == raw)
+    }
+}
+
+/// An invitation (sent by an admin) or an application (sent by a person).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+#[serde(rename_all = "snake_case")]
+pub enum RecordKind {
+    #[sea_orm(string_value = "invite")]
+    Invite,
+    #[sea_orm(string_value = "apply")]
+    Apply,
+}
+
+/// Where an invitation or application stands, as stored (`waiting` is how admins see an
+/// application that is `applied`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+#[serde(rename_all = "snake_case")]
+pub enum RecordStatus {
+    #[sea_orm(string_value = "invited")]
+    Invited,
+    #[sea_orm(string_value = "applied")]
+    Applied,
+    #[sea_orm(string_value = "waiting")]
+    Waiting,
+    #[sea_orm(string_value = "accepted")]
+    Accepted,
+    #[sea_orm(string_value = "declined")]
+    Declined,
+    #[sea_orm(string_value = "expired")]
+    Expired,
+}
+
+/// What a company allocates to a member.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+#[serde(rename_all = "snake_case")]
+pub enum ResourceType {
+    #[sea_orm(string_value = "device")]
+    Device,
+    #[sea_orm(string_value = "app")]
+    App,
+}
+
+/// What a notification is about; its texts are made from it (and its params) in one place per
+/// domain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+#[serde(rename_all = "snake_case")]
+pub enum NotificationKind {
+    #[sea_orm(string_value = "device_online")]
+    DeviceOnline,
+    #[sea_orm(string_value = "device_offline")]
+    DeviceOffline,
+    #[sea_orm(string_value = "zcloud_ready")]
+    ZcloudReady,
+    #[sea_orm(string_value = "zcloud_failed")]
+    ZcloudFailed,
+}
+
+/// Where a friend request stands (transitions: `social::requests::next_status`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(32))")]
+#[serde(rename_all = "snake_case")]
+pub enum RequestStatus {
+    #[sea_orm(string_value = "pending")]
+    Pending,
+    #[sea_orm(string_value = "accepted")]
+    Accepted,
+    #[sea_orm(string_value = "declined")]
+    Declined,
+    #[sea_orm(string_value = "cancelled")]
+    Cancelled,
+}
+
+/// What an event of a person's live stream is about; its SSE `event:` name (src/events).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(32))")]
+#[serde(rename_all = "snake_case")]
+pub enum EventKind {
+    #[sea_orm(string_value = "message")]
+    Message,
+    #[sea_orm(string_value = "friend_request")]
+    FriendRequest,
+    #[sea_orm(string_value = "friend")]
+    Friend,
+    #[sea_orm(string_value = "read")]
+    Read,
+    #[sea_orm(string_value = "notification")]
+    Notification,
+}

@@ -1,0 +1,155 @@
+//! Binding a box to a person or company, listing and reading devices, unlinking, and the
+//! account-deletion check. No HTTP types here.
+
+use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder, Set};
+use serde_json::json;
+
+use crate::companies::model::ResourceType;
+use crate::companies::resources::resource_released;
+use crate::db::entity::{device_commands, devices};
+use crate::db::{new_id, now, write_txn};
+use crate::devices::DevicesCtx;
+use crate::devices::access::*;
+use crate::devices::model::*;
+use crate::error::{AppError, Msg};
+use crate::iam::auth::Auth;
+use crate::iam::deletion::DeletionCheck;
+use crate::iam::tokens;
+
+pub async fn link(cx: &DevicesCtx, auth: &Auth, req: LinkRequest) -> Result<Device, AppError> {
+    let owner = manager(auth)?;
+    let id = DeviceId::parse(req.device_id.as_deref())?;
+    let txn = write_txn(&cx.db).await?;
+    let d = devices::Entity::find_by_id(id.as_str().to_string())
+        .one(&txn)
+        .await?
+        .filter(|d| d.device_type != DeviceType::ZCloud)
+        .ok_or(AppError::invalid("device_id", Msg::InvalidDeviceId))?;
+    if owner_of(&d).is_some() {
+        return Err(AppError::conflict(Msg::DeviceAlreadyBound));
+    }
+    let code = PairingCode::parse(req.pairing_code.as_deref()).ok_or(AppError::invalid("pairing_code", Msg::InvalidDeviceId))?;
+    let expected = d.pairing_hash.clone().unwrap_or_default();
+    if !constant_time_eq(expected.as_bytes(), tokens::hash_token(code.as_str()).as_bytes()) {
+        return Err(AppError::invalid("pairing_code", Msg::InvalidDeviceId));
+    }
+    let t = now();
+    let (user, company) = match &owner {
+        Owner::User(u) => (Some(u.clone()), None),
+        Owner::Company(c) => (None, Some(c.clone())),
+    };
+    let res = devices::Entity::update_many()
+        .col_expr(devices::Column::OwnerUserId, user.into())
+        .col_expr(devices::Column::OwnerCompanyId, company.into())
+        .col_expr(devices::Column::BoundBy, Some(auth.user_id.clone()).into())
+        .col_expr(devices::Column::BoundAt, Some(t).into())
+        .col_expr(devices::Column::PairingHash, Option::<String>::None.into())
+        .col_expr(devices::Column::UpdatedAt, t.into())
+        .filter(devices::Column::Id.eq(d.id.clone()))
+        .filter(devices::Column::OwnerUserId.is_null())
+        .filter(devices::Column::OwnerCompanyId.is_null())
+        .exec(&txn)
+        .await?;
+    if res.rows_affected != 1 {
+        return Err(AppError::conflict(Msg::DeviceAlreadyBound));
+    }
+    let d = devices::Entity::find_by_id(d.id).one(&txn).await?.ok_or(AppError::NotFound(Msg::DeviceNotFound))?;
+    txn.commit().await?;
+    cx.public.changed();
+    Ok(to_device(&d))
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+pub async fn list(cx: &DevicesCtx, auth: &Auth, f: DeviceFilter, offset: u64, limit: u64) -> Result<crate::http::List<Device>, AppError> {
+    let s = scope(auth);
+    let member_ids = match &s {
+        Scope::Member { company, user } => devices_visible_to_member(&cx.db, company, user).await?,
+        Scope::Owner(_) => Vec::new(),
+    };
+    let mut q = devices::Entity::find().filter(scope_condition(&s, member_ids));
+    if let Some(t) = f.device_type.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+        let t = DeviceType::parse(t).ok_or(AppError::invalid("type", Msg::InvalidField("type")))?;
+        q = q.filter(devices::Column::DeviceType.eq(t));
+    }
+    if let Some(st) = f.status.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+        q = match DeviceStatus::parse_filter(st) {
+            // unknown is shown (and listed) as offline
+            Some(DeviceStatus::Offline) => q.filter(devices::Column::Status.is_in([DeviceStatus::Offline, DeviceStatus::Unknown])),
+            Some(s) => q.filter(devices::Column::Status.eq(s)),
+            None => return Err(AppError::invalid("status", Msg::InvalidField("status"))),
+        };
+    }
+    let all = q.order_by_asc(devices::Column::CreatedAt).order_by_asc(devices::Column::Id).all(&cx.db).await?;
+    let total = all.len() as u64;
+    let items = all.iter().skip(offset as usize).take(limit as usize).map(to_device).collect();
+    Ok(crate::http::List { items, total })
+}
+
+pub async fn get(cx: &DevicesCtx, auth: &Auth, id: &str) -> Result<Device, AppError> {
+    Ok(to_device(&visible(cx, auth, id).await?))
+}
+
+/// Unlinks a box (its secret stops working: the agent registers afresh) or deletes a Z-CLOUD
+/// machine (its capacity is released and its host is told to delete it).
+pub async fn unlink(cx: &DevicesCtx, auth: &Auth, id: &str) -> Result<(), AppError> {
+    let txn = write_txn(&cx.db).await?;
+    let (d, _) = managed(&txn, auth, id).await?;
+    // Machines still running (or being made) on a host keep it; failed ones hold nothing.
+    let machines = devices::Entity::find()
+        .filter(devices::Column::HostId.eq(d.id.clone()))
+        .filter(devices::Column::Status.ne(DeviceStatus::Failed))
+        .all(&txn)
+        .await?;
+    if !machines.is_empty() {
+        return Err(AppError::conflict(Msg::HostHasMachines));
+    }
+    if let Some(host) = &d.host_id {
+        if devices::Entity::find_by_id(host.clone()).one(&txn).await?.is_some() {
+            device_commands::ActiveModel {
+                id: Set(new_id()),
+                device_id: Set(host.clone()),
+                subject_id: Set(Some(d.id.clone())),
+                kind: Set(CommandKind::ZcloudDelete),
+                payload: Set(json!({"machine_id": d.id}).to_string()),
+                status: Set(CommandStatus::Pending),
+                error: Set(None),
+                created_at: Set(now()),
+                acked_at: Set(None),
+            }
+            .insert(&txn)
+            .await?;
+        }
+        // A create still waiting for the host is withdrawn.
+        device_commands::Entity::delete_many()
+            .filter(device_commands::Column::SubjectId.eq(d.id.clone()))
+            .filter(device_commands::Column::Kind.eq(CommandKind::ZcloudCreate))
+            .filter(device_commands::Column::Status.eq(CommandStatus::Pending))
+            .exec(&txn)
+            .await?;
+    }
+    // Its allocations to company members end with it.
+    resource_released(&txn, ResourceType::Device, &d.id).await?;
+    devices::Entity::delete_by_id(d.id).exec(&txn).await?;
+    txn.commit().await?;
+    cx.public.changed();
+    Ok(())
+}
+
+/// Devices still bound to a person (blocks deleting the account).
+pub async fn linked_count(conn: &impl ConnectionTrait, user_id: &str) -> Result<u64, AppError> {
+    use sea_orm::PaginatorTrait;
+    Ok(devices::Entity::find().filter(owned_by(&Owner::User(user_id.to_string()))).count(conn).await?)
+}
+
+/// An account with devices still bound cannot be deleted (`devices_linked`).
+pub struct DevicesLinked;
+
+#[async_trait::async_trait]
+impl DeletionCheck for DevicesLinked {
+    async fn blocks(&self, txn: &DatabaseTransaction, user_id: &str) -> Result<Option<&'static str>, AppError> {
+        Ok((linked_count(txn, user_id).await? > 0).then_some("devices_linked"))
+    }
+}

@@ -1,0 +1,61 @@
+//! What a device's owners are told about it (online, offline, Z-CLOUD results), in both
+//! languages. No HTTP types here.
+
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+use serde_json::json;
+
+use crate::db::entity::{company_members, devices};
+use crate::db::enums::{NotificationKind, Role};
+use crate::devices::access::{Owner, owner_of};
+use crate::error::AppError;
+
+/// The people told about a device: its owner, or every administrator of the owning company.
+pub(crate) async fn recipients(conn: &impl ConnectionTrait, d: &devices::Model) -> Result<Vec<String>, AppError> {
+    Ok(match owner_of(d) {
+        None => Vec::new(),
+        Some(Owner::User(u)) => vec![u],
+        Some(Owner::Company(c)) => company_members::Entity::find()
+            .filter(company_members::Column::CompanyId.eq(c))
+            .filter(company_members::Column::Role.eq(Role::Admin))
+            .all(conn)
+            .await?
+            .into_iter()
+            .map(|m| m.user_id)
+            .collect(),
+    })
+}
+
+/// One notification per recipient, with English text and the Chinese text in `params`.
+pub(crate) async fn notify(conn: &impl ConnectionTrait, d: &devices::Model, kind: NotificationKind, reason: Option<&str>) -> Result<(), AppError> {
+    let name = &d.name;
+    let id = &d.id;
+    let reason_en = reason.unwrap_or("unknown reason");
+    let reason_zh = reason.unwrap_or("未知原因");
+    let (title, body, title_zh, body_zh) = match kind {
+        NotificationKind::DeviceOnline => ("Device online".to_string(), format!("{name} ({id}) is online."), "设备上线".to_string(), format!("{name}（{id}）已上线。")),
+        NotificationKind::DeviceOffline => (
+            "Device offline".to_string(),
+            format!("{name} ({id}) is offline: no heartbeat received."),
+            "设备离线".to_string(),
+            format!("{name}（{id}）已离线：未收到心跳。"),
+        ),
+        NotificationKind::ZcloudReady => (
+            "Z-CLOUD machine ready".to_string(),
+            format!("{name} ({id}) has been created and is online."),
+            "Z-CLOUD 云主机已就绪".to_string(),
+            format!("{name}（{id}）已创建并上线。"),
+        ),
+        NotificationKind::ZcloudFailed => (
+            "Z-CLOUD machine failed".to_string(),
+            format!("{name} ({id}) could not be created: {reason_en}"),
+            "Z-CLOUD 云主机创建失败".to_string(),
+            format!("{name}（{id}）创建失败：{reason_zh}"),
+        ),
+    };
+    let params = json!({"device_id": id, "name": name, "status": d.status, "reason": reason, "title_zh": title_zh, "body_zh": body_zh});
+    for user in recipients(conn, d).await? {
+        crate::notifications::service::notify(conn, &user, kind, &title, &body, &params).await?;
+    }
+    Ok(())
+}
+

@@ -1,0 +1,246 @@
+//! The server side of the agent protocol: registration, heartbeats (spec, metrics, the
+//! hosted Z-CLOUD machines) and the command/acknowledgement cycle; and the offline job. No HTTP
+//! types here. The agent program itself is src/agent.rs.
+
+use chrono::Duration;
+use sea_orm::sea_query::Expr;
+use sea_orm::{ActiveEnum, ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set};
+use serde_json::json;
+
+use crate::db::entity::{device_commands, devices};
+use crate::db::enums::NotificationKind;
+use crate::db::{now, write_txn};
+use crate::devices::DevicesCtx;
+use crate::devices::access::owner_of;
+use crate::devices::model::*;
+use crate::devices::notify::notify;
+use crate::error::{AppError, Msg};
+use crate::iam::tokens;
+
+pub async fn register(cx: &DevicesCtx, req: AgentRegistration) -> Result<RegisterResponse, AppError> {
+    let AgentRegistration { device_type, name, spec } = req;
+    let secret = tokens::random_token();
+    let code = PairingCode::new_random();
+    let txn = write_txn(&cx.db).await?;
+    let mut id = DeviceId::new_random();
+    for _ in 0..8 {
+        if devices::Entity::find_by_id(id.as_str().to_string()).one(&txn).await?.is_none() {
+            break;
+        }
+        id = DeviceId::new_random();
+    }
+    let t = now();
+    devices::ActiveModel {
+        id: Set(id.as_str().to_string()),
+        name: Set(name),
+        device_type: Set(device_type),
+        status: Set(DeviceStatus::Online),
+        status_reason: Set(None),
+        secret_hash: Set(Some(tokens::hash_token(&secret))),
+        pairing_hash: Set(Some(tokens::hash_token(code.as_str()))),
+        owner_user_id: Set(None),
+        owner_company_id: Set(None),
+        bound_by: Set(None),
+        bound_at: Set(None),
+        sharing_mode: Set(SharingMode::Manual),
+        rentable: Set(false),
+        price_per_hour: Set(0),
+        cpu_cores: Set(spec.cpu_cores),
+        memory_bytes: Set(spec.memory_bytes),
+        disk_bytes: Set(spec.disk_bytes),
+        gpus: Set(serde_json::to_string(&spec.gpus).map_err(|e| AppError::Internal(e.into()))?),
+        cpu_percent: Set(None),
+        memory_used_bytes: Set(None),
+        disk_used_bytes: Set(None),
+        lat: Set(None),
+        lng: Set(None),
+        host_id: Set(None),
+        gpu_count: Set(0),
+        gpu_model: Set(String::new()),
+        passthrough: Set(false),
+        last_seen_at: Set(Some(t)),
+        created_at: Set(t),
+        updated_at: Set(t),
+    }
+    .insert(&txn)
+    .await?;
+    txn.commit().await?;
+    Ok(RegisterResponse { device_id: id.as_str().to_string(), device_secret: secret, pairing_code: code.as_str().to_string() })
+}
+
+/// The device whose secret this is; `None` when unknown, revoked or unlinked.
+pub async fn device_by_secret(cx: &DevicesCtx, secret: Option<&str>) -> Result<devices::Model, AppError> {
+    let secret = secret.filter(|s| !s.is_empty()).ok_or(AppError::Unauthorized(Msg::DeviceSecretInvalid))?;
+    devices::Entity::find()
+        .filter(devices::Column::SecretHash.eq(tokens::hash_token(secret)))
+        .one(&cx.db)
+        .await?
+        .ok_or(AppError::Unauthorized(Msg::DeviceSecretInvalid))
+}
+
+pub(crate) fn settings(cx: &DevicesCtx, d: &devices::Model) -> Settings {
+    Settings {
+        name: d.name.clone(),
+        sharing_mode: d.sharing_mode,
+        rentable: d.rentable,
+        price_per_hour: d.price_per_hour,
+        bound: owner_of(d).is_some(),
+        heartbeat_secs: cx.settings.heartbeat_secs,
+    }
+}
+
+pub async fn heartbeat(cx: &DevicesCtx, secret: Option<&str>, req: HeartbeatRequest) -> Result<HeartbeatResponse, AppError> {
+    let device = device_by_secret(cx, secret).await?;
+    if let Some(spec) = &req.spec {
+        spec.check()?;
+    }
+    let txn = write_txn(&cx.db).await?;
+    // Re-read inside the write lock: the device may have been unlinked meanwhile.
+    let d = devices::Entity::find_by_id(device.id.clone())
+        .filter(devices::Column::SecretHash.eq(device.secret_hash.clone()))
+        .one(&txn)
+        .await?
+        .ok_or(AppError::Unauthorized(Msg::DeviceSecretInvalid))?;
+    let t = now();
+    let came_online = d.status != DeviceStatus::Online;
+    let mut a: devices::ActiveModel = d.clone().into();
+    if let Some(spec) = &req.spec {
+        a.cpu_cores = Set(spec.cpu_cores);
+        a.memory_bytes = Set(spec.memory_bytes);
+        a.disk_bytes = Set(spec.disk_bytes);
+        a.gpus = Set(serde_json::to_string(&spec.gpus).map_err(|e| AppError::Internal(e.into()))?);
+    }
+    if let Some(m) = &req.metrics {
+        let cpu = if m.cpu_percent.is_finite() { m.cpu_percent.clamp(0.0, 100.0) } else { 0.0 };
+        a.cpu_percent = Set(Some(cpu));
+        a.memory_used_bytes = Set(Some(m.memory_used_bytes.max(0)));
+        a.disk_used_bytes = Set(Some(m.disk_used_bytes.max(0)));
+    }
+    a.status = Set(DeviceStatus::Online);
+    a.last_seen_at = Set(Some(t));
+    a.updated_at = Set(t);
+    let d = a.update(&txn).await?;
+    if came_online {
+        notify(&txn, &d, NotificationKind::DeviceOnline, None).await?;
+    }
+    // A host's heartbeat speaks for the Z-CLOUD machines running on it.
+    let hosted = devices::Entity::find()
+        .filter(devices::Column::HostId.eq(d.id.clone()))
+        .filter(devices::Column::Status.is_in([DeviceStatus::Online, DeviceStatus::Offline]))
+        .all(&txn)
+        .await?;
+    let mut changed = came_online;
+    for m in hosted {
+        let back = m.status != DeviceStatus::Online;
+        let mut a: devices::ActiveModel = m.into();
+        a.status = Set(DeviceStatus::Online);
+        a.last_seen_at = Set(Some(t));
+        let m = a.update(&txn).await?;
+        if back {
+            changed = true;
+            notify(&txn, &m, NotificationKind::DeviceOnline, None).await?;
+        }
+    }
+    for ack in &req.acks {
+        changed |= apply_ack(&txn, &d, ack).await?;
+    }
+    let pending = device_commands::Entity::find()
+        .filter(device_commands::Column::DeviceId.eq(d.id.clone()))
+        .filter(device_commands::Column::Status.eq(CommandStatus::Pending))
+        .order_by_asc(device_commands::Column::CreatedAt)
+        .order_by_asc(device_commands::Column::Id)
+        .all(&txn)
+        .await?;
+    txn.commit().await?;
+    if changed {
+        cx.public.changed();
+    }
+    let commands = pending
+        .into_iter()
+        .map(|c| Command { id: c.id, kind: c.kind.to_value(), payload: serde_json::from_str(&c.payload).unwrap_or(json!({})) })
+        .collect();
+    Ok(HeartbeatResponse { settings: settings(cx, &d), commands })
+}
+
+/// Records an acknowledgement by the device its command was sent to; true when a status changed.
+async fn apply_ack(conn: &impl ConnectionTrait, device: &devices::Model, ack: &Ack) -> Result<bool, AppError> {
+    let Some(cmd) = device_commands::Entity::find_by_id(ack.id.clone())
+        .filter(device_commands::Column::DeviceId.eq(device.id.clone()))
+        .filter(device_commands::Column::Status.eq(CommandStatus::Pending))
+        .one(conn)
+        .await?
+    else {
+        return Ok(false); // another device's command, or already acknowledged
+    };
+    let error: Option<String> = if ack.ok {
+        None
+    } else {
+        Some(ack.error.clone().filter(|e| !e.trim().is_empty()).unwrap_or_else(|| "the agent reported a failure".into()))
+    };
+    let error = error.map(|e| e.chars().take(1000).collect::<String>());
+    let kind = cmd.kind;
+    let subject = cmd.subject_id.clone();
+    let mut a: device_commands::ActiveModel = cmd.into();
+    a.status = Set(if ack.ok { CommandStatus::Done } else { CommandStatus::Failed });
+    a.error = Set(error.clone());
+    a.acked_at = Set(Some(now()));
+    a.update(conn).await?;
+    if kind == CommandKind::ZcloudCreate
+        && let Some(machine) = subject
+            && let Some(m) = devices::Entity::find_by_id(machine).filter(devices::Column::Status.eq(DeviceStatus::Creating)).one(conn).await? {
+                let mut a: devices::ActiveModel = m.into();
+                a.status = Set(if ack.ok { DeviceStatus::Online } else { DeviceStatus::Failed });
+                a.status_reason = Set(error.clone());
+                if ack.ok {
+                    a.last_seen_at = Set(Some(now()));
+                }
+                a.updated_at = Set(now());
+                let m = a.update(conn).await?;
+                let kind = if ack.ok { NotificationKind::ZcloudReady } else { NotificationKind::ZcloudFailed };
+                notify(conn, &m, kind, error.as_deref()).await?;
+                return Ok(true);
+            }
+    Ok(false)
+}
+
+/// Marks devices offline whose last heartbeat is older than `offline_after_secs`; also forgets
+/// devices that registered but were never bound and have not been seen for a week.
+pub async fn mark_offline(cx: &DevicesCtx) -> Result<usize, AppError> {
+    let cutoff = now() - Duration::seconds(cx.settings.offline_after_secs as i64);
+    let stale = devices::Entity::find()
+        .filter(devices::Column::Status.eq(DeviceStatus::Online))
+        .filter(Condition::any().add(devices::Column::LastSeenAt.lt(cutoff)).add(devices::Column::LastSeenAt.is_null()))
+        .all(&cx.db)
+        .await?;
+    let mut n = 0;
+    for d in stale {
+        let txn = write_txn(&cx.db).await?;
+        let res = devices::Entity::update_many()
+            .col_expr(devices::Column::Status, Expr::value(DeviceStatus::Offline))
+            .col_expr(devices::Column::UpdatedAt, now().into())
+            .filter(devices::Column::Id.eq(d.id.clone()))
+            .filter(devices::Column::Status.eq(DeviceStatus::Online))
+            .filter(Condition::any().add(devices::Column::LastSeenAt.lt(cutoff)).add(devices::Column::LastSeenAt.is_null()))
+            .exec(&txn)
+            .await?;
+        if res.rows_affected == 1 {
+            let mut d = d;
+            d.status = DeviceStatus::Offline;
+            notify(&txn, &d, NotificationKind::DeviceOffline, None).await?;
+            n += 1;
+        }
+        txn.commit().await?;
+    }
+    let week = now() - Duration::days(7);
+    devices::Entity::delete_many()
+        .filter(devices::Column::OwnerUserId.is_null())
+        .filter(devices::Column::OwnerCompanyId.is_null())
+        .filter(devices::Column::LastSeenAt.lt(week))
+        .exec(&cx.db)
+        .await?;
+    if n > 0 {
+        cx.public.changed();
+    }
+    Ok(n)
+}
+

@@ -1,0 +1,62 @@
+//! An owner's settings of a device: sharing (mode, rentable, price), location and name. No
+//! HTTP types here.
+
+use sea_orm::{ActiveModelTrait, Set};
+
+use crate::db::entity::devices;
+use crate::db::{now, write_txn};
+use crate::devices::DevicesCtx;
+use crate::devices::access::{managed, to_device};
+use crate::devices::model::*;
+use crate::error::{AppError, Msg};
+use crate::iam::auth::Auth;
+
+pub async fn update_sharing(cx: &DevicesCtx, auth: &Auth, id: &str, req: Sharing) -> Result<Device, AppError> {
+    let Sharing { mode, rentable, price_per_hour } = req;
+    let txn = write_txn(&cx.db).await?;
+    let (d, _) = managed(&txn, auth, id).await?;
+    let price = price_per_hour.unwrap_or(d.price_per_hour);
+    // dedicated = self-used: never rented; autopilot = rented out whenever idle for max profit.
+    if (mode == SharingMode::Dedicated && rentable) || (mode == SharingMode::Autopilot && !rentable) {
+        return Err(AppError::conflict(Msg::SharingModeForbids));
+    }
+    if rentable && d.status != DeviceStatus::Online && !(d.rentable && d.sharing_mode == mode) {
+        // Offering a stopped or offline machine for rent is refused; withdrawing it is not.
+        return Err(AppError::conflict(Msg::DeviceNotRunning));
+    }
+    let mut a: devices::ActiveModel = d.into();
+    a.sharing_mode = Set(mode);
+    a.rentable = Set(rentable);
+    a.price_per_hour = Set(price);
+    a.updated_at = Set(now());
+    let d = a.update(&txn).await?;
+    txn.commit().await?;
+    cx.public.changed();
+    Ok(to_device(&d))
+}
+
+pub async fn update_location(cx: &DevicesCtx, auth: &Auth, id: &str, NewLocation(loc): NewLocation) -> Result<Device, AppError> {
+    let txn = write_txn(&cx.db).await?;
+    let (d, _) = managed(&txn, auth, id).await?;
+    let mut a: devices::ActiveModel = d.into();
+    a.lat = Set(loc.as_ref().map(|l| l.lat));
+    a.lng = Set(loc.as_ref().map(|l| l.lng));
+    a.updated_at = Set(now());
+    let d = a.update(&txn).await?;
+    txn.commit().await?;
+    cx.public.changed();
+    Ok(to_device(&d))
+}
+
+pub async fn rename(cx: &DevicesCtx, auth: &Auth, id: &str, DeviceName(name): DeviceName) -> Result<Device, AppError> {
+    let txn = write_txn(&cx.db).await?;
+    let (d, _) = managed(&txn, auth, id).await?;
+    let mut a: devices::ActiveModel = d.into();
+    a.name = Set(name);
+    a.updated_at = Set(now());
+    let d = a.update(&txn).await?;
+    txn.commit().await?;
+    cx.public.changed();
+    Ok(to_device(&d))
+}
+

@@ -1,0 +1,190 @@
+//! Z-CLOUD machines: free capacity of server-group hosts, placement, and the create command
+//! to the chosen host. No HTTP types here.
+
+use sea_orm::{ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set};
+use serde_json::json;
+
+use crate::db::entity::{device_commands, devices};
+use crate::db::{new_id, now, write_txn};
+use crate::devices::DevicesCtx;
+use crate::devices::access::*;
+use crate::devices::model::*;
+use crate::error::{AppError, Msg};
+use crate::iam::auth::Auth;
+
+/// What a host has left.
+#[derive(Debug, Clone)]
+struct Free {
+    host: devices::Model,
+    cpu_cores: i64,
+    memory_bytes: i64,
+    disk_bytes: i64,
+    /// (name, passthrough-capable, free count)
+    gpus: Vec<(String, bool, i64)>,
+}
+
+/// Server-group hosts a Z-CLOUD machine may be made on for this owner: the owner's own online
+/// hosts, and other owners' online hosts that are shared and rentable.
+async fn free_capacity(conn: &impl ConnectionTrait, owner: &Owner) -> Result<Vec<Free>, AppError> {
+    let shared = Condition::all().add(devices::Column::SharingMode.ne(SharingMode::Dedicated)).add(devices::Column::Rentable.eq(true));
+    let hosts = devices::Entity::find()
+        .filter(devices::Column::DeviceType.eq(DeviceType::ServerGroup))
+        .filter(devices::Column::Status.eq(DeviceStatus::Online))
+        .filter(Condition::any().add(owned_by(owner)).add(shared.add(Condition::any().add(devices::Column::OwnerUserId.is_not_null()).add(devices::Column::OwnerCompanyId.is_not_null()))))
+        .order_by_asc(devices::Column::CreatedAt)
+        .all(conn)
+        .await?;
+    let mut out = Vec::new();
+    for host in hosts {
+        let machines = devices::Entity::find()
+            .filter(devices::Column::HostId.eq(host.id.clone()))
+            .filter(devices::Column::Status.ne(DeviceStatus::Failed))
+            .all(conn)
+            .await?;
+        let mut groups: Vec<(String, bool, i64)> = Vec::new();
+        for g in gpus_of(&host) {
+            match groups.iter_mut().find(|(n, p, _)| *n == g.name && *p == g.passthrough) {
+                Some(e) => e.2 += 1,
+                None => groups.push((g.name.clone(), g.passthrough, 1)),
+            }
+        }
+        for m in &machines {
+            // passthrough GPUs are held whole; virtual ones are shared
+            if m.passthrough && m.gpu_count > 0
+                && let Some(e) = groups.iter_mut().find(|(n, p, _)| *n == m.gpu_model && *p) {
+                    e.2 -= m.gpu_count;
+                }
+        }
+        out.push(Free {
+            cpu_cores: host.cpu_cores - machines.iter().map(|m| m.cpu_cores).sum::<i64>(),
+            memory_bytes: host.memory_bytes - machines.iter().map(|m| m.memory_bytes).sum::<i64>(),
+            disk_bytes: host.disk_bytes - machines.iter().map(|m| m.disk_bytes).sum::<i64>(),
+            gpus: groups,
+            host,
+        });
+    }
+    Ok(out)
+}
+
+pub async fn capacity(cx: &DevicesCtx, auth: &Auth) -> Result<Vec<HostFree>, AppError> {
+    let owner = manager(auth)?;
+    Ok(free_capacity(&cx.db, &owner)
+        .await?
+        .into_iter()
+        .map(|f| HostFree {
+            cpu_cores: f.cpu_cores.max(0),
+            memory_bytes: f.memory_bytes.max(0),
+            disk_bytes: f.disk_bytes.max(0),
+            gpus: f.gpus.into_iter().map(|(name, passthrough, count)| GpuFree { name, passthrough, count: count.max(0) }).collect(),
+        })
+        .collect())
+}
+
+/// The GPU model name a host can give for the ask, if any.
+fn gpu_fit(free: &Free, ask: &ZcloudAsk) -> Option<String> {
+    if ask.gpu_count == 0 {
+        return Some(String::new());
+    }
+    let wanted: Vec<String> = ask.gpu_model.split(',').map(|m| m.trim().to_lowercase()).filter(|m| !m.is_empty()).collect();
+    let matches = |name: &str| wanted.is_empty() || wanted.iter().any(|w| name.to_lowercase().contains(w.as_str()));
+    if ask.passthrough {
+        free.gpus.iter().find(|(n, p, c)| *p && *c >= ask.gpu_count && matches(n)).map(|(n, _, _)| n.clone())
+    } else {
+        // a virtual GPU needs a physical one of that model not held whole by another machine
+        let mut by_name: Vec<(String, i64)> = Vec::new();
+        for (n, _, c) in &free.gpus {
+            match by_name.iter_mut().find(|(x, _)| x == n) {
+                Some(e) => e.1 += c,
+                None => by_name.push((n.clone(), *c)),
+            }
+        }
+        by_name.into_iter().find(|(n, c)| *c >= ask.gpu_count && matches(n)).map(|(n, _)| n)
+    }
+}
+
+pub async fn create_zcloud(cx: &DevicesCtx, auth: &Auth, ask: ZcloudAsk) -> Result<Device, AppError> {
+    let owner = manager(auth)?;
+    let txn = write_txn(&cx.db).await?;
+    let mut chosen: Option<(Free, String)> = None;
+    for f in free_capacity(&txn, &owner).await? {
+        if f.cpu_cores >= ask.cpu_cores && f.memory_bytes >= ask.memory_bytes && f.disk_bytes >= ask.disk_bytes
+            && let Some(model) = gpu_fit(&f, &ask) {
+                chosen = Some((f, model));
+                break;
+            }
+    }
+    let Some((free, model)) = chosen else { return Err(AppError::conflict(Msg::NoCapacity)) };
+    let host_gpu = gpus_of(&free.host).into_iter().find(|g| g.name == model);
+    let gpus: Vec<Gpu> = (0..ask.gpu_count)
+        .map(|_| Gpu { name: model.clone(), passthrough: ask.passthrough, vram: host_gpu.as_ref().map(|g| g.vram).unwrap_or(0) })
+        .collect();
+    let mut id = DeviceId::new_random();
+    while devices::Entity::find_by_id(id.as_str().to_string()).one(&txn).await?.is_some() {
+        id = DeviceId::new_random();
+    }
+    let (user, company) = match &owner {
+        Owner::User(u) => (Some(u.clone()), None),
+        Owner::Company(c) => (None, Some(c.clone())),
+    };
+    let t = now();
+    let machine = devices::ActiveModel {
+        id: Set(id.as_str().to_string()),
+        name: Set(ask.name.clone()),
+        device_type: Set(DeviceType::ZCloud),
+        status: Set(DeviceStatus::Creating),
+        status_reason: Set(None),
+        secret_hash: Set(None),
+        pairing_hash: Set(None),
+        owner_user_id: Set(user),
+        owner_company_id: Set(company),
+        bound_by: Set(Some(auth.user_id.clone())),
+        bound_at: Set(Some(t)),
+        sharing_mode: Set(SharingMode::Dedicated),
+        rentable: Set(false),
+        price_per_hour: Set(0),
+        cpu_cores: Set(ask.cpu_cores),
+        memory_bytes: Set(ask.memory_bytes),
+        disk_bytes: Set(ask.disk_bytes),
+        gpus: Set(serde_json::to_string(&gpus).map_err(|e| AppError::Internal(e.into()))?),
+        cpu_percent: Set(None),
+        memory_used_bytes: Set(None),
+        disk_used_bytes: Set(None),
+        lat: Set(free.host.lat),
+        lng: Set(free.host.lng),
+        host_id: Set(Some(free.host.id.clone())),
+        gpu_count: Set(ask.gpu_count),
+        gpu_model: Set(model.clone()),
+        passthrough: Set(ask.passthrough),
+        last_seen_at: Set(None),
+        created_at: Set(t),
+        updated_at: Set(t),
+    }
+    .insert(&txn)
+    .await?;
+    device_commands::ActiveModel {
+        id: Set(new_id()),
+        device_id: Set(free.host.id.clone()),
+        subject_id: Set(Some(machine.id.clone())),
+        kind: Set(CommandKind::ZcloudCreate),
+        payload: Set(json!({
+            "machine_id": machine.id,
+            "name": ask.name,
+            "cpu_cores": ask.cpu_cores,
+            "memory_bytes": ask.memory_bytes,
+            "disk_bytes": ask.disk_bytes,
+            "gpu_count": ask.gpu_count,
+            "gpu_model": model,
+            "passthrough": ask.passthrough,
+        })
+        .to_string()),
+        status: Set(CommandStatus::Pending),
+        error: Set(None),
+        created_at: Set(t),
+        acked_at: Set(None),
+    }
+    .insert(&txn)
+    .await?;
+    txn.commit().await?;
+    Ok(to_device(&machine))
+}
+

@@ -1,0 +1,48 @@
+//! The interface language of a request: `zh` when `Accept-Language` contains "zh", otherwise
+//! English (API.md). Every localized text takes one.
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, header};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lang {
+    En,
+    Zh,
+}
+
+impl Lang {
+    pub fn from_headers(headers: &HeaderMap) -> Lang {
+        headers
+            .get(header::ACCEPT_LANGUAGE)
+            .and_then(|v| v.to_str().ok())
+            .map(Lang::from_accept_language)
+            .unwrap_or(Lang::En)
+    }
+    pub fn from_accept_language(value: &str) -> Lang {
+        if value.to_ascii_lowercase().contains("zh") { Lang::Zh } else { Lang::En }
+    }
+    pub fn parse(value: &str) -> Option<Lang> {
+        match value {
+            "en" => Some(Lang::En),
+            "zh" => Some(Lang::Zh),
+            _ => None,
+        }
+    }
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::Zh => "zh",
+        }
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Lang {
+    type Rejection = std::convert::Infallible;
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(Lang::from_headers(&parts.headers))
+    }
+}
+
