@@ -199,7 +199,7 @@ impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {
             bind: "127.0.0.1:8080".parse().expect("static address"),
-            public_url: "http://localhost:8080".into(),
+            public_url: String::new(),
             frame_ancestors: Vec::new(),
             body_limit_bytes: 4 * 1024 * 1024,
         }
@@ -325,7 +325,48 @@ impl Site {
 
 impl Config {
     pub fn site(&self) -> Site {
-        Site { public_url: self.server.public_url.clone(), product_name: self.product_name.clone() }
+        Site { public_url: self.public_url(), product_name: self.product_name.clone() }
+    }
+
+    /// Where people reach this server: `server.public_url` when set, else derived from the bind
+    /// address (`http://localhost:PORT` for a loopback bind, `http://<host name>:PORT` for an
+    /// all-interfaces bind, `http://<address>:PORT` otherwise).
+    pub fn public_url(&self) -> String {
+        let set = self.server.public_url.trim();
+        if !set.is_empty() {
+            return set.trim_end_matches('/').to_string();
+        }
+        let bind = self.server.bind;
+        let port = bind.port();
+        let ip = bind.ip();
+        if ip.is_loopback() {
+            format!("http://localhost:{port}")
+        } else if ip.is_unspecified() {
+            let host = hostname::get().ok().and_then(|h| h.into_string().ok()).filter(|h| !h.is_empty());
+            format!("http://{}:{port}", host.unwrap_or_else(|| "localhost".into()))
+        } else if ip.is_ipv6() {
+            format!("http://[{ip}]:{port}")
+        } else {
+            format!("http://{ip}:{port}")
+        }
+    }
+
+    /// A warning for the start-up log when mailed links would point to loopback while the server
+    /// listens on a network: people elsewhere could not open them.
+    pub fn public_url_warning(&self) -> Option<String> {
+        let url = url::Url::parse(&self.public_url()).ok()?;
+        let loopback_link = match url.host()? {
+            url::Host::Domain(d) => d.eq_ignore_ascii_case("localhost"),
+            url::Host::Ipv4(ip) => ip.is_loopback(),
+            url::Host::Ipv6(ip) => ip.is_loopback(),
+        };
+        (loopback_link && !self.server.bind.ip().is_loopback()).then(|| {
+            format!(
+                "server.public_url is {} but the server listens on {}: links in mails will not open from other machines; set server.public_url",
+                url.as_str().trim_end_matches('/'),
+                self.server.bind
+            )
+        })
     }
 
     /// Loads `path` (or `./config.toml` when present and no path is given), the environment and
@@ -392,8 +433,8 @@ impl Config {
         if self.database.max_connections == 0 {
             return bad("database.max_connections", "must be at least 1");
         }
-        if url::Url::parse(&self.server.public_url).is_err() {
-            return bad("server.public_url", "must be an absolute URL such as http://localhost:8080");
+        if !self.server.public_url.trim().is_empty() && url::Url::parse(self.server.public_url.trim()).is_err() {
+            return bad("server.public_url", "must be empty (derived from bind) or an absolute URL such as https://market.example");
         }
         if self.server.body_limit_bytes < 1024 {
             return bad("server.body_limit_bytes", "must be at least 1024");
@@ -518,4 +559,37 @@ impl Config {
 /// A concrete URL standing for a tile template, so it can be parsed and checked.
 fn tile_template_probe(template: &str) -> String {
     template.replace("{s}", "a").replace("{z}", "1").replace("{x}", "1").replace("{y}", "1").replace("{r}", "")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with(bind: &str, public_url: &str) -> Config {
+        let mut c = Config::default();
+        c.server.bind = bind.parse().unwrap();
+        c.server.public_url = public_url.into();
+        c
+    }
+
+    #[test]
+    fn public_url_is_derived_from_the_bind_address() {
+        assert_eq!(with("127.0.0.1:8080", "").public_url(), "http://localhost:8080");
+        assert_eq!(with("127.0.0.1:18080", "").public_url(), "http://localhost:18080");
+        assert_eq!(with("192.168.1.20:9000", "").public_url(), "http://192.168.1.20:9000");
+        assert_eq!(with("[fd00::1]:9000", "").public_url(), "http://[fd00::1]:9000");
+        let all = with("0.0.0.0:18080", "").public_url();
+        assert!(all.starts_with("http://") && all.ends_with(":18080"), "{all}");
+        assert_eq!(with("0.0.0.0:80", "https://market.example/").public_url(), "https://market.example");
+    }
+
+    #[test]
+    fn a_loopback_link_for_a_network_bind_is_warned_about() {
+        assert!(with("0.0.0.0:8080", "http://localhost:8080").public_url_warning().is_some());
+        assert!(with("192.168.1.20:8080", "http://127.0.0.1:8080").public_url_warning().is_some());
+        assert!(with("127.0.0.1:8080", "").public_url_warning().is_none());
+        assert!(with("0.0.0.0:8080", "https://market.example").public_url_warning().is_none());
+        assert!(with("127.0.0.1:8080", "not a url").validate().is_err());
+        assert!(with("127.0.0.1:8080", "").validate().is_ok());
+    }
 }

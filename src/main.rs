@@ -27,6 +27,8 @@ enum Command {
     Serve,
     /// Apply database migrations and exit.
     Migrate,
+    /// Print the OpenAPI document (what /api/openapi.json serves) as pretty JSON.
+    Openapi,
     /// Run the device agent on this machine, reporting to a zmarket server.
     Agent {
         /// The server's base URL, e.g. http://market.example:8080
@@ -74,6 +76,10 @@ fn main() -> ExitCode {
                 let db = zmarket::db::connect(&config).await?;
                 zmarket::db::migrate(&db).await?;
                 println!("migrations applied");
+                Ok(())
+            }
+            Command::Openapi => {
+                println!("{}", zmarket::app::api().split_for_parts().1.to_pretty_json()?);
                 Ok(())
             }
             Command::Agent { server, device_type, name, state_dir, provisioner, heartbeat_secs } => {

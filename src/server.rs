@@ -28,6 +28,9 @@ use crate::state::AppState;
 /// Everything start-up does before accepting connections: data dir, secret, database and
 /// migrations, state.
 pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
+    if let Some(w) = config.public_url_warning() {
+        tracing::warn!("{w}");
+    }
     std::fs::create_dir_all(&config.data_dir)
         .with_context(|| format!("creating data dir {}", config.data_dir.display()))?;
     let secret = crate::secrets::jwt_secret(&config)?;

@@ -213,7 +213,9 @@ test.describe('desktop, Chinese', () => {
     await expect(page).toHaveTitle('探索市场 - ZMarket');
     await page.screenshot({ path: `${SHOTS}/market-zh.png` });
     await page.getByRole('link', { name: '游戏', exact: true }).click();
-    await expect(page.getByText('Minecraft Java 版服务器')).toBeVisible();
+    // The category view replaces the home's sections: wait for its seven cards, then look for one.
+    await expect(page.locator('.app-card')).toHaveCount(7);
+    await expect(page.locator('.app-card', { hasText: 'Minecraft Java 版服务器' })).toHaveCount(1);
 
     await page.getByRole('searchbox', { name: '搜索应用' }).fill('幻兽帕鲁');
     await page.getByRole('button', { name: '搜索' }).click();

@@ -24,25 +24,25 @@ const fn hidden(parent: &'static str, path: &'static str, name: &'static str, co
 
 /// Every entry in menu order.
 const ITEMS: &[Item] = &[
-    item("/app", "App", "app/index", "app", "z_app"),
+    item("/app", "App", "app", "app", "z_app"),
     hidden("/app", "/app/details", "AppDetails", "app/details", "app_details"),
     hidden("/app", "/app/aicompute", "AiCompute", "app/aicompute", "ai_compute"),
-    item("/devices", "Devices", "devices/index", "devices", "devices"),
+    item("/devices", "Devices", "devices", "devices", "devices"),
     hidden("/devices", "/devices/link", "DeviceLink", "devices/link", "link_device"),
     hidden("/devices", "/devices/details", "DeviceDetails", "devices/details", "device_details"),
-    hidden("/devices", "/devices/zcloud/create", "ZcloudCreate", "devices/zcloud-create", "create_zcloud"),
-    item("/company", "Company", "company/index", "company", "company"),
+    hidden("/devices", "/devices/zcloud/create", "ZcloudCreate", "devices/zcloud/create", "create_zcloud"),
+    item("/company", "Company", "company", "company", "company"),
     hidden("/company", "/company/allocate", "CompanyAllocate", "company/allocate", "allocate"),
     hidden("/company", "/company/history", "CompanyHistory", "company/history", "company_history"),
-    item("/friends", "Friends", "friends/index", "friends", "friends"),
+    item("/friends", "Friends", "friends", "friends", "friends"),
     hidden("/friends", "/friends/tags", "FriendTags", "friends/tags", "friend_tags"),
-    item("/wallet", "Wallet", "wallet/index", "wallet", "wallet"),
-    item("/account", "Account", "account/index", "account", "account"),
+    item("/wallet", "Wallet", "wallet", "wallet", "wallet"),
+    item("/account", "Account", "account", "account", "account"),
     hidden("/account", "/account/username", "AccountUsername", "account/username", "change_username"),
     hidden("/account", "/account/password", "AccountPassword", "account/password", "change_password"),
-    item("/messages", "Messages", "messages/index", "messages", "messages"),
-    item("/demands-and-offers", "DemandsAndOffers", "demands/index", "demands", "demands_and_offers"),
-    item("/history", "History", "history/index", "history", "my_company_history"),
+    item("/messages", "Messages", "messages", "messages", "messages"),
+    item("/demands-and-offers", "DemandsAndOffers", "demands-and-offers", "demands", "demands_and_offers"),
+    item("/history", "History", "history", "history", "my_company_history"),
 ];
 
 const ACCOUNT: [&str; 3] = ["/account", "/account/username", "/account/password"];

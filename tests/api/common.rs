@@ -46,11 +46,13 @@ impl TestApp {
         if let Ok(url) = std::env::var("TEST_DATABASE_URL") {
             config.database.url = fresh_postgres_database(&url).await;
         }
+        // Bound first, so the configuration (and the links it derives) names the real address.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().unwrap();
+        config.server.bind = addr;
         adjust(&mut config);
         config.validate().expect("test config is valid");
         let state = zmarket::server::prepare(config).await.expect("server prepares");
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-        let addr = listener.local_addr().unwrap();
         let (tx, rx) = oneshot::channel::<()>();
         let served = state.clone();
         tokio::spawn(async move {
@@ -64,6 +66,11 @@ impl TestApp {
             .build()
             .expect("client");
         TestApp { base: format!("http://{addr}"), client, state, dir, shutdown: Some(tx) }
+    }
+
+    /// Where mailed links point: derived from the address the server listens on.
+    pub fn public_url(&self) -> String {
+        self.state.config.public_url()
     }
 
     pub fn url(&self, path: &str) -> String {

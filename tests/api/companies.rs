@@ -203,7 +203,7 @@ async fn an_invitation_link_joins_the_invited_account_only() {
     assert!(mail.contains("To: bob@example.com"), "{mail}");
     assert!(mail.contains("Acme Compute"), "{mail}");
     let link = crate::common::link_in(mail);
-    assert!(link.starts_with("http://localhost:8080/iam/v1/sme/join?code="), "{link}");
+    assert!(link.starts_with(&format!("{}/iam/v1/sme/join?code=", app.public_url())), "{link}");
     let code = link.split("code=").nth(1).unwrap();
 
     // The invited person sees it as theirs.

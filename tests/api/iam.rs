@@ -88,7 +88,9 @@ async fn sign_up_verify_sign_in() {
     // A second sign-up with the same unverified email sends a new link; the old one dies.
     let mails = app.wait_for_mails(1).await;
     let first_link = link_in(&mails[0]);
-    assert!(first_link.starts_with("http://localhost:8080/email-verified?token="), "{first_link}");
+    // The link names the address the server listens on (server.public_url derived from bind).
+    let port = app.base.rsplit(':').next().unwrap();
+    assert!(first_link.starts_with(&format!("http://localhost:{port}/email-verified?token=")), "{first_link}");
     let (status, _) = register(&app, json!({"email": "ada@example.com", "password": PASSWORD, "confirm_password": PASSWORD, "agree": true}), "en").await;
     assert_eq!(status, 200);
     let mails = app.wait_for_mails(2).await;

@@ -1,6 +1,13 @@
 // Client entry: hydrate the server markup (data-ssr="1") or render from scratch (data-ssr="0").
 import './styles/leaflet.css';
-import './styles/app.css';
+import './styles/theme.css';
+import './styles/front.css';
+import './styles/content.css';
+import './styles/console.css';
+import './styles/mobile-and-map.css';
+import './styles/overlays.css';
+import './styles/responsive.css';
+import './styles/companies.css';
 import { start } from './app/start';
 
 start();

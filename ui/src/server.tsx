@@ -3,9 +3,9 @@
 import './server/polyfills';
 import { renderToString } from 'react-dom/server';
 import { StaticRouter } from 'react-router';
-import { App } from './App';
-import { normalizeBootState, resetFirstLocation } from './app/boot';
-import { pageHandle, titleFromHandle } from './routes';
+import { App } from './app/App';
+import { normalizeBootState, resetFirstLocation } from './stores/boot';
+import { pageHandle, titleFromHandle } from './app/routes';
 import { defaultSettings, useSettings } from './stores/settings';
 import { emptySession, useSession } from './stores/session';
 import { useFeedback } from './stores/feedback';

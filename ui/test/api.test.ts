@@ -1,7 +1,8 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ApiError, api } from '../src/api/client';
-import { registerNavigate } from '../src/app/navigation';
+import { api } from '../src/api/client';
+import { ApiError } from '../src/lib/http';
+import { registerNavigate } from '../src/lib/navigation';
 import { loadSession, useSession } from '../src/stores/session';
 import { useSettings } from '../src/stores/settings';
 import { REQUEST_TIMEOUT_MS } from '../src/constants';

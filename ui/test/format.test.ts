@@ -11,7 +11,7 @@ import {
   formatSize,
   gpuCount,
   toEpochMs,
-} from '../src/format';
+} from '../src/lib/format';
 
 describe('formatSize', () => {
   it('steps by 1024 with two decimals', () => {

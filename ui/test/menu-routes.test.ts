@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { flattenMenu, isGuardExempt, normalizeMenu, phoneRedirectTarget, visibleMenu } from '../src/app/menu';
-import { resolveRoute, titleFromHandle } from '../src/routes';
+import { flattenMenu, visibleMenu } from '../src/app/menu';
+import { normalizeMenu } from '../src/api/iam';
+import { isGuardExempt, phoneRedirectTarget } from '../src/lib/paths';
+import { resolveRoute, titleFromHandle } from '../src/app/routes';
 import type { MenuEntry } from '../src/api/types';
 import * as constants from '../src/constants';
 import { badgeText } from '../src/components/Badge';

@@ -5,7 +5,7 @@ import { loadSession, readStoredSession, saveSession, useSession } from '../src/
 import { loadStoredSettings, resolveLanguage, useSettings } from '../src/stores/settings';
 import { pcWebTarget } from '../src/pages/pcweb/PcWebPage';
 import { openLoading, toast, useFeedback } from '../src/stores/feedback';
-import { debounce, throttle } from '../src/app/timing';
+import { debounce, throttle } from '../src/lib/timing';
 import { LOADING_FADE_MS, TOAST_DURATION_MS } from '../src/constants';
 
 const now = () => Math.floor(Date.now() / 1000);

@@ -7,7 +7,7 @@ import {
   validateNewPassword,
   validatePasswordPresent,
   validateUsername,
-} from '../src/pages/auth/validation';
+} from '../src/lib/validation';
 
 describe('SPEC.md §5 validation', () => {
   it('email', () => {

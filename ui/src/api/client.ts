@@ -1,52 +1,10 @@
-// The one HTTP client (SPEC.md §7, §8): envelope, auth header, language, time-out, errors, 401 handling.
-import { REQUEST_TIMEOUT_MS, SUCCESS_CODE } from '../constants';
-import { translate } from '../i18n';
+// The one API client: lib/http.ts bound to the session (tokens, SPEC.md §8's 401 handling) and to
+// the language setting.
+import { createClient } from '../lib/http';
+import { navigateTo } from '../lib/navigation';
+import { paths } from '../lib/paths';
 import { useSettings } from '../stores/settings';
 import { clearSession, currentSession } from '../stores/session';
-import { navigateTo } from '../app/navigation';
-import { paths } from '../paths';
-import type { Envelope } from './types';
-
-export type ApiErrorKind = 'api' | 'http' | 'timeout' | 'network' | 'unauthorized' | 'aborted';
-
-export class ApiError extends Error {
-  constructor(
-    message: string,
-    readonly kind: ApiErrorKind,
-    readonly code: number,
-    readonly data: unknown = null,
-  ) {
-    super(message);
-    this.name = 'ApiError';
-  }
-}
-
-export interface RequestOptions {
-  query?: Record<string, string | number | boolean | undefined | null>;
-  /** JSON body, or FormData for multipart uploads. */
-  body?: unknown;
-  /** Which token goes in Authorization: the access token (default), the refresh token, or none. */
-  auth?: 'access' | 'refresh' | 'none';
-  /** Caller's abort signal (e.g. a page unmounting). */
-  signal?: AbortSignal;
-  /** Do not run the 401 handling (the sign-in call answers 401 for wrong credentials). */
-  skipUnauthorized?: boolean;
-}
-
-function lang() {
-  return useSettings.getState().language;
-}
-
-export function buildQuery(query: RequestOptions['query']): string {
-  if (!query) return '';
-  const parts: string[] = [];
-  for (const key of Object.keys(query)) {
-    const v = query[key];
-    if (v === undefined || v === null || v === '') continue;
-    parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(v))}`);
-  }
-  return parts.length ? `?${parts.join('&')}` : '';
-}
 
 /**
  * SPEC.md §8: a 401 clears the session and goes to sign-in. In PC mode (embedded in the desktop
@@ -61,93 +19,19 @@ export function handleUnauthorized() {
     } catch {
       // A cross-origin parent that refuses messages: nothing more to do.
     }
-    navigateTo(paths.market.home, { replace: true });
+    navigateTo(paths.market.home(), { replace: true });
     return;
   }
   const here = typeof window === 'undefined' ? '' : window.location.pathname + window.location.search;
-  const redirect = here.startsWith('/auth/') ? undefined : here;
+  const redirect = here.startsWith(`${paths.auth.root.pattern}/`) ? undefined : here;
   navigateTo(paths.auth.signIn(redirect), { replace: true });
 }
 
-function isOffline() {
-  return typeof navigator !== 'undefined' && navigator.onLine === false;
-}
-
-export async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
-  const headers: Record<string, string> = { Accept: 'application/json', 'Accept-Language': lang() };
-  const session = currentSession();
-  const auth = opts.auth ?? 'access';
-  const bearer = auth === 'refresh' ? session.refresh_token : auth === 'access' ? session.token : '';
-  if (bearer) headers.Authorization = `Bearer ${bearer}`;
-  let body: BodyInit | undefined;
-  if (opts.body instanceof FormData) body = opts.body;
-  else if (opts.body !== undefined) {
-    headers['Content-Type'] = 'application/json';
-    body = JSON.stringify(opts.body);
-  }
-
-  if (isOffline()) {
-    navigateTo(paths.errors.offline);
-    throw new ApiError(translate(lang(), 'network_error'), 'network', 0);
-  }
-
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, REQUEST_TIMEOUT_MS);
-  const onCallerAbort = () => controller.abort();
-  opts.signal?.addEventListener('abort', onCallerAbort);
-
-  let response: Response;
-  try {
-    response = await fetch(path + buildQuery(opts.query), {
-      method,
-      headers,
-      body,
-      credentials: 'include',
-      signal: controller.signal,
-    });
-  } catch (err) {
-    if (timedOut) throw new ApiError(translate(lang(), 'request_timeout'), 'timeout', 0);
-    if (opts.signal?.aborted) throw new ApiError('request aborted', 'aborted', 0);
-    if (isOffline()) navigateTo(paths.errors.offline);
-    throw new ApiError(translate(lang(), 'network_error'), 'network', 0, String(err));
-  } finally {
-    clearTimeout(timer);
-    opts.signal?.removeEventListener('abort', onCallerAbort);
-  }
-
-  let envelope: Envelope<T> | null = null;
-  try {
-    envelope = (await response.json()) as Envelope<T>;
-  } catch {
-    envelope = null;
-  }
-
-  const code = envelope && typeof envelope.code === 'number' ? envelope.code : response.status;
-  if (response.status === 401 || code === 401) {
-    const msg = envelope?.msg || translate(lang(), 'session_expired');
-    if (!opts.skipUnauthorized) handleUnauthorized();
-    throw new ApiError(msg, 'unauthorized', 401, envelope?.data ?? null);
-  }
-  if (!response.ok || !envelope || code !== SUCCESS_CODE) {
-    const msg = envelope?.msg || translate(lang(), 'request_failed', { status: response.status });
-    throw new ApiError(msg, response.ok ? 'api' : 'http', code, envelope?.data ?? null);
-  }
-  return envelope.data;
-}
-
-export const api = {
-  get: <T>(path: string, opts?: RequestOptions) => request<T>('GET', path, opts),
-  post: <T>(path: string, body?: unknown, opts?: RequestOptions) => request<T>('POST', path, { ...opts, body }),
-  put: <T>(path: string, body?: unknown, opts?: RequestOptions) => request<T>('PUT', path, { ...opts, body }),
-  del: <T>(path: string, body?: unknown, opts?: RequestOptions) => request<T>('DELETE', path, { ...opts, body }),
-};
-
-/** Human text for any thrown value. */
-export function errorText(err: unknown): string {
-  if (err instanceof Error) return err.message;
-  return String(err);
-}
+export const api = createClient({
+  language: () => useSettings.getState().language,
+  token: (kind) => {
+    const session = currentSession();
+    return kind === 'refresh' ? session.refresh_token : session.token;
+  },
+  unauthorized: handleUnauthorized,
+});

@@ -1,5 +1,5 @@
 import { api } from './client';
-import type { Device, HostFree, ListPage } from './types';
+import type { Device, HostFree, ListPage, LocationBody, SharingBody, ZcloudBody } from './types';
 
 const EBS2 = '/api/ebs/v2';
 
@@ -10,19 +10,10 @@ export const fetchDevice = (id: string, signal?: AbortSignal) =>
 export const linkDevice = (device_id: string, pairing_code: string) =>
   api.post<Device>(`${EBS2}/devices/link`, { device_id, pairing_code });
 export const unlinkDevice = (id: string) => api.del<null>(`${EBS2}/devices/${encodeURIComponent(id)}`);
-export const updateSharing = (id: string, body: { mode: Device['sharing_mode']; rentable: boolean; price_per_hour: number }) =>
+export const updateSharing = (id: string, body: SharingBody) =>
   api.put<Device>(`${EBS2}/devices/${encodeURIComponent(id)}/sharing`, body);
 
-export interface ZcloudBody {
-  name: string;
-  cpu_cores: number;
-  memory_bytes: number;
-  disk_bytes: number;
-  gpu_count: number;
-  gpu_model: string;
-  passthrough: boolean;
-}
 export const createZcloud = (body: ZcloudBody) => api.post<Device>(`${EBS2}/zcloud`, body);
-export const updateLocation = (id: string, body: { lat: number | null; lng: number | null }) =>
+export const updateLocation = (id: string, body: LocationBody) =>
   api.put<Device>(`${EBS2}/devices/${encodeURIComponent(id)}/location`, body);
 export const fetchZcloudCapacity = (signal?: AbortSignal) => api.get<HostFree[]>(`${EBS2}/zcloud/capacity`, { signal });

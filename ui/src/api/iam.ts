@@ -1,31 +1,16 @@
 // Identity calls of API.md (/api/iam/v1, /api/iam/v2/login/password).
 import { api } from './client';
-import type {
-  AccountCheck,
-  MenuEntry,
-  Organization,
-  Profile,
-  RefreshData,
-  SessionData,
-} from './types';
+import type { AccountCheck, MenuEntry, Organization, Profile, RefreshData, RegisterBody, RegisterData, SessionData, VerifiedEmail } from './types';
 
 const IAM = '/api/iam/v1';
 
 export const signIn = (email: string, password: string) =>
   api.post<SessionData>('/api/iam/v2/login/password', { email, password }, { auth: 'none', skipUnauthorized: true });
 
-export interface RegisterBody {
-  email: string;
-  password: string;
-  confirm_password: string;
-  username?: string;
-  agree: boolean;
-}
-export const register = (body: RegisterBody) =>
-  api.post<{ email: string; verification_required: boolean }>(`${IAM}/register`, body, { auth: 'none' });
+export const register = (body: RegisterBody) => api.post<RegisterData>(`${IAM}/register`, body, { auth: 'none' });
 
 export const verifyEmail = (token: string) =>
-  api.get<{ email: string }>(`${IAM}/verify-email`, { query: { token }, auth: 'none' });
+  api.get<VerifiedEmail>(`${IAM}/verify-email`, { query: { token }, auth: 'none' });
 
 export const refreshTokens = () => api.get<RefreshData>(`${IAM}/refresh`, { auth: 'refresh' });
 
@@ -33,7 +18,15 @@ export const switchContext = (smeId: string) => api.post<SessionData>(`${IAM}/sw
 
 export const logout = () => api.post<null>(`${IAM}/logout`, undefined, { skipUnauthorized: true });
 
-export const fetchMenus = () => api.get<MenuEntry[]>(`${IAM}/menus`, { skipUnauthorized: true });
+/** Accepts the API's menu data defensively: anything that is not a list of entries becomes []. */
+export function normalizeMenu(data: unknown): MenuEntry[] {
+  if (!Array.isArray(data)) return [];
+  return data
+    .filter((e): e is MenuEntry => Boolean(e) && typeof (e as MenuEntry).path === 'string')
+    .map((e) => ({ ...e, children: e.children ? normalizeMenu(e.children) : undefined }));
+}
+
+export const fetchMenus = () => api.get<unknown>(`${IAM}/menus`, { skipUnauthorized: true }).then(normalizeMenu);
 
 export const fetchProfile = () => api.get<Profile>(`${IAM}/account/profile`);
 

@@ -1,7 +1,7 @@
 // Hourly token refresh (SPEC.md §4, §9), one refresh at a time across tabs.
 import { TOKEN_REFRESH_CHECK_MS, TOKEN_REFRESH_THRESHOLD_S } from '../constants';
 import { loadSession, readStoredSession, saveTokens } from '../stores/session';
-import { storageGet, storageSet } from '../app/storage';
+import { storageGet, storageSet } from '../lib/storage';
 import { refreshTokens } from './iam';
 
 export const REFRESH_LOCK_NAME = 'zm-token-refresh';

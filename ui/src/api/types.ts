@@ -1,220 +1,73 @@
-// Shapes of API.md. Field names are binding.
+// The API's shapes the UI uses, named from the generated src/api/schema.d.ts (the server's OpenAPI
+// document; `npm run api-types` regenerates it). Nothing here restates a field: where the UI reads a
+// shape differently from the document, the difference is written out with its reason.
+import type { components } from './schema';
 
-export interface Envelope<T> {
-  code: number;
-  data: T;
-  msg: string;
-}
+type Schemas = components['schemas'];
 
+/**
+ * utoipa leaves `Option<T>` fields (and `#[serde(default)]` ones) out of `required`, but the server
+ * serializes them always, as null when empty: for these shapes every field is present.
+ */
+type AlwaysSent<T> = Required<T>;
+
+/** The `data` of a list call (`Envelope_List_*` in the document). */
 export interface ListPage<T> {
   items: T[];
   total: number;
 }
 
-export type UserType = 'user' | 'admin' | 'member';
+export type App = Schemas['App'];
+export type AppRequirements = Schemas['Requirements'];
+export type DownloadLinks = Schemas['DownloadLinks'];
+export type GpuInfo = Schemas['Gpu'];
+export type Organization = Schemas['Organization'];
+export type UserInfo = Schemas['UserInfo'];
+export type Profile = Schemas['Profile'];
+export type AccountCheck = Schemas['AccountCheck'];
+export type RefreshData = Schemas['RefreshResponse'];
+export type RegisterData = Schemas['RegisterResponse'];
+export type VerifiedEmail = Schemas['EmailOnly'];
+export type JoinResult = Schemas['JoinResult'];
+export type NotificationStats = Schemas['Stats'];
+export type NotificationItem = Schemas['Notification'];
+export type HostFree = Schemas['HostFree'];
+export type Member = Schemas['Member'];
+export type MemberRecord = AlwaysSent<Schemas['MemberRecord']>;
+export type HistoryEntry = AlwaysSent<Schemas['HistoryEntry']>;
+export type Assignment = Schemas['Assignment'];
 
-export interface Organization {
-  id: string;
-  name: string;
-  network_id: string;
-  owner: string;
-}
+export type Device = AlwaysSent<Omit<Schemas['Device'], 'spec'>> & { spec: AlwaysSent<Schemas['Spec']> };
 
-export interface UserInfo {
-  name: string;
-  avatar_url: string;
-  email: string;
-}
+/** The document types `apps` as plain objects; they are the market's apps. */
+export type NearbyDevice = AlwaysSent<Omit<Schemas['NearbyDevice'], 'apps'>> & { apps: App[] | null };
 
-/** The session returned by sign-in and switch. */
-export interface SessionData {
-  token: string;
-  refresh_token: string;
-  /** Epoch seconds. */
-  access_token_expire: number;
-  smeId: string;
-  userType: UserType;
-  userInfo: UserInfo;
-  organizationList: Organization[];
-}
+/**
+ * Request bodies are bags of optional fields on the server (a missing field gets its own message);
+ * the UI sends every field.
+ */
+type Body<T> = { [K in keyof T]-?: NonNullable<T[K]> };
 
-export interface RefreshData {
-  access_token: string;
-  refresh_token: string;
-  access_token_expire: number;
-}
+export type AssignBody = Body<Schemas['AssignRequest']>;
+export type ZcloudBody = Body<Schemas['ZcloudRequest']>;
+export type SharingBody = Body<Schemas['SharingRequest']>;
+/** Both null: the location is cleared. */
+export type LocationBody = Required<Schemas['LocationRequest']>;
+export type RegisterBody = Body<Omit<Schemas['RegisterRequest'], 'username'>> & { username?: string };
 
-export interface MenuMeta {
-  icon?: string;
-  title?: string;
-  isLink?: string | boolean;
-  isHide?: boolean;
-}
+export type UserType = Schemas['UserType'];
+/** The session of sign-in, switch and pc-web. */
+export type SessionData = Schemas['Session'];
 
-export interface MenuEntry {
-  path: string;
-  name: string;
-  component?: string;
-  meta?: MenuMeta;
-  children?: MenuEntry[];
-}
-
-export interface Profile {
-  id: string;
-  email: string;
-  name: string;
-  avatar_url: string;
-  created_at: string;
-}
-
+/** The reasons `POST /account/check` names (API.md), each with its own text. */
 export type DeletionReason = 'devices_linked' | 'apps_rented' | 'balance_outstanding' | 'companies_joined';
 
-export interface AccountCheck {
-  deletable: boolean;
-  reasons: DeletionReason[];
-}
-
-export interface AppRequirements {
-  cpu_cores: number;
-  memory_bytes: number;
-  disk_bytes: number;
-  gpu_count: number;
-}
-
-export interface App {
-  id: string;
-  name: string;
-  summary: string;
-  description: string;
-  icon_url: string;
-  category: string;
-  display_type: string;
-  tier: string;
-  /** Smallest coin units per hour. */
-  price_per_hour: number;
-  publisher: string;
-  version: string;
-  requirements: AppRequirements;
-}
-
-export interface GpuInfo {
-  name: string;
-  passthrough: boolean;
-  vram: number;
-}
-
-export interface NearbyDevice {
-  id: string;
-  name: string;
-  type: string;
-  status: string;
-  distance_km: number;
-  lat: number;
-  lng: number;
-  price_per_hour: number;
-  gpus: GpuInfo[] | number | string;
-  apps?: App[];
-}
-
-export interface DownloadLinks {
-  windows: string;
-  mac: string;
-  android: string;
-  ios: string;
-}
-
-export interface NotificationStats {
-  total: number;
-  read: number;
-  unread: number;
-  recent: number;
-  pending_friend_requests_exists: boolean;
-  member_records_unread: number;
-}
-
-export interface NotificationItem {
-  id: string;
-  kind: string;
-  title: string;
-  body: string;
-  read: boolean;
-  created_at: string;
-}
-
-export interface Device {
-  id: string;
-  name: string;
-  type: string;
-  status: string;
-  sharing_mode: 'manual' | 'autopilot' | 'dedicated';
-  rentable: boolean;
-  price_per_hour: number;
-  spec: { cpu_cores: number; memory_bytes: number; disk_bytes: number; gpus: GpuInfo[] };
-  /** Live metrics of the last heartbeat; null before the first. */
-  metrics?: { cpu_percent: number; memory_used_bytes: number; disk_used_bytes: number } | null;
-  location: { lat: number; lng: number } | null;
-  last_seen_at: string | null;
-  /** Why a Z-CLOUD machine failed. */
-  status_reason?: string | null;
-  owner_kind?: 'user' | 'company';
-  /** Z-CLOUD: the server-group device it runs on. */
-  host_id?: string | null;
-  created_at?: string;
-}
-
-/** What one server-group host has left for Z-CLOUD machines. */
-export interface HostFree {
-  cpu_cores: number;
-  memory_bytes: number;
-  disk_bytes: number;
-  gpus: { name: string; passthrough: boolean; count: number }[];
-}
-
-export interface Member {
-  user_id: string;
-  name: string;
-  email: string;
-  role: string;
-  joined_at: string;
-  owner?: boolean;
-}
-
-export interface MemberRecord {
-  id: string;
-  kind: 'invite' | 'apply';
-  sme_id: string;
-  email: string;
-  status: string;
-  created_at: string;
-  sme_name?: string;
-  name?: string;
-  role?: string;
-  expires_at?: string | null;
-  decided_at?: string | null;
-  /** Whether the caller may accept or decline it now. */
-  actionable?: boolean;
-}
-
-export interface HistoryEntry {
-  id: string;
-  sme_id: string;
-  sme_name: string;
-  actor_id: string | null;
-  actor_name: string;
-  action: string;
-  subject_type: string;
-  subject_id: string;
-  subject_name: string;
-  detail: string;
-  created_at: string;
-}
-
-export interface Assignment {
-  user_id: string;
-  user_name: string;
-  user_email: string;
-  resource_type: 'device' | 'app';
-  resource_id: string;
-  assigned_at: string;
-  assigned_by: string;
-}
+/**
+ * A menu entry as the UI reads it: defensively (normalizeMenu), since SPEC.md lets `meta.isLink`
+ * carry a link and older menus leave fields out. `children` is absent when empty.
+ */
+export type MenuEntry = Omit<Schemas['MenuEntry'], 'component' | 'meta' | 'children'> & {
+  component?: string;
+  meta?: Partial<Omit<Schemas['MenuMeta'], 'isLink'>> & { isLink?: string | boolean };
+  children?: MenuEntry[];
+};

@@ -1,8 +1,8 @@
 import { useEffect, type ReactNode } from 'react';
 import { useLocation, useNavigate } from 'react-router';
 import { useSession } from '../stores/session';
-import { paths } from '../paths';
-import { loadMenu } from './session';
+import { paths } from '../lib/paths';
+import { loadMenu } from '../api/sessionActions';
 
 /**
  * SPEC.md §2 guard. Not signed in: to /auth/signin. Signed in without a menu: load it, then

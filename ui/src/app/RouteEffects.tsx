@@ -7,11 +7,11 @@ import { loadStoredSettings, SETTINGS_KEY, useSettings } from '../stores/setting
 import { loadSession, SESSION_KEYS } from '../stores/session';
 import { toast } from '../stores/feedback';
 import { startTokenRefresh } from '../api/refresh';
-import { hasNavigated, markNavigated, useBoot } from './boot';
-import { registerNavigate } from './navigation';
+import { hasNavigated, markNavigated, useBoot } from '../stores/boot';
+import { registerNavigate } from '../lib/navigation';
 import { doneProgress, resetProgress, startProgress } from './progress';
-import { phoneRedirectTarget } from './menu';
-import { useT } from './i18n';
+import { useT } from '../lib/i18n';
+import { paths, phoneRedirectTarget } from '../lib/paths';
 
 /** Starts the progress bar while mounted (used as a Suspense fallback: lazy pages loading). */
 export function ProgressWhileMounted({ children }: { children?: ReactNode }) {
@@ -123,7 +123,7 @@ export function ThemeSync() {
   const color = useSettings((s) => s.themeColor);
   useEffect(() => {
     const root = document.documentElement;
-    const light = location.pathname === '/nearby/map' || !dark;
+    const light = location.pathname === paths.nearby.map.pattern || !dark;
     root.dataset.theme = light ? 'light' : 'dark';
     root.style.setProperty('--primary', color);
     root.classList.toggle('mode-grey', grey);

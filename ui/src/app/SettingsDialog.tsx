@@ -1,7 +1,7 @@
 import { useCallback } from 'react';
 import { Dialog } from '../components/Dialog';
 import { useSettings } from '../stores/settings';
-import { useT } from './i18n';
+import { useT } from '../lib/i18n';
 
 /** SPEC.md §3 global settings, editable by the user and persisted in localStorage. */
 export function SettingsDialog({ open, onClose }: { open: boolean; onClose: () => void }) {

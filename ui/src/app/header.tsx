@@ -1,39 +1,23 @@
-// Header widgets: language switcher, company switcher, notifications, user menu, settings.
+// Header widgets: company switcher, notifications, user menu, settings.
 import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { NOTIFICATION_POLL_MS, PERSONAL_SME_ID } from '../constants';
-import { errorText } from '../api/client';
+import { errorText } from '../lib/http';
 import { fetchNotificationStats, fetchUnreadPreview, markNotificationRead } from '../api/notifications';
 import { useSession } from '../stores/session';
 import { useSettings } from '../stores/settings';
 import { useNotifications } from '../stores/notifications';
-import { toast, withLoading } from '../stores/feedback';
+import { toast, toastFailure, withLoading } from '../stores/feedback';
 import { Badge } from '../components/Badge';
 import { Icon } from '../components/Icon';
-import { formatDateTime } from '../format';
-import { paths } from '../paths';
-import { useT, useLang } from './i18n';
-import { signOut, switchCompany } from './session';
-import { poll } from './timing';
-import { navigateTo } from './navigation';
+import { formatDateTime } from '../lib/format';
+import { paths } from '../lib/paths';
+import { useT } from '../lib/i18n';
+import { Avatar } from '../components/Avatar';
+import { signOut, switchCompany } from '../api/sessionActions';
+import { poll } from '../lib/timing';
+import { navigateTo } from '../lib/navigation';
 import { SettingsDialog } from './SettingsDialog';
-
-export function LanguageSwitcher() {
-  const lang = useLang();
-  const setLanguage = useSettings((s) => s.setLanguage);
-  const t = useT();
-  return (
-    <div className="segmented" role="group" aria-label={t('language')}>
-      <button type="button" lang="en" aria-pressed={lang === 'en'} onClick={() => setLanguage('en')}>
-        EN
-        <span className="visually-hidden"> {t('lang_en')}</span>
-      </button>
-      <button type="button" lang="zh" aria-pressed={lang === 'zh'} onClick={() => setLanguage('zh')}>
-        中文
-      </button>
-    </div>
-  );
-}
 
 /** Closes a popover on outside click and Escape. */
 function usePopover() {
@@ -66,11 +50,11 @@ export function CompanySwitcher() {
   if (!loaded || orgs.length === 0) return null;
   const onChange = (id: string) => {
     if (id === CREATE_OR_JOIN) {
-      navigateTo(paths.companyEmail);
+      navigateTo(paths.companies.email());
       return;
     }
     if (id === smeId) return;
-    void withLoading(() => switchCompany(id)).catch((err) => toast('error', errorText(err)));
+    void toastFailure(() => withLoading(() => switchCompany(id)));
   };
   return (
     <label className="company-switcher">
@@ -117,17 +101,14 @@ export function NotificationBell() {
 
   if (!polling) return null;
   const unread = stats?.unread ?? 0;
-  const read = async (id: string) => {
-    try {
+  const read = (id: string) =>
+    toastFailure(async () => {
       await markNotificationRead(id);
       useNotifications.setState((s) => ({
         preview: s.preview.filter((n) => n.id !== id),
         stats: s.stats ? { ...s.stats, unread: Math.max(0, s.stats.unread - 1), read: s.stats.read + 1 } : s.stats,
       }));
-    } catch (err) {
-      toast('error', errorText(err));
-    }
-  };
+    });
   return (
     <div className="popover-anchor" ref={ref}>
       <button
@@ -161,23 +142,12 @@ export function NotificationBell() {
               ))}
             </ul>
           )}
-          <Link className="popover-footer-link" to={paths.console.messages} onClick={() => setOpen(false)}>
+          <Link className="popover-footer-link" to={paths.console.messages()} onClick={() => setOpen(false)}>
             {t('view_all')}
           </Link>
         </div>
       ) : null}
     </div>
-  );
-}
-
-export function Avatar({ name, url, size = 32 }: { name: string; url: string; size?: number }) {
-  const initial = (name || '?').trim().charAt(0).toUpperCase() || '?';
-  return url ? (
-    <img className="avatar" src={url} alt="" width={size} height={size} />
-  ) : (
-    <span className="avatar avatar-initial" style={{ width: size, height: size }} aria-hidden="true">
-      {initial}
-    </span>
   );
 }
 
@@ -200,10 +170,10 @@ export function UserMenu() {
         <div className="popover user-popover">
           <p className="popover-title">{info.email}</p>
           <nav aria-label={t('user_menu')}>
-            <Link to={paths.console.account} onClick={() => setOpen(false)}>
+            <Link to={paths.console.account()} onClick={() => setOpen(false)}>
               <Icon name="account" size={16} /> {t('account')}
             </Link>
-            <Link to={paths.console.password} onClick={() => setOpen(false)}>
+            <Link to={paths.console.password()} onClick={() => setOpen(false)}>
               <Icon name="settings" size={16} /> {t('change_password')}
             </Link>
           </nav>

@@ -3,19 +3,19 @@ import { Suspense, useEffect, useState, type ReactNode } from 'react';
 import { Link, NavLink, Outlet, useLocation } from 'react-router';
 import type { MenuEntry } from '../api/types';
 import { Icon } from '../components/Icon';
-import { SkeletonLines, Spinner } from '../components/ui';
+import { SkeletonLines, Spinner } from '../components/placeholders';
 import { useSession } from '../stores/session';
 import { useSettings } from '../stores/settings';
-import { paths } from '../paths';
-import { useBoot } from './boot';
-import { useT } from './i18n';
-import { CompanySwitcher, LanguageSwitcher, NotificationBell, SettingsButton, UserMenu } from './header';
+import { consoleTitleKey, legalTexts, paths } from '../lib/paths';
+import { useBoot } from '../stores/boot';
+import { useT } from '../lib/i18n';
+import { CompanySwitcher, NotificationBell, SettingsButton, UserMenu } from './header';
+import { LanguageSwitcher } from '../components/LanguageSwitcher';
 import { Guard } from './Guard';
 import { isExternalLink, visibleMenu } from './menu';
-import { consoleTitleKey } from './consolePages';
 import { ProgressWhileMounted } from './RouteEffects';
 
-function Brand({ to = paths.market.home }: { to?: string }) {
+function Brand({ to = paths.market.home() }: { to?: string }) {
   const boot = useBoot();
   return (
     <Link to={to} className="brand">
@@ -43,7 +43,7 @@ function AccountLinks() {
   const token = useSession((s) => s.token);
   if (loaded && token) {
     return (
-      <Link to={paths.console.app} className="button primary small">
+      <Link to={paths.console.app()} className="button primary small">
         {t('console')}
       </Link>
     );
@@ -53,7 +53,7 @@ function AccountLinks() {
       <Link to={paths.auth.signIn()} className="button ghost small">
         {t('sign_in')}
       </Link>
-      <Link to={paths.auth.signUp} className="button primary small hide-narrow">
+      <Link to={paths.auth.signUp()} className="button primary small hide-narrow">
         {t('sign_up')}
       </Link>
     </>
@@ -82,13 +82,13 @@ function Footer() {
         © {boot.productName} · {t('footer_note')}
       </span>
       <nav aria-label={t('footer_note')}>
-        <a href={paths.terms} target="_blank" rel="noreferrer">
+        <a href={legalTexts.terms} target="_blank" rel="noreferrer">
           {t('terms_of_use')}
         </a>
-        <a href={paths.privacy} target="_blank" rel="noreferrer">
+        <a href={legalTexts.privacy} target="_blank" rel="noreferrer">
           {t('privacy_policy')}
         </a>
-        <Link to={paths.download}>{t('download')}</Link>
+        <Link to={paths.download()}>{t('download')}</Link>
       </nav>
     </footer>
   );
@@ -115,12 +115,12 @@ export function FrontLayout() {
           <Icon name="menu" />
         </button>
         <nav id="front-nav" className={open ? 'site-nav open' : 'site-nav'} aria-label={t('main_navigation')}>
-          <NavLink to={paths.market.home} end={false}>
+          <NavLink to={paths.market.home()} end={false}>
             {t('explore_market')}
           </NavLink>
-          <NavLink to={paths.nearby.home}>{t('nearby')}</NavLink>
-          <NavLink to={paths.onDemand.home}>{t('on_demand')}</NavLink>
-          <NavLink to={paths.download}>{t('download')}</NavLink>
+          <NavLink to={paths.nearby.home()}>{t('nearby')}</NavLink>
+          <NavLink to={paths.onDemand.home()}>{t('on_demand')}</NavLink>
+          <NavLink to={paths.download()}>{t('download')}</NavLink>
         </nav>
         <div className="header-actions">
           <LanguageSwitcher />
@@ -147,7 +147,7 @@ export function MobileLayout() {
   return (
     <div className="mobile">
       <header className="mobile-header">
-        <Brand to={paths.mobile.market} />
+        <Brand to={paths.mobile.market()} />
         <LanguageSwitcher />
       </header>
       <main id="main" className="mobile-main">
@@ -156,15 +156,15 @@ export function MobileLayout() {
         </PageSuspense>
       </main>
       <nav className="tab-bar" aria-label={t('main_navigation')}>
-        <NavLink to={paths.mobile.market}>
+        <NavLink to={paths.mobile.market()}>
           <Icon name="market" />
           <span>{t('explore_market')}</span>
         </NavLink>
-        <NavLink to={paths.mobile.nearby}>
+        <NavLink to={paths.mobile.nearby()}>
           <Icon name="nearby" />
           <span>{t('nearby')}</span>
         </NavLink>
-        <NavLink to={paths.download}>
+        <NavLink to={paths.download()}>
           <Icon name="download" />
           <span>{t('download')}</span>
         </NavLink>
@@ -284,7 +284,7 @@ export function ConsoleLayout() {
       <SkipLink />
       <aside className="sidebar" aria-label={t('console_menu')}>
         <div className="sidebar-top">
-          <Brand to={paths.console.app} />
+          <Brand to={paths.console.app()} />
         </div>
         <nav className="side-menu" aria-label={t('console_menu')}>
           <SideMenu collapsed={collapse} />
@@ -310,8 +310,8 @@ export function ConsoleLayout() {
             <Icon name="menu" />
           </button>
           <nav className="console-crumbs" aria-label={t('main_navigation')}>
-            <NavLink to={paths.market.home}>{t('explore_market')}</NavLink>
-            <NavLink to={paths.nearby.home}>{t('nearby')}</NavLink>
+            <NavLink to={paths.market.home()}>{t('explore_market')}</NavLink>
+            <NavLink to={paths.nearby.home()}>{t('nearby')}</NavLink>
           </nav>
           <div className="header-actions">
             <CompanySwitcher />

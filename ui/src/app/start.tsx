@@ -2,8 +2,8 @@
 import { StrictMode, useEffect, type ReactNode } from 'react';
 import { createRoot, hydrateRoot, type Root, type RootOptions } from 'react-dom/client';
 import { BrowserRouter } from 'react-router';
-import { App } from '../App';
-import { normalizeBootState } from './boot';
+import { App } from './App';
+import { normalizeBootState } from '../stores/boot';
 import { useSettings } from '../stores/settings';
 
 function readState(doc: Document): unknown {

@@ -1,6 +1,7 @@
-import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { BASE_Z_INDEX } from '../constants';
-import { useT } from '../app/i18n';
+import { useT } from '../lib/i18n';
+import { toastFailure } from '../stores/feedback';
 import { Icon } from './Icon';
 
 /** A modal dialog: focus moves in, Escape closes, focus returns to the opener. */
@@ -91,4 +92,24 @@ export function ConfirmDialog({
       <p>{text}</p>
     </Dialog>
   );
+}
+
+/**
+ * A danger confirmation about one subject (a member to remove, a company to leave): `ask` opens the
+ * dialog, confirming closes it and runs `action`, whose failure is toasted. Spread `dialog` into
+ * a ConfirmDialog.
+ */
+export function useConfirm<T = true>(action: (subject: T) => Promise<void>) {
+  const [subject, setSubject] = useState<T | null>(null);
+  const confirm = async () => {
+    const s = subject;
+    setSubject(null);
+    if (s === null) return;
+    await toastFailure(() => action(s));
+  };
+  return {
+    subject,
+    ask: (s: T) => setSubject(() => s),
+    dialog: { open: subject !== null, danger: true, onConfirm: () => void confirm(), onClose: () => setSubject(null) },
+  };
 }

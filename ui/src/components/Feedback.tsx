@@ -8,7 +8,7 @@ import {
   PROGRESS_SPEED_MS,
   TOAST_OFFSET_PX,
 } from '../constants';
-import { useT } from '../app/i18n';
+import { useT } from '../lib/i18n';
 import { dismissNotice, dismissToast, useFeedback } from '../stores/feedback';
 import { Icon } from './Icon';
 

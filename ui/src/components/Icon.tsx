@@ -1,4 +1,5 @@
 // A small inline icon set (stroke icons, 24x24) so no icon font or framework is needed.
+import { paths } from '../lib/paths';
 const PATHS: Record<string, string> = {
   market: 'M3 9l1.5-5h15L21 9M3 9h18M3 9v11h18V9M9 20v-6h6v6',
   nearby: 'M12 21s-7-6.2-7-11a7 7 0 0 1 14 0c0 4.8-7 11-7 11zM12 12.5a2.5 2.5 0 1 0 0-5 2.5 2.5 0 0 0 0 5z',
@@ -38,16 +39,20 @@ const PATHS: Record<string, string> = {
   user: 'M12 12a4.5 4.5 0 1 0 0-9 4.5 4.5 0 0 0 0 9zM3 21a9 9 0 0 1 18 0',
 };
 
+/** Console pages drawn by their path (menu entries without an icon name, the generic area page). */
 const ALIASES: Record<string, string> = {
-  '/app': 'app',
-  '/devices': 'devices',
-  '/company': 'company',
-  '/friends': 'friends',
-  '/wallet': 'wallet',
-  '/account': 'account',
-  '/messages': 'messages',
-  '/demands-and-offers': 'demands',
-  '/history': 'history',
+  [paths.console.app.pattern]: 'app',
+  [paths.console.appDetails.pattern]: 'app',
+  [paths.console.aiCompute.pattern]: 'cpu',
+  [paths.console.tags.pattern]: 'friends',
+  [paths.console.devices.pattern]: 'devices',
+  [paths.console.company.pattern]: 'company',
+  [paths.console.friends.pattern]: 'friends',
+  [paths.console.wallet.pattern]: 'wallet',
+  [paths.console.account.pattern]: 'account',
+  [paths.console.messages.pattern]: 'messages',
+  [paths.console.demands.pattern]: 'demands',
+  [paths.console.history.pattern]: 'history',
 };
 
 export function Icon({ name, size = 20, className }: { name: string; size?: number; className?: string }) {

@@ -1,4 +1,5 @@
 import { create } from 'zustand';
+import { errorText } from '../lib/http';
 import {
   LOADING_FADE_MS,
   NOTIFICATION_DURATION_MS,
@@ -119,5 +120,14 @@ export async function withLoading<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } finally {
     close();
+  }
+}
+
+/** Runs `work`, showing its failure as an error toast. */
+export async function toastFailure(work: () => Promise<unknown>): Promise<void> {
+  try {
+    await work();
+  } catch (err) {
+    toast('error', errorText(err));
   }
 }

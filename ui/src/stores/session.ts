@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import type { MenuEntry, Organization, SessionData, UserInfo, UserType } from '../api/types';
 import { PERSONAL_SME_ID } from '../constants';
-import { readJson, storageGet, storageSet } from '../app/storage';
+import { readJson, storageGet, storageSet } from '../lib/storage';
 
 /** localStorage keys of the session (SPEC.md §3), one key per field. */
 export const SESSION_KEYS = {
@@ -16,15 +16,8 @@ export const SESSION_KEYS = {
 
 const emptyUser: UserInfo = { name: '', avatar_url: '', email: '' };
 
-export interface StoredSession {
-  token: string;
-  refresh_token: string;
-  access_token_expire: number;
-  smeId: string;
-  userType: UserType;
-  userInfo: UserInfo;
-  organizationList: Organization[];
-}
+/** What is kept of a session: all the API hands over (SPEC.md §3 names each key). */
+export type StoredSession = SessionData;
 
 export const emptySession: StoredSession = {
   token: '',

@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import { DEFAULT_THEME_COLOR, LANG_COOKIE, LANG_COOKIE_MAX_AGE_S } from '../constants';
-import { isLang, langFromBrowser, type Lang } from '../i18n';
-import { readJson, storageSet } from '../app/storage';
+import { isLang, langFromBrowser, translate, type Lang, type MessageKey } from '../i18n';
+import { readJson, storageSet } from '../lib/storage';
 
 /** SPEC.md §3 global settings, persisted in localStorage under SETTINGS_KEY. */
 export interface Settings {
@@ -113,4 +113,9 @@ function sanitize(stored: Partial<Settings>): Partial<Settings> {
   if (stored.deviceType === 'desktop' || stored.deviceType === 'mobile') out.deviceType = stored.deviceType;
   if (stored.downloadUrls && typeof stored.downloadUrls === 'object') out.downloadUrls = { ...defaultSettings.downloadUrls, ...stored.downloadUrls };
   return out;
+}
+
+/** Translation outside React (toasts from async code), in the current language setting. */
+export function t(key: MessageKey, params?: Record<string, string | number>): string {
+  return translate(useSettings.getState().language, key, params);
 }

@@ -1,23 +1,25 @@
 import { useRef, useState, type ChangeEvent } from 'react';
 import { Link } from 'react-router';
 import { checkAccountDeletion, deleteAccount, fetchProfile, uploadAvatar } from '../../api/iam';
-import { errorText } from '../../api/client';
+import { FormError, useForm } from '../../components/form';
 import type { DeletionReason } from '../../api/types';
 import { AVATAR_TYPES } from '../../constants';
-import { useAsync } from '../../app/data';
-import { useT } from '../../app/i18n';
-import { Avatar } from '../../app/header';
+import { useAsync } from '../../lib/useAsync';
+import { useT } from '../../lib/i18n';
+import { Avatar } from '../../components/Avatar';
 import { Dialog } from '../../components/Dialog';
-import { ErrorNote, PageHeader, PasswordField, SkeletonLines } from '../../components/ui';
-import { formatDate } from '../../format';
-import { toast, withLoading } from '../../stores/feedback';
+import { ErrorNote, SkeletonLines } from '../../components/placeholders';
+import { PageHeader } from '../../components/sections';
+import { PasswordField } from '../../components/fields';
+import { formatDate } from '../../lib/format';
+import { toast, toastFailure, withLoading } from '../../stores/feedback';
 import { clearSession, updateUserInfo } from '../../stores/session';
-import { navigateTo } from '../../app/navigation';
-import { paths } from '../../paths';
+import { navigateTo } from '../../lib/navigation';
+import { paths } from '../../lib/paths';
 import type { MessageKey } from '../../i18n';
-import { validateAvatar, validatePasswordPresent } from '../auth/validation';
+import { validateAvatar, validatePasswordPresent } from '../../lib/validation';
 
-const REASONS: Record<DeletionReason, MessageKey> = {
+const REASONS: Record<DeletionReason, MessageKey> & Partial<Record<string, MessageKey>> = {
   devices_linked: 'reason_devices_linked',
   apps_rented: 'reason_apps_rented',
   balance_outstanding: 'reason_balance_outstanding',
@@ -27,42 +29,32 @@ const REASONS: Record<DeletionReason, MessageKey> = {
 function DeleteAccount() {
   const t = useT();
   const [open, setOpen] = useState(false);
-  const [reasons, setReasons] = useState<DeletionReason[] | null>(null);
+  const [reasons, setReasons] = useState<string[] | null>(null);
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const start = async () => {
-    setError(null);
-    setPassword('');
-    try {
-      const check = await withLoading(() => checkAccountDeletion());
-      setReasons(check.deletable ? [] : check.reasons ?? []);
-      setOpen(true);
-    } catch (err) {
-      toast('error', errorText(err));
-    }
-  };
-  const confirm = async () => {
-    const key = validatePasswordPresent(password);
-    if (key) {
-      setError(t(key));
-      return;
-    }
-    setBusy(true);
-    try {
-      await deleteAccount(password);
+  const form = useForm({
+    validate: () => ({ form: validatePasswordPresent(password) }),
+    action: async () => {
+      try {
+        await deleteAccount(password);
+      } catch (err) {
+        const data = (err as { data?: { reasons?: string[] } }).data;
+        if (data?.reasons?.length) setReasons(data.reasons);
+        throw err;
+      }
       clearSession();
       toast('success', t('account_deleted'));
       navigateTo(paths.auth.signIn(), { replace: true });
-    } catch (err) {
-      const data = (err as { data?: { reasons?: DeletionReason[] } }).data;
-      if (data?.reasons?.length) setReasons(data.reasons);
-      setError(errorText(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+    },
+  });
+
+  const start = () =>
+    toastFailure(async () => {
+      form.reset();
+      setPassword('');
+      const check = await withLoading(() => checkAccountDeletion());
+      setReasons(check.deletable ? [] : check.reasons ?? []);
+      setOpen(true);
+    });
   const blocked = Boolean(reasons && reasons.length);
   return (
     <section className="card danger-zone">
@@ -81,7 +73,7 @@ function DeleteAccount() {
               {t('cancel')}
             </button>
             {!blocked ? (
-              <button type="button" className="button danger" disabled={busy} onClick={() => void confirm()}>
+              <button type="button" className="button danger" disabled={form.busy} onClick={() => form.submit()}>
                 {t('delete_account')}
               </button>
             ) : null}
@@ -93,7 +85,7 @@ function DeleteAccount() {
             <p>{t('delete_account_blocked')}</p>
             <ul className="reasons">
               {reasons!.map((r) => (
-                <li key={r}>{REASONS[r] ? t(REASONS[r]) : r}</li>
+                <li key={r}>{REASONS[r] ? t(REASONS[r]!) : r}</li>
               ))}
             </ul>
           </>
@@ -103,11 +95,7 @@ function DeleteAccount() {
             <PasswordField label={t('password')} autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />
           </>
         )}
-        {error ? (
-          <p className="form-error" role="alert">
-            {error}
-          </p>
-        ) : null}
+        <FormError form={form} />
       </Dialog>
     </section>
   );
@@ -117,27 +105,27 @@ export default function AccountPage() {
   const t = useT();
   const state = useAsync((_signal) => fetchProfile(), []);
   const fileInput = useRef<HTMLInputElement>(null);
-  const [avatarError, setAvatarError] = useState<string | null>(null);
+  const chosen = useRef<File | null>(null);
   const profile = state.data;
-
-  const onFile = async (e: ChangeEvent<HTMLInputElement>) => {
-    const file = e.target.files?.[0];
-    e.target.value = '';
-    if (!file) return;
-    const key = validateAvatar(file);
-    if (key) {
-      setAvatarError(t(key));
-      return;
-    }
-    setAvatarError(null);
-    try {
+  const avatar = useForm<'avatar'>({
+    validate: () => ({ avatar: chosen.current ? validateAvatar(chosen.current) : null }),
+    action: async () => {
+      const file = chosen.current;
+      if (!file) return;
       const res = await withLoading(() => uploadAvatar(file));
       updateUserInfo({ avatar_url: res.avatar_url });
       state.setData((p) => (p ? { ...p, avatar_url: res.avatar_url } : p));
       toast('success', t('avatar_updated'));
-    } catch (err) {
-      setAvatarError(errorText(err));
-    }
+    },
+    serverErrorField: 'avatar',
+  });
+
+  const onFile = (e: ChangeEvent<HTMLInputElement>) => {
+    const file = e.target.files?.[0];
+    e.target.value = '';
+    if (!file) return;
+    chosen.current = file;
+    avatar.submit();
   };
 
   return (
@@ -161,11 +149,11 @@ export default function AccountPage() {
                 className="visually-hidden"
                 type="file"
                 accept={AVATAR_TYPES.join(',')}
-                onChange={(e) => void onFile(e)}
+                onChange={onFile}
               />
-              {avatarError ? (
+              {avatar.error('avatar') ? (
                 <p className="field-error" role="alert">
-                  {avatarError}
+                  {avatar.error('avatar')}
                 </p>
               ) : null}
             </div>
@@ -175,7 +163,7 @@ export default function AccountPage() {
               <dt>{t('username')}</dt>
               <dd>
                 {profile.name || '-'}{' '}
-                <Link className="inline-link" to={paths.console.username}>
+                <Link className="inline-link" to={paths.console.username()}>
                   {t('edit')}
                 </Link>
               </dd>
@@ -197,7 +185,7 @@ export default function AccountPage() {
       ) : null}
       <section className="card">
         <h2>{t('security')}</h2>
-        <Link className="button ghost" to={paths.console.password}>
+        <Link className="button ghost" to={paths.console.password()}>
           {t('change_password')}
         </Link>
       </section>

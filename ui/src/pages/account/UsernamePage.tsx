@@ -1,48 +1,38 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { updateProfileInfo } from '../../api/iam';
-import { errorText } from '../../api/client';
-import { useT } from '../../app/i18n';
-import { Field, PageHeader } from '../../components/ui';
+import { Field } from '../../components/fields';
+import { SubmitButton, useForm } from '../../components/form';
+import { PageHeader } from '../../components/sections';
+import { useT } from '../../lib/i18n';
+import { paths } from '../../lib/paths';
+import { validateUsername } from '../../lib/validation';
 import { toast } from '../../stores/feedback';
 import { updateUserInfo, useSession } from '../../stores/session';
-import { paths } from '../../paths';
-import { validateUsername } from '../auth/validation';
 
 export default function UsernamePage() {
   const t = useT();
   const navigate = useNavigate();
   const current = useSession((s) => s.userInfo.name);
   const [name, setName] = useState(current);
-  const [error, setError] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    const key = validateUsername(name);
-    setError(key ? t(key) : undefined);
-    if (key) return;
-    setBusy(true);
-    try {
+  const form = useForm<'username'>({
+    validate: () => ({ username: validateUsername(name) }),
+    action: async () => {
       const profile = await updateProfileInfo(name.trim());
       updateUserInfo({ name: profile?.name ?? name.trim() });
       toast('success', t('username_changed'));
-      navigate(paths.console.account);
-    } catch (err) {
-      setError(errorText(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+      navigate(paths.console.account());
+    },
+    serverErrorField: 'username',
+  });
   return (
     <div className="page narrow">
       <PageHeader title={t('change_username')} />
-      <form className="card form-card" onSubmit={submit} noValidate>
-        <Field label={t('username')} name="username" autoComplete="username" value={name} onChange={(e) => setName(e.target.value)} error={error} hint={t('username_rule')} />
+      <form className="card form-card" onSubmit={form.submit} noValidate>
+        <Field label={t('username')} name="username" autoComplete="username" value={name} onChange={(e) => setName(e.target.value)} error={form.error('username')} hint={t('username_rule')} />
         <div className="row-actions">
-          <button type="submit" className="button primary" disabled={busy}>
-            {t('save')}
-          </button>
-          <button type="button" className="button ghost" onClick={() => navigate(paths.console.account)}>
+          <SubmitButton form={form}>{t('save')}</SubmitButton>
+          <button type="button" className="button ghost" onClick={() => navigate(paths.console.account())}>
             {t('cancel')}
           </button>
         </div>

@@ -1,7 +1,7 @@
 import { Link, useSearchParams } from 'react-router';
-import { useT } from '../../app/i18n';
+import { useT } from '../../lib/i18n';
 import { Icon } from '../../components/Icon';
-import { paths } from '../../paths';
+import { paths } from '../../lib/paths';
 
 export function CheckEmailPage() {
   const t = useT();

@@ -1,10 +1,10 @@
 import { Link, useSearchParams } from 'react-router';
 import { verifyEmail } from '../../api/iam';
-import { useAsync } from '../../app/data';
-import { useT } from '../../app/i18n';
+import { useAsync } from '../../lib/useAsync';
+import { useT } from '../../lib/i18n';
 import { Icon } from '../../components/Icon';
-import { Spinner } from '../../components/ui';
-import { paths } from '../../paths';
+import { Spinner } from '../../components/placeholders';
+import { paths } from '../../lib/paths';
 
 export function EmailVerifiedPage() {
   const t = useT();

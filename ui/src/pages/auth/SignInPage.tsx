@@ -1,9 +1,9 @@
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { useBoot } from '../../app/boot';
-import { useT } from '../../app/i18n';
-import { safeRedirect } from '../../app/session';
-import { SignInForm } from '../../app/SignInForm';
-import { paths } from '../../paths';
+import { useBoot } from '../../stores/boot';
+import { useT } from '../../lib/i18n';
+import { safeRedirect } from '../../lib/paths';
+import { SignInForm } from '../../components/SignInForm';
+import { paths } from '../../lib/paths';
 
 export function SignInPage() {
   const t = useT();
@@ -13,9 +13,9 @@ export function SignInPage() {
   return (
     <section className="auth-card card">
       <h1>{t('sign_in_title', { product: boot.productName })}</h1>
-      <SignInForm onSignedIn={() => navigate(safeRedirect(params.get('redirect'), paths.console.app), { replace: true })} />
+      <SignInForm onSignedIn={() => navigate(safeRedirect(params.get('redirect'), paths.console.app()), { replace: true })} />
       <p className="auth-switch">
-        {t('no_account')} <Link to={paths.auth.signUp}>{t('sign_up')}</Link>
+        {t('no_account')} <Link to={paths.auth.signUp()}>{t('sign_up')}</Link>
       </p>
     </section>
   );

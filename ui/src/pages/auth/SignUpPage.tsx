@@ -1,39 +1,27 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { register } from '../../api/iam';
-import { errorText } from '../../api/client';
-import { useBoot } from '../../app/boot';
-import { useT } from '../../app/i18n';
-import { Field, PasswordField } from '../../components/ui';
-import { paths } from '../../paths';
-import type { MessageKey } from '../../i18n';
-import { validateConfirm, validateEmail, validateNewPassword, validateUsername } from './validation';
-
-type Errors = Partial<Record<'email' | 'username' | 'password' | 'confirm' | 'agree', MessageKey | null>>;
+import { useBoot } from '../../stores/boot';
+import { useT } from '../../lib/i18n';
+import { Field, PasswordField } from '../../components/fields';
+import { FormError, SubmitButton, useForm } from '../../components/form';
+import { legalTexts, paths } from '../../lib/paths';
+import { validateConfirm, validateEmail, validateNewPassword, validateUsername } from '../../lib/validation';
 
 export function SignUpPage() {
   const t = useT();
   const boot = useBoot();
   const navigate = useNavigate();
   const [form, setForm] = useState({ email: '', username: '', password: '', confirm: '', agree: false });
-  const [errors, setErrors] = useState<Errors>({});
-  const [serverError, setServerError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    const next: Errors = {
+  const submission = useForm<'email' | 'username' | 'password' | 'confirm' | 'agree'>({
+    validate: () => ({
       email: validateEmail(form.email),
       username: validateUsername(form.username, false),
       password: validateNewPassword(form.password),
       confirm: validateConfirm(form.password, form.confirm),
       agree: form.agree ? null : 'agree_required',
-    };
-    setErrors(next);
-    if (Object.values(next).some(Boolean)) return;
-    setBusy(true);
-    setServerError(null);
-    try {
+    }),
+    action: async () => {
       const res = await register({
         email: form.email.trim(),
         password: form.password,
@@ -42,18 +30,14 @@ export function SignUpPage() {
         agree: true,
       });
       navigate(paths.checkEmail(res?.email ?? form.email.trim()), { replace: true });
-    } catch (err) {
-      setServerError(errorText(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+    },
+  });
+  const err = submission.error;
 
-  const err = (k: keyof Errors) => (errors[k] ? t(errors[k]!) : undefined);
   return (
     <section className="auth-card card">
       <h1>{t('sign_up_title', { product: boot.productName })}</h1>
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={submission.submit} noValidate>
         <Field
           label={t('email')}
           type="email"
@@ -89,40 +73,36 @@ export function SignUpPage() {
           onChange={(e) => setForm({ ...form, confirm: e.target.value })}
           error={err('confirm')}
         />
-        <div className={errors.agree ? 'field has-error' : 'field'}>
+        <div className={err('agree') ? 'field has-error' : 'field'}>
           <label className="checkbox-row">
             <input
               type="checkbox"
               name="agree"
               checked={form.agree}
               onChange={(e) => setForm({ ...form, agree: e.target.checked })}
-              aria-invalid={errors.agree ? true : undefined}
+              aria-invalid={err('agree') ? true : undefined}
             />
             <span>
               {t('agree_prefix')}{' '}
-              <a href={paths.terms} target="_blank" rel="noreferrer">
+              <a href={legalTexts.terms} target="_blank" rel="noreferrer">
                 {t('terms_of_use')}
               </a>{' '}
               {t('and')}{' '}
-              <a href={paths.privacy} target="_blank" rel="noreferrer">
+              <a href={legalTexts.privacy} target="_blank" rel="noreferrer">
                 {t('privacy_policy')}
               </a>
             </span>
           </label>
-          {errors.agree ? (
+          {err('agree') ? (
             <p className="field-error" role="alert">
-              {t(errors.agree)}
+              {err('agree')}
             </p>
           ) : null}
         </div>
-        {serverError ? (
-          <p className="form-error" role="alert">
-            {serverError}
-          </p>
-        ) : null}
-        <button type="submit" className="button primary full" disabled={busy}>
+        <FormError form={submission} />
+        <SubmitButton form={submission} className="button primary full">
           {t('sign_up_action')}
-        </button>
+        </SubmitButton>
       </form>
       <p className="auth-switch">
         {t('have_account')} <Link to={paths.auth.signIn()}>{t('sign_in')}</Link>

@@ -1,18 +1,21 @@
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { fetchDevice, unlinkDevice, updateLocation, updateSharing } from '../../api/devices';
-import { errorText } from '../../api/client';
+import { FormError, SubmitButton, useForm } from '../../components/form';
 import type { Device } from '../../api/types';
-import { useAsync } from '../../app/data';
-import { useT, type TFunction } from '../../app/i18n';
+import { useAsync } from '../../lib/useAsync';
+import { useT, type TFunction } from '../../lib/i18n';
 import { ConfirmDialog } from '../../components/Dialog';
-import { EmptyState, ErrorNote, Field, PageHeader, SkeletonLines } from '../../components/ui';
+import { EmptyState, ErrorNote, SkeletonLines } from '../../components/placeholders';
+import { Field } from '../../components/fields';
+import { PageHeader } from '../../components/sections';
 import { Icon } from '../../components/Icon';
-import { formatCoins, formatDateTime, formatNumber, formatSize } from '../../format';
-import { toast } from '../../stores/feedback';
-import { paths } from '../../paths';
-import { gpuText } from '../nearby/shared';
-import { DEVICE_REFRESH_MS, MODE_KEYS, StatusBadge, useInterval } from './shared';
+import { formatCoins, formatDateTime, formatNumber, formatSize } from '../../lib/format';
+import { toast, toastFailure } from '../../stores/feedback';
+import { paths } from '../../lib/paths';
+import { StatusBadge, gpuText } from '../../components/deviceStatus';
+import { useInterval } from '../../lib/timing';
+import { DEVICE_REFRESH_MS, MODE_KEYS } from './deviceInfo';
 
 export default function DeviceDetailsPage() {
   const t = useT();
@@ -26,24 +29,18 @@ export default function DeviceDetailsPage() {
   }, [id, setData]);
   useInterval(refresh, DEVICE_REFRESH_MS);
   const [confirm, setConfirm] = useState(false);
-  const [busy, setBusy] = useState(false);
   const d = state.data;
-  const unlink = async () => {
-    setBusy(true);
-    try {
-      await unlinkDevice(id);
-      toast('success', t('device_unlinked'));
-      navigate(paths.console.devices);
-    } catch (err) {
-      toast('error', errorText(err));
-    } finally {
-      setBusy(false);
-      setConfirm(false);
-    }
-  };
+  const unlink = useForm({
+    action: () =>
+      toastFailure(async () => {
+        await unlinkDevice(id);
+        toast('success', t('device_unlinked'));
+        navigate(paths.console.devices());
+      }).finally(() => setConfirm(false)),
+  });
   return (
     <div className="page">
-      <Link to={paths.console.devices} className="back-link">
+      <Link to={paths.console.devices()} className="back-link">
         <Icon name="chevronLeft" size={16} /> {t('back')}
       </Link>
       {state.error ? <ErrorNote text={state.error} onRetry={state.reload} /> : null}
@@ -70,7 +67,7 @@ export default function DeviceDetailsPage() {
             <div>
               <dt>{t('status')}</dt>
               <dd data-testid="device-status">
-                <StatusBadge t={t} status={d.status} />
+                <StatusBadge status={d.status} />
               </dd>
             </div>
             {d.status_reason ? (
@@ -119,8 +116,8 @@ export default function DeviceDetailsPage() {
         title={t('unlink')}
         text={t('unlink_confirm')}
         danger
-        busy={busy}
-        onConfirm={() => void unlink()}
+        busy={unlink.busy}
+        onConfirm={() => unlink.submit()}
         onClose={() => setConfirm(false)}
       />
     </div>
@@ -182,36 +179,24 @@ function SharingForm({ t, device, onSaved }: { t: TFunction; device: Device; onS
   const [mode, setMode] = useState(device.sharing_mode);
   const [rentable, setRentable] = useState(device.rentable);
   const [price, setPrice] = useState(formatCoins(device.price_per_hour).replace(/,/g, ''));
-  const [error, setError] = useState<string | null>(null);
-  const [priceError, setPriceError] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
   useEffect(() => {
     setMode(device.sharing_mode);
     setRentable(device.rentable);
     setPrice(formatCoins(device.price_per_hour).replace(/,/g, ''));
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [device.id]);
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    const cents = parseCoins(price);
-    setPriceError(cents === null ? t('price_invalid') : undefined);
-    if (cents === null) return;
-    setBusy(true);
-    setError(null);
-    try {
-      const d = await updateSharing(device.id, { mode, rentable, price_per_hour: cents });
+  const form = useForm<'price'>({
+    validate: () => ({ price: parseCoins(price) === null ? 'price_invalid' : null }),
+    action: async () => {
+      const d = await updateSharing(device.id, { mode, rentable, price_per_hour: parseCoins(price)! });
       onSaved(d);
       toast('success', t('sharing_saved'));
-    } catch (err) {
-      setError(errorText(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+    },
+  });
   return (
     <section className="card">
       <h2>{t('sharing_settings')}</h2>
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={form.submit} noValidate>
         <fieldset className="plain-fieldset">
           <legend className="field-label">{t('sharing_mode')}</legend>
           {(['manual', 'autopilot', 'dedicated'] as const).map((m) => (
@@ -235,16 +220,10 @@ function SharingForm({ t, device, onSaved }: { t: TFunction; device: Device; onS
           <input type="checkbox" checked={rentable} disabled={mode !== 'manual'} onChange={(e) => setRentable(e.target.checked)} />
           <span>{t('rentable')}</span>
         </label>
-        <Field label={t('price_per_hour_coins')} inputMode="decimal" value={price} onChange={(e) => setPrice(e.target.value)} error={priceError} />
+        <Field label={t('price_per_hour_coins')} inputMode="decimal" value={price} onChange={(e) => setPrice(e.target.value)} error={form.error('price')} />
         <p className="field-hint">{t('sharing_hint')}</p>
-        {error ? (
-          <p className="form-error" role="alert">
-            {error}
-          </p>
-        ) : null}
-        <button type="submit" className="button primary" disabled={busy}>
-          {t('save')}
-        </button>
+        <FormError form={form} />
+        <SubmitButton form={form}>{t('save')}</SubmitButton>
       </form>
     </section>
   );
@@ -253,61 +232,40 @@ function SharingForm({ t, device, onSaved }: { t: TFunction; device: Device; onS
 function LocationForm({ t, device, onSaved }: { t: TFunction; device: Device; onSaved: (d: Device) => void }) {
   const [lat, setLat] = useState(device.location ? String(device.location.lat) : '');
   const [lng, setLng] = useState(device.location ? String(device.location.lng) : '');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const save = async (clear: boolean) => {
-    let body: { lat: number | null; lng: number | null } = { lat: null, lng: null };
-    if (!clear) {
-      const a = Number(lat);
-      const b = Number(lng);
-      if (!lat.trim() || !lng.trim() || !Number.isFinite(a) || !Number.isFinite(b) || Math.abs(a) > 90 || Math.abs(b) > 180) {
-        setError(t('lat_lng_invalid'));
-        return;
-      }
-      body = { lat: a, lng: b };
-    }
-    setBusy(true);
-    setError(null);
-    try {
-      const d = await updateLocation(device.id, body);
-      onSaved(d);
-      if (clear) {
-        setLat('');
-        setLng('');
-      }
-      toast('success', t('location_saved'));
-    } catch (err) {
-      setError(errorText(err));
-    } finally {
-      setBusy(false);
-    }
+  /** The typed position, or null when it is not one. */
+  const typed = () => {
+    const a = Number(lat);
+    const b = Number(lng);
+    if (!lat.trim() || !lng.trim() || !Number.isFinite(a) || !Number.isFinite(b) || Math.abs(a) > 90 || Math.abs(b) > 180) return null;
+    return { lat: a, lng: b };
   };
+  const save = async (body: { lat: number | null; lng: number | null }) => {
+    const d = await updateLocation(device.id, body);
+    onSaved(d);
+    if (body.lat === null) {
+      setLat('');
+      setLng('');
+    }
+    toast('success', t('location_saved'));
+  };
+  const form = useForm({
+    validate: () => ({ form: typed() ? null : 'lat_lng_invalid' }),
+    action: () => save(typed()!),
+  });
   return (
     <section className="card">
       <h2>{t('location')}</h2>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void save(false);
-        }}
-        noValidate
-      >
+      <form onSubmit={form.submit} noValidate>
         <div className="form-row">
           <Field label={t('latitude')} inputMode="decimal" value={lat} onChange={(e) => setLat(e.target.value)} />
           <Field label={t('longitude')} inputMode="decimal" value={lng} onChange={(e) => setLng(e.target.value)} />
         </div>
         <p className="field-hint">{device.location ? t('location_hint') : t('location_none')}</p>
-        {error ? (
-          <p className="form-error" role="alert">
-            {error}
-          </p>
-        ) : null}
+        <FormError form={form} />
         <div className="button-row">
-          <button type="submit" className="button primary" disabled={busy}>
-            {t('save')}
-          </button>
+          <SubmitButton form={form}>{t('save')}</SubmitButton>
           {device.location ? (
-            <button type="button" className="button ghost" disabled={busy} onClick={() => void save(true)}>
+            <button type="button" className="button ghost" disabled={form.busy} onClick={() => void form.run(() => save({ lat: null, lng: null }))}>
               {t('clear_location')}
             </button>
           ) : null}

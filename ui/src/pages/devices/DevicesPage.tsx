@@ -1,14 +1,16 @@
 import { useCallback } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { fetchDevices } from '../../api/devices';
-import { useAsync } from '../../app/data';
-import { useT } from '../../app/i18n';
-import { EmptyState, ErrorNote, PageHeader, SkeletonLines } from '../../components/ui';
+import { useAsync } from '../../lib/useAsync';
+import { useT } from '../../lib/i18n';
+import { EmptyState, ErrorNote, SkeletonLines } from '../../components/placeholders';
+import { PageHeader } from '../../components/sections';
 import { Icon } from '../../components/Icon';
-import { formatDateTime } from '../../format';
-import { paths } from '../../paths';
-import { gpuText } from '../nearby/shared';
-import { DEVICE_REFRESH_MS, DEVICE_STATUSES, DEVICE_TYPES, StatusBadge, deviceStatusLabel, specText, useInterval } from './shared';
+import { formatDateTime } from '../../lib/format';
+import { paths } from '../../lib/paths';
+import { StatusBadge, gpuText, statusLabel } from '../../components/deviceStatus';
+import { useInterval } from '../../lib/timing';
+import { DEVICE_REFRESH_MS, DEVICE_STATUSES, DEVICE_TYPES, specText } from './deviceInfo';
 
 export default function DevicesPage() {
   const t = useT();
@@ -39,10 +41,10 @@ export default function DevicesPage() {
         title={t('devices')}
         actions={
           <>
-            <Link className="button ghost" to={paths.console.zcloudCreate}>
+            <Link className="button ghost" to={paths.console.zcloudCreate()}>
               <Icon name="plus" size={16} /> {t('create_zcloud')}
             </Link>
-            <Link className="button primary" to={paths.console.link}>
+            <Link className="button primary" to={paths.console.link()}>
               <Icon name="link" size={16} /> {t('link_device')}
             </Link>
           </>
@@ -66,7 +68,7 @@ export default function DevicesPage() {
             <option value="">{t('all_statuses')}</option>
             {DEVICE_STATUSES.map((x) => (
               <option key={x} value={x}>
-                {deviceStatusLabel(t, x)}
+                {statusLabel(t, x)}
               </option>
             ))}
           </select>
@@ -98,7 +100,7 @@ export default function DevicesPage() {
                   <td className="mono">{d.id}</td>
                   <td>{d.type}</td>
                   <td>
-                    <StatusBadge t={t} status={d.status} />
+                    <StatusBadge status={d.status} />
                   </td>
                   <td>{specText(t, d.spec)}</td>
                   <td>{d.spec ? gpuText(t, d.spec.gpus) : '-'}</td>
@@ -117,7 +119,7 @@ export default function DevicesPage() {
             title={t('no_devices')}
             text={t('no_devices_hint')}
             action={
-              <Link className="button primary" to={paths.console.link}>
+              <Link className="button primary" to={paths.console.link()}>
                 {t('link_device')}
               </Link>
             }

@@ -1,14 +1,15 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { createZcloud, fetchZcloudCapacity } from '../../api/devices';
-import { useAsync } from '../../app/data';
-import { hostFreeText } from './shared';
-import { errorText } from '../../api/client';
+import { useAsync } from '../../lib/useAsync';
+import { hostFreeText } from './deviceInfo';
+import { FormError, SubmitButton, useForm } from '../../components/form';
 import { SIZE_STEP } from '../../constants';
-import { useT } from '../../app/i18n';
-import { Field, PageHeader } from '../../components/ui';
+import { useT } from '../../lib/i18n';
+import { Field } from '../../components/fields';
+import { PageHeader } from '../../components/sections';
 import { toast } from '../../stores/feedback';
-import { paths } from '../../paths';
+import { paths } from '../../lib/paths';
 
 const GB = SIZE_STEP * SIZE_STEP * SIZE_STEP;
 const isPositiveInt = (v: string) => /^\d+$/.test(v.trim()) && Number(v) > 0;
@@ -18,9 +19,6 @@ export default function ZcloudCreatePage() {
   const t = useT();
   const navigate = useNavigate();
   const [f, setF] = useState({ name: '', cpu: '4', memory: '8', disk: '100', gpuCount: '0', gpuModel: '', passthrough: false });
-  const [errors, setErrors] = useState<Record<string, string | undefined>>({});
-  const [serverError, setServerError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const capacity = useAsync((signal) => fetchZcloudCapacity(signal), []);
   const hosts = capacity.data ?? [];
   // Does the asked size fit on one host (same rule as the server, GPUs by count and model)?
@@ -38,20 +36,15 @@ export default function ZcloudCreatePage() {
       return [...byName.values()].some((n) => n >= gpus);
     });
   })();
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    const next = {
-      name: f.name.trim() ? undefined : t('field_required'),
-      cpu: isPositiveInt(f.cpu) ? undefined : t('must_be_positive'),
-      memory: isPositiveInt(f.memory) ? undefined : t('must_be_positive'),
-      disk: isPositiveInt(f.disk) ? undefined : t('must_be_positive'),
-      gpuCount: isCount(f.gpuCount) ? undefined : t('must_be_positive'),
-    };
-    setErrors(next);
-    if (Object.values(next).some(Boolean)) return;
-    setBusy(true);
-    setServerError(null);
-    try {
+  const form = useForm<'name' | 'cpu' | 'memory' | 'disk' | 'gpuCount'>({
+    validate: () => ({
+      name: f.name.trim() ? null : 'field_required',
+      cpu: isPositiveInt(f.cpu) ? null : 'must_be_positive',
+      memory: isPositiveInt(f.memory) ? null : 'must_be_positive',
+      disk: isPositiveInt(f.disk) ? null : 'must_be_positive',
+      gpuCount: isCount(f.gpuCount) ? null : 'must_be_positive',
+    }),
+    action: async () => {
       const device = await createZcloud({
         name: f.name.trim(),
         cpu_cores: Number(f.cpu),
@@ -63,12 +56,8 @@ export default function ZcloudCreatePage() {
       });
       toast('success', t('zcloud_created'));
       navigate(paths.console.deviceDetails(device.id));
-    } catch (err) {
-      setServerError(errorText(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+    },
+  });
   return (
     <div className="page narrow">
       <PageHeader title={t('create_zcloud')} />
@@ -84,15 +73,15 @@ export default function ZcloudCreatePage() {
           <p className="muted">{t('capacity_none')}</p>
         )}
       </section>
-      <form className="card form-card" onSubmit={submit} noValidate>
-        <Field label={t('name')} value={f.name} onChange={(e) => setF({ ...f, name: e.target.value })} error={errors.name} />
+      <form className="card form-card" onSubmit={form.submit} noValidate>
+        <Field label={t('name')} value={f.name} onChange={(e) => setF({ ...f, name: e.target.value })} error={form.error('name')} />
         <div className="form-row">
-          <Field label={t('cpu_cores')} inputMode="numeric" value={f.cpu} onChange={(e) => setF({ ...f, cpu: e.target.value })} error={errors.cpu} />
-          <Field label={t('memory_gb')} inputMode="numeric" value={f.memory} onChange={(e) => setF({ ...f, memory: e.target.value })} error={errors.memory} />
-          <Field label={t('disk_gb')} inputMode="numeric" value={f.disk} onChange={(e) => setF({ ...f, disk: e.target.value })} error={errors.disk} />
+          <Field label={t('cpu_cores')} inputMode="numeric" value={f.cpu} onChange={(e) => setF({ ...f, cpu: e.target.value })} error={form.error('cpu')} />
+          <Field label={t('memory_gb')} inputMode="numeric" value={f.memory} onChange={(e) => setF({ ...f, memory: e.target.value })} error={form.error('memory')} />
+          <Field label={t('disk_gb')} inputMode="numeric" value={f.disk} onChange={(e) => setF({ ...f, disk: e.target.value })} error={form.error('disk')} />
         </div>
         <div className="form-row">
-          <Field label={t('gpu_count')} inputMode="numeric" value={f.gpuCount} onChange={(e) => setF({ ...f, gpuCount: e.target.value })} error={errors.gpuCount} />
+          <Field label={t('gpu_count')} inputMode="numeric" value={f.gpuCount} onChange={(e) => setF({ ...f, gpuCount: e.target.value })} error={form.error('gpuCount')} />
           <Field label={t('gpu_models')} value={f.gpuModel} onChange={(e) => setF({ ...f, gpuModel: e.target.value })} />
         </div>
         <label className="checkbox-row">
@@ -104,14 +93,8 @@ export default function ZcloudCreatePage() {
             {fits ? t('capacity_fits') : t('capacity_too_big')}
           </p>
         ) : null}
-        {serverError ? (
-          <p className="form-error" role="alert">
-            {serverError}
-          </p>
-        ) : null}
-        <button type="submit" className="button primary" disabled={busy}>
-          {t('create')}
-        </button>
+        <FormError form={form} />
+        <SubmitButton form={form}>{t('create')}</SubmitButton>
       </form>
     </div>
   );

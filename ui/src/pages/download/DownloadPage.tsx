@@ -1,10 +1,11 @@
 import { fetchDownloadLinks } from '../../api/market';
 import type { DownloadLinks } from '../../api/types';
-import { useAsync } from '../../app/data';
-import { useBoot } from '../../app/boot';
-import { useT } from '../../app/i18n';
+import { useAsync } from '../../lib/useAsync';
+import { useBoot } from '../../stores/boot';
+import { useT } from '../../lib/i18n';
 import { Icon } from '../../components/Icon';
-import { ErrorNote, PageHeader } from '../../components/ui';
+import { ErrorNote } from '../../components/placeholders';
+import { PageHeader } from '../../components/sections';
 import type { MessageKey } from '../../i18n';
 
 const PLATFORMS: { key: keyof DownloadLinks; label: MessageKey }[] = [

@@ -1,18 +1,19 @@
 import { Link, useSearchParams } from 'react-router';
 import { fetchApplication } from '../../api/market';
-import { useAsync } from '../../app/data';
-import { useInitialData, useInitialNotFound } from '../../app/boot';
-import { useT } from '../../app/i18n';
-import { EmptyState, ErrorNote, SkeletonLines } from '../../components/ui';
+import { useAsync } from '../../lib/useAsync';
+import { useInitialData, useInitialNotFound } from '../../stores/boot';
+import { useT } from '../../lib/i18n';
+import { EmptyState, ErrorNote, SkeletonLines } from '../../components/placeholders';
 import { Icon } from '../../components/Icon';
-import { describeResources } from '../../format';
-import { paths } from '../../paths';
-import { ErrorPage } from '../errors/ErrorPage';
-import { AppIcon, categoryLabel, priceText, resourceWords, tierLabel, useMarketPaths } from './shared';
+import { describeResources } from '../../lib/format';
+import { paths, usePublicPaths } from '../../lib/paths';
+import { ErrorPage } from '../../components/ErrorPage';
+import { AppChips, AppIcon, priceText } from '../../components/apps';
+import { resourceWords } from './catalogue';
 
 export function MarketDetailsPage() {
   const t = useT();
-  const p = useMarketPaths();
+  const p = usePublicPaths();
   const [params] = useSearchParams();
   const id = params.get('id') ?? '';
   const initial = useInitialData('marketDetails');
@@ -25,7 +26,7 @@ export function MarketDetailsPage() {
 
   return (
     <div className="page container narrow">
-      <Link to={p.market} className="back-link">
+      <Link to={p.market()} className="back-link">
         <Icon name="chevronLeft" size={16} /> {t('back')}
       </Link>
       {state.error ? <ErrorNote text={state.error} onRetry={state.reload} /> : null}
@@ -40,11 +41,7 @@ export function MarketDetailsPage() {
             <div>
               <h1>{app.name}</h1>
               <p className="muted">{app.summary}</p>
-              <div className="chips">
-                <span className="chip">{categoryLabel(t, app.category)}</span>
-                {app.display_type ? <span className="chip">{app.display_type}</span> : null}
-                {app.tier ? <span className={`chip tier-${app.tier}`}>{tierLabel(t, app.tier)}</span> : null}
-              </div>
+              <AppChips app={app} />
             </div>
             <div className="details-cta">
               <span className="price large">{priceText(t, app.price_per_hour)}</span>
@@ -53,7 +50,7 @@ export function MarketDetailsPage() {
                   {t('install_in_console')}
                 </Link>
               ) : (
-                <Link className="button primary" to={paths.download}>
+                <Link className="button primary" to={paths.download()}>
                   {t('get_client')}
                 </Link>
               )}

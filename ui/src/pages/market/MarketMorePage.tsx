@@ -3,13 +3,15 @@ import { useSearchParams } from 'react-router';
 import { searchApplications } from '../../api/market';
 import type { App, ListPage } from '../../api/types';
 import { PAGE_SIZE } from '../../constants';
-import { useAsync } from '../../app/data';
-import { useInitialData } from '../../app/boot';
-import { useT } from '../../app/i18n';
-import { errorText } from '../../api/client';
-import { EmptyState, ErrorNote, PageHeader } from '../../components/ui';
-import { formatNumber } from '../../format';
-import { AppGrid, AppGridSkeleton, CATEGORIES, DISPLAY_TYPES, TIERS, categoryLabel, tierLabel } from './shared';
+import { useAsync } from '../../lib/useAsync';
+import { useInitialData } from '../../stores/boot';
+import { useT } from '../../lib/i18n';
+import { LoadMore } from '../../components/LoadMore';
+import { EmptyState, ErrorNote } from '../../components/placeholders';
+import { PageHeader } from '../../components/sections';
+import { formatNumber } from '../../lib/format';
+import { AppGrid, AppGridSkeleton, categoryLabel, tierLabel } from '../../components/apps';
+import { CATEGORIES, DISPLAY_TYPES, TIERS } from './catalogue';
 
 export function MarketMorePage() {
   const t = useT();
@@ -25,7 +27,6 @@ export function MarketMorePage() {
     initial,
   );
   const [draft, setDraft] = useState(keyword);
-  const [more, setMore] = useState<{ busy: boolean; error: string | null }>({ busy: false, error: null });
 
   const update = (patch: Record<string, string>) => {
     const next = new URLSearchParams(params);
@@ -39,19 +40,6 @@ export function MarketMorePage() {
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
     update({ keyword: draft.trim() });
-  };
-
-  const loadMore = async () => {
-    const current = state.data;
-    if (!current) return;
-    setMore({ busy: true, error: null });
-    try {
-      const page = await searchApplications({ keyword, category, display_type: displayType, tier, offset: current.items.length, limit: PAGE_SIZE });
-      state.setData((prev) => ({ items: [...(prev?.items ?? []), ...(page.items ?? [])], total: page.total }));
-      setMore({ busy: false, error: null });
-    } catch (err) {
-      setMore({ busy: false, error: errorText(err) });
-    }
   };
 
   const items = state.data?.items ?? [];
@@ -110,14 +98,10 @@ export function MarketMorePage() {
       ) : items.length ? (
         <>
           <AppGrid apps={items} />
-          {more.error ? <ErrorNote text={more.error} /> : null}
-          {items.length < total ? (
-            <div className="center-row">
-              <button type="button" className="button ghost" disabled={more.busy} onClick={() => void loadMore()}>
-                {t('load_more')}
-              </button>
-            </div>
-          ) : null}
+          <LoadMore
+            state={state}
+            fetchPage={(offset) => searchApplications({ keyword, category, display_type: displayType, tier, offset, limit: PAGE_SIZE })}
+          />
         </>
       ) : !state.error ? (
         <EmptyState icon="search" title={keyword ? t('no_results') : t('no_apps')} text={t('no_apps_hint')} />

@@ -1,18 +1,19 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { fetchApplications } from '../../api/market';
-import { useAsync } from '../../app/data';
-import { useInitialData } from '../../app/boot';
-import { useT } from '../../app/i18n';
-import { EmptyState, ErrorNote } from '../../components/ui';
+import { useAsync } from '../../lib/useAsync';
+import { useInitialData } from '../../stores/boot';
+import { useT } from '../../lib/i18n';
+import { EmptyState, ErrorNote } from '../../components/placeholders';
 import { Icon } from '../../components/Icon';
-import { formatNumber } from '../../format';
-import { paths } from '../../paths';
-import { AppGrid, AppGridSkeleton, CATEGORIES, categoryLabel, useMarketPaths } from './shared';
+import { formatNumber } from '../../lib/format';
+import { paths, usePublicPaths } from '../../lib/paths';
+import { AppGrid, AppGridSkeleton, categoryLabel } from '../../components/apps';
+import { CATEGORIES } from './catalogue';
 
 export function MarketPage() {
   const t = useT();
-  const p = useMarketPaths();
+  const p = usePublicPaths();
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const category = params.get('category') ?? '';
@@ -40,10 +41,10 @@ export function MarketPage() {
             <h1>{t('hero_title')}</h1>
             <p>{t('hero_text')}</p>
             <div className="hero-actions">
-              <Link className="button primary" to={paths.nearby.home}>
+              <Link className="button primary" to={paths.nearby.home()}>
                 <Icon name="nearby" size={18} /> {t('browse_nearby')}
               </Link>
-              <Link className="button ghost" to={paths.download}>
+              <Link className="button ghost" to={paths.download()}>
                 <Icon name="download" size={18} /> {t('get_client')}
               </Link>
             </div>
@@ -55,13 +56,13 @@ export function MarketPage() {
       <div className="container">
         <div className="toolbar">
           <nav className="category-tabs" aria-label={t('category')}>
-            <Link to={p.market} className={category === '' ? 'tab active' : 'tab'} aria-current={category === '' ? 'page' : undefined}>
+            <Link to={p.market()} className={category === '' ? 'tab active' : 'tab'} aria-current={category === '' ? 'page' : undefined}>
               {t('all')}
             </Link>
             {CATEGORIES.map((c) => (
               <Link
                 key={c}
-                to={`${p.market}?category=${encodeURIComponent(c)}`}
+                to={p.market(c)}
                 className={category === c ? 'tab active' : 'tab'}
                 aria-current={category === c ? 'page' : undefined}
               >
@@ -91,7 +92,7 @@ export function MarketPage() {
               <h2 id="top-picks-title">
                 <Icon name="star" size={18} /> {t('cat_top_picks')}
               </h2>
-              <Link className="button ghost small" to={`${p.market}?category=top_picks`}>
+              <Link className="button ghost small" to={p.market('top_picks')}>
                 {t('more')} <Icon name="chevronRight" size={14} />
               </Link>
             </div>

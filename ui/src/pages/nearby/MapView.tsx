@@ -7,13 +7,14 @@ import L from 'leaflet';
 import { fetchNearby } from '../../api/market';
 import type { ListPage, NearbyDevice } from '../../api/types';
 import { LIST_LIMIT_MAX } from '../../constants';
-import { useAsync } from '../../app/data';
-import { useBoot } from '../../app/boot';
-import { useT } from '../../app/i18n';
-import { ErrorNote } from '../../components/ui';
-import { formatDistance } from '../../format';
-import { paths } from '../../paths';
-import { statusLabel } from './shared';
+import { useAsync } from '../../lib/useAsync';
+import { useBoot } from '../../stores/boot';
+import { useT } from '../../lib/i18n';
+import { ErrorNote } from '../../components/placeholders';
+import { formatDistance } from '../../lib/format';
+import { paths } from '../../lib/paths';
+import { storageGet, storageSet } from '../../lib/storage';
+import { shownStatus, statusLabel } from '../../components/deviceStatus';
 import { BASE_MAP_COLORS, MAP_STYLES, MAP_STYLE_KEY, clusterPoints, clusterSize, type MapStyle } from './cluster';
 
 /** Pixel size of a clustering cell. */
@@ -34,12 +35,7 @@ async function fetchAllNearby(at: { lat: number; lng: number }, signal: AbortSig
 }
 
 function readStyle(): MapStyle {
-  try {
-    const v = window.localStorage.getItem(MAP_STYLE_KEY);
-    return v === 'dark' ? 'dark' : 'light';
-  } catch {
-    return 'light';
-  }
+  return storageGet(MAP_STYLE_KEY) === 'dark' ? 'dark' : 'light';
 }
 
 function escapeHtml(s: string): string {
@@ -111,11 +107,7 @@ export default function MapView() {
 
   // Style: base map colours (offline) or a filter on the tiles (CSS), remembered.
   useEffect(() => {
-    try {
-      window.localStorage.setItem(MAP_STYLE_KEY, style);
-    } catch {
-      /* storage may be unavailable */
-    }
+    storageSet(MAP_STYLE_KEY, style);
     const colors = BASE_MAP_COLORS[style];
     worldRef.current?.setStyle({ color: colors.border, fillColor: colors.land });
   }, [style]);
@@ -135,13 +127,12 @@ export default function MapView() {
         const pos = map.layerPointToLatLng([c.x, c.y]);
         if (c.items.length === 1) {
           const d = c.items[0];
-          const status = d.status === 'online' || d.status === 'creating' ? d.status : 'offline';
           const marker = L.marker(pos, {
             title: d.name,
             alt: d.name,
             keyboard: true,
             icon: L.divIcon({
-              className: `map-marker status-${status}`,
+              className: `map-marker status-${shownStatus(d.status, false)}`,
               html: '<span></span>',
               iconSize: [22, 22],
               iconAnchor: [11, 11],
@@ -220,7 +211,7 @@ export default function MapView() {
             <li key={d.id}>
               <Link to={paths.nearby.details(d.id)}>{d.name}</Link>
               <span className="muted small">
-                {statusLabel(t, d.status)} · {formatDistance(d.distance_km)}
+                {statusLabel(t, d.status, false)} · {formatDistance(d.distance_km)}
               </span>
             </li>
           ))}

@@ -1,28 +1,28 @@
 import { Link, useSearchParams } from 'react-router';
 import { fetchNearbyDevice } from '../../api/market';
-import { useAsync } from '../../app/data';
-import { useBoot, useInitialData } from '../../app/boot';
-import { useT } from '../../app/i18n';
-import { EmptyState, ErrorNote, SkeletonLines } from '../../components/ui';
+import { useAsync } from '../../lib/useAsync';
+import { useBoot, useInitialData } from '../../stores/boot';
+import { useT } from '../../lib/i18n';
+import { EmptyState, ErrorNote, SkeletonLines } from '../../components/placeholders';
 import { Icon } from '../../components/Icon';
-import { formatDistance } from '../../format';
-import { AppGrid, priceText, useMarketPaths } from '../market/shared';
-import { gpuText, statusLabel } from './shared';
+import { AppGrid, priceText } from '../../components/apps';
+import { StatusBadge } from '../../components/deviceStatus';
+import { NearbyFacts } from './DeviceCard';
+import { usePublicPaths } from '../../lib/paths';
 
 export function NearbyDetailsPage() {
   const t = useT();
   const boot = useBoot();
-  const p = useMarketPaths();
+  const p = usePublicPaths();
   const [params] = useSearchParams();
   const id = params.get('id') ?? '';
   const initial = useInitialData('nearbyDetails');
   const center = boot.config.map.center;
   const state = useAsync(id ? (signal) => fetchNearbyDevice(id, center, signal) : null, [id], initial);
   const device = state.data;
-  const status = device && (device.status === 'online' || device.status === 'creating') ? device.status : 'offline';
   return (
     <div className="page container narrow">
-      <Link to={p.nearby} className="back-link">
+      <Link to={p.nearby()} className="back-link">
         <Icon name="chevronLeft" size={16} /> {t('back')}
       </Link>
       {state.error ? <ErrorNote text={state.error} onRetry={state.reload} /> : null}
@@ -38,26 +38,13 @@ export function NearbyDetailsPage() {
             </span>
             <div>
               <h1>{device.name}</h1>
-              <span className={`status status-${status}`}>{statusLabel(t, device.status)}</span>
+              <StatusBadge status={device.status} showFailed={false} />
             </div>
             <div className="details-cta">
               <span className="price large">{priceText(t, device.price_per_hour)}</span>
             </div>
           </header>
-          <dl className="facts">
-            <div>
-              <dt>{t('device_type')}</dt>
-              <dd>{device.type}</dd>
-            </div>
-            <div>
-              <dt>{t('distance')}</dt>
-              <dd>{formatDistance(device.distance_km)}</dd>
-            </div>
-            <div>
-              <dt>{t('gpus')}</dt>
-              <dd>{gpuText(t, device.gpus)}</dd>
-            </div>
-          </dl>
+          <NearbyFacts device={device} className="facts" />
           <section>
             <h2>{t('apps_on_device')}</h2>
             {device.apps?.length ? <AppGrid apps={device.apps} /> : <EmptyState icon="app" title={t('no_apps')} />}

@@ -1,11 +1,11 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Link } from 'react-router';
-import { useT } from '../../app/i18n';
-import { useBoot } from '../../app/boot';
+import { useT } from '../../lib/i18n';
+import { useBoot } from '../../stores/boot';
 import { Icon } from '../../components/Icon';
-import { LanguageSwitcher } from '../../app/header';
-import { Spinner } from '../../components/ui';
-import { paths } from '../../paths';
+import { LanguageSwitcher } from '../../components/LanguageSwitcher';
+import { Spinner } from '../../components/placeholders';
+import { paths } from '../../lib/paths';
 
 // The map code is its own chunk, fetched only on this page and only after hydration.
 const MapView = lazy(() => import('./MapView'));
@@ -24,7 +24,7 @@ export function NearbyMapPage() {
   return (
     <div className="map-page">
       <header className="map-header">
-        <Link to={paths.nearby.home} className="button ghost small">
+        <Link to={paths.nearby.home()} className="button ghost small">
           <Icon name="list" size={16} /> {t('list_view')}
         </Link>
         <h1>{t('nearby_map')}</h1>

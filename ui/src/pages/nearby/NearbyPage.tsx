@@ -3,26 +3,25 @@ import { Link } from 'react-router';
 import { fetchNearby } from '../../api/market';
 import type { ListPage, NearbyDevice } from '../../api/types';
 import { PAGE_SIZE } from '../../constants';
-import { errorText } from '../../api/client';
-import { useAsync } from '../../app/data';
-import { useBoot, useInitialData } from '../../app/boot';
-import { useT } from '../../app/i18n';
-import { EmptyState, ErrorNote, PageHeader, SkeletonLines } from '../../components/ui';
+import { LoadMore } from '../../components/LoadMore';
+import { useAsync } from '../../lib/useAsync';
+import { useBoot, useInitialData } from '../../stores/boot';
+import { useT } from '../../lib/i18n';
+import { EmptyState, ErrorNote, SkeletonLines } from '../../components/placeholders';
+import { PageHeader } from '../../components/sections';
 import { Icon } from '../../components/Icon';
-import { paths } from '../../paths';
-import { useMarketPaths } from '../market/shared';
-import { DeviceCard } from './shared';
+import { paths, usePublicPaths } from '../../lib/paths';
+import { DeviceCard } from './DeviceCard';
 
 export function NearbyPage() {
   const t = useT();
   const boot = useBoot();
-  const p = useMarketPaths();
+  const p = usePublicPaths();
   const initial = useInitialData('nearby');
   const [at, setAt] = useState(boot.config.map.center);
   const [locating, setLocating] = useState(false);
   const [note, setNote] = useState<string | null>(null);
   const state = useAsync<ListPage<NearbyDevice>>((signal) => fetchNearby({ lat: at.lat, lng: at.lng }, signal), [at.lat, at.lng], initial);
-  const [more, setMore] = useState<{ busy: boolean; error: string | null }>({ busy: false, error: null });
 
   const locate = () => {
     if (!('geolocation' in navigator)) {
@@ -44,19 +43,6 @@ export function NearbyPage() {
     );
   };
 
-  const loadMore = async () => {
-    const current = state.data;
-    if (!current) return;
-    setMore({ busy: true, error: null });
-    try {
-      const page = await fetchNearby({ lat: at.lat, lng: at.lng, offset: current.items.length, limit: PAGE_SIZE });
-      state.setData((prev) => ({ items: [...(prev?.items ?? []), ...(page.items ?? [])], total: page.total }));
-      setMore({ busy: false, error: null });
-    } catch (err) {
-      setMore({ busy: false, error: errorText(err) });
-    }
-  };
-
   const items = state.data?.items ?? [];
   return (
     <div className="page container">
@@ -68,7 +54,7 @@ export function NearbyPage() {
               <Icon name="nearby" size={16} /> {t('use_my_location')}
             </button>
             {!p.mobile ? (
-              <Link className="button ghost" to={paths.nearby.map}>
+              <Link className="button ghost" to={paths.nearby.map()}>
                 <Icon name="map" size={16} /> {t('open_map')}
               </Link>
             ) : null}
@@ -86,14 +72,7 @@ export function NearbyPage() {
               <DeviceCard key={d.id} device={d} />
             ))}
           </ul>
-          {more.error ? <ErrorNote text={more.error} /> : null}
-          {items.length < (state.data?.total ?? 0) ? (
-            <div className="center-row">
-              <button type="button" className="button ghost" disabled={more.busy} onClick={() => void loadMore()}>
-                {t('load_more')}
-              </button>
-            </div>
-          ) : null}
+          <LoadMore state={state} fetchPage={(offset) => fetchNearby({ lat: at.lat, lng: at.lng, offset, limit: PAGE_SIZE })} />
         </>
       ) : !state.error ? (
         <EmptyState icon="nearby" title={t('no_devices_nearby')} text={t('no_devices_nearby_hint')} />

@@ -1,8 +1,9 @@
 import { Link } from 'react-router';
-import { useT } from '../../app/i18n';
-import { EmptyState, PageHeader } from '../../components/ui';
+import { useT } from '../../lib/i18n';
+import { EmptyState } from '../../components/placeholders';
+import { PageHeader } from '../../components/sections';
 import { Icon } from '../../components/Icon';
-import { paths } from '../../paths';
+import { paths } from '../../lib/paths';
 
 export function OnDemandPage() {
   const t = useT();
@@ -12,7 +13,7 @@ export function OnDemandPage() {
         title={t('on_demand_title')}
         subtitle={t('on_demand_text')}
         actions={
-          <Link className="button primary" to={paths.onDemand.placeOrder}>
+          <Link className="button primary" to={paths.onDemand.placeOrder()}>
             <Icon name="plus" size={16} /> {t('place_an_order')}
           </Link>
         }

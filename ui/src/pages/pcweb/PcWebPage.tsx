@@ -1,17 +1,18 @@
 import { useEffect } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { isLang } from '../../i18n';
-import { applySession, safeRedirect } from '../../app/session';
-import { useT } from '../../app/i18n';
-import { Spinner } from '../../components/ui';
+import { applySession } from '../../api/sessionActions';
+import { safeRedirect } from '../../lib/paths';
+import { useT } from '../../lib/i18n';
+import { Spinner } from '../../components/placeholders';
 import { useSettings } from '../../stores/settings';
-import { paths } from '../../paths';
+import { paths } from '../../lib/paths';
 import type { Organization, SessionData, UserType } from '../../api/types';
 import { readStoredSession } from '../../stores/session';
 
 /** Builds the target of /pc-web: the redirect path with `language` and the JSON `params` appended. */
 export function pcWebTarget(query: URLSearchParams): string {
-  const redirect = safeRedirect(query.get('redirect'), paths.market.home);
+  const redirect = safeRedirect(query.get('redirect'), paths.market.home());
   const extra: Record<string, string> = {};
   const rawParams = query.get('params');
   if (rawParams) {

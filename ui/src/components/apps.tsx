@@ -1,0 +1,94 @@
+// Apps as the market and the nearby pages show them: cards, grids, labels and prices.
+import { Link } from 'react-router';
+import type { App } from '../api/types';
+import { formatCoins } from '../lib/format';
+import { useT, type TFunction } from '../lib/i18n';
+import { usePublicPaths } from '../lib/paths';
+
+/** The translation of `<prefix><value>`, or the value itself when there is none. */
+function labelOf(t: TFunction, prefix: string, value: string): string {
+  const key = `${prefix}${value}` as Parameters<TFunction>[0];
+  const text = t(key);
+  return text === key ? value : text;
+}
+
+export function categoryLabel(t: TFunction, category: string): string {
+  return labelOf(t, 'cat_', category);
+}
+
+export function tierLabel(t: TFunction, tier: string): string {
+  return labelOf(t, 'tier_', tier);
+}
+
+export function priceText(t: TFunction, pricePerHour: number): string {
+  return pricePerHour > 0 ? `${formatCoins(pricePerHour)} ${t('coins')} ${t('per_hour')}` : t('free');
+}
+
+export function AppIcon({ app, size = 48 }: { app: Pick<App, 'icon_url' | 'name'>; size?: number }) {
+  return app.icon_url ? (
+    <img className="app-icon" src={app.icon_url} alt="" width={size} height={size} loading="lazy" />
+  ) : (
+    <span className="app-icon app-icon-initial" style={{ width: size, height: size }} aria-hidden="true">
+      {(app.name || '?').charAt(0).toUpperCase()}
+    </span>
+  );
+}
+
+/** Category, display type and tier of an app. */
+export function AppChips({ app }: { app: Pick<App, 'category' | 'display_type' | 'tier'> }) {
+  const t = useT();
+  return (
+    <div className="chips">
+      <span className="chip">{categoryLabel(t, app.category)}</span>
+      {app.display_type ? <span className="chip">{app.display_type}</span> : null}
+      {app.tier ? <span className={`chip tier-${app.tier}`}>{tierLabel(t, app.tier)}</span> : null}
+    </div>
+  );
+}
+
+export function AppCard({ app }: { app: App }) {
+  const t = useT();
+  const p = usePublicPaths();
+  return (
+    <li className="card app-card">
+      <Link to={p.details(app.id)} className="card-link">
+        <div className="app-card-top">
+          <AppIcon app={app} />
+          <div className="app-card-title">
+            <h3>{app.name}</h3>
+            <span className="muted small">{app.publisher}</span>
+          </div>
+        </div>
+        <p className="app-card-summary">{app.summary}</p>
+        <AppChips app={app} />
+        <div className="app-card-foot">
+          <span className="price">{priceText(t, app.price_per_hour)}</span>
+        </div>
+      </Link>
+    </li>
+  );
+}
+
+export function AppGrid({ apps, compact = false }: { apps: App[]; compact?: boolean }) {
+  return (
+    <ul className={compact ? 'card-grid compact' : 'card-grid'} role="list">
+      {apps.map((a) => (
+        <AppCard key={a.id} app={a} />
+      ))}
+    </ul>
+  );
+}
+
+export function AppGridSkeleton({ count = 8 }: { count?: number }) {
+  return (
+    <ul className="card-grid" aria-hidden="true">
+      {Array.from({ length: count }, (_, i) => (
+        <li key={i} className="card app-card skeleton-card">
+          <span className="skeleton" style={{ width: 48, height: 48, borderRadius: 12 }} />
+          <span className="skeleton" style={{ width: '70%' }} />
+          <span className="skeleton" style={{ width: '90%' }} />
+        </li>
+      ))}
+    </ul>
+  );
+}

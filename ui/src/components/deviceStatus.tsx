@@ -1,0 +1,43 @@
+// A device's status and GPUs as the device pages and the public nearby pages show them.
+import type { NearbyDevice } from '../api/types';
+import { formatSize, gpuCount } from '../lib/format';
+import { useT, type TFunction } from '../lib/i18n';
+import type { MessageKey } from '../i18n';
+
+export type ShownStatus = 'online' | 'offline' | 'creating' | 'failed';
+
+const STATUS_KEYS: Record<ShownStatus, MessageKey> = {
+  online: 'status_online',
+  offline: 'status_offline',
+  creating: 'status_creating',
+  failed: 'status_failed',
+};
+
+/**
+ * online, creating (and, for the owner's pages, failed) as they are; anything else (unknown) is
+ * shown as offline (SPEC.md §4). The public nearby pages show no failures.
+ */
+export function shownStatus(status: string, showFailed = true): ShownStatus {
+  if (status === 'online' || status === 'creating' || (showFailed && status === 'failed')) return status;
+  return 'offline';
+}
+
+export function statusLabel(t: TFunction, status: string, showFailed = true): string {
+  return t(STATUS_KEYS[shownStatus(status, showFailed)]);
+}
+
+export function StatusBadge({ status, showFailed = true }: { status: string; showFailed?: boolean }) {
+  const t = useT();
+  return <span className={`status status-${shownStatus(status, showFailed)}`}>{statusLabel(t, status, showFailed)}</span>;
+}
+
+/** SPEC.md §3's GPU forms: a list of entries, a byte count or a name. */
+export function gpuText(t: TFunction, gpus: NearbyDevice['gpus']): string {
+  if (Array.isArray(gpus)) {
+    if (!gpus.length) return t('no_gpu');
+    return gpus.map((g) => (g.vram ? `${g.name} (${formatSize(g.vram)})` : g.name)).join(', ');
+  }
+  const n = gpuCount(gpus);
+  if (!n) return t('no_gpu');
+  return typeof gpus === 'string' ? gpus : formatSize(gpus as number);
+}

@@ -1,0 +1,97 @@
+// Labelled form fields: a text input, a password input with a show/hide button, a select of fixed
+// choices. Each shows its error (or else its hint) below, tied to the input for screen readers.
+import { useId, useState, type InputHTMLAttributes, type ReactNode } from 'react';
+import { useT } from '../lib/i18n';
+import { Icon } from './Icon';
+
+type FieldProps = { label: string; error?: string; hint?: string } & InputHTMLAttributes<HTMLInputElement>;
+
+/** The label, the control and the error or hint below it; `control` gets the input's aria props. */
+function FieldFrame({
+  label,
+  error,
+  hint,
+  control,
+}: {
+  label: string;
+  error?: string;
+  hint?: string;
+  control: (id: string, aria: { 'aria-invalid'?: true; 'aria-describedby'?: string }) => ReactNode;
+}) {
+  const id = useId();
+  const describedBy = error ? `${id}-error` : hint ? `${id}-hint` : undefined;
+  return (
+    <div className={error ? 'field has-error' : 'field'}>
+      <label htmlFor={id}>{label}</label>
+      {control(id, { 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy })}
+      {error ? (
+        <p className="field-error" id={`${id}-error`} role="alert">
+          {error}
+        </p>
+      ) : hint ? (
+        <p className="field-hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+export function Field({ label, error, hint, ...input }: FieldProps) {
+  return <FieldFrame label={label} error={error} hint={hint} control={(id, aria) => <input id={id} {...aria} {...input} />} />;
+}
+
+export function PasswordField({ label, error, hint, ...input }: FieldProps) {
+  const t = useT();
+  const [visible, setVisible] = useState(false);
+  return (
+    <FieldFrame
+      label={label}
+      error={error}
+      hint={hint}
+      control={(id, aria) => (
+        <div className="input-with-button">
+          <input id={id} type={visible ? 'text' : 'password'} {...aria} {...input} />
+          <button
+            type="button"
+            className="icon-button small"
+            aria-label={visible ? t('hide_password') : t('show_password')}
+            aria-controls={id}
+            aria-pressed={visible}
+            onClick={() => setVisible((v) => !v)}
+          >
+            <Icon name={visible ? 'eyeOff' : 'eye'} size={16} />
+          </button>
+        </div>
+      )}
+    />
+  );
+}
+
+/** A labelled select of fixed choices, each a value and its label. */
+export function SelectField<V extends string>({
+  id,
+  label,
+  value,
+  options,
+  onChange,
+}: {
+  id: string;
+  label: string;
+  value: V;
+  options: [V, string][];
+  onChange: (value: V) => void;
+}) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <select id={id} value={value} onChange={(e) => onChange(e.target.value as V)}>
+        {options.map(([v, text]) => (
+          <option key={v} value={v}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}

@@ -1,0 +1,132 @@
+// The one form abstraction: validation messages per field, the server's error, the busy state, the
+// form-error block and a submit guard (one action at a time). Every form of the UI uses it.
+import { useCallback, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { errorText } from '../lib/http';
+import { useT } from '../lib/i18n';
+import type { MessageKey } from '../i18n';
+
+/** A message key per field; `form` is shown in the form-error block. Empty values mean valid. */
+export type Problems<K extends string> = Partial<Record<K | 'form', MessageKey | null | undefined | false>>;
+
+export interface FormOptions<K extends string> {
+  /** Checks the input before the action runs (SPEC.md §5 messages). */
+  validate?: () => Problems<K>;
+  /** Runs once the input is valid; what it throws is the server's error. */
+  action: () => Promise<void>;
+  /** The server's error shows under this field instead of in the form-error block. */
+  serverErrorField?: K;
+}
+
+export interface Form<K extends string> {
+  busy: boolean;
+  /** The error under a field: its validation message, or the server's error routed to it. */
+  error: (field: K) => string | undefined;
+  /** The text of the form-error block, if any. */
+  formError: string | null;
+  /** The form's onSubmit: validates, then runs the action unless one is running already. */
+  submit: (e?: FormEvent) => void;
+  /** Runs another action (no validation) with the same guard and error handling. */
+  run: (action: () => Promise<void>) => Promise<void>;
+  /** Forgets every error (a dialog opened again). */
+  reset: () => void;
+}
+
+export function useForm<K extends string = never>(options: FormOptions<K>): Form<K> {
+  const t = useT();
+  const [problems, setProblems] = useState<Problems<K>>({});
+  const [serverError, setServerError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const running = useRef(false);
+  const latest = useRef(options);
+  latest.current = options;
+
+  const reset = useCallback(() => {
+    setProblems({});
+    setServerError(null);
+  }, []);
+
+  const run = useCallback(
+    async (action: () => Promise<void>) => {
+      if (running.current) return;
+      running.current = true;
+      setBusy(true);
+      reset();
+      try {
+        await action();
+      } catch (err) {
+        setServerError(errorText(err));
+      } finally {
+        running.current = false;
+        setBusy(false);
+      }
+    },
+    [reset],
+  );
+
+  const submit = useCallback(
+    (e?: FormEvent) => {
+      e?.preventDefault();
+      if (running.current) return;
+      const found = latest.current.validate?.() ?? {};
+      if (Object.values(found).some(Boolean)) {
+        setProblems(found);
+        return;
+      }
+      void run(() => latest.current.action());
+    },
+    [run],
+  );
+
+  const { serverErrorField } = options;
+  const message = (key: Problems<K>[K] | undefined) => (key ? t(key) : undefined);
+  return {
+    busy,
+    error: (field) => message(problems[field]) ?? (field === serverErrorField ? serverError ?? undefined : undefined),
+    formError: message(problems.form) ?? (serverErrorField === undefined ? serverError : null),
+    submit,
+    run,
+    reset,
+  };
+}
+
+/** The form-error block (the server's answer, or a problem of the whole form). */
+export function FormError({ form }: { form: { formError: string | null } }) {
+  return form.formError ? (
+    <p className="form-error" role="alert">
+      {form.formError}
+    </p>
+  ) : null;
+}
+
+/** The submit button, disabled while the form's action runs. */
+export function SubmitButton({ form, className = 'button primary', children }: { form: { busy: boolean }; className?: string; children: ReactNode }) {
+  return (
+    <button type="submit" className={className} disabled={form.busy}>
+      {children}
+    </button>
+  );
+}
+
+/** A card form headed by an h2 that labels it, its fields, the form-error block, then the submit button. */
+export function FormCard({
+  id,
+  title,
+  submitLabel,
+  form,
+  children,
+}: {
+  id: string;
+  title: string;
+  submitLabel: string;
+  form: { submit: (e?: FormEvent) => void; busy: boolean; formError: string | null };
+  children: ReactNode;
+}) {
+  return (
+    <form className="card form-card" onSubmit={form.submit} noValidate aria-labelledby={id}>
+      <h2 id={id}>{title}</h2>
+      {children}
+      <FormError form={form} />
+      <SubmitButton form={form}>{submitLabel}</SubmitButton>
+    </form>
+  );
+}

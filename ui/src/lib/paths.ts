@@ -1,0 +1,213 @@
+// Every page path of SPEC.md §2, named once: its pattern (what the route table in app/routes.tsx
+// matches), its title key, and its href builder. Code links with these (`paths.market.details(id)`),
+// never with spelled paths.
+import { useLocation } from 'react-router';
+import { PHONE_PLATFORMS } from '../constants';
+import type { MessageKey } from '../i18n';
+
+type Query = Record<string, string | number | undefined | null>;
+
+/** `path?k=v&…` with the empty, null and undefined values left out. */
+export function withQuery(path: string, query: Query): string {
+  const parts: string[] = [];
+  for (const key of Object.keys(query)) {
+    const v = query[key];
+    if (v !== undefined && v !== null && v !== '') parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(v))}`);
+  }
+  return parts.length ? `${path}?${parts.join('&')}` : path;
+}
+
+/** A page: call it for its href; `pattern` and `titleKey` describe its route. */
+export interface PagePath<A extends unknown[] = []> {
+  (...args: A): string;
+  readonly pattern: string;
+  readonly titleKey: MessageKey;
+}
+
+function page(pattern: string, titleKey: MessageKey): PagePath;
+function page<A extends unknown[]>(pattern: string, titleKey: MessageKey, href: (pattern: string, ...args: A) => string): PagePath<A>;
+function page<A extends unknown[]>(pattern: string, titleKey: MessageKey, href?: (pattern: string, ...args: A) => string) {
+  const build = href ? (...args: A) => href(pattern, ...args) : () => pattern;
+  return Object.assign(build, { pattern, titleKey });
+}
+
+const byId = (p: string, id?: string) => withQuery(p, { id });
+type MoreQuery = { category?: string; keyword?: string };
+const more = (p: string, q: MoreQuery = {}) => withQuery(p, q);
+const byCategory = (p: string, category?: string) => withQuery(p, { category });
+
+export const paths = {
+  root: page('/', 'explore_market'),
+  market: {
+    home: page('/market', 'explore_market', byCategory),
+    more: page('/market/more', 'market_more', more),
+    details: page('/market/details', 'market_details', (p, id: string) => byId(p, id)),
+  },
+  nearby: {
+    home: page('/nearby', 'nearby'),
+    details: page('/nearby/details', 'nearby_details', (p, id: string) => byId(p, id)),
+    map: page('/nearby/map', 'nearby_map'),
+  },
+  onDemand: {
+    home: page('/on-demand', 'on_demand'),
+    placeOrder: page('/on-demand/place-an-order', 'place_an_order'),
+  },
+  auth: {
+    root: page('/auth', 'sign_in'),
+    signIn: page('/auth/signin', 'sign_in', (p, redirect?: string) => withQuery(p, { redirect })),
+    signUp: page('/auth/signup', 'sign_up'),
+  },
+  checkEmail: page('/check-email', 'check_email', (p, email?: string) => withQuery(p, { email })),
+  emailVerified: page('/email-verified', 'email_verified'),
+  companies: {
+    /** Invitations, applications and creating a company; opened from mails, also on phones. */
+    email: page('/company-email', 'company_email'),
+    /** The invitation link of the mails (its path is API.md's). */
+    join: page('/iam/v1/sme/join', 'join_company'),
+  },
+  download: page('/m/download', 'download'),
+  errors: {
+    forbidden: page('/403', 'forbidden'),
+    notFound: page('/404', 'not_found'),
+    offline: page('/500', 'server_error'),
+  },
+  pcWeb: page('/pc-web', 'pc_web'),
+  mobile: {
+    root: page('/m', 'explore_market'),
+    market: page('/m/market', 'explore_market', byCategory),
+    more: page('/m/market/more', 'market_more', more),
+    details: page('/m/market/details', 'market_details', (p, id: string) => byId(p, id)),
+    nearby: page('/m/nearby', 'nearby'),
+    nearbyDetails: page('/m/nearby/details', 'nearby_details', (p, id: string) => byId(p, id)),
+  },
+  /** The signed-in pages; the menu (GET /api/iam/v1/menus) says which a user may open. */
+  console: {
+    app: page('/app', 'z_app'),
+    appDetails: page('/app/details', 'app_details', byId),
+    aiCompute: page('/app/aicompute', 'ai_compute'),
+    devices: page('/devices', 'devices'),
+    link: page('/devices/link', 'link_device'),
+    deviceDetails: page('/devices/details', 'device_details', byId),
+    zcloudCreate: page('/devices/zcloud/create', 'create_zcloud'),
+    company: page('/company', 'company'),
+    allocate: page('/company/allocate', 'allocate'),
+    companyHistory: page('/company/history', 'company_history'),
+    friends: page('/friends', 'friends'),
+    tags: page('/friends/tags', 'friend_tags'),
+    wallet: page('/wallet', 'wallet'),
+    account: page('/account', 'account'),
+    username: page('/account/username', 'change_username'),
+    password: page('/account/password', 'change_password'),
+    messages: page('/messages', 'messages'),
+    demands: page('/demands-and-offers', 'demands_and_offers'),
+    history: page('/history', 'my_company_history'),
+  },
+} as const;
+
+/** Operator-provided legal texts, served from assets/ by the binary (see ui/README.md). */
+export const legalTexts = {
+  terms: '/assets/terms-of-use.html',
+  privacy: '/assets/privacy-policy.html',
+} as const;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyPage = PagePath<any>;
+
+/** The console pages, in menu order. */
+export const consolePages: AnyPage[] = Object.values(paths.console);
+
+/**
+ * The menu's name for a console page (`component` of GET /api/iam/v1/menus; src/iam/menus.rs uses
+ * the same names): its path without the leading slash, e.g. `devices/zcloud/create`.
+ */
+export function componentName(page: AnyPage): string {
+  return page.pattern.slice(1);
+}
+
+const consoleTitles = new Map(consolePages.map((p) => [p.pattern, p.titleKey]));
+
+/** The title key of a console path, or null for a path the UI does not know. */
+export function consoleTitleKey(path: string): MessageKey | null {
+  return consoleTitles.get(path) ?? null;
+}
+
+export function trimSlash(pathname: string): string {
+  return pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
+}
+
+/** Paths that need no sign-in (SPEC.md §2 "Guard exemptions"), besides everything under /m/. */
+const GUARD_EXEMPT = new Set(
+  [
+    paths.pcWeb,
+    paths.errors.forbidden,
+    paths.errors.notFound,
+    paths.errors.offline,
+    paths.market.home,
+    paths.market.more,
+    paths.market.details,
+    paths.nearby.home,
+    paths.nearby.details,
+    paths.nearby.map,
+    // Issue 6 lists the on-demand pages as public pages under the front layout (SPEC.md §2
+    // "Public routes"); submitting an order still needs a sign-in.
+    paths.onDemand.home,
+    paths.onDemand.placeOrder,
+    paths.auth.signIn,
+    paths.auth.signUp,
+    paths.checkEmail,
+    paths.emailVerified,
+  ].map((p: AnyPage) => p.pattern),
+);
+
+const isMobilePath = (p: string) => p === paths.mobile.root.pattern || p.startsWith(`${paths.mobile.root.pattern}/`);
+
+export function isGuardExempt(pathname: string): boolean {
+  const p = trimSlash(pathname);
+  return GUARD_EXEMPT.has(p) || isMobilePath(p);
+}
+
+/** Paths a phone may stay on (SPEC.md §2); everything else not under /m/ goes to /m/market. */
+const PHONE_EXEMPT = new Set(
+  [paths.emailVerified, paths.checkEmail, paths.companies.join, paths.companies.email].map((p: AnyPage) => p.pattern),
+);
+
+export function isPhoneUserAgent(ua: string | undefined | null): boolean {
+  const lower = (ua ?? '').toLowerCase();
+  return PHONE_PLATFORMS.some((p) => lower.includes(p));
+}
+
+export function phoneRedirectTarget(pathname: string, ua: string | undefined | null): string | null {
+  if (!isPhoneUserAgent(ua)) return null;
+  const p = trimSlash(pathname);
+  if (p.startsWith(`${paths.mobile.root.pattern}/`) || PHONE_EXEMPT.has(p)) return null;
+  return paths.mobile.market();
+}
+
+/** Only same-site paths are followed after sign-in. */
+export function safeRedirect(target: string | null | undefined, fallback: string): string {
+  if (!target || !target.startsWith('/') || target.startsWith('//') || target.startsWith(`${paths.auth.root.pattern}/`)) return fallback;
+  return target;
+}
+
+/** Market and nearby links stay inside /m/ on the mobile pages. */
+export function usePublicPaths() {
+  const { pathname } = useLocation();
+  const mobile = pathname.startsWith(`${paths.mobile.root.pattern}/`);
+  return mobile
+    ? {
+        mobile,
+        market: paths.mobile.market,
+        more: paths.mobile.more,
+        details: paths.mobile.details,
+        nearby: paths.mobile.nearby,
+        nearbyDetails: paths.mobile.nearbyDetails,
+      }
+    : {
+        mobile,
+        market: paths.market.home,
+        more: paths.market.more,
+        details: paths.market.details,
+        nearby: paths.nearby.home,
+        nearbyDetails: paths.nearby.details,
+      };
+}

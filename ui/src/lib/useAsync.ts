@@ -1,0 +1,66 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { ApiError, errorText } from '../lib/http';
+
+export interface AsyncState<T> {
+  data: T | undefined;
+  error: string | null;
+  /** The API's code of the last failure (404 when the thing asked for does not exist). */
+  errorCode: number | null;
+  loading: boolean;
+  reload: () => void;
+  setData: (update: (prev: T | undefined) => T | undefined) => void;
+}
+
+/**
+ * Loads data after mount (never during render, so the server and the first client render agree).
+ * With `initial` (server data for the first location) the first load is skipped.
+ */
+export function useAsync<T>(
+  load: ((signal: AbortSignal) => Promise<T>) | null,
+  deps: unknown[],
+  initial?: T,
+): AsyncState<T> {
+  const [data, setDataState] = useState<T | undefined>(initial);
+  const [error, setError] = useState<string | null>(null);
+  const [errorCode, setErrorCode] = useState<number | null>(null);
+  const [loading, setLoading] = useState<boolean>(initial === undefined && load !== null);
+  const [nonce, setNonce] = useState(0);
+  const skip = useRef(initial !== undefined);
+  const loadRef = useRef(load);
+  loadRef.current = load;
+
+  useEffect(() => {
+    if (skip.current) {
+      skip.current = false;
+      return;
+    }
+    const fn = loadRef.current;
+    if (!fn) {
+      setLoading(false);
+      return;
+    }
+    const controller = new AbortController();
+    setLoading(true);
+    setError(null);
+    setErrorCode(null);
+    fn(controller.signal)
+      .then((d) => {
+        if (!controller.signal.aborted) {
+          setDataState(d);
+          setLoading(false);
+        }
+      })
+      .catch((err) => {
+        if (controller.signal.aborted) return;
+        setError(errorText(err));
+        setErrorCode(err instanceof ApiError ? err.code : null);
+        setLoading(false);
+      });
+    return () => controller.abort();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [...deps, nonce]);
+
+  const reload = useCallback(() => setNonce((n) => n + 1), []);
+  const setData = useCallback((update: (prev: T | undefined) => T | undefined) => setDataState(update), []);
+  return { data, error, errorCode, loading, reload, setData };
+}

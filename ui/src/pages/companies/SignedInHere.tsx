@@ -1,0 +1,35 @@
+// Pages a phone opens straight from a mail (SPEC.md §2 keeps them out of the phone redirect, the
+// sign-in page is not): signed out, they sign in in place instead of leaving for /auth/signin.
+import type { ReactNode } from 'react';
+import { Link } from 'react-router';
+import { useT } from '../../lib/i18n';
+import { SignInForm } from '../../components/SignInForm';
+import { SkeletonLines } from '../../components/placeholders';
+import { paths } from '../../lib/paths';
+import { useSession } from '../../stores/session';
+
+export function SignedInHere({ title, text, children }: { title: string; text: string; children: ReactNode }) {
+  const t = useT();
+  const loaded = useSession((s) => s.loaded);
+  const token = useSession((s) => s.token);
+  if (!loaded) {
+    return (
+      <section className="auth-card card">
+        <SkeletonLines lines={4} />
+      </section>
+    );
+  }
+  if (!token) {
+    return (
+      <section className="auth-card card">
+        <h1>{title}</h1>
+        <p className="muted">{text}</p>
+        <SignInForm onSignedIn={() => undefined} />
+        <p className="auth-switch">
+          {t('no_account')} <Link to={paths.auth.signUp()}>{t('sign_up')}</Link>
+        </p>
+      </section>
+    );
+  }
+  return <>{children}</>;
+}

@@ -1,0 +1,46 @@
+import { Link } from 'react-router';
+import type { NearbyDevice } from '../../api/types';
+import { priceText } from '../../components/apps';
+import { StatusBadge, gpuText } from '../../components/deviceStatus';
+import { formatDistance } from '../../lib/format';
+import { useT } from '../../lib/i18n';
+import { usePublicPaths } from '../../lib/paths';
+
+/** Type, distance and GPUs of a nearby device. */
+export function NearbyFacts({ device, className }: { device: NearbyDevice; className: string }) {
+  const t = useT();
+  return (
+    <dl className={className}>
+      <div>
+        <dt>{t('device_type')}</dt>
+        <dd>{device.type}</dd>
+      </div>
+      <div>
+        <dt>{t('distance')}</dt>
+        <dd>{formatDistance(device.distance_km)}</dd>
+      </div>
+      <div>
+        <dt>{t('gpus')}</dt>
+        <dd>{gpuText(t, device.gpus)}</dd>
+      </div>
+    </dl>
+  );
+}
+
+/** A device of the nearby list. */
+export function DeviceCard({ device }: { device: NearbyDevice }) {
+  const t = useT();
+  const p = usePublicPaths();
+  return (
+    <li className="card device-card">
+      <Link to={p.nearbyDetails(device.id)} className="card-link">
+        <div className="device-card-head">
+          <h3>{device.name}</h3>
+          <StatusBadge status={device.status} showFailed={false} />
+        </div>
+        <NearbyFacts device={device} className="mini-facts" />
+        <span className="price">{priceText(t, device.price_per_hour)}</span>
+      </Link>
+    </li>
+  );
+}
