@@ -26,8 +26,8 @@ where
 {
     OpenApiRouter::new()
         .routes(routes!(send_request, list_requests))
-        .routes(routes!(accept))
-        .routes(routes!(decline))
+        .routes(routes!(accept_request))
+        .routes(routes!(decline_request))
         .routes(routes!(cancel))
         .routes(routes!(list_friends))
         .routes(routes!(get_friend, update_friend, remove_friend))
@@ -36,10 +36,10 @@ where
         .routes(routes!(list_blocks))
         .routes(routes!(block, unblock))
         .routes(routes!(list_conversations))
-        .routes(routes!(history))
-        .routes(routes!(mark_read))
+        .routes(routes!(conversation_history))
+        .routes(routes!(mark_conversation_read))
         .routes(routes!(send_message))
-        .routes(routes!(stats))
+        .routes(routes!(social_stats))
         .routes(routes!(events_stream))
 }
 
@@ -69,14 +69,14 @@ async fn list_requests(State(cx): State<SocialCtx>, auth: Auth, ApiQuery(page): 
 /// Accept an incoming request: both become friends.
 #[utoipa::path(post, path = "/api/cim/v1/friends/requests/{id}/accept", tag = "friends", params(("id" = String, Path)),
     responses((status = 200, body = Envelope<FriendRequest>), (status = 404), (status = 409)))]
-async fn accept(State(cx): State<SocialCtx>, auth: Auth, ApiPath(id): ApiPath<FriendRequestId>) -> ApiResult<FriendRequest> {
+async fn accept_request(State(cx): State<SocialCtx>, auth: Auth, ApiPath(id): ApiPath<FriendRequestId>) -> ApiResult<FriendRequest> {
     ok(nudged(&cx, requests::decide(&cx.db, &auth, id.as_str(), Decision::Accept)).await?)
 }
 
 /// Decline an incoming request.
 #[utoipa::path(post, path = "/api/cim/v1/friends/requests/{id}/decline", tag = "friends", params(("id" = String, Path)),
     responses((status = 200, body = Envelope<FriendRequest>), (status = 404), (status = 409)))]
-async fn decline(State(cx): State<SocialCtx>, auth: Auth, ApiPath(id): ApiPath<FriendRequestId>) -> ApiResult<FriendRequest> {
+async fn decline_request(State(cx): State<SocialCtx>, auth: Auth, ApiPath(id): ApiPath<FriendRequestId>) -> ApiResult<FriendRequest> {
     ok(nudged(&cx, requests::decide(&cx.db, &auth, id.as_str(), Decision::Decline)).await?)
 }
 
@@ -190,7 +190,7 @@ async fn list_conversations(State(cx): State<SocialCtx>, auth: Auth, ApiQuery(pa
 #[utoipa::path(get, path = "/api/cim/v1/conversations/{user_id}/messages", tag = "messages",
     params(("user_id" = String, Path), HistoryQuery),
     responses((status = 200, body = Envelope<List<Message>>), (status = 404)))]
-async fn history(
+async fn conversation_history(
     State(cx): State<SocialCtx>,
     auth: Auth,
     ApiPath(user_id): ApiPath<UserId>,
@@ -203,7 +203,7 @@ async fn history(
 /// Mark what a person sent the caller read.
 #[utoipa::path(put, path = "/api/cim/v1/conversations/{user_id}/read", tag = "messages", params(("user_id" = String, Path)),
     responses((status = 200, body = Envelope<Null>), (status = 404)))]
-async fn mark_read(State(cx): State<SocialCtx>, auth: Auth, ApiPath(user_id): ApiPath<UserId>) -> ApiResult<Null> {
+async fn mark_conversation_read(State(cx): State<SocialCtx>, auth: Auth, ApiPath(user_id): ApiPath<UserId>) -> ApiResult<Null> {
     nudged(&cx, messages::mark_read(&cx.db, &auth, user_id.as_str())).await?;
     ok(Null)
 }
@@ -217,7 +217,7 @@ async fn send_message(State(cx): State<SocialCtx>, auth: Auth, Valid(m): Valid<N
 
 /// Unread messages and waiting friend requests: the menu badges.
 #[utoipa::path(get, path = "/api/cim/v1/stats", tag = "messages", responses((status = 200, body = Envelope<SocialStats>)))]
-async fn stats(State(cx): State<SocialCtx>, auth: Auth) -> ApiResult<SocialStats> {
+async fn social_stats(State(cx): State<SocialCtx>, auth: Auth) -> ApiResult<SocialStats> {
     ok(messages::stats(&cx.db, &auth).await?)
 }
 
