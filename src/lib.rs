@@ -2,12 +2,15 @@
 
 pub mod agent;
 pub mod app;
+pub mod billing;
+pub mod coins;
 pub mod client_ip;
 pub mod companies;
 pub mod config;
 pub mod db;
 pub mod devices;
 pub mod error;
+pub mod events;
 pub mod http;
 pub mod ids;
 pub mod iam;
@@ -22,6 +25,7 @@ pub mod public;
 pub mod schedule;
 pub mod secrets;
 pub mod server;
+pub mod social;
 pub mod state;
 pub mod ssr;
 pub mod telemetry;

@@ -7,6 +7,8 @@ use anyhow::Context;
 use tokio::net::TcpListener;
 
 use crate::app;
+use crate::billing::BillingCtx;
+use crate::billing::idempotency::IdempotencyStore;
 use crate::companies::CompaniesCtx;
 use crate::config::Config;
 use crate::devices::DevicesCtx;
@@ -20,6 +22,7 @@ use crate::mail::Mailer;
 use crate::market::MarketCtx;
 use crate::notifications::{NotificationsCtx, StatsSources};
 use crate::public::PublicData;
+use crate::social::SocialCtx;
 use crate::ssr::Ssr;
 use crate::ssr::data::PageSources;
 use crate::state::AppState;
@@ -62,9 +65,11 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
     // The cross-domain questions, answered by the domains that know.
     let deletion = DeletionChecks::new(vec![
         Arc::new(crate::devices::binding::DevicesLinked),
+        Arc::new(crate::billing::BalanceOutstanding),
         Arc::new(crate::companies::CompaniesJoined),
     ]);
-    let stats = StatsSources::new(vec![Arc::new(crate::companies::MemberRecordsUnread)]);
+    let on_verified = crate::iam::signup::VerifiedHooks::new(vec![Arc::new(crate::billing::SignupBonus(config.billing.signup_bonus))]);
+    let stats = StatsSources::new(vec![Arc::new(crate::companies::MemberRecordsUnread), Arc::new(crate::social::PendingFriendRequests)]);
     let pages = PageSources::new(vec![Arc::new(devices.clone()), Arc::new(market.clone())]);
 
     let iam = IamCtx {
@@ -76,8 +81,16 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         limiter: Arc::new(Limits::from_config(&config.auth)),
         hasher: Hasher::new(config.auth.hash_concurrency, std::time::Duration::from_millis(config.auth.hash_wait_ms)),
         deletion,
+        on_verified,
     };
+    let billing = BillingCtx { db: db.clone(), settings: Arc::new(config.billing.clone()) };
+    let idempotency = IdempotencyStore::new(db.clone(), keys.clone(), config.server.body_limit_bytes);
     let ssr = Arc::new(Ssr::new(&config, public.clone(), pages));
+    let social = SocialCtx {
+        db: db.clone(),
+        settings: Arc::new(config.social.clone()),
+        hub: crate::events::hub::Hub::new(config.social.streams_per_user),
+    };
     Ok(AppState {
         config: Arc::new(config),
         sessions: Sessions { keys, db: db.clone() },
@@ -90,15 +103,21 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         companies,
         devices,
         market,
+        billing,
+        idempotency,
+        social,
     })
 }
 
 /// Serves until `shutdown` resolves, then finishes in-flight requests and stops the jobs.
 pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future<Output = ()> + Send + 'static) -> anyhow::Result<()> {
     let mut jobs = crate::schedule::start(&state).await.context("starting background jobs")?;
+    let poll = std::time::Duration::from_millis(state.config.social.poll_ms);
+    let events = crate::events::hub::start(state.social.hub.clone(), state.db.clone(), state.config.database_url(), poll);
     let limits = crate::listener::ConnLimits::from_config(&state.config);
     let router = app::router(state);
     crate::listener::serve(listener, router, limits, shutdown).await;
+    events.abort();
     let _ = jobs.shutdown().await;
     Ok(())
 }

@@ -35,6 +35,8 @@ pub struct IamCtx {
     pub limiter: Arc<ratelimit::Limits>,
     pub hasher: password::Hasher,
     pub deletion: deletion::DeletionChecks,
+    /// What other domains do when an account becomes verified.
+    pub on_verified: signup::VerifiedHooks,
 }
 
 /// Identity's background jobs.

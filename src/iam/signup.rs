@@ -1,9 +1,10 @@
 //! Sign-up and email verification. No HTTP types here.
 
 use std::net::IpAddr;
+use std::sync::Arc;
 
 use chrono::Duration;
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
+use sea_orm::{ActiveModelTrait, ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter, Set};
 
 use crate::db::entity::{email_verifications, users};
 use crate::db::{for_update, new_id, now, write_txn};
@@ -12,6 +13,29 @@ use crate::iam::IamCtx;
 use crate::iam::model::*;
 use crate::iam::tokens;
 use crate::mail::Mail;
+
+/// What another domain does when an account becomes verified (the wallet's signup bonus),
+/// inside the verifying transaction. Registered when the server is assembled (src/server.rs).
+#[async_trait::async_trait]
+pub trait OnVerified: Send + Sync {
+    async fn verified(&self, txn: &DatabaseTransaction, user_id: &str) -> Result<(), AppError>;
+}
+
+/// Every registered [`OnVerified`], run in order.
+#[derive(Clone, Default)]
+pub struct VerifiedHooks(Arc<Vec<Arc<dyn OnVerified>>>);
+
+impl VerifiedHooks {
+    pub fn new(hooks: Vec<Arc<dyn OnVerified>>) -> Self {
+        VerifiedHooks(Arc::new(hooks))
+    }
+    async fn run(&self, txn: &DatabaseTransaction, user_id: &str) -> Result<(), AppError> {
+        for h in self.0.iter() {
+            h.verified(txn, user_id).await?;
+        }
+        Ok(())
+    }
+}
 
 // ---- sign-up and verification ----
 
@@ -53,6 +77,9 @@ pub async fn register(cx: &IamCtx, ip: IpAddr, req: NewAccount) -> Result<Regist
                 Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => AppError::conflict(Msg::EmailTaken),
                 _ => e.into(),
             })?;
+            if !verify {
+                cx.on_verified.run(&txn, &id).await?;
+            }
             id
         }
     };
@@ -109,8 +136,7 @@ pub async fn verify_email(cx: &IamCtx, token: Option<&str>) -> Result<EmailOnly,
         return Err(AppError::invalid("token", Msg::VerificationInvalid));
     }
     let t = now();
-    let email = user.email.clone();
-    let user_id = user.id.clone();
+    let (email, user_id) = (user.email.clone(), user.id.clone());
     let mut u: users::ActiveModel = user.into();
     u.email_verified_at = Set(Some(t));
     u.updated_at = Set(t);
@@ -128,11 +154,12 @@ pub async fn verify_email(cx: &IamCtx, token: Option<&str>) -> Result<EmailOnly,
     v.update(&txn).await?;
     // The other pending links of this address stop working.
     email_verifications::Entity::delete_many()
-        .filter(email_verifications::Column::UserId.eq(user_id))
+        .filter(email_verifications::Column::UserId.eq(user_id.clone()))
         .filter(email_verifications::Column::TokenHash.ne(token_hash))
         .filter(email_verifications::Column::UsedAt.is_null())
         .exec(&txn)
         .await?;
+    cx.on_verified.run(&txn, &user_id).await?;
     txn.commit().await?;
     Ok(EmailOnly { email })
 }

@@ -1,5 +1,6 @@
 //! One integration-test binary: the real server over real HTTP against a fresh database.
 
+mod billing;
 mod common;
 mod companies;
 mod devices;
@@ -10,3 +11,4 @@ mod iam;
 mod market;
 mod notifications;
 mod races;
+mod social;
