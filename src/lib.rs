@@ -22,6 +22,7 @@ pub mod market;
 pub mod notifications;
 pub mod openapi;
 pub mod public;
+pub mod ratelimit;
 pub mod schedule;
 pub mod secrets;
 pub mod server;

@@ -32,6 +32,16 @@ pub async fn start(state: &AppState) -> anyhow::Result<JobScheduler> {
             }
         }
     });
+    // Shared limits whose allowance is back in full hold nothing: their rows go.
+    let db = state.db.clone();
+    let limits = repeated(&state.db, "ratelimit.forget_idle", Duration::from_secs(300), Runs::Shared, move || {
+        let db = db.clone();
+        async move {
+            if let Err(e) = crate::ratelimit::forget_idle(&db).await {
+                tracing::warn!(error = %e, "rate limit clean-up failed");
+            }
+        }
+    });
     let domains = [
         crate::devices::jobs(&state.devices),
         crate::iam::jobs(&state.iam),
@@ -41,7 +51,7 @@ pub async fn start(state: &AppState) -> anyhow::Result<JobScheduler> {
         crate::billing::jobs(&state.billing),
         crate::social::jobs(&state.social),
     ];
-    for job in [mail, follow].into_iter().chain(domains.into_iter().flatten()) {
+    for job in [mail, follow, limits].into_iter().chain(domains.into_iter().flatten()) {
         sched.add(job?).await?;
     }
     sched.start().await?;

@@ -78,7 +78,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         site,
         mailer: mailer.clone(),
         keys: keys.clone(),
-        limiter: Arc::new(Limits::from_config(&config.auth)),
+        limiter: Arc::new(Limits::from_config(db.clone(), &config.auth)),
         hasher: Hasher::new(config.auth.hash_concurrency, std::time::Duration::from_millis(config.auth.hash_wait_ms)),
         deletion,
         on_verified,

@@ -12,7 +12,6 @@ pub mod routes;
 pub mod sharing;
 pub mod zcloud;
 
-use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -20,9 +19,9 @@ use sea_orm::DatabaseConnection;
 use tokio_cron_scheduler::{Job, JobSchedulerError};
 
 use crate::config::DevicesConfig;
-use crate::iam::ratelimit::Limit;
 use crate::jobs::{Runs, repeated};
 use crate::public::PublicData;
+use crate::ratelimit::SharedLimit;
 
 /// What the device rules use.
 #[derive(Clone)]
@@ -33,13 +32,13 @@ pub struct DevicesCtx {
     pub map_centre: (f64, f64),
     /// Bumped when what visitors see (the nearby list) changes.
     pub public: PublicData,
-    /// Agent registrations per client IP (`devices.register_ip_burst`), in this instance's memory.
-    pub register_limit: Arc<Limit<IpAddr>>,
+    /// Agent registrations per client IP (`devices.register_ip_burst`), shared by the instances.
+    pub register_limit: Arc<SharedLimit>,
 }
 
 impl DevicesCtx {
     pub fn new(db: DatabaseConnection, settings: &DevicesConfig, map_centre: (f64, f64), public: PublicData) -> Self {
-        let register_limit = Limit::new(settings.register_ip_burst, Duration::from_secs(settings.register_ip_refill_secs));
+        let register_limit = SharedLimit::new("agent_register_ip", settings.register_ip_burst, Duration::from_secs(settings.register_ip_refill_secs));
         DevicesCtx { db, settings: Arc::new(settings.clone()), map_centre, public, register_limit: Arc::new(register_limit) }
     }
 }

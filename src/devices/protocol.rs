@@ -31,7 +31,7 @@ pub async fn register(cx: &DevicesCtx, ip: IpAddr, req: AgentRegistration) -> Re
             return Err(AppError::Forbidden(Msg::RegistrationTokenInvalid));
         }
     }
-    cx.register_limit.check(&ip)?;
+    cx.register_limit.check(&cx.db, &ip.to_string()).await?;
     let secret = tokens::random_token();
     let code = PairingCode::new_random();
     let txn = write_txn(&cx.db).await?;

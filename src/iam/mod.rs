@@ -52,7 +52,7 @@ pub fn jobs(cx: &IamCtx) -> Vec<Result<Job, JobSchedulerError>> {
             }
         }
     });
-    // The sign-in and sign-up limits live in this instance's memory.
+    // The memory layer of the sign-in and sign-up limits.
     let limiter = cx.limiter.clone();
     let retain = repeated(&cx.db, "iam.limiter_retain", Duration::from_secs(300), Runs::PerInstance, move || {
         let limiter = limiter.clone();

@@ -18,10 +18,10 @@ use crate::iam::tokens::{self, ACCESS, Claims};
 
 pub async fn login(cx: &IamCtx, ip: IpAddr, req: Credentials) -> Result<Session, AppError> {
     let Credentials { email, password: pass } = req;
-    cx.limiter.login_attempt(ip, email.as_str())?;
+    cx.limiter.login_attempt(ip, email.as_str()).await?;
     let user = users::Entity::find().filter(users::Column::Email.eq(email.as_str())).one(&cx.db).await?;
     if !cx.hasher.verify(pass, user.as_ref().map(|u| u.password_hash.clone())).await? {
-        cx.limiter.login_failed(ip, email.as_str());
+        cx.limiter.login_failed(ip, email.as_str()).await?;
         return Err(AppError::Unauthorized(Msg::CredentialsIncorrect));
     }
     let user = user.ok_or(AppError::Unauthorized(Msg::CredentialsIncorrect))?;

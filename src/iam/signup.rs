@@ -45,7 +45,7 @@ impl VerifiedHooks {
 /// before any hashing.
 pub async fn register(cx: &IamCtx, ip: IpAddr, req: NewAccount) -> Result<RegisterResponse, AppError> {
     let NewAccount { email, password, username: given_name } = req;
-    cx.limiter.register_attempt(ip, email.as_str())?;
+    cx.limiter.register_attempt(ip, email.as_str()).await?;
     let verify = cx.settings.email_verification;
     let hash = cx.hasher.hash(password.as_str().to_string()).await?;
 

@@ -8,6 +8,7 @@ mod foundation;
 mod hardening;
 mod limits;
 mod iam;
+mod instances;
 mod market;
 mod notifications;
 mod races;
