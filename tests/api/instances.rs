@@ -11,11 +11,19 @@ use serde_json::{Value, json};
 use crate::common::*;
 use crate::devices::{register, spec};
 
+/// Two servers on one database with one signing key (as an operator configures them: the key
+/// in `auth.jwt_secret`, not in each data directory).
 async fn pair(adjust: fn(&mut zmarket::config::Config)) -> (TestApp, TestApp) {
-    let a = TestApp::spawn_with(adjust).await;
+    const KEY: &str = "two-instances-share-this-signing-key-0123456789";
+    let a = TestApp::spawn_with(|c| {
+        adjust(c);
+        c.auth.jwt_secret = KEY.into();
+    })
+    .await;
     let url = a.state.config.database_url();
     let b = TestApp::spawn_with(move |c| {
         adjust(c);
+        c.auth.jwt_secret = KEY.into();
         c.database.url = url;
     })
     .await;
@@ -44,7 +52,7 @@ async fn a_session_made_on_one_instance_lives_and_ends_on_both() {
     assert_eq!(on_a["data"]["refresh_token"], on_b["data"]["refresh_token"]);
 
     // Signed out on B: A refuses the token at once.
-    let token = on_a["data"]["token"].as_str().unwrap().to_string();
+    let token = on_a["data"]["access_token"].as_str().unwrap().to_string();
     let (st, body) = b.post_json("/api/iam/v1/logout", &json!({}), Some(&token)).await;
     assert_eq!(st, 200, "{body}");
     let (st, body) = a.get_auth("/api/iam/v1/account/profile", &token).await;
@@ -160,16 +168,23 @@ async fn shared_jobs_run_once_across_instances() {
         let mail = zmarket::mail::Mail { to: addr, subject: "Once", body: "once", link: None };
         a.state.mailer.enqueue(&a.state.db, mail).await.unwrap();
     }
+    // Both deliver what is due at once (their scheduled mail jobs may join in).
     let (x, y) = tokio::join!(a.state.mailer.deliver_due(), b.state.mailer.deliver_due());
     let (x, y) = (x.unwrap(), y.unwrap());
-    assert_eq!(x + y, to.len(), "delivered by A {x}, by B {y}");
-    // Each address received exactly one message, in one of the two mail directories.
+    assert!(x + y <= to.len(), "delivered by A {x}, by B {y}");
+    // Each address receives exactly one message, in one of the two mail directories.
+    let received = |files: &[String], addr: &str| files.iter().filter(|m| m.contains(&format!("To: {addr}"))).count();
     let mut files = Vec::new();
-    for app in [&a, &b] {
-        files.extend(app.mails().await);
+    for _ in 0..100 {
+        files = a.mails().await;
+        files.extend(b.mails().await);
+        if to.iter().all(|addr| received(&files, addr) > 0) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
     for addr in &to {
-        let n = files.iter().filter(|m| m.contains(&format!("To: {addr}"))).count();
+        let n = received(&files, addr);
         assert_eq!(n, 1, "{addr} received {n} messages");
     }
 
