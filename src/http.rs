@@ -133,6 +133,7 @@ impl<S: Send + Sync> FromRequest<S> for ApiMultipart {
 
 /// `?offset=&limit=`; limit at most 100.
 #[derive(Debug, Clone, Copy, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct Page {
     #[param(minimum = 0)]
     pub offset: Option<i64>,

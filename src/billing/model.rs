@@ -63,6 +63,7 @@ pub struct Day {
 
 /// `?days=`: how many days back the chart goes, today included (1-90; 30 when absent).
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct DailyQuery {
     pub days: Option<i64>,
 }
@@ -79,6 +80,7 @@ impl DailyQuery {
 
 /// `?kind=income|expense`; all when absent.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct EntriesQuery {
     pub kind: Option<String>,
 }
@@ -96,6 +98,7 @@ impl EntriesQuery {
 
 /// `?status=billed|unbilled`; both when absent.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct BillsQuery {
     pub status: Option<String>,
 }

@@ -81,6 +81,7 @@ pub struct InviteRequest {
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct JoinQuery {
     pub code: Option<String>,
 }
@@ -120,6 +121,7 @@ pub struct MemberRecord {
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct RecordsQuery {
     pub offset: Option<i64>,
     pub limit: Option<i64>,
@@ -136,6 +138,7 @@ pub struct AssignRequest {
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct AssignmentQuery {
     pub user_id: Option<String>,
     pub offset: Option<i64>,

@@ -155,6 +155,7 @@ pub struct Device {
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct DeviceFilter {
     /// Z-BOX, P-BOX, Z-CLOUD or server group
     #[serde(rename = "type")]
@@ -304,6 +305,7 @@ pub struct HeartbeatResponse {
 // ---- nearby ----
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct NearbyQuery {
     pub lat: Option<f64>,
     pub lng: Option<f64>,
@@ -313,6 +315,7 @@ pub struct NearbyQuery {
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct NearbyPoint {
     pub lat: Option<f64>,
     pub lng: Option<f64>,

@@ -117,6 +117,7 @@ pub struct RegisterResponse {
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct VerifyQuery {
     pub token: Option<String>,
 }

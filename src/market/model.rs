@@ -212,6 +212,7 @@ pub fn icon_url(icon: &str) -> String {
 
 /// `GET /market/applications`.
 #[derive(Debug, Clone, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ListQuery {
     /// AI, Metaverse, Game, Work, Home, Others, Z-CLOUD, or top_picks.
     pub category: Option<String>,
@@ -219,6 +220,7 @@ pub struct ListQuery {
 
 /// `GET /market/search`.
 #[derive(Debug, Clone, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct SearchQuery {
     /// Matched case-insensitively against the English and Chinese names and summaries and the
     /// publisher; several words must all match.
@@ -231,6 +233,7 @@ pub struct SearchQuery {
 
 /// `?language=` of the market calls.
 #[derive(Debug, Clone, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct LangQuery {
     /// en or zh; without it, `Accept-Language` decides.
     pub language: Option<String>,

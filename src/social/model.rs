@@ -382,3 +382,17 @@ mod tests {
         ));
     }
 }
+
+/// One event of `/api/cim/v1/events` as a client parses it (the OpenAPI document describes each
+/// event of the stream, not the stream as one string).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SseEvent {
+    /// The event's sequence number (what `Last-Event-ID` echoes).
+    pub id: Option<String>,
+    /// `ready`, `resync`, or the kind of what happened (docs/social.md).
+    pub event: Option<String>,
+    /// The event's JSON, as text.
+    pub data: String,
+    /// How long a client waits before reconnecting, in milliseconds.
+    pub retry: Option<u64>,
+}

@@ -227,7 +227,7 @@ async fn social_stats(State(cx): State<SocialCtx>, auth: Auth) -> ApiResult<Soci
 /// keep-alive comment every `social.keep_alive_secs`. See docs/social.md.
 #[utoipa::path(get, path = "/api/cim/v1/events", tag = "messages",
     params(("Last-Event-ID" = Option<String>, Header, description = "the id of the last event received")),
-    responses((status = 200, content_type = "text/event-stream", body = String), (status = 401), (status = 429)))]
+    responses((status = 200, content_type = "text/event-stream", body = SseEvent), (status = 401), (status = 429)))]
 async fn events_stream(State(cx): State<SocialCtx>, auth: Auth, headers: HeaderMap) -> Result<Response, AppError> {
     let cfg = &cx.settings;
     let sub = cx.hub.subscribe(&auth.user_id).ok_or(AppError::TooManyRequests { retry_after_secs: 5 })?;

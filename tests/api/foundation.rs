@@ -202,6 +202,14 @@ async fn openapi_document_lists_the_endpoints() {
             if let Some(other) = ids.insert(id.to_string(), format!("{method} {path}")) {
                 panic!("operationId {id} is used by {other} and by {method} {path}");
             }
+            // A path parameter is a `{name}` of the path; everything else is in the query
+            // (Schemathesis found query fields documented as required path parameters).
+            for p in op["parameters"].as_array().into_iter().flatten() {
+                let name = p["name"].as_str().unwrap();
+                if p["in"] == "path" {
+                    assert!(path.contains(&format!("{{{name}}}")), "{method} {path}: `{name}` is documented in the path");
+                }
+            }
         }
     }
 }
