@@ -71,7 +71,8 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         Arc::new(crate::companies::CompaniesJoined),
     ]);
     let stats = StatsSources::new(vec![Arc::new(crate::companies::MemberRecordsUnread)]);
-    let pages = PageSources::new(vec![Arc::new(devices.clone()), Arc::new(market.clone())]);
+    let documents = crate::ssr::documents::Documents::new(&config.data_dir, &config.product_name);
+    let pages = PageSources::new(vec![Arc::new(devices.clone()), Arc::new(market.clone()), Arc::new(documents)]);
 
     let iam = IamCtx {
         db: db.clone(),
@@ -81,6 +82,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         keys: keys.clone(),
         limiter: Arc::new(LoginLimiter::from_config(&config.auth)),
         deletion,
+        recovery: Arc::default(),
     };
     let ssr = Arc::new(Ssr::new(&config, public.clone(), pages));
     Ok(AppState {

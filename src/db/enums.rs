@@ -192,4 +192,6 @@ pub enum NotificationKind {
     ZcloudReady,
     #[sea_orm(string_value = "zcloud_failed")]
     ZcloudFailed,
+    #[sea_orm(string_value = "company_invitation")]
+    CompanyInvitation,
 }

@@ -9,6 +9,7 @@ pub mod menus;
 pub mod model;
 pub mod password;
 pub mod ratelimit;
+pub mod recovery;
 pub mod routes;
 pub mod sessions;
 pub mod signup;
@@ -34,6 +35,8 @@ pub struct IamCtx {
     pub keys: Arc<tokens::Keys>,
     pub limiter: Arc<ratelimit::LoginLimiter>,
     pub deletion: deletion::DeletionChecks,
+    /// Limits "Forgot password" and "Resend verification email" mails.
+    pub recovery: Arc<recovery::RecoveryLimiter>,
 }
 
 /// Identity's background jobs.
@@ -51,9 +54,13 @@ pub fn jobs(cx: &IamCtx) -> Vec<Result<Job, JobSchedulerError>> {
     });
     // The sign-in limiter lives in this instance's memory.
     let limiter = cx.limiter.clone();
+    let recovery = cx.recovery.clone();
     let retain = repeated(&cx.db, "iam.limiter_retain", Duration::from_secs(300), Runs::PerInstance, move || {
-        let limiter = limiter.clone();
-        async move { limiter.retain_recent() }
+        let (limiter, recovery) = (limiter.clone(), recovery.clone());
+        async move {
+            limiter.retain_recent();
+            recovery.retain_recent();
+        }
     });
     vec![cleanup, retain]
 }

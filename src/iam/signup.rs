@@ -1,7 +1,7 @@
 //! Sign-up and email verification. No HTTP types here.
 
 use chrono::Duration;
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
+use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
 
 use crate::db::entity::{email_verifications, users};
 use crate::db::{new_id, now, write_txn};
@@ -14,8 +14,44 @@ use crate::mail::Mail;
 
 // ---- sign-up and verification ----
 
+/// A new verification link for `user_id` (the earlier ones stop working), mailed inside the
+/// caller's transaction. `redirect` (a path of this site) rides along in the link, so that the
+/// verified person signs in and lands there (an invitation).
+pub async fn send_verification(
+    cx: &IamCtx,
+    txn: &impl ConnectionTrait,
+    user_id: &str,
+    email: &Email,
+    redirect: Option<&str>,
+) -> Result<(), AppError> {
+    email_verifications::Entity::delete_many().filter(email_verifications::Column::UserId.eq(user_id)).exec(txn).await?;
+    let token = tokens::random_token();
+    let t = now();
+    email_verifications::ActiveModel {
+        token_hash: Set(tokens::hash_token(&token)),
+        user_id: Set(user_id.to_string()),
+        expires_at: Set(t + Duration::seconds(cx.settings.verification_ttl_secs as i64)),
+        used_at: Set(None),
+        created_at: Set(t),
+    }
+    .insert(txn)
+    .await?;
+    let next = redirect.map(|r| format!("&redirect={}", url::form_urlencoded::byte_serialize(r.as_bytes()).collect::<String>())).unwrap_or_default();
+    let link = cx.site.link(&format!("/email-verified?token={token}{next}"));
+    let product = &cx.site.product_name;
+    let hours = cx.settings.verification_ttl_secs / 3600;
+    let body = format!(
+        "Welcome to {product}!\n\nOpen this link to verify your email address:\n{link}\n\n\
+         The link is valid for {hours} hours. If you did not sign up, ignore this message.\n\n\
+         欢迎使用 {product}！\n\n请打开以下链接验证您的邮箱：\n{link}\n\n链接 {hours} 小时内有效。如果不是您本人注册，请忽略本邮件。\n"
+    );
+    let subject = format!("Verify your email address / 验证您的邮箱 - {product}");
+    cx.mailer.enqueue(txn, Mail { to: email.as_str(), subject: &subject, body: &body, link: Some(&link) }).await?;
+    Ok(())
+}
+
 pub async fn register(cx: &IamCtx, req: NewAccount) -> Result<RegisterResponse, AppError> {
-    let NewAccount { email, password, username: given_name } = req;
+    let NewAccount { email, password, username: given_name, redirect } = req;
     let verify = cx.settings.email_verification;
     let hash = password::hash(password.as_str().to_string()).await?;
 
@@ -35,7 +71,6 @@ pub async fn register(cx: &IamCtx, req: NewAccount) -> Result<RegisterResponse, 
             }
             a.updated_at = Set(t);
             a.update(&txn).await?;
-            email_verifications::Entity::delete_many().filter(email_verifications::Column::UserId.eq(id.clone())).exec(&txn).await?;
             id
         }
         None => {
@@ -62,26 +97,7 @@ pub async fn register(cx: &IamCtx, req: NewAccount) -> Result<RegisterResponse, 
         }
     };
     if verify {
-        let token = tokens::random_token();
-        email_verifications::ActiveModel {
-            token_hash: Set(tokens::hash_token(&token)),
-            user_id: Set(user_id),
-            expires_at: Set(t + Duration::seconds(cx.settings.verification_ttl_secs as i64)),
-            used_at: Set(None),
-            created_at: Set(t),
-        }
-        .insert(&txn)
-        .await?;
-        let link = format!("{}/email-verified?token={token}", cx.site.public_url.trim_end_matches('/'));
-        let product = &cx.site.product_name;
-        let hours = cx.settings.verification_ttl_secs / 3600;
-        let body = format!(
-            "Welcome to {product}!\n\nOpen this link to verify your email address:\n{link}\n\n\
-             The link is valid for {hours} hours. If you did not sign up, ignore this message.\n\n\
-             欢迎使用 {product}！\n\n请打开以下链接验证您的邮箱：\n{link}\n\n链接 {hours} 小时内有效。如果不是您本人注册，请忽略本邮件。\n"
-        );
-        let subject = format!("Verify your email address / 验证您的邮箱 - {product}");
-        cx.mailer.enqueue(&txn, Mail { to: email.as_str(), subject: &subject, body: &body, link: Some(&link) }).await?;
+        send_verification(cx, &txn, &user_id, &email, redirect.as_deref()).await?;
     }
     txn.commit().await?;
     if verify {

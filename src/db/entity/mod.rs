@@ -12,6 +12,7 @@ pub mod market_catalogue;
 pub mod member_records;
 pub mod notification_counters;
 pub mod notifications;
+pub mod password_resets;
 pub mod refresh_tokens;
 pub mod resource_assignments;
 pub mod sessions;

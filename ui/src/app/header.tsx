@@ -142,7 +142,7 @@ export function NotificationBell() {
               ))}
             </ul>
           )}
-          <Link className="popover-footer-link" to={paths.console.messages()} onClick={() => setOpen(false)}>
+          <Link className="popover-footer-link" to={paths.console.notifications()} onClick={() => setOpen(false)}>
             {t('view_all')}
           </Link>
         </div>

@@ -8,7 +8,7 @@ import { PageHeader } from '../../components/sections';
 import { Icon } from '../../components/Icon';
 import { formatDateTime } from '../../lib/format';
 import { paths } from '../../lib/paths';
-import { StatusBadge, gpuText, statusLabel } from '../../components/deviceStatus';
+import { StatusBadge, deviceTypeLabel, gpuText, statusLabel } from '../../components/deviceStatus';
 import { useInterval } from '../../lib/timing';
 import { DEVICE_REFRESH_MS, DEVICE_STATUSES, DEVICE_TYPES, specText } from './deviceInfo';
 
@@ -57,7 +57,7 @@ export default function DevicesPage() {
             <option value="">{t('all_types')}</option>
             {DEVICE_TYPES.map((x) => (
               <option key={x} value={x}>
-                {x}
+                {deviceTypeLabel(t, x)}
               </option>
             ))}
           </select>
@@ -98,7 +98,7 @@ export default function DevicesPage() {
                     <Link to={paths.console.deviceDetails(d.id)}>{d.name || d.id}</Link>
                   </td>
                   <td className="mono">{d.id}</td>
-                  <td>{d.type}</td>
+                  <td>{deviceTypeLabel(t, d.type)}</td>
                   <td>
                     <StatusBadge status={d.status} />
                   </td>
