@@ -60,7 +60,7 @@ pub async fn register(cx: &IamCtx, req: NewAccount) -> Result<RegisterResponse, 
     let t = now();
     let user_id = match existing {
         // A verified account keeps its owner.
-        Some(u) if u.email_verified_at.is_some() || !verify => return Err(AppError::conflict(Msg::EmailTaken)),
+        Some(u) if u.email_verified_at.is_some() || !verify => return Err(email_taken()),
         // An unverified sign-up may be repeated: new password, new link.
         Some(u) => {
             let id = u.id.clone();
@@ -90,7 +90,7 @@ pub async fn register(cx: &IamCtx, req: NewAccount) -> Result<RegisterResponse, 
             .insert(&txn)
             .await
             .map_err(|e| match e.sql_err() {
-                Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => AppError::conflict(Msg::EmailTaken),
+                Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => email_taken(),
                 _ => e.into(),
             })?;
             id
@@ -135,3 +135,7 @@ pub async fn verify_email(cx: &IamCtx, token: Option<&str>) -> Result<EmailOnly,
     Ok(EmailOnly { email })
 }
 
+/// 409 for an address that already has an account, naming the field it is about.
+fn email_taken() -> AppError {
+    AppError::Conflict { msg: Msg::EmailTaken, data: Some(serde_json::json!({ "field": "email" })) }
+}

@@ -113,6 +113,7 @@ async fn sign_up_verify_sign_in() {
     // Now the email is taken.
     let (status, body) = register(&app, json!({"email": "ada@example.com", "password": PASSWORD, "confirm_password": PASSWORD, "agree": true}), "en").await;
     assert_eq!(status, 409, "{body}");
+    assert_eq!((body["msg"].as_str().unwrap(), &body["data"]), ("This email is already registered", &json!({"field": "email"})));
 
     let s = app.login("ADA@example.com", PASSWORD).await;
     assert!(s["token"].as_str().unwrap().split('.').count() == 3);

@@ -3,6 +3,7 @@
 mod common;
 mod companies;
 mod devices;
+mod documents;
 mod foundation;
 mod iam;
 mod market;
