@@ -13,7 +13,7 @@ const T = {
     windows: 'Windows', onComputer: 'open this page on a computer', useLocation: 'Use my location', stored: 'What is stored, and why',
   },
   zh: {
-    terms: '使用条款', privacy: '隐私政策', guide: '用户指南', guideTitle: 'ZMarket 用户指南',
+    terms: '用户协议', privacy: '隐私政策', guide: '用户指南', guideTitle: 'ZMarket 用户指南',
     boxes: '3. 设备所有者：绑定设备', pdf: '下载 PDF', signIn: '登录', market: '探索市场',
     noDownloads: '这里暂未提供客户端下载', readGuide: '阅读用户指南', android: 'Android', ios: 'iOS',
     windows: 'Windows', onComputer: '请在电脑上打开本页下载', useLocation: '使用我的位置', stored: '存储哪些数据，以及原因',
@@ -121,20 +121,20 @@ test('nearby: "Use my location" holds on the details page and the map, which fit
     await expectHydrated(page);
     await page.getByRole('button', { name: t.useLocation }).click();
     const card = page.locator('.device-card', { hasText: near.name });
-    await expect(card).toContainText(/\b[1-5] km\b/);
+    await expect(card).toContainText(/(^|\D)[1-5] km/);
     // The details page measures from the same place (not from the map centre thousands of km away).
     await card.click();
     await expect(page).toHaveURL(new RegExp(`/nearby/details\\?id=${near.id}`));
-    await expect(page.locator('.facts')).toContainText(/\b[1-5] km\b/);
+    await expect(page.locator('.facts')).toContainText(/(^|\D)[1-5] km/);
     await page.reload();
     await expectHydrated(page);
-    await expect(page.locator('.facts')).toContainText(/\b[1-5] km\b/);
+    await expect(page.locator('.facts')).toContainText(/(^|\D)[1-5] km/);
     await page.screenshot({ path: `test-results/newcomer-nearby-details-${lang}.png` });
 
     // The map: both devices in view, distances from the visitor, no operator hint for visitors.
     await page.goto(`/nearby/map?language=${lang}`);
     const map = page.getByTestId('map');
-    await expect(page.locator('.map-list li', { hasText: near.name })).toContainText(/\b[1-5] km\b/);
+    await expect(page.locator('.map-list li', { hasText: near.name })).toContainText(/(^|\D)[1-5] km/);
     await expect(page.locator('.map-marker, .map-cluster').first()).toBeVisible();
     const box = await map.boundingBox();
     const markers = await page.locator('.map-marker, .map-cluster').evaluateAll((els) => els.map((e) => e.getBoundingClientRect()).map((r) => ({ x: r.x + r.width / 2, y: r.y + r.height / 2 })));

@@ -14,7 +14,7 @@ async fn documents_are_pages_in_both_languages() {
     let app = TestApp::spawn().await;
     for (path, en, zh) in [
         // (In the page state, which holds the text whether or not the UI bundle was built.)
-        ("/terms-of-use", "Terms of Use\\u003c/h1\\u003e", "使用条款\\u003c/h1\\u003e"),
+        ("/terms-of-use", "Terms of Use\\u003c/h1\\u003e", "用户协议\\u003c/h1\\u003e"),
         ("/privacy-policy", "Privacy Policy\\u003c/h1\\u003e", "隐私政策\\u003c/h1\\u003e"),
         ("/guide", "ZMarket user guide\\u003c/h1\\u003e", "ZMarket 用户指南\\u003c/h1\\u003e"),
     ] {

@@ -426,7 +426,7 @@ export const en = {
   capacity_host: 'Host {n}: {res}',
   capacity_fits: 'This size fits on a host.',
   capacity_too_big: 'No host can take this size now.',
-  link_agent_hint: 'Run zmarket agent --server <this server\'s address> on the box: it prints the device ID and pairing code.',
+  link_agent_hint: 'Run {command} on the box: it prints the device ID and pairing code.',
   device_id_placeholder: 'e.g. 7KQ2-M9XD-4HTR',
   spec_cores: '{n} cores',
   price_invalid: 'Enter a price of 0 or more with at most 2 decimals',
@@ -478,6 +478,8 @@ export const en = {
   verification_resent: 'If {email} still needs verifying, a new link is on its way.',
   continue_to_invitation: 'Sign in and join the company',
   sign_up_to_join: 'Create an account to accept the invitation; you come back here after verifying your email.',
+  zoom_in: 'Zoom in',
+  zoom_out: 'Zoom out',
 } as const;
 
 export type MessageKey = keyof typeof en;

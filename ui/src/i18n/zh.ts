@@ -413,7 +413,7 @@ export const zh: Record<MessageKey, string> = {
   capacity_host: '主机 {n}：{res}',
   capacity_fits: '此配置有主机可以容纳。',
   capacity_too_big: '当前没有主机能容纳此配置。',
-  link_agent_hint: '在设备上运行 zmarket agent --server <本服务器地址>：它会显示设备 ID 和配对码。',
+  link_agent_hint: '在设备上运行 {command}：它会显示设备 ID 和配对码。',
   device_id_placeholder: '例如 7KQ2-M9XD-4HTR',
   spec_cores: '{n} 核',
   price_invalid: '请输入不小于 0 且最多两位小数的价格',
@@ -464,4 +464,6 @@ export const zh: Record<MessageKey, string> = {
   verification_resent: '如果 {email} 尚未验证，新的验证链接已经发出。',
   continue_to_invitation: '登录并加入企业',
   sign_up_to_join: '注册账户即可接受邀请；验证邮箱后会回到这里。',
+  zoom_in: '放大',
+  zoom_out: '缩小',
 };

@@ -76,7 +76,9 @@ export default function MapView() {
       worldCopyJump: true,
       preferCanvas: true,
       attributionControl: Boolean(tileUrl && attribution),
+      zoomControl: false,
     });
+    L.control.zoom({ zoomInTitle: t('zoom_in'), zoomOutTitle: t('zoom_out') }).addTo(map);
     mapRef.current = map;
     markersRef.current = L.layerGroup().addTo(map);
     const controller = new AbortController();
