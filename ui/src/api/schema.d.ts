@@ -33,29 +33,7 @@ export type paths = {
         get?: never;
         put?: never;
         /** An agent registers its machine; the answer's secret authenticates its heartbeats. */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["RegisterRequest"];
-                };
-            };
-            responses: {
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Envelope_RegisterResponse"];
-                    };
-                };
-            };
-        };
+        post: operations["register_agent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -145,42 +123,7 @@ export type paths = {
             cookie?: never;
         };
         /** The signed-in person's notifications, newest first (`?filter=unread` for the unread ones). */
-        get: {
-            parameters: {
-                query?: {
-                    filter?: string;
-                };
-                header?: never;
-                path: {
-                    limit: number | null;
-                    offset: number | null;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Envelope_List_Notification"];
-                    };
-                };
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        get: operations["list_notifications"];
         put?: never;
         post?: never;
         delete?: never;
@@ -653,29 +596,7 @@ export type paths = {
         get?: never;
         put?: never;
         /** Sign up; a verification mail is sent when verification is on. */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["RegisterRequest"];
-                };
-            };
-            responses: {
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Envelope_RegisterResponse"];
-                    };
-                };
-            };
-        };
+        post: operations["register_account"];
         delete?: never;
         options?: never;
         head?: never;
@@ -690,25 +611,7 @@ export type paths = {
             cookie?: never;
         };
         /** The organization list: the personal pseudo-organization "user" first, then the caller's companies. */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Envelope_Vec_Organization"];
-                    };
-                };
-            };
-        };
+        get: operations["list_companies"];
         put?: never;
         /** Create a company (name 3-50 characters); the caller becomes its admin and owner. */
         post: operations["create"];
@@ -2222,6 +2125,29 @@ export interface operations {
             };
         };
     };
+    register_agent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisterRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_RegisterResponse"];
+                };
+            };
+        };
+    };
     download_links: {
         parameters: {
             query?: never;
@@ -2359,6 +2285,42 @@ export interface operations {
             };
             /** @description invalid filter value, keyword too long or bad pagination */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    list_notifications: {
+        parameters: {
+            query?: {
+                filter?: string;
+            };
+            header?: never;
+            path: {
+                limit: number | null;
+                offset: number | null;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_List_Notification"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3109,6 +3071,48 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Envelope_RefreshResponse"];
+                };
+            };
+        };
+    };
+    register_account: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisterRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_RegisterResponse"];
+                };
+            };
+        };
+    };
+    list_companies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Vec_Organization"];
                 };
             };
         };
