@@ -92,6 +92,13 @@ test('every route in Chinese has no untranslated Latin words', async ({ browser,
     for (const v of [app.name, app.summary, app.description, app.publisher]) latinWords(v ?? '').forEach((w) => allowed.add(w));
   }
   const firstApp = catalogue.data.items[0].id;
+  // Device names are what their owners typed (other tests of the run seed some too).
+  const nearby = await (await request.get('/api/ebs/v2/nearby?lat=0&lng=0&limit=100')).json();
+  for (const d of nearby.data.items) {
+    // Device and GPU names are hardware content ("RTX 4090"), as typed or reported.
+    const gpus = Array.isArray(d.gpus) ? d.gpus.map((g) => g.name) : [String(d.gpus ?? '')];
+    for (const v of [d.name, ...gpus]) latinWords(v).forEach((w) => allowed.add(w));
+  }
   // ...and devices, a company and people with Chinese names.
   const [device] = await seedNearbyDevices(request, [{ name: '深圳一号机', type: 'Z-BOX', lat: 22.55, lng: 114.07, price_per_hour: 120 }]);
   const stamp = Date.now();
