@@ -107,7 +107,7 @@ test('every route in Chinese has no untranslated Latin words', async ({ browser,
   await verifiedAccount(request, user);
   await verifiedAccount(request, member);
   const personal = await apiSession(request, user);
-  await request.put('/api/iam/v1/account/profile/info', { headers: personal, data: { name: '张三' } });
+  await request.put('/api/iam/v1/account/profile/info', { headers: personal, data: { name: '张三丰' } });
   const company = await (await request.post('/api/iam/v1/sme', { headers: personal, data: { name: '算力合作社' } })).json();
   const sw = await (await request.post('/api/iam/v1/switch', { headers: personal, data: { smeId: company.data.id } })).json();
   const admin = { authorization: `Bearer ${sw.data.token}` };
