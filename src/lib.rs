@@ -2,11 +2,14 @@
 
 pub mod agent;
 pub mod app;
+pub mod billing;
+pub mod coins;
 pub mod companies;
 pub mod config;
 pub mod db;
 pub mod devices;
 pub mod error;
+pub mod events;
 pub mod http;
 pub mod ids;
 pub mod iam;
@@ -19,6 +22,7 @@ pub mod public;
 pub mod schedule;
 pub mod secrets;
 pub mod server;
+pub mod social;
 pub mod state;
 pub mod ssr;
 pub mod telemetry;

@@ -35,6 +35,8 @@ pub struct IamCtx {
     pub keys: Arc<tokens::Keys>,
     pub limiter: Arc<ratelimit::LoginLimiter>,
     pub deletion: deletion::DeletionChecks,
+    /// What other domains do when an account becomes verified.
+    pub on_verified: signup::VerifiedHooks,
     /// Limits "Forgot password" and "Resend verification email" mails.
     pub recovery: Arc<recovery::RecoveryLimiter>,
 }

@@ -136,12 +136,17 @@ pub async fn reset_password(cx: &IamCtx, req: PasswordReset) -> Result<(), AppEr
         return Err(AppError::conflict(Msg::ResetLinkUsed));
     }
     let user = users::Entity::find_by_id(link.user_id.clone()).one(&txn).await?.ok_or(AppError::invalid("token", Msg::ResetLinkInvalid))?;
+    let newly_verified = user.email_verified_at.is_none();
     let verified = user.email_verified_at.or(Some(t));
     let mut a: users::ActiveModel = user.into();
     a.password_hash = Set(hash);
     a.email_verified_at = Set(verified);
     a.updated_at = Set(t);
     a.update(&txn).await?;
+    if newly_verified {
+        // The mailed link proved the address, as verifying does (the signup bonus …).
+        cx.on_verified.run(&txn, &link.user_id).await?;
+    }
     sessions::Entity::update_many()
         .col_expr(sessions::Column::RevokedAt, t.into())
         .col_expr(sessions::Column::RevokeReason, "password_reset".into())

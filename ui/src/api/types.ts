@@ -57,6 +57,16 @@ export type RegisterBody = Body<Omit<Schemas['RegisterRequest'], 'username' | 'r
 /** Forgot password and resend verification answer this for every address (no account enumeration). */
 export type RecoveryAnswer = Schemas['RecoveryAnswer'];
 
+// Friends, tags, messages (docs/social.md).
+export type Friend = AlwaysSent<Schemas['Friend']>;
+export type FriendRequest = Schemas['FriendRequest'];
+export type Tag = Schemas['Tag'];
+export type BlockedPerson = Schemas['BlockedPerson'];
+export type Message = Schemas['Message'];
+export type Peer = AlwaysSent<Schemas['Peer']>;
+export type Conversation = AlwaysSent<Omit<Schemas['Conversation'], 'peer'>> & { peer: Peer };
+export type SocialStats = Schemas['SocialStats'];
+
 export type UserType = Schemas['UserType'];
 /** The session of sign-in, switch and pc-web. */
 export type SessionData = Schemas['Session'];
