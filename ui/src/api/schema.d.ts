@@ -33,29 +33,95 @@ export type paths = {
         get?: never;
         put?: never;
         /** An agent registers its machine; the answer's secret authenticates its heartbeats. */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["RegisterRequest"];
-                };
-            };
-            responses: {
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Envelope_RegisterResponse"];
-                    };
-                };
-            };
+        post: operations["register_agent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/v1/bills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
+        /** Metered usage per period: `unbilled` while its period is open, then `billed`. */
+        get: operations["list_bills"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/v1/wallet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Balance, held, available, totals, unbilled usage and runway. */
+        get: operations["get_wallet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/v1/wallet/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Income and expense per day (UTC), oldest first, for the wallet's chart. */
+        get: operations["daily"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/v1/wallet/entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Entries, newest first; `amount` is negative for an expense. */
+        get: operations["entries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/v1/wallet/top-up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move coins from the administrator's personal wallet into the company's (company context,
+         *     administrators only). Accepts `Idempotency-Key`; 409 when the personal wallet has too little.
+         */
+        post: operations["top_up"];
         delete?: never;
         options?: never;
         head?: never;
@@ -434,42 +500,7 @@ export type paths = {
             cookie?: never;
         };
         /** The signed-in person's notifications, newest first (`?filter=unread` for the unread ones). */
-        get: {
-            parameters: {
-                query?: {
-                    filter?: string;
-                };
-                header?: never;
-                path: {
-                    limit: number | null;
-                    offset: number | null;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Envelope_List_Notification"];
-                    };
-                };
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        get: operations["list_notifications"];
         put?: never;
         post?: never;
         delete?: never;
@@ -881,40 +912,6 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
-    "/api/iam/v1/password/forgot": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Mail a password reset link (the same answer for an address without an account; 429 when limited). */
-        post: operations["forgot_password"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/iam/v1/password/reset": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Set a new password with the mailed link's token: once, before it expires; every session ends. */
-        post: operations["reset_password"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/iam/v1/refresh": {
         parameters: {
             query?: never;
@@ -942,29 +939,7 @@ export type paths = {
         get?: never;
         put?: never;
         /** Sign up; a verification mail is sent when verification is on. */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["RegisterRequest"];
-                };
-            };
-            responses: {
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Envelope_RegisterResponse"];
-                    };
-                };
-            };
-        };
+        post: operations["register_account"];
         delete?: never;
         options?: never;
         head?: never;
@@ -979,25 +954,7 @@ export type paths = {
             cookie?: never;
         };
         /** The organization list: the personal pseudo-organization "user" first, then the caller's companies. */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Envelope_Vec_Organization"];
-                    };
-                };
-            };
-        };
+        get: operations["list_companies"];
         put?: never;
         /** Create a company (name 3-50 characters); the caller becomes its admin and owner. */
         post: operations["create"];
@@ -1258,23 +1215,6 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
-    "/api/iam/v1/verify-email/resend": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Mail a new verification link to an account still waiting for one (the same answer for any address; 429 when limited). */
-        post: operations["resend_verification"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/iam/v2/login/password": {
         parameters: {
             query?: never;
@@ -1355,6 +1295,23 @@ export type components = {
         AvatarResponse: {
             avatar_url: string;
         };
+        /** @description Metered usage of one thing in one period. */
+        Bill: {
+            /** Format: int64 */
+            amount: number;
+            /** Format: date-time */
+            created_at: string;
+            id: string;
+            /** Format: date-time */
+            period_end: string;
+            /** Format: date-time */
+            period_start: string;
+            ref_id: string;
+            ref_type: string;
+            status: components["schemas"]["BillStatus"];
+        };
+        /** @enum {string} */
+        BillStatus: "unbilled" | "billed";
         BlockedPerson: {
             avatar_url: string;
             email: string;
@@ -1386,6 +1343,18 @@ export type components = {
              * @description Messages from the peer the reader has not read.
              */
             unread: number;
+        };
+        /** @description Income and expense of one day (UTC), for the wallet's chart. */
+        Day: {
+            /** @description YYYY-MM-DD. */
+            day: string;
+            /**
+             * Format: int64
+             * @description Positive: what was spent.
+             */
+            expense: number;
+            /** Format: int64 */
+            income: number;
         };
         DeleteAccountRequest: {
             password?: string | null;
@@ -1442,6 +1411,26 @@ export type components = {
         EmailOnly: {
             email: string;
         };
+        /** @description One entry of the wallet. `amount` is signed: positive for income, negative for expense. */
+        Entry: {
+            /** Format: int64 */
+            amount: number;
+            /** Format: int64 */
+            balance_after: number;
+            /** Format: date-time */
+            created_at: string;
+            id: string;
+            kind: components["schemas"]["EntryKind"];
+            memo: string;
+            ref_id?: string | null;
+            /** @description grant, signup_bonus, top_up, rental, order … */
+            ref_type: string;
+        };
+        /**
+         * @description The direction of an entry for its account.
+         * @enum {string}
+         */
+        EntryKind: "income" | "expense";
         /** @description The success envelope. */
         Envelope_AccountCheck: {
             /**
@@ -1566,6 +1555,30 @@ export type components = {
             code: number;
             data: {
                 email: string;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_Entry: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description One entry of the wallet. `amount` is signed: positive for income, negative for expense. */
+            data: {
+                /** Format: int64 */
+                amount: number;
+                /** Format: int64 */
+                balance_after: number;
+                /** Format: date-time */
+                created_at: string;
+                id: string;
+                kind: components["schemas"]["EntryKind"];
+                memo: string;
+                ref_id?: string | null;
+                /** @description grant, signup_bonus, top_up, rental, order … */
+                ref_type: string;
             };
             msg: string;
         };
@@ -1699,6 +1712,34 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_List_Bill: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description A list answer: `{items, total}`. */
+            data: {
+                items: {
+                    /** Format: int64 */
+                    amount: number;
+                    /** Format: date-time */
+                    created_at: string;
+                    id: string;
+                    /** Format: date-time */
+                    period_end: string;
+                    /** Format: date-time */
+                    period_start: string;
+                    ref_id: string;
+                    ref_type: string;
+                    status: components["schemas"]["BillStatus"];
+                }[];
+                /** Format: int64 */
+                total: number;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_List_BlockedPerson: {
             /**
              * Format: int32
@@ -1779,6 +1820,34 @@ export type components = {
                     status_reason?: string | null;
                     /** @description Z-BOX, P-BOX, Z-CLOUD or server group */
                     type: components["schemas"]["DeviceType"];
+                }[];
+                /** Format: int64 */
+                total: number;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_List_Entry: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description A list answer: `{items, total}`. */
+            data: {
+                items: {
+                    /** Format: int64 */
+                    amount: number;
+                    /** Format: int64 */
+                    balance_after: number;
+                    /** Format: date-time */
+                    created_at: string;
+                    id: string;
+                    kind: components["schemas"]["EntryKind"];
+                    memo: string;
+                    ref_id?: string | null;
+                    /** @description grant, signup_bonus, top_up, rental, order … */
+                    ref_type: string;
                 }[];
                 /** Format: int64 */
                 total: number;
@@ -2163,21 +2232,6 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
-        Envelope_RecoveryAnswer: {
-            /**
-             * Format: int32
-             * @description 200 on success.
-             */
-            code: number;
-            /** @description The same answer whether or not an account has the address (no account enumeration). */
-            data: {
-                email: string;
-                /** @description Always true: a mail goes out when the address has an account that needs one. */
-                sent: boolean;
-            };
-            msg: string;
-        };
-        /** @description The success envelope. */
         Envelope_RefreshResponse: {
             /**
              * Format: int32
@@ -2292,6 +2346,26 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_Vec_Day: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            data: {
+                /** @description YYYY-MM-DD. */
+                day: string;
+                /**
+                 * Format: int64
+                 * @description Positive: what was spent.
+                 */
+                expense: number;
+                /** Format: int64 */
+                income: number;
+            }[];
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_Vec_HostFree: {
             /**
              * Format: int32
@@ -2341,6 +2415,44 @@ export type components = {
                 /** @description User id of the company's owner (the person themself for "user"). */
                 owner: string;
             }[];
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_Wallet: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description The wallet of the current context. Amounts in cents. */
+            data: {
+                /**
+                 * Format: int64
+                 * @description `balance - held`, never below 0.
+                 */
+                available: number;
+                /** Format: int64 */
+                balance: number;
+                /** Format: int64 */
+                expense_total: number;
+                /**
+                 * Format: int64
+                 * @description Reserved by pending holds (running rentals, open orders).
+                 */
+                held: number;
+                /** Format: int64 */
+                income_total: number;
+                /**
+                 * Format: int64
+                 * @description `available` divided by the burn rate of what is running; null when nothing is.
+                 */
+                runway_secs?: number | null;
+                /**
+                 * Format: int64
+                 * @description Metered usage of periods still open.
+                 */
+                unbilled: number;
+            };
             msg: string;
         };
         Friend: {
@@ -2575,7 +2687,7 @@ export type components = {
          *     domain.
          * @enum {string}
          */
-        NotificationKind: "device_online" | "device_offline" | "zcloud_ready" | "zcloud_failed" | "company_invitation";
+        NotificationKind: "device_online" | "device_offline" | "zcloud_ready" | "zcloud_failed" | "runway_24h" | "runway_1h";
         /**
          * @description `data: null` of a call that answers nothing.
          * @default null
@@ -2625,17 +2737,6 @@ export type components = {
          * @enum {string}
          */
         RecordStatus: "invited" | "applied" | "waiting" | "accepted" | "declined" | "expired";
-        /** @description The same answer whether or not an account has the address (no account enumeration). */
-        RecoveryAnswer: {
-            email: string;
-            /** @description Always true: a mail goes out when the address has an account that needs one. */
-            sent: boolean;
-        };
-        RecoveryRequest: {
-            email?: string | null;
-            /** @description Resend only: the page the new verification link leads to after sign-in (an invitation). */
-            redirect?: string | null;
-        };
         RefreshResponse: {
             access_token: string;
             /** Format: int64 */
@@ -2648,8 +2749,6 @@ export type components = {
             confirm_password?: string | null;
             email?: string | null;
             password?: string | null;
-            /** @description A page of this site the verification link leads to after sign-in (an invitation link). */
-            redirect?: string | null;
             username?: string | null;
         };
         RegisterResponse: {
@@ -2673,12 +2772,6 @@ export type components = {
             gpu_count: number;
             /** Format: int64 */
             memory_bytes: number;
-        };
-        ResetPasswordRequest: {
-            confirm_password?: string | null;
-            password?: string | null;
-            /** @description The token of the mailed link (`/reset-password?token=`). */
-            token?: string | null;
         };
         /**
          * @description What a company allocates to a member.
@@ -2789,6 +2882,15 @@ export type components = {
         TagBody: {
             name?: string | null;
         };
+        /** @description Move coins from the administrator's personal wallet into the company's (company context). */
+        TopUpRequest: {
+            /**
+             * Format: int64
+             * @description Cents, at least 1.
+             */
+            amount?: number | null;
+            memo?: string | null;
+        };
         UserIdRequest: {
             user_id?: string | null;
         };
@@ -2802,6 +2904,35 @@ export type components = {
          * @enum {string}
          */
         UserType: "user" | "admin" | "member";
+        /** @description The wallet of the current context. Amounts in cents. */
+        Wallet: {
+            /**
+             * Format: int64
+             * @description `balance - held`, never below 0.
+             */
+            available: number;
+            /** Format: int64 */
+            balance: number;
+            /** Format: int64 */
+            expense_total: number;
+            /**
+             * Format: int64
+             * @description Reserved by pending holds (running rentals, open orders).
+             */
+            held: number;
+            /** Format: int64 */
+            income_total: number;
+            /**
+             * Format: int64
+             * @description `available` divided by the burn rate of what is running; null when nothing is.
+             */
+            runway_secs?: number | null;
+            /**
+             * Format: int64
+             * @description Metered usage of periods still open.
+             */
+            unbilled: number;
+        };
         ZcloudRequest: {
             /** Format: int64 */
             cpu_cores?: number | null;
@@ -2846,6 +2977,207 @@ export interface operations {
                 };
             };
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    register_agent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisterRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_RegisterResponse"];
+                };
+            };
+        };
+    };
+    list_bills: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                limit: number | null;
+                offset: number | null;
+                status: string | null;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_List_Bill"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_wallet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Wallet"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    daily: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                days: number | null;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Vec_Day"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    entries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                kind: string | null;
+                limit: number | null;
+                offset: number | null;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_List_Entry"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    top_up: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1-255 characters: a retry with the same key and body answers the first answer and moves nothing */
+                "Idempotency-Key"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TopUpRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Entry"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3653,6 +3985,42 @@ export interface operations {
             };
         };
     };
+    list_notifications: {
+        parameters: {
+            query?: {
+                filter?: string;
+            };
+            header?: never;
+            path: {
+                limit: number | null;
+                offset: number | null;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_List_Notification"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     mark_read: {
         parameters: {
             query?: never;
@@ -4323,64 +4691,6 @@ export interface operations {
             };
         };
     };
-    forgot_password: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["RecoveryRequest"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Envelope_RecoveryAnswer"];
-                };
-            };
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    reset_password: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ResetPasswordRequest"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Envelope_Null"];
-                };
-            };
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
     refresh: {
         parameters: {
             query?: never;
@@ -4396,6 +4706,48 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Envelope_RefreshResponse"];
+                };
+            };
+        };
+    };
+    register_account: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisterRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_RegisterResponse"];
+                };
+            };
+        };
+    };
+    list_companies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Vec_Organization"];
                 };
             };
         };
@@ -4895,35 +5247,6 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Envelope_EmailOnly"];
                 };
-            };
-        };
-    };
-    resend_verification: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["RecoveryRequest"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Envelope_RecoveryAnswer"];
-                };
-            };
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
         };
     };
