@@ -8,6 +8,7 @@ mod documents;
 mod foundation;
 mod iam;
 mod market;
+mod newcomer;
 mod notifications;
 mod recovery;
 mod social;

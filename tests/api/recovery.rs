@@ -211,3 +211,22 @@ async fn recovery_mails_are_rate_limited_per_address() {
     let (s, _) = post_lang(&app, "en", "/api/iam/v1/password/forgot", &json!({"email": "someone@example.com"})).await;
     assert_eq!(s, 200);
 }
+
+#[tokio::test]
+async fn two_resets_racing_with_one_link_one_wins() {
+    let app = TestApp::spawn().await;
+    app.signed_in("racer@example.com").await;
+    let (s, _) = post_lang(&app, "en", "/api/iam/v1/password/forgot", &json!({"email": "racer@example.com"})).await;
+    assert_eq!(s, 200);
+    app.wait_for_mails(2).await;
+    let token = token_in(&mailed_link(&app, "racer@example.com", "/reset-password").await.unwrap());
+    let passwords: Vec<String> = (0..8).map(|i| format!("Racing{i}pass")).collect();
+    let results = futures::future::join_all(passwords.iter().map(|p| reset(&app, "en", &token, p, p))).await;
+    let won: Vec<&String> = passwords.iter().zip(&results).filter(|(_, (s, _))| *s == 200).map(|(p, _)| p).collect();
+    assert_eq!(won.len(), 1, "{results:?}");
+    for (s, b) in results.iter().filter(|(s, _)| *s != 200) {
+        assert_eq!((*s, b["msg"].as_str().unwrap()), (409, "This password reset link has already been used, please ask for a new one"));
+    }
+    // The winner's password is the one that holds.
+    app.login("racer@example.com", won[0]).await;
+}
