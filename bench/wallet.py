@@ -10,16 +10,12 @@ authenticated read) of the same run. `zmarket ledger verify` runs on the data af
 
 Bounded: BENCH_SECONDS per measurement (default 5), BENCH_WORKERS threads (default 8), loopback only.
 """
-import json
 import os
 import subprocess
-import threading
-import time
 import urllib.parse
-import urllib.request
 import uuid
 
-from common import BIN, Server
+from common import BIN, Server, call, run_threads
 
 SECONDS = float(os.environ.get("BENCH_SECONDS", "5"))
 WORKERS = int(os.environ.get("BENCH_WORKERS", "8"))
@@ -27,36 +23,8 @@ PG = os.environ.get("BENCH_DATABASE_URL", "")
 PASSWORD = "Secret123"
 
 
-def call(base, method, path, body=None, token=None, headers=None):
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(base + path, data=data, method=method)
-    if data is not None:
-        req.add_header("content-type", "application/json")
-    if token:
-        req.add_header("authorization", "Bearer " + token)
-    for k, v in (headers or {}).items():
-        req.add_header(k, v)
-    with urllib.request.urlopen(req, timeout=30) as r:
-        return json.loads(r.read())
-
-
 def run(workers, fn):
-    """Calls fn(worker_index) in `workers` threads for SECONDS; returns calls per second."""
-    count = [0] * workers
-    stop = time.perf_counter() + SECONDS
-
-    def loop(i):
-        while time.perf_counter() < stop:
-            fn(i)
-            count[i] += 1
-
-    threads = [threading.Thread(target=loop, args=(i,)) for i in range(workers)]
-    t0 = time.perf_counter()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return sum(count) / (time.perf_counter() - t0), sum(count)
+    return run_threads(workers, SECONDS, fn)
 
 
 def sign_in(base, email):

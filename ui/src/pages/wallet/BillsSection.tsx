@@ -1,5 +1,4 @@
 // The wallet's bills: metered usage per hour, unbilled while the hour is open, then billed (?bills=).
-import { useSearchParams } from 'react-router';
 import { fetchBills } from '../../api/wallet';
 import type { Bill, BillStatus } from '../../api/types';
 import type { MessageKey } from '../../i18n';
@@ -9,10 +8,11 @@ import { useAsync } from '../../lib/useAsync';
 import { LoadMore } from '../../components/LoadMore';
 import { AsyncItems, Section } from '../../components/sections';
 import { refLabel } from './walletText';
+import { useQueryChoice } from './useQueryChoice';
 
-const TABS: { status: BillStatus; label: MessageKey; empty: MessageKey; hint: MessageKey }[] = [
-  { status: 'unbilled', label: 'bills_unbilled', empty: 'wallet_no_unbilled', hint: 'wallet_no_unbilled_hint' },
-  { status: 'billed', label: 'bills_billed', empty: 'wallet_no_billed', hint: 'wallet_no_billed_hint' },
+const TABS: { value: BillStatus; label: MessageKey; empty: MessageKey; hint: MessageKey }[] = [
+  { value: 'unbilled', label: 'bills_unbilled', empty: 'wallet_no_unbilled', hint: 'wallet_no_unbilled_hint' },
+  { value: 'billed', label: 'bills_billed', empty: 'wallet_no_billed', hint: 'wallet_no_billed_hint' },
 ];
 
 function BillsTable({ items }: { items: Bill[] }) {
@@ -49,37 +49,31 @@ function BillsTable({ items }: { items: Bill[] }) {
 
 export function BillsSection({ nonce }: { nonce: number }) {
   const t = useT();
-  const [params, setParams] = useSearchParams();
-  const current = TABS.find((x) => x.status === params.get('bills')) ?? TABS[0];
-  const state = useAsync((signal) => fetchBills(current.status, 0, signal), [current.status, nonce]);
-  const choose = (status: BillStatus) => {
-    const next = new URLSearchParams(params);
-    next.set('bills', status);
-    setParams(next, { replace: true });
-  };
+  const [current, choose] = useQueryChoice('bills', TABS);
+  const state = useAsync((signal) => fetchBills(current.value, 0, signal), [current.value, nonce]);
   return (
     <Section id="wallet-bills-title" title={t('wallet_bills')} className="wallet-section">
       <div className="category-tabs" role="tablist" aria-label={t('wallet_bills')}>
         {TABS.map((x) => (
           <button
-            key={x.status}
+            key={x.value}
             type="button"
             role="tab"
-            id={`bills-tab-${x.status}`}
+            id={`bills-tab-${x.value}`}
             aria-selected={x === current}
             aria-controls="bills-panel"
             className={x === current ? 'tab active' : 'tab'}
-            onClick={() => choose(x.status)}
+            onClick={() => choose(x)}
           >
             {t(x.label)}
           </button>
         ))}
       </div>
-      <div id="bills-panel" role="tabpanel" aria-labelledby={`bills-tab-${current.status}`}>
+      <div id="bills-panel" role="tabpanel" aria-labelledby={`bills-tab-${current.value}`}>
         <AsyncItems state={state} emptyIcon="wallet" emptyTitle={t(current.empty)} emptyText={t(current.hint)}>
           {(items) => <BillsTable items={items} />}
         </AsyncItems>
-        <LoadMore state={state} fetchPage={(offset) => fetchBills(current.status, offset)} />
+        <LoadMore state={state} fetchPage={(offset) => fetchBills(current.value, offset)} />
       </div>
     </Section>
   );

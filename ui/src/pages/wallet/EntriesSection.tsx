@@ -1,5 +1,4 @@
 // The wallet's entries, newest first: all, income or expense (?kind=), a page at a time.
-import { useSearchParams } from 'react-router';
 import { fetchEntries } from '../../api/wallet';
 import type { EntryKind, WalletEntry } from '../../api/types';
 import type { MessageKey } from '../../i18n';
@@ -9,11 +8,12 @@ import { useAsync } from '../../lib/useAsync';
 import { LoadMore } from '../../components/LoadMore';
 import { AsyncItems, Section } from '../../components/sections';
 import { refLabel, signedCoins } from './walletText';
+import { useQueryChoice } from './useQueryChoice';
 
-const KINDS: { kind: EntryKind | null; label: MessageKey; empty: MessageKey; hint: MessageKey }[] = [
-  { kind: null, label: 'wallet_all', empty: 'wallet_no_entries', hint: 'wallet_no_entries_hint' },
-  { kind: 'income', label: 'wallet_income', empty: 'wallet_no_income', hint: 'wallet_no_income_hint' },
-  { kind: 'expense', label: 'wallet_expense', empty: 'wallet_no_expense', hint: 'wallet_no_expense_hint' },
+const KINDS: { value: EntryKind | null; label: MessageKey; empty: MessageKey; hint: MessageKey }[] = [
+  { value: null, label: 'wallet_all', empty: 'wallet_no_entries', hint: 'wallet_no_entries_hint' },
+  { value: 'income', label: 'wallet_income', empty: 'wallet_no_income', hint: 'wallet_no_income_hint' },
+  { value: 'expense', label: 'wallet_expense', empty: 'wallet_no_expense', hint: 'wallet_no_expense_hint' },
 ];
 
 function EntriesTable({ items }: { items: WalletEntry[] }) {
@@ -52,21 +52,13 @@ function EntriesTable({ items }: { items: WalletEntry[] }) {
 
 export function EntriesSection({ nonce }: { nonce: number }) {
   const t = useT();
-  const [params, setParams] = useSearchParams();
-  const raw = params.get('kind');
-  const current = KINDS.find((k) => k.kind === raw) ?? KINDS[0];
-  const state = useAsync((signal) => fetchEntries(current.kind, 0, signal), [current.kind, nonce]);
-  const choose = (kind: EntryKind | null) => {
-    const next = new URLSearchParams(params);
-    if (kind) next.set('kind', kind);
-    else next.delete('kind');
-    setParams(next, { replace: true });
-  };
+  const [current, choose] = useQueryChoice('kind', KINDS);
+  const state = useAsync((signal) => fetchEntries(current.value, 0, signal), [current.value, nonce]);
   return (
     <Section id="wallet-entries-title" title={t('wallet_entries')} className="wallet-section">
       <div className="segmented" role="group" aria-label={t('wallet_filter')}>
         {KINDS.map((k) => (
-          <button key={k.label} type="button" aria-pressed={k === current} onClick={() => choose(k.kind)}>
+          <button key={k.label} type="button" aria-pressed={k === current} onClick={() => choose(k)}>
             {t(k.label)}
           </button>
         ))}
@@ -74,7 +66,7 @@ export function EntriesSection({ nonce }: { nonce: number }) {
       <AsyncItems state={state} emptyIcon="wallet" emptyTitle={t(current.empty)} emptyText={t(current.hint)}>
         {(items) => <EntriesTable items={items} />}
       </AsyncItems>
-      <LoadMore state={state} fetchPage={(offset) => fetchEntries(current.kind, offset)} />
+      <LoadMore state={state} fetchPage={(offset) => fetchEntries(current.value, offset)} />
     </Section>
   );
 }
