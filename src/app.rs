@@ -33,6 +33,7 @@ pub fn api() -> OpenApiRouter<AppState> {
         .merge(crate::devices::routes::router())
         .merge(crate::notifications::routes::router())
         .merge(crate::billing::routes::router())
+        .merge(crate::social::routes::router())
 }
 
 pub fn router(state: AppState) -> Router {

@@ -25,6 +25,7 @@ pub struct Config {
     pub devices: DevicesConfig,
     pub agent: AgentConfig,
     pub billing: BillingConfig,
+    pub social: SocialConfig,
     pub log: LogConfig,
 }
 
@@ -155,6 +156,29 @@ pub struct BillingConfig {
     pub idempotency_ttl_secs: u64,
 }
 
+/// Friends, messages and the live event stream (docs/social.md).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SocialConfig {
+    /// Friend requests one person may send per minute.
+    pub friend_requests_per_minute: u32,
+    /// Messages one person may send per minute.
+    pub messages_per_minute: u32,
+    /// Events kept per person for replay after `Last-Event-ID` (the newest ones)…
+    pub events_keep_per_user: u32,
+    /// …and for at most this many days.
+    pub events_keep_days: u32,
+    /// Seconds between keep-alive comments on an idle stream (proxies cut idle connections at 60 s).
+    pub keep_alive_secs: u64,
+    /// A stream ends after this long; the client reconnects with `Last-Event-ID` and a fresh token.
+    pub stream_max_secs: u64,
+    /// Open streams one person may hold on one instance (tabs, devices).
+    pub streams_per_user: u32,
+    /// SQLite only: how often the instance looks for events written outside the social calls
+    /// (notifications of other domains). PostgreSQL is told at once by LISTEN/NOTIFY.
+    pub poll_ms: u64,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LogConfig {
@@ -179,6 +203,7 @@ impl Default for Config {
             devices: DevicesConfig::default(),
             agent: AgentConfig::default(),
             billing: BillingConfig::default(),
+            social: SocialConfig::default(),
             log: LogConfig::default(),
         }
     }
@@ -267,14 +292,31 @@ impl Default for BillingConfig {
     }
 }
 
+impl Default for SocialConfig {
+    fn default() -> Self {
+        SocialConfig {
+            friend_requests_per_minute: 10,
+            messages_per_minute: 60,
+            events_keep_per_user: 1000,
+            events_keep_days: 30,
+            keep_alive_secs: 25,
+            stream_max_secs: 1800,
+            streams_per_user: 16,
+            poll_ms: 500,
+        }
+    }
+}
+
 impl Default for LogConfig {
     fn default() -> Self {
         LogConfig { level: "info".into(), format: "text".into() }
     }
 }
 
-const TOP_LEVEL_KEYS: [&str; 13] =
-    ["product_name", "data_dir", "server", "database", "auth", "mail", "downloads", "ssr", "map", "devices", "agent", "billing", "log"];
+const TOP_LEVEL_KEYS: [&str; 14] = [
+    "product_name", "data_dir", "server", "database", "auth", "mail", "downloads", "ssr", "map", "devices", "agent", "billing",
+    "social", "log",
+];
 
 fn is_setting_key(key: &str) -> bool {
     let key = key.to_ascii_lowercase();
@@ -487,6 +529,22 @@ impl Config {
         }
         if self.billing.idempotency_ttl_secs < 60 {
             return bad("billing.idempotency_ttl_secs", "must be at least 60");
+        }
+        let so = &self.social;
+        if so.friend_requests_per_minute == 0 || so.messages_per_minute == 0 {
+            return bad("social", "per-minute limits must be at least 1");
+        }
+        if so.events_keep_per_user < 10 || so.events_keep_days == 0 {
+            return bad("social.events_keep_per_user", "keep at least 10 events and 1 day");
+        }
+        if !(1..60).contains(&so.keep_alive_secs) {
+            return bad("social.keep_alive_secs", "must be between 1 and 59");
+        }
+        if so.stream_max_secs < 10 || so.streams_per_user == 0 {
+            return bad("social.stream_max_secs", "streams must last at least 10 s and one must be allowed");
+        }
+        if !(10..=60_000).contains(&so.poll_ms) {
+            return bad("social.poll_ms", "must be between 10 and 60000");
         }
         if !["text", "json"].contains(&self.log.format.as_str()) {
             return bad("log.format", "must be text or json");

@@ -22,6 +22,7 @@ use crate::mail::Mailer;
 use crate::market::MarketCtx;
 use crate::notifications::{NotificationsCtx, StatsSources};
 use crate::public::PublicData;
+use crate::social::SocialCtx;
 use crate::ssr::Ssr;
 use crate::ssr::data::PageSources;
 use crate::state::AppState;
@@ -74,7 +75,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         Arc::new(crate::companies::CompaniesJoined),
     ]);
     let on_verified = crate::iam::signup::VerifiedHooks::new(vec![Arc::new(crate::billing::SignupBonus(config.billing.signup_bonus))]);
-    let stats = StatsSources::new(vec![Arc::new(crate::companies::MemberRecordsUnread)]);
+    let stats = StatsSources::new(vec![Arc::new(crate::companies::MemberRecordsUnread), Arc::new(crate::social::PendingFriendRequests)]);
     let pages = PageSources::new(vec![Arc::new(devices.clone()), Arc::new(market.clone())]);
 
     let iam = IamCtx {
@@ -90,6 +91,11 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
     let billing = BillingCtx { db: db.clone(), settings: Arc::new(config.billing.clone()) };
     let idempotency = IdempotencyStore::new(db.clone(), keys.clone(), config.server.body_limit_bytes);
     let ssr = Arc::new(Ssr::new(&config, public.clone(), pages));
+    let social = SocialCtx {
+        db: db.clone(),
+        settings: Arc::new(config.social.clone()),
+        hub: crate::events::hub::Hub::new(config.social.streams_per_user),
+    };
     Ok(AppState {
         config: Arc::new(config),
         sessions: Sessions { keys, db: db.clone() },
@@ -104,17 +110,21 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         market,
         billing,
         idempotency,
+        social,
     })
 }
 
 /// Serves until `shutdown` resolves, then finishes in-flight requests and stops the jobs.
 pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future<Output = ()> + Send + 'static) -> anyhow::Result<()> {
     let mut jobs = crate::schedule::start(&state).await.context("starting background jobs")?;
+    let poll = std::time::Duration::from_millis(state.config.social.poll_ms);
+    let events = crate::events::hub::start(state.social.hub.clone(), state.db.clone(), state.config.database_url(), poll);
     let router = app::router(state);
     axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(shutdown)
         .await
         .context("serving")?;
+    events.abort();
     let _ = jobs.shutdown().await;
     Ok(())
 }

@@ -19,6 +19,7 @@ use crate::mail::Mailer;
 use crate::market::MarketCtx;
 use crate::notifications::NotificationsCtx;
 use crate::public::PublicData;
+use crate::social::SocialCtx;
 use crate::ssr::Ssr;
 
 #[derive(Clone, FromRef)]
@@ -37,4 +38,5 @@ pub struct AppState {
     pub billing: BillingCtx,
     /// Answers kept for `Idempotency-Key` retries (installed on every request by src/app.rs).
     pub idempotency: IdempotencyStore,
+    pub social: SocialCtx,
 }

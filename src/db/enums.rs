@@ -278,3 +278,35 @@ pub enum EntryKind {
     #[sea_orm(string_value = "expense")]
     Expense,
 }
+
+/// Where a friend request stands (transitions: `social::requests::next_status`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(32))")]
+#[serde(rename_all = "snake_case")]
+pub enum RequestStatus {
+    #[sea_orm(string_value = "pending")]
+    Pending,
+    #[sea_orm(string_value = "accepted")]
+    Accepted,
+    #[sea_orm(string_value = "declined")]
+    Declined,
+    #[sea_orm(string_value = "cancelled")]
+    Cancelled,
+}
+
+/// What an event of a person's live stream is about; its SSE `event:` name (src/events).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(32))")]
+#[serde(rename_all = "snake_case")]
+pub enum EventKind {
+    #[sea_orm(string_value = "message")]
+    Message,
+    #[sea_orm(string_value = "friend_request")]
+    FriendRequest,
+    #[sea_orm(string_value = "friend")]
+    Friend,
+    #[sea_orm(string_value = "read")]
+    Read,
+    #[sea_orm(string_value = "notification")]
+    Notification,
+}

@@ -8,3 +8,4 @@ mod foundation;
 mod iam;
 mod market;
 mod notifications;
+mod social;

@@ -3,9 +3,11 @@
 
 pub mod apps;
 pub mod bills;
+pub mod blocks;
 pub mod companies;
 pub mod company_history;
 pub mod company_members;
+pub mod conversations;
 pub mod device_commands;
 pub mod devices;
 pub mod email_verifications;
@@ -14,9 +16,16 @@ pub mod ledger_accounts;
 pub mod ledger_entries;
 pub mod ledger_holds;
 pub mod ledger_transfers;
+pub mod event_sequences;
+pub mod events;
+pub mod friend_requests;
+pub mod friend_tag_links;
+pub mod friend_tags;
+pub mod friendships;
 pub mod mail_outbox;
 pub mod market_catalogue;
 pub mod member_records;
+pub mod messages;
 pub mod notification_counters;
 pub mod notifications;
 pub mod refresh_tokens;

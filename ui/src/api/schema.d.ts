@@ -62,15 +62,15 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
-    "/api/billing/v1/bills": {
+    "/api/cim/v1/blocks": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Metered usage per period: `unbilled` while its period is open, then `billed`. */
-        get: operations["list_bills"];
+        /** The people the caller blocked. */
+        get: operations["list_blocks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -79,15 +79,36 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
-    "/api/billing/v1/wallet": {
+    "/api/cim/v1/blocks/{user_id}": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Balance, held, available, totals, unbilled usage and runway. */
-        get: operations["get_wallet"];
+        get?: never;
+        /**
+         * Block a person: their requests and messages no longer reach the caller (they are not told);
+         *     a friendship between the two ends.
+         */
+        put: operations["block"];
+        post?: never;
+        /** Unblock a person. */
+        delete: operations["unblock"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cim/v1/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's conversations, most recent first, each with its last message and unread count. */
+        get: operations["list_conversations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -96,15 +117,15 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
-    "/api/billing/v1/wallet/daily": {
+    "/api/cim/v1/conversations/{user_id}/messages": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Income and expense per day (UTC), oldest first, for the wallet's chart. */
-        get: operations["daily"];
+        /** The messages with a person, newest first; `?before=<message id>` pages backwards. */
+        get: operations["conversation_history"];
         put?: never;
         post?: never;
         delete?: never;
@@ -113,15 +134,37 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
-    "/api/billing/v1/wallet/entries": {
+    "/api/cim/v1/conversations/{user_id}/read": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Entries, newest first; `amount` is negative for an expense. */
-        get: operations["entries"];
+        get?: never;
+        /** Mark what a person sent the caller read. */
+        put: operations["mark_conversation_read"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cim/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's live events (Server-Sent Events): `message`, `friend_request`, `friend`, `read`,
+         *     `notification`, each with an id from the caller's own sequence; send `Last-Event-ID` to get
+         *     what was missed. Opens with `ready` (or `resync`: reload, the missed events are gone); a
+         *     keep-alive comment every `social.keep_alive_secs`. See docs/social.md.
+         */
+        get: operations["events_stream"];
         put?: never;
         post?: never;
         delete?: never;
@@ -130,7 +173,64 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
-    "/api/billing/v1/wallet/top-up": {
+    "/api/cim/v1/friends": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's friends, newest first; `?tag=` for those under a tag. */
+        get: operations["list_friends"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cim/v1/friends/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of the caller's friends (anyone else: 404). */
+        get: operations["get_friend"];
+        /** Set the alias (3-50 characters, null clears) and/or the tags of a friend. */
+        put: operations["update_friend"];
+        post?: never;
+        /** End a friendship (for both). */
+        delete: operations["remove_friend"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cim/v1/friends/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's pending requests, incoming and outgoing (`direction`), newest first. */
+        get: operations["list_requests"];
+        put?: never;
+        /**
+         * Send a friend request to an email address. The answer is the same whether or not an account
+         *     has that address; the person sees it once they have one.
+         */
+        post: operations["send_request"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cim/v1/friends/requests/{id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -139,12 +239,113 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /**
-         * Move coins from the administrator's personal wallet into the company's (company context,
-         *     administrators only). Accepts `Idempotency-Key`; 409 when the personal wallet has too little.
-         */
-        post: operations["top_up"];
+        post?: never;
+        /** Take back a request the caller sent. */
+        delete: operations["cancel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cim/v1/friends/requests/{id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept an incoming request: both become friends. */
+        post: operations["accept_request"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cim/v1/friends/requests/{id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decline an incoming request. */
+        post: operations["decline_request"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cim/v1/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a message to a friend (1-2,000 characters; anyone else: 403). */
+        post: operations["send_message"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cim/v1/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Unread messages and waiting friend requests: the menu badges. */
+        get: operations["social_stats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cim/v1/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's tags with the number of friends under each. */
+        get: operations["list_tags"];
+        put?: never;
+        /** Make a tag (1-30 characters, at most 100 tags). */
+        post: operations["create_tag"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cim/v1/tags/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Rename a tag. */
+        put: operations["rename_tag"];
+        post?: never;
+        /** Delete a tag (the friends under it stay friends). */
+        delete: operations["delete_tag"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1054,6 +1255,10 @@ export type components = {
             id: string;
             ok: boolean;
         };
+        /** @description The address a request was sent to (who has it is not told: no account enumeration). */
+        Addressee: {
+            email: string;
+        };
         /** @description An app of the market, with its texts in the request language. */
         App: {
             /** @description AI, Metaverse, Game, Work, Home, Others or Z-CLOUD. */
@@ -1099,23 +1304,14 @@ export type components = {
         AvatarResponse: {
             avatar_url: string;
         };
-        /** @description Metered usage of one thing in one period. */
-        Bill: {
-            /** Format: int64 */
-            amount: number;
+        BlockedPerson: {
+            avatar_url: string;
+            email: string;
+            name: string;
             /** Format: date-time */
-            created_at: string;
-            id: string;
-            /** Format: date-time */
-            period_end: string;
-            /** Format: date-time */
-            period_start: string;
-            ref_id: string;
-            ref_type: string;
-            status: components["schemas"]["BillStatus"];
+            since: string;
+            user_id: string;
         };
-        /** @enum {string} */
-        BillStatus: "unbilled" | "billed";
         ChangePasswordRequest: {
             confirm_password?: string | null;
             new_password?: string | null;
@@ -1131,17 +1327,14 @@ export type components = {
             kind: string;
             payload: Record<string, never>;
         };
-        /** @description Income and expense of one day (UTC), for the wallet's chart. */
-        Day: {
-            /** @description YYYY-MM-DD. */
-            day: string;
+        Conversation: {
+            last_message?: components["schemas"]["Message"] | null;
+            peer: components["schemas"]["Peer"];
             /**
              * Format: int64
-             * @description Positive: what was spent.
+             * @description Messages from the peer the reader has not read.
              */
-            expense: number;
-            /** Format: int64 */
-            income: number;
+            unread: number;
         };
         DeleteAccountRequest: {
             password?: string | null;
@@ -1186,6 +1379,8 @@ export type components = {
          * @enum {string}
          */
         DeviceType: "Z-BOX" | "P-BOX" | "Z-CLOUD" | "server group";
+        /** @enum {string} */
+        Direction: "incoming" | "outgoing";
         /** @description Download links of the desktop and mobile clients (iOS has none). */
         DownloadLinks: {
             android: string;
@@ -1196,26 +1391,6 @@ export type components = {
         EmailOnly: {
             email: string;
         };
-        /** @description One entry of the wallet. `amount` is signed: positive for income, negative for expense. */
-        Entry: {
-            /** Format: int64 */
-            amount: number;
-            /** Format: int64 */
-            balance_after: number;
-            /** Format: date-time */
-            created_at: string;
-            id: string;
-            kind: components["schemas"]["EntryKind"];
-            memo: string;
-            ref_id?: string | null;
-            /** @description grant, signup_bonus, top_up, rental, order … */
-            ref_type: string;
-        };
-        /**
-         * @description The direction of an entry for its account.
-         * @enum {string}
-         */
-        EntryKind: "income" | "expense";
         /** @description The success envelope. */
         Envelope_AccountCheck: {
             /**
@@ -1344,26 +1519,41 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
-        Envelope_Entry: {
+        Envelope_Friend: {
             /**
              * Format: int32
              * @description 200 on success.
              */
             code: number;
-            /** @description One entry of the wallet. `amount` is signed: positive for income, negative for expense. */
             data: {
-                /** Format: int64 */
-                amount: number;
-                /** Format: int64 */
-                balance_after: number;
+                alias?: string | null;
+                avatar_url: string;
+                email: string;
+                name: string;
+                /** Format: date-time */
+                since: string;
+                tags: string[];
+                user_id: string;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_FriendRequest: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description A friend request, as its sender or its recipient sees it. */
+            data: {
                 /** Format: date-time */
                 created_at: string;
+                /** @description Relative to the reader. */
+                direction: components["schemas"]["Direction"];
+                from: components["schemas"]["Person"];
                 id: string;
-                kind: components["schemas"]["EntryKind"];
-                memo: string;
-                ref_id?: string | null;
-                /** @description grant, signup_bonus, top_up, rental, order … */
-                ref_type: string;
+                status: components["schemas"]["RequestStatus"];
+                to: components["schemas"]["Addressee"];
             };
             msg: string;
         };
@@ -1458,7 +1648,7 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
-        Envelope_List_Bill: {
+        Envelope_List_BlockedPerson: {
             /**
              * Format: int32
              * @description 200 on success.
@@ -1467,18 +1657,35 @@ export type components = {
             /** @description A list answer: `{items, total}`. */
             data: {
                 items: {
-                    /** Format: int64 */
-                    amount: number;
+                    avatar_url: string;
+                    email: string;
+                    name: string;
                     /** Format: date-time */
-                    created_at: string;
-                    id: string;
-                    /** Format: date-time */
-                    period_end: string;
-                    /** Format: date-time */
-                    period_start: string;
-                    ref_id: string;
-                    ref_type: string;
-                    status: components["schemas"]["BillStatus"];
+                    since: string;
+                    user_id: string;
+                }[];
+                /** Format: int64 */
+                total: number;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_List_Conversation: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description A list answer: `{items, total}`. */
+            data: {
+                items: {
+                    last_message?: components["schemas"]["Message"] | null;
+                    peer: components["schemas"]["Peer"];
+                    /**
+                     * Format: int64
+                     * @description Messages from the peer the reader has not read.
+                     */
+                    unread: number;
                 }[];
                 /** Format: int64 */
                 total: number;
@@ -1528,7 +1735,7 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
-        Envelope_List_Entry: {
+        Envelope_List_Friend: {
             /**
              * Format: int32
              * @description 200 on success.
@@ -1537,18 +1744,38 @@ export type components = {
             /** @description A list answer: `{items, total}`. */
             data: {
                 items: {
-                    /** Format: int64 */
-                    amount: number;
-                    /** Format: int64 */
-                    balance_after: number;
+                    alias?: string | null;
+                    avatar_url: string;
+                    email: string;
+                    name: string;
+                    /** Format: date-time */
+                    since: string;
+                    tags: string[];
+                    user_id: string;
+                }[];
+                /** Format: int64 */
+                total: number;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_List_FriendRequest: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description A list answer: `{items, total}`. */
+            data: {
+                items: {
                     /** Format: date-time */
                     created_at: string;
+                    /** @description Relative to the reader. */
+                    direction: components["schemas"]["Direction"];
+                    from: components["schemas"]["Person"];
                     id: string;
-                    kind: components["schemas"]["EntryKind"];
-                    memo: string;
-                    ref_id?: string | null;
-                    /** @description grant, signup_bonus, top_up, rental, order … */
-                    ref_type: string;
+                    status: components["schemas"]["RequestStatus"];
+                    to: components["schemas"]["Addressee"];
                 }[];
                 /** Format: int64 */
                 total: number;
@@ -1652,6 +1879,32 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_List_Message: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description A list answer: `{items, total}`. */
+            data: {
+                items: {
+                    body: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    /** @description The sender's user id. */
+                    from: string;
+                    id: string;
+                    /** @description Read by the recipient. */
+                    read: boolean;
+                    /** @description The recipient's user id. */
+                    to: string;
+                }[];
+                /** Format: int64 */
+                total: number;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_List_NearbyDevice: {
             /**
              * Format: int32
@@ -1706,6 +1959,28 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_List_Tag: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description A list answer: `{items, total}`. */
+            data: {
+                items: {
+                    /**
+                     * Format: int64
+                     * @description Friends under it.
+                     */
+                    count: number;
+                    name: string;
+                }[];
+                /** Format: int64 */
+                total: number;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_MemberRecord: {
             /**
              * Format: int32
@@ -1738,6 +2013,27 @@ export type components = {
                 sme_name: string;
                 /** @description invited, applied, waiting, accepted, declined or expired. */
                 status: components["schemas"]["RecordStatus"];
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_Message: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            data: {
+                body: string;
+                /** Format: date-time */
+                created_at: string;
+                /** @description The sender's user id. */
+                from: string;
+                id: string;
+                /** @description Read by the recipient. */
+                read: boolean;
+                /** @description The recipient's user id. */
+                to: string;
             };
             msg: string;
         };
@@ -1867,6 +2163,22 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_SocialStats: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description The counts behind the menu badges. */
+            data: {
+                /** Format: int64 */
+                pending_friend_requests: number;
+                /** Format: int64 */
+                unread_messages: number;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_Stats: {
             /**
              * Format: int32
@@ -1880,7 +2192,7 @@ export type components = {
                  * @description Unread invitation/application news of the companies work.
                  */
                 member_records_unread: number;
-                /** @description Always false until friends exist: there is no friend request to wait for. */
+                /** @description A friend request waits for the person's answer (src/social). */
                 pending_friend_requests_exists: boolean;
                 /** Format: int64 */
                 read: number;
@@ -1897,23 +2209,20 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
-        Envelope_Vec_Day: {
+        Envelope_Tag: {
             /**
              * Format: int32
              * @description 200 on success.
              */
             code: number;
             data: {
-                /** @description YYYY-MM-DD. */
-                day: string;
                 /**
                  * Format: int64
-                 * @description Positive: what was spent.
+                 * @description Friends under it.
                  */
-                expense: number;
-                /** Format: int64 */
-                income: number;
-            }[];
+                count: number;
+                name: string;
+            };
             msg: string;
         };
         /** @description The success envelope. */
@@ -1968,43 +2277,36 @@ export type components = {
             }[];
             msg: string;
         };
-        /** @description The success envelope. */
-        Envelope_Wallet: {
-            /**
-             * Format: int32
-             * @description 200 on success.
-             */
-            code: number;
-            /** @description The wallet of the current context. Amounts in cents. */
-            data: {
-                /**
-                 * Format: int64
-                 * @description `balance - held`, never below 0.
-                 */
-                available: number;
-                /** Format: int64 */
-                balance: number;
-                /** Format: int64 */
-                expense_total: number;
-                /**
-                 * Format: int64
-                 * @description Reserved by pending holds (running rentals, open orders).
-                 */
-                held: number;
-                /** Format: int64 */
-                income_total: number;
-                /**
-                 * Format: int64
-                 * @description `available` divided by the burn rate of what is running; null when nothing is.
-                 */
-                runway_secs?: number | null;
-                /**
-                 * Format: int64
-                 * @description Metered usage of periods still open.
-                 */
-                unbilled: number;
-            };
-            msg: string;
+        Friend: {
+            alias?: string | null;
+            avatar_url: string;
+            email: string;
+            name: string;
+            /** Format: date-time */
+            since: string;
+            tags: string[];
+            user_id: string;
+        };
+        /** @description A friend request, as its sender or its recipient sees it. */
+        FriendRequest: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description Relative to the reader. */
+            direction: components["schemas"]["Direction"];
+            from: components["schemas"]["Person"];
+            id: string;
+            status: components["schemas"]["RequestStatus"];
+            to: components["schemas"]["Addressee"];
+        };
+        FriendRequestBody: {
+            email?: string | null;
+        };
+        /** @description `PUT /friends/{user_id}`: each field absent leaves it as it is; `alias: null` clears it. */
+        FriendUpdateBody: {
+            /** @description 3-50 characters, or null to clear. */
+            alias?: string | null;
+            /** @description Tag names; missing ones are created. `[]` takes the friend out of every tag. */
+            tags?: string[] | null;
         };
         Gpu: {
             name: string;
@@ -2145,6 +2447,23 @@ export type components = {
             /** @description The title key the UI translates. */
             title: string;
         };
+        Message: {
+            body: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The sender's user id. */
+            from: string;
+            id: string;
+            /** @description Read by the recipient. */
+            read: boolean;
+            /** @description The recipient's user id. */
+            to: string;
+        };
+        MessageBodyRequest: {
+            /** @description 1-2,000 characters. */
+            body?: string | null;
+            to_user_id?: string | null;
+        };
         /** @description How busy a machine is now. */
         Metrics: {
             /** Format: double */
@@ -2190,7 +2509,7 @@ export type components = {
          *     domain.
          * @enum {string}
          */
-        NotificationKind: "device_online" | "device_offline" | "zcloud_ready" | "zcloud_failed" | "runway_24h" | "runway_1h";
+        NotificationKind: "device_online" | "device_offline" | "zcloud_ready" | "zcloud_failed";
         /**
          * @description `data: null` of a call that answers nothing.
          * @default null
@@ -2203,6 +2522,20 @@ export type components = {
             network_id: string;
             /** @description User id of the company's owner (the person themself for "user"). */
             owner: string;
+        };
+        Peer: {
+            /** @description The reader's alias for them, when they are a friend with one. */
+            alias?: string | null;
+            avatar_url: string;
+            name: string;
+            user_id: string;
+        };
+        /** @description Someone as another person sees them. */
+        Person: {
+            avatar_url: string;
+            email: string;
+            name: string;
+            user_id: string;
         };
         Profile: {
             avatar_url: string;
@@ -2247,6 +2580,11 @@ export type components = {
         RenameRequest: {
             name?: string | null;
         };
+        /**
+         * @description Where a friend request stands (transitions: `social::requests::next_status`).
+         * @enum {string}
+         */
+        RequestStatus: "pending" | "accepted" | "declined" | "cancelled";
         Requirements: {
             /** Format: int32 */
             cpu_cores: number;
@@ -2314,6 +2652,13 @@ export type components = {
         SmeIdRequest: {
             sme_id?: string | null;
         };
+        /** @description The counts behind the menu badges. */
+        SocialStats: {
+            /** Format: int64 */
+            pending_friend_requests: number;
+            /** Format: int64 */
+            unread_messages: number;
+        };
         /** @description What a machine has. */
         Spec: {
             /** Format: int64 */
@@ -2331,7 +2676,7 @@ export type components = {
              * @description Unread invitation/application news of the companies work.
              */
             member_records_unread: number;
-            /** @description Always false until friends exist: there is no friend request to wait for. */
+            /** @description A friend request waits for the person's answer (src/social). */
             pending_friend_requests_exists: boolean;
             /** Format: int64 */
             read: number;
@@ -2348,14 +2693,16 @@ export type components = {
         SwitchRequest: {
             smeId?: string | null;
         };
-        /** @description Move coins from the administrator's personal wallet into the company's (company context). */
-        TopUpRequest: {
+        Tag: {
             /**
              * Format: int64
-             * @description Cents, at least 1.
+             * @description Friends under it.
              */
-            amount?: number | null;
-            memo?: string | null;
+            count: number;
+            name: string;
+        };
+        TagBody: {
+            name?: string | null;
         };
         UserIdRequest: {
             user_id?: string | null;
@@ -2370,35 +2717,6 @@ export type components = {
          * @enum {string}
          */
         UserType: "user" | "admin" | "member";
-        /** @description The wallet of the current context. Amounts in cents. */
-        Wallet: {
-            /**
-             * Format: int64
-             * @description `balance - held`, never below 0.
-             */
-            available: number;
-            /** Format: int64 */
-            balance: number;
-            /** Format: int64 */
-            expense_total: number;
-            /**
-             * Format: int64
-             * @description Reserved by pending holds (running rentals, open orders).
-             */
-            held: number;
-            /** Format: int64 */
-            income_total: number;
-            /**
-             * Format: int64
-             * @description `available` divided by the burn rate of what is running; null when nothing is.
-             */
-            runway_secs?: number | null;
-            /**
-             * Format: int64
-             * @description Metered usage of periods still open.
-             */
-            unbilled: number;
-        };
         ZcloudRequest: {
             /** Format: int64 */
             cpu_cores?: number | null;
@@ -2450,42 +2768,7 @@ export interface operations {
             };
         };
     };
-    list_bills: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                limit: number | null;
-                offset: number | null;
-                status: string | null;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Envelope_List_Bill"];
-                };
-            };
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    get_wallet: {
+    list_blocks: {
         parameters: {
             query?: never;
             header?: never;
@@ -2499,7 +2782,170 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Envelope_Wallet"];
+                    "application/json": components["schemas"]["Envelope_List_BlockedPerson"];
+                };
+            };
+        };
+    };
+    block: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Null"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    unblock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Null"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    list_conversations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                limit: number | null;
+                offset: number | null;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_List_Conversation"];
+                };
+            };
+        };
+    };
+    conversation_history: {
+        parameters: {
+            query?: {
+                /** @description A message id: only older messages. Absent: the newest. */
+                before?: string;
+                /** @description 1-100, default 50. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_List_Message"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    mark_conversation_read: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Null"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    events_stream: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the id of the last event received */
+                "Last-Event-ID"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
                 };
             };
             401: {
@@ -2508,7 +2954,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            403: {
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2516,45 +2962,14 @@ export interface operations {
             };
         };
     };
-    daily: {
+    list_friends: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only the friends under this tag. */
+                tag?: string;
+            };
             header?: never;
             path: {
-                days: number | null;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Envelope_Vec_Day"];
-                };
-            };
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    entries: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                kind: string | null;
                 limit: number | null;
                 offset: number | null;
             };
@@ -2567,16 +2982,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Envelope_List_Entry"];
+                    "application/json": components["schemas"]["Envelope_List_Friend"];
                 };
             };
-            400: {
+        };
+    };
+    get_friend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Envelope_Friend"];
+                };
             };
-            403: {
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2584,19 +3014,18 @@ export interface operations {
             };
         };
     };
-    top_up: {
+    update_friend: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description 1-255 characters: a retry with the same key and body answers the first answer and moves nothing */
-                "Idempotency-Key"?: string | null;
+            header?: never;
+            path: {
+                user_id: string;
             };
-            path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["TopUpRequest"];
+                "application/json": components["schemas"]["FriendUpdateBody"];
             };
         };
         responses: {
@@ -2605,7 +3034,231 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Envelope_Entry"];
+                    "application/json": components["schemas"]["Envelope_Friend"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    remove_friend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Null"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    list_requests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                limit: number | null;
+                offset: number | null;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_List_FriendRequest"];
+                };
+            };
+        };
+    };
+    send_request: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FriendRequestBody"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_FriendRequest"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_FriendRequest"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    accept_request: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_FriendRequest"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    decline_request: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_FriendRequest"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    send_message: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageBodyRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Message"];
                 };
             };
             400: {
@@ -2620,7 +3273,150 @@ export interface operations {
                 };
                 content?: never;
             };
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    social_stats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_SocialStats"];
+                };
+            };
+        };
+    };
+    list_tags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_List_Tag"];
+                };
+            };
+        };
+    };
+    create_tag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TagBody"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Tag"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    rename_tag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TagBody"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Tag"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    delete_tag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Null"];
+                };
+            };
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
