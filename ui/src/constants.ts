@@ -90,3 +90,7 @@ export const LANG_COOKIE = 'zm_lang';
 export const LANG_COOKIE_MAX_AGE_S = 31_536_000;
 /** Smallest coin units per coin (money is an integer count of the smallest unit). */
 export const COIN_DECIMALS = 2;
+/** Entries and bills per page on the wallet page. */
+export const WALLET_PAGE_SIZE = 20;
+/** Days of income and expense in the wallet's chart. */
+export const WALLET_CHART_DAYS = 30;
