@@ -136,7 +136,7 @@ for (const lang of ['en', 'zh']) {
 
       // B opens Messages: the conversation shows 2 unread; opening it reads them and the badge clears.
       await menuItem(pageB, t.messages).click();
-      await expect(pageB.getByRole('heading', { name: t.conversations })).toBeVisible();
+      await expect(pageB.getByRole('heading', { name: t.conversations, exact: true })).toBeVisible();
       const conv = pageB.locator('a.conversation').first();
       await expect(conv).toContainText(t.again);
       await expect(conv.locator('.badge')).toHaveText('2');
