@@ -3,7 +3,7 @@
 // and a tag, they message each other and the messages appear on the other side as they are sent;
 // B's unread badge counts and clears. Then B's network is cut: what A sends meanwhile appears
 // once B is back online (the stream resumes with Last-Event-ID). In English and in Chinese.
-import { test, expect, expectHydrated, verifiedAccount, PASSWORD } from './fixtures.mjs';
+import { test, expect, expectHydrated, apiSession, verifiedAccount, PASSWORD } from './fixtures.mjs';
 
 const T = {
   en: {
@@ -183,3 +183,42 @@ for (const lang of ['en', 'zh']) {
     }
   });
 }
+
+test('without the event stream the tab polls: counts and messages still arrive', async ({ page, request, consoleErrors }) => {
+  const t = T.en;
+  const stamp = Date.now();
+  const a = `poll-a-${stamp}@example.com`;
+  const b = `poll-b-${stamp}@example.com`;
+  await verifiedAccount(request, a);
+  await verifiedAccount(request, b);
+  const headersA = await apiSession(request, a);
+  const headersB = await apiSession(request, b);
+  const req = await request.post('/api/cim/v1/friends/requests', { headers: headersA, data: { email: b } });
+  const accepted = await request.post(`/api/cim/v1/friends/requests/${(await req.json()).data.id}/accept`, { headers: headersB });
+  expect(accepted.status()).toBe(200);
+  const idA = (await (await request.get('/api/iam/v1/account/profile', { headers: headersA })).json()).data.id;
+
+  // The stream is refused (as a proxy that does not pass it would): the tab falls back to polling.
+  let refused = 0;
+  await page.route('**/api/cim/v1/events', (route) => {
+    refused += 1;
+    return route.fulfill({ status: 503, body: 'unavailable' });
+  });
+  await signIn(page, 'en', t, b);
+  await expect(page.locator('html')).toHaveAttribute('data-live', 'polling', { timeout: 15_000 });
+
+  // A message from A shows in the menu badge at the next poll, then in the open conversation.
+  const idB = (await (await request.get('/api/iam/v1/account/profile', { headers: headersB })).json()).data.id;
+  const first = await request.post('/api/cim/v1/messages', { headers: headersA, data: { to_user_id: idB, body: 'Polled hello' } });
+  expect(first.status()).toBe(200);
+  await expect(menuItem(page, t.messages).locator('.badge')).toHaveText('1', { timeout: 25_000 });
+  await page.goto(`/messages?with=${idA}`);
+  await expect(page.locator('.bubble.theirs', { hasText: 'Polled hello' })).toBeVisible();
+  await expect(menuItem(page, t.messages).locator('.badge')).toHaveCount(0, { timeout: 25_000 });
+  const second = await request.post('/api/cim/v1/messages', { headers: headersA, data: { to_user_id: idB, body: 'Polled again' } });
+  expect(second.status()).toBe(200);
+  await expect(page.locator('.bubble.theirs', { hasText: 'Polled again' })).toBeVisible({ timeout: 25_000 });
+  expect(refused).toBeGreaterThan(0);
+  // The refused stream requests are logged by the browser; nothing else may be.
+  expect(consoleErrors.filter((e) => !/503|Service Unavailable/i.test(e))).toEqual([]);
+});
