@@ -24,6 +24,7 @@ pub struct Config {
     pub map: MapConfig,
     pub devices: DevicesConfig,
     pub agent: AgentConfig,
+    pub billing: BillingConfig,
     pub social: SocialConfig,
     pub log: LogConfig,
 }
@@ -143,6 +144,18 @@ pub struct AgentConfig {
     pub provisioner: String,
 }
 
+/// The wallet (src/billing/, docs/wallet.md).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BillingConfig {
+    /// Coins credited once to every newly verified account; 0 disables it.
+    pub signup_bonus: crate::coins::Coins,
+    /// Percent of every rental or order payment kept by the market.
+    pub market_fee_percent: u8,
+    /// How long the answer to an `Idempotency-Key` is kept.
+    pub idempotency_ttl_secs: u64,
+}
+
 /// Friends, messages and the live event stream (docs/social.md).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -189,6 +202,7 @@ impl Default for Config {
             map: MapConfig::default(),
             devices: DevicesConfig::default(),
             agent: AgentConfig::default(),
+            billing: BillingConfig::default(),
             social: SocialConfig::default(),
             log: LogConfig::default(),
         }
@@ -268,6 +282,16 @@ impl Default for DevicesConfig {
     }
 }
 
+impl Default for BillingConfig {
+    fn default() -> Self {
+        BillingConfig {
+            signup_bonus: crate::coins::Coins::from_cents(100 * 100),
+            market_fee_percent: 10,
+            idempotency_ttl_secs: 24 * 3600,
+        }
+    }
+}
+
 impl Default for SocialConfig {
     fn default() -> Self {
         SocialConfig {
@@ -289,8 +313,10 @@ impl Default for LogConfig {
     }
 }
 
-const TOP_LEVEL_KEYS: [&str; 13] =
-    ["product_name", "data_dir", "server", "database", "auth", "mail", "downloads", "ssr", "map", "devices", "agent", "social", "log"];
+const TOP_LEVEL_KEYS: [&str; 14] = [
+    "product_name", "data_dir", "server", "database", "auth", "mail", "downloads", "ssr", "map", "devices", "agent", "billing",
+    "social", "log",
+];
 
 fn is_setting_key(key: &str) -> bool {
     let key = key.to_ascii_lowercase();
@@ -494,6 +520,15 @@ impl Config {
         }
         if self.devices.heartbeat_secs >= self.devices.offline_after_secs {
             return bad("devices.heartbeat_secs", "must be shorter than devices.offline_after_secs");
+        }
+        if self.billing.signup_bonus.cents() < 0 {
+            return bad("billing.signup_bonus", "must be 0 or more coins");
+        }
+        if self.billing.market_fee_percent > 100 {
+            return bad("billing.market_fee_percent", "must be between 0 and 100");
+        }
+        if self.billing.idempotency_ttl_secs < 60 {
+            return bad("billing.idempotency_ttl_secs", "must be at least 60");
         }
         let so = &self.social;
         if so.friend_requests_per_minute == 0 || so.messages_per_minute == 0 {

@@ -92,6 +92,16 @@ pub enum Msg {
     KeywordTooLong,
     // notifications
     NotificationNotFound,
+    // wallet (amounts in cents)
+    InsufficientBalance { available: i64, needed: i64 },
+    AmountInvalid,
+    MemoInvalid,
+    HoldNotFound,
+    HoldResolved,
+    CaptureExceedsHold { left: i64, asked: i64 },
+    IdempotencyKeyInvalid,
+    IdempotencyKeyReused,
+    IdempotencyKeyInProgress,
     // friends, tags, messages
     UserNotFound,
     FriendRequestToSelf,
@@ -136,6 +146,20 @@ impl Msg {
                 Lang::En => format!("Invalid value for {field}"),
                 Lang::Zh => format!("参数 {field} 无效"),
             },
+            Msg::InsufficientBalance { available, needed } => {
+                let (a, n) = (crate::coins::format_coins(*available), crate::coins::format_coins(*needed));
+                return match lang {
+                    Lang::En => format!("Insufficient balance: {a} coins available, {n} needed"),
+                    Lang::Zh => format!("余额不足：可用 {a} 币，需要 {n} 币"),
+                };
+            }
+            Msg::CaptureExceedsHold { left, asked } => {
+                let (l, a) = (crate::coins::format_coins(*left), crate::coins::format_coins(*asked));
+                return match lang {
+                    Lang::En => format!("The hold has only {l} coins left, {a} asked"),
+                    Lang::Zh => format!("冻结金额仅剩 {l} 币，请求 {a} 币"),
+                };
+            }
             Msg::InvalidPagination => (
                 "offset must be 0 or more and limit between 1 and 100",
                 "offset 不能小于 0，limit 必须在 1 到 100 之间",
@@ -244,6 +268,22 @@ impl Msg {
                 "请先删除运行在此服务器上的 Z-CLOUD 云主机",
             ),
             Msg::AppNotFound => ("App not found", "应用不存在"),
+            Msg::AmountInvalid => ("The amount must be a whole number of cents, at least 1", "金额必须是至少为 1 的整数（单位：分）"),
+            Msg::MemoInvalid => ("The memo must be at most 200 characters on one line", "备注最多 200 个字符，且不能换行"),
+            Msg::HoldNotFound => ("Hold not found", "冻结记录不存在"),
+            Msg::HoldResolved => ("This hold has already been captured, released or expired", "该冻结已被扣款、释放或已过期"),
+            Msg::IdempotencyKeyInvalid => (
+                "The Idempotency-Key header must be 1-255 visible ASCII characters",
+                "Idempotency-Key 请求头须为 1-255 个可见 ASCII 字符",
+            ),
+            Msg::IdempotencyKeyReused => (
+                "This Idempotency-Key was already used with a different request",
+                "该 Idempotency-Key 已用于另一个不同的请求",
+            ),
+            Msg::IdempotencyKeyInProgress => (
+                "A request with this Idempotency-Key is still being processed, please retry shortly",
+                "使用该 Idempotency-Key 的请求仍在处理中，请稍后重试",
+            ),
             Msg::UserNotFound => ("User not found", "用户不存在"),
             Msg::FriendRequestToSelf => ("You cannot send a friend request to yourself", "不能向自己发送好友请求"),
             Msg::FriendRequestWaiting => (

@@ -2,6 +2,8 @@
 
 pub mod agent;
 pub mod app;
+pub mod billing;
+pub mod coins;
 pub mod companies;
 pub mod config;
 pub mod db;

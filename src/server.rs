@@ -8,6 +8,8 @@ use anyhow::Context;
 use tokio::net::TcpListener;
 
 use crate::app;
+use crate::billing::BillingCtx;
+use crate::billing::idempotency::IdempotencyStore;
 use crate::companies::CompaniesCtx;
 use crate::config::Config;
 use crate::devices::DevicesCtx;
@@ -69,8 +71,10 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
     // The cross-domain questions, answered by the domains that know.
     let deletion = DeletionChecks::new(vec![
         Arc::new(crate::devices::binding::DevicesLinked),
+        Arc::new(crate::billing::BalanceOutstanding),
         Arc::new(crate::companies::CompaniesJoined),
     ]);
+    let on_verified = crate::iam::signup::VerifiedHooks::new(vec![Arc::new(crate::billing::SignupBonus(config.billing.signup_bonus))]);
     let stats = StatsSources::new(vec![Arc::new(crate::companies::MemberRecordsUnread), Arc::new(crate::social::PendingFriendRequests)]);
     let pages = PageSources::new(vec![Arc::new(devices.clone()), Arc::new(market.clone())]);
 
@@ -82,7 +86,10 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         keys: keys.clone(),
         limiter: Arc::new(LoginLimiter::from_config(&config.auth)),
         deletion,
+        on_verified,
     };
+    let billing = BillingCtx { db: db.clone(), settings: Arc::new(config.billing.clone()) };
+    let idempotency = IdempotencyStore::new(db.clone(), keys.clone(), config.server.body_limit_bytes);
     let ssr = Arc::new(Ssr::new(&config, public.clone(), pages));
     let social = SocialCtx {
         db: db.clone(),
@@ -101,6 +108,8 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         companies,
         devices,
         market,
+        billing,
+        idempotency,
         social,
     })
 }

@@ -8,6 +8,8 @@ use std::sync::Arc;
 use axum::extract::FromRef;
 use sea_orm::DatabaseConnection;
 
+use crate::billing::BillingCtx;
+use crate::billing::idempotency::IdempotencyStore;
 use crate::companies::CompaniesCtx;
 use crate::config::Config;
 use crate::devices::DevicesCtx;
@@ -33,5 +35,8 @@ pub struct AppState {
     pub devices: DevicesCtx,
     pub market: MarketCtx,
     pub notifications: NotificationsCtx,
+    pub billing: BillingCtx,
+    /// Answers kept for `Idempotency-Key` retries (installed on every request by src/app.rs).
+    pub idempotency: IdempotencyStore,
     pub social: SocialCtx,
 }

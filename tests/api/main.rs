@@ -1,5 +1,6 @@
 //! One integration-test binary: the real server over real HTTP against a fresh database.
 
+mod billing;
 mod common;
 mod companies;
 mod devices;

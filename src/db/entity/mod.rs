@@ -1,6 +1,8 @@
 //! Entities: plain table shapes, no behaviour (the rules live in each domain's service).
 
+
 pub mod apps;
+pub mod bills;
 pub mod blocks;
 pub mod companies;
 pub mod company_history;
@@ -9,6 +11,11 @@ pub mod conversations;
 pub mod device_commands;
 pub mod devices;
 pub mod email_verifications;
+pub mod idempotency_keys;
+pub mod ledger_accounts;
+pub mod ledger_entries;
+pub mod ledger_holds;
+pub mod ledger_transfers;
 pub mod event_sequences;
 pub mod events;
 pub mod friend_requests;
