@@ -14,19 +14,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.environ.get("ZMARKET_BENCH_BIN", os.path.join(ROOT, "target", "release", "zmarket"))
 
 
-def call(base, method, path, body=None, token=None):
-    """One JSON call; answers the parsed envelope (or the raw body when it is not JSON)."""
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(base + path, data=data, method=method)
-    if data is not None:
-        req.add_header("content-type", "application/json")
-    if token:
-        req.add_header("authorization", "Bearer " + token)
-    with urllib.request.urlopen(req, timeout=30) as r:
-        raw = r.read()
-        return json.loads(raw) if raw[:1] == b"{" else raw
-
-
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
