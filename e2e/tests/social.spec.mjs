@@ -218,7 +218,63 @@ test('without the event stream the tab polls: counts and messages still arrive',
   const second = await request.post('/api/cim/v1/messages', { headers: headersA, data: { to_user_id: idB, body: 'Polled again' } });
   expect(second.status()).toBe(200);
   await expect(page.locator('.bubble.theirs', { hasText: 'Polled again' })).toBeVisible({ timeout: 25_000 });
+
+  // History pages backwards: 30 more messages, then only the newest page shows until asked.
+  for (let i = 1; i <= 30; i++) {
+    const r = await request.post('/api/cim/v1/messages', { headers: headersA, data: { to_user_id: idB, body: `Number ${i}` } });
+    expect(r.status()).toBe(200);
+  }
+  await page.reload();
+  await expect(page.locator('.bubble', { hasText: 'Number 30' })).toBeVisible();
+  await expect(page.locator('.bubble')).toHaveCount(30);
+  await expect(page.locator('.bubble', { hasText: 'Polled hello' })).toHaveCount(0);
+  await page.getByRole('button', { name: 'Earlier messages' }).click();
+  await expect(page.locator('.bubble', { hasText: 'Polled hello' })).toBeVisible();
+  await expect(page.locator('.bubble')).toHaveCount(32);
+  await expect(page.getByRole('button', { name: 'Earlier messages' })).toHaveCount(0);
   expect(refused).toBeGreaterThan(0);
   // The refused stream requests are logged by the browser; nothing else may be.
   expect(consoleErrors.filter((e) => !/503|Service Unavailable/i.test(e))).toEqual([]);
+});
+
+test("the bell's View all lists the person's notifications, live and in the reader's language", async ({ page, request, consoleErrors }) => {
+  const t = T.en;
+  const email = `notified-${Date.now()}@example.com`;
+  await verifiedAccount(request, email);
+  const headers = await apiSession(request, email);
+  await signIn(page, 'en', t, email);
+  await page.getByRole('button', { name: t.notifications }).click();
+  await page.getByRole('link', { name: t.viewAll }).click();
+  await expect(page).toHaveURL(/\/messages\?tab=notifications/);
+  await expect(page.getByText(t.noNotifications)).toBeVisible();
+  await streamLive(page);
+
+  // A box is registered and bound to the person, then its first heartbeat brings it online: the
+  // "Device online" notification reaches the open list and the bell without a reload.
+  const spec = { cpu_cores: 4, memory_bytes: 8 * 2 ** 30, disk_bytes: 256 * 2 ** 30, gpus: [] };
+  const reg = await request.post('/api/agent/v1/register', { data: { type: 'Z-BOX', name: 'Desk box', spec } });
+  const { device_id, device_secret, pairing_code } = (await reg.json()).data;
+  const link = await request.post('/api/ebs/v2/devices/link', { headers, data: { device_id, pairing_code } });
+  expect(link.status(), await link.text()).toBe(200);
+  const hb = await request.post('/api/agent/v1/heartbeat', {
+    headers: { authorization: `Bearer ${device_secret}` },
+    data: { spec, metrics: { cpu_percent: 5, memory_used_bytes: 2 ** 30, disk_used_bytes: 2 ** 33 }, acks: [] },
+  });
+  expect(hb.status()).toBe(200);
+  const item = page.locator('li[data-notification]');
+  await expect(item).toContainText('Device online');
+  await expect(item).toContainText(`Desk box (${device_id}) is online.`);
+  await expect(page.getByRole('button', { name: t.notifications }).locator('.badge')).toHaveText('1');
+
+  // In Chinese the same notification reads in Chinese.
+  await page.getByRole('group', { name: 'Language' }).getByRole('button', { name: '中文' }).click();
+  await expect(item).toContainText('设备上线');
+  await expect(item).toContainText(`Desk box（${device_id}）已上线。`);
+  await page.screenshot({ path: 'test-results/social-notifications-zh.png', fullPage: true });
+
+  // Marking it read clears the bell.
+  await item.getByRole('button', { name: '标为已读' }).click();
+  await expect(item).toContainText('已读');
+  await expect(page.getByRole('button', { name: '通知' }).locator('.badge')).toHaveCount(0);
+  expect(consoleErrors).toEqual([]);
 });
