@@ -252,7 +252,7 @@ for (const lang of ['en', 'zh']) {
     await bell.click();
     await expect(page.locator('.notifications-popover')).toContainText(t.invitationTitle(company));
     await page.getByRole('link', { name: t.viewAll }).click();
-    await expect(page).toHaveURL(/\/notifications$/);
+    await expect(page).toHaveURL(/\/messages\?tab=notifications$/);
     await expect(page.locator('main')).toContainText(t.invitationTitle(company));
     await expectNoForbidden(page, t);
     await page.screenshot({ path: `test-results/newcomer-notifications-${lang}.png`, fullPage: true });

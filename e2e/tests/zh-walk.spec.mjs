@@ -133,7 +133,7 @@ test('every route in Chinese has no untranslated Latin words', async ({ browser,
   await signIn(page, user);
   await walk(page, [
     '/app', '/devices', '/devices/link', '/devices/zcloud/create', '/friends', '/wallet', '/account', '/account/username',
-    '/account/password', '/messages', '/demands-and-offers', '/history', '/notifications', '/company-email',
+    '/account/password', '/messages', '/demands-and-offers', '/history', '/messages?tab=notifications', '/friends/tags', '/company-email',
     '/iam/v1/sme/join?code=nope',
   ], allowed, found);
   // A company administrator's.

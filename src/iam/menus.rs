@@ -41,8 +41,6 @@ const ITEMS: &[Item] = &[
     hidden("/account", "/account/username", "AccountUsername", "account/username", "change_username"),
     hidden("/account", "/account/password", "AccountPassword", "account/password", "change_password"),
     item("/messages", "Messages", "messages", "messages", "messages"),
-    // The bell's "View all" (the bell polls for individual users only).
-    hidden("/messages", "/notifications", "Notifications", "notifications", "notifications"),
     item("/demands-and-offers", "DemandsAndOffers", "demands-and-offers", "demands", "demands_and_offers"),
     item("/history", "History", "history", "history", "my_company_history"),
 ];
@@ -57,7 +55,8 @@ pub fn paths_for(user_type: UserType) -> Vec<&'static str> {
     match user_type {
         UserType::User => {
             paths.extend(DEVICES);
-            paths.extend(["/friends", "/wallet", "/messages", "/demands-and-offers", "/history", "/notifications"]);
+            // /friends/tags: SPEC.md §2 lists it among the hidden children of /friends (issue 15).
+            paths.extend(["/friends", "/friends/tags", "/wallet", "/messages", "/demands-and-offers", "/history"]);
         }
         UserType::Admin => {
             paths.extend(DEVICES);

@@ -12,8 +12,6 @@ export const fetchUnreadPreview = () =>
 export const markNotificationRead = (id: string) =>
   api.put<null>(`/api/ebs/v1/notifications/${encodeURIComponent(id)}/read`);
 
-/** A page of the caller's notifications, newest first (all, or only the unread ones). */
-export const fetchNotifications = (offset: number, limit: number, unreadOnly = false) =>
-  api.get<ListPage<NotificationItem>>('/api/ebs/v1/notifications', {
-    query: { offset, limit, filter: unreadOnly ? 'unread' : undefined },
-  });
+/** The person's notifications, newest first, in the request's language. */
+export const fetchNotifications = (offset: number, limit: number) =>
+  api.get<ListPage<NotificationItem>>('/api/ebs/v1/notifications', { query: { offset, limit } });
