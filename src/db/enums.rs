@@ -192,6 +192,8 @@ pub enum NotificationKind {
     ZcloudReady,
     #[sea_orm(string_value = "zcloud_failed")]
     ZcloudFailed,
+    #[sea_orm(string_value = "company_invitation")]
+    CompanyInvitation,
     /// A wallet's runway fell to a day or less.
     #[sea_orm(string_value = "runway_24h")]
     #[serde(rename = "runway_24h")]

@@ -4,7 +4,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 
 use chrono::Duration;
-use sea_orm::{ActiveModelTrait, ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter, Set};
+use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter, Set};
 
 use crate::db::entity::{email_verifications, users};
 use crate::db::{for_update, new_id, now, write_txn};
@@ -29,7 +29,7 @@ impl VerifiedHooks {
     pub fn new(hooks: Vec<Arc<dyn OnVerified>>) -> Self {
         VerifiedHooks(Arc::new(hooks))
     }
-    async fn run(&self, txn: &DatabaseTransaction, user_id: &str) -> Result<(), AppError> {
+    pub(crate) async fn run(&self, txn: &DatabaseTransaction, user_id: &str) -> Result<(), AppError> {
         for h in self.0.iter() {
             h.verified(txn, user_id).await?;
         }
@@ -39,12 +39,75 @@ impl VerifiedHooks {
 
 // ---- sign-up and verification ----
 
+/// What a pending sign-up chose, travelling with its own link (issue 16, finding 3): the
+/// password (and name) that become the account's when that link is opened.
+#[derive(Debug, Clone, Default)]
+pub struct Chosen {
+    pub password_hash: Option<String>,
+    pub name: Option<String>,
+}
+
+/// A new verification link for `user_id` carrying `chosen`, mailed inside the caller's
+/// transaction. Earlier links stay valid until one of them is opened (the first opened decides
+/// and kills the others). `redirect` (a path of this site) rides along in the link, so that the
+/// verified person signs in and lands there (an invitation).
+pub async fn send_verification(
+    cx: &IamCtx,
+    txn: &impl ConnectionTrait,
+    user_id: &str,
+    email: &Email,
+    chosen: Chosen,
+    redirect: Option<&str>,
+) -> Result<(), AppError> {
+    let token = tokens::random_token();
+    let t = now();
+    email_verifications::ActiveModel {
+        token_hash: Set(tokens::hash_token(&token)),
+        user_id: Set(user_id.to_string()),
+        expires_at: Set(t + Duration::seconds(cx.settings.verification_ttl_secs as i64)),
+        used_at: Set(None),
+        created_at: Set(t),
+        password_hash: Set(chosen.password_hash),
+        name: Set(chosen.name),
+    }
+    .insert(txn)
+    .await?;
+    let next = redirect.map(|r| format!("&redirect={}", url::form_urlencoded::byte_serialize(r.as_bytes()).collect::<String>())).unwrap_or_default();
+    let link = cx.site.link(&format!("/email-verified?token={token}{next}"));
+    let product = &cx.site.product_name;
+    let hours = cx.settings.verification_ttl_secs / 3600;
+    let body = format!(
+        "Welcome to {product}!\n\nOpen this link to verify your email address:\n{link}\n\n\
+         The link is valid for {hours} hours. If you did not sign up, ignore this message.\n\n\
+         欢迎使用 {product}！\n\n请打开以下链接验证您的邮箱：\n{link}\n\n链接 {hours} 小时内有效。如果不是您本人注册，请忽略本邮件。\n"
+    );
+    let subject = format!("Verify your email address / 验证您的邮箱 - {product}");
+    cx.mailer.enqueue(txn, Mail { to: email.as_str(), subject: &subject, body: &body, link: Some(&link) }).await?;
+    Ok(())
+}
+
+/// What a resent link carries: the choice of the one pending sign-up, when there is exactly
+/// one (with several, nobody knows whose choice the mailbox owner made: the link carries none
+/// and the account keeps the password it was created with).
+pub async fn pending_choice(txn: &impl ConnectionTrait, user_id: &str) -> Result<Chosen, AppError> {
+    let pending = email_verifications::Entity::find()
+        .filter(email_verifications::Column::UserId.eq(user_id))
+        .filter(email_verifications::Column::UsedAt.is_null())
+        .filter(email_verifications::Column::ExpiresAt.gt(now()))
+        .all(txn)
+        .await?;
+    Ok(match pending.as_slice() {
+        [one] => Chosen { password_hash: one.password_hash.clone(), name: one.name.clone() },
+        _ => Chosen::default(),
+    })
+}
+
 /// Signs up `req.email`. A repeated sign-up of an address not yet verified never touches the
 /// account: its password (and name) travel with its own link, and only the link that is opened
 /// decides which password becomes valid (issue 16, finding 3). Limited per IP and per address
 /// before any hashing.
 pub async fn register(cx: &IamCtx, ip: IpAddr, req: NewAccount) -> Result<RegisterResponse, AppError> {
-    let NewAccount { email, password, username: given_name } = req;
+    let NewAccount { email, password, username: given_name, redirect } = req;
     cx.limiter.register_attempt(ip, email.as_str()).await?;
     let verify = cx.settings.email_verification;
     let hash = cx.hasher.hash(password.as_str().to_string()).await?;
@@ -54,7 +117,7 @@ pub async fn register(cx: &IamCtx, ip: IpAddr, req: NewAccount) -> Result<Regist
     let t = now();
     let user_id = match existing {
         // A verified account keeps its owner.
-        Some(u) if u.email_verified_at.is_some() || !verify => return Err(AppError::conflict(Msg::EmailTaken)),
+        Some(u) if u.email_verified_at.is_some() || !verify => return Err(email_taken()),
         // A pending sign-up may be repeated: a new link carrying this attempt's password.
         Some(u) => u.id,
         None => {
@@ -74,7 +137,7 @@ pub async fn register(cx: &IamCtx, ip: IpAddr, req: NewAccount) -> Result<Regist
             .insert(&txn)
             .await
             .map_err(|e| match e.sql_err() {
-                Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => AppError::conflict(Msg::EmailTaken),
+                Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => email_taken(),
                 _ => e.into(),
             })?;
             if !verify {
@@ -84,28 +147,8 @@ pub async fn register(cx: &IamCtx, ip: IpAddr, req: NewAccount) -> Result<Regist
         }
     };
     if verify {
-        let token = tokens::random_token();
-        email_verifications::ActiveModel {
-            token_hash: Set(tokens::hash_token(&token)),
-            user_id: Set(user_id),
-            expires_at: Set(t + Duration::seconds(cx.settings.verification_ttl_secs as i64)),
-            used_at: Set(None),
-            created_at: Set(t),
-            password_hash: Set(Some(hash)),
-            name: Set(given_name.map(Username::into_string)),
-        }
-        .insert(&txn)
-        .await?;
-        let link = format!("{}/email-verified?token={token}", cx.site.public_url.trim_end_matches('/'));
-        let product = &cx.site.product_name;
-        let hours = cx.settings.verification_ttl_secs / 3600;
-        let body = format!(
-            "Welcome to {product}!\n\nOpen this link to verify your email address:\n{link}\n\n\
-             The link is valid for {hours} hours. If you did not sign up, ignore this message.\n\n\
-             欢迎使用 {product}！\n\n请打开以下链接验证您的邮箱：\n{link}\n\n链接 {hours} 小时内有效。如果不是您本人注册，请忽略本邮件。\n"
-        );
-        let subject = format!("Verify your email address / 验证您的邮箱 - {product}");
-        cx.mailer.enqueue(&txn, Mail { to: email.as_str(), subject: &subject, body: &body, link: Some(&link) }).await?;
+        let chosen = Chosen { password_hash: Some(hash), name: given_name.map(Username::into_string) };
+        send_verification(cx, &txn, &user_id, &email, chosen, redirect.as_deref()).await?;
     }
     txn.commit().await?;
     if verify {
@@ -164,3 +207,7 @@ pub async fn verify_email(cx: &IamCtx, token: Option<&str>) -> Result<EmailOnly,
     Ok(EmailOnly { email })
 }
 
+/// 409 for an address that already has an account, naming the field it is about.
+fn email_taken() -> AppError {
+    AppError::Conflict { msg: Msg::EmailTaken, data: Some(serde_json::json!({ "field": "email" })) }
+}

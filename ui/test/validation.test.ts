@@ -6,6 +6,8 @@ import {
   validateEmail,
   validateNewPassword,
   validatePasswordPresent,
+  validateMessage,
+  validateTagName,
   validateUsername,
 } from '../src/lib/validation';
 
@@ -20,10 +22,10 @@ describe('SPEC.md §5 validation', () => {
   });
   it('password: 8-15, a letter and a digit', () => {
     expect(validateNewPassword('')).toBe('password_required');
-    expect(validateNewPassword('abc123')).toBe('password_incorrect');
-    expect(validateNewPassword('abcdefghi')).toBe('password_incorrect');
-    expect(validateNewPassword('123456789')).toBe('password_incorrect');
-    expect(validateNewPassword('abcdefgh12345678')).toBe('password_incorrect');
+    expect(validateNewPassword('abc123')).toBe('password_format_invalid');
+    expect(validateNewPassword('abcdefghi')).toBe('password_format_invalid');
+    expect(validateNewPassword('123456789')).toBe('password_format_invalid');
+    expect(validateNewPassword('abcdefgh12345678')).toBe('password_format_invalid');
     expect(validateNewPassword('abcd1234')).toBeNull();
     expect(validateNewPassword('abcdefgh1234567')).toBeNull();
     expect(validatePasswordPresent('')).toBe('password_required');
@@ -48,5 +50,19 @@ describe('SPEC.md §5 validation', () => {
     expect(validateAvatar({ name: 'a.JPEG', type: 'image/jpeg', size: 10 })).toBeNull();
     expect(validateAvatar({ name: 'a.gif', type: 'image/gif', size: 10 })).toBeNull();
     expect(validateAvatar({ name: 'a.webp', type: 'image/webp', size: 10 })).toBeNull();
+  });
+});
+
+describe('social checks', () => {
+  it('tag names are 1-30 characters after trimming', () => {
+    expect(validateTagName('  ')).toBe('tag_name_invalid');
+    expect(validateTagName(' work ')).toBeNull();
+    expect(validateTagName('界'.repeat(30))).toBeNull();
+    expect(validateTagName('界'.repeat(31))).toBe('tag_name_invalid');
+  });
+  it('messages are not only blanks and at most 2000 characters as written', () => {
+    expect(validateMessage(' \n ')).toBe('message_required');
+    expect(validateMessage('好'.repeat(2000))).toBeNull();
+    expect(validateMessage('a'.repeat(2001))).toBe('message_too_long');
   });
 });

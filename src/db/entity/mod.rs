@@ -28,6 +28,7 @@ pub mod member_records;
 pub mod messages;
 pub mod notification_counters;
 pub mod notifications;
+pub mod password_resets;
 pub mod refresh_tokens;
 pub mod resource_assignments;
 pub mod sessions;

@@ -36,6 +36,12 @@ export type Member = Schemas['Member'];
 export type MemberRecord = AlwaysSent<Schemas['MemberRecord']>;
 export type HistoryEntry = AlwaysSent<Schemas['HistoryEntry']>;
 export type Assignment = Schemas['Assignment'];
+export type Wallet = AlwaysSent<Schemas['Wallet']>;
+export type WalletEntry = AlwaysSent<Schemas['Entry']>;
+export type WalletDay = Schemas['Day'];
+export type Bill = Schemas['Bill'];
+export type EntryKind = Schemas['EntryKind'];
+export type BillStatus = Schemas['BillStatus'];
 
 export type Device = AlwaysSent<Omit<Schemas['Device'], 'spec'>> & { spec: AlwaysSent<Schemas['Spec']> };
 
@@ -53,7 +59,9 @@ export type ZcloudBody = Body<Schemas['ZcloudRequest']>;
 export type SharingBody = Body<Schemas['SharingRequest']>;
 /** Both null: the location is cleared. */
 export type LocationBody = Required<Schemas['LocationRequest']>;
-export type RegisterBody = Body<Omit<Schemas['RegisterRequest'], 'username'>> & { username?: string };
+export type RegisterBody = Body<Omit<Schemas['RegisterRequest'], 'username' | 'redirect'>> & { username?: string; redirect?: string };
+/** Forgot password and resend verification answer this for every address (no account enumeration). */
+export type RecoveryAnswer = Schemas['RecoveryAnswer'];
 
 // Friends, tags, messages (docs/social.md).
 export type Friend = AlwaysSent<Schemas['Friend']>;

@@ -19,9 +19,12 @@ import { SignInPage } from '../pages/auth/SignInPage';
 import { SignUpPage } from '../pages/auth/SignUpPage';
 import { CheckEmailPage } from '../pages/auth/CheckEmailPage';
 import { EmailVerifiedPage } from '../pages/auth/EmailVerifiedPage';
+import { ForgotPasswordPage } from '../pages/auth/ForgotPasswordPage';
+import { ResetPasswordPage } from '../pages/auth/ResetPasswordPage';
 import { CompanyEmailPage } from '../pages/companies/CompanyEmailPage';
 import { CompanyJoinPage } from '../pages/companies/CompanyJoinPage';
 import { DownloadPage } from '../pages/download/DownloadPage';
+import { DocumentPage } from '../pages/documents/DocumentPage';
 import { ErrorPage } from '../components/ErrorPage';
 import { PcWebPage } from '../pages/pcweb/PcWebPage';
 
@@ -61,9 +64,13 @@ const consolePageOf = new Map<string, LazyPage>([
   [paths.console.allocate.pattern, lazy(() => import('../pages/companies/AllocatePage'))],
   [paths.console.companyHistory.pattern, lazy(() => import('../pages/companies/CompanyHistoryPage'))],
   [paths.console.history.pattern, lazy(() => import('../pages/companies/MyHistoryPage'))],
+  [paths.console.wallet.pattern, lazy(() => import('../pages/wallet/WalletPage'))],
   [paths.console.account.pattern, lazy(() => import('../pages/account/AccountPage'))],
   [paths.console.username.pattern, lazy(() => import('../pages/account/UsernamePage'))],
   [paths.console.password.pattern, lazy(() => import('../pages/account/PasswordPage'))],
+  [paths.console.friends.pattern, lazy(() => import('../pages/social/FriendsPage'))],
+  [paths.console.tags.pattern, lazy(() => import('../pages/social/TagsPage'))],
+  [paths.console.messages.pattern, lazy(() => import('../pages/social/MessagesPage'))],
 ]);
 
 const pageByComponent = new Map(consolePages.map((p) => [componentName(p), consolePageOf.get(p.pattern) ?? placeholder]));
@@ -128,7 +135,9 @@ function createRoutes(menu: MenuEntry[] | null): RouteObject[] {
         route(paths.nearby.details, <NearbyDetailsPage />),
         route(paths.onDemand.home, <OnDemandPage />),
         route(paths.onDemand.placeOrder, <PlaceOrderPage />),
-        route(paths.download, <DownloadPage />),
+        route(paths.documents.terms, <DocumentPage name="terms-of-use" />),
+        route(paths.documents.privacy, <DocumentPage name="privacy-policy" />),
+        route(paths.documents.guide, <DocumentPage name="guide" />),
       ],
     },
     route(paths.nearby.map, <NearbyMapPage />),
@@ -140,6 +149,10 @@ function createRoutes(menu: MenuEntry[] | null): RouteObject[] {
         route(paths.mobile.details, <MarketDetailsPage />),
         route(paths.mobile.nearby, <NearbyPage />),
         route(paths.mobile.nearbyDetails, <NearbyDetailsPage />),
+        route(paths.download, <DownloadPage />),
+        route(paths.mobile.guide, <DocumentPage name="guide" />),
+        route(paths.mobile.terms, <DocumentPage name="terms-of-use" />),
+        route(paths.mobile.privacy, <DocumentPage name="privacy-policy" />),
       ],
     },
     {
@@ -149,6 +162,8 @@ function createRoutes(menu: MenuEntry[] | null): RouteObject[] {
         route(paths.auth.signUp, <SignUpPage />),
         route(paths.checkEmail, <CheckEmailPage />),
         route(paths.emailVerified, <EmailVerifiedPage />),
+        route(paths.auth.forgot, <ForgotPasswordPage />),
+        route(paths.auth.reset, <ResetPasswordPage />),
         route(paths.companies.email, <CompanyEmailPage />),
         route(paths.companies.join, <CompanyJoinPage />),
         route(paths.pcWeb, <PcWebPage />),
