@@ -172,7 +172,9 @@ pub async fn resend_verification(cx: &IamCtx, ip: IpAddr, email: Email, redirect
         .one(&txn)
         .await?;
     let Some(user) = waiting else { return Ok(answer(&email)) };
-    let chosen = signup::pending_choice(&txn, &user.id).await?;
+    // The one pending sign-up's link is replaced (its password travels on); otherwise nothing
+    // is sent (issue 16, finding 3: signup::replace_pending).
+    let Some(chosen) = signup::replace_pending(&txn, &user.id).await? else { return Ok(answer(&email)) };
     signup::send_verification(cx, &txn, &user.id, &email, chosen, redirect.as_deref()).await?;
     txn.commit().await?;
     cx.mailer.wake();

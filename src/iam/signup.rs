@@ -86,20 +86,20 @@ pub async fn send_verification(
     Ok(())
 }
 
-/// What a resent link carries: the choice of the one pending sign-up, when there is exactly
-/// one (with several, nobody knows whose choice the mailbox owner made: the link carries none
-/// and the account keeps the password it was created with).
-pub async fn pending_choice(txn: &impl ConnectionTrait, user_id: &str) -> Result<Chosen, AppError> {
+/// What a resent link carries: the choice of the one pending sign-up, whose link it replaces.
+/// `None` with several pending sign-ups (nobody knows whose choice the mailbox owner made) or
+/// none (expired: the password the account was created with may be anyone's): then nothing is
+/// resent, and the person signs up again, which mails a link with their own password.
+pub async fn replace_pending(txn: &impl ConnectionTrait, user_id: &str) -> Result<Option<Chosen>, AppError> {
     let pending = email_verifications::Entity::find()
         .filter(email_verifications::Column::UserId.eq(user_id))
         .filter(email_verifications::Column::UsedAt.is_null())
         .filter(email_verifications::Column::ExpiresAt.gt(now()))
         .all(txn)
         .await?;
-    Ok(match pending.as_slice() {
-        [one] => Chosen { password_hash: one.password_hash.clone(), name: one.name.clone() },
-        _ => Chosen::default(),
-    })
+    let [one] = pending.as_slice() else { return Ok(None) };
+    email_verifications::Entity::delete_by_id(one.token_hash.clone()).exec(txn).await?;
+    Ok(Some(Chosen { password_hash: one.password_hash.clone(), name: one.name.clone() }))
 }
 
 /// Signs up `req.email`. A repeated sign-up of an address not yet verified never touches the

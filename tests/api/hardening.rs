@@ -236,3 +236,31 @@ async fn an_overlong_uri_answers_the_envelope() {
     assert_eq!(body["data"], Value::Null);
     assert!(body["msg"].as_str().unwrap().contains("too long"));
 }
+
+/// Finding 3 through a resend: with two pending sign-ups of one address nobody knows whose
+/// password the owner chose, so a resend mails nothing (each sign-up already mailed its own
+/// link); with one, its link is replaced and its password travels on.
+#[tokio::test]
+async fn a_resend_never_hands_out_a_password_the_owner_did_not_choose() {
+    let app = TestApp::spawn().await;
+    let email = "owner@example.com";
+    app.post_json("/api/iam/v1/register", &sign_up(email, "Owner1234"), None).await;
+    let owners = app.wait_for_mail_to(email, "token=", 0).await;
+    let (s, _) = app.post_json("/api/iam/v1/verify-email/resend", &json!({"email": email}), None).await;
+    assert_eq!(s, 200);
+    let resent = app.wait_for_mail_to(email, "token=", 1).await;
+    assert_ne!(token_in(&owners), token_in(&resent));
+    // The replaced link is dead; the new one carries the owner's password.
+    assert_eq!(app.get_json(&format!("/api/iam/v1/verify-email?token={}", token_in(&owners))).await.0, 400);
+
+    app.post_json("/api/iam/v1/register", &sign_up(email, "Attacker99"), None).await;
+    app.wait_for_mail_to(email, "token=", 2).await;
+    let (s, _) = app.post_json("/api/iam/v1/verify-email/resend", &json!({"email": email}), None).await;
+    assert_eq!(s, 200, "the same answer");
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    assert_eq!(app.mail_count_to(email, "token=").await, 3, "nothing resent with two pending sign-ups");
+    let (s, _) = app.get_json(&format!("/api/iam/v1/verify-email?token={}", token_in(&resent))).await;
+    assert_eq!(s, 200);
+    assert_eq!(login_status(&app, email, "Owner1234").await, 200);
+    assert_eq!(login_status(&app, email, "Attacker99").await, 401);
+}
