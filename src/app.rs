@@ -31,6 +31,7 @@ pub fn api() -> OpenApiRouter<AppState> {
         .merge(crate::companies::routes::router())
         .merge(crate::market::routes::router())
         .merge(crate::devices::routes::router())
+        .merge(crate::apps::routes::router())
         .merge(crate::notifications::routes::router())
 }
 

@@ -23,6 +23,7 @@ pub struct Config {
     pub ssr: SsrConfig,
     pub map: MapConfig,
     pub devices: DevicesConfig,
+    pub apps: AppsConfig,
     pub agent: AgentConfig,
     pub log: LogConfig,
 }
@@ -133,6 +134,24 @@ pub struct DevicesConfig {
     pub heartbeat_secs: u64,
 }
 
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AppsConfig {
+    /// A JSON file of install manifests replacing the built-in ones by app id (same format as
+    /// assets/catalogue/manifests.json), e.g. images in a private registry. Empty: none.
+    pub manifests: String,
+    /// The watchdog fails an install (preparing, downloading, installing) after this long.
+    pub install_timeout_secs: u64,
+    /// … and any other transitional state (starting, stopping, uninstalling, …) after this long.
+    pub action_timeout_secs: u64,
+}
+
+impl Default for AppsConfig {
+    fn default() -> Self {
+        AppsConfig { manifests: String::new(), install_timeout_secs: 3600, action_timeout_secs: 600 }
+    }
+}
+
 /// Settings of `zmarket agent` (the device side).
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 #[serde(default, deny_unknown_fields)]
@@ -140,6 +159,15 @@ pub struct AgentConfig {
     /// Program run as `<provisioner> create|delete <machine id>` (payload JSON on stdin) to carry
     /// out Z-CLOUD commands on a server-group host. Empty: such commands fail with that reason.
     pub provisioner: String,
+    /// Registry mirror for images the market server holds no archive of, e.g.
+    /// `docker.m.daocloud.io` (an image `grafana/grafana:11.5.0` is then pulled as
+    /// `docker.m.daocloud.io/grafana/grafana:11.5.0`). Empty: the image's own registry.
+    pub registry_mirror: String,
+    /// The Docker Engine socket. Empty: the platform default (/var/run/docker.sock, DOCKER_HOST).
+    pub docker_socket: String,
+    /// The host name or address people reach this box's apps at. Empty: the address this box
+    /// uses to reach the market server.
+    pub public_host: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -164,6 +192,7 @@ impl Default for Config {
             ssr: SsrConfig::default(),
             map: MapConfig::default(),
             devices: DevicesConfig::default(),
+            apps: AppsConfig::default(),
             agent: AgentConfig::default(),
             log: LogConfig::default(),
         }
@@ -249,8 +278,8 @@ impl Default for LogConfig {
     }
 }
 
-const TOP_LEVEL_KEYS: [&str; 12] =
-    ["product_name", "data_dir", "server", "database", "auth", "mail", "downloads", "ssr", "map", "devices", "agent", "log"];
+const TOP_LEVEL_KEYS: [&str; 13] =
+    ["product_name", "data_dir", "server", "database", "auth", "mail", "downloads", "ssr", "map", "devices", "apps", "agent", "log"];
 
 fn is_setting_key(key: &str) -> bool {
     let key = key.to_ascii_lowercase();
@@ -451,6 +480,9 @@ impl Config {
         }
         if self.devices.offline_after_secs == 0 || self.devices.heartbeat_secs == 0 {
             return bad("devices", "intervals must be at least 1 second");
+        }
+        if self.apps.install_timeout_secs == 0 || self.apps.action_timeout_secs == 0 {
+            return bad("apps", "time-outs must be at least 1 second");
         }
         if self.devices.heartbeat_secs >= self.devices.offline_after_secs {
             return bad("devices.heartbeat_secs", "must be shorter than devices.offline_after_secs");

@@ -92,6 +92,23 @@ pub enum Msg {
     KeywordTooLong,
     // notifications
     NotificationNotFound,
+    // apps on devices
+    AppNotInstallable,
+    AppAlreadyInstalled,
+    /// What a device lacks for an app: (cpu_cores | memory_bytes | disk_bytes | gpu_count, need, have).
+    RequirementsShort(Vec<(&'static str, i64, i64)>),
+    InstallationNotFound,
+    /// The action and the installation's status.
+    ActionNotAllowed(&'static str, String),
+    AppOffline,
+    AiComputeOffline,
+    LiteAppNeedsGpu,
+    LiteAppRentable,
+    StopLiteApps,
+    RentOwnDevice,
+    DeviceNotRentable,
+    /// The watchdog's reason: the state that lasted too long and its limit in seconds.
+    StateTimedOut(String, u64),
 }
 
 impl Msg {
@@ -224,12 +241,104 @@ impl Msg {
                 "请先删除运行在此服务器上的 Z-CLOUD 云主机",
             ),
             Msg::AppNotFound => ("App not found", "应用不存在"),
+            Msg::RequirementsShort(gaps) => return requirements_short(gaps, lang),
+            Msg::ActionNotAllowed(action, status) => return match lang {
+                Lang::En => format!("Cannot {action} the app while it is {}", status.replace('_', " ")),
+                Lang::Zh => format!("应用当前状态（{}）不允许执行“{}”", status_zh(status), action_zh(action)),
+            },
+            Msg::StateTimedOut(status, secs) => {
+                let (n, en, zh) = if *secs < 120 { (*secs, "seconds", "秒") } else { (secs.div_ceil(60), "minutes", "分钟") };
+                return match lang {
+                    Lang::En => format!("The device did not finish ({}) within {n} {en}", status.replace('_', " ")),
+                    Lang::Zh => format!("设备未在 {n} {zh}内完成（{}）", status_zh(status)),
+                };
+            }
+            Msg::AppNotInstallable => ("This app cannot be installed on devices yet", "该应用暂不支持安装到设备"),
+            Msg::AppAlreadyInstalled => ("This app is already installed on this device", "该应用已安装在此设备上"),
+            Msg::InstallationNotFound => ("App not found on your devices", "未找到该应用的安装"),
+            Msg::AppOffline => ("Cannot launch while Z-APP is offline", "Z-APP 离线时无法启动"),
+            Msg::AiComputeOffline => ("Cannot manage while the AI compute app is offline", "AI 算力应用离线时无法管理"),
+            Msg::LiteAppNeedsGpu => ("A lite app space is not supported without a GPU", "没有 GPU 的设备不支持轻应用空间"),
+            Msg::LiteAppRentable => (
+                "A lite app space cannot be edited or powered off while any lite app is rentable",
+                "有轻应用可出租时，轻应用空间不能编辑或关机",
+            ),
+            Msg::StopLiteApps => ("Stop all LiteApps before editing", "请先停止所有轻应用再编辑"),
+            Msg::RentOwnDevice => ("This is your own device: install the app instead of renting it", "这是您自己的设备：请直接安装，无需租用"),
+            Msg::DeviceNotRentable => ("This device is not offered for rent", "该设备未开放出租"),
             Msg::KeywordTooLong => ("The search keyword is too long (at most 100 characters)", "搜索关键词过长（最多 100 个字符）"),
         };
         match lang {
             Lang::En => en.to_string(),
             Lang::Zh => zh.to_string(),
         }
+    }
+}
+
+/// "This device does not have enough free resources: CPU cores need 4, free 2; …"
+fn requirements_short(gaps: &[(&'static str, i64, i64)], lang: Lang) -> String {
+    const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+    let parts: Vec<String> = gaps
+        .iter()
+        .map(|(field, need, have)| {
+            let bytes = field.ends_with("_bytes");
+            let amount = |v: &i64| if bytes { format!("{:.0} GB", (*v as f64 / GIB).ceil()) } else { v.to_string() };
+            let (en, zh) = match *field {
+                "cpu_cores" => ("CPU cores", "CPU 核心"),
+                "memory_bytes" => ("memory", "内存"),
+                "disk_bytes" => ("disk", "磁盘"),
+                _ => ("GPUs", "GPU"),
+            };
+            match lang {
+                Lang::En => format!("{en} need {}, free {}", amount(need), amount(have)),
+                Lang::Zh => format!("{zh}需要 {}，空闲 {}", amount(need), amount(have)),
+            }
+        })
+        .collect();
+    match lang {
+        Lang::En => format!("This device does not have enough free resources: {}", parts.join("; ")),
+        Lang::Zh => format!("此设备的空闲资源不足：{}", parts.join("；")),
+    }
+}
+
+/// The Chinese name of an installation status (SPEC.md §4 labels).
+pub fn status_zh(status: &str) -> &'static str {
+    match status {
+        "suspended" => "已暂停",
+        "running" => "运行中",
+        "stopped" => "已停止",
+        "starting" => "启动中",
+        "stopping" => "停止中",
+        "installing" => "安装中",
+        "downloading" => "下载中",
+        "suspending" => "暂停中",
+        "resuming" => "恢复中",
+        "deleting" => "删除中",
+        "shutting_down" => "关闭中",
+        "restarting" => "重启中",
+        "snapshotting" => "快照中",
+        "preparing" => "准备中",
+        "failed" => "失败",
+        "not_install" => "未安装",
+        "uninstalling" => "卸载中",
+        "uninstall_failed" => "卸载失败",
+        "installed" => "已安装",
+        "rent_failed" => "租用失败",
+        "install_failed" => "安装失败",
+        _ => "未知",
+    }
+}
+
+fn action_zh(action: &str) -> &'static str {
+    match action {
+        "start" => "启动",
+        "stop" => "停止",
+        "restart" => "重启",
+        "suspend" => "暂停",
+        "resume" => "恢复",
+        "snapshot" => "快照",
+        "retry" => "重试",
+        _ => "卸载",
     }
 }
 

@@ -2,6 +2,7 @@
 
 pub mod agent;
 pub mod app;
+pub mod apps;
 pub mod companies;
 pub mod config;
 pub mod db;

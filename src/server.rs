@@ -10,7 +10,9 @@ use tokio::net::TcpListener;
 use crate::app;
 use crate::companies::CompaniesCtx;
 use crate::config::Config;
+use crate::apps::AppsCtx;
 use crate::devices::DevicesCtx;
+use crate::devices::protocol::AgentListeners;
 use crate::iam::IamCtx;
 use crate::iam::auth::Sessions;
 use crate::iam::deletion::DeletionChecks;
@@ -40,6 +42,9 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
     if !seeded.skipped {
         tracing::info!(inserted = seeded.inserted, updated = seeded.updated, kept_fields = seeded.kept_fields, "app catalogue applied");
     }
+    let manifests_file = Some(config.apps.manifests.trim()).filter(|p| !p.is_empty()).map(std::path::PathBuf::from);
+    let manifests = crate::apps::manifest::load(&crate::apps::manifest::embedded()?, manifests_file.as_deref(), &catalogue)
+        .context("checking the install manifests")?;
     let market = crate::market::index::load(&db).await.context("loading the market")?;
     let mailer = Mailer::new(db.clone(), &config.mail, config.mail_dir())?;
     let public = PublicData::default();
@@ -58,6 +63,13 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         settings: Arc::new(config.devices.clone()),
         map_centre: (config.map.default_lat, config.map.default_lng),
         public: public.clone(),
+        listeners: AgentListeners(Arc::new(vec![Arc::new(crate::apps::reports::AppsListener)])),
+    };
+    let apps = AppsCtx {
+        db: db.clone(),
+        settings: Arc::new(config.apps.clone()),
+        manifests: Arc::new(manifests),
+        data_dir: config.data_dir.clone(),
     };
     let companies = CompaniesCtx {
         db: db.clone(),
@@ -69,6 +81,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
     let deletion = DeletionChecks::new(vec![
         Arc::new(crate::devices::binding::DevicesLinked),
         Arc::new(crate::companies::CompaniesJoined),
+        Arc::new(crate::apps::AppsRented),
     ]);
     let stats = StatsSources::new(vec![Arc::new(crate::companies::MemberRecordsUnread)]);
     let pages = PageSources::new(vec![Arc::new(devices.clone()), Arc::new(market.clone())]);
@@ -94,6 +107,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         iam,
         companies,
         devices,
+        apps,
         market,
     })
 }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use axum::extract::FromRef;
 use sea_orm::DatabaseConnection;
 
+use crate::apps::AppsCtx;
 use crate::companies::CompaniesCtx;
 use crate::config::Config;
 use crate::devices::DevicesCtx;
@@ -30,6 +31,7 @@ pub struct AppState {
     pub iam: IamCtx,
     pub companies: CompaniesCtx,
     pub devices: DevicesCtx,
+    pub apps: AppsCtx,
     pub market: MarketCtx,
     pub notifications: NotificationsCtx,
 }

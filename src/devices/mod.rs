@@ -31,6 +31,8 @@ pub struct DevicesCtx {
     pub map_centre: (f64, f64),
     /// Bumped when what visitors see (the nearby list) changes.
     pub public: PublicData,
+    /// Other domains' part of each heartbeat (apps).
+    pub listeners: protocol::AgentListeners,
 }
 
 /// The devices' background job: marks devices offline when their heartbeats stop.

@@ -7,3 +7,4 @@ mod foundation;
 mod iam;
 mod market;
 mod notifications;
+mod apps;

@@ -1,5 +1,6 @@
 //! Entities: plain table shapes, no behaviour (the rules live in each domain's service).
 
+pub mod app_images;
 pub mod apps;
 pub mod companies;
 pub mod company_history;
@@ -7,6 +8,8 @@ pub mod company_members;
 pub mod device_commands;
 pub mod devices;
 pub mod email_verifications;
+pub mod installation_events;
+pub mod installations;
 pub mod mail_outbox;
 pub mod market_catalogue;
 pub mod member_records;

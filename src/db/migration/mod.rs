@@ -9,6 +9,7 @@ mod m0003_companies;
 mod m0004_market;
 mod m0005_devices;
 mod m0006_notification_counters;
+mod m0009_apps;
 
 pub struct Migrator;
 
@@ -22,6 +23,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0004_market::Migration),
             Box::new(m0005_devices::Migration),
             Box::new(m0006_notification_counters::Migration),
+            Box::new(m0009_apps::Migration),
         ]
     }
 }
