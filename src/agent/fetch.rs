@@ -94,6 +94,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_partial_download_resumes_with_a_range() {
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let data: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
         let sha = hex::encode(Sha256::digest(&data));
         let (url, _srv) = serve(&data).await;
@@ -105,13 +106,16 @@ mod tests {
         let max = std::sync::Mutex::new(0u64);
         let min = std::sync::Mutex::new(u64::MAX);
         let path = archive(&client, &url, "s", dir.path(), &sha, data.len() as u64, |n| {
-            *max.lock().unwrap() = n.max(*max.lock().unwrap());
-            *min.lock().unwrap() = n.min(*min.lock().unwrap());
+            let mut hi = max.lock().unwrap();
+            *hi = n.max(*hi);
+            let mut lo = min.lock().unwrap();
+            *lo = n.min(*lo);
         })
         .await
         .unwrap();
         assert_eq!(std::fs::read(path).unwrap(), data);
         assert!(*min.lock().unwrap() > 150_000, "the download started over");
+        assert_eq!(*max.lock().unwrap(), data.len() as u64);
 
         // A damaged first part is detected by the sha256 and thrown away.
         let dir = tempfile::tempdir().unwrap();

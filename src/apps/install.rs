@@ -25,14 +25,14 @@ pub const LITE_APP: &str = "Lite App";
 pub const AI_TYPES: [&str; 2] = ["AI compute", "AI server"];
 
 /// What a device has left: its spec less what its installations hold.
-pub async fn free_on(conn: &impl ConnectionTrait, d: &devices::Model) -> Result<Requirements, AppError> {
+pub async fn free_on(conn: &impl ConnectionTrait, d: &devices::Model) -> Result<Capacity, AppError> {
     let held = installations::Entity::find()
         .filter(installations::Column::DeviceId.eq(d.id.clone()))
         .filter(installations::Column::ActiveKey.is_not_null())
         .all(conn)
         .await?;
     let gpus = crate::devices::access::gpus_of(d).len() as i64;
-    let mut free = Requirements { cpu_cores: d.cpu_cores, memory_bytes: d.memory_bytes, disk_bytes: d.disk_bytes, gpu_count: gpus };
+    let mut free = Capacity { cpu_cores: d.cpu_cores, memory_bytes: d.memory_bytes, disk_bytes: d.disk_bytes, gpu_count: gpus };
     for h in held {
         free.cpu_cores -= h.cpu_cores;
         free.memory_bytes -= h.memory_bytes;
@@ -42,8 +42,8 @@ pub async fn free_on(conn: &impl ConnectionTrait, d: &devices::Model) -> Result<
     Ok(free)
 }
 
-pub fn needs(app: &apps::Model) -> Requirements {
-    Requirements {
+pub fn needs(app: &apps::Model) -> Capacity {
+    Capacity {
         cpu_cores: app.cpu_cores as i64,
         memory_bytes: app.memory_bytes,
         disk_bytes: app.disk_bytes,
@@ -51,7 +51,7 @@ pub fn needs(app: &apps::Model) -> Requirements {
     }
 }
 
-pub fn gaps(need: Requirements, free: Requirements) -> Vec<Gap> {
+pub fn gaps(need: Capacity, free: Capacity) -> Vec<Gap> {
     [
         ("cpu_cores", need.cpu_cores, free.cpu_cores),
         ("memory_bytes", need.memory_bytes, free.memory_bytes),
@@ -301,7 +301,7 @@ pub async fn details(cx: &AppsCtx, auth: &Auth, id: &str, lang: Lang) -> Result<
         .into_iter()
         .map(|e| StateEvent { status: e.status, reason: crate::apps::access::reason_text(e.reason.as_deref(), lang), at: e.created_at })
         .collect();
-    let holds = Requirements { cpu_cores: row.cpu_cores, memory_bytes: row.memory_bytes, disk_bytes: row.disk_bytes, gpu_count: row.gpu_count };
+    let holds = Capacity { cpu_cores: row.cpu_cores, memory_bytes: row.memory_bytes, disk_bytes: row.disk_bytes, gpu_count: row.gpu_count };
     Ok(InstallationDetails { installation: to_installation(&row, &names, lang), history, holds })
 }
 

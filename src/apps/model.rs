@@ -168,7 +168,7 @@ pub struct InstallationDetails {
     pub installation: Installation,
     pub history: Vec<StateEvent>,
     /// What it holds on its device.
-    pub holds: Requirements,
+    pub holds: Capacity,
 }
 
 /// An AI compute or AI server installation.
@@ -183,7 +183,7 @@ pub struct AiCompute {
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema, PartialEq, Eq, Default)]
-pub struct Requirements {
+pub struct Capacity {
     pub cpu_cores: i64,
     pub memory_bytes: i64,
     pub disk_bytes: i64,
@@ -210,7 +210,7 @@ pub struct DeviceFit {
     /// `sharing_mode`, or `resources` (then `gaps` names what is short).
     pub reason: Option<String>,
     pub gaps: Vec<Gap>,
-    pub free: Requirements,
+    pub free: Capacity,
     /// Rent dialog: the owner's price per hour.
     pub price_per_hour: Option<i64>,
 }

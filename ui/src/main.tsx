@@ -8,6 +8,7 @@ import './styles/mobile-and-map.css';
 import './styles/overlays.css';
 import './styles/responsive.css';
 import './styles/companies.css';
+import './styles/apps.css';
 import { start } from './app/start';
 
 start();

@@ -37,6 +37,12 @@ export type MemberRecord = AlwaysSent<Schemas['MemberRecord']>;
 export type HistoryEntry = AlwaysSent<Schemas['HistoryEntry']>;
 export type Assignment = Schemas['Assignment'];
 
+export type Installation = AlwaysSent<Schemas['Installation']>;
+export type InstallationDetails = Installation & { history: AlwaysSent<Schemas['StateEvent']>[]; holds: Schemas['Capacity'] };
+export type AiCompute = Installation & { endpoint: string | null; gpus: GpuInfo[] };
+export type DeviceFit = AlwaysSent<Schemas['DeviceFit']>;
+export type AppStatus = Schemas['AppStatus'];
+
 export type Device = AlwaysSent<Omit<Schemas['Device'], 'spec'>> & { spec: AlwaysSent<Schemas['Spec']> };
 
 /** The document types `apps` as plain objects; they are the market's apps. */

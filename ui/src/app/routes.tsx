@@ -53,6 +53,9 @@ const placeholder = lazy(() => import('../pages/console/AreaPage'));
 
 /** The page each console path shows; paths the UI has no page for yet show the generic area page. */
 const consolePageOf = new Map<string, LazyPage>([
+  [paths.console.app.pattern, lazy(() => import('../pages/apps/AppsPage'))],
+  [paths.console.appDetails.pattern, lazy(() => import('../pages/apps/AppDetailsPage'))],
+  [paths.console.aiCompute.pattern, lazy(() => import('../pages/apps/AiComputePage'))],
   [paths.console.devices.pattern, lazy(() => import('../pages/devices/DevicesPage'))],
   [paths.console.link.pattern, lazy(() => import('../pages/devices/DeviceLinkPage'))],
   [paths.console.deviceDetails.pattern, lazy(() => import('../pages/devices/DeviceDetailsPage'))],

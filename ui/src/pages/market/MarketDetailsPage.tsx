@@ -1,4 +1,5 @@
-import { Link, useSearchParams } from 'react-router';
+import { useEffect, useState } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
 import { fetchApplication } from '../../api/market';
 import { useAsync } from '../../lib/useAsync';
 import { useInitialData, useInitialNotFound } from '../../stores/boot';
@@ -10,6 +11,8 @@ import { paths, usePublicPaths } from '../../lib/paths';
 import { ErrorPage } from '../../components/ErrorPage';
 import { AppChips, AppIcon, priceText } from '../../components/apps';
 import { resourceWords } from './catalogue';
+import { InstallDialog } from '../../components/installDialog';
+import { useSession } from '../../stores/session';
 
 export function MarketDetailsPage() {
   const t = useT();
@@ -20,6 +23,18 @@ export function MarketDetailsPage() {
   const initialNotFound = useInitialNotFound();
   const state = useAsync(id && !initialNotFound ? (signal) => fetchApplication(id, signal) : null, [id], initial);
   const app = state.data;
+  const navigate = useNavigate();
+  const signedIn = useSession((s) => Boolean(s.token));
+  const [installing, setInstalling] = useState(false);
+  // Back from sign-in with ?install=1: the same choice opens again.
+  const wantsInstall = params.get('install') === '1';
+  useEffect(() => {
+    if (wantsInstall && signedIn && app) setInstalling(true);
+  }, [wantsInstall, signedIn, app]);
+  const startInstall = () => {
+    if (signedIn) setInstalling(true);
+    else navigate(paths.auth.signIn(`${paths.market.details(id)}&install=1`));
+  };
   if (initialNotFound || !id || (state.errorCode === 404 && !app)) {
     return <ErrorPage code={404} />;
   }
@@ -46,9 +61,9 @@ export function MarketDetailsPage() {
             <div className="details-cta">
               <span className="price large">{priceText(t, app.price_per_hour)}</span>
               {!p.mobile ? (
-                <Link className="button primary" to={paths.console.appDetails(app.id)}>
-                  {t('install_in_console')}
-                </Link>
+                <button type="button" className="button primary" onClick={startInstall}>
+                  {t('install')}
+                </button>
               ) : (
                 <Link className="button primary" to={paths.download()}>
                   {t('get_client')}
@@ -74,6 +89,7 @@ export function MarketDetailsPage() {
             <h2>{t('description')}</h2>
             <p className="prose">{app.description || app.summary}</p>
           </section>
+          <InstallDialog app={app} open={installing} onClose={() => setInstalling(false)} />
         </article>
       )}
     </div>
