@@ -33,6 +33,8 @@ pub fn api() -> OpenApiRouter<AppState> {
         .merge(crate::devices::routes::router())
         .merge(crate::apps::routes::router())
         .merge(crate::notifications::routes::router())
+        .merge(crate::billing::routes::router())
+        .merge(crate::social::routes::router())
 }
 
 pub fn router(state: AppState) -> Router {
@@ -59,6 +61,7 @@ pub fn router(state: AppState) -> Router {
         .route("/favicon.ico", get(crate::ssr::favicon))
         .fallback(crate::ssr::page)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::Extension(state.idempotency.clone()))
         .layer(axum::middleware::from_fn(crate::error::localize))
         .layer(DefaultBodyLimit::max(state.config.server.body_limit_bytes))
         .layer(

@@ -25,6 +25,8 @@ pub struct Config {
     pub devices: DevicesConfig,
     pub apps: AppsConfig,
     pub agent: AgentConfig,
+    pub billing: BillingConfig,
+    pub social: SocialConfig,
     pub log: LogConfig,
 }
 
@@ -170,6 +172,41 @@ pub struct AgentConfig {
     pub public_host: String,
 }
 
+/// The wallet (src/billing/, docs/wallet.md).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BillingConfig {
+    /// Coins credited once to every newly verified account; 0 disables it.
+    pub signup_bonus: crate::coins::Coins,
+    /// Percent of every rental or order payment kept by the market.
+    pub market_fee_percent: u8,
+    /// How long the answer to an `Idempotency-Key` is kept.
+    pub idempotency_ttl_secs: u64,
+}
+
+/// Friends, messages and the live event stream (docs/social.md).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SocialConfig {
+    /// Friend requests one person may send per minute.
+    pub friend_requests_per_minute: u32,
+    /// Messages one person may send per minute.
+    pub messages_per_minute: u32,
+    /// Events kept per person for replay after `Last-Event-ID` (the newest ones)…
+    pub events_keep_per_user: u32,
+    /// …and for at most this many days.
+    pub events_keep_days: u32,
+    /// Seconds between keep-alive comments on an idle stream (proxies cut idle connections at 60 s).
+    pub keep_alive_secs: u64,
+    /// A stream ends after this long; the client reconnects with `Last-Event-ID` and a fresh token.
+    pub stream_max_secs: u64,
+    /// Open streams one person may hold on one instance (tabs, devices).
+    pub streams_per_user: u32,
+    /// SQLite only: how often the instance looks for events written outside the social calls
+    /// (notifications of other domains). PostgreSQL is told at once by LISTEN/NOTIFY.
+    pub poll_ms: u64,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LogConfig {
@@ -194,6 +231,8 @@ impl Default for Config {
             devices: DevicesConfig::default(),
             apps: AppsConfig::default(),
             agent: AgentConfig::default(),
+            billing: BillingConfig::default(),
+            social: SocialConfig::default(),
             log: LogConfig::default(),
         }
     }
@@ -272,14 +311,41 @@ impl Default for DevicesConfig {
     }
 }
 
+impl Default for BillingConfig {
+    fn default() -> Self {
+        BillingConfig {
+            signup_bonus: crate::coins::Coins::from_cents(100 * 100),
+            market_fee_percent: 10,
+            idempotency_ttl_secs: 24 * 3600,
+        }
+    }
+}
+
+impl Default for SocialConfig {
+    fn default() -> Self {
+        SocialConfig {
+            friend_requests_per_minute: 10,
+            messages_per_minute: 60,
+            events_keep_per_user: 1000,
+            events_keep_days: 30,
+            keep_alive_secs: 25,
+            stream_max_secs: 1800,
+            streams_per_user: 16,
+            poll_ms: 500,
+        }
+    }
+}
+
 impl Default for LogConfig {
     fn default() -> Self {
         LogConfig { level: "info".into(), format: "text".into() }
     }
 }
 
-const TOP_LEVEL_KEYS: [&str; 13] =
-    ["product_name", "data_dir", "server", "database", "auth", "mail", "downloads", "ssr", "map", "devices", "apps", "agent", "log"];
+const TOP_LEVEL_KEYS: [&str; 15] = [
+    "product_name", "data_dir", "server", "database", "auth", "mail", "downloads", "ssr", "map", "devices", "apps", "agent", "billing",
+    "social", "log",
+];
 
 fn is_setting_key(key: &str) -> bool {
     let key = key.to_ascii_lowercase();
@@ -486,6 +552,31 @@ impl Config {
         }
         if self.devices.heartbeat_secs >= self.devices.offline_after_secs {
             return bad("devices.heartbeat_secs", "must be shorter than devices.offline_after_secs");
+        }
+        if self.billing.signup_bonus.cents() < 0 {
+            return bad("billing.signup_bonus", "must be 0 or more coins");
+        }
+        if self.billing.market_fee_percent > 100 {
+            return bad("billing.market_fee_percent", "must be between 0 and 100");
+        }
+        if self.billing.idempotency_ttl_secs < 60 {
+            return bad("billing.idempotency_ttl_secs", "must be at least 60");
+        }
+        let so = &self.social;
+        if so.friend_requests_per_minute == 0 || so.messages_per_minute == 0 {
+            return bad("social", "per-minute limits must be at least 1");
+        }
+        if so.events_keep_per_user < 10 || so.events_keep_days == 0 {
+            return bad("social.events_keep_per_user", "keep at least 10 events and 1 day");
+        }
+        if !(1..60).contains(&so.keep_alive_secs) {
+            return bad("social.keep_alive_secs", "must be between 1 and 59");
+        }
+        if so.stream_max_secs < 10 || so.streams_per_user == 0 {
+            return bad("social.stream_max_secs", "streams must last at least 10 s and one must be allowed");
+        }
+        if !(10..=60_000).contains(&so.poll_ms) {
+            return bad("social.poll_ms", "must be between 10 and 60000");
         }
         if !["text", "json"].contains(&self.log.format.as_str()) {
             return bad("log.format", "must be text or json");

@@ -109,6 +109,36 @@ pub enum Msg {
     DeviceNotRentable,
     /// The watchdog's reason: the state that lasted too long and its limit in seconds.
     StateTimedOut(String, u64),
+    // wallet (amounts in cents)
+    InsufficientBalance { available: i64, needed: i64 },
+    AmountInvalid,
+    MemoInvalid,
+    HoldNotFound,
+    HoldResolved,
+    CaptureExceedsHold { left: i64, asked: i64 },
+    IdempotencyKeyInvalid,
+    IdempotencyKeyReused,
+    IdempotencyKeyInProgress,
+    // friends, tags, messages
+    UserNotFound,
+    FriendRequestToSelf,
+    FriendRequestWaiting,
+    FriendRequestFromThem,
+    AlreadyFriends,
+    FriendRequestNotFound,
+    FriendRequestHandled,
+    UnblockFirst,
+    BlockSelf,
+    FriendNotFound,
+    TagNameInvalid,
+    TagExists,
+    TagNotFound,
+    TooManyTags,
+    MessageRequired,
+    MessageTooLong,
+    FriendsOnly,
+    ConversationNotFound,
+    RecipientRequired,
 }
 
 impl Msg {
@@ -133,6 +163,20 @@ impl Msg {
                 Lang::En => format!("Invalid value for {field}"),
                 Lang::Zh => format!("参数 {field} 无效"),
             },
+            Msg::InsufficientBalance { available, needed } => {
+                let (a, n) = (crate::coins::format_coins(*available), crate::coins::format_coins(*needed));
+                return match lang {
+                    Lang::En => format!("Insufficient balance: {a} coins available, {n} needed"),
+                    Lang::Zh => format!("余额不足：可用 {a} 币，需要 {n} 币"),
+                };
+            }
+            Msg::CaptureExceedsHold { left, asked } => {
+                let (l, a) = (crate::coins::format_coins(*left), crate::coins::format_coins(*asked));
+                return match lang {
+                    Lang::En => format!("The hold has only {l} coins left, {a} asked"),
+                    Lang::Zh => format!("冻结金额仅剩 {l} 币，请求 {a} 币"),
+                };
+            }
             Msg::InvalidPagination => (
                 "offset must be 0 or more and limit between 1 and 100",
                 "offset 不能小于 0，limit 必须在 1 到 100 之间",
@@ -266,6 +310,50 @@ impl Msg {
             Msg::StopLiteApps => ("Stop all LiteApps before editing", "请先停止所有轻应用再编辑"),
             Msg::RentOwnDevice => ("This is your own device: install the app instead of renting it", "这是您自己的设备：请直接安装，无需租用"),
             Msg::DeviceNotRentable => ("This device is not offered for rent", "该设备未开放出租"),
+            Msg::AmountInvalid => ("The amount must be a whole number of cents, at least 1", "金额必须是至少为 1 的整数（单位：分）"),
+            Msg::MemoInvalid => ("The memo must be at most 200 characters on one line", "备注最多 200 个字符，且不能换行"),
+            Msg::HoldNotFound => ("Hold not found", "冻结记录不存在"),
+            Msg::HoldResolved => ("This hold has already been captured, released or expired", "该冻结已被扣款、释放或已过期"),
+            Msg::IdempotencyKeyInvalid => (
+                "The Idempotency-Key header must be 1-255 visible ASCII characters",
+                "Idempotency-Key 请求头须为 1-255 个可见 ASCII 字符",
+            ),
+            Msg::IdempotencyKeyReused => (
+                "This Idempotency-Key was already used with a different request",
+                "该 Idempotency-Key 已用于另一个不同的请求",
+            ),
+            Msg::IdempotencyKeyInProgress => (
+                "A request with this Idempotency-Key is still being processed, please retry shortly",
+                "使用该 Idempotency-Key 的请求仍在处理中，请稍后重试",
+            ),
+            Msg::UserNotFound => ("User not found", "用户不存在"),
+            Msg::FriendRequestToSelf => ("You cannot send a friend request to yourself", "不能向自己发送好友请求"),
+            Msg::FriendRequestWaiting => (
+                "A friend request to this person is already waiting",
+                "已向对方发送过好友请求，正在等待对方处理",
+            ),
+            Msg::FriendRequestFromThem => (
+                "This person has already sent you a friend request: accept it instead",
+                "对方已向您发送好友请求，请直接接受",
+            ),
+            Msg::AlreadyFriends => ("You are already friends", "你们已经是好友"),
+            Msg::FriendRequestNotFound => ("Friend request not found", "好友请求不存在"),
+            Msg::FriendRequestHandled => ("This friend request has already been handled", "该好友请求已处理"),
+            Msg::UnblockFirst => ("You blocked this person: unblock them first", "您已屏蔽此人，请先取消屏蔽"),
+            Msg::BlockSelf => ("You cannot block yourself", "不能屏蔽自己"),
+            Msg::FriendNotFound => ("Friend not found", "好友不存在"),
+            Msg::TagNameInvalid => ("Tag name must be 1-30 characters", "标签名须为 1-30 个字符"),
+            Msg::TagExists => ("A tag with this name already exists", "已存在同名标签"),
+            Msg::TagNotFound => ("Tag not found", "标签不存在"),
+            Msg::TooManyTags => ("You can have at most 100 tags", "最多只能创建 100 个标签"),
+            Msg::MessageRequired => ("Please enter a message", "请输入消息内容"),
+            Msg::MessageTooLong => ("A message can be at most 2000 characters", "消息最多 2000 个字符"),
+            Msg::FriendsOnly => (
+                "You can only send messages to your friends",
+                "只能给好友发送消息",
+            ),
+            Msg::ConversationNotFound => ("Conversation not found", "会话不存在"),
+            Msg::RecipientRequired => ("Choose who to send the message to", "请选择消息接收人"),
             Msg::KeywordTooLong => ("The search keyword is too long (at most 100 characters)", "搜索关键词过长（最多 100 个字符）"),
         };
         match lang {

@@ -54,4 +54,6 @@ ids! {
     RecordId,
     /// A notification.
     NotificationId,
+    /// A friend request.
+    FriendRequestId,
 }

@@ -52,11 +52,41 @@ enum Command {
         #[arg(long, value_name = "HOST")]
         public_host: Option<String>,
     },
+    /// The operator's coins: `coins grant --email E --amount N [--memo M]`.
+    Coins {
+        #[command(subcommand)]
+        command: CoinsCommand,
+    },
+    /// The wallet ledger: `ledger verify` checks every invariant.
+    Ledger {
+        #[command(subcommand)]
+        command: LedgerCommand,
+    },
     /// Image archives the server holds for agents (a market without internet installs from them).
     Images {
         #[command(subcommand)]
         action: ImagesAction,
     },
+}
+
+#[derive(Subcommand)]
+enum CoinsCommand {
+    /// Credit coins to the account with this email (prints its new balance).
+    Grant {
+        #[arg(long)]
+        email: String,
+        /// Coins, e.g. 12.50.
+        #[arg(long, allow_hyphen_values = true)]
+        amount: String,
+        #[arg(long, default_value = "")]
+        memo: String,
+    },
+}
+
+#[derive(Subcommand)]
+enum LedgerCommand {
+    /// Check every invariant of the ledger; exits non-zero naming the first breach.
+    Verify,
 }
 
 #[derive(Subcommand)]
@@ -95,6 +125,14 @@ fn main() -> ExitCode {
                 let db = zmarket::db::connect(&config).await?;
                 zmarket::db::migrate(&db).await?;
                 println!("migrations applied");
+                Ok(())
+            }
+            Command::Coins { command: CoinsCommand::Grant { email, amount, memo } } => {
+                println!("{}", zmarket::billing::cli::grant(&config, &email, &amount, &memo).await?);
+                Ok(())
+            }
+            Command::Ledger { command: LedgerCommand::Verify } => {
+                println!("{}", zmarket::billing::cli::verify(&config).await?);
                 Ok(())
             }
             Command::Openapi => {

@@ -28,6 +28,8 @@ pub async fn start(state: &AppState) -> anyhow::Result<JobScheduler> {
         crate::companies::jobs(&state.companies),
         crate::market::jobs(&state.market),
         crate::notifications::jobs(&state.notifications),
+        crate::billing::jobs(&state.billing),
+        crate::social::jobs(&state.social),
     ];
     for job in std::iter::once(mail).chain(domains.into_iter().flatten()) {
         sched.add(job?).await?;

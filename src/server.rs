@@ -8,6 +8,8 @@ use anyhow::Context;
 use tokio::net::TcpListener;
 
 use crate::app;
+use crate::billing::BillingCtx;
+use crate::billing::idempotency::IdempotencyStore;
 use crate::companies::CompaniesCtx;
 use crate::config::Config;
 use crate::apps::AppsCtx;
@@ -22,6 +24,7 @@ use crate::mail::Mailer;
 use crate::market::MarketCtx;
 use crate::notifications::{NotificationsCtx, StatsSources};
 use crate::public::PublicData;
+use crate::social::SocialCtx;
 use crate::ssr::Ssr;
 use crate::ssr::data::PageSources;
 use crate::state::AppState;
@@ -80,10 +83,12 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
     // The cross-domain questions, answered by the domains that know.
     let deletion = DeletionChecks::new(vec![
         Arc::new(crate::devices::binding::DevicesLinked),
+        Arc::new(crate::billing::BalanceOutstanding),
         Arc::new(crate::companies::CompaniesJoined),
         Arc::new(crate::apps::AppsRented),
     ]);
-    let stats = StatsSources::new(vec![Arc::new(crate::companies::MemberRecordsUnread)]);
+    let on_verified = crate::iam::signup::VerifiedHooks::new(vec![Arc::new(crate::billing::SignupBonus(config.billing.signup_bonus))]);
+    let stats = StatsSources::new(vec![Arc::new(crate::companies::MemberRecordsUnread), Arc::new(crate::social::PendingFriendRequests)]);
     let pages = PageSources::new(vec![Arc::new(devices.clone()), Arc::new(market.clone())]);
 
     let iam = IamCtx {
@@ -94,8 +99,16 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         keys: keys.clone(),
         limiter: Arc::new(LoginLimiter::from_config(&config.auth)),
         deletion,
+        on_verified,
     };
+    let billing = BillingCtx { db: db.clone(), settings: Arc::new(config.billing.clone()) };
+    let idempotency = IdempotencyStore::new(db.clone(), keys.clone(), config.server.body_limit_bytes);
     let ssr = Arc::new(Ssr::new(&config, public.clone(), pages));
+    let social = SocialCtx {
+        db: db.clone(),
+        settings: Arc::new(config.social.clone()),
+        hub: crate::events::hub::Hub::new(config.social.streams_per_user),
+    };
     Ok(AppState {
         config: Arc::new(config),
         sessions: Sessions { keys, db: db.clone() },
@@ -109,17 +122,23 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         devices,
         apps,
         market,
+        billing,
+        idempotency,
+        social,
     })
 }
 
 /// Serves until `shutdown` resolves, then finishes in-flight requests and stops the jobs.
 pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future<Output = ()> + Send + 'static) -> anyhow::Result<()> {
     let mut jobs = crate::schedule::start(&state).await.context("starting background jobs")?;
+    let poll = std::time::Duration::from_millis(state.config.social.poll_ms);
+    let events = crate::events::hub::start(state.social.hub.clone(), state.db.clone(), state.config.database_url(), poll);
     let router = app::router(state);
     axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(shutdown)
         .await
         .context("serving")?;
+    events.abort();
     let _ = jobs.shutdown().await;
     Ok(())
 }

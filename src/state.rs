@@ -9,6 +9,8 @@ use axum::extract::FromRef;
 use sea_orm::DatabaseConnection;
 
 use crate::apps::AppsCtx;
+use crate::billing::BillingCtx;
+use crate::billing::idempotency::IdempotencyStore;
 use crate::companies::CompaniesCtx;
 use crate::config::Config;
 use crate::devices::DevicesCtx;
@@ -18,6 +20,7 @@ use crate::mail::Mailer;
 use crate::market::MarketCtx;
 use crate::notifications::NotificationsCtx;
 use crate::public::PublicData;
+use crate::social::SocialCtx;
 use crate::ssr::Ssr;
 
 #[derive(Clone, FromRef)]
@@ -34,4 +37,8 @@ pub struct AppState {
     pub apps: AppsCtx,
     pub market: MarketCtx,
     pub notifications: NotificationsCtx,
+    pub billing: BillingCtx,
+    /// Answers kept for `Idempotency-Key` retries (installed on every request by src/app.rs).
+    pub idempotency: IdempotencyStore,
+    pub social: SocialCtx,
 }

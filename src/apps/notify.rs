@@ -72,12 +72,6 @@ pub async fn send(conn: &impl ConnectionTrait, r: &installations::Model, kind: N
             "租用已暂停".to_string(),
             format!("您在 {dev} 上租用的 {name_zh} 已暂停：钱包余额不足。"),
         ),
-        NotificationKind::RunwayLow => (
-            "Wallet running low".to_string(),
-            format!("Your rental of {name_en} on {dev} has less than an hour of coins left."),
-            "钱包余额不足".to_string(),
-            format!("您在 {dev} 上租用的 {name_zh} 剩余费用不足一小时。"),
-        ),
         other => return Err(AppError::Internal(anyhow::anyhow!("{other:?} is not an app notification"))),
     };
     let params = json!({"installation_id": r.id, "app_id": r.app_id, "device_id": r.device_id, "status": r.status,

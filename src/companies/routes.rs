@@ -38,7 +38,7 @@ where
 }
 
 /// The organization list: the personal pseudo-organization "user" first, then the caller's companies.
-#[utoipa::path(get, path = "/api/iam/v1/sme", tag = "companies", responses((status = 200, body = Envelope<Vec<Organization>>)))]
+#[utoipa::path(get, path = "/api/iam/v1/sme", tag = "companies", operation_id = "list_companies", responses((status = 200, body = Envelope<Vec<Organization>>)))]
 async fn list(State(cx): State<CompaniesCtx>, auth: Auth) -> ApiResult<Vec<Organization>> {
     ok(company::list(&cx, &auth).await?)
 }

@@ -218,8 +218,123 @@ pub enum NotificationKind {
     RentalEnded,
     #[sea_orm(string_value = "rental_suspended")]
     RentalSuspended,
-    #[sea_orm(string_value = "runway_low")]
-    RunwayLow,
+    /// A wallet's runway fell to a day or less.
+    #[sea_orm(string_value = "runway_24h")]
+    #[serde(rename = "runway_24h")]
+    Runway24h,
+    /// A wallet's runway fell to an hour or less.
+    #[sea_orm(string_value = "runway_1h")]
+    #[serde(rename = "runway_1h")]
+    Runway1h,
+}
+
+// ---- the wallet (src/billing/) ----
+
+/// Whose account it is. Only `issuance` (where the operator's coins come from) may go below zero.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(32))")]
+#[serde(rename_all = "snake_case")]
+pub enum AccountKind {
+    #[sea_orm(string_value = "user")]
+    User,
+    #[sea_orm(string_value = "company")]
+    Company,
+    #[sea_orm(string_value = "issuance")]
+    Issuance,
+    #[sea_orm(string_value = "market_fee")]
+    MarketFee,
+}
+
+/// What a transfer was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(32))")]
+#[serde(rename_all = "snake_case")]
+pub enum TransferKind {
+    /// Coins issued by the operator (`zmarket coins grant`).
+    #[sea_orm(string_value = "grant")]
+    Grant,
+    /// Coins issued once to a newly verified account.
+    #[sea_orm(string_value = "signup_bonus")]
+    SignupBonus,
+    /// A posting against a hold.
+    #[sea_orm(string_value = "capture")]
+    Capture,
+    /// A spend from the available balance, without a hold.
+    #[sea_orm(string_value = "payment")]
+    Payment,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(32))")]
+#[serde(rename_all = "snake_case")]
+pub enum BillStatus {
+    /// Its period is still open: usage is still being added.
+    #[sea_orm(string_value = "unbilled")]
+    Unbilled,
+    /// Its period closed.
+    #[sea_orm(string_value = "billed")]
+    Billed,
+}
+
+/// A hold is `pending` until it resolves, exactly once, into one of the other states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(32))")]
+#[serde(rename_all = "snake_case")]
+pub enum HoldStatus {
+    #[sea_orm(string_value = "pending")]
+    Pending,
+    /// Captured to the last cent.
+    #[sea_orm(string_value = "captured")]
+    Captured,
+    /// Released by its owner domain; `released` says how much went back to available.
+    #[sea_orm(string_value = "released")]
+    Released,
+    /// Released by the expiry job after `expires_at`.
+    #[sea_orm(string_value = "expired")]
+    Expired,
+}
+
+/// The direction of an entry for its account.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(32))")]
+#[serde(rename_all = "snake_case")]
+pub enum EntryKind {
+    #[sea_orm(string_value = "income")]
+    Income,
+    #[sea_orm(string_value = "expense")]
+    Expense,
+}
+
+/// Where a friend request stands (transitions: `social::requests::next_status`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(32))")]
+#[serde(rename_all = "snake_case")]
+pub enum RequestStatus {
+    #[sea_orm(string_value = "pending")]
+    Pending,
+    #[sea_orm(string_value = "accepted")]
+    Accepted,
+    #[sea_orm(string_value = "declined")]
+    Declined,
+    #[sea_orm(string_value = "cancelled")]
+    Cancelled,
+}
+
+/// What an event of a person's live stream is about; its SSE `event:` name (src/events).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(32))")]
+#[serde(rename_all = "snake_case")]
+pub enum EventKind {
+    #[sea_orm(string_value = "message")]
+    Message,
+    #[sea_orm(string_value = "friend_request")]
+    FriendRequest,
+    #[sea_orm(string_value = "friend")]
+    Friend,
+    #[sea_orm(string_value = "read")]
+    Read,
+    #[sea_orm(string_value = "notification")]
+    Notification,
 }
 
 /// An installation's status: every label of SPEC.md §4. Transitions: `apps::lifecycle`.

@@ -56,6 +56,7 @@ pub(crate) async fn notify(conn: &impl ConnectionTrait, d: &devices::Model, kind
             "Z-CLOUD 云主机创建失败".to_string(),
             format!("{name}（{id}）创建失败：{reason_zh}"),
         ),
+        // Kinds of other domains (the wallet's runway notices …) are not about a device.
         other => return Err(AppError::Internal(anyhow::anyhow!("{other:?} is not a device notification"))),
     };
     let params = json!({"device_id": id, "name": name, "status": d.status, "reason": reason, "title_zh": title_zh, "body_zh": body_zh});

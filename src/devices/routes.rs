@@ -103,7 +103,7 @@ async fn zcloud_capacity(State(cx): State<DevicesCtx>, auth: Auth) -> ApiResult<
 }
 
 /// An agent registers its machine; the answer's secret authenticates its heartbeats.
-#[utoipa::path(post, path = "/api/agent/v1/register", tag = "agent", request_body = RegisterRequest,
+#[utoipa::path(post, path = "/api/agent/v1/register", tag = "agent", operation_id = "register_agent", request_body = RegisterRequest,
     responses((status = 200, body = Envelope<RegisterResponse>)))]
 async fn register(State(cx): State<DevicesCtx>, Valid(req): Valid<AgentRegistration>) -> ApiResult<RegisterResponse> {
     ok(protocol::register(&cx, req).await?)

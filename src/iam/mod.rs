@@ -34,6 +34,8 @@ pub struct IamCtx {
     pub keys: Arc<tokens::Keys>,
     pub limiter: Arc<ratelimit::LoginLimiter>,
     pub deletion: deletion::DeletionChecks,
+    /// What other domains do when an account becomes verified.
+    pub on_verified: signup::VerifiedHooks,
 }
 
 /// Identity's background jobs.

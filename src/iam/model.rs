@@ -242,11 +242,14 @@ pub struct MenuEntry {
 
 /// Where a person's avatar is served (empty without one); the version busts caches.
 pub fn avatar_url(user: &users::Model) -> String {
-    if user.avatar.is_some() || user.avatar_version > 0 {
-        format!("/api/iam/v1/avatars/{}?v={}", user.id, user.avatar_version)
-    } else {
-        String::new()
-    }
+    let version = if user.avatar.is_some() { user.avatar_version.max(1) } else { user.avatar_version };
+    avatar_path(&user.id, version)
+}
+
+/// The avatar URL of a person from their id and avatar version (0: none, empty URL), for readers
+/// that do not load the image bytes (src/social).
+pub fn avatar_path(user_id: &str, avatar_version: i32) -> String {
+    if avatar_version > 0 { format!("/api/iam/v1/avatars/{user_id}?v={avatar_version}") } else { String::new() }
 }
 
 // ---- checked requests (built at the edge by `http::Valid`) ----

@@ -43,7 +43,7 @@ where
 }
 
 /// Sign up; a verification mail is sent when verification is on.
-#[utoipa::path(post, path = "/api/iam/v1/register", tag = "identity", request_body = RegisterRequest,
+#[utoipa::path(post, path = "/api/iam/v1/register", tag = "identity", operation_id = "register_account", request_body = RegisterRequest,
     responses((status = 200, body = Envelope<RegisterResponse>)))]
 async fn register(State(cx): State<IamCtx>, Valid(req): Valid<NewAccount>) -> ApiResult<RegisterResponse> {
     ok(signup::register(&cx, req).await?)

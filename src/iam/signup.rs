@@ -1,7 +1,9 @@
 //! Sign-up and email verification. No HTTP types here.
 
+use std::sync::Arc;
+
 use chrono::Duration;
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
+use sea_orm::{ActiveModelTrait, ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter, Set};
 
 use crate::db::entity::{email_verifications, users};
 use crate::db::{new_id, now, write_txn};
@@ -11,6 +13,29 @@ use crate::iam::model::*;
 use crate::iam::password;
 use crate::iam::tokens;
 use crate::mail::Mail;
+
+/// What another domain does when an account becomes verified (the wallet's signup bonus),
+/// inside the verifying transaction. Registered when the server is assembled (src/server.rs).
+#[async_trait::async_trait]
+pub trait OnVerified: Send + Sync {
+    async fn verified(&self, txn: &DatabaseTransaction, user_id: &str) -> Result<(), AppError>;
+}
+
+/// Every registered [`OnVerified`], run in order.
+#[derive(Clone, Default)]
+pub struct VerifiedHooks(Arc<Vec<Arc<dyn OnVerified>>>);
+
+impl VerifiedHooks {
+    pub fn new(hooks: Vec<Arc<dyn OnVerified>>) -> Self {
+        VerifiedHooks(Arc::new(hooks))
+    }
+    async fn run(&self, txn: &DatabaseTransaction, user_id: &str) -> Result<(), AppError> {
+        for h in self.0.iter() {
+            h.verified(txn, user_id).await?;
+        }
+        Ok(())
+    }
+}
 
 // ---- sign-up and verification ----
 
@@ -58,6 +83,9 @@ pub async fn register(cx: &IamCtx, req: NewAccount) -> Result<RegisterResponse, 
                 Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => AppError::conflict(Msg::EmailTaken),
                 _ => e.into(),
             })?;
+            if !verify {
+                cx.on_verified.run(&txn, &id).await?;
+            }
             id
         }
     };
@@ -107,7 +135,7 @@ pub async fn verify_email(cx: &IamCtx, token: Option<&str>) -> Result<EmailOnly,
         return Err(AppError::conflict(Msg::VerificationExpired));
     }
     let t = now();
-    let email = user.email.clone();
+    let (email, user_id) = (user.email.clone(), user.id.clone());
     let mut u: users::ActiveModel = user.into();
     u.email_verified_at = Set(Some(t));
     u.updated_at = Set(t);
@@ -115,6 +143,7 @@ pub async fn verify_email(cx: &IamCtx, token: Option<&str>) -> Result<EmailOnly,
     let mut v: email_verifications::ActiveModel = v.into();
     v.used_at = Set(Some(t));
     v.update(&txn).await?;
+    cx.on_verified.run(&txn, &user_id).await?;
     txn.commit().await?;
     Ok(EmailOnly { email })
 }

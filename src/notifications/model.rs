@@ -17,7 +17,7 @@ pub struct Stats {
     pub unread: u64,
     /// Notifications of the last [`RECENT_HOURS`] hours.
     pub recent: u64,
-    /// Always false until friends exist: there is no friend request to wait for.
+    /// A friend request waits for the person's answer (src/social).
     pub pending_friend_requests_exists: bool,
     /// Unread invitation/application news of the companies work.
     pub member_records_unread: u64,
@@ -51,4 +51,12 @@ impl ListFilter {
             Some(_) => Err(AppError::invalid("filter", Msg::InvalidField("filter"))),
         }
     }
+}
+
+/// The `data` of a `notification` event on the person's live stream (src/events): list it with
+/// `GET /notifications` in the reader's language.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct NotificationEvent {
+    pub id: String,
+    pub kind: crate::db::enums::NotificationKind,
 }

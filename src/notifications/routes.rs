@@ -29,7 +29,7 @@ async fn stats(State(cx): State<NotificationsCtx>, auth: Auth) -> ApiResult<Stat
 }
 
 /// The signed-in person's notifications, newest first (`?filter=unread` for the unread ones).
-#[utoipa::path(get, path = "/api/ebs/v1/notifications", tag = "notifications", params(ListFilter, Page),
+#[utoipa::path(get, path = "/api/ebs/v1/notifications", tag = "notifications", operation_id = "list_notifications", params(ListFilter, Page),
     responses((status = 200, body = Envelope<List<Notification>>), (status = 400), (status = 401)))]
 async fn list(
     State(cx): State<NotificationsCtx>,

@@ -15,7 +15,7 @@ use crate::lang::Lang;
 use crate::db::enums::NotificationKind;
 use crate::iam::auth::Auth;
 use crate::notifications::StatsSources;
-use crate::notifications::model::{Notification, RECENT_HOURS, Stats};
+use crate::notifications::model::{Notification, NotificationEvent, RECENT_HOURS, Stats};
 
 fn mine(auth: &Auth) -> sea_orm::Select<notifications::Entity> {
     notifications::Entity::find().filter(notifications::Column::UserId.eq(auth.user_id.clone()))
@@ -33,8 +33,9 @@ pub async fn notify(
     params: &serde_json::Value,
 ) -> Result<(), AppError> {
     use sea_orm::sea_query::ExprTrait as _; // `add` on expressions (it also names every value's `min`/`max`)
+    let id = new_id();
     notifications::ActiveModel {
-        id: Set(new_id()),
+        id: Set(id.clone()),
         user_id: Set(user_id.to_string()),
         kind: Set(kind),
         title: Set(title.to_string()),
@@ -54,6 +55,8 @@ pub async fn notify(
         )
         .exec(conn)
         .await?;
+    // The person's open tabs hear of it from their event log, written in this same transaction.
+    crate::events::append(conn, user_id, crate::events::EventKind::Notification, &NotificationEvent { id, kind }).await?;
     Ok(())
 }
 

@@ -194,6 +194,16 @@ async fn openapi_document_lists_the_endpoints() {
     let doc: serde_json::Value = res.json().await.unwrap();
     assert!(doc["openapi"].as_str().unwrap().starts_with("3."));
     assert!(doc["paths"]["/api/ebs/v1/download/links"]["get"].is_object());
+    // Generated clients name an operation by its id: no two operations share one.
+    let mut ids = std::collections::HashMap::new();
+    for (path, ops) in doc["paths"].as_object().unwrap() {
+        for (method, op) in ops.as_object().unwrap() {
+            let id = op["operationId"].as_str().unwrap_or_else(|| panic!("{method} {path} has no operationId"));
+            if let Some(other) = ids.insert(id.to_string(), format!("{method} {path}")) {
+                panic!("operationId {id} is used by {other} and by {method} {path}");
+            }
+        }
+    }
 }
 
 #[tokio::test]

@@ -1,5 +1,6 @@
 //! One integration-test binary: the real server over real HTTP against a fresh database.
 
+mod billing;
 mod common;
 mod companies;
 mod devices;
@@ -8,3 +9,4 @@ mod iam;
 mod market;
 mod notifications;
 mod apps;
+mod social;

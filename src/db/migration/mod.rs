@@ -9,6 +9,8 @@ mod m0003_companies;
 mod m0004_market;
 mod m0005_devices;
 mod m0006_notification_counters;
+mod m0007_billing;
+mod m0008_social;
 mod m0009_apps;
 
 pub struct Migrator;
@@ -23,6 +25,8 @@ impl MigratorTrait for Migrator {
             Box::new(m0004_market::Migration),
             Box::new(m0005_devices::Migration),
             Box::new(m0006_notification_counters::Migration),
+            Box::new(m0007_billing::Migration),
+            Box::new(m0008_social::Migration),
             Box::new(m0009_apps::Migration),
         ]
     }

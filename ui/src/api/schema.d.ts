@@ -62,6 +62,295 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/cim/v1/blocks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The people the caller blocked. */
+        get: operations["list_blocks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cim/v1/blocks/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Block a person: their requests and messages no longer reach the caller (they are not told);
+         *     a friendship between the two ends.
+         */
+        put: operations["block"];
+        post?: never;
+        /** Unblock a person. */
+        delete: operations["unblock"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cim/v1/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's conversations, most recent first, each with its last message and unread count. */
+        get: operations["list_conversations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cim/v1/conversations/{user_id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The messages with a person, newest first; `?before=<message id>` pages backwards. */
+        get: operations["conversation_history"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cim/v1/conversations/{user_id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Mark what a person sent the caller read. */
+        put: operations["mark_conversation_read"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cim/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's live events (Server-Sent Events): `message`, `friend_request`, `friend`, `read`,
+         *     `notification`, each with an id from the caller's own sequence; send `Last-Event-ID` to get
+         *     what was missed. Opens with `ready` (or `resync`: reload, the missed events are gone); a
+         *     keep-alive comment every `social.keep_alive_secs`. See docs/social.md.
+         */
+        get: operations["events_stream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cim/v1/friends": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's friends, newest first; `?tag=` for those under a tag. */
+        get: operations["list_friends"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cim/v1/friends/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of the caller's friends (anyone else: 404). */
+        get: operations["get_friend"];
+        /** Set the alias (3-50 characters, null clears) and/or the tags of a friend. */
+        put: operations["update_friend"];
+        post?: never;
+        /** End a friendship (for both). */
+        delete: operations["remove_friend"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cim/v1/friends/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's pending requests, incoming and outgoing (`direction`), newest first. */
+        get: operations["list_requests"];
+        put?: never;
+        /**
+         * Send a friend request to an email address. The answer is the same whether or not an account
+         *     has that address; the person sees it once they have one.
+         */
+        post: operations["send_request"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cim/v1/friends/requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Take back a request the caller sent. */
+        delete: operations["cancel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cim/v1/friends/requests/{id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept an incoming request: both become friends. */
+        post: operations["accept_request"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cim/v1/friends/requests/{id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decline an incoming request. */
+        post: operations["decline_request"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cim/v1/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a message to a friend (1-2,000 characters; anyone else: 403). */
+        post: operations["send_message"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cim/v1/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Unread messages and waiting friend requests: the menu badges. */
+        get: operations["social_stats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cim/v1/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's tags with the number of friends under each. */
+        get: operations["list_tags"];
+        put?: never;
+        /** Make a tag (1-30 characters, at most 100 tags). */
+        post: operations["create_tag"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cim/v1/tags/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Rename a tag. */
+        put: operations["rename_tag"];
+        post?: never;
+        /** Delete a tag (the friends under it stay friends). */
+        delete: operations["delete_tag"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ebs/v1/download/links": {
         parameters: {
             query?: never;
@@ -966,6 +1255,10 @@ export type components = {
             id: string;
             ok: boolean;
         };
+        /** @description The address a request was sent to (who has it is not told: no account enumeration). */
+        Addressee: {
+            email: string;
+        };
         /** @description An app of the market, with its texts in the request language. */
         App: {
             /** @description AI, Metaverse, Game, Work, Home, Others or Z-CLOUD. */
@@ -1011,6 +1304,14 @@ export type components = {
         AvatarResponse: {
             avatar_url: string;
         };
+        BlockedPerson: {
+            avatar_url: string;
+            email: string;
+            name: string;
+            /** Format: date-time */
+            since: string;
+            user_id: string;
+        };
         ChangePasswordRequest: {
             confirm_password?: string | null;
             new_password?: string | null;
@@ -1025,6 +1326,15 @@ export type components = {
              */
             kind: string;
             payload: Record<string, never>;
+        };
+        Conversation: {
+            last_message?: components["schemas"]["Message"] | null;
+            peer: components["schemas"]["Peer"];
+            /**
+             * Format: int64
+             * @description Messages from the peer the reader has not read.
+             */
+            unread: number;
         };
         DeleteAccountRequest: {
             password?: string | null;
@@ -1069,6 +1379,8 @@ export type components = {
          * @enum {string}
          */
         DeviceType: "Z-BOX" | "P-BOX" | "Z-CLOUD" | "server group";
+        /** @enum {string} */
+        Direction: "incoming" | "outgoing";
         /** @description Download links of the desktop and mobile clients (iOS has none). */
         DownloadLinks: {
             android: string;
@@ -1207,6 +1519,45 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_Friend: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            data: {
+                alias?: string | null;
+                avatar_url: string;
+                email: string;
+                name: string;
+                /** Format: date-time */
+                since: string;
+                tags: string[];
+                user_id: string;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_FriendRequest: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description A friend request, as its sender or its recipient sees it. */
+            data: {
+                /** Format: date-time */
+                created_at: string;
+                /** @description Relative to the reader. */
+                direction: components["schemas"]["Direction"];
+                from: components["schemas"]["Person"];
+                id: string;
+                status: components["schemas"]["RequestStatus"];
+                to: components["schemas"]["Addressee"];
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_HeartbeatResponse: {
             /**
              * Format: int32
@@ -1297,6 +1648,51 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_List_BlockedPerson: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description A list answer: `{items, total}`. */
+            data: {
+                items: {
+                    avatar_url: string;
+                    email: string;
+                    name: string;
+                    /** Format: date-time */
+                    since: string;
+                    user_id: string;
+                }[];
+                /** Format: int64 */
+                total: number;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_List_Conversation: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description A list answer: `{items, total}`. */
+            data: {
+                items: {
+                    last_message?: components["schemas"]["Message"] | null;
+                    peer: components["schemas"]["Peer"];
+                    /**
+                     * Format: int64
+                     * @description Messages from the peer the reader has not read.
+                     */
+                    unread: number;
+                }[];
+                /** Format: int64 */
+                total: number;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_List_Device: {
             /**
              * Format: int32
@@ -1332,6 +1728,54 @@ export type components = {
                     status_reason?: string | null;
                     /** @description Z-BOX, P-BOX, Z-CLOUD or server group */
                     type: components["schemas"]["DeviceType"];
+                }[];
+                /** Format: int64 */
+                total: number;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_List_Friend: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description A list answer: `{items, total}`. */
+            data: {
+                items: {
+                    alias?: string | null;
+                    avatar_url: string;
+                    email: string;
+                    name: string;
+                    /** Format: date-time */
+                    since: string;
+                    tags: string[];
+                    user_id: string;
+                }[];
+                /** Format: int64 */
+                total: number;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_List_FriendRequest: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description A list answer: `{items, total}`. */
+            data: {
+                items: {
+                    /** Format: date-time */
+                    created_at: string;
+                    /** @description Relative to the reader. */
+                    direction: components["schemas"]["Direction"];
+                    from: components["schemas"]["Person"];
+                    id: string;
+                    status: components["schemas"]["RequestStatus"];
+                    to: components["schemas"]["Addressee"];
                 }[];
                 /** Format: int64 */
                 total: number;
@@ -1435,6 +1879,32 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_List_Message: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description A list answer: `{items, total}`. */
+            data: {
+                items: {
+                    body: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    /** @description The sender's user id. */
+                    from: string;
+                    id: string;
+                    /** @description Read by the recipient. */
+                    read: boolean;
+                    /** @description The recipient's user id. */
+                    to: string;
+                }[];
+                /** Format: int64 */
+                total: number;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_List_NearbyDevice: {
             /**
              * Format: int32
@@ -1489,6 +1959,28 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_List_Tag: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description A list answer: `{items, total}`. */
+            data: {
+                items: {
+                    /**
+                     * Format: int64
+                     * @description Friends under it.
+                     */
+                    count: number;
+                    name: string;
+                }[];
+                /** Format: int64 */
+                total: number;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_MemberRecord: {
             /**
              * Format: int32
@@ -1521,6 +2013,27 @@ export type components = {
                 sme_name: string;
                 /** @description invited, applied, waiting, accepted, declined or expired. */
                 status: components["schemas"]["RecordStatus"];
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_Message: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            data: {
+                body: string;
+                /** Format: date-time */
+                created_at: string;
+                /** @description The sender's user id. */
+                from: string;
+                id: string;
+                /** @description Read by the recipient. */
+                read: boolean;
+                /** @description The recipient's user id. */
+                to: string;
             };
             msg: string;
         };
@@ -1650,6 +2163,22 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_SocialStats: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description The counts behind the menu badges. */
+            data: {
+                /** Format: int64 */
+                pending_friend_requests: number;
+                /** Format: int64 */
+                unread_messages: number;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_Stats: {
             /**
              * Format: int32
@@ -1663,7 +2192,7 @@ export type components = {
                  * @description Unread invitation/application news of the companies work.
                  */
                 member_records_unread: number;
-                /** @description Always false until friends exist: there is no friend request to wait for. */
+                /** @description A friend request waits for the person's answer (src/social). */
                 pending_friend_requests_exists: boolean;
                 /** Format: int64 */
                 read: number;
@@ -1676,6 +2205,23 @@ export type components = {
                 total: number;
                 /** Format: int64 */
                 unread: number;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_Tag: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            data: {
+                /**
+                 * Format: int64
+                 * @description Friends under it.
+                 */
+                count: number;
+                name: string;
             };
             msg: string;
         };
@@ -1730,6 +2276,37 @@ export type components = {
                 owner: string;
             }[];
             msg: string;
+        };
+        Friend: {
+            alias?: string | null;
+            avatar_url: string;
+            email: string;
+            name: string;
+            /** Format: date-time */
+            since: string;
+            tags: string[];
+            user_id: string;
+        };
+        /** @description A friend request, as its sender or its recipient sees it. */
+        FriendRequest: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description Relative to the reader. */
+            direction: components["schemas"]["Direction"];
+            from: components["schemas"]["Person"];
+            id: string;
+            status: components["schemas"]["RequestStatus"];
+            to: components["schemas"]["Addressee"];
+        };
+        FriendRequestBody: {
+            email?: string | null;
+        };
+        /** @description `PUT /friends/{user_id}`: each field absent leaves it as it is; `alias: null` clears it. */
+        FriendUpdateBody: {
+            /** @description 3-50 characters, or null to clear. */
+            alias?: string | null;
+            /** @description Tag names; missing ones are created. `[]` takes the friend out of every tag. */
+            tags?: string[] | null;
         };
         Gpu: {
             name: string;
@@ -1870,6 +2447,23 @@ export type components = {
             /** @description The title key the UI translates. */
             title: string;
         };
+        Message: {
+            body: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The sender's user id. */
+            from: string;
+            id: string;
+            /** @description Read by the recipient. */
+            read: boolean;
+            /** @description The recipient's user id. */
+            to: string;
+        };
+        MessageBodyRequest: {
+            /** @description 1-2,000 characters. */
+            body?: string | null;
+            to_user_id?: string | null;
+        };
         /** @description How busy a machine is now. */
         Metrics: {
             /** Format: double */
@@ -1929,6 +2523,20 @@ export type components = {
             /** @description User id of the company's owner (the person themself for "user"). */
             owner: string;
         };
+        Peer: {
+            /** @description The reader's alias for them, when they are a friend with one. */
+            alias?: string | null;
+            avatar_url: string;
+            name: string;
+            user_id: string;
+        };
+        /** @description Someone as another person sees them. */
+        Person: {
+            avatar_url: string;
+            email: string;
+            name: string;
+            user_id: string;
+        };
         Profile: {
             avatar_url: string;
             /** @description RFC 3339. */
@@ -1972,6 +2580,11 @@ export type components = {
         RenameRequest: {
             name?: string | null;
         };
+        /**
+         * @description Where a friend request stands (transitions: `social::requests::next_status`).
+         * @enum {string}
+         */
+        RequestStatus: "pending" | "accepted" | "declined" | "cancelled";
         Requirements: {
             /** Format: int32 */
             cpu_cores: number;
@@ -2039,6 +2652,13 @@ export type components = {
         SmeIdRequest: {
             sme_id?: string | null;
         };
+        /** @description The counts behind the menu badges. */
+        SocialStats: {
+            /** Format: int64 */
+            pending_friend_requests: number;
+            /** Format: int64 */
+            unread_messages: number;
+        };
         /** @description What a machine has. */
         Spec: {
             /** Format: int64 */
@@ -2056,7 +2676,7 @@ export type components = {
              * @description Unread invitation/application news of the companies work.
              */
             member_records_unread: number;
-            /** @description Always false until friends exist: there is no friend request to wait for. */
+            /** @description A friend request waits for the person's answer (src/social). */
             pending_friend_requests_exists: boolean;
             /** Format: int64 */
             read: number;
@@ -2072,6 +2692,17 @@ export type components = {
         };
         SwitchRequest: {
             smeId?: string | null;
+        };
+        Tag: {
+            /**
+             * Format: int64
+             * @description Friends under it.
+             */
+            count: number;
+            name: string;
+        };
+        TagBody: {
+            name?: string | null;
         };
         UserIdRequest: {
             user_id?: string | null;
@@ -2130,6 +2761,662 @@ export interface operations {
                 };
             };
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    list_blocks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_List_BlockedPerson"];
+                };
+            };
+        };
+    };
+    block: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Null"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    unblock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Null"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    list_conversations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                limit: number | null;
+                offset: number | null;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_List_Conversation"];
+                };
+            };
+        };
+    };
+    conversation_history: {
+        parameters: {
+            query?: {
+                /** @description A message id: only older messages. Absent: the newest. */
+                before?: string;
+                /** @description 1-100, default 50. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_List_Message"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    mark_conversation_read: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Null"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    events_stream: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the id of the last event received */
+                "Last-Event-ID"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    list_friends: {
+        parameters: {
+            query?: {
+                /** @description Only the friends under this tag. */
+                tag?: string;
+            };
+            header?: never;
+            path: {
+                limit: number | null;
+                offset: number | null;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_List_Friend"];
+                };
+            };
+        };
+    };
+    get_friend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Friend"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    update_friend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FriendUpdateBody"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Friend"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    remove_friend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Null"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    list_requests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                limit: number | null;
+                offset: number | null;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_List_FriendRequest"];
+                };
+            };
+        };
+    };
+    send_request: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FriendRequestBody"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_FriendRequest"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_FriendRequest"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    accept_request: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_FriendRequest"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    decline_request: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_FriendRequest"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    send_message: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageBodyRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Message"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    social_stats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_SocialStats"];
+                };
+            };
+        };
+    };
+    list_tags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_List_Tag"];
+                };
+            };
+        };
+    };
+    create_tag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TagBody"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Tag"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    rename_tag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TagBody"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Tag"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    delete_tag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Null"];
+                };
+            };
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

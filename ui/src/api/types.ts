@@ -61,6 +61,16 @@ export type SharingBody = Body<Schemas['SharingRequest']>;
 export type LocationBody = Required<Schemas['LocationRequest']>;
 export type RegisterBody = Body<Omit<Schemas['RegisterRequest'], 'username'>> & { username?: string };
 
+// Friends, tags, messages (docs/social.md).
+export type Friend = AlwaysSent<Schemas['Friend']>;
+export type FriendRequest = Schemas['FriendRequest'];
+export type Tag = Schemas['Tag'];
+export type BlockedPerson = Schemas['BlockedPerson'];
+export type Message = Schemas['Message'];
+export type Peer = AlwaysSent<Schemas['Peer']>;
+export type Conversation = AlwaysSent<Omit<Schemas['Conversation'], 'peer'>> & { peer: Peer };
+export type SocialStats = Schemas['SocialStats'];
+
 export type UserType = Schemas['UserType'];
 /** The session of sign-in, switch and pc-web. */
 export type SessionData = Schemas['Session'];

@@ -1,0 +1,97 @@
+//! Bills: metered usage of one thing (a rental, an order) in one hourly period, `unbilled` while
+//! the period is open and `billed` once the job closes it. Postings add to them (posting.rs).
+
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::Expr;
+use sea_orm::{ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect};
+
+use crate::billing::ledger::{AccountRef, Reference};
+use crate::billing::model::{Bill, BillStatus};
+use crate::billing::store::sum_i64;
+use crate::db::entity::bills;
+use crate::error::AppError;
+use crate::http::List;
+
+/// How long after its end a period is closed: a posting goes to the period of its own clock
+/// hour, so by then no transaction still writing to it can be open.
+pub const CLOSE_GRACE_SECS: i64 = 60;
+
+/// Bills of `account`, newest period first.
+pub async fn list(conn: &impl ConnectionTrait, account: &AccountRef, status: Option<BillStatus>, offset: u64, limit: u64) -> Result<List<Bill>, AppError> {
+    let mut q = bills::Entity::find().filter(bills::Column::AccountId.eq(account.id()));
+    if let Some(s) = status {
+        q = q.filter(bills::Column::Status.eq(s));
+    }
+    let total = q.clone().count(conn).await?;
+    let rows = q.order_by_desc(bills::Column::PeriodStart).order_by_asc(bills::Column::Id).offset(offset).limit(limit).all(conn).await?;
+    let items = rows
+        .into_iter()
+        .map(|b| Bill {
+            id: b.id,
+            status: b.status,
+            ref_type: b.ref_type,
+            ref_id: b.ref_id,
+            period_start: b.period_start,
+            period_end: b.period_end,
+            amount: b.amount,
+            created_at: b.created_at,
+        })
+        .collect();
+    Ok(List { items, total })
+}
+
+/// The account's usage in periods still open.
+pub async fn unbilled_total(conn: &impl ConnectionTrait, account: &AccountRef) -> Result<i64, AppError> {
+    let sum: Option<i64> = bills::Entity::find()
+        .select_only()
+        .expr(sum_i64(bills::Column::Amount))
+        .filter(bills::Column::AccountId.eq(account.id()))
+        .filter(bills::Column::Status.eq(BillStatus::Unbilled))
+        .into_tuple()
+        .one(conn)
+        .await?
+        .flatten();
+    Ok(sum.unwrap_or(0))
+}
+
+/// Billed and unbilled usage of `account` for one reference (e.g. a rental's `billed`/`unbilled`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub billed: i64,
+    pub unbilled: i64,
+}
+
+pub async fn usage(conn: &impl ConnectionTrait, account: &AccountRef, reference: &Reference) -> Result<Usage, AppError> {
+    let rows: Vec<(BillStatus, Option<i64>)> = bills::Entity::find()
+        .select_only()
+        .column(bills::Column::Status)
+        .expr(sum_i64(bills::Column::Amount))
+        .filter(bills::Column::AccountId.eq(account.id()))
+        .filter(bills::Column::RefType.eq(reference.ref_type.as_str()))
+        .filter(bills::Column::RefId.eq(reference.ref_id.clone().unwrap_or_default()))
+        .group_by(bills::Column::Status)
+        .into_tuple()
+        .all(conn)
+        .await?;
+    let mut u = Usage::default();
+    for (status, sum) in rows {
+        match status {
+            BillStatus::Billed => u.billed = sum.unwrap_or(0),
+            BillStatus::Unbilled => u.unbilled = sum.unwrap_or(0),
+        }
+    }
+    Ok(u)
+}
+
+/// Marks `billed` every bill whose period ended at least [`CLOSE_GRACE_SECS`] before `at` (the
+/// billing job). One conditional UPDATE: two instances running it close each bill once.
+pub async fn close_due(db: &DatabaseConnection, at: DateTime<Utc>) -> Result<u64, AppError> {
+    let r = bills::Entity::update_many()
+        .col_expr(bills::Column::Status, Expr::value(BillStatus::Billed))
+        .col_expr(bills::Column::BilledAt, Expr::value(at))
+        .filter(bills::Column::Status.eq(BillStatus::Unbilled))
+        .filter(bills::Column::PeriodEnd.lte(at - chrono::Duration::seconds(CLOSE_GRACE_SECS)))
+        .exec(db)
+        .await?;
+    Ok(r.rows_affected)
+}

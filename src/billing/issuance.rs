@@ -1,0 +1,49 @@
+//! How coins enter: the signup bonus (once per verified account) and the operator's grant
+//! (`zmarket coins grant`). Both debit the issuance account, the only one allowed below zero.
+
+use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
+
+use crate::billing::ledger::{self, AMOUNT_MAX, AccountRef, Conn};
+use crate::coins::Coins;
+use crate::db::entity::users;
+use crate::db::new_id;
+use crate::error::AppError;
+use crate::iam::model::Email;
+
+/// The signup bonus of `amount` coins, once per person (call it when an account becomes
+/// verified, inside that transaction: the key `signup_bonus:<user id>` makes a second call a no-op).
+pub async fn signup_bonus(conn: &impl Conn, amount: Coins, user_id: &str) -> Result<(), AppError> {
+    ledger::signup_bonus(conn, user_id, amount.cents()).await?;
+    Ok(())
+}
+
+/// The operator's grant: refuses unknown emails and non-positive amounts; answers the
+/// person's new balance.
+pub async fn grant_by_email(db: &DatabaseConnection, email: &str, amount: Coins, memo: &str) -> Result<i64, GrantError> {
+    let email = Email::parse(Some(email)).map_err(|_| GrantError::BadEmail(email.to_string()))?;
+    if amount.cents() <= 0 || amount.cents() > AMOUNT_MAX {
+        return Err(GrantError::BadAmount);
+    }
+    let user = users::Entity::find()
+        .filter(users::Column::Email.eq(email.as_str()))
+        .one(db)
+        .await
+        .map_err(|e| GrantError::Failed(e.into()))?
+        .ok_or_else(|| GrantError::UnknownEmail(email.as_str().to_string()))?;
+    let memo = if memo.trim().is_empty() { "Operator grant".to_string() } else { memo.trim().to_string() };
+    let to = AccountRef::User(user.id);
+    let posted = ledger::grant(db, to.clone(), amount.cents(), format!("grant:{}", new_id()), memo).await.map_err(GrantError::Failed)?;
+    Ok(posted.entry_of(&to).map(|e| e.balance_after).unwrap_or_default())
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum GrantError {
+    #[error("{0} is not an email address")]
+    BadEmail(String),
+    #[error("no account has the email {0}")]
+    UnknownEmail(String),
+    #[error("the amount must be a positive number of coins with at most two decimals, e.g. 12.50")]
+    BadAmount,
+    #[error("the grant failed: {0}")]
+    Failed(AppError),
+}

@@ -1,0 +1,155 @@
+//! The ledger's API: how any domain moves coins (docs/wallet.md). Apps and orders call these
+//! functions, never the wallet's tables.
+//!
+//! Every function is atomic on its own: it runs in a transaction it opens on a connection
+//! (`BEGIN IMMEDIATE` on SQLite) or in a savepoint of the caller's transaction, so a refusal
+//! leaves nothing behind even when the caller goes on and commits. Concurrency holds on SQLite
+//! and PostgreSQL alike: an account changes only through one conditional `UPDATE … RETURNING`
+//! (the row lock orders concurrent writers and the condition keeps `balance - held >= 0`), a key
+//! is a unique index written with `ON CONFLICT DO NOTHING` (no read-then-write), and a hold
+//! resolves through an `UPDATE` conditioned on `status = 'pending'`, which succeeds once. Locks
+//! are taken in one order: the key, the hold, then accounts sorted by id.
+
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::Expr;
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+
+pub use crate::billing::accounts::*;
+pub use crate::billing::holds::Held;
+use crate::billing::holds::{self, HoldEvent};
+pub use crate::billing::posting::Posted;
+use crate::billing::posting::{Leg, Posting, post, splits_total};
+pub use crate::billing::store::{Conn, account};
+use crate::billing::store::{begin, finish};
+use crate::db::entity::ledger_holds;
+use crate::db::enums::{HoldStatus, TransferKind};
+use crate::db::now;
+use crate::error::{AppError, Msg};
+
+/// Issues `amount` new coins to `to` (the operator's grant), once per `key`.
+pub async fn grant(conn: &impl Conn, to: AccountRef, amount: i64, key: String, memo: String) -> Result<Posted, AppError> {
+    issue(conn, to, amount, key, TransferKind::Grant, memo).await
+}
+
+/// Issues `amount` to a newly verified person, once per person (the key is theirs). Nothing
+/// when `amount` is 0.
+pub async fn signup_bonus(conn: &impl Conn, user_id: &str, amount: i64) -> Result<Option<Posted>, AppError> {
+    if amount <= 0 {
+        return Ok(None);
+    }
+    let to = AccountRef::User(user_id.to_string());
+    issue(conn, to, amount, format!("signup_bonus:{user_id}"), TransferKind::SignupBonus, "Signup bonus".into()).await.map(Some)
+}
+
+async fn issue(conn: &impl Conn, to: AccountRef, amount: i64, key: String, kind: TransferKind, memo: String) -> Result<Posted, AppError> {
+    if !to.is_wallet() {
+        return Err(AppError::Internal(anyhow::anyhow!("coins are issued to wallets, not {}", to.id())));
+    }
+    let legs = vec![Leg::debit(AccountRef::Issuance, amount), Leg::credit(to, amount)];
+    let reference = Reference::kind_only(if kind == TransferKind::Grant { "grant" } else { "signup_bonus" });
+    let txn = begin(conn).await?;
+    let r = post(&txn, Posting { key, kind, legs, hold: None, reference, memo, metered: false }).await;
+    finish(txn, r).await
+}
+
+/// Spends from `from`'s available balance to `splits` in one transfer; refused (409, naming
+/// what is missing) when it would take `available` below zero.
+pub async fn transfer(conn: &impl Conn, spec: TransferSpec) -> Result<Posted, AppError> {
+    if !spec.from.is_wallet() {
+        return Err(AppError::Internal(anyhow::anyhow!("transfers are paid from wallets, not {}", spec.from.id())));
+    }
+    let total = splits_total(&spec.splits)?;
+    let legs = Leg::spread(Leg::debit(spec.from, total), spec.splits);
+    let posting = Posting { key: spec.key, kind: TransferKind::Payment, legs, hold: None, reference: spec.reference, memo: spec.memo, metered: spec.metered };
+    let txn = begin(conn).await?;
+    let r = post(&txn, posting).await;
+    finish(txn, r).await
+}
+
+/// Reserves `amount` of the account's available coins until `expires_at`; refused (409) when it
+/// has less. The same key again answers the same hold (`replayed`); with another spec, 409.
+pub async fn hold(conn: &impl Conn, spec: HoldSpec) -> Result<Held, AppError> {
+    let txn = begin(conn).await?;
+    let r = holds::place(&txn, spec).await;
+    finish(txn, r).await
+}
+
+/// Posts `amount` of a pending hold to `splits`; the hold resolves as `captured` when nothing is
+/// left of it. Refused when the hold has resolved (409) or has less left than `amount` (409).
+pub async fn capture(conn: &impl Conn, spec: CaptureSpec) -> Result<Posted, AppError> {
+    let total = splits_total(&spec.splits)?;
+    if total != spec.amount {
+        return Err(AppError::Internal(anyhow::anyhow!("capture splits sum to {total}, not {}", spec.amount)));
+    }
+    let txn = begin(conn).await?;
+    let r = async {
+        let h = ledger_holds::Entity::find_by_id(spec.hold_id.clone()).one(&txn).await?.ok_or(AppError::NotFound(Msg::HoldNotFound))?;
+        let payer = AccountRef::parse(&h.account_id)?;
+        let legs = Leg::spread(Leg { from_held: true, ..Leg::debit(payer, total) }, spec.splits);
+        let reference = Reference { ref_type: h.ref_type.clone(), ref_id: h.ref_id.clone() };
+        let posting = Posting { key: spec.key, kind: TransferKind::Capture, legs, hold: Some(h.id), reference, memo: spec.memo, metered: spec.metered };
+        post(&txn, posting).await
+    }
+    .await;
+    finish(txn, r).await
+}
+
+/// Releases what is left of a hold. It needs no key: a hold resolves exactly once, so releasing
+/// a resolved hold changes nothing and answers it as it is (a retried release is harmless).
+pub async fn release(conn: &impl Conn, hold_id: &str) -> Result<ledger_holds::Model, AppError> {
+    let txn = begin(conn).await?;
+    let r = holds::resolve(&txn, hold_id, HoldEvent::Release, now()).await;
+    finish(txn, r).await
+}
+
+/// Releases every pending hold whose `expires_at` has passed (the expiry job). Returns how many.
+pub async fn expire_due(conn: &impl Conn, at: DateTime<Utc>) -> Result<u64, AppError> {
+    let due: Vec<String> = ledger_holds::Entity::find()
+        .select_only()
+        .column(ledger_holds::Column::Id)
+        .filter(ledger_holds::Column::Status.eq(HoldStatus::Pending))
+        .filter(ledger_holds::Column::ExpiresAt.lte(at))
+        .order_by_asc(ledger_holds::Column::ExpiresAt)
+        .limit(1000)
+        .into_tuple()
+        .all(conn)
+        .await?;
+    let mut expired = 0;
+    for id in due {
+        let txn = begin(conn).await?;
+        let r = holds::resolve(&txn, &id, HoldEvent::Expire, at).await;
+        if finish(txn, r).await?.status == HoldStatus::Expired {
+            expired += 1;
+        }
+    }
+    Ok(expired)
+}
+
+/// Sets how fast a pending hold is being spent (0 while its work is stopped); the runway uses it.
+pub async fn set_burn(conn: &impl ConnectionTrait, hold_id: &str, burn_per_hour: i64) -> Result<(), AppError> {
+    ledger_holds::Entity::update_many()
+        .col_expr(ledger_holds::Column::BurnPerHour, Expr::value(std::cmp::max(burn_per_hour, 0)))
+        .filter(ledger_holds::Column::Id.eq(hold_id))
+        .filter(ledger_holds::Column::Status.eq(HoldStatus::Pending))
+        .exec(conn)
+        .await?;
+    Ok(())
+}
+
+/// A hold as it is now.
+pub async fn hold_of(conn: &impl ConnectionTrait, hold_id: &str) -> Result<ledger_holds::Model, AppError> {
+    ledger_holds::Entity::find_by_id(hold_id).one(conn).await?.ok_or(AppError::NotFound(Msg::HoldNotFound))
+}
+
+/// An account's figures now: `available = balance - held`, never below zero for a wallet.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Balance {
+    pub balance: i64,
+    pub held: i64,
+    pub available: i64,
+}
+
+/// The account's balance, held and available coins (all 0 before its first movement).
+pub async fn balance(conn: &impl ConnectionTrait, of: &AccountRef) -> Result<Balance, AppError> {
+    Ok(account(conn, of).await?.map_or(Balance::default(), |a| Balance { balance: a.balance, held: a.held, available: std::cmp::max(a.balance - a.held, 0) }))
+}

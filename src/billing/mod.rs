@@ -1,0 +1,108 @@
+//! The wallet: a double-entry ledger in the product's coin (integer cents), two-phase holds,
+//! bills of metered usage, runway and its notices, the signup bonus and the operator's grants,
+//! the `Idempotency-Key` mechanism of coin-moving routes, and `zmarket ledger verify`.
+//! Other domains move coins only through [`ledger`]; see docs/wallet.md.
+
+pub mod accounts;
+pub mod bills;
+pub mod cli;
+pub mod holds;
+pub mod idempotency;
+pub mod issuance;
+pub mod ledger;
+pub mod model;
+pub mod posting;
+pub mod routes;
+pub mod runway;
+pub mod store;
+pub mod verify;
+pub mod wallet;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use sea_orm::{DatabaseConnection, DatabaseTransaction};
+use tokio_cron_scheduler::{Job, JobSchedulerError};
+
+use crate::config::BillingConfig;
+use crate::error::AppError;
+use crate::iam::deletion::DeletionCheck;
+use crate::iam::signup::OnVerified;
+use crate::jobs::{Runs, repeated};
+
+/// What the wallet's rules use.
+#[derive(Clone)]
+pub struct BillingCtx {
+    pub db: DatabaseConnection,
+    pub settings: Arc<BillingConfig>,
+}
+
+/// The wallet's background jobs: hold expiry, closing billing periods, runway notices, and
+/// forgetting old idempotency keys. All shared: one instance runs each at a time.
+pub fn jobs(cx: &BillingCtx) -> Vec<Result<Job, JobSchedulerError>> {
+    let db = cx.db.clone();
+    let expire = repeated(&cx.db, "billing.expire_holds", Duration::from_secs(30), Runs::Shared, move || {
+        let db = db.clone();
+        async move {
+            match ledger::expire_due(&db, crate::db::now()).await {
+                Ok(n) if n > 0 => tracing::info!(holds = n, "expired holds released"),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "hold expiry failed"),
+            }
+        }
+    });
+    let db = cx.db.clone();
+    let close = repeated(&cx.db, "billing.close_bills", Duration::from_secs(60), Runs::Shared, move || {
+        let db = db.clone();
+        async move {
+            match bills::close_due(&db, crate::db::now()).await {
+                Ok(n) if n > 0 => tracing::info!(bills = n, "billing periods closed"),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "closing billing periods failed"),
+            }
+        }
+    });
+    let db = cx.db.clone();
+    let notices = repeated(&cx.db, "billing.runway_notices", Duration::from_secs(60), Runs::Shared, move || {
+        let db = db.clone();
+        async move {
+            match runway::send_notices(&db).await {
+                Ok(n) if n > 0 => tracing::info!(notices = n, "runway notices sent"),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "runway notices failed"),
+            }
+        }
+    });
+    let (db, ttl) = (cx.db.clone(), cx.settings.idempotency_ttl_secs);
+    let keys = repeated(&cx.db, "billing.idempotency_cleanup", Duration::from_secs(3600), Runs::Shared, move || {
+        let db = db.clone();
+        async move {
+            if let Err(e) = idempotency::cleanup(&db, ttl).await {
+                tracing::warn!(error = %e, "idempotency key cleanup failed");
+            }
+        }
+    });
+    vec![expire, close, notices, keys]
+}
+
+/// A negative or held balance, or usage not billed yet, keeps an account from being deleted
+/// (`balance_outstanding`).
+pub struct BalanceOutstanding;
+
+#[async_trait::async_trait]
+impl DeletionCheck for BalanceOutstanding {
+    async fn blocks(&self, txn: &DatabaseTransaction, user_id: &str) -> Result<Option<&'static str>, AppError> {
+        Ok(wallet::blocks_deletion(txn, user_id).await?.then_some("balance_outstanding"))
+    }
+}
+
+/// The signup bonus (`billing.signup_bonus`), credited in the transaction that verifies an
+/// account.
+pub struct SignupBonus(pub crate::coins::Coins);
+
+#[async_trait::async_trait]
+impl OnVerified for SignupBonus {
+    async fn verified(&self, txn: &DatabaseTransaction, user_id: &str) -> Result<(), AppError> {
+        issuance::signup_bonus(txn, self.0, user_id).await
+    }
+}

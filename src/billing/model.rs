@@ -1,0 +1,144 @@
+//! Wallet request and response types (API.md §Wallet) and the checked values built from them.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+pub use crate::db::enums::{BillStatus, EntryKind};
+use crate::error::{AppError, Msg};
+use crate::http::Checked;
+
+/// The wallet of the current context. Amounts in cents.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct Wallet {
+    pub balance: i64,
+    /// Reserved by pending holds (running rentals, open orders).
+    pub held: i64,
+    /// `balance - held`, never below 0.
+    pub available: i64,
+    pub income_total: i64,
+    pub expense_total: i64,
+    /// Metered usage of periods still open.
+    pub unbilled: i64,
+    /// `available` divided by the burn rate of what is running; null when nothing is.
+    pub runway_secs: Option<i64>,
+}
+
+/// One entry of the wallet. `amount` is signed: positive for income, negative for expense.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct Entry {
+    pub id: String,
+    pub kind: EntryKind,
+    pub amount: i64,
+    pub balance_after: i64,
+    pub memo: String,
+    /// grant, signup_bonus, top_up, rental, order …
+    pub ref_type: String,
+    pub ref_id: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// Metered usage of one thing in one period.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct Bill {
+    pub id: String,
+    pub status: BillStatus,
+    pub ref_type: String,
+    pub ref_id: String,
+    pub period_start: DateTime<Utc>,
+    pub period_end: DateTime<Utc>,
+    pub amount: i64,
+    pub created_at: DateTime<Utc>,
+}
+
+/// Income and expense of one day (UTC), for the wallet's chart.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct Day {
+    /// YYYY-MM-DD.
+    pub day: String,
+    pub income: i64,
+    /// Positive: what was spent.
+    pub expense: i64,
+}
+
+/// `?days=`: how many days back the chart goes, today included (1-90; 30 when absent).
+#[derive(Debug, Deserialize, IntoParams)]
+pub struct DailyQuery {
+    pub days: Option<i64>,
+}
+
+impl DailyQuery {
+    pub fn checked(&self) -> Result<i64, AppError> {
+        match self.days {
+            None => Ok(30),
+            Some(d) if (1..=90).contains(&d) => Ok(d),
+            Some(_) => Err(AppError::invalid("days", Msg::InvalidField("days"))),
+        }
+    }
+}
+
+/// `?kind=income|expense`; all when absent.
+#[derive(Debug, Deserialize, IntoParams)]
+pub struct EntriesQuery {
+    pub kind: Option<String>,
+}
+
+impl EntriesQuery {
+    pub fn checked(&self) -> Result<Option<EntryKind>, AppError> {
+        match self.kind.as_deref().map(str::trim) {
+            None | Some("") => Ok(None),
+            Some("income") => Ok(Some(EntryKind::Income)),
+            Some("expense") => Ok(Some(EntryKind::Expense)),
+            Some(_) => Err(AppError::invalid("kind", Msg::InvalidField("kind"))),
+        }
+    }
+}
+
+/// `?status=billed|unbilled`; both when absent.
+#[derive(Debug, Deserialize, IntoParams)]
+pub struct BillsQuery {
+    pub status: Option<String>,
+}
+
+impl BillsQuery {
+    pub fn checked(&self) -> Result<Option<BillStatus>, AppError> {
+        match self.status.as_deref().map(str::trim) {
+            None | Some("") => Ok(None),
+            Some("billed") => Ok(Some(BillStatus::Billed)),
+            Some("unbilled") => Ok(Some(BillStatus::Unbilled)),
+            Some(_) => Err(AppError::invalid("status", Msg::InvalidField("status"))),
+        }
+    }
+}
+
+/// Move coins from the administrator's personal wallet into the company's (company context).
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct TopUpRequest {
+    /// Cents, at least 1.
+    pub amount: Option<i64>,
+    pub memo: Option<String>,
+}
+
+pub const MEMO_MAX_CHARS: usize = 200;
+
+/// A checked top-up: 1 cent to `AMOUNT_MAX`, a memo of one line up to 200 characters.
+#[derive(Debug, Clone)]
+pub struct TopUp {
+    pub amount: i64,
+    pub memo: String,
+}
+
+impl Checked for TopUp {
+    type Body = TopUpRequest;
+    fn check(req: TopUpRequest) -> Result<TopUp, AppError> {
+        let amount = match req.amount {
+            Some(a) if (1..=crate::billing::accounts::AMOUNT_MAX).contains(&a) => a,
+            _ => return Err(AppError::invalid("amount", Msg::AmountInvalid)),
+        };
+        let memo = req.memo.unwrap_or_default().trim().to_string();
+        if memo.chars().count() > MEMO_MAX_CHARS || memo.chars().any(char::is_control) {
+            return Err(AppError::invalid("memo", Msg::MemoInvalid));
+        }
+        Ok(TopUp { amount, memo })
+    }
+}

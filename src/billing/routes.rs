@@ -1,0 +1,63 @@
+//! Wallet endpoints (`/api/billing/v1`) of the current context: a person's own wallet, or the
+//! company's for its administrators (members: 403).
+
+use axum::extract::{FromRef, State};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::billing::idempotency::{self, IdempotencyKey};
+use crate::billing::ledger::AccountRef;
+use crate::billing::model::*;
+use crate::billing::{BillingCtx, bills, wallet};
+use crate::error::{ApiResult, Envelope, ok};
+use crate::http::{ApiQuery, List, Page, Valid};
+use crate::iam::auth::{Auth, Sessions};
+
+pub fn router<S>() -> OpenApiRouter<S>
+where
+    S: Clone + Send + Sync + 'static,
+    BillingCtx: FromRef<S>,
+    Sessions: FromRef<S>,
+{
+    let moving = OpenApiRouter::new().routes(routes!(top_up)).route_layer(idempotency::layer());
+    OpenApiRouter::new().routes(routes!(get_wallet)).routes(routes!(entries)).routes(routes!(daily)).routes(routes!(list_bills)).merge(moving)
+}
+
+/// Balance, held, available, totals, unbilled usage and runway.
+#[utoipa::path(get, path = "/api/billing/v1/wallet", tag = "wallet",
+    responses((status = 200, body = Envelope<Wallet>), (status = 401), (status = 403)))]
+async fn get_wallet(State(cx): State<BillingCtx>, auth: Auth) -> ApiResult<Wallet> {
+    ok(wallet::wallet(&cx.db, &AccountRef::of_context(&auth)?).await?)
+}
+
+/// Entries, newest first; `amount` is negative for an expense.
+#[utoipa::path(get, path = "/api/billing/v1/wallet/entries", tag = "wallet", params(EntriesQuery, Page),
+    responses((status = 200, body = Envelope<List<Entry>>), (status = 400), (status = 403)))]
+async fn entries(State(cx): State<BillingCtx>, auth: Auth, ApiQuery(q): ApiQuery<EntriesQuery>, ApiQuery(page): ApiQuery<Page>) -> ApiResult<List<Entry>> {
+    let (offset, limit) = page.checked(20)?;
+    ok(wallet::entries(&cx.db, &AccountRef::of_context(&auth)?, q.checked()?, offset, limit).await?)
+}
+
+/// Income and expense per day (UTC), oldest first, for the wallet's chart.
+#[utoipa::path(get, path = "/api/billing/v1/wallet/daily", tag = "wallet", params(DailyQuery),
+    responses((status = 200, body = Envelope<Vec<Day>>), (status = 400), (status = 403)))]
+async fn daily(State(cx): State<BillingCtx>, auth: Auth, ApiQuery(q): ApiQuery<DailyQuery>) -> ApiResult<Vec<Day>> {
+    ok(wallet::daily(&cx.db, &AccountRef::of_context(&auth)?, q.checked()?, crate::db::now()).await?)
+}
+
+/// Metered usage per period: `unbilled` while its period is open, then `billed`.
+#[utoipa::path(get, path = "/api/billing/v1/bills", tag = "wallet", params(BillsQuery, Page),
+    responses((status = 200, body = Envelope<List<Bill>>), (status = 400), (status = 403)))]
+async fn list_bills(State(cx): State<BillingCtx>, auth: Auth, ApiQuery(q): ApiQuery<BillsQuery>, ApiQuery(page): ApiQuery<Page>) -> ApiResult<List<Bill>> {
+    let (offset, limit) = page.checked(20)?;
+    ok(bills::list(&cx.db, &AccountRef::of_context(&auth)?, q.checked()?, offset, limit).await?)
+}
+
+/// Move coins from the administrator's personal wallet into the company's (company context,
+/// administrators only). Accepts `Idempotency-Key`; 409 when the personal wallet has too little.
+#[utoipa::path(post, path = "/api/billing/v1/wallet/top-up", tag = "wallet", request_body = TopUpRequest,
+    params(("Idempotency-Key" = Option<String>, Header, description = "1-255 characters: a retry with the same key and body answers the first answer and moves nothing")),
+    responses((status = 200, body = Envelope<Entry>), (status = 400), (status = 403), (status = 409)))]
+async fn top_up(State(cx): State<BillingCtx>, auth: Auth, IdempotencyKey(key): IdempotencyKey, Valid(req): Valid<TopUp>) -> ApiResult<Entry> {
+    ok(wallet::top_up(&cx.db, &auth, req, key.as_deref()).await?)
+}

@@ -1,0 +1,161 @@
+//! A wallet as its owner sees it: the figures, the entries, the daily chart, the company top-up,
+//! and whether the wallet keeps an account from being deleted. No HTTP types here.
+
+use chrono::{DateTime, Utc};
+use sea_orm::{ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Statement};
+
+use crate::billing::bills::unbilled_total;
+use crate::billing::ledger::{self, AccountRef, Reference, Split, TransferSpec};
+use crate::billing::model::{Day, Entry, EntryKind, TopUp, Wallet};
+use crate::billing::store::sum_i64;
+use crate::db::entity::ledger_entries as entries;
+use crate::db::entity::ledger_holds as holds;
+use crate::db::enums::HoldStatus;
+use crate::db::new_id;
+use crate::error::{AppError, Msg};
+use crate::http::List;
+use crate::iam::auth::Auth;
+
+/// The wallet of `account` (all zeros before its first movement).
+pub async fn wallet(conn: &impl ConnectionTrait, account: &AccountRef) -> Result<Wallet, AppError> {
+    let a = ledger::account(conn, account).await?;
+    let (balance, held, income_total, expense_total) = a.as_ref().map_or((0, 0, 0, 0), |a| (a.balance, a.held, a.income_total, a.expense_total));
+    let available = std::cmp::max(balance - held, 0);
+    Ok(Wallet {
+        balance,
+        held,
+        available,
+        income_total,
+        expense_total,
+        unbilled: unbilled_total(conn, account).await?,
+        runway_secs: runway(available, burn_per_hour(conn, account).await?),
+    })
+}
+
+/// Cents per hour the account's running work is spending (its metered pending holds).
+pub async fn burn_per_hour(conn: &impl ConnectionTrait, account: &AccountRef) -> Result<i64, AppError> {
+    let burn: Option<i64> = holds::Entity::find()
+        .select_only()
+        .expr(sum_i64(holds::Column::BurnPerHour))
+        .filter(holds::Column::AccountId.eq(account.id()))
+        .filter(holds::Column::Status.eq(HoldStatus::Pending))
+        .filter(holds::Column::BurnPerHour.gt(0))
+        .into_tuple()
+        .one(conn)
+        .await?
+        .flatten();
+    Ok(burn.unwrap_or(0))
+}
+
+/// Seconds `available` lasts at `burn_per_hour`; `None` when nothing burns.
+pub fn runway(available: i64, burn_per_hour: i64) -> Option<i64> {
+    (burn_per_hour > 0).then(|| (i128::from(std::cmp::max(available, 0)) * 3600 / i128::from(burn_per_hour)) as i64)
+}
+
+/// Entries of `account`, newest first.
+pub async fn entries(conn: &impl ConnectionTrait, account: &AccountRef, kind: Option<EntryKind>, offset: u64, limit: u64) -> Result<List<Entry>, AppError> {
+    let mut q = entries::Entity::find().filter(entries::Column::AccountId.eq(account.id()));
+    if let Some(k) = kind {
+        q = q.filter(entries::Column::Kind.eq(k));
+    }
+    let total = q.clone().count(conn).await?;
+    let rows = q.order_by_desc(entries::Column::Seq).offset(offset).limit(limit).all(conn).await?;
+    Ok(List { items: rows.into_iter().map(entry_view).collect(), total })
+}
+
+pub fn entry_view(e: entries::Model) -> Entry {
+    Entry {
+        id: e.id,
+        kind: e.kind,
+        amount: e.amount,
+        balance_after: e.balance_after,
+        memo: e.memo,
+        ref_type: e.ref_type,
+        ref_id: e.ref_id,
+        created_at: e.created_at,
+    }
+}
+
+/// Income and expense per UTC day over the `days` days ending with `today`, oldest first, days
+/// without movement included as zeros.
+pub async fn daily(conn: &impl ConnectionTrait, account: &AccountRef, days: i64, today: DateTime<Utc>) -> Result<Vec<Day>, AppError> {
+    let first = today.date_naive() - chrono::Duration::days(days - 1);
+    let since = first.and_hms_opt(0, 0, 0).map(|d| d.and_utc()).unwrap_or(today);
+    let backend = conn.get_database_backend();
+    let (day_expr, params) = match backend {
+        DbBackend::Postgres => ("to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')", ("$1", "$2")),
+        // Stored as RFC 3339 text in UTC: the date is its first ten characters.
+        _ => ("substr(created_at, 1, 10)", ("?", "?")),
+    };
+    let sql = format!(
+        "SELECT {day_expr} AS day, \
+                CAST(COALESCE(SUM(CASE WHEN amount > 0 THEN amount ELSE 0 END), 0) AS BIGINT) AS income, \
+                CAST(COALESCE(SUM(CASE WHEN amount < 0 THEN -amount ELSE 0 END), 0) AS BIGINT) AS expense \
+         FROM ledger_entries WHERE account_id = {} AND created_at >= {} GROUP BY {day_expr}",
+        params.0, params.1
+    );
+    let rows = conn.query_all_raw(Statement::from_sql_and_values(backend, sql, [account.id().into(), since.into()])).await?;
+    let mut sums = std::collections::HashMap::new();
+    for r in rows {
+        let day: String = r.try_get("", "day")?;
+        sums.insert(day, (r.try_get::<i64>("", "income")?, r.try_get::<i64>("", "expense")?));
+    }
+    Ok((0..days)
+        .map(|i| {
+            let day = (first + chrono::Duration::days(i)).format("%Y-%m-%d").to_string();
+            let (income, expense) = sums.get(&day).copied().unwrap_or((0, 0));
+            Day { day, income, expense }
+        })
+        .collect())
+}
+
+/// True when the person's wallet keeps their account from being deleted (`balance_outstanding`):
+/// a negative balance, coins held for something still running, or usage not billed yet.
+pub async fn blocks_deletion(conn: &impl ConnectionTrait, user_id: &str) -> Result<bool, AppError> {
+    let account = AccountRef::User(user_id.to_string());
+    if let Some(a) = ledger::account(conn, &account).await?
+        && (a.balance < 0 || a.held > 0)
+    {
+        return Ok(true);
+    }
+    Ok(unbilled_total(conn, &account).await? > 0)
+}
+
+/// Moves coins from the administrator's personal wallet into the company's. With an
+/// `Idempotency-Key` the transfer's key is derived from it, so a retry never moves twice even
+/// when the HTTP layer's record of the first answer is lost. Answers the company's entry.
+pub async fn top_up(conn: &impl ledger::Conn, auth: &Auth, req: TopUp, idempotency_key: Option<&str>) -> Result<Entry, AppError> {
+    let company = match auth.company() {
+        None => return Err(AppError::Forbidden(Msg::CompanyContextRequired)),
+        Some(_) if !auth.is_admin() => return Err(AppError::Forbidden(Msg::NotAdmin)),
+        Some(c) => c.to_string(),
+    };
+    let to = AccountRef::Company(company.clone());
+    let key = match idempotency_key {
+        Some(k) => format!("top_up:{}:{company}:{k}", auth.user_id),
+        None => format!("top_up:{}", new_id()),
+    };
+    let spec = TransferSpec {
+        from: AccountRef::User(auth.user_id.clone()),
+        splits: vec![Split { account: to.clone(), amount: req.amount }],
+        key,
+        reference: Reference::new("top_up", company),
+        memo: req.memo,
+        metered: false,
+    };
+    let posted = ledger::transfer(conn, spec).await?;
+    posted.entry_of(&to).cloned().map(entry_view).ok_or_else(|| AppError::Internal(anyhow::anyhow!("top-up without the company's entry")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runway_divides_available_by_the_burn() {
+        assert_eq!(runway(1000, 0), None);
+        assert_eq!(runway(1000, 1000), Some(3600));
+        assert_eq!(runway(-5, 10), Some(0));
+        assert_eq!(runway(7000, 1200), Some(21_000));
+    }
+}

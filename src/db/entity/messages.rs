@@ -1,0 +1,22 @@
+use sea_orm::entity::prelude::*;
+
+/// A direct message.
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "messages")]
+pub struct Model {
+    /// UUID v7: ordering by id orders by time.
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: String,
+    pub sender_id: String,
+    pub recipient_id: String,
+    /// The two user ids sorted and joined.
+    pub pair_key: String,
+    pub body: String,
+    pub read: bool,
+    pub created_at: DateTimeUtc,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}
