@@ -73,6 +73,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         settings: Arc::new(config.apps.clone()),
         manifests: Arc::new(manifests),
         data_dir: config.data_dir.clone(),
+        fee_percent: config.billing.market_fee_percent,
     };
     let companies = CompaniesCtx {
         db: db.clone(),

@@ -39,13 +39,26 @@ pub struct AppsCtx {
     pub manifests: Arc<manifest::Manifests>,
     /// Where image archives are kept (`<data_dir>`).
     pub data_dir: PathBuf,
+    /// `billing.market_fee_percent`: the market's share of a rental, fixed when it starts.
+    pub fee_percent: u8,
 }
 
-/// The watchdog.
+/// The watchdog and the rental meter.
 pub fn jobs(cx: &AppsCtx) -> Vec<Result<Job, JobSchedulerError>> {
     let every = Duration::from_secs((cx.settings.action_timeout_secs / 4).clamp(1, 15));
     let cx2 = cx.clone();
-    vec![repeated(&cx.db, "apps.watchdog", every, Runs::Shared, move || {
+    let db = cx.db.clone();
+    let meter = repeated(&cx.db, "apps.rental_meter", Duration::from_secs(15), Runs::Shared, move || {
+        let db = db.clone();
+        async move {
+            match rental::meter(&db, crate::db::now()).await {
+                Ok(n) if n > 0 => tracing::info!(rentals = n, "rentals ended or suspended"),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "rental meter failed"),
+            }
+        }
+    });
+    vec![meter, repeated(&cx.db, "apps.watchdog", every, Runs::Shared, move || {
         let cx = cx2.clone();
         async move {
             match watchdog::run(&cx.db, &cx.settings).await {

@@ -1,19 +1,246 @@
-//! Renting an app on another owner's device. The money moves only through the wallet's ledger
-//! (holds, captures by the minute, the provider's credit less the market fee), which lands with
-//! the wallet work; until then this holds the meter's arithmetic.
+//! Renting an app on another owner's device. Coins move only through the wallet's ledger
+//! (docs/wallet.md): a hold of `price × hours` when the rental starts, captures by the minute
+//! while the agent reports the app `running` (a minute it is not running is not charged), each
+//! capture crediting the provider the price less the market's fee in the same transfer, and the
+//! hold released when the rental ends, is uninstalled or fails (`rent_failed`: released in full).
+//! When a capture is refused (the hold ran out or expired) the rental is suspended, not deleted.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Duration, Utc};
+use sea_orm::sea_query::Expr;
+use sea_orm::{ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 
-use crate::db::entity::installations;
+use crate::apps::AppsCtx;
+use crate::apps::access::{Names, installer, to_installation};
+use crate::apps::install::{NewInstallation, create, fit_of, installable, lock_device, rentable, unfit};
+use crate::apps::lifecycle::{Desired, Event};
+use crate::apps::model::*;
+use crate::apps::notify;
+use crate::apps::state::{self, Change};
+use crate::billing::ledger::{self, AccountRef, CaptureSpec, HoldSpec, Reference, market_splits};
+use crate::db::entity::{devices, installations};
+use crate::db::enums::{CommandKind, DeviceStatus, NotificationKind, SharingMode};
+use crate::db::{now, write_txn};
+use crate::devices::access::{Owner, owner_of as device_owner};
+use crate::error::{AppError, Msg};
+use crate::iam::auth::Auth;
+use crate::lang::Lang;
 
-/// Coins used since the last posting and not billed yet: whole minutes of running time at the
-/// rental's price (a minute not running is not charged; the meter advances only while running).
+fn account_of(o: &Owner) -> AccountRef {
+    match o {
+        Owner::User(u) => AccountRef::User(u.clone()),
+        Owner::Company(c) => AccountRef::Company(c.clone()),
+    }
+}
+
+/// Rents `app` on another owner's online, rentable device for `hours`: the renter's wallet holds
+/// `price × hours` (409 when it cannot), then the install proceeds as for an own app.
+/// `request_key` (the `Idempotency-Key`) makes the hold's key, so a retried request holds once.
+pub async fn rent(cx: &AppsCtx, auth: &Auth, ask: RentAsk, request_key: Option<String>, lang: Lang) -> Result<Installation, AppError> {
+    let owner = installer(auth)?;
+    let txn = write_txn(&cx.db).await?;
+    let (app, manifest) = installable(cx, &txn, &ask.app_id).await?;
+    let device = devices::Entity::find_by_id(ask.device_id.clone()).one(&txn).await?.ok_or(AppError::NotFound(Msg::DeviceNotFound))?;
+    let provider = device_owner(&device).ok_or(AppError::NotFound(Msg::DeviceNotFound))?;
+    if provider == owner {
+        return Err(AppError::conflict(Msg::RentOwnDevice));
+    }
+    lock_device(&txn, &device.id).await?;
+    rentable(&device)?;
+    if let Some((err, _)) = unfit(&txn, &app, &device).await? {
+        return Err(err);
+    }
+    let row = create(&txn, NewInstallation { owner: &owner, created_by: &auth.user_id, kind: InstallKind::Rent, app: &app, manifest: &manifest, device: &device }).await?;
+    let price = device.price_per_hour;
+    let (t, ends) = (now(), now() + Duration::hours(ask.hours));
+    let hold_id = if price > 0 {
+        let key = match &request_key {
+            Some(k) => format!("rental:{}:{}:{k}:hold", auth.user_id, auth.context.sme_id()),
+            None => format!("rental:{}:hold", row.id),
+        };
+        let held = ledger::hold(&txn, HoldSpec {
+            account: account_of(&owner),
+            amount: price * ask.hours,
+            key,
+            reference: Reference::new("rental", row.id.clone()),
+            memo: format!("Rental of {} on {}", app.name_en, device.name),
+            expires_at: ends + Duration::hours(1),
+            burn_per_hour: 0,
+        })
+        .await?;
+        Some(held.hold.id)
+    } else {
+        None
+    };
+    installations::Entity::update_many()
+        .col_expr(installations::Column::RentPricePerHour, Expr::value(price))
+        .col_expr(installations::Column::RentHours, Expr::value(ask.hours))
+        .col_expr(installations::Column::RentStartedAt, Expr::value(t))
+        .col_expr(installations::Column::RentEndsAt, Expr::value(ends))
+        .col_expr(installations::Column::HoldId, Expr::value(hold_id))
+        .col_expr(installations::Column::RentProvider, Expr::value(account_of(&provider).id()))
+        .col_expr(installations::Column::RentFeePercent, Expr::value(i32::from(cx.fee_percent)))
+        .filter(installations::Column::Id.eq(row.id.clone()))
+        .exec(&txn)
+        .await?;
+    let row = installations::Entity::find_by_id(row.id).one(&txn).await?.ok_or(AppError::NotFound(Msg::InstallationNotFound))?;
+    notify::send(&txn, &row, NotificationKind::RentalStarted).await?;
+    let names = Names::load(&txn, std::slice::from_ref(&row)).await?;
+    txn.commit().await?;
+    Ok(to_installation(&row, &names, lang))
+}
+
+/// Charges the whole minutes the rental ran from `metered_until` up to `until` (never past its
+/// end): one capture, the provider credited less the fee. Refused (409) when the hold cannot pay.
+pub async fn charge(conn: &impl ledger::Conn, r: &installations::Model, until: DateTime<Utc>) -> Result<(), AppError> {
+    let (Some(price), Some(from), Some(ends)) = (r.rent_price_per_hour, r.metered_until, r.rent_ends_at) else { return Ok(()) };
+    let minutes = (until.min(ends) - from).num_seconds() / 60;
+    if minutes <= 0 {
+        return Ok(());
+    }
+    let k = r.rent_minutes;
+    let amount = price * (k + minutes) / 60 - price * k / 60;
+    if let (Some(hold), true) = (&r.hold_id, amount > 0) {
+        let provider = AccountRef::parse(r.rent_provider.as_deref().unwrap_or(""))?;
+        let fee = r.rent_fee_percent.unwrap_or(0).clamp(0, 100) as u8;
+        ledger::capture(conn, CaptureSpec {
+            hold_id: hold.clone(),
+            amount,
+            splits: market_splits(amount, provider, fee),
+            key: format!("rental:{}:minutes:{k}-{}", r.id, k + minutes),
+            memo: format!("Rental: {minutes} min"),
+            metered: true,
+        })
+        .await?;
+    }
+    installations::Entity::update_many()
+        .col_expr(installations::Column::RentMinutes, Expr::value(k + minutes))
+        .col_expr(installations::Column::Billed, Expr::value(r.billed + amount))
+        .col_expr(installations::Column::MeteredUntil, Expr::value(from + Duration::minutes(minutes)))
+        .filter(installations::Column::Id.eq(r.id.clone()))
+        .filter(installations::Column::RentMinutes.eq(k))
+        .exec(conn)
+        .await?;
+    Ok(())
+}
+
+/// What a transition means for a rental's money: the meter runs only while `running`; leaving
+/// the rental (uninstall, its end, a failed install) releases what is left of the hold.
+pub async fn on_transition(conn: &impl ledger::Conn, before: &installations::Model, after: &installations::Model) -> Result<(), AppError> {
+    use AppStatus::*;
+    if after.kind != InstallKind::Rent {
+        return Ok(());
+    }
+    let t = now();
+    if after.status == Running && before.status != Running {
+        set_meter(conn, &after.id, Some(t)).await?;
+        if let (Some(h), Some(p)) = (&after.hold_id, after.rent_price_per_hour) {
+            ledger::set_burn(conn, h, p).await?;
+        }
+    } else if before.status == Running && after.status != Running {
+        charge(conn, after, t).await?;
+        set_meter(conn, &after.id, None).await?;
+        if let Some(h) = &after.hold_id {
+            ledger::set_burn(conn, h, 0).await?;
+        }
+    }
+    if matches!(after.status, Uninstalling | Deleting | ShuttingDown | RentFailed | NotInstall)
+        && let Some(h) = &after.hold_id
+    {
+        ledger::release(conn, h).await?;
+    }
+    if after.status == NotInstall && before.status != NotInstall {
+        notify::send(conn, after, NotificationKind::RentalEnded).await?;
+    }
+    Ok(())
+}
+
+async fn set_meter(conn: &impl ConnectionTrait, id: &str, at: Option<DateTime<Utc>>) -> Result<(), AppError> {
+    installations::Entity::update_many()
+        .col_expr(installations::Column::MeteredUntil, Expr::value(at))
+        .filter(installations::Column::Id.eq(id))
+        .exec(conn)
+        .await?;
+    Ok(())
+}
+
+/// The rental job: charges the running rentals up to `at`, ends the rentals whose time is up
+/// (the app is removed from the provider's box), and suspends a rental whose hold cannot pay.
+/// Returns how many rentals it touched.
+pub async fn meter(db: &DatabaseConnection, at: DateTime<Utc>) -> Result<usize, AppError> {
+    let active = installations::Entity::find()
+        .filter(installations::Column::Kind.eq(InstallKind::Rent))
+        .filter(installations::Column::ActiveKey.is_not_null())
+        .all(db)
+        .await?;
+    let mut n = 0;
+    for r in active {
+        let txn = write_txn(db).await?;
+        let Some(r) = installations::Entity::find_by_id(r.id.clone()).one(&txn).await? else { continue };
+        if r.status == AppStatus::Running && r.metered_until.is_some() {
+            if let Err(e) = charge(&txn, &r, at).await {
+                // The hold cannot pay any more: suspended, not deleted; the renter is told.
+                tracing::info!(installation = %r.id, error = %e, "rental suspended: its hold cannot pay");
+                txn.rollback().await?;
+                suspend(db, &r).await?;
+                n += 1;
+                continue;
+            }
+        }
+        let r = installations::Entity::find_by_id(r.id.clone()).one(&txn).await?.ok_or(AppError::NotFound(Msg::InstallationNotFound))?;
+        if r.rent_ends_at.is_some_and(|e| e <= at) && r.command_id.is_none() {
+            let payload = serde_json::json!(AppCommandPayload { installation_id: r.id.clone() });
+            let change = Change { command: Some((CommandKind::AppUninstall, payload)), desired: Some(Desired::Removed), ..Default::default() };
+            if state::apply(&txn, &r, Event::EndRental, change).await?.is_some() {
+                n += 1;
+            }
+        }
+        txn.commit().await?;
+    }
+    Ok(n)
+}
+
+async fn suspend(db: &DatabaseConnection, r: &installations::Model) -> Result<(), AppError> {
+    let txn = write_txn(db).await?;
+    let payload = serde_json::json!(AppCommandPayload { installation_id: r.id.clone() });
+    let change = Change { command: Some((CommandKind::AppSuspend, payload)), desired: Some(Desired::Suspended), ..Default::default() };
+    if let Some(now_row) = state::apply(&txn, r, Event::Act(Action::Suspend), change).await? {
+        notify::send(&txn, &now_row, NotificationKind::RentalSuspended).await?;
+    }
+    txn.commit().await?;
+    Ok(())
+}
+
+/// Coins the running rental has used since its last posting (shown as `unbilled`): whole
+/// minutes at its price, as the next posting will charge them.
 pub fn unbilled(r: &installations::Model, at: DateTime<Utc>) -> i64 {
     let (Some(price), Some(from)) = (r.rent_price_per_hour, r.metered_until) else { return 0 };
-    if r.status != crate::apps::model::AppStatus::Running {
+    if r.status != AppStatus::Running {
         return 0;
     }
     let until = r.rent_ends_at.map_or(at, |e| e.min(at));
-    let minutes = (until - from).num_minutes().max(0);
-    price * minutes / 60
+    let minutes = ((until - from).num_seconds() / 60).max(0);
+    let k = r.rent_minutes;
+    price * (k + minutes) / 60 - price * k / 60
+}
+
+/// Other owners' online, rentable devices with how each fits the app and its price (the rent
+/// dialog), cheapest first.
+pub async fn options(cx: &AppsCtx, auth: &Auth, app_id: &str) -> Result<Vec<DeviceFit>, AppError> {
+    let me = installer(auth)?;
+    let (app, _) = installable(cx, &cx.db, app_id).await?;
+    let offered = devices::Entity::find()
+        .filter(devices::Column::Rentable.eq(true))
+        .filter(devices::Column::Status.eq(DeviceStatus::Online))
+        .filter(devices::Column::SharingMode.ne(SharingMode::Dedicated))
+        .order_by_asc(devices::Column::PricePerHour)
+        .limit(100)
+        .all(&cx.db)
+        .await?;
+    let mut out = Vec::new();
+    for d in offered.into_iter().filter(|d| device_owner(d).is_some_and(|o| o != me)) {
+        let mut fit = fit_of(&cx.db, &app, &d).await?;
+        fit.price_per_hour = Some(d.price_per_hour);
+        out.push(fit);
+    }
+    Ok(out)
 }

@@ -7,7 +7,8 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::apps::model::*;
-use crate::apps::{AppsCtx, images, install};
+use crate::apps::{AppsCtx, images, install, rental};
+use crate::billing::idempotency::IdempotencyKey;
 use crate::devices::DevicesCtx;
 use crate::error::{ApiResult, AppError, Envelope, Msg, ok};
 use crate::http::{ApiPath, ApiQuery, List, Page, Valid};
@@ -26,6 +27,8 @@ where
         .routes(routes!(device_fit))
         .routes(routes!(get_app))
         .routes(routes!(install_app))
+        .routes(routes!(rent_options))
+        .merge(OpenApiRouter::new().routes(routes!(rent_app)).route_layer(crate::billing::idempotency::layer()))
         .routes(routes!(act))
         .routes(routes!(aicompute))
         .routes(routes!(device_apps))
@@ -73,6 +76,25 @@ async fn get_app(State(cx): State<AppsCtx>, auth: Auth, lang: Lang, ApiPath(id):
     responses((status = 200, body = Envelope<Installation>), (status = 400), (status = 403), (status = 404), (status = 409)))]
 async fn install_app(State(cx): State<AppsCtx>, auth: Auth, lang: Lang, Valid(req): Valid<InstallAsk>) -> ApiResult<Installation> {
     ok(install::install(&cx, &auth, req, lang).await?)
+}
+
+/// Rent an app on another owner's online, rentable device for `hours`: the wallet of the current
+/// context holds `price_per_hour × hours` (409 when it cannot), charged by the minute while the
+/// app runs. Accepts `Idempotency-Key`.
+#[utoipa::path(post, path = "/api/rmp/v1/apps/rent", tag = "apps", request_body = RentRequest,
+    params(("Idempotency-Key" = Option<String>, Header)),
+    responses((status = 200, body = Envelope<Installation>), (status = 400), (status = 403), (status = 404), (status = 409)))]
+async fn rent_app(State(cx): State<AppsCtx>, auth: Auth, lang: Lang, IdempotencyKey(key): IdempotencyKey, Valid(req): Valid<RentAsk>) -> ApiResult<Installation> {
+    ok(rental::rent(&cx, &auth, req, key, lang).await?)
+}
+
+/// Other owners' online, rentable devices, with their price and how each fits the app (the rent
+/// dialog), cheapest first.
+#[utoipa::path(get, path = "/api/rmp/v1/apps/rent-options", tag = "apps", params(FitQuery),
+    responses((status = 200, body = Envelope<Vec<DeviceFit>>), (status = 403), (status = 404)))]
+async fn rent_options(State(cx): State<AppsCtx>, auth: Auth, ApiQuery(q): ApiQuery<FitQuery>) -> ApiResult<Vec<DeviceFit>> {
+    let app_id = q.app_id.filter(|s| !s.trim().is_empty()).ok_or(AppError::invalid("app_id", Msg::InvalidField("app_id")))?;
+    ok(rental::options(&cx, &auth, app_id.trim()).await?)
 }
 
 /// start, stop, restart, suspend, resume, snapshot, retry (a failed install) or uninstall; 409

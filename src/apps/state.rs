@@ -28,7 +28,7 @@ pub struct Change {
 /// Applies `event` to `row` if the table allows it and nobody moved the row meanwhile. Returns
 /// the row as it is now, or `None` when the event does not apply (refused or lost a race).
 pub async fn apply(
-    conn: &impl ConnectionTrait,
+    conn: &impl crate::billing::ledger::Conn,
     row: &installations::Model,
     event: Event,
     change: Change,
@@ -70,6 +70,7 @@ pub async fn apply(
     let now_row = installations::Entity::find_by_id(row.id.clone()).one(conn).await?;
     if let Some(r) = &now_row {
         notify::on_transition(conn, row.status, r).await?;
+        crate::apps::rental::on_transition(conn, row, r).await?;
     }
     Ok(now_row)
 }

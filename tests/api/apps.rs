@@ -4,6 +4,7 @@
 //! agent with real Docker: apps/agent.rs.
 
 mod agent;
+mod rental;
 
 use serde_json::{Value, json};
 

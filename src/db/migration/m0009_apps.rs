@@ -47,6 +47,11 @@ impl MigrationTrait for Migration {
                 .col(timestamp_with_time_zone_null("rent_started_at"))
                 .col(timestamp_with_time_zone_null("rent_ends_at"))
                 .col(string_null("hold_id"))
+                // the provider's wallet ("user:<id>" / "company:<id>") and the market's fee, fixed when rented
+                .col(string_null("rent_provider"))
+                .col(integer_null("rent_fee_percent"))
+                // minutes charged so far, their coins, and up to when the running time is charged
+                .col(big_integer("rent_minutes").default(0))
                 .col(big_integer("billed").default(0))
                 .col(timestamp_with_time_zone_null("metered_until"))
                 .col(timestamp_with_time_zone("created_at"))
