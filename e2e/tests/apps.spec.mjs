@@ -69,7 +69,7 @@ test('install from the market on my box, open it, stop, start, uninstall (en, zh
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign In' }).click();
-    await expect(page).toHaveURL(/\/market\/details\?id=grafana&install=1/);
+    await expect(page).toHaveURL(/\/market\/details\?id=grafana&do=install/);
     const token = await page.evaluate(() => localStorage.getItem('token'));
     const bind = await request.post('/api/ebs/v2/devices/link', {
       headers: { authorization: `Bearer ${token}` },
@@ -126,9 +126,50 @@ test('install from the market on my box, open it, stop, start, uninstall (en, zh
     await expect(page.getByText('还没有应用：去市场安装一个吧。')).toBeVisible({ timeout: 60_000 });
     await page.screenshot({ path: 'test-results/apps-empty-zh.png', fullPage: true });
     expect(execFileSync('docker', ['ps', '-a', '--filter', 'label=zmarket.installation', '--format', '{{.Names}}']).toString().trim()).toBe('');
+
+    // Renting: the box's owner offers it at 6 coins an hour; another person rents it from the
+    // market for 2 hours, the app runs, minutes are charged and the owner is credited.
+    const sharing = await request.put(`/api/ebs/v2/devices/${deviceId}/sharing`, {
+      headers: { authorization: `Bearer ${token}` },
+      data: { mode: 'manual', rentable: true, price_per_hour: 600 },
+    });
+    expect(sharing.ok()).toBeTruthy();
+    const renter = `renter-${Date.now()}@example.com`;
+    await verifiedAccount(request, renter);
+    await page.evaluate(() => localStorage.clear());
+    await page.goto('/auth/signin?redirect=' + encodeURIComponent('/market/details?id=grafana&do=rent'));
+    await page.getByLabel('Email').fill(renter);
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign In' }).click();
+    const rent = page.getByRole('dialog');
+    await expect(rent.locator(`[data-device="${deviceId}"]`)).toContainText('6.00');
+    await rent.getByLabel('Hours').fill('2');
+    await expect(rent.getByTestId('rent-total')).toHaveText('12.00 coins');
+    await page.screenshot({ path: 'test-results/apps-rent-dialog.png' });
+    await rent.getByRole('button', { name: 'Rent' }).click();
+    await expect(page).toHaveURL(/\/app\/details\?id=/);
+    const rentChip = page.locator('.app-details-head .app-status');
+    await expect(rentChip).toHaveText('Running', { timeout: 120_000 });
+    await expect(page.getByText('Rental meter')).toBeVisible();
+    // The meter posts whole running minutes (the job runs every 15 s).
+    await expect.poll(async () => {
+      await page.reload();
+      return page.getByTestId('rental-billed').textContent();
+    }, { timeout: 150_000, intervals: [5_000] }).not.toBe('0.00 coins');
+    await page.locator('.app-details-head').getByRole('button', { name: 'Stop' }).click();
+    await expect(rentChip).toHaveText('Stopped', { timeout: 60_000 });
+    await page.screenshot({ path: 'test-results/apps-rented-stopped.png', fullPage: true });
+    const ownerWallet = await (await request.get('/api/billing/v1/wallet', { headers: { authorization: `Bearer ${token}` } })).json();
+    expect(ownerWallet.data.income_total).toBeGreaterThan(0);
+    await page.locator('.app-details-head').getByRole('button', { name: 'Uninstall' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Uninstall' }).click();
+    await expect(rentChip).toHaveText('Not installed', { timeout: 60_000 });
     expect(consoleErrors).toEqual([]);
   } finally {
     agent.child.kill('SIGKILL');
+    // Nothing of this spec is left running, whatever happened above.
+    const left = execFileSync('docker', ['ps', '-aq', '--filter', 'label=zmarket.installation']).toString().split('\n').filter(Boolean);
+    if (left.length) execFileSync('docker', ['rm', '-f', ...left], { stdio: 'ignore' });
     rmSync(stateDir, { recursive: true, force: true });
   }
 });

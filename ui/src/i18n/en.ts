@@ -437,6 +437,14 @@ export const en = {
   unknown: 'Unknown',
 
   // Apps on devices
+  rent: 'Rent',
+  rent_app_title: 'Rent {name}',
+  rent_no_devices: 'No device nearby offers this app for rent right now.',
+  pick_rent_device: 'Pick a rentable device',
+  rent_hours: 'Hours',
+  rent_total: 'Total held now',
+  wallet_available: 'Wallet available',
+  rent_short: 'Your wallet does not have enough available coins for this rental.',
   app_status_preparing: 'Preparing',
   app_status_downloading: 'Downloading',
   app_status_installing: 'Installing',

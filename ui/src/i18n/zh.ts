@@ -423,6 +423,14 @@ export const zh: Record<MessageKey, string> = {
   unknown: '未知',
 
   // Apps on devices
+  rent: '租用',
+  rent_app_title: '租用 {name}',
+  rent_no_devices: '附近暂时没有可出租此应用的设备。',
+  pick_rent_device: '选择一台可出租的设备',
+  rent_hours: '小时数',
+  rent_total: '本次冻结金额',
+  wallet_available: '钱包可用余额',
+  rent_short: '钱包可用余额不足以支付本次租用。',
   app_status_preparing: '准备中',
   app_status_downloading: '下载中',
   app_status_installing: '安装中',

@@ -97,7 +97,7 @@ export default function AppDetailsPage() {
                   </div>
                   <div>
                     <dt>{t('billed')}</dt>
-                    <dd>{`${formatCoins(inst.rental.billed)} ${t('coins')}`}</dd>
+                    <dd data-testid="rental-billed">{`${formatCoins(inst.rental.billed)} ${t('coins')}`}</dd>
                   </div>
                   <div>
                     <dt>{t('unbilled')}</dt>

@@ -12,6 +12,7 @@ import { ErrorPage } from '../../components/ErrorPage';
 import { AppChips, AppIcon, priceText } from '../../components/apps';
 import { resourceWords } from './catalogue';
 import { InstallDialog } from '../../components/installDialog';
+import { RentDialog } from '../../components/rentDialog';
 import { useSession } from '../../stores/session';
 
 export function MarketDetailsPage() {
@@ -25,15 +26,15 @@ export function MarketDetailsPage() {
   const app = state.data;
   const navigate = useNavigate();
   const signedIn = useSession((s) => Boolean(s.token));
-  const [installing, setInstalling] = useState(false);
-  // Back from sign-in with ?install=1: the same choice opens again.
-  const wantsInstall = params.get('install') === '1';
+  const [dialog, setDialog] = useState<'install' | 'rent' | null>(null);
+  // Back from sign-in with ?do=install|rent: the same choice opens again.
+  const wants = params.get('do');
   useEffect(() => {
-    if (wantsInstall && signedIn && app) setInstalling(true);
-  }, [wantsInstall, signedIn, app]);
-  const startInstall = () => {
-    if (signedIn) setInstalling(true);
-    else navigate(paths.auth.signIn(`${paths.market.details(id)}&install=1`));
+    if ((wants === 'install' || wants === 'rent') && signedIn && app) setDialog(wants);
+  }, [wants, signedIn, app]);
+  const start = (what: 'install' | 'rent') => {
+    if (signedIn) setDialog(what);
+    else navigate(paths.auth.signIn(`${paths.market.details(id)}&do=${what}`));
   };
   if (initialNotFound || !id || (state.errorCode === 404 && !app)) {
     return <ErrorPage code={404} />;
@@ -61,9 +62,14 @@ export function MarketDetailsPage() {
             <div className="details-cta">
               <span className="price large">{priceText(t, app.price_per_hour)}</span>
               {!p.mobile ? (
-                <button type="button" className="button primary" onClick={startInstall}>
-                  {t('install')}
-                </button>
+                <span className="details-buttons">
+                  <button type="button" className="button primary" onClick={() => start('install')}>
+                    {t('install')}
+                  </button>
+                  <button type="button" className="button ghost" onClick={() => start('rent')}>
+                    {t('rent')}
+                  </button>
+                </span>
               ) : (
                 <Link className="button primary" to={paths.download()}>
                   {t('get_client')}
@@ -89,7 +95,8 @@ export function MarketDetailsPage() {
             <h2>{t('description')}</h2>
             <p className="prose">{app.description || app.summary}</p>
           </section>
-          <InstallDialog app={app} open={installing} onClose={() => setInstalling(false)} />
+          <InstallDialog app={app} open={dialog === 'install'} onClose={() => setDialog(null)} />
+          <RentDialog app={app} open={dialog === 'rent'} onClose={() => setDialog(null)} />
         </article>
       )}
     </div>
