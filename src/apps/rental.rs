@@ -15,8 +15,9 @@ use crate::apps::install::{NewInstallation, create, fit_of, installable, lock_de
 use crate::apps::lifecycle::{Desired, Event};
 use crate::apps::model::*;
 use crate::apps::notify;
+use crate::apps::money::charge;
 use crate::apps::state::{self, Change};
-use crate::billing::ledger::{self, AccountRef, CaptureSpec, HoldSpec, Reference, market_splits};
+use crate::billing::ledger::{self, AccountRef, HoldSpec, Reference};
 use crate::db::entity::{devices, installations};
 use crate::db::enums::{CommandKind, DeviceStatus, NotificationKind, SharingMode};
 use crate::db::{now, write_txn};
@@ -89,80 +90,6 @@ pub async fn rent(cx: &AppsCtx, auth: &Auth, ask: RentAsk, request_key: Option<S
     Ok(to_installation(&row, &names, lang))
 }
 
-/// Charges the whole minutes the rental ran from `metered_until` up to `until` (never past its
-/// end): one capture, the provider credited less the fee. Refused (409) when the hold cannot pay.
-pub async fn charge(conn: &impl ledger::Conn, r: &installations::Model, until: DateTime<Utc>) -> Result<(), AppError> {
-    let (Some(price), Some(from), Some(ends)) = (r.rent_price_per_hour, r.metered_until, r.rent_ends_at) else { return Ok(()) };
-    let minutes = (until.min(ends) - from).num_seconds() / 60;
-    if minutes <= 0 {
-        return Ok(());
-    }
-    let k = r.rent_minutes;
-    let amount = price * (k + minutes) / 60 - price * k / 60;
-    if let (Some(hold), true) = (&r.hold_id, amount > 0) {
-        let provider = AccountRef::parse(r.rent_provider.as_deref().unwrap_or(""))?;
-        let fee = r.rent_fee_percent.unwrap_or(0).clamp(0, 100) as u8;
-        ledger::capture(conn, CaptureSpec {
-            hold_id: hold.clone(),
-            amount,
-            splits: market_splits(amount, provider, fee),
-            key: format!("rental:{}:minutes:{k}-{}", r.id, k + minutes),
-            memo: format!("Rental: {minutes} min"),
-            metered: true,
-        })
-        .await?;
-    }
-    installations::Entity::update_many()
-        .col_expr(installations::Column::RentMinutes, Expr::value(k + minutes))
-        .col_expr(installations::Column::Billed, Expr::value(r.billed + amount))
-        .col_expr(installations::Column::MeteredUntil, Expr::value(from + Duration::minutes(minutes)))
-        .filter(installations::Column::Id.eq(r.id.clone()))
-        .filter(installations::Column::RentMinutes.eq(k))
-        .exec(conn)
-        .await?;
-    Ok(())
-}
-
-/// What a transition means for a rental's money: the meter runs only while `running`; leaving
-/// the rental (uninstall, its end, a failed install) releases what is left of the hold.
-pub async fn on_transition(conn: &impl ledger::Conn, before: &installations::Model, after: &installations::Model) -> Result<(), AppError> {
-    use AppStatus::*;
-    if after.kind != InstallKind::Rent {
-        return Ok(());
-    }
-    let t = now();
-    if after.status == Running && before.status != Running {
-        set_meter(conn, &after.id, Some(t)).await?;
-        if let (Some(h), Some(p)) = (&after.hold_id, after.rent_price_per_hour) {
-            ledger::set_burn(conn, h, p).await?;
-        }
-    } else if before.status == Running && after.status != Running {
-        charge(conn, after, t).await?;
-        set_meter(conn, &after.id, None).await?;
-        if let Some(h) = &after.hold_id {
-            ledger::set_burn(conn, h, 0).await?;
-        }
-    }
-    if matches!(after.status, Uninstalling | Deleting | ShuttingDown | RentFailed | NotInstall)
-        && let Some(h) = &after.hold_id
-    {
-        ledger::release(conn, h).await?;
-    }
-    if after.status == NotInstall && before.status != NotInstall {
-        notify::send(conn, after, NotificationKind::RentalEnded).await?;
-    }
-    Ok(())
-}
-
-async fn set_meter(conn: &impl ConnectionTrait, id: &str, at: Option<DateTime<Utc>>) -> Result<(), AppError> {
-    installations::Entity::update_many()
-        .col_expr(installations::Column::MeteredUntil, Expr::value(at))
-        .filter(installations::Column::Id.eq(id))
-        .exec(conn)
-        .await?;
-    Ok(())
-}
-
 /// The rental job: charges the running rentals up to `at`, ends the rentals whose time is up
 /// (the app is removed from the provider's box), and suspends a rental whose hold cannot pay.
 /// Returns how many rentals it touched.
@@ -208,19 +135,6 @@ async fn suspend(db: &DatabaseConnection, r: &installations::Model) -> Result<()
     }
     txn.commit().await?;
     Ok(())
-}
-
-/// Coins the running rental has used since its last posting (shown as `unbilled`): whole
-/// minutes at its price, as the next posting will charge them.
-pub fn unbilled(r: &installations::Model, at: DateTime<Utc>) -> i64 {
-    let (Some(price), Some(from)) = (r.rent_price_per_hour, r.metered_until) else { return 0 };
-    if r.status != AppStatus::Running {
-        return 0;
-    }
-    let until = r.rent_ends_at.map_or(at, |e| e.min(at));
-    let minutes = ((until - from).num_seconds() / 60).max(0);
-    let k = r.rent_minutes;
-    price * (k + minutes) / 60 - price * k / 60
 }
 
 /// Other owners' online, rentable devices with how each fits the app and its price (the rent

@@ -70,7 +70,7 @@ pub async fn apply(
     let now_row = installations::Entity::find_by_id(row.id.clone()).one(conn).await?;
     if let Some(r) = &now_row {
         notify::on_transition(conn, row.status, r).await?;
-        crate::apps::rental::on_transition(conn, row, r).await?;
+        crate::apps::money::on_transition(conn, row, r).await?;
     }
     Ok(now_row)
 }

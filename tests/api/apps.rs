@@ -409,6 +409,12 @@ async fn members_see_assigned_apps_only_and_may_not_install() {
     assert_eq!(s, 403);
     let (s, _) = app.get_auth(&format!("/api/rmp/v1/devices/{dev}/apps"), &eve).await;
     assert_eq!(s, 404);
+
+    // An AI server the company holds blocks deleting the company.
+    installed_running(&app, &boss, &secret, "localai", &dev).await;
+    let (s, b) = app.delete_json("/api/iam/v1/sme", &json!({}), &boss).await;
+    assert_eq!(s, 409, "{b}");
+    assert!(b["data"]["reasons"].as_array().unwrap().contains(&json!("ai_compute_held")), "{b}");
 }
 
 #[tokio::test]

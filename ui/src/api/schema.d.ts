@@ -23,6 +23,23 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/agent/v1/images/{sha256}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An image archive the market holds (Bearer device secret); HTTP ranges resume a download. */
+        get: operations["image_archive"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agent/v1/register": {
         parameters: {
             query?: never;
@@ -33,29 +50,95 @@ export type paths = {
         get?: never;
         put?: never;
         /** An agent registers its machine; the answer's secret authenticates its heartbeats. */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["RegisterRequest"];
-                };
-            };
-            responses: {
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Envelope_RegisterResponse"];
-                    };
-                };
-            };
+        post: operations["register_agent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/v1/bills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
+        /** Metered usage per period: `unbilled` while its period is open, then `billed`. */
+        get: operations["list_bills"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/v1/wallet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Balance, held, available, totals, unbilled usage and runway. */
+        get: operations["get_wallet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/v1/wallet/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Income and expense per day (UTC), oldest first, for the wallet's chart. */
+        get: operations["daily"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/v1/wallet/entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Entries, newest first; `amount` is negative for an expense. */
+        get: operations["entries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/v1/wallet/top-up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move coins from the administrator's personal wallet into the company's (company context,
+         *     administrators only). Accepts `Idempotency-Key`; 409 when the personal wallet has too little.
+         */
+        post: operations["top_up"];
         delete?: never;
         options?: never;
         head?: never;
@@ -434,42 +517,7 @@ export type paths = {
             cookie?: never;
         };
         /** The signed-in person's notifications, newest first (`?filter=unread` for the unread ones). */
-        get: {
-            parameters: {
-                query?: {
-                    filter?: string;
-                };
-                header?: never;
-                path: {
-                    limit: number | null;
-                    offset: number | null;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Envelope_List_Notification"];
-                    };
-                };
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        get: operations["list_notifications"];
         put?: never;
         post?: never;
         delete?: never;
@@ -908,29 +956,7 @@ export type paths = {
         get?: never;
         put?: never;
         /** Sign up; a verification mail is sent when verification is on. */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["RegisterRequest"];
-                };
-            };
-            responses: {
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Envelope_RegisterResponse"];
-                    };
-                };
-            };
-        };
+        post: operations["register_account"];
         delete?: never;
         options?: never;
         head?: never;
@@ -945,25 +971,7 @@ export type paths = {
             cookie?: never;
         };
         /** The organization list: the personal pseudo-organization "user" first, then the caller's companies. */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Envelope_Vec_Organization"];
-                    };
-                };
-            };
-        };
+        get: operations["list_companies"];
         put?: never;
         /** Create a company (name 3-50 characters); the caller becomes its admin and owner. */
         post: operations["create"];
@@ -1241,6 +1249,178 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/rmp/v1/aicompute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The AI compute and AI server installations, with their endpoint and GPUs. */
+        get: operations["aicompute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rmp/v1/apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Installations of the current context, own and rented (a member: those of the apps assigned
+         *     to them). Removed ones (`not_install`) only when asked for by status.
+         */
+        get: operations["list_apps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rmp/v1/apps/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One installation with its state history. */
+        get: operations["get_app"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rmp/v1/apps/{id}/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * start, stop, restart, suspend, resume, snapshot, retry (a failed install) or uninstall; 409
+         *     when the state does not allow it or the device is offline.
+         */
+        post: operations["act"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rmp/v1/apps/fit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How each of the caller's devices fits an app: free capacity, what is short, or why it cannot
+         *     take it (the install dialog).
+         */
+        get: operations["device_fit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rmp/v1/apps/install": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Install an app on a device of the current context (`own`): 403 for members, 409 when the
+         *     device is offline or lacks what the app requires (`data.gaps`).
+         */
+        post: operations["install_app"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rmp/v1/apps/rent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rent an app on another owner's online, rentable device for `hours`: the wallet of the current
+         *     context holds `price_per_hour × hours` (409 when it cannot), charged by the minute while the
+         *     app runs. Accepts `Idempotency-Key`.
+         */
+        post: operations["rent_app"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rmp/v1/apps/rent-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Other owners' online, rentable devices, with their price and how each fits the app (the rent
+         *     dialog), cheapest first.
+         */
+        get: operations["rent_options"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rmp/v1/devices/{id}/apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every app on a device the caller manages (the owner's and the renters'). */
+        get: operations["device_apps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = Record<string, never>;
 export type components = {
@@ -1255,9 +1435,20 @@ export type components = {
             id: string;
             ok: boolean;
         };
+        ActionRequest: {
+            /** @description start, stop, restart, suspend, resume, snapshot, retry or uninstall */
+            action?: string | null;
+        };
         /** @description The address a request was sent to (who has it is not told: no account enumeration). */
         Addressee: {
             email: string;
+        };
+        /** @description An AI compute or AI server installation. */
+        AiCompute: components["schemas"]["Installation"] & {
+            /** @description Where its API answers (its web port), when running. */
+            endpoint?: string | null;
+            /** @description The device's GPUs it uses. */
+            gpus: components["schemas"]["Gpu"][];
         };
         /** @description An app of the market, with its texts in the request language. */
         App: {
@@ -1285,6 +1476,11 @@ export type components = {
             top_pick: boolean;
             version: string;
         };
+        /**
+         * @description An installation's status: every label of SPEC.md §4. Transitions: `apps::lifecycle`.
+         * @enum {string}
+         */
+        AppStatus: "preparing" | "downloading" | "installing" | "installed" | "starting" | "running" | "stopping" | "stopped" | "restarting" | "suspending" | "suspended" | "resuming" | "snapshotting" | "uninstalling" | "deleting" | "shutting_down" | "failed" | "install_failed" | "uninstall_failed" | "rent_failed" | "not_install";
         Assignment: {
             /** @description RFC 3339. */
             assigned_at: string;
@@ -1304,6 +1500,23 @@ export type components = {
         AvatarResponse: {
             avatar_url: string;
         };
+        /** @description Metered usage of one thing in one period. */
+        Bill: {
+            /** Format: int64 */
+            amount: number;
+            /** Format: date-time */
+            created_at: string;
+            id: string;
+            /** Format: date-time */
+            period_end: string;
+            /** Format: date-time */
+            period_start: string;
+            ref_id: string;
+            ref_type: string;
+            status: components["schemas"]["BillStatus"];
+        };
+        /** @enum {string} */
+        BillStatus: "unbilled" | "billed";
         BlockedPerson: {
             avatar_url: string;
             email: string;
@@ -1311,6 +1524,16 @@ export type components = {
             /** Format: date-time */
             since: string;
             user_id: string;
+        };
+        Capacity: {
+            /** Format: int64 */
+            cpu_cores: number;
+            /** Format: int64 */
+            disk_bytes: number;
+            /** Format: int64 */
+            gpu_count: number;
+            /** Format: int64 */
+            memory_bytes: number;
         };
         ChangePasswordRequest: {
             confirm_password?: string | null;
@@ -1335,6 +1558,18 @@ export type components = {
              * @description Messages from the peer the reader has not read.
              */
             unread: number;
+        };
+        /** @description Income and expense of one day (UTC), for the wallet's chart. */
+        Day: {
+            /** @description YYYY-MM-DD. */
+            day: string;
+            /**
+             * Format: int64
+             * @description Positive: what was spent.
+             */
+            expense: number;
+            /** Format: int64 */
+            income: number;
         };
         DeleteAccountRequest: {
             password?: string | null;
@@ -1368,6 +1603,25 @@ export type components = {
             /** @description Z-BOX, P-BOX, Z-CLOUD or server group */
             type: components["schemas"]["DeviceType"];
         };
+        /** @description How one device fits an app (the install and rent dialogs). */
+        DeviceFit: {
+            device_id: string;
+            device_name: string;
+            device_status: string;
+            fits: boolean;
+            free: components["schemas"]["Capacity"];
+            gaps: components["schemas"]["Gap"][];
+            /**
+             * Format: int64
+             * @description Rent dialog: the owner's price per hour.
+             */
+            price_per_hour?: number | null;
+            /**
+             * @description Why it cannot take the app: `offline`, `installed`, `no_gpu_for_lite_app`,
+             *     `sharing_mode`, or `resources` (then `gaps` names what is short).
+             */
+            reason?: string | null;
+        };
         /**
          * @description A device's status as stored. `unknown` (and anything not online, creating or failed) is shown
          *     as offline.
@@ -1391,6 +1645,26 @@ export type components = {
         EmailOnly: {
             email: string;
         };
+        /** @description One entry of the wallet. `amount` is signed: positive for income, negative for expense. */
+        Entry: {
+            /** Format: int64 */
+            amount: number;
+            /** Format: int64 */
+            balance_after: number;
+            /** Format: date-time */
+            created_at: string;
+            id: string;
+            kind: components["schemas"]["EntryKind"];
+            memo: string;
+            ref_id?: string | null;
+            /** @description grant, signup_bonus, top_up, rental, order … */
+            ref_type: string;
+        };
+        /**
+         * @description The direction of an entry for its account.
+         * @enum {string}
+         */
+        EntryKind: "income" | "expense";
         /** @description The success envelope. */
         Envelope_AccountCheck: {
             /**
@@ -1519,6 +1793,30 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_Entry: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description One entry of the wallet. `amount` is signed: positive for income, negative for expense. */
+            data: {
+                /** Format: int64 */
+                amount: number;
+                /** Format: int64 */
+                balance_after: number;
+                /** Format: date-time */
+                created_at: string;
+                id: string;
+                kind: components["schemas"]["EntryKind"];
+                memo: string;
+                ref_id?: string | null;
+                /** @description grant, signup_bonus, top_up, rental, order … */
+                ref_type: string;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_Friend: {
             /**
              * Format: int32
@@ -1571,6 +1869,60 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_Installation: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description One app on one device. */
+            data: {
+                /**
+                 * @description The actions the current state allows (start, stop, restart, suspend, resume, snapshot,
+                 *     retry, uninstall).
+                 */
+                actions: string[];
+                app_id: string;
+                app_name: string;
+                /** Format: date-time */
+                created_at: string;
+                /** @description running, stopped, suspended or removed: what was asked for. */
+                desired: string;
+                device_id: string;
+                device_name: string;
+                /** @description online, offline, …: the device's status (an offline device's apps cannot be launched). */
+                device_status: string;
+                display_type: string;
+                icon_url: string;
+                id: string;
+                kind: components["schemas"]["InstallKind"];
+                open_url?: string | null;
+                /** Format: int32 */
+                progress?: number | null;
+                rental?: components["schemas"]["Rental"] | null;
+                status: components["schemas"]["AppStatus"];
+                status_reason?: string | null;
+                /** Format: date-time */
+                updated_at: string;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_InstallationDetails: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description An installation with its history (`GET /apps/{id}`). */
+            data: components["schemas"]["Installation"] & {
+                history: components["schemas"]["StateEvent"][];
+                /** @description What it holds on its device. */
+                holds: components["schemas"]["Capacity"];
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_JoinResult: {
             /**
              * Format: int32
@@ -1581,6 +1933,26 @@ export type components = {
                 sme_id: string;
                 /** @description `accepted` (a refusal answers 409 with `data.status` `expired` or `declined`). */
                 status: components["schemas"]["RecordStatus"];
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_List_AiCompute: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description A list answer: `{items, total}`. */
+            data: {
+                items: (components["schemas"]["Installation"] & {
+                    /** @description Where its API answers (its web port), when running. */
+                    endpoint?: string | null;
+                    /** @description The device's GPUs it uses. */
+                    gpus: components["schemas"]["Gpu"][];
+                })[];
+                /** Format: int64 */
+                total: number;
             };
             msg: string;
         };
@@ -1641,6 +2013,34 @@ export type components = {
                     user_email: string;
                     user_id: string;
                     user_name: string;
+                }[];
+                /** Format: int64 */
+                total: number;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_List_Bill: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description A list answer: `{items, total}`. */
+            data: {
+                items: {
+                    /** Format: int64 */
+                    amount: number;
+                    /** Format: date-time */
+                    created_at: string;
+                    id: string;
+                    /** Format: date-time */
+                    period_end: string;
+                    /** Format: date-time */
+                    period_start: string;
+                    ref_id: string;
+                    ref_type: string;
+                    status: components["schemas"]["BillStatus"];
                 }[];
                 /** Format: int64 */
                 total: number;
@@ -1735,6 +2135,34 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_List_Entry: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description A list answer: `{items, total}`. */
+            data: {
+                items: {
+                    /** Format: int64 */
+                    amount: number;
+                    /** Format: int64 */
+                    balance_after: number;
+                    /** Format: date-time */
+                    created_at: string;
+                    id: string;
+                    kind: components["schemas"]["EntryKind"];
+                    memo: string;
+                    ref_id?: string | null;
+                    /** @description grant, signup_bonus, top_up, rental, order … */
+                    ref_type: string;
+                }[];
+                /** Format: int64 */
+                total: number;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_List_Friend: {
             /**
              * Format: int32
@@ -1810,6 +2238,49 @@ export type components = {
                     subject_name: string;
                     /** @description user, device, app or company. */
                     subject_type: string;
+                }[];
+                /** Format: int64 */
+                total: number;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_List_Installation: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description A list answer: `{items, total}`. */
+            data: {
+                items: {
+                    /**
+                     * @description The actions the current state allows (start, stop, restart, suspend, resume, snapshot,
+                     *     retry, uninstall).
+                     */
+                    actions: string[];
+                    app_id: string;
+                    app_name: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    /** @description running, stopped, suspended or removed: what was asked for. */
+                    desired: string;
+                    device_id: string;
+                    device_name: string;
+                    /** @description online, offline, …: the device's status (an offline device's apps cannot be launched). */
+                    device_status: string;
+                    display_type: string;
+                    icon_url: string;
+                    id: string;
+                    kind: components["schemas"]["InstallKind"];
+                    open_url?: string | null;
+                    /** Format: int32 */
+                    progress?: number | null;
+                    rental?: components["schemas"]["Rental"] | null;
+                    status: components["schemas"]["AppStatus"];
+                    status_reason?: string | null;
+                    /** Format: date-time */
+                    updated_at: string;
                 }[];
                 /** Format: int64 */
                 total: number;
@@ -2226,6 +2697,53 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_Vec_Day: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            data: {
+                /** @description YYYY-MM-DD. */
+                day: string;
+                /**
+                 * Format: int64
+                 * @description Positive: what was spent.
+                 */
+                expense: number;
+                /** Format: int64 */
+                income: number;
+            }[];
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_Vec_DeviceFit: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            data: {
+                device_id: string;
+                device_name: string;
+                device_status: string;
+                fits: boolean;
+                free: components["schemas"]["Capacity"];
+                gaps: components["schemas"]["Gap"][];
+                /**
+                 * Format: int64
+                 * @description Rent dialog: the owner's price per hour.
+                 */
+                price_per_hour?: number | null;
+                /**
+                 * @description Why it cannot take the app: `offline`, `installed`, `no_gpu_for_lite_app`,
+                 *     `sharing_mode`, or `resources` (then `gaps` names what is short).
+                 */
+                reason?: string | null;
+            }[];
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_Vec_HostFree: {
             /**
              * Format: int32
@@ -2277,6 +2795,44 @@ export type components = {
             }[];
             msg: string;
         };
+        /** @description The success envelope. */
+        Envelope_Wallet: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description The wallet of the current context. Amounts in cents. */
+            data: {
+                /**
+                 * Format: int64
+                 * @description `balance - held`, never below 0.
+                 */
+                available: number;
+                /** Format: int64 */
+                balance: number;
+                /** Format: int64 */
+                expense_total: number;
+                /**
+                 * Format: int64
+                 * @description Reserved by pending holds (running rentals, open orders).
+                 */
+                held: number;
+                /** Format: int64 */
+                income_total: number;
+                /**
+                 * Format: int64
+                 * @description `available` divided by the burn rate of what is running; null when nothing is.
+                 */
+                runway_secs?: number | null;
+                /**
+                 * Format: int64
+                 * @description Metered usage of periods still open.
+                 */
+                unbilled: number;
+            };
+            msg: string;
+        };
         Friend: {
             alias?: string | null;
             avatar_url: string;
@@ -2307,6 +2863,15 @@ export type components = {
             alias?: string | null;
             /** @description Tag names; missing ones are created. `[]` takes the friend out of every tag. */
             tags?: string[] | null;
+        };
+        /** @description What a device lacks for an app. */
+        Gap: {
+            /** @description cpu_cores, memory_bytes, disk_bytes or gpu_count */
+            field: string;
+            /** Format: int64 */
+            have: number;
+            /** Format: int64 */
+            need: number;
         };
         Gpu: {
             name: string;
@@ -2364,6 +2929,51 @@ export type components = {
             gpus: components["schemas"]["GpuFree"][];
             /** Format: int64 */
             memory_bytes: number;
+        };
+        /** @description One app on one device. */
+        Installation: {
+            /**
+             * @description The actions the current state allows (start, stop, restart, suspend, resume, snapshot,
+             *     retry, uninstall).
+             */
+            actions: string[];
+            app_id: string;
+            app_name: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description running, stopped, suspended or removed: what was asked for. */
+            desired: string;
+            device_id: string;
+            device_name: string;
+            /** @description online, offline, …: the device's status (an offline device's apps cannot be launched). */
+            device_status: string;
+            display_type: string;
+            icon_url: string;
+            id: string;
+            kind: components["schemas"]["InstallKind"];
+            open_url?: string | null;
+            /** Format: int32 */
+            progress?: number | null;
+            rental?: components["schemas"]["Rental"] | null;
+            status: components["schemas"]["AppStatus"];
+            status_reason?: string | null;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description An installation with its history (`GET /apps/{id}`). */
+        InstallationDetails: components["schemas"]["Installation"] & {
+            history: components["schemas"]["StateEvent"][];
+            /** @description What it holds on its device. */
+            holds: components["schemas"]["Capacity"];
+        };
+        /**
+         * @description Whether an installation is the device owner's own (`own`) or rented on another owner's device.
+         * @enum {string}
+         */
+        InstallKind: "own" | "rent";
+        InstallRequest: {
+            app_id?: string | null;
+            device_id?: string | null;
         };
         InviteRequest: {
             email?: string | null;
@@ -2509,7 +3119,7 @@ export type components = {
          *     domain.
          * @enum {string}
          */
-        NotificationKind: "device_online" | "device_offline" | "zcloud_ready" | "zcloud_failed";
+        NotificationKind: "device_online" | "device_offline" | "zcloud_ready" | "zcloud_failed" | "app_installed" | "app_failed" | "rental_started" | "rental_ended" | "rental_suspended" | "runway_24h" | "runway_1h";
         /**
          * @description `data: null` of a call that answers nothing.
          * @default null
@@ -2579,6 +3189,25 @@ export type components = {
         };
         RenameRequest: {
             name?: string | null;
+        };
+        /** @description Rental terms and meter of a rented installation. */
+        Rental: {
+            /** Format: int64 */
+            billed: number;
+            /** Format: date-time */
+            ends_at?: string | null;
+            /** Format: int64 */
+            price_per_hour: number;
+            /** Format: date-time */
+            started_at?: string | null;
+            /** Format: int64 */
+            unbilled: number;
+        };
+        RentRequest: {
+            app_id?: string | null;
+            device_id?: string | null;
+            /** Format: int64 */
+            hours?: number | null;
         };
         /**
          * @description Where a friend request stands (transitions: `social::requests::next_status`).
@@ -2669,6 +3298,13 @@ export type components = {
             /** Format: int64 */
             memory_bytes: number;
         };
+        /** @description A state the installation went through. */
+        StateEvent: {
+            /** Format: date-time */
+            at: string;
+            reason?: string | null;
+            status: components["schemas"]["AppStatus"];
+        };
         /** @description The counters the console polls (SPEC.md §4 "Notification stats"). */
         Stats: {
             /**
@@ -2704,6 +3340,15 @@ export type components = {
         TagBody: {
             name?: string | null;
         };
+        /** @description Move coins from the administrator's personal wallet into the company's (company context). */
+        TopUpRequest: {
+            /**
+             * Format: int64
+             * @description Cents, at least 1.
+             */
+            amount?: number | null;
+            memo?: string | null;
+        };
         UserIdRequest: {
             user_id?: string | null;
         };
@@ -2717,6 +3362,35 @@ export type components = {
          * @enum {string}
          */
         UserType: "user" | "admin" | "member";
+        /** @description The wallet of the current context. Amounts in cents. */
+        Wallet: {
+            /**
+             * Format: int64
+             * @description `balance - held`, never below 0.
+             */
+            available: number;
+            /** Format: int64 */
+            balance: number;
+            /** Format: int64 */
+            expense_total: number;
+            /**
+             * Format: int64
+             * @description Reserved by pending holds (running rentals, open orders).
+             */
+            held: number;
+            /** Format: int64 */
+            income_total: number;
+            /**
+             * Format: int64
+             * @description `available` divided by the burn rate of what is running; null when nothing is.
+             */
+            runway_secs?: number | null;
+            /**
+             * Format: int64
+             * @description Metered usage of periods still open.
+             */
+            unbilled: number;
+        };
         ZcloudRequest: {
             /** Format: int64 */
             cpu_cores?: number | null;
@@ -2761,6 +3435,246 @@ export interface operations {
                 };
             };
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    image_archive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sha256: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-tar": number[];
+                };
+            };
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    register_agent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisterRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_RegisterResponse"];
+                };
+            };
+        };
+    };
+    list_bills: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                limit: number | null;
+                offset: number | null;
+                status: string | null;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_List_Bill"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_wallet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Wallet"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    daily: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                days: number | null;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Vec_Day"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    entries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                kind: string | null;
+                limit: number | null;
+                offset: number | null;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_List_Entry"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    top_up: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1-255 characters: a retry with the same key and body answers the first answer and moves nothing */
+                "Idempotency-Key"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TopUpRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Entry"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3568,6 +4482,42 @@ export interface operations {
             };
         };
     };
+    list_notifications: {
+        parameters: {
+            query?: {
+                filter?: string;
+            };
+            header?: never;
+            path: {
+                limit: number | null;
+                offset: number | null;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_List_Notification"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     mark_read: {
         parameters: {
             query?: never;
@@ -4257,6 +5207,48 @@ export interface operations {
             };
         };
     };
+    register_account: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisterRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_RegisterResponse"];
+                };
+            };
+        };
+    };
+    list_companies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Vec_Organization"];
+                };
+            };
+        };
+    };
     create: {
         parameters: {
             query?: never;
@@ -4775,6 +5767,314 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Envelope_Session"];
                 };
+            };
+        };
+    };
+    aicompute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_List_AiCompute"];
+                };
+            };
+        };
+    };
+    list_apps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                limit: number | null;
+                offset: number | null;
+                /** @description A label of SPEC.md §4. */
+                status: string | null;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_List_Installation"];
+                };
+            };
+        };
+    };
+    get_app: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_InstallationDetails"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    act: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ActionRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Installation"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    device_fit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                app_id: string | null;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Vec_DeviceFit"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    install_app: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InstallRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Installation"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    rent_app: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RentRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Installation"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    rent_options: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                app_id: string | null;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Vec_DeviceFit"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    device_apps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_List_Installation"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
