@@ -24,6 +24,7 @@ pub struct Config {
     pub map: MapConfig,
     pub devices: DevicesConfig,
     pub apps: AppsConfig,
+    pub orders: OrdersConfig,
     pub agent: AgentConfig,
     pub billing: BillingConfig,
     pub social: SocialConfig,
@@ -154,6 +155,26 @@ impl Default for AppsConfig {
     }
 }
 
+/// Demands and orders (src/orders/, docs/orders.md): how long each waiting state may last.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OrdersConfig {
+    /// A demand nobody takes within this long fails (`order_failed`, its hold released).
+    pub pending_timeout_secs: u64,
+    /// A taken order whose app is not running on the provider's device within this long fails.
+    pub start_timeout_secs: u64,
+    /// An order whose app runs but the demander does not confirm within this long fails.
+    pub confirm_timeout_secs: u64,
+    /// How often the order job looks at time-outs, running apps and the meter.
+    pub sweep_secs: u64,
+}
+
+impl Default for OrdersConfig {
+    fn default() -> Self {
+        OrdersConfig { pending_timeout_secs: 7 * 86400, start_timeout_secs: 3600, confirm_timeout_secs: 3600, sweep_secs: 5 }
+    }
+}
+
 /// Settings of `zmarket agent` (the device side).
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 #[serde(default, deny_unknown_fields)]
@@ -230,6 +251,7 @@ impl Default for Config {
             map: MapConfig::default(),
             devices: DevicesConfig::default(),
             apps: AppsConfig::default(),
+            orders: OrdersConfig::default(),
             agent: AgentConfig::default(),
             billing: BillingConfig::default(),
             social: SocialConfig::default(),
@@ -549,6 +571,10 @@ impl Config {
         }
         if self.apps.install_timeout_secs == 0 || self.apps.action_timeout_secs == 0 {
             return bad("apps", "time-outs must be at least 1 second");
+        }
+        let o = &self.orders;
+        if o.pending_timeout_secs == 0 || o.start_timeout_secs == 0 || o.confirm_timeout_secs == 0 || o.sweep_secs == 0 {
+            return bad("orders", "time-outs and the sweep interval must be at least 1 second");
         }
         if self.devices.heartbeat_secs >= self.devices.offline_after_secs {
             return bad("devices.heartbeat_secs", "must be shorter than devices.offline_after_secs");

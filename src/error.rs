@@ -139,6 +139,25 @@ pub enum Msg {
     FriendsOnly,
     ConversationNotFound,
     RecipientRequired,
+    // demands and orders
+    DemandsPersonalOnly,
+    OrderNotFound,
+    DemandNotOpen,
+    OwnDemand,
+    NotDemander,
+    DeviceReserved,
+    DistanceNeedsLocation,
+    /// The action (confirm, finish, cancel) and the order's status.
+    OrderActionNotAllowed(&'static str, String),
+    // why an order failed or finished (its `status_reason`, read by both sides)
+    OrderExpired,
+    OrderCancelled,
+    OrderInstallFailed(String),
+    /// Not running, or not confirmed, within this many seconds.
+    OrderStartTimedOut(u64),
+    OrderConfirmTimedOut(u64),
+    OrderFinishedEarly,
+    OrderHoursUsed,
 }
 
 impl Msg {
@@ -290,6 +309,21 @@ impl Msg {
                 Lang::En => format!("Cannot {action} the app while it is {}", status.replace('_', " ")),
                 Lang::Zh => format!("应用当前状态（{}）不允许执行“{}”", status_zh(status), action_zh(action)),
             },
+            Msg::OrderActionNotAllowed(action, status) => return order_action_not_allowed(action, status, lang),
+            Msg::OrderInstallFailed(why) => return match lang {
+                Lang::En => format!("The app could not be started on the provider's device: {why}"),
+                Lang::Zh => format!("应用未能在接单方的设备上启动：{why}"),
+            },
+            Msg::OrderStartTimedOut(secs) | Msg::OrderConfirmTimedOut(secs) => {
+                let n = secs.div_ceil(60);
+                let start = matches!(self, Msg::OrderStartTimedOut(_));
+                return match (lang, start) {
+                    (Lang::En, true) => format!("The app was not running on the provider's device within {n} minutes"),
+                    (Lang::Zh, true) => format!("应用未在 {n} 分钟内在接单方的设备上运行"),
+                    (Lang::En, false) => format!("The demander did not confirm within {n} minutes"),
+                    (Lang::Zh, false) => format!("需求方未在 {n} 分钟内确认"),
+                };
+            }
             Msg::StateTimedOut(status, secs) => {
                 let (n, en, zh) = if *secs < 120 { (*secs, "seconds", "秒") } else { (secs.div_ceil(60), "minutes", "分钟") };
                 return match lang {
@@ -354,6 +388,20 @@ impl Msg {
             ),
             Msg::ConversationNotFound => ("Conversation not found", "会话不存在"),
             Msg::RecipientRequired => ("Choose who to send the message to", "请选择消息接收人"),
+            Msg::DemandsPersonalOnly => (
+                "Demands and orders are for individual operation only: switch to your personal account",
+                "需求与订单仅限个人操作：请切换到个人账户",
+            ),
+            Msg::OrderNotFound => ("Order not found", "订单不存在"),
+            Msg::DemandNotOpen => ("This demand has already been taken or closed", "该需求已被接单或已关闭"),
+            Msg::OwnDemand => ("You cannot take your own demand", "不能接自己发布的需求"),
+            Msg::NotDemander => ("Only the demander can do this", "只有需求方可以执行此操作"),
+            Msg::DeviceReserved => ("This device is reserved for an order", "该设备已被订单占用"),
+            Msg::DistanceNeedsLocation => ("A distance limit needs your location", "设置距离限制需要提供您的位置"),
+            Msg::OrderExpired => ("Nobody took this demand in time", "该需求在有效期内无人接单"),
+            Msg::OrderCancelled => ("Cancelled by the demander", "需求方已取消"),
+            Msg::OrderFinishedEarly => ("Finished early by the demander", "需求方提前结束"),
+            Msg::OrderHoursUsed => ("The hours ordered are used up", "所订时长已用完"),
             Msg::KeywordTooLong => ("The search keyword is too long (at most 100 characters)", "搜索关键词过长（最多 100 个字符）"),
         };
         match lang {
@@ -386,6 +434,29 @@ fn requirements_short(gaps: &[(&'static str, i64, i64)], lang: Lang) -> String {
     match lang {
         Lang::En => format!("This device does not have enough free resources: {}", parts.join("; ")),
         Lang::Zh => format!("此设备的空闲资源不足：{}", parts.join("；")),
+    }
+}
+
+/// "Cannot confirm an order that is order pending" / "订单状态为“待接单”，无法确认"
+fn order_action_not_allowed(action: &str, status: &str, lang: Lang) -> String {
+    match lang {
+        Lang::En => format!("Cannot {action} an order that is {}", status.trim_start_matches("order_").replace('_', " ")),
+        Lang::Zh => {
+            let st = match status {
+                "order_pending" => "待接单",
+                "order_processing" => "处理中",
+                "order_accepted" => "已就绪",
+                "order_confirmed" => "进行中",
+                "order_failed" => "已失败",
+                _ => "已完成",
+            };
+            let act = match action {
+                "confirm" => "确认",
+                "finish" => "结束",
+                _ => "取消",
+            };
+            format!("订单状态为“{st}”，无法{act}")
+        }
     }
 }
 

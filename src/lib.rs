@@ -19,6 +19,7 @@ pub mod lang;
 pub mod mail;
 pub mod market;
 pub mod notifications;
+pub mod orders;
 pub mod public;
 pub mod schedule;
 pub mod secrets;

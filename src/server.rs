@@ -23,6 +23,7 @@ use crate::iam::tokens::Keys;
 use crate::mail::Mailer;
 use crate::market::MarketCtx;
 use crate::notifications::{NotificationsCtx, StatsSources};
+use crate::orders::OrdersCtx;
 use crate::public::PublicData;
 use crate::social::SocialCtx;
 use crate::ssr::Ssr;
@@ -75,6 +76,12 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         data_dir: config.data_dir.clone(),
         fee_percent: config.billing.market_fee_percent,
     };
+    let orders = OrdersCtx {
+        db: db.clone(),
+        settings: Arc::new(config.orders.clone()),
+        apps: apps.clone(),
+        fee_percent: config.billing.market_fee_percent,
+    };
     let companies = CompaniesCtx {
         db: db.clone(),
         site: site.clone(),
@@ -122,6 +129,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         companies,
         devices,
         apps,
+        orders,
         market,
         billing,
         idempotency,

@@ -19,6 +19,7 @@ use crate::iam::auth::Sessions;
 use crate::mail::Mailer;
 use crate::market::MarketCtx;
 use crate::notifications::NotificationsCtx;
+use crate::orders::OrdersCtx;
 use crate::public::PublicData;
 use crate::social::SocialCtx;
 use crate::ssr::Ssr;
@@ -35,6 +36,7 @@ pub struct AppState {
     pub companies: CompaniesCtx,
     pub devices: DevicesCtx,
     pub apps: AppsCtx,
+    pub orders: OrdersCtx,
     pub market: MarketCtx,
     pub notifications: NotificationsCtx,
     pub billing: BillingCtx,

@@ -18,7 +18,7 @@ use crate::apps::notify;
 use crate::apps::money::charge;
 use crate::apps::state::{self, Change};
 use crate::billing::ledger::{self, AccountRef, HoldSpec, Reference};
-use crate::db::entity::{devices, installations};
+use crate::db::entity::{devices, installations, orders};
 use crate::db::enums::{CommandKind, DeviceStatus, NotificationKind, SharingMode};
 use crate::db::{now, write_txn};
 use crate::devices::access::{Owner, owner_of as device_owner};
@@ -47,6 +47,10 @@ pub async fn rent(cx: &AppsCtx, auth: &Auth, ask: RentAsk, request_key: Option<S
     }
     lock_device(&txn, &device.id).await?;
     rentable(&device)?;
+    // A device taken for an order (src/orders) is not rented meanwhile.
+    if orders::Entity::find().filter(orders::Column::ReservedDeviceId.eq(device.id.clone())).one(&txn).await?.is_some() {
+        return Err(AppError::conflict(Msg::DeviceReserved));
+    }
     if let Some((err, _)) = unfit(&txn, &app, &device).await? {
         return Err(err);
     }
@@ -114,16 +118,21 @@ pub async fn meter(db: &DatabaseConnection, at: DateTime<Utc>) -> Result<usize, 
             }
         }
         let r = installations::Entity::find_by_id(r.id.clone()).one(&txn).await?.ok_or(AppError::NotFound(Msg::InstallationNotFound))?;
-        if r.rent_ends_at.is_some_and(|e| e <= at) && r.command_id.is_none() {
-            let payload = serde_json::json!(AppCommandPayload { installation_id: r.id.clone() });
-            let change = Change { command: Some((CommandKind::AppUninstall, payload)), desired: Some(Desired::Removed), ..Default::default() };
-            if state::apply(&txn, &r, Event::EndRental, change).await?.is_some() {
-                n += 1;
-            }
+        if r.rent_ends_at.is_some_and(|e| e <= at) && r.command_id.is_none() && end(&txn, &r).await?.is_some() {
+            n += 1;
         }
         txn.commit().await?;
     }
     Ok(n)
+}
+
+/// Ends a rented installation: the app is removed from the provider's box (`shutting_down`, or
+/// `deleting` what a failed install left). `None` when its state does not allow it now (e.g. still
+/// installing). Also used by orders when an order is over.
+pub async fn end(conn: &impl ledger::Conn, r: &installations::Model) -> Result<Option<installations::Model>, AppError> {
+    let payload = serde_json::json!(AppCommandPayload { installation_id: r.id.clone() });
+    let change = Change { command: Some((CommandKind::AppUninstall, payload)), desired: Some(Desired::Removed), ..Default::default() };
+    state::apply(conn, r, Event::EndRental, change).await
 }
 
 async fn suspend(db: &DatabaseConnection, r: &installations::Model) -> Result<(), AppError> {

@@ -226,6 +226,17 @@ pub enum NotificationKind {
     #[sea_orm(string_value = "runway_1h")]
     #[serde(rename = "runway_1h")]
     Runway1h,
+    /// An order moved (taken, accepted, confirmed, finished, failed): both sides are told.
+    #[sea_orm(string_value = "order_taken")]
+    OrderTaken,
+    #[sea_orm(string_value = "order_accepted")]
+    OrderAccepted,
+    #[sea_orm(string_value = "order_confirmed")]
+    OrderConfirmed,
+    #[sea_orm(string_value = "order_finished")]
+    OrderFinished,
+    #[sea_orm(string_value = "order_failed")]
+    OrderFailed,
 }
 
 // ---- the wallet (src/billing/) ----
@@ -401,4 +412,39 @@ pub enum InstallKind {
     Own,
     #[sea_orm(string_value = "rent")]
     Rent,
+}
+
+// ---- demands and orders (src/orders/) ----
+
+/// An order's status (SPEC.md §4); a demand is an order still `order_pending`. Transitions:
+/// `orders::machine`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+#[serde(rename_all = "snake_case")]
+pub enum OrderStatus {
+    #[sea_orm(string_value = "order_pending")]
+    OrderPending,
+    #[sea_orm(string_value = "order_processing")]
+    OrderProcessing,
+    #[sea_orm(string_value = "order_accepted")]
+    OrderAccepted,
+    #[sea_orm(string_value = "order_confirmed")]
+    OrderConfirmed,
+    #[sea_orm(string_value = "order_failed")]
+    OrderFailed,
+    #[sea_orm(string_value = "order_finished")]
+    OrderFinished,
+}
+
+impl OrderStatus {
+    pub fn parse(raw: &str) -> Option<OrderStatus> {
+        OrderStatus::iter().find(|s| s.to_value() == raw)
+    }
+    /// The order holds a device (taken and not over).
+    pub fn holds_device(self) -> bool {
+        matches!(self, OrderStatus::OrderProcessing | OrderStatus::OrderAccepted | OrderStatus::OrderConfirmed)
+    }
+    pub fn is_over(self) -> bool {
+        matches!(self, OrderStatus::OrderFailed | OrderStatus::OrderFinished)
+    }
 }

@@ -31,6 +31,8 @@ pub mod member_records;
 pub mod messages;
 pub mod notification_counters;
 pub mod notifications;
+pub mod order_events;
+pub mod orders;
 pub mod refresh_tokens;
 pub mod resource_assignments;
 pub mod sessions;

@@ -12,6 +12,7 @@ mod m0006_notification_counters;
 mod m0007_billing;
 mod m0008_social;
 mod m0009_apps;
+mod m0010_orders;
 
 pub struct Migrator;
 
@@ -28,6 +29,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0007_billing::Migration),
             Box::new(m0008_social::Migration),
             Box::new(m0009_apps::Migration),
+            Box::new(m0010_orders::Migration),
         ]
     }
 }
