@@ -8,5 +8,6 @@ mod foundation;
 mod iam;
 mod market;
 mod notifications;
+mod orders;
 mod apps;
 mod social;

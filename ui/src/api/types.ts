@@ -87,3 +87,24 @@ export type MenuEntry = Omit<Schemas['MenuEntry'], 'component' | 'meta' | 'child
   meta?: Partial<Omit<Schemas['MenuMeta'], 'isLink'>> & { isLink?: string | boolean };
   children?: MenuEntry[];
 };
+
+/** A demand (while `order_pending`) or an order (API.md §Demands and orders). */
+export type Order = AlwaysSent<Omit<Schemas['Order'], 'history' | 'provider'>> & {
+  provider: Schemas['Party'] | null;
+  history: AlwaysSent<Schemas['OrderEvent']>[];
+};
+export type OrderStatus = Schemas['OrderStatus'];
+/** `need` and `have` are numbers or strings by field (`have` null when unknown). */
+export type Gap = { field: string; need: number | string | boolean; have: number | string | boolean | null };
+export type DeviceCheck = Omit<Schemas['DeviceCheck'], 'gaps'> & { gaps: Gap[] };
+export type DemandBody = {
+  name: string;
+  app_id: string;
+  gpu_count: number;
+  gpu_models: string;
+  distance_km: number | null;
+  lat: number | null;
+  lng: number | null;
+  hours: number;
+  price_per_hour: number;
+};
