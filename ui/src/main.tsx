@@ -9,6 +9,7 @@ import './styles/overlays.css';
 import './styles/responsive.css';
 import './styles/companies.css';
 import './styles/apps.css';
+import './styles/orders.css';
 import { start } from './app/start';
 
 start();

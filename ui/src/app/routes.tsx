@@ -64,6 +64,7 @@ const consolePageOf = new Map<string, LazyPage>([
   [paths.console.allocate.pattern, lazy(() => import('../pages/companies/AllocatePage'))],
   [paths.console.companyHistory.pattern, lazy(() => import('../pages/companies/CompanyHistoryPage'))],
   [paths.console.history.pattern, lazy(() => import('../pages/companies/MyHistoryPage'))],
+  [paths.console.demands.pattern, lazy(() => import('../pages/ondemand/DemandsAndOffersPage'))],
   [paths.console.account.pattern, lazy(() => import('../pages/account/AccountPage'))],
   [paths.console.username.pattern, lazy(() => import('../pages/account/UsernamePage'))],
   [paths.console.password.pattern, lazy(() => import('../pages/account/PasswordPage'))],

@@ -257,8 +257,6 @@ export const en = {
   demand_price: 'Price per hour (coins)',
   demand_total: 'Held on your wallet: {total} coins',
   your_location: 'Your location',
-  latitude: 'Latitude',
-  longitude: 'Longitude',
   qualifying_now: '{count} online devices qualify now',
   qualifying_checking: 'Checking devices…',
   sign_in_to_order: 'Sign in to place an order',

@@ -247,8 +247,6 @@ export const zh: Record<MessageKey, string> = {
   demand_price: '每小时价格（币）',
   demand_total: '将从您的钱包冻结：{total} 币',
   your_location: '您的位置',
-  latitude: '纬度',
-  longitude: '经度',
   qualifying_now: '当前有 {count} 台在线设备满足要求',
   qualifying_checking: '正在检查设备…',
   sign_in_to_order: '登录后下单',
