@@ -248,7 +248,7 @@ async fn the_matcher_names_each_gap_and_check_take_and_count_agree() {
     let c = check(&app, &bob, &id, &gone).await;
     assert_eq!(c["gaps"][0], json!({"field": "status", "need": "online", "have": "offline"}));
     assert_eq!(c["gaps"][1]["field"], "distance_km");
-    assert_eq!(count(&app, &terms).await, 1, "the offline device is not counted");
+    assert_eq!(count(&app, &terms).await, 2, "the good box and the one-GPU 4090 box; the offline one is not counted");
 
     // The take refuses with the SPEC message and the same gaps, in both languages.
     heartbeat(&app, &nowhere_secret, json!({"acks": []})).await;

@@ -78,7 +78,10 @@ async fn an_order_runs_from_take_to_finish_and_pays_the_provider_by_the_minute()
     let (_, b) = app.get_auth(&format!("/api/rmp/v1/apps/{inst}"), &s.alice).await;
     assert_eq!((b["data"]["status"].as_str(), b["data"]["kind"].as_str()), (Some("preparing"), Some("rent")));
     let other = posted(app, &s.alice, &demand(json!({"name": "Other", "price_per_hour": 100}))).await;
-    assert_eq!(check(app, &s.bob, &other, &s.dev).await["gaps"], json!([{"field": "reserved", "need": false, "have": true}]));
+    assert_eq!(
+        check(app, &s.bob, &other, &s.dev).await["gaps"],
+        json!([{"field": "reserved", "need": false, "have": true}, {"field": "app", "need": "not_installed", "have": "installed"}])
+    );
     let carol = token_of(&app.signed_in("carol@example.com").await);
     grant(app, "carol@example.com", 10_000).await;
     let (st, b) = app.post_json("/api/rmp/v1/apps/rent", &json!({"app_id": "grafana", "device_id": s.dev, "hours": 1}), Some(&carol)).await;
@@ -167,7 +170,7 @@ async fn an_order_finishes_when_its_hours_are_used_up() {
 async fn failed_and_released(s: &Sides, id: &str, reason_en: &str, reason_zh: &str) {
     let o = order(&s.app, &s.alice, id).await;
     assert_eq!((o["status"].as_str(), o["status_reason"].as_str()), (Some("order_failed"), Some(reason_en)));
-    let (_, b) = zh(&s.app, reqwest::Method::GET, &format!("/api/rmp/v1/orders/{id}"), None, &s.bob).await;
+    let (_, b) = zh(&s.app, reqwest::Method::GET, &format!("/api/rmp/v1/orders/{id}"), None, &s.alice).await;
     assert_eq!(b["data"]["status_reason"], reason_zh);
     let w = wallet(&s.app, &s.alice).await;
     assert_eq!((w["balance"].as_i64(), w["held"].as_i64()), (Some(10_000), Some(0)));
