@@ -22,6 +22,23 @@ pub fn init() {
     });
 }
 
+async fn prepare(addr: std::net::SocketAddr, adjust: impl FnOnce(&mut Config)) -> (AppState, TempDir) {
+    init();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut config = Config::default();
+    config.data_dir = dir.path().to_path_buf();
+    config.server.bind = addr;
+    config.ssr.threads = 1;
+    config.database.max_connections = 8;
+    if let Ok(url) = std::env::var("TEST_DATABASE_URL") {
+        config.database.url = fresh_postgres_database(&url).await;
+    }
+    adjust(&mut config);
+    config.validate().expect("test config is valid");
+    let state = zmarket::server::prepare(config).await.expect("server prepares");
+    (state, dir)
+}
+
 pub struct TestApp {
     pub base: String,
     pub client: reqwest::Client,
@@ -36,23 +53,10 @@ impl TestApp {
     }
 
     pub async fn spawn_with(adjust: impl FnOnce(&mut Config)) -> TestApp {
-        init();
-        let dir = tempfile::tempdir().expect("temp dir");
-        let mut config = Config::default();
-        config.data_dir = dir.path().to_path_buf();
-        config.server.bind = "127.0.0.1:0".parse().unwrap();
-        config.ssr.threads = 1;
-        config.database.max_connections = 8;
-        if let Ok(url) = std::env::var("TEST_DATABASE_URL") {
-            config.database.url = fresh_postgres_database(&url).await;
-        }
         // Bound first, so the configuration (and the links it derives) names the real address.
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().unwrap();
-        config.server.bind = addr;
-        adjust(&mut config);
-        config.validate().expect("test config is valid");
-        let state = zmarket::server::prepare(config).await.expect("server prepares");
+        let (state, dir) = prepare(addr, adjust).await;
         let (tx, rx) = oneshot::channel::<()>();
         let served = state.clone();
         tokio::spawn(async move {
@@ -66,6 +70,12 @@ impl TestApp {
             .build()
             .expect("client");
         TestApp { base: format!("http://{addr}"), client, state, dir, shutdown: Some(tx) }
+    }
+
+    /// The prepared state over a fresh database, with no server and no background jobs: for
+    /// tests that drive services directly and must not race a scheduled job.
+    pub async fn services_only(adjust: impl FnOnce(&mut Config)) -> (AppState, TempDir) {
+        prepare("127.0.0.1:0".parse().unwrap(), adjust).await
     }
 
     /// Where mailed links point: derived from the address the server listens on.
