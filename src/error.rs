@@ -107,6 +107,7 @@ pub enum Msg {
     StopLiteApps,
     RentOwnDevice,
     DeviceNotRentable,
+    RentalSpent,
     /// The watchdog's reason: the state that lasted too long and its limit in seconds.
     StateTimedOut(String, u64),
     // wallet (amounts in cents)
@@ -344,6 +345,10 @@ impl Msg {
             Msg::StopLiteApps => ("Stop all LiteApps before editing", "请先停止所有轻应用再编辑"),
             Msg::RentOwnDevice => ("This is your own device: install the app instead of renting it", "这是您自己的设备：请直接安装，无需租用"),
             Msg::DeviceNotRentable => ("This device is not offered for rent", "该设备未开放出租"),
+            Msg::RentalSpent => (
+                "This rental has ended or its held coins are used up: rent the app again",
+                "此次租用已结束或冻结的金币已用完：请重新租用",
+            ),
             Msg::AmountInvalid => ("The amount must be a whole number of cents, at least 1", "金额必须是至少为 1 的整数（单位：分）"),
             Msg::MemoInvalid => ("The memo must be at most 200 characters on one line", "备注最多 200 个字符，且不能换行"),
             Msg::HoldNotFound => ("Hold not found", "冻结记录不存在"),

@@ -68,6 +68,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         map_centre: (config.map.default_lat, config.map.default_lng),
         public: public.clone(),
         listeners: AgentListeners(Arc::new(vec![Arc::new(crate::apps::reports::AppsListener)])),
+        guards: crate::devices::guards::DeviceGuards::new(vec![Arc::new(crate::apps::lite::LiteAppRules)]),
     };
     let apps = AppsCtx {
         db: db.clone(),

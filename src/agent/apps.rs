@@ -68,6 +68,9 @@ struct Inner {
     secret: Mutex<String>,
     saved: Mutex<Saved>,
     live: Mutex<HashMap<String, Live>>,
+    /// The install phases each installation went through since the last report (a phase shorter
+    /// than the heartbeat's wake-up delay is still reported, as `passed`).
+    trail: Mutex<HashMap<String, Vec<AppStatus>>>,
     in_flight: Mutex<HashSet<String>>,
     outbox: Mutex<Vec<Ack>>,
     wake: Notify,
@@ -96,6 +99,7 @@ impl AppRunner {
             secret: Mutex::new(secret.to_string()),
             saved: Mutex::new(saved),
             live: Mutex::new(HashMap::new()),
+            trail: Mutex::new(HashMap::new()),
             in_flight: Mutex::new(HashSet::new()),
             outbox: Mutex::new(Vec::new()),
             wake: Notify::new(),
@@ -163,7 +167,14 @@ impl AppRunner {
     }
 
     fn set_live(&self, id: &str, status: AppStatus, progress: Option<i32>) {
-        self.0.live.lock().unwrap().insert(id.to_string(), Live { status, progress });
+        let before = self.0.live.lock().unwrap().insert(id.to_string(), Live { status, progress }).map(|l| l.status);
+        if before != Some(status) && matches!(status, AppStatus::Downloading | AppStatus::Installing | AppStatus::Installed) {
+            let mut trail = self.0.trail.lock().unwrap();
+            let t = trail.entry(id.to_string()).or_default();
+            if t.last() != Some(&status) {
+                t.push(status);
+            }
+        }
         self.0.wake.notify_one();
     }
 
@@ -321,11 +332,20 @@ impl AppRunner {
 
     /// Every installation's actual state: the operation under way, else what Docker says.
     pub async fn reports(&self) -> Vec<InstallationReport> {
+        let mut out = self.reports_now().await;
+        let mut trail = std::mem::take(&mut *self.0.trail.lock().unwrap());
+        for r in &mut out {
+            r.passed = trail.remove(&r.id).unwrap_or_default();
+        }
+        out
+    }
+
+    async fn reports_now(&self) -> Vec<InstallationReport> {
         let live: HashMap<String, Live> = self.0.live.lock().unwrap().clone();
         let known: BTreeMap<String, Known> = self.0.saved.lock().unwrap().installations.clone();
         let mut out: Vec<InstallationReport> = live
             .iter()
-            .map(|(id, l)| InstallationReport { id: id.clone(), status: l.status, progress: l.progress, error: None, url: None })
+            .map(|(id, l)| InstallationReport { id: id.clone(), status: l.status, progress: l.progress, error: None, url: None, passed: vec![] })
             .collect();
         let rest: Vec<(&String, &Known)> = known.iter().filter(|(id, _)| !live.contains_key(*id)).collect();
         if rest.is_empty() {
@@ -335,7 +355,7 @@ impl AppRunner {
         for (id, k) in rest {
             let report = match rt.inspect(&container(id)).await {
                 Err(_) => continue,
-                Ok(None) => InstallationReport { id: id.clone(), status: AppStatus::Failed, progress: None, error: Some("the app's container is gone".into()), url: None },
+                Ok(None) => InstallationReport { id: id.clone(), status: AppStatus::Failed, progress: None, error: Some("the app's container is gone".into()), url: None, passed: vec![] },
                 Ok(Some(seen)) => {
                     let (status, error) = match seen.state {
                         St::RUNNING | St::RESTARTING => (AppStatus::Running, None),
@@ -344,7 +364,7 @@ impl AppRunner {
                         _ => (AppStatus::Stopped, None),
                     };
                     let url = (status == AppStatus::Running).then(|| self.url_of(&k.manifest, &seen.ports)).flatten();
-                    InstallationReport { id: id.clone(), status, progress: None, error, url }
+                    InstallationReport { id: id.clone(), status, progress: None, error, url, passed: vec![] }
                 }
             };
             out.push(report);

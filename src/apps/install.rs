@@ -217,21 +217,38 @@ pub async fn create(conn: &impl ConnectionTrait, n: NewInstallation<'_>) -> Resu
     Ok(row)
 }
 
+/// Places `app_id` on `device` for `owner` inside the caller's transaction: the app must be
+/// installable, the device row is locked and must fit the app (409 naming what is short), and
+/// the installation starts in `preparing` with its install command queued. For other domains
+/// (orders: the demanded app on the provider's device, `kind` rent for the demander).
+pub async fn place(
+    cx: &AppsCtx,
+    conn: &impl ConnectionTrait,
+    owner: &Owner,
+    created_by: &str,
+    kind: InstallKind,
+    app_id: &str,
+    device: &devices::Model,
+) -> Result<installations::Model, AppError> {
+    let (app, manifest) = installable(cx, conn, app_id).await?;
+    lock_device(conn, &device.id).await?;
+    if let Some((err, _)) = unfit(conn, &app, device).await? {
+        return Err(err);
+    }
+    create(conn, NewInstallation { owner, created_by, kind, app: &app, manifest: &manifest, device }).await
+}
+
 /// Installs an app on a device of the caller's context (`own`).
 pub async fn install(cx: &AppsCtx, auth: &Auth, ask: InstallAsk, lang: Lang) -> Result<Installation, AppError> {
     let owner = installer(auth)?;
     let txn = write_txn(&cx.db).await?;
-    let (app, manifest) = installable(cx, &txn, &ask.app_id).await?;
+    installable(cx, &txn, &ask.app_id).await?;
     let device = devices::Entity::find_by_id(ask.device_id.clone())
         .filter(owned_by(&owner))
         .one(&txn)
         .await?
         .ok_or(AppError::NotFound(Msg::DeviceNotFound))?;
-    lock_device(&txn, &device.id).await?;
-    if let Some((err, _)) = unfit(&txn, &app, &device).await? {
-        return Err(err);
-    }
-    let row = create(&txn, NewInstallation { owner: &owner, created_by: &auth.user_id, kind: InstallKind::Own, app: &app, manifest: &manifest, device: &device }).await?;
+    let row = place(cx, &txn, &owner, &auth.user_id, InstallKind::Own, &ask.app_id, &device).await?;
     let names = Names::load(&txn, std::slice::from_ref(&row)).await?;
     txn.commit().await?;
     Ok(to_installation(&row, &names, lang))
@@ -257,6 +274,9 @@ pub async fn act(cx: &AppsCtx, auth: &Auth, id: &str, action: Action, lang: Lang
             _ => Msg::DeviceNotRunning,
         }));
     }
+    if matches!(action, Action::Start | Action::Resume | Action::Restart) {
+        crate::apps::money::may_run(&txn, &row).await?;
+    }
     let refused = || AppError::conflict(Msg::ActionNotAllowed(action.as_str(), sea_orm::ActiveEnum::to_value(&row.status)));
     let (kind, desired) = command_of(action, Desired::parse(&row.desired));
     let payload = if kind == CommandKind::AppInstall {
@@ -277,6 +297,12 @@ pub async fn act(cx: &AppsCtx, auth: &Auth, id: &str, action: Action, lang: Lang
     let names = Names::load(&txn, std::slice::from_ref(&updated)).await?;
     txn.commit().await?;
     Ok(to_installation(&updated, &names, lang))
+}
+
+/// The actual state of an installation (`None` for an unknown id): for other domains (orders)
+/// that follow an install they asked for.
+pub async fn status_of(conn: &impl ConnectionTrait, installation_id: &str) -> Result<Option<AppStatus>, AppError> {
+    Ok(installations::Entity::find_by_id(installation_id.to_string()).one(conn).await?.map(|r| r.status))
 }
 
 pub async fn list(cx: &AppsCtx, auth: &Auth, status: Option<AppStatus>, offset: u64, limit: u64, lang: Lang) -> Result<List<Installation>, AppError> {

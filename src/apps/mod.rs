@@ -6,6 +6,7 @@ pub mod access;
 pub mod images;
 pub mod install;
 pub mod lifecycle;
+pub mod lite;
 pub mod manifest;
 pub mod meter;
 pub mod model;

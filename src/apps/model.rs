@@ -112,6 +112,10 @@ pub struct InstallationReport {
     /// Where the app's web interface answers (running apps with a web port).
     #[serde(default)]
     pub url: Option<String>,
+    /// Install phases (downloading, installing, installed) the installation went through since
+    /// the last report, oldest first: a phase shorter than a heartbeat still shows in its history.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub passed: Vec<AppStatus>,
 }
 
 // ---- the API ----

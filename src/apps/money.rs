@@ -12,9 +12,9 @@ use crate::apps::model::{AppStatus, InstallKind};
 use crate::apps::notify;
 use crate::billing::ledger::{self, AccountRef, CaptureSpec, market_splits};
 use crate::db::entity::installations;
-use crate::db::enums::NotificationKind;
+use crate::db::enums::{HoldStatus, NotificationKind};
 use crate::db::now;
-use crate::error::AppError;
+use crate::error::{AppError, Msg};
 
 /// Charges the whole minutes the rental ran from `metered_until` up to `until` (never past its
 /// end): one capture, the provider credited less the fee. Refused (409) when the hold cannot pay.
@@ -50,6 +50,23 @@ pub async fn charge(conn: &impl ledger::Conn, r: &installations::Model, until: D
     Ok(())
 }
 
+/// Whether a rental may run again (start, resume, restart): refused once its time is up or its
+/// hold can no longer pay (expired, released), so a suspended rental is not run for free.
+pub async fn may_run(conn: &impl ConnectionTrait, r: &installations::Model) -> Result<(), AppError> {
+    if r.kind != InstallKind::Rent {
+        return Ok(());
+    }
+    let ended = r.rent_ends_at.is_some_and(|e| e <= now());
+    let spent = match &r.hold_id {
+        Some(h) => ledger::hold_of(conn, h).await?.status != HoldStatus::Pending,
+        None => false,
+    };
+    if ended || spent {
+        return Err(AppError::conflict(Msg::RentalSpent));
+    }
+    Ok(())
+}
+
 /// What a transition means for a rental's money: the meter runs only while `running`; leaving
 /// the rental (uninstall, its end, a failed install) releases what is left of the hold.
 pub async fn on_transition(conn: &impl ledger::Conn, before: &installations::Model, after: &installations::Model) -> Result<(), AppError> {
@@ -77,6 +94,31 @@ pub async fn on_transition(conn: &impl ledger::Conn, before: &installations::Mod
     }
     if after.status == NotInstall && before.status != NotInstall {
         notify::send(conn, after, NotificationKind::RentalEnded).await?;
+    }
+    Ok(())
+}
+
+/// The device stopped reporting (offline or gone): the minutes up to its last heartbeat are
+/// charged and the meter pauses (a minute nobody saw running is not charged).
+pub async fn pause(conn: &impl ledger::Conn, r: &installations::Model, last_seen: DateTime<Utc>) -> Result<(), AppError> {
+    charge(conn, r, last_seen).await?;
+    halt(conn, r).await
+}
+
+/// Stops the meter without charging (the hold cannot pay what is left: the rental is suspended).
+pub async fn halt(conn: &impl ledger::Conn, r: &installations::Model) -> Result<(), AppError> {
+    set_meter(conn, &r.id, None).await?;
+    if let Some(h) = &r.hold_id {
+        ledger::set_burn(conn, h, 0).await?;
+    }
+    Ok(())
+}
+
+/// The device reports again and the app still runs: the meter starts again at `at`.
+pub async fn resume(conn: &impl ledger::Conn, r: &installations::Model, at: DateTime<Utc>) -> Result<(), AppError> {
+    set_meter(conn, &r.id, Some(at)).await?;
+    if let (Some(h), Some(p)) = (&r.hold_id, r.rent_price_per_hour) {
+        ledger::set_burn(conn, h, p).await?;
     }
     Ok(())
 }

@@ -7,15 +7,15 @@
 
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 
 use crate::apps::AppsCtx;
 use crate::apps::access::{Names, installer, to_installation};
-use crate::apps::install::{NewInstallation, create, fit_of, installable, lock_device, rentable, unfit};
+use crate::apps::install::{fit_of, installable, lock_device, place, rentable};
 use crate::apps::lifecycle::{Desired, Event};
 use crate::apps::model::*;
 use crate::apps::notify;
-use crate::apps::money::charge;
+use crate::apps::money::{self, charge};
 use crate::apps::state::{self, Change};
 use crate::billing::ledger::{self, AccountRef, HoldSpec, Reference};
 use crate::db::entity::{devices, installations, orders};
@@ -39,22 +39,20 @@ fn account_of(o: &Owner) -> AccountRef {
 pub async fn rent(cx: &AppsCtx, auth: &Auth, ask: RentAsk, request_key: Option<String>, lang: Lang) -> Result<Installation, AppError> {
     let owner = installer(auth)?;
     let txn = write_txn(&cx.db).await?;
-    let (app, manifest) = installable(cx, &txn, &ask.app_id).await?;
+    let (app, _) = installable(cx, &txn, &ask.app_id).await?;
     let device = devices::Entity::find_by_id(ask.device_id.clone()).one(&txn).await?.ok_or(AppError::NotFound(Msg::DeviceNotFound))?;
     let provider = device_owner(&device).ok_or(AppError::NotFound(Msg::DeviceNotFound))?;
     if provider == owner {
         return Err(AppError::conflict(Msg::RentOwnDevice));
     }
-    lock_device(&txn, &device.id).await?;
     rentable(&device)?;
-    // A device taken for an order (src/orders) is not rented meanwhile.
+    // A device taken for an order (src/orders) is not rented meanwhile: checked under the
+    // device's lock, which a take also holds.
+    lock_device(&txn, &device.id).await?;
     if orders::Entity::find().filter(orders::Column::ReservedDeviceId.eq(device.id.clone())).one(&txn).await?.is_some() {
         return Err(AppError::conflict(Msg::DeviceReserved));
     }
-    if let Some((err, _)) = unfit(&txn, &app, &device).await? {
-        return Err(err);
-    }
-    let row = create(&txn, NewInstallation { owner: &owner, created_by: &auth.user_id, kind: InstallKind::Rent, app: &app, manifest: &manifest, device: &device }).await?;
+    let row = place(cx, &txn, &owner, &auth.user_id, InstallKind::Rent, &app.id, &device).await?;
     let price = device.price_per_hour;
     let (t, ends) = (now(), now() + Duration::hours(ask.hours));
     let hold_id = if price > 0 {
@@ -107,8 +105,18 @@ pub async fn meter(db: &DatabaseConnection, at: DateTime<Utc>) -> Result<usize, 
     for r in active {
         let txn = write_txn(db).await?;
         let Some(r) = installations::Entity::find_by_id(r.id.clone()).one(&txn).await? else { continue };
+        let device = devices::Entity::find_by_id(r.device_id.clone()).one(&txn).await?;
+        let online = device.as_ref().is_some_and(|d| d.status == DeviceStatus::Online);
         if r.status == AppStatus::Running && r.metered_until.is_some() {
-            if let Err(e) = charge(&txn, &r, at).await {
+            // Charged up to now while the box reports; only up to its last heartbeat once it
+            // stopped reporting (offline or unlinked), and the meter then pauses.
+            let charged = if online {
+                charge(&txn, &r, at).await
+            } else {
+                let seen = device.as_ref().and_then(|d| d.last_seen_at).unwrap_or(at).min(at);
+                money::pause(&txn, &r, seen).await
+            };
+            if let Err(e) = charged {
                 // The hold cannot pay any more: suspended, not deleted; the renter is told.
                 tracing::info!(installation = %r.id, error = %e, "rental suspended: its hold cannot pay");
                 txn.rollback().await?;
@@ -116,6 +124,8 @@ pub async fn meter(db: &DatabaseConnection, at: DateTime<Utc>) -> Result<usize, 
                 n += 1;
                 continue;
             }
+        } else if r.status == AppStatus::Running && r.metered_until.is_none() && online {
+            money::resume(&txn, &r, at).await?;
         }
         let r = installations::Entity::find_by_id(r.id.clone()).one(&txn).await?.ok_or(AppError::NotFound(Msg::InstallationNotFound))?;
         if r.rent_ends_at.is_some_and(|e| e <= at) && r.command_id.is_none() && end(&txn, &r).await?.is_some() {
@@ -137,6 +147,10 @@ pub async fn end(conn: &impl ledger::Conn, r: &installations::Model) -> Result<O
 
 async fn suspend(db: &DatabaseConnection, r: &installations::Model) -> Result<(), AppError> {
     let txn = write_txn(db).await?;
+    // The minutes the hold could not pay stay unpaid: the meter stops first, so the transition
+    // does not try to charge them again.
+    money::halt(&txn, r).await?;
+    let r = &installations::Entity::find_by_id(r.id.clone()).one(&txn).await?.ok_or(AppError::NotFound(Msg::InstallationNotFound))?;
     let payload = serde_json::json!(AppCommandPayload { installation_id: r.id.clone() });
     let change = Change { command: Some((CommandKind::AppSuspend, payload)), desired: Some(Desired::Suspended), ..Default::default() };
     if let Some(now_row) = state::apply(&txn, r, Event::Act(Action::Suspend), change).await? {

@@ -21,6 +21,7 @@ fn install_phase(s: AppStatus) -> bool {
 /// What the agent reported, trimmed to sane sizes.
 fn clean(mut r: InstallationReport) -> InstallationReport {
     r.progress = r.progress.map(|p| p.clamp(0, 100));
+    r.passed.truncate(8);
     r.error = r.error.map(|e| e.chars().take(1000).collect());
     r.url = r.url.filter(|u| (u.starts_with("http://") || u.starts_with("https://")) && u.len() <= 500);
     r
@@ -39,7 +40,23 @@ impl AgentListener for AppsListener {
             reports.iter().filter_map(|v| serde_json::from_value::<InstallationReport>(v.clone()).ok()).map(clean).collect();
         let report_of = |id: &str| reports.iter().find(|r| r.id == id);
         let mut changed = false;
-        // Acknowledgements first: each ends its installation's pending command.
+        // The install phases passed since the last report, before the acknowledgement that may
+        // end the install (the table lets an install only move forward through them).
+        for r in reports.iter().filter(|r| !r.passed.is_empty()) {
+            for phase in &r.passed {
+                let Some(row) = installations::Entity::find_by_id(r.id.clone())
+                    .filter(installations::Column::DeviceId.eq(device.id.clone()))
+                    .one(txn)
+                    .await?
+                else {
+                    break;
+                };
+                if row.status != *phase && install_phase(row.status) && install_phase(*phase) {
+                    changed |= state::apply(txn, &row, Event::Report(*phase), Change::default()).await?.is_some();
+                }
+            }
+        }
+        // Then the acknowledgements: each ends its installation's pending command.
         for cmd in acked {
             let Some(inst) = &cmd.subject_id else { continue };
             let Some(row) = installations::Entity::find_by_id(inst.clone())

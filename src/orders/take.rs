@@ -2,14 +2,14 @@
 //! (a row lock on PostgreSQL; SQLite's writer lock already serializes), the matcher finds no gap,
 //! the order moves from `order_pending` with a conditional UPDATE (racing takers after the winner
 //! update nothing: 409) that also reserves the device (a unique column: one order per device),
-//! and the demanded app's installation is started on the device through the apps service, owned
-//! by the demander. No HTTP types here.
+//! and the demanded app's installation is started on the device through the apps service
+//! (`apps::install::place`), owned by the demander. No HTTP types here.
 
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::json;
 
-use crate::apps::install::{NewInstallation, create, installable, lock_device};
+use crate::apps::install::{installable, lock_device, place};
 use crate::db::entity::orders;
 use crate::db::enums::InstallKind;
 use crate::db::write_txn;
@@ -31,7 +31,7 @@ pub async fn take(cx: &OrdersCtx, auth: &Auth, id: &str, ask: Take, lang: Lang) 
     }
     let device = demands::my_device(&txn, &me, &ask.device_id).await?;
     lock_device(&txn, &device.id).await?;
-    let (app, manifest) = installable(&cx.apps, &txn, &o.app_id).await?;
+    let (app, _) = installable(&cx.apps, &txn, &o.app_id).await?;
     let gaps = matcher::gaps(&txn, &terms_of(&o), &app, &device).await?;
     if !gaps.is_empty() {
         return Err(AppError::Conflict { msg: Msg::OrderRequirementsNotSatisfied, data: Some(json!({ "gaps": gaps })) });
@@ -47,7 +47,7 @@ pub async fn take(cx: &OrdersCtx, auth: &Auth, id: &str, ask: Take, lang: Lang) 
     };
     let taken = machine::apply(&txn, &o, Event::Take, Actor::Provider, change).await?.ok_or(AppError::conflict(Msg::DemandNotOpen))?;
     let demander = Owner::User(o.demander_id.clone());
-    let inst = create(&txn, NewInstallation { owner: &demander, created_by: &me, kind: InstallKind::Rent, app: &app, manifest: &manifest, device: &device }).await?;
+    let inst = place(&cx.apps, &txn, &demander, &me, InstallKind::Rent, &app.id, &device).await?;
     orders::Entity::update_many()
         .col_expr(orders::Column::InstallationId, Expr::value(inst.id.clone()))
         .filter(orders::Column::Id.eq(taken.id.clone()))

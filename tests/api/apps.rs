@@ -4,6 +4,7 @@
 //! agent with real Docker: apps/agent.rs.
 
 mod agent;
+mod lite;
 mod rental;
 
 use serde_json::{Value, json};
@@ -433,4 +434,24 @@ async fn a_device_speaks_only_for_its_own_installations() {
     // Reports the table does not allow are ignored (preparing cannot jump to stopped).
     beat(&app, &secret, json!([{"id": id, "status": "stopped"}, {"id": "nope", "status": "running"}, {"bad": 1}]), json!([])).await;
     assert_eq!(get(&app, &alice, &id).await["status"], "preparing");
+}
+
+#[tokio::test]
+async fn install_phases_shorter_than_a_heartbeat_still_show_in_the_history() {
+    let app = TestApp::spawn().await;
+    let alice = token_of(&app.signed_in("alice@example.com").await);
+    let (dev, secret) = bound_device(&app, &alice, "Z-BOX", box_spec(8, 0)).await;
+    let (_, b) = install(&app, &alice, "grafana", &dev).await;
+    let id = b["data"]["id"].as_str().unwrap().to_string();
+    let cmds = beat(&app, &secret, json!([]), json!([])).await;
+    let cmd = command_for(&cmds, &id)["id"].clone();
+    // One heartbeat after the whole install: the phases it passed, then the acknowledgement.
+    let report = json!([{"id": id, "status": "running", "url": "http://10.0.0.5:32768/", "passed": ["downloading", "installing", "installed"]}]);
+    beat(&app, &secret, report, json!([{"id": cmd, "ok": true}])).await;
+    let d = get(&app, &alice, &id).await;
+    let history: Vec<&str> = d["history"].as_array().unwrap().iter().map(|h| h["status"].as_str().unwrap()).collect();
+    assert_eq!(history, ["preparing", "downloading", "installing", "installed", "running"]);
+    // Passed phases never move an installation back.
+    beat(&app, &secret, json!([{"id": id, "status": "running", "passed": ["downloading"]}]), json!([])).await;
+    assert_eq!(get(&app, &alice, &id).await["status"], "running");
 }

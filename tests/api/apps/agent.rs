@@ -118,9 +118,11 @@ async fn docker_and_images() -> Option<(bollard::Docker, PathBuf)> {
     Some((docker, dir))
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_real_agent_runs_an_app_from_the_markets_archive() {
     let Some((docker, images)) = docker_and_images().await else {
+        // CI sets ZMARKET_TEST_DOCKER=required: there a missing daemon fails instead of skipping.
+        assert!(std::env::var("ZMARKET_TEST_DOCKER").as_deref() != Ok("required"), "no Docker daemon reachable at /var/run/docker.sock");
         eprintln!("SKIPPED a_real_agent_runs_an_app_from_the_markets_archive: no Docker daemon reachable at /var/run/docker.sock (start dockerd to run it)");
         return;
     };
@@ -205,7 +207,7 @@ async fn a_real_agent_runs_an_app_from_the_markets_archive() {
     drop(agent);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_docker_an_install_fails_with_the_reason() {
     let app = TestApp::spawn_with(|c| c.devices.heartbeat_secs = 1).await;
     let alice = token_of(&app.signed_in("alice@example.com").await);

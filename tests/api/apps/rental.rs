@@ -173,3 +173,91 @@ async fn members_may_not_rent() {
     let (s, b) = rent(&app, &mia, "grafana", &dev, 1).await;
     assert_eq!((s, b["msg"].as_str()), (403, Some("No permission to install or rent Z-APP, please contact the administrator")));
 }
+
+/// Alice rents Bob's box (6 coins an hour) for `hours`; the app runs. Returns (alice, bob,
+/// device, secret, installation).
+async fn rented_running(app: &TestApp, hours: i64) -> (String, String, String, String, String) {
+    let alice = token_of(&app.signed_in("alice@example.com").await);
+    let bob = token_of(&app.signed_in("bob@example.com").await);
+    zmarket::billing::issuance::grant_by_email(&app.state.db, "alice@example.com", Coins::from_cents(2000), "test").await.unwrap();
+    let (dev, secret) = bound_device(app, &bob, "Z-BOX", box_spec(8, 0)).await;
+    let (s, b) = app.put_json(&format!("/api/ebs/v2/devices/{dev}/sharing"), &json!({"mode": "manual", "rentable": true, "price_per_hour": 600}), &bob).await;
+    assert_eq!(s, 200, "{b}");
+    let (s, b) = rent(app, &alice, "grafana", &dev, hours).await;
+    assert_eq!(s, 200, "{b}");
+    let id = b["data"]["id"].as_str().unwrap().to_string();
+    running(app, &secret, &id).await;
+    (alice, bob, dev, secret, id)
+}
+
+#[tokio::test]
+async fn a_box_that_stops_reporting_is_not_charged_for_the_silence() {
+    let app = TestApp::spawn_with(|c| {
+        c.billing.signup_bonus = Coins::from_cents(0);
+        c.billing.market_fee_percent = 10;
+        c.devices.offline_after_secs = 2;
+        c.devices.heartbeat_secs = 1;
+    })
+    .await;
+    let (alice, bob, dev, secret, id) = rented_running(&app, 2).await;
+    // The box goes silent and is marked offline.
+    for _ in 0..100 {
+        let (_, d) = app.get_auth(&format!("/api/ebs/v2/devices/{dev}"), &bob).await;
+        if d["data"]["status"] == "offline" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(get(&app, &alice, &id).await["device_status"], "offline");
+    // Half an hour of silence: only what ran before its last heartbeat (under a minute) counts.
+    meter_at(&app, 30).await;
+    assert_eq!(get(&app, &alice, &id).await["rental"]["billed"], 0);
+    assert_eq!(wallet(&app, &alice).await["balance"], 2000);
+    verified(&app).await;
+    // It reports the app running again: the meter starts again from then.
+    beat(&app, &secret, json!([{"id": id, "status": "running"}]), json!([])).await;
+    meter_at(&app, 0).await;
+    meter_at(&app, 3).await;
+    let d = get(&app, &alice, &id).await;
+    assert_eq!(d["rental"]["billed"], 30, "{d}");
+    assert_eq!(wallet(&app, &alice).await["balance"], 1970);
+    assert_eq!(wallet(&app, &bob).await["balance"], 27);
+    verified(&app).await;
+}
+
+#[tokio::test]
+async fn a_rental_whose_hold_cannot_pay_is_suspended_not_deleted() {
+    let app = TestApp::spawn_with(|c| {
+        c.billing.signup_bonus = Coins::from_cents(0);
+        c.billing.market_fee_percent = 10;
+    })
+    .await;
+    let (alice, bob, _dev, secret, id) = rented_running(&app, 1).await;
+    meter_at(&app, 2).await;
+    assert_eq!(get(&app, &alice, &id).await["rental"]["billed"], 20);
+    // The hold expires (the market was down past the rental's end): nothing left to pay with.
+    let expired = zmarket::billing::ledger::expire_due(&app.state.db, zmarket::db::now() + Duration::hours(3)).await.unwrap();
+    assert_eq!(expired, 1);
+    meter_at(&app, 4).await;
+    let d = get(&app, &alice, &id).await;
+    assert_eq!((d["status"].as_str(), d["rental"]["billed"].as_i64()), (Some("suspending"), Some(20)), "{d}");
+    let cmds = beat(&app, &secret, json!([]), json!([])).await;
+    assert_eq!(command_for(&cmds, &id)["kind"], "app_suspend");
+    ack_pending(&app, &secret, &id, true, None).await;
+    assert_eq!(get(&app, &alice, &id).await["status"], "suspended");
+    let (_, n) = app.get_auth("/api/ebs/v1/notifications", &alice).await;
+    assert!(n["data"]["items"].as_array().unwrap().iter().any(|i| i["kind"] == "rental_suspended"), "{n}");
+    // Nothing more is charged; it cannot run for free; the rest came back to the renter.
+    meter_at(&app, 20).await;
+    assert_eq!(get(&app, &alice, &id).await["rental"]["billed"], 20);
+    let (s, b) = act(&app, &alice, &id, "resume").await;
+    assert_eq!((s, b["msg"].as_str()), (409, Some("This rental has ended or its held coins are used up: rent the app again")));
+    let w = wallet(&app, &alice).await;
+    assert_eq!((w["balance"].as_i64(), w["held"].as_i64()), (Some(1980), Some(0)));
+    assert_eq!(wallet(&app, &bob).await["balance"], 18);
+    // Still the renter's to remove.
+    act(&app, &alice, &id, "uninstall").await;
+    ack_pending(&app, &secret, &id, true, None).await;
+    assert_eq!(get(&app, &alice, &id).await["status"], "not_install");
+    verified(&app).await;
+}

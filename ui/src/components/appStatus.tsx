@@ -11,6 +11,9 @@ import { useInterval } from '../lib/timing';
 import { POLLING_DEFAULT_INTERVAL_MS } from '../constants';
 import { ConfirmDialog } from './Dialog';
 
+/** How often a running rental's meter is read again (the server posts it every 15 s). */
+const METER_POLL_MS = 5_000;
+
 /** States a command is under way in: the page polls while any is shown. */
 const TRANSITIONAL = new Set([
   'preparing', 'downloading', 'installing', 'installed', 'starting', 'stopping', 'restarting', 'suspending',
@@ -54,13 +57,15 @@ export function AppProgress({ inst }: { inst: Pick<Installation, 'status' | 'pro
   );
 }
 
-/** Polls `refresh` while any of `items` is in a transitional state. */
-export function usePollWhileBusy(items: Pick<Installation, 'status'>[], refresh: () => void) {
-  const busy = items.some((i) => isTransitional(i.status));
+/** Polls `refresh` while any of `items` is in a transitional state (or while `also`: a running
+ * rental's meter moves). */
+export function usePollWhileBusy(items: Pick<Installation, 'status'>[], refresh: () => void, also = false) {
+  const moving = items.some((i) => isTransitional(i.status));
+  const busy = also || moving;
   const tick = useCallback(() => {
     if (busy) refresh();
   }, [busy, refresh]);
-  useInterval(tick, POLLING_DEFAULT_INTERVAL_MS);
+  useInterval(tick, moving ? POLLING_DEFAULT_INTERVAL_MS : METER_POLL_MS);
 }
 
 const ACTION_KEYS: Record<string, MessageKey> = {

@@ -41,6 +41,27 @@ export function fitText(t: TFunction, f: DeviceFit): string {
   return t(REASONS[f.reason ?? ''] ?? 'fit_offline');
 }
 
+/** A company member's Install or Rent: not theirs to do (SPEC §6), said without asking the server. */
+export function NoPermissionDialog({ title, open, onClose }: { title: string; open: boolean; onClose: () => void }) {
+  const t = useT();
+  return (
+    <Dialog
+      open={open}
+      title={title}
+      onClose={onClose}
+      footer={
+        <button type="button" className="button ghost" onClick={onClose}>
+          {t('close')}
+        </button>
+      }
+    >
+      <p className="form-error" role="alert">
+        {t('no_permission_apps')}
+      </p>
+    </Dialog>
+  );
+}
+
 export function InstallDialog({ app, open, onClose }: { app: App; open: boolean; onClose: () => void }) {
   const t = useT();
   const navigate = useNavigate();

@@ -445,7 +445,7 @@ export const en = {
   create: 'Create',
   zcloud_created: 'Z-CLOUD is being created',
   no_permission_devices: 'You have no permission to manage devices, please contact the administrator',
-  no_permission_apps: 'You have no permission to install or rent Z-APP, please contact the administrator',
+  no_permission_apps: 'No permission to install or rent Z-APP, please contact the administrator',
   area_empty: 'Nothing here yet',
   area_empty_hint: 'This area fills up as you use {product}.',
   resources: 'Resources',

@@ -432,7 +432,7 @@ export const zh: Record<MessageKey, string> = {
   create: '创建',
   zcloud_created: 'Z-CLOUD 正在创建',
   no_permission_devices: '您没有管理设备的权限，请联系管理员',
-  no_permission_apps: '您没有安装或租用 Z-APP 的权限，请联系管理员',
+  no_permission_apps: '无权安装或租用 Z-APP，请联系管理员',
   area_empty: '暂无内容',
   area_empty_hint: '使用 {product} 后，这里会逐渐充实。',
   resources: '资源',

@@ -26,7 +26,7 @@ export default function AppDetailsPage() {
       .catch(() => {});
   }, [id, setData]);
   const inst = state.data;
-  usePollWhileBusy(inst ? [inst] : [], refresh);
+  usePollWhileBusy(inst ? [inst] : [], refresh, inst?.kind === 'rent' && inst.status === 'running');
   if (!id || (state.errorCode === 404 && !inst)) return <ErrorPage code={404} />;
   const changed = (next: Installation) => {
     setData((d) => (d ? { ...d, ...next } : d));

@@ -11,7 +11,7 @@ import { paths, usePublicPaths } from '../../lib/paths';
 import { ErrorPage } from '../../components/ErrorPage';
 import { AppChips, AppIcon, priceText } from '../../components/apps';
 import { resourceWords } from './catalogue';
-import { InstallDialog } from '../../components/installDialog';
+import { InstallDialog, NoPermissionDialog } from '../../components/installDialog';
 import { RentDialog } from '../../components/rentDialog';
 import { useSession } from '../../stores/session';
 
@@ -26,6 +26,7 @@ export function MarketDetailsPage() {
   const app = state.data;
   const navigate = useNavigate();
   const signedIn = useSession((s) => Boolean(s.token));
+  const member = useSession((s) => s.userType === 'member');
   const [dialog, setDialog] = useState<'install' | 'rent' | null>(null);
   // Back from sign-in with ?do=install|rent: the same choice opens again.
   const wants = params.get('do');
@@ -95,8 +96,18 @@ export function MarketDetailsPage() {
             <h2>{t('description')}</h2>
             <p className="prose">{app.description || app.summary}</p>
           </section>
-          <InstallDialog app={app} open={dialog === 'install'} onClose={() => setDialog(null)} />
-          <RentDialog app={app} open={dialog === 'rent'} onClose={() => setDialog(null)} />
+          {member ? (
+            <NoPermissionDialog
+              title={t(dialog === 'rent' ? 'rent_app_title' : 'install_app_title', { name: app.name })}
+              open={dialog !== null}
+              onClose={() => setDialog(null)}
+            />
+          ) : (
+            <>
+              <InstallDialog app={app} open={dialog === 'install'} onClose={() => setDialog(null)} />
+              <RentDialog app={app} open={dialog === 'rent'} onClose={() => setDialog(null)} />
+            </>
+          )}
         </article>
       )}
     </div>
