@@ -86,12 +86,12 @@ test('post a demand, a provider takes it with a real box, the app runs, confirm,
     await page.goto('/on-demand');
     await signIn(page, demander, '/on-demand/place-an-order');
     await page.getByLabel('Demand name').fill('Grafana for the team');
-    await page.getByLabel('App').selectOption('grafana');
+    await page.getByLabel('App', { exact: true }).selectOption('grafana');
     await page.getByLabel('GPU count').fill('0');
     await page.getByLabel('Distance limit (km)').fill('25');
     await page.getByLabel('Latitude').fill(String(SZ.lat));
     await page.getByLabel('Longitude').fill(String(SZ.lng));
-    await page.getByLabel('Hours').fill('2');
+    await page.getByLabel('Hours', { exact: true }).fill('2');
     await page.getByLabel('Price per hour (coins)').fill('6');
     await expect(page.getByTestId('qualifying')).toHaveText('1 online devices qualify now');
     await page.getByLabel('Distance limit (km)').fill('');
