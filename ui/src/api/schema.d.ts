@@ -1404,6 +1404,99 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/rmp/v1/demands": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Open demands, newest first (public); `lat`/`lng` give each one's `distance_from_you_km`. */
+        get: operations["list_demands"];
+        put?: never;
+        /**
+         * Post a demand; `price_per_hour × hours` is held on the demander's wallet (409 with
+         *     `{available, needed}` when it cannot be). Accepts `Idempotency-Key`.
+         */
+        post: operations["post_demand"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rmp/v1/demands/{id}/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What one of the caller's devices lacks for a demand: one gap per unmet requirement. */
+        get: operations["check_device"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rmp/v1/demands/{id}/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every device of the caller against a demand (the board's "your devices"). */
+        get: operations["my_device_checks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rmp/v1/demands/{id}/take": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take a demand with one of the caller's devices: exactly one provider wins (the others 409);
+         *     the device is reserved and the demanded app's installation starts on it. 409 "Order
+         *     requirements not satisfied, cannot take this order." with `data.gaps` when it does not qualify.
+         */
+        post: operations["take_demand"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rmp/v1/demands/qualifying": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many online, rentable devices satisfy these terms now (the form's live count; public). */
+        get: operations["qualifying_devices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/rmp/v1/devices/{id}/apps": {
         parameters: {
             query?: never;
@@ -1415,6 +1508,93 @@ export type paths = {
         get: operations["device_apps"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rmp/v1/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's orders as demander or provider, newest first, each with its history. */
+        get: operations["list_orders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rmp/v1/orders/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["get_order"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rmp/v1/orders/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The demander withdraws a demand nobody has taken (`order_pending` → `order_failed`): the hold is released. */
+        post: operations["cancel_order"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rmp/v1/orders/{id}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The demander confirms the app works (`order_accepted` → `order_confirmed`): billing by the minute starts. */
+        post: operations["confirm_order"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rmp/v1/orders/{id}/finish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The demander finishes early (`order_confirmed` → `order_finished`): the minutes so far are
+         *     charged, the rest of the hold released.
+         */
+        post: operations["finish_order"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1540,6 +1720,10 @@ export type components = {
             new_password?: string | null;
             old_password?: string | null;
         };
+        Check: {
+            gaps: components["schemas"]["Gap"][];
+            ok: boolean;
+        };
         Command: {
             id: string;
             /**
@@ -1574,6 +1758,30 @@ export type components = {
         DeleteAccountRequest: {
             password?: string | null;
         };
+        DemandRequest: {
+            app_id?: string | null;
+            /**
+             * Format: int64
+             * @description Kilometres from `lat`/`lng`; null = any distance.
+             */
+            distance_km?: number | null;
+            /** Format: int64 */
+            gpu_count?: number | null;
+            /** @description A comma-separated list, matched case-insensitively against the device's GPU names; empty = any. */
+            gpu_models?: string | null;
+            /** Format: int64 */
+            hours?: number | null;
+            /** Format: double */
+            lat?: number | null;
+            /** Format: double */
+            lng?: number | null;
+            name?: string | null;
+            /**
+             * Format: int64
+             * @description Cents of a coin.
+             */
+            price_per_hour?: number | null;
+        };
         /** @description A device as its owner sees it. */
         Device: {
             /** Format: date-time */
@@ -1602,6 +1810,13 @@ export type components = {
             status_reason?: string | null;
             /** @description Z-BOX, P-BOX, Z-CLOUD or server group */
             type: components["schemas"]["DeviceType"];
+        };
+        /** @description One of the caller's devices against a demand (the board's "your devices"). */
+        DeviceCheck: {
+            device_id: string;
+            device_name: string;
+            gaps: components["schemas"]["Gap"][];
+            ok: boolean;
         };
         /** @description How one device fits an app (the install and rent dialogs). */
         DeviceFit: {
@@ -1723,6 +1938,19 @@ export type components = {
             code: number;
             data: {
                 avatar_url: string;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_Check: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            data: {
+                gaps: components["schemas"]["Gap"][];
+                ok: boolean;
             };
             msg: string;
         };
@@ -2430,6 +2658,71 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_List_Order: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description A list answer: `{items, total}`. */
+            data: {
+                items: {
+                    app_id: string;
+                    app_name: string;
+                    /** @description The installation's status on the provider's device while taken. */
+                    app_status?: string | null;
+                    /**
+                     * Format: int64
+                     * @description Coins charged so far (after confirmation, by the minute).
+                     */
+                    billed: number;
+                    /** Format: date-time */
+                    created_at: string;
+                    /**
+                     * Format: date-time
+                     * @description When the current state times out (pending, processing, accepted) or the hours end (confirmed).
+                     */
+                    deadline_at?: string | null;
+                    demander: components["schemas"]["Party"];
+                    device_id?: string | null;
+                    device_name?: string | null;
+                    /**
+                     * Format: int64
+                     * @description From the viewer's point, when the board was asked with one.
+                     */
+                    distance_from_you_km?: number | null;
+                    /** Format: int64 */
+                    distance_km?: number | null;
+                    /** Format: int64 */
+                    gpu_count: number;
+                    gpu_models: string;
+                    history: components["schemas"]["OrderEvent"][];
+                    /** Format: int64 */
+                    hours: number;
+                    id: string;
+                    installation_id?: string | null;
+                    name: string;
+                    open_url?: string | null;
+                    /** Format: int64 */
+                    price_per_hour: number;
+                    provider?: components["schemas"]["Party"] | null;
+                    status: components["schemas"]["OrderStatus"];
+                    /** @description Why it failed or finished, in the reader's language. */
+                    status_reason?: string | null;
+                    /**
+                     * Format: int64
+                     * @description price_per_hour × hours, held on the demander's wallet while the order lasts.
+                     */
+                    total: number;
+                    /** Format: date-time */
+                    updated_at: string;
+                }[];
+                /** Format: int64 */
+                total: number;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_List_Tag: {
             /**
              * Format: int32
@@ -2549,6 +2842,67 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_Order: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description An order (a demand while `order_pending`). */
+            data: {
+                app_id: string;
+                app_name: string;
+                /** @description The installation's status on the provider's device while taken. */
+                app_status?: string | null;
+                /**
+                 * Format: int64
+                 * @description Coins charged so far (after confirmation, by the minute).
+                 */
+                billed: number;
+                /** Format: date-time */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @description When the current state times out (pending, processing, accepted) or the hours end (confirmed).
+                 */
+                deadline_at?: string | null;
+                demander: components["schemas"]["Party"];
+                device_id?: string | null;
+                device_name?: string | null;
+                /**
+                 * Format: int64
+                 * @description From the viewer's point, when the board was asked with one.
+                 */
+                distance_from_you_km?: number | null;
+                /** Format: int64 */
+                distance_km?: number | null;
+                /** Format: int64 */
+                gpu_count: number;
+                gpu_models: string;
+                history: components["schemas"]["OrderEvent"][];
+                /** Format: int64 */
+                hours: number;
+                id: string;
+                installation_id?: string | null;
+                name: string;
+                open_url?: string | null;
+                /** Format: int64 */
+                price_per_hour: number;
+                provider?: components["schemas"]["Party"] | null;
+                status: components["schemas"]["OrderStatus"];
+                /** @description Why it failed or finished, in the reader's language. */
+                status_reason?: string | null;
+                /**
+                 * Format: int64
+                 * @description price_per_hour × hours, held on the demander's wallet while the order lasts.
+                 */
+                total: number;
+                /** Format: date-time */
+                updated_at: string;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_Organization: {
             /**
              * Format: int32
@@ -2579,6 +2933,22 @@ export type components = {
                 email: string;
                 id: string;
                 name: string;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_Qualifying: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            data: {
+                /**
+                 * Format: int64
+                 * @description Online, rentable devices of individuals that satisfy the terms now.
+                 */
+                count: number;
             };
             msg: string;
         };
@@ -2713,6 +3083,21 @@ export type components = {
                 expense: number;
                 /** Format: int64 */
                 income: number;
+            }[];
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_Vec_DeviceCheck: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            data: {
+                device_id: string;
+                device_name: string;
+                gaps: components["schemas"]["Gap"][];
+                ok: boolean;
             }[];
             msg: string;
         };
@@ -3119,12 +3504,76 @@ export type components = {
          *     domain.
          * @enum {string}
          */
-        NotificationKind: "device_online" | "device_offline" | "zcloud_ready" | "zcloud_failed" | "app_installed" | "app_failed" | "rental_started" | "rental_ended" | "rental_suspended" | "runway_24h" | "runway_1h";
+        NotificationKind: "device_online" | "device_offline" | "zcloud_ready" | "zcloud_failed" | "app_installed" | "app_failed" | "rental_started" | "rental_ended" | "rental_suspended" | "runway_24h" | "runway_1h" | "order_taken" | "order_accepted" | "order_confirmed" | "order_finished" | "order_failed";
         /**
          * @description `data: null` of a call that answers nothing.
          * @default null
          */
         Null: unknown;
+        /** @description An order (a demand while `order_pending`). */
+        Order: {
+            app_id: string;
+            app_name: string;
+            /** @description The installation's status on the provider's device while taken. */
+            app_status?: string | null;
+            /**
+             * Format: int64
+             * @description Coins charged so far (after confirmation, by the minute).
+             */
+            billed: number;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the current state times out (pending, processing, accepted) or the hours end (confirmed).
+             */
+            deadline_at?: string | null;
+            demander: components["schemas"]["Party"];
+            device_id?: string | null;
+            device_name?: string | null;
+            /**
+             * Format: int64
+             * @description From the viewer's point, when the board was asked with one.
+             */
+            distance_from_you_km?: number | null;
+            /** Format: int64 */
+            distance_km?: number | null;
+            /** Format: int64 */
+            gpu_count: number;
+            gpu_models: string;
+            history: components["schemas"]["OrderEvent"][];
+            /** Format: int64 */
+            hours: number;
+            id: string;
+            installation_id?: string | null;
+            name: string;
+            open_url?: string | null;
+            /** Format: int64 */
+            price_per_hour: number;
+            provider?: components["schemas"]["Party"] | null;
+            status: components["schemas"]["OrderStatus"];
+            /** @description Why it failed or finished, in the reader's language. */
+            status_reason?: string | null;
+            /**
+             * Format: int64
+             * @description price_per_hour × hours, held on the demander's wallet while the order lasts.
+             */
+            total: number;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        OrderEvent: {
+            /** Format: date-time */
+            at: string;
+            reason?: string | null;
+            status: components["schemas"]["OrderStatus"];
+        };
+        /**
+         * @description An order's status (SPEC.md §4); a demand is an order still `order_pending`. Transitions:
+         *     `orders::machine`.
+         * @enum {string}
+         */
+        OrderStatus: "order_pending" | "order_processing" | "order_accepted" | "order_confirmed" | "order_failed" | "order_finished";
         Organization: {
             /** @description "user" for the personal pseudo-organization, else the company id. */
             id: string;
@@ -3132,6 +3581,10 @@ export type components = {
             network_id: string;
             /** @description User id of the company's owner (the person themself for "user"). */
             owner: string;
+        };
+        Party: {
+            name: string;
+            user_id: string;
         };
         Peer: {
             /** @description The reader's alias for them, when they are a friend with one. */
@@ -3157,6 +3610,13 @@ export type components = {
         };
         ProfileInfoRequest: {
             name?: string | null;
+        };
+        Qualifying: {
+            /**
+             * Format: int64
+             * @description Online, rentable devices of individuals that satisfy the terms now.
+             */
+            count: number;
         };
         /**
          * @description An invitation (sent by an admin) or an application (sent by a person).
@@ -3339,6 +3799,9 @@ export type components = {
         };
         TagBody: {
             name?: string | null;
+        };
+        TakeRequest: {
+            device_id?: string | null;
         };
         /** @description Move coins from the administrator's personal wallet into the company's (company context). */
         TopUpRequest: {
@@ -6045,6 +6508,251 @@ export interface operations {
             };
         };
     };
+    list_demands: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lat: number | null;
+                limit: number | null;
+                lng: number | null;
+                offset: number | null;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_List_Order"];
+                };
+            };
+        };
+    };
+    post_demand: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DemandRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Order"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    check_device: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string | null;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Check"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    my_device_checks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Vec_DeviceCheck"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    take_demand: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TakeRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Order"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    qualifying_devices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                app_id: string | null;
+                distance_km: number | null;
+                gpu_count: number | null;
+                gpu_models: string | null;
+                lat: number | null;
+                lng: number | null;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Qualifying"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     device_apps: {
         parameters: {
             query?: never;
@@ -6071,6 +6779,194 @@ export interface operations {
                 content?: never;
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    list_orders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                limit: number | null;
+                offset: number | null;
+                /** @description demander or provider */
+                role: string | null;
+                /** @description an order status */
+                status: string | null;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_List_Order"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_order: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Order"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    cancel_order: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Order"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    confirm_order: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Order"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    finish_order: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Order"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -52,7 +52,9 @@ function OrderCard({ order, asDemander, onChanged }: { order: Order; asDemander:
         ) : null}
         {o.status_reason ? <div className={o.status === 'order_failed' ? 'app-reason' : 'muted small-text'}>{o.status_reason}</div> : null}
         <div className="muted small-text">
-          {t('order_billed', { amount: formatCoins(o.billed) })} · <OrderDeadline order={o} />
+          {t('order_billed', { amount: formatCoins(o.billed) })}
+          {o.deadline_at ? ' · ' : null}
+          <OrderDeadline order={o} />
         </div>
         <details className="order-history">
           <summary>{t('order_history')}</summary>
@@ -171,7 +173,7 @@ export default function DemandsAndOffersPage() {
           </Link>
         }
       />
-      <Section id="my-demands" title={t('my_demands')}>
+      <Section id="my-demands" className="order-section" title={t('my_demands')}>
         <AsyncItems state={mine} emptyIcon="demands" emptyTitle={t('no_my_demands')}>
           {(items) => (
             <ul className="app-list">
@@ -182,7 +184,7 @@ export default function DemandsAndOffersPage() {
           )}
         </AsyncItems>
       </Section>
-      <Section id="orders-taken" title={t('orders_taken')}>
+      <Section id="orders-taken" className="order-section" title={t('orders_taken')}>
         <AsyncItems state={taken} emptyIcon="demands" emptyTitle={t('no_orders_taken')}>
           {(items) => (
             <ul className="app-list">
@@ -193,7 +195,7 @@ export default function DemandsAndOffersPage() {
           )}
         </AsyncItems>
       </Section>
-      <Section id="open-demands" title={t('board_title')}>
+      <Section id="open-demands" className="order-section" title={t('board_title')}>
         {board.loading ? (
           <SkeletonLines />
         ) : others.length ? (
