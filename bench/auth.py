@@ -1,48 +1,17 @@
 """Sign-in, refresh and the notification stats poll, as ratios to /healthz measured by the same
 client in one run. Sign-in is bounded by Argon2id (19 MiB, 2 passes) by design; refresh is one
 write transaction; the stats poll (every signed-in console, every 10 s) reads a counter row."""
-import json
 import os
-import threading
-import time
-import urllib.request
 
-from common import Server
+from common import Server, call, run_threads
 
 SECONDS = float(os.environ.get("BENCH_SECONDS", "5"))
 WORKERS = int(os.environ.get("BENCH_WORKERS", "8"))
 PASSWORD = "Secret123"
 
 
-def call(base, method, path, body=None, token=None):
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(base + path, data=data, method=method)
-    if data is not None:
-        req.add_header("content-type", "application/json")
-    if token:
-        req.add_header("authorization", "Bearer " + token)
-    with urllib.request.urlopen(req, timeout=30) as r:
-        raw = r.read()
-        return json.loads(raw) if raw[:1] == b"{" else raw
-
-
 def run(workers, fn):
-    """Calls fn(worker_index) in `workers` threads for SECONDS; returns calls per second."""
-    count = [0] * workers
-    stop = time.perf_counter() + SECONDS
-
-    def loop(i):
-        while time.perf_counter() < stop:
-            fn(i)
-            count[i] += 1
-
-    threads = [threading.Thread(target=loop, args=(i,)) for i in range(workers)]
-    t0 = time.perf_counter()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return sum(count) / (time.perf_counter() - t0)
+    return run_threads(workers, SECONDS, fn)[0]
 
 
 env = {

@@ -1,10 +1,12 @@
 """Shared helpers for the benchmarks: start the release binary on 127.0.0.1 with a fresh data dir,
 time requests, run wrk. Everything is bounded in time and requests and targets loopback only."""
+import json
 import os
 import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.request
 
@@ -94,3 +96,37 @@ def median(xs):
 def pct(xs, p):
     s = sorted(xs)
     return s[min(len(s) - 1, int(len(s) * p))]
+
+
+def call(base, method, path, body=None, token=None, headers=None):
+    """One JSON API call; answers the decoded envelope (or the raw bytes of a non-JSON answer)."""
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(base + path, data=data, method=method)
+    if data is not None:
+        req.add_header("content-type", "application/json")
+    if token:
+        req.add_header("authorization", "Bearer " + token)
+    for k, v in (headers or {}).items():
+        req.add_header(k, v)
+    with urllib.request.urlopen(req, timeout=30) as r:
+        raw = r.read()
+        return json.loads(raw) if raw[:1] == b"{" else raw
+
+
+def run_threads(workers, seconds, fn):
+    """Calls fn(worker_index) in `workers` threads for `seconds`; returns (calls per second, calls)."""
+    count = [0] * workers
+    stop = time.perf_counter() + seconds
+
+    def loop(i):
+        while time.perf_counter() < stop:
+            fn(i)
+            count[i] += 1
+
+    threads = [threading.Thread(target=loop, args=(i,)) for i in range(workers)]
+    t0 = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return sum(count) / (time.perf_counter() - t0), sum(count)

@@ -12,9 +12,8 @@ import json
 import os
 import statistics
 import time
-import urllib.request
 
-from common import Server
+from common import Server, call
 
 USERS = int(os.environ.get("BENCH_USERS", "100"))
 STREAMS = int(os.environ.get("BENCH_STREAMS", "1000"))
@@ -23,17 +22,6 @@ SENDERS = int(os.environ.get("BENCH_SENDERS", "16"))
 MAX_MESSAGES = int(os.environ.get("BENCH_MAX_MESSAGES", "20000"))
 PASSWORD = "Secret123"
 PER_USER = -(-STREAMS // USERS)
-
-
-def call(base, method, path, body=None, token=None):
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(base + path, data=data, method=method)
-    if data is not None:
-        req.add_header("content-type", "application/json")
-    if token:
-        req.add_header("authorization", "Bearer " + token)
-    with urllib.request.urlopen(req, timeout=30) as r:
-        return json.loads(r.read())
 
 
 def rss_kib(pid):

@@ -30,7 +30,8 @@ pub async fn grant_by_email(db: &DatabaseConnection, email: &str, amount: Coins,
         .await
         .map_err(|e| GrantError::Failed(e.into()))?
         .ok_or_else(|| GrantError::UnknownEmail(email.as_str().to_string()))?;
-    let memo = if memo.trim().is_empty() { "Operator grant".to_string() } else { memo.trim().to_string() };
+    // No memo by default: the entry's `ref_type` (grant) says what it is, in the reader's language.
+    let memo = memo.trim().to_string();
     let to = AccountRef::User(user.id);
     let posted = ledger::grant(db, to.clone(), amount.cents(), format!("grant:{}", new_id()), memo).await.map_err(GrantError::Failed)?;
     Ok(posted.entry_of(&to).map(|e| e.balance_after).unwrap_or_default())

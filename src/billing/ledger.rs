@@ -38,7 +38,7 @@ pub async fn signup_bonus(conn: &impl Conn, user_id: &str, amount: i64) -> Resul
         return Ok(None);
     }
     let to = AccountRef::User(user_id.to_string());
-    issue(conn, to, amount, format!("signup_bonus:{user_id}"), TransferKind::SignupBonus, "Signup bonus".into()).await.map(Some)
+    issue(conn, to, amount, format!("signup_bonus:{user_id}"), TransferKind::SignupBonus, String::new()).await.map(Some)
 }
 
 async fn issue(conn: &impl Conn, to: AccountRef, amount: i64, key: String, kind: TransferKind, memo: String) -> Result<Posted, AppError> {

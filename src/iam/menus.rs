@@ -55,7 +55,8 @@ pub fn paths_for(user_type: UserType) -> Vec<&'static str> {
     match user_type {
         UserType::User => {
             paths.extend(DEVICES);
-            paths.extend(["/friends", "/wallet", "/messages", "/demands-and-offers", "/history"]);
+            // /friends/tags: SPEC.md §2 lists it among the hidden children of /friends (issue 15).
+            paths.extend(["/friends", "/friends/tags", "/wallet", "/messages", "/demands-and-offers", "/history"]);
         }
         UserType::Admin => {
             paths.extend(DEVICES);

@@ -90,3 +90,19 @@ export const LANG_COOKIE = 'zm_lang';
 export const LANG_COOKIE_MAX_AGE_S = 31_536_000;
 /** Smallest coin units per coin (money is an integer count of the smallest unit). */
 export const COIN_DECIMALS = 2;
+/** Entries and bills per page on the wallet page. */
+export const WALLET_PAGE_SIZE = 20;
+/** Days of income and expense in the wallet's chart. */
+export const WALLET_CHART_DAYS = 30;
+
+// Live events (docs/social.md): the stream asks for a 3 s retry; failures back off up to 30 s, and
+// while the stream is unavailable the counts and open pages are polled.
+export const LIVE_RETRY_MS = 3_000;
+export const LIVE_RETRY_MAX_MS = 30_000;
+export const LIVE_POLL_MS = 10_000;
+/** Messages loaded per page of a conversation's history. */
+export const MESSAGE_PAGE_SIZE = 30;
+/** API.md: a message body is 1-2000 characters. */
+export const MESSAGE_MAX_LENGTH = 2_000;
+/** docs/social.md: a tag name is 1-30 characters. */
+export const TAG_MAX_LENGTH = 30;

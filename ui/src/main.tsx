@@ -9,6 +9,8 @@ import './styles/overlays.css';
 import './styles/responsive.css';
 import './styles/companies.css';
 import './styles/apps.css';
+import './styles/wallet.css';
+import './styles/social.css';
 import { start } from './app/start';
 
 start();

@@ -6,6 +6,8 @@ import {
   validateEmail,
   validateNewPassword,
   validatePasswordPresent,
+  validateMessage,
+  validateTagName,
   validateUsername,
 } from '../src/lib/validation';
 
@@ -48,5 +50,19 @@ describe('SPEC.md §5 validation', () => {
     expect(validateAvatar({ name: 'a.JPEG', type: 'image/jpeg', size: 10 })).toBeNull();
     expect(validateAvatar({ name: 'a.gif', type: 'image/gif', size: 10 })).toBeNull();
     expect(validateAvatar({ name: 'a.webp', type: 'image/webp', size: 10 })).toBeNull();
+  });
+});
+
+describe('social checks', () => {
+  it('tag names are 1-30 characters after trimming', () => {
+    expect(validateTagName('  ')).toBe('tag_name_invalid');
+    expect(validateTagName(' work ')).toBeNull();
+    expect(validateTagName('界'.repeat(30))).toBeNull();
+    expect(validateTagName('界'.repeat(31))).toBe('tag_name_invalid');
+  });
+  it('messages are not only blanks and at most 2000 characters as written', () => {
+    expect(validateMessage(' \n ')).toBe('message_required');
+    expect(validateMessage('好'.repeat(2000))).toBeNull();
+    expect(validateMessage('a'.repeat(2001))).toBe('message_too_long');
   });
 });

@@ -4,7 +4,7 @@
 //! the wallets must equal a model kept here and `ledger verify` must pass.
 //!
 //! The seed is printed first (cargo shows it when the test fails) and is in every assertion;
-//! replay with `SIM_SEED=<seed>`; `SIM_STEPS` changes the length (default 600).
+//! replay with `SIM_SEED=<seed>`; `SIM_STEPS` changes the length (default 1000 steps, about 1,800 operations).
 
 use std::collections::HashMap;
 
@@ -217,7 +217,7 @@ async fn check(db: &DatabaseConnection, m: &Model, accounts: &[AccountRef], seed
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_seeded_random_simulation_keeps_every_invariant() {
     let seed: u64 = std::env::var("SIM_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(rand::random);
-    let steps: usize = std::env::var("SIM_STEPS").ok().and_then(|s| s.parse().ok()).unwrap_or(600);
+    let steps: usize = std::env::var("SIM_STEPS").ok().and_then(|s| s.parse().ok()).unwrap_or(1000);
     eprintln!("billing simulation seed: {seed} (replay with SIM_SEED={seed})");
     // No server: the scheduled hold expiry would race the model's own expiry steps.
     let (state, _dir) = crate::common::TestApp::services_only(|c| c.billing.signup_bonus = zmarket::coins::Coins::from_cents(0)).await;

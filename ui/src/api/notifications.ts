@@ -11,3 +11,7 @@ export const fetchUnreadPreview = () =>
 
 export const markNotificationRead = (id: string) =>
   api.put<null>(`/api/ebs/v1/notifications/${encodeURIComponent(id)}/read`);
+
+/** The person's notifications, newest first, in the request's language. */
+export const fetchNotifications = (offset: number, limit: number) =>
+  api.get<ListPage<NotificationItem>>('/api/ebs/v1/notifications', { query: { offset, limit } });

@@ -36,6 +36,12 @@ export type Member = Schemas['Member'];
 export type MemberRecord = AlwaysSent<Schemas['MemberRecord']>;
 export type HistoryEntry = AlwaysSent<Schemas['HistoryEntry']>;
 export type Assignment = Schemas['Assignment'];
+export type Wallet = AlwaysSent<Schemas['Wallet']>;
+export type WalletEntry = AlwaysSent<Schemas['Entry']>;
+export type WalletDay = Schemas['Day'];
+export type Bill = Schemas['Bill'];
+export type EntryKind = Schemas['EntryKind'];
+export type BillStatus = Schemas['BillStatus'];
 
 export type Installation = AlwaysSent<Schemas['Installation']>;
 export type InstallationDetails = Installation & { history: AlwaysSent<Schemas['StateEvent']>[]; holds: Schemas['Capacity'] };

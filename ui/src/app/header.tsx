@@ -87,6 +87,8 @@ export function NotificationBell() {
   useEffect(() => {
     if (!polling) return;
     return poll(async () => {
+      // A poll while the browser is offline would only fail (and send the page to /500).
+      if (!navigator.onLine) return;
       const s = await fetchNotificationStats();
       useNotifications.setState({ stats: s });
     }, NOTIFICATION_POLL_MS);
@@ -142,7 +144,7 @@ export function NotificationBell() {
               ))}
             </ul>
           )}
-          <Link className="popover-footer-link" to={paths.console.messages()} onClick={() => setOpen(false)}>
+          <Link className="popover-footer-link" to={paths.console.messages({ tab: 'notifications' })} onClick={() => setOpen(false)}>
             {t('view_all')}
           </Link>
         </div>

@@ -14,6 +14,9 @@ import { LanguageSwitcher } from '../components/LanguageSwitcher';
 import { Guard } from './Guard';
 import { isExternalLink, visibleMenu } from './menu';
 import { ProgressWhileMounted } from './RouteEffects';
+import { Badge } from '../components/Badge';
+import { useLive } from '../stores/live';
+import { useLiveEvents } from './useLiveEvents';
 
 function Brand({ to = paths.market.home() }: { to?: string }) {
   const boot = useBoot();
@@ -195,6 +198,17 @@ function menuLabel(entry: MenuEntry, t: ReturnType<typeof useT>): string {
   return entry.meta?.title || entry.name || entry.path;
 }
 
+/** The live counts beside a menu entry: unread messages, friend requests waiting. */
+function MenuBadge({ path }: { path: string }) {
+  const t = useT();
+  const counts = useLive((s) => s.counts);
+  if (!counts) return null;
+  path = path.startsWith('/') ? path : `/${path}`;
+  if (path === paths.console.messages.pattern) return <Badge count={counts.unread_messages} label={t('unread_messages')} />;
+  if (path === paths.console.friends.pattern) return <Badge count={counts.pending_friend_requests} label={t('friend_requests')} />;
+  return null;
+}
+
 function SideMenu({ collapsed }: { collapsed: boolean }) {
   const t = useT();
   const menu = useSession((s) => s.menu);
@@ -223,6 +237,7 @@ function SideMenu({ collapsed }: { collapsed: boolean }) {
               <NavLink to={e.path} className="menu-item" title={collapsed ? label : undefined}>
                 <Icon name={e.meta?.icon || e.path} />
                 <span className="menu-label">{label}</span>
+                <MenuBadge path={e.path} />
               </NavLink>
             )}
             {e.children?.length ? render(e.children, depth + 1) : null}
@@ -269,6 +284,7 @@ function Tabs() {
 
 export function ConsoleLayout() {
   const t = useT();
+  useLiveEvents();
   const collapse = useSettings((s) => s.collapse);
   const setSettings = useSettings((s) => s.set);
   const layout = useSettings((s) => s.layout);

@@ -64,9 +64,13 @@ const consolePageOf = new Map<string, LazyPage>([
   [paths.console.allocate.pattern, lazy(() => import('../pages/companies/AllocatePage'))],
   [paths.console.companyHistory.pattern, lazy(() => import('../pages/companies/CompanyHistoryPage'))],
   [paths.console.history.pattern, lazy(() => import('../pages/companies/MyHistoryPage'))],
+  [paths.console.wallet.pattern, lazy(() => import('../pages/wallet/WalletPage'))],
   [paths.console.account.pattern, lazy(() => import('../pages/account/AccountPage'))],
   [paths.console.username.pattern, lazy(() => import('../pages/account/UsernamePage'))],
   [paths.console.password.pattern, lazy(() => import('../pages/account/PasswordPage'))],
+  [paths.console.friends.pattern, lazy(() => import('../pages/social/FriendsPage'))],
+  [paths.console.tags.pattern, lazy(() => import('../pages/social/TagsPage'))],
+  [paths.console.messages.pattern, lazy(() => import('../pages/social/MessagesPage'))],
 ]);
 
 const pageByComponent = new Map(consolePages.map((p) => [componentName(p), consolePageOf.get(p.pattern) ?? placeholder]));

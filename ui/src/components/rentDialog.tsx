@@ -62,7 +62,7 @@ export function RentDialog({ app, open, onClose }: { app: App; open: boolean; on
           <dd data-testid="rent-total">{coins(total)}</dd>
         </div>
         <div>
-          <dt>{t('wallet_available')}</dt>
+          <dt>{t('rent_wallet_available')}</dt>
           <dd>{available === undefined ? '-' : coins(available)}</dd>
         </div>
       </dl>

@@ -31,11 +31,14 @@ export function AsyncItems<T>({
   state,
   emptyIcon,
   emptyTitle,
+  emptyText,
   children,
 }: {
   state: AsyncState<ListPage<T>>;
   emptyIcon: string;
   emptyTitle: string;
+  /** What the empty state explains (how things arrive here). */
+  emptyText?: string;
   children: (items: T[]) => ReactNode;
 }) {
   const items = state.data?.items ?? [];
@@ -47,7 +50,7 @@ export function AsyncItems<T>({
       ) : items.length ? (
         children(items)
       ) : !state.error ? (
-        <EmptyState icon={emptyIcon} title={emptyTitle} />
+        <EmptyState icon={emptyIcon} title={emptyTitle} text={emptyText} />
       ) : null}
     </>
   );

@@ -34,6 +34,7 @@ function page<A extends unknown[]>(pattern: string, titleKey: MessageKey, href?:
 const byId = (p: string, id?: string) => withQuery(p, { id });
 type MoreQuery = { category?: string; keyword?: string };
 const more = (p: string, q: MoreQuery = {}) => withQuery(p, q);
+export type MessagesQuery = { with?: string; tab?: 'notifications' };
 const byCategory = (p: string, category?: string) => withQuery(p, { category });
 
 export const paths = {
@@ -92,13 +93,14 @@ export const paths = {
     company: page('/company', 'company'),
     allocate: page('/company/allocate', 'allocate'),
     companyHistory: page('/company/history', 'company_history'),
-    friends: page('/friends', 'friends'),
+    friends: page('/friends', 'friends', (p, tag?: string) => withQuery(p, { tag })),
     tags: page('/friends/tags', 'friend_tags'),
     wallet: page('/wallet', 'wallet'),
     account: page('/account', 'account'),
     username: page('/account/username', 'change_username'),
     password: page('/account/password', 'change_password'),
-    messages: page('/messages', 'messages'),
+    /** `with`: the open conversation (a user id); `tab=notifications`: the notifications list. */
+    messages: page('/messages', 'messages', (p, q: MessagesQuery = {}) => withQuery(p, q)),
     demands: page('/demands-and-offers', 'demands_and_offers'),
     history: page('/history', 'my_company_history'),
   },

@@ -8,6 +8,8 @@ export interface AsyncState<T> {
   errorCode: number | null;
   loading: boolean;
   reload: () => void;
+  /** Loads again in the background: what is shown stays until the new data arrives (live updates). */
+  refresh: () => void;
   setData: (update: (prev: T | undefined) => T | undefined) => void;
 }
 
@@ -26,6 +28,8 @@ export function useAsync<T>(
   const [loading, setLoading] = useState<boolean>(initial === undefined && load !== null);
   const [nonce, setNonce] = useState(0);
   const skip = useRef(initial !== undefined);
+  const quiet = useRef(false);
+  const hasData = useRef(initial !== undefined);
   const loadRef = useRef(load);
   loadRef.current = load;
 
@@ -40,18 +44,26 @@ export function useAsync<T>(
       return;
     }
     const controller = new AbortController();
-    setLoading(true);
-    setError(null);
-    setErrorCode(null);
+    const background = quiet.current && hasData.current;
+    quiet.current = false;
+    if (!background) {
+      setLoading(true);
+      setError(null);
+      setErrorCode(null);
+    }
     fn(controller.signal)
       .then((d) => {
         if (!controller.signal.aborted) {
+          hasData.current = true;
           setDataState(d);
+          setError(null);
+          setErrorCode(null);
           setLoading(false);
         }
       })
       .catch((err) => {
-        if (controller.signal.aborted) return;
+        // A failed background load keeps what is shown; the next one may succeed.
+        if (controller.signal.aborted || background) return;
         setError(errorText(err));
         setErrorCode(err instanceof ApiError ? err.code : null);
         setLoading(false);
@@ -61,6 +73,10 @@ export function useAsync<T>(
   }, [...deps, nonce]);
 
   const reload = useCallback(() => setNonce((n) => n + 1), []);
+  const refresh = useCallback(() => {
+    quiet.current = true;
+    setNonce((n) => n + 1);
+  }, []);
   const setData = useCallback((update: (prev: T | undefined) => T | undefined) => setDataState(update), []);
-  return { data, error, errorCode, loading, reload, setData };
+  return { data, error, errorCode, loading, reload, refresh, setData };
 }

@@ -8,8 +8,10 @@ import {
   COMPANY_NAME_MAX_LENGTH,
   COMPANY_NAME_MIN_LENGTH,
   EMAIL_MAX_LENGTH,
+  MESSAGE_MAX_LENGTH,
   PASSWORD_MAX_LENGTH,
   PASSWORD_MIN_LENGTH,
+  TAG_MAX_LENGTH,
   USERNAME_MAX_LENGTH,
   USERNAME_MIN_LENGTH,
 } from '../constants';
@@ -56,6 +58,17 @@ export function validateUsername(value: string, required = true): MessageKey | n
 
 export function validateAlias(value: string): MessageKey | null {
   return lengthBetween(value.trim(), ALIAS_MIN_LENGTH, ALIAS_MAX_LENGTH) ? null : 'alias_invalid';
+}
+
+/** A friend tag: 1-30 characters after trimming (docs/social.md). */
+export function validateTagName(value: string): MessageKey | null {
+  return lengthBetween(value.trim(), 1, TAG_MAX_LENGTH) ? null : 'tag_name_invalid';
+}
+
+/** A message: not only blanks, at most 2000 characters as written (API.md). */
+export function validateMessage(value: string): MessageKey | null {
+  if (!value.trim()) return 'message_required';
+  return [...value].length <= MESSAGE_MAX_LENGTH ? null : 'message_too_long';
 }
 
 export function validateCompanyName(value: string): MessageKey | null {

@@ -1,0 +1,152 @@
+// The wallet page in both languages: a verified account (signup bonus), coins granted by the
+// operator with `zmarket coins grant` against the running server's data directory, and a spend
+// made through the API (a top-up of the person's company, with an Idempotency-Key, sent twice).
+// The page must show the figures, the chart, the entries with their filters and the bills' tabs.
+import { execFileSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { test, expect, expectHydrated, apiSession, verifiedAccount, PASSWORD } from './fixtures.mjs';
+
+const BIN = process.env.E2E_ZMARKET_BIN || resolve(import.meta.dirname, '../../target/release/zmarket');
+
+const T = {
+  en: {
+    email: 'Email', password: 'Password', signIn: 'Sign In', walletMenu: 'Wallet', title: 'Wallet',
+    balance: 'Balance', held: 'Held', available: 'Available', runway: 'Runway', nothingRunning: 'Nothing running',
+    chart: 'Income and expense, last 30 days', entries: 'Entries', all: 'All', income: 'Income', expense: 'Expense',
+    bills: 'Bills', unbilled: 'Unbilled', billed: 'Billed', noUnbilled: 'Nothing unbilled',
+    noUnbilledHint: 'While a rental runs, its usage is collected here hour by hour', noBilled: 'No bills yet',
+    grant: 'Operator grant', bonus: 'Signup bonus', topUp: 'Company top-up', show: 'Show',
+    totals: 'Income 1,334.50 · Expense 30.00 · Unbilled 0.00',
+  },
+  zh: {
+    email: '邮箱', password: '密码', signIn: '登录', walletMenu: '钱包', title: '钱包',
+    balance: '余额', held: '冻结', available: '可用', runway: '可用时长', nothingRunning: '没有运行中的租用',
+    chart: '近 30 天收入与支出', entries: '收支明细', all: '全部', income: '收入', expense: '支出',
+    bills: '账单', unbilled: '未出账', billed: '已出账', noUnbilled: '没有未出账的费用',
+    noUnbilledHint: '租用运行时，其用量按小时汇总在这里', noBilled: '还没有账单',
+    grant: '运营者发放', bonus: '注册奖励', topUp: '企业充值', show: '显示',
+    totals: '收入 1,334.50 · 支出 30.00 · 未出账 0.00',
+  },
+};
+
+/** `zmarket coins grant` against the data directory of the server the config started. */
+function grantCoins(email, amount, memo) {
+  return execFileSync(BIN, ['coins', 'grant', '--data-dir', process.env.E2E_DATA_DIR, '--email', email, '--amount', amount, '--memo', memo], {
+    env: { ...process.env, ZMARKET_LOG__LEVEL: 'warn' },
+    encoding: 'utf8',
+  });
+}
+
+/** Moves `cents` from the person's wallet into a company of theirs, through the API. */
+async function spendThroughApi(request, email, cents) {
+  const personal = await apiSession(request, email);
+  const created = await request.post('/api/iam/v1/sme', { headers: personal, data: { name: `Wallet Co ${Date.now() % 100000}` } });
+  expect(created.status()).toBe(200);
+  const sme = (await created.json()).data.id;
+  const switched = await request.post('/api/iam/v1/switch', { headers: personal, data: { smeId: sme } });
+  expect(switched.status()).toBe(200);
+  const admin = { authorization: `Bearer ${(await switched.json()).data.token}` };
+  const key = `e2e-top-up-${Date.now()}`;
+  const body = { amount: cents, memo: 'GPU time for the team' };
+  const first = await request.post('/api/billing/v1/wallet/top-up', { headers: { ...admin, 'idempotency-key': key }, data: body });
+  expect(first.status(), await first.text()).toBe(200);
+  // A retry with the same key answers the same entry and moves nothing.
+  const again = await request.post('/api/billing/v1/wallet/top-up', { headers: { ...admin, 'idempotency-key': key }, data: body });
+  expect(again.headers()['idempotent-replayed']).toBe('true');
+  expect((await again.json()).data.id).toBe((await first.json()).data.id);
+}
+
+for (const lang of ['en', 'zh']) {
+  test(`wallet: figures, chart, entries and bills after a grant and a spend (${lang})`, async ({ page, request, consoleErrors }) => {
+    const t = T[lang];
+    const email = `wallet-${lang}-${Date.now()}@example.com`;
+    await verifiedAccount(request, email); // the signup bonus: 100.00
+    const out = grantCoins(email, '1234.50', 'Welcome to the pilot');
+    expect(out).toContain(`granted 1,234.50 coins to ${email}; balance: 1,334.50 coins`);
+    await spendThroughApi(request, email, 3000);
+
+    await page.goto(`/auth/signin?language=${lang}`);
+    await expectHydrated(page);
+    const form = page.locator('form');
+    await form.getByLabel(t.email, { exact: true }).fill(email);
+    await form.getByLabel(t.password, { exact: true }).fill(PASSWORD);
+    await form.getByRole('button', { name: t.signIn }).click();
+    await expect(page).not.toHaveURL(/\/auth\/signin/);
+    await page.locator('nav.side-menu .menu-item', { hasText: t.walletMenu }).first().click();
+    await expect(page).toHaveURL(/\/wallet$/);
+    await expect(page.getByRole('heading', { name: t.title, level: 1 })).toBeVisible();
+
+    // Figures: 100.00 + 1,234.50 - 30.00, nothing held, nothing running.
+    await expect(page.locator('[data-figure="balance"] .figure-value')).toHaveText('1,304.50');
+    await expect(page.locator('[data-figure="held"] .figure-value')).toHaveText('0.00');
+    await expect(page.locator('[data-figure="available"] .figure-value')).toHaveText('1,304.50');
+    await expect(page.locator('[data-figure="runway"] .figure-value')).toHaveText(t.nothingRunning);
+    for (const label of [t.balance, t.held, t.available, t.runway]) {
+      await expect(page.locator('.wallet-figures dt').getByText(label, { exact: true })).toBeVisible();
+    }
+    await expect(page.getByText(t.totals)).toBeVisible();
+
+    // The chart: today's bars, labelled with the totals.
+    await expect(page.getByRole('heading', { name: t.chart })).toBeVisible();
+    const chart = page.getByRole('img', { name: new RegExp('1,334.50') });
+    await expect(chart).toBeVisible();
+    await expect(chart.locator('rect.income')).toHaveCount(1);
+    await expect(chart.locator('rect.expense')).toHaveCount(1);
+
+    // Entries, newest first, then the filters.
+    const entries = page.locator('section[aria-labelledby="wallet-entries-title"]');
+    const rows = entries.locator('tbody tr');
+    await expect(rows).toHaveCount(3);
+    await expect(rows.nth(0)).toContainText(t.topUp);
+    await expect(rows.nth(0)).toContainText('-30.00');
+    await expect(rows.nth(0)).toContainText('1,304.50');
+    await expect(rows.nth(1)).toContainText(t.grant);
+    await expect(rows.nth(1)).toContainText('+1,234.50');
+    await expect(rows.nth(1)).toContainText('Welcome to the pilot');
+    await expect(rows.nth(2)).toContainText(t.bonus);
+    await expect(rows.nth(2)).toContainText('+100.00');
+    // System entries carry no memo of their own (the type column names them in the reader's language).
+    await expect(rows.nth(2).locator('td').nth(2)).toHaveText('-');
+    await page.screenshot({ path: `test-results/wallet-${lang}.png`, fullPage: true });
+
+    const filters = entries.getByRole('group', { name: t.show });
+    await filters.getByRole('button', { name: t.income, exact: true }).click();
+    await expect(page).toHaveURL(/kind=income/);
+    await expect(rows).toHaveCount(2);
+    await expect(entries.locator('tbody tr[data-entry-kind="expense"]')).toHaveCount(0);
+    await filters.getByRole('button', { name: t.expense, exact: true }).click();
+    await expect(rows).toHaveCount(1);
+    await expect(rows.first()).toContainText('-30.00');
+    await filters.getByRole('button', { name: t.all, exact: true }).click();
+    await expect(rows).toHaveCount(3);
+
+    // Bills: nothing metered yet; each tab explains what will appear.
+    const bills = page.locator('section[aria-labelledby="wallet-bills-title"]');
+    await expect(bills.getByRole('tab', { name: t.unbilled, exact: true })).toHaveAttribute('aria-selected', 'true');
+    await expect(bills.getByRole('heading', { name: t.noUnbilled })).toBeVisible();
+    await expect(bills.getByText(t.noUnbilledHint)).toBeVisible();
+    await bills.getByRole('tab', { name: t.billed, exact: true }).click();
+    await expect(page).toHaveURL(/bills=billed/);
+    await expect(bills.getByRole('heading', { name: t.noBilled })).toBeVisible();
+    await page.screenshot({ path: `test-results/wallet-${lang}-filtered.png`, fullPage: true });
+    expect(consoleErrors).toEqual([]);
+  });
+}
+
+test('wallet: a new account sees how coins get spent', async ({ page, request, consoleErrors }) => {
+  const email = `wallet-empty-${Date.now()}@example.com`;
+  await verifiedAccount(request, email);
+  // Only the signup bonus so far: the expense filter explains how coins get spent.
+  await page.goto('/auth/signin?language=en');
+  await expectHydrated(page);
+  const form = page.locator('form');
+  await form.getByLabel('Email', { exact: true }).fill(email);
+  await form.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await form.getByRole('button', { name: 'Sign In' }).click();
+  await expect(page).not.toHaveURL(/\/auth\/signin/);
+  await page.goto('/wallet?kind=expense');
+  await expect(page.getByRole('heading', { name: 'No expenses yet' })).toBeVisible();
+  await expect(page.getByText('Renting apps and placing orders spends coins')).toBeVisible();
+  await expect(page.locator('[data-figure="balance"] .figure-value')).toHaveText('100.00');
+  expect(consoleErrors).toEqual([]);
+});
