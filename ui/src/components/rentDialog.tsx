@@ -1,7 +1,8 @@
 // The market's Rent: pick another owner's rentable device (price per hour, how it fits the app),
 // the hours, see the total the wallet will hold and what it has available, then rent.
 import { useState } from 'react';
-import { fetchRentOptions, fetchWalletAvailable, rentApp } from '../api/apps';
+import { fetchRentOptions, rentApp } from '../api/apps';
+import { fetchWallet } from '../api/wallet';
 import type { App } from '../api/types';
 import { useAsync } from '../lib/useAsync';
 import { useT } from '../lib/i18n';
@@ -14,7 +15,7 @@ const MAX_HOURS = 720;
 export function RentDialog({ app, open, onClose }: { app: App; open: boolean; onClose: () => void }) {
   const t = useT();
   const options = useAsync(open ? (signal) => fetchRentOptions(app.id, signal) : null, [open, app.id]);
-  const wallet = useAsync(open ? (signal) => fetchWalletAvailable(signal) : null, [open]);
+  const wallet = useAsync(open ? (signal) => fetchWallet(signal) : null, [open]);
   const [chosen, setChosen] = useState('');
   const [hours, setHours] = useState('1');
   const { busy, error, start } = useStartInstallation(onClose);
