@@ -24,7 +24,7 @@ async function ok(res) {
   return body.data;
 }
 
-/** The company, its box with Grafana and Uptime Kuma installed, Grafana assigned to the member. */
+/** The company, its box with Grafana and Vaultwarden installed, Grafana assigned to the member. */
 async function seed(request, lang) {
   const stamp = `${lang}-${Date.now()}`;
   const admin = `admin-${stamp}@example.com`;
@@ -48,7 +48,7 @@ async function seed(request, lang) {
     }),
   );
   await ok(await request.post('/api/ebs/v2/devices/link', { headers: adminH, data: { device_id: reg.device_id, pairing_code: reg.pairing_code } }));
-  for (const app_id of ['grafana', 'uptime-kuma']) {
+  for (const app_id of ['grafana', 'vaultwarden']) {
     await ok(await request.post('/api/rmp/v1/apps/install', { headers: adminH, data: { app_id, device_id: reg.device_id } }));
   }
   await ok(
@@ -82,7 +82,9 @@ for (const lang of ['en', 'zh']) {
     await expect(rows).toHaveCount(1);
     await expect(rows.first()).toContainText('Grafana');
     await expect(rows.first().locator('.app-status')).toHaveText(t.preparing);
-    await expect(page.getByText('Uptime Kuma')).toHaveCount(0);
+    await expect(page.getByText('Vaultwarden')).toHaveCount(0);
+    // Their menu is /app only: no link to pages it does not grant.
+    await expect(rows.first().getByRole('link', { name: 'Grafana' })).toHaveCount(0);
     await page.screenshot({ path: `test-results/apps-member-list-${lang}.png`, fullPage: true });
 
     // The market's Install and Rent: the permission message.

@@ -160,9 +160,20 @@ test('install from the market on my box, open it, stop, start, uninstall (en, zh
     await page.screenshot({ path: 'test-results/apps-rented-stopped.png', fullPage: true });
     const ownerWallet = await (await request.get('/api/billing/v1/wallet', { headers: { authorization: `Bearer ${token}` } })).json();
     expect(ownerWallet.data.income_total).toBeGreaterThan(0);
+    const billed = Math.round(parseFloat(await page.getByTestId('rental-billed').textContent()) * 100);
+    expect(billed).toBeGreaterThan(0);
     await page.locator('.app-details-head').getByRole('button', { name: 'Uninstall' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Uninstall' }).click();
     await expect(rentChip).toHaveText('Not installed', { timeout: 60_000 });
+    // The renter's wallet: the signup bonus (100 coins) less what the meter charged, nothing held.
+    await page.goto('/wallet');
+    const fig = (id) => page.locator(`[data-figure="${id}"] .figure-value`);
+    await expect(fig('balance')).toHaveText(((10000 - billed) / 100).toFixed(2));
+    await expect(fig('held')).toHaveText('0.00');
+    await page.screenshot({ path: 'test-results/apps-renter-wallet.png', fullPage: true });
+    // The provider was credited the price less the market fee (10% by default).
+    const owner = await (await request.get('/api/billing/v1/wallet', { headers: { authorization: `Bearer ${token}` } })).json();
+    expect(owner.data.balance).toBe(10000 + billed - Math.floor(billed / 10));
     expect(consoleErrors).toEqual([]);
   } finally {
     agent.child.kill('SIGKILL');

@@ -212,13 +212,15 @@ impl AppRunner {
         let known = self.0.saved.lock().unwrap().installations.get(id).cloned();
         match kind {
             CommandKind::AppStart => {
+                let before = restarts(&rt, &name).await;
                 rt.start(&name).await?;
-                self.healthy(&rt, &name, known.as_ref().map(|k| &k.manifest)).await?;
+                self.healthy(&rt, &name, known.as_ref().map(|k| &k.manifest), before).await?;
             }
             CommandKind::AppStop => rt.stop(&name).await?,
             CommandKind::AppRestart => {
+                let before = restarts(&rt, &name).await;
                 rt.restart(&name).await?;
-                self.healthy(&rt, &name, known.as_ref().map(|k| &k.manifest)).await?;
+                self.healthy(&rt, &name, known.as_ref().map(|k| &k.manifest), before).await?;
             }
             CommandKind::AppSuspend => rt.pause(&name).await?,
             CommandKind::AppResume => rt.unpause(&name).await?,
@@ -283,7 +285,7 @@ impl AppRunner {
         self.set_live(&id, AppStatus::Installed, None);
         let started = async {
             rt.start(&name).await?;
-            self.healthy(rt, &name, Some(m)).await
+            self.healthy(rt, &name, Some(m), 0).await
         }
         .await;
         if let Err(e) = started {
@@ -296,16 +298,17 @@ impl AppRunner {
         Ok(())
     }
 
-    /// Waits until the app runs (and answers its health path, when it has one).
-    async fn healthy(&self, rt: &Runtime, name: &str, m: Option<&Manifest>) -> Result<(), String> {
+    /// Waits until the app runs (and answers its health path, when it has one). An app that
+    /// exited, even one its restart policy already started again (more restarts than `before`),
+    /// exited at once.
+    async fn healthy(&self, rt: &Runtime, name: &str, m: Option<&Manifest>, before: i64) -> Result<(), String> {
         Runtime::settle().await;
         let deadline = tokio::time::Instant::now() + HEALTH_WAIT;
         loop {
             let seen = rt.inspect(name).await?.ok_or("the app's container is gone")?;
-            match seen.state {
-                St::RUNNING => {}
-                St::EXITED | St::DEAD => return Err(format!("the app exited at once (exit code {})", seen.exit_code)),
-                _ => {}
+            let exited = matches!(seen.state, St::EXITED | St::DEAD | St::RESTARTING) || seen.restarts > before;
+            if exited {
+                return Err(format!("the app exited at once (exit code {})", seen.exit_code));
             }
             let health = m.and_then(|m| {
                 let web = m.ports.iter().find(|p| p.web)?;
@@ -358,7 +361,9 @@ impl AppRunner {
                 Ok(None) => InstallationReport { id: id.clone(), status: AppStatus::Failed, progress: None, error: Some("the app's container is gone".into()), url: None, passed: vec![] },
                 Ok(Some(seen)) => {
                     let (status, error) = match seen.state {
-                        St::RUNNING | St::RESTARTING => (AppStatus::Running, None),
+                        St::RUNNING => (AppStatus::Running, None),
+                        // Its restart policy starts it again and again: it is not running.
+                        St::RESTARTING => (AppStatus::Failed, Some(format!("the app keeps exiting (exit code {})", seen.exit_code))),
                         St::PAUSED => (AppStatus::Suspended, None),
                         _ if k.desired == "running" => (AppStatus::Failed, Some(format!("the app exited (exit code {})", seen.exit_code))),
                         _ => (AppStatus::Stopped, None),
@@ -398,4 +403,9 @@ pub fn default_public_host(server: &str) -> String {
         s.local_addr().ok().map(|l| l.ip().to_string())
     });
     local.unwrap_or(host)
+}
+
+/// How many times Docker restarted the container so far (0 when it cannot tell).
+async fn restarts(rt: &Runtime, name: &str) -> i64 {
+    rt.inspect(name).await.ok().flatten().map_or(0, |s| s.restarts)
 }

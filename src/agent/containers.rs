@@ -29,6 +29,8 @@ pub struct Runtime {
 pub struct Seen {
     pub state: ContainerStateStatusEnum,
     pub exit_code: i64,
+    /// How many times Docker restarted it after it exited (its restart policy).
+    pub restarts: i64,
     /// Host port of each published container port ("80/tcp" → 32768).
     pub ports: HashMap<String, u16>,
 }
@@ -154,6 +156,7 @@ impl Runtime {
         match self.docker.inspect_container(name, None).await {
             Ok(c) => {
                 let state = c.state.clone().unwrap_or_default();
+                let restarts = c.restart_count.unwrap_or(0);
                 let mut ports = HashMap::new();
                 for (k, v) in c.network_settings.and_then(|n| n.ports).unwrap_or_default() {
                     if let Some(p) = v.into_iter().flatten().find_map(|b| b.host_port.and_then(|p| p.parse::<u16>().ok())) {
@@ -163,6 +166,7 @@ impl Runtime {
                 Ok(Some(Seen {
                     state: state.status.unwrap_or(ContainerStateStatusEnum::EMPTY),
                     exit_code: state.exit_code.unwrap_or(0),
+                    restarts,
                     ports,
                 }))
             }

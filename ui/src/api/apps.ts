@@ -20,6 +20,3 @@ export const rentApp = (app_id: string, device_id: string, hours: number) =>
   api.post<Installation>(`${RMP}/apps/rent`, { app_id, device_id, hours });
 export const fetchRentOptions = (app_id: string, signal?: AbortSignal) =>
   api.get<DeviceFit[]>(`${RMP}/apps/rent-options`, { query: { app_id }, signal });
-/** The wallet of the current context: what a rental can hold (API.md §Wallet). */
-export const fetchWalletAvailable = (signal?: AbortSignal) =>
-  api.get<{ available: number }>('/api/billing/v1/wallet', { signal });

@@ -1,10 +1,10 @@
 // The market's Install: pick one of my devices, each shown with how it fits the app (free
 // capacity, what is short, or why it cannot take it), then install and go to /app.
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useNavigate } from 'react-router';
 import { fetchDeviceFit, installApp } from '../api/apps';
-import type { App, DeviceFit } from '../api/types';
-import { useAsync } from '../lib/useAsync';
+import type { App, DeviceFit, Installation } from '../api/types';
+import { useAsync, type AsyncState } from '../lib/useAsync';
 import { useT, type TFunction } from '../lib/i18n';
 import type { MessageKey } from '../i18n';
 import { formatSize } from '../lib/format';
@@ -41,6 +41,70 @@ export function fitText(t: TFunction, f: DeviceFit): string {
   return t(REASONS[f.reason ?? ''] ?? 'fit_offline');
 }
 
+/** The devices an app can go on, each with how it fits; the unfit ones cannot be picked. */
+export function DevicePicker({
+  state,
+  empty,
+  legend,
+  name,
+  picked,
+  onPick,
+  label,
+}: {
+  state: AsyncState<DeviceFit[]>;
+  empty: string;
+  legend: string;
+  name: string;
+  picked: string | undefined;
+  onPick: (deviceId: string) => void;
+  label: (f: DeviceFit) => ReactNode;
+}) {
+  const t = useT();
+  const list = state.data ?? [];
+  return (
+    <>
+      {state.error ? <ErrorNote text={state.error} onRetry={state.reload} /> : null}
+      {state.loading ? (
+        <SkeletonLines lines={3} />
+      ) : !list.length && !state.error ? (
+        <p className="muted">{empty}</p>
+      ) : (
+        <fieldset className="device-picker">
+          <legend>{legend}</legend>
+          {list.map((f) => (
+            <label key={f.device_id} className={`device-choice ${f.fits ? '' : 'unfit'}`} data-device={f.device_id}>
+              <input type="radio" name={name} value={f.device_id} disabled={!f.fits} checked={picked === f.device_id} onChange={() => onPick(f.device_id)} />
+              <span className="device-choice-name">{label(f)}</span>
+              <span className={f.fits ? 'fit-ok' : 'fit-bad'}>{fitText(t, f)}</span>
+            </label>
+          ))}
+        </fieldset>
+      )}
+    </>
+  );
+}
+
+/** Sends an install or a rent, then closes the dialog and follows the new installation. */
+export function useStartInstallation(onClose: () => void) {
+  const navigate = useNavigate();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const start = async (send: () => Promise<Installation>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      const inst = await send();
+      onClose();
+      navigate(paths.console.appDetails(inst.id));
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, start };
+}
+
 /** A company member's Install or Rent: not theirs to do (SPEC §6), said without asking the server. */
 export function NoPermissionDialog({ title, open, onClose }: { title: string; open: boolean; onClose: () => void }) {
   const t = useT();
@@ -64,26 +128,10 @@ export function NoPermissionDialog({ title, open, onClose }: { title: string; op
 
 export function InstallDialog({ app, open, onClose }: { app: App; open: boolean; onClose: () => void }) {
   const t = useT();
-  const navigate = useNavigate();
   const fits = useAsync(open ? (signal) => fetchDeviceFit(app.id, signal) : null, [open, app.id]);
   const [chosen, setChosen] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const list = fits.data ?? [];
-  const pick = chosen || list.find((f) => f.fits)?.device_id || '';
-  const submit = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      const inst = await installApp(app.id, pick);
-      onClose();
-      navigate(paths.console.appDetails(inst.id));
-    } catch (err) {
-      setError(errorText(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, start } = useStartInstallation(onClose);
+  const pick = chosen || fits.data?.find((f) => f.fits)?.device_id || '';
   return (
     <Dialog
       open={open}
@@ -94,31 +142,25 @@ export function InstallDialog({ app, open, onClose }: { app: App; open: boolean;
           <button type="button" className="button ghost" onClick={onClose}>
             {t('cancel')}
           </button>
-          <button type="button" className="button primary" disabled={!pick || busy} onClick={submit}>
+          <button type="button" className="button primary" disabled={!pick || busy} onClick={() => start(() => installApp(app.id, pick))}>
             {t('install')}
           </button>
         </>
       }
     >
-      {fits.error ? <ErrorNote text={fits.error} onRetry={fits.reload} /> : null}
-      {fits.loading ? (
-        <SkeletonLines lines={3} />
-      ) : !list.length && !fits.error ? (
-        <p className="muted">{t('install_no_devices')}</p>
-      ) : (
-        <fieldset className="device-picker">
-          <legend>{t('pick_device')}</legend>
-          {list.map((f) => (
-            <label key={f.device_id} className={`device-choice ${f.fits ? '' : 'unfit'}`} data-device={f.device_id}>
-              <input type="radio" name="device" value={f.device_id} disabled={!f.fits} checked={pick === f.device_id} onChange={() => setChosen(f.device_id)} />
-              <span className="device-choice-name">
-                {f.device_name} <span className="mono muted">{f.device_id}</span>
-              </span>
-              <span className={f.fits ? 'fit-ok' : 'fit-bad'}>{fitText(t, f)}</span>
-            </label>
-          ))}
-        </fieldset>
-      )}
+      <DevicePicker
+        state={fits}
+        empty={t('install_no_devices')}
+        legend={t('pick_device')}
+        name="device"
+        picked={pick}
+        onPick={setChosen}
+        label={(f) => (
+          <>
+            {f.device_name} <span className="mono muted">{f.device_id}</span>
+          </>
+        )}
+      />
       {error ? (
         <p className="form-error" role="alert">
           {error}

@@ -1,29 +1,24 @@
 // The market's Rent: pick another owner's rentable device (price per hour, how it fits the app),
 // the hours, see the total the wallet will hold and what it has available, then rent.
 import { useState } from 'react';
-import { useNavigate } from 'react-router';
-import { fetchRentOptions, fetchWalletAvailable, rentApp } from '../api/apps';
+import { fetchRentOptions, rentApp } from '../api/apps';
+import { fetchWallet } from '../api/wallet';
 import type { App } from '../api/types';
 import { useAsync } from '../lib/useAsync';
 import { useT } from '../lib/i18n';
 import { formatCoins } from '../lib/format';
-import { paths } from '../lib/paths';
-import { errorText } from '../lib/http';
 import { Dialog } from './Dialog';
-import { ErrorNote, SkeletonLines } from './placeholders';
-import { fitText } from './installDialog';
+import { DevicePicker, useStartInstallation } from './installDialog';
 
 const MAX_HOURS = 720;
 
 export function RentDialog({ app, open, onClose }: { app: App; open: boolean; onClose: () => void }) {
   const t = useT();
-  const navigate = useNavigate();
   const options = useAsync(open ? (signal) => fetchRentOptions(app.id, signal) : null, [open, app.id]);
-  const wallet = useAsync(open ? (signal) => fetchWalletAvailable(signal) : null, [open]);
+  const wallet = useAsync(open ? (signal) => fetchWallet(signal) : null, [open]);
   const [chosen, setChosen] = useState('');
   const [hours, setHours] = useState('1');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, start } = useStartInstallation(onClose);
   const list = options.data ?? [];
   const pick = list.find((f) => f.device_id === chosen) ?? list.find((f) => f.fits);
   const n = Number(hours);
@@ -32,20 +27,7 @@ export function RentDialog({ app, open, onClose }: { app: App; open: boolean; on
   const available = wallet.data?.available;
   const short = available !== undefined && total > available;
   const coins = (c: number) => `${formatCoins(c)} ${t('coins')}`;
-  const submit = async () => {
-    if (!pick) return;
-    setBusy(true);
-    setError(null);
-    try {
-      const inst = await rentApp(app.id, pick.device_id, n);
-      onClose();
-      navigate(paths.console.appDetails(inst.id));
-    } catch (err) {
-      setError(errorText(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const submit = () => pick && start(() => rentApp(app.id, pick.device_id, n));
   return (
     <Dialog
       open={open}
@@ -62,25 +44,15 @@ export function RentDialog({ app, open, onClose }: { app: App; open: boolean; on
         </>
       }
     >
-      {options.error ? <ErrorNote text={options.error} onRetry={options.reload} /> : null}
-      {options.loading ? (
-        <SkeletonLines lines={3} />
-      ) : !list.length && !options.error ? (
-        <p className="muted">{t('rent_no_devices')}</p>
-      ) : (
-        <fieldset className="device-picker">
-          <legend>{t('pick_rent_device')}</legend>
-          {list.map((f) => (
-            <label key={f.device_id} className={`device-choice ${f.fits ? '' : 'unfit'}`} data-device={f.device_id}>
-              <input type="radio" name="rent-device" value={f.device_id} disabled={!f.fits} checked={pick?.device_id === f.device_id} onChange={() => setChosen(f.device_id)} />
-              <span className="device-choice-name">
-                {f.device_name} · {coins(f.price_per_hour ?? 0)} {t('per_hour')}
-              </span>
-              <span className={f.fits ? 'fit-ok' : 'fit-bad'}>{fitText(t, f)}</span>
-            </label>
-          ))}
-        </fieldset>
-      )}
+      <DevicePicker
+        state={options}
+        empty={t('rent_no_devices')}
+        legend={t('pick_rent_device')}
+        name="rent-device"
+        picked={pick?.device_id}
+        onPick={setChosen}
+        label={(f) => `${f.device_name} · ${coins(f.price_per_hour ?? 0)} ${t('per_hour')}`}
+      />
       <div className="field">
         <label htmlFor="rent-hours">{t('rent_hours')}</label>
         <input id="rent-hours" type="number" min={1} max={MAX_HOURS} step={1} value={hours} onChange={(e) => setHours(e.target.value)} />
@@ -91,7 +63,7 @@ export function RentDialog({ app, open, onClose }: { app: App; open: boolean; on
           <dd data-testid="rent-total">{coins(total)}</dd>
         </div>
         <div>
-          <dt>{t('wallet_available')}</dt>
+          <dt>{t('rent_wallet_available')}</dt>
           <dd>{available === undefined ? '-' : coins(available)}</dd>
         </div>
       </dl>

@@ -1,6 +1,6 @@
 // Every visible English string. zh.ts has exactly the same keys (checked by the type and by a test).
 // `{name}` placeholders are filled by t(key, {name}).
-import { appsEn } from './apps';
+import { enApps } from './apps.en';
 import { ordersEn } from './orders';
 
 export const en = {
@@ -492,8 +492,7 @@ export const en = {
   dismiss: 'Dismiss',
   unknown: 'Unknown',
 
-  ...appsEn,
-
+  ...enApps,
   // Friends, tags, messages (docs/social.md)
   my_friends: 'My friends',
   friends_intro: 'Add people by email, give them an alias and tags, and message them.',

@@ -1,5 +1,5 @@
 import type { MessageKey } from './en';
-import { appsZh } from './apps';
+import { zhApps } from './apps.zh';
 import { ordersZh } from './orders';
 
 // Chinese strings; the type makes a missing key a compile error, a test also checks for empty ones.
@@ -476,8 +476,7 @@ export const zh: Record<MessageKey, string> = {
   dismiss: '关闭',
   unknown: '未知',
 
-  ...appsZh,
-
+  ...zhApps,
   // Friends, tags, messages (docs/social.md)
   my_friends: '我的好友',
   friends_intro: '通过邮箱添加好友，为他们设置备注名和标签，并与他们聊天。',

@@ -10,9 +10,12 @@ import { AsyncItems, PageHeader } from '../../components/sections';
 import { AppIcon } from '../../components/apps';
 import { AppActions, AppProgress, AppStatusChip, usePollWhileBusy } from '../../components/appStatus';
 import { paths } from '../../lib/paths';
+import { useSession } from '../../stores/session';
 
 export default function AppsPage() {
   const t = useT();
+  // A company member's menu is /app only (SPEC.md §2): no details or AI compute pages to link to.
+  const member = useSession((s) => s.userType === 'member');
   const state = useAsync((signal) => fetchInstallations({ limit: 100 }, signal), []);
   const { setData } = state;
   const refresh = useCallback(() => {
@@ -30,9 +33,11 @@ export default function AppsPage() {
         subtitle={t('apps_subtitle')}
         actions={
           <>
-            <Link className="button ghost" to={paths.console.aiCompute()}>
-              {t('ai_compute')}
-            </Link>
+            {member ? null : (
+              <Link className="button ghost" to={paths.console.aiCompute()}>
+                {t('ai_compute')}
+              </Link>
+            )}
             <Link className="button primary" to={paths.market.home()}>
               {t('explore_market')}
             </Link>
@@ -47,7 +52,7 @@ export default function AppsPage() {
                 <AppIcon app={{ icon_url: i.icon_url, name: i.app_name }} size={44} />
                 <div className="app-row-main">
                   <div className="app-row-title">
-                    <Link to={paths.console.appDetails(i.id)}>{i.app_name}</Link>
+                    {member ? <span>{i.app_name}</span> : <Link to={paths.console.appDetails(i.id)}>{i.app_name}</Link>}
                     <span className="tag">{i.kind === 'rent' ? t('kind_rent') : t('kind_own')}</span>
                   </div>
                   <div className="muted small-text">
