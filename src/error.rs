@@ -159,6 +159,11 @@ pub enum Msg {
     OrderConfirmTimedOut(u64),
     OrderFinishedEarly,
     OrderHoursUsed,
+    PairingCodeIncorrect,
+    ResetLinkInvalid,
+    ResetLinkUsed,
+    ResetLinkExpired,
+    RedirectInvalid,
 }
 
 impl Msg {
@@ -408,6 +413,20 @@ impl Msg {
             Msg::OrderFinishedEarly => ("Finished early by the demander", "需求方提前结束"),
             Msg::OrderHoursUsed => ("The hours ordered are used up", "所订时长已用完"),
             Msg::KeywordTooLong => ("The search keyword is too long (at most 100 characters)", "搜索关键词过长（最多 100 个字符）"),
+            Msg::PairingCodeIncorrect => (
+                "The pairing code is wrong: enter the code the box prints next to its device ID",
+                "配对码错误：请输入设备在其设备 ID 旁打印的配对码",
+            ),
+            Msg::ResetLinkInvalid => ("This password reset link is invalid", "密码重置链接无效"),
+            Msg::ResetLinkUsed => (
+                "This password reset link has already been used, please ask for a new one",
+                "该密码重置链接已使用过，请重新获取",
+            ),
+            Msg::ResetLinkExpired => (
+                "This password reset link has expired, please ask for a new one",
+                "该密码重置链接已过期，请重新获取",
+            ),
+            Msg::RedirectInvalid => ("The page to return to must be a path of this site", "返回页面必须是本站的路径"),
         };
         match lang {
             Lang::En => en.to_string(),

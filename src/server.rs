@@ -98,7 +98,8 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
     ]);
     let on_verified = crate::iam::signup::VerifiedHooks::new(vec![Arc::new(crate::billing::SignupBonus(config.billing.signup_bonus))]);
     let stats = StatsSources::new(vec![Arc::new(crate::companies::MemberRecordsUnread), Arc::new(crate::social::PendingFriendRequests)]);
-    let pages = PageSources::new(vec![Arc::new(devices.clone()), Arc::new(market.clone())]);
+    let documents = crate::ssr::documents::Documents::new(&config.data_dir, &config.product_name);
+    let pages = PageSources::new(vec![Arc::new(devices.clone()), Arc::new(market.clone()), Arc::new(documents)]);
 
     let iam = IamCtx {
         db: db.clone(),
@@ -109,6 +110,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         limiter: Arc::new(LoginLimiter::from_config(&config.auth)),
         deletion,
         on_verified,
+        recovery: Arc::default(),
     };
     let billing = BillingCtx { db: db.clone(), settings: Arc::new(config.billing.clone()) };
     let idempotency = IdempotencyStore::new(db.clone(), keys.clone(), config.server.body_limit_bytes);

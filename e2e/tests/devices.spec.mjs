@@ -59,11 +59,11 @@ test('a real agent is bound in the browser, goes online with its CPU count, then
     await page.getByRole('button', { name: 'Sign In' }).click();
     await expect(page).toHaveURL(/\/devices\/link/);
 
-    // A wrong pairing code is refused with the SPEC.md message.
+    // A wrong pairing code is refused saying the pairing code is wrong (the ID is fine).
     await page.getByLabel('Device ID').fill(id);
     await page.getByLabel('Pairing code').fill(code === '22222222' ? '33333333' : '22222222');
     await page.getByRole('button', { name: 'Bind' }).click();
-    await expect(page.getByRole('alert')).toHaveText('Invalid Device ID');
+    await expect(page.getByRole('alert')).toHaveText('The pairing code is wrong: enter the code the box prints next to its device ID');
 
     // The right one binds and opens the details.
     await page.getByLabel('Pairing code').fill(code);

@@ -5,6 +5,7 @@ import { test, expect, expectHydrated, verifiedAccount } from './fixtures.mjs';
 const PUBLIC = [
   '/market', '/market/more?category=AI', '/nearby', '/nearby/map', '/auth/signin', '/auth/signup',
   '/check-email', '/email-verified', '/m/market', '/m/nearby', '/m/download', '/403', '/500',
+  '/terms-of-use', '/privacy-policy', '/guide', '/m/guide', '/forgot-password', '/reset-password',
 ];
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 

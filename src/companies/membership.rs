@@ -79,7 +79,8 @@ pub async fn invite(cx: &CompaniesCtx, admin: &Auth, req: Invitation) -> Result<
     let txn = write_txn(&cx.db).await?;
     let c = company(&txn, company_id(admin)?).await?;
     let me = user(&txn, &admin.user_id).await?;
-    if let Some(existing) = users::Entity::find().filter(users::Column::Email.eq(email.as_str())).one(&txn).await?
+    let invited = users::Entity::find().filter(users::Column::Email.eq(email.as_str())).one(&txn).await?;
+    if let Some(existing) = &invited
         && membership(&txn, &c.id, &existing.id).await?.is_some() {
             return Err(AppError::conflict(Msg::AlreadyMember));
         }
@@ -131,9 +132,27 @@ pub async fn invite(cx: &CompaniesCtx, admin: &Auth, req: Invitation) -> Result<
     );
     let subject = format!("Invitation to join {company_name} / 邀请您加入 {company_name} - {product}");
     cx.mailer.enqueue(&txn, Mail { to: email.as_str(), subject: &subject, body: &body, link: Some(&link) }).await?;
+    if let Some(person) = &invited {
+        notify_invited(&txn, person, &me, &c).await?;
+    }
     txn.commit().await?;
     cx.mailer.wake();
     Ok(view(&r, &c.name, "", Side::Admin))
+}
+
+/// The invited person's bell: a pending invitation is news for someone who already has an
+/// account (the mail reaches the others). It points to the company page of invitations, not to
+/// the mailed link: the code is a secret kept only hashed.
+async fn notify_invited(conn: &impl ConnectionTrait, person: &users::Model, inviter: &users::Model, c: &companies::Model) -> Result<(), AppError> {
+    let (who, name) = (&inviter.name, &c.name);
+    let title = format!("Invitation to join {name}");
+    let body = format!("{who} invited you to join the company \"{name}\". Accept or decline it on the Companies page.");
+    let params = json!({
+        "sme_id": c.id, "company": name, "inviter": who, "path": "/company-email",
+        "title_zh": format!("邀请您加入 {name}"),
+        "body_zh": format!("{who} 邀请您加入企业「{name}」。请在“企业”页面接受或拒绝。"),
+    });
+    crate::notifications::service::notify(conn, &person.id, crate::db::enums::NotificationKind::CompanyInvitation, &title, &body, &params).await
 }
 
 /// Accepts an invitation for `me` (the checks of a pending, unexpired invitation to `me`'s

@@ -218,6 +218,8 @@ pub enum NotificationKind {
     RentalEnded,
     #[sea_orm(string_value = "rental_suspended")]
     RentalSuspended,
+    #[sea_orm(string_value = "company_invitation")]
+    CompanyInvitation,
     /// A wallet's runway fell to a day or less.
     #[sea_orm(string_value = "runway_24h")]
     #[serde(rename = "runway_24h")]

@@ -29,10 +29,11 @@ pub async fn link(cx: &DevicesCtx, auth: &Auth, req: LinkRequest) -> Result<Devi
     if owner_of(&d).is_some() {
         return Err(AppError::conflict(Msg::DeviceAlreadyBound));
     }
-    let code = PairingCode::parse(req.pairing_code.as_deref()).ok_or(AppError::invalid("pairing_code", Msg::InvalidDeviceId))?;
+    // A malformed code answers like a wrong one.
+    let code = PairingCode::parse(req.pairing_code.as_deref()).ok_or(AppError::invalid("pairing_code", Msg::PairingCodeIncorrect))?;
     let expected = d.pairing_hash.clone().unwrap_or_default();
     if !constant_time_eq(expected.as_bytes(), tokens::hash_token(code.as_str()).as_bytes()) {
-        return Err(AppError::invalid("pairing_code", Msg::InvalidDeviceId));
+        return Err(AppError::invalid("pairing_code", Msg::PairingCodeIncorrect));
     }
     let t = now();
     let (user, company) = match &owner {

@@ -9,6 +9,7 @@ pub mod menus;
 pub mod model;
 pub mod password;
 pub mod ratelimit;
+pub mod recovery;
 pub mod routes;
 pub mod sessions;
 pub mod signup;
@@ -36,6 +37,8 @@ pub struct IamCtx {
     pub deletion: deletion::DeletionChecks,
     /// What other domains do when an account becomes verified.
     pub on_verified: signup::VerifiedHooks,
+    /// Limits "Forgot password" and "Resend verification email" mails.
+    pub recovery: Arc<recovery::RecoveryLimiter>,
 }
 
 /// Identity's background jobs.
@@ -53,9 +56,13 @@ pub fn jobs(cx: &IamCtx) -> Vec<Result<Job, JobSchedulerError>> {
     });
     // The sign-in limiter lives in this instance's memory.
     let limiter = cx.limiter.clone();
+    let recovery = cx.recovery.clone();
     let retain = repeated(&cx.db, "iam.limiter_retain", Duration::from_secs(300), Runs::PerInstance, move || {
-        let limiter = limiter.clone();
-        async move { limiter.retain_recent() }
+        let (limiter, recovery) = (limiter.clone(), recovery.clone());
+        async move {
+            limiter.retain_recent();
+            recovery.retain_recent();
+        }
     });
     vec![cleanup, retain]
 }

@@ -108,6 +108,8 @@ pub struct RegisterRequest {
     pub username: Option<String>,
     /// Agreement to the Terms of Use and Privacy Policy; must be true.
     pub agree: Option<bool>,
+    /// A page of this site the verification link leads to after sign-in (an invitation link).
+    pub redirect: Option<String>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -272,6 +274,7 @@ pub struct NewAccount {
     pub email: Email,
     pub password: Password,
     pub username: Option<Username>,
+    pub redirect: Option<String>,
 }
 
 impl Checked for NewAccount {
@@ -286,7 +289,7 @@ impl Checked for NewAccount {
         if req.agree != Some(true) {
             return Err(AppError::invalid("agree", Msg::AgreementRequired));
         }
-        Ok(NewAccount { email, password, username })
+        Ok(NewAccount { email, password, username, redirect: after_verification(req.redirect.as_deref())? })
     }
 }
 
@@ -380,5 +383,69 @@ mod tests {
         assert_eq!(Username::parse(Some("  张三丰  ")).unwrap().as_str(), "张三丰");
         let e = Email::parse(Some("ab@example.com")).unwrap();
         assert_eq!(Username::from_email(&e).as_str(), "ab@example.com");
+    }
+}
+
+// ---- account recovery (issue 17) ----
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct RecoveryRequest {
+    pub email: Option<String>,
+    /// Resend only: the page the new verification link leads to after sign-in (an invitation).
+    pub redirect: Option<String>,
+}
+
+/// The address a recovery mail (reset link, verification link) is asked for.
+pub struct RecoveryEmail {
+    pub email: Email,
+    pub redirect: Option<String>,
+}
+
+impl Checked for RecoveryEmail {
+    type Body = RecoveryRequest;
+    fn check(req: RecoveryRequest) -> Result<Self, AppError> {
+        Ok(RecoveryEmail { email: Email::parse(req.email.as_deref())?, redirect: after_verification(req.redirect.as_deref())? })
+    }
+}
+
+/// The same answer whether or not an account has the address (no account enumeration).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RecoveryAnswer {
+    pub email: String,
+    /// Always true: a mail goes out when the address has an account that needs one.
+    pub sent: bool,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct ResetPasswordRequest {
+    /// The token of the mailed link (`/reset-password?token=`).
+    pub token: Option<String>,
+    pub password: Option<String>,
+    pub confirm_password: Option<String>,
+}
+
+pub struct PasswordReset {
+    pub token: String,
+    pub password: Password,
+}
+
+impl Checked for PasswordReset {
+    type Body = ResetPasswordRequest;
+    fn check(req: ResetPasswordRequest) -> Result<Self, AppError> {
+        let token = req.token.as_deref().map(str::trim).filter(|t| !t.is_empty() && t.len() <= 128).ok_or(AppError::invalid("token", Msg::ResetLinkInvalid))?;
+        let password = confirmed("password", req.password.as_deref(), req.confirm_password.as_deref())?;
+        Ok(PasswordReset { token: token.to_string(), password })
+    }
+}
+
+/// Where a mailed verification link sends the person after sign-in (an invitation page): a path
+/// of this site, at most 512 characters.
+pub fn after_verification(raw: Option<&str>) -> Result<Option<String>, AppError> {
+    match raw.map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(p) if p.starts_with('/') && !p.starts_with("//") && !p.contains('\\') && p.len() <= 512 && !p.chars().any(char::is_control) => {
+            Ok(Some(p.to_string()))
+        }
+        Some(_) => Err(AppError::invalid("redirect", Msg::RedirectInvalid)),
     }
 }

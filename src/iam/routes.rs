@@ -40,6 +40,31 @@ where
         .routes(routes!(account_check))
         .routes(routes!(delete_account))
         .routes(routes!(menus))
+        .routes(routes!(forgot_password))
+        .routes(routes!(reset_password))
+        .routes(routes!(resend_verification))
+}
+
+/// Mail a password reset link (the same answer for an address without an account; 429 when limited).
+#[utoipa::path(post, path = "/api/iam/v1/password/forgot", tag = "identity", request_body = RecoveryRequest,
+    responses((status = 200, body = Envelope<RecoveryAnswer>), (status = 429)))]
+async fn forgot_password(State(cx): State<IamCtx>, ConnectInfo(addr): ConnectInfo<SocketAddr>, Valid(req): Valid<RecoveryEmail>) -> ApiResult<RecoveryAnswer> {
+    ok(crate::iam::recovery::forgot_password(&cx, addr.ip(), req.email).await?)
+}
+
+/// Set a new password with the mailed link's token: once, before it expires; every session ends.
+#[utoipa::path(post, path = "/api/iam/v1/password/reset", tag = "identity", request_body = ResetPasswordRequest,
+    responses((status = 200, body = Envelope<Null>), (status = 409)))]
+async fn reset_password(State(cx): State<IamCtx>, Valid(req): Valid<PasswordReset>) -> ApiResult<Null> {
+    crate::iam::recovery::reset_password(&cx, req).await?;
+    ok(Null)
+}
+
+/// Mail a new verification link to an account still waiting for one (the same answer for any address; 429 when limited).
+#[utoipa::path(post, path = "/api/iam/v1/verify-email/resend", tag = "identity", request_body = RecoveryRequest,
+    responses((status = 200, body = Envelope<RecoveryAnswer>), (status = 429)))]
+async fn resend_verification(State(cx): State<IamCtx>, ConnectInfo(addr): ConnectInfo<SocketAddr>, Valid(req): Valid<RecoveryEmail>) -> ApiResult<RecoveryAnswer> {
+    ok(crate::iam::recovery::resend_verification(&cx, addr.ip(), req.email, req.redirect).await?)
 }
 
 /// Sign up; a verification mail is sent when verification is on.

@@ -216,5 +216,9 @@ pub async fn cleanup_expired(db: &DatabaseConnection) -> Result<u64, AppError> {
         .exec(db)
         .await?;
     let v = email_verifications::Entity::delete_many().filter(email_verifications::Column::ExpiresAt.lte(t)).exec(db).await?;
-    Ok(s.rows_affected + v.rows_affected)
+    let r = crate::db::entity::password_resets::Entity::delete_many()
+        .filter(crate::db::entity::password_resets::Column::ExpiresAt.lte(t))
+        .exec(db)
+        .await?;
+    Ok(s.rows_affected + v.rows_affected + r.rows_affected)
 }

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use chrono::Duration;
-use sea_orm::{ActiveModelTrait, ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter, Set};
+use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter, Set};
 
 use crate::db::entity::{email_verifications, users};
 use crate::db::{new_id, now, write_txn};
@@ -29,7 +29,7 @@ impl VerifiedHooks {
     pub fn new(hooks: Vec<Arc<dyn OnVerified>>) -> Self {
         VerifiedHooks(Arc::new(hooks))
     }
-    async fn run(&self, txn: &DatabaseTransaction, user_id: &str) -> Result<(), AppError> {
+    pub(crate) async fn run(&self, txn: &DatabaseTransaction, user_id: &str) -> Result<(), AppError> {
         for h in self.0.iter() {
             h.verified(txn, user_id).await?;
         }
@@ -39,8 +39,44 @@ impl VerifiedHooks {
 
 // ---- sign-up and verification ----
 
+/// A new verification link for `user_id` (the earlier ones stop working), mailed inside the
+/// caller's transaction. `redirect` (a path of this site) rides along in the link, so that the
+/// verified person signs in and lands there (an invitation).
+pub async fn send_verification(
+    cx: &IamCtx,
+    txn: &impl ConnectionTrait,
+    user_id: &str,
+    email: &Email,
+    redirect: Option<&str>,
+) -> Result<(), AppError> {
+    email_verifications::Entity::delete_many().filter(email_verifications::Column::UserId.eq(user_id)).exec(txn).await?;
+    let token = tokens::random_token();
+    let t = now();
+    email_verifications::ActiveModel {
+        token_hash: Set(tokens::hash_token(&token)),
+        user_id: Set(user_id.to_string()),
+        expires_at: Set(t + Duration::seconds(cx.settings.verification_ttl_secs as i64)),
+        used_at: Set(None),
+        created_at: Set(t),
+    }
+    .insert(txn)
+    .await?;
+    let next = redirect.map(|r| format!("&redirect={}", url::form_urlencoded::byte_serialize(r.as_bytes()).collect::<String>())).unwrap_or_default();
+    let link = cx.site.link(&format!("/email-verified?token={token}{next}"));
+    let product = &cx.site.product_name;
+    let hours = cx.settings.verification_ttl_secs / 3600;
+    let body = format!(
+        "Welcome to {product}!\n\nOpen this link to verify your email address:\n{link}\n\n\
+         The link is valid for {hours} hours. If you did not sign up, ignore this message.\n\n\
+         欢迎使用 {product}！\n\n请打开以下链接验证您的邮箱：\n{link}\n\n链接 {hours} 小时内有效。如果不是您本人注册，请忽略本邮件。\n"
+    );
+    let subject = format!("Verify your email address / 验证您的邮箱 - {product}");
+    cx.mailer.enqueue(txn, Mail { to: email.as_str(), subject: &subject, body: &body, link: Some(&link) }).await?;
+    Ok(())
+}
+
 pub async fn register(cx: &IamCtx, req: NewAccount) -> Result<RegisterResponse, AppError> {
-    let NewAccount { email, password, username: given_name } = req;
+    let NewAccount { email, password, username: given_name, redirect } = req;
     let verify = cx.settings.email_verification;
     let hash = password::hash(password.as_str().to_string()).await?;
 
@@ -49,7 +85,7 @@ pub async fn register(cx: &IamCtx, req: NewAccount) -> Result<RegisterResponse, 
     let t = now();
     let user_id = match existing {
         // A verified account keeps its owner.
-        Some(u) if u.email_verified_at.is_some() || !verify => return Err(AppError::conflict(Msg::EmailTaken)),
+        Some(u) if u.email_verified_at.is_some() || !verify => return Err(email_taken()),
         // An unverified sign-up may be repeated: new password, new link.
         Some(u) => {
             let id = u.id.clone();
@@ -60,7 +96,6 @@ pub async fn register(cx: &IamCtx, req: NewAccount) -> Result<RegisterResponse, 
             }
             a.updated_at = Set(t);
             a.update(&txn).await?;
-            email_verifications::Entity::delete_many().filter(email_verifications::Column::UserId.eq(id.clone())).exec(&txn).await?;
             id
         }
         None => {
@@ -80,7 +115,7 @@ pub async fn register(cx: &IamCtx, req: NewAccount) -> Result<RegisterResponse, 
             .insert(&txn)
             .await
             .map_err(|e| match e.sql_err() {
-                Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => AppError::conflict(Msg::EmailTaken),
+                Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => email_taken(),
                 _ => e.into(),
             })?;
             if !verify {
@@ -90,26 +125,7 @@ pub async fn register(cx: &IamCtx, req: NewAccount) -> Result<RegisterResponse, 
         }
     };
     if verify {
-        let token = tokens::random_token();
-        email_verifications::ActiveModel {
-            token_hash: Set(tokens::hash_token(&token)),
-            user_id: Set(user_id),
-            expires_at: Set(t + Duration::seconds(cx.settings.verification_ttl_secs as i64)),
-            used_at: Set(None),
-            created_at: Set(t),
-        }
-        .insert(&txn)
-        .await?;
-        let link = format!("{}/email-verified?token={token}", cx.site.public_url.trim_end_matches('/'));
-        let product = &cx.site.product_name;
-        let hours = cx.settings.verification_ttl_secs / 3600;
-        let body = format!(
-            "Welcome to {product}!\n\nOpen this link to verify your email address:\n{link}\n\n\
-             The link is valid for {hours} hours. If you did not sign up, ignore this message.\n\n\
-             欢迎使用 {product}！\n\n请打开以下链接验证您的邮箱：\n{link}\n\n链接 {hours} 小时内有效。如果不是您本人注册，请忽略本邮件。\n"
-        );
-        let subject = format!("Verify your email address / 验证您的邮箱 - {product}");
-        cx.mailer.enqueue(&txn, Mail { to: email.as_str(), subject: &subject, body: &body, link: Some(&link) }).await?;
+        send_verification(cx, &txn, &user_id, &email, redirect.as_deref()).await?;
     }
     txn.commit().await?;
     if verify {
@@ -148,3 +164,7 @@ pub async fn verify_email(cx: &IamCtx, token: Option<&str>) -> Result<EmailOnly,
     Ok(EmailOnly { email })
 }
 
+/// 409 for an address that already has an account, naming the field it is about.
+fn email_taken() -> AppError {
+    AppError::Conflict { msg: Msg::EmailTaken, data: Some(serde_json::json!({ "field": "email" })) }
+}

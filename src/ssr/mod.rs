@@ -5,6 +5,7 @@
 pub mod bundle;
 pub mod data;
 mod document;
+pub mod documents;
 pub mod pool;
 
 use std::num::NonZeroUsize;
@@ -108,7 +109,8 @@ struct PageState<'a> {
 }
 
 /// Paths a phone may open without being sent to the mobile market.
-const PHONE_EXEMPT: [&str; 4] = ["/email-verified", "/check-email", "/iam/v1/sme/join", "/company-email"];
+/// SPEC.md §2's list, and the mailed password reset link (issue 17): a phone must open it.
+const PHONE_EXEMPT: [&str; 5] = ["/email-verified", "/check-email", "/iam/v1/sme/join", "/company-email", "/reset-password"];
 
 pub fn is_phone(headers: &HeaderMap) -> bool {
     headers

@@ -119,9 +119,11 @@ async fn binding_refusals() {
     for bad in [wrong, "", "short"] {
         let (s, b) = link(&app, &t, &id, bad).await;
         assert_eq!(s, 400, "{b}");
-        assert_eq!(b["msg"], "Invalid Device ID");
+        assert_eq!(b["msg"], "The pairing code is wrong: enter the code the box prints next to its device ID");
         assert_eq!(b["data"]["field"], "pairing_code");
     }
+    let (s, b) = zh_post(&app, "/api/ebs/v2/devices/link", &json!({"device_id": id, "pairing_code": wrong}), &t).await;
+    assert_eq!((s, b["msg"].as_str().unwrap()), (400, "配对码错误：请输入设备在其设备 ID 旁打印的配对码"));
     // in Chinese
     let (s, b) = zh_post(&app, "/api/ebs/v2/devices/link", &json!({"device_id": "x", "pairing_code": code}), &t).await;
     assert_eq!(s, 400);

@@ -83,4 +83,11 @@ export const renderCases = [
   ['/history', {}, 200, 'My Company History - ZMarket', 'menu-skeleton'],
   ['/no/such/page', {}, 404, 'Page Not Found - ZMarket', 'Sorry, the page you visited does not exist'],
   ['/market/nope', { lang: 'zh' }, 404, '页面不存在 - ZMarket', '抱歉，您访问的页面不存在'],
+  // Issue 17: documents, recovery, the phone's download page.
+  ['/terms-of-use', { url: '/terms-of-use', data: { document: { name: 'terms-of-use', html: '<h1>Terms of Use</h1><p>Rules.</p>', custom: false } } }, 200, 'Terms of Use - ZMarket', '<p>Rules.</p>'],
+  ['/guide', { lang: 'zh', url: '/guide', data: { document: { name: 'guide', html: '<h1>用户指南</h1>', custom: false } } }, 200, '用户指南 - ZMarket', '下载 PDF'],
+  ['/m/guide', { isMobile: true, url: '/m/guide', data: { document: { name: 'guide', html: '<h1>Guide</h1>', custom: false } } }, 200, 'User guide - ZMarket', 'tab-bar'],
+  ['/forgot-password', {}, 200, 'Forgot password - ZMarket', 'Send the reset link'],
+  ['/reset-password?token=t', { lang: 'zh' }, 200, '设置新密码 - ZMarket', '8-15'],
+  ['/m/download', { isMobile: true, config: { downloadLinks: { windows: '', mac: '', android: '', ios: '' }, map: { tileUrl: '', center: { lat: 0, lng: 0 }, zoom: 3 } } }, 200, 'Download - ZMarket', 'No client downloads are offered here yet'],
 ];

@@ -22,10 +22,10 @@ describe('SPEC.md §5 validation', () => {
   });
   it('password: 8-15, a letter and a digit', () => {
     expect(validateNewPassword('')).toBe('password_required');
-    expect(validateNewPassword('abc123')).toBe('password_incorrect');
-    expect(validateNewPassword('abcdefghi')).toBe('password_incorrect');
-    expect(validateNewPassword('123456789')).toBe('password_incorrect');
-    expect(validateNewPassword('abcdefgh12345678')).toBe('password_incorrect');
+    expect(validateNewPassword('abc123')).toBe('password_format_invalid');
+    expect(validateNewPassword('abcdefghi')).toBe('password_format_invalid');
+    expect(validateNewPassword('123456789')).toBe('password_format_invalid');
+    expect(validateNewPassword('abcdefgh12345678')).toBe('password_format_invalid');
     expect(validateNewPassword('abcd1234')).toBeNull();
     expect(validateNewPassword('abcdefgh1234567')).toBeNull();
     expect(validatePasswordPresent('')).toBe('password_required');

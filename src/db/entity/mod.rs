@@ -33,6 +33,7 @@ pub mod notification_counters;
 pub mod notifications;
 pub mod order_events;
 pub mod orders;
+pub mod password_resets;
 pub mod refresh_tokens;
 pub mod resource_assignments;
 pub mod sessions;

@@ -13,6 +13,7 @@ mod m0007_billing;
 mod m0008_social;
 mod m0009_apps;
 mod m0010_orders;
+mod m0012_password_resets;
 
 pub struct Migrator;
 
@@ -30,6 +31,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0008_social::Migration),
             Box::new(m0009_apps::Migration),
             Box::new(m0010_orders::Migration),
+            Box::new(m0012_password_resets::Migration),
         ]
     }
 }

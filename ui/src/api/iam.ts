@@ -1,6 +1,6 @@
 // Identity calls of API.md (/api/iam/v1, /api/iam/v2/login/password).
 import { api } from './client';
-import type { AccountCheck, MenuEntry, Organization, Profile, RefreshData, RegisterBody, RegisterData, SessionData, VerifiedEmail } from './types';
+import type { AccountCheck, MenuEntry, Organization, Profile, RecoveryAnswer, RefreshData, RegisterBody, RegisterData, SessionData, VerifiedEmail } from './types';
 
 const IAM = '/api/iam/v1';
 
@@ -46,3 +46,10 @@ export const checkAccountDeletion = () => api.post<AccountCheck>(`${IAM}/account
 export const deleteAccount = (password: string) => api.del<null>(`${IAM}/account`, { password });
 
 export const fetchOrganizations = () => api.get<Organization[]>(`${IAM}/sme`);
+
+/** Account recovery: each answers the same whether or not the address has an account. */
+export const forgotPassword = (email: string) => api.post<RecoveryAnswer>(`${IAM}/password/forgot`, { email }, { auth: 'none' });
+export const resetPassword = (token: string, password: string, confirm_password: string) =>
+  api.post<null>(`${IAM}/password/reset`, { token, password, confirm_password }, { auth: 'none' });
+export const resendVerification = (email: string, redirect?: string) =>
+  api.post<RecoveryAnswer>(`${IAM}/verify-email/resend`, { email, redirect }, { auth: 'none' });

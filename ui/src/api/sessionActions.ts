@@ -2,7 +2,7 @@
 import { PERSONAL_SME_ID } from '../constants';
 import { errorText } from '../lib/http';
 import { navigateTo } from '../lib/navigation';
-import { paths } from '../lib/paths';
+import { landingAfterSwitch, paths } from '../lib/paths';
 import { toast } from '../stores/feedback';
 import { resetNotifications } from '../stores/notifications';
 import { clearSession, saveSession, saveTokens, setMenu, setOrganizations, useSession } from '../stores/session';
@@ -61,11 +61,17 @@ export async function signOut() {
   navigateTo(paths.auth.signIn(), { replace: true });
 }
 
-/** Switches into a company (or back to "user"); the new menu is loaded by the guard. */
+/**
+ * Switches into a company (or back to "user"), loads the new context's menu, then stays on the
+ * page when the new menu allows it, else opens the new context's first menu entry: a switch never
+ * lands on a page the new context may not open.
+ */
 export async function switchCompany(smeId: string) {
+  const here = typeof window === 'undefined' ? '' : window.location.pathname + window.location.search;
   const data = await switchContext(smeId);
   applySession(data);
-  navigateTo(paths.console.app(), { replace: true });
+  if (!(await loadMenu())) return;
+  navigateTo(landingAfterSwitch(here, useSession.getState().menu ?? []), { replace: true });
 }
 
 /** Re-reads the organization list after a company was created, joined, left or renamed. */

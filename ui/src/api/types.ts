@@ -65,7 +65,9 @@ export type ZcloudBody = Body<Schemas['ZcloudRequest']>;
 export type SharingBody = Body<Schemas['SharingRequest']>;
 /** Both null: the location is cleared. */
 export type LocationBody = Required<Schemas['LocationRequest']>;
-export type RegisterBody = Body<Omit<Schemas['RegisterRequest'], 'username'>> & { username?: string };
+export type RegisterBody = Body<Omit<Schemas['RegisterRequest'], 'username' | 'redirect'>> & { username?: string; redirect?: string };
+/** Forgot password and resend verification answer this for every address (no account enumeration). */
+export type RecoveryAnswer = Schemas['RecoveryAnswer'];
 
 // Friends, tags, messages (docs/social.md).
 export type Friend = AlwaysSent<Schemas['Friend']>;

@@ -85,12 +85,9 @@ function Footer() {
         © {boot.productName} · {t('footer_note')}
       </span>
       <nav aria-label={t('footer_note')}>
-        <a href={legalTexts.terms} target="_blank" rel="noreferrer">
-          {t('terms_of_use')}
-        </a>
-        <a href={legalTexts.privacy} target="_blank" rel="noreferrer">
-          {t('privacy_policy')}
-        </a>
+        <a href={legalTexts.terms}>{t('terms_of_use')}</a>
+        <a href={legalTexts.privacy}>{t('privacy_policy')}</a>
+        <a href={paths.documents.guide()}>{t('guide')}</a>
         <Link to={paths.download()}>{t('download')}</Link>
       </nav>
     </footer>
@@ -124,6 +121,9 @@ export function FrontLayout() {
           <NavLink to={paths.nearby.home()}>{t('nearby')}</NavLink>
           <NavLink to={paths.onDemand.home()}>{t('on_demand')}</NavLink>
           <NavLink to={paths.download()}>{t('download')}</NavLink>
+          <NavLink to={paths.documents.guide()} reloadDocument>
+            {t('guide')}
+          </NavLink>
         </nav>
         <div className="header-actions">
           <LanguageSwitcher />
@@ -328,6 +328,9 @@ export function ConsoleLayout() {
           <nav className="console-crumbs" aria-label={t('main_navigation')}>
             <NavLink to={paths.market.home()}>{t('explore_market')}</NavLink>
             <NavLink to={paths.nearby.home()}>{t('nearby')}</NavLink>
+            <NavLink to={paths.documents.guide()} reloadDocument>
+              {t('guide')}
+            </NavLink>
           </nav>
           <div className="header-actions">
             <CompanySwitcher />

@@ -19,9 +19,12 @@ import { SignInPage } from '../pages/auth/SignInPage';
 import { SignUpPage } from '../pages/auth/SignUpPage';
 import { CheckEmailPage } from '../pages/auth/CheckEmailPage';
 import { EmailVerifiedPage } from '../pages/auth/EmailVerifiedPage';
+import { ForgotPasswordPage } from '../pages/auth/ForgotPasswordPage';
+import { ResetPasswordPage } from '../pages/auth/ResetPasswordPage';
 import { CompanyEmailPage } from '../pages/companies/CompanyEmailPage';
 import { CompanyJoinPage } from '../pages/companies/CompanyJoinPage';
 import { DownloadPage } from '../pages/download/DownloadPage';
+import { DocumentPage } from '../pages/documents/DocumentPage';
 import { ErrorPage } from '../components/ErrorPage';
 import { PcWebPage } from '../pages/pcweb/PcWebPage';
 
@@ -136,7 +139,9 @@ function createRoutes(menu: MenuEntry[] | null): RouteObject[] {
         route(paths.nearby.details, <NearbyDetailsPage />),
         route(paths.onDemand.home, <OnDemandPage />),
         route(paths.onDemand.placeOrder, <PlaceOrderPage />),
-        route(paths.download, <DownloadPage />),
+        route(paths.documents.terms, <DocumentPage name="terms-of-use" />),
+        route(paths.documents.privacy, <DocumentPage name="privacy-policy" />),
+        route(paths.documents.guide, <DocumentPage name="guide" />),
       ],
     },
     route(paths.nearby.map, <NearbyMapPage />),
@@ -148,6 +153,10 @@ function createRoutes(menu: MenuEntry[] | null): RouteObject[] {
         route(paths.mobile.details, <MarketDetailsPage />),
         route(paths.mobile.nearby, <NearbyPage />),
         route(paths.mobile.nearbyDetails, <NearbyDetailsPage />),
+        route(paths.download, <DownloadPage />),
+        route(paths.mobile.guide, <DocumentPage name="guide" />),
+        route(paths.mobile.terms, <DocumentPage name="terms-of-use" />),
+        route(paths.mobile.privacy, <DocumentPage name="privacy-policy" />),
       ],
     },
     {
@@ -157,6 +166,8 @@ function createRoutes(menu: MenuEntry[] | null): RouteObject[] {
         route(paths.auth.signUp, <SignUpPage />),
         route(paths.checkEmail, <CheckEmailPage />),
         route(paths.emailVerified, <EmailVerifiedPage />),
+        route(paths.auth.forgot, <ForgotPasswordPage />),
+        route(paths.auth.reset, <ResetPasswordPage />),
         route(paths.companies.email, <CompanyEmailPage />),
         route(paths.companies.join, <CompanyJoinPage />),
         route(paths.pcWeb, <PcWebPage />),

@@ -1,10 +1,15 @@
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { createPortal } from 'react-dom';
 import { BASE_Z_INDEX } from '../constants';
 import { useT } from '../lib/i18n';
 import { toastFailure } from '../stores/feedback';
 import { Icon } from './Icon';
 
-/** A modal dialog: focus moves in, Escape closes, focus returns to the opener. */
+/**
+ * A modal dialog: focus moves in, Escape closes, focus returns to the opener. Rendered into
+ * document.body (a portal), so no ancestor (the header's backdrop filter) can clip or move it;
+ * centred, and scrollable when taller than the window. Only rendered while open (client only).
+ */
 export function Dialog({
   open,
   title,
@@ -35,8 +40,8 @@ export function Dialog({
       opener?.focus?.();
     };
   }, [open, onClose]);
-  if (!open) return null;
-  return (
+  if (!open || typeof document === 'undefined') return null;
+  return createPortal(
     <div className="dialog-backdrop" style={{ zIndex: BASE_Z_INDEX + 1 }} onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
       <div className="dialog" role="dialog" aria-modal="true" aria-labelledby={titleId} ref={panel} tabIndex={-1}>
         <header className="dialog-header">
@@ -48,7 +53,8 @@ export function Dialog({
         <div className="dialog-body">{children}</div>
         {footer ? <footer className="dialog-footer">{footer}</footer> : null}
       </div>
-    </div>
+    </div>,
+    document.body,
   );
 }
 

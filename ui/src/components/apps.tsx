@@ -16,6 +16,18 @@ export function categoryLabel(t: TFunction, category: string): string {
   return labelOf(t, 'cat_', category);
 }
 
+/** The key part of a wire value: `AI server` → `ai_server`, `Z-SERVER` → `z_server`. */
+export function labelSlug(value: string): string {
+  return value.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '');
+}
+
+/** An app's display type (SPEC.md §3: Desktop, Lite App, … AI server, Z-SERVER) in the language. */
+export function displayTypeLabel(t: TFunction, displayType: string): string {
+  const key = `dtype_${labelSlug(displayType)}` as Parameters<TFunction>[0];
+  const text = t(key);
+  return text === key ? displayType : text;
+}
+
 export function tierLabel(t: TFunction, tier: string): string {
   return labelOf(t, 'tier_', tier);
 }
@@ -40,7 +52,7 @@ export function AppChips({ app }: { app: Pick<App, 'category' | 'display_type' |
   return (
     <div className="chips">
       <span className="chip">{categoryLabel(t, app.category)}</span>
-      {app.display_type ? <span className="chip">{app.display_type}</span> : null}
+      {app.display_type ? <span className="chip">{displayTypeLabel(t, app.display_type)}</span> : null}
       {app.tier ? <span className={`chip tier-${app.tier}`}>{tierLabel(t, app.tier)}</span> : null}
     </div>
   );

@@ -26,6 +26,13 @@ export function statusLabel(t: TFunction, status: string, showFailed = true): st
   return t(STATUS_KEYS[shownStatus(status, showFailed)]);
 }
 
+/** A device type (Z-BOX, P-BOX, Z-CLOUD are names; "server group" is translated). */
+export function deviceTypeLabel(t: TFunction, type: string): string {
+  const key = `devtype_${type.toLowerCase().replace(/[^a-z0-9]+/g, '_')}` as MessageKey;
+  const text = t(key);
+  return text === key ? type : text;
+}
+
 export function StatusBadge({ status, showFailed = true }: { status: string; showFailed?: boolean }) {
   const t = useT();
   return <span className={`status status-${shownStatus(status, showFailed)}`}>{statusLabel(t, status, showFailed)}</span>;

@@ -1,5 +1,5 @@
 // Labelled form fields: a text input, a password input with a show/hide button, a select of fixed
-// choices. Each shows its error (or else its hint) below, tied to the input for screen readers.
+// choices. Each shows its error and its hint below, tied to the input for screen readers.
 import { useId, useState, type InputHTMLAttributes, type ReactNode } from 'react';
 import { useT } from '../lib/i18n';
 import { Icon } from './Icon';
@@ -19,7 +19,9 @@ function FieldFrame({
   control: (id: string, aria: { 'aria-invalid'?: true; 'aria-describedby'?: string }) => ReactNode;
 }) {
   const id = useId();
-  const describedBy = error ? `${id}-error` : hint ? `${id}-hint` : undefined;
+  // The hint (a rule such as the password's) stays visible next to an error: the error says what
+  // is wrong, the rule what is wanted.
+  const describedBy = [error ? `${id}-error` : '', hint ? `${id}-hint` : ''].filter(Boolean).join(' ') || undefined;
   return (
     <div className={error ? 'field has-error' : 'field'}>
       <label htmlFor={id}>{label}</label>
@@ -28,7 +30,8 @@ function FieldFrame({
         <p className="field-error" id={`${id}-error`} role="alert">
           {error}
         </p>
-      ) : hint ? (
+      ) : null}
+      {hint && hint !== error ? (
         <p className="field-hint" id={`${id}-hint`}>
           {hint}
         </p>

@@ -1,7 +1,7 @@
 // The one form abstraction: validation messages per field, the server's error, the busy state, the
 // form-error block and a submit guard (one action at a time). Every form of the UI uses it.
 import { useCallback, useRef, useState, type FormEvent, type ReactNode } from 'react';
-import { errorText } from '../lib/http';
+import { ApiError, errorText } from '../lib/http';
 import { useT } from '../lib/i18n';
 import type { MessageKey } from '../i18n';
 
@@ -15,6 +15,11 @@ export interface FormOptions<K extends string> {
   action: () => Promise<void>;
   /** The server's error shows under this field instead of in the form-error block. */
   serverErrorField?: K;
+  /**
+   * The form's field for the server's `data.field` (400 answers name the offending field): the
+   * server's message then shows under that field rather than in the form-error block.
+   */
+  serverFields?: Partial<Record<string, K>>;
 }
 
 export interface Form<K extends string> {
@@ -34,7 +39,7 @@ export interface Form<K extends string> {
 export function useForm<K extends string = never>(options: FormOptions<K>): Form<K> {
   const t = useT();
   const [problems, setProblems] = useState<Problems<K>>({});
-  const [serverError, setServerError] = useState<string | null>(null);
+  const [serverError, setServerError] = useState<{ text: string; field?: K } | null>(null);
   const [busy, setBusy] = useState(false);
   const running = useRef(false);
   const latest = useRef(options);
@@ -54,7 +59,7 @@ export function useForm<K extends string = never>(options: FormOptions<K>): Form
       try {
         await action();
       } catch (err) {
-        setServerError(errorText(err));
+        setServerError({ text: errorText(err), field: latest.current.serverFields?.[serverFieldOf(err)] });
       } finally {
         running.current = false;
         setBusy(false);
@@ -69,7 +74,9 @@ export function useForm<K extends string = never>(options: FormOptions<K>): Form
       if (running.current) return;
       const found = latest.current.validate?.() ?? {};
       if (Object.values(found).some(Boolean)) {
+        // New problems replace the last answer: no old error stays next to the new ones.
         setProblems(found);
+        setServerError(null);
         return;
       }
       void run(() => latest.current.action());
@@ -79,10 +86,11 @@ export function useForm<K extends string = never>(options: FormOptions<K>): Form
 
   const { serverErrorField } = options;
   const message = (key: Problems<K>[K] | undefined) => (key ? t(key) : undefined);
+  const serverField = serverError?.field ?? serverErrorField;
   return {
     busy,
-    error: (field) => message(problems[field]) ?? (field === serverErrorField ? serverError ?? undefined : undefined),
-    formError: message(problems.form) ?? (serverErrorField === undefined ? serverError : null),
+    error: (field) => message(problems[field]) ?? (serverError && field === serverField ? serverError.text : undefined),
+    formError: message(problems.form) ?? (serverError && serverField === undefined ? serverError.text : null),
     submit,
     run,
     reset,
@@ -129,4 +137,11 @@ export function FormCard({
       <SubmitButton form={form}>{submitLabel}</SubmitButton>
     </form>
   );
+}
+
+/** The `data.field` of a 400 answer, or '' (the API names the offending field there). */
+function serverFieldOf(err: unknown): string {
+  if (!(err instanceof ApiError) || !err.data || typeof err.data !== 'object') return '';
+  const field = (err.data as { field?: unknown }).field;
+  return typeof field === 'string' ? field : '';
 }

@@ -2,8 +2,10 @@
 // `{name}` placeholders are filled by t(key, {name}).
 import { enApps } from './apps.en';
 import { ordersEn } from './orders';
+import { enOnboarding } from './en.onboarding';
 
 export const en = {
+  ...enOnboarding,
   // Route titles
   explore_market: 'Explore Market',
   market_more: 'More Apps',
@@ -229,7 +231,6 @@ export const en = {
   open_map: 'Map',
   list_view: 'List',
   map_loading: 'Loading map…',
-  map_offline_base: 'Offline world map. A tile server set in map.tile_url shows streets.',
   map_base_failed: 'The world map could not be loaded.',
   map_style: 'Map style',
   map_style_light: 'Light',
@@ -430,7 +431,7 @@ export const en = {
   capacity_host: 'Host {n}: {res}',
   capacity_fits: 'This size fits on a host.',
   capacity_too_big: 'No host can take this size now.',
-  link_agent_hint: 'Run zmarket agent --server <this server\'s address> on the box: it prints the device ID and pairing code.',
+  link_agent_hint: 'Run {command} on the box: it prints the device ID and pairing code.',
   device_id_placeholder: 'e.g. 7KQ2-M9XD-4HTR',
   spec_cores: '{n} cores',
   price_invalid: 'Enter a price of 0 or more with at most 2 decimals',

@@ -1,9 +1,11 @@
 import type { MessageKey } from './en';
 import { zhApps } from './apps.zh';
 import { ordersZh } from './orders';
+import { zhOnboarding } from './zh.onboarding';
 
 // Chinese strings; the type makes a missing key a compile error, a test also checks for empty ones.
 export const zh: Record<MessageKey, string> = {
+  ...zhOnboarding,
   explore_market: '探索市场',
   market_more: '更多应用',
   market_details: '应用详情',
@@ -219,7 +221,6 @@ export const zh: Record<MessageKey, string> = {
   open_map: '地图',
   list_view: '列表',
   map_loading: '地图加载中…',
-  map_offline_base: '离线世界地图。在 map.tile_url 配置瓦片服务后可显示街道。',
   map_base_failed: '世界地图加载失败。',
   map_style: '地图样式',
   map_style_light: '浅色',
@@ -416,7 +417,7 @@ export const zh: Record<MessageKey, string> = {
   capacity_host: '主机 {n}：{res}',
   capacity_fits: '此配置有主机可以容纳。',
   capacity_too_big: '当前没有主机能容纳此配置。',
-  link_agent_hint: '在设备上运行 zmarket agent --server <本服务器地址>：它会显示设备 ID 和配对码。',
+  link_agent_hint: '在设备上运行 {command}：它会显示设备 ID 和配对码。',
   device_id_placeholder: '例如 7KQ2-M9XD-4HTR',
   spec_cores: '{n} 核',
   price_invalid: '请输入不小于 0 且最多两位小数的价格',

@@ -56,9 +56,14 @@ export const paths = {
   auth: {
     root: page('/auth', 'sign_in'),
     signIn: page('/auth/signin', 'sign_in', (p, redirect?: string) => withQuery(p, { redirect })),
-    signUp: page('/auth/signup', 'sign_up'),
+    signUp: page('/auth/signup', 'sign_up', (p, redirect?: string) => withQuery(p, { redirect })),
+    /** "Forgot password": asks for the reset link. */
+    forgot: page('/forgot-password', 'forgot_password', (p, email?: string) => withQuery(p, { email })),
+    /** The mailed reset link: /reset-password?token=… */
+    reset: page('/reset-password', 'reset_password'),
   },
-  checkEmail: page('/check-email', 'check_email', (p, email?: string) => withQuery(p, { email })),
+  /** `redirect`: the page (an invitation) the verified person continues to. */
+  checkEmail: page('/check-email', 'check_email', (p, email?: string, redirect?: string) => withQuery(p, { email, redirect })),
   emailVerified: page('/email-verified', 'email_verified'),
   companies: {
     /** Invitations, applications and creating a company; opened from mails, also on phones. */
@@ -67,6 +72,12 @@ export const paths = {
     join: page('/iam/v1/sme/join', 'join_company'),
   },
   download: page('/m/download', 'download'),
+  /** Written documents (src/ssr/documents.rs): the legal texts and the user guide. */
+  documents: {
+    terms: page('/terms-of-use', 'terms_of_use'),
+    privacy: page('/privacy-policy', 'privacy_policy'),
+    guide: page('/guide', 'guide'),
+  },
   errors: {
     forbidden: page('/403', 'forbidden'),
     notFound: page('/404', 'not_found'),
@@ -80,6 +91,9 @@ export const paths = {
     details: page('/m/market/details', 'market_details', (p, id: string) => byId(p, id)),
     nearby: page('/m/nearby', 'nearby'),
     nearbyDetails: page('/m/nearby/details', 'nearby_details', (p, id: string) => byId(p, id)),
+    guide: page('/m/guide', 'guide'),
+    terms: page('/m/terms-of-use', 'terms_of_use'),
+    privacy: page('/m/privacy-policy', 'privacy_policy'),
   },
   /** The signed-in pages; the menu (GET /api/iam/v1/menus) says which a user may open. */
   console: {
@@ -106,11 +120,14 @@ export const paths = {
   },
 } as const;
 
-/** Operator-provided legal texts, served from assets/ by the binary (see ui/README.md). */
+/** The legal texts (pages; the operator may replace their text, see src/ssr/documents.rs). */
 export const legalTexts = {
-  terms: '/assets/terms-of-use.html',
-  privacy: '/assets/privacy-policy.html',
+  terms: '/terms-of-use',
+  privacy: '/privacy-policy',
 } as const;
+
+/** The user guide as PDF files, one per language (scripts/guide-pdf.mjs makes them from /guide). */
+export const guidePdf = (lang: 'en' | 'zh') => `/assets/documents/zmarket-guide-${lang}.pdf`;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyPage = PagePath<any>;
@@ -158,6 +175,11 @@ const GUARD_EXEMPT = new Set(
     paths.auth.signUp,
     paths.checkEmail,
     paths.emailVerified,
+    paths.auth.forgot,
+    paths.auth.reset,
+    paths.documents.terms,
+    paths.documents.privacy,
+    paths.documents.guide,
   ].map((p: AnyPage) => p.pattern),
 );
 
@@ -170,7 +192,8 @@ export function isGuardExempt(pathname: string): boolean {
 
 /** Paths a phone may stay on (SPEC.md §2); everything else not under /m/ goes to /m/market. */
 const PHONE_EXEMPT = new Set(
-  [paths.emailVerified, paths.checkEmail, paths.companies.join, paths.companies.email].map((p: AnyPage) => p.pattern),
+  // The mailed reset link too: a phone must be able to open it.
+  [paths.emailVerified, paths.checkEmail, paths.companies.join, paths.companies.email, paths.auth.reset].map((p: AnyPage) => p.pattern),
 );
 
 export function isPhoneUserAgent(ua: string | undefined | null): boolean {
@@ -203,6 +226,7 @@ export function usePublicPaths() {
         details: paths.mobile.details,
         nearby: paths.mobile.nearby,
         nearbyDetails: paths.mobile.nearbyDetails,
+        guide: paths.mobile.guide,
       }
     : {
         mobile,
@@ -211,5 +235,33 @@ export function usePublicPaths() {
         details: paths.market.details,
         nearby: paths.nearby.home,
         nearbyDetails: paths.nearby.details,
+        guide: paths.documents.guide,
       };
+}
+
+/** The slice of a menu entry the landing rule reads (GET /api/iam/v1/menus). */
+interface MenuPath {
+  path: string;
+  meta?: { isHide?: boolean; isLink?: unknown } | null;
+  children?: MenuPath[] | null;
+}
+
+/**
+ * Where a context switch lands: `here` (path and query) when the new menu grants its path, else
+ * the new menu's first visible entry (the console's home when the menu has none).
+ */
+export function landingAfterSwitch(here: string, menu: MenuPath[]): string {
+  const pathname = trimSlash(here.split(/[?#]/)[0] || '/');
+  const granted = new Set<string>();
+  const walk = (list: MenuPath[]) => {
+    for (const e of list) {
+      granted.add(e.path.startsWith('/') ? e.path : `/${e.path}`);
+      if (e.children?.length) walk(e.children);
+    }
+  };
+  walk(menu);
+  if (granted.has(pathname)) return here;
+  const first = menu.find((e) => !e.meta?.isHide && !e.meta?.isLink);
+  if (!first) return paths.console.app();
+  return first.path.startsWith('/') ? first.path : `/${first.path}`;
 }

@@ -30,8 +30,10 @@ export function validateEmail(value: string): MessageKey | null {
 /** Sign-up and new passwords: 8-15 characters with at least one letter and one digit. */
 export function validateNewPassword(value: string): MessageKey | null {
   if (!value) return 'password_required';
-  if (value.length < PASSWORD_MIN_LENGTH || value.length > PASSWORD_MAX_LENGTH) return 'password_incorrect';
-  if (!/[A-Za-z]/.test(value) || !/\d/.test(value)) return 'password_incorrect';
+  // The precise rule, as the server words it (not SPEC.md's "Password Incorrect", which is about a
+  // wrong current password).
+  if (value.length < PASSWORD_MIN_LENGTH || value.length > PASSWORD_MAX_LENGTH) return 'password_format_invalid';
+  if (!/[A-Za-z]/.test(value) || !/\d/.test(value)) return 'password_format_invalid';
   return null;
 }
 

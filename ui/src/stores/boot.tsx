@@ -12,6 +12,8 @@ export interface InitialData {
   marketDetails?: App;
   nearby?: ListPage<NearbyDevice>;
   nearbyDetails?: NearbyDevice;
+  /** A written document's page (terms, privacy policy, guide): its HTML (src/ssr/documents.rs). */
+  document?: { name: string; html: string; custom: boolean };
   /** The page's subject (an app or device id) does not exist: the page renders the 404 page. */
   notFound?: boolean;
 }

@@ -29,6 +29,7 @@ export default function PasswordPage() {
       clearSession();
       navigate(paths.auth.signIn(), { replace: true });
     },
+    serverFields: { old_password: 'old', new_password: 'next', confirm_password: 'confirm' },
   });
   return (
     <div className="page narrow">

@@ -4,12 +4,15 @@ import { useAsync } from '../../lib/useAsync';
 import { useT } from '../../lib/i18n';
 import { Icon } from '../../components/Icon';
 import { Spinner } from '../../components/placeholders';
-import { paths } from '../../lib/paths';
+import { paths, safeRedirect } from '../../lib/paths';
 
 export function EmailVerifiedPage() {
   const t = useT();
   const [params] = useSearchParams();
   const token = params.get('token') ?? '';
+  const redirect = safeRedirect(params.get('redirect'), '');
+  // The invitation page signs in in place (also on phones); other pages go through sign-in.
+  const next = redirect.startsWith(paths.companies.join.pattern) ? redirect : paths.auth.signIn(redirect || undefined);
   const state = useAsync(token ? () => verifyEmail(token) : null, [token]);
   return (
     <section className="auth-card card center-text" aria-live="polite">
@@ -43,8 +46,8 @@ export function EmailVerifiedPage() {
           <p>{t('email_verified_text', { email: state.data?.email ?? '' })}</p>
         </>
       )}
-      <Link className="button primary" to={paths.auth.signIn()}>
-        {t('sign_in')}
+      <Link className="button primary" to={next}>
+        {redirect.startsWith(paths.companies.join.pattern) ? t('continue_to_invitation') : t('sign_in')}
       </Link>
     </section>
   );

@@ -14,8 +14,12 @@ export function SignInPage() {
     <section className="auth-card card">
       <h1>{t('sign_in_title', { product: boot.productName })}</h1>
       <SignInForm onSignedIn={() => navigate(safeRedirect(params.get('redirect'), paths.console.app()), { replace: true })} />
+      <p className="auth-links">
+        <Link to={paths.auth.forgot()}>{t('forgot_password_link')}</Link>
+        <Link to={paths.checkEmail(undefined, params.get('redirect') ?? undefined)}>{t('resend_verification_link')}</Link>
+      </p>
       <p className="auth-switch">
-        {t('no_account')} <Link to={paths.auth.signUp()}>{t('sign_up')}</Link>
+        {t('no_account')} <Link to={paths.auth.signUp(params.get('redirect') ?? undefined)}>{t('sign_up')}</Link>
       </p>
     </section>
   );

@@ -1,17 +1,20 @@
 import { useState } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { Link, useNavigate, useSearchParams } from 'react-router';
 import { register } from '../../api/iam';
 import { useBoot } from '../../stores/boot';
 import { useT } from '../../lib/i18n';
 import { Field, PasswordField } from '../../components/fields';
 import { FormError, SubmitButton, useForm } from '../../components/form';
-import { legalTexts, paths } from '../../lib/paths';
+import { legalTexts, paths, safeRedirect } from '../../lib/paths';
 import { validateConfirm, validateEmail, validateNewPassword, validateUsername } from '../../lib/validation';
 
 export function SignUpPage() {
   const t = useT();
   const boot = useBoot();
   const navigate = useNavigate();
+  const [params] = useSearchParams();
+  // An invitation (or another page) to come back to after verifying: carried through the mail.
+  const redirect = safeRedirect(params.get('redirect'), '') || undefined;
   const [form, setForm] = useState({ email: '', username: '', password: '', confirm: '', agree: false });
   const submission = useForm<'email' | 'username' | 'password' | 'confirm' | 'agree'>({
     validate: () => ({
@@ -28,15 +31,19 @@ export function SignUpPage() {
         confirm_password: form.confirm,
         username: form.username.trim() || undefined,
         agree: true,
+        redirect,
       });
-      navigate(paths.checkEmail(res?.email ?? form.email.trim()), { replace: true });
+      navigate(paths.checkEmail(res?.email ?? form.email.trim(), redirect), { replace: true });
     },
+    // The server's precise message (a weak password, a taken email) shows under its field.
+    serverFields: { email: 'email', username: 'username', password: 'password', confirm_password: 'confirm', agree: 'agree' },
   });
   const err = submission.error;
 
   return (
     <section className="auth-card card">
       <h1>{t('sign_up_title', { product: boot.productName })}</h1>
+      {redirect?.startsWith(paths.companies.join.pattern) ? <p className="muted">{t('sign_up_to_join')}</p> : null}
       <form onSubmit={submission.submit} noValidate>
         <Field
           label={t('email')}
@@ -105,7 +112,7 @@ export function SignUpPage() {
         </SubmitButton>
       </form>
       <p className="auth-switch">
-        {t('have_account')} <Link to={paths.auth.signIn()}>{t('sign_in')}</Link>
+        {t('have_account')} <Link to={paths.auth.signIn(redirect)}>{t('sign_in')}</Link>
       </p>
     </section>
   );

@@ -1,7 +1,7 @@
 // Pages a phone opens straight from a mail (SPEC.md §2 keeps them out of the phone redirect, the
 // sign-in page is not): signed out, they sign in in place instead of leaving for /auth/signin.
 import type { ReactNode } from 'react';
-import { Link } from 'react-router';
+import { Link, useLocation } from 'react-router';
 import { useT } from '../../lib/i18n';
 import { SignInForm } from '../../components/SignInForm';
 import { SkeletonLines } from '../../components/placeholders';
@@ -12,6 +12,9 @@ export function SignedInHere({ title, text, children }: { title: string; text: s
   const t = useT();
   const loaded = useSession((s) => s.loaded);
   const token = useSession((s) => s.token);
+  const location = useLocation();
+  // Signing up from here comes back here (the invitation) after the email is verified.
+  const here = location.pathname + location.search;
   if (!loaded) {
     return (
       <section className="auth-card card">
@@ -25,8 +28,11 @@ export function SignedInHere({ title, text, children }: { title: string; text: s
         <h1>{title}</h1>
         <p className="muted">{text}</p>
         <SignInForm onSignedIn={() => undefined} />
+        <p className="auth-links">
+          <Link to={paths.auth.forgot()}>{t('forgot_password_link')}</Link>
+        </p>
         <p className="auth-switch">
-          {t('no_account')} <Link to={paths.auth.signUp()}>{t('sign_up')}</Link>
+          {t('no_account')} <Link to={paths.auth.signUp(here)}>{t('sign_up')}</Link>
         </p>
       </section>
     );

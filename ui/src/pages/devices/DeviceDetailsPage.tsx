@@ -14,7 +14,7 @@ import { Icon } from '../../components/Icon';
 import { formatCoins, formatDateTime, formatNumber, formatSize } from '../../lib/format';
 import { toast, toastFailure } from '../../stores/feedback';
 import { paths } from '../../lib/paths';
-import { StatusBadge, gpuText } from '../../components/deviceStatus';
+import { StatusBadge, deviceTypeLabel, gpuText } from '../../components/deviceStatus';
 import { useInterval } from '../../lib/timing';
 import { DEVICE_REFRESH_MS, MODE_KEYS } from './deviceInfo';
 
@@ -63,7 +63,7 @@ export default function DeviceDetailsPage() {
           <dl className="facts card" aria-label={t('specification')}>
             <div>
               <dt>{t('type')}</dt>
-              <dd>{d.type}</dd>
+              <dd>{deviceTypeLabel(t, d.type)}</dd>
             </div>
             <div>
               <dt>{t('status')}</dt>

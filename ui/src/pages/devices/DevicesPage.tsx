@@ -6,9 +6,9 @@ import { useT } from '../../lib/i18n';
 import { EmptyState, ErrorNote, SkeletonLines } from '../../components/placeholders';
 import { PageHeader } from '../../components/sections';
 import { Icon } from '../../components/Icon';
-import { formatDateTime } from '../../lib/format';
 import { paths } from '../../lib/paths';
-import { StatusBadge, gpuText, statusLabel } from '../../components/deviceStatus';
+import { deviceTypeLabel, statusLabel } from '../../components/deviceStatus';
+import { DeviceTable } from '../../components/DeviceTable';
 import { useInterval } from '../../lib/timing';
 import { DEVICE_REFRESH_MS, DEVICE_STATUSES, DEVICE_TYPES, specText } from './deviceInfo';
 
@@ -57,7 +57,7 @@ export default function DevicesPage() {
             <option value="">{t('all_types')}</option>
             {DEVICE_TYPES.map((x) => (
               <option key={x} value={x}>
-                {x}
+                {deviceTypeLabel(t, x)}
               </option>
             ))}
           </select>
@@ -78,38 +78,11 @@ export default function DevicesPage() {
       {state.loading && !state.data ? (
         <SkeletonLines lines={5} />
       ) : items.length ? (
-        <div className="table-wrap">
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">{t('name')}</th>
-                <th scope="col">{t('device_id')}</th>
-                <th scope="col">{t('type')}</th>
-                <th scope="col">{t('status')}</th>
-                <th scope="col">{t('specification')}</th>
-                <th scope="col">{t('gpus')}</th>
-                <th scope="col">{t('last_seen')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((d) => (
-                <tr key={d.id} data-device-id={d.id}>
-                  <td>
-                    <Link to={paths.console.deviceDetails(d.id)}>{d.name || d.id}</Link>
-                  </td>
-                  <td className="mono">{d.id}</td>
-                  <td>{d.type}</td>
-                  <td>
-                    <StatusBadge status={d.status} />
-                  </td>
-                  <td>{specText(t, d.spec)}</td>
-                  <td>{d.spec ? gpuText(t, d.spec.gpus) : '-'}</td>
-                  <td>{formatDateTime(d.last_seen_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DeviceTable
+          items={items}
+          name={(d) => <Link to={paths.console.deviceDetails(d.id)}>{d.name || d.id}</Link>}
+          spec={(d) => specText(t, d.spec)}
+        />
       ) : !state.error ? (
         filtered ? (
           <EmptyState icon="devices" title={t('no_devices')} />

@@ -10,7 +10,7 @@ import { LoadMore } from '../../components/LoadMore';
 import { EmptyState, ErrorNote } from '../../components/placeholders';
 import { PageHeader } from '../../components/sections';
 import { formatNumber } from '../../lib/format';
-import { AppGrid, AppGridSkeleton, categoryLabel, tierLabel } from '../../components/apps';
+import { AppGrid, AppGridSkeleton, categoryLabel, displayTypeLabel, tierLabel } from '../../components/apps';
 import { CATEGORIES, DISPLAY_TYPES, TIERS } from './catalogue';
 
 export function MarketMorePage() {
@@ -72,7 +72,7 @@ export function MarketMorePage() {
             <option value="">{t('all')}</option>
             {DISPLAY_TYPES.map((d) => (
               <option key={d} value={d}>
-                {d}
+                {displayTypeLabel(t, d)}
               </option>
             ))}
           </select>

@@ -1,7 +1,7 @@
 import { Link } from 'react-router';
 import type { NearbyDevice } from '../../api/types';
 import { priceText } from '../../components/apps';
-import { StatusBadge, gpuText } from '../../components/deviceStatus';
+import { StatusBadge, deviceTypeLabel, gpuText } from '../../components/deviceStatus';
 import { formatDistance } from '../../lib/format';
 import { useT } from '../../lib/i18n';
 import { usePublicPaths } from '../../lib/paths';
@@ -13,7 +13,7 @@ export function NearbyFacts({ device, className }: { device: NearbyDevice; class
     <dl className={className}>
       <div>
         <dt>{t('device_type')}</dt>
-        <dd>{device.type}</dd>
+        <dd>{deviceTypeLabel(t, device.type)}</dd>
       </div>
       <div>
         <dt>{t('distance')}</dt>

@@ -15,8 +15,11 @@ import { formatDistance } from '../../lib/format';
 import { paths } from '../../lib/paths';
 import { storageGet, storageSet } from '../../lib/storage';
 import { shownStatus, statusLabel } from '../../components/deviceStatus';
+import { useNearbyPoint } from './location';
 import { BASE_MAP_COLORS, MAP_STYLES, MAP_STYLE_KEY, clusterPoints, clusterSize, type MapStyle } from './cluster';
 
+/** The closest zoom the view is fitted to (one device, or the visitor alone). */
+const FIT_MAX_ZOOM = 8;
 /** Pixel size of a clustering cell. */
 const CLUSTER_CELL = 56;
 /** At most this many devices are put on the map (pages of LIST_LIMIT_MAX). */
@@ -48,7 +51,8 @@ export default function MapView() {
   const navigate = useNavigate();
   const { tileUrl, center, zoom } = boot.config.map;
   const attribution = (boot.config.map as { attribution?: string }).attribution ?? '';
-  const state = useAsync((signal) => fetchAllNearby(center, signal), [center.lat, center.lng]);
+  const { at, own } = useNearbyPoint();
+  const state = useAsync((signal) => fetchAllNearby(at, signal), [at.lat, at.lng]);
   const items = useMemo(() => state.data?.items ?? [], [state.data]);
   const [style, setStyle] = useState<MapStyle>(readStyle);
   const [baseError, setBaseError] = useState(false);
@@ -72,7 +76,9 @@ export default function MapView() {
       worldCopyJump: true,
       preferCanvas: true,
       attributionControl: Boolean(tileUrl && attribution),
+      zoomControl: false,
     });
+    L.control.zoom({ zoomInTitle: t('zoom_in'), zoomOutTitle: t('zoom_out') }).addTo(map);
     mapRef.current = map;
     markersRef.current = L.layerGroup().addTo(map);
     const controller = new AbortController();
@@ -104,6 +110,21 @@ export default function MapView() {
     // The configuration does not change while the page is open.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
+
+  // The view: the devices shown (the visitor's location with them), else the visitor's location,
+  // else the configured centre and zoom. Once per loaded list, so the visitor's own panning stays.
+  useEffect(() => {
+    const map = mapRef.current;
+    if (!map || !state.data) return;
+    const points: [number, number][] = items.map((d) => [d.lat, d.lng]);
+    if (own && points.length) points.push([at.lat, at.lng]);
+    if (points.length) {
+      map.fitBounds(L.latLngBounds(points).pad(0.2), { maxZoom: FIT_MAX_ZOOM, animate: false });
+    } else if (own) {
+      map.setView([at.lat, at.lng], FIT_MAX_ZOOM, { animate: false });
+    }
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [state.data]);
 
   // Style: base map colours (offline) or a filter on the tiles (CSS), remembered.
   useEffect(() => {
@@ -200,7 +221,6 @@ export default function MapView() {
             </button>
           ))}
         </div>
-        {!tileUrl ? <p className="map-note">{t('map_offline_base')}</p> : null}
         {baseError ? <p className="map-note map-note-error">{t('map_base_failed')}</p> : null}
       </div>
       <aside className="map-side">

@@ -1,7 +1,7 @@
 import { Link, useSearchParams } from 'react-router';
 import { fetchNearbyDevice } from '../../api/market';
 import { useAsync } from '../../lib/useAsync';
-import { useBoot, useInitialData } from '../../stores/boot';
+import { useInitialData } from '../../stores/boot';
 import { useT } from '../../lib/i18n';
 import { EmptyState, ErrorNote, SkeletonLines } from '../../components/placeholders';
 import { Icon } from '../../components/Icon';
@@ -9,16 +9,17 @@ import { AppGrid, priceText } from '../../components/apps';
 import { StatusBadge } from '../../components/deviceStatus';
 import { NearbyFacts } from './DeviceCard';
 import { usePublicPaths } from '../../lib/paths';
+import { useNearbyPoint } from './location';
 
 export function NearbyDetailsPage() {
   const t = useT();
-  const boot = useBoot();
   const p = usePublicPaths();
   const [params] = useSearchParams();
   const id = params.get('id') ?? '';
   const initial = useInitialData('nearbyDetails');
-  const center = boot.config.map.center;
-  const state = useAsync(id ? (signal) => fetchNearbyDevice(id, center, signal) : null, [id], initial);
+  // Measured from the visitor's location when they gave it on the list (the server rendered from the centre).
+  const { at } = useNearbyPoint();
+  const state = useAsync(id ? (signal) => fetchNearbyDevice(id, at, signal) : null, [id, at.lat, at.lng], initial);
   const device = state.data;
   return (
     <div className="page container narrow">

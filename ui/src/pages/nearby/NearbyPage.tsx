@@ -1,47 +1,25 @@
-import { useState } from 'react';
 import { Link } from 'react-router';
 import { fetchNearby } from '../../api/market';
 import type { ListPage, NearbyDevice } from '../../api/types';
 import { PAGE_SIZE } from '../../constants';
 import { LoadMore } from '../../components/LoadMore';
 import { useAsync } from '../../lib/useAsync';
-import { useBoot, useInitialData } from '../../stores/boot';
+import { useInitialData } from '../../stores/boot';
 import { useT } from '../../lib/i18n';
 import { EmptyState, ErrorNote, SkeletonLines } from '../../components/placeholders';
 import { PageHeader } from '../../components/sections';
 import { Icon } from '../../components/Icon';
 import { paths, usePublicPaths } from '../../lib/paths';
 import { DeviceCard } from './DeviceCard';
+import { useLocate, useNearbyPoint } from './location';
 
 export function NearbyPage() {
   const t = useT();
-  const boot = useBoot();
   const p = usePublicPaths();
   const initial = useInitialData('nearby');
-  const [at, setAt] = useState(boot.config.map.center);
-  const [locating, setLocating] = useState(false);
-  const [note, setNote] = useState<string | null>(null);
+  const { at } = useNearbyPoint();
+  const { locate, locating, note } = useLocate();
   const state = useAsync<ListPage<NearbyDevice>>((signal) => fetchNearby({ lat: at.lat, lng: at.lng }, signal), [at.lat, at.lng], initial);
-
-  const locate = () => {
-    if (!('geolocation' in navigator)) {
-      setNote(t('location_denied'));
-      return;
-    }
-    setLocating(true);
-    navigator.geolocation.getCurrentPosition(
-      (pos) => {
-        setLocating(false);
-        setNote(null);
-        setAt({ lat: pos.coords.latitude, lng: pos.coords.longitude });
-      },
-      () => {
-        setLocating(false);
-        setNote(t('location_denied'));
-      },
-      { timeout: 10_000 },
-    );
-  };
 
   const items = state.data?.items ?? [];
   return (

@@ -1,0 +1,26 @@
+// What a company's administrators allocated to the signed-in member (the devices today; the apps
+// issue adds the installations). Shown on the member's /app page: a member has no devices page.
+import { fetchDevices } from '../api/devices';
+import { useT } from '../lib/i18n';
+import { useAsync } from '../lib/useAsync';
+import { useSession } from '../stores/session';
+import { DeviceTable } from './DeviceTable';
+import { AsyncItems, Section } from './sections';
+
+export function AllocatedToMe() {
+  const t = useT();
+  const userType = useSession((s) => s.userType);
+  const smeId = useSession((s) => s.smeId);
+  // In a member's company context the devices call answers the devices allocated to them.
+  const member = userType === 'member';
+  const state = useAsync(member ? (signal) => fetchDevices({}, signal) : null, [smeId, member]);
+  if (!member) return null;
+  return (
+    <Section className="card" id="allocated-title" title={t('allocated_to_me')}>
+      <p className="muted">{t('allocated_to_me_hint')}</p>
+      <AsyncItems state={state} emptyIcon="devices" emptyTitle={t('allocated_none')}>
+        {(items) => <DeviceTable items={items} />}
+      </AsyncItems>
+    </Section>
+  );
+}
