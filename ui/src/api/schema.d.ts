@@ -929,6 +929,40 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/iam/v1/password/forgot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mail a password reset link (the same answer for an address without an account; 429 when limited). */
+        post: operations["forgot_password"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/iam/v1/password/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set a new password with the mailed link's token: once, before it expires; every session ends. */
+        post: operations["reset_password"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/iam/v1/refresh": {
         parameters: {
             query?: never;
@@ -1226,6 +1260,23 @@ export type paths = {
         get: operations["verify_email"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/iam/v1/verify-email/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mail a new verification link to an account still waiting for one (the same answer for any address; 429 when limited). */
+        post: operations["resend_verification"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2953,6 +3004,21 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_RecoveryAnswer: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description The same answer whether or not an account has the address (no account enumeration). */
+            data: {
+                email: string;
+                /** @description Always true: a mail goes out when the address has an account that needs one. */
+                sent: boolean;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_RefreshResponse: {
             /**
              * Format: int32
@@ -3504,7 +3570,7 @@ export type components = {
          *     domain.
          * @enum {string}
          */
-        NotificationKind: "device_online" | "device_offline" | "zcloud_ready" | "zcloud_failed" | "app_installed" | "app_failed" | "rental_started" | "rental_ended" | "rental_suspended" | "runway_24h" | "runway_1h" | "order_taken" | "order_accepted" | "order_confirmed" | "order_finished" | "order_failed";
+        NotificationKind: "device_online" | "device_offline" | "zcloud_ready" | "zcloud_failed" | "app_installed" | "app_failed" | "rental_started" | "rental_ended" | "rental_suspended" | "company_invitation" | "runway_24h" | "runway_1h" | "order_taken" | "order_accepted" | "order_confirmed" | "order_finished" | "order_failed";
         /**
          * @description `data: null` of a call that answers nothing.
          * @default null
@@ -3629,6 +3695,17 @@ export type components = {
          * @enum {string}
          */
         RecordStatus: "invited" | "applied" | "waiting" | "accepted" | "declined" | "expired";
+        /** @description The same answer whether or not an account has the address (no account enumeration). */
+        RecoveryAnswer: {
+            email: string;
+            /** @description Always true: a mail goes out when the address has an account that needs one. */
+            sent: boolean;
+        };
+        RecoveryRequest: {
+            email?: string | null;
+            /** @description Resend only: the page the new verification link leads to after sign-in (an invitation). */
+            redirect?: string | null;
+        };
         RefreshResponse: {
             access_token: string;
             /** Format: int64 */
@@ -3641,6 +3718,8 @@ export type components = {
             confirm_password?: string | null;
             email?: string | null;
             password?: string | null;
+            /** @description A page of this site the verification link leads to after sign-in (an invitation link). */
+            redirect?: string | null;
             username?: string | null;
         };
         RegisterResponse: {
@@ -3683,6 +3762,12 @@ export type components = {
             gpu_count: number;
             /** Format: int64 */
             memory_bytes: number;
+        };
+        ResetPasswordRequest: {
+            confirm_password?: string | null;
+            password?: string | null;
+            /** @description The token of the mailed link (`/reset-password?token=`). */
+            token?: string | null;
         };
         /**
          * @description What a company allocates to a member.
@@ -5651,6 +5736,64 @@ export interface operations {
             };
         };
     };
+    forgot_password: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecoveryRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_RecoveryAnswer"];
+                };
+            };
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    reset_password: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResetPasswordRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Null"];
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     refresh: {
         parameters: {
             query?: never;
@@ -6207,6 +6350,35 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Envelope_EmailOnly"];
                 };
+            };
+        };
+    };
+    resend_verification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecoveryRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_RecoveryAnswer"];
+                };
+            };
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
