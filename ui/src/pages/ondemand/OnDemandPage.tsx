@@ -5,7 +5,7 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { fetchBoard } from '../../api/orders';
 import { DemandTerms, OrderDeadline } from '../../components/orders';
-import { EmptyState, ErrorNote, SkeletonLines } from '../../components/placeholders';
+import { EmptyState, ErrorNote } from '../../components/placeholders';
 import { PageHeader } from '../../components/sections';
 import { Icon } from '../../components/Icon';
 import { useT } from '../../lib/i18n';
@@ -57,7 +57,10 @@ export function OnDemandPage() {
       {note ? <p className="muted">{note}</p> : null}
       {state.error ? <ErrorNote text={state.error} onRetry={state.reload} /> : null}
       {state.loading && !state.data ? (
-        <SkeletonLines lines={4} />
+        // Not the skeleton: the server renders this page's content (the board loads after hydration).
+        <p className="muted" role="status">
+          {t('loading')}
+        </p>
       ) : items.length ? (
         <ul className="app-list" aria-label={t('board_title')}>
           {items.map((o) => (
