@@ -2,6 +2,7 @@
 
 pub mod agent;
 pub mod app;
+pub mod apps;
 pub mod billing;
 pub mod coins;
 pub mod companies;
@@ -18,6 +19,7 @@ pub mod lang;
 pub mod mail;
 pub mod market;
 pub mod notifications;
+pub mod orders;
 pub mod public;
 pub mod schedule;
 pub mod secrets;

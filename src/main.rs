@@ -48,6 +48,9 @@ enum Command {
         /// Seconds between heartbeats until the server names its own interval.
         #[arg(long, default_value_t = 30)]
         heartbeat_secs: u64,
+        /// Where people reach this box's apps (wins over `[agent] public_host`).
+        #[arg(long, value_name = "HOST")]
+        public_host: Option<String>,
     },
     /// The operator's coins: `coins grant --email E --amount N [--memo M]`.
     Coins {
@@ -58,6 +61,11 @@ enum Command {
     Ledger {
         #[command(subcommand)]
         command: LedgerCommand,
+    },
+    /// Image archives the server holds for agents (a market without internet installs from them).
+    Images {
+        #[command(subcommand)]
+        action: ImagesAction,
     },
 }
 
@@ -79,6 +87,17 @@ enum CoinsCommand {
 enum LedgerCommand {
     /// Check every invariant of the ledger; exits non-zero naming the first breach.
     Verify,
+}
+
+#[derive(Subcommand)]
+enum ImagesAction {
+    /// Add a `docker save` archive (copied into the data directory).
+    Add {
+        /// The archive, e.g. made with `docker save grafana/grafana:11.5.0 -o grafana.tar`.
+        file: PathBuf,
+    },
+    /// List the archives by digest with the images they hold.
+    List,
 }
 
 fn main() -> ExitCode {
@@ -120,7 +139,8 @@ fn main() -> ExitCode {
                 println!("{}", zmarket::app::api().split_for_parts().1.to_pretty_json()?);
                 Ok(())
             }
-            Command::Agent { server, device_type, name, state_dir, provisioner, heartbeat_secs } => {
+            Command::Images { action } => images(&config, action).await,
+            Command::Agent { server, device_type, name, state_dir, provisioner, heartbeat_secs, public_host } => {
                 let provisioner = provisioner.or_else(|| {
                     let p = config.agent.provisioner.trim();
                     (!p.is_empty()).then(|| PathBuf::from(p))
@@ -132,6 +152,9 @@ fn main() -> ExitCode {
                     state_dir,
                     provisioner,
                     heartbeat_secs,
+                    registry_mirror: config.agent.registry_mirror.clone(),
+                    docker_socket: config.agent.docker_socket.clone(),
+                    public_host: public_host.unwrap_or_else(|| config.agent.public_host.clone()),
                 })
                 .await
             }
@@ -144,6 +167,23 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+async fn images(config: &Config, action: ImagesAction) -> anyhow::Result<()> {
+    let db = zmarket::db::connect(config).await?;
+    zmarket::db::migrate(&db).await?;
+    match action {
+        ImagesAction::Add { file } => {
+            let m = zmarket::apps::images::add(&db, &config.data_dir, &file).await?;
+            println!("sha256:{} {} bytes {}", m.sha256, m.size_bytes, m.tags);
+        }
+        ImagesAction::List => {
+            for m in zmarket::apps::images::list(&db).await? {
+                println!("sha256:{} {} bytes {}", m.sha256, m.size_bytes, m.tags);
+            }
+        }
+    }
+    Ok(())
 }
 
 async fn serve(config: Config) -> anyhow::Result<()> {

@@ -4,6 +4,7 @@
 
 pub mod access;
 pub mod binding;
+pub mod guards;
 pub mod model;
 pub mod nearby;
 pub mod notify;
@@ -31,6 +32,10 @@ pub struct DevicesCtx {
     pub map_centre: (f64, f64),
     /// Bumped when what visitors see (the nearby list) changes.
     pub public: PublicData,
+    /// Other domains' part of each heartbeat (apps).
+    pub listeners: protocol::AgentListeners,
+    /// Other domains' say before a device's sharing changes or it is unlinked (apps).
+    pub guards: guards::DeviceGuards,
 }
 
 /// The devices' background job: marks devices offline when their heartbeats stop.

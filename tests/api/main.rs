@@ -10,5 +10,7 @@ mod iam;
 mod market;
 mod newcomer;
 mod notifications;
+mod orders;
+mod apps;
 mod recovery;
 mod social;
