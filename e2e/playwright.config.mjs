@@ -50,6 +50,10 @@ export default defineConfig({
       ZMARKET_SERVER__PUBLIC_URL: `http://127.0.0.1:${port}`,
       ZMARKET_DEVICES__OFFLINE_AFTER_SECS: process.env.ZMARKET_DEVICES__OFFLINE_AFTER_SECS || '90',
       ZMARKET_DEVICES__HEARTBEAT_SECS: process.env.ZMARKET_DEVICES__HEARTBEAT_SECS || '30',
+      // The apps spec replaces a catalogue app's manifest with a local test image (e2e/apps-manifests.json).
+      ZMARKET_APPS__MANIFESTS: process.env.ZMARKET_APPS__MANIFESTS || '',
+      // The orders spec follows the order job; a short sweep keeps it quick.
+      ZMARKET_ORDERS__SWEEP_SECS: process.env.ZMARKET_ORDERS__SWEEP_SECS || '5',
     },
   },
 });

@@ -31,6 +31,8 @@ pub fn api() -> OpenApiRouter<AppState> {
         .merge(crate::companies::routes::router())
         .merge(crate::market::routes::router())
         .merge(crate::devices::routes::router())
+        .merge(crate::apps::routes::router())
+        .merge(crate::orders::routes::router())
         .merge(crate::notifications::routes::router())
         .merge(crate::billing::routes::router())
         .merge(crate::social::routes::router())

@@ -25,6 +25,8 @@ pub struct Config {
     pub ssr: SsrConfig,
     pub map: MapConfig,
     pub devices: DevicesConfig,
+    pub apps: AppsConfig,
+    pub orders: OrdersConfig,
     pub agent: AgentConfig,
     pub billing: BillingConfig,
     pub social: SocialConfig,
@@ -164,6 +166,44 @@ pub struct DevicesConfig {
     pub registration_token: String,
 }
 
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AppsConfig {
+    /// A JSON file of install manifests replacing the built-in ones by app id (same format as
+    /// assets/catalogue/manifests.json), e.g. images in a private registry. Empty: none.
+    pub manifests: String,
+    /// The watchdog fails an install (preparing, downloading, installing) after this long.
+    pub install_timeout_secs: u64,
+    /// … and any other transitional state (starting, stopping, uninstalling, …) after this long.
+    pub action_timeout_secs: u64,
+}
+
+impl Default for AppsConfig {
+    fn default() -> Self {
+        AppsConfig { manifests: String::new(), install_timeout_secs: 3600, action_timeout_secs: 600 }
+    }
+}
+
+/// Demands and orders (src/orders/, docs/orders.md): how long each waiting state may last.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OrdersConfig {
+    /// A demand nobody takes within this long fails (`order_failed`, its hold released).
+    pub pending_timeout_secs: u64,
+    /// A taken order whose app is not running on the provider's device within this long fails.
+    pub start_timeout_secs: u64,
+    /// An order whose app runs but the demander does not confirm within this long fails.
+    pub confirm_timeout_secs: u64,
+    /// How often the order job looks at time-outs, running apps and the meter.
+    pub sweep_secs: u64,
+}
+
+impl Default for OrdersConfig {
+    fn default() -> Self {
+        OrdersConfig { pending_timeout_secs: 7 * 86400, start_timeout_secs: 3600, confirm_timeout_secs: 3600, sweep_secs: 5 }
+    }
+}
+
 /// Settings of `zmarket agent` (the device side).
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 #[serde(default, deny_unknown_fields)]
@@ -173,6 +213,15 @@ pub struct AgentConfig {
     pub provisioner: String,
     /// The market's registration token, when the market sets `devices.registration_token`.
     pub registration_token: String,
+    /// Registry mirror for images the market server holds no archive of, e.g.
+    /// `docker.m.daocloud.io` (an image `grafana/grafana:11.5.0` is then pulled as
+    /// `docker.m.daocloud.io/grafana/grafana:11.5.0`). Empty: the image's own registry.
+    pub registry_mirror: String,
+    /// The Docker Engine socket. Empty: the platform default (/var/run/docker.sock, DOCKER_HOST).
+    pub docker_socket: String,
+    /// The host name or address people reach this box's apps at. Empty: the address this box
+    /// uses to reach the market server.
+    pub public_host: String,
 }
 
 /// The wallet (src/billing/, docs/wallet.md).
@@ -232,6 +281,8 @@ impl Default for Config {
             ssr: SsrConfig::default(),
             map: MapConfig::default(),
             devices: DevicesConfig::default(),
+            apps: AppsConfig::default(),
+            orders: OrdersConfig::default(),
             agent: AgentConfig::default(),
             billing: BillingConfig::default(),
             social: SocialConfig::default(),
@@ -362,8 +413,8 @@ impl Default for LogConfig {
     }
 }
 
-const TOP_LEVEL_KEYS: [&str; 14] = [
-    "product_name", "data_dir", "server", "database", "auth", "mail", "downloads", "ssr", "map", "devices", "agent", "billing",
+const TOP_LEVEL_KEYS: [&str; 15] = [
+    "product_name", "data_dir", "server", "database", "auth", "mail", "downloads", "ssr", "map", "devices", "apps", "agent", "billing",
     "social", "log",
 ];
 
@@ -566,6 +617,13 @@ impl Config {
         }
         if self.devices.offline_after_secs == 0 || self.devices.heartbeat_secs == 0 {
             return bad("devices", "intervals must be at least 1 second");
+        }
+        if self.apps.install_timeout_secs == 0 || self.apps.action_timeout_secs == 0 {
+            return bad("apps", "time-outs must be at least 1 second");
+        }
+        let o = &self.orders;
+        if o.pending_timeout_secs == 0 || o.start_timeout_secs == 0 || o.confirm_timeout_secs == 0 || o.sweep_secs == 0 {
+            return bad("orders", "time-outs and the sweep interval must be at least 1 second");
         }
         if self.devices.heartbeat_secs >= self.devices.offline_after_secs {
             return bad("devices.heartbeat_secs", "must be shorter than devices.offline_after_secs");

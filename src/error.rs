@@ -95,6 +95,24 @@ pub enum Msg {
     KeywordTooLong,
     // notifications
     NotificationNotFound,
+    // apps on devices
+    AppNotInstallable,
+    AppAlreadyInstalled,
+    /// What a device lacks for an app: (cpu_cores | memory_bytes | disk_bytes | gpu_count, need, have).
+    RequirementsShort(Vec<(&'static str, i64, i64)>),
+    InstallationNotFound,
+    /// The action and the installation's status.
+    ActionNotAllowed(&'static str, String),
+    AppOffline,
+    AiComputeOffline,
+    LiteAppNeedsGpu,
+    LiteAppRentable,
+    StopLiteApps,
+    RentOwnDevice,
+    DeviceNotRentable,
+    RentalSpent,
+    /// The watchdog's reason: the state that lasted too long and its limit in seconds.
+    StateTimedOut(String, u64),
     // wallet (amounts in cents)
     InsufficientBalance { available: i64, needed: i64 },
     AmountInvalid,
@@ -125,6 +143,25 @@ pub enum Msg {
     FriendsOnly,
     ConversationNotFound,
     RecipientRequired,
+    // demands and orders
+    DemandsPersonalOnly,
+    OrderNotFound,
+    DemandNotOpen,
+    OwnDemand,
+    NotDemander,
+    DeviceReserved,
+    DistanceNeedsLocation,
+    /// The action (confirm, finish, cancel) and the order's status.
+    OrderActionNotAllowed(&'static str, String),
+    // why an order failed or finished (its `status_reason`, read by both sides)
+    OrderExpired,
+    OrderCancelled,
+    OrderInstallFailed(String),
+    /// Not running, or not confirmed, within this many seconds.
+    OrderStartTimedOut(u64),
+    OrderConfirmTimedOut(u64),
+    OrderFinishedEarly,
+    OrderHoursUsed,
     PairingCodeIncorrect,
     ResetLinkInvalid,
     ResetLinkUsed,
@@ -284,6 +321,50 @@ impl Msg {
                 "请先删除运行在此服务器上的 Z-CLOUD 云主机",
             ),
             Msg::AppNotFound => ("App not found", "应用不存在"),
+            Msg::RequirementsShort(gaps) => return requirements_short(gaps, lang),
+            Msg::ActionNotAllowed(action, status) => return match lang {
+                Lang::En => format!("Cannot {action} the app while it is {}", status.replace('_', " ")),
+                Lang::Zh => format!("应用当前状态（{}）不允许执行“{}”", status_zh(status), action_zh(action)),
+            },
+            Msg::OrderActionNotAllowed(action, status) => return order_action_not_allowed(action, status, lang),
+            Msg::OrderInstallFailed(why) => return match lang {
+                Lang::En => format!("The app could not be started on the provider's device: {why}"),
+                Lang::Zh => format!("应用未能在接单方的设备上启动：{why}"),
+            },
+            Msg::OrderStartTimedOut(secs) | Msg::OrderConfirmTimedOut(secs) => {
+                let n = secs.div_ceil(60);
+                let start = matches!(self, Msg::OrderStartTimedOut(_));
+                return match (lang, start) {
+                    (Lang::En, true) => format!("The app was not running on the provider's device within {n} minutes"),
+                    (Lang::Zh, true) => format!("应用未在 {n} 分钟内在接单方的设备上运行"),
+                    (Lang::En, false) => format!("The demander did not confirm within {n} minutes"),
+                    (Lang::Zh, false) => format!("需求方未在 {n} 分钟内确认"),
+                };
+            }
+            Msg::StateTimedOut(status, secs) => {
+                let (n, en, zh) = if *secs < 120 { (*secs, "seconds", "秒") } else { (secs.div_ceil(60), "minutes", "分钟") };
+                return match lang {
+                    Lang::En => format!("The device did not finish ({}) within {n} {en}", status.replace('_', " ")),
+                    Lang::Zh => format!("设备未在 {n} {zh}内完成（{}）", status_zh(status)),
+                };
+            }
+            Msg::AppNotInstallable => ("This app cannot be installed on devices yet", "该应用暂不支持安装到设备"),
+            Msg::AppAlreadyInstalled => ("This app is already installed on this device", "该应用已安装在此设备上"),
+            Msg::InstallationNotFound => ("App not found on your devices", "未找到该应用的安装"),
+            Msg::AppOffline => ("Cannot launch while Z-APP is offline", "Z-APP 离线时无法启动"),
+            Msg::AiComputeOffline => ("Cannot manage while the AI compute app is offline", "AI 算力应用离线时无法管理"),
+            Msg::LiteAppNeedsGpu => ("A lite app space is not supported without a GPU", "没有 GPU 的设备不支持轻应用空间"),
+            Msg::LiteAppRentable => (
+                "A lite app space cannot be edited or powered off while any lite app is rentable",
+                "有轻应用可出租时，轻应用空间不能编辑或关机",
+            ),
+            Msg::StopLiteApps => ("Stop all LiteApps before editing", "请先停止所有轻应用再编辑"),
+            Msg::RentOwnDevice => ("This is your own device: install the app instead of renting it", "这是您自己的设备：请直接安装，无需租用"),
+            Msg::DeviceNotRentable => ("This device is not offered for rent", "该设备未开放出租"),
+            Msg::RentalSpent => (
+                "This rental has ended or its held coins are used up: rent the app again",
+                "此次租用已结束或冻结的金币已用完：请重新租用",
+            ),
             Msg::AmountInvalid => ("The amount must be a whole number of cents, at least 1", "金额必须是至少为 1 的整数（单位：分）"),
             Msg::MemoInvalid => ("The memo must be at most 200 characters on one line", "备注最多 200 个字符，且不能换行"),
             Msg::HoldNotFound => ("Hold not found", "冻结记录不存在"),
@@ -328,6 +409,20 @@ impl Msg {
             ),
             Msg::ConversationNotFound => ("Conversation not found", "会话不存在"),
             Msg::RecipientRequired => ("Choose who to send the message to", "请选择消息接收人"),
+            Msg::DemandsPersonalOnly => (
+                "Demands and orders are for individual operation only: switch to your personal account",
+                "需求与订单仅限个人操作：请切换到个人账户",
+            ),
+            Msg::OrderNotFound => ("Order not found", "订单不存在"),
+            Msg::DemandNotOpen => ("This demand has already been taken or closed", "该需求已被接单或已关闭"),
+            Msg::OwnDemand => ("You cannot take your own demand", "不能接自己发布的需求"),
+            Msg::NotDemander => ("Only the demander can do this", "只有需求方可以执行此操作"),
+            Msg::DeviceReserved => ("This device is reserved for an order", "该设备已被订单占用"),
+            Msg::DistanceNeedsLocation => ("A distance limit needs your location", "设置距离限制需要提供您的位置"),
+            Msg::OrderExpired => ("Nobody took this demand in time", "该需求在有效期内无人接单"),
+            Msg::OrderCancelled => ("Cancelled by the demander", "需求方已取消"),
+            Msg::OrderFinishedEarly => ("Finished early by the demander", "需求方提前结束"),
+            Msg::OrderHoursUsed => ("The hours ordered are used up", "所订时长已用完"),
             Msg::KeywordTooLong => ("The search keyword is too long (at most 100 characters)", "搜索关键词过长（最多 100 个字符）"),
             Msg::PairingCodeIncorrect => (
                 "The pairing code is wrong: enter the code the box prints next to its device ID",
@@ -348,6 +443,96 @@ impl Msg {
             Lang::En => en.to_string(),
             Lang::Zh => zh.to_string(),
         }
+    }
+}
+
+/// "This device does not have enough free resources: CPU cores need 4, free 2; …"
+fn requirements_short(gaps: &[(&'static str, i64, i64)], lang: Lang) -> String {
+    const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+    let parts: Vec<String> = gaps
+        .iter()
+        .map(|(field, need, have)| {
+            let bytes = field.ends_with("_bytes");
+            let amount = |v: &i64| if bytes { format!("{:.0} GB", (*v as f64 / GIB).ceil()) } else { v.to_string() };
+            let (en, zh) = match *field {
+                "cpu_cores" => ("CPU cores", "CPU 核心"),
+                "memory_bytes" => ("memory", "内存"),
+                "disk_bytes" => ("disk", "磁盘"),
+                _ => ("GPUs", "GPU"),
+            };
+            match lang {
+                Lang::En => format!("{en} need {}, free {}", amount(need), amount(have)),
+                Lang::Zh => format!("{zh}需要 {}，空闲 {}", amount(need), amount(have)),
+            }
+        })
+        .collect();
+    match lang {
+        Lang::En => format!("This device does not have enough free resources: {}", parts.join("; ")),
+        Lang::Zh => format!("此设备的空闲资源不足：{}", parts.join("；")),
+    }
+}
+
+/// "Cannot confirm an order that is order pending" / "订单状态为“待接单”，无法确认"
+fn order_action_not_allowed(action: &str, status: &str, lang: Lang) -> String {
+    match lang {
+        Lang::En => format!("Cannot {action} an order that is {}", status.trim_start_matches("order_").replace('_', " ")),
+        Lang::Zh => {
+            let st = match status {
+                "order_pending" => "待接单",
+                "order_processing" => "处理中",
+                "order_accepted" => "已就绪",
+                "order_confirmed" => "进行中",
+                "order_failed" => "已失败",
+                _ => "已完成",
+            };
+            let act = match action {
+                "confirm" => "确认",
+                "finish" => "结束",
+                _ => "取消",
+            };
+            format!("订单状态为“{st}”，无法{act}")
+        }
+    }
+}
+
+/// The Chinese name of an installation status (SPEC.md §4 labels).
+pub fn status_zh(status: &str) -> &'static str {
+    match status {
+        "suspended" => "已暂停",
+        "running" => "运行中",
+        "stopped" => "已停止",
+        "starting" => "启动中",
+        "stopping" => "停止中",
+        "installing" => "安装中",
+        "downloading" => "下载中",
+        "suspending" => "暂停中",
+        "resuming" => "恢复中",
+        "deleting" => "删除中",
+        "shutting_down" => "关闭中",
+        "restarting" => "重启中",
+        "snapshotting" => "快照中",
+        "preparing" => "准备中",
+        "failed" => "失败",
+        "not_install" => "未安装",
+        "uninstalling" => "卸载中",
+        "uninstall_failed" => "卸载失败",
+        "installed" => "已安装",
+        "rent_failed" => "租用失败",
+        "install_failed" => "安装失败",
+        _ => "未知",
+    }
+}
+
+fn action_zh(action: &str) -> &'static str {
+    match action {
+        "start" => "启动",
+        "stop" => "停止",
+        "restart" => "重启",
+        "suspend" => "暂停",
+        "resume" => "恢复",
+        "snapshot" => "快照",
+        "retry" => "重试",
+        _ => "卸载",
     }
 }
 

@@ -2,6 +2,7 @@
 
 pub mod agent;
 pub mod app;
+pub mod apps;
 pub mod billing;
 pub mod coins;
 pub mod client_ip;
@@ -20,6 +21,7 @@ pub mod listener;
 pub mod mail;
 pub mod market;
 pub mod notifications;
+pub mod orders;
 pub mod openapi;
 pub mod public;
 pub mod ratelimit;

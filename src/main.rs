@@ -51,6 +51,9 @@ enum Command {
         /// The market's registration token, when it requires one (wins over `[agent] registration_token`).
         #[arg(long, env = "ZMARKET_AGENT_REGISTRATION_TOKEN", hide_env_values = true)]
         registration_token: Option<String>,
+        /// Where people reach this box's apps (wins over `[agent] public_host`).
+        #[arg(long, value_name = "HOST")]
+        public_host: Option<String>,
     },
     /// The operator's coins: `coins grant --email E --amount N [--memo M]`.
     Coins {
@@ -61,6 +64,11 @@ enum Command {
     Ledger {
         #[command(subcommand)]
         command: LedgerCommand,
+    },
+    /// Image archives the server holds for agents (a market without internet installs from them).
+    Images {
+        #[command(subcommand)]
+        action: ImagesAction,
     },
 }
 
@@ -82,6 +90,17 @@ enum CoinsCommand {
 enum LedgerCommand {
     /// Check every invariant of the ledger; exits non-zero naming the first breach.
     Verify,
+}
+
+#[derive(Subcommand)]
+enum ImagesAction {
+    /// Add a `docker save` archive (copied into the data directory).
+    Add {
+        /// The archive, e.g. made with `docker save grafana/grafana:11.5.0 -o grafana.tar`.
+        file: PathBuf,
+    },
+    /// List the archives by digest with the images they hold.
+    List,
 }
 
 fn main() -> ExitCode {
@@ -125,7 +144,8 @@ fn main() -> ExitCode {
                 println!("{}", doc.to_pretty_json()?);
                 Ok(())
             }
-            Command::Agent { server, device_type, name, state_dir, provisioner, heartbeat_secs, registration_token } => {
+            Command::Images { action } => images(&config, action).await,
+            Command::Agent { server, device_type, name, state_dir, provisioner, heartbeat_secs, registration_token, public_host } => {
                 let registration_token = registration_token.or_else(|| {
                     let t = config.agent.registration_token.trim();
                     (!t.is_empty()).then(|| t.to_string())
@@ -142,6 +162,9 @@ fn main() -> ExitCode {
                     provisioner,
                     heartbeat_secs,
                     registration_token,
+                    registry_mirror: config.agent.registry_mirror.clone(),
+                    docker_socket: config.agent.docker_socket.clone(),
+                    public_host: public_host.unwrap_or_else(|| config.agent.public_host.clone()),
                 })
                 .await
             }
@@ -154,6 +177,23 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+async fn images(config: &Config, action: ImagesAction) -> anyhow::Result<()> {
+    let db = zmarket::db::connect(config).await?;
+    zmarket::db::migrate(&db).await?;
+    match action {
+        ImagesAction::Add { file } => {
+            let m = zmarket::apps::images::add(&db, &config.data_dir, &file).await?;
+            println!("sha256:{} {} bytes {}", m.sha256, m.size_bytes, m.tags);
+        }
+        ImagesAction::List => {
+            for m in zmarket::apps::images::list(&db).await? {
+                println!("sha256:{} {} bytes {}", m.sha256, m.size_bytes, m.tags);
+            }
+        }
+    }
+    Ok(())
 }
 
 async fn serve(config: Config) -> anyhow::Result<()> {

@@ -44,6 +44,8 @@ pub async fn start(state: &AppState) -> anyhow::Result<JobScheduler> {
     });
     let domains = [
         crate::devices::jobs(&state.devices),
+        crate::apps::jobs(&state.apps),
+        crate::orders::jobs(&state.orders),
         crate::iam::jobs(&state.iam),
         crate::companies::jobs(&state.companies),
         crate::market::jobs(&state.market),

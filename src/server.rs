@@ -11,7 +11,9 @@ use crate::billing::BillingCtx;
 use crate::billing::idempotency::IdempotencyStore;
 use crate::companies::CompaniesCtx;
 use crate::config::Config;
+use crate::apps::AppsCtx;
 use crate::devices::DevicesCtx;
+use crate::devices::protocol::AgentListeners;
 use crate::iam::IamCtx;
 use crate::iam::auth::Sessions;
 use crate::iam::deletion::DeletionChecks;
@@ -21,6 +23,7 @@ use crate::iam::tokens::Keys;
 use crate::mail::Mailer;
 use crate::market::MarketCtx;
 use crate::notifications::{NotificationsCtx, StatsSources};
+use crate::orders::OrdersCtx;
 use crate::public::PublicData;
 use crate::social::SocialCtx;
 use crate::ssr::Ssr;
@@ -42,6 +45,9 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
     if !seeded.skipped {
         tracing::info!(inserted = seeded.inserted, updated = seeded.updated, kept_fields = seeded.kept_fields, "app catalogue applied");
     }
+    let manifests_file = Some(config.apps.manifests.trim()).filter(|p| !p.is_empty()).map(std::path::PathBuf::from);
+    let manifests = crate::apps::manifest::load(&crate::apps::manifest::embedded()?, manifests_file.as_deref(), &catalogue)
+        .context("checking the install manifests")?;
     let market = crate::market::index::load(&db).await.context("loading the market")?;
     let mailer = Mailer::new(db.clone(), &config.mail, config.mail_dir())?;
     let public = PublicData::new(Some(db.clone()));
@@ -55,7 +61,27 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         downloads: Arc::new(config.downloads.clone()),
         public: public.clone(),
     };
-    let devices = DevicesCtx::new(db.clone(), &config.devices, (config.map.default_lat, config.map.default_lng), public.clone());
+    let devices = DevicesCtx::new(
+        db.clone(),
+        &config.devices,
+        (config.map.default_lat, config.map.default_lng),
+        public.clone(),
+        AgentListeners(Arc::new(vec![Arc::new(crate::apps::reports::AppsListener)])),
+        crate::devices::guards::DeviceGuards::new(vec![Arc::new(crate::apps::lite::LiteAppRules)]),
+    );
+    let apps = AppsCtx {
+        db: db.clone(),
+        settings: Arc::new(config.apps.clone()),
+        manifests: Arc::new(manifests),
+        data_dir: config.data_dir.clone(),
+        fee_percent: config.billing.market_fee_percent,
+    };
+    let orders = OrdersCtx {
+        db: db.clone(),
+        settings: Arc::new(config.orders.clone()),
+        apps: apps.clone(),
+        fee_percent: config.billing.market_fee_percent,
+    };
     let companies = CompaniesCtx {
         db: db.clone(),
         site: site.clone(),
@@ -67,6 +93,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         Arc::new(crate::devices::binding::DevicesLinked),
         Arc::new(crate::billing::BalanceOutstanding),
         Arc::new(crate::companies::CompaniesJoined),
+        Arc::new(crate::apps::AppsRented),
     ]);
     let on_verified = crate::iam::signup::VerifiedHooks::new(vec![Arc::new(crate::billing::SignupBonus(config.billing.signup_bonus))]);
     let stats = StatsSources::new(vec![Arc::new(crate::companies::MemberRecordsUnread), Arc::new(crate::social::PendingFriendRequests)]);
@@ -104,6 +131,8 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         iam,
         companies,
         devices,
+        apps,
+        orders,
         market,
         billing,
         idempotency,

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use axum::extract::FromRef;
 use sea_orm::DatabaseConnection;
 
+use crate::apps::AppsCtx;
 use crate::billing::BillingCtx;
 use crate::billing::idempotency::IdempotencyStore;
 use crate::companies::CompaniesCtx;
@@ -18,6 +19,7 @@ use crate::iam::auth::Sessions;
 use crate::mail::Mailer;
 use crate::market::MarketCtx;
 use crate::notifications::NotificationsCtx;
+use crate::orders::OrdersCtx;
 use crate::public::PublicData;
 use crate::social::SocialCtx;
 use crate::ssr::Ssr;
@@ -33,6 +35,8 @@ pub struct AppState {
     pub iam: IamCtx,
     pub companies: CompaniesCtx,
     pub devices: DevicesCtx,
+    pub apps: AppsCtx,
+    pub orders: OrdersCtx,
     pub market: MarketCtx,
     pub notifications: NotificationsCtx,
     pub billing: BillingCtx,

@@ -37,6 +37,8 @@ async function signIn(page, lang, email, redirect = '') {
   await form.getByLabel(t.password, { exact: true }).fill(PASSWORD);
   await form.getByRole('button', { name: t.signIn }).click();
   await expect(page).not.toHaveURL(/\/auth\/signin/);
+  // The console has its menu and its page (a switch made before would race the landing).
+  await expect(page.locator('main h1').first()).toBeVisible();
 }
 
 /** A company made through the API by `email` (who becomes its admin); returns its id and admin headers. */

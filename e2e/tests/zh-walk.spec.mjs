@@ -59,7 +59,9 @@ async function visibleText(page) {
 }
 
 async function settle(page) {
-  await page.waitForLoadState('networkidle').catch(() => undefined);
+  // A signed-in page keeps its event stream open (the social issue's SSE), so the network never
+  // idles there: wait for it a little, then for the skeletons to go.
+  await page.waitForLoadState('networkidle', { timeout: 2500 }).catch(() => undefined);
   await page.waitForFunction(() => !document.querySelector('.skeleton, .page-loading'), null, { timeout: 3000 }).catch(() => undefined);
 }
 

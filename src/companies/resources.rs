@@ -8,7 +8,7 @@
 
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder};
 
-use crate::db::entity::{apps, devices, resource_assignments};
+use crate::db::entity::{apps, devices, installations, resource_assignments};
 use crate::db::enums::Role;
 use crate::error::AppError;
 use crate::companies::model::ResourceType;
@@ -43,10 +43,23 @@ pub async fn company_devices_linked(db: &impl ConnectionTrait, company_id: &str)
     company_device_count(db, company_id, None).await
 }
 
-/// How many AI compute resources the company holds. SEAM: 0 until AI compute (apps domain) exists.
+/// How many AI compute resources the company holds: its installations (own or rented, not yet
+/// removed) of AI compute and AI server apps (the apps domain's table, read here as companies
+/// may not call apps).
 pub async fn company_ai_compute_held(db: &impl ConnectionTrait, company_id: &str) -> Result<u64, AppError> {
-    let _ = (db, company_id);
-    Ok(0)
+    let ai: Vec<String> = apps::Entity::find()
+        .filter(apps::Column::DisplayType.is_in(["AI compute", "AI server"]))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|a| a.id)
+        .collect();
+    Ok(installations::Entity::find()
+        .filter(installations::Column::OwnerCompanyId.eq(company_id))
+        .filter(installations::Column::ActiveKey.is_not_null())
+        .filter(installations::Column::AppId.is_in(ai))
+        .count(db)
+        .await?)
 }
 
 /// The ids of the resources of `kind` that `company_id` assigned to `user_id`, oldest first.

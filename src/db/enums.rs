@@ -104,6 +104,22 @@ pub enum CommandKind {
     ZcloudCreate,
     #[sea_orm(string_value = "zcloud_delete")]
     ZcloudDelete,
+    #[sea_orm(string_value = "app_install")]
+    AppInstall,
+    #[sea_orm(string_value = "app_start")]
+    AppStart,
+    #[sea_orm(string_value = "app_stop")]
+    AppStop,
+    #[sea_orm(string_value = "app_restart")]
+    AppRestart,
+    #[sea_orm(string_value = "app_suspend")]
+    AppSuspend,
+    #[sea_orm(string_value = "app_resume")]
+    AppResume,
+    #[sea_orm(string_value = "app_snapshot")]
+    AppSnapshot,
+    #[sea_orm(string_value = "app_uninstall")]
+    AppUninstall,
 }
 
 /// Where a command is in its send-until-acknowledged cycle.
@@ -192,6 +208,16 @@ pub enum NotificationKind {
     ZcloudReady,
     #[sea_orm(string_value = "zcloud_failed")]
     ZcloudFailed,
+    #[sea_orm(string_value = "app_installed")]
+    AppInstalled,
+    #[sea_orm(string_value = "app_failed")]
+    AppFailed,
+    #[sea_orm(string_value = "rental_started")]
+    RentalStarted,
+    #[sea_orm(string_value = "rental_ended")]
+    RentalEnded,
+    #[sea_orm(string_value = "rental_suspended")]
+    RentalSuspended,
     #[sea_orm(string_value = "company_invitation")]
     CompanyInvitation,
     /// A wallet's runway fell to a day or less.
@@ -202,6 +228,17 @@ pub enum NotificationKind {
     #[sea_orm(string_value = "runway_1h")]
     #[serde(rename = "runway_1h")]
     Runway1h,
+    /// An order moved (taken, accepted, confirmed, finished, failed): both sides are told.
+    #[sea_orm(string_value = "order_taken")]
+    OrderTaken,
+    #[sea_orm(string_value = "order_accepted")]
+    OrderAccepted,
+    #[sea_orm(string_value = "order_confirmed")]
+    OrderConfirmed,
+    #[sea_orm(string_value = "order_finished")]
+    OrderFinished,
+    #[sea_orm(string_value = "order_failed")]
+    OrderFailed,
 }
 
 // ---- the wallet (src/billing/) ----
@@ -311,4 +348,105 @@ pub enum EventKind {
     Read,
     #[sea_orm(string_value = "notification")]
     Notification,
+}
+
+/// An installation's status: every label of SPEC.md §4. Transitions: `apps::lifecycle`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+#[serde(rename_all = "snake_case")]
+pub enum AppStatus {
+    #[sea_orm(string_value = "preparing")]
+    Preparing,
+    #[sea_orm(string_value = "downloading")]
+    Downloading,
+    #[sea_orm(string_value = "installing")]
+    Installing,
+    #[sea_orm(string_value = "installed")]
+    Installed,
+    #[sea_orm(string_value = "starting")]
+    Starting,
+    #[sea_orm(string_value = "running")]
+    Running,
+    #[sea_orm(string_value = "stopping")]
+    Stopping,
+    #[sea_orm(string_value = "stopped")]
+    Stopped,
+    #[sea_orm(string_value = "restarting")]
+    Restarting,
+    #[sea_orm(string_value = "suspending")]
+    Suspending,
+    #[sea_orm(string_value = "suspended")]
+    Suspended,
+    #[sea_orm(string_value = "resuming")]
+    Resuming,
+    #[sea_orm(string_value = "snapshotting")]
+    Snapshotting,
+    #[sea_orm(string_value = "uninstalling")]
+    Uninstalling,
+    #[sea_orm(string_value = "deleting")]
+    Deleting,
+    #[sea_orm(string_value = "shutting_down")]
+    ShuttingDown,
+    #[sea_orm(string_value = "failed")]
+    Failed,
+    #[sea_orm(string_value = "install_failed")]
+    InstallFailed,
+    #[sea_orm(string_value = "uninstall_failed")]
+    UninstallFailed,
+    #[sea_orm(string_value = "rent_failed")]
+    RentFailed,
+    #[sea_orm(string_value = "not_install")]
+    NotInstall,
+}
+
+impl AppStatus {
+    pub fn parse(raw: &str) -> Option<AppStatus> {
+        AppStatus::iter().find(|s| s.to_value() == raw)
+    }
+}
+
+/// Whether an installation is the device owner's own (`own`) or rented on another owner's device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+#[serde(rename_all = "snake_case")]
+pub enum InstallKind {
+    #[sea_orm(string_value = "own")]
+    Own,
+    #[sea_orm(string_value = "rent")]
+    Rent,
+}
+
+// ---- demands and orders (src/orders/) ----
+
+/// An order's status (SPEC.md §4); a demand is an order still `order_pending`. Transitions:
+/// `orders::machine`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+#[serde(rename_all = "snake_case")]
+pub enum OrderStatus {
+    #[sea_orm(string_value = "order_pending")]
+    OrderPending,
+    #[sea_orm(string_value = "order_processing")]
+    OrderProcessing,
+    #[sea_orm(string_value = "order_accepted")]
+    OrderAccepted,
+    #[sea_orm(string_value = "order_confirmed")]
+    OrderConfirmed,
+    #[sea_orm(string_value = "order_failed")]
+    OrderFailed,
+    #[sea_orm(string_value = "order_finished")]
+    OrderFinished,
+}
+
+impl OrderStatus {
+    pub fn parse(raw: &str) -> Option<OrderStatus> {
+        OrderStatus::iter().find(|s| s.to_value() == raw)
+    }
+    /// The order holds a device (taken and not over).
+    pub fn holds_device(self) -> bool {
+        matches!(self, OrderStatus::OrderProcessing | OrderStatus::OrderAccepted | OrderStatus::OrderConfirmed)
+    }
+    pub fn is_over(self) -> bool {
+        matches!(self, OrderStatus::OrderFailed | OrderStatus::OrderFinished)
+    }
 }

@@ -9,6 +9,7 @@ use crate::companies::resources::resource_released;
 use crate::db::entity::{device_commands, devices};
 use crate::db::{for_update, new_id, now, write_txn};
 use crate::devices::DevicesCtx;
+use crate::devices::guards::DeviceChange;
 use crate::devices::access::*;
 use crate::devices::model::*;
 use crate::error::{AppError, Msg};
@@ -98,6 +99,7 @@ pub async fn get(cx: &DevicesCtx, auth: &Auth, id: &str) -> Result<Device, AppEr
 pub async fn unlink(cx: &DevicesCtx, auth: &Auth, id: &str) -> Result<(), AppError> {
     let txn = write_txn(&cx.db).await?;
     let (d, _) = managed(&txn, auth, id).await?;
+    cx.guards.check(&txn, &d, DeviceChange::Unlink).await?;
     // Machines still running (or being made) on a host keep it; failed ones hold nothing.
     let machines = devices::Entity::find()
         .filter(devices::Column::HostId.eq(d.id.clone()))

@@ -4,6 +4,7 @@
 
 pub mod access;
 pub mod binding;
+pub mod guards;
 pub mod model;
 pub mod nearby;
 pub mod notify;
@@ -34,12 +35,23 @@ pub struct DevicesCtx {
     pub public: PublicData,
     /// Agent registrations per client IP (`devices.register_ip_burst`), shared by the instances.
     pub register_limit: Arc<SharedLimit>,
+    /// Other domains' part of each heartbeat (apps).
+    pub listeners: protocol::AgentListeners,
+    /// Other domains' say before a device's sharing changes or it is unlinked (apps).
+    pub guards: guards::DeviceGuards,
 }
 
 impl DevicesCtx {
-    pub fn new(db: DatabaseConnection, settings: &DevicesConfig, map_centre: (f64, f64), public: PublicData) -> Self {
+    pub fn new(
+        db: DatabaseConnection,
+        settings: &DevicesConfig,
+        map_centre: (f64, f64),
+        public: PublicData,
+        listeners: protocol::AgentListeners,
+        guards: guards::DeviceGuards,
+    ) -> Self {
         let register_limit = SharedLimit::new("agent_register_ip", settings.register_ip_burst, Duration::from_secs(settings.register_ip_refill_secs));
-        DevicesCtx { db, settings: Arc::new(settings.clone()), map_centre, public, register_limit: Arc::new(register_limit) }
+        DevicesCtx { db, settings: Arc::new(settings.clone()), map_centre, public, register_limit: Arc::new(register_limit), listeners, guards }
     }
 }
 

@@ -11,7 +11,12 @@ use crate::error::AppError;
 
 /// The people told about a device: its owner, or every administrator of the owning company.
 pub(crate) async fn recipients(conn: &impl ConnectionTrait, d: &devices::Model) -> Result<Vec<String>, AppError> {
-    Ok(match owner_of(d) {
+    owner_recipients(conn, owner_of(d)).await
+}
+
+/// The people who speak for an owner: the person, or every administrator of the company.
+pub async fn owner_recipients(conn: &impl ConnectionTrait, owner: Option<Owner>) -> Result<Vec<String>, AppError> {
+    Ok(match owner {
         None => Vec::new(),
         Some(Owner::User(u)) => vec![u],
         Some(Owner::Company(c)) => company_members::Entity::find()

@@ -19,6 +19,24 @@ use crate::devices::notify::notify;
 use crate::error::{AppError, Msg};
 use crate::iam::tokens;
 
+/// Another domain's part of a heartbeat (the apps domain: its installations' reports and the
+/// acknowledgements of its commands). Registered in server::prepare; runs inside the heartbeat's
+/// transaction; answers whether something people see changed.
+#[async_trait::async_trait]
+pub trait AgentListener: Send + Sync {
+    async fn heartbeat(
+        &self,
+        txn: &sea_orm::DatabaseTransaction,
+        device: &devices::Model,
+        installations: &[serde_json::Value],
+        acked: &[device_commands::Model],
+    ) -> Result<bool, AppError>;
+}
+
+/// Every registered listener.
+#[derive(Clone, Default)]
+pub struct AgentListeners(pub std::sync::Arc<Vec<std::sync::Arc<dyn AgentListener>>>);
+
 /// Registers an agent's machine: limited per client IP, and in a closed market (a
 /// `devices.registration_token` is set) only with that token.
 pub async fn register(cx: &DevicesCtx, ip: IpAddr, req: AgentRegistration) -> Result<RegisterResponse, AppError> {
@@ -154,8 +172,14 @@ pub async fn heartbeat(cx: &DevicesCtx, secret: Option<&str>, req: HeartbeatRequ
             notify(&txn, &m, NotificationKind::DeviceOnline, None).await?;
         }
     }
+    let mut acked = Vec::new();
     for ack in &req.acks {
-        changed |= apply_ack(&txn, &d, ack).await?;
+        let (c, cmd) = apply_ack(&txn, &d, ack).await?;
+        changed |= c;
+        acked.extend(cmd);
+    }
+    for l in cx.listeners.0.iter() {
+        changed |= l.heartbeat(&txn, &d, &req.installations, &acked).await?;
     }
     let pending = device_commands::Entity::find()
         .filter(device_commands::Column::DeviceId.eq(d.id.clone()))
@@ -175,15 +199,16 @@ pub async fn heartbeat(cx: &DevicesCtx, secret: Option<&str>, req: HeartbeatRequ
     Ok(HeartbeatResponse { settings: settings(cx, &d), commands })
 }
 
-/// Records an acknowledgement by the device its command was sent to; true when a status changed.
-async fn apply_ack(conn: &impl ConnectionTrait, device: &devices::Model, ack: &Ack) -> Result<bool, AppError> {
+/// Records an acknowledgement by the device its command was sent to; true when a status changed,
+/// and the command as acknowledged (for the listeners).
+async fn apply_ack(conn: &impl ConnectionTrait, device: &devices::Model, ack: &Ack) -> Result<(bool, Option<device_commands::Model>), AppError> {
     let Some(cmd) = device_commands::Entity::find_by_id(ack.id.clone())
         .filter(device_commands::Column::DeviceId.eq(device.id.clone()))
         .filter(device_commands::Column::Status.eq(CommandStatus::Pending))
         .one(conn)
         .await?
     else {
-        return Ok(false); // another device's command, or already acknowledged
+        return Ok((false, None)); // another device's command, or already acknowledged
     };
     let error: Option<String> = if ack.ok {
         None
@@ -197,7 +222,7 @@ async fn apply_ack(conn: &impl ConnectionTrait, device: &devices::Model, ack: &A
     a.status = Set(if ack.ok { CommandStatus::Done } else { CommandStatus::Failed });
     a.error = Set(error.clone());
     a.acked_at = Set(Some(now()));
-    a.update(conn).await?;
+    let cmd = a.update(conn).await?;
     if kind == CommandKind::ZcloudCreate
         && let Some(machine) = subject
             && let Some(m) = devices::Entity::find_by_id(machine).filter(devices::Column::Status.eq(DeviceStatus::Creating)).one(conn).await? {
@@ -211,9 +236,9 @@ async fn apply_ack(conn: &impl ConnectionTrait, device: &devices::Model, ack: &A
                 let m = a.update(conn).await?;
                 let kind = if ack.ok { NotificationKind::ZcloudReady } else { NotificationKind::ZcloudFailed };
                 notify(conn, &m, kind, error.as_deref()).await?;
-                return Ok(true);
+                return Ok((true, Some(cmd)));
             }
-    Ok(false)
+    Ok((false, Some(cmd)))
 }
 
 /// Marks devices offline whose last heartbeat is older than `offline_after_secs`; also forgets

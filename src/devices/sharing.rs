@@ -7,6 +7,7 @@ use crate::db::entity::devices;
 use crate::db::{now, write_txn};
 use crate::devices::DevicesCtx;
 use crate::devices::access::{managed, to_device};
+use crate::devices::guards::DeviceChange;
 use crate::devices::model::*;
 use crate::error::{AppError, Msg};
 use crate::iam::auth::Auth;
@@ -15,6 +16,7 @@ pub async fn update_sharing(cx: &DevicesCtx, auth: &Auth, id: &str, req: Sharing
     let Sharing { mode, rentable, price_per_hour } = req;
     let txn = write_txn(&cx.db).await?;
     let (d, _) = managed(&txn, auth, id).await?;
+    cx.guards.check(&txn, &d, DeviceChange::Sharing).await?;
     let price = price_per_hour.unwrap_or(d.price_per_hour);
     // dedicated = self-used: never rented; autopilot = rented out whenever idle for max profit.
     if (mode == SharingMode::Dedicated && rentable) || (mode == SharingMode::Autopilot && !rentable) {

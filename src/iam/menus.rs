@@ -45,6 +45,7 @@ const ITEMS: &[Item] = &[
     item("/history", "History", "history", "history", "my_company_history"),
 ];
 
+const APP_PAGES: [&str; 2] = ["/app/details", "/app/aicompute"];
 const ACCOUNT: [&str; 3] = ["/account", "/account/username", "/account/password"];
 const DEVICES: [&str; 4] = ["/devices", "/devices/link", "/devices/details", "/devices/zcloud/create"];
 
@@ -54,11 +55,14 @@ pub fn paths_for(user_type: UserType) -> Vec<&'static str> {
     paths.extend(ACCOUNT);
     match user_type {
         UserType::User => {
+            // /app/details and /app/aicompute: SPEC.md §2's hidden children of /app (issue 13).
+            paths.extend(APP_PAGES);
             paths.extend(DEVICES);
             // /friends/tags: SPEC.md §2 lists it among the hidden children of /friends (issue 15).
             paths.extend(["/friends", "/friends/tags", "/wallet", "/messages", "/demands-and-offers", "/history"]);
         }
         UserType::Admin => {
+            paths.extend(APP_PAGES);
             paths.extend(DEVICES);
             paths.extend(["/company", "/company/history", "/company/allocate"]);
         }

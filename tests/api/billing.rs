@@ -33,8 +33,13 @@ pub async fn verified(app: &TestApp) {
 }
 
 /// An app whose new accounts get no signup bonus (so amounts are exact).
+/// The configuration without a signup bonus, so a wallet holds only what a test puts there.
+fn without_bonus(c: &mut zmarket::config::Config) {
+    c.billing.signup_bonus = Coins::from_cents(0);
+}
+
 async fn no_bonus() -> TestApp {
-    TestApp::spawn_with(|c| c.billing.signup_bonus = Coins::from_cents(0)).await
+    TestApp::spawn_with(without_bonus).await
 }
 
 async fn grant(app: &TestApp, email: &str, cents: i64) -> i64 {

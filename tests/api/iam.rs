@@ -342,8 +342,8 @@ async fn menus_per_user_type() {
     assert_eq!(status, 200);
     let paths = all_paths(&body["data"]);
     let expected = [
-        "/app", "/account", "/account/username", "/account/password", "/devices", "/devices/link", "/devices/details",
-        "/devices/zcloud/create", "/friends", "/friends/tags", "/wallet", "/messages", "/demands-and-offers", "/history",
+        "/app", "/app/details", "/app/aicompute", "/account", "/account/username", "/account/password", "/devices",
+        "/devices/link", "/devices/details", "/devices/zcloud/create", "/friends", "/friends/tags", "/wallet", "/messages", "/demands-and-offers", "/history",
     ];
     assert_eq!(sorted(&paths), sorted(&expected.map(String::from)));
     let account = body["data"].as_array().unwrap().iter().find(|e| e["path"] == "/account").unwrap();
@@ -367,8 +367,8 @@ async fn menus_per_user_type() {
     assert_eq!(body["data"]["smeId"], company.as_str());
     let (_, menu) = app.get_auth("/api/iam/v1/menus", body["data"]["token"].as_str().unwrap()).await;
     let expected = [
-        "/app", "/account", "/account/username", "/account/password", "/devices", "/devices/link", "/devices/details",
-        "/devices/zcloud/create", "/company", "/company/history", "/company/allocate",
+        "/app", "/app/details", "/app/aicompute", "/account", "/account/username", "/account/password", "/devices",
+        "/devices/link", "/devices/details", "/devices/zcloud/create", "/company", "/company/history", "/company/allocate",
     ];
     assert_eq!(sorted(&all_paths(&menu["data"])), sorted(&expected.map(String::from)));
 

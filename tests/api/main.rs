@@ -14,5 +14,7 @@ mod market;
 mod newcomer;
 mod notifications;
 mod races;
+mod orders;
+mod apps;
 mod recovery;
 mod social;

@@ -8,6 +8,8 @@ import './styles/mobile-and-map.css';
 import './styles/overlays.css';
 import './styles/responsive.css';
 import './styles/companies.css';
+import './styles/apps.css';
+import './styles/orders.css';
 import './styles/wallet.css';
 import './styles/social.css';
 import { start } from './app/start';

@@ -11,6 +11,8 @@ mod m0005_devices;
 mod m0006_notification_counters;
 mod m0007_billing;
 mod m0008_social;
+mod m0009_apps;
+mod m0010_orders;
 mod m0011_hardening;
 mod m0012_password_resets;
 
@@ -28,6 +30,8 @@ impl MigratorTrait for Migrator {
             Box::new(m0006_notification_counters::Migration),
             Box::new(m0007_billing::Migration),
             Box::new(m0008_social::Migration),
+            Box::new(m0009_apps::Migration),
+            Box::new(m0010_orders::Migration),
             Box::new(m0011_hardening::Migration),
             Box::new(m0012_password_resets::Migration),
         ]

@@ -43,6 +43,12 @@ export type Bill = Schemas['Bill'];
 export type EntryKind = Schemas['EntryKind'];
 export type BillStatus = Schemas['BillStatus'];
 
+export type Installation = AlwaysSent<Schemas['Installation']>;
+export type InstallationDetails = Installation & { history: AlwaysSent<Schemas['StateEvent']>[]; holds: Schemas['Capacity'] };
+export type AiCompute = Installation & { endpoint: string | null; gpus: GpuInfo[] };
+export type DeviceFit = AlwaysSent<Schemas['DeviceFit']>;
+export type AppStatus = Schemas['AppStatus'];
+
 export type Device = AlwaysSent<Omit<Schemas['Device'], 'spec'>> & { spec: AlwaysSent<Schemas['Spec']> };
 
 /** The document types `apps` as plain objects; they are the market's apps. */
@@ -88,4 +94,25 @@ export type MenuEntry = Omit<Schemas['MenuEntry'], 'component' | 'meta' | 'child
   component?: string;
   meta?: Partial<Omit<Schemas['MenuMeta'], 'isLink'>> & { isLink?: string | boolean };
   children?: MenuEntry[];
+};
+
+/** A demand (while `order_pending`) or an order (API.md §Demands and orders). */
+export type Order = AlwaysSent<Omit<Schemas['Order'], 'history' | 'provider'>> & {
+  provider: Schemas['Party'] | null;
+  history: AlwaysSent<Schemas['OrderEvent']>[];
+};
+export type OrderStatus = Schemas['OrderStatus'];
+/** `need` and `have` are numbers or strings by field (`have` null when unknown). */
+export type Gap = { field: string; need: number | string | boolean; have: number | string | boolean | null };
+export type DeviceCheck = Omit<Schemas['DeviceCheck'], 'gaps'> & { gaps: Gap[] };
+export type DemandBody = {
+  name: string;
+  app_id: string;
+  gpu_count: number;
+  gpu_models: string;
+  distance_km: number | null;
+  lat: number | null;
+  lng: number | null;
+  hours: number;
+  price_per_hour: number;
 };

@@ -56,6 +56,9 @@ const placeholder = lazy(() => import('../pages/console/AreaPage'));
 
 /** The page each console path shows; paths the UI has no page for yet show the generic area page. */
 const consolePageOf = new Map<string, LazyPage>([
+  [paths.console.app.pattern, lazy(() => import('../pages/apps/AppsPage'))],
+  [paths.console.appDetails.pattern, lazy(() => import('../pages/apps/AppDetailsPage'))],
+  [paths.console.aiCompute.pattern, lazy(() => import('../pages/apps/AiComputePage'))],
   [paths.console.devices.pattern, lazy(() => import('../pages/devices/DevicesPage'))],
   [paths.console.link.pattern, lazy(() => import('../pages/devices/DeviceLinkPage'))],
   [paths.console.deviceDetails.pattern, lazy(() => import('../pages/devices/DeviceDetailsPage'))],
@@ -64,6 +67,7 @@ const consolePageOf = new Map<string, LazyPage>([
   [paths.console.allocate.pattern, lazy(() => import('../pages/companies/AllocatePage'))],
   [paths.console.companyHistory.pattern, lazy(() => import('../pages/companies/CompanyHistoryPage'))],
   [paths.console.history.pattern, lazy(() => import('../pages/companies/MyHistoryPage'))],
+  [paths.console.demands.pattern, lazy(() => import('../pages/ondemand/DemandsAndOffersPage'))],
   [paths.console.wallet.pattern, lazy(() => import('../pages/wallet/WalletPage'))],
   [paths.console.account.pattern, lazy(() => import('../pages/account/AccountPage'))],
   [paths.console.username.pattern, lazy(() => import('../pages/account/UsernamePage'))],

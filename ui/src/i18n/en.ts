@@ -1,7 +1,9 @@
-import { enOnboarding } from './en.onboarding';
-
 // Every visible English string. zh.ts has exactly the same keys (checked by the type and by a test).
 // `{name}` placeholders are filled by t(key, {name}).
+import { enApps } from './apps.en';
+import { ordersEn } from './orders';
+import { enOnboarding } from './en.onboarding';
+
 export const en = {
   ...enOnboarding,
   // Route titles
@@ -215,7 +217,6 @@ export const en = {
   get_client: 'Get the client',
   coins: 'coins',
   free: 'Free',
-  install_in_console: 'Open in console',
 
   // Nearby
   nearby_title: 'Devices near you',
@@ -255,6 +256,7 @@ export const en = {
   submit_order: 'Submit order',
   order_submitted: 'Order submitted',
   must_be_positive: 'Must be a positive whole number',
+  ...ordersEn,
 
   // Download
   download_title: 'Download the {product} client',
@@ -397,7 +399,7 @@ export const en = {
   create: 'Create',
   zcloud_created: 'Z-CLOUD is being created',
   no_permission_devices: 'You have no permission to manage devices, please contact the administrator',
-  no_permission_apps: 'You have no permission to install or rent Z-APP, please contact the administrator',
+  no_permission_apps: 'No permission to install or rent Z-APP, please contact the administrator',
   area_empty: 'Nothing here yet',
   area_empty_hint: 'This area fills up as you use {product}.',
   resources: 'Resources',
@@ -495,6 +497,7 @@ export const en = {
   dismiss: 'Dismiss',
   unknown: 'Unknown',
 
+  ...enApps,
   // Friends, tags, messages (docs/social.md)
   my_friends: 'My friends',
   friends_intro: 'Add people by email, give them an alias and tags, and message them.',
@@ -512,7 +515,6 @@ export const en = {
   request_cancelled: 'Request cancelled',
   friend: 'Friend',
   friends_since: 'Friends since',
-  actions: 'Actions',
   filter_by_tag: 'Filter by tag',
   all_friends: 'All friends',
   no_friends: 'No friends yet',

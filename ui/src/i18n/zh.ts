@@ -1,4 +1,6 @@
 import type { MessageKey } from './en';
+import { zhApps } from './apps.zh';
+import { ordersZh } from './orders';
 import { zhOnboarding } from './zh.onboarding';
 
 // Chinese strings; the type makes a missing key a compile error, a test also checks for empty ones.
@@ -206,7 +208,6 @@ export const zh: Record<MessageKey, string> = {
   get_client: '获取客户端',
   coins: '币',
   free: '免费',
-  install_in_console: '在控制台打开',
 
   nearby_title: '您附近的设备',
   use_my_location: '使用我的位置',
@@ -244,6 +245,7 @@ export const zh: Record<MessageKey, string> = {
   submit_order: '提交订单',
   order_submitted: '订单已提交',
   must_be_positive: '必须是正整数',
+  ...ordersZh,
 
   download_title: '下载 {product} 客户端',
   download_windows: 'Windows',
@@ -383,7 +385,7 @@ export const zh: Record<MessageKey, string> = {
   create: '创建',
   zcloud_created: 'Z-CLOUD 正在创建',
   no_permission_devices: '您没有管理设备的权限，请联系管理员',
-  no_permission_apps: '您没有安装或租用 Z-APP 的权限，请联系管理员',
+  no_permission_apps: '无权安装或租用 Z-APP，请联系管理员',
   area_empty: '暂无内容',
   area_empty_hint: '使用 {product} 后，这里会逐渐充实。',
   resources: '资源',
@@ -479,6 +481,7 @@ export const zh: Record<MessageKey, string> = {
   dismiss: '关闭',
   unknown: '未知',
 
+  ...zhApps,
   // Friends, tags, messages (docs/social.md)
   my_friends: '我的好友',
   friends_intro: '通过邮箱添加好友，为他们设置备注名和标签，并与他们聊天。',
@@ -496,7 +499,6 @@ export const zh: Record<MessageKey, string> = {
   request_cancelled: '已撤回请求',
   friend: '好友',
   friends_since: '成为好友时间',
-  actions: '操作',
   filter_by_tag: '按标签筛选',
   all_friends: '全部好友',
   no_friends: '还没有好友',

@@ -6,6 +6,7 @@ import type { Device } from '../../api/types';
 import { useAsync } from '../../lib/useAsync';
 import { useT, type TFunction } from '../../lib/i18n';
 import { ConfirmDialog } from '../../components/Dialog';
+import { DeviceApps } from '../../components/deviceApps';
 import { EmptyState, ErrorNote, SkeletonLines } from '../../components/placeholders';
 import { Field } from '../../components/fields';
 import { PageHeader } from '../../components/sections';
@@ -104,9 +105,9 @@ export default function DeviceDetailsPage() {
             <Metrics t={t} device={d} />
             <SharingForm t={t} device={d} onSaved={(x) => setData(() => x)} />
             <LocationForm t={t} device={d} onSaved={(x) => setData(() => x)} />
-            <section className="card">
+            <section className="card device-apps">
               <h2>{t('installed_apps')}</h2>
-              <p className="muted">{t('installed_apps_empty')}</p>
+              <DeviceApps deviceId={d.id} />
             </section>
           </div>
         </>

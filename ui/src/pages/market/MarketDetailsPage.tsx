@@ -1,4 +1,5 @@
-import { Link, useSearchParams } from 'react-router';
+import { useEffect, useState } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
 import { fetchApplication } from '../../api/market';
 import { useAsync } from '../../lib/useAsync';
 import { useInitialData, useInitialNotFound } from '../../stores/boot';
@@ -10,6 +11,9 @@ import { paths, usePublicPaths } from '../../lib/paths';
 import { ErrorPage } from '../../components/ErrorPage';
 import { AppChips, AppIcon, priceText } from '../../components/apps';
 import { resourceWords } from './catalogue';
+import { InstallDialog, NoPermissionDialog } from '../../components/installDialog';
+import { RentDialog } from '../../components/rentDialog';
+import { useSession } from '../../stores/session';
 
 export function MarketDetailsPage() {
   const t = useT();
@@ -20,6 +24,19 @@ export function MarketDetailsPage() {
   const initialNotFound = useInitialNotFound();
   const state = useAsync(id && !initialNotFound ? (signal) => fetchApplication(id, signal) : null, [id], initial);
   const app = state.data;
+  const navigate = useNavigate();
+  const signedIn = useSession((s) => Boolean(s.token));
+  const member = useSession((s) => s.userType === 'member');
+  const [dialog, setDialog] = useState<'install' | 'rent' | null>(null);
+  // Back from sign-in with ?do=install|rent: the same choice opens again.
+  const wants = params.get('do');
+  useEffect(() => {
+    if ((wants === 'install' || wants === 'rent') && signedIn && app) setDialog(wants);
+  }, [wants, signedIn, app]);
+  const start = (what: 'install' | 'rent') => {
+    if (signedIn) setDialog(what);
+    else navigate(paths.auth.signIn(`${paths.market.details(id)}&do=${what}`));
+  };
   if (initialNotFound || !id || (state.errorCode === 404 && !app)) {
     return <ErrorPage code={404} />;
   }
@@ -46,9 +63,14 @@ export function MarketDetailsPage() {
             <div className="details-cta">
               <span className="price large">{priceText(t, app.price_per_hour)}</span>
               {!p.mobile ? (
-                <Link className="button primary" to={paths.console.appDetails(app.id)}>
-                  {t('install_in_console')}
-                </Link>
+                <span className="details-buttons">
+                  <button type="button" className="button primary" onClick={() => start('install')}>
+                    {t('install')}
+                  </button>
+                  <button type="button" className="button ghost" onClick={() => start('rent')}>
+                    {t('rent')}
+                  </button>
+                </span>
               ) : (
                 <Link className="button primary" to={paths.download()}>
                   {t('get_client')}
@@ -74,6 +96,18 @@ export function MarketDetailsPage() {
             <h2>{t('description')}</h2>
             <p className="prose">{app.description || app.summary}</p>
           </section>
+          {member ? (
+            <NoPermissionDialog
+              title={t(dialog === 'rent' ? 'rent_app_title' : 'install_app_title', { name: app.name })}
+              open={dialog !== null}
+              onClose={() => setDialog(null)}
+            />
+          ) : (
+            <>
+              <InstallDialog app={app} open={dialog === 'install'} onClose={() => setDialog(null)} />
+              <RentDialog app={app} open={dialog === 'rent'} onClose={() => setDialog(null)} />
+            </>
+          )}
         </article>
       )}
     </div>

@@ -1,48 +1,102 @@
-import { useState } from 'react';
+// /on-demand/place-an-order: compose a demand (app, GPUs, models, distance from your location,
+// hours, price) with a live count of the online devices that satisfy it; posting holds price ×
+// hours on the wallet. The page is public; posting needs a sign-in.
+import { useEffect, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { placeDemand } from '../../api/demands';
+import { fetchApplications } from '../../api/market';
+import { fetchQualifying, postDemand } from '../../api/orders';
+import type { DemandBody } from '../../api/types';
 import { FormError, SubmitButton, useForm } from '../../components/form';
-import { useT } from '../../lib/i18n';
-import { Field } from '../../components/fields';
+import { Field, SelectField } from '../../components/fields';
 import { PageHeader } from '../../components/sections';
 import { Icon } from '../../components/Icon';
+import { formatCoins } from '../../lib/format';
+import { useT } from '../../lib/i18n';
+import { paths } from '../../lib/paths';
+import { useAsync } from '../../lib/useAsync';
 import { toast } from '../../stores/feedback';
 import { useSession } from '../../stores/session';
-import { paths } from '../../lib/paths';
+import { useBoot } from '../../stores/boot';
 
-
-function positiveInt(v: string): number | null {
-  return /^\d+$/.test(v.trim()) && Number(v) > 0 ? Number(v) : null;
-}
+const wholeIn = (v: string, min: number) => (/^\d+$/.test(v.trim()) && Number(v) >= min ? Number(v) : null);
+/** Coins with at most two decimals → cents. */
+const cents = (v: string) => (/^\d+(\.\d{1,2})?$/.test(v.trim()) && Number(v) > 0 ? Math.round(Number(v) * 100) : null);
+const coord = (v: string, max: number) => (v.trim() !== '' && Number.isFinite(Number(v)) && Math.abs(Number(v)) <= max ? Number(v) : null);
 
 export function PlaceOrderPage() {
   const t = useT();
   const navigate = useNavigate();
-  const [form, setForm] = useState({ name: '', app: '', gpuCount: '1', gpuModels: '', distance: '' });
+  const boot = useBoot();
+  const signedIn = !!useSession((s) => s.token);
+  const centre = boot.config.map.center;
+  const [form, setForm] = useState({
+    name: '',
+    app: '',
+    gpuCount: '1',
+    gpuModels: '',
+    distance: '',
+    lat: String(centre.lat),
+    lng: String(centre.lng),
+    hours: '1',
+    price: '1',
+  });
   const set = (k: keyof typeof form) => (e: { target: { value: string } }) => setForm((f) => ({ ...f, [k]: e.target.value }));
-  const submission = useForm<'name' | 'gpuCount' | 'distance'>({
+  const apps = useAsync((signal) => fetchApplications({ limit: 100 }, signal), []);
+
+  const body = (): DemandBody | null => {
+    const gpu_count = wholeIn(form.gpuCount, 0);
+    const hours = wholeIn(form.hours, 1);
+    const price = cents(form.price);
+    const distance = form.distance.trim() === '' ? null : wholeIn(form.distance, 1);
+    const lat = coord(form.lat, 90);
+    const lng = coord(form.lng, 180);
+    if (!form.app || gpu_count === null || hours === null || price === null) return null;
+    if (form.distance.trim() !== '' && (distance === null || lat === null || lng === null)) return null;
+    return { name: form.name.trim(), app_id: form.app, gpu_count, gpu_models: form.gpuModels, distance_km: distance, lat, lng, hours, price_per_hour: price };
+  };
+  const terms = body();
+  const termsKey = terms ? JSON.stringify({ ...terms, name: '', hours: 0, price_per_hour: 0 }) : '';
+
+  // The live count, asked again (debounced) whenever the terms change.
+  const [count, setCount] = useState<number | null>(null);
+  useEffect(() => {
+    setCount(null);
+    if (!termsKey) return;
+    const ctl = new AbortController();
+    const timer = window.setTimeout(() => {
+      fetchQualifying(JSON.parse(termsKey) as DemandBody, ctl.signal)
+        .then((r) => setCount(r.count))
+        .catch(() => {});
+    }, 300);
+    return () => {
+      window.clearTimeout(timer);
+      ctl.abort();
+    };
+  }, [termsKey]);
+
+  const submission = useForm<'name' | 'gpuCount' | 'distance' | 'lat' | 'hours' | 'price'>({
     validate: () => ({
       name: form.name.trim() ? null : 'field_required',
-      gpuCount: positiveInt(form.gpuCount) === null ? 'must_be_positive' : null,
-      distance: form.distance.trim() !== '' && positiveInt(form.distance) === null ? 'must_be_positive' : null,
+      form: form.app ? null : 'choose_app',
+      gpuCount: wholeIn(form.gpuCount, 0) === null ? 'must_be_positive' : null,
+      distance: form.distance.trim() !== '' && wholeIn(form.distance, 1) === null ? 'must_be_positive' : null,
+      lat: form.distance.trim() !== '' && (coord(form.lat, 90) === null || coord(form.lng, 180) === null) ? 'field_required' : null,
+      hours: wholeIn(form.hours, 1) === null ? 'must_be_positive' : null,
+      price: cents(form.price) === null ? 'must_be_positive' : null,
     }),
     action: async () => {
-      // The page is public; placing the order needs an account.
       if (!useSession.getState().token) {
         navigate(paths.auth.signIn(paths.onDemand.placeOrder()));
         return;
       }
-      await placeDemand({
-        name: form.name.trim(),
-        app: form.app.trim() || null,
-        gpu_count: positiveInt(form.gpuCount),
-        gpu_models: form.gpuModels.split(',').map((s) => s.trim()).filter(Boolean),
-        distance_limit_km: form.distance.trim() ? positiveInt(form.distance) : null,
-      });
+      const b = body();
+      if (!b) return;
+      await postDemand(b);
       toast('success', t('order_submitted'));
-      navigate(paths.onDemand.home());
+      navigate(paths.console.demands());
     },
   });
+  const total = terms ? terms.price_per_hour * terms.hours : null;
 
   return (
     <div className="page container narrow">
@@ -52,24 +106,29 @@ export function PlaceOrderPage() {
       <PageHeader title={t('place_an_order')} subtitle={t('on_demand_text')} />
       <form className="card form-card" onSubmit={submission.submit} noValidate>
         <Field label={t('demand_name')} value={form.name} onChange={set('name')} error={submission.error('name')} required />
-        <Field label={t('app')} value={form.app} onChange={set('app')} />
-        <Field
-          label={t('gpu_count')}
-          inputMode="numeric"
-          value={form.gpuCount}
-          onChange={set('gpuCount')}
-          error={submission.error('gpuCount')}
+        <SelectField
+          id="demand-app"
+          label={t('demand_app')}
+          value={form.app}
+          onChange={(v) => setForm((f) => ({ ...f, app: v }))}
+          options={[['', t('choose_app')], ...(apps.data?.items ?? []).map((a): [string, string] => [a.id, a.name])]}
         />
-        <Field label={t('gpu_models')} value={form.gpuModels} onChange={set('gpuModels')} />
-        <Field
-          label={t('distance_limit_km')}
-          inputMode="numeric"
-          value={form.distance}
-          onChange={set('distance')}
-          error={submission.error('distance')}
-        />
+        <Field label={t('gpu_count')} inputMode="numeric" value={form.gpuCount} onChange={set('gpuCount')} error={submission.error('gpuCount')} />
+        <Field label={t('gpu_models')} value={form.gpuModels} onChange={set('gpuModels')} placeholder="A100, 4090" />
+        <Field label={t('distance_limit_km')} inputMode="numeric" value={form.distance} onChange={set('distance')} error={submission.error('distance')} />
+        <fieldset className="field-row">
+          <legend>{t('your_location')}</legend>
+          <Field label={t('latitude')} inputMode="decimal" value={form.lat} onChange={set('lat')} error={submission.error('lat')} />
+          <Field label={t('longitude')} inputMode="decimal" value={form.lng} onChange={set('lng')} />
+        </fieldset>
+        <Field label={t('demand_hours')} inputMode="numeric" value={form.hours} onChange={set('hours')} error={submission.error('hours')} />
+        <Field label={t('demand_price')} inputMode="decimal" value={form.price} onChange={set('price')} error={submission.error('price')} />
+        <p className="qualifying" role="status" data-testid="qualifying">
+          {terms ? (count === null ? t('qualifying_checking') : t('qualifying_now', { count })) : null}
+        </p>
+        {total !== null ? <p className="muted">{t('demand_total', { total: formatCoins(total) })}</p> : null}
         <FormError form={submission} />
-        <SubmitButton form={submission}>{t('submit_order')}</SubmitButton>
+        <SubmitButton form={submission}>{signedIn ? t('submit_order') : t('sign_in_to_order')}</SubmitButton>
       </form>
     </div>
   );

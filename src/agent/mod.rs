@@ -7,6 +7,13 @@
 //! live metrics, carries out the commands of the answer and acknowledges them by id in the next
 //! heartbeat. A network error never stops it: it backs off and retries. A secret the server no
 //! longer knows (the device was unlinked) makes it register afresh.
+//!
+//! Apps (`app_*` commands) run as containers through the Docker Engine API (apps.rs,
+//! containers.rs); their actual state goes out with every heartbeat.
+
+mod apps;
+mod containers;
+mod fetch;
 
 use std::collections::HashSet;
 use std::io::Write;
@@ -31,6 +38,10 @@ pub struct AgentOptions {
     pub heartbeat_secs: u64,
     /// The market's registration token, when it requires one (`devices.registration_token`).
     pub registration_token: Option<String>,
+    /// `[agent] registry_mirror`, `docker_socket`, `public_host` (config.toml).
+    pub registry_mirror: String,
+    pub docker_socket: String,
+    pub public_host: String,
 }
 
 /// What the agent keeps between runs.
@@ -68,6 +79,19 @@ pub async fn run(opts: AgentOptions) -> anyhow::Result<()> {
         _ => register(&client, &server, &opts, &name, &mut probe).await?,
     };
     announce(&state);
+    let public_host = Some(opts.public_host.trim()).filter(|h| !h.is_empty()).map(str::to_string).unwrap_or_else(|| apps::default_public_host(&server));
+    let has_gpus = !probe.gpus.is_empty();
+    let runner = apps::AppRunner::new(
+        apps::AppsOptions {
+            server: server.clone(),
+            state_dir: opts.state_dir.clone(),
+            registry_mirror: opts.registry_mirror.clone(),
+            docker_socket: opts.docker_socket.clone(),
+            public_host,
+            has_gpus,
+        },
+        &state.device_secret,
+    );
 
     let mut interval = opts.heartbeat_secs.max(1);
     let mut acks: Vec<Ack> = Vec::new();
@@ -75,10 +99,11 @@ pub async fn run(opts: AgentOptions) -> anyhow::Result<()> {
     let mut backoff = Duration::from_secs(1);
     let mut bound_seen = false;
     loop {
+        acks.extend(runner.take_acks());
         let body = serde_json::json!({
             "spec": probe.spec(),
             "metrics": probe.metrics(),
-            "installations": [],
+            "installations": runner.reports().await,
             "acks": acks,
         });
         let sent = client
@@ -91,6 +116,7 @@ pub async fn run(opts: AgentOptions) -> anyhow::Result<()> {
             Ok(res) if res.status() == reqwest::StatusCode::UNAUTHORIZED => {
                 tracing::warn!(device_id = %state.device_id, "the server no longer knows this device (unlinked?): registering again");
                 state = register(&client, &server, &opts, &name, &mut probe).await?;
+                runner.set_secret(&state.device_secret);
                 announce(&state);
                 acks.clear();
                 bound_seen = false;
@@ -114,6 +140,10 @@ pub async fn run(opts: AgentOptions) -> anyhow::Result<()> {
                             }
                         }
                         for cmd in hb.commands {
+                            if apps::is_app_command(&cmd.kind) {
+                                runner.handle(cmd);
+                                continue;
+                            }
                             if done.contains(&cmd.id) {
                                 continue; // carried out; the acknowledgement was lost: send it again below
                             }
@@ -122,6 +152,7 @@ pub async fn run(opts: AgentOptions) -> anyhow::Result<()> {
                             acks.push(ack);
                         }
                         // Acknowledge right away rather than a whole interval later.
+                        acks.extend(runner.take_acks());
                         if !acks.is_empty() {
                             continue;
                         }
@@ -142,7 +173,12 @@ pub async fn run(opts: AgentOptions) -> anyhow::Result<()> {
                 continue;
             }
         }
-        tokio::time::sleep(Duration::from_secs(interval)).await;
+        // An app operation moving on (progress, a finished command) is reported at once, at
+        // most every half second.
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_secs(interval)) => {}
+            _ = runner.changed() => tokio::time::sleep(Duration::from_millis(500)).await,
+        }
     }
 }
 
@@ -251,7 +287,7 @@ async fn execute(cmd: &Command, provisioner: Option<&Path>) -> Ack {
     let result = match CommandKind::try_from_value(&cmd.kind) {
         Ok(CommandKind::ZcloudCreate) => provision(provisioner, "create", &cmd.payload).await,
         Ok(CommandKind::ZcloudDelete) => provision(provisioner, "delete", &cmd.payload).await,
-        Err(_) => Err(format!("this agent does not support the command {}", cmd.kind)),
+        Ok(_) | Err(_) => Err(format!("this agent does not support the command {}", cmd.kind)),
     };
     match result {
         Ok(()) => {

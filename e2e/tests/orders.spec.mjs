@@ -1,0 +1,168 @@
+// Demands and orders end to end with a real `zmarket agent` and real Docker: a demander posts a
+// demand (the live count shows the provider's box qualifies), the provider sees their box qualify
+// and a second device's gaps in words, takes it, the app runs on the box, the demander confirms
+// (in Chinese), the meter charges a minute, the demander finishes, and both wallets show it.
+//
+// Run like the apps spec (a test manifest, a short heartbeat, a fast order sweep):
+//   ZMARKET_DEVICES__HEARTBEAT_SECS=1 ZMARKET_APPS__MANIFESTS=$PWD/apps-manifests.json ZMARKET_ORDERS__SWEEP_SECS=1 \
+//     npx playwright test tests/orders.spec.mjs
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join, resolve } from 'node:path';
+import { test, expect, verifiedAccount, apiSession, PASSWORD } from './fixtures.mjs';
+
+const root = resolve(import.meta.dirname, '../..');
+const bin = process.env.E2E_ZMARKET_BIN || join(root, 'target/release/zmarket');
+const images = join(root, 'target/test-images');
+const SZ = { lat: 22.5431, lng: 114.0579 };
+
+function dockerReady() {
+  try {
+    execFileSync('docker', ['info'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function startAgent(server, stateDir) {
+  const child = spawn(bin, ['agent', '--server', server, '--name', 'e2e order box', '--state-dir', stateDir, '--heartbeat-secs', '1', '--public-host', '127.0.0.1'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ZMARKET_LOG__LEVEL: 'warn' },
+  });
+  let out = '';
+  const printed = new Promise((resolvePrinted, reject) => {
+    child.stdout.on('data', (chunk) => {
+      out += chunk.toString();
+      const id = out.match(/^device id: (\S+)$/m)?.[1];
+      const code = out.match(/^pairing code: (\S+)$/m)?.[1];
+      if (id && code) resolvePrinted({ id, code });
+    });
+    child.stderr.on('data', (c) => (out += c.toString()));
+    child.on('exit', (code) => reject(new Error(`agent exited with ${code}:\n${out}`)));
+  });
+  return { child, printed };
+}
+
+async function signIn(page, email, redirect) {
+  await page.evaluate(() => localStorage.clear());
+  await page.goto('/auth/signin?redirect=' + encodeURIComponent(redirect));
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign In' }).click();
+  await expect(page).toHaveURL(new RegExp(redirect.split('?')[0]));
+}
+
+
+test('post a demand, a provider takes it with a real box, the app runs, confirm, finish (en, zh)', async ({ page, request, baseURL, consoleErrors }) => {
+  test.skip(!dockerReady(), 'no Docker daemon reachable: start dockerd to run the orders spec');
+  test.setTimeout(300_000);
+  if (!existsSync(join(images, 'httpd.tar'))) execFileSync(join(root, 'scripts/test-images'), [images], { stdio: 'inherit' });
+  execFileSync(bin, ['images', 'add', join(images, 'httpd.tar'), '--data-dir', process.env.E2E_DATA_DIR], { stdio: 'ignore' });
+
+  const stamp = Date.now();
+  const demander = `demander-${stamp}@example.com`;
+  const provider = `provider-${stamp}@example.com`;
+  await verifiedAccount(request, demander);
+  await verifiedAccount(request, provider);
+  execFileSync(bin, ['coins', 'grant', '--email', demander, '--amount', '50', '--data-dir', process.env.E2E_DATA_DIR], { stdio: 'ignore' });
+  const bob = await apiSession(request, provider);
+
+  const alice = await apiSession(request, demander);
+  const before = (await (await request.get('/api/billing/v1/wallet', { headers: alice })).json()).data.balance;
+  const stateDir = mkdtempSync(join(os.tmpdir(), 'zmarket-orders-agent-'));
+  const agent = startAgent(baseURL, stateDir);
+  try {
+    // The provider's real box, offered in Shenzhen at 6 coins an hour; a second device of theirs
+    // with no location and not offered.
+    const { id: boxId, code } = await agent.printed;
+    expect((await request.post('/api/ebs/v2/devices/link', { headers: bob, data: { device_id: boxId, pairing_code: code } })).ok()).toBeTruthy();
+    expect((await request.put(`/api/ebs/v2/devices/${boxId}/sharing`, { headers: bob, data: { mode: 'manual', rentable: true, price_per_hour: 600 } })).ok()).toBeTruthy();
+    expect((await request.put(`/api/ebs/v2/devices/${boxId}/location`, { headers: bob, data: SZ })).ok()).toBeTruthy();
+    const reg = await (await request.post('/api/agent/v1/register', { data: { type: 'Z-BOX', name: 'spare box', spec: { cpu_cores: 4, memory_bytes: 8 * 2 ** 30, disk_bytes: 100 * 2 ** 30, gpus: [] } } })).json();
+    expect((await request.post('/api/ebs/v2/devices/link', { headers: bob, data: { device_id: reg.data.device_id, pairing_code: reg.data.pairing_code } })).ok()).toBeTruthy();
+
+    // The demander composes: the live count finds the box; posting holds 12 coins.
+    await page.goto('/on-demand');
+    await signIn(page, demander, '/on-demand/place-an-order');
+    await page.getByLabel('Demand name').fill('Grafana for the team');
+    await page.getByLabel('App', { exact: true }).selectOption('grafana');
+    await page.getByLabel('GPU count').fill('0');
+    await page.getByLabel('Distance limit (km)').fill('25');
+    await page.getByLabel('Latitude').fill(String(SZ.lat));
+    await page.getByLabel('Longitude').fill(String(SZ.lng));
+    await page.getByLabel('Hours', { exact: true }).fill('2');
+    await page.getByLabel('Price per hour (coins)').fill('6');
+    await expect(page.getByTestId('qualifying')).toHaveText('1 online devices qualify now');
+    await page.getByLabel('Distance limit (km)').fill('');
+    await page.getByLabel('GPU count').fill('2');
+    await expect(page.getByTestId('qualifying')).toHaveText('0 online devices qualify now');
+    await page.getByLabel('GPU count').fill('0');
+    await page.getByLabel('Distance limit (km)').fill('25');
+    await expect(page.getByText('Held on your wallet: 12.00 coins')).toBeVisible();
+    await page.screenshot({ path: 'test-results/orders-place-en.png', fullPage: true });
+    await page.getByRole('button', { name: 'Submit order' }).click();
+    await expect(page).toHaveURL(/\/demands-and-offers/);
+    const mine = page.locator('#my-demands').locator('..').locator('[data-order]');
+    await expect(mine.locator('.app-status')).toHaveText('Waiting for a provider');
+
+    // The public board lists it with its distance from the map centre.
+    await page.goto('/on-demand');
+    await expect(page.locator('[data-demand]', { hasText: 'Grafana for the team' })).toContainText('Within 25 km');
+
+    // The provider: the box qualifies, the spare box's gaps in words; take with the box.
+    await signIn(page, provider, '/demands-and-offers');
+    const open = page.locator('[data-demand]', { hasText: 'Grafana for the team' });
+    await expect(open.locator(`[data-device="${boxId}"]`)).toContainText('Qualifies');
+    const spare = open.locator(`[data-device="${reg.data.device_id}"]`);
+    await expect(spare).toContainText('The device is not offered for rent');
+    await expect(spare).toContainText('Must be within 25 km, the device has no location');
+    await page.screenshot({ path: 'test-results/orders-board-provider-en.png', fullPage: true });
+    await open.locator(`[data-device="${boxId}"]`).getByRole('button', { name: 'Take' }).click();
+    const took = page.locator('#orders-taken').locator('..').locator('[data-order]');
+    await expect(took.locator('.app-status')).toHaveText(/Installing on the provider’s device|Running: confirm it works/);
+    await expect(took.locator('.app-status')).toHaveText('Running: confirm it works', { timeout: 150_000 });
+
+    // The demander, in Chinese: the app runs on the box; confirm, let a minute be charged, finish.
+    await signIn(page, demander, '/demands-and-offers');
+    await page.goto('/demands-and-offers?language=zh');
+    const order = page.locator('#my-demands').locator('..').locator('[data-order]');
+    await expect(order.locator('.app-status')).toHaveText('已运行：请确认可用');
+    const href = await order.getByRole('link', { name: '打开应用' }).getAttribute('href');
+    const appPage = await page.context().newPage();
+    await appPage.goto(href);
+    await expect(appPage.getByRole('heading', { name: 'Hello from a zmarket test app' })).toBeVisible();
+    await appPage.close();
+    await page.screenshot({ path: 'test-results/orders-accepted-zh.png', fullPage: true });
+    await order.getByRole('button', { name: '确认可用' }).click();
+    await expect(order.locator('.app-status')).toHaveText('使用中（按分钟计费）');
+    await expect.poll(async () => {
+      await page.reload();
+      return order.textContent();
+    }, { timeout: 120_000, intervals: [5_000] }).toContain('已扣费：0.10 币');
+    await order.getByRole('button', { name: '结束' }).click();
+    await expect(order.locator('.app-status')).toHaveText('已完成');
+    await expect(order).toContainText('需求方提前结束');
+    await page.screenshot({ path: 'test-results/orders-finished-zh.png', fullPage: true });
+
+    // Both wallets: the demander paid the minutes, nothing stays held; the provider was credited.
+      const aw = (await (await request.get('/api/billing/v1/wallet', { headers: alice })).json()).data;
+    expect(aw.held).toBe(0);
+    const paid = before - aw.balance;
+    expect(paid).toBeGreaterThanOrEqual(10); // at least one minute at 6 coins an hour
+    expect(paid).toBeLessThan(1200);
+    const bw = (await (await request.get('/api/billing/v1/wallet', { headers: bob })).json()).data;
+    expect(bw.income_total).toBeGreaterThan(0);
+    expect(consoleErrors).toEqual([]);
+  } finally {
+    agent.child.kill('SIGKILL');
+    // Only this spec's containers (the daemon may be shared): those of the order's installation.
+    const orders = (await (await request.get('/api/rmp/v1/orders?role=demander', { headers: alice })).json()).data?.items ?? [];
+    for (const o of orders.filter((o) => o.installation_id)) {
+      const left = execFileSync('docker', ['ps', '-aq', '--filter', `label=zmarket.installation=${o.installation_id}`]).toString().split('\n').filter(Boolean);
+      if (left.length) execFileSync('docker', ['rm', '-f', ...left], { stdio: 'ignore' });
+    }
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+});

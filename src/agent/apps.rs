@@ -1,0 +1,411 @@
+//! The agent's apps: carries out `app_*` commands as containers (in the background, so
+//! heartbeats keep reporting progress), reports every installation's actual state, and keeps
+//! what it must remember across restarts in `<state dir>/apps.json`: the installations it runs
+//! and the acknowledgements of the commands it finished (a command the server sends again,
+//! because an acknowledgement was lost, is acknowledged again, never carried out twice). A
+//! command interrupted by a restart is not finished: the server sends it again and it resumes
+//! (the archive download from where it stopped, the container if it was created).
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bollard::models::ContainerStateStatusEnum as St;
+use serde::{Deserialize, Serialize};
+use tokio::sync::Notify;
+
+use crate::agent::containers::Runtime;
+use crate::agent::fetch;
+use crate::apps::model::{AppCommandPayload, AppStatus, InstallPayload, InstallationReport, Manifest};
+use crate::db::enums::CommandKind;
+use crate::devices::model::{Ack, Command};
+use sea_orm::ActiveEnum;
+
+const SAVED: &str = "apps.json";
+/// Acknowledgements remembered for commands sent again.
+const KEEP_DONE: usize = 500;
+/// How long an app may take to answer its health check after starting.
+const HEALTH_WAIT: Duration = Duration::from_secs(120);
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Saved {
+    installations: BTreeMap<String, Known>,
+    done: VecDeque<Ack>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Known {
+    app_id: String,
+    manifest: Manifest,
+    /// running, stopped or suspended: what the last command left it as.
+    desired: String,
+}
+
+/// An operation under way on one installation.
+#[derive(Debug, Clone)]
+struct Live {
+    status: AppStatus,
+    progress: Option<i32>,
+}
+
+pub struct AppsOptions {
+    pub server: String,
+    pub state_dir: PathBuf,
+    pub registry_mirror: String,
+    pub docker_socket: String,
+    /// Where people reach this box's apps.
+    pub public_host: String,
+    pub has_gpus: bool,
+}
+
+#[derive(Clone)]
+pub struct AppRunner(Arc<Inner>);
+
+struct Inner {
+    opts: AppsOptions,
+    client: reqwest::Client,
+    secret: Mutex<String>,
+    saved: Mutex<Saved>,
+    live: Mutex<HashMap<String, Live>>,
+    /// The install phases each installation went through since the last report (a phase shorter
+    /// than the heartbeat's wake-up delay is still reported, as `passed`).
+    trail: Mutex<HashMap<String, Vec<AppStatus>>>,
+    in_flight: Mutex<HashSet<String>>,
+    outbox: Mutex<Vec<Ack>>,
+    wake: Notify,
+}
+
+pub fn is_app_command(kind: &str) -> bool {
+    CommandKind::try_from_value(&kind.to_string()).is_ok_and(|k| sea_orm::ActiveEnum::to_value(&k).starts_with("app_"))
+}
+
+fn container(id: &str) -> String {
+    format!("zmarket-{id}")
+}
+
+impl AppRunner {
+    pub fn new(opts: AppsOptions, secret: &str) -> AppRunner {
+        let saved = std::fs::read_to_string(opts.state_dir.join(SAVED)).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
+        let client = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(30))
+            .read_timeout(Duration::from_secs(120))
+            .user_agent(concat!("zmarket-agent/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .unwrap_or_default();
+        AppRunner(Arc::new(Inner {
+            opts,
+            client,
+            secret: Mutex::new(secret.to_string()),
+            saved: Mutex::new(saved),
+            live: Mutex::new(HashMap::new()),
+            trail: Mutex::new(HashMap::new()),
+            in_flight: Mutex::new(HashSet::new()),
+            outbox: Mutex::new(Vec::new()),
+            wake: Notify::new(),
+        }))
+    }
+
+    pub fn set_secret(&self, secret: &str) {
+        *self.0.secret.lock().unwrap() = secret.to_string();
+    }
+
+    /// Wakes the heartbeat loop when an operation moves on or finishes.
+    pub async fn changed(&self) {
+        self.0.wake.notified().await
+    }
+
+    pub fn take_acks(&self) -> Vec<Ack> {
+        std::mem::take(&mut *self.0.outbox.lock().unwrap())
+    }
+
+    /// Takes a command: acknowledged again if finished before, ignored while under way,
+    /// otherwise carried out in the background.
+    pub fn handle(&self, cmd: Command) {
+        let inner = &self.0;
+        if let Some(ack) = inner.saved.lock().unwrap().done.iter().find(|a| a.id == cmd.id).cloned() {
+            inner.outbox.lock().unwrap().push(ack);
+            return;
+        }
+        if !inner.in_flight.lock().unwrap().insert(cmd.id.clone()) {
+            return;
+        }
+        let me = self.clone();
+        tokio::spawn(async move {
+            let result = me.execute(&cmd).await;
+            let ack = match result {
+                Ok(()) => {
+                    tracing::info!(id = %cmd.id, kind = %cmd.kind, "app command carried out");
+                    Ack { id: cmd.id.clone(), ok: true, error: None }
+                }
+                Err(e) => {
+                    tracing::warn!(id = %cmd.id, kind = %cmd.kind, error = %e, "app command failed");
+                    Ack { id: cmd.id.clone(), ok: false, error: Some(e) }
+                }
+            };
+            {
+                let mut saved = me.0.saved.lock().unwrap();
+                saved.done.push_back(ack.clone());
+                while saved.done.len() > KEEP_DONE {
+                    saved.done.pop_front();
+                }
+            }
+            me.save();
+            me.0.in_flight.lock().unwrap().remove(&cmd.id);
+            me.0.outbox.lock().unwrap().push(ack);
+            me.0.wake.notify_one();
+        });
+    }
+
+    fn save(&self) {
+        let text = serde_json::to_string_pretty(&*self.0.saved.lock().unwrap()).unwrap_or_default();
+        let dir = &self.0.opts.state_dir;
+        let tmp = dir.join(format!("{SAVED}.tmp"));
+        if std::fs::write(&tmp, text).is_ok() {
+            let _ = std::fs::rename(tmp, dir.join(SAVED));
+        }
+    }
+
+    fn set_live(&self, id: &str, status: AppStatus, progress: Option<i32>) {
+        let before = self.0.live.lock().unwrap().insert(id.to_string(), Live { status, progress }).map(|l| l.status);
+        if before != Some(status) && matches!(status, AppStatus::Downloading | AppStatus::Installing | AppStatus::Installed) {
+            let mut trail = self.0.trail.lock().unwrap();
+            let t = trail.entry(id.to_string()).or_default();
+            if t.last() != Some(&status) {
+                t.push(status);
+            }
+        }
+        self.0.wake.notify_one();
+    }
+
+    fn volume_root(&self, id: &str) -> PathBuf {
+        self.0.opts.state_dir.join("apps").join(id)
+    }
+
+    async fn execute(&self, cmd: &Command) -> Result<(), String> {
+        let kind = CommandKind::try_from_value(&cmd.kind).map_err(|_| format!("this agent does not support the command {}", cmd.kind))?;
+        let id = if kind == CommandKind::AppInstall {
+            serde_json::from_value::<InstallPayload>(cmd.payload.clone()).map_err(|e| format!("unreadable command: {e}"))?.installation_id
+        } else {
+            serde_json::from_value::<AppCommandPayload>(cmd.payload.clone()).map_err(|e| format!("unreadable command: {e}"))?.installation_id
+        };
+        let result = self.execute_on(kind, cmd, &id).await;
+        self.0.live.lock().unwrap().remove(&id);
+        result
+    }
+
+    async fn execute_on(&self, kind: CommandKind, cmd: &Command, id: &str) -> Result<(), String> {
+        let rt = Runtime::connect(&self.0.opts.docker_socket).await?;
+        let name = container(id);
+        let (transit, desired) = match kind {
+            CommandKind::AppInstall => return self.install(&rt, serde_json::from_value(cmd.payload.clone()).map_err(|e| e.to_string())?).await,
+            CommandKind::AppStart => (AppStatus::Starting, "running"),
+            CommandKind::AppStop => (AppStatus::Stopping, "stopped"),
+            CommandKind::AppRestart => (AppStatus::Restarting, "running"),
+            CommandKind::AppSuspend => (AppStatus::Suspending, "suspended"),
+            CommandKind::AppResume => (AppStatus::Resuming, "running"),
+            CommandKind::AppSnapshot => (AppStatus::Snapshotting, ""),
+            CommandKind::AppUninstall => (AppStatus::Uninstalling, "removed"),
+            _ => return Err(format!("{} is not an app command", cmd.kind)),
+        };
+        self.set_live(id, transit, None);
+        let known = self.0.saved.lock().unwrap().installations.get(id).cloned();
+        match kind {
+            CommandKind::AppStart => {
+                let before = restarts(&rt, &name).await;
+                rt.start(&name).await?;
+                self.healthy(&rt, &name, known.as_ref().map(|k| &k.manifest), before).await?;
+            }
+            CommandKind::AppStop => rt.stop(&name).await?,
+            CommandKind::AppRestart => {
+                let before = restarts(&rt, &name).await;
+                rt.restart(&name).await?;
+                self.healthy(&rt, &name, known.as_ref().map(|k| &k.manifest), before).await?;
+            }
+            CommandKind::AppSuspend => rt.pause(&name).await?,
+            CommandKind::AppResume => rt.unpause(&name).await?,
+            CommandKind::AppSnapshot => {
+                let tag = chrono::Utc::now().format("%Y%m%d%H%M%S").to_string();
+                rt.commit(&name, &format!("zmarket-snapshot/{id}"), &tag).await?;
+            }
+            _ => {
+                rt.remove(&name).await?;
+                let root = self.volume_root(id);
+                if root.exists() {
+                    std::fs::remove_dir_all(&root).map_err(|e| format!("removing the app's data: {e}"))?;
+                }
+                self.0.saved.lock().unwrap().installations.remove(id);
+                self.save();
+                return Ok(());
+            }
+        }
+        if !desired.is_empty()
+            && let Some(k) = self.0.saved.lock().unwrap().installations.get_mut(id)
+        {
+            k.desired = desired.to_string();
+        }
+        self.save();
+        Ok(())
+    }
+
+    async fn install(&self, rt: &Runtime, p: InstallPayload) -> Result<(), String> {
+        let id = p.installation_id.clone();
+        let m = &p.manifest;
+        self.set_live(&id, AppStatus::Downloading, Some(0));
+        if !rt.image_present(&m.image).await {
+            match &p.archive {
+                Some(a) => {
+                    let url = format!("{}{}", self.0.opts.server, a.path);
+                    let secret = self.0.secret.lock().unwrap().clone();
+                    let size = a.size.max(1) as u64;
+                    let dir = self.0.opts.state_dir.join("images");
+                    let path = fetch::archive(&self.0.client, &url, &secret, &dir, &a.sha256, size, |n| {
+                        self.set_live(&id, AppStatus::Downloading, Some(((n * 100) / size).min(100) as i32))
+                    })
+                    .await?;
+                    self.set_live(&id, AppStatus::Installing, Some(0));
+                    rt.load_archive(&path).await?;
+                }
+                None => {
+                    rt.pull(&m.image, &self.0.opts.registry_mirror, |pc| self.set_live(&id, AppStatus::Downloading, Some(pc))).await?;
+                }
+            }
+            if !rt.image_present(&m.image).await {
+                return Err(format!("the image {} is not on this device after loading it", m.image));
+            }
+        }
+        self.set_live(&id, AppStatus::Installing, Some(50));
+        let name = container(&id);
+        rt.create(&name, m, &self.volume_root(&id), self.0.opts.has_gpus, &id).await?;
+        {
+            let mut saved = self.0.saved.lock().unwrap();
+            saved.installations.insert(id.clone(), Known { app_id: p.app_id.clone(), manifest: m.clone(), desired: "running".into() });
+        }
+        self.save();
+        self.set_live(&id, AppStatus::Installed, None);
+        let started = async {
+            rt.start(&name).await?;
+            self.healthy(rt, &name, Some(m), 0).await
+        }
+        .await;
+        if let Err(e) = started {
+            // Nothing half-made is left behind: the next try starts clean.
+            let _ = rt.remove(&name).await;
+            self.0.saved.lock().unwrap().installations.remove(&id);
+            self.save();
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Waits until the app runs (and answers its health path, when it has one). An app that
+    /// exited, even one its restart policy already started again (more restarts than `before`),
+    /// exited at once.
+    async fn healthy(&self, rt: &Runtime, name: &str, m: Option<&Manifest>, before: i64) -> Result<(), String> {
+        Runtime::settle().await;
+        let deadline = tokio::time::Instant::now() + HEALTH_WAIT;
+        loop {
+            let seen = rt.inspect(name).await?.ok_or("the app's container is gone")?;
+            let exited = matches!(seen.state, St::EXITED | St::DEAD | St::RESTARTING) || seen.restarts > before;
+            if exited {
+                return Err(format!("the app exited at once (exit code {})", seen.exit_code));
+            }
+            let health = m.and_then(|m| {
+                let web = m.ports.iter().find(|p| p.web)?;
+                let port = seen.ports.get(&format!("{}/tcp", web.container))?;
+                Some(format!("http://127.0.0.1:{port}{}", m.health.as_ref().map_or("/", |h| h.path.as_str())))
+            });
+            let ok = match (seen.state == St::RUNNING, health, m.and_then(|m| m.health.as_ref())) {
+                (false, _, _) => false,
+                (true, Some(url), Some(_)) => {
+                    let res = self.0.client.get(&url).timeout(Duration::from_secs(5)).send().await;
+                    res.is_ok_and(|r| r.status().as_u16() < 500)
+                }
+                (true, _, _) => true,
+            };
+            if ok {
+                return Ok(());
+            }
+            if tokio::time::Instant::now() > deadline {
+                return Err("the app did not become ready within 2 minutes".into());
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    }
+
+    /// Every installation's actual state: the operation under way, else what Docker says.
+    pub async fn reports(&self) -> Vec<InstallationReport> {
+        let mut out = self.reports_now().await;
+        let mut trail = std::mem::take(&mut *self.0.trail.lock().unwrap());
+        for r in &mut out {
+            r.passed = trail.remove(&r.id).unwrap_or_default();
+        }
+        out
+    }
+
+    async fn reports_now(&self) -> Vec<InstallationReport> {
+        let live: HashMap<String, Live> = self.0.live.lock().unwrap().clone();
+        let known: BTreeMap<String, Known> = self.0.saved.lock().unwrap().installations.clone();
+        let mut out: Vec<InstallationReport> = live
+            .iter()
+            .map(|(id, l)| InstallationReport { id: id.clone(), status: l.status, progress: l.progress, error: None, url: None, passed: vec![] })
+            .collect();
+        let rest: Vec<(&String, &Known)> = known.iter().filter(|(id, _)| !live.contains_key(*id)).collect();
+        if rest.is_empty() {
+            return out;
+        }
+        let Ok(rt) = Runtime::connect(&self.0.opts.docker_socket).await else { return out };
+        for (id, k) in rest {
+            let report = match rt.inspect(&container(id)).await {
+                Err(_) => continue,
+                Ok(None) => InstallationReport { id: id.clone(), status: AppStatus::Failed, progress: None, error: Some("the app's container is gone".into()), url: None, passed: vec![] },
+                Ok(Some(seen)) => {
+                    let (status, error) = match seen.state {
+                        St::RUNNING => (AppStatus::Running, None),
+                        // Its restart policy starts it again and again: it is not running.
+                        St::RESTARTING => (AppStatus::Failed, Some(format!("the app keeps exiting (exit code {})", seen.exit_code))),
+                        St::PAUSED => (AppStatus::Suspended, None),
+                        _ if k.desired == "running" => (AppStatus::Failed, Some(format!("the app exited (exit code {})", seen.exit_code))),
+                        _ => (AppStatus::Stopped, None),
+                    };
+                    let url = (status == AppStatus::Running).then(|| self.url_of(&k.manifest, &seen.ports)).flatten();
+                    InstallationReport { id: id.clone(), status, progress: None, error, url, passed: vec![] }
+                }
+            };
+            out.push(report);
+        }
+        out
+    }
+
+    fn url_of(&self, m: &Manifest, ports: &HashMap<String, u16>) -> Option<String> {
+        let web = m.ports.iter().find(|p| p.web)?;
+        let port = ports.get(&format!("{}/tcp", web.container))?;
+        let scheme = web.scheme.as_deref().unwrap_or("http");
+        let host = &self.0.opts.public_host;
+        let host = if host.contains(':') && !host.starts_with('[') { format!("[{host}]") } else { host.clone() };
+        Some(format!("{scheme}://{host}:{port}/"))
+    }
+}
+
+/// The address this box uses to reach the market server (what its apps are reached at on the
+/// same network), when no public host is configured.
+pub fn default_public_host(server: &str) -> String {
+    let Ok(url) = url::Url::parse(server) else { return "127.0.0.1".into() };
+    let host = url.host_str().unwrap_or("127.0.0.1").trim_matches(|c| c == '[' || c == ']').to_string();
+    if host == "localhost" {
+        return "127.0.0.1".into();
+    }
+    let port = url.port_or_known_default().unwrap_or(80);
+    let local = std::net::ToSocketAddrs::to_socket_addrs(&(host.as_str(), port)).ok().and_then(|mut a| a.next()).and_then(|addr| {
+        let bind = if addr.is_ipv4() { "0.0.0.0:0" } else { "[::]:0" };
+        let s = std::net::UdpSocket::bind(bind).ok()?;
+        s.connect(addr).ok()?;
+        s.local_addr().ok().map(|l| l.ip().to_string())
+    });
+    local.unwrap_or(host)
+}
+
+/// How many times Docker restarted the container so far (0 when it cannot tell).
+async fn restarts(rt: &Runtime, name: &str) -> i64 {
+    rt.inspect(name).await.ok().flatten().map_or(0, |s| s.restarts)
+}

@@ -1,0 +1,129 @@
+//! Downloads an image archive from the market server: resumable (an interrupted download goes on
+//! from where it stopped, with an HTTP range), checked against its sha256 before use.
+
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+use tokio::io::AsyncWriteExt;
+
+/// Downloads `url` into `dir/<sha256>.tar` (kept: a second install of the same image needs no
+/// download); `progress` gets the bytes present so far.
+pub async fn archive(
+    client: &reqwest::Client,
+    url: &str,
+    secret: &str,
+    dir: &Path,
+    sha256: &str,
+    size: u64,
+    progress: impl Fn(u64),
+) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    let done = dir.join(format!("{sha256}.tar"));
+    if done.exists() {
+        return Ok(done);
+    }
+    let part = dir.join(format!("{sha256}.part"));
+    let have = std::fs::metadata(&part).map(|m| m.len()).unwrap_or(0);
+    if have < size {
+        let mut req = client.get(url).bearer_auth(secret);
+        if have > 0 {
+            req = req.header(reqwest::header::RANGE, format!("bytes={have}-"));
+        }
+        let mut res = req.send().await.map_err(|e| format!("downloading the image archive: {e}"))?;
+        let append = match res.status().as_u16() {
+            206 => true,
+            200 => false,
+            s => return Err(format!("downloading the image archive: the market server answered {s}")),
+        };
+        let mut f = tokio::fs::OpenOptions::new()
+            .create(true)
+            .write(true)
+            .append(append)
+            .truncate(!append)
+            .open(&part)
+            .await
+            .map_err(|e| format!("writing {}: {e}", part.display()))?;
+        let mut got = if append { have } else { 0 };
+        while let Some(chunk) = res.chunk().await.map_err(|e| format!("downloading the image archive: {e}"))? {
+            f.write_all(&chunk).await.map_err(|e| format!("writing the image archive: {e}"))?;
+            got += chunk.len() as u64;
+            progress(got);
+        }
+        f.flush().await.map_err(|e| e.to_string())?;
+    }
+    let part2 = part.clone();
+    let digest = tokio::task::spawn_blocking(move || hash(&part2)).await.map_err(|e| e.to_string())?.map_err(|e| e.to_string())?;
+    if digest != sha256 {
+        let _ = std::fs::remove_file(&part);
+        return Err("the image archive is damaged (its sha256 does not match); it will be downloaded again".into());
+    }
+    std::fs::rename(&part, &done).map_err(|e| e.to_string())?;
+    Ok(done)
+}
+
+fn hash(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(path)?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Ok(hex::encode(h.finalize()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Serves `data` with ranges (tower-http's ServeFile, as the market does).
+    async fn serve(data: &[u8]) -> (String, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.tar");
+        std::fs::write(&file, data).unwrap();
+        let app = axum::Router::new().route_service("/a", tower_http::services::ServeFile::new(file));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/a", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        (url, dir)
+    }
+
+    #[tokio::test]
+    async fn a_partial_download_resumes_with_a_range() {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let data: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+        let sha = hex::encode(Sha256::digest(&data));
+        let (url, _srv) = serve(&data).await;
+        let client = reqwest::Client::new();
+
+        // The first half is already there: only the rest is fetched, and the whole checks out.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(format!("{sha}.part")), &data[..150_000]).unwrap();
+        let max = std::sync::Mutex::new(0u64);
+        let min = std::sync::Mutex::new(u64::MAX);
+        let path = archive(&client, &url, "s", dir.path(), &sha, data.len() as u64, |n| {
+            let mut hi = max.lock().unwrap();
+            *hi = n.max(*hi);
+            let mut lo = min.lock().unwrap();
+            *lo = n.min(*lo);
+        })
+        .await
+        .unwrap();
+        assert_eq!(std::fs::read(path).unwrap(), data);
+        assert!(*min.lock().unwrap() > 150_000, "the download started over");
+        assert_eq!(*max.lock().unwrap(), data.len() as u64);
+
+        // A damaged first part is detected by the sha256 and thrown away.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(format!("{sha}.part")), vec![0u8; 150_000]).unwrap();
+        let e = archive(&client, &url, "s", dir.path(), &sha, data.len() as u64, |_| {}).await.unwrap_err();
+        assert!(e.contains("sha256"), "{e}");
+        assert!(!dir.path().join(format!("{sha}.part")).exists());
+        // … and the next try downloads it whole.
+        archive(&client, &url, "s", dir.path(), &sha, data.len() as u64, |_| {}).await.unwrap();
+    }
+}

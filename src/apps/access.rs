@@ -1,0 +1,152 @@
+//! Whose installations a caller sees and manages, and an installation as the API answers it.
+//! No HTTP types here.
+
+use std::collections::HashMap;
+
+use sea_orm::{ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
+
+use crate::apps::lifecycle::actions;
+use crate::apps::model::*;
+use crate::companies::model::ResourceType;
+use crate::companies::resources::assigned_resource_ids;
+use crate::db::entity::{apps, devices, installations};
+use crate::devices::access::Owner;
+use crate::error::{AppError, Msg, status_zh};
+use crate::iam::auth::Auth;
+use crate::lang::Lang;
+
+/// The installations a caller sees in the current context.
+pub enum Scope {
+    Owner(Owner),
+    /// A company member: the company's installations of the apps assigned to them.
+    Member { company: String, apps: Vec<String> },
+}
+
+pub async fn scope(conn: &impl ConnectionTrait, auth: &Auth) -> Result<Scope, AppError> {
+    Ok(match auth.company() {
+        None => Scope::Owner(Owner::User(auth.user_id.clone())),
+        Some(c) if auth.is_admin() => Scope::Owner(Owner::Company(c.to_string())),
+        Some(c) => Scope::Member { company: c.to_string(), apps: assigned_resource_ids(conn, c, &auth.user_id, ResourceType::App).await? },
+    })
+}
+
+/// The owner an install or rent acts for; members may not install or rent.
+pub fn installer(auth: &Auth) -> Result<Owner, AppError> {
+    match auth.company() {
+        None => Ok(Owner::User(auth.user_id.clone())),
+        Some(c) if auth.is_admin() => Ok(Owner::Company(c.to_string())),
+        Some(_) => Err(AppError::Forbidden(Msg::NoPermissionApps)),
+    }
+}
+
+pub fn owned_by(owner: &Owner) -> Condition {
+    match owner {
+        Owner::User(u) => Condition::all()
+            .add(installations::Column::OwnerUserId.eq(u.as_str()))
+            .add(installations::Column::OwnerCompanyId.is_null()),
+        Owner::Company(c) => Condition::all().add(installations::Column::OwnerCompanyId.eq(c.as_str())),
+    }
+}
+
+pub fn condition(scope: &Scope) -> Condition {
+    match scope {
+        Scope::Owner(o) => owned_by(o),
+        Scope::Member { company, apps } => Condition::all()
+            .add(installations::Column::OwnerCompanyId.eq(company.as_str()))
+            .add(installations::Column::AppId.is_in(apps.clone())),
+    }
+}
+
+/// An installation the caller sees (404 otherwise).
+pub async fn visible(conn: &impl ConnectionTrait, auth: &Auth, id: &str) -> Result<(installations::Model, Scope), AppError> {
+    let s = scope(conn, auth).await?;
+    let row = installations::Entity::find_by_id(id.to_string())
+        .filter(condition(&s))
+        .one(conn)
+        .await?
+        .ok_or(AppError::NotFound(Msg::InstallationNotFound))?;
+    Ok((row, s))
+}
+
+/// The catalogue rows and devices an answer about `rows` names, read once.
+pub struct Names {
+    apps: HashMap<String, apps::Model>,
+    devices: HashMap<String, devices::Model>,
+}
+
+impl Names {
+    pub async fn load(conn: &impl ConnectionTrait, rows: &[installations::Model]) -> Result<Names, AppError> {
+        let app_ids: Vec<String> = rows.iter().map(|r| r.app_id.clone()).collect();
+        let device_ids: Vec<String> = rows.iter().map(|r| r.device_id.clone()).collect();
+        let apps = apps::Entity::find().filter(apps::Column::Id.is_in(app_ids)).all(conn).await?;
+        let devices = devices::Entity::find().filter(devices::Column::Id.is_in(device_ids)).all(conn).await?;
+        Ok(Names {
+            apps: apps.into_iter().map(|a| (a.id.clone(), a)).collect(),
+            devices: devices.into_iter().map(|d| (d.id.clone(), d)).collect(),
+        })
+    }
+    pub fn app(&self, id: &str) -> Option<&apps::Model> {
+        self.apps.get(id)
+    }
+    pub fn device(&self, id: &str) -> Option<&devices::Model> {
+        self.devices.get(id)
+    }
+}
+
+/// A reason stored by the server (`zm:timeout:<status>:<secs>`) in the reader's language; an
+/// agent's reason as the agent wrote it.
+pub fn reason_text(raw: Option<&str>, lang: Lang) -> Option<String> {
+    let raw = raw?;
+    if let Some(rest) = raw.strip_prefix("zm:timeout:")
+        && let Some((status, secs)) = rest.split_once(':')
+    {
+        return Some(Msg::StateTimedOut(status.to_string(), secs.parse().unwrap_or(0)).text(lang));
+    }
+    if raw == crate::apps::DOCKER_UNAVAILABLE && lang == Lang::Zh {
+        return Some("此设备上没有可用的 Docker".into());
+    }
+    Some(raw.to_string())
+}
+
+pub fn to_installation(r: &installations::Model, names: &Names, lang: Lang) -> Installation {
+    let app = names.app(&r.app_id);
+    let device = names.device(&r.device_id);
+    let app_name = app.map(|a| if lang == Lang::Zh { a.name_zh.clone() } else { a.name_en.clone() }).unwrap_or_else(|| r.app_id.clone());
+    let device_status = device.map(|d| sea_orm::ActiveEnum::to_value(&d.status.shown())).unwrap_or_else(|| "offline".into());
+    let rental = (r.kind == InstallKind::Rent).then(|| Rental {
+        price_per_hour: r.rent_price_per_hour.unwrap_or(0),
+        started_at: r.rent_started_at,
+        ends_at: r.rent_ends_at,
+        billed: r.billed,
+        unbilled: crate::apps::meter::unbilled(r, crate::db::now()),
+    });
+    Installation {
+        id: r.id.clone(),
+        app_id: r.app_id.clone(),
+        app_name,
+        icon_url: app.map(|a| crate::market::model::icon_url(&a.icon)).unwrap_or_default(),
+        display_type: app.map(|a| a.display_type.clone()).unwrap_or_default(),
+        device_id: r.device_id.clone(),
+        device_name: device.map(|d| d.name.clone()).unwrap_or_default(),
+        device_status,
+        kind: r.kind,
+        status: r.status,
+        desired: r.desired.clone(),
+        progress: r.progress,
+        status_reason: reason_text(r.status_reason.as_deref(), lang),
+        open_url: if r.status == AppStatus::Running { r.open_url.clone() } else { None },
+        actions: actions(r.status, r.kind).into_iter().map(|a| a.as_str().to_string()).collect(),
+        created_at: r.created_at,
+        updated_at: r.updated_at,
+        rental,
+    }
+}
+
+/// The status label in a language (notifications).
+pub fn status_label(s: AppStatus, lang: Lang) -> String {
+    let v = sea_orm::ActiveEnum::to_value(&s);
+    match lang {
+        Lang::En => v.replace('_', " "),
+        Lang::Zh => status_zh(&v).to_string(),
+    }
+}

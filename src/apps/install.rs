@@ -1,0 +1,423 @@
+//! Installing an app on one of one's own devices, the requirement check, a person's actions on
+//! an installation, and the lists. No HTTP types here.
+
+use sea_orm::sea_query::Expr;
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set,
+};
+use serde_json::json;
+
+use crate::apps::AppsCtx;
+use crate::apps::access::{Names, condition, installer, scope, to_installation, visible};
+use crate::apps::lifecycle::{Desired, Event, command_of};
+use crate::apps::model::*;
+use crate::apps::state::{self, Change};
+use crate::db::entity::{app_images, apps, devices, installation_events, installations};
+use crate::db::enums::{CommandKind, DeviceStatus, SharingMode};
+use crate::db::{new_id, now, write_txn};
+use crate::devices::access::{Owner, owned_by};
+use crate::error::{AppError, Msg};
+use crate::http::List;
+use crate::iam::auth::Auth;
+use crate::lang::Lang;
+
+pub const LITE_APP: &str = "Lite App";
+pub const AI_TYPES: [&str; 2] = ["AI compute", "AI server"];
+
+/// What a device has left: its spec less what its installations hold.
+pub async fn free_on(conn: &impl ConnectionTrait, d: &devices::Model) -> Result<Capacity, AppError> {
+    let held = installations::Entity::find()
+        .filter(installations::Column::DeviceId.eq(d.id.clone()))
+        .filter(installations::Column::ActiveKey.is_not_null())
+        .all(conn)
+        .await?;
+    let gpus = crate::devices::access::gpus_of(d).len() as i64;
+    let mut free = Capacity { cpu_cores: d.cpu_cores, memory_bytes: d.memory_bytes, disk_bytes: d.disk_bytes, gpu_count: gpus };
+    for h in held {
+        free.cpu_cores -= h.cpu_cores;
+        free.memory_bytes -= h.memory_bytes;
+        free.disk_bytes -= h.disk_bytes;
+        free.gpu_count -= h.gpu_count;
+    }
+    Ok(free)
+}
+
+pub fn needs(app: &apps::Model) -> Capacity {
+    Capacity {
+        cpu_cores: app.cpu_cores as i64,
+        memory_bytes: app.memory_bytes,
+        disk_bytes: app.disk_bytes,
+        gpu_count: app.gpu_count as i64,
+    }
+}
+
+pub fn gaps(need: Capacity, free: Capacity) -> Vec<Gap> {
+    [
+        ("cpu_cores", need.cpu_cores, free.cpu_cores),
+        ("memory_bytes", need.memory_bytes, free.memory_bytes),
+        ("disk_bytes", need.disk_bytes, free.disk_bytes),
+        ("gpu_count", need.gpu_count, free.gpu_count),
+    ]
+    .into_iter()
+    .filter(|(_, n, h)| n > h)
+    .map(|(f, n, h)| Gap { field: f.to_string(), need: n, have: h.max(0) })
+    .collect()
+}
+
+/// Why `device` cannot take `app` now, if it cannot.
+pub async fn unfit(conn: &impl ConnectionTrait, app: &apps::Model, d: &devices::Model) -> Result<Option<(AppError, DeviceFit)>, AppError> {
+    let free = free_on(conn, d).await?;
+    let mut fit = DeviceFit {
+        device_id: d.id.clone(),
+        device_name: d.name.clone(),
+        device_status: sea_orm::ActiveEnum::to_value(&d.status.shown()),
+        fits: false,
+        reason: None,
+        gaps: Vec::new(),
+        free,
+        price_per_hour: None,
+    };
+    let refusal = if d.status != DeviceStatus::Online {
+        Some(("offline", AppError::conflict(Msg::DeviceNotRunning)))
+    } else if app.display_type == LITE_APP && crate::devices::access::gpus_of(d).is_empty() {
+        Some(("no_gpu_for_lite_app", AppError::conflict(Msg::LiteAppNeedsGpu)))
+    } else if installations::Entity::find()
+        .filter(installations::Column::ActiveKey.eq(active_key(&d.id, &app.id)))
+        .one(conn)
+        .await?
+        .is_some()
+    {
+        Some(("installed", AppError::conflict(Msg::AppAlreadyInstalled)))
+    } else {
+        let g = gaps(needs(app), free);
+        if g.is_empty() {
+            None
+        } else {
+            let data = json!({ "gaps": g });
+            let msg = Msg::RequirementsShort(g.iter().map(|x| (field_name(&x.field), x.need, x.have)).collect());
+            fit.gaps = g;
+            Some(("resources", AppError::Conflict { msg, data: Some(data) }))
+        }
+    };
+    Ok(match refusal {
+        None => {
+            fit.fits = true;
+            let _ = fit;
+            None
+        }
+        Some((reason, err)) => {
+            fit.reason = Some(reason.to_string());
+            Some((err, fit))
+        }
+    })
+}
+
+fn field_name(f: &str) -> &'static str {
+    match f {
+        "cpu_cores" => "cpu_cores",
+        "memory_bytes" => "memory_bytes",
+        "disk_bytes" => "disk_bytes",
+        _ => "gpu_count",
+    }
+}
+
+pub fn active_key(device_id: &str, app_id: &str) -> String {
+    format!("{device_id}/{app_id}")
+}
+
+/// The listed app with an install manifest (404 for an unknown app, 409 for one without manifest).
+pub async fn installable(cx: &AppsCtx, conn: &impl ConnectionTrait, app_id: &str) -> Result<(apps::Model, Manifest), AppError> {
+    let app = apps::Entity::find_by_id(app_id.to_string())
+        .filter(apps::Column::Listed.eq(true))
+        .one(conn)
+        .await?
+        .ok_or(AppError::NotFound(Msg::AppNotFound))?;
+    let manifest = cx.manifests.get(app_id).cloned().ok_or(AppError::conflict(Msg::AppNotInstallable))?;
+    Ok((app, manifest))
+}
+
+/// Holds the device row until the transaction ends (a row lock on PostgreSQL; SQLite's writer
+/// lock already serializes), so two installs cannot both take its last free capacity.
+pub async fn lock_device(conn: &impl ConnectionTrait, id: &str) -> Result<(), AppError> {
+    devices::Entity::update_many()
+        .col_expr(devices::Column::UpdatedAt, Expr::col(devices::Column::UpdatedAt).into())
+        .filter(devices::Column::Id.eq(id))
+        .exec(conn)
+        .await?;
+    Ok(())
+}
+
+/// The install command's payload: the manifest and, when the market holds its image, the archive.
+pub async fn install_payload(conn: &impl ConnectionTrait, installation_id: &str, app_id: &str, manifest: &Manifest) -> Result<serde_json::Value, AppError> {
+    let archives = app_images::Entity::find().order_by_desc(app_images::Column::CreatedAt).all(conn).await?;
+    let archive = archives.into_iter().find(|a| serde_json::from_str::<Vec<String>>(&a.tags).unwrap_or_default().contains(&manifest.image)).map(|a| {
+        ArchiveRef { path: format!("/api/agent/v1/images/{}", a.sha256), sha256: a.sha256, size: a.size_bytes }
+    });
+    let p = InstallPayload { installation_id: installation_id.to_string(), app_id: app_id.to_string(), manifest: manifest.clone(), archive };
+    serde_json::to_value(p).map_err(|e| AppError::Internal(e.into()))
+}
+
+/// A new installation row in `preparing`, with its install command queued.
+pub struct NewInstallation<'a> {
+    pub owner: &'a Owner,
+    pub created_by: &'a str,
+    pub kind: InstallKind,
+    pub app: &'a apps::Model,
+    pub manifest: &'a Manifest,
+    pub device: &'a devices::Model,
+}
+
+pub async fn create(conn: &impl ConnectionTrait, n: NewInstallation<'_>) -> Result<installations::Model, AppError> {
+    let id = new_id();
+    let command_id = new_id();
+    let t = now();
+    let need = needs(n.app);
+    let (user, company) = match n.owner {
+        Owner::User(u) => (Some(u.clone()), None),
+        Owner::Company(c) => (None, Some(c.clone())),
+    };
+    let row = installations::ActiveModel {
+        id: Set(id.clone()),
+        app_id: Set(n.app.id.clone()),
+        device_id: Set(n.device.id.clone()),
+        owner_user_id: Set(user),
+        owner_company_id: Set(company),
+        created_by: Set(n.created_by.to_string()),
+        kind: Set(n.kind),
+        status: Set(AppStatus::Preparing),
+        desired: Set(Desired::Running.as_str().to_string()),
+        progress: Set(None),
+        status_reason: Set(None),
+        open_url: Set(None),
+        command_id: Set(Some(command_id.clone())),
+        state_since: Set(t),
+        active_key: Set(Some(active_key(&n.device.id, &n.app.id))),
+        cpu_cores: Set(need.cpu_cores),
+        memory_bytes: Set(need.memory_bytes),
+        disk_bytes: Set(need.disk_bytes),
+        gpu_count: Set(need.gpu_count),
+        rent_price_per_hour: Set(None),
+        rent_hours: Set(None),
+        rent_started_at: Set(None),
+        rent_ends_at: Set(None),
+        hold_id: Set(None),
+        rent_provider: Set(None),
+        rent_fee_percent: Set(None),
+        rent_minutes: Set(0),
+        billed: Set(0),
+        metered_until: Set(None),
+        created_at: Set(t),
+        updated_at: Set(t),
+    }
+    .insert(conn)
+    .await?;
+    let payload = install_payload(conn, &id, &n.app.id, n.manifest).await?;
+    state::send(conn, &command_id, &n.device.id, &id, CommandKind::AppInstall, &payload).await?;
+    state::record(conn, &id, AppStatus::Preparing, None).await?;
+    Ok(row)
+}
+
+/// Places `app_id` on `device` for `owner` inside the caller's transaction: the app must be
+/// installable, the device row is locked and must fit the app (409 naming what is short), and
+/// the installation starts in `preparing` with its install command queued. For other domains
+/// (orders: the demanded app on the provider's device, `kind` rent for the demander).
+pub async fn place(
+    cx: &AppsCtx,
+    conn: &impl ConnectionTrait,
+    owner: &Owner,
+    created_by: &str,
+    kind: InstallKind,
+    app_id: &str,
+    device: &devices::Model,
+) -> Result<installations::Model, AppError> {
+    let (app, manifest) = installable(cx, conn, app_id).await?;
+    lock_device(conn, &device.id).await?;
+    if let Some((err, _)) = unfit(conn, &app, device).await? {
+        return Err(err);
+    }
+    create(conn, NewInstallation { owner, created_by, kind, app: &app, manifest: &manifest, device }).await
+}
+
+/// Installs an app on a device of the caller's context (`own`).
+pub async fn install(cx: &AppsCtx, auth: &Auth, ask: InstallAsk, lang: Lang) -> Result<Installation, AppError> {
+    let owner = installer(auth)?;
+    let txn = write_txn(&cx.db).await?;
+    installable(cx, &txn, &ask.app_id).await?;
+    let device = devices::Entity::find_by_id(ask.device_id.clone())
+        .filter(owned_by(&owner))
+        .one(&txn)
+        .await?
+        .ok_or(AppError::NotFound(Msg::DeviceNotFound))?;
+    let row = place(cx, &txn, &owner, &auth.user_id, InstallKind::Own, &ask.app_id, &device).await?;
+    let names = Names::load(&txn, std::slice::from_ref(&row)).await?;
+    txn.commit().await?;
+    Ok(to_installation(&row, &names, lang))
+}
+
+/// A person's action on an installation they see.
+pub async fn act(cx: &AppsCtx, auth: &Auth, id: &str, action: Action, lang: Lang) -> Result<Installation, AppError> {
+    let txn = write_txn(&cx.db).await?;
+    let (row, _) = visible(&txn, auth, id).await?;
+    // Members use what is assigned to them; removing or copying it is the administrators'.
+    if auth.company().is_some() && !auth.is_admin() && matches!(action, Action::Uninstall | Action::Snapshot | Action::Retry) {
+        return Err(AppError::Forbidden(Msg::NoPermissionApps));
+    }
+    let device = devices::Entity::find_by_id(row.device_id.clone()).one(&txn).await?;
+    let online = device.as_ref().is_some_and(|d| d.status == DeviceStatus::Online);
+    // Removing what a failed installation left on a device that is gone needs no device.
+    if !online && !(device.is_none() && action == Action::Uninstall) {
+        let app = apps::Entity::find_by_id(row.app_id.clone()).one(&txn).await?;
+        let ai = app.is_some_and(|a| AI_TYPES.contains(&a.display_type.as_str()));
+        return Err(AppError::conflict(match action {
+            _ if ai => Msg::AiComputeOffline,
+            Action::Start | Action::Resume | Action::Restart => Msg::AppOffline,
+            _ => Msg::DeviceNotRunning,
+        }));
+    }
+    if matches!(action, Action::Start | Action::Resume | Action::Restart) {
+        crate::apps::money::may_run(&txn, &row).await?;
+    }
+    let refused = || AppError::conflict(Msg::ActionNotAllowed(action.as_str(), sea_orm::ActiveEnum::to_value(&row.status)));
+    let (kind, desired) = command_of(action, Desired::parse(&row.desired));
+    let payload = if kind == CommandKind::AppInstall {
+        let (_, manifest) = installable(cx, &txn, &row.app_id).await?;
+        install_payload(&txn, &row.id, &row.app_id, &manifest).await?
+    } else {
+        json!(AppCommandPayload { installation_id: row.id.clone() })
+    };
+    let updated = if device.is_none() && action == Action::Uninstall {
+        // The device was unlinked: nothing is left to remove on it.
+        let moved = state::apply(&txn, &row, Event::Act(action), Change { desired: Some(desired), ..Default::default() }).await?.ok_or_else(refused)?;
+        state::apply(&txn, &moved, Event::Done(Desired::Removed), Change::default()).await?.ok_or_else(refused)?
+    } else {
+        state::apply(&txn, &row, Event::Act(action), Change { command: Some((kind, payload)), desired: Some(desired), ..Default::default() })
+            .await?
+            .ok_or_else(refused)?
+    };
+    let names = Names::load(&txn, std::slice::from_ref(&updated)).await?;
+    txn.commit().await?;
+    Ok(to_installation(&updated, &names, lang))
+}
+
+/// The actual state of an installation (`None` for an unknown id): for other domains (orders)
+/// that follow an install they asked for.
+pub async fn status_of(conn: &impl ConnectionTrait, installation_id: &str) -> Result<Option<AppStatus>, AppError> {
+    Ok(installations::Entity::find_by_id(installation_id.to_string()).one(conn).await?.map(|r| r.status))
+}
+
+pub async fn list(cx: &AppsCtx, auth: &Auth, status: Option<AppStatus>, offset: u64, limit: u64, lang: Lang) -> Result<List<Installation>, AppError> {
+    let s = scope(&cx.db, auth).await?;
+    let mut q = installations::Entity::find().filter(condition(&s));
+    q = match status {
+        Some(st) => q.filter(installations::Column::Status.eq(st)),
+        None => q.filter(installations::Column::Status.ne(AppStatus::NotInstall)),
+    };
+    let total = q.clone().count(&cx.db).await?;
+    let rows = q.order_by_desc(installations::Column::CreatedAt).order_by_desc(installations::Column::Id).offset(offset).limit(limit).all(&cx.db).await?;
+    let names = Names::load(&cx.db, &rows).await?;
+    Ok(List { items: rows.iter().map(|r| to_installation(r, &names, lang)).collect(), total })
+}
+
+pub async fn details(cx: &AppsCtx, auth: &Auth, id: &str, lang: Lang) -> Result<InstallationDetails, AppError> {
+    let (row, _) = visible(&cx.db, auth, id).await?;
+    let names = Names::load(&cx.db, std::slice::from_ref(&row)).await?;
+    let history = installation_events::Entity::find()
+        .filter(installation_events::Column::InstallationId.eq(row.id.clone()))
+        .order_by_asc(installation_events::Column::CreatedAt)
+        .order_by_asc(installation_events::Column::Id)
+        .all(&cx.db)
+        .await?
+        .into_iter()
+        .map(|e| StateEvent { status: e.status, reason: crate::apps::access::reason_text(e.reason.as_deref(), lang), at: e.created_at })
+        .collect();
+    let holds = Capacity { cpu_cores: row.cpu_cores, memory_bytes: row.memory_bytes, disk_bytes: row.disk_bytes, gpu_count: row.gpu_count };
+    Ok(InstallationDetails { installation: to_installation(&row, &names, lang), history, holds })
+}
+
+/// How each of the caller's devices fits an app (the install dialog).
+pub async fn fit_mine(cx: &AppsCtx, auth: &Auth, app_id: &str) -> Result<Vec<DeviceFit>, AppError> {
+    let owner = installer(auth)?;
+    let (app, _) = installable(cx, &cx.db, app_id).await?;
+    let mine = devices::Entity::find().filter(owned_by(&owner)).order_by_asc(devices::Column::Name).all(&cx.db).await?;
+    let mut out = Vec::new();
+    for d in mine {
+        out.push(fit_of(&cx.db, &app, &d).await?);
+    }
+    Ok(out)
+}
+
+pub async fn fit_of(conn: &impl ConnectionTrait, app: &apps::Model, d: &devices::Model) -> Result<DeviceFit, AppError> {
+    Ok(match unfit(conn, app, d).await? {
+        Some((_, fit)) => fit,
+        None => DeviceFit {
+            device_id: d.id.clone(),
+            device_name: d.name.clone(),
+            device_status: sea_orm::ActiveEnum::to_value(&d.status.shown()),
+            fits: true,
+            reason: None,
+            gaps: Vec::new(),
+            free: free_on(conn, d).await?,
+            price_per_hour: None,
+        },
+    })
+}
+
+/// Whether a device may be rented out now: online, rentable, not dedicated.
+pub fn rentable(d: &devices::Model) -> Result<(), AppError> {
+    if !d.rentable || d.sharing_mode == SharingMode::Dedicated {
+        return Err(AppError::conflict(if d.sharing_mode == SharingMode::Dedicated { Msg::SharingModeForbids } else { Msg::DeviceNotRentable }));
+    }
+    if d.status != DeviceStatus::Online {
+        return Err(AppError::conflict(Msg::DeviceNotRunning));
+    }
+    Ok(())
+}
+
+/// The apps on a device its manager sees (the device page's "Installed apps"): every
+/// installation on it, the owner's and the renters'.
+pub async fn on_device(cx: &AppsCtx, auth: &Auth, device_id: &str, lang: Lang) -> Result<List<Installation>, AppError> {
+    let owner = crate::devices::access::manager(auth)?;
+    let d = devices::Entity::find_by_id(device_id.to_string())
+        .filter(owned_by(&owner))
+        .one(&cx.db)
+        .await?
+        .ok_or(AppError::NotFound(Msg::DeviceNotFound))?;
+    let rows = installations::Entity::find()
+        .filter(installations::Column::DeviceId.eq(d.id))
+        .filter(installations::Column::Status.ne(AppStatus::NotInstall))
+        .order_by_desc(installations::Column::CreatedAt)
+        .all(&cx.db)
+        .await?;
+    let names = Names::load(&cx.db, &rows).await?;
+    let items: Vec<Installation> = rows.iter().map(|r| to_installation(r, &names, lang)).collect();
+    Ok(List { total: items.len() as u64, items })
+}
+
+/// AI compute and AI server installations of the caller's context, with endpoint and GPUs.
+pub async fn aicompute(cx: &AppsCtx, auth: &Auth, lang: Lang) -> Result<List<AiCompute>, AppError> {
+    let ai_apps: Vec<String> = apps::Entity::find()
+        .filter(apps::Column::DisplayType.is_in(AI_TYPES))
+        .all(&cx.db)
+        .await?
+        .into_iter()
+        .map(|a| a.id)
+        .collect();
+    let s = scope(&cx.db, auth).await?;
+    let rows = installations::Entity::find()
+        .filter(condition(&s))
+        .filter(installations::Column::AppId.is_in(ai_apps))
+        .filter(installations::Column::Status.ne(AppStatus::NotInstall))
+        .order_by_desc(installations::Column::CreatedAt)
+        .all(&cx.db)
+        .await?;
+    let names = Names::load(&cx.db, &rows).await?;
+    let items: Vec<AiCompute> = rows
+        .iter()
+        .map(|r| {
+            let inst = to_installation(r, &names, lang);
+            let gpus = names.device(&r.device_id).map(crate::devices::access::gpus_of).unwrap_or_default();
+            AiCompute { endpoint: inst.open_url.clone(), gpus: gpus.into_iter().take(r.gpu_count.max(0) as usize).collect(), installation: inst }
+        })
+        .collect();
+    Ok(List { total: items.len() as u64, items })
+}

@@ -1,0 +1,91 @@
+//! Apps on devices: installs and rentals as containers on real boxes, the installation state
+//! machine, the watchdog, AI compute, the image archives the market holds for agents. See
+//! docs/apps.md. The agent's side is src/agent/.
+
+pub mod access;
+pub mod images;
+pub mod install;
+pub mod lifecycle;
+pub mod lite;
+pub mod manifest;
+pub mod meter;
+pub mod model;
+pub mod money;
+pub mod notify;
+pub mod rental;
+pub mod reports;
+pub mod routes;
+pub mod state;
+pub mod watchdog;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use sea_orm::{ColumnTrait, DatabaseConnection, DatabaseTransaction, EntityTrait, PaginatorTrait, QueryFilter};
+use tokio_cron_scheduler::{Job, JobSchedulerError};
+
+use crate::config::AppsConfig;
+use crate::db::entity::installations;
+use crate::db::enums::InstallKind;
+use crate::error::AppError;
+use crate::jobs::{Runs, repeated};
+
+/// The agent's reason when a box has no Docker (shown to the owner; translated in access.rs).
+pub const DOCKER_UNAVAILABLE: &str = "Docker is not available on this device";
+
+/// What the apps rules use.
+#[derive(Clone)]
+pub struct AppsCtx {
+    pub db: DatabaseConnection,
+    pub settings: Arc<AppsConfig>,
+    pub manifests: Arc<manifest::Manifests>,
+    /// Where image archives are kept (`<data_dir>`).
+    pub data_dir: PathBuf,
+    /// `billing.market_fee_percent`: the market's share of a rental, fixed when it starts.
+    pub fee_percent: u8,
+}
+
+/// The watchdog and the rental meter.
+pub fn jobs(cx: &AppsCtx) -> Vec<Result<Job, JobSchedulerError>> {
+    let every = Duration::from_secs((cx.settings.action_timeout_secs / 4).clamp(1, 15));
+    let cx2 = cx.clone();
+    let db = cx.db.clone();
+    let meter = repeated(&cx.db, "apps.rental_meter", Duration::from_secs(15), Runs::Shared, move || {
+        let db = db.clone();
+        async move {
+            match rental::meter(&db, crate::db::now()).await {
+                Ok(n) if n > 0 => tracing::info!(rentals = n, "rentals ended or suspended"),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "rental meter failed"),
+            }
+        }
+    });
+    vec![meter, repeated(&cx.db, "apps.watchdog", every, Runs::Shared, move || {
+        let cx = cx2.clone();
+        async move {
+            match watchdog::run(&cx.db, &cx.settings).await {
+                Ok(n) if n > 0 => tracing::info!(installations = n, "stuck installations failed by the watchdog"),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "apps watchdog failed"),
+            }
+        }
+    })]
+}
+
+/// An account with a rented app still held cannot be deleted (API.md `apps_rented`).
+pub struct AppsRented;
+
+#[async_trait::async_trait]
+impl crate::iam::deletion::DeletionCheck for AppsRented {
+    async fn blocks(&self, txn: &DatabaseTransaction, user_id: &str) -> Result<Option<&'static str>, AppError> {
+        let n = installations::Entity::find()
+            .filter(installations::Column::OwnerUserId.eq(user_id))
+            .filter(installations::Column::OwnerCompanyId.is_null())
+            .filter(installations::Column::Kind.eq(InstallKind::Rent))
+            .filter(installations::Column::ActiveKey.is_not_null())
+            .count(txn)
+            .await?;
+        Ok((n > 0).then_some("apps_rented"))
+    }
+}

@@ -1,0 +1,330 @@
+//! Apps on devices: the installation as the API answers it, the request bodies and their
+//! checked forms, and the agent-protocol shapes of app commands and reports (shared with the
+//! agent program, src/agent/).
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use crate::devices::model::Gpu;
+use crate::error::{AppError, Msg};
+use crate::http::Checked;
+
+pub use crate::db::enums::{AppStatus, InstallKind};
+
+// ---- the install manifest (assets/catalogue/manifests.json) ----
+
+/// How an app runs as a container: like the compose file of an app store entry.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// Image reference with its tag, e.g. `grafana/grafana:11.5.0`.
+    pub image: String,
+    #[serde(default)]
+    pub ports: Vec<PortSpec>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Kept under the agent's state directory, removed with the app.
+    #[serde(default)]
+    pub volumes: Vec<VolumeSpec>,
+    /// Whether the app asks for the box's GPUs (given when the box has them).
+    #[serde(default)]
+    pub gpu: bool,
+    /// An HTTP path on the web port that answers once the app is up.
+    #[serde(default)]
+    pub health: Option<Health>,
+    /// Replaces the image's command.
+    #[serde(default)]
+    pub command: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PortSpec {
+    pub container: u16,
+    /// tcp or udp
+    #[serde(default = "tcp")]
+    pub protocol: String,
+    /// The port that serves the app's web interface (at most one).
+    #[serde(default)]
+    pub web: bool,
+    /// http (default) or https, for the web port.
+    #[serde(default)]
+    pub scheme: Option<String>,
+}
+
+fn tcp() -> String {
+    "tcp".into()
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct VolumeSpec {
+    pub name: String,
+    /// Absolute path inside the container.
+    pub path: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Health {
+    pub path: String,
+}
+
+// ---- the agent protocol of apps ----
+
+/// Payload of an `app_install` command.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct InstallPayload {
+    pub installation_id: String,
+    pub app_id: String,
+    pub manifest: Manifest,
+    /// An archive of the image held by the market server, when it has one.
+    pub archive: Option<ArchiveRef>,
+}
+
+/// Where the agent downloads an image archive (resumable ranges) and what it must hash to.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ArchiveRef {
+    pub sha256: String,
+    pub size: i64,
+    /// Path on the market server, e.g. `/api/agent/v1/images/<sha256>`.
+    pub path: String,
+}
+
+/// Payload of the other `app_*` commands.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct AppCommandPayload {
+    pub installation_id: String,
+}
+
+/// One installation as the agent reports it in a heartbeat.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+pub struct InstallationReport {
+    pub id: String,
+    pub status: AppStatus,
+    #[serde(default)]
+    pub progress: Option<i32>,
+    #[serde(default)]
+    pub error: Option<String>,
+    /// Where the app's web interface answers (running apps with a web port).
+    #[serde(default)]
+    pub url: Option<String>,
+    /// Install phases (downloading, installing, installed) the installation went through since
+    /// the last report, oldest first: a phase shorter than a heartbeat still shows in its history.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub passed: Vec<AppStatus>,
+}
+
+// ---- the API ----
+
+/// Rental terms and meter of a rented installation.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Rental {
+    pub price_per_hour: i64,
+    pub started_at: Option<DateTime<Utc>>,
+    pub ends_at: Option<DateTime<Utc>>,
+    pub billed: i64,
+    pub unbilled: i64,
+}
+
+/// One app on one device.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Installation {
+    pub id: String,
+    pub app_id: String,
+    pub app_name: String,
+    pub icon_url: String,
+    pub display_type: String,
+    pub device_id: String,
+    pub device_name: String,
+    /// online, offline, …: the device's status (an offline device's apps cannot be launched).
+    pub device_status: String,
+    pub kind: InstallKind,
+    pub status: AppStatus,
+    /// running, stopped, suspended or removed: what was asked for.
+    pub desired: String,
+    pub progress: Option<i32>,
+    pub status_reason: Option<String>,
+    pub open_url: Option<String>,
+    /// The actions the current state allows (start, stop, restart, suspend, resume, snapshot,
+    /// retry, uninstall).
+    pub actions: Vec<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub rental: Option<Rental>,
+}
+
+/// A state the installation went through.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct StateEvent {
+    pub status: AppStatus,
+    pub reason: Option<String>,
+    pub at: DateTime<Utc>,
+}
+
+/// An installation with its history (`GET /apps/{id}`).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct InstallationDetails {
+    #[serde(flatten)]
+    pub installation: Installation,
+    pub history: Vec<StateEvent>,
+    /// What it holds on its device.
+    pub holds: Capacity,
+}
+
+/// An AI compute or AI server installation.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct AiCompute {
+    #[serde(flatten)]
+    pub installation: Installation,
+    /// Where its API answers (its web port), when running.
+    pub endpoint: Option<String>,
+    /// The device's GPUs it uses.
+    pub gpus: Vec<Gpu>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema, PartialEq, Eq, Default)]
+pub struct Capacity {
+    pub cpu_cores: i64,
+    pub memory_bytes: i64,
+    pub disk_bytes: i64,
+    pub gpu_count: i64,
+}
+
+/// What a device lacks for an app.
+#[derive(Debug, Clone, Serialize, ToSchema, PartialEq, Eq)]
+pub struct Gap {
+    /// cpu_cores, memory_bytes, disk_bytes or gpu_count
+    pub field: String,
+    pub need: i64,
+    pub have: i64,
+}
+
+/// How one device fits an app (the install and rent dialogs).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct DeviceFit {
+    pub device_id: String,
+    pub device_name: String,
+    pub device_status: String,
+    pub fits: bool,
+    /// Why it cannot take the app: `offline`, `installed`, `no_gpu_for_lite_app`,
+    /// `sharing_mode`, or `resources` (then `gaps` names what is short).
+    pub reason: Option<String>,
+    pub gaps: Vec<Gap>,
+    pub free: Capacity,
+    /// Rent dialog: the owner's price per hour.
+    pub price_per_hour: Option<i64>,
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+pub struct AppsFilter {
+    /// A label of SPEC.md §4.
+    pub status: Option<String>,
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+pub struct FitQuery {
+    pub app_id: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct InstallRequest {
+    pub app_id: Option<String>,
+    pub device_id: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct RentRequest {
+    pub app_id: Option<String>,
+    pub device_id: Option<String>,
+    pub hours: Option<i64>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct ActionRequest {
+    /// start, stop, restart, suspend, resume, snapshot, retry or uninstall
+    pub action: Option<String>,
+}
+
+// ---- checked requests ----
+
+fn id_field(field: &'static str, raw: Option<String>) -> Result<String, AppError> {
+    let v = raw.map(|s| s.trim().to_string()).unwrap_or_default();
+    if v.is_empty() || v.chars().count() > 64 {
+        return Err(AppError::invalid(field, Msg::InvalidField(field)));
+    }
+    Ok(v)
+}
+
+pub struct InstallAsk {
+    pub app_id: String,
+    pub device_id: String,
+}
+
+impl Checked for InstallAsk {
+    type Body = InstallRequest;
+    fn check(req: InstallRequest) -> Result<Self, AppError> {
+        Ok(InstallAsk { app_id: id_field("app_id", req.app_id)?, device_id: id_field("device_id", req.device_id)?.to_ascii_uppercase() })
+    }
+}
+
+/// Longest rental asked for at once: 30 days.
+pub const MAX_RENT_HOURS: i64 = 720;
+
+pub struct RentAsk {
+    pub app_id: String,
+    pub device_id: String,
+    pub hours: i64,
+}
+
+impl Checked for RentAsk {
+    type Body = RentRequest;
+    fn check(req: RentRequest) -> Result<Self, AppError> {
+        let InstallAsk { app_id, device_id } = InstallAsk::check(InstallRequest { app_id: req.app_id, device_id: req.device_id })?;
+        let hours = req.hours.filter(|h| (1..=MAX_RENT_HOURS).contains(h)).ok_or(AppError::invalid("hours", Msg::InvalidField("hours")))?;
+        Ok(RentAsk { app_id, device_id, hours })
+    }
+}
+
+/// What a person asks of an installation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Action {
+    Start,
+    Stop,
+    Restart,
+    Suspend,
+    Resume,
+    Snapshot,
+    Retry,
+    Uninstall,
+}
+
+impl Action {
+    pub const ALL: [Action; 8] =
+        [Action::Start, Action::Stop, Action::Restart, Action::Suspend, Action::Resume, Action::Snapshot, Action::Retry, Action::Uninstall];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Start => "start",
+            Action::Stop => "stop",
+            Action::Restart => "restart",
+            Action::Suspend => "suspend",
+            Action::Resume => "resume",
+            Action::Snapshot => "snapshot",
+            Action::Retry => "retry",
+            Action::Uninstall => "uninstall",
+        }
+    }
+    pub fn parse(raw: &str) -> Option<Action> {
+        Action::ALL.into_iter().find(|a| a.as_str() == raw.trim())
+    }
+}
+
+impl Checked for Action {
+    type Body = ActionRequest;
+    fn check(req: ActionRequest) -> Result<Self, AppError> {
+        req.action.as_deref().and_then(Action::parse).ok_or(AppError::invalid("action", Msg::InvalidField("action")))
+    }
+}

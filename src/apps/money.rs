@@ -1,0 +1,133 @@
+//! A rental's money as its installation moves (src/apps/rental.rs rents, this charges): the
+//! meter runs only while the app is `running`, each posting a capture of the rental's hold that
+//! credits the provider the price less the market fee in the same transfer (the wallet's ledger,
+//! docs/wallet.md); leaving the rental releases what is left of the hold.
+
+use chrono::{DateTime, Duration, Utc};
+use sea_orm::sea_query::Expr;
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+
+use crate::apps::meter::cost;
+use crate::apps::model::{AppStatus, InstallKind};
+use crate::apps::notify;
+use crate::billing::ledger::{self, AccountRef, CaptureSpec, market_splits};
+use crate::db::entity::installations;
+use crate::db::enums::{HoldStatus, NotificationKind};
+use crate::db::now;
+use crate::error::{AppError, Msg};
+
+/// Charges the whole minutes the rental ran from `metered_until` up to `until` (never past its
+/// end): one capture, the provider credited less the fee. Refused (409) when the hold cannot pay.
+pub async fn charge(conn: &impl ledger::Conn, r: &installations::Model, until: DateTime<Utc>) -> Result<(), AppError> {
+    let (Some(price), Some(from), Some(ends)) = (r.rent_price_per_hour, r.metered_until, r.rent_ends_at) else { return Ok(()) };
+    let minutes = (until.min(ends) - from).num_seconds() / 60;
+    if minutes <= 0 {
+        return Ok(());
+    }
+    let k = r.rent_minutes;
+    let amount = cost(price, k, minutes);
+    if let (Some(hold), true) = (&r.hold_id, amount > 0) {
+        let provider = AccountRef::parse(r.rent_provider.as_deref().unwrap_or(""))?;
+        let fee = r.rent_fee_percent.unwrap_or(0).clamp(0, 100) as u8;
+        ledger::capture(conn, CaptureSpec {
+            hold_id: hold.clone(),
+            amount,
+            splits: market_splits(amount, provider, fee),
+            key: format!("rental:{}:minutes:{k}-{}", r.id, k + minutes),
+            memo: format!("Rental: {minutes} min"),
+            metered: true,
+        })
+        .await?;
+    }
+    installations::Entity::update_many()
+        .col_expr(installations::Column::RentMinutes, Expr::value(k + minutes))
+        .col_expr(installations::Column::Billed, Expr::value(r.billed + amount))
+        .col_expr(installations::Column::MeteredUntil, Expr::value(from + Duration::minutes(minutes)))
+        .filter(installations::Column::Id.eq(r.id.clone()))
+        .filter(installations::Column::RentMinutes.eq(k))
+        .exec(conn)
+        .await?;
+    Ok(())
+}
+
+/// Whether a rental may run again (start, resume, restart): refused once its time is up or its
+/// hold can no longer pay (expired, released), so a suspended rental is not run for free.
+pub async fn may_run(conn: &impl ConnectionTrait, r: &installations::Model) -> Result<(), AppError> {
+    if r.kind != InstallKind::Rent {
+        return Ok(());
+    }
+    let ended = r.rent_ends_at.is_some_and(|e| e <= now());
+    let spent = match &r.hold_id {
+        Some(h) => ledger::hold_of(conn, h).await?.status != HoldStatus::Pending,
+        None => false,
+    };
+    if ended || spent {
+        return Err(AppError::conflict(Msg::RentalSpent));
+    }
+    Ok(())
+}
+
+/// What a transition means for a rental's money: the meter runs only while `running`; leaving
+/// the rental (uninstall, its end, a failed install) releases what is left of the hold.
+pub async fn on_transition(conn: &impl ledger::Conn, before: &installations::Model, after: &installations::Model) -> Result<(), AppError> {
+    use AppStatus::*;
+    if after.kind != InstallKind::Rent {
+        return Ok(());
+    }
+    let t = now();
+    if after.status == Running && before.status != Running {
+        set_meter(conn, &after.id, Some(t)).await?;
+        if let (Some(h), Some(p)) = (&after.hold_id, after.rent_price_per_hour) {
+            ledger::set_burn(conn, h, p).await?;
+        }
+    } else if before.status == Running && after.status != Running {
+        charge(conn, after, t).await?;
+        set_meter(conn, &after.id, None).await?;
+        if let Some(h) = &after.hold_id {
+            ledger::set_burn(conn, h, 0).await?;
+        }
+    }
+    if matches!(after.status, Uninstalling | Deleting | ShuttingDown | RentFailed | NotInstall)
+        && let Some(h) = &after.hold_id
+    {
+        ledger::release(conn, h).await?;
+    }
+    if after.status == NotInstall && before.status != NotInstall {
+        notify::send(conn, after, NotificationKind::RentalEnded).await?;
+    }
+    Ok(())
+}
+
+/// The device stopped reporting (offline or gone): the minutes up to its last heartbeat are
+/// charged and the meter pauses (a minute nobody saw running is not charged).
+pub async fn pause(conn: &impl ledger::Conn, r: &installations::Model, last_seen: DateTime<Utc>) -> Result<(), AppError> {
+    charge(conn, r, last_seen).await?;
+    halt(conn, r).await
+}
+
+/// Stops the meter without charging (the hold cannot pay what is left: the rental is suspended).
+pub async fn halt(conn: &impl ledger::Conn, r: &installations::Model) -> Result<(), AppError> {
+    set_meter(conn, &r.id, None).await?;
+    if let Some(h) = &r.hold_id {
+        ledger::set_burn(conn, h, 0).await?;
+    }
+    Ok(())
+}
+
+/// The device reports again and the app still runs: the meter starts again at `at`.
+pub async fn resume(conn: &impl ledger::Conn, r: &installations::Model, at: DateTime<Utc>) -> Result<(), AppError> {
+    set_meter(conn, &r.id, Some(at)).await?;
+    if let (Some(h), Some(p)) = (&r.hold_id, r.rent_price_per_hour) {
+        ledger::set_burn(conn, h, p).await?;
+    }
+    Ok(())
+}
+
+async fn set_meter(conn: &impl ConnectionTrait, id: &str, at: Option<DateTime<Utc>>) -> Result<(), AppError> {
+    installations::Entity::update_many()
+        .col_expr(installations::Column::MeteredUntil, Expr::value(at))
+        .filter(installations::Column::Id.eq(id))
+        .exec(conn)
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,183 @@
+//! Renting an app on another owner's device. Coins move only through the wallet's ledger
+//! (docs/wallet.md): a hold of `price × hours` when the rental starts, captures by the minute
+//! while the agent reports the app `running` (a minute it is not running is not charged), each
+//! capture crediting the provider the price less the market's fee in the same transfer, and the
+//! hold released when the rental ends, is uninstalled or fails (`rent_failed`: released in full).
+//! When a capture is refused (the hold ran out or expired) the rental is suspended, not deleted.
+
+use chrono::{DateTime, Duration, Utc};
+use sea_orm::sea_query::Expr;
+use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+
+use crate::apps::AppsCtx;
+use crate::apps::access::{Names, installer, to_installation};
+use crate::apps::install::{fit_of, installable, lock_device, place, rentable};
+use crate::apps::lifecycle::{Desired, Event};
+use crate::apps::model::*;
+use crate::apps::notify;
+use crate::apps::money::{self, charge};
+use crate::apps::state::{self, Change};
+use crate::billing::ledger::{self, AccountRef, HoldSpec, Reference};
+use crate::db::entity::{devices, installations, orders};
+use crate::db::enums::{CommandKind, DeviceStatus, NotificationKind, SharingMode};
+use crate::db::{now, write_txn};
+use crate::devices::access::{Owner, owner_of as device_owner};
+use crate::error::{AppError, Msg};
+use crate::iam::auth::Auth;
+use crate::lang::Lang;
+
+fn account_of(o: &Owner) -> AccountRef {
+    match o {
+        Owner::User(u) => AccountRef::User(u.clone()),
+        Owner::Company(c) => AccountRef::Company(c.clone()),
+    }
+}
+
+/// Rents `app` on another owner's online, rentable device for `hours`: the renter's wallet holds
+/// `price × hours` (409 when it cannot), then the install proceeds as for an own app.
+/// `request_key` (the `Idempotency-Key`) makes the hold's key, so a retried request holds once.
+pub async fn rent(cx: &AppsCtx, auth: &Auth, ask: RentAsk, request_key: Option<String>, lang: Lang) -> Result<Installation, AppError> {
+    let owner = installer(auth)?;
+    let txn = write_txn(&cx.db).await?;
+    let (app, _) = installable(cx, &txn, &ask.app_id).await?;
+    let device = devices::Entity::find_by_id(ask.device_id.clone()).one(&txn).await?.ok_or(AppError::NotFound(Msg::DeviceNotFound))?;
+    let provider = device_owner(&device).ok_or(AppError::NotFound(Msg::DeviceNotFound))?;
+    if provider == owner {
+        return Err(AppError::conflict(Msg::RentOwnDevice));
+    }
+    rentable(&device)?;
+    // A device taken for an order (src/orders) is not rented meanwhile: checked under the
+    // device's lock, which a take also holds.
+    lock_device(&txn, &device.id).await?;
+    if orders::Entity::find().filter(orders::Column::ReservedDeviceId.eq(device.id.clone())).one(&txn).await?.is_some() {
+        return Err(AppError::conflict(Msg::DeviceReserved));
+    }
+    let row = place(cx, &txn, &owner, &auth.user_id, InstallKind::Rent, &app.id, &device).await?;
+    let price = device.price_per_hour;
+    let (t, ends) = (now(), now() + Duration::hours(ask.hours));
+    let hold_id = if price > 0 {
+        let key = match &request_key {
+            Some(k) => format!("rental:{}:{}:{k}:hold", auth.user_id, auth.context.sme_id()),
+            None => format!("rental:{}:hold", row.id),
+        };
+        let held = ledger::hold(&txn, HoldSpec {
+            account: account_of(&owner),
+            amount: price * ask.hours,
+            key,
+            reference: Reference::new("rental", row.id.clone()),
+            memo: format!("Rental of {} on {}", app.name_en, device.name),
+            expires_at: ends + Duration::hours(1),
+            burn_per_hour: 0,
+        })
+        .await?;
+        Some(held.hold.id)
+    } else {
+        None
+    };
+    installations::Entity::update_many()
+        .col_expr(installations::Column::RentPricePerHour, Expr::value(price))
+        .col_expr(installations::Column::RentHours, Expr::value(ask.hours))
+        .col_expr(installations::Column::RentStartedAt, Expr::value(t))
+        .col_expr(installations::Column::RentEndsAt, Expr::value(ends))
+        .col_expr(installations::Column::HoldId, Expr::value(hold_id))
+        .col_expr(installations::Column::RentProvider, Expr::value(account_of(&provider).id()))
+        .col_expr(installations::Column::RentFeePercent, Expr::value(i32::from(cx.fee_percent)))
+        .filter(installations::Column::Id.eq(row.id.clone()))
+        .exec(&txn)
+        .await?;
+    let row = installations::Entity::find_by_id(row.id).one(&txn).await?.ok_or(AppError::NotFound(Msg::InstallationNotFound))?;
+    notify::send(&txn, &row, NotificationKind::RentalStarted).await?;
+    let names = Names::load(&txn, std::slice::from_ref(&row)).await?;
+    txn.commit().await?;
+    Ok(to_installation(&row, &names, lang))
+}
+
+/// The rental job: charges the running rentals up to `at`, ends the rentals whose time is up
+/// (the app is removed from the provider's box), and suspends a rental whose hold cannot pay.
+/// Returns how many rentals it touched.
+pub async fn meter(db: &DatabaseConnection, at: DateTime<Utc>) -> Result<usize, AppError> {
+    let active = installations::Entity::find()
+        .filter(installations::Column::Kind.eq(InstallKind::Rent))
+        .filter(installations::Column::ActiveKey.is_not_null())
+        .all(db)
+        .await?;
+    let mut n = 0;
+    for r in active {
+        let txn = write_txn(db).await?;
+        let Some(r) = installations::Entity::find_by_id(r.id.clone()).one(&txn).await? else { continue };
+        let device = devices::Entity::find_by_id(r.device_id.clone()).one(&txn).await?;
+        let online = device.as_ref().is_some_and(|d| d.status == DeviceStatus::Online);
+        if r.status == AppStatus::Running && r.metered_until.is_some() {
+            // Charged up to now while the box reports; only up to its last heartbeat once it
+            // stopped reporting (offline or unlinked), and the meter then pauses.
+            let charged = if online {
+                charge(&txn, &r, at).await
+            } else {
+                let seen = device.as_ref().and_then(|d| d.last_seen_at).unwrap_or(at).min(at);
+                money::pause(&txn, &r, seen).await
+            };
+            if let Err(e) = charged {
+                // The hold cannot pay any more: suspended, not deleted; the renter is told.
+                tracing::info!(installation = %r.id, error = %e, "rental suspended: its hold cannot pay");
+                txn.rollback().await?;
+                suspend(db, &r).await?;
+                n += 1;
+                continue;
+            }
+        } else if r.status == AppStatus::Running && r.metered_until.is_none() && online {
+            money::resume(&txn, &r, at).await?;
+        }
+        let r = installations::Entity::find_by_id(r.id.clone()).one(&txn).await?.ok_or(AppError::NotFound(Msg::InstallationNotFound))?;
+        if r.rent_ends_at.is_some_and(|e| e <= at) && r.command_id.is_none() && end(&txn, &r).await?.is_some() {
+            n += 1;
+        }
+        txn.commit().await?;
+    }
+    Ok(n)
+}
+
+/// Ends a rented installation: the app is removed from the provider's box (`shutting_down`, or
+/// `deleting` what a failed install left). `None` when its state does not allow it now (e.g. still
+/// installing). Also used by orders when an order is over.
+pub async fn end(conn: &impl ledger::Conn, r: &installations::Model) -> Result<Option<installations::Model>, AppError> {
+    let payload = serde_json::json!(AppCommandPayload { installation_id: r.id.clone() });
+    let change = Change { command: Some((CommandKind::AppUninstall, payload)), desired: Some(Desired::Removed), ..Default::default() };
+    state::apply(conn, r, Event::EndRental, change).await
+}
+
+async fn suspend(db: &DatabaseConnection, r: &installations::Model) -> Result<(), AppError> {
+    let txn = write_txn(db).await?;
+    // The minutes the hold could not pay stay unpaid: the meter stops first, so the transition
+    // does not try to charge them again.
+    money::halt(&txn, r).await?;
+    let r = &installations::Entity::find_by_id(r.id.clone()).one(&txn).await?.ok_or(AppError::NotFound(Msg::InstallationNotFound))?;
+    let payload = serde_json::json!(AppCommandPayload { installation_id: r.id.clone() });
+    let change = Change { command: Some((CommandKind::AppSuspend, payload)), desired: Some(Desired::Suspended), ..Default::default() };
+    if let Some(now_row) = state::apply(&txn, r, Event::Act(Action::Suspend), change).await? {
+        notify::send(&txn, &now_row, NotificationKind::RentalSuspended).await?;
+    }
+    txn.commit().await?;
+    Ok(())
+}
+
+/// Other owners' online, rentable devices with how each fits the app and its price (the rent
+/// dialog), cheapest first.
+pub async fn options(cx: &AppsCtx, auth: &Auth, app_id: &str) -> Result<Vec<DeviceFit>, AppError> {
+    let me = installer(auth)?;
+    let (app, _) = installable(cx, &cx.db, app_id).await?;
+    let offered = devices::Entity::find()
+        .filter(devices::Column::Rentable.eq(true))
+        .filter(devices::Column::Status.eq(DeviceStatus::Online))
+        .filter(devices::Column::SharingMode.ne(SharingMode::Dedicated))
+        .order_by_asc(devices::Column::PricePerHour)
+        .limit(100)
+        .all(&cx.db)
+        .await?;
+    let mut out = Vec::new();
+    for d in offered.into_iter().filter(|d| device_owner(d).is_some_and(|o| o != me)) {
+        let mut fit = fit_of(&cx.db, &app, &d).await?;
+        fit.price_per_hour = Some(d.price_per_hour);
+        out.push(fit);
+    }
+    Ok(out)
+}

@@ -1,0 +1,132 @@
+//! Apps on devices (`/api/rmp/v1`) and the image archives agents download (`/api/agent/v1/images`).
+
+use axum::extract::{FromRef, Request, State};
+use axum::response::{IntoResponse, Response};
+use tower::ServiceExt;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::apps::model::*;
+use crate::apps::{AppsCtx, images, install, rental};
+use crate::billing::idempotency::IdempotencyKey;
+use crate::devices::DevicesCtx;
+use crate::error::{ApiResult, AppError, Envelope, Msg, ok};
+use crate::http::{ApiPath, ApiQuery, List, Page, Valid};
+use crate::iam::auth::{Auth, Sessions};
+use crate::lang::Lang;
+
+pub fn router<S>() -> OpenApiRouter<S>
+where
+    S: Clone + Send + Sync + 'static,
+    AppsCtx: FromRef<S>,
+    DevicesCtx: FromRef<S>,
+    Sessions: FromRef<S>,
+{
+    OpenApiRouter::new()
+        .routes(routes!(list_apps))
+        .routes(routes!(device_fit))
+        .routes(routes!(get_app))
+        .routes(routes!(install_app))
+        .routes(routes!(rent_options))
+        .merge(OpenApiRouter::new().routes(routes!(rent_app)).route_layer(crate::billing::idempotency::layer()))
+        .routes(routes!(act))
+        .routes(routes!(aicompute))
+        .routes(routes!(device_apps))
+        .routes(routes!(image_archive))
+}
+
+/// Installations of the current context, own and rented (a member: those of the apps assigned
+/// to them). Removed ones (`not_install`) only when asked for by status.
+#[utoipa::path(get, path = "/api/rmp/v1/apps", tag = "apps", params(AppsFilter, Page),
+    responses((status = 200, body = Envelope<List<Installation>>)))]
+async fn list_apps(
+    State(cx): State<AppsCtx>,
+    auth: Auth,
+    lang: Lang,
+    ApiQuery(f): ApiQuery<AppsFilter>,
+    ApiQuery(page): ApiQuery<Page>,
+) -> ApiResult<List<Installation>> {
+    let (offset, limit) = page.checked(Page::MAX_LIMIT)?;
+    let status = match f.status.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        None => None,
+        Some(s) => Some(AppStatus::parse(s).ok_or(AppError::invalid("status", Msg::InvalidField("status")))?),
+    };
+    ok(install::list(&cx, &auth, status, offset, limit, lang).await?)
+}
+
+/// How each of the caller's devices fits an app: free capacity, what is short, or why it cannot
+/// take it (the install dialog).
+#[utoipa::path(get, path = "/api/rmp/v1/apps/fit", tag = "apps", params(FitQuery),
+    responses((status = 200, body = Envelope<Vec<DeviceFit>>), (status = 403), (status = 404)))]
+async fn device_fit(State(cx): State<AppsCtx>, auth: Auth, ApiQuery(q): ApiQuery<FitQuery>) -> ApiResult<Vec<DeviceFit>> {
+    let app_id = q.app_id.filter(|s| !s.trim().is_empty()).ok_or(AppError::invalid("app_id", Msg::InvalidField("app_id")))?;
+    ok(install::fit_mine(&cx, &auth, app_id.trim()).await?)
+}
+
+/// One installation with its state history.
+#[utoipa::path(get, path = "/api/rmp/v1/apps/{id}", tag = "apps", params(("id" = String, Path)),
+    responses((status = 200, body = Envelope<InstallationDetails>), (status = 404)))]
+async fn get_app(State(cx): State<AppsCtx>, auth: Auth, lang: Lang, ApiPath(id): ApiPath<String>) -> ApiResult<InstallationDetails> {
+    ok(install::details(&cx, &auth, &id, lang).await?)
+}
+
+/// Install an app on a device of the current context (`own`): 403 for members, 409 when the
+/// device is offline or lacks what the app requires (`data.gaps`).
+#[utoipa::path(post, path = "/api/rmp/v1/apps/install", tag = "apps", request_body = InstallRequest,
+    responses((status = 200, body = Envelope<Installation>), (status = 400), (status = 403), (status = 404), (status = 409)))]
+async fn install_app(State(cx): State<AppsCtx>, auth: Auth, lang: Lang, Valid(req): Valid<InstallAsk>) -> ApiResult<Installation> {
+    ok(install::install(&cx, &auth, req, lang).await?)
+}
+
+/// Rent an app on another owner's online, rentable device for `hours`: the wallet of the current
+/// context holds `price_per_hour × hours` (409 when it cannot), charged by the minute while the
+/// app runs. Accepts `Idempotency-Key`.
+#[utoipa::path(post, path = "/api/rmp/v1/apps/rent", tag = "apps", request_body = RentRequest,
+    params(("Idempotency-Key" = Option<String>, Header)),
+    responses((status = 200, body = Envelope<Installation>), (status = 400), (status = 403), (status = 404), (status = 409)))]
+async fn rent_app(State(cx): State<AppsCtx>, auth: Auth, lang: Lang, IdempotencyKey(key): IdempotencyKey, Valid(req): Valid<RentAsk>) -> ApiResult<Installation> {
+    ok(rental::rent(&cx, &auth, req, key, lang).await?)
+}
+
+/// Other owners' online, rentable devices, with their price and how each fits the app (the rent
+/// dialog), cheapest first.
+#[utoipa::path(get, path = "/api/rmp/v1/apps/rent-options", tag = "apps", params(FitQuery),
+    responses((status = 200, body = Envelope<Vec<DeviceFit>>), (status = 403), (status = 404)))]
+async fn rent_options(State(cx): State<AppsCtx>, auth: Auth, ApiQuery(q): ApiQuery<FitQuery>) -> ApiResult<Vec<DeviceFit>> {
+    let app_id = q.app_id.filter(|s| !s.trim().is_empty()).ok_or(AppError::invalid("app_id", Msg::InvalidField("app_id")))?;
+    ok(rental::options(&cx, &auth, app_id.trim()).await?)
+}
+
+/// start, stop, restart, suspend, resume, snapshot, retry (a failed install) or uninstall; 409
+/// when the state does not allow it or the device is offline.
+#[utoipa::path(post, path = "/api/rmp/v1/apps/{id}/actions", tag = "apps", params(("id" = String, Path)), request_body = ActionRequest,
+    responses((status = 200, body = Envelope<Installation>), (status = 403), (status = 404), (status = 409)))]
+async fn act(State(cx): State<AppsCtx>, auth: Auth, lang: Lang, ApiPath(id): ApiPath<String>, Valid(action): Valid<Action>) -> ApiResult<Installation> {
+    ok(install::act(&cx, &auth, &id, action, lang).await?)
+}
+
+/// The AI compute and AI server installations, with their endpoint and GPUs.
+#[utoipa::path(get, path = "/api/rmp/v1/aicompute", tag = "apps",
+    responses((status = 200, body = Envelope<List<AiCompute>>)))]
+async fn aicompute(State(cx): State<AppsCtx>, auth: Auth, lang: Lang) -> ApiResult<List<AiCompute>> {
+    ok(install::aicompute(&cx, &auth, lang).await?)
+}
+
+/// Every app on a device the caller manages (the owner's and the renters').
+#[utoipa::path(get, path = "/api/rmp/v1/devices/{id}/apps", tag = "apps", params(("id" = String, Path)),
+    responses((status = 200, body = Envelope<List<Installation>>), (status = 403), (status = 404)))]
+async fn device_apps(State(cx): State<AppsCtx>, auth: Auth, lang: Lang, ApiPath(id): ApiPath<String>) -> ApiResult<List<Installation>> {
+    ok(install::on_device(&cx, &auth, &id, lang).await?)
+}
+
+/// An image archive the market holds (Bearer device secret); HTTP ranges resume a download.
+#[utoipa::path(get, path = "/api/agent/v1/images/{sha256}", tag = "agent", params(("sha256" = String, Path)),
+    responses((status = 200, content_type = "application/x-tar", body = Vec<u8>), (status = 206), (status = 401), (status = 404)))]
+async fn image_archive(State(cx): State<AppsCtx>, State(devices): State<DevicesCtx>, ApiPath(sha): ApiPath<String>, req: Request) -> Result<Response, AppError> {
+    let (parts, body) = req.into_parts();
+    crate::devices::protocol::device_by_secret(&devices, crate::iam::auth::bearer(&parts)).await?;
+    let path = images::file_of(&cx.db, &cx.data_dir, &sha).await?.ok_or(AppError::NotFound(Msg::NotFound))?;
+    let req = Request::from_parts(parts, body);
+    let res = tower_http::services::ServeFile::new(path).oneshot(req).await.map_err(|e| AppError::Internal(e.into()))?;
+    Ok(res.into_response())
+}

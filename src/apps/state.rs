@@ -1,0 +1,158 @@
+//! Moving an installation from one state to the next (always through `lifecycle::next`, with a
+//! conditional UPDATE so two writers cannot both move it), its history, and the commands sent to
+//! its device. No HTTP types here.
+
+use sea_orm::sea_query::Expr;
+use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
+use serde_json::Value;
+
+use crate::apps::lifecycle::{Desired, Event, next};
+use crate::apps::model::AppStatus;
+use crate::apps::notify;
+use crate::db::entity::{device_commands, installation_events, installations};
+use crate::db::enums::{CommandKind, CommandStatus};
+use crate::db::{new_id, now};
+use crate::error::AppError;
+
+/// What changes with a transition besides the status.
+#[derive(Default)]
+pub struct Change {
+    pub reason: Option<String>,
+    pub progress: Option<i32>,
+    pub open_url: Option<String>,
+    /// A command sent with the transition (its id becomes the pending one).
+    pub command: Option<(CommandKind, Value)>,
+    pub desired: Option<Desired>,
+}
+
+/// Applies `event` to `row` if the table allows it and nobody moved the row meanwhile. Returns
+/// the row as it is now, or `None` when the event does not apply (refused or lost a race).
+pub async fn apply(
+    conn: &impl crate::billing::ledger::Conn,
+    row: &installations::Model,
+    event: Event,
+    change: Change,
+) -> Result<Option<installations::Model>, AppError> {
+    let Some(to) = next(row.status, event, row.kind) else { return Ok(None) };
+    let t = now();
+    let command_id = match &change.command {
+        Some(_) => Some(new_id()),
+        // a command carried out, failed or timed out is no longer pending
+        None if matches!(event, Event::Done(_) | Event::Fail | Event::Timeout) => None,
+        None => row.command_id.clone(),
+    };
+    let mut q = installations::Entity::update_many()
+        .col_expr(installations::Column::Status, Expr::value(to))
+        .col_expr(installations::Column::StateSince, Expr::value(t))
+        .col_expr(installations::Column::UpdatedAt, Expr::value(t))
+        .col_expr(installations::Column::CommandId, Expr::value(command_id.clone()))
+        .col_expr(installations::Column::Progress, Expr::value(change.progress))
+        .col_expr(installations::Column::StatusReason, Expr::value(change.reason.clone()))
+        .col_expr(installations::Column::OpenUrl, Expr::value(if to == AppStatus::Running { change.open_url.clone().or(row.open_url.clone()) } else { None }));
+    if let Some(d) = change.desired {
+        q = q.col_expr(installations::Column::Desired, Expr::value(d.as_str()));
+    }
+    if to == AppStatus::NotInstall {
+        q = q.col_expr(installations::Column::ActiveKey, Expr::value(Option::<String>::None));
+    }
+    let mut q = q.filter(installations::Column::Id.eq(row.id.clone())).filter(installations::Column::Status.eq(row.status));
+    q = match &row.command_id {
+        Some(c) => q.filter(installations::Column::CommandId.eq(c.clone())),
+        None => q.filter(installations::Column::CommandId.is_null()),
+    };
+    if q.exec(conn).await?.rows_affected != 1 {
+        return Ok(None);
+    }
+    if let (Some((kind, payload)), Some(id)) = (change.command, &command_id) {
+        send(conn, id, &row.device_id, &row.id, kind, &payload).await?;
+    }
+    record(conn, &row.id, to, change.reason.as_deref()).await?;
+    let now_row = installations::Entity::find_by_id(row.id.clone()).one(conn).await?;
+    if let Some(r) = &now_row {
+        notify::on_transition(conn, row.status, r).await?;
+        crate::apps::money::on_transition(conn, row, r).await?;
+    }
+    Ok(now_row)
+}
+
+/// Updates an install's progress (a report of the state it is already in).
+pub async fn progress(conn: &impl ConnectionTrait, row: &installations::Model, progress: Option<i32>) -> Result<(), AppError> {
+    if row.progress == progress {
+        return Ok(());
+    }
+    installations::Entity::update_many()
+        .col_expr(installations::Column::Progress, Expr::value(progress))
+        .col_expr(installations::Column::UpdatedAt, Expr::value(now()))
+        .filter(installations::Column::Id.eq(row.id.clone()))
+        .filter(installations::Column::Status.eq(row.status))
+        .exec(conn)
+        .await?;
+    Ok(())
+}
+
+/// Keeps the reported web address of a running installation.
+pub async fn open_url(conn: &impl ConnectionTrait, row: &installations::Model, url: Option<String>) -> Result<(), AppError> {
+    if row.open_url == url || row.status != AppStatus::Running {
+        return Ok(());
+    }
+    installations::Entity::update_many()
+        .col_expr(installations::Column::OpenUrl, Expr::value(url))
+        .filter(installations::Column::Id.eq(row.id.clone()))
+        .filter(installations::Column::Status.eq(AppStatus::Running))
+        .exec(conn)
+        .await?;
+    Ok(())
+}
+
+/// One line of the installation's history.
+pub async fn record(conn: &impl ConnectionTrait, installation_id: &str, status: AppStatus, reason: Option<&str>) -> Result<(), AppError> {
+    installation_events::ActiveModel {
+        id: Set(new_id()),
+        installation_id: Set(installation_id.to_string()),
+        status: Set(status),
+        reason: Set(reason.map(str::to_string)),
+        created_at: Set(now()),
+    }
+    .insert(conn)
+    .await?;
+    Ok(())
+}
+
+/// Queues a command for the device's agent; it is sent with every heartbeat until acknowledged.
+pub async fn send(
+    conn: &impl ConnectionTrait,
+    id: &str,
+    device_id: &str,
+    installation_id: &str,
+    kind: CommandKind,
+    payload: &Value,
+) -> Result<(), AppError> {
+    device_commands::ActiveModel {
+        id: Set(id.to_string()),
+        device_id: Set(device_id.to_string()),
+        subject_id: Set(Some(installation_id.to_string())),
+        kind: Set(kind),
+        payload: Set(payload.to_string()),
+        status: Set(CommandStatus::Pending),
+        error: Set(None),
+        created_at: Set(now()),
+        acked_at: Set(None),
+    }
+    .insert(conn)
+    .await?;
+    Ok(())
+}
+
+/// A pending command that will not be carried out any more (the watchdog gave up on it): the
+/// agent stops receiving it.
+pub async fn withdraw(conn: &impl ConnectionTrait, command_id: &str, reason: &str) -> Result<(), AppError> {
+    device_commands::Entity::update_many()
+        .col_expr(device_commands::Column::Status, Expr::value(CommandStatus::Failed))
+        .col_expr(device_commands::Column::Error, Expr::value(reason))
+        .col_expr(device_commands::Column::AckedAt, Expr::value(now()))
+        .filter(device_commands::Column::Id.eq(command_id))
+        .filter(device_commands::Column::Status.eq(CommandStatus::Pending))
+        .exec(conn)
+        .await?;
+    Ok(())
+}

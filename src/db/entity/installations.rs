@@ -1,0 +1,46 @@
+use sea_orm::entity::prelude::*;
+
+use crate::db::enums::{AppStatus, InstallKind};
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "installations")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: String,
+    pub app_id: String,
+    pub device_id: String,
+    pub owner_user_id: Option<String>,
+    pub owner_company_id: Option<String>,
+    pub created_by: String,
+    pub kind: InstallKind,
+    pub status: AppStatus,
+    /// running | stopped | suspended | removed
+    pub desired: String,
+    pub progress: Option<i32>,
+    pub status_reason: Option<String>,
+    pub open_url: Option<String>,
+    pub command_id: Option<String>,
+    pub state_since: DateTimeUtc,
+    pub active_key: Option<String>,
+    pub cpu_cores: i64,
+    pub memory_bytes: i64,
+    pub disk_bytes: i64,
+    pub gpu_count: i64,
+    pub rent_price_per_hour: Option<i64>,
+    pub rent_hours: Option<i64>,
+    pub rent_started_at: Option<DateTimeUtc>,
+    pub rent_ends_at: Option<DateTimeUtc>,
+    pub hold_id: Option<String>,
+    pub rent_provider: Option<String>,
+    pub rent_fee_percent: Option<i32>,
+    pub rent_minutes: i64,
+    pub billed: i64,
+    pub metered_until: Option<DateTimeUtc>,
+    pub created_at: DateTimeUtc,
+    pub updated_at: DateTimeUtc,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

@@ -1,0 +1,42 @@
+use sea_orm::entity::prelude::*;
+
+use crate::db::enums::OrderStatus;
+
+#[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+#[sea_orm(table_name = "orders")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: String,
+    pub name: String,
+    pub app_id: String,
+    pub gpu_count: i64,
+    pub gpu_models: String,
+    pub distance_km: Option<i64>,
+    pub lat: Option<f64>,
+    pub lng: Option<f64>,
+    pub hours: i64,
+    pub price_per_hour: i64,
+    pub status: OrderStatus,
+    pub status_reason: Option<String>,
+    pub demander_id: String,
+    pub provider_id: Option<String>,
+    pub device_id: Option<String>,
+    pub reserved_device_id: Option<String>,
+    pub installation_id: Option<String>,
+    pub installation_released: bool,
+    pub hold_id: String,
+    pub fee_percent: i32,
+    pub billed_minutes: i64,
+    pub billed: i64,
+    pub expires_at: DateTimeUtc,
+    pub confirmed_at: Option<DateTimeUtc>,
+    pub ends_at: Option<DateTimeUtc>,
+    pub state_since: DateTimeUtc,
+    pub created_at: DateTimeUtc,
+    pub updated_at: DateTimeUtc,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

@@ -1,0 +1,63 @@
+//! Demands and orders: a person posts a compute demand (its price × hours held on their wallet),
+//! providers see who can take it and why not (one matcher), one takes it atomically with a
+//! qualifying device (reserved for the order, the demanded app installed on it through the apps
+//! service), the demander confirms it runs, the hold pays the provider by the minute, and the
+//! order finishes or fails with its hold released and its device freed. See docs/orders.md.
+
+pub mod demands;
+pub mod flow;
+pub mod machine;
+pub mod matcher;
+pub mod model;
+pub mod money;
+pub mod notify;
+pub mod routes;
+pub mod take;
+pub mod view;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio_cron_scheduler::{Job, JobSchedulerError};
+
+use crate::apps::AppsCtx;
+use crate::config::OrdersConfig;
+use crate::error::{AppError, Msg};
+use crate::iam::auth::Auth;
+use crate::jobs::{Runs, repeated};
+
+/// What the order rules use.
+#[derive(Clone)]
+pub struct OrdersCtx {
+    pub db: sea_orm::DatabaseConnection,
+    pub settings: Arc<OrdersConfig>,
+    /// The apps service: the catalogue's install manifests, installing on the provider's device.
+    pub apps: AppsCtx,
+    /// `billing.market_fee_percent`: the market's share of an order, fixed when it is posted.
+    pub fee_percent: u8,
+}
+
+/// Demands are for individual operation only (SPEC.md §1): a company context answers 403.
+pub fn personal(auth: &Auth) -> Result<String, AppError> {
+    match auth.company() {
+        None => Ok(auth.user_id.clone()),
+        Some(_) => Err(AppError::Forbidden(Msg::DemandsPersonalOnly)),
+    }
+}
+
+/// The order job: time-outs, apps that started or failed, the meter, the hours' end, and the
+/// removal of the app once an order is over.
+pub fn jobs(cx: &OrdersCtx) -> Vec<Result<Job, JobSchedulerError>> {
+    let db = cx.db.clone();
+    let settings = cx.settings.clone();
+    vec![repeated(&cx.db, "orders.sweep", Duration::from_secs(cx.settings.sweep_secs.max(1)), Runs::Shared, move || {
+        let (db, settings) = (db.clone(), settings.clone());
+        async move {
+            match flow::sweep(&db, &settings, crate::db::now()).await {
+                Ok(n) if n > 0 => tracing::info!(orders = n, "orders moved by the sweep"),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "order sweep failed"),
+            }
+        }
+    })]
+}

@@ -1,0 +1,457 @@
+//! Apps on devices over HTTP, with the agent's side played through the heartbeat protocol:
+//! installs through every reported state, commands re-sent until acknowledged, actions by state,
+//! the requirement check, the watchdog, permissions, AI compute, the device's apps. The real
+//! agent with real Docker: apps/agent.rs.
+
+mod agent;
+mod lite;
+mod rental;
+
+use serde_json::{Value, json};
+
+use crate::common::*;
+use crate::devices::{bound_device, heartbeat};
+
+const GIB: i64 = 1024 * 1024 * 1024;
+
+fn box_spec(cores: i64, gpus: usize) -> Value {
+    let gpus: Vec<Value> = (0..gpus).map(|_| json!({"name": "NVIDIA RTX 4090", "passthrough": false, "vram": 24 * GIB})).collect();
+    json!({"cpu_cores": cores, "memory_bytes": 64 * GIB, "disk_bytes": 2048 * GIB, "gpus": gpus})
+}
+
+async fn zh_post(app: &TestApp, path: &str, body: &Value, token: &str) -> (u16, Value) {
+    json_of(app.client.post(app.url(path)).bearer_auth(token).header("Accept-Language", "zh-CN").json(body).send().await.unwrap()).await
+}
+
+async fn install(app: &TestApp, token: &str, app_id: &str, device: &str) -> (u16, Value) {
+    app.post_json("/api/rmp/v1/apps/install", &json!({"app_id": app_id, "device_id": device}), Some(token)).await
+}
+
+async fn act(app: &TestApp, token: &str, id: &str, action: &str) -> (u16, Value) {
+    app.post_json(&format!("/api/rmp/v1/apps/{id}/actions"), &json!({"action": action}), Some(token)).await
+}
+
+async fn get(app: &TestApp, token: &str, id: &str) -> Value {
+    let (s, b) = app.get_auth(&format!("/api/rmp/v1/apps/{id}"), token).await;
+    assert_eq!(s, 200, "{b}");
+    b["data"].clone()
+}
+
+/// One heartbeat with these reports and acks; returns the commands answered.
+async fn beat(app: &TestApp, secret: &str, installations: Value, acks: Value) -> Vec<Value> {
+    let (s, b) = heartbeat(app, secret, json!({"installations": installations, "acks": acks})).await;
+    assert_eq!(s, 200, "{b}");
+    b["data"]["commands"].as_array().unwrap().clone()
+}
+
+fn command_for<'a>(cmds: &'a [Value], installation: &str) -> &'a Value {
+    cmds.iter().find(|c| c["payload"]["installation_id"] == installation).unwrap_or_else(|| panic!("no command for {installation}: {cmds:?}"))
+}
+
+/// Plays the agent through an install to `running`; returns the installation id.
+async fn installed_running(app: &TestApp, token: &str, secret: &str, app_id: &str, device: &str) -> String {
+    let (s, b) = install(app, token, app_id, device).await;
+    assert_eq!(s, 200, "{b}");
+    let id = b["data"]["id"].as_str().unwrap().to_string();
+    let cmds = beat(app, secret, json!([]), json!([])).await;
+    let cmd = command_for(&cmds, &id)["id"].clone();
+    beat(app, secret, json!([{"id": id, "status": "running", "url": "http://10.0.0.5:32768/"}]), json!([{"id": cmd, "ok": true}])).await;
+    assert_eq!(get(app, token, &id).await["status"], "running");
+    id
+}
+
+/// Acknowledges the pending command of `id` with `ok`.
+async fn ack_pending(app: &TestApp, secret: &str, id: &str, ok: bool, error: Option<&str>) {
+    let cmds = beat(app, secret, json!([]), json!([])).await;
+    let cmd = command_for(&cmds, id)["id"].clone();
+    beat(app, secret, json!([]), json!([{"id": cmd, "ok": ok, "error": error}])).await;
+}
+
+#[tokio::test]
+async fn an_install_goes_through_the_reported_states_and_its_command_is_sent_until_acknowledged() {
+    let app = TestApp::spawn().await;
+    let alice = token_of(&app.signed_in("alice@example.com").await);
+    let (dev, secret) = bound_device(&app, &alice, "Z-BOX", box_spec(8, 0)).await;
+
+    let (s, b) = install(&app, &alice, "grafana", &dev).await;
+    assert_eq!(s, 200, "{b}");
+    let inst = &b["data"];
+    assert_eq!(inst["status"], "preparing");
+    assert_eq!(inst["kind"], "own");
+    assert_eq!(inst["app_name"], "Grafana");
+    assert_eq!(inst["device_id"], dev);
+    assert_eq!(inst["rental"], Value::Null);
+    assert_eq!(inst["open_url"], Value::Null);
+    let id = inst["id"].as_str().unwrap().to_string();
+
+    // The command carries the manifest; it comes again with every heartbeat until acknowledged.
+    let cmds = beat(&app, &secret, json!([]), json!([])).await;
+    let cmd = command_for(&cmds, &id).clone();
+    assert_eq!(cmd["kind"], "app_install");
+    assert_eq!(cmd["payload"]["manifest"]["image"], "grafana/grafana:11.5.0");
+    assert_eq!(cmd["payload"]["manifest"]["ports"][0]["container"], 3000);
+    assert_eq!(cmd["payload"]["archive"], Value::Null);
+    let again = beat(&app, &secret, json!([{"id": id, "status": "downloading", "progress": 40}]), json!([])).await;
+    assert_eq!(command_for(&again, &id)["id"], cmd["id"]);
+    let d = get(&app, &alice, &id).await;
+    assert_eq!((d["status"].as_str(), d["progress"].as_i64()), (Some("downloading"), Some(40)));
+    beat(&app, &secret, json!([{"id": id, "status": "downloading", "progress": 90}]), json!([])).await;
+    assert_eq!(get(&app, &alice, &id).await["progress"], 90);
+    beat(&app, &secret, json!([{"id": id, "status": "installing", "progress": 50}]), json!([])).await;
+    assert_eq!(get(&app, &alice, &id).await["status"], "installing");
+    beat(&app, &secret, json!([{"id": id, "status": "installed"}]), json!([])).await;
+    assert_eq!(get(&app, &alice, &id).await["status"], "installed");
+    let after = beat(&app, &secret, json!([{"id": id, "status": "running", "url": "http://10.0.0.5:32768/"}]), json!([{"id": cmd["id"], "ok": true}])).await;
+    assert!(after.iter().all(|c| c["payload"]["installation_id"] != id.as_str()), "acknowledged commands are not sent again");
+    // A second acknowledgement of the same command changes nothing.
+    beat(&app, &secret, json!([]), json!([{"id": cmd["id"], "ok": false, "error": "late"}])).await;
+
+    let d = get(&app, &alice, &id).await;
+    assert_eq!(d["status"], "running");
+    assert_eq!(d["open_url"], "http://10.0.0.5:32768/");
+    assert_eq!(d["progress"], Value::Null);
+    assert_eq!(d["actions"], json!(["stop", "restart", "suspend", "snapshot", "uninstall"]));
+    let history: Vec<&str> = d["history"].as_array().unwrap().iter().map(|h| h["status"].as_str().unwrap()).collect();
+    assert_eq!(history, ["preparing", "downloading", "installing", "installed", "running"]);
+    assert_eq!(d["holds"]["cpu_cores"], 1);
+
+    let (_, list) = app.get_auth("/api/rmp/v1/apps", &alice).await;
+    assert_eq!(list["data"]["total"], 1);
+    let (_, n) = app.get_auth("/api/ebs/v1/notifications", &alice).await;
+    assert!(n["data"]["items"].as_array().unwrap().iter().any(|i| i["kind"] == "app_installed"), "{n}");
+
+    // The box reports the app exited by itself: the installation follows.
+    beat(&app, &secret, json!([{"id": id, "status": "failed", "error": "the app exited (exit code 137)"}]), json!([])).await;
+    let d = get(&app, &alice, &id).await;
+    assert_eq!(d["status"], "failed");
+    assert_eq!(d["status_reason"], "the app exited (exit code 137)");
+    assert_eq!(d["open_url"], Value::Null);
+}
+
+#[tokio::test]
+async fn actions_follow_the_state_and_acknowledgements_settle_them() {
+    let app = TestApp::spawn().await;
+    let alice = token_of(&app.signed_in("alice@example.com").await);
+    let (dev, secret) = bound_device(&app, &alice, "Z-BOX", box_spec(8, 0)).await;
+    let id = installed_running(&app, &alice, &secret, "grafana", &dev).await;
+
+    let (s, b) = act(&app, &alice, &id, "stop").await;
+    assert_eq!((s, b["data"]["status"].as_str()), (200, Some("stopping")));
+    assert_eq!(b["data"]["desired"], "stopped");
+    // Nothing else while a command is under way, and a state report does not undo it.
+    let (s, b) = act(&app, &alice, &id, "stop").await;
+    assert_eq!(s, 409);
+    assert_eq!(b["msg"], "Cannot stop the app while it is stopping");
+    let (s, b) = zh_post(&app, &format!("/api/rmp/v1/apps/{id}/actions"), &json!({"action": "start"}), &alice).await;
+    assert_eq!(s, 409);
+    assert_eq!(b["msg"], "应用当前状态（停止中）不允许执行“启动”");
+    beat(&app, &secret, json!([{"id": id, "status": "running"}]), json!([])).await;
+    assert_eq!(get(&app, &alice, &id).await["status"], "stopping");
+    ack_pending(&app, &secret, &id, true, None).await;
+    assert_eq!(get(&app, &alice, &id).await["status"], "stopped");
+
+    // Snapshot of a stopped app leaves it stopped.
+    assert_eq!(act(&app, &alice, &id, "snapshot").await.1["data"]["status"], "snapshotting");
+    ack_pending(&app, &secret, &id, true, None).await;
+    assert_eq!(get(&app, &alice, &id).await["status"], "stopped");
+
+    // A start the box cannot carry out fails with its reason; start again works.
+    let cmds_kind = |cmds: &[Value]| command_for(cmds, &id)["kind"].as_str().unwrap().to_string();
+    assert_eq!(act(&app, &alice, &id, "start").await.1["data"]["status"], "starting");
+    assert_eq!(cmds_kind(&beat(&app, &secret, json!([]), json!([])).await), "app_start");
+    ack_pending(&app, &secret, &id, false, Some("port already in use")).await;
+    let d = get(&app, &alice, &id).await;
+    assert_eq!((d["status"].as_str(), d["status_reason"].as_str()), (Some("failed"), Some("port already in use")));
+    assert_eq!(act(&app, &alice, &id, "start").await.0, 200);
+    ack_pending(&app, &secret, &id, true, None).await;
+    assert_eq!(get(&app, &alice, &id).await["status"], "running");
+
+    for (action, transit, kind, settled) in [
+        ("suspend", "suspending", "app_suspend", "suspended"),
+        ("resume", "resuming", "app_resume", "running"),
+        ("restart", "restarting", "app_restart", "running"),
+        ("snapshot", "snapshotting", "app_snapshot", "running"),
+    ] {
+        let (s, b) = act(&app, &alice, &id, action).await;
+        assert_eq!((s, b["data"]["status"].as_str()), (200, Some(transit)), "{action}");
+        assert_eq!(cmds_kind(&beat(&app, &secret, json!([]), json!([])).await), kind);
+        ack_pending(&app, &secret, &id, true, None).await;
+        assert_eq!(get(&app, &alice, &id).await["status"], settled, "{action}");
+    }
+    let (s, b) = act(&app, &alice, &id, "resume").await;
+    assert_eq!(s, 409, "{b}");
+    let (s, b) = act(&app, &alice, &id, "dance").await;
+    assert_eq!((s, b["data"]["field"].as_str()), (400, Some("action")));
+
+    // Uninstall: gone from the list, its capacity free again.
+    assert_eq!(act(&app, &alice, &id, "uninstall").await.1["data"]["status"], "uninstalling");
+    ack_pending(&app, &secret, &id, true, None).await;
+    assert_eq!(get(&app, &alice, &id).await["status"], "not_install");
+    let (_, list) = app.get_auth("/api/rmp/v1/apps", &alice).await;
+    assert_eq!(list["data"]["total"], 0);
+    let (_, list) = app.get_auth("/api/rmp/v1/apps?status=not_install", &alice).await;
+    assert_eq!(list["data"]["total"], 1);
+    let (s, _) = install(&app, &alice, "grafana", &dev).await;
+    assert_eq!(s, 200, "installed again after removal");
+}
+
+#[tokio::test]
+async fn the_requirement_check_names_what_is_short() {
+    let app = TestApp::spawn().await;
+    let alice = token_of(&app.signed_in("alice@example.com").await);
+    let (small, _) = bound_device(&app, &alice, "Z-BOX", box_spec(2, 0)).await;
+    heartbeat(&app, &bound_device(&app, &alice, "Z-BOX", box_spec(2, 0)).await.1, json!({})).await;
+
+    // ollama: 4 cores, 16 GB, 64 GB, 1 GPU
+    let (s, b) = install(&app, &alice, "ollama", &small).await;
+    assert_eq!(s, 409, "{b}");
+    assert_eq!(b["msg"], "This device does not have enough free resources: CPU cores need 4, free 2; GPUs need 1, free 0");
+    assert_eq!(b["data"]["gaps"], json!([{"field": "cpu_cores", "need": 4, "have": 2}, {"field": "gpu_count", "need": 1, "have": 0}]));
+    let (_, b) = zh_post(&app, "/api/rmp/v1/apps/install", &json!({"app_id": "ollama", "device_id": small}), &alice).await;
+    assert_eq!(b["msg"], "此设备的空闲资源不足：CPU 核心需要 4，空闲 2；GPU需要 1，空闲 0");
+
+    // What other installations hold counts: two 1-core apps fit, a third 1-core one does not.
+    let (s, _) = install(&app, &alice, "grafana", &small).await;
+    assert_eq!(s, 200);
+    let (s, _) = install(&app, &alice, "vaultwarden", &small).await;
+    assert_eq!(s, 200);
+    let (s, b) = install(&app, &alice, "syncthing", &small).await;
+    assert_eq!(s, 409);
+    assert_eq!(b["data"]["gaps"][0], json!({"field": "cpu_cores", "need": 1, "have": 0}));
+    let (s, b) = install(&app, &alice, "grafana", &small).await;
+    assert_eq!((s, b["msg"].as_str()), (409, Some("This app is already installed on this device")));
+
+    // The install dialog's view of every device.
+    let (s, b) = app.get_auth("/api/rmp/v1/apps/fit?app_id=syncthing", &alice).await;
+    assert_eq!(s, 200, "{b}");
+    let fits: Vec<(bool, Option<&str>)> = b["data"].as_array().unwrap().iter().map(|f| (f["fits"].as_bool().unwrap(), f["reason"].as_str())).collect();
+    assert!(fits.contains(&(false, Some("resources"))) && fits.contains(&(true, None)), "{fits:?}");
+
+    // A lite app space needs a GPU.
+    let (s, b) = install(&app, &alice, "uptime-kuma", &small).await;
+    assert_eq!((s, b["msg"].as_str()), (409, Some("A lite app space is not supported without a GPU")));
+    let (_, b) = zh_post(&app, "/api/rmp/v1/apps/install", &json!({"app_id": "uptime-kuma", "device_id": small}), &alice).await;
+    assert_eq!(b["msg"], "没有 GPU 的设备不支持轻应用空间");
+
+    // Bad input and unknown subjects.
+    let (s, b) = install(&app, &alice, "", &small).await;
+    assert_eq!((s, b["data"]["field"].as_str()), (400, Some("app_id")));
+    let (s, _) = install(&app, &alice, "no-such-app", &small).await;
+    assert_eq!(s, 404);
+    let (s, _) = install(&app, &alice, "grafana", "AAAA-BBBB-CCCC").await;
+    assert_eq!(s, 404);
+}
+
+#[tokio::test]
+async fn two_installs_racing_for_the_last_capacity_take_it_once() {
+    let app = TestApp::spawn().await;
+    let alice = token_of(&app.signed_in("alice@example.com").await);
+    let (dev, _) = bound_device(&app, &alice, "Z-BOX", box_spec(1, 0)).await;
+    let apps = ["grafana", "vaultwarden", "syncthing", "portainer", "node-red", "rustdesk-server"];
+    let tries = apps.iter().map(|a| install(&app, &alice, a, &dev));
+    let results = futures::future::join_all(tries).await;
+    let ok = results.iter().filter(|(s, _)| *s == 200).count();
+    assert_eq!(ok, 1, "{results:?}");
+    assert!(results.iter().all(|(s, _)| *s == 200 || *s == 409), "{results:?}");
+}
+
+#[tokio::test]
+async fn the_watchdog_fails_a_stuck_state_and_the_owner_retries_or_removes() {
+    let app = TestApp::spawn_with(|c| {
+        c.apps.install_timeout_secs = 1;
+        c.apps.action_timeout_secs = 1;
+    })
+    .await;
+    let alice = token_of(&app.signed_in("alice@example.com").await);
+    let (dev, secret) = bound_device(&app, &alice, "Z-BOX", box_spec(8, 0)).await;
+    let (_, b) = install(&app, &alice, "grafana", &dev).await;
+    let id = b["data"]["id"].as_str().unwrap().to_string();
+    let first = command_for(&beat(&app, &secret, json!([]), json!([])).await, &id)["id"].clone();
+
+    let d = wait_for(&app, &alice, &id, "install_failed").await;
+    assert_eq!(d["status_reason"], "The device did not finish (preparing) within 1 seconds");
+    assert_eq!(d["actions"], json!(["retry", "uninstall"]));
+    let (_, zh) = json_of(app.client.get(app.url(&format!("/api/rmp/v1/apps/{id}"))).bearer_auth(&alice).header("Accept-Language", "zh").send().await.unwrap()).await;
+    assert_eq!(zh["data"]["status_reason"], "设备未在 1 秒内完成（准备中）");
+    // The command is withdrawn; a late acknowledgement of it changes nothing.
+    let cmds = beat(&app, &secret, json!([]), json!([{"id": first, "ok": true}])).await;
+    assert!(cmds.iter().all(|c| c["payload"]["installation_id"] != id.as_str()));
+    assert_eq!(get(&app, &alice, &id).await["status"], "install_failed");
+    let (_, n) = app.get_auth("/api/ebs/v1/notifications", &alice).await;
+    assert!(n["data"]["items"].as_array().unwrap().iter().any(|i| i["kind"] == "app_failed"), "{n}");
+
+    // Retry sends a new install command.
+    let (s, b) = act(&app, &alice, &id, "retry").await;
+    assert_eq!((s, b["data"]["status"].as_str()), (200, Some("preparing")));
+    let second = command_for(&beat(&app, &secret, json!([]), json!([])).await, &id).clone();
+    assert_eq!(second["kind"], "app_install");
+    assert_ne!(second["id"], first);
+    wait_for(&app, &alice, &id, "install_failed").await;
+
+    // Remove: what was left is cleaned from the box.
+    let (s, b) = act(&app, &alice, &id, "uninstall").await;
+    assert_eq!((s, b["data"]["status"].as_str()), (200, Some("deleting")));
+    let d = wait_for(&app, &alice, &id, "uninstall_failed").await;
+    assert!(d["status_reason"].as_str().unwrap().contains("deleting"), "{d}");
+    act(&app, &alice, &id, "uninstall").await;
+    ack_pending(&app, &secret, &id, true, None).await;
+    assert_eq!(get(&app, &alice, &id).await["status"], "not_install");
+}
+
+async fn wait_for(app: &TestApp, token: &str, id: &str, status: &str) -> Value {
+    for _ in 0..100 {
+        let d = get(app, token, id).await;
+        if d["status"] == status {
+            return d;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("{id} never became {status}: {}", get(app, token, id).await);
+}
+
+#[tokio::test]
+async fn offline_devices_refuse_with_the_spec_messages() {
+    let app = TestApp::spawn_with(|c| {
+        c.devices.offline_after_secs = 2;
+        c.devices.heartbeat_secs = 1;
+    })
+    .await;
+    let alice = token_of(&app.signed_in("alice@example.com").await);
+    let (dev, secret) = bound_device(&app, &alice, "Z-BOX", box_spec(16, 2)).await;
+    let web = installed_running(&app, &alice, &secret, "grafana", &dev).await;
+    let ai = installed_running(&app, &alice, &secret, "ollama", &dev).await;
+    act(&app, &alice, &web, "stop").await;
+    ack_pending(&app, &secret, &web, true, None).await;
+
+    // AI compute: endpoint and the GPUs it holds.
+    let (s, b) = app.get_auth("/api/rmp/v1/aicompute", &alice).await;
+    assert_eq!(s, 200, "{b}");
+    assert_eq!(b["data"]["total"], 1);
+    let item = &b["data"]["items"][0];
+    assert_eq!(item["app_id"], "ollama");
+    assert_eq!(item["endpoint"], "http://10.0.0.5:32768/");
+    assert_eq!(item["gpus"].as_array().unwrap().len(), 1);
+
+    for _ in 0..100 {
+        let (_, d) = app.get_auth(&format!("/api/ebs/v2/devices/{dev}"), &alice).await;
+        if d["data"]["status"] == "offline" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(get(&app, &alice, &web).await["device_status"], "offline");
+    let (s, b) = act(&app, &alice, &web, "start").await;
+    assert_eq!((s, b["msg"].as_str()), (409, Some("Cannot launch while Z-APP is offline")));
+    let (_, b) = zh_post(&app, &format!("/api/rmp/v1/apps/{web}/actions"), &json!({"action": "start"}), &alice).await;
+    assert_eq!(b["msg"], "Z-APP 离线时无法启动");
+    let (s, b) = act(&app, &alice, &web, "uninstall").await;
+    assert_eq!((s, b["msg"].as_str()), (409, Some("This operation is not allowed while the device is stopped or offline")));
+    let (s, b) = act(&app, &alice, &ai, "stop").await;
+    assert_eq!((s, b["msg"].as_str()), (409, Some("Cannot manage while the AI compute app is offline")));
+    let (_, b) = zh_post(&app, &format!("/api/rmp/v1/apps/{ai}/actions"), &json!({"action": "stop"}), &alice).await;
+    assert_eq!(b["msg"], "AI 算力应用离线时无法管理");
+    let (s, b) = install(&app, &alice, "vaultwarden", &dev).await;
+    assert_eq!((s, b["msg"].as_str()), (409, Some("This operation is not allowed while the device is stopped or offline")));
+}
+
+#[tokio::test]
+async fn members_see_assigned_apps_only_and_may_not_install() {
+    let app = TestApp::spawn().await;
+    let boss_s = app.signed_in("boss@example.com").await;
+    let mia_s = app.signed_in("mia@example.com").await;
+    let eve_s = app.signed_in("eve@example.com").await;
+    let company = seed_company(&app, "Acme Labs", &boss_s, &[(&mia_s, "member")]).await;
+    let boss = token_of(&app.switch(&boss_s, &company).await);
+    let mia = token_of(&app.switch(&mia_s, &company).await);
+    let eve = token_of(&eve_s);
+
+    // The admin installs on a company device.
+    let (dev, secret) = bound_device(&app, &boss, "Z-BOX", box_spec(8, 0)).await;
+    let graf = installed_running(&app, &boss, &secret, "grafana", &dev).await;
+    let vault = installed_running(&app, &boss, &secret, "vaultwarden", &dev).await;
+
+    let (s, b) = install(&app, &mia, "syncthing", &dev).await;
+    assert_eq!((s, b["msg"].as_str()), (403, Some("No permission to install or rent Z-APP, please contact the administrator")));
+    let (_, b) = zh_post(&app, "/api/rmp/v1/apps/install", &json!({"app_id": "syncthing", "device_id": dev}), &mia).await;
+    assert_eq!(b["msg"], "无权安装或租用 Z-APP，请联系管理员");
+    let (s, _) = app.get_auth("/api/rmp/v1/apps/fit?app_id=grafana", &mia).await;
+    assert_eq!(s, 403);
+
+    // Nothing assigned: nothing seen. Grafana assigned: that one only.
+    let (_, b) = app.get_auth("/api/rmp/v1/apps", &mia).await;
+    assert_eq!(b["data"]["total"], 0);
+    let mia_id = user_id_of(&app, &mia_s).await;
+    let (s, b) = app.post_json("/api/ebs/v1/sme/resources/assign", &json!({"user_id": mia_id, "resource_type": "app", "resource_id": "grafana"}), Some(&boss)).await;
+    assert_eq!(s, 200, "{b}");
+    let (_, b) = app.get_auth("/api/rmp/v1/apps", &mia).await;
+    assert_eq!(b["data"]["total"], 1);
+    assert_eq!(b["data"]["items"][0]["id"], graf);
+    let (s, _) = app.get_auth(&format!("/api/rmp/v1/apps/{vault}"), &mia).await;
+    assert_eq!(s, 404);
+    // A member uses an assigned app but does not remove it.
+    assert_eq!(act(&app, &mia, &graf, "stop").await.0, 200);
+    let (s, b) = act(&app, &mia, &graf, "uninstall").await;
+    assert_eq!((s, b["msg"].as_str()), (403, Some("No permission to install or rent Z-APP, please contact the administrator")));
+
+    // Another person, and the admin's personal context, see none of the company's.
+    let (s, _) = app.get_auth(&format!("/api/rmp/v1/apps/{graf}"), &eve).await;
+    assert_eq!(s, 404);
+    let (s, _) = act(&app, &eve, &graf, "start").await;
+    assert_eq!(s, 404);
+    let (s, _) = install(&app, &eve, "syncthing", &dev).await;
+    assert_eq!(s, 404);
+    let (_, b) = app.get_auth("/api/rmp/v1/apps", &token_of(&boss_s)).await;
+    assert_eq!(b["data"]["total"], 0);
+
+    // The device's apps panel: its managers only.
+    let (s, b) = app.get_auth(&format!("/api/rmp/v1/devices/{dev}/apps"), &boss).await;
+    assert_eq!((s, b["data"]["total"].as_i64()), (200, Some(2)));
+    let (s, _) = app.get_auth(&format!("/api/rmp/v1/devices/{dev}/apps"), &mia).await;
+    assert_eq!(s, 403);
+    let (s, _) = app.get_auth(&format!("/api/rmp/v1/devices/{dev}/apps"), &eve).await;
+    assert_eq!(s, 404);
+
+    // An AI server the company holds blocks deleting the company.
+    installed_running(&app, &boss, &secret, "localai", &dev).await;
+    let (s, b) = app.delete_json("/api/iam/v1/sme", &json!({}), &boss).await;
+    assert_eq!(s, 409, "{b}");
+    assert!(b["data"]["reasons"].as_array().unwrap().contains(&json!("ai_compute_held")), "{b}");
+}
+
+#[tokio::test]
+async fn a_device_speaks_only_for_its_own_installations() {
+    let app = TestApp::spawn().await;
+    let alice = token_of(&app.signed_in("alice@example.com").await);
+    let bob = token_of(&app.signed_in("bob@example.com").await);
+    let (dev, secret) = bound_device(&app, &alice, "Z-BOX", box_spec(8, 0)).await;
+    let (_, bob_secret) = bound_device(&app, &bob, "Z-BOX", box_spec(8, 0)).await;
+    let (_, b) = install(&app, &alice, "grafana", &dev).await;
+    let id = b["data"]["id"].as_str().unwrap().to_string();
+    let cmd = command_for(&beat(&app, &secret, json!([]), json!([])).await, &id)["id"].clone();
+    // Bob's box cannot report or acknowledge for Alice's.
+    beat(&app, &bob_secret, json!([{"id": id, "status": "downloading", "progress": 10}]), json!([{"id": cmd, "ok": false}])).await;
+    assert_eq!(get(&app, &alice, &id).await["status"], "preparing");
+    // Reports the table does not allow are ignored (preparing cannot jump to stopped).
+    beat(&app, &secret, json!([{"id": id, "status": "stopped"}, {"id": "nope", "status": "running"}, {"bad": 1}]), json!([])).await;
+    assert_eq!(get(&app, &alice, &id).await["status"], "preparing");
+}
+
+#[tokio::test]
+async fn install_phases_shorter_than_a_heartbeat_still_show_in_the_history() {
+    let app = TestApp::spawn().await;
+    let alice = token_of(&app.signed_in("alice@example.com").await);
+    let (dev, secret) = bound_device(&app, &alice, "Z-BOX", box_spec(8, 0)).await;
+    let (_, b) = install(&app, &alice, "grafana", &dev).await;
+    let id = b["data"]["id"].as_str().unwrap().to_string();
+    let cmds = beat(&app, &secret, json!([]), json!([])).await;
+    let cmd = command_for(&cmds, &id)["id"].clone();
+    // One heartbeat after the whole install: the phases it passed, then the acknowledgement.
+    let report = json!([{"id": id, "status": "running", "url": "http://10.0.0.5:32768/", "passed": ["downloading", "installing", "installed"]}]);
+    beat(&app, &secret, report, json!([{"id": cmd, "ok": true}])).await;
+    let d = get(&app, &alice, &id).await;
+    let history: Vec<&str> = d["history"].as_array().unwrap().iter().map(|h| h["status"].as_str().unwrap()).collect();
+    assert_eq!(history, ["preparing", "downloading", "installing", "installed", "running"]);
+    // Passed phases never move an installation back.
+    beat(&app, &secret, json!([{"id": id, "status": "running", "passed": ["downloading"]}]), json!([])).await;
+    assert_eq!(get(&app, &alice, &id).await["status"], "running");
+}

@@ -1,0 +1,22 @@
+// Apps on devices (API.md §Apps): installations, actions, the install dialog's device fit, AI compute.
+import { api } from './client';
+import type { AiCompute, DeviceFit, Installation, InstallationDetails, ListPage } from './types';
+
+const RMP = '/api/rmp/v1';
+
+export const fetchInstallations = (q: { status?: string; offset?: number; limit?: number } = {}, signal?: AbortSignal) =>
+  api.get<ListPage<Installation>>(`${RMP}/apps`, { query: q, signal });
+export const fetchInstallation = (id: string, signal?: AbortSignal) =>
+  api.get<InstallationDetails>(`${RMP}/apps/${encodeURIComponent(id)}`, { signal });
+export const installApp = (app_id: string, device_id: string) => api.post<Installation>(`${RMP}/apps/install`, { app_id, device_id });
+export const appAction = (id: string, action: string) =>
+  api.post<Installation>(`${RMP}/apps/${encodeURIComponent(id)}/actions`, { action });
+export const fetchDeviceFit = (app_id: string, signal?: AbortSignal) =>
+  api.get<DeviceFit[]>(`${RMP}/apps/fit`, { query: { app_id }, signal });
+export const fetchDeviceApps = (device_id: string, signal?: AbortSignal) =>
+  api.get<ListPage<Installation>>(`${RMP}/devices/${encodeURIComponent(device_id)}/apps`, { signal });
+export const fetchAiCompute = (signal?: AbortSignal) => api.get<ListPage<AiCompute>>(`${RMP}/aicompute`, { signal });
+export const rentApp = (app_id: string, device_id: string, hours: number) =>
+  api.post<Installation>(`${RMP}/apps/rent`, { app_id, device_id, hours });
+export const fetchRentOptions = (app_id: string, signal?: AbortSignal) =>
+  api.get<DeviceFit[]>(`${RMP}/apps/rent-options`, { query: { app_id }, signal });

@@ -1,0 +1,129 @@
+// An installation's status chip, install progress and the actions its state allows (the /app
+// pages and the device page's "Installed apps" panel).
+import { useCallback, useState } from 'react';
+import { appAction } from '../api/apps';
+import type { Installation } from '../api/types';
+import { useT, type TFunction } from '../lib/i18n';
+import type { MessageKey } from '../i18n';
+import { toast } from '../stores/feedback';
+import { errorText } from '../lib/http';
+import { useInterval } from '../lib/timing';
+import { POLLING_DEFAULT_INTERVAL_MS } from '../constants';
+import { ConfirmDialog } from './Dialog';
+
+/** How often a running rental's meter is read again (the server posts it every 15 s). */
+const METER_POLL_MS = 5_000;
+
+/** States a command is under way in: the page polls while any is shown. */
+const TRANSITIONAL = new Set([
+  'preparing', 'downloading', 'installing', 'installed', 'starting', 'stopping', 'restarting', 'suspending',
+  'resuming', 'snapshotting', 'uninstalling', 'deleting', 'shutting_down',
+]);
+const FAILED = new Set(['failed', 'install_failed', 'uninstall_failed', 'rent_failed']);
+
+export const isTransitional = (status: string) => TRANSITIONAL.has(status);
+
+export function appStatusLabel(t: TFunction, status: string): string {
+  const key = `app_status_${status}` as MessageKey;
+  const text = t(key);
+  return text === key ? status : text;
+}
+
+function tone(status: string): string {
+  if (status === 'running') return 'ok';
+  if (FAILED.has(status)) return 'bad';
+  if (TRANSITIONAL.has(status)) return 'busy';
+  return 'idle';
+}
+
+export function AppStatusChip({ status }: { status: string }) {
+  const t = useT();
+  return (
+    <span className={`app-status app-status-${tone(status)}`} data-status={status}>
+      {appStatusLabel(t, status)}
+    </span>
+  );
+}
+
+/** The install's progress bar while downloading or installing. */
+export function AppProgress({ inst }: { inst: Pick<Installation, 'status' | 'progress'> }) {
+  const t = useT();
+  if (inst.progress === null || inst.progress === undefined) return null;
+  return (
+    <div className="app-progress" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={inst.progress} aria-label={t('progress')}>
+      <div className="app-progress-fill" style={{ width: `${inst.progress}%` }} />
+      <span className="app-progress-text">{inst.progress}%</span>
+    </div>
+  );
+}
+
+/** Polls `refresh` while any of `items` is in a transitional state (or while `also`: a running
+ * rental's meter moves). */
+export function usePollWhileBusy(items: Pick<Installation, 'status'>[], refresh: () => void, also = false) {
+  const moving = items.some((i) => isTransitional(i.status));
+  const busy = also || moving;
+  const tick = useCallback(() => {
+    if (busy) refresh();
+  }, [busy, refresh]);
+  useInterval(tick, moving ? POLLING_DEFAULT_INTERVAL_MS : METER_POLL_MS);
+}
+
+const ACTION_KEYS: Record<string, MessageKey> = {
+  start: 'act_start',
+  stop: 'act_stop',
+  restart: 'act_restart',
+  suspend: 'act_suspend',
+  resume: 'act_resume',
+  snapshot: 'act_snapshot',
+  retry: 'act_retry',
+  uninstall: 'act_uninstall',
+};
+
+/** The Open link and a button per action the state allows; uninstall asks first. */
+export function AppActions({ inst, onChanged }: { inst: Installation; onChanged: (next: Installation) => void }) {
+  const t = useT();
+  const [busy, setBusy] = useState<string | null>(null);
+  const [confirm, setConfirm] = useState(false);
+  const run = async (action: string) => {
+    setBusy(action);
+    try {
+      onChanged(await appAction(inst.id, action));
+    } catch (err) {
+      toast('error', errorText(err));
+    } finally {
+      setBusy(null);
+      setConfirm(false);
+    }
+  };
+  const removal = inst.status.endsWith('failed') || inst.status === 'failed';
+  return (
+    <div className="app-actions">
+      {inst.open_url ? (
+        <a className="button primary small" href={inst.open_url} target="_blank" rel="noopener noreferrer">
+          {t('open')}
+        </a>
+      ) : null}
+      {inst.actions.map((a) => (
+        <button
+          key={a}
+          type="button"
+          className={`button small ${a === 'uninstall' ? 'danger' : 'ghost'}`}
+          disabled={busy !== null}
+          onClick={() => (a === 'uninstall' ? setConfirm(true) : run(a))}
+        >
+          {a === 'uninstall' && removal ? t('act_remove') : t(ACTION_KEYS[a] ?? 'act_start')}
+        </button>
+      ))}
+      <ConfirmDialog
+        open={confirm}
+        title={t('uninstall_title')}
+        text={t('uninstall_text', { name: inst.app_name })}
+        confirmLabel={removal ? t('act_remove') : t('act_uninstall')}
+        danger
+        busy={busy === 'uninstall'}
+        onConfirm={() => run('uninstall')}
+        onClose={() => setConfirm(false)}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,171 @@
+// The market's Install: pick one of my devices, each shown with how it fits the app (free
+// capacity, what is short, or why it cannot take it), then install and go to /app.
+import { useState, type ReactNode } from 'react';
+import { useNavigate } from 'react-router';
+import { fetchDeviceFit, installApp } from '../api/apps';
+import type { App, DeviceFit, Installation } from '../api/types';
+import { useAsync, type AsyncState } from '../lib/useAsync';
+import { useT, type TFunction } from '../lib/i18n';
+import type { MessageKey } from '../i18n';
+import { formatSize } from '../lib/format';
+import { paths } from '../lib/paths';
+import { errorText } from '../lib/http';
+import { Dialog } from './Dialog';
+import { ErrorNote, SkeletonLines } from './placeholders';
+
+const REASONS: Record<string, MessageKey> = {
+  offline: 'fit_offline',
+  installed: 'fit_installed',
+  no_gpu_for_lite_app: 'fit_no_gpu',
+  sharing_mode: 'fit_sharing_mode',
+};
+
+function amount(field: string, v: number): string {
+  return field.endsWith('_bytes') ? formatSize(v) : String(v);
+}
+
+const GAP_KEYS: Record<string, MessageKey> = {
+  cpu_cores: 'gap_cpu',
+  memory_bytes: 'gap_memory',
+  disk_bytes: 'gap_disk',
+  gpu_count: 'gap_gpu',
+};
+
+export function fitText(t: TFunction, f: DeviceFit): string {
+  if (f.fits) {
+    return t('fit_ok', { cpu: f.free.cpu_cores, memory: formatSize(f.free.memory_bytes), gpu: f.free.gpu_count });
+  }
+  if (f.reason === 'resources') {
+    return f.gaps.map((g) => t(GAP_KEYS[g.field] ?? 'gap_cpu', { need: amount(g.field, g.need), have: amount(g.field, g.have) })).join(' · ');
+  }
+  return t(REASONS[f.reason ?? ''] ?? 'fit_offline');
+}
+
+/** The devices an app can go on, each with how it fits; the unfit ones cannot be picked. */
+export function DevicePicker({
+  state,
+  empty,
+  legend,
+  name,
+  picked,
+  onPick,
+  label,
+}: {
+  state: AsyncState<DeviceFit[]>;
+  empty: string;
+  legend: string;
+  name: string;
+  picked: string | undefined;
+  onPick: (deviceId: string) => void;
+  label: (f: DeviceFit) => ReactNode;
+}) {
+  const t = useT();
+  const list = state.data ?? [];
+  return (
+    <>
+      {state.error ? <ErrorNote text={state.error} onRetry={state.reload} /> : null}
+      {state.loading ? (
+        <SkeletonLines lines={3} />
+      ) : !list.length && !state.error ? (
+        <p className="muted">{empty}</p>
+      ) : (
+        <fieldset className="device-picker">
+          <legend>{legend}</legend>
+          {list.map((f) => (
+            <label key={f.device_id} className={`device-choice ${f.fits ? '' : 'unfit'}`} data-device={f.device_id}>
+              <input type="radio" name={name} value={f.device_id} disabled={!f.fits} checked={picked === f.device_id} onChange={() => onPick(f.device_id)} />
+              <span className="device-choice-name">{label(f)}</span>
+              <span className={f.fits ? 'fit-ok' : 'fit-bad'}>{fitText(t, f)}</span>
+            </label>
+          ))}
+        </fieldset>
+      )}
+    </>
+  );
+}
+
+/** Sends an install or a rent, then closes the dialog and follows the new installation. */
+export function useStartInstallation(onClose: () => void) {
+  const navigate = useNavigate();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const start = async (send: () => Promise<Installation>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      const inst = await send();
+      onClose();
+      navigate(paths.console.appDetails(inst.id));
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, start };
+}
+
+/** A company member's Install or Rent: not theirs to do (SPEC §6), said without asking the server. */
+export function NoPermissionDialog({ title, open, onClose }: { title: string; open: boolean; onClose: () => void }) {
+  const t = useT();
+  return (
+    <Dialog
+      open={open}
+      title={title}
+      onClose={onClose}
+      footer={
+        <button type="button" className="button ghost" onClick={onClose}>
+          {t('close')}
+        </button>
+      }
+    >
+      <p className="form-error" role="alert">
+        {t('no_permission_apps')}
+      </p>
+    </Dialog>
+  );
+}
+
+export function InstallDialog({ app, open, onClose }: { app: App; open: boolean; onClose: () => void }) {
+  const t = useT();
+  const fits = useAsync(open ? (signal) => fetchDeviceFit(app.id, signal) : null, [open, app.id]);
+  const [chosen, setChosen] = useState('');
+  const { busy, error, start } = useStartInstallation(onClose);
+  const pick = chosen || fits.data?.find((f) => f.fits)?.device_id || '';
+  return (
+    <Dialog
+      open={open}
+      title={t('install_app_title', { name: app.name })}
+      onClose={onClose}
+      footer={
+        <>
+          <button type="button" className="button ghost" onClick={onClose}>
+            {t('cancel')}
+          </button>
+          <button type="button" className="button primary" disabled={!pick || busy} onClick={() => start(() => installApp(app.id, pick))}>
+            {t('install')}
+          </button>
+        </>
+      }
+    >
+      <DevicePicker
+        state={fits}
+        empty={t('install_no_devices')}
+        legend={t('pick_device')}
+        name="device"
+        picked={pick}
+        onPick={setChosen}
+        label={(f) => (
+          <>
+            {f.device_name} <span className="mono muted">{f.device_id}</span>
+          </>
+        )}
+      />
+      {error ? (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </Dialog>
+  );
+}

@@ -1,0 +1,78 @@
+// The market's Rent: pick another owner's rentable device (price per hour, how it fits the app),
+// the hours, see the total the wallet will hold and what it has available, then rent.
+import { useState } from 'react';
+import { fetchRentOptions, rentApp } from '../api/apps';
+import { fetchWallet } from '../api/wallet';
+import type { App } from '../api/types';
+import { useAsync } from '../lib/useAsync';
+import { useT } from '../lib/i18n';
+import { formatCoins } from '../lib/format';
+import { Dialog } from './Dialog';
+import { DevicePicker, useStartInstallation } from './installDialog';
+
+const MAX_HOURS = 720;
+
+export function RentDialog({ app, open, onClose }: { app: App; open: boolean; onClose: () => void }) {
+  const t = useT();
+  const options = useAsync(open ? (signal) => fetchRentOptions(app.id, signal) : null, [open, app.id]);
+  const wallet = useAsync(open ? (signal) => fetchWallet(signal) : null, [open]);
+  const [chosen, setChosen] = useState('');
+  const [hours, setHours] = useState('1');
+  const { busy, error, start } = useStartInstallation(onClose);
+  const list = options.data ?? [];
+  const pick = list.find((f) => f.device_id === chosen) ?? list.find((f) => f.fits);
+  const n = Number(hours);
+  const hoursOk = Number.isInteger(n) && n >= 1 && n <= MAX_HOURS;
+  const total = pick && hoursOk ? (pick.price_per_hour ?? 0) * n : 0;
+  const available = wallet.data?.available;
+  const short = available !== undefined && total > available;
+  const coins = (c: number) => `${formatCoins(c)} ${t('coins')}`;
+  const submit = () => pick && start(() => rentApp(app.id, pick.device_id, n));
+  return (
+    <Dialog
+      open={open}
+      title={t('rent_app_title', { name: app.name })}
+      onClose={onClose}
+      footer={
+        <>
+          <button type="button" className="button ghost" onClick={onClose}>
+            {t('cancel')}
+          </button>
+          <button type="button" className="button primary" disabled={!pick || !hoursOk || short || busy} onClick={submit}>
+            {t('rent')}
+          </button>
+        </>
+      }
+    >
+      <DevicePicker
+        state={options}
+        empty={t('rent_no_devices')}
+        legend={t('pick_rent_device')}
+        name="rent-device"
+        picked={pick?.device_id}
+        onPick={setChosen}
+        label={(f) => `${f.device_name} · ${coins(f.price_per_hour ?? 0)} ${t('per_hour')}`}
+      />
+      <div className="field">
+        <label htmlFor="rent-hours">{t('rent_hours')}</label>
+        <input id="rent-hours" type="number" min={1} max={MAX_HOURS} step={1} value={hours} onChange={(e) => setHours(e.target.value)} />
+      </div>
+      <dl className="facts">
+        <div>
+          <dt>{t('rent_total')}</dt>
+          <dd data-testid="rent-total">{coins(total)}</dd>
+        </div>
+        <div>
+          <dt>{t('rent_wallet_available')}</dt>
+          <dd>{available === undefined ? '-' : coins(available)}</dd>
+        </div>
+      </dl>
+      {short ? <p className="form-error">{t('rent_short')}</p> : null}
+      {error ? (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </Dialog>
+  );
+}

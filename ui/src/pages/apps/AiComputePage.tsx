@@ -1,0 +1,54 @@
+// /app/aicompute: the AI compute and AI server installations with their endpoint, GPUs and live status.
+import { useCallback } from 'react';
+import { Link } from 'react-router';
+import { fetchAiCompute } from '../../api/apps';
+import type { AiCompute } from '../../api/types';
+import { useAsync } from '../../lib/useAsync';
+import { useT } from '../../lib/i18n';
+import { ActionTable, AsyncItems, PageHeader } from '../../components/sections';
+import { AppActions, AppStatusChip, usePollWhileBusy } from '../../components/appStatus';
+import { gpuText } from '../../components/deviceStatus';
+import { paths } from '../../lib/paths';
+
+export default function AiComputePage() {
+  const t = useT();
+  const state = useAsync((signal) => fetchAiCompute(signal), []);
+  const { setData } = state;
+  const refresh = useCallback(() => {
+    fetchAiCompute()
+      .then((d) => setData(() => d))
+      .catch(() => {});
+  }, [setData]);
+  usePollWhileBusy(state.data?.items ?? [], refresh);
+  const changed = () => refresh();
+  return (
+    <div className="page">
+      <PageHeader title={t('ai_compute')} subtitle={t('ai_compute_subtitle')} />
+      <AsyncItems state={state} emptyIcon="/app/aicompute" emptyTitle={t('ai_compute_empty')}>
+        {(items: AiCompute[]) => (
+          <ActionTable columns={[t('name'), t('device'), t('status'), t('endpoint'), t('gpus')]} actionLabel={t('actions')}>
+            {items.map((i) => (
+              <tr key={i.id} data-installation={i.id}>
+                <td>
+                  <Link to={paths.console.appDetails(i.id)}>{i.app_name}</Link>
+                </td>
+                <td>
+                  {i.device_name}
+                  {i.device_status !== 'online' ? <span className="muted"> · {t('device_offline')}</span> : null}
+                </td>
+                <td>
+                  <AppStatusChip status={i.status} />
+                </td>
+                <td className="mono">{i.endpoint ?? '-'}</td>
+                <td>{gpuText(t, i.gpus)}</td>
+                <td>
+                  <AppActions inst={i} onChanged={changed} />
+                </td>
+              </tr>
+            ))}
+          </ActionTable>
+        )}
+      </AsyncItems>
+    </div>
+  );
+}

@@ -1,0 +1,128 @@
+// /app/details?id=: an installation's facts, state history, rental meter and actions.
+import { useCallback } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { fetchInstallation } from '../../api/apps';
+import type { Installation } from '../../api/types';
+import { useAsync } from '../../lib/useAsync';
+import { useT } from '../../lib/i18n';
+import { ErrorNote, SkeletonLines } from '../../components/placeholders';
+import { PageHeader, Section } from '../../components/sections';
+import { AppIcon } from '../../components/apps';
+import { AppActions, AppProgress, AppStatusChip, appStatusLabel, usePollWhileBusy } from '../../components/appStatus';
+import { ErrorPage } from '../../components/ErrorPage';
+import { Icon } from '../../components/Icon';
+import { formatCoins, formatDateTime, formatSize } from '../../lib/format';
+import { paths } from '../../lib/paths';
+
+export default function AppDetailsPage() {
+  const t = useT();
+  const [params] = useSearchParams();
+  const id = params.get('id') ?? '';
+  const state = useAsync(id ? (signal) => fetchInstallation(id, signal) : null, [id]);
+  const { setData } = state;
+  const refresh = useCallback(() => {
+    fetchInstallation(id)
+      .then((d) => setData(() => d))
+      .catch(() => {});
+  }, [id, setData]);
+  const inst = state.data;
+  usePollWhileBusy(inst ? [inst] : [], refresh, inst?.kind === 'rent' && inst.status === 'running');
+  if (!id || (state.errorCode === 404 && !inst)) return <ErrorPage code={404} />;
+  const changed = (next: Installation) => {
+    setData((d) => (d ? { ...d, ...next } : d));
+    refresh();
+  };
+  return (
+    <div className="page">
+      <Link to={paths.console.app()} className="back-link">
+        <Icon name="chevronLeft" size={16} /> {t('back')}
+      </Link>
+      {state.error ? <ErrorNote text={state.error} onRetry={state.reload} /> : null}
+      {!inst ? (
+        <SkeletonLines lines={6} />
+      ) : (
+        <>
+          <PageHeader title={inst.app_name} subtitle={inst.device_name || inst.device_id} />
+          <div className="app-details-head" data-status={inst.status}>
+            <AppIcon app={{ icon_url: inst.icon_url, name: inst.app_name }} size={64} />
+            <AppStatusChip status={inst.status} />
+            <AppActions inst={inst} onChanged={changed} />
+          </div>
+          {inst.status_reason ? <p className="app-reason">{inst.status_reason}</p> : null}
+          <AppProgress inst={inst} />
+          <div className="device-sections">
+            <Section id="app-facts" title={t('facts')}>
+              <dl className="facts">
+                <div>
+                  <dt>{t('kind')}</dt>
+                  <dd>{inst.kind === 'rent' ? t('kind_rent') : t('kind_own')}</dd>
+                </div>
+                <div>
+                  <dt>{t('device')}</dt>
+                  <dd>
+                    {inst.device_name} <span className="mono">{inst.device_id}</span>
+                  </dd>
+                </div>
+                <div>
+                  <dt>{t('display_type')}</dt>
+                  <dd>{inst.display_type}</dd>
+                </div>
+                <div>
+                  <dt>{t('holds')}</dt>
+                  <dd>
+                    {t('holds_text', {
+                      cpu: inst.holds.cpu_cores,
+                      memory: formatSize(inst.holds.memory_bytes),
+                      disk: formatSize(inst.holds.disk_bytes),
+                      gpu: inst.holds.gpu_count,
+                    })}
+                  </dd>
+                </div>
+                <div>
+                  <dt>{t('web_address')}</dt>
+                  <dd>{inst.open_url ? <a href={inst.open_url} target="_blank" rel="noopener noreferrer">{inst.open_url}</a> : '-'}</dd>
+                </div>
+                <div>
+                  <dt>{t('installed_at')}</dt>
+                  <dd>{formatDateTime(inst.created_at)}</dd>
+                </div>
+              </dl>
+            </Section>
+            {inst.rental ? (
+              <Section id="app-rental" title={t('rental_meter')}>
+                <dl className="facts">
+                  <div>
+                    <dt>{t('price')}</dt>
+                    <dd>{`${formatCoins(inst.rental.price_per_hour)} ${t('coins')} ${t('per_hour')}`}</dd>
+                  </div>
+                  <div>
+                    <dt>{t('billed')}</dt>
+                    <dd data-testid="rental-billed">{`${formatCoins(inst.rental.billed)} ${t('coins')}`}</dd>
+                  </div>
+                  <div>
+                    <dt>{t('unbilled')}</dt>
+                    <dd>{`${formatCoins(inst.rental.unbilled)} ${t('coins')}`}</dd>
+                  </div>
+                  <div>
+                    <dt>{t('ends_at')}</dt>
+                    <dd>{formatDateTime(inst.rental.ends_at)}</dd>
+                  </div>
+                </dl>
+              </Section>
+            ) : null}
+            <Section id="app-history" title={t('state_history')}>
+              <ol className="app-history">
+                {inst.history.map((h, n) => (
+                  <li key={n}>
+                    <span className="mono muted">{formatDateTime(h.at)}</span> {appStatusLabel(t, h.status)}
+                    {h.reason ? <span className="muted"> · {h.reason}</span> : null}
+                  </li>
+                ))}
+              </ol>
+            </Section>
+          </div>
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,213 @@
+// /demands-and-offers: my demands (confirm, finish, cancel as the state allows), the orders I took,
+// and the open demands with each of my devices: qualifies (Take) or what it lacks, in words.
+// Polled while an order is on its way.
+import { useCallback, useState } from 'react';
+import { Link } from 'react-router';
+import { fetchBoard, fetchMyDeviceChecks, fetchOrders, orderAction, takeDemand } from '../../api/orders';
+import type { ListPage, Order } from '../../api/types';
+import { DemandTerms, GapList, OrderDeadline, OrderStatusChip } from '../../components/orders';
+import { AsyncItems, PageHeader, Section } from '../../components/sections';
+import { Icon } from '../../components/Icon';
+import { SkeletonLines } from '../../components/placeholders';
+import { formatCoins, formatDateTime } from '../../lib/format';
+import { errorText } from '../../lib/http';
+import { useT } from '../../lib/i18n';
+import { paths } from '../../lib/paths';
+import { useInterval } from '../../lib/timing';
+import { useAsync } from '../../lib/useAsync';
+import { toast } from '../../stores/feedback';
+import type { MessageKey } from '../../i18n';
+
+const ACTIONS: Record<string, 'confirm' | 'finish' | 'cancel'> = {
+  order_pending: 'cancel',
+  order_accepted: 'confirm',
+  order_confirmed: 'finish',
+};
+const ACTION_LABEL: Record<string, MessageKey> = { cancel: 'cancel_order', confirm: 'confirm_order', finish: 'finish_order' };
+const MOVING = new Set(['order_processing', 'order_accepted', 'order_confirmed']);
+
+function OrderCard({ order, asDemander, onChanged }: { order: Order; asDemander: boolean; onChanged: (o: Order) => void }) {
+  const t = useT();
+  const [busy, setBusy] = useState(false);
+  const o = order;
+  const action = asDemander ? ACTIONS[o.status] : undefined;
+  const act = () => {
+    if (!action) return;
+    setBusy(true);
+    orderAction(o.id, action)
+      .then(onChanged)
+      .catch((e) => toast('error', errorText(e)))
+      .finally(() => setBusy(false));
+  };
+  return (
+    <li className="app-row order-row" data-order={o.id} data-status={o.status}>
+      <div className="app-row-main">
+        <div className="app-row-title">
+          <span>{o.name}</span>
+          <OrderStatusChip status={o.status} />
+        </div>
+        <DemandTerms order={o} />
+        {o.provider ? (
+          <div className="muted small-text">{t('order_provider', { name: o.provider.name, device: o.device_name ?? o.device_id ?? '' })}</div>
+        ) : null}
+        {o.status_reason ? <div className={o.status === 'order_failed' ? 'app-reason' : 'muted small-text'}>{o.status_reason}</div> : null}
+        <div className="muted small-text">
+          {t('order_billed', { amount: formatCoins(o.billed) })}
+          {o.deadline_at ? ' · ' : null}
+          <OrderDeadline order={o} />
+        </div>
+        <details className="order-history">
+          <summary>{t('order_history')}</summary>
+          <ol>
+            {o.history.map((h, i) => (
+              <li key={i}>
+                {formatDateTime(h.at)} · {t(h.status as MessageKey)}
+                {h.reason ? ` · ${h.reason}` : ''}
+              </li>
+            ))}
+          </ol>
+        </details>
+      </div>
+      <div className="page-actions">
+        {asDemander && o.open_url ? (
+          <a className="button ghost" href={o.open_url} target="_blank" rel="noreferrer">
+            {t('open_app')}
+          </a>
+        ) : null}
+        {action ? (
+          <button type="button" className={action === 'cancel' ? 'button ghost' : 'button primary'} onClick={act} disabled={busy}>
+            {t(ACTION_LABEL[action])}
+          </button>
+        ) : null}
+      </div>
+    </li>
+  );
+}
+
+/** One open demand with each of my devices: qualifies (Take) or its gaps. */
+function OpenDemand({ order, onTaken }: { order: Order; onTaken: () => void }) {
+  const t = useT();
+  const checks = useAsync((signal) => fetchMyDeviceChecks(order.id, signal), [order.id]);
+  const [busy, setBusy] = useState(false);
+  const take = (device: string) => {
+    setBusy(true);
+    takeDemand(order.id, device)
+      .then(() => {
+        toast('success', t('order_taken_toast'));
+        onTaken();
+      })
+      .catch((e) => toast('error', errorText(e)))
+      .finally(() => setBusy(false));
+  };
+  return (
+    <li className="app-row order-row" data-demand={order.id}>
+      <div className="app-row-main">
+        <div className="app-row-title">
+          <span>{order.name}</span>
+          <span className="muted small-text">{t('demand_by', { name: order.demander.name })}</span>
+        </div>
+        <DemandTerms order={order} />
+        <OrderDeadline order={order} />
+        <h3 className="small-heading">{t('your_devices')}</h3>
+        {checks.loading ? (
+          <SkeletonLines lines={1} />
+        ) : checks.data?.length ? (
+          <ul className="device-checks">
+            {checks.data.map((c) => (
+              <li key={c.device_id} data-device={c.device_id} data-ok={c.ok}>
+                <strong>{c.device_name || c.device_id}</strong>
+                {c.ok ? (
+                  <>
+                    <span className="app-status app-status-ok">{t('qualifies')}</span>
+                    <button type="button" className="button primary small" disabled={busy} onClick={() => take(c.device_id)}>
+                      {t('take_order')}
+                    </button>
+                  </>
+                ) : (
+                  <GapList gaps={c.gaps} />
+                )}
+              </li>
+            ))}
+          </ul>
+        ) : (
+          <p className="muted small-text">{t('no_devices_for_demand')}</p>
+        )}
+      </div>
+    </li>
+  );
+}
+
+export default function DemandsAndOffersPage() {
+  const t = useT();
+  const mine = useAsync((signal) => fetchOrders('demander', signal), []);
+  const taken = useAsync((signal) => fetchOrders('provider', signal), []);
+  const board = useAsync((signal) => fetchBoard(null, signal), []);
+  const refresh = useCallback(() => {
+    for (const [state, role] of [[mine, 'demander'], [taken, 'provider']] as const) {
+      fetchOrders(role)
+        .then((d) => state.setData(() => d))
+        .catch(() => {});
+    }
+  }, [mine, taken]);
+  const moving = [...(mine.data?.items ?? []), ...(taken.data?.items ?? [])].some((o) => MOVING.has(o.status));
+  useInterval(() => {
+    if (moving) refresh();
+  }, 3000);
+  const replace = (next: Order) =>
+    mine.setData((d: ListPage<Order> | undefined) => (d ? { ...d, items: d.items.map((o) => (o.id === next.id ? next : o)) } : d));
+  const myIds = new Set((mine.data?.items ?? []).map((o) => o.id));
+  const others = (board.data?.items ?? []).filter((o) => !myIds.has(o.id));
+  const afterTake = () => {
+    board.reload();
+    taken.reload();
+  };
+
+  return (
+    <div className="page">
+      <PageHeader
+        title={t('demands_and_offers')}
+        subtitle={t('on_demand_text')}
+        actions={
+          <Link className="button primary" to={paths.onDemand.placeOrder()}>
+            <Icon name="plus" size={16} /> {t('place_an_order')}
+          </Link>
+        }
+      />
+      <Section id="my-demands" className="order-section" title={t('my_demands')}>
+        <AsyncItems state={mine} emptyIcon="demands" emptyTitle={t('no_my_demands')}>
+          {(items) => (
+            <ul className="app-list">
+              {items.map((o) => (
+                <OrderCard key={o.id} order={o} asDemander onChanged={replace} />
+              ))}
+            </ul>
+          )}
+        </AsyncItems>
+      </Section>
+      <Section id="orders-taken" className="order-section" title={t('orders_taken')}>
+        <AsyncItems state={taken} emptyIcon="demands" emptyTitle={t('no_orders_taken')}>
+          {(items) => (
+            <ul className="app-list">
+              {items.map((o) => (
+                <OrderCard key={o.id} order={o} asDemander={false} onChanged={() => taken.reload()} />
+              ))}
+            </ul>
+          )}
+        </AsyncItems>
+      </Section>
+      <Section id="open-demands" className="order-section" title={t('board_title')}>
+        {board.loading ? (
+          <SkeletonLines />
+        ) : others.length ? (
+          <ul className="app-list">
+            {others.map((o) => (
+              <OpenDemand key={o.id} order={o} onTaken={afterTake} />
+            ))}
+          </ul>
+        ) : (
+          <p className="muted">{t('no_demands')}</p>
+        )}
+      </Section>
+    </div>
+  );
+}
