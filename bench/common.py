@@ -74,11 +74,13 @@ class Server:
         self.stop()
 
 
-def wrk(url, seconds=5, connections=16, threads=2, script=None):
-    """Requests per second measured by wrk (apt-get install wrk)."""
+def wrk(url, seconds=5, connections=16, threads=2, script=None, headers=()):
+    """Requests per second, p99 and the non-2xx/3xx line measured by wrk (apt-get install wrk)."""
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is missing: apt-get install -y wrk")
-    cmd = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency"]
+    cmd = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--timeout", "5s", "--latency"]
+    for h in headers:
+        cmd += ["-H", h]
     if script:
         cmd += ["-s", script]
     out = subprocess.run(cmd + [url], capture_output=True, text=True, timeout=seconds + 30).stdout

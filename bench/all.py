@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""Every row of issue 18's table in one run, each as a ratio to H: a bare axum 0.8 server
+(bench/bare, same axum and tokio as Cargo.lock) answering "ok", measured by the same wrk, on the
+same machine, in the same run (at the start and at the end; H is their mean).
+
+    python3 bench/all.py                    # cargo build --release first
+    python3 bench/all.py --seconds 3 --skip-domains
+
+Builds bench/bare (release, its own target dir bench/bare/target), starts it and
+target/release/zmarket (fresh data dir: the seeded catalogue of 24 apps, one signed-in person) on
+127.0.0.1, runs wrk (2 threads, 100 connections, --seconds each) against every target, then the
+domain figures through the existing scripts (wallet.py, social.py, flood.py) with small bounds.
+Bounded: about 2.5 minutes in all; loopback only; every process started is stopped.
+"""
+import argparse
+import gzip
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.request
+
+from common import ROOT, Server, call, free_port, median, wrk
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BARE = os.path.join(HERE, "bare")
+PASSWORD = "Secret123"
+ENV = {
+    "ZMARKET_AUTH__EMAIL_VERIFICATION": "false",
+    "ZMARKET_AUTH__LOGIN_IP_BURST": "1000000",
+    "ZMARKET_AUTH__LOGIN_ACCOUNT_BURST": "1000000",
+}
+
+
+def rss_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def ms(p99):
+    """wrk's latency ("812.00us", "5.2ms", "1.01s") in milliseconds."""
+    m = re.match(r"([\d.]+)(us|ms|s)", p99 or "")
+    if not m:
+        return float("nan")
+    return float(m.group(1)) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[m.group(2)]
+
+
+class Bare:
+    """H: bench/bare built (release) and serving "ok" on a free loopback port."""
+
+    def __init__(self):
+        subprocess.run(["cargo", "build", "--release", "--offline", "--locked", "--quiet", "--manifest-path", os.path.join(BARE, "Cargo.toml")],
+                       check=True, timeout=600)
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.proc = subprocess.Popen([os.path.join(BARE, "target", "release", "bare"), f"127.0.0.1:{self.port}"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            try:
+                with urllib.request.urlopen(self.base + "/", timeout=1) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.02)
+        self.stop()
+        raise SystemExit("bench/bare did not start")
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=10)
+
+
+def first_load(s):
+    """JS a first visit to /market downloads (gzip), and how many of its chunks the document does
+    not name (found only once main.js runs: a waterfall)."""
+    _, _, html, _ = s.get("/market")
+    html = html.decode()
+    named = set(re.findall(r'(?:src|href)="/static/([^"]+\.js)"', html))
+    entry = re.search(r'<script type="module" src="/static/([^"]+\.js)"', html).group(1)
+    seen, todo, total = set(), [entry], 0
+    while todo:
+        f = todo.pop()
+        if f in seen:
+            continue
+        seen.add(f)
+        _, _, body, _ = s.get("/static/" + f, {"accept-encoding": "identity"})
+        total += len(gzip.compress(body, 9))
+        # Static imports only (what must arrive before the entry runs).
+        todo += re.findall(r'(?:import|from)\s*"\./([^"]+\.js)"', body.decode(errors="replace"))
+    # The lazy route chunks preloaded by the document count too (they are part of the first load).
+    for f in named - seen:
+        _, _, body, _ = s.get("/static/" + f, {"accept-encoding": "identity"})
+        total += len(gzip.compress(body, 9))
+    return total / 1024, len(seen - named), len(named)
+
+
+def cold_renders(s, n):
+    durs = []
+    for i in range(n):
+        _, headers, _, _ = s.get(f"/market?cold={time.time_ns()}-{i}")
+        timing = {k.lower(): v for k, v in headers.items()}.get("server-timing", "")
+        if timing.startswith("render;dur="):
+            durs.append(float(timing.split("=")[1]))
+    return median(durs) if durs else float("nan")
+
+
+def script_line(script, env, pattern, timeout=120):
+    """Runs another bench script with small bounds; the first match of `pattern` in its output."""
+    out = subprocess.run([sys.executable, os.path.join(HERE, script)] + env.pop("_args", []), env=dict(os.environ, **env),
+                         capture_output=True, text=True, timeout=timeout).stdout
+    m = re.search(pattern, out)
+    return m.groups() if m else None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seconds", type=int, default=4, help="wrk duration per target (default 4)")
+    ap.add_argument("--connections", type=int, default=100)
+    ap.add_argument("--skip-domains", action="store_true", help="only the HTTP rows (no wallet, events, flood)")
+    args = ap.parse_args()
+    sec, conn = args.seconds, args.connections
+    t_start = time.time()
+    load = os.getloadavg()
+
+    bare = Bare()
+    rows = []
+    try:
+        with Server(ENV) as s:
+            email = "bench@example.com"
+            call(s.base, "POST", "/api/iam/v1/register", {"email": email, "password": PASSWORD, "confirm_password": PASSWORD, "agree": True})
+            token = call(s.base, "POST", "/api/iam/v2/login/password", {"email": email, "password": PASSWORD})["data"]["token"]
+            auth = [f"Authorization: Bearer {token}"]
+            _, h, _, _ = s.get("/api/ebs/v1/notifications/stats", {"authorization": "Bearer " + token})
+            stats_etag = {k.lower(): v for k, v in h.items()}.get("etag")
+            # Warm-up: render threads, page cache, connections.
+            for path in ["/market", "/api/ebs/v1/market/applications", "/healthz"]:
+                wrk(s.base + path, 1, 8, 2)
+
+            def measure(label, url, headers=(), target=None):
+                rps, p99, bad = wrk(url, sec, conn, 2, headers=list(headers))
+                rows.append((label, rps, p99, bad, target))
+                print(f"  {label}: {rps:.0f} req/s, p99 {p99} {bad}", flush=True)
+                return rps
+
+            print(f"load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; wrk -t2 -c{conn} -d{sec}s", flush=True)
+            h1 = measure("H (bare axum, start)", bare.base + "/")
+            measure("/healthz through the full middleware stack", s.base + "/healthz", target="≥ 0.8")
+            measure("cached market list", s.base + "/api/ebs/v1/market/applications", target="≥ 0.5, p99 ≤ 5 ms")
+            measure("/market from the render cache", s.base + "/market", target="≥ 0.5")
+            measure("notification stats poll (signed in)", s.base + "/api/ebs/v1/notifications/stats", auth, target="≥ 0.3, p99 ≤ 5 ms")
+            if stats_etag:
+                measure("  the same, If-None-Match (the poller: 304)", s.base + "/api/ebs/v1/notifications/stats",
+                        auth + [f"If-None-Match: {stats_etag}"], target="≥ 0.3, p99 ≤ 5 ms")
+            measure("authenticated profile read", s.base + "/api/iam/v1/account/profile", auth, target="p99 ≤ 10 ms")
+            h2 = measure("H (bare axum, end)", bare.base + "/")
+            rss_after = rss_mb(s.proc.pid)
+            cold = cold_renders(s, 40)
+            js_kib, late, preloaded = first_load(s)
+            load_end = os.getloadavg()
+    finally:
+        bare.stop()
+
+    H = (h1 + h2) / 2
+    print()
+    print(f"zmarket bench/all.py: H = {H:.0f} req/s (start {h1:.0f}, end {h2:.0f}); load average {load[0]:.2f} before, "
+          f"{load_end[0]:.2f} after the HTTP rows; {os.cpu_count()} CPUs; wrk -t2 -c{conn} -d{sec}s, 127.0.0.1")
+    print(f"| {"measure":56} | {'req/s':>9} | {'ratio to H':>10} | {'p99':>8} | target |")
+    print(f"|{'-' * 58}|{'-' * 11}|{'-' * 12}|{'-' * 10}|--------|")
+    for label, rps, p99, bad, target in rows:
+        if label.startswith("H "):
+            continue
+        note = f" ({bad})" if bad else ""
+        print(f"| {label:56} | {rps:9.0f} | {rps / H:9.3f}H | {p99:>8} | {target}{note} |")
+    print(f"| {'cold server render of /market (24 cards), in process':56} | {'':9} | {'':10} | {'':8} | median {cold:.1f} ms (target ≤ 5 ms) |")
+    print(f"| {'first load (JS gzip; chunks not named by the document)':56} | {'':9} | {'':10} | {'':8} | "
+          f"{js_kib:.0f} kB, {late} found after main.js runs, {preloaded} named in the document (target ≤ 150 kB, 0) |")
+    print(f"| {'RSS after the load above':56} | {'':9} | {'':10} | {'':8} | {rss_after:.0f} MB (target ≤ 100 MB) |")
+    sys.stdout.flush()
+
+    if not args.skip_domains:
+        flood = script_line("flood.py", {"_args": ["128", "8"]}, r"RSS: (\d+) MB before, peak (\d+) MB during, (\d+) MB 2 s after")
+        if flood:
+            print(f"| {'RSS under a 128-client sign-up flood (8 s)':56} | {'':9} | {'':10} | {'':8} | peak {flood[1]} MB, {flood[2]} MB 2 s after (target ≤ 150 MB) |")
+        wallet = script_line("wallet.py", {"BENCH_SECONDS": "3", "BENCH_WORKERS": "4"},
+                             r"transfers, each worker its own accounts: (\d+)/s.*\n.*transfers, all workers on one account pair: (\d+)/s")
+        if wallet:
+            print(f"| {'wallet transfers/s (SQLite; own accounts / one hot pair)':56} | {wallet[0]:>9} | {int(wallet[0]) / H:9.4f}H | {'':8} | hot pair {wallet[1]}/s |")
+        events = script_line("social.py", {"BENCH_USERS": "20", "BENCH_STREAMS": "100", "BENCH_SECONDS": "3", "BENCH_SENDERS": "8"},
+                             r"events delivered: \d+ of \d+ expected \((\d+)/s\)\n.*p50 ([\d.]+) ms, p99 ([\d.]+) ms")
+        if events:
+            print(f"| {'events/s (100 streams, 20 people, 8 senders)':56} | {events[0]:>9} | {int(events[0]) / H:9.4f}H | {events[2] + 'ms':>8} | p50 {events[1]} ms |")
+        print(f"| {'rent calls/s':56} | {'':9} | {'':10} | {'':8} | no bench script measures rentals yet |")
+    print(f"total {time.time() - t_start:.0f} s; load average at the end {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
