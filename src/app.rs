@@ -12,7 +12,7 @@ use axum::routing::{any, get};
 use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::compression::CompressionLayer;
-use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::request_id::{PropagateRequestIdLayer, SetRequestIdLayer};
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
@@ -70,7 +70,7 @@ pub fn router(state: AppState) -> Router {
         .layer(DefaultBodyLimit::max(state.config.server.body_limit_bytes))
         .layer(
             ServiceBuilder::new()
-                .layer(SetRequestIdLayer::new(request_id.clone(), MakeRequestUuid))
+                .layer(SetRequestIdLayer::new(request_id.clone(), crate::telemetry::RequestUuid))
                 .layer(crate::telemetry::trace_layer())
                 .layer(PropagateRequestIdLayer::new(request_id))
                 .layer(CatchPanicLayer::custom(panic_response))

@@ -28,7 +28,7 @@ use crate::public::PublicData;
 use crate::social::SocialCtx;
 use crate::ssr::Ssr;
 use crate::ssr::data::PageSources;
-use crate::state::AppState;
+use crate::state::{AppState, StateParts};
 
 /// Everything start-up does before accepting connections: data dir, secret, database and
 /// migrations, state.
@@ -120,7 +120,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         settings: Arc::new(config.social.clone()),
         hub: crate::events::hub::Hub::new(config.social.streams_per_user),
     };
-    Ok(AppState {
+    Ok(AppState::new(StateParts {
         config: Arc::new(config),
         sessions: Sessions { keys, db: db.clone() },
         notifications: NotificationsCtx { db: db.clone(), stats },
@@ -137,7 +137,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         billing,
         idempotency,
         social,
-    })
+    }))
 }
 
 /// Serves until `shutdown` resolves, then finishes in-flight requests and stops the jobs.

@@ -2,6 +2,10 @@
 //! start-up (src/server.rs) and given to the router (src/app.rs). Only those two and the job
 //! schedule name it: a handler receives its domain's context through axum's `FromRef`, and a
 //! service takes only what it uses.
+//!
+//! axum clones the state for every request (twice: the route, then the handler); the parts sit
+//! behind one `Arc` so that clone is one atomic increment, not one per domain handle (it was the
+//! largest single cost of a trivial request, issue 18).
 
 use std::sync::Arc;
 
@@ -24,8 +28,54 @@ use crate::public::PublicData;
 use crate::social::SocialCtx;
 use crate::ssr::Ssr;
 
-#[derive(Clone, FromRef)]
-pub struct AppState {
+/// The state handed to the router: [`StateParts`] behind one `Arc`.
+#[derive(Clone)]
+pub struct AppState(Arc<StateParts>);
+
+impl AppState {
+    pub fn new(parts: StateParts) -> Self {
+        AppState(Arc::new(parts))
+    }
+}
+
+impl std::ops::Deref for AppState {
+    type Target = StateParts;
+    fn deref(&self) -> &StateParts {
+        &self.0
+    }
+}
+
+/// `FromRef<AppState>` for each part, as `#[derive(FromRef)]` gives for a plain struct.
+macro_rules! parts {
+    ($($field:ident: $ty:ty),* $(,)?) => {
+        $(impl FromRef<AppState> for $ty {
+            fn from_ref(state: &AppState) -> $ty {
+                state.0.$field.clone()
+            }
+        })*
+    };
+}
+
+parts! {
+    config: Arc<Config>,
+    db: DatabaseConnection,
+    mailer: Mailer,
+    public: PublicData,
+    ssr: Arc<Ssr>,
+    sessions: Sessions,
+    iam: IamCtx,
+    companies: CompaniesCtx,
+    devices: DevicesCtx,
+    apps: AppsCtx,
+    orders: OrdersCtx,
+    market: MarketCtx,
+    notifications: NotificationsCtx,
+    billing: BillingCtx,
+    idempotency: IdempotencyStore,
+    social: SocialCtx,
+}
+
+pub struct StateParts {
     pub config: Arc<Config>,
     pub db: DatabaseConnection,
     pub mailer: Mailer,

@@ -2,8 +2,9 @@
 
 use std::time::Duration;
 
-use axum::http::{Request, Response};
+use axum::http::{HeaderValue, Request, Response};
 use tower_http::classify::{ServerErrorsAsFailures, SharedClassifier};
+use tower_http::request_id::{MakeRequestId, RequestId};
 use tower_http::trace::{MakeSpan, OnResponse, TraceLayer};
 use tracing::Span;
 use tracing_subscriber::EnvFilter;
@@ -15,6 +16,19 @@ pub fn init(cfg: &LogConfig) {
     let filter = EnvFilter::try_new(format!("{},sqlx=warn,sea_orm=warn", cfg.level)).unwrap_or_else(|_| EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt().with_env_filter(filter).with_target(false);
     let _ = if cfg.format == "json" { builder.json().flatten_event(true).try_init() } else { builder.compact().try_init() };
+}
+
+/// Request ids: random UUIDs (v4) from the thread's generator. tower-http's `MakeRequestUuid`
+/// asks the kernel for every one (a `getrandom` call per request).
+#[derive(Clone, Copy, Default)]
+pub struct RequestUuid;
+
+impl MakeRequestId for RequestUuid {
+    fn make_request_id<B>(&mut self, _: &Request<B>) -> Option<RequestId> {
+        let id = uuid::Builder::from_random_bytes(rand::random()).into_uuid();
+        let mut buf = uuid::Uuid::encode_buffer();
+        HeaderValue::from_str(id.hyphenated().encode_lower(&mut buf)).ok().map(RequestId::new)
+    }
 }
 
 #[derive(Clone)]
