@@ -170,7 +170,7 @@ def main():
     print()
     print(f"zmarket bench/all.py: H = {H:.0f} req/s (start {h1:.0f}, end {h2:.0f}); load average {load[0]:.2f} before, "
           f"{load_end[0]:.2f} after the HTTP rows; {os.cpu_count()} CPUs; wrk -t2 -c{conn} -d{sec}s, 127.0.0.1")
-    print(f"| {"measure":56} | {'req/s':>9} | {'ratio to H':>10} | {'p99':>8} | target |")
+    print(f"| {'measure':56} | {'req/s':>9} | {'ratio to H':>10} | {'p99':>8} | target |")
     print(f"|{'-' * 58}|{'-' * 11}|{'-' * 12}|{'-' * 10}|--------|")
     for label, rps, p99, bad, target in rows:
         if label.startswith("H "):

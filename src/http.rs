@@ -212,3 +212,15 @@ pub async fn security_headers(
     }
     res
 }
+
+/// True when the request's `If-None-Match` names `etag` (or `*`): the client holds the answer.
+pub fn not_modified(headers: &axum::http::HeaderMap, etag: &HeaderValue) -> bool {
+    let tag = etag.as_bytes();
+    headers
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|t| t.trim().trim_start_matches("W/"))
+        .any(|t| t == "*" || t.as_bytes() == tag)
+}

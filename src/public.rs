@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
 use sea_orm::{ConnectionTrait, DatabaseConnection, DbErr, Statement};
-use tokio::sync::watch;
+use tokio::sync::{Mutex, watch};
 
 #[derive(Clone, Debug)]
 pub struct PublicData(Arc<Inner>);
@@ -23,6 +23,10 @@ struct Inner {
     seen: AtomicI64,
     db: Option<DatabaseConnection>,
     tx: watch::Sender<u64>,
+    /// Reads of the shared version started so far (numbered from 1).
+    reads_started: AtomicU64,
+    /// The number of the last read finished; held while a read runs, so reads queue one at a time.
+    read_finished: Mutex<u64>,
 }
 
 impl Default for PublicData {
@@ -35,7 +39,14 @@ impl Default for PublicData {
 impl PublicData {
     pub fn new(db: Option<DatabaseConnection>) -> Self {
         let (tx, _) = watch::channel(1);
-        PublicData(Arc::new(Inner { local: AtomicU64::new(1), seen: AtomicI64::new(0), db, tx }))
+        PublicData(Arc::new(Inner {
+            local: AtomicU64::new(1),
+            seen: AtomicI64::new(0),
+            db,
+            tx,
+            reads_started: AtomicU64::new(0),
+            read_finished: Mutex::new(0),
+        }))
     }
 
     fn bump_local(&self) {
@@ -68,11 +79,25 @@ impl PublicData {
         self.0.local.load(Ordering::SeqCst)
     }
 
-    /// The version, first taking in a change another instance made (one small read).
+    /// The version, first taking in a change another instance made before this call: it waits for
+    /// a read of the shared version that started after the call did. Callers arriving together
+    /// share one read (a burst of page requests costs one small query, not one each).
     pub async fn current(&self) -> u64 {
-        if let Err(e) = self.follow().await {
-            tracing::debug!(error = %e, "public data version unreadable");
+        if self.0.db.is_none() {
+            return self.version();
         }
+        let arrived = self.0.reads_started.load(Ordering::SeqCst);
+        let mut finished = self.0.read_finished.lock().await;
+        if *finished <= arrived {
+            // No read begun since this call arrived has finished: run one (reads are numbered in
+            // the order they start; every caller waiting on the lock meanwhile is served by it).
+            let n = self.0.reads_started.fetch_add(1, Ordering::SeqCst) + 1;
+            if let Err(e) = self.follow().await {
+                tracing::debug!(error = %e, "public data version unreadable");
+            }
+            *finished = n;
+        }
+        drop(finished);
         self.version()
     }
 

@@ -146,8 +146,10 @@ pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future
     let poll = std::time::Duration::from_millis(state.config.social.poll_ms);
     let events = crate::events::hub::start(state.social.hub.clone(), state.db.clone(), state.config.database_url(), poll);
     let limits = crate::listener::ConnLimits::from_config(&state.config);
+    let warm = crate::ssr::keep_warm(state.ssr.clone());
     let router = app::router(state);
     crate::listener::serve(listener, router, limits, shutdown).await;
+    warm.abort();
     events.abort();
     let _ = jobs.shutdown().await;
     Ok(())

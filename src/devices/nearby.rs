@@ -2,7 +2,7 @@
 //! sphere rounded up, coordinates coarsened for visitors; and the nearby pages' first-paint
 //! data. No HTTP types here.
 
-use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter};
+use sea_orm::{ColumnTrait, Condition, EntityTrait, PaginatorTrait, QueryFilter};
 
 use crate::db::entity::devices;
 use crate::devices::DevicesCtx;
@@ -75,13 +75,80 @@ pub async fn nearby(cx: &DevicesCtx, q: NearbyQuery) -> Result<crate::http::List
         Some(r) if r.is_finite() && r >= 0.0 => Some(r),
         Some(_) => return Err(AppError::invalid("radius_km", Msg::InvalidField("radius_km"))),
     };
-    let rows = devices::Entity::find().filter(shared_condition()).all(&cx.db).await?;
-    let mut items: Vec<NearbyDevice> =
-        rows.iter().map(|d| nearby_of(d, at)).filter(|d| radius.is_none_or(|r| d.distance_km as f64 <= r)).collect();
+    let wanted = (offset + limit) as usize;
+    let (mut items, total) = match radius {
+        // Everything within the radius: one box around the circle.
+        Some(r) => {
+            let items = within(cx, at, r).await?;
+            let total = items.len() as u64;
+            (items, total)
+        }
+        // The nearest first, from boxes growing until they hold the page (or the whole world).
+        None => {
+            let total = devices::Entity::find().filter(shared_condition()).count(&cx.db).await?;
+            let mut r = FIRST_BOX_KM;
+            loop {
+                let items = within(cx, at, r).await?;
+                if items.len() >= wanted || items.len() as u64 >= total || r >= HALF_EARTH_KM {
+                    break (items, total);
+                }
+                r = (r * 4.0).min(HALF_EARTH_KM);
+            }
+        }
+    };
     items.sort_by(|a, b| a.distance_km.cmp(&b.distance_km).then_with(|| a.id.cmp(&b.id)));
-    let total = items.len() as u64;
     let items = items.into_iter().skip(offset as usize).take(limit as usize).collect();
     Ok(crate::http::List { items, total })
+}
+
+/// The first box of a nearest-first list (it grows fourfold until it holds the page).
+const FIRST_BOX_KM: f64 = 64.0;
+/// No point of the sphere is farther than this.
+const HALF_EARTH_KM: f64 = std::f64::consts::PI * EARTH_RADIUS_KM;
+
+/// Every shared device whose listed distance from `at` is at most `r` km, read through the
+/// coordinate index (a box around the circle) rather than the whole table.
+async fn within(cx: &DevicesCtx, at: (f64, f64), r: f64) -> Result<Vec<NearbyDevice>, AppError> {
+    let mut cond = shared_condition();
+    if let Some(b) = BoundingBox::around(at, r) {
+        cond = cond.add(devices::Column::Lat.between(b.lat.0, b.lat.1));
+        if let Some((lo, hi)) = b.lng {
+            cond = cond.add(devices::Column::Lng.between(lo, hi));
+        }
+    }
+    let rows = devices::Entity::find().filter(cond).all(&cx.db).await?;
+    Ok(rows.iter().map(|d| nearby_of(d, at)).filter(|d| d.distance_km as f64 <= r).collect())
+}
+
+/// A latitude/longitude box holding every point whose *listed* distance from the centre is at
+/// most `r` km. The listed distance is measured from the coarsened point (moved by at most
+/// 0.005° on each axis) and rounded up, so the box is the circle of `r` + 1 km, which holds
+/// every such point with room to spare.
+#[derive(Debug, PartialEq)]
+pub struct BoundingBox {
+    pub lat: (f64, f64),
+    /// None: every longitude (the circle reaches a pole or crosses the ±180° meridian).
+    pub lng: Option<(f64, f64)>,
+}
+
+impl BoundingBox {
+    /// None when the circle covers the whole sphere.
+    pub fn around((lat, lng): (f64, f64), r: f64) -> Option<BoundingBox> {
+        let km_per_degree = EARTH_RADIUS_KM.to_radians();
+        let dlat = (r + 1.0) / km_per_degree;
+        if dlat >= 180.0 {
+            return None;
+        }
+        let (lo, hi) = (lat - dlat, lat + dlat);
+        if lo <= -90.0 || hi >= 90.0 {
+            return Some(BoundingBox { lat: (lo.max(-90.0), hi.min(90.0)), lng: None });
+        }
+        // The widest parallel of the box is the one nearest a pole.
+        let widest = lo.abs().max(hi.abs()).to_radians().cos();
+        let dlng = dlat / widest;
+        let lng = (lng - dlng > -180.0 && lng + dlng < 180.0).then_some((lng - dlng, lng + dlng));
+        Some(BoundingBox { lat: (lo, hi), lng })
+    }
 }
 
 pub async fn nearby_one(cx: &DevicesCtx, id: &str, q: NearbyPoint) -> Result<NearbyDevice, AppError> {
@@ -141,6 +208,34 @@ mod tests {
         // Shenzhen to Beijing: about 1943 km
         let d = distance_km(22.5431, 114.0579, 39.9042, 116.4074);
         assert!((1940..=1950).contains(&d), "{d}");
+    }
+
+    #[test]
+    fn the_box_holds_the_circle() {
+        // Points at the listed edge of the radius in every direction stay inside the box.
+        for &(lat, lng) in &[(22.54, 114.06), (0.0, 0.0), (60.0, -179.5), (-75.0, 10.0)] {
+            for r in [0.0, 1.0, 10.0, 500.0] {
+                let b = BoundingBox::around((lat, lng), r).unwrap();
+                for step in 0..360 {
+                    let bearing = (step as f64).to_radians();
+                    // The farthest point listed at <= r km: r km away along `bearing`, less a hair.
+                    let d = (r + 0.999) / EARTH_RADIUS_KM;
+                    let (p1, l1) = (lat.to_radians(), lng.to_radians());
+                    let p2 = (p1.sin() * d.cos() + p1.cos() * d.sin() * bearing.cos()).asin();
+                    let l2 = l1 + (bearing.sin() * d.sin() * p1.cos()).atan2(d.cos() - p1.sin() * p2.sin());
+                    let (p2, l2) = (p2.to_degrees(), (l2.to_degrees() + 540.0) % 360.0 - 180.0);
+                    if distance_km(lat, lng, coarse(p2), coarse(l2)) as f64 > r {
+                        continue;
+                    }
+                    assert!(p2 >= b.lat.0 && p2 <= b.lat.1, "{lat},{lng} r={r}: {p2} outside {b:?}");
+                    if let Some((lo, hi)) = b.lng {
+                        assert!(l2 >= lo && l2 <= hi, "{lat},{lng} r={r}: {l2} outside {b:?}");
+                    }
+                }
+            }
+        }
+        assert_eq!(BoundingBox::around((0.0, 0.0), 30_000.0), None);
+        assert_eq!(BoundingBox::around((89.0, 0.0), 500.0).unwrap().lng, None);
     }
 
     #[test]

@@ -3,7 +3,10 @@
 //! whole after writes and by a periodic reload (which also picks up other instances' writes).
 
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
+
+use axum::http::HeaderValue;
+use bytes::Bytes;
 
 use sea_orm::{ColumnTrait, DatabaseConnection, DbErr, EntityTrait, QueryFilter, QueryOrder};
 use sha2::{Digest, Sha256};
@@ -31,7 +34,21 @@ pub struct Index {
     by_id: HashMap<String, usize>,
     /// Hash of every field of every listed app: equal on every instance holding the same data.
     pub fingerprint: String,
+    /// Answers already made from this index, by query (it never changes: a reload builds a new
+    /// index). Bounded: emptied when full.
+    answers: Mutex<HashMap<String, Arc<Answer>>>,
 }
+
+/// A whole answer of the market API: the envelope as bytes (shared by every response that sends
+/// it, no copy) and its tag, which changes whenever the answer would (the catalogue's
+/// fingerprint, the language and the query).
+pub struct Answer {
+    pub etag: HeaderValue,
+    pub body: Bytes,
+}
+
+/// How many different answers one index keeps.
+const ANSWERS_KEPT: usize = 512;
 
 fn slot(lang: Lang) -> usize {
     match lang {
@@ -65,7 +82,26 @@ impl Index {
                 json,
             });
         }
-        Index { entries, by_id, fingerprint: hex::encode(&hasher.finalize()[..12]) }
+        Index { entries, by_id, fingerprint: hex::encode(&hasher.finalize()[..12]), answers: Mutex::default() }
+    }
+
+    /// The answer to `key` (which names the query and the language), made by `data_json` (the
+    /// envelope's `data`) the first time it is asked.
+    pub fn answer(&self, key: String, data_json: impl FnOnce(&Index) -> String) -> Arc<Answer> {
+        if let Some(a) = self.answers.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return a;
+        }
+        let h = Sha256::digest(format!("{}|{key}", self.fingerprint).as_bytes());
+        let etag = HeaderValue::from_str(&format!("\"m{}\"", hex::encode(&h[..12]))).expect("hex is a valid header value");
+        let body = Bytes::from(format!("{{\"code\":200,\"data\":{},\"msg\":\"success\"}}", data_json(self)));
+        let a = Arc::new(Answer { etag, body });
+        if let Ok(mut m) = self.answers.lock() {
+            if m.len() >= ANSWERS_KEPT {
+                m.clear();
+            }
+            m.insert(key, a.clone());
+        }
+        a
     }
 
     pub fn len(&self) -> usize {

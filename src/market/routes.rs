@@ -1,6 +1,8 @@
 //! Public market endpoints (`/api/ebs/v1`): parse, call, answer. List answers carry an ETag and
 //! answer `If-None-Match` with 304.
 
+use std::sync::Arc;
+
 use axum::body::Body;
 use axum::extract::{FromRef, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -97,30 +99,17 @@ async fn search(
     Ok(respond(&headers, service::search(&cx.catalogue, &q, page, lang)?))
 }
 
-/// The envelope around a pre-serialized answer, or 304 when the client holds it already.
-fn respond(headers: &HeaderMap, answer: Answer) -> Response {
-    let etag = HeaderValue::from_str(&answer.etag).ok();
-    let fresh = etag.as_ref().is_some_and(|tag| {
-        headers
-            .get_all(header::IF_NONE_MATCH)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .flat_map(|v| v.split(','))
-            .map(|t| t.trim().trim_start_matches("W/"))
-            .any(|t| t == "*" || t.as_bytes() == tag.as_bytes())
-    });
-    let mut res = if fresh {
+/// The answer, or 304 when the client holds it already.
+fn respond(headers: &HeaderMap, answer: Arc<Answer>) -> Response {
+    let mut res = if crate::http::not_modified(headers, &answer.etag) {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
-        let body = format!("{{\"code\":200,\"data\":{},\"msg\":\"success\"}}", answer.data_json);
-        let mut r = Response::new(Body::from(body));
+        let mut r = Response::new(Body::from(answer.body.clone()));
         r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
         r
     };
     let h = res.headers_mut();
-    if let Some(tag) = etag {
-        h.insert(header::ETAG, tag);
-    }
+    h.insert(header::ETAG, answer.etag.clone());
     // Public data: any cache may keep it but must revalidate (cheap: a 304).
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("public, no-cache"));
     h.insert(header::VARY, HeaderValue::from_static("Accept-Language"));

@@ -1,7 +1,7 @@
 //! Market rules: list, search and details answered from the in-memory index; the seed at
 //! start-up; the reload after writes.
 
-use sha2::{Digest, Sha256};
+use std::sync::Arc;
 
 use crate::error::{AppError, Msg};
 use crate::http::Page;
@@ -10,44 +10,32 @@ use crate::market::MarketCtx;
 use crate::market::index::Catalogue;
 use crate::market::model::{App, DEFAULT_LIMIT, Filter, ListQuery, SearchQuery, category_filter};
 
-/// An answer as JSON text (the envelope's `data`) with a tag that changes whenever the answer
-/// would: the catalogue's fingerprint, the language and the query.
-pub struct Answer {
-    pub etag: String,
-    pub data_json: String,
-}
-
-fn etag(fingerprint: &str, lang: Lang, key: &str) -> String {
-    let h = Sha256::digest(format!("{fingerprint}|{}|{key}", lang.code()).as_bytes());
-    format!("\"m{}\"", hex::encode(&h[..12]))
-}
+pub use crate::market::index::Answer;
 
 /// `GET /market/applications`: the listed apps in listing order, optionally of one category.
-pub fn list(market: &Catalogue, q: &ListQuery, page: Page, lang: Lang) -> Result<Answer, AppError> {
+pub fn list(market: &Catalogue, q: &ListQuery, page: Page, lang: Lang) -> Result<Arc<Answer>, AppError> {
     let (offset, limit) = page.checked(DEFAULT_LIMIT)?;
     let filter = Filter { category: category_filter(q.category.as_deref())?, ..Default::default() };
     Ok(answer_list(market, &filter, offset, limit, lang, "list"))
 }
 
 /// `GET /market/search`.
-pub fn search(market: &Catalogue, q: &SearchQuery, page: Page, lang: Lang) -> Result<Answer, AppError> {
+pub fn search(market: &Catalogue, q: &SearchQuery, page: Page, lang: Lang) -> Result<Arc<Answer>, AppError> {
     let (offset, limit) = page.checked(DEFAULT_LIMIT)?;
     let filter = Filter::new(q.keyword.as_deref(), q.category.as_deref(), q.display_type.as_deref(), q.tier.as_deref())?;
     Ok(answer_list(market, &filter, offset, limit, lang, "search"))
 }
 
-fn answer_list(market: &Catalogue, filter: &Filter, offset: u64, limit: u64, lang: Lang, kind: &str) -> Answer {
-    let index = market.get();
-    let key = format!("{kind}|{filter:?}|{offset}|{limit}");
-    let selection = index.select(filter);
-    Answer { etag: etag(&index.fingerprint, lang, &key), data_json: index.page_json(&selection, offset, limit, lang) }
+fn answer_list(market: &Catalogue, filter: &Filter, offset: u64, limit: u64, lang: Lang, kind: &str) -> Arc<Answer> {
+    let key = format!("{}|{kind}|{filter:?}|{offset}|{limit}", lang.code());
+    market.get().answer(key, |index| index.page_json(&index.select(filter), offset, limit, lang))
 }
 
 /// `GET /market/applications/{id}`.
-pub fn details(market: &Catalogue, id: &str, lang: Lang) -> Result<Answer, AppError> {
+pub fn details(market: &Catalogue, id: &str, lang: Lang) -> Result<Arc<Answer>, AppError> {
     let index = market.get();
-    let json = index.get_json(id, lang).ok_or(AppError::NotFound(Msg::AppNotFound))?;
-    Ok(Answer { etag: etag(&index.fingerprint, lang, &format!("app|{id}")), data_json: json.to_string() })
+    let json = index.get_json(id, lang).ok_or(AppError::NotFound(Msg::AppNotFound))?.to_string();
+    Ok(index.answer(format!("{}|app|{id}", lang.code()), |_| json))
 }
 
 /// For the server-rendered pages: one page of a filter as values.

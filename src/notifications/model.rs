@@ -23,6 +23,17 @@ pub struct Stats {
     pub member_records_unread: u64,
 }
 
+impl Stats {
+    /// The tag of this answer: every counter, so it changes exactly when the answer does.
+    pub fn etag(&self) -> axum::http::HeaderValue {
+        let tag = format!(
+            "\"s{}.{}.{}.{}.{}\"",
+            self.total, self.unread, self.recent, self.pending_friend_requests_exists as u8, self.member_records_unread
+        );
+        axum::http::HeaderValue::from_str(&tag).expect("digits and dots are a valid header value")
+    }
+}
+
 /// One notification, its texts in the request's language.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct Notification {

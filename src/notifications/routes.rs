@@ -4,7 +4,10 @@ use axum::extract::{FromRef, State};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::error::{ApiResult, Envelope, Null, ok};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use crate::error::{ApiResult, AppError, Envelope, Null, ok};
 use crate::http::{ApiPath, ApiQuery, List, Page};
 use crate::ids::NotificationId;
 use crate::lang::Lang;
@@ -21,11 +24,21 @@ where
     OpenApiRouter::new().routes(routes!(stats)).routes(routes!(list)).routes(routes!(mark_read))
 }
 
-/// The signed-in person's counters, polled by the console every 10 seconds.
+/// The signed-in person's counters, polled by the console every 10 seconds. The answer carries
+/// an ETag made of the counters; a poll sending it back in `If-None-Match` while nothing changed
+/// is answered 304 with no body.
 #[utoipa::path(get, path = "/api/ebs/v1/notifications/stats", tag = "notifications",
-    responses((status = 200, body = Envelope<Stats>), (status = 401)))]
-async fn stats(State(cx): State<NotificationsCtx>, auth: Auth) -> ApiResult<Stats> {
-    ok(service::stats(&cx.db, &cx.stats, &auth).await?)
+    responses((status = 200, body = Envelope<Stats>), (status = 304, description = "not modified"), (status = 401)))]
+async fn stats(State(cx): State<NotificationsCtx>, auth: Auth, headers: HeaderMap) -> Result<Response, AppError> {
+    let stats = service::stats(&cx.db, &cx.stats, &auth).await?;
+    let etag = stats.etag();
+    let mut res = if crate::http::not_modified(&headers, &etag) {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        ok(stats).into_response()
+    };
+    res.headers_mut().insert(header::ETAG, etag);
+    Ok(res)
 }
 
 /// The signed-in person's notifications, newest first (`?filter=unread` for the unread ones).

@@ -4,7 +4,8 @@
 use chrono::Duration;
 use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set,
+    Statement,
 };
 
 use crate::db::entity::{notification_counters as counters, notifications};
@@ -86,19 +87,24 @@ pub async fn rebuild_counters(db: &DatabaseConnection) -> Result<u64, AppError> 
     Ok(fixed + added)
 }
 
-/// One counter row, the recent ones by index, and what the other domains add (the companies'
-/// unread news, pending friend requests) through their registered sources.
+/// The counter row and the recent ones by index in one statement, and what the other domains
+/// add (the companies' unread news, pending friend requests) through their registered sources.
 pub async fn stats(db: &DatabaseConnection, sources: &StatsSources, auth: &Auth) -> Result<Stats, AppError> {
-    let (total, unread) = counters::Entity::find_by_id(auth.user_id.clone())
-        .one(db)
-        .await?
-        .map(|c| {
-            let total = u64::try_from(c.total).unwrap_or(0);
-            (total, u64::try_from(c.unread).unwrap_or(0).min(total))
-        })
-        .unwrap_or((0, 0));
+    let backend = db.get_database_backend();
+    let (uid, since) = match backend {
+        DbBackend::Postgres => ("$1", "$2"),
+        _ => ("?1", "?2"),
+    };
+    let sql = format!(
+        "SELECT COALESCE((SELECT total FROM notification_counters WHERE user_id = {uid}), 0) AS total, \
+                COALESCE((SELECT unread FROM notification_counters WHERE user_id = {uid}), 0) AS unread, \
+                (SELECT COUNT(*) FROM notifications WHERE user_id = {uid} AND created_at >= {since}) AS recent"
+    );
     let since = now() - Duration::hours(RECENT_HOURS);
-    let recent = mine(auth).filter(notifications::Column::CreatedAt.gte(since)).count(db).await?;
+    let row = db.query_one_raw(Statement::from_sql_and_values(backend, sql, [auth.user_id.clone().into(), since.into()])).await?;
+    let get = |col: &str| row.as_ref().and_then(|r| r.try_get::<i64>("", col).ok()).map_or(0, |n| u64::try_from(n).unwrap_or(0));
+    let (total, recent) = (get("total"), get("recent"));
+    let unread = get("unread").min(total);
     let mut stats = Stats { total, read: total - unread, unread, recent, pending_friend_requests_exists: false, member_records_unread: 0 };
     sources.fill(db, auth, &mut stats).await?;
     Ok(stats)

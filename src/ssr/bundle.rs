@@ -26,6 +26,10 @@ pub struct Manifest {
     /// Entry stylesheet file name inside the client bundle (may be empty).
     #[serde(default)]
     pub css: String,
+    /// The chunks the entry imports statically (transitively): named in the document so the
+    /// browser fetches them at once, not one import level at a time (no waterfall).
+    #[serde(default)]
+    pub preload: Vec<String>,
 }
 
 pub fn manifest() -> Manifest {

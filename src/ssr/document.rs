@@ -5,11 +5,14 @@ use crate::ssr::bundle::Manifest;
 
 /// `markup: None` leaves the root empty for the client to render (`data-ssr="0"`).
 pub fn page(manifest: &Manifest, lang: Lang, theme: &str, title: &str, markup: Option<&str>, state_json: &str) -> String {
-    let css = if manifest.css.is_empty() {
+    let mut css = if manifest.css.is_empty() {
         String::new()
     } else {
         format!(r#"<link rel="stylesheet" href="/static/{}">"#, manifest.css)
     };
+    for chunk in &manifest.preload {
+        css.push_str(&format!(r#"<link rel="modulepreload" href="/static/{chunk}">"#));
+    }
     let (ssr_flag, body) = match markup {
         Some(m) => ("1", m),
         None => ("0", ""),

@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::body::Body;
+use bytes::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
@@ -41,7 +42,8 @@ pub struct Ssr {
 
 struct CachedPage {
     status: StatusCode,
-    html: String,
+    /// The whole document, shared by every answer that sends it (no copy per request).
+    html: Bytes,
 }
 
 /// How the page's markup was produced, in the `X-Render` response header.
@@ -175,54 +177,107 @@ pub async fn page(State(ssr): State<Arc<Ssr>>, method: Method, uri: Uri, headers
         return found(&to);
     }
     let lang = page_lang(query, &headers);
-    let theme = if path == "/nearby/map" { "light" } else { "dark" };
     let url = match query {
         Some(q) => format!("{path}?{q}"),
         None => path.to_string(),
     };
     // Read from the database: a write on another instance shows on the next page here.
     let version = ssr.public.current().await;
-    let key = format!("{}|{theme}|{}|{version}|{url}", lang.code(), phone as u8);
+    let (page, kind, render_ms) = ssr.page_for(PageKey { url: &url, lang, phone }, version).await;
+    html_response(&page, kind, render_ms)
+}
 
-    let cached = ssr.cache.lock().ok().and_then(|mut c| c.get(&key).cloned());
-    let mut render_ms = None;
-    let (page, kind) = match cached {
-        Some(page) => (page, RenderKind::Cache),
-        None => {
-            let data = ssr.sources.for_page(path, query, lang).await;
-            let state = PageState {
-                lang,
-                theme,
-                product_name: &ssr.product_name,
-                is_mobile: phone,
-                url: &url,
-                config: &ssr.client_config,
-                data,
-            };
-            let state_json = serde_json::to_string(&state).unwrap_or_else(|_| "{}".into());
-            let started = std::time::Instant::now();
-            match ssr.render(url.clone(), state_json.clone()).await {
-                Ok(r) => {
-                    render_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
-                    let status = StatusCode::from_u16(r.status).unwrap_or(StatusCode::OK);
-                    let html = document::page(&ssr.manifest, lang, theme, &r.title, Some(&r.html), &state_json);
-                    let page = Arc::new(CachedPage { status, html });
-                    if let Ok(mut c) = ssr.cache.lock() {
-                        c.put(key, page.clone());
-                    }
-                    (page, RenderKind::Server)
+/// What a rendered page depends on besides the public data version.
+#[derive(Clone, Copy)]
+struct PageKey<'a> {
+    /// Path and query.
+    url: &'a str,
+    lang: Lang,
+    phone: bool,
+}
+
+impl PageKey<'_> {
+    fn path(&self) -> &str {
+        self.url.split_once('?').map_or(self.url, |(p, _)| p)
+    }
+    fn query(&self) -> Option<&str> {
+        self.url.split_once('?').map(|(_, q)| q)
+    }
+    fn theme(&self) -> &'static str {
+        if self.path() == "/nearby/map" { "light" } else { "dark" }
+    }
+    fn cache_key(&self, version: u64) -> String {
+        format!("{}|{}|{}|{version}|{}", self.lang.code(), self.theme(), self.phone as u8, self.url)
+    }
+}
+
+/// The public pages rendered ahead of their first visitor: at start-up and after every change of
+/// public data (desktop and phone, both languages).
+const WARM: [(&str, bool); 3] = [("/market", false), ("/nearby", false), ("/m/market", true)];
+
+impl Ssr {
+    /// The page from the cache, or rendered now (and cached when the render succeeded).
+    async fn page_for(&self, key: PageKey<'_>, version: u64) -> (Arc<CachedPage>, RenderKind, Option<f64>) {
+        let cache_key = key.cache_key(version);
+        if let Some(page) = self.cache.lock().ok().and_then(|mut c| c.get(&cache_key).cloned()) {
+            return (page, RenderKind::Cache, None);
+        }
+        let (lang, theme) = (key.lang, key.theme());
+        let data = self.sources.for_page(key.path(), key.query(), lang).await;
+        let state = PageState { lang, theme, product_name: &self.product_name, is_mobile: key.phone, url: key.url, config: &self.client_config, data };
+        let state_json = serde_json::to_string(&state).unwrap_or_else(|_| "{}".into());
+        let started = std::time::Instant::now();
+        match self.render(key.url.to_string(), state_json.clone()).await {
+            Ok(r) => {
+                let render_ms = started.elapsed().as_secs_f64() * 1000.0;
+                let status = StatusCode::from_u16(r.status).unwrap_or(StatusCode::OK);
+                let html = document::page(&self.manifest, lang, theme, &r.title, Some(&r.html), &state_json);
+                let page = Arc::new(CachedPage { status, html: html.into() });
+                if let Ok(mut c) = self.cache.lock() {
+                    c.put(cache_key, page.clone());
                 }
-                Err(e) => {
-                    if !matches!(e, RenderError::Saturated) {
-                        tracing::warn!(%url, error = %e, "server render failed, client will render");
-                    }
-                    let html = document::page(&ssr.manifest, lang, theme, &ssr.product_name, None, &state_json);
-                    (Arc::new(CachedPage { status: StatusCode::OK, html }), RenderKind::Client)
+                (page, RenderKind::Server, Some(render_ms))
+            }
+            Err(e) => {
+                if !matches!(e, RenderError::Saturated) {
+                    tracing::warn!(url = %key.url, error = %e, "server render failed, client will render");
                 }
+                let html = document::page(&self.manifest, lang, theme, &self.product_name, None, &state_json);
+                (Arc::new(CachedPage { status: StatusCode::OK, html: html.into() }), RenderKind::Client, None)
             }
         }
-    };
-    html_response(&page, kind, render_ms)
+    }
+
+    /// True when `url` is in the cache for the current public data version (for tests and
+    /// operators: what the next visitor would get without a render).
+    pub fn is_cached(&self, url: &str, lang: Lang, phone: bool) -> bool {
+        let key = PageKey { url, lang, phone }.cache_key(self.public.version());
+        self.cache.lock().is_ok_and(|c| c.contains(&key))
+    }
+
+    /// Renders the [`WARM`] pages for the current version, unless cached already.
+    pub async fn warm(&self) {
+        let version = self.public.version();
+        for (url, phone) in WARM {
+            for lang in [Lang::En, Lang::Zh] {
+                self.page_for(PageKey { url, lang, phone }, version).await;
+            }
+        }
+    }
+}
+
+/// Keeps the [`WARM`] pages rendered: now, and after each change of public data (made here or,
+/// seen through the database, on another instance; a burst of changes costs one round).
+pub fn keep_warm(ssr: Arc<Ssr>) -> tokio::task::JoinHandle<()> {
+    let mut changes = ssr.public.subscribe();
+    tokio::spawn(async move {
+        ssr.warm().await;
+        while changes.changed().await.is_ok() {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            changes.borrow_and_update();
+            ssr.warm().await;
+        }
+    })
 }
 
 fn html_response(page: &CachedPage, kind: RenderKind, render_ms: Option<f64>) -> Response {

@@ -15,6 +15,7 @@ mod newcomer;
 mod notifications;
 mod races;
 mod orders;
+mod perf;
 mod apps;
 mod recovery;
 mod social;

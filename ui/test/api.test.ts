@@ -104,3 +104,28 @@ describe('api client', () => {
     spy.mockRestore();
   });
 });
+
+describe('notification stats poll', () => {
+  it('sends the last ETag and keeps the stats it holds on a 304', async () => {
+    const { fetchNotificationStats } = await import('../src/api/notifications');
+    const stats = { total: 2, read: 1, unread: 1, recent: 1, pending_friend_requests_exists: false, member_records_unread: 0 };
+    const fetchMock = vi.fn((_url: RequestInfo | URL, init?: RequestInit) => {
+      const sent = (init!.headers as Record<string, string>)['If-None-Match'];
+      if (sent === '"s2.1.1.0.0"') return Promise.resolve(new Response(null, { status: 304, headers: { ETag: sent } }));
+      return Promise.resolve(
+        new Response(JSON.stringify({ code: 200, data: stats, msg: 'success' }), {
+          status: 200,
+          headers: { 'Content-Type': 'application/json', ETag: '"s2.1.1.0.0"' },
+        }),
+      );
+    });
+    vi.stubGlobal('fetch', fetchMock);
+    const first = await fetchNotificationStats();
+    expect(first).toEqual(stats);
+    expect((fetchMock.mock.calls[0][1]!.headers as Record<string, string>)['If-None-Match']).toBeUndefined();
+    const second = await fetchNotificationStats();
+    expect((fetchMock.mock.calls[1][1]!.headers as Record<string, string>)['If-None-Match']).toBe('"s2.1.1.0.0"');
+    expect(second).toBe(first);
+    expect(navigate).not.toHaveBeenCalled();
+  });
+});

@@ -15,6 +15,7 @@ mod m0009_apps;
 mod m0010_orders;
 mod m0011_hardening;
 mod m0012_password_resets;
+mod m0013_perf;
 
 pub struct Migrator;
 
@@ -34,6 +35,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0010_orders::Migration),
             Box::new(m0011_hardening::Migration),
             Box::new(m0012_password_resets::Migration),
+            Box::new(m0013_perf::Migration),
         ]
     }
 }

@@ -36,6 +36,16 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Do not run the 401 handling (the sign-in call answers 401 for wrong credentials). */
   skipUnauthorized?: boolean;
+  /** Sent as If-None-Match: a 304 answer then resolves with `undefined` and `meta.notModified`. */
+  ifNoneMatch?: string;
+  /** Filled with what the response said besides its data. */
+  meta?: ResponseMeta;
+}
+
+/** What a response said besides its data (see `RequestOptions.meta`). */
+export interface ResponseMeta {
+  etag?: string | null;
+  notModified?: boolean;
 }
 
 /** What the client asks of the app on every request. */
@@ -70,6 +80,7 @@ export function createClient(hooks: ClientHooks) {
     const auth = opts.auth ?? 'access';
     const bearer = auth === 'none' ? '' : hooks.token(auth);
     if (bearer) headers.Authorization = `Bearer ${bearer}`;
+    if (opts.ifNoneMatch) headers['If-None-Match'] = opts.ifNoneMatch;
     let body: BodyInit | undefined;
     if (opts.body instanceof FormData) body = opts.body;
     else if (opts.body !== undefined) {
@@ -109,6 +120,12 @@ export function createClient(hooks: ClientHooks) {
       clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onCallerAbort);
     }
+
+    if (opts.meta) {
+      opts.meta.etag = response.headers.get('ETag');
+      opts.meta.notModified = response.status === 304;
+    }
+    if (response.status === 304 && opts.ifNoneMatch) return undefined as T;
 
     let envelope: Envelope<T> | null = null;
     try {
