@@ -257,7 +257,8 @@ impl Ssr {
 
     /// Renders the [`WARM`] pages for the current version, unless cached already.
     pub async fn warm(&self) {
-        let version = self.public.version();
+        // As a visitor's request would (this also takes in the shared version at start-up).
+        let version = self.public.current().await;
         for (url, phone) in WARM {
             for lang in [Lang::En, Lang::Zh] {
                 self.page_for(PageKey { url, lang, phone }, version).await;
