@@ -110,7 +110,6 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         hasher: Hasher::new(config.auth.hash_concurrency, std::time::Duration::from_millis(config.auth.hash_wait_ms)),
         deletion,
         on_verified,
-        recovery: Arc::default(),
     };
     let billing = BillingCtx { db: db.clone(), settings: Arc::new(config.billing.clone()) };
     let idempotency = IdempotencyStore::new(db.clone(), keys.clone(), config.server.body_limit_bytes);
