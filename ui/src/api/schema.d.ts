@@ -11941,12 +11941,11 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                /** @description A label of SPEC.md §4. */
+                status?: string;
             };
             header?: never;
-            path: {
-                /** @description A label of SPEC.md §4. */
-                status: string | null;
-            };
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
@@ -12225,11 +12224,11 @@ export interface operations {
     };
     device_fit: {
         parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                app_id: string | null;
+            query?: {
+                app_id?: string;
             };
+            header?: never;
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
@@ -12510,11 +12509,11 @@ export interface operations {
     };
     rent_options: {
         parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                app_id: string | null;
+            query?: {
+                app_id?: string;
             };
+            header?: never;
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
@@ -12604,14 +12603,13 @@ export interface operations {
     list_demands: {
         parameters: {
             query?: {
+                lat?: number;
                 limit?: number;
+                lng?: number;
                 offset?: number;
             };
             header?: never;
-            path: {
-                lat: number | null;
-                lng: number | null;
-            };
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
@@ -12797,10 +12795,11 @@ export interface operations {
     };
     check_device: {
         parameters: {
-            query?: never;
+            query?: {
+                device_id?: string;
+            };
             header?: never;
             path: {
-                device_id: string | null;
                 id: string;
             };
             cookie?: never;
@@ -13081,16 +13080,16 @@ export interface operations {
     };
     qualifying_devices: {
         parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                app_id: string | null;
-                distance_km: number | null;
-                gpu_count: number | null;
-                gpu_models: string | null;
-                lat: number | null;
-                lng: number | null;
+            query?: {
+                app_id?: string;
+                distance_km?: number;
+                gpu_count?: number;
+                gpu_models?: string;
+                lat?: number;
+                lng?: number;
             };
+            header?: never;
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
@@ -13275,14 +13274,13 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                /** @description demander or provider */
+                role?: string;
+                /** @description an order status */
+                status?: string;
             };
             header?: never;
-            path: {
-                /** @description demander or provider */
-                role: string | null;
-                /** @description an order status */
-                status: string | null;
-            };
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
