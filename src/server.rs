@@ -81,6 +81,8 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         settings: Arc::new(config.orders.clone()),
         apps: apps.clone(),
         fee_percent: config.billing.market_fee_percent,
+        public: public.clone(),
+        map_centre: (config.map.default_lat, config.map.default_lng),
     };
     let companies = CompaniesCtx {
         db: db.clone(),
@@ -98,7 +100,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
     let on_verified = crate::iam::signup::VerifiedHooks::new(vec![Arc::new(crate::billing::SignupBonus(config.billing.signup_bonus))]);
     let stats = StatsSources::new(vec![Arc::new(crate::companies::MemberRecordsUnread), Arc::new(crate::social::PendingFriendRequests)]);
     let documents = crate::ssr::documents::Documents::new(&config.data_dir, &config.product_name);
-    let pages = PageSources::new(vec![Arc::new(devices.clone()), Arc::new(market.clone()), Arc::new(documents)]);
+    let pages = PageSources::new(vec![Arc::new(devices.clone()), Arc::new(market.clone()), Arc::new(orders.clone()), Arc::new(documents)]);
 
     let iam = IamCtx {
         db: db.clone(),
@@ -110,7 +112,6 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         hasher: Hasher::new(config.auth.hash_concurrency, std::time::Duration::from_millis(config.auth.hash_wait_ms)),
         deletion,
         on_verified,
-        recovery: Arc::default(),
     };
     let billing = BillingCtx { db: db.clone(), settings: Arc::new(config.billing.clone()) };
     let idempotency = IdempotencyStore::new(db.clone(), keys.clone(), config.server.body_limit_bytes);

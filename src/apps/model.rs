@@ -220,12 +220,14 @@ pub struct DeviceFit {
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct AppsFilter {
     /// A label of SPEC.md §4.
     pub status: Option<String>,
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct FitQuery {
     pub app_id: Option<String>,
 }

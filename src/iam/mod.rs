@@ -38,8 +38,6 @@ pub struct IamCtx {
     pub deletion: deletion::DeletionChecks,
     /// What other domains do when an account becomes verified.
     pub on_verified: signup::VerifiedHooks,
-    /// Limits "Forgot password" and "Resend verification email" mails.
-    pub recovery: Arc<recovery::RecoveryLimiter>,
 }
 
 /// Identity's background jobs.
@@ -57,13 +55,9 @@ pub fn jobs(cx: &IamCtx) -> Vec<Result<Job, JobSchedulerError>> {
     });
     // The memory layer of the sign-in and sign-up limits.
     let limiter = cx.limiter.clone();
-    let recovery = cx.recovery.clone();
     let retain = repeated(&cx.db, "iam.limiter_retain", Duration::from_secs(300), Runs::PerInstance, move || {
-        let (limiter, recovery) = (limiter.clone(), recovery.clone());
-        async move {
-            limiter.retain_recent();
-            recovery.retain_recent();
-        }
+        let limiter = limiter.clone();
+        async move { limiter.retain_recent() }
     });
     vec![cleanup, retain]
 }

@@ -9,6 +9,9 @@
 //!
 //! Sign-up: attempts per IP, and per email address (each sign-up of a pending address sends a
 //! mail, so this bounds the mails one address receives).
+//!
+//! Recovery ("Forgot password", "Resend verification email"): both kinds share one allowance per
+//! IP and one per address (each is a mail to someone's inbox).
 
 use std::net::IpAddr;
 use std::time::Duration;
@@ -24,7 +27,16 @@ pub struct Limits {
     login_failures: SharedLimit,
     register_ip: SharedLimit,
     register_email: SharedLimit,
+    recovery_ip: SharedLimit,
+    recovery_email: SharedLimit,
 }
+
+/// Recovery mails per address: a burst of 3, then one every 10 minutes.
+const RECOVERY_EMAIL_BURST: u32 = 3;
+const RECOVERY_EMAIL_EVERY: Duration = Duration::from_secs(600);
+/// Recovery requests per client IP: a burst of 20, then one a minute.
+const RECOVERY_IP_BURST: u32 = 20;
+const RECOVERY_IP_EVERY: Duration = Duration::from_secs(60);
 
 impl Limits {
     pub fn from_config(db: DatabaseConnection, a: &crate::config::AuthConfig) -> Self {
@@ -35,6 +47,8 @@ impl Limits {
             login_failures: SharedLimit::new("login_failed", a.login_account_burst, secs(a.login_account_refill_secs)),
             register_ip: SharedLimit::new("register_ip", a.register_ip_burst, secs(a.register_ip_refill_secs)),
             register_email: SharedLimit::new("register_email", a.register_email_burst, secs(a.register_email_refill_secs)),
+            recovery_ip: SharedLimit::new("recovery_ip", RECOVERY_IP_BURST, RECOVERY_IP_EVERY),
+            recovery_email: SharedLimit::new("recovery_email", RECOVERY_EMAIL_BURST, RECOVERY_EMAIL_EVERY),
         }
     }
 
@@ -60,6 +74,12 @@ impl Limits {
         self.register_email.check(&self.db, &email.to_ascii_lowercase()).await
     }
 
+    /// Charges one recovery mail request to the IP and to the address.
+    pub async fn recovery_attempt(&self, ip: IpAddr, email: &str) -> Result<(), AppError> {
+        self.recovery_ip.check(&self.db, &ip.to_string()).await?;
+        self.recovery_email.check(&self.db, &email.to_ascii_lowercase()).await
+    }
+
     /// Forgets idle keys of the memory layers (called by a job; the shared rows: a job of
     /// `crate::ratelimit`).
     pub fn retain_recent(&self) {
@@ -67,6 +87,8 @@ impl Limits {
         self.login_failures.retain_recent();
         self.register_ip.retain_recent();
         self.register_email.retain_recent();
+        self.recovery_ip.retain_recent();
+        self.recovery_email.retain_recent();
     }
 }
 

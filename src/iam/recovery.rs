@@ -1,15 +1,11 @@
 //! Account recovery: "Forgot password" (a mailed, single-use, expiring link; every session ends
 //! after the reset) and "Resend verification email". Both answer the same whether or not the
-//! address has an account, and both are limited per address and per client IP with governor's
-//! keyed limiters, like sign-in (ratelimit.rs). No HTTP types here.
+//! address has an account, and both are limited per address and per client IP like sign-in, on
+//! every instance together (iam/ratelimit.rs). No HTTP types here.
 
 use std::net::IpAddr;
-use std::num::NonZeroU32;
-use std::time::Duration;
 
 use chrono::Duration as ChronoDuration;
-use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
@@ -23,49 +19,6 @@ use crate::mail::Mail;
 
 /// How long a reset link works.
 pub const RESET_TTL_SECS: i64 = 3600;
-/// Recovery mails per address: a burst of 3, then one every 10 minutes.
-const PER_EMAIL_BURST: u32 = 3;
-const PER_EMAIL_EVERY: Duration = Duration::from_secs(600);
-/// Recovery requests per client IP: a burst of 20, then one a minute.
-const PER_IP_BURST: u32 = 20;
-const PER_IP_EVERY: Duration = Duration::from_secs(60);
-
-/// Limits recovery mails (both kinds share it: each is a mail to someone's inbox).
-pub struct RecoveryLimiter {
-    per_ip: DefaultKeyedRateLimiter<IpAddr>,
-    per_email: DefaultKeyedRateLimiter<String>,
-}
-
-impl Default for RecoveryLimiter {
-    fn default() -> Self {
-        Self::new(PER_IP_BURST, PER_IP_EVERY, PER_EMAIL_BURST, PER_EMAIL_EVERY)
-    }
-}
-
-impl RecoveryLimiter {
-    pub fn new(ip_burst: u32, ip_every: Duration, email_burst: u32, email_every: Duration) -> Self {
-        let quota = |burst: u32, every: Duration| {
-            Quota::with_period(every).expect("non-zero period").allow_burst(NonZeroU32::new(burst.max(1)).expect("max(1)"))
-        };
-        RecoveryLimiter { per_ip: RateLimiter::keyed(quota(ip_burst, ip_every)), per_email: RateLimiter::keyed(quota(email_burst, email_every)) }
-    }
-
-    /// Charges one request to the IP and to the address; `Err` is the 429 with its wait.
-    pub fn check(&self, ip: IpAddr, email: &str) -> Result<(), AppError> {
-        let wait = |n: governor::NotUntil<governor::clock::QuantaInstant>| {
-            let d = n.wait_time_from(DefaultClock::default().now());
-            AppError::TooManyRequests { retry_after_secs: (d.as_secs() + u64::from(d.subsec_nanos() > 0)).max(1) }
-        };
-        self.per_ip.check_key(&ip).map_err(wait)?;
-        self.per_email.check_key(&email.to_string()).map_err(wait)?;
-        Ok(())
-    }
-
-    pub fn retain_recent(&self) {
-        self.per_ip.retain_recent();
-        self.per_email.retain_recent();
-    }
-}
 
 fn answer(email: &Email) -> RecoveryAnswer {
     RecoveryAnswer { email: email.as_str().to_string(), sent: true }
@@ -73,7 +26,7 @@ fn answer(email: &Email) -> RecoveryAnswer {
 
 /// Mails a reset link when `email` has an account; answers the same either way.
 pub async fn forgot_password(cx: &IamCtx, ip: IpAddr, email: Email) -> Result<RecoveryAnswer, AppError> {
-    cx.recovery.check(ip, email.as_str())?;
+    cx.limiter.recovery_attempt(ip, email.as_str()).await?;
     let txn = write_txn(&cx.db).await?;
     let Some(user) = users::Entity::find().filter(users::Column::Email.eq(email.as_str())).one(&txn).await? else {
         return Ok(answer(&email));
@@ -161,7 +114,7 @@ pub async fn reset_password(cx: &IamCtx, req: PasswordReset) -> Result<(), AppEr
 /// Mails a new verification link when `email` has an account still waiting for one; answers the
 /// same for every address.
 pub async fn resend_verification(cx: &IamCtx, ip: IpAddr, email: Email, redirect: Option<String>) -> Result<RecoveryAnswer, AppError> {
-    cx.recovery.check(ip, email.as_str())?;
+    cx.limiter.recovery_attempt(ip, email.as_str()).await?;
     if !cx.settings.email_verification {
         return Ok(answer(&email));
     }

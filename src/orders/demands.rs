@@ -61,6 +61,7 @@ pub async fn post(cx: &OrdersCtx, auth: &Auth, d: Demand, request_key: Option<St
     machine::record(&txn, &id, OrderStatus::OrderPending, None, Some(&me)).await?;
     let out = view::one(&txn, &row, &cx.settings, lang).await?;
     txn.commit().await?;
+    cx.public.changed();
     Ok(out)
 }
 

@@ -72,6 +72,8 @@ pub async fn act(cx: &OrdersCtx, auth: &Auth, id: &str, action: DemanderAction, 
     notify::moved(&txn, &moved).await?;
     let out = view::one(&txn, &moved, &cx.settings, lang).await?;
     txn.commit().await?;
+    // A cancelled demand leaves the board.
+    cx.public.changed();
     Ok(out)
 }
 

@@ -11,6 +11,7 @@ pub mod matcher;
 pub mod model;
 pub mod money;
 pub mod notify;
+pub mod page;
 pub mod routes;
 pub mod take;
 pub mod view;
@@ -35,6 +36,10 @@ pub struct OrdersCtx {
     pub apps: AppsCtx,
     /// `billing.market_fee_percent`: the market's share of an order, fixed when it is posted.
     pub fee_percent: u8,
+    /// Bumped when the public board (/on-demand) changes: a demand posted, taken, cancelled or expired.
+    pub public: crate::public::PublicData,
+    /// Where the board measures distances from before a visitor shares a location (the map centre).
+    pub map_centre: (f64, f64),
 }
 
 /// Demands are for individual operation only (SPEC.md §1): a company context answers 403.
@@ -50,11 +55,16 @@ pub fn personal(auth: &Auth) -> Result<String, AppError> {
 pub fn jobs(cx: &OrdersCtx) -> Vec<Result<Job, JobSchedulerError>> {
     let db = cx.db.clone();
     let settings = cx.settings.clone();
+    let public = cx.public.clone();
     vec![repeated(&cx.db, "orders.sweep", Duration::from_secs(cx.settings.sweep_secs.max(1)), Runs::Shared, move || {
-        let (db, settings) = (db.clone(), settings.clone());
+        let (db, settings, public) = (db.clone(), settings.clone(), public.clone());
         async move {
             match flow::sweep(&db, &settings, crate::db::now()).await {
-                Ok(n) if n > 0 => tracing::info!(orders = n, "orders moved by the sweep"),
+                Ok(n) if n > 0 => {
+                    // An expired demand leaves the board.
+                    public.changed();
+                    tracing::info!(orders = n, "orders moved by the sweep")
+                }
                 Ok(_) => {}
                 Err(e) => tracing::warn!(error = %e, "order sweep failed"),
             }

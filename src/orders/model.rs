@@ -112,6 +112,7 @@ impl Checked for Demand {
 
 /// The live count while composing: the demand's terms as query parameters.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct CountQuery {
     pub app_id: Option<String>,
     pub gpu_count: Option<i64>,
@@ -129,12 +130,14 @@ pub struct Qualifying {
 
 /// The board: `lat`/`lng` is the viewer's point (each demand then has `distance_from_you_km`).
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct BoardQuery {
     pub lat: Option<f64>,
     pub lng: Option<f64>,
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct CheckQuery {
     pub device_id: Option<String>,
 }
@@ -160,6 +163,7 @@ impl Checked for Take {
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct OrdersQuery {
     /// demander or provider
     pub role: Option<String>,

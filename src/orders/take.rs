@@ -57,5 +57,6 @@ pub async fn take(cx: &OrdersCtx, auth: &Auth, id: &str, ask: Take, lang: Lang) 
     notify::moved(&txn, &taken).await?;
     let out = view::one(&txn, &taken, &cx.settings, lang).await?;
     txn.commit().await?;
+    cx.public.changed();
     Ok(out)
 }

@@ -105,6 +105,15 @@ async fn the_instances_share_one_allowance_per_client() {
         statuses.push(app.post_json("/api/agent/v1/register", &body, None).await.0);
     }
     assert_eq!(statuses, [200, 200, 200, 429, 429]);
+
+    // Recovery mails of one address ("Forgot password" and "Resend verification" together):
+    // three in all (a burst of 3), whichever instance is asked.
+    let mut statuses = Vec::new();
+    for (i, app) in [&a, &b, &a, &b].into_iter().enumerate() {
+        let path = if i % 2 == 0 { "/api/iam/v1/password/forgot" } else { "/api/iam/v1/verify-email/resend" };
+        statuses.push(app.post_json(path, &json!({"email": "Mailbox@example.com"}), None).await.0);
+    }
+    assert_eq!(statuses, [200, 200, 200, 429]);
 }
 
 /// Fifty sign-in attempts at once, half on each instance, against an allowance of ten: exactly

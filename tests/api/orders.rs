@@ -297,3 +297,30 @@ async fn twenty_providers_race_for_one_demand_and_exactly_one_wins() {
     assert_eq!(b["data"]["items"][0]["device_id"], winner.1.as_str());
     verified(&app).await;
 }
+
+/// The public board (/on-demand) is server-rendered with its open demands (the page state's
+/// `data.onDemand`), and posting or cancelling a demand reaches the cached page at once.
+#[tokio::test]
+async fn the_public_board_is_rendered_with_its_demands_and_follows_changes() {
+    let app = spawn().await;
+    let alice_s = app.signed_in("alice@example.com").await;
+    let alice = token_of(&alice_s);
+    grant(&app, "alice@example.com", 10_000).await;
+    let page = || async {
+        let res = app.get("/on-demand").await;
+        assert_eq!(res.status(), 200);
+        res.text().await.unwrap()
+    };
+    let empty = page().await;
+    assert!(!empty.contains("Kiln render 7"));
+    let id = posted(&app, &alice, &demand(json!({"name": "Kiln render 7"}))).await;
+    let shown = page().await;
+    if !shown.contains("The UI bundle was not built") {
+        assert!(shown.contains("\"onDemand\""), "the page state carries the board");
+        assert!(shown.contains("Kiln render 7"), "the new demand is on the rendered board");
+    }
+    let (s, b) = app.post_json(&format!("/api/rmp/v1/orders/{id}/cancel"), &json!({}), Some(&alice)).await;
+    assert_eq!(s, 200, "{b}");
+    assert!(!page().await.contains("Kiln render 7"), "a cancelled demand leaves the cached board");
+    verified(&app).await;
+}

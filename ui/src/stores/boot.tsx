@@ -1,6 +1,6 @@
 // The state the server rendered with (#zm-state), available to every component.
 import { createContext, useContext } from 'react';
-import type { App, DownloadLinks, ListPage, NearbyDevice } from '../api/types';
+import type { App, DownloadLinks, ListPage, NearbyDevice, Order } from '../api/types';
 import type { Lang } from '../i18n';
 
 /** First-paint data of public pages, keyed by page (docs/ui-contract.md). */
@@ -12,6 +12,8 @@ export interface InitialData {
   marketDetails?: App;
   nearby?: ListPage<NearbyDevice>;
   nearbyDetails?: NearbyDevice;
+  /** The public demand board (/on-demand): the first page, distances from the map's centre. */
+  onDemand?: ListPage<Order>;
   /** A written document's page (terms, privacy policy, guide): its HTML (src/ssr/documents.rs). */
   document?: { name: string; html: string; custom: boolean };
   /** The page's subject (an app or device id) does not exist: the page renders the 404 page. */

@@ -11,7 +11,7 @@ import { Icon } from '../../components/Icon';
 import { useT } from '../../lib/i18n';
 import { paths } from '../../lib/paths';
 import { useAsync } from '../../lib/useAsync';
-import { useBoot } from '../../stores/boot';
+import { useBoot, useInitialData } from '../../stores/boot';
 import { useSession } from '../../stores/session';
 
 export function OnDemandPage() {
@@ -20,7 +20,9 @@ export function OnDemandPage() {
   const signedIn = !!useSession((s) => s.token);
   const [at, setAt] = useState(boot.config.map.center);
   const [note, setNote] = useState<string | null>(null);
-  const state = useAsync((signal) => fetchBoard(at, signal), [at.lat, at.lng]);
+  // The server rendered the board for the map's centre (src/orders/page.rs); a shared location loads it again.
+  const initial = useInitialData('onDemand');
+  const state = useAsync((signal) => fetchBoard(at, signal), [at.lat, at.lng], initial);
   const locate = () => {
     if (!('geolocation' in navigator)) return setNote(t('location_denied'));
     navigator.geolocation.getCurrentPosition(
@@ -57,7 +59,7 @@ export function OnDemandPage() {
       {note ? <p className="muted">{note}</p> : null}
       {state.error ? <ErrorNote text={state.error} onRetry={state.reload} /> : null}
       {state.loading && !state.data ? (
-        // Not the skeleton: the server renders this page's content (the board loads after hydration).
+        // Not the skeleton: the server renders this page's content.
         <p className="muted" role="status">
           {t('loading')}
         </p>
