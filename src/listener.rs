@@ -236,6 +236,28 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for IdleIo<T> {
             Poll::Pending => Poll::Pending,
         }
     }
+    /// hyper writes a response's head and body with one `writev` when the socket takes vectors;
+    /// without this it copies every body into its own buffer first (issue 18: a 56 KB page).
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+    fn poll_write_vectored(mut self: Pin<&mut Self>, cx: &mut Context<'_>, bufs: &[io::IoSlice<'_>]) -> Poll<io::Result<usize>> {
+        // The 414 answer (and anything while a replaced answer is pending) goes the one-buffer way.
+        if !self.pending.is_empty() || bufs.first().is_some_and(|b| b.starts_with(b"HTTP/1.1 414 ")) {
+            let first = bufs.iter().find(|b| !b.is_empty()).map_or(&[][..], |b| &b[..]);
+            return self.poll_write(cx, first);
+        }
+        match Pin::new(&mut self.inner).poll_write_vectored(cx, bufs) {
+            Poll::Ready(r) => {
+                if matches!(r, Ok(n) if n > 0) {
+                    self.moved();
+                }
+                Poll::Ready(r)
+            }
+            Poll::Pending if self.expired(cx) => Poll::Ready(Err(timed_out())),
+            Poll::Pending => Poll::Pending,
+        }
+    }
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         std::task::ready!(self.drain(cx))?;
         Pin::new(&mut self.inner).poll_flush(cx)

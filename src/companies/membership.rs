@@ -3,7 +3,7 @@
 
 use chrono::Duration;
 use sea_orm::sea_query::{Expr, Query};
-use sea_orm::{ActiveEnum, ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set};
+use sea_orm::{ActiveEnum, ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Select, Set};
 use serde_json::json;
 
 use crate::companies::CompaniesCtx;
@@ -386,35 +386,38 @@ pub async fn answer(cx: &CompaniesCtx, auth: &Auth, id: &str, accept: bool) -> R
 /// their own unread records plus the unread ones of the companies they administer (so the
 /// personal-context poll shows new applications too).
 pub async fn member_records_unread(db: &DatabaseConnection, auth: &Auth) -> Result<u64, AppError> {
-    if let Some(c) = auth.company().filter(|_| auth.is_admin()) {
-        return Ok(member_records::Entity::find()
-            .filter(member_records::Column::CompanyId.eq(c))
-            .filter(member_records::Column::ReadByAdmin.eq(false))
-            .count(db)
-            .await?);
+    let mut n = 0;
+    for (_, q) in member_records_unread_counts(auth) {
+        n += q.count(db).await?;
     }
-    // Two statements (the stats poll asks every 10 s): the address and the administered
-    // companies are subqueries.
+    Ok(n)
+}
+
+/// The queries whose counts sum to `member_records_unread`, named (the stats poll counts them in
+/// its one statement).
+pub fn member_records_unread_counts(auth: &Auth) -> Vec<(&'static str, Select<member_records::Entity>)> {
+    let unread_by_admin = |companies: Condition| member_records::Entity::find().filter(companies).filter(member_records::Column::ReadByAdmin.eq(false));
+    if let Some(c) = auth.company().filter(|_| auth.is_admin()) {
+        return vec![(ADMIN_UNREAD, unread_by_admin(Condition::all().add(member_records::Column::CompanyId.eq(c))))];
+    }
+    // The address and the administered companies are subqueries: no read before the count.
     let uid = auth.user_id.as_str();
     let my_email = Query::select().column(users::Column::Email).from(users::Entity).and_where(users::Column::Id.eq(uid)).to_owned();
     let own = member_records::Entity::find()
         .filter(own_records_where(uid, member_records::Column::Email.in_subquery(my_email)))
-        .filter(member_records::Column::ReadByUser.eq(false))
-        .count(db)
-        .await?;
+        .filter(member_records::Column::ReadByUser.eq(false));
     let administered = Query::select()
         .column(company_members::Column::CompanyId)
         .from(company_members::Entity)
         .and_where(company_members::Column::UserId.eq(uid))
         .and_where(company_members::Column::Role.eq(Role::Admin))
         .to_owned();
-    let admin = member_records::Entity::find()
-        .filter(member_records::Column::CompanyId.in_subquery(administered))
-        .filter(member_records::Column::ReadByAdmin.eq(false))
-        .count(db)
-        .await?;
-    Ok(own + admin)
+    vec![(OWN_UNREAD, own), (ADMIN_UNREAD, unread_by_admin(Condition::all().add(member_records::Column::CompanyId.in_subquery(administered))))]
 }
+
+/// The names of [`member_records_unread`]'s counts.
+pub const OWN_UNREAD: &str = "member_records_own_unread";
+pub const ADMIN_UNREAD: &str = "member_records_admin_unread";
 
 /// Invitations past their expiry become `expired`. Returns how many.
 pub async fn expire_invitations(db: &DatabaseConnection) -> Result<u64, AppError> {

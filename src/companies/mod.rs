@@ -23,7 +23,8 @@ use crate::iam::auth::Auth;
 use crate::iam::deletion::DeletionCheck;
 use crate::jobs::{Runs, repeated};
 use crate::mail::Mailer;
-use crate::notifications::{StatsSource, model::Stats};
+use crate::notifications::{StatsSource, count_of, model::Stats};
+use sea_orm::sea_query::Expr;
 
 /// What the company rules use.
 #[derive(Clone)]
@@ -63,10 +64,11 @@ impl DeletionCheck for CompaniesJoined {
 /// `member_records_unread` of the notification stats.
 pub struct MemberRecordsUnread;
 
-#[async_trait::async_trait]
 impl StatsSource for MemberRecordsUnread {
-    async fn fill(&self, db: &DatabaseConnection, auth: &Auth, stats: &mut Stats) -> Result<(), AppError> {
-        stats.member_records_unread = membership::member_records_unread(db, auth).await?;
-        Ok(())
+    fn counts(&self, auth: &Auth) -> Vec<(&'static str, Expr)> {
+        membership::member_records_unread_counts(auth).into_iter().map(|(name, q)| (name, count_of(q))).collect()
+    }
+    fn fill(&self, count: &dyn Fn(&str) -> u64, stats: &mut Stats) {
+        stats.member_records_unread = count(membership::OWN_UNREAD) + count(membership::ADMIN_UNREAD);
     }
 }

@@ -10,21 +10,30 @@ pub mod service;
 use std::sync::Arc;
 use std::time::Duration;
 
-use sea_orm::DatabaseConnection;
+use sea_orm::sea_query::{Asterisk, Expr, Func};
+use sea_orm::{DatabaseConnection, EntityTrait, QuerySelect, QueryTrait, Select};
 use tokio_cron_scheduler::{Job, JobSchedulerError};
 
-use crate::error::AppError;
 use crate::iam::auth::Auth;
 use crate::jobs::{Runs, repeated};
 use model::Stats;
 
-/// A domain's part of the notification stats (e.g. companies: `member_records_unread`).
-#[async_trait::async_trait]
+/// A domain's part of the notification stats: counts the poll computes in its one statement
+/// (scalar subqueries beside the counter row's), and how they set the domain's fields.
 pub trait StatsSource: Send + Sync {
-    async fn fill(&self, db: &DatabaseConnection, auth: &Auth, stats: &mut Stats) -> Result<(), AppError>;
+    /// Named counts for `auth` (each name the source's own; see [`count_of`]).
+    fn counts(&self, auth: &Auth) -> Vec<(&'static str, Expr)>;
+    /// Sets the source's fields; `count` answers each name given by `counts` (0 for another).
+    fn fill(&self, count: &dyn Fn(&str) -> u64, stats: &mut Stats);
 }
 
-/// Every registered source, asked in order (assembled in src/state.rs).
+/// `(SELECT COUNT(*) FROM … WHERE …)` of a query: a value of the poll's one statement.
+pub fn count_of<E: EntityTrait>(select: Select<E>) -> Expr {
+    let q = select.select_only().expr(Func::count(Expr::col(Asterisk))).into_query();
+    Expr::SubQuery(None, Box::new(q.into()))
+}
+
+/// Every registered source, asked in order (assembled in src/server.rs).
 #[derive(Clone, Default)]
 pub struct StatsSources(Arc<Vec<Arc<dyn StatsSource>>>);
 
@@ -32,11 +41,13 @@ impl StatsSources {
     pub fn new(sources: Vec<Arc<dyn StatsSource>>) -> Self {
         StatsSources(Arc::new(sources))
     }
-    pub async fn fill(&self, db: &DatabaseConnection, auth: &Auth, stats: &mut Stats) -> Result<(), AppError> {
+    pub fn counts(&self, auth: &Auth) -> Vec<(&'static str, Expr)> {
+        self.0.iter().flat_map(|s| s.counts(auth)).collect()
+    }
+    pub fn fill(&self, count: &dyn Fn(&str) -> u64, stats: &mut Stats) {
         for s in self.0.iter() {
-            s.fill(db, auth, stats).await?;
+            s.fill(count, stats);
         }
-        Ok(())
     }
 }
 

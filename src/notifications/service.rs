@@ -2,10 +2,9 @@
 //! per-person counters change in the same transaction as the rows they count.
 
 use chrono::Duration;
-use sea_orm::sea_query::{Expr, OnConflict};
+use sea_orm::sea_query::{Alias, Expr, Func, OnConflict, Query};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set,
-    Statement,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set,
 };
 
 use crate::db::entity::{notification_counters as counters, notifications};
@@ -15,7 +14,7 @@ use crate::http::List;
 use crate::lang::Lang;
 use crate::db::enums::NotificationKind;
 use crate::iam::auth::Auth;
-use crate::notifications::StatsSources;
+use crate::notifications::{StatsSources, count_of};
 use crate::notifications::model::{Notification, NotificationEvent, RECENT_HOURS, Stats};
 
 fn mine(auth: &Auth) -> sea_orm::Select<notifications::Entity> {
@@ -87,26 +86,28 @@ pub async fn rebuild_counters(db: &DatabaseConnection) -> Result<u64, AppError> 
     Ok(fixed + added)
 }
 
-/// The counter row and the recent ones by index in one statement, and what the other domains
-/// add (the companies' unread news, pending friend requests) through their registered sources.
+/// One statement: the counter row, the recent ones by index, and what the other domains add
+/// (the companies' unread news, pending friend requests) through their registered sources, each
+/// a scalar subquery.
 pub async fn stats(db: &DatabaseConnection, sources: &StatsSources, auth: &Auth) -> Result<Stats, AppError> {
-    let backend = db.get_database_backend();
-    let (uid, since) = match backend {
-        DbBackend::Postgres => ("$1", "$2"),
-        _ => ("?1", "?2"),
+    let counter = |col: counters::Column| -> Expr {
+        let row = Query::select().column(col).from(counters::Entity).and_where(counters::Column::UserId.eq(auth.user_id.clone())).to_owned();
+        Func::coalesce([Expr::SubQuery(None, Box::new(row.into())), Expr::val(0i64)]).into()
     };
-    let sql = format!(
-        "SELECT COALESCE((SELECT total FROM notification_counters WHERE user_id = {uid}), 0) AS total, \
-                COALESCE((SELECT unread FROM notification_counters WHERE user_id = {uid}), 0) AS unread, \
-                (SELECT COUNT(*) FROM notifications WHERE user_id = {uid} AND created_at >= {since}) AS recent"
-    );
     let since = now() - Duration::hours(RECENT_HOURS);
-    let row = db.query_one_raw(Statement::from_sql_and_values(backend, sql, [auth.user_id.clone().into(), since.into()])).await?;
-    let get = |col: &str| row.as_ref().and_then(|r| r.try_get::<i64>("", col).ok()).map_or(0, |n| u64::try_from(n).unwrap_or(0));
-    let (total, recent) = (get("total"), get("recent"));
-    let unread = get("unread").min(total);
+    let mut q = Query::select();
+    q.expr_as(counter(counters::Column::Total), Alias::new("total"))
+        .expr_as(counter(counters::Column::Unread), Alias::new("unread"))
+        .expr_as(count_of(mine(auth).filter(notifications::Column::CreatedAt.gte(since))), Alias::new("recent"));
+    for (name, e) in sources.counts(auth) {
+        q.expr_as(e, Alias::new(name));
+    }
+    let row = db.query_one_raw(db.get_database_backend().build(&q)).await?;
+    let count = |col: &str| row.as_ref().and_then(|r| r.try_get::<i64>("", col).ok()).map_or(0, |n| u64::try_from(n).unwrap_or(0));
+    let (total, recent) = (count("total"), count("recent"));
+    let unread = count("unread").min(total);
     let mut stats = Stats { total, read: total - unread, unread, recent, pending_friend_requests_exists: false, member_records_unread: 0 };
-    sources.fill(db, auth, &mut stats).await?;
+    sources.fill(&count, &mut stats);
     Ok(stats)
 }
 

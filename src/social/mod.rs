@@ -20,11 +20,11 @@ use sea_orm::DatabaseConnection;
 use tokio_cron_scheduler::{Job, JobSchedulerError};
 
 use crate::config::SocialConfig;
-use crate::error::AppError;
 use crate::events::hub::Hub;
 use crate::iam::auth::Auth;
 use crate::jobs::{Runs, repeated};
-use crate::notifications::{StatsSource, model::Stats};
+use crate::notifications::{StatsSource, count_of, model::Stats};
+use sea_orm::sea_query::Expr;
 
 /// What the social rules use.
 #[derive(Clone)]
@@ -53,10 +53,13 @@ pub fn jobs(cx: &SocialCtx) -> Vec<Result<Job, JobSchedulerError>> {
 /// `pending_friend_requests_exists` of the notification stats.
 pub struct PendingFriendRequests;
 
-#[async_trait::async_trait]
 impl StatsSource for PendingFriendRequests {
-    async fn fill(&self, db: &DatabaseConnection, auth: &Auth, stats: &mut Stats) -> Result<(), AppError> {
-        stats.pending_friend_requests_exists = requests::pending_requests_exist(db, &auth.user_id).await?;
-        Ok(())
+    fn counts(&self, auth: &Auth) -> Vec<(&'static str, Expr)> {
+        vec![(PENDING, count_of(requests::pending_for(&auth.user_id)))]
+    }
+    fn fill(&self, count: &dyn Fn(&str) -> u64, stats: &mut Stats) {
+        stats.pending_friend_requests_exists = count(PENDING) > 0;
     }
 }
+
+const PENDING: &str = "friend_requests_pending";

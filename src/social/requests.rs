@@ -174,15 +174,13 @@ pub async fn pending_incoming(conn: &impl ConnectionTrait, user_id: &str) -> Res
 }
 
 /// `pending_friend_requests_exists` of the notification stats.
-/// One statement (the stats poll runs it every 10 s per console): the address is a subquery.
-pub async fn pending_requests_exist(conn: &impl ConnectionTrait, user_id: &str) -> Result<bool, AppError> {
+/// The pending requests waiting for `user_id`'s answer, as a query the stats poll counts in its
+/// one statement (the address is a subquery).
+pub fn pending_for(user_id: &str) -> sea_orm::Select<requests::Entity> {
     let my_email = Query::select().column(users::Column::Email).from(users::Entity).and_where(users::Column::Id.eq(user_id)).to_owned();
-    let n = requests::Entity::find()
+    requests::Entity::find()
         .filter(requests::Column::Status.eq(RequestStatus::Pending))
         .filter(incoming_where(requests::Column::ToEmail.in_subquery(my_email), user_id))
-        .count(conn)
-        .await?;
-    Ok(n > 0)
 }
 
 /// Accepts, declines (the recipient) or cancels (the sender) request `id`. A request the caller

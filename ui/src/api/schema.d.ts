@@ -550,7 +550,11 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** The signed-in person's counters, polled by the console every 10 seconds. */
+        /**
+         * The signed-in person's counters, polled by the console every 10 seconds. The answer carries
+         *     an ETag made of the counters; a poll sending it back in `If-None-Match` while nothing changed
+         *     is answered 304 with no body.
+         */
         get: operations["stats"];
         put?: never;
         post?: never;
@@ -7440,6 +7444,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Envelope_Stats"];
                 };
+            };
+            /** @description not modified */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input; `data.field` names the offending field */
             400: {
