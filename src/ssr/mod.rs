@@ -9,6 +9,7 @@ pub mod documents;
 pub mod pool;
 
 use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -38,6 +39,8 @@ pub struct Ssr {
     public: PublicData,
     /// The domains' first-paint data of public pages.
     sources: PageSources,
+    /// Renders handed to the pool and not answered yet (visitors' and warming's).
+    in_flight: AtomicUsize,
 }
 
 struct CachedPage {
@@ -72,11 +75,27 @@ impl Ssr {
             product_name: config.product_name.clone(),
             public,
             sources,
+            in_flight: AtomicUsize::new(0),
         }
     }
 
     pub async fn render(&self, url: String, state_json: String) -> Result<pool::Rendered, RenderError> {
-        self.pool.render(url, state_json).await
+        self.in_flight.fetch_add(1, Ordering::SeqCst);
+        let r = self.pool.render(url, state_json).await;
+        self.in_flight.fetch_sub(1, Ordering::SeqCst);
+        r
+    }
+
+    /// Waits (a bounded time) until no render is in flight, so warming never takes a place in the
+    /// queue a visitor needs. False when the pool stayed busy.
+    async fn idle(&self) -> bool {
+        for _ in 0..100 {
+            if self.in_flight.load(Ordering::SeqCst) == 0 {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        false
     }
 }
 
@@ -183,7 +202,7 @@ pub async fn page(State(ssr): State<Arc<Ssr>>, method: Method, uri: Uri, headers
     };
     // Read from the database: a write on another instance shows on the next page here.
     let version = ssr.public.current().await;
-    let (page, kind, render_ms) = ssr.page_for(PageKey { url: &url, lang, phone }, version).await;
+    let (page, kind, render_ms) = ssr.page_for(PageKey { url: &url, lang, phone }, version, false).await;
     html_response(&page, kind, render_ms)
 }
 
@@ -217,7 +236,8 @@ const WARM: [(&str, bool); 3] = [("/market", false), ("/nearby", false), ("/m/ma
 
 impl Ssr {
     /// The page from the cache, or rendered now (and cached when the render succeeded).
-    async fn page_for(&self, key: PageKey<'_>, version: u64) -> (Arc<CachedPage>, RenderKind, Option<f64>) {
+    /// `ahead`: a render ahead of visitors (warming), made only while the pool is idle.
+    async fn page_for(&self, key: PageKey<'_>, version: u64, ahead: bool) -> (Arc<CachedPage>, RenderKind, Option<f64>) {
         let cache_key = key.cache_key(version);
         if let Some(page) = self.cache.lock().ok().and_then(|mut c| c.get(&cache_key).cloned()) {
             return (page, RenderKind::Cache, None);
@@ -226,6 +246,9 @@ impl Ssr {
         let data = self.sources.for_page(key.path(), key.query(), lang).await;
         let state = PageState { lang, theme, product_name: &self.product_name, is_mobile: key.phone, url: key.url, config: &self.client_config, data };
         let state_json = serde_json::to_string(&state).unwrap_or_else(|_| "{}".into());
+        if ahead && !self.idle().await {
+            return (Arc::new(CachedPage { status: StatusCode::OK, html: Bytes::new() }), RenderKind::Client, None);
+        }
         let started = std::time::Instant::now();
         match self.render(key.url.to_string(), state_json.clone()).await {
             Ok(r) => {
@@ -261,7 +284,7 @@ impl Ssr {
         let version = self.public.current().await;
         for (url, phone) in WARM {
             for lang in [Lang::En, Lang::Zh] {
-                self.page_for(PageKey { url, lang, phone }, version).await;
+                self.page_for(PageKey { url, lang, phone }, version, true).await;
             }
         }
     }
