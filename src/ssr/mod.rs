@@ -86,11 +86,11 @@ impl Ssr {
         r
     }
 
-    /// Waits (a bounded time) until no render is in flight, so warming never takes a place in the
-    /// queue a visitor needs. False when the pool stayed busy.
+    /// Waits (a bounded time) until the runtimes have loaded and no render is in flight, so
+    /// warming never takes a place in the queue a visitor needs. False when the pool stayed busy.
     async fn idle(&self) -> bool {
-        for _ in 0..100 {
-            if self.in_flight.load(Ordering::SeqCst) == 0 {
+        for _ in 0..250 {
+            if self.pool.loaded() && self.in_flight.load(Ordering::SeqCst) == 0 {
                 return true;
             }
             tokio::time::sleep(Duration::from_millis(20)).await;

@@ -2,7 +2,7 @@
 //! Handlers hand a job to a bounded queue and await the answer; when the queue is full they
 //! are told at once (and fall back to client rendering) instead of waiting.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -38,6 +38,9 @@ struct Job {
 #[derive(Clone)]
 pub struct RenderPool {
     tx: SyncSender<Job>,
+    /// Threads whose runtime has loaded (a render queued before then waits for the load).
+    loaded: Arc<AtomicUsize>,
+    threads: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -54,15 +57,22 @@ impl RenderPool {
     pub fn start(script: &'static str, opts: PoolOptions) -> RenderPool {
         let (tx, rx) = sync_channel::<Job>(opts.queue);
         let rx = Arc::new(Mutex::new(rx));
+        let loaded = Arc::new(AtomicUsize::new(0));
         for i in 0..opts.threads.max(1) {
             let rx = rx.clone();
+            let loaded = loaded.clone();
             let opts = opts.clone();
             std::thread::Builder::new()
                 .name(format!("render-{i}"))
-                .spawn(move || worker(script, rx, opts))
+                .spawn(move || worker(script, rx, opts, loaded))
                 .expect("spawning a render thread");
         }
-        RenderPool { tx }
+        RenderPool { tx, loaded, threads: opts.threads.max(1) }
+    }
+
+    /// True once every thread's runtime has loaded.
+    pub fn loaded(&self) -> bool {
+        self.loaded.load(Ordering::SeqCst) >= self.threads
     }
 
     pub async fn render(&self, url: String, state_json: String) -> Result<Rendered, RenderError> {
@@ -76,10 +86,11 @@ impl RenderPool {
     }
 }
 
-fn worker(script: &'static str, rx: Arc<Mutex<Receiver<Job>>>, opts: PoolOptions) {
+fn worker(script: &'static str, rx: Arc<Mutex<Receiver<Job>>>, opts: PoolOptions, loaded: Arc<AtomicUsize>) {
     let mut engine: Option<Engine> = Engine::new(script, &opts)
         .map_err(|e| tracing::error!(error = %e, "render runtime failed to load"))
         .ok();
+    loaded.fetch_add(1, Ordering::SeqCst);
     loop {
         let job = {
             let Ok(guard) = rx.lock() else { return };
