@@ -1,5 +1,6 @@
-// What a company's administrators allocated to the signed-in member (the devices today; the apps
-// issue adds the installations). Shown on the member's /app page: a member has no devices page.
+// The devices a company's administrators allocated to the signed-in member (the apps assigned to
+// them are the installations above it). Shown on the member's /app page: a member has no devices
+// page.
 import { fetchDevices } from '../api/devices';
 import { useT } from '../lib/i18n';
 import { useAsync } from '../lib/useAsync';

@@ -7,6 +7,7 @@ import type { Installation } from '../../api/types';
 import { useAsync } from '../../lib/useAsync';
 import { useT } from '../../lib/i18n';
 import { AsyncItems, PageHeader } from '../../components/sections';
+import { AllocatedToMe } from '../../components/AllocatedToMe';
 import { AppIcon } from '../../components/apps';
 import { AppActions, AppProgress, AppStatusChip, usePollWhileBusy } from '../../components/appStatus';
 import { paths } from '../../lib/paths';
@@ -69,6 +70,7 @@ export default function AppsPage() {
           </ul>
         )}
       </AsyncItems>
+      <AllocatedToMe />
     </div>
   );
 }

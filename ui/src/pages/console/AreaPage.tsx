@@ -6,8 +6,6 @@ import { useT } from '../../lib/i18n';
 import { EmptyState } from '../../components/placeholders';
 import { PageHeader } from '../../components/sections';
 import { consoleTitleKey, paths } from '../../lib/paths';
-import { AllocatedToMe } from '../../components/AllocatedToMe';
-
 
 export default function AreaPage() {
   const t = useT();
@@ -17,7 +15,6 @@ export default function AreaPage() {
   return (
     <div className="page">
       <PageHeader title={key ? t(key) : pathname} />
-      {pathname === paths.console.app.pattern ? <AllocatedToMe /> : null}
       <EmptyState
         icon={pathname}
         title={t('area_empty')}
