@@ -103,7 +103,24 @@ enum ImagesAction {
     List,
 }
 
+/// glibc raises its mmap threshold to the size of the largest block freed (up to 32 MiB), so
+/// after the first password hash every 19 MiB Argon2 block came from the heap and stayed there:
+/// a sign-up flood left the process at ~420 MB with only two hashes ever running (issue 16,
+/// finding 2; bench/flood.py). A fixed threshold keeps large blocks mapped and returns them to
+/// the system when freed (the same flood peaks at ~75 MB).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn return_large_blocks_to_the_system() {
+    // SAFETY: mallopt only sets an allocator parameter; called before any thread starts.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn return_large_blocks_to_the_system() {}
+
 fn main() -> ExitCode {
+    return_large_blocks_to_the_system();
     let cli = Cli::parse();
     let overrides = Overrides { bind: cli.bind, data_dir: cli.data_dir.clone() };
     let config = match Config::load(cli.config.as_deref(), &overrides) {
