@@ -21,7 +21,7 @@ import sys
 import time
 import urllib.request
 
-from common import ROOT, Server, call, free_port, median, wrk
+from common import ROOT, Server, call, free_port, median, rss_mb, wrk
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BARE = os.path.join(HERE, "bare")
@@ -31,14 +31,6 @@ ENV = {
     "ZMARKET_AUTH__LOGIN_IP_BURST": "1000000",
     "ZMARKET_AUTH__LOGIN_ACCOUNT_BURST": "1000000",
 }
-
-
-def rss_mb(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def ms(p99):

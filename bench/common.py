@@ -90,6 +90,15 @@ def wrk(url, seconds=5, connections=16, threads=2, script=None, headers=()):
     return rps, p99, non2xx
 
 
+def rss_mb(pid):
+    """A process's resident memory (VmRSS) in MB."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
 def median(xs):
     s = sorted(xs)
     return s[len(s) // 2]

@@ -20,19 +20,11 @@ import sys
 import threading
 import time
 
-from common import Server, median
+from common import Server, median, rss_mb
 
 CLIENTS = int(sys.argv[1]) if len(sys.argv) > 1 else 128
 SECONDS = float(sys.argv[2]) if len(sys.argv) > 2 else 15
 PASSWORD = "Secret123"
-
-
-def rss_mb(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def post(conn, path, body):

@@ -165,6 +165,20 @@ impl<T> IdleIo<T> {
     fn moved(&mut self) {
         self.deadline.as_mut().reset(Instant::now() + self.idle);
     }
+    /// What a write to the socket answered: progress restarts the idle clock; waiting past the
+    /// idle limit is the time-out.
+    fn wrote(&mut self, cx: &mut Context<'_>, r: Poll<io::Result<usize>>) -> Poll<io::Result<usize>> {
+        match r {
+            Poll::Ready(r) => {
+                if matches!(r, Ok(n) if n > 0) {
+                    self.moved();
+                }
+                Poll::Ready(r)
+            }
+            Poll::Pending if self.expired(cx) => Poll::Ready(Err(timed_out())),
+            Poll::Pending => Poll::Pending,
+        }
+    }
     fn expired(&mut self, cx: &mut Context<'_>) -> bool {
         self.deadline.as_mut().poll(cx).is_ready()
     }
@@ -225,16 +239,8 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for IdleIo<T> {
             }
             return Poll::Ready(Ok(data.len()));
         }
-        match Pin::new(&mut self.inner).poll_write(cx, data) {
-            Poll::Ready(r) => {
-                if matches!(r, Ok(n) if n > 0) {
-                    self.moved();
-                }
-                Poll::Ready(r)
-            }
-            Poll::Pending if self.expired(cx) => Poll::Ready(Err(timed_out())),
-            Poll::Pending => Poll::Pending,
-        }
+        let r = Pin::new(&mut self.inner).poll_write(cx, data);
+        self.wrote(cx, r)
     }
     /// hyper writes a response's head and body with one `writev` when the socket takes vectors;
     /// without this it copies every body into its own buffer first (issue 18: a 56 KB page).
@@ -247,16 +253,8 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for IdleIo<T> {
             let first = bufs.iter().find(|b| !b.is_empty()).map_or(&[][..], |b| &b[..]);
             return self.poll_write(cx, first);
         }
-        match Pin::new(&mut self.inner).poll_write_vectored(cx, bufs) {
-            Poll::Ready(r) => {
-                if matches!(r, Ok(n) if n > 0) {
-                    self.moved();
-                }
-                Poll::Ready(r)
-            }
-            Poll::Pending if self.expired(cx) => Poll::Ready(Err(timed_out())),
-            Poll::Pending => Poll::Pending,
-        }
+        let r = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
+        self.wrote(cx, r)
     }
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         std::task::ready!(self.drain(cx))?;
