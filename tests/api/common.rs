@@ -30,9 +30,10 @@ async fn prepare(addr: std::net::SocketAddr, adjust: impl FnOnce(&mut Config)) -
     config.server.bind = addr;
     config.ssr.threads = 1;
     config.database.max_connections = 8;
-    // Tests sign many people up and register many boxes from 127.0.0.1; the tests of the limits
-    // themselves set them low.
+    // Tests sign many people up and in and register many boxes from 127.0.0.1; the tests of the
+    // limits themselves set them low.
     config.auth.register_ip_burst = 1000;
+    config.auth.login_ip_burst = 1000;
     config.devices.register_ip_burst = 1000;
     if let Ok(url) = std::env::var("TEST_DATABASE_URL") {
         config.database.url = fresh_postgres_database(&url).await;
