@@ -7,52 +7,18 @@
 //   ZMARKET_DEVICES__HEARTBEAT_SECS=1 ZMARKET_APPS__MANIFESTS=$PWD/apps-manifests.json \
 //     npx playwright test tests/apps.spec.mjs
 // It needs a Docker daemon and the test images (../scripts/test-images); without a daemon it is skipped.
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { test, expect, verifiedAccount, PASSWORD } from './fixtures.mjs';
-
-const root = resolve(import.meta.dirname, '../..');
-const bin = process.env.E2E_ZMARKET_BIN || join(root, 'target/release/zmarket');
-const images = join(root, 'target/test-images');
-
-function dockerReady() {
-  try {
-    execFileSync('docker', ['info'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function startAgent(server, stateDir) {
-  const child = spawn(bin, ['agent', '--server', server, '--name', 'e2e apps box', '--state-dir', stateDir, '--heartbeat-secs', '1', '--public-host', '127.0.0.1'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ZMARKET_LOG__LEVEL: 'warn' },
-  });
-  let out = '';
-  const printed = new Promise((resolvePrinted, reject) => {
-    child.stdout.on('data', (chunk) => {
-      out += chunk.toString();
-      const id = out.match(/^device id: (\S+)$/m)?.[1];
-      const code = out.match(/^pairing code: (\S+)$/m)?.[1];
-      if (id && code) resolvePrinted({ id, code });
-    });
-    child.stderr.on('data', (c) => (out += c.toString()));
-    child.on('exit', (code) => reject(new Error(`agent exited with ${code}:\n${out}`)));
-  });
-  return { child, printed };
-}
+import { needDocker, serverHoldsTestImage, startAgent } from './agent.mjs';
 
 test('install from the market on my box, open it, stop, start, uninstall (en, zh)', async ({ page, request, baseURL, consoleErrors }) => {
-  // CI sets ZMARKET_TEST_DOCKER=required: there a missing daemon fails instead of skipping.
-  if (process.env.ZMARKET_TEST_DOCKER === 'required') expect(dockerReady(), 'a Docker daemon').toBe(true);
-  test.skip(!dockerReady(), 'no Docker daemon reachable: start dockerd to run the apps spec');
+  needDocker('apps');
   test.setTimeout(240_000);
-  if (!existsSync(join(images, 'httpd.tar'))) execFileSync(join(root, 'scripts/test-images'), [images], { stdio: 'inherit' });
   // The server holds the image archive; Docker does not have the image yet.
-  execFileSync(bin, ['images', 'add', join(images, 'httpd.tar'), '--data-dir', process.env.E2E_DATA_DIR], { stdio: 'ignore' });
+  serverHoldsTestImage();
   try {
     execFileSync('docker', ['rmi', '-f', 'zmarket-test/httpd:1'], { stdio: 'ignore' });
   } catch {}
@@ -60,7 +26,7 @@ test('install from the market on my box, open it, stop, start, uninstall (en, zh
   const email = `apps-${Date.now()}@example.com`;
   await verifiedAccount(request, email);
   const stateDir = mkdtempSync(join(os.tmpdir(), 'zmarket-apps-agent-'));
-  const agent = startAgent(baseURL, stateDir);
+  const agent = startAgent(baseURL, stateDir, 'e2e apps box');
   try {
     const { id: deviceId, code } = await agent.printed;
 

@@ -6,44 +6,14 @@
 // Run like the apps spec (a test manifest, a short heartbeat, a fast order sweep):
 //   ZMARKET_DEVICES__HEARTBEAT_SECS=1 ZMARKET_APPS__MANIFESTS=$PWD/apps-manifests.json ZMARKET_ORDERS__SWEEP_SECS=1 \
 //     npx playwright test tests/orders.spec.mjs
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { test, expect, verifiedAccount, apiSession, PASSWORD } from './fixtures.mjs';
+import { bin, needDocker, serverHoldsTestImage, startAgent } from './agent.mjs';
 
-const root = resolve(import.meta.dirname, '../..');
-const bin = process.env.E2E_ZMARKET_BIN || join(root, 'target/release/zmarket');
-const images = join(root, 'target/test-images');
 const SZ = { lat: 22.5431, lng: 114.0579 };
-
-function dockerReady() {
-  try {
-    execFileSync('docker', ['info'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function startAgent(server, stateDir) {
-  const child = spawn(bin, ['agent', '--server', server, '--name', 'e2e order box', '--state-dir', stateDir, '--heartbeat-secs', '1', '--public-host', '127.0.0.1'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ZMARKET_LOG__LEVEL: 'warn' },
-  });
-  let out = '';
-  const printed = new Promise((resolvePrinted, reject) => {
-    child.stdout.on('data', (chunk) => {
-      out += chunk.toString();
-      const id = out.match(/^device id: (\S+)$/m)?.[1];
-      const code = out.match(/^pairing code: (\S+)$/m)?.[1];
-      if (id && code) resolvePrinted({ id, code });
-    });
-    child.stderr.on('data', (c) => (out += c.toString()));
-    child.on('exit', (code) => reject(new Error(`agent exited with ${code}:\n${out}`)));
-  });
-  return { child, printed };
-}
 
 async function signIn(page, email, redirect) {
   await page.evaluate(() => localStorage.clear());
@@ -56,10 +26,9 @@ async function signIn(page, email, redirect) {
 
 
 test('post a demand, a provider takes it with a real box, the app runs, confirm, finish (en, zh)', async ({ page, request, baseURL, consoleErrors }) => {
-  test.skip(!dockerReady(), 'no Docker daemon reachable: start dockerd to run the orders spec');
+  needDocker('orders');
   test.setTimeout(300_000);
-  if (!existsSync(join(images, 'httpd.tar'))) execFileSync(join(root, 'scripts/test-images'), [images], { stdio: 'inherit' });
-  execFileSync(bin, ['images', 'add', join(images, 'httpd.tar'), '--data-dir', process.env.E2E_DATA_DIR], { stdio: 'ignore' });
+  serverHoldsTestImage();
 
   const stamp = Date.now();
   const demander = `demander-${stamp}@example.com`;
@@ -72,7 +41,7 @@ test('post a demand, a provider takes it with a real box, the app runs, confirm,
   const alice = await apiSession(request, demander);
   const before = (await (await request.get('/api/billing/v1/wallet', { headers: alice })).json()).data.balance;
   const stateDir = mkdtempSync(join(os.tmpdir(), 'zmarket-orders-agent-'));
-  const agent = startAgent(baseURL, stateDir);
+  const agent = startAgent(baseURL, stateDir, 'e2e order box');
   try {
     // The provider's real box, offered in Shenzhen at 6 coins an hour; a second device of theirs
     // with no location and not offered.
