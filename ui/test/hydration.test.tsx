@@ -7,6 +7,7 @@ import { render } from '../src/server';
 import { start } from '../src/app/start';
 import { useSession } from '../src/stores/session';
 import { useFeedback } from '../src/stores/feedback';
+import { navigateTo } from '../src/lib/navigation';
 import { renderCases, state } from './fixtures.mjs';
 
 let root: Root | null = null;
@@ -136,6 +137,29 @@ describe('guard', () => {
     mount('/app');
     await waitFor(() => expect(window.location.pathname).toBe('/auth/signin'));
     expect(localStorage.getItem('token')).toBeNull();
+  });
+
+  it('a navigation made while the menu loads is not undone when it arrives', async () => {
+    session();
+    let answer: (r: Response) => void = () => {};
+    vi.stubGlobal('fetch', vi.fn((input: RequestInfo | URL) =>
+      String(input).startsWith('/api/iam/v1/menus')
+        ? new Promise<Response>((r) => { answer = r; })
+        : new Promise<Response>(() => {}),
+    ));
+    mount('/app');
+    await hydrated();
+    await waitFor(() => expect(useSession.getState().menuStatus).toBe('loading'));
+    // What the header's company switcher does before the menu is there.
+    navigateTo('/company-email');
+    await waitFor(() => expect(window.location.pathname).toBe('/company-email'));
+    answer(envelope([
+      { path: '/app', name: 'app', component: 'app', meta: {} },
+      { path: '/company-email', name: 'companies', component: 'company-email', meta: {} },
+    ]));
+    await waitFor(() => expect(useSession.getState().menuStatus).toBe('loaded'));
+    await tick(50);
+    expect(window.location.pathname).toBe('/company-email');
   });
 
   it('a known page the menu does not grant shows 403 inside the layout', async () => {

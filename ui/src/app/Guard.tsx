@@ -6,7 +6,7 @@ import { loadMenu } from '../api/sessionActions';
 
 /**
  * SPEC.md §2 guard. Not signed in: to /auth/signin. Signed in without a menu: load it, then
- * navigate again. Until the session is read (always on the server and in the first client render)
+ * navigate again (unless the person has moved on meanwhile). Until the session is read (always on the server and in the first client render)
  * the fallback (a skeleton) is shown, so server markup and hydration agree.
  */
 export function Guard({ children, fallback }: { children: ReactNode; fallback: ReactNode }) {
@@ -25,7 +25,11 @@ export function Guard({ children, fallback }: { children: ReactNode; fallback: R
     if (menuStatus === 'idle') {
       const here = location.pathname + location.search + location.hash;
       void loadMenu().then((ok) => {
-        if (ok) navigate(here, { replace: true });
+        // Only when the person is still where the load began: a navigation made meanwhile (the
+        // header's company switcher works before the menu arrives) must not be undone.
+        // (The browser's location, not this guard's: the guard may have been unmounted meanwhile.)
+        const now = window.location.pathname + window.location.search + window.location.hash;
+        if (ok && now === here) navigate(here, { replace: true });
       });
     }
   }, [loaded, token, menuStatus, location.pathname, location.search, location.hash, navigate]);
