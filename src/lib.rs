@@ -32,3 +32,4 @@ pub mod social;
 pub mod state;
 pub mod ssr;
 pub mod telemetry;
+pub mod versions;

@@ -9,8 +9,10 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
-use sea_orm::{ConnectionTrait, DatabaseConnection, DbErr, Statement};
-use tokio::sync::{Mutex, watch};
+use sea_orm::{ConnectionTrait, DatabaseConnection, DbErr};
+use tokio::sync::watch;
+
+use crate::versions::Versions;
 
 #[derive(Clone, Debug)]
 pub struct PublicData(Arc<Inner>);
@@ -21,12 +23,8 @@ struct Inner {
     local: AtomicU64,
     /// The database's version as last seen here.
     seen: AtomicI64,
-    db: Option<DatabaseConnection>,
+    db: Option<(DatabaseConnection, Versions)>,
     tx: watch::Sender<u64>,
-    /// Reads of the shared version started so far (numbered from 1).
-    reads_started: AtomicU64,
-    /// The number of the last read finished; held while a read runs, so reads queue one at a time.
-    read_finished: Mutex<u64>,
 }
 
 impl Default for PublicData {
@@ -37,16 +35,9 @@ impl Default for PublicData {
 }
 
 impl PublicData {
-    pub fn new(db: Option<DatabaseConnection>) -> Self {
+    pub fn new(db: Option<(DatabaseConnection, Versions)>) -> Self {
         let (tx, _) = watch::channel(1);
-        PublicData(Arc::new(Inner {
-            local: AtomicU64::new(1),
-            seen: AtomicI64::new(0),
-            db,
-            tx,
-            reads_started: AtomicU64::new(0),
-            read_finished: Mutex::new(0),
-        }))
+        PublicData(Arc::new(Inner { local: AtomicU64::new(1), seen: AtomicI64::new(0), db, tx }))
     }
 
     fn bump_local(&self) {
@@ -57,15 +48,15 @@ impl PublicData {
     /// Call after any write that changes what a public page shows (after its commit).
     pub fn changed(&self) {
         self.bump_local();
-        if let Some(db) = self.0.db.clone() {
+        if let Some((db, versions)) = self.0.db.clone() {
             let me = self.clone();
             tokio::spawn(async move {
                 let bumped = db.execute_unprepared("UPDATE data_versions SET version = version + 1 WHERE name = 'public'").await;
                 match bumped {
                     // Our own change: already counted locally.
                     Ok(_) => {
-                        if let Ok(v) = read(&db).await {
-                            me.0.seen.fetch_max(v, Ordering::SeqCst);
+                        if let Ok(v) = versions.fresh().await {
+                            me.0.seen.fetch_max(v.public, Ordering::SeqCst);
                         }
                     }
                     Err(e) => tracing::warn!(error = %e, "public data version not shared"),
@@ -80,31 +71,19 @@ impl PublicData {
     }
 
     /// The version, first taking in a change another instance made before this call: it waits for
-    /// a read of the shared version that started after the call did. Callers arriving together
-    /// share one read (a burst of page requests costs one small query, not one each).
+    /// a read of the shared versions that started after the call did (callers arriving together
+    /// share one read: src/versions.rs).
     pub async fn current(&self) -> u64 {
-        if self.0.db.is_none() {
-            return self.version();
+        if let Err(e) = self.follow().await {
+            tracing::debug!(error = %e, "public data version unreadable");
         }
-        let arrived = self.0.reads_started.load(Ordering::SeqCst);
-        let mut finished = self.0.read_finished.lock().await;
-        if *finished <= arrived {
-            // No read begun since this call arrived has finished: run one (reads are numbered in
-            // the order they start; every caller waiting on the lock meanwhile is served by it).
-            let n = self.0.reads_started.fetch_add(1, Ordering::SeqCst) + 1;
-            if let Err(e) = self.follow().await {
-                tracing::debug!(error = %e, "public data version unreadable");
-            }
-            *finished = n;
-        }
-        drop(finished);
         self.version()
     }
 
     /// Reads the shared version; true (and subscribers are told) when another instance moved it.
     pub async fn follow(&self) -> Result<bool, DbErr> {
-        let Some(db) = &self.0.db else { return Ok(false) };
-        let v = read(db).await?;
+        let Some((_, versions)) = &self.0.db else { return Ok(false) };
+        let v = versions.fresh().await?.public;
         let before = self.0.seen.fetch_max(v, Ordering::SeqCst);
         if v > before {
             self.bump_local();
@@ -117,11 +96,4 @@ impl PublicData {
     pub fn subscribe(&self) -> watch::Receiver<u64> {
         self.0.tx.subscribe()
     }
-}
-
-async fn read(db: &DatabaseConnection) -> Result<i64, DbErr> {
-    let row = db
-        .query_one_raw(Statement::from_string(db.get_database_backend(), "SELECT version FROM data_versions WHERE name = 'public'"))
-        .await?;
-    Ok(row.and_then(|r| r.try_get::<i64>("", "version").ok()).unwrap_or(0))
 }

@@ -50,7 +50,8 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         .context("checking the install manifests")?;
     let market = crate::market::index::load(&db).await.context("loading the market")?;
     let mailer = Mailer::new(db.clone(), &config.mail, config.mail_dir())?;
-    let public = PublicData::new(Some(db.clone()));
+    let versions = crate::versions::Versions::new(db.clone());
+    let public = PublicData::new(Some((db.clone(), versions.clone())));
     let keys = Arc::new(Keys::new(&secret));
     let site = Arc::new(config.site());
 
@@ -123,8 +124,8 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
     };
     Ok(AppState::new(StateParts {
         config: Arc::new(config),
-        sessions: Sessions { keys, db: db.clone() },
-        notifications: NotificationsCtx { db: db.clone(), stats },
+        sessions: Sessions::new(keys, db.clone(), versions.clone()),
+        notifications: NotificationsCtx::new(db.clone(), stats, versions.clone()),
         db,
         mailer,
         public,

@@ -8,6 +8,7 @@ use axum::extract::{FromRef, FromRequestParts};
 use axum::http::header;
 use axum::http::request::Parts;
 use sea_orm::{ConnectionTrait, DatabaseConnection, EntityTrait};
+use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use crate::db::entity::{company_members, sessions};
@@ -15,6 +16,7 @@ use crate::db::enums::Role;
 use crate::db::now;
 use crate::error::{AppError, Msg};
 use crate::iam::tokens::Keys;
+use crate::versions::{VersionedCache, Versions};
 
 /// The `smeId` of the personal context.
 pub const PERSONAL: &str = "user";
@@ -95,12 +97,31 @@ impl Auth {
     }
 }
 
-/// What resolving a token needs: the signing keys and the sessions table.
+/// What resolving a token needs: the signing keys, the sessions table, and the tokens resolved
+/// lately (kept under the shared `sessions` version, src/versions.rs).
 #[derive(Clone)]
 pub struct Sessions {
     pub keys: Arc<Keys>,
     pub db: DatabaseConnection,
+    pub versions: Versions,
+    pub resolved: Arc<Resolved>,
 }
+
+impl Sessions {
+    pub fn new(keys: Arc<Keys>, db: DatabaseConnection, versions: Versions) -> Self {
+        Sessions { keys, db, versions, resolved: Arc::new(Resolved::new(RESOLVED_CAPACITY)) }
+    }
+}
+
+/// Sessions resolved under one `sessions` version (what the token's session and membership rows
+/// said then), by (session id, context claim): (user id, expiry, context). Any write that could
+/// change an answer (a session revoked or deleted, a membership changed or removed) moves the
+/// version in its own transaction (m0014), so the cache never answers for a session that a
+/// committed write ended. Expiry is checked per request.
+pub type Resolved = VersionedCache<(String, String), (String, DateTime<Utc>, Context)>;
+
+/// At most this many resolved sessions are kept per instance.
+const RESOLVED_CAPACITY: usize = 50_000;
 
 pub async fn membership(db: &impl ConnectionTrait, company_id: &str, user_id: &str) -> Result<Option<company_members::Model>, AppError> {
     Ok(company_members::Entity::find_by_id((company_id.to_string(), user_id.to_string())).one(db).await?)
@@ -110,6 +131,14 @@ impl Sessions {
     /// Resolves an access token to the caller; `None` when the token or its session is not valid.
     pub async fn authenticate(&self, token: &str) -> Result<Option<Auth>, AppError> {
         let Some(claims) = self.keys.verify(token) else { return Ok(None) };
+        // Read before the rows: an entry stored under this version reflects every write it counts.
+        let version = self.versions.fresh().await?.sessions;
+        let key = (claims.sid.clone(), claims.sme.clone());
+        if let Some((user, expires_at, context)) = self.resolved.get(version, &key) {
+            if user == claims.sub && expires_at > now() {
+                return Ok(Some(Auth { user_id: claims.sub, session_id: claims.sid, context }));
+            }
+        }
         let Some(session) = sessions::Entity::find_by_id(claims.sid.clone()).one(&self.db).await? else { return Ok(None) };
         if session.revoked_at.is_some() || session.expires_at <= now() || session.user_id != claims.sub {
             return Ok(None);
@@ -122,6 +151,7 @@ impl Sessions {
                 None => return Ok(None), // removed from the company since
             }
         };
+        self.resolved.put(version, key, (claims.sub.clone(), session.expires_at, context.clone()));
         Ok(Some(Auth { user_id: claims.sub, session_id: claims.sid, context }))
     }
 }

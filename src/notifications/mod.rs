@@ -16,6 +16,7 @@ use tokio_cron_scheduler::{Job, JobSchedulerError};
 
 use crate::iam::auth::Auth;
 use crate::jobs::{Runs, repeated};
+use crate::versions::{VersionedCache, Versions};
 use model::Stats;
 
 /// A domain's part of the notification stats: counts the poll computes in its one statement
@@ -56,6 +57,20 @@ impl StatsSources {
 pub struct NotificationsCtx {
     pub db: DatabaseConnection,
     pub stats: StatsSources,
+    pub versions: Versions,
+    /// Each person's stats (per context) under the shared `stats` version, which every write the
+    /// stats count moves in its transaction (m0014): an unchanged poll costs no query of its own.
+    pub cached: Arc<StatsCache>,
+}
+
+/// (user id, context) → the stats and until when their `recent` count holds (the oldest recent
+/// notification leaving the window; `None`: until a write).
+pub type StatsCache = VersionedCache<(String, String), (Stats, Option<chrono::DateTime<chrono::Utc>>)>;
+
+impl NotificationsCtx {
+    pub fn new(db: DatabaseConnection, stats: StatsSources, versions: Versions) -> Self {
+        NotificationsCtx { db, stats, versions, cached: Arc::new(StatsCache::new(50_000)) }
+    }
 }
 
 /// The counters' safety net: hourly, every counter is set to what the rows say.

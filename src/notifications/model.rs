@@ -10,7 +10,7 @@ use crate::error::{AppError, Msg};
 pub const RECENT_HOURS: i64 = 24;
 
 /// The counters the console polls (SPEC.md §4 "Notification stats").
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct Stats {
     pub total: u64,
     pub read: u64,

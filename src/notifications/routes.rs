@@ -30,7 +30,7 @@ where
 #[utoipa::path(get, path = "/api/ebs/v1/notifications/stats", tag = "notifications",
     responses((status = 200, body = Envelope<Stats>), (status = 304, description = "not modified"), (status = 401)))]
 async fn stats(State(cx): State<NotificationsCtx>, auth: Auth, headers: HeaderMap) -> Result<Response, AppError> {
-    let stats = service::stats(&cx.db, &cx.stats, &auth).await?;
+    let stats = service::stats(&cx, &auth).await?;
     let etag = stats.etag();
     let mut res = if crate::http::not_modified(&headers, &etag) {
         StatusCode::NOT_MODIFIED.into_response()

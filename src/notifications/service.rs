@@ -1,10 +1,10 @@
 //! Notification rules: a person sees and marks only their own; texts follow the language; the
 //! per-person counters change in the same transaction as the rows they count.
 
-use chrono::Duration;
+use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::{Alias, Expr, Func, OnConflict, Query};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, QueryTrait, Set,
 };
 
 use crate::db::entity::{notification_counters as counters, notifications};
@@ -14,7 +14,7 @@ use crate::http::List;
 use crate::lang::Lang;
 use crate::db::enums::NotificationKind;
 use crate::iam::auth::Auth;
-use crate::notifications::{StatsSources, count_of};
+use crate::notifications::{NotificationsCtx, StatsSources, count_of};
 use crate::notifications::model::{Notification, NotificationEvent, RECENT_HOURS, Stats};
 
 fn mine(auth: &Auth) -> sea_orm::Select<notifications::Entity> {
@@ -86,19 +86,38 @@ pub async fn rebuild_counters(db: &DatabaseConnection) -> Result<u64, AppError> 
     Ok(fixed + added)
 }
 
-/// One statement: the counter row, the recent ones by index, and what the other domains add
-/// (the companies' unread news, pending friend requests) through their registered sources, each
-/// a scalar subquery.
-pub async fn stats(db: &DatabaseConnection, sources: &StatsSources, auth: &Auth) -> Result<Stats, AppError> {
+/// The stats of `auth`'s person in their context: from this instance's cache when no write the
+/// stats count was committed since they were read (and the recent window still holds), else
+/// from the database.
+pub async fn stats(cx: &NotificationsCtx, auth: &Auth) -> Result<Stats, AppError> {
+    let version = cx.versions.fresh().await?.stats;
+    let key = (auth.user_id.clone(), auth.context.sme_id().to_string() + if auth.is_admin() { "#admin" } else { "" });
+    if let Some((stats, until)) = cx.cached.get(version, &key) {
+        if until.is_none_or(|t| now() < t) {
+            return Ok(stats);
+        }
+    }
+    let (stats, until) = count_stats(&cx.db, &cx.stats, auth).await?;
+    cx.cached.put(version, key, (stats.clone(), until));
+    Ok(stats)
+}
+
+/// One statement: the counter row, the recent ones by index (and when the oldest of them leaves
+/// the window), and what the other domains add (the companies' unread news, pending friend
+/// requests) through their registered sources, each a scalar subquery.
+async fn count_stats(db: &DatabaseConnection, sources: &StatsSources, auth: &Auth) -> Result<(Stats, Option<DateTime<Utc>>), AppError> {
     let counter = |col: counters::Column| -> Expr {
         let row = Query::select().column(col).from(counters::Entity).and_where(counters::Column::UserId.eq(auth.user_id.clone())).to_owned();
         Func::coalesce([Expr::SubQuery(None, Box::new(row.into())), Expr::val(0i64)]).into()
     };
     let since = now() - Duration::hours(RECENT_HOURS);
+    let recent = mine(auth).filter(notifications::Column::CreatedAt.gte(since));
+    let oldest_recent = recent.clone().select_only().expr(Func::min(Expr::col(notifications::Column::CreatedAt))).into_query();
     let mut q = Query::select();
     q.expr_as(counter(counters::Column::Total), Alias::new("total"))
         .expr_as(counter(counters::Column::Unread), Alias::new("unread"))
-        .expr_as(count_of(mine(auth).filter(notifications::Column::CreatedAt.gte(since))), Alias::new("recent"));
+        .expr_as(count_of(recent), Alias::new("recent"))
+        .expr_as(Expr::SubQuery(None, Box::new(oldest_recent.into())), Alias::new("oldest_recent"));
     for (name, e) in sources.counts(auth) {
         q.expr_as(e, Alias::new(name));
     }
@@ -108,7 +127,15 @@ pub async fn stats(db: &DatabaseConnection, sources: &StatsSources, auth: &Auth)
     let unread = count("unread").min(total);
     let mut stats = Stats { total, read: total - unread, unread, recent, pending_friend_requests_exists: false, member_records_unread: 0 };
     sources.fill(&count, &mut stats);
-    Ok(stats)
+    // The recent count drops when its oldest notification leaves the window; an unreadable time
+    // (never expected) keeps nothing.
+    let until = if recent == 0 {
+        None
+    } else {
+        let oldest = row.as_ref().and_then(|r| r.try_get::<Option<DateTime<Utc>>>("", "oldest_recent").ok().flatten());
+        Some(oldest.map_or_else(now, |t| t + Duration::hours(RECENT_HOURS)))
+    };
+    Ok((stats, until))
 }
 
 /// Newest first.

@@ -51,8 +51,9 @@ async fn a_session_made_on_one_instance_lives_and_ends_on_both() {
     assert_eq!(st, 200, "{on_b}");
     assert_eq!(on_a["data"]["refresh_token"], on_b["data"]["refresh_token"]);
 
-    // Signed out on B: A refuses the token at once.
+    // Signed out on B: A refuses the token at once (although A had resolved it just before).
     let token = on_a["data"]["access_token"].as_str().unwrap().to_string();
+    assert_eq!(a.get_auth("/api/iam/v1/account/profile", &token).await.0, 200);
     let (st, body) = b.post_json("/api/iam/v1/logout", &json!({}), Some(&token)).await;
     assert_eq!(st, 200, "{body}");
     let (st, body) = a.get_auth("/api/iam/v1/account/profile", &token).await;
@@ -217,4 +218,50 @@ async fn shared_jobs_run_once_across_instances() {
     assert_eq!(holder.await.unwrap().unwrap(), Some(()));
     let ran = zmarket::jobs::exclusive(&b.state.db, "test.once", async { "ran" }).await.unwrap();
     assert_eq!(ran, Some("ran"));
+}
+
+/// Issue 18: each instance keeps resolved sessions and each person's stats under the shared
+/// versions (src/versions.rs); a write committed on the other instance is seen at once.
+#[tokio::test]
+async fn cached_sessions_and_stats_follow_writes_made_on_the_other_instance() {
+    const STATS: &str = "/api/ebs/v1/notifications/stats";
+    let (a, b) = pair(|_| {}).await;
+    let owner = a.signed_in("boss@example.com").await;
+    let carol = a.signed_in("carol@example.com").await;
+    let dave = a.signed_in("dave@example.com").await;
+    let tc = token_of(&carol);
+    // A answers Carol's stats twice (the second from what it kept).
+    for _ in 0..2 {
+        let (st, body) = a.get_auth(STATS, &tc).await;
+        assert_eq!(st, 200, "{body}");
+        assert_eq!(body["data"]["member_records_unread"], 0);
+        assert_eq!(body["data"]["pending_friend_requests_exists"], false);
+    }
+    // On B: Carol is invited to a company and Dave asks her to be friends; A's next poll counts both.
+    let (st, body) = b.post_json("/api/iam/v1/sme", &json!({"name": "Acme Labs"}), Some(&token_of(&owner))).await;
+    assert_eq!(st, 200, "{body}");
+    let company = body["data"]["id"].as_str().unwrap().to_string();
+    let admin = b.switch(&owner, &company).await;
+    let code = b.invite(&token_of(&admin), "carol@example.com", "member").await;
+    let (st, body) = b.post_json("/api/cim/v1/friends/requests", &json!({"email": "carol@example.com"}), Some(&token_of(&dave))).await;
+    assert_eq!(st, 200, "{body}");
+    let (_, body) = a.get_auth(STATS, &tc).await;
+    assert_eq!(body["data"]["member_records_unread"], 1, "{body}");
+    assert_eq!(body["data"]["pending_friend_requests_exists"], true, "{body}");
+
+    // Carol joins on B and works in the company on A (A resolves her company token) ...
+    let (st, body) = b.get_auth(&format!("/api/iam/v1/sme/join?code={code}"), &tc).await;
+    assert_eq!(st, 200, "{body}");
+    let member = token_of(&a.switch(&carol, &company).await);
+    for _ in 0..2 {
+        assert_eq!(a.get_auth("/api/iam/v1/account/profile", &member).await.0, 200);
+    }
+    // ... until the administrator removes her on B: A refuses that token at once; her personal
+    // token goes on.
+    let cid = user_id_of(&a, &carol).await;
+    let (st, body) = b.post_json("/api/iam/v1/sme/remove-member", &json!({"user_id": cid}), Some(&token_of(&admin))).await;
+    assert_eq!(st, 200, "{body}");
+    let (st, body) = a.get_auth("/api/iam/v1/account/profile", &member).await;
+    assert_eq!(st, 401, "{body}");
+    assert_eq!(a.get_auth("/api/iam/v1/account/profile", &tc).await.0, 200);
 }

@@ -16,6 +16,7 @@ mod m0010_orders;
 mod m0011_hardening;
 mod m0012_password_resets;
 mod m0013_perf;
+mod m0014_versions;
 
 pub struct Migrator;
 
@@ -36,6 +37,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0011_hardening::Migration),
             Box::new(m0012_password_resets::Migration),
             Box::new(m0013_perf::Migration),
+            Box::new(m0014_versions::Migration),
         ]
     }
 }

@@ -1,0 +1,131 @@
+//! The shared data versions (table `data_versions`), read together: one small query returns all
+//! of them, and callers arriving together share it. A cache that must be coherent with writes
+//! made by any instance keys its entries by a version read *after* the request arrived
+//! ([`Versions::fresh`]): a write committed before the request was sent has moved the version by
+//! then (the `sessions` and `stats` versions move in the writer's transaction, by triggers:
+//! m0014), so an entry stored under an older version is never served for it.
+//!
+//! Under load this is what lets a cache answer without a database round trip per request: a
+//! burst of requests costs one read of a few rows, not one query each.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use sea_orm::{ConnectionTrait, DatabaseConnection, DbErr, Statement};
+use tokio::sync::Mutex;
+
+/// The versions as one read saw them (0 for a row that is missing).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Snapshot {
+    pub public: i64,
+    pub sessions: i64,
+    pub stats: i64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Versions(Arc<Inner>);
+
+#[derive(Debug)]
+struct Inner {
+    db: DatabaseConnection,
+    /// Reads started so far (numbered from 1).
+    started: AtomicU64,
+    /// The number of the last read finished and what it saw; held while a read runs, so reads
+    /// run one at a time and every caller waiting meanwhile is served by the next one.
+    last: Mutex<(u64, Result<Snapshot, String>)>,
+}
+
+impl Versions {
+    pub fn new(db: DatabaseConnection) -> Self {
+        Versions(Arc::new(Inner { db, started: AtomicU64::new(0), last: Mutex::new((0, Ok(Snapshot::default()))) }))
+    }
+
+    /// The versions as of a read that started after this call did.
+    pub async fn fresh(&self) -> Result<Snapshot, DbErr> {
+        let arrived = self.0.started.load(Ordering::SeqCst);
+        let mut last = self.0.last.lock().await;
+        if last.0 <= arrived {
+            // No read begun since this call arrived has finished: run one.
+            let n = self.0.started.fetch_add(1, Ordering::SeqCst) + 1;
+            *last = (n, read(&self.0.db).await.map_err(|e| e.to_string()));
+        }
+        last.1.clone().map_err(DbErr::Custom)
+    }
+}
+
+async fn read(db: &DatabaseConnection) -> Result<Snapshot, DbErr> {
+    let rows = db.query_all_raw(Statement::from_string(db.get_database_backend(), "SELECT name, version FROM data_versions")).await?;
+    let mut s = Snapshot::default();
+    for row in rows {
+        let name: String = row.try_get("", "name")?;
+        let version: i64 = row.try_get("", "version")?;
+        match name.as_str() {
+            "public" => s.public = version,
+            "sessions" => s.sessions = version,
+            "stats" => s.stats = version,
+            _ => {}
+        }
+    }
+    Ok(s)
+}
+
+/// Answers kept under one version of [`Versions`]: an entry is served only for a request that
+/// read the same version after it arrived; a newer version empties the map (so does reaching
+/// `capacity`: the map starts again rather than growing without bound).
+pub struct VersionedCache<K, V> {
+    capacity: usize,
+    map: std::sync::Mutex<(i64, std::collections::HashMap<K, V>)>,
+}
+
+impl<K: std::hash::Hash + Eq, V: Clone> VersionedCache<K, V> {
+    pub fn new(capacity: usize) -> Self {
+        VersionedCache { capacity, map: std::sync::Mutex::new((0, std::collections::HashMap::new())) }
+    }
+
+    pub fn get<Q>(&self, version: i64, key: &Q) -> Option<V>
+    where
+        K: std::borrow::Borrow<Q>,
+        Q: std::hash::Hash + Eq + ?Sized,
+    {
+        let map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        if map.0 != version {
+            return None;
+        }
+        map.1.get(key).cloned()
+    }
+
+    /// Stores what was read from the database after `version` was read.
+    pub fn put(&self, version: i64, key: K, value: V) {
+        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        if version < map.0 {
+            return; // read under a version already superseded here
+        }
+        if version > map.0 || map.1.len() >= self.capacity {
+            map.1.clear();
+            map.0 = version;
+        }
+        map.1.insert(key, value);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::VersionedCache;
+
+    #[test]
+    fn an_entry_is_served_only_under_its_version() {
+        let c: VersionedCache<String, u32> = VersionedCache::new(2);
+        c.put(5, "a".into(), 1);
+        assert_eq!(c.get(5, "a"), Some(1));
+        assert_eq!(c.get(6, "a"), None, "a newer version never sees an older entry");
+        c.put(4, "b".into(), 2);
+        assert_eq!(c.get(4, "b"), None, "an answer read under a superseded version is not kept");
+        c.put(6, "c".into(), 3);
+        assert_eq!(c.get(6, "a"), None, "a newer version empties the map");
+        assert_eq!(c.get(6, "c"), Some(3));
+        c.put(6, "d".into(), 4);
+        c.put(6, "e".into(), 5);
+        assert_eq!(c.get(6, "c"), None, "at capacity the map starts again");
+        assert_eq!(c.get(6, "e"), Some(5));
+    }
+}
