@@ -8,7 +8,7 @@ import { start } from '../src/app/start';
 import { useSession } from '../src/stores/session';
 import { useFeedback } from '../src/stores/feedback';
 import { navigateTo } from '../src/lib/navigation';
-import { renderCases, state } from './fixtures.mjs';
+import { app, renderCases, state } from './fixtures.mjs';
 
 let root: Root | null = null;
 let errors: unknown[][] = [];
@@ -278,5 +278,43 @@ describe('invitation link page', () => {
     mount('/iam/v1/sme/join?code=abc');
     await waitFor(() => expect(document.body.textContent).toContain('This invitation was sent to another email address'));
     expect(document.body.textContent).toContain('Sign out and use another account');
+  });
+});
+
+describe('list links (market cards and tabs)', () => {
+  it('a plain click navigates in the app; a modified click is left to the browser', async () => {
+    vi.stubGlobal('fetch', vi.fn(() => new Promise(() => {})));
+    mount('/market', { data: { market: { items: [app], total: 1 }, marketTopPicks: { items: [], total: 0 } } });
+    await hydrated();
+    const card = document.querySelector<HTMLAnchorElement>('.card-grid .card-link')!;
+    expect(card.getAttribute('href')).toBe('/market/details?id=app-1');
+    // What the app did with the click, seen after its handler (the browser's own action, a new
+    // tab for ctrl-click, is then cancelled so the test document stays).
+    let preventedByApp: boolean | null = null;
+    const afterApp = (e: Event) => {
+      preventedByApp = e.defaultPrevented;
+      e.preventDefault();
+    };
+    document.addEventListener('click', afterApp);
+    card.dispatchEvent(new MouseEvent('click', { bubbles: true, cancelable: true, ctrlKey: true }));
+    document.removeEventListener('click', afterApp);
+    expect(preventedByApp).toBe(false);
+    expect(window.location.pathname).toBe('/market');
+    const plain = new MouseEvent('click', { bubbles: true, cancelable: true });
+    card.dispatchEvent(plain);
+    expect(plain.defaultPrevented).toBe(true);
+    await waitFor(() => expect(window.location.pathname + window.location.search).toBe('/market/details?id=app-1'));
+    expect(errors).toEqual([]);
+  });
+
+  it('a category tab carries its path and marks the current one', async () => {
+    vi.stubGlobal('fetch', vi.fn(() => new Promise(() => {})));
+    mount('/market?category=AI', { data: { market: { items: [app], total: 1 } } });
+    await hydrated();
+    const current = document.querySelector<HTMLAnchorElement>('.category-tabs a[aria-current="page"]')!;
+    expect(current.getAttribute('href')).toBe('/market?category=AI');
+    const all = document.querySelector<HTMLAnchorElement>('.category-tabs a')!;
+    all.dispatchEvent(new MouseEvent('click', { bubbles: true, cancelable: true }));
+    await waitFor(() => expect(window.location.pathname + window.location.search).toBe('/market'));
   });
 });

@@ -1,9 +1,9 @@
 // Apps as the market and the nearby pages show them: cards, grids, labels and prices.
-import { Link } from 'react-router';
 import type { App } from '../api/types';
 import { formatCoins } from '../lib/format';
 import { useT, type TFunction } from '../lib/i18n';
 import { usePublicPaths } from '../lib/paths';
+import { ListLink } from './ListLink';
 
 /** The translation of `<prefix><value>`, or the value itself when there is none. */
 function labelOf(t: TFunction, prefix: string, value: string): string {
@@ -63,7 +63,7 @@ export function AppCard({ app }: { app: App }) {
   const p = usePublicPaths();
   return (
     <li className="card app-card">
-      <Link to={p.details(app.id)} className="card-link">
+      <ListLink to={p.details(app.id)} className="card-link">
         <div className="app-card-top">
           <AppIcon app={app} />
           <div className="app-card-title">
@@ -76,7 +76,7 @@ export function AppCard({ app }: { app: App }) {
         <div className="app-card-foot">
           <span className="price">{priceText(t, app.price_per_hour)}</span>
         </div>
-      </Link>
+      </ListLink>
     </li>
   );
 }

@@ -10,6 +10,7 @@ import { formatNumber } from '../../lib/format';
 import { paths, usePublicPaths } from '../../lib/paths';
 import { AppGrid, AppGridSkeleton, categoryLabel } from '../../components/apps';
 import { CATEGORIES } from './catalogue';
+import { ListLink } from '../../components/ListLink';
 
 export function MarketPage() {
   const t = useT();
@@ -56,18 +57,18 @@ export function MarketPage() {
       <div className="container">
         <div className="toolbar">
           <nav className="category-tabs" aria-label={t('category')}>
-            <Link to={p.market()} className={category === '' ? 'tab active' : 'tab'} aria-current={category === '' ? 'page' : undefined}>
+            <ListLink to={p.market()} className={category === '' ? 'tab active' : 'tab'} aria-current={category === '' ? 'page' : undefined}>
               {t('all')}
-            </Link>
+            </ListLink>
             {CATEGORIES.map((c) => (
-              <Link
+              <ListLink
                 key={c}
                 to={p.market(c)}
                 className={category === c ? 'tab active' : 'tab'}
                 aria-current={category === c ? 'page' : undefined}
               >
                 {categoryLabel(t, c)}
-              </Link>
+              </ListLink>
             ))}
           </nav>
           <form className="search-form" role="search" onSubmit={onSearch}>

@@ -1,10 +1,10 @@
-import { Link } from 'react-router';
 import type { NearbyDevice } from '../../api/types';
 import { priceText } from '../../components/apps';
 import { StatusBadge, deviceTypeLabel, gpuText } from '../../components/deviceStatus';
 import { formatDistance } from '../../lib/format';
 import { useT } from '../../lib/i18n';
 import { usePublicPaths } from '../../lib/paths';
+import { ListLink } from '../../components/ListLink';
 
 /** Type, distance and GPUs of a nearby device. */
 export function NearbyFacts({ device, className }: { device: NearbyDevice; className: string }) {
@@ -33,14 +33,14 @@ export function DeviceCard({ device }: { device: NearbyDevice }) {
   const p = usePublicPaths();
   return (
     <li className="card device-card">
-      <Link to={p.nearbyDetails(device.id)} className="card-link">
+      <ListLink to={p.nearbyDetails(device.id)} className="card-link">
         <div className="device-card-head">
           <h3>{device.name}</h3>
           <StatusBadge status={device.status} showFailed={false} />
         </div>
         <NearbyFacts device={device} className="mini-facts" />
         <span className="price">{priceText(t, device.price_per_hour)}</span>
-      </Link>
+      </ListLink>
     </li>
   );
 }
