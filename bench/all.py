@@ -9,8 +9,9 @@ same machine, in the same run (at the start and at the end; H is their mean).
 Builds bench/bare (release, its own target dir bench/bare/target), starts it and
 target/release/zmarket (fresh data dir: the seeded catalogue of 24 apps, one signed-in person) on
 127.0.0.1, runs wrk (2 threads, 100 connections, --seconds each) against every target, then the
-domain figures through the existing scripts (wallet.py, social.py, flood.py) with small bounds.
-Bounded: about 2.5 minutes in all; loopback only; every process started is stopped.
+domain figures through the existing scripts (wallet.py, social.py, flood.py, nearby.py, rent.py) with small
+bounds.
+Bounded: about 4 minutes in all; loopback only; every process started is stopped.
 """
 import argparse
 import gzip
@@ -187,7 +188,20 @@ def main():
                              r"events delivered: \d+ of \d+ expected \((\d+)/s\)\n.*p50 ([\d.]+) ms, p99 ([\d.]+) ms")
         if events:
             print(f"| {'events/s (100 streams, 20 people, 8 senders)':56} | {events[0]:>9} | {int(events[0]) / H:9.4f}H | {events[2] + 'ms':>8} | p50 {events[1]} ms |")
-        print(f"| {'rent calls/s':56} | {'':9} | {'':10} | {'':8} | no bench script measures rentals yet |")
+        near = subprocess.run([sys.executable, os.path.join(HERE, "nearby.py"), "10000", "100000"], env=dict(os.environ, BENCH_SECONDS="2"),
+                              capture_output=True, text=True, timeout=600).stdout
+        devices = ""
+        for line in near.splitlines():
+            m = re.match(r"\s*(\d+) devices", line)
+            if m:
+                devices = m.group(1)
+            m = re.match(r"\s+(.+?)\s+total\s+(\d+): +(\d+) req/s, p99 (\S+)", line)
+            if m:
+                label = f"nearby, {int(devices):,} devices, {m.group(1)}"
+                print(f"| {label:56} | {m.group(3):>9} | {int(m.group(3)) / H:9.4f}H | {m.group(4):>8} | {m.group(2)} listed |")
+        rent = script_line("rent.py", {"BENCH_SECONDS": "3"}, r"rent calls: (\d+)/s, p99 (\S+); statuses ([^(]*)")
+        if rent:
+            print(f"| {'rent calls/s (SQLite, 16 renters, 199 boxes)':56} | {rent[0]:>9} | {int(rent[0]) / H:9.4f}H | {rent[1]:>8} | {rent[2].strip()} |")
     print(f"total {time.time() - t_start:.0f} s; load average at the end {os.getloadavg()[0]:.2f}")
 
 

@@ -38,15 +38,24 @@ pub fn api() -> OpenApiRouter<AppState> {
         .merge(crate::social::routes::router())
 }
 
-pub fn router(state: AppState) -> Router {
+/// What the listener serves: the router inside the middleware stack.
+pub type App = tower::util::BoxCloneSyncService<axum::extract::Request, Response, std::convert::Infallible>;
+
+/// The routes, wrapped once by the middleware stack (outermost first: request id, trace, panic
+/// guard, security headers, compression, body limit, client address, localized errors). The
+/// stack wraps the whole router rather than each route (`Router::layer`), so a request passes
+/// through it once, before routing, without cloning a per-route stack.
+pub fn router(state: AppState) -> App {
     let (api, mut doc) = api().split_for_parts();
     crate::openapi::complete(&mut doc);
     let doc_json = Arc::new(doc.to_pretty_json().unwrap_or_else(|_| "{}".into()));
     let security = SecurityHeaders::new(&state.config.server.frame_ancestors, state.config.tile_origin().as_deref());
     let request_id = HeaderName::from_static("x-request-id");
     let trusted = crate::client_ip::TrustedProxies::new(&state.config.server.trusted_proxies).unwrap_or_default();
+    let idempotency = state.idempotency.clone();
+    let body_limit = state.config.server.body_limit_bytes;
 
-    Router::new()
+    let routes = Router::new()
         .merge(api)
         .route(
             "/api/openapi.json",
@@ -64,20 +73,21 @@ pub fn router(state: AppState) -> Router {
         .route("/favicon.ico", get(crate::ssr::favicon))
         .fallback(crate::ssr::page)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(axum::Extension(state.idempotency.clone()))
-        .layer(axum::middleware::from_fn(crate::error::localize))
+        .with_state(state);
+    let stack = ServiceBuilder::new()
+        .map_response(|res: axum::http::Response<_>| res.map(axum::body::Body::new))
+        .layer(SetRequestIdLayer::new(request_id.clone(), crate::telemetry::RequestUuid))
+        .layer(crate::telemetry::trace_layer())
+        .layer(PropagateRequestIdLayer::new(request_id))
+        .layer(CatchPanicLayer::custom(panic_response))
+        .layer(axum::middleware::from_fn_with_state(security, crate::http::security_headers))
+        .layer(CompressionLayer::new().gzip(true).br(true))
+        .layer(DefaultBodyLimit::max(body_limit))
         .layer(axum::middleware::from_fn_with_state(trusted, crate::client_ip::resolve))
-        .layer(DefaultBodyLimit::max(state.config.server.body_limit_bytes))
-        .layer(
-            ServiceBuilder::new()
-                .layer(SetRequestIdLayer::new(request_id.clone(), crate::telemetry::RequestUuid))
-                .layer(crate::telemetry::trace_layer())
-                .layer(PropagateRequestIdLayer::new(request_id))
-                .layer(CatchPanicLayer::custom(panic_response))
-                .layer(axum::middleware::from_fn_with_state(security, crate::http::security_headers))
-                .layer(CompressionLayer::new().gzip(true).br(true)),
-        )
-        .with_state(state)
+        .layer(axum::middleware::from_fn(crate::error::localize))
+        .layer(axum::Extension(idempotency))
+        .service(routes);
+    App::new(stack)
 }
 
 async fn api_not_found() -> AppError {

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use axum::Router;
+use crate::app::App;
 use axum::extract::ConnectInfo;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -53,7 +53,7 @@ impl ConnLimits {
 
 /// Serves `router` on `listener` until `shutdown` resolves; then stops accepting, lets the
 /// requests in flight finish (up to 30 s) and returns.
-pub async fn serve(listener: TcpListener, router: Router, limits: ConnLimits, shutdown: impl Future<Output = ()> + Send + 'static) {
+pub async fn serve(listener: TcpListener, router: App, limits: ConnLimits, shutdown: impl Future<Output = ()> + Send + 'static) {
     let slots = Arc::new(Semaphore::new(limits.max));
     let per_ip = Arc::new(Mutex::new(HashMap::<IpAddr, usize>::new()));
     let (stop_tx, stop_rx) = watch::channel(false);

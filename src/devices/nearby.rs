@@ -2,7 +2,7 @@
 //! sphere rounded up, coordinates coarsened for visitors; and the nearby pages' first-paint
 //! data. No HTTP types here.
 
-use sea_orm::{ColumnTrait, Condition, EntityTrait, PaginatorTrait, QueryFilter};
+use sea_orm::{ColumnTrait, Condition, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect};
 
 use crate::db::entity::devices;
 use crate::devices::DevicesCtx;
@@ -51,6 +51,11 @@ fn shared_condition() -> Condition {
         .add(Condition::any().add(devices::Column::OwnerUserId.is_not_null()).add(devices::Column::OwnerCompanyId.is_not_null()))
 }
 
+/// The distance a visitor is shown: from `at` to the coarsened point.
+fn listed_distance(at: (f64, f64), lat: Option<f64>, lng: Option<f64>) -> i64 {
+    distance_km(at.0, at.1, coarse(lat.unwrap_or(0.0)), coarse(lng.unwrap_or(0.0)))
+}
+
 fn nearby_of(d: &devices::Model, at: (f64, f64)) -> NearbyDevice {
     let (lat, lng) = (coarse(d.lat.unwrap_or(0.0)), coarse(d.lng.unwrap_or(0.0)));
     NearbyDevice {
@@ -58,7 +63,7 @@ fn nearby_of(d: &devices::Model, at: (f64, f64)) -> NearbyDevice {
         name: d.name.clone(),
         device_type: d.device_type,
         status: d.status.shown(),
-        distance_km: distance_km(at.0, at.1, lat, lng),
+        distance_km: listed_distance(at, d.lat, d.lng),
         lat,
         lng,
         price_per_hour: d.price_per_hour,
@@ -76,28 +81,35 @@ pub async fn nearby(cx: &DevicesCtx, q: NearbyQuery) -> Result<crate::http::List
         Some(_) => return Err(AppError::invalid("radius_km", Msg::InvalidField("radius_km"))),
     };
     let wanted = (offset + limit) as usize;
-    let (mut items, total) = match radius {
+    let (mut found, total) = match radius {
         // Everything within the radius: one box around the circle.
         Some(r) => {
-            let items = within(cx, at, r).await?;
-            let total = items.len() as u64;
-            (items, total)
+            let found = within(cx, at, r).await?;
+            let total = found.len() as u64;
+            (found, total)
         }
         // The nearest first, from boxes growing until they hold the page (or the whole world).
         None => {
             let total = devices::Entity::find().filter(shared_condition()).count(&cx.db).await?;
             let mut r = FIRST_BOX_KM;
             loop {
-                let items = within(cx, at, r).await?;
-                if items.len() >= wanted || items.len() as u64 >= total || r >= HALF_EARTH_KM {
-                    break (items, total);
+                let found = within(cx, at, r).await?;
+                if found.len() >= wanted || found.len() as u64 >= total || r >= HALF_EARTH_KM {
+                    break (found, total);
                 }
                 r = (r * 4.0).min(HALF_EARTH_KM);
             }
         }
     };
+    // Only the page's devices are read in full.
+    found.sort_unstable();
+    let page: Vec<String> = found.into_iter().skip(offset as usize).take(limit as usize).map(|(_, id)| id).collect();
+    let mut items: Vec<NearbyDevice> = if page.is_empty() {
+        Vec::new()
+    } else {
+        devices::Entity::find().filter(devices::Column::Id.is_in(page)).all(&cx.db).await?.iter().map(|d| nearby_of(d, at)).collect()
+    };
     items.sort_by(|a, b| a.distance_km.cmp(&b.distance_km).then_with(|| a.id.cmp(&b.id)));
-    let items = items.into_iter().skip(offset as usize).take(limit as usize).collect();
     Ok(crate::http::List { items, total })
 }
 
@@ -106,9 +118,10 @@ const FIRST_BOX_KM: f64 = 64.0;
 /// No point of the sphere is farther than this.
 const HALF_EARTH_KM: f64 = std::f64::consts::PI * EARTH_RADIUS_KM;
 
-/// Every shared device whose listed distance from `at` is at most `r` km, read through the
-/// coordinate index (a box around the circle) rather than the whole table.
-async fn within(cx: &DevicesCtx, at: (f64, f64), r: f64) -> Result<Vec<NearbyDevice>, AppError> {
+/// (listed distance, id) of every shared device whose listed distance from `at` is at most `r`
+/// km, read through the coordinate index (a box around the circle) rather than the whole table,
+/// and only the columns the distance needs.
+async fn within(cx: &DevicesCtx, at: (f64, f64), r: f64) -> Result<Vec<(i64, String)>, AppError> {
     let mut cond = shared_condition();
     if let Some(b) = BoundingBox::around(at, r) {
         cond = cond.add(devices::Column::Lat.between(b.lat.0, b.lat.1));
@@ -116,8 +129,20 @@ async fn within(cx: &DevicesCtx, at: (f64, f64), r: f64) -> Result<Vec<NearbyDev
             cond = cond.add(devices::Column::Lng.between(lo, hi));
         }
     }
-    let rows = devices::Entity::find().filter(cond).all(&cx.db).await?;
-    Ok(rows.iter().map(|d| nearby_of(d, at)).filter(|d| d.distance_km as f64 <= r).collect())
+    let rows: Vec<(String, Option<f64>, Option<f64>)> = devices::Entity::find()
+        .select_only()
+        .column(devices::Column::Id)
+        .column(devices::Column::Lat)
+        .column(devices::Column::Lng)
+        .filter(cond)
+        .into_tuple()
+        .all(&cx.db)
+        .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(id, lat, lng)| (listed_distance(at, lat, lng), id))
+        .filter(|(d, _)| *d as f64 <= r)
+        .collect())
 }
 
 /// A latitude/longitude box holding every point whose *listed* distance from the centre is at
