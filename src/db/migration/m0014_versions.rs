@@ -1,7 +1,7 @@
 //! Issue 18: two more shared versions beside `public`, moved by the database itself (triggers) in
 //! the transaction of every write they cover, so no write site can forget them:
-//! - `sessions`: a session revoked, expired early or deleted, a membership changed or removed
-//!   (what resolving a token reads); instances cache resolved tokens under it.
+//! - `sessions`: a session revoked, expired early or deleted, an account deleted, a membership
+//!   changed or removed (what resolving a token reads); instances cache resolved tokens under it.
 //! - `stats`: anything the notification stats poll counts (notifications and their counters,
 //!   company member records, memberships, friend requests and blocks, a changed email); instances cache
 //!   each person's stats under it.
@@ -23,6 +23,7 @@ pub struct Migration;
 const TRIGGERS: &[(&str, &str, &str, &str)] = &[
     ("sessions_upd", "sessions", "UPDATE OF revoked_at, expires_at, user_id", "sessions"),
     ("sessions_del", "sessions", "DELETE", "sessions"),
+    ("users_del", "users", "DELETE", "sessions"),
     ("members_upd_s", "company_members", "UPDATE", "sessions"),
     ("members_del_s", "company_members", "DELETE", "sessions"),
     ("notifications_ins", "notifications", "INSERT", "stats"),
