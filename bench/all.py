@@ -146,6 +146,10 @@ def main():
             measure("/healthz through the full middleware stack", s.base + "/healthz", target="≥ 0.8")
             measure("cached market list", s.base + "/api/ebs/v1/market/applications", target="≥ 0.5, p99 ≤ 5 ms")
             measure("/market from the render cache", s.base + "/market", target="≥ 0.5")
+            # What a browser sends (every browser asks for compression): not in the table.
+            browser = ["Accept-Encoding: gzip, deflate, br, zstd"]
+            measure("  cached market list, as a browser asks (br)", s.base + "/api/ebs/v1/market/applications", browser, target="-")
+            measure("  /market from the render cache, as a browser asks (br)", s.base + "/market", browser, target="-")
             measure("notification stats poll (signed in)", s.base + "/api/ebs/v1/notifications/stats", auth, target="≥ 0.3, p99 ≤ 5 ms")
             if stats_etag:
                 measure("  the same, If-None-Match (the poller: 304)", s.base + "/api/ebs/v1/notifications/stats",

@@ -9,6 +9,7 @@ pub mod client_ip;
 pub mod companies;
 pub mod config;
 pub mod db;
+pub mod encoded;
 pub mod devices;
 pub mod error;
 pub mod events;

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 
 use axum::http::HeaderValue;
-use bytes::Bytes;
+use crate::encoded::Encoded;
 
 use sea_orm::{ColumnTrait, DatabaseConnection, DbErr, EntityTrait, QueryFilter, QueryOrder};
 use sha2::{Digest, Sha256};
@@ -44,7 +44,8 @@ pub struct Index {
 /// fingerprint, the language and the query).
 pub struct Answer {
     pub etag: HeaderValue,
-    pub body: Bytes,
+    /// The envelope, with its compressed forms made once each (src/encoded.rs).
+    pub body: Encoded,
 }
 
 /// How many different answers one index keeps.
@@ -93,7 +94,7 @@ impl Index {
         }
         let h = Sha256::digest(format!("{}|{key}", self.fingerprint).as_bytes());
         let etag = HeaderValue::from_str(&format!("\"m{}\"", hex::encode(&h[..12]))).expect("hex is a valid header value");
-        let body = Bytes::from(format!("{{\"code\":200,\"data\":{},\"msg\":\"success\"}}", data_json(self)));
+        let body = Encoded::new(format!("{{\"code\":200,\"data\":{},\"msg\":\"success\"}}", data_json(self)));
         let a = Arc::new(Answer { etag, body });
         if let Ok(mut m) = self.answers.lock() {
             if m.len() >= ANSWERS_KEPT {

@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use axum::body::Body;
 use axum::extract::{FromRef, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -104,7 +103,7 @@ fn respond(headers: &HeaderMap, answer: Arc<Answer>) -> Response {
     let mut res = if crate::http::not_modified(headers, &answer.etag) {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
-        let mut r = Response::new(Body::from(answer.body.clone()));
+        let mut r = answer.body.response(headers);
         r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
         r
     };
@@ -112,6 +111,6 @@ fn respond(headers: &HeaderMap, answer: Arc<Answer>) -> Response {
     h.insert(header::ETAG, answer.etag.clone());
     // Public data: any cache may keep it but must revalidate (cheap: a 304).
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("public, no-cache"));
-    h.insert(header::VARY, HeaderValue::from_static("Accept-Language"));
+    h.append(header::VARY, HeaderValue::from_static("Accept-Language"));
     res
 }

@@ -14,7 +14,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::body::Body;
-use bytes::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
@@ -24,6 +23,7 @@ use serde_json::{Value, json};
 
 use crate::config::Config;
 use crate::lang::Lang;
+use crate::encoded::Encoded;
 use crate::public::PublicData;
 use data::PageSources;
 use bundle::{Assets, ClientFiles, Manifest};
@@ -45,8 +45,12 @@ pub struct Ssr {
 
 struct CachedPage {
     status: StatusCode,
-    /// The whole document, shared by every answer that sends it (no copy per request).
-    html: Bytes,
+    /// The whole document, shared by every answer that sends it (no copy per request), and its
+    /// compressed forms, each made once when a browser first asks for it.
+    html: Encoded,
+    /// Kept in the render cache (a client-rendered fallback is made per request: the compression
+    /// middleware compresses it as any other answer).
+    cached: bool,
 }
 
 /// How the page's markup was produced, in the `X-Render` response header.
@@ -203,7 +207,7 @@ pub async fn page(State(ssr): State<Arc<Ssr>>, method: Method, uri: Uri, headers
     // Read from the database: a write on another instance shows on the next page here.
     let version = ssr.public.current().await;
     let (page, kind, render_ms) = ssr.page_for(PageKey { url: &url, lang, phone }, version, false).await;
-    html_response(&page, kind, render_ms)
+    html_response(&page, kind, render_ms, &headers)
 }
 
 /// What a rendered page depends on besides the public data version.
@@ -247,7 +251,7 @@ impl Ssr {
         let state = PageState { lang, theme, product_name: &self.product_name, is_mobile: key.phone, url: key.url, config: &self.client_config, data };
         let state_json = serde_json::to_string(&state).unwrap_or_else(|_| "{}".into());
         if ahead && !self.idle().await {
-            return (Arc::new(CachedPage { status: StatusCode::OK, html: Bytes::new() }), RenderKind::Client, None);
+            return (Arc::new(CachedPage { status: StatusCode::OK, html: Encoded::default(), cached: false }), RenderKind::Client, None);
         }
         let started = std::time::Instant::now();
         match self.render(key.url.to_string(), state_json.clone()).await {
@@ -255,7 +259,7 @@ impl Ssr {
                 let render_ms = started.elapsed().as_secs_f64() * 1000.0;
                 let status = StatusCode::from_u16(r.status).unwrap_or(StatusCode::OK);
                 let html = document::page(&self.manifest, lang, theme, &r.title, Some(&r.html), &state_json);
-                let page = Arc::new(CachedPage { status, html: html.into() });
+                let page = Arc::new(CachedPage { status, html: Encoded::new(html), cached: true });
                 if let Ok(mut c) = self.cache.lock() {
                     c.put(cache_key, page.clone());
                 }
@@ -266,7 +270,7 @@ impl Ssr {
                     tracing::warn!(url = %key.url, error = %e, "server render failed, client will render");
                 }
                 let html = document::page(&self.manifest, lang, theme, &self.product_name, None, &state_json);
-                (Arc::new(CachedPage { status: StatusCode::OK, html: html.into() }), RenderKind::Client, None)
+                (Arc::new(CachedPage { status: StatusCode::OK, html: Encoded::new(html), cached: false }), RenderKind::Client, None)
             }
         }
     }
@@ -304,14 +308,14 @@ pub fn keep_warm(ssr: Arc<Ssr>) -> tokio::task::JoinHandle<()> {
     })
 }
 
-fn html_response(page: &CachedPage, kind: RenderKind, render_ms: Option<f64>) -> Response {
-    let mut res = Response::new(Body::from(page.html.clone()));
+fn html_response(page: &CachedPage, kind: RenderKind, render_ms: Option<f64>, request: &HeaderMap) -> Response {
+    let mut res = if page.cached { page.html.response(request) } else { Response::new(Body::from(page.html.raw().clone())) };
     *res.status_mut() = page.status;
     let h = res.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
     // The document is small and changes with data and deployments: never cached long.
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    h.insert(header::VARY, HeaderValue::from_static("Accept-Language, Cookie, User-Agent"));
+    h.append(header::VARY, HeaderValue::from_static("Accept-Language, Cookie, User-Agent"));
     h.insert(
         "x-render",
         HeaderValue::from_static(match kind {

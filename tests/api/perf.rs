@@ -235,3 +235,51 @@ async fn public_pages_are_rendered_ahead_and_again_after_a_change() {
     assert_eq!(kind, "cache");
     assert!(html.contains(&id), "the page rendered ahead carries the newly shared device");
 }
+
+fn decoded(encoding: &str, body: &[u8]) -> Vec<u8> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    match encoding {
+        "gzip" => {
+            flate2::read::GzDecoder::new(body).read_to_end(&mut out).unwrap();
+        }
+        "br" => brotli::BrotliDecompress(&mut &body[..], &mut out).unwrap(),
+        other => panic!("unexpected encoding {other}"),
+    }
+    out
+}
+
+/// A page from the render cache and a market answer are compressed once per encoding and sent in
+/// the form the request accepts, decoding to exactly the plain answer; `Vary` names every header
+/// the answer depends on; the ETag's 304 still holds.
+#[tokio::test]
+async fn cached_pages_and_market_answers_are_sent_in_the_encoding_asked() {
+    let app = TestApp::spawn().await;
+    warmed(&app, "/market").await;
+    for path in ["/market", "/api/ebs/v1/market/applications"] {
+        let plain = app.client.get(app.url(path)).send().await.unwrap();
+        assert_eq!(plain.status(), 200);
+        assert!(plain.headers().get("content-encoding").is_none());
+        let plain = plain.bytes().await.unwrap();
+        for (ask, expect) in [("gzip", "gzip"), ("gzip, deflate, br, zstd", "br"), ("br;q=0.5, gzip", "gzip"), ("br;q=0, gzip;q=0", "")] {
+            let res = app.client.get(app.url(path)).header("accept-encoding", ask).send().await.unwrap();
+            assert_eq!(res.status(), 200);
+            let vary: Vec<String> = res.headers().get_all("vary").iter().map(|v| v.to_str().unwrap().to_lowercase()).collect();
+            assert!(vary.iter().any(|v| v.contains("accept-encoding")), "{path} {vary:?}");
+            assert!(vary.iter().any(|v| v.contains("accept-language")), "{path} {vary:?}");
+            let encoding = res.headers().get("content-encoding").map(|v| v.to_str().unwrap().to_string()).unwrap_or_default();
+            assert_eq!(encoding, expect, "{path} asked {ask}");
+            let body = res.bytes().await.unwrap();
+            if expect.is_empty() {
+                assert_eq!(body, plain);
+            } else {
+                assert!(body.len() * 3 < plain.len(), "{path} {expect}: {} of {}", body.len(), plain.len());
+                assert_eq!(decoded(expect, &body), plain.to_vec(), "{path} {expect}");
+            }
+        }
+    }
+    let res = app.client.get(app.url("/api/ebs/v1/market/applications")).send().await.unwrap();
+    let tag = header(res.headers(), "etag").to_string();
+    let again = app.client.get(app.url("/api/ebs/v1/market/applications")).header("accept-encoding", "br").header("if-none-match", &tag).send().await.unwrap();
+    assert_eq!(again.status(), 304);
+}
