@@ -5,6 +5,7 @@ same machine, in the same run (at the start and at the end; H is their mean).
 
     python3 bench/all.py                    # cargo build --release first
     python3 bench/all.py --seconds 3 --skip-domains
+    python3 bench/all.py --before /tmp/zmarket-old   # an older build measured in the same run
 
 Builds bench/bare (release, its own target dir bench/bare/target), starts it and
 target/release/zmarket (fresh data dir: the seeded catalogue of 24 apps, one signed-in person) on
@@ -111,55 +112,96 @@ def script_line(script, env, pattern, timeout=120):
     return m.groups() if m else None
 
 
+def http_rows(binary, bare_base, sec, conn):
+    """The HTTP rows of one binary: {label: (req/s, p99, non-2xx, target)}, and its other figures."""
+    rows = {}
+    with Server(ENV, binary) as s:
+        email = "bench@example.com"
+        call(s.base, "POST", "/api/iam/v1/register", {"email": email, "password": PASSWORD, "confirm_password": PASSWORD, "agree": True})
+        token = call(s.base, "POST", "/api/iam/v2/login/password", {"email": email, "password": PASSWORD})["data"]["token"]
+        auth = [f"Authorization: Bearer {token}"]
+        _, h, _, _ = s.get("/api/ebs/v1/notifications/stats", {"authorization": "Bearer " + token})
+        stats_etag = {k.lower(): v for k, v in h.items()}.get("etag")
+        # Warm-up: render threads, page cache, connections.
+        for path in ["/market", "/api/ebs/v1/market/applications", "/healthz"]:
+            wrk(s.base + path, 1, 8, 2)
+
+        def measure(label, url, headers=(), target=None):
+            rps, p99, bad = wrk(url, sec, conn, 2, headers=list(headers))
+            rows[label] = (rps, p99, bad, target)
+            print(f"  {label}: {rps:.0f} req/s, p99 {p99} {bad}", flush=True)
+
+        measure("/healthz through the full middleware stack", s.base + "/healthz", target="≥ 0.8")
+        measure("cached market list", s.base + "/api/ebs/v1/market/applications", target="≥ 0.5, p99 ≤ 5 ms")
+        measure("/market from the render cache", s.base + "/market", target="≥ 0.5")
+        # What a browser sends (every browser asks for compression): not in the issue's table.
+        browser = ["Accept-Encoding: gzip, deflate, br, zstd"]
+        measure("  cached market list, as a browser asks (br)", s.base + "/api/ebs/v1/market/applications", browser, target="-")
+        measure("  /market from the render cache, as a browser asks (br)", s.base + "/market", browser, target="-")
+        measure("notification stats poll (signed in)", s.base + "/api/ebs/v1/notifications/stats", auth, target="≥ 0.3, p99 ≤ 5 ms")
+        if stats_etag:
+            measure("  the same, If-None-Match (the poller: 304)", s.base + "/api/ebs/v1/notifications/stats",
+                    auth + [f"If-None-Match: {stats_etag}"], target="≥ 0.3, p99 ≤ 5 ms")
+        measure("authenticated profile read", s.base + "/api/iam/v1/account/profile", auth, target="p99 ≤ 10 ms")
+        other = {"rss": rss_mb(s.proc.pid), "cold": cold_renders(s, 40), "first_load": first_load(s)}
+    return rows, other
+
+
+def domain_rows(binary, H):
+    """The domain figures of one binary, through the other scripts: [(label, req/s or "", ratio text, p99, note)]."""
+    env = {"ZMARKET_BENCH_BIN": binary}
+    out = []
+    flood = script_line("flood.py", dict(env, _args=["128", "8"]), r"RSS: (\d+) MB before, peak (\d+) MB during, (\d+) MB 2 s after")
+    if flood:
+        out.append(("RSS under a 128-client sign-up flood (8 s)", "", "", "", f"peak {flood[1]} MB, {flood[2]} MB 2 s after (target ≤ 150 MB)"))
+    wallet = script_line("wallet.py", dict(env, BENCH_SECONDS="3", BENCH_WORKERS="4"),
+                         r"transfers, each worker its own accounts: (\d+)/s.*\n.*transfers, all workers on one account pair: (\d+)/s")
+    if wallet:
+        out.append(("wallet transfers/s (SQLite; own accounts / one hot pair)", wallet[0], f"{int(wallet[0]) / H:9.4f}H", "", f"hot pair {wallet[1]}/s"))
+    events = script_line("social.py", dict(env, BENCH_USERS="20", BENCH_STREAMS="100", BENCH_SECONDS="3", BENCH_SENDERS="8"),
+                         r"events delivered: \d+ of \d+ expected \((\d+)/s\)\n.*p50 ([\d.]+) ms, p99 ([\d.]+) ms")
+    if events:
+        out.append(("events/s (100 streams, 20 people, 8 senders)", events[0], f"{int(events[0]) / H:9.4f}H", events[2] + "ms", f"p50 {events[1]} ms"))
+    near = subprocess.run([sys.executable, os.path.join(HERE, "nearby.py"), "10000", "100000"], env=dict(os.environ, BENCH_SECONDS="2", **env),
+                          capture_output=True, text=True, timeout=900).stdout
+    devices = ""
+    for line in near.splitlines():
+        m = re.match(r"\s*(\d+) devices", line)
+        if m:
+            devices = m.group(1)
+        m = re.match(r"\s+(.+?)\s+total\s+(\d+): +(\d+) req/s, p99 (\S+)", line)
+        if m:
+            out.append((f"nearby, {int(devices):,} devices, {m.group(1)}", m.group(3), f"{int(m.group(3)) / H:9.4f}H", m.group(4), f"{m.group(2)} listed"))
+    rent = script_line("rent.py", dict(env, BENCH_SECONDS="3"), r"rent calls: (\d+)/s, p99 (\S+); statuses ([^(]*)")
+    if rent:
+        out.append(("rent calls/s (SQLite, 16 renters, 199 boxes)", rent[0], f"{int(rent[0]) / H:9.4f}H", rent[1], rent[2].strip()))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=int, default=4, help="wrk duration per target (default 4)")
     ap.add_argument("--connections", type=int, default=100)
-    ap.add_argument("--skip-domains", action="store_true", help="only the HTTP rows (no wallet, events, flood)")
+    ap.add_argument("--skip-domains", action="store_true", help="only the HTTP rows (no flood, wallet, events, nearby, rent)")
+    ap.add_argument("--before", metavar="BIN", help="another build (e.g. of an older commit): every row measured for it too, in the same run")
     args = ap.parse_args()
     sec, conn = args.seconds, args.connections
     t_start = time.time()
     load = os.getloadavg()
+    builds = ([("before", args.before)] if args.before else []) + [("now", BIN)]
 
     bare = Bare()
-    rows = []
+    results = {}
     try:
-        with Server(ENV) as s:
-            email = "bench@example.com"
-            call(s.base, "POST", "/api/iam/v1/register", {"email": email, "password": PASSWORD, "confirm_password": PASSWORD, "agree": True})
-            token = call(s.base, "POST", "/api/iam/v2/login/password", {"email": email, "password": PASSWORD})["data"]["token"]
-            auth = [f"Authorization: Bearer {token}"]
-            _, h, _, _ = s.get("/api/ebs/v1/notifications/stats", {"authorization": "Bearer " + token})
-            stats_etag = {k.lower(): v for k, v in h.items()}.get("etag")
-            # Warm-up: render threads, page cache, connections.
-            for path in ["/market", "/api/ebs/v1/market/applications", "/healthz"]:
-                wrk(s.base + path, 1, 8, 2)
-
-            def measure(label, url, headers=(), target=None):
-                rps, p99, bad = wrk(url, sec, conn, 2, headers=list(headers))
-                rows.append((label, rps, p99, bad, target))
-                print(f"  {label}: {rps:.0f} req/s, p99 {p99} {bad}", flush=True)
-                return rps
-
-            print(f"load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; wrk -t2 -c{conn} -d{sec}s", flush=True)
-            h1 = measure("H (bare axum, start)", bare.base + "/")
-            measure("/healthz through the full middleware stack", s.base + "/healthz", target="≥ 0.8")
-            measure("cached market list", s.base + "/api/ebs/v1/market/applications", target="≥ 0.5, p99 ≤ 5 ms")
-            measure("/market from the render cache", s.base + "/market", target="≥ 0.5")
-            # What a browser sends (every browser asks for compression): not in the issue's table.
-            browser = ["Accept-Encoding: gzip, deflate, br, zstd"]
-            measure("  cached market list, as a browser asks (br)", s.base + "/api/ebs/v1/market/applications", browser, target="-")
-            measure("  /market from the render cache, as a browser asks (br)", s.base + "/market", browser, target="-")
-            measure("notification stats poll (signed in)", s.base + "/api/ebs/v1/notifications/stats", auth, target="≥ 0.3, p99 ≤ 5 ms")
-            if stats_etag:
-                measure("  the same, If-None-Match (the poller: 304)", s.base + "/api/ebs/v1/notifications/stats",
-                        auth + [f"If-None-Match: {stats_etag}"], target="≥ 0.3, p99 ≤ 5 ms")
-            measure("authenticated profile read", s.base + "/api/iam/v1/account/profile", auth, target="p99 ≤ 10 ms")
-            h2 = measure("H (bare axum, end)", bare.base + "/")
-            rss_after = rss_mb(s.proc.pid)
-            cold = cold_renders(s, 40)
-            js_kib, late, preloaded = first_load(s)
-            load_end = os.getloadavg()
+        print(f"load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; wrk -t2 -c{conn} -d{sec}s", flush=True)
+        h1, h1_p99, _ = wrk(bare.base + "/", sec, conn, 2)
+        print(f"  H (bare axum, start): {h1:.0f} req/s, p99 {h1_p99}", flush=True)
+        for name, binary in builds:
+            print(f"{name}: {binary}", flush=True)
+            results[name] = http_rows(binary, bare.base, sec, conn)
+        h2, h2_p99, _ = wrk(bare.base + "/", sec, conn, 2)
+        print(f"  H (bare axum, end): {h2:.0f} req/s, p99 {h2_p99}", flush=True)
+        load_end = os.getloadavg()
     finally:
         bare.stop()
 
@@ -167,45 +209,30 @@ def main():
     print()
     print(f"zmarket bench/all.py: H = {H:.0f} req/s (start {h1:.0f}, end {h2:.0f}); load average {load[0]:.2f} before, "
           f"{load_end[0]:.2f} after the HTTP rows; {os.cpu_count()} CPUs; wrk -t2 -c{conn} -d{sec}s, 127.0.0.1")
-    print(f"| {'measure':56} | {'req/s':>9} | {'ratio to H':>10} | {'p99':>8} | target |")
-    print(f"|{'-' * 58}|{'-' * 11}|{'-' * 12}|{'-' * 10}|--------|")
-    for label, rps, p99, bad, target in rows:
-        if label.startswith("H "):
-            continue
-        note = f" ({bad})" if bad else ""
-        print(f"| {label:56} | {rps:9.0f} | {rps / H:9.3f}H | {p99:>8} | {target}{note} |")
-    print(f"| {'cold server render of /market (24 cards), in process':56} | {'':9} | {'':10} | {'':8} | median {cold:.1f} ms (target ≤ 5 ms) |")
-    print(f"| {'first load (JS gzip; chunks not named by the document)':56} | {'':9} | {'':10} | {'':8} | "
-          f"{js_kib:.0f} kB, {late} found after main.js runs, {preloaded} named in the document (target ≤ 150 kB, 0) |")
-    print(f"| {'RSS after the load above':56} | {'':9} | {'':10} | {'':8} | {rss_after:.0f} MB (target ≤ 100 MB) |")
+    names = [n for n, _ in builds]
+    head = " | ".join(f"{n + ' req/s':>12} | {n + ' ratio':>12} | {n + ' p99':>10}" for n in names)
+    print(f"| {'measure':56} | {head} | target |")
+    print("|" + "-" * 58 + "|" + "|".join(["-" * 14, "-" * 14, "-" * 12] * len(names)) + "|--------|")
+    labels = list(results["now"][0].keys())
+    for label in labels:
+        cells = []
+        target = results["now"][0][label][3]
+        for n in names:
+            r = results[n][0].get(label)
+            cells.append(f"{r[0]:12.0f} | {r[0] / H:11.3f}H | {r[1]:>10}" if r else f"{'-':>12} | {'-':>12} | {'-':>10}")
+        print(f"| {label:56} | {' | '.join(cells)} | {target} |")
+    for n in names:
+        o = results[n][1]
+        js_kib, late, preloaded = o["first_load"]
+        print(f"| {n}: cold server render of /market (24 cards), in process: median {o['cold']:.1f} ms (target ≤ 5 ms); first load "
+              f"{js_kib:.0f} kB JS gzip, {late} chunks found after main.js runs, {preloaded} named in the document (target ≤ 150 kB, 0); "
+              f"RSS after the load above {o['rss']:.0f} MB (target ≤ 100 MB) |")
     sys.stdout.flush()
 
     if not args.skip_domains:
-        flood = script_line("flood.py", {"_args": ["128", "8"]}, r"RSS: (\d+) MB before, peak (\d+) MB during, (\d+) MB 2 s after")
-        if flood:
-            print(f"| {'RSS under a 128-client sign-up flood (8 s)':56} | {'':9} | {'':10} | {'':8} | peak {flood[1]} MB, {flood[2]} MB 2 s after (target ≤ 150 MB) |")
-        wallet = script_line("wallet.py", {"BENCH_SECONDS": "3", "BENCH_WORKERS": "4"},
-                             r"transfers, each worker its own accounts: (\d+)/s.*\n.*transfers, all workers on one account pair: (\d+)/s")
-        if wallet:
-            print(f"| {'wallet transfers/s (SQLite; own accounts / one hot pair)':56} | {wallet[0]:>9} | {int(wallet[0]) / H:9.4f}H | {'':8} | hot pair {wallet[1]}/s |")
-        events = script_line("social.py", {"BENCH_USERS": "20", "BENCH_STREAMS": "100", "BENCH_SECONDS": "3", "BENCH_SENDERS": "8"},
-                             r"events delivered: \d+ of \d+ expected \((\d+)/s\)\n.*p50 ([\d.]+) ms, p99 ([\d.]+) ms")
-        if events:
-            print(f"| {'events/s (100 streams, 20 people, 8 senders)':56} | {events[0]:>9} | {int(events[0]) / H:9.4f}H | {events[2] + 'ms':>8} | p50 {events[1]} ms |")
-        near = subprocess.run([sys.executable, os.path.join(HERE, "nearby.py"), "10000", "100000"], env=dict(os.environ, BENCH_SECONDS="2"),
-                              capture_output=True, text=True, timeout=600).stdout
-        devices = ""
-        for line in near.splitlines():
-            m = re.match(r"\s*(\d+) devices", line)
-            if m:
-                devices = m.group(1)
-            m = re.match(r"\s+(.+?)\s+total\s+(\d+): +(\d+) req/s, p99 (\S+)", line)
-            if m:
-                label = f"nearby, {int(devices):,} devices, {m.group(1)}"
-                print(f"| {label:56} | {m.group(3):>9} | {int(m.group(3)) / H:9.4f}H | {m.group(4):>8} | {m.group(2)} listed |")
-        rent = script_line("rent.py", {"BENCH_SECONDS": "3"}, r"rent calls: (\d+)/s, p99 (\S+); statuses ([^(]*)")
-        if rent:
-            print(f"| {'rent calls/s (SQLite, 16 renters, 199 boxes)':56} | {rent[0]:>9} | {int(rent[0]) / H:9.4f}H | {rent[1]:>8} | {rent[2].strip()} |")
+        for n, binary in builds:
+            for label, rps, ratio, p99, note in domain_rows(binary, H):
+                print(f"| {n}: {label:56} | {rps:>9} | {ratio:>10} | {p99:>8} | {note} |", flush=True)
     print(f"total {time.time() - t_start:.0f} s; load average at the end {os.getloadavg()[0]:.2f}")
 
 

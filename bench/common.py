@@ -23,9 +23,10 @@ def free_port():
 class Server:
     """The binary serving on a free loopback port with an empty data dir."""
 
-    def __init__(self, env=None):
-        if not os.path.exists(BIN):
-            raise SystemExit(f"{BIN} is missing: run `cargo build --release` first")
+    def __init__(self, env=None, binary=None):
+        binary = binary or BIN
+        if not os.path.exists(binary):
+            raise SystemExit(f"{binary} is missing: run `cargo build --release` first")
         self.dir = tempfile.mkdtemp(prefix="zmarket-bench-")
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
@@ -34,7 +35,7 @@ class Server:
         e.update(env or {})
         t0 = time.perf_counter()
         self.proc = subprocess.Popen(
-            [BIN, "serve", "--bind", f"127.0.0.1:{self.port}", "--data-dir", os.path.join(self.dir, "data")],
+            [binary, "serve", "--bind", f"127.0.0.1:{self.port}", "--data-dir", os.path.join(self.dir, "data")],
             env=e, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=self.dir,
         )
         deadline = t0 + 20

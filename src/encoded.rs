@@ -85,8 +85,10 @@ impl Encoded {
     }
 
     /// A response carrying this body in the best form the request accepts, with
-    /// `Content-Encoding` when compressed and `Vary: Accept-Encoding` always.
-    pub fn response(&self, request: &HeaderMap) -> Response<axum::body::Body> {
+    /// `Content-Encoding` when compressed and `vary` (every request header the answer depends
+    /// on, which must name `Accept-Encoding`).
+    pub fn response(&self, request: &HeaderMap, vary: &'static str) -> Response<axum::body::Body> {
+        debug_assert!(vary.to_ascii_lowercase().contains("accept-encoding"));
         let coding = negotiate(request);
         let (body, named) = match self.form(coding) {
             Some(b) => (b, Some(coding)),
@@ -99,7 +101,7 @@ impl Encoded {
             Some(Coding::Gzip) => h.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip")),
             _ => None,
         };
-        h.append(header::VARY, HeaderValue::from_static("accept-encoding"));
+        h.insert(header::VARY, HeaderValue::from_static(vary));
         res
     }
 }
@@ -125,6 +127,8 @@ fn compress(raw: &[u8], coding: Coding) -> Option<Bytes> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const VARY: &str = "Accept-Language, Accept-Encoding";
 
     fn accept(values: &[&str]) -> HeaderMap {
         let mut h = HeaderMap::new();
@@ -153,9 +157,9 @@ mod tests {
         use std::io::Read;
         let page: String = (0..400).map(|i| format!("<li class=\"card\">app {i}</li>")).collect();
         let e = Encoded::new(page.clone());
-        let gz = e.response(&accept(&["gzip"]));
+        let gz = e.response(&accept(&["gzip"]), VARY);
         assert_eq!(gz.headers()[header::CONTENT_ENCODING], "gzip");
-        assert_eq!(gz.headers()[header::VARY], "accept-encoding");
+        assert_eq!(gz.headers()[header::VARY], VARY);
         let first = e.form(Coding::Gzip).unwrap();
         assert!(first.len() < page.len() / 5, "{}", first.len());
         assert_eq!(first.as_ptr(), e.form(Coding::Gzip).unwrap().as_ptr(), "made once, then shared");
@@ -166,10 +170,10 @@ mod tests {
         let mut out = Vec::new();
         brotli::BrotliDecompress(&mut &br[..], &mut out).unwrap();
         assert_eq!(out, page.as_bytes());
-        assert_eq!(e.response(&accept(&["br"])).headers()[header::CONTENT_ENCODING], "br");
+        assert_eq!(e.response(&accept(&["br"]), VARY).headers()[header::CONTENT_ENCODING], "br");
         // Identity asked, or a tiny body: as it is.
-        assert!(e.response(&accept(&[])).headers().get(header::CONTENT_ENCODING).is_none());
+        assert!(e.response(&accept(&[]), VARY).headers().get(header::CONTENT_ENCODING).is_none());
         let tiny = Encoded::new("ok");
-        assert!(tiny.response(&accept(&["br"])).headers().get(header::CONTENT_ENCODING).is_none());
+        assert!(tiny.response(&accept(&["br"]), VARY).headers().get(header::CONTENT_ENCODING).is_none());
     }
 }

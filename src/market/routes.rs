@@ -103,7 +103,7 @@ fn respond(headers: &HeaderMap, answer: Arc<Answer>) -> Response {
     let mut res = if crate::http::not_modified(headers, &answer.etag) {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
-        let mut r = answer.body.response(headers);
+        let mut r = answer.body.response(headers, "Accept-Language, Accept-Encoding");
         r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
         r
     };
@@ -111,6 +111,8 @@ fn respond(headers: &HeaderMap, answer: Arc<Answer>) -> Response {
     h.insert(header::ETAG, answer.etag.clone());
     // Public data: any cache may keep it but must revalidate (cheap: a 304).
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("public, no-cache"));
-    h.append(header::VARY, HeaderValue::from_static("Accept-Language"));
+    if !h.contains_key(header::VARY) {
+        h.insert(header::VARY, HeaderValue::from_static("Accept-Language, Accept-Encoding"));
+    }
     res
 }

@@ -309,13 +309,20 @@ pub fn keep_warm(ssr: Arc<Ssr>) -> tokio::task::JoinHandle<()> {
 }
 
 fn html_response(page: &CachedPage, kind: RenderKind, render_ms: Option<f64>, request: &HeaderMap) -> Response {
-    let mut res = if page.cached { page.html.response(request) } else { Response::new(Body::from(page.html.raw().clone())) };
+    // A cached page is sent in the encoding asked (compressed once); another is compressed by
+    // the middleware, which names Accept-Encoding in its own Vary.
+    let mut res = if page.cached {
+        page.html.response(request, "Accept-Language, Cookie, User-Agent, Accept-Encoding")
+    } else {
+        let mut r = Response::new(Body::from(page.html.raw().clone()));
+        r.headers_mut().insert(header::VARY, HeaderValue::from_static("Accept-Language, Cookie, User-Agent"));
+        r
+    };
     *res.status_mut() = page.status;
     let h = res.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
     // The document is small and changes with data and deployments: never cached long.
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    h.append(header::VARY, HeaderValue::from_static("Accept-Language, Cookie, User-Agent"));
     h.insert(
         "x-render",
         HeaderValue::from_static(match kind {
