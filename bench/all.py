@@ -23,7 +23,7 @@ import sys
 import time
 import urllib.request
 
-from common import ROOT, Server, call, free_port, median, rss_mb, wrk
+from common import BIN, ROOT, Server, call, free_port, median, rss_mb, wrk
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BARE = os.path.join(HERE, "bare")

@@ -2,7 +2,8 @@
 //! sphere rounded up, coordinates coarsened for visitors; and the nearby pages' first-paint
 //! data. No HTTP types here.
 
-use sea_orm::{ColumnTrait, Condition, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect};
+use sea_orm::sea_query::Expr;
+use sea_orm::{ColumnTrait, Condition, DbBackend, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect};
 
 use crate::db::entity::devices;
 use crate::devices::DevicesCtx;
@@ -119,8 +120,11 @@ const FIRST_BOX_KM: f64 = 64.0;
 const HALF_EARTH_KM: f64 = std::f64::consts::PI * EARTH_RADIUS_KM;
 
 /// (listed distance, id) of every shared device whose listed distance from `at` is at most `r`
-/// km, read through the coordinate index (a box around the circle) rather than the whole table,
-/// and only the columns the distance needs.
+/// km, read through the coordinate index (a box around the circle) rather than the whole table.
+/// The box's (id, lat, lng) come back as one aggregated text value: the database driver hands
+/// rows over one at a time (~5 µs each on SQLite), which made a 4,000-device box cost ~20 ms.
+/// Coordinates are printed exactly (17 significant digits; PostgreSQL's shortest round-trip text),
+/// so distances are the ones a row-by-row read would give.
 async fn within(cx: &DevicesCtx, at: (f64, f64), r: f64) -> Result<Vec<(i64, String)>, AppError> {
     let mut cond = shared_condition();
     if let Some(b) = BoundingBox::around(at, r) {
@@ -129,20 +133,23 @@ async fn within(cx: &DevicesCtx, at: (f64, f64), r: f64) -> Result<Vec<(i64, Str
             cond = cond.add(devices::Column::Lng.between(lo, hi));
         }
     }
-    let rows: Vec<(String, Option<f64>, Option<f64>)> = devices::Entity::find()
-        .select_only()
-        .column(devices::Column::Id)
-        .column(devices::Column::Lat)
-        .column(devices::Column::Lng)
-        .filter(cond)
-        .into_tuple()
-        .all(&cx.db)
-        .await?;
-    Ok(rows
-        .into_iter()
-        .map(|(id, lat, lng)| (listed_distance(at, lat, lng), id))
-        .filter(|(d, _)| *d as f64 <= r)
-        .collect())
+    let packed = match cx.db.get_database_backend() {
+        DbBackend::Postgres => "string_agg(id || ' ' || lat::text || ' ' || lng::text, E'\\n')",
+        _ => "group_concat(id || ' ' || printf('%.17g', lat) || ' ' || printf('%.17g', lng), char(10))",
+    };
+    let text: Option<Option<String>> =
+        devices::Entity::find().select_only().expr_as(Expr::cust(packed), "packed").filter(cond).into_tuple().one(&cx.db).await?;
+    let mut found = Vec::new();
+    for line in text.flatten().unwrap_or_default().lines() {
+        let mut parts = line.rsplitn(3, ' ');
+        let (Some(lng), Some(lat), Some(id)) = (parts.next(), parts.next(), parts.next()) else { continue };
+        let (Ok(lat), Ok(lng)) = (lat.parse::<f64>(), lng.parse::<f64>()) else { continue };
+        let d = listed_distance(at, Some(lat), Some(lng));
+        if d as f64 <= r {
+            found.push((d, id.to_string()));
+        }
+    }
+    Ok(found)
 }
 
 /// A latitude/longitude box holding every point whose *listed* distance from the centre is at
