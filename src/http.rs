@@ -155,7 +155,7 @@ impl Page {
 }
 
 /// A list answer: `{items, total}`.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct List<T> {
     pub items: Vec<T>,
     pub total: u64,

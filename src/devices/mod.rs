@@ -39,6 +39,8 @@ pub struct DevicesCtx {
     pub listeners: protocol::AgentListeners,
     /// Other domains' say before a device's sharing changes or it is unlinked (apps).
     pub guards: guards::DeviceGuards,
+    /// Nearby answers by query under the public data version (every write visitors see moves it).
+    pub nearby_answers: Arc<nearby::Answers>,
 }
 
 impl DevicesCtx {
@@ -51,7 +53,16 @@ impl DevicesCtx {
         guards: guards::DeviceGuards,
     ) -> Self {
         let register_limit = SharedLimit::new("agent_register_ip", settings.register_ip_burst, Duration::from_secs(settings.register_ip_refill_secs));
-        DevicesCtx { db, settings: Arc::new(settings.clone()), map_centre, public, register_limit: Arc::new(register_limit), listeners, guards }
+        DevicesCtx {
+            db,
+            settings: Arc::new(settings.clone()),
+            map_centre,
+            public,
+            register_limit: Arc::new(register_limit),
+            listeners,
+            guards,
+            nearby_answers: Arc::new(nearby::Answers::new(1024)),
+        }
     }
 }
 

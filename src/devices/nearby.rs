@@ -81,6 +81,22 @@ pub async fn nearby(cx: &DevicesCtx, q: NearbyQuery) -> Result<crate::http::List
         Some(r) if r.is_finite() && r >= 0.0 => Some(r),
         Some(_) => return Err(AppError::invalid("radius_km", Msg::InvalidField("radius_km"))),
     };
+    // What visitors see changes only with public data: answers are kept under its version (read
+    // from the database, so a change made on another instance counts at once).
+    let version = cx.public.current().await as i64;
+    let key = format!("{}|{}|{radius:?}|{offset}|{limit}", at.0, at.1);
+    if let Some(list) = cx.nearby_answers.get(version, &key) {
+        return Ok(list);
+    }
+    let list = nearby_uncached(cx, at, radius, offset, limit).await?;
+    cx.nearby_answers.put(version, key, list.clone());
+    Ok(list)
+}
+
+/// Nearby answers by (point, radius, page), under the public data version.
+pub type Answers = crate::versions::VersionedCache<String, crate::http::List<NearbyDevice>>;
+
+async fn nearby_uncached(cx: &DevicesCtx, at: (f64, f64), radius: Option<f64>, offset: u64, limit: u64) -> Result<crate::http::List<NearbyDevice>, AppError> {
     let wanted = (offset + limit) as usize;
     let (mut found, total) = match radius {
         // Everything within the radius: one box around the circle.
