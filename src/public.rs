@@ -9,7 +9,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
-use sea_orm::{ConnectionTrait, DatabaseConnection, DbErr};
+use sea_orm::{ConnectionTrait, DbErr};
 use tokio::sync::watch;
 
 use crate::versions::Versions;
@@ -23,7 +23,8 @@ struct Inner {
     local: AtomicU64,
     /// The database's version as last seen here.
     seen: AtomicI64,
-    db: Option<(DatabaseConnection, Versions)>,
+    /// The shared versions (None: instance-local only).
+    shared: Option<Versions>,
     tx: watch::Sender<u64>,
 }
 
@@ -35,9 +36,9 @@ impl Default for PublicData {
 }
 
 impl PublicData {
-    pub fn new(db: Option<(DatabaseConnection, Versions)>) -> Self {
+    pub fn new(shared: Option<Versions>) -> Self {
         let (tx, _) = watch::channel(1);
-        PublicData(Arc::new(Inner { local: AtomicU64::new(1), seen: AtomicI64::new(0), db, tx }))
+        PublicData(Arc::new(Inner { local: AtomicU64::new(1), seen: AtomicI64::new(0), shared, tx }))
     }
 
     fn bump_local(&self) {
@@ -48,10 +49,10 @@ impl PublicData {
     /// Call after any write that changes what a public page shows (after its commit).
     pub fn changed(&self) {
         self.bump_local();
-        if let Some((db, versions)) = self.0.db.clone() {
+        if let Some(versions) = self.0.shared.clone() {
             let me = self.clone();
             tokio::spawn(async move {
-                let bumped = db.execute_unprepared("UPDATE data_versions SET version = version + 1 WHERE name = 'public'").await;
+                let bumped = versions.db().execute_unprepared("UPDATE data_versions SET version = version + 1 WHERE name = 'public'").await;
                 match bumped {
                     // Our own change: already counted locally.
                     Ok(_) => {
@@ -82,7 +83,7 @@ impl PublicData {
 
     /// Reads the shared version; true (and subscribers are told) when another instance moved it.
     pub async fn follow(&self) -> Result<bool, DbErr> {
-        let Some((_, versions)) = &self.0.db else { return Ok(false) };
+        let Some(versions) = &self.0.shared else { return Ok(false) };
         let v = versions.fresh().await?.public;
         let before = self.0.seen.fetch_max(v, Ordering::SeqCst);
         if v > before {

@@ -51,7 +51,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
     let market = crate::market::index::load(&db).await.context("loading the market")?;
     let mailer = Mailer::new(db.clone(), &config.mail, config.mail_dir())?;
     let versions = crate::versions::Versions::new(db.clone());
-    let public = PublicData::new(Some((db.clone(), versions.clone())));
+    let public = PublicData::new(Some(versions.clone()));
     let keys = Arc::new(Keys::new(&secret));
     let site = Arc::new(config.site());
 

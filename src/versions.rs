@@ -40,6 +40,11 @@ impl Versions {
         Versions(Arc::new(Inner { db, started: AtomicU64::new(0), last: Mutex::new((0, Ok(Snapshot::default()))) }))
     }
 
+    /// The database the versions live in (a writer that moves one uses it).
+    pub fn db(&self) -> &DatabaseConnection {
+        &self.0.db
+    }
+
     /// The versions as of a read that started after this call did.
     pub async fn fresh(&self) -> Result<Snapshot, DbErr> {
         let arrived = self.0.started.load(Ordering::SeqCst);

@@ -98,12 +98,15 @@ async fn search(
     Ok(respond(&headers, service::search(&cx.catalogue, &q, page, lang)?))
 }
 
+/// What a market answer depends on besides its URL (the 304 names it too).
+const VARY: &str = "Accept-Language, Accept-Encoding";
+
 /// The answer, or 304 when the client holds it already.
 fn respond(headers: &HeaderMap, answer: Arc<Answer>) -> Response {
     let mut res = if crate::http::not_modified(headers, &answer.etag) {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
-        let mut r = answer.body.response(headers, "Accept-Language, Accept-Encoding");
+        let mut r = answer.body.response(headers, VARY);
         r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
         r
     };
@@ -112,7 +115,7 @@ fn respond(headers: &HeaderMap, answer: Arc<Answer>) -> Response {
     // Public data: any cache may keep it but must revalidate (cheap: a 304).
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("public, no-cache"));
     if !h.contains_key(header::VARY) {
-        h.insert(header::VARY, HeaderValue::from_static("Accept-Language, Accept-Encoding"));
+        h.insert(header::VARY, HeaderValue::from_static(VARY));
     }
     res
 }
