@@ -27,7 +27,12 @@ BASE, DATA, LOG = sys.argv[1], sys.argv[2], sys.argv[3]
 PASSWORD = "Secret123"
 
 
+# Every path requested through the proxy, so a look at its access log can wait for their lines.
+SENT = []
+
+
 def call(method, path, body=None, token=None, headers=None):
+    SENT.append(path)
     data = None if body is None else json.dumps(body).encode()
     req = urllib.request.Request(BASE + path, data=data, method=method)
     if body is not None:
@@ -48,19 +53,30 @@ def call(method, path, body=None, token=None, headers=None):
 
 
 def upstreams(uri_part):
-    """The instances (upstream addresses) that answered requests whose URI contains uri_part."""
-    seen = set()
-    with open(LOG) as f:
-        for line in f:
-            parts = line.split()
-            if len(parts) >= 3 and uri_part in parts[2]:
-                seen.add(parts[0])
-    return seen
+    """The instances (upstream addresses) that answered requests whose URI contains uri_part.
+    nginx writes a request's line after the answer has gone out, so a client can read its answer
+    before the line is there: wait (at most 5 s) for a line per request this script sent."""
+    wanted = sum(uri_part in p for p in SENT)
+    deadline = time.time() + 5
+    while True:
+        seen, lines = set(), 0
+        with open(LOG) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) >= 3 and uri_part in parts[2]:
+                    seen.add(parts[0])
+                    lines += 1
+        if lines >= wanted or time.time() > deadline:
+            return seen
+        time.sleep(0.05)
 
 
 def expect(cond, what, detail=""):
     if not cond:
         print(f"FAILED: {what} {detail}")
+        # What nginx saw, to tell a routing surprise from an instance's answer.
+        with open(LOG) as f:
+            print("nginx access log (last 20 lines):\n" + "".join(f.readlines()[-20:]))
         sys.exit(1)
     print(f"ok: {what}")
 
