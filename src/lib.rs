@@ -24,6 +24,7 @@ pub mod market;
 pub mod notifications;
 pub mod orders;
 pub mod openapi;
+pub mod protocol;
 pub mod public;
 pub mod ratelimit;
 pub mod schedule;

@@ -11,9 +11,10 @@ use crate::apps::AppsCtx;
 use crate::apps::access::{Names, condition, installer, scope, to_installation, visible};
 use crate::apps::lifecycle::{Desired, Event, command_of};
 use crate::apps::model::*;
+use crate::protocol::heartbeat::CommandBody;
 use crate::apps::state::{self, Change};
 use crate::db::entity::{app_images, apps, devices, installation_events, installations};
-use crate::db::enums::{CommandKind, DeviceStatus, SharingMode};
+use crate::db::enums::{DeviceStatus, SharingMode};
 use crate::db::{new_id, now, write_txn};
 use crate::devices::access::{Owner, owned_by};
 use crate::error::{AppError, Msg};
@@ -148,13 +149,12 @@ pub async fn lock_device(conn: &impl ConnectionTrait, id: &str) -> Result<(), Ap
 }
 
 /// The install command's payload: the manifest and, when the market holds its image, the archive.
-pub async fn install_payload(conn: &impl ConnectionTrait, installation_id: &str, app_id: &str, manifest: &Manifest) -> Result<serde_json::Value, AppError> {
+pub async fn install_payload(conn: &impl ConnectionTrait, installation_id: &str, app_id: &str, manifest: &Manifest) -> Result<CommandBody, AppError> {
     let archives = app_images::Entity::find().order_by_desc(app_images::Column::CreatedAt).all(conn).await?;
     let archive = archives.into_iter().find(|a| serde_json::from_str::<Vec<String>>(&a.tags).unwrap_or_default().contains(&manifest.image)).map(|a| {
         ArchiveRef { path: format!("/api/agent/v1/images/{}", a.sha256), sha256: a.sha256, size: a.size_bytes }
     });
-    let p = InstallPayload { installation_id: installation_id.to_string(), app_id: app_id.to_string(), manifest: manifest.clone(), archive };
-    serde_json::to_value(p).map_err(|e| AppError::Internal(e.into()))
+    Ok(CommandBody::AppInstall(InstallPayload { installation_id: installation_id.to_string(), app_id: app_id.to_string(), manifest: manifest.clone(), archive }))
 }
 
 /// A new installation row in `preparing`, with its install command queued.
@@ -212,7 +212,7 @@ pub async fn create(conn: &impl ConnectionTrait, n: NewInstallation<'_>) -> Resu
     .insert(conn)
     .await?;
     let payload = install_payload(conn, &id, &n.app.id, n.manifest).await?;
-    state::send(conn, &command_id, &n.device.id, &id, CommandKind::AppInstall, &payload).await?;
+    state::send(conn, &command_id, &n.device.id, &id, &payload).await?;
     state::record(conn, &id, AppStatus::Preparing, None).await?;
     Ok(row)
 }
@@ -279,18 +279,19 @@ pub async fn act(cx: &AppsCtx, auth: &Auth, id: &str, action: Action, lang: Lang
     }
     let refused = || AppError::conflict(Msg::ActionNotAllowed(action.as_str(), sea_orm::ActiveEnum::to_value(&row.status)));
     let (kind, desired) = command_of(action, Desired::parse(&row.desired));
-    let payload = if kind == CommandKind::AppInstall {
-        let (_, manifest) = installable(cx, &txn, &row.app_id).await?;
-        install_payload(&txn, &row.id, &row.app_id, &manifest).await?
-    } else {
-        json!(AppCommandPayload { installation_id: row.id.clone() })
+    let payload = match CommandBody::app(kind, &row.id) {
+        Some(body) => body,
+        None => {
+            let (_, manifest) = installable(cx, &txn, &row.app_id).await?;
+            install_payload(&txn, &row.id, &row.app_id, &manifest).await?
+        }
     };
     let updated = if device.is_none() && action == Action::Uninstall {
         // The device was unlinked: nothing is left to remove on it.
         let moved = state::apply(&txn, &row, Event::Act(action), Change { desired: Some(desired), ..Default::default() }).await?.ok_or_else(refused)?;
         state::apply(&txn, &moved, Event::Done(Desired::Removed), Change::default()).await?.ok_or_else(refused)?
     } else {
-        state::apply(&txn, &row, Event::Act(action), Change { command: Some((kind, payload)), desired: Some(desired), ..Default::default() })
+        state::apply(&txn, &row, Event::Act(action), Change { command: Some(payload), desired: Some(desired), ..Default::default() })
             .await?
             .ok_or_else(refused)?
     };

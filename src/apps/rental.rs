@@ -14,12 +14,13 @@ use crate::apps::access::{Names, installer, to_installation};
 use crate::apps::install::{fit_of, installable, lock_device, place, rentable};
 use crate::apps::lifecycle::{Desired, Event};
 use crate::apps::model::*;
+use crate::protocol::heartbeat::CommandBody;
 use crate::apps::notify;
 use crate::apps::money::{self, charge};
 use crate::apps::state::{self, Change};
 use crate::billing::ledger::{self, AccountRef, HoldSpec, Reference};
 use crate::db::entity::{devices, installations, orders};
-use crate::db::enums::{CommandKind, DeviceStatus, NotificationKind, SharingMode};
+use crate::db::enums::{DeviceStatus, NotificationKind, SharingMode};
 use crate::db::{now, write_txn};
 use crate::devices::access::{Owner, owner_of as device_owner};
 use crate::error::{AppError, Msg};
@@ -140,8 +141,7 @@ pub async fn meter(db: &DatabaseConnection, at: DateTime<Utc>) -> Result<usize, 
 /// `deleting` what a failed install left). `None` when its state does not allow it now (e.g. still
 /// installing). Also used by orders when an order is over.
 pub async fn end(conn: &impl ledger::Conn, r: &installations::Model) -> Result<Option<installations::Model>, AppError> {
-    let payload = serde_json::json!(AppCommandPayload { installation_id: r.id.clone() });
-    let change = Change { command: Some((CommandKind::AppUninstall, payload)), desired: Some(Desired::Removed), ..Default::default() };
+    let change = Change { command: Some(CommandBody::AppUninstall(AppCommandPayload { installation_id: r.id.clone() })), desired: Some(Desired::Removed), ..Default::default() };
     state::apply(conn, r, Event::EndRental, change).await
 }
 
@@ -151,8 +151,7 @@ async fn suspend(db: &DatabaseConnection, r: &installations::Model) -> Result<()
     // does not try to charge them again.
     money::halt(&txn, r).await?;
     let r = &installations::Entity::find_by_id(r.id.clone()).one(&txn).await?.ok_or(AppError::NotFound(Msg::InstallationNotFound))?;
-    let payload = serde_json::json!(AppCommandPayload { installation_id: r.id.clone() });
-    let change = Change { command: Some((CommandKind::AppSuspend, payload)), desired: Some(Desired::Suspended), ..Default::default() };
+    let change = Change { command: Some(CommandBody::AppSuspend(AppCommandPayload { installation_id: r.id.clone() })), desired: Some(Desired::Suspended), ..Default::default() };
     if let Some(now_row) = state::apply(&txn, r, Event::Act(Action::Suspend), change).await? {
         notify::send(&txn, &now_row, NotificationKind::RentalSuspended).await?;
     }

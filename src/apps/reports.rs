@@ -33,11 +33,11 @@ impl AgentListener for AppsListener {
         &self,
         txn: &DatabaseTransaction,
         device: &devices::Model,
-        reports: &[serde_json::Value],
+        reports: &[InstallationReport],
         acked: &[device_commands::Model],
     ) -> Result<bool, AppError> {
         let reports: Vec<InstallationReport> =
-            reports.iter().filter_map(|v| serde_json::from_value::<InstallationReport>(v.clone()).ok()).map(clean).collect();
+            reports.iter().cloned().map(clean).collect();
         let report_of = |id: &str| reports.iter().find(|r| r.id == id);
         let mut changed = false;
         // The install phases passed since the last report, before the acknowledgement that may

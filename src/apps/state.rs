@@ -4,13 +4,13 @@
 
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
-use serde_json::Value;
 
 use crate::apps::lifecycle::{Desired, Event, next};
 use crate::apps::model::AppStatus;
+use crate::protocol::heartbeat::CommandBody;
 use crate::apps::notify;
 use crate::db::entity::{device_commands, installation_events, installations};
-use crate::db::enums::{CommandKind, CommandStatus};
+use crate::db::enums::CommandStatus;
 use crate::db::{new_id, now};
 use crate::error::AppError;
 
@@ -21,7 +21,7 @@ pub struct Change {
     pub progress: Option<i32>,
     pub open_url: Option<String>,
     /// A command sent with the transition (its id becomes the pending one).
-    pub command: Option<(CommandKind, Value)>,
+    pub command: Option<CommandBody>,
     pub desired: Option<Desired>,
 }
 
@@ -63,8 +63,8 @@ pub async fn apply(
     if q.exec(conn).await?.rows_affected != 1 {
         return Ok(None);
     }
-    if let (Some((kind, payload)), Some(id)) = (change.command, &command_id) {
-        send(conn, id, &row.device_id, &row.id, kind, &payload).await?;
+    if let (Some(body), Some(id)) = (change.command, &command_id) {
+        send(conn, id, &row.device_id, &row.id, &body).await?;
     }
     record(conn, &row.id, to, change.reason.as_deref()).await?;
     let now_row = installations::Entity::find_by_id(row.id.clone()).one(conn).await?;
@@ -124,15 +124,14 @@ pub async fn send(
     id: &str,
     device_id: &str,
     installation_id: &str,
-    kind: CommandKind,
-    payload: &Value,
+    body: &CommandBody,
 ) -> Result<(), AppError> {
     device_commands::ActiveModel {
         id: Set(id.to_string()),
         device_id: Set(device_id.to_string()),
         subject_id: Set(Some(installation_id.to_string())),
-        kind: Set(kind),
-        payload: Set(payload.to_string()),
+        kind: Set(body.kind()),
+        payload: Set(body.payload_text()),
         status: Set(CommandStatus::Pending),
         error: Set(None),
         created_at: Set(now()),

@@ -2,7 +2,6 @@
 //! account-deletion check. No HTTP types here.
 
 use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder, Set};
-use serde_json::json;
 
 use crate::companies::model::ResourceType;
 use crate::companies::resources::resource_released;
@@ -12,6 +11,7 @@ use crate::devices::DevicesCtx;
 use crate::devices::guards::DeviceChange;
 use crate::devices::access::*;
 use crate::devices::model::*;
+use crate::protocol::heartbeat::{CommandBody, ZcloudRef};
 use crate::error::{AppError, Msg};
 use crate::iam::auth::Auth;
 use crate::iam::deletion::DeletionCheck;
@@ -116,7 +116,7 @@ pub async fn unlink(cx: &DevicesCtx, auth: &Auth, id: &str) -> Result<(), AppErr
                 device_id: Set(host.clone()),
                 subject_id: Set(Some(d.id.clone())),
                 kind: Set(CommandKind::ZcloudDelete),
-                payload: Set(json!({"machine_id": d.id}).to_string()),
+                payload: Set(CommandBody::ZcloudDelete(ZcloudRef { machine_id: d.id.clone() }).payload_text()),
                 status: Set(CommandStatus::Pending),
                 error: Set(None),
                 created_at: Set(now()),

@@ -61,56 +61,8 @@ pub use crate::db::enums::{CommandKind, CommandStatus, DeviceStatus, DeviceType,
 /// Largest price an owner may ask: 1,000,000 coins an hour.
 pub const MAX_PRICE: i64 = 100_000_000;
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
-pub struct Gpu {
-    pub name: String,
-    pub passthrough: bool,
-    /// bytes
-    pub vram: i64,
-}
+pub use crate::protocol::heartbeat::*;
 
-/// At most this many GPUs in a spec, each name at most this long: a registration is a few
-/// hundred bytes, never kilobytes (with `AGENT_BODY_LIMIT` on the agent routes' bodies).
-pub const MAX_GPUS: usize = 32;
-pub const MAX_GPU_NAME: usize = 100;
-/// Largest agent registration body.
-pub const AGENT_REGISTER_BODY_LIMIT: usize = 8 * 1024;
-
-/// What a machine has.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, Default)]
-pub struct Spec {
-    pub cpu_cores: i64,
-    pub memory_bytes: i64,
-    pub disk_bytes: i64,
-    #[serde(default)]
-    pub gpus: Vec<Gpu>,
-}
-
-impl Spec {
-    /// Sane bounds for what an agent reports (a value outside is refused as invalid input).
-    pub fn check(&self) -> Result<(), AppError> {
-        if !(0..=65_536).contains(&self.cpu_cores) {
-            return Err(AppError::invalid("spec.cpu_cores", Msg::InvalidField("spec.cpu_cores")));
-        }
-        if self.memory_bytes < 0 || self.disk_bytes < 0 {
-            return Err(AppError::invalid("spec", Msg::InvalidField("spec")));
-        }
-        if self.gpus.len() > MAX_GPUS || self.gpus.iter().any(|g| g.name.chars().count() > MAX_GPU_NAME || g.vram < 0) {
-            return Err(AppError::invalid("spec.gpus", Msg::InvalidField("spec.gpus")));
-        }
-        Ok(())
-    }
-}
-
-/// How busy a machine is now. An agent older or newer than this server may leave a field out
-/// (it reads as 0) or send fields this server does not know (ignored).
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, Default)]
-#[serde(default)]
-pub struct Metrics {
-    pub cpu_percent: f64,
-    pub memory_used_bytes: i64,
-    pub disk_used_bytes: i64,
-}
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct Location {
@@ -229,77 +181,6 @@ pub fn device_name(field: &'static str, raw: Option<&str>) -> Result<String, App
         return Err(AppError::invalid(field, Msg::InvalidField(field)));
     }
     Ok(name.to_string())
-}
-
-// ---- the agent protocol ----
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct RegisterRequest {
-    /// Z-BOX, P-BOX or server group
-    #[serde(rename = "type")]
-    pub device_type: Option<String>,
-    pub name: Option<String>,
-    pub spec: Option<Spec>,
-    /// Required when the server sets `devices.registration_token` (a closed market).
-    pub registration_token: Option<String>,
-}
-
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
-pub struct RegisterResponse {
-    pub device_id: String,
-    /// Shown once: keep it; it authenticates every heartbeat.
-    pub device_secret: String,
-    /// Typed by a person at /devices/link.
-    pub pairing_code: String,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct Ack {
-    pub id: String,
-    pub ok: bool,
-    #[serde(default)]
-    pub error: Option<String>,
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct HeartbeatRequest {
-    pub spec: Option<Spec>,
-    pub metrics: Option<Metrics>,
-    /// Apps installed on the device (reported by the agent; used by the apps work).
-    #[serde(default)]
-    #[schema(value_type = Vec<Object>)]
-    pub installations: Vec<serde_json::Value>,
-    #[serde(default)]
-    pub acks: Vec<Ack>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct Settings {
-    pub name: String,
-    pub sharing_mode: SharingMode,
-    pub rentable: bool,
-    pub price_per_hour: i64,
-    /// Whether a person has bound the device yet.
-    pub bound: bool,
-    /// Seconds until the next heartbeat.
-    pub heartbeat_secs: u64,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct Command {
-    pub id: String,
-    /// A [`CommandKind`] (zcloud_create, zcloud_delete; app lifecycle commands come later). A
-    /// string on the wire, so an agent meets a kind it does not know as a failed command, not
-    /// as a heartbeat it cannot read.
-    pub kind: String,
-    #[schema(value_type = Object)]
-    pub payload: serde_json::Value,
-}
-
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
-pub struct HeartbeatResponse {
-    pub settings: Settings,
-    pub commands: Vec<Command>,
 }
 
 // ---- nearby ----

@@ -6,8 +6,7 @@ use std::net::IpAddr;
 
 use chrono::Duration;
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveEnum, ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set};
-use serde_json::json;
+use sea_orm::{ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set};
 
 use crate::db::entity::{device_commands, devices};
 use crate::db::enums::NotificationKind;
@@ -28,7 +27,7 @@ pub trait AgentListener: Send + Sync {
         &self,
         txn: &sea_orm::DatabaseTransaction,
         device: &devices::Model,
-        installations: &[serde_json::Value],
+        installations: &[crate::protocol::apps::InstallationReport],
         acked: &[device_commands::Model],
     ) -> Result<bool, AppError>;
 }
@@ -194,7 +193,7 @@ pub async fn heartbeat(cx: &DevicesCtx, secret: Option<&str>, req: HeartbeatRequ
     }
     let commands = pending
         .into_iter()
-        .map(|c| Command { id: c.id, kind: c.kind.to_value(), payload: serde_json::from_str(&c.payload).unwrap_or(json!({})) })
+        .map(|c| Command::stored(c.id, c.kind, &c.payload))
         .collect();
     Ok(HeartbeatResponse { settings: settings(cx, &d), commands })
 }

@@ -2,13 +2,13 @@
 //! to the chosen host. No HTTP types here.
 
 use sea_orm::{ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set};
-use serde_json::json;
 
 use crate::db::entity::{device_commands, devices};
 use crate::db::{for_update, new_id, now, write_txn};
 use crate::devices::DevicesCtx;
 use crate::devices::access::*;
 use crate::devices::model::*;
+use crate::protocol::heartbeat::{CommandBody, ZcloudMachine};
 use crate::error::{AppError, Msg};
 use crate::iam::auth::Auth;
 
@@ -168,17 +168,17 @@ pub async fn create_zcloud(cx: &DevicesCtx, auth: &Auth, ask: ZcloudAsk) -> Resu
         device_id: Set(free.host.id.clone()),
         subject_id: Set(Some(machine.id.clone())),
         kind: Set(CommandKind::ZcloudCreate),
-        payload: Set(json!({
-            "machine_id": machine.id,
-            "name": ask.name,
-            "cpu_cores": ask.cpu_cores,
-            "memory_bytes": ask.memory_bytes,
-            "disk_bytes": ask.disk_bytes,
-            "gpu_count": ask.gpu_count,
-            "gpu_model": model,
-            "passthrough": ask.passthrough,
+        payload: Set(CommandBody::ZcloudCreate(ZcloudMachine {
+            machine_id: machine.id.clone(),
+            name: ask.name.clone(),
+            cpu_cores: ask.cpu_cores,
+            memory_bytes: ask.memory_bytes,
+            disk_bytes: ask.disk_bytes,
+            gpu_count: ask.gpu_count,
+            gpu_model: model.clone(),
+            passthrough: ask.passthrough,
         })
-        .to_string()),
+        .payload_text()),
         status: Set(CommandStatus::Pending),
         error: Set(None),
         created_at: Set(t),

@@ -1,0 +1,237 @@
+//! The heartbeat protocol between the agent and the market: registration, heartbeats, commands
+//! and their acknowledgements. Shared by the server (src/devices/protocol.rs) and the agent
+//! program (src/agent/); both name these types, never their JSON.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::db::enums::{CommandKind, SharingMode};
+use crate::error::{AppError, Msg};
+use crate::protocol::apps::{AppCommandPayload, InstallPayload, InstallationReport};
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+pub struct Gpu {
+    pub name: String,
+    pub passthrough: bool,
+    /// bytes
+    pub vram: i64,
+}
+
+/// At most this many GPUs in a spec, each name at most this long: a registration is a few
+/// hundred bytes, never kilobytes (with `AGENT_BODY_LIMIT` on the agent routes' bodies).
+pub const MAX_GPUS: usize = 32;
+pub const MAX_GPU_NAME: usize = 100;
+/// Largest agent registration body.
+pub const AGENT_REGISTER_BODY_LIMIT: usize = 8 * 1024;
+
+/// What a machine has.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, Default, PartialEq)]
+pub struct Spec {
+    pub cpu_cores: i64,
+    pub memory_bytes: i64,
+    pub disk_bytes: i64,
+    #[serde(default)]
+    pub gpus: Vec<Gpu>,
+}
+
+impl Spec {
+    /// Sane bounds for what an agent reports (a value outside is refused as invalid input).
+    pub fn check(&self) -> Result<(), AppError> {
+        if !(0..=65_536).contains(&self.cpu_cores) {
+            return Err(AppError::invalid("spec.cpu_cores", Msg::InvalidField("spec.cpu_cores")));
+        }
+        if self.memory_bytes < 0 || self.disk_bytes < 0 {
+            return Err(AppError::invalid("spec", Msg::InvalidField("spec")));
+        }
+        if self.gpus.len() > MAX_GPUS || self.gpus.iter().any(|g| g.name.chars().count() > MAX_GPU_NAME || g.vram < 0) {
+            return Err(AppError::invalid("spec.gpus", Msg::InvalidField("spec.gpus")));
+        }
+        Ok(())
+    }
+}
+
+/// How busy a machine is now. An agent older or newer than this server may leave a field out
+/// (it reads as 0) or send fields this server does not know (ignored).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, Default, PartialEq)]
+#[serde(default)]
+pub struct Metrics {
+    pub cpu_percent: f64,
+    pub memory_used_bytes: i64,
+    pub disk_used_bytes: i64,
+}
+
+// ---- the agent protocol ----
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct RegisterRequest {
+    /// Z-BOX, P-BOX or server group
+    #[serde(rename = "type")]
+    pub device_type: Option<String>,
+    pub name: Option<String>,
+    pub spec: Option<Spec>,
+    /// Required when the server sets `devices.registration_token` (a closed market).
+    pub registration_token: Option<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct RegisterResponse {
+    pub device_id: String,
+    /// Shown once: keep it; it authenticates every heartbeat.
+    pub device_secret: String,
+    /// Typed by a person at /devices/link.
+    pub pairing_code: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+pub struct Ack {
+    pub id: String,
+    pub ok: bool,
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, PartialEq)]
+pub struct HeartbeatRequest {
+    pub spec: Option<Spec>,
+    pub metrics: Option<Metrics>,
+    /// Apps installed on the device, as the agent sees them.
+    #[serde(default)]
+    pub installations: Vec<InstallationReport>,
+    #[serde(default)]
+    pub acks: Vec<Ack>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+pub struct Settings {
+    pub name: String,
+    pub sharing_mode: SharingMode,
+    pub rentable: bool,
+    pub price_per_hour: i64,
+    /// Whether a person has bound the device yet.
+    pub bound: bool,
+    /// Seconds until the next heartbeat.
+    pub heartbeat_secs: u64,
+}
+
+/// A command as it travels: `{id, kind, payload}`. The kind stays a string on the wire, so an
+/// agent meets a kind it does not know as a failed command, not as a heartbeat it cannot read;
+/// both sides build and read it through [`CommandBody`].
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+pub struct Command {
+    pub id: String,
+    /// A [`CommandKind`].
+    pub kind: String,
+    #[schema(value_type = Object)]
+    pub payload: serde_json::Value,
+}
+
+/// What a command asks, typed: the kind with its payload.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", content = "payload", rename_all = "snake_case")]
+pub enum CommandBody {
+    ZcloudCreate(ZcloudMachine),
+    ZcloudDelete(ZcloudRef),
+    AppInstall(InstallPayload),
+    AppStart(AppCommandPayload),
+    AppStop(AppCommandPayload),
+    AppRestart(AppCommandPayload),
+    AppSuspend(AppCommandPayload),
+    AppResume(AppCommandPayload),
+    AppSnapshot(AppCommandPayload),
+    AppUninstall(AppCommandPayload),
+}
+
+/// A Z-CLOUD machine to create on a host (given to the host's provisioner on its stdin).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ZcloudMachine {
+    pub machine_id: String,
+    pub name: String,
+    pub cpu_cores: i64,
+    pub memory_bytes: i64,
+    pub disk_bytes: i64,
+    pub gpu_count: i64,
+    pub gpu_model: String,
+    pub passthrough: bool,
+}
+
+/// The Z-CLOUD machine a delete names.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ZcloudRef {
+    pub machine_id: String,
+}
+
+impl CommandBody {
+    pub fn kind(&self) -> CommandKind {
+        match self {
+            CommandBody::ZcloudCreate(_) => CommandKind::ZcloudCreate,
+            CommandBody::ZcloudDelete(_) => CommandKind::ZcloudDelete,
+            CommandBody::AppInstall(_) => CommandKind::AppInstall,
+            CommandBody::AppStart(_) => CommandKind::AppStart,
+            CommandBody::AppStop(_) => CommandKind::AppStop,
+            CommandBody::AppRestart(_) => CommandKind::AppRestart,
+            CommandBody::AppSuspend(_) => CommandKind::AppSuspend,
+            CommandBody::AppResume(_) => CommandKind::AppResume,
+            CommandBody::AppSnapshot(_) => CommandKind::AppSnapshot,
+            CommandBody::AppUninstall(_) => CommandKind::AppUninstall,
+        }
+    }
+
+    /// An `app_*` command other than an install, about `installation`.
+    pub fn app(kind: CommandKind, installation: &str) -> Option<CommandBody> {
+        let p = AppCommandPayload { installation_id: installation.to_string() };
+        Some(match kind {
+            CommandKind::AppStart => CommandBody::AppStart(p),
+            CommandKind::AppStop => CommandBody::AppStop(p),
+            CommandKind::AppRestart => CommandBody::AppRestart(p),
+            CommandKind::AppSuspend => CommandBody::AppSuspend(p),
+            CommandKind::AppResume => CommandBody::AppResume(p),
+            CommandKind::AppSnapshot => CommandBody::AppSnapshot(p),
+            CommandKind::AppUninstall => CommandBody::AppUninstall(p),
+            CommandKind::AppInstall | CommandKind::ZcloudCreate | CommandKind::ZcloudDelete => return None,
+        })
+    }
+
+    /// The payload as stored with the queued command (`device_commands.payload`).
+    pub fn payload_text(&self) -> String {
+        match serde_json::to_value(self) {
+            Ok(serde_json::Value::Object(mut m)) => m.remove("payload").map(|p| p.to_string()).unwrap_or_else(|| "{}".into()),
+            _ => "{}".into(),
+        }
+    }
+
+    /// The installation an `app_*` command is about.
+    pub fn installation(&self) -> Option<&str> {
+        match self {
+            CommandBody::AppInstall(p) => Some(&p.installation_id),
+            CommandBody::AppStart(p)
+            | CommandBody::AppStop(p)
+            | CommandBody::AppRestart(p)
+            | CommandBody::AppSuspend(p)
+            | CommandBody::AppResume(p)
+            | CommandBody::AppSnapshot(p)
+            | CommandBody::AppUninstall(p) => Some(&p.installation_id),
+            CommandBody::ZcloudCreate(_) | CommandBody::ZcloudDelete(_) => None,
+        }
+    }
+}
+
+impl Command {
+    /// A queued command as sent: its stored kind and payload text.
+    pub fn stored(id: String, kind: CommandKind, payload: &str) -> Command {
+        use sea_orm::ActiveEnum;
+        Command { id, kind: kind.to_value(), payload: serde_json::from_str(payload).unwrap_or(serde_json::json!({})) }
+    }
+
+    /// What it asks; an error names a kind or payload this agent cannot read.
+    pub fn body(&self) -> Result<CommandBody, String> {
+        serde_json::from_value(serde_json::json!({"kind": self.kind, "payload": self.payload}))
+            .map_err(|e| format!("this agent does not support the command {} ({e})", self.kind))
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+pub struct HeartbeatResponse {
+    pub settings: Settings,
+    pub commands: Vec<Command>,
+}
+
