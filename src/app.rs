@@ -36,6 +36,7 @@ pub fn api() -> OpenApiRouter<AppState> {
         .merge(crate::notifications::routes::router())
         .merge(crate::billing::routes::router())
         .merge(crate::social::routes::router())
+        .merge(crate::connect::routes::router())
 }
 
 /// What the listener serves: the router inside the middleware stack.
@@ -54,6 +55,7 @@ pub fn router(state: AppState) -> App {
     let trusted = crate::client_ip::TrustedProxies::new(&state.config.server.trusted_proxies).unwrap_or_default();
     let idempotency = state.idempotency.clone();
     let body_limit = state.config.server.body_limit_bytes;
+    let connect = state.connect.clone();
 
     let routes = Router::new()
         .merge(api)
@@ -80,6 +82,9 @@ pub fn router(state: AppState) -> App {
         .layer(crate::telemetry::trace_layer())
         .layer(PropagateRequestIdLayer::new(request_id))
         .layer(CatchPanicLayer::custom(panic_response))
+        // An app's own origin (`<label>.<apps domain>`) is the app's, not the market's: served
+        // before the market's headers and compression (src/connect/web.rs).
+        .layer(axum::middleware::from_fn_with_state(connect, crate::connect::web::by_host))
         .layer(axum::middleware::from_fn_with_state(security, crate::http::security_headers))
         .layer(CompressionLayer::new().gzip(true).br(true))
         .layer(DefaultBodyLimit::max(body_limit))

@@ -28,6 +28,7 @@ pub struct Config {
     pub apps: AppsConfig,
     pub orders: OrdersConfig,
     pub agent: AgentConfig,
+    pub connect: ConnectConfig,
     pub billing: BillingConfig,
     pub social: SocialConfig,
     pub log: LogConfig,
@@ -205,7 +206,7 @@ impl Default for OrdersConfig {
 }
 
 /// Settings of `zmarket agent` (the device side).
-#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct AgentConfig {
     /// Program run as `<provisioner> create|delete <machine id>` (payload JSON on stdin) to carry
@@ -222,6 +223,49 @@ pub struct AgentConfig {
     /// The host name or address people reach this box's apps at. Empty: the address this box
     /// uses to reach the market server.
     pub public_host: String,
+    /// Ports of the box itself its owner may reach through the market (`zmarket tunnel
+    /// --device`, the device page's SSH block). Default: 22.
+    pub tcp_ports: Vec<u16>,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        AgentConfig {
+            provisioner: String::new(),
+            registration_token: String::new(),
+            registry_mirror: String::new(),
+            docker_socket: String::new(),
+            public_host: String::new(),
+            tcp_ports: vec![22],
+        }
+    }
+}
+
+/// Reaching what runs on a box through the market (src/connect/, docs/connect.md).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ConnectConfig {
+    /// Each installation's web interface is served on its own origin `<label>.<apps_domain>`.
+    /// Empty: the host of `public_url` (`localhost` on a local run: browsers resolve
+    /// `*.localhost` to the loopback with no DNS). Behind a proxy, point a wildcard DNS name
+    /// and certificate at the market.
+    pub apps_domain: String,
+    /// How long the one-time link behind "Open" stays valid.
+    pub open_token_ttl_secs: u64,
+    /// How long an app origin's sign-in cookie lasts.
+    pub cookie_ttl_secs: u64,
+    /// After an agent's channel closes, how long before its device shows offline (a
+    /// reconnect within it is not an outage).
+    pub offline_grace_secs: u64,
+    /// How often an instance looks for queued commands of the channels it holds (on
+    /// PostgreSQL a NOTIFY also announces them at once).
+    pub command_poll_ms: u64,
+}
+
+impl Default for ConnectConfig {
+    fn default() -> Self {
+        ConnectConfig { apps_domain: String::new(), open_token_ttl_secs: 60, cookie_ttl_secs: 12 * 3600, offline_grace_secs: 3, command_poll_ms: 100 }
+    }
 }
 
 /// The wallet (src/billing/, docs/wallet.md).
@@ -284,6 +328,7 @@ impl Default for Config {
             apps: AppsConfig::default(),
             orders: OrdersConfig::default(),
             agent: AgentConfig::default(),
+            connect: ConnectConfig::default(),
             billing: BillingConfig::default(),
             social: SocialConfig::default(),
             log: LogConfig::default(),

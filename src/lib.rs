@@ -8,6 +8,7 @@ pub mod coins;
 pub mod client_ip;
 pub mod companies;
 pub mod config;
+pub mod connect;
 pub mod db;
 pub mod encoded;
 pub mod devices;

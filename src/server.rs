@@ -122,9 +122,20 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         settings: Arc::new(config.social.clone()),
         hub: crate::events::hub::Hub::new(config.social.streams_per_user),
     };
+    let sessions = Sessions::new(keys, db.clone(), versions.clone());
+    let connect = crate::connect::ConnectCtx::new(
+        db.clone(),
+        devices.clone(),
+        apps.clone(),
+        sessions.clone(),
+        &config.connect,
+        &config.public_url(),
+        &secret,
+        &config.database_url(),
+    );
     Ok(AppState::new(StateParts {
         config: Arc::new(config),
-        sessions: Sessions::new(keys, db.clone(), versions.clone()),
+        sessions,
         notifications: NotificationsCtx::new(db.clone(), stats, versions.clone()),
         db,
         mailer,
@@ -139,6 +150,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         billing,
         idempotency,
         social,
+        connect,
     }))
 }
 
@@ -149,10 +161,12 @@ pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future
     let events = crate::events::hub::start(state.social.hub.clone(), state.db.clone(), state.config.database_url(), poll);
     let limits = crate::listener::ConnLimits::from_config(&state.config);
     let warm = crate::ssr::keep_warm(state.ssr.clone());
+    let commands = crate::connect::channel::start_watcher(state.connect.clone());
     let router = app::router(state);
     crate::listener::serve(listener, router, limits, shutdown).await;
     warm.abort();
     events.abort();
+    commands.abort();
     let _ = jobs.shutdown().await;
     Ok(())
 }

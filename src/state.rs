@@ -17,6 +17,7 @@ use crate::billing::BillingCtx;
 use crate::billing::idempotency::IdempotencyStore;
 use crate::companies::CompaniesCtx;
 use crate::config::Config;
+use crate::connect::ConnectCtx;
 use crate::devices::DevicesCtx;
 use crate::iam::IamCtx;
 use crate::iam::auth::Sessions;
@@ -73,6 +74,7 @@ parts! {
     billing: BillingCtx,
     idempotency: IdempotencyStore,
     social: SocialCtx,
+    connect: ConnectCtx,
 }
 
 pub struct StateParts {
@@ -93,4 +95,5 @@ pub struct StateParts {
     /// Answers kept for `Idempotency-Key` retries (installed on every request by src/app.rs).
     pub idempotency: IdempotencyStore,
     pub social: SocialCtx,
+    pub connect: ConnectCtx,
 }

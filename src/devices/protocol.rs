@@ -89,6 +89,7 @@ pub async fn register(cx: &DevicesCtx, ip: IpAddr, req: AgentRegistration) -> Re
         gpu_model: Set(String::new()),
         passthrough: Set(false),
         last_seen_at: Set(Some(t)),
+        channel_instance: Set(None),
         created_at: Set(t),
         updated_at: Set(t),
     }
@@ -121,6 +122,12 @@ pub(crate) fn settings(cx: &DevicesCtx, d: &devices::Model) -> Settings {
 
 pub async fn heartbeat(cx: &DevicesCtx, secret: Option<&str>, req: HeartbeatRequest) -> Result<HeartbeatResponse, AppError> {
     let device = device_by_secret(cx, secret).await?;
+    beat(cx, &device, req).await
+}
+
+/// A beat of `device` (authenticated by its secret before), over HTTP or the channel: the same
+/// rules either way; the answer holds every pending command.
+pub async fn beat(cx: &DevicesCtx, device: &devices::Model, req: HeartbeatRequest) -> Result<HeartbeatResponse, AppError> {
     if let Some(spec) = &req.spec {
         spec.check()?;
     }
@@ -180,22 +187,93 @@ pub async fn heartbeat(cx: &DevicesCtx, secret: Option<&str>, req: HeartbeatRequ
     for l in cx.listeners.0.iter() {
         changed |= l.heartbeat(&txn, &d, &req.installations, &acked).await?;
     }
-    let pending = device_commands::Entity::find()
-        .filter(device_commands::Column::DeviceId.eq(d.id.clone()))
-        .filter(device_commands::Column::Status.eq(CommandStatus::Pending))
-        .order_by_asc(device_commands::Column::CreatedAt)
-        .order_by_asc(device_commands::Column::Id)
-        .all(&txn)
-        .await?;
+    let commands = pending_commands(&txn, &d.id).await?;
     txn.commit().await?;
     if changed {
         cx.public.changed();
     }
-    let commands = pending
-        .into_iter()
-        .map(|c| Command::stored(c.id, c.kind, &c.payload))
-        .collect();
     Ok(HeartbeatResponse { settings: settings(cx, &d), commands })
+}
+
+async fn pending_commands(conn: &impl ConnectionTrait, device_id: &str) -> Result<Vec<Command>, AppError> {
+    let pending = device_commands::Entity::find()
+        .filter(device_commands::Column::DeviceId.eq(device_id))
+        .filter(device_commands::Column::Status.eq(CommandStatus::Pending))
+        .order_by_asc(device_commands::Column::CreatedAt)
+        .order_by_asc(device_commands::Column::Id)
+        .all(conn)
+        .await?;
+    Ok(pending.into_iter().map(|c| Command::stored(c.id, c.kind, &c.payload)).collect())
+}
+
+/// What a heartbeat would answer `device_id` now (the channel sends it when commands wait);
+/// `None` when the device is gone or its secret changed.
+pub async fn pending(cx: &DevicesCtx, device_id: &str, secret_hash: Option<&str>) -> Result<Option<HeartbeatResponse>, AppError> {
+    let Some(d) = devices::Entity::find_by_id(device_id.to_string()).one(&cx.db).await? else { return Ok(None) };
+    if d.secret_hash.as_deref() != secret_hash {
+        return Ok(None);
+    }
+    let commands = pending_commands(&cx.db, device_id).await?;
+    Ok(Some(HeartbeatResponse { settings: settings(cx, &d), commands }))
+}
+
+/// The devices among `ids` with commands pending, and those commands' ids.
+pub async fn pending_ids(cx: &DevicesCtx, ids: &[String]) -> Result<Vec<(String, String)>, AppError> {
+    let rows = device_commands::Entity::find()
+        .filter(device_commands::Column::DeviceId.is_in(ids.to_vec()))
+        .filter(device_commands::Column::Status.eq(CommandStatus::Pending))
+        .all(&cx.db)
+        .await?;
+    Ok(rows.into_iter().map(|c| (c.device_id, c.id)).collect())
+}
+
+/// Records which instance's channel the device holds (`token`), or that it holds none.
+pub async fn record_channel(cx: &DevicesCtx, device_id: &str, token: Option<&str>) -> Result<(), AppError> {
+    devices::Entity::update_many()
+        .col_expr(devices::Column::ChannelInstance, Expr::value(token.map(str::to_string)))
+        .filter(devices::Column::Id.eq(device_id))
+        .exec(&cx.db)
+        .await?;
+    Ok(())
+}
+
+/// The channel `token` closed and the device did not come back on another: it is offline now
+/// (not at the end of the heartbeat timeout). True when it went offline.
+pub async fn channel_closed(cx: &DevicesCtx, device_id: &str, token: &str) -> Result<bool, AppError> {
+    let txn = write_txn(&cx.db).await?;
+    let Some(d) = for_update(&txn, devices::Entity::find_by_id(device_id.to_string()).filter(devices::Column::ChannelInstance.eq(token)))
+        .one(&txn)
+        .await?
+    else {
+        return Ok(false);
+    };
+    let went = d.status == DeviceStatus::Online;
+    let mut a: devices::ActiveModel = d.clone().into();
+    a.channel_instance = Set(None);
+    if went {
+        a.status = Set(DeviceStatus::Offline);
+        a.updated_at = Set(now());
+    }
+    let d = a.update(&txn).await?;
+    if went {
+        notify(&txn, &d, NotificationKind::DeviceOffline, None).await?;
+        let hosted = devices::Entity::find()
+            .filter(devices::Column::HostId.eq(d.id.clone()))
+            .filter(devices::Column::Status.eq(DeviceStatus::Online))
+            .all(&txn)
+            .await?;
+        for m in hosted {
+            let mut a: devices::ActiveModel = m.into();
+            a.status = Set(DeviceStatus::Offline);
+            let m = a.update(&txn).await?;
+            notify(&txn, &m, NotificationKind::DeviceOffline, None).await?;
+        }
+    }
+    txn.commit().await?;
+    if went {
+        cx.public.changed();
+    }
+    Ok(went)
 }
 
 /// Records an acknowledgement by the device its command was sent to; true when a status changed,

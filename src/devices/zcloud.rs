@@ -158,6 +158,7 @@ pub async fn create_zcloud(cx: &DevicesCtx, auth: &Auth, ask: ZcloudAsk) -> Resu
         gpu_model: Set(model.clone()),
         passthrough: Set(ask.passthrough),
         last_seen_at: Set(None),
+        channel_instance: Set(None),
         created_at: Set(t),
         updated_at: Set(t),
     }

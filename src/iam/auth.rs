@@ -156,6 +156,12 @@ impl Sessions {
     }
 }
 
+/// The subprotocol prefix that carries a token on a browser's WebSocket (browsers cannot set
+/// headers there): `new WebSocket(url, ["zmarket", "zmarket.bearer." + token])`.
+pub const WS_BEARER: &str = "zmarket.bearer.";
+
+/// The caller's token: `Authorization: Bearer …`, or on a WebSocket handshake the
+/// `zmarket.bearer.…` subprotocol.
 pub fn bearer(parts: &Parts) -> Option<&str> {
     parts
         .headers
@@ -165,6 +171,13 @@ pub fn bearer(parts: &Parts) -> Option<&str> {
         // The scheme is case-insensitive (RFC 9110 §11.1).
         .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
         .map(|(_, token)| token.trim())
+        .or_else(|| {
+            parts
+                .headers
+                .get(header::SEC_WEBSOCKET_PROTOCOL)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.split(',').map(str::trim).find_map(|p| p.strip_prefix(WS_BEARER)))
+        })
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Auth

@@ -38,6 +38,8 @@ pub struct Model {
     pub gpu_model: String,
     pub passthrough: bool,
     pub last_seen_at: Option<DateTimeUtc>,
+    /// `<instance>:<connection>` of the agent channel it holds, if any (issue 22).
+    pub channel_instance: Option<String>,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
 }

@@ -6,6 +6,7 @@ pub mod apps;
 pub mod bills;
 pub mod blocks;
 pub mod companies;
+pub mod connect_tokens;
 pub mod company_history;
 pub mod company_members;
 pub mod conversations;

@@ -1,0 +1,101 @@
+//! Who may open what on a box: the installation's owner or renter, the admin of its company,
+//! and a company member the app is assigned to (the same rule as seeing it, apps::access). No
+//! HTTP types here.
+
+use std::sync::Arc;
+
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+
+use crate::apps::model::{AppStatus, Manifest};
+use crate::connect::ConnectCtx;
+use crate::connect::hub::Link;
+use crate::db::entity::{devices, installations};
+use crate::db::enums::DeviceStatus;
+use crate::error::{AppError, Msg};
+use crate::iam::auth::Auth;
+
+/// An installation the caller may reach, with what reaching it needs.
+pub struct Door {
+    pub row: installations::Model,
+    pub manifest: Option<Manifest>,
+    pub device: Option<devices::Model>,
+}
+
+/// The installation `id` as the caller may reach it: 404 when they cannot see it, 403 for a
+/// member of its company it is not assigned to.
+pub async fn door(cx: &ConnectCtx, auth: &Auth, id: &str) -> Result<Door, AppError> {
+    let row = match crate::apps::access::visible(&cx.db, auth, id).await {
+        Ok((row, _)) => row,
+        Err(AppError::NotFound(m)) => {
+            if let Some(company) = auth.company().filter(|_| !auth.is_admin()) {
+                let theirs = installations::Entity::find_by_id(id.to_string())
+                    .filter(installations::Column::OwnerCompanyId.eq(company))
+                    .one(&cx.db)
+                    .await?;
+                if theirs.is_some() {
+                    return Err(AppError::Forbidden(Msg::NoPermissionApps));
+                }
+            }
+            return Err(AppError::NotFound(m));
+        }
+        Err(e) => return Err(e),
+    };
+    let device = devices::Entity::find_by_id(row.device_id.clone()).one(&cx.db).await?;
+    let manifest = cx.apps.manifests.get(&row.app_id).cloned();
+    Ok(Door { row, manifest, device })
+}
+
+impl Door {
+    /// Whether the box is online now (its status and a channel on some instance).
+    pub fn device_online(&self) -> bool {
+        self.device.as_ref().is_some_and(|d| d.status == DeviceStatus::Online && d.channel_instance.is_some())
+    }
+
+    /// The device's channel on this instance; 409 "The device is offline" otherwise.
+    pub fn link(&self, cx: &ConnectCtx) -> Result<Arc<Link>, AppError> {
+        let device = self.device.as_ref().filter(|d| d.status == DeviceStatus::Online).ok_or(AppError::conflict(Msg::DeviceOffline))?;
+        cx.channels.get(&device.id).ok_or(AppError::conflict(Msg::DeviceOffline))
+    }
+
+    /// The app runs (a terminal, a port, the web interface need it).
+    pub fn running(&self) -> Result<(), AppError> {
+        if self.row.status == AppStatus::Running { Ok(()) } else { Err(AppError::conflict(Msg::AppNotRunning)) }
+    }
+
+    /// Its container exists (logs can be read of a stopped app).
+    pub fn has_container(&self) -> bool {
+        !matches!(
+            self.row.status,
+            AppStatus::NotInstall | AppStatus::Preparing | AppStatus::Downloading | AppStatus::Deleting | AppStatus::Uninstalling
+        )
+    }
+
+    /// The container port of the app's web interface.
+    pub fn web_port(&self) -> Option<u16> {
+        self.manifest.as_ref()?.ports.iter().find(|p| p.web && p.protocol == "tcp").map(|p| p.container)
+    }
+
+    /// The TCP ports the manifest declares.
+    pub fn tcp_ports(&self) -> Vec<u16> {
+        self.manifest.as_ref().map(|m| m.ports.iter().filter(|p| p.protocol == "tcp").map(|p| p.container).collect()).unwrap_or_default()
+    }
+}
+
+/// A device the caller owns (in the current context; 403 for a member, 404 otherwise), for the
+/// doors of the box itself.
+pub async fn owned_device(cx: &ConnectCtx, auth: &Auth, id: &str) -> Result<devices::Model, AppError> {
+    let owner = crate::devices::access::manager(auth)?;
+    devices::Entity::find_by_id(id.trim().to_string())
+        .filter(crate::devices::access::owned_by(&owner))
+        .one(&cx.db)
+        .await?
+        .ok_or(AppError::NotFound(Msg::DeviceNotFound))
+}
+
+/// The device's channel on this instance; 409 "The device is offline" otherwise.
+pub fn device_link(cx: &ConnectCtx, d: &devices::Model) -> Result<Arc<Link>, AppError> {
+    if d.status != DeviceStatus::Online {
+        return Err(AppError::conflict(Msg::DeviceOffline));
+    }
+    cx.channels.get(&d.id).ok_or(AppError::conflict(Msg::DeviceOffline))
+}

@@ -1,0 +1,442 @@
+//! This instance's agent channels and the streams multiplexed over them (frames:
+//! src/protocol/frames.rs). A [`Link`] is one device's open channel here; an [`AgentStream`] is
+//! one stream on it (a TCP connection, a shell, a log) with its flow control: the market sends
+//! only as many bytes as the agent granted, and grants the agent more only as the stream's
+//! reader takes them, so a reader that stops reading stops its stream and nothing else.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::extract::ws::Message;
+use bytes::Bytes;
+use tokio::sync::{Notify, Semaphore, mpsc, oneshot};
+
+use crate::protocol::frames::{self, CloseReason, MAX_CHUNK, MAX_STREAMS, Target, ToAgent, WINDOW};
+
+/// How long the agent has to open a stream.
+const OPEN_WAIT: Duration = Duration::from_secs(15);
+/// Messages queued for one channel's writer before senders wait.
+const OUT_QUEUE: usize = 256;
+
+/// Every channel open on this instance, by device id.
+#[derive(Clone)]
+pub struct Channels(Arc<Inner>);
+
+struct Inner {
+    /// This instance's name in `devices.channel_instance`.
+    instance: String,
+    links: Mutex<HashMap<String, Arc<Link>>>,
+    next_conn: AtomicU64,
+    /// A channel opened (the command watcher sleeps while there is none).
+    opened: Notify,
+}
+
+impl Default for Channels {
+    fn default() -> Self {
+        Channels::new()
+    }
+}
+
+impl Channels {
+    pub fn new() -> Channels {
+        Channels(Arc::new(Inner {
+            instance: uuid::Uuid::now_v7().simple().to_string(),
+            links: Mutex::new(HashMap::new()),
+            next_conn: AtomicU64::new(1),
+            opened: Notify::new(),
+        }))
+    }
+
+    pub fn instance(&self) -> &str {
+        &self.0.instance
+    }
+
+    /// Registers a new channel of `device_id` (replacing an older one of the same device) and
+    /// hands back the link with the receiving end of its writer's queue.
+    pub fn attach(&self, device_id: &str) -> (Arc<Link>, mpsc::Receiver<Message>) {
+        let (tx, rx) = mpsc::channel(OUT_QUEUE);
+        let conn = self.0.next_conn.fetch_add(1, Ordering::Relaxed);
+        let link = Arc::new(Link {
+            device_id: device_id.to_string(),
+            token: format!("{}:{conn}", self.0.instance),
+            out: tx,
+            streams: Mutex::new(HashMap::new()),
+            next_stream: AtomicU32::new(1),
+            commands: Notify::new(),
+            pushed: Mutex::new(HashSet::new()),
+        });
+        let old = self.0.links.lock().unwrap().insert(device_id.to_string(), link.clone());
+        if let Some(old) = old {
+            old.lost();
+        }
+        self.0.opened.notify_one();
+        (link, rx)
+    }
+
+    /// The channel closed: forgets it (unless a newer one of the device replaced it) and ends
+    /// its streams. True when it was the device's current channel.
+    pub fn detach(&self, link: &Arc<Link>) -> bool {
+        let mut links = self.0.links.lock().unwrap();
+        let current = links.get(&link.device_id).is_some_and(|l| Arc::ptr_eq(l, link));
+        if current {
+            links.remove(&link.device_id);
+        }
+        drop(links);
+        link.lost();
+        current
+    }
+
+    /// The device's channel on this instance.
+    pub fn get(&self, device_id: &str) -> Option<Arc<Link>> {
+        self.0.links.lock().unwrap().get(device_id).cloned()
+    }
+
+    /// Devices with a channel here.
+    pub fn devices(&self) -> Vec<Arc<Link>> {
+        self.0.links.lock().unwrap().values().cloned().collect()
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.links.lock().unwrap().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Resolves when a channel opens.
+    pub async fn opened(&self) {
+        self.0.opened.notified().await
+    }
+}
+
+/// One device's channel on this instance.
+pub struct Link {
+    pub device_id: String,
+    /// `<instance>:<connection>`, recorded in `devices.channel_instance` while it is open.
+    pub token: String,
+    out: mpsc::Sender<Message>,
+    streams: Mutex<HashMap<u32, Slot>>,
+    next_stream: AtomicU32,
+    /// Pending commands may be waiting: the channel's loop looks.
+    pub commands: Notify,
+    /// Command ids sent on this connection (a command is sent again only with a beat's answer).
+    pushed: Mutex<HashSet<String>>,
+}
+
+struct Slot {
+    tx: mpsc::UnboundedSender<Chunk>,
+    /// Bytes the market may still send to the agent on this stream.
+    credit: Arc<Semaphore>,
+    /// Bytes the agent sent that the reader has not taken yet (at most [`WINDOW`]).
+    unread: Arc<AtomicU32>,
+    opened: Option<oneshot::Sender<Result<(), CloseReason>>>,
+}
+
+enum Chunk {
+    Data(Bytes),
+    End(CloseReason),
+}
+
+impl Link {
+    /// Queues a control frame for the agent; false when the channel is gone.
+    pub async fn send(&self, frame: &ToAgent) -> bool {
+        let Ok(text) = serde_json::to_string(frame) else { return false };
+        self.out.send(Message::Text(text.into())).await.is_ok()
+    }
+
+    /// Command ids not sent on this connection yet, marked as sent.
+    pub fn unsent(&self, ids: impl IntoIterator<Item = String>) -> Vec<String> {
+        let mut pushed = self.pushed.lock().unwrap();
+        ids.into_iter().filter(|id| pushed.insert(id.clone())).collect()
+    }
+
+    pub fn was_pushed(&self, id: &str) -> bool {
+        self.pushed.lock().unwrap().contains(id)
+    }
+
+    /// Opens a stream to `target`; the agent's refusal comes back as its reason.
+    pub async fn open(self: &Arc<Self>, target: Target) -> Result<AgentStream, CloseReason> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let (opened_tx, opened_rx) = oneshot::channel();
+        let credit = Arc::new(Semaphore::new(WINDOW as usize));
+        let unread = Arc::new(AtomicU32::new(0));
+        let id = {
+            let mut streams = self.streams.lock().unwrap();
+            if streams.len() >= MAX_STREAMS {
+                return Err(CloseReason::TooMany);
+            }
+            let mut id = self.next_stream.fetch_add(1, Ordering::Relaxed);
+            while streams.contains_key(&id) || id == 0 {
+                id = self.next_stream.fetch_add(1, Ordering::Relaxed);
+            }
+            streams.insert(id, Slot { tx, credit: credit.clone(), unread: unread.clone(), opened: Some(opened_tx) });
+            id
+        };
+        let stream = AgentStream { link: self.clone(), id, rx, credit, unread, taken: 0, done: false };
+        if !self.send(&ToAgent::Open { stream: id, target }).await {
+            return Err(CloseReason::ChannelLost);
+        }
+        match tokio::time::timeout(OPEN_WAIT, opened_rx).await {
+            Ok(Ok(Ok(()))) => Ok(stream),
+            Ok(Ok(Err(reason))) => Err(reason),
+            Ok(Err(_)) => Err(CloseReason::ChannelLost),
+            Err(_) => Err(CloseReason::Failed),
+        }
+    }
+
+    /// The agent opened a stream.
+    pub fn on_opened(&self, stream: u32) {
+        if let Some(slot) = self.streams.lock().unwrap().get_mut(&stream)
+            && let Some(tx) = slot.opened.take()
+        {
+            let _ = tx.send(Ok(()));
+        }
+    }
+
+    /// The agent took `bytes` more of what the market sent.
+    pub fn on_window(&self, stream: u32, bytes: u32) {
+        if let Some(slot) = self.streams.lock().unwrap().get(&stream) {
+            slot.credit.add_permits((bytes as usize).min(WINDOW as usize));
+        }
+    }
+
+    /// The agent ended a stream (or refused to open it).
+    pub fn on_close(&self, stream: u32, reason: CloseReason) {
+        if let Some(mut slot) = self.streams.lock().unwrap().remove(&stream) {
+            end(&mut slot, reason);
+        }
+    }
+
+    /// Bytes of a stream from the agent. An agent that sends more than it was granted breaks
+    /// the protocol: the stream ends (and the market tells the agent).
+    pub async fn on_data(&self, stream: u32, bytes: &[u8]) {
+        let broken = {
+            let mut streams = self.streams.lock().unwrap();
+            let Some(slot) = streams.get(&stream) else { return };
+            let unread = slot.unread.fetch_add(bytes.len() as u32, Ordering::AcqRel) + bytes.len() as u32;
+            if unread > WINDOW {
+                if let Some(mut slot) = streams.remove(&stream) {
+                    end(&mut slot, CloseReason::Protocol);
+                }
+                true
+            } else {
+                let _ = slot.tx.send(Chunk::Data(Bytes::copy_from_slice(bytes)));
+                false
+            }
+        };
+        if broken {
+            self.send(&ToAgent::Close { stream }).await;
+        }
+    }
+
+    /// The channel is gone: every stream on it ends.
+    fn lost(&self) {
+        let mut streams = self.streams.lock().unwrap();
+        for (_, mut slot) in streams.drain() {
+            end(&mut slot, CloseReason::ChannelLost);
+        }
+    }
+
+    /// Streams open now.
+    pub fn streams(&self) -> usize {
+        self.streams.lock().unwrap().len()
+    }
+}
+
+fn end(slot: &mut Slot, reason: CloseReason) {
+    if let Some(tx) = slot.opened.take() {
+        let _ = tx.send(Err(reason));
+    }
+    let _ = slot.tx.send(Chunk::End(reason));
+    slot.credit.close();
+}
+
+/// One stream over a device's channel, as the market's side holds it. Dropping it closes it.
+pub struct AgentStream {
+    link: Arc<Link>,
+    id: u32,
+    rx: mpsc::UnboundedReceiver<Chunk>,
+    credit: Arc<Semaphore>,
+    unread: Arc<AtomicU32>,
+    /// Bytes taken by the reader and not yet granted back to the agent.
+    taken: u32,
+    done: bool,
+}
+
+impl AgentStream {
+    /// The next bytes from the agent; `Err` with the reason once the stream ended.
+    pub async fn recv(&mut self) -> Result<Bytes, CloseReason> {
+        if self.done {
+            return Err(CloseReason::Done);
+        }
+        match self.rx.recv().await {
+            Some(Chunk::Data(b)) => {
+                let n = b.len() as u32;
+                self.unread.fetch_sub(n, Ordering::AcqRel);
+                self.taken += n;
+                if self.taken >= WINDOW / 4 {
+                    let bytes = std::mem::take(&mut self.taken);
+                    self.link.send(&ToAgent::Window { stream: self.id, bytes }).await;
+                }
+                Ok(b)
+            }
+            Some(Chunk::End(reason)) => {
+                self.done = true;
+                Err(reason)
+            }
+            None => {
+                self.done = true;
+                Err(CloseReason::ChannelLost)
+            }
+        }
+    }
+
+    /// Sends bytes to the agent, waiting for its grants.
+    pub async fn send(&self, bytes: &[u8]) -> Result<(), CloseReason> {
+        for chunk in bytes.chunks(MAX_CHUNK) {
+            let permit = self.credit.acquire_many(chunk.len() as u32).await.map_err(|_| CloseReason::Done)?;
+            permit.forget();
+            self.link.out.send(Message::Binary(frames::data(self.id, chunk).into())).await.map_err(|_| CloseReason::ChannelLost)?;
+        }
+        Ok(())
+    }
+
+    /// A terminal's new size.
+    pub async fn resize(&self, cols: u16, rows: u16) {
+        self.link.send(&ToAgent::Resize { stream: self.id, cols, rows }).await;
+    }
+
+    /// The stream as a byte pipe (for hyper and for copying): a task moves bytes between the
+    /// pipe and the channel; the pipe's buffer bounds what is held on the market's side.
+    pub fn into_io(self) -> tokio::io::DuplexStream {
+        let (ours, theirs) = tokio::io::duplex(64 * 1024);
+        tokio::spawn(self.pump(ours));
+        theirs
+    }
+
+    async fn pump(mut self, io: tokio::io::DuplexStream) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let (mut rd, mut wr) = tokio::io::split(io);
+        let mut buf = vec![0u8; MAX_CHUNK];
+        let mut reading = true;
+        loop {
+            tokio::select! {
+                n = rd.read(&mut buf), if reading => match n {
+                    Ok(0) | Err(_) => {
+                        // The local side is done writing: the agent's side sees the end.
+                        reading = false;
+                        self.link.send(&ToAgent::Close { stream: self.id }).await;
+                    }
+                    Ok(n) => {
+                        if self.send(&buf[..n]).await.is_err() {
+                            break;
+                        }
+                    }
+                },
+                got = self.recv() => match got {
+                    Ok(b) => {
+                        if wr.write_all(&b).await.is_err() {
+                            break;
+                        }
+                    }
+                    Err(_) => {
+                        let _ = wr.shutdown().await;
+                        break;
+                    }
+                },
+            }
+        }
+    }
+}
+
+impl Drop for AgentStream {
+    fn drop(&mut self) {
+        let had = self.link.streams.lock().unwrap().remove(&self.id).is_some();
+        if had {
+            let frame = serde_json::to_string(&ToAgent::Close { stream: self.id }).unwrap_or_default();
+            let _ = self.link.out.try_send(Message::Text(frame.into()));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::frames::{ToAgent, parse_data};
+
+    fn frame(m: Message) -> Option<ToAgent> {
+        match m {
+            Message::Text(t) => serde_json::from_str(&t).ok(),
+            _ => None,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_stream_opens_carries_bytes_with_credit_and_ends() {
+        let channels = Channels::new();
+        let (link, mut out) = channels.attach("D");
+        let l = link.clone();
+        let opening = tokio::spawn(async move { l.open(Target::Host { port: 22 }).await });
+        let Some(ToAgent::Open { stream, .. }) = frame(out.recv().await.unwrap()) else { panic!("open expected") };
+        link.on_opened(stream);
+        let mut s = opening.await.unwrap().unwrap();
+        // The market sends at most WINDOW bytes until the agent grants more.
+        let big = vec![7u8; WINDOW as usize + 10];
+        let sending = tokio::spawn(async move {
+            s.send(&big).await.unwrap();
+            s
+        });
+        let mut got = 0usize;
+        while got < WINDOW as usize {
+            match out.recv().await.unwrap() {
+                Message::Binary(b) => got += parse_data(&b).unwrap().1.len(),
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        assert_eq!(got, WINDOW as usize);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(out.try_recv().is_err(), "nothing beyond the window before a grant");
+        link.on_window(stream, 10);
+        let Message::Binary(b) = out.recv().await.unwrap() else { panic!() };
+        assert_eq!(parse_data(&b).unwrap().1.len(), 10);
+        let mut s = sending.await.unwrap();
+        link.on_data(stream, b"hi").await;
+        assert_eq!(&s.recv().await.unwrap()[..], b"hi");
+        link.on_close(stream, CloseReason::Refused);
+        assert_eq!(s.recv().await, Err(CloseReason::Refused));
+        assert_eq!(link.streams(), 0);
+    }
+
+    #[tokio::test]
+    async fn more_than_granted_breaks_the_stream_and_a_lost_channel_ends_all() {
+        let channels = Channels::new();
+        let (link, mut out) = channels.attach("D");
+        let l = link.clone();
+        let opening = tokio::spawn(async move { l.open(Target::Host { port: 22 }).await });
+        let Some(ToAgent::Open { stream, .. }) = frame(out.recv().await.unwrap()) else { panic!() };
+        link.on_opened(stream);
+        let mut s = opening.await.unwrap().unwrap();
+        link.on_data(stream, &vec![0u8; WINDOW as usize]).await;
+        link.on_data(stream, b"x").await;
+        assert!(s.recv().await.is_ok());
+        assert_eq!(s.recv().await, Err(CloseReason::Protocol));
+        // A refused open, then the channel lost while another stream is open.
+        let l = link.clone();
+        let opening = tokio::spawn(async move { l.open(Target::Host { port: 23 }).await });
+        let Some(ToAgent::Close { .. }) = frame(out.recv().await.unwrap()) else { panic!("the broken stream's close") };
+        let Some(ToAgent::Open { stream, .. }) = frame(out.recv().await.unwrap()) else { panic!() };
+        link.on_close(stream, CloseReason::PortNotAllowed);
+        assert_eq!(opening.await.unwrap().err(), Some(CloseReason::PortNotAllowed));
+        let l = link.clone();
+        let opening = tokio::spawn(async move { l.open(Target::Host { port: 22 }).await });
+        let Some(ToAgent::Open { stream, .. }) = frame(out.recv().await.unwrap()) else { panic!() };
+        link.on_opened(stream);
+        let mut s = opening.await.unwrap().unwrap();
+        assert!(channels.detach(&link));
+        assert_eq!(s.recv().await, Err(CloseReason::ChannelLost));
+        assert!(channels.get("D").is_none());
+    }
+}

@@ -1,0 +1,77 @@
+//! Connect: reaching what runs on a box through the market (DESIGN.md §4c, docs/connect.md).
+//! The agent keeps one WebSocket open to the market (`channel.rs`); commands travel it at once,
+//! and streams are multiplexed over it (`hub.rs`): an app's web interface on its own origin
+//! (`web.rs`), its logs (`logs.rs`), a terminal (`terminal.rs`) and raw TCP (`tcp.rs`).
+
+pub mod access;
+pub mod channel;
+pub mod doors;
+pub mod hub;
+pub mod logs;
+pub mod model;
+pub mod proxy;
+pub mod routes;
+pub mod terminal;
+pub mod web;
+
+use std::sync::Arc;
+
+use sea_orm::DatabaseConnection;
+
+use crate::apps::AppsCtx;
+use crate::config::ConnectConfig;
+use crate::devices::DevicesCtx;
+use crate::iam::auth::Sessions;
+
+/// What the connect rules use.
+#[derive(Clone)]
+pub struct ConnectCtx {
+    pub db: DatabaseConnection,
+    pub devices: DevicesCtx,
+    pub apps: AppsCtx,
+    pub sessions: Sessions,
+    /// The channels open on this instance.
+    pub channels: hub::Channels,
+    pub settings: Arc<ConnectConfig>,
+    /// Where people reach the market, e.g. `http://localhost:8080`.
+    pub public_url: Arc<str>,
+    /// The apps domain (`[connect] apps_domain`, or the host of `public_url`).
+    pub apps_domain: Arc<str>,
+    /// Signs the app origins' cookies.
+    pub cookie_key: Arc<[u8; 32]>,
+    /// The database URL, for this instance's LISTEN on PostgreSQL.
+    pub database_url: Arc<str>,
+}
+
+impl ConnectCtx {
+    pub fn new(
+        db: DatabaseConnection,
+        devices: DevicesCtx,
+        apps: AppsCtx,
+        sessions: Sessions,
+        settings: &ConnectConfig,
+        public_url: &str,
+        secret: &[u8],
+        database_url: &str,
+    ) -> ConnectCtx {
+        use sha2::Digest;
+        let domain = Some(settings.apps_domain.trim().trim_start_matches('.').to_ascii_lowercase())
+            .filter(|d| !d.is_empty())
+            .unwrap_or_else(|| url::Url::parse(public_url).ok().and_then(|u| u.host_str().map(str::to_ascii_lowercase)).unwrap_or_else(|| "localhost".into()));
+        let mut h = sha2::Sha256::new();
+        h.update(b"zmarket app cookies\0");
+        h.update(secret);
+        ConnectCtx {
+            db,
+            devices,
+            apps,
+            sessions,
+            channels: hub::Channels::new(),
+            settings: Arc::new(settings.clone()),
+            public_url: public_url.trim_end_matches('/').into(),
+            apps_domain: domain.into(),
+            cookie_key: Arc::new(h.finalize().into()),
+            database_url: database_url.into(),
+        }
+    }
+}

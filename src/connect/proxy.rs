@@ -1,0 +1,119 @@
+//! HTTP/1.1 through a byte pipe: a request sent to an app over a stream of the agent channel,
+//! its answer streamed back; a WebSocket upgrade passes through both ways.
+
+use axum::body::Body;
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Request, Response, StatusCode, Uri, header};
+use hyper_util::rt::TokioIo;
+use tokio::io::{AsyncRead, AsyncWrite};
+
+/// Headers of one hop that a proxy does not pass on (RFC 9110 §7.6.1).
+const HOP: &[HeaderName] = &[
+    header::CONNECTION,
+    header::PROXY_AUTHENTICATE,
+    header::PROXY_AUTHORIZATION,
+    header::TE,
+    header::TRAILER,
+    header::TRANSFER_ENCODING,
+    header::UPGRADE,
+];
+
+fn strip_hop(headers: &mut HeaderMap) {
+    let named: Vec<HeaderName> = headers
+        .get_all(header::CONNECTION)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .filter_map(|n| HeaderName::from_bytes(n.trim().as_bytes()).ok())
+        .collect();
+    for n in HOP.iter().chain(named.iter()) {
+        headers.remove(n);
+    }
+    headers.remove("keep-alive");
+}
+
+fn is_upgrade(headers: &HeaderMap) -> bool {
+    headers.get(header::UPGRADE).is_some()
+        && headers.get_all(header::CONNECTION).iter().filter_map(|v| v.to_str().ok()).any(|v| v.to_ascii_lowercase().contains("upgrade"))
+}
+
+/// Sends `req` over `io` and answers with what came back. `strip_cookie` is removed from the
+/// request's cookies (the market's own cookie never reaches the app).
+pub async fn forward<I>(io: I, mut req: Request<Body>, strip_cookie: Option<&str>, forwarded_host: &str, proto: &str) -> Response<Body>
+where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let upgrade = is_upgrade(req.headers());
+    let upgrade_kind = req.headers().get(header::UPGRADE).cloned();
+    let client_side = upgrade.then(|| hyper::upgrade::on(&mut req));
+    let path = req.uri().path_and_query().map(|p| p.as_str().to_string()).unwrap_or_else(|| "/".into());
+    *req.uri_mut() = path.parse::<Uri>().unwrap_or_else(|_| Uri::from_static("/"));
+    let client_addr = req.extensions().get::<crate::client_ip::ClientIp>().map(|c| c.0.to_string());
+    let headers = req.headers_mut();
+    strip_hop(headers);
+    if upgrade && let Some(kind) = upgrade_kind {
+        headers.insert(header::CONNECTION, HeaderValue::from_static("upgrade"));
+        headers.insert(header::UPGRADE, kind);
+    }
+    if let Some(name) = strip_cookie {
+        let kept: Vec<String> = headers
+            .get_all(header::COOKIE)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(';'))
+            .map(str::trim)
+            .filter(|c| !c.is_empty() && !c.starts_with(&format!("{name}=")))
+            .map(str::to_string)
+            .collect();
+        headers.remove(header::COOKIE);
+        if !kept.is_empty()
+            && let Ok(v) = HeaderValue::from_str(&kept.join("; "))
+        {
+            headers.insert(header::COOKIE, v);
+        }
+    }
+    if let Some(ip) = client_addr
+        && let Ok(v) = HeaderValue::from_str(&ip)
+    {
+        headers.insert("x-forwarded-for", v);
+    }
+    if let Ok(v) = HeaderValue::from_str(forwarded_host) {
+        headers.insert("x-forwarded-host", v);
+    }
+    if let Ok(v) = HeaderValue::from_str(proto) {
+        headers.insert("x-forwarded-proto", v);
+    }
+    let (mut sender, conn) = match hyper::client::conn::http1::handshake(TokioIo::new(io)).await {
+        Ok(x) => x,
+        Err(_) => return bad_gateway(),
+    };
+    tokio::spawn(async move {
+        let _ = conn.with_upgrades().await;
+    });
+    let mut res = match sender.send_request(req).await {
+        Ok(r) => r,
+        Err(e) => {
+            tracing::debug!(error = %e, "the app did not answer");
+            return bad_gateway();
+        }
+    };
+    if res.status() == StatusCode::SWITCHING_PROTOCOLS
+        && let Some(client_side) = client_side
+    {
+        let app_side = hyper::upgrade::on(&mut res);
+        tokio::spawn(async move {
+            if let (Ok(c), Ok(a)) = (client_side.await, app_side.await) {
+                let _ = tokio::io::copy_bidirectional(&mut TokioIo::new(c), &mut TokioIo::new(a)).await;
+            }
+        });
+        return res.map(|_| Body::empty());
+    }
+    let (mut parts, body) = res.into_parts();
+    strip_hop(&mut parts.headers);
+    Response::from_parts(parts, Body::new(body))
+}
+
+fn bad_gateway() -> Response<Body> {
+    let mut r = Response::new(Body::from("The app did not answer."));
+    *r.status_mut() = StatusCode::BAD_GATEWAY;
+    r
+}

@@ -1,0 +1,280 @@
+//! Apps through the market, each on its own origin: `http://<label>.<apps domain>:<port>/`
+//! where the label is the installation id (32 hex digits). "Open" (`GET /apps/{id}/open`)
+//! hands a one-time link `…/_zmarket/enter?token=…` on that origin; the origin swaps it for an
+//! HttpOnly cookie scoped to itself (host-only), so one app never sees another's cookie or the
+//! market's session. Every request on the origin is checked against the cookie (the session
+//! that opened it still alive, the person still allowed, the app running) and carried to the
+//! container's web port over the agent channel; WebSockets pass through.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use chrono::Utc;
+use hmac::{Hmac, Mac};
+use sea_orm::sea_query::Expr;
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
+use sha2::Sha256;
+
+use crate::connect::ConnectCtx;
+use crate::connect::access::door;
+use crate::db::entity::{connect_tokens, sessions};
+use crate::db::now;
+use crate::error::{AppError, Msg};
+use crate::iam::auth::{Auth, Context, PERSONAL, membership};
+use crate::iam::tokens::{hash_token, random_token};
+use crate::lang::Lang;
+use crate::protocol::frames::Target;
+
+/// The app origin's cookie.
+pub const COOKIE: &str = "zm_app";
+/// Where the one-time link lands on the app origin.
+pub const ENTER: &str = "/_zmarket/enter";
+/// How long a checked cookie is trusted before it is checked again.
+const CHECKED_FOR: Duration = Duration::from_secs(2);
+
+/// The origin label of an installation: its id's 32 hex digits.
+pub fn label(installation_id: &str) -> String {
+    installation_id.replace('-', "").to_ascii_lowercase()
+}
+
+/// The installation a `Host` names on the apps domain.
+pub fn installation_of_host(host: &str, apps_domain: &str) -> Option<String> {
+    let host = host.rsplit_once(':').filter(|(_, p)| p.chars().all(|c| c.is_ascii_digit())).map_or(host, |(h, _)| h);
+    let host = host.to_ascii_lowercase();
+    let label = host.strip_suffix(apps_domain)?.strip_suffix('.')?;
+    if label.len() != 32 || !label.chars().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    Some(format!("{}-{}-{}-{}-{}", &label[0..8], &label[8..12], &label[12..16], &label[16..20], &label[20..32]))
+}
+
+/// The app origin of an installation, e.g. `http://0190…ab.localhost:8080`.
+pub fn origin(cx: &ConnectCtx, installation_id: &str) -> String {
+    let url = url::Url::parse(&cx.public_url).ok();
+    let scheme = url.as_ref().map_or("http", |u| u.scheme());
+    let port = url.as_ref().and_then(|u| u.port()).map(|p| format!(":{p}")).unwrap_or_default();
+    format!("{scheme}://{}.{}{port}", label(installation_id), cx.apps_domain)
+}
+
+/// A one-time link that opens the installation's web interface for this caller.
+pub async fn open_link(cx: &ConnectCtx, auth: &Auth, installation_id: &str) -> Result<String, AppError> {
+    let token = random_token();
+    let t = now();
+    connect_tokens::ActiveModel {
+        token_hash: Set(hash_token(&token)),
+        installation_id: Set(installation_id.to_string()),
+        user_id: Set(auth.user_id.clone()),
+        session_id: Set(auth.session_id.clone()),
+        sme_id: Set(auth.context.sme_id().to_string()),
+        expires_at: Set(t + chrono::Duration::seconds(cx.settings.open_token_ttl_secs as i64)),
+        used_at: Set(None),
+        created_at: Set(t),
+    }
+    .insert(&cx.db)
+    .await?;
+    connect_tokens::Entity::delete_many().filter(connect_tokens::Column::ExpiresAt.lt(t - chrono::Duration::hours(1))).exec(&cx.db).await?;
+    Ok(format!("{}{ENTER}?token={token}", origin(cx, installation_id)))
+}
+
+/// Middleware: a request for an app origin is served here, anything else by the market.
+pub async fn by_host(State(cx): State<ConnectCtx>, req: Request, next: Next) -> Response {
+    let host = req.headers().get(header::HOST).and_then(|h| h.to_str().ok()).or_else(|| req.uri().host()).unwrap_or("");
+    match installation_of_host(host, &cx.apps_domain) {
+        Some(id) => serve(&cx, id, req).await,
+        None => next.run(req).await,
+    }
+}
+
+async fn serve(cx: &ConnectCtx, id: String, req: Request) -> Response {
+    let lang = Lang::from_headers(req.headers());
+    if req.uri().path() == ENTER {
+        let query = req.uri().query().map(str::to_string);
+        return enter(cx, &id, query.as_deref(), lang).await;
+    }
+    let Some(cookie) = cookie_of(&req) else { return page(StatusCode::UNAUTHORIZED, Msg::AppSignInRequired, lang, cx) };
+    let (device, port) = match checked(cx, &id, &cookie).await {
+        Ok(x) => x,
+        Err(e) => return error_page(e, lang, cx),
+    };
+    let Some(link) = cx.channels.get(&device) else { return page(StatusCode::CONFLICT, Msg::DeviceOffline, lang, cx) };
+    let stream = match link.open(Target::App { installation: id.clone(), port }).await {
+        Ok(s) => s,
+        Err(reason) => return page(StatusCode::BAD_GATEWAY, Msg::StreamEnded(reason_name(reason)), lang, cx),
+    };
+    let host = req.headers().get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("").to_string();
+    let proto = if cx.public_url.starts_with("https:") { "https" } else { "http" };
+    crate::connect::proxy::forward(stream.into_io(), req, Some(COOKIE), &host, proto).await
+}
+
+/// The stable name of a close reason (its serde name).
+pub fn reason_name(reason: crate::protocol::frames::CloseReason) -> &'static str {
+    use crate::protocol::frames::CloseReason as R;
+    match reason {
+        R::Done => "done",
+        R::NotFound => "not_found",
+        R::NotRunning => "not_running",
+        R::PortNotAllowed => "port_not_allowed",
+        R::Refused => "refused",
+        R::DockerUnavailable => "docker_unavailable",
+        R::TooMany => "too_many",
+        R::Protocol => "protocol",
+        R::ChannelLost => "channel_lost",
+        R::Failed => "failed",
+    }
+}
+
+/// Swaps a one-time token for the origin's cookie, then goes to the app's front page.
+async fn enter(cx: &ConnectCtx, id: &str, query: Option<&str>, lang: Lang) -> Response {
+    let token = query.and_then(|q| url::form_urlencoded::parse(q.as_bytes()).find(|(k, _)| k == "token").map(|(_, v)| v.into_owned()));
+    let Some(token) = token else { return page(StatusCode::FORBIDDEN, Msg::OpenLinkInvalid, lang, cx) };
+    let t = now();
+    let used = connect_tokens::Entity::update_many()
+        .col_expr(connect_tokens::Column::UsedAt, Expr::value(t))
+        .filter(connect_tokens::Column::TokenHash.eq(hash_token(&token)))
+        .filter(connect_tokens::Column::InstallationId.eq(id))
+        .filter(connect_tokens::Column::UsedAt.is_null())
+        .filter(connect_tokens::Column::ExpiresAt.gt(t))
+        .exec(&cx.db)
+        .await;
+    if !matches!(used, Ok(r) if r.rows_affected == 1) {
+        return page(StatusCode::FORBIDDEN, Msg::OpenLinkInvalid, lang, cx);
+    }
+    let Ok(Some(row)) = connect_tokens::Entity::find_by_id(hash_token(&token)).one(&cx.db).await else {
+        return page(StatusCode::FORBIDDEN, Msg::OpenLinkInvalid, lang, cx);
+    };
+    let exp = Utc::now().timestamp() + cx.settings.cookie_ttl_secs as i64;
+    let value = sign(cx, &format!("{id}.{}.{}.{exp}", row.session_id, row.sme_id));
+    let secure = if cx.public_url.starts_with("https:") { "; Secure" } else { "" };
+    let cookie = format!("{COOKIE}={value}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{secure}", cx.settings.cookie_ttl_secs);
+    let mut res = StatusCode::FOUND.into_response();
+    res.headers_mut().insert(header::LOCATION, HeaderValue::from_static("/"));
+    if let Ok(v) = HeaderValue::from_str(&cookie) {
+        res.headers_mut().insert(header::SET_COOKIE, v);
+    }
+    res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    res
+}
+
+fn sign(cx: &ConnectCtx, payload: &str) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(&cx.cookie_key[..]).expect("any key length");
+    mac.update(payload.as_bytes());
+    format!("{payload}.{}", hex::encode(mac.finalize().into_bytes()))
+}
+
+/// The payload of a cookie value this market signed, for this installation and not expired:
+/// (session id, sme id).
+fn verify(cx: &ConnectCtx, id: &str, value: &str) -> Option<(String, String)> {
+    let (payload, sig) = value.rsplit_once('.')?;
+    let mut mac = Hmac::<Sha256>::new_from_slice(&cx.cookie_key[..]).ok()?;
+    mac.update(payload.as_bytes());
+    mac.verify_slice(&hex::decode(sig).ok()?).ok()?;
+    let mut parts = payload.split('.');
+    let (inst, session, sme, exp) = (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
+    if inst != id || parts.next().is_some() || exp.parse::<i64>().ok()? <= Utc::now().timestamp() {
+        return None;
+    }
+    Some((session.to_string(), sme.to_string()))
+}
+
+fn cookie_of(req: &Request) -> Option<String> {
+    req.headers()
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .find_map(|c| c.trim().strip_prefix(&format!("{COOKIE}=")).map(str::to_string))
+}
+
+/// Cookies checked in the last moments: (device id, web port) until the instant.
+type Checked = Mutex<HashMap<String, (Instant, String, u16)>>;
+
+static CHECKED: std::sync::LazyLock<Checked> = std::sync::LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// Who the cookie speaks for may reach the installation's web interface now: its device and
+/// the container's web port.
+async fn checked(cx: &ConnectCtx, id: &str, cookie: &str) -> Result<(String, u16), AppError> {
+    let key = format!("{id} {cookie}");
+    if let Some((at, device, port)) = CHECKED.lock().unwrap().get(&key).cloned()
+        && at.elapsed() < CHECKED_FOR
+    {
+        return Ok((device, port));
+    }
+    let (session_id, sme) = verify(cx, id, cookie).ok_or(AppError::Unauthorized(Msg::AppSignInRequired))?;
+    let session = sessions::Entity::find_by_id(session_id.clone()).one(&cx.db).await?.ok_or(AppError::Unauthorized(Msg::AppSignInRequired))?;
+    if session.revoked_at.is_some() || session.expires_at <= now() {
+        return Err(AppError::Unauthorized(Msg::AppSignInRequired));
+    }
+    let context = if sme == PERSONAL {
+        Context::Personal
+    } else {
+        let m = membership(&cx.db, &sme, &session.user_id).await?.ok_or(AppError::Forbidden(Msg::NoPermissionApps))?;
+        Context::of(&sme, Some(m.role))
+    };
+    let auth = Auth { user_id: session.user_id.clone(), session_id, context };
+    let d = door(cx, &auth, id).await?;
+    d.running()?;
+    let port = d.web_port().ok_or(AppError::NotFound(Msg::AppHasNoWeb))?;
+    let device = d.device.as_ref().filter(|_| d.device_online()).map(|d| d.id.clone()).ok_or(AppError::conflict(Msg::DeviceOffline))?;
+    let mut cache = CHECKED.lock().unwrap();
+    if cache.len() > 10_000 {
+        cache.retain(|_, (at, _, _)| at.elapsed() < CHECKED_FOR);
+    }
+    cache.insert(key, (Instant::now(), device.clone(), port));
+    Ok((device, port))
+}
+
+fn error_page(e: AppError, lang: Lang, cx: &ConnectCtx) -> Response {
+    match e {
+        AppError::Unauthorized(m) => page(StatusCode::UNAUTHORIZED, m, lang, cx),
+        AppError::Forbidden(m) => page(StatusCode::FORBIDDEN, m, lang, cx),
+        AppError::NotFound(m) => page(StatusCode::NOT_FOUND, m, lang, cx),
+        AppError::Conflict { msg, .. } => page(StatusCode::CONFLICT, msg, lang, cx),
+        other => {
+            tracing::warn!(error = %other, "app origin request failed");
+            page(StatusCode::INTERNAL_SERVER_ERROR, Msg::Internal, lang, cx)
+        }
+    }
+}
+
+/// A small page that says why the app cannot be reached, with the way back to the market.
+fn page(status: StatusCode, msg: Msg, lang: Lang, cx: &ConnectCtx) -> Response {
+    let text = html_escape(&msg.text(lang));
+    let back = if lang == Lang::Zh { "返回市场" } else { "Back to the market" };
+    let body = format!(
+        "<!doctype html><html lang=\"{}\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>{text}</title>\
+         <style>body{{font:16px system-ui,sans-serif;background:#0f172a;color:#e2e8f0;display:grid;place-items:center;min-height:90vh}}a{{color:#7dd3fc}}</style></head>\
+         <body><main><h1 style=\"font-size:20px\">{text}</h1><p><a href=\"{}/app\">{back}</a></p></main></body></html>",
+        lang.code(),
+        html_escape(&cx.public_url)
+    );
+    let mut res = (status, body).into_response();
+    res.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+    res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    res
+}
+
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_name_installations() {
+        let id = "0190aabb-ccdd-7eef-8011-223344556677";
+        let host = format!("{}.localhost:8080", label(id));
+        assert_eq!(installation_of_host(&host, "localhost").as_deref(), Some(id));
+        assert_eq!(installation_of_host(&host.to_uppercase(), "localhost").as_deref(), Some(id));
+        assert_eq!(installation_of_host("localhost:8080", "localhost"), None);
+        assert_eq!(installation_of_host("evil.localhost", "localhost"), None);
+        assert_eq!(installation_of_host(&format!("{}.example.com", label(id)), "localhost"), None);
+        assert_eq!(installation_of_host(&format!("x{}.localhost", label(id)), "localhost"), None);
+    }
+}
