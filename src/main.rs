@@ -55,6 +55,26 @@ enum Command {
         #[arg(long, value_name = "HOST")]
         public_host: Option<String>,
     },
+    /// A local port that carries TCP through the market to a port of an app you run or rent
+    /// (`--app`) or of your own box (`--device`), e.g. `ssh -p 2222 root@127.0.0.1` after it.
+    Tunnel {
+        /// The market's base URL, e.g. https://market.example
+        #[arg(long)]
+        server: String,
+        /// An API key (`zk_…`, made on the account page) or an access token.
+        #[arg(long, env = "ZMARKET_KEY", hide_env_values = true)]
+        key: String,
+        #[arg(long, value_name = "ID")]
+        app: Option<String>,
+        #[arg(long, value_name = "ID")]
+        device: Option<String>,
+        /// The port on the far side (one the app declares, or one the box allows, e.g. 22).
+        #[arg(long)]
+        port: u16,
+        /// Where to listen here.
+        #[arg(long, default_value = "127.0.0.1:2222")]
+        local: String,
+    },
     /// The operator's coins: `coins grant --email E --amount N [--memo M]`.
     Coins {
         #[command(subcommand)]
@@ -162,6 +182,9 @@ fn main() -> ExitCode {
                 Ok(())
             }
             Command::Images { action } => images(&config, action).await,
+            Command::Tunnel { server, key, app, device, port, local } => {
+                zmarket::agent::tunnel::run(zmarket::agent::tunnel::TunnelOptions { server, key, app, device, port, local }).await
+            }
             Command::Agent { server, device_type, name, state_dir, provisioner, heartbeat_secs, registration_token, public_host } => {
                 let registration_token = registration_token.or_else(|| {
                     let t = config.agent.registration_token.trim();
@@ -182,6 +205,7 @@ fn main() -> ExitCode {
                     registry_mirror: config.agent.registry_mirror.clone(),
                     docker_socket: config.agent.docker_socket.clone(),
                     public_host: public_host.unwrap_or_else(|| config.agent.public_host.clone()),
+                    tcp_ports: config.agent.tcp_ports.clone(),
                 })
                 .await
             }

@@ -17,10 +17,10 @@ use tokio::sync::Notify;
 
 use crate::agent::containers::Runtime;
 use crate::agent::fetch;
-use crate::apps::model::{AppCommandPayload, AppStatus, InstallPayload, InstallationReport, Manifest};
+use crate::apps::model::{AppStatus, InstallPayload, InstallationReport, Manifest};
 use crate::db::enums::CommandKind;
 use crate::devices::model::{Ack, Command};
-use sea_orm::ActiveEnum;
+use crate::protocol::heartbeat::CommandBody;
 
 const SAVED: &str = "apps.json";
 /// Acknowledgements remembered for commands sent again.
@@ -76,11 +76,7 @@ struct Inner {
     wake: Notify,
 }
 
-pub fn is_app_command(kind: &str) -> bool {
-    CommandKind::try_from_value(&kind.to_string()).is_ok_and(|k| sea_orm::ActiveEnum::to_value(&k).starts_with("app_"))
-}
-
-fn container(id: &str) -> String {
+pub fn container(id: &str) -> String {
     format!("zmarket-{id}")
 }
 
@@ -106,6 +102,15 @@ impl AppRunner {
         }))
     }
 
+    /// How an installation this agent runs was installed.
+    pub fn manifest_of(&self, id: &str) -> Option<Manifest> {
+        self.0.saved.lock().unwrap().installations.get(id).map(|k| k.manifest.clone())
+    }
+
+    pub fn docker_socket(&self) -> &str {
+        &self.0.opts.docker_socket
+    }
+
     pub fn set_secret(&self, secret: &str) {
         *self.0.secret.lock().unwrap() = secret.to_string();
     }
@@ -115,13 +120,17 @@ impl AppRunner {
         self.0.wake.notified().await
     }
 
+    pub fn has_acks(&self) -> bool {
+        !self.0.outbox.lock().unwrap().is_empty()
+    }
+
     pub fn take_acks(&self) -> Vec<Ack> {
         std::mem::take(&mut *self.0.outbox.lock().unwrap())
     }
 
     /// Takes a command: acknowledged again if finished before, ignored while under way,
     /// otherwise carried out in the background.
-    pub fn handle(&self, cmd: Command) {
+    pub fn handle(&self, cmd: Command, body: CommandBody) {
         let inner = &self.0;
         if let Some(ack) = inner.saved.lock().unwrap().done.iter().find(|a| a.id == cmd.id).cloned() {
             inner.outbox.lock().unwrap().push(ack);
@@ -132,7 +141,7 @@ impl AppRunner {
         }
         let me = self.clone();
         tokio::spawn(async move {
-            let result = me.execute(&cmd).await;
+            let result = me.execute(&body).await;
             let ack = match result {
                 Ok(()) => {
                     tracing::info!(id = %cmd.id, kind = %cmd.kind, "app command carried out");
@@ -182,31 +191,27 @@ impl AppRunner {
         self.0.opts.state_dir.join("apps").join(id)
     }
 
-    async fn execute(&self, cmd: &Command) -> Result<(), String> {
-        let kind = CommandKind::try_from_value(&cmd.kind).map_err(|_| format!("this agent does not support the command {}", cmd.kind))?;
-        let id = if kind == CommandKind::AppInstall {
-            serde_json::from_value::<InstallPayload>(cmd.payload.clone()).map_err(|e| format!("unreadable command: {e}"))?.installation_id
-        } else {
-            serde_json::from_value::<AppCommandPayload>(cmd.payload.clone()).map_err(|e| format!("unreadable command: {e}"))?.installation_id
-        };
-        let result = self.execute_on(kind, cmd, &id).await;
+    async fn execute(&self, body: &CommandBody) -> Result<(), String> {
+        let id = body.installation().ok_or("not an app command")?.to_string();
+        let result = self.execute_on(body, &id).await;
         self.0.live.lock().unwrap().remove(&id);
         result
     }
 
-    async fn execute_on(&self, kind: CommandKind, cmd: &Command, id: &str) -> Result<(), String> {
+    async fn execute_on(&self, body: &CommandBody, id: &str) -> Result<(), String> {
         let rt = Runtime::connect(&self.0.opts.docker_socket).await?;
         let name = container(id);
-        let (transit, desired) = match kind {
-            CommandKind::AppInstall => return self.install(&rt, serde_json::from_value(cmd.payload.clone()).map_err(|e| e.to_string())?).await,
-            CommandKind::AppStart => (AppStatus::Starting, "running"),
-            CommandKind::AppStop => (AppStatus::Stopping, "stopped"),
-            CommandKind::AppRestart => (AppStatus::Restarting, "running"),
-            CommandKind::AppSuspend => (AppStatus::Suspending, "suspended"),
-            CommandKind::AppResume => (AppStatus::Resuming, "running"),
-            CommandKind::AppSnapshot => (AppStatus::Snapshotting, ""),
-            CommandKind::AppUninstall => (AppStatus::Uninstalling, "removed"),
-            _ => return Err(format!("{} is not an app command", cmd.kind)),
+        let kind = body.kind();
+        let (transit, desired) = match body {
+            CommandBody::AppInstall(p) => return self.install(&rt, p.clone()).await,
+            CommandBody::AppStart(_) => (AppStatus::Starting, "running"),
+            CommandBody::AppStop(_) => (AppStatus::Stopping, "stopped"),
+            CommandBody::AppRestart(_) => (AppStatus::Restarting, "running"),
+            CommandBody::AppSuspend(_) => (AppStatus::Suspending, "suspended"),
+            CommandBody::AppResume(_) => (AppStatus::Resuming, "running"),
+            CommandBody::AppSnapshot(_) => (AppStatus::Snapshotting, ""),
+            CommandBody::AppUninstall(_) => (AppStatus::Uninstalling, "removed"),
+            CommandBody::ZcloudCreate(_) | CommandBody::ZcloudDelete(_) => return Err("not an app command".into()),
         };
         self.set_live(id, transit, None);
         let known = self.0.saved.lock().unwrap().installations.get(id).cloned();

@@ -35,6 +35,12 @@ pub struct Seen {
     pub ports: HashMap<String, u16>,
 }
 
+/// A shell's two ends.
+pub struct Shell {
+    pub output: std::pin::Pin<Box<dyn futures::Stream<Item = Result<bollard::container::LogOutput, bollard::errors::Error>> + Send>>,
+    pub input: std::pin::Pin<Box<dyn tokio::io::AsyncWrite + Send>>,
+}
+
 fn err(what: &str, e: bollard::errors::Error) -> String {
     format!("{what}: {e}")
 }
@@ -214,6 +220,48 @@ impl Runtime {
             Err(e) if not_found(&e) => Ok(()),
             Err(e) => Err(err("removing the app", e)),
         }
+    }
+
+    /// A shell in the container with a terminal of `cols`×`rows`: its id, what it prints and
+    /// where keystrokes go.
+    pub async fn shell(&self, name: &str, cols: u16, rows: u16) -> Result<(String, Shell), String> {
+        use bollard::exec::{CreateExecOptions, StartExecOptions, StartExecResults};
+        let cmd = vec!["/bin/sh", "-c", "if command -v bash >/dev/null 2>&1; then exec bash -l; else exec sh -l; fi"];
+        let opts = CreateExecOptions {
+            attach_stdin: Some(true),
+            attach_stdout: Some(true),
+            attach_stderr: Some(true),
+            tty: Some(true),
+            env: Some(vec!["TERM=xterm-256color"]),
+            cmd: Some(cmd),
+            ..Default::default()
+        };
+        let exec = self.docker.create_exec(name, opts).await.map_err(|e| err("opening a shell", e))?;
+        let started = self
+            .docker
+            .start_exec(&exec.id, Some(StartExecOptions { detach: false, tty: true, output_capacity: Some(64 * 1024) }))
+            .await
+            .map_err(|e| err("opening a shell", e))?;
+        match started {
+            StartExecResults::Attached { output, input } => {
+                let _ = self.resize_shell(&exec.id, cols, rows).await;
+                Ok((exec.id, Shell { output, input }))
+            }
+            StartExecResults::Detached => Err("the shell detached".into()),
+        }
+    }
+
+    pub async fn resize_shell(&self, exec: &str, cols: u16, rows: u16) -> Result<(), String> {
+        self.docker
+            .resize_exec(exec, bollard::exec::ResizeExecOptions { width: cols, height: rows })
+            .await
+            .map_err(|e| err("resizing the terminal", e))
+    }
+
+    /// The container's log with timestamps: the last `tail` lines, then new ones while `follow`.
+    pub fn logs(&self, name: &str, tail: u32, follow: bool) -> impl futures::Stream<Item = Result<bollard::container::LogOutput, bollard::errors::Error>> + Send + use<> {
+        let opts = bollard::query_parameters::LogsOptions { follow, stdout: true, stderr: true, timestamps: true, tail: tail.to_string(), ..Default::default() };
+        self.docker.logs(name, Some(opts))
     }
 
     /// Waits a little for the container's state to settle (used after start).

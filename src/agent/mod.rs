@@ -12,19 +12,22 @@
 //! containers.rs); their actual state goes out with every heartbeat.
 
 mod apps;
+mod channel;
+mod commands;
 mod containers;
 mod fetch;
+mod streams;
+pub mod tunnel;
 
 use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
-use crate::devices::model::{Ack, Command, CommandKind, DeviceType, Gpu, HeartbeatResponse, Metrics, RegisterResponse, Spec};
-use sea_orm::ActiveEnum;
+use crate::devices::model::{DeviceType, Gpu, HeartbeatRequest, HeartbeatResponse, Metrics, RegisterResponse, Spec};
 
 #[derive(Debug, Clone)]
 pub struct AgentOptions {
@@ -42,6 +45,8 @@ pub struct AgentOptions {
     pub registry_mirror: String,
     pub docker_socket: String,
     pub public_host: String,
+    /// Ports of this box its owner may reach through the market (`[agent] tcp_ports`).
+    pub tcp_ports: Vec<u16>,
 }
 
 /// What the agent keeps between runs.
@@ -93,91 +98,78 @@ pub async fn run(opts: AgentOptions) -> anyhow::Result<()> {
         &state.device_secret,
     );
 
-    let mut interval = opts.heartbeat_secs.max(1);
-    let mut acks: Vec<Ack> = Vec::new();
-    let mut done: HashSet<String> = HashSet::new();
+    let secret = Arc::new(Mutex::new(state.device_secret.clone()));
+    let dispatch = commands::Dispatcher::new(runner.clone(), opts.provisioner.clone(), opts.heartbeat_secs);
+    let channel = Arc::new(channel::Channel::default());
+    let reach = Arc::new(streams::Reach { runner: runner.clone(), tcp_ports: opts.tcp_ports.clone() });
+    tokio::spawn(channel::run(channel.clone(), server.clone(), secret.clone(), dispatch.clone(), reach));
+
     let mut backoff = Duration::from_secs(1);
     let mut bound_seen = false;
     loop {
-        acks.extend(runner.take_acks());
-        let body = serde_json::json!({
-            "spec": probe.spec(),
-            "metrics": probe.metrics(),
-            "installations": runner.reports().await,
-            "acks": acks,
-        });
-        let sent = client
-            .post(format!("{server}/api/agent/v1/heartbeat"))
-            .bearer_auth(&state.device_secret)
-            .json(&body)
-            .send()
-            .await;
-        match sent {
-            Ok(res) if res.status() == reqwest::StatusCode::UNAUTHORIZED => {
-                tracing::warn!(device_id = %state.device_id, "the server no longer knows this device (unlinked?): registering again");
-                state = register(&client, &server, &opts, &name, &mut probe).await?;
-                runner.set_secret(&state.device_secret);
-                announce(&state);
-                acks.clear();
-                bound_seen = false;
-                continue;
-            }
-            Ok(res) if res.status().is_success() => {
-                let answer: Result<Envelope<HeartbeatResponse>, _> = res.json().await;
-                match answer {
+        let beat = HeartbeatRequest {
+            spec: Some(probe.spec()),
+            metrics: Some(probe.metrics()),
+            installations: runner.reports().await,
+            acks: dispatch.take_acks(),
+        };
+        // Over the channel while it is up (its answer comes back on it), else over HTTP.
+        if !channel.beat(&beat).await {
+            let sent = client.post(format!("{server}/api/agent/v1/heartbeat")).bearer_auth(&state.device_secret).json(&beat).send().await;
+            match sent {
+                Ok(res) if res.status() == reqwest::StatusCode::UNAUTHORIZED => {
+                    tracing::warn!(device_id = %state.device_id, "the server no longer knows this device (unlinked?): registering again");
+                    state = register(&client, &server, &opts, &name, &mut probe).await?;
+                    runner.set_secret(&state.device_secret);
+                    *secret.lock().unwrap() = state.device_secret.clone();
+                    announce(&state);
+                    bound_seen = false;
+                    continue;
+                }
+                Ok(res) if res.status().is_success() => match res.json::<Envelope<HeartbeatResponse>>().await {
                     Ok(env) => {
                         backoff = Duration::from_secs(1);
-                        acks.clear();
-                        let hb = env.data;
-                        if hb.settings.heartbeat_secs > 0 {
-                            interval = hb.settings.heartbeat_secs;
-                        }
-                        if hb.settings.bound && !bound_seen {
-                            bound_seen = true;
-                            tracing::info!(device_id = %state.device_id, sharing = ?hb.settings.sharing_mode, rentable = hb.settings.rentable, "device is bound");
-                            if state.pairing_code.take().is_some() {
-                                save_state(&opts.state_dir, &state)?;
-                            }
-                        }
-                        for cmd in hb.commands {
-                            if apps::is_app_command(&cmd.kind) {
-                                runner.handle(cmd);
-                                continue;
-                            }
-                            if done.contains(&cmd.id) {
-                                continue; // carried out; the acknowledgement was lost: send it again below
-                            }
-                            let ack = execute(&cmd, opts.provisioner.as_deref()).await;
-                            done.insert(cmd.id.clone());
-                            acks.push(ack);
-                        }
-                        // Acknowledge right away rather than a whole interval later.
-                        acks.extend(runner.take_acks());
-                        if !acks.is_empty() {
-                            continue;
-                        }
+                        dispatch.on_answer(env.data);
                     }
-                    Err(e) => tracing::warn!(error = %e, "unreadable heartbeat answer"),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "unreadable heartbeat answer");
+                        dispatch.put_back(beat.acks);
+                    }
+                },
+                Ok(res) => {
+                    tracing::warn!(status = res.status().as_u16(), "heartbeat refused; retrying");
+                    dispatch.put_back(beat.acks);
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(MAX_BACKOFF);
+                    continue;
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, retry_in_secs = backoff.as_secs(), "server unreachable; retrying");
+                    dispatch.put_back(beat.acks);
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(MAX_BACKOFF);
+                    continue;
                 }
             }
-            Ok(res) => {
-                tracing::warn!(status = res.status().as_u16(), "heartbeat refused; retrying");
-                tokio::time::sleep(backoff).await;
-                backoff = (backoff * 2).min(MAX_BACKOFF);
-                continue;
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, retry_in_secs = backoff.as_secs(), "server unreachable; retrying");
-                tokio::time::sleep(backoff).await;
-                backoff = (backoff * 2).min(MAX_BACKOFF);
-                continue;
+        }
+        if dispatch.bound.load(std::sync::atomic::Ordering::Relaxed) && !bound_seen {
+            bound_seen = true;
+            tracing::info!(device_id = %state.device_id, "device is bound");
+            if state.pairing_code.take().is_some() {
+                save_state(&opts.state_dir, &state)?;
             }
         }
-        // An app operation moving on (progress, a finished command) is reported at once, at
-        // most every half second.
+        let interval = dispatch.interval.load(std::sync::atomic::Ordering::Relaxed).max(1);
+        // An acknowledgement goes out at once; an app operation moving on (progress) at most
+        // every half second.
         tokio::select! {
             _ = tokio::time::sleep(Duration::from_secs(interval)) => {}
-            _ = runner.changed() => tokio::time::sleep(Duration::from_millis(500)).await,
+            _ = dispatch.wake.notified() => {}
+            _ = runner.changed() => {
+                if !runner.has_acks() {
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                }
+            }
         }
     }
 }
@@ -277,63 +269,6 @@ fn restrict_dir(dir: &Path) {
         let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
     }
     let _ = dir;
-}
-
-// ---- commands ----
-
-/// Carries out one command and says how it went. Nothing is pretended: a command the agent
-/// cannot carry out is acknowledged as failed with the reason.
-async fn execute(cmd: &Command, provisioner: Option<&Path>) -> Ack {
-    let result = match CommandKind::try_from_value(&cmd.kind) {
-        Ok(CommandKind::ZcloudCreate) => provision(provisioner, "create", &cmd.payload).await,
-        Ok(CommandKind::ZcloudDelete) => provision(provisioner, "delete", &cmd.payload).await,
-        Ok(_) | Err(_) => Err(format!("this agent does not support the command {}", cmd.kind)),
-    };
-    match result {
-        Ok(()) => {
-            tracing::info!(id = %cmd.id, kind = %cmd.kind, "command carried out");
-            Ack { id: cmd.id.clone(), ok: true, error: None }
-        }
-        Err(e) => {
-            tracing::warn!(id = %cmd.id, kind = %cmd.kind, error = %e, "command failed");
-            Ack { id: cmd.id.clone(), ok: false, error: Some(e) }
-        }
-    }
-}
-
-/// Runs `<provisioner> create|delete <machine id>` with the command's payload (JSON) on stdin.
-async fn provision(provisioner: Option<&Path>, action: &str, payload: &Value) -> Result<(), String> {
-    let Some(program) = provisioner else {
-        return Err("no provisioner is configured on this host (set [agent] provisioner or --provisioner)".into());
-    };
-    let machine = payload.get("machine_id").and_then(Value::as_str).unwrap_or("");
-    if machine.is_empty() {
-        return Err("the command names no machine".into());
-    }
-    let mut child = tokio::process::Command::new(program)
-        .arg(action)
-        .arg(machine)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|e| format!("cannot start the provisioner {}: {e}", program.display()))?;
-    if let Some(mut stdin) = child.stdin.take() {
-        use tokio::io::AsyncWriteExt;
-        let _ = stdin.write_all(payload.to_string().as_bytes()).await;
-    }
-    let out = tokio::time::timeout(Duration::from_secs(1800), child.wait_with_output())
-        .await
-        .map_err(|_| "the provisioner did not finish within 30 minutes".to_string())?
-        .map_err(|e| format!("the provisioner failed: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        let err = String::from_utf8_lossy(&out.stderr);
-        let last = err.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string();
-        Err(if last.is_empty() { format!("the provisioner exited with {}", out.status) } else { last.chars().take(500).collect() })
-    }
 }
 
 // ---- the machine ----
@@ -451,13 +386,5 @@ mod tests {
             assert_eq!(mode & 0o777, 0o600);
         }
         assert_eq!(load_state(dir.path()).unwrap().device_id, "A");
-    }
-
-    #[tokio::test]
-    async fn no_provisioner_is_a_clear_failure() {
-        let cmd = Command { id: "c1".into(), kind: "zcloud_create".into(), payload: serde_json::json!({"machine_id": "M"}) };
-        let ack = execute(&cmd, None).await;
-        assert!(!ack.ok);
-        assert!(ack.error.unwrap().contains("no provisioner"));
     }
 }
