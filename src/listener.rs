@@ -93,7 +93,9 @@ pub async fn serve(listener: TcpListener, router: App, limits: ConnLimits, shutd
             let conn = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
                 .header_read_timeout(header_read)
-                .serve_connection(io, service);
+                .serve_connection(io, service)
+                // WebSockets (the agent channel, terminals, tunnels, apps' own sockets).
+                .with_upgrades();
             tokio::pin!(conn);
             tokio::select! {
                 _ = conn.as_mut() => {}

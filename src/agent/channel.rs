@@ -33,10 +33,6 @@ impl Channel {
         let Ok(text) = serde_json::to_string(&FromAgent::Beat(req.clone())) else { return false };
         out.send(Message::Text(text.into())).await.is_ok()
     }
-
-    pub fn is_up(&self) -> bool {
-        self.out.lock().unwrap().as_ref().is_some_and(|o| !o.is_closed())
-    }
 }
 
 /// `http(s)://host` → `ws(s)://host/api/agent/v1/channel`.

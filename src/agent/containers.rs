@@ -149,6 +149,9 @@ impl Runtime {
                 binds: Some(binds),
                 device_requests,
                 restart_policy: Some(RestartPolicy { name: Some(RestartPolicyNameEnum::UNLESS_STOPPED), maximum_retry_count: None }),
+                // A small init as PID 1: signals reach the app (a stop takes a moment, not
+                // Docker's 10-second kill) and the shells of the terminal leave no zombies.
+                init: Some(true),
                 ..Default::default()
             }),
             ..Default::default()

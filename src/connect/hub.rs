@@ -382,7 +382,7 @@ mod tests {
         let opening = tokio::spawn(async move { l.open(Target::Host { port: 22 }).await });
         let Some(ToAgent::Open { stream, .. }) = frame(out.recv().await.unwrap()) else { panic!("open expected") };
         link.on_opened(stream);
-        let mut s = opening.await.unwrap().unwrap();
+        let s = opening.await.unwrap().unwrap();
         // The market sends at most WINDOW bytes until the agent grants more.
         let big = vec![7u8; WINDOW as usize + 10];
         let sending = tokio::spawn(async move {

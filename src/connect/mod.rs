@@ -55,9 +55,7 @@ impl ConnectCtx {
         database_url: &str,
     ) -> ConnectCtx {
         use sha2::Digest;
-        let domain = Some(settings.apps_domain.trim().trim_start_matches('.').to_ascii_lowercase())
-            .filter(|d| !d.is_empty())
-            .unwrap_or_else(|| url::Url::parse(public_url).ok().and_then(|u| u.host_str().map(str::to_ascii_lowercase)).unwrap_or_else(|| "localhost".into()));
+        let domain = Some(settings.apps_domain.trim().trim_start_matches('.').to_ascii_lowercase()).filter(|d| !d.is_empty()).unwrap_or_else(|| default_apps_domain(public_url));
         let mut h = sha2::Sha256::new();
         h.update(b"zmarket app cookies\0");
         h.update(secret);
@@ -73,5 +71,30 @@ impl ConnectCtx {
             cookie_key: Arc::new(h.finalize().into()),
             database_url: database_url.into(),
         }
+    }
+}
+
+/// The apps domain when none is set: the host of `public_url`; for a loopback address,
+/// `localhost` (browsers resolve `*.localhost` to the loopback; an address has no subdomains).
+pub fn default_apps_domain(public_url: &str) -> String {
+    let host = url::Url::parse(public_url).ok().and_then(|u| u.host_str().map(|h| h.trim_matches(['[', ']']).to_ascii_lowercase()));
+    match host {
+        Some(h) if h.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback()) => "localhost".into(),
+        Some(h) if h.parse::<std::net::IpAddr>().is_ok() => {
+            tracing::warn!("public_url is an address ({h}): apps need a name with subdomains; set [connect] apps_domain");
+            h
+        }
+        Some(h) => h,
+        None => "localhost".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn apps_domain_defaults() {
+        assert_eq!(super::default_apps_domain("http://localhost:8080"), "localhost");
+        assert_eq!(super::default_apps_domain("http://127.0.0.1:8080"), "localhost");
+        assert_eq!(super::default_apps_domain("https://Market.Example.com"), "market.example.com");
     }
 }

@@ -36,8 +36,17 @@ pub fn close_frame(reason: CloseReason, lang: Lang) -> Message {
 /// keystrokes or resizes; otherwise (a TCP stream) only binary frames carry bytes.
 pub async fn bridge(socket: WebSocket, mut stream: AgentStream, terminal: bool, lang: Lang) {
     let (mut tx, mut rx) = socket.split();
+    // A ping now and then: the socket stays open through proxies and the idle limit while
+    // nobody types.
+    let mut ping = tokio::time::interval(std::time::Duration::from_secs(20));
+    ping.tick().await;
     loop {
         tokio::select! {
+            _ = ping.tick() => {
+                if tx.send(Message::Ping(Default::default())).await.is_err() {
+                    return;
+                }
+            },
             msg = rx.next() => match msg {
                 Some(Ok(Message::Text(t))) if terminal => {
                     if t.starts_with("{\"resize\"") && let Ok(r) = serde_json::from_str::<Resize>(&t) {

@@ -3,7 +3,7 @@
 //! the requirement check, the watchdog, permissions, AI compute, the device's apps. The real
 //! agent with real Docker: apps/agent.rs.
 
-mod agent;
+pub(crate) mod agent;
 mod lite;
 mod rental;
 

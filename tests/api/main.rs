@@ -3,7 +3,8 @@
 mod billing;
 mod common;
 mod companies;
-mod devices;
+mod connect;
+pub(crate) mod devices;
 mod documents;
 mod foundation;
 mod hardening;
@@ -16,6 +17,6 @@ mod notifications;
 mod races;
 mod orders;
 mod perf;
-mod apps;
+pub(crate) mod apps;
 mod recovery;
 mod social;

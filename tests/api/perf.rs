@@ -132,6 +132,7 @@ async fn nearby_through_the_box_answers_as_a_scan_of_every_device() {
             gpu_model: Set(String::new()),
             passthrough: Set(false),
             last_seen_at: Set(Some(now)),
+            channel_instance: Set(None),
             created_at: Set(now),
             updated_at: Set(now),
         })

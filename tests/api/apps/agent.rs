@@ -13,10 +13,10 @@ use serde_json::{Value, json};
 
 use crate::common::*;
 
-const BIN: &str = env!("CARGO_BIN_EXE_zmarket");
+pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_zmarket");
 
 /// A running `zmarket agent`; killed when dropped.
-struct Agent {
+pub(crate) struct Agent {
     child: Child,
     pub device_id: String,
     pub pairing_code: String,
@@ -29,13 +29,19 @@ impl Drop for Agent {
     }
 }
 
-fn start_agent(app: &TestApp, state_dir: &Path, docker_socket: &str) -> Agent {
+pub(crate) fn start_agent(app: &TestApp, state_dir: &Path, docker_socket: &str) -> Agent {
+    start_agent_with(app, state_dir, docker_socket, &[])
+}
+
+/// `start_agent` with more settings for the agent (`ZMARKET_AGENT__…`).
+pub(crate) fn start_agent_with(app: &TestApp, state_dir: &Path, docker_socket: &str, env: &[(&str, &str)]) -> Agent {
     let mut child = Command::new(BIN)
         .args(["agent", "--server", &app.base, "--state-dir"])
         .arg(state_dir)
         .args(["--heartbeat-secs", "1", "--public-host", "127.0.0.1", "--name", "test box"])
         .env("ZMARKET_AGENT__DOCKER_SOCKET", docker_socket)
         .env("ZMARKET_LOG__LEVEL", "warn")
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
@@ -52,20 +58,20 @@ fn start_agent(app: &TestApp, state_dir: &Path, docker_socket: &str) -> Agent {
     Agent { child, device_id, pairing_code }
 }
 
-async fn link(app: &TestApp, token: &str, agent: &Agent) {
+pub(crate) async fn link(app: &TestApp, token: &str, agent: &Agent) {
     let body = json!({"device_id": agent.device_id, "pairing_code": agent.pairing_code});
     let (s, b) = app.post_json("/api/ebs/v2/devices/link", &body, Some(token)).await;
     assert_eq!(s, 200, "{b}");
 }
 
-async fn get(app: &TestApp, token: &str, id: &str) -> Value {
+pub(crate) async fn get(app: &TestApp, token: &str, id: &str) -> Value {
     let (s, b) = app.get_auth(&format!("/api/rmp/v1/apps/{id}"), token).await;
     assert_eq!(s, 200, "{b}");
     b["data"].clone()
 }
 
 /// Polls the installation until it settles in `status` (a failure state on the way fails the test).
-async fn settle(app: &TestApp, token: &str, id: &str, status: &str) -> Value {
+pub(crate) async fn settle(app: &TestApp, token: &str, id: &str, status: &str) -> Value {
     for _ in 0..600 {
         let d = get(app, token, id).await;
         if d["status"] == status {
@@ -80,13 +86,13 @@ async fn settle(app: &TestApp, token: &str, id: &str, status: &str) -> Value {
     panic!("{id} never became {status}: {}", get(app, token, id).await);
 }
 
-async fn act(app: &TestApp, token: &str, id: &str, action: &str) {
+pub(crate) async fn act(app: &TestApp, token: &str, id: &str, action: &str) {
     let (s, b) = app.post_json(&format!("/api/rmp/v1/apps/{id}/actions"), &json!({"action": action}), Some(token)).await;
     assert_eq!(s, 200, "{action}: {b}");
 }
 
 /// Manifests replacing two catalogue apps with the local test images.
-fn test_manifests(dir: &Path) -> PathBuf {
+pub(crate) fn test_manifests(dir: &Path) -> PathBuf {
     let path = dir.join("manifests.json");
     let m = json!({"version": 1, "manifests": {
         "grafana": {"image": "zmarket-test/httpd:1", "ports": [{"container": 80, "web": true}], "volumes": [{"name": "data", "path": "/data"}], "health": {"path": "/"}},
@@ -96,7 +102,7 @@ fn test_manifests(dir: &Path) -> PathBuf {
     path
 }
 
-fn images_add(app: &TestApp, file: &Path) {
+pub(crate) fn images_add(app: &TestApp, file: &Path) {
     let mut cmd = Command::new(BIN);
     cmd.args(["images", "add"]).arg(file).arg("--data-dir").arg(&app.state.config.data_dir);
     cmd.env("ZMARKET_DATABASE__URL", app.state.config.database_url());
@@ -106,7 +112,7 @@ fn images_add(app: &TestApp, file: &Path) {
 }
 
 /// The test images (scripts/test-images builds them from busybox-static), or None without Docker.
-async fn docker_and_images() -> Option<(bollard::Docker, PathBuf)> {
+pub(crate) async fn docker_and_images() -> Option<(bollard::Docker, PathBuf)> {
     let docker = bollard::Docker::connect_with_socket("/var/run/docker.sock", 60, &bollard::ClientVersion { major_version: 1, minor_version: 41 }).ok()?;
     let docker = docker.negotiate_version().await.ok()?;
     docker.ping().await.ok()?;
