@@ -191,7 +191,7 @@ export function LogPanel({ id, name }: { id: string; name: string }) {
       {phase === 'ended' ? (
         <div className="connect-status ended" role="status" data-testid="log-end">
           <span>{endReason}</span>
-          <button type="button" className="button small" onClick={reconnect}>
+          <button type="button" className="button small primary" onClick={reconnect}>
             {t('reconnect')}
           </button>
         </div>

@@ -88,7 +88,7 @@ export function TerminalPanel({ id }: { id: string }) {
       {phase === 'closed' && closed ? (
         <div className="connect-status ended" role="status" data-testid="terminal-end">
           <span>{closeText(t, closed.code, closed.reason)}</span>
-          <button type="button" className="button small" onClick={start}>
+          <button type="button" className="button small primary" onClick={start}>
             {t('reconnect')}
           </button>
         </div>
