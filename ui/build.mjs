@@ -60,8 +60,14 @@ const serverOptions = {
   minify: true,
   jsx: 'automatic',
   define,
-  // The map (Leaflet) only ever runs in the browser, after hydration: keep it out of QuickJS.
-  alias: { 'react-dom/server': LEGACY_SERVER_BUILD, leaflet: join(here, 'src/server/leaflet-stub.ts') },
+  // The map (Leaflet) and the terminal (xterm.js) only ever run in the browser, after hydration:
+  // keep them out of QuickJS.
+  alias: {
+    'react-dom/server': LEGACY_SERVER_BUILD,
+    leaflet: join(here, 'src/server/leaflet-stub.ts'),
+    '@xterm/xterm': join(here, 'src/server/xterm-stub.ts'),
+    '@xterm/addon-fit': join(here, 'src/server/xterm-stub.ts'),
+  },
   // Styles belong to the client bundle only.
   loader: { '.css': 'empty' },
   legalComments: 'none',

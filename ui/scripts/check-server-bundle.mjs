@@ -60,6 +60,9 @@ for (const [level, line] of logged) {
   if (level !== 'log') problems.push(`console.${level} during render: ${line.slice(0, 300)}`);
 }
 
+// Browser-only libraries stay out of QuickJS (build.mjs aliases them to stubs in src/server/).
+if (code.includes('xterm-scrollable-element')) problems.push('server.js contains xterm.js: alias it to src/server/xterm-stub.ts');
+
 if (!manifest.js || !manifest.css) problems.push(`manifest.json incomplete: ${JSON.stringify(manifest)}`);
 
 if (problems.length) {

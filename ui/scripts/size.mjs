@@ -23,6 +23,13 @@ while (queue.length) {
   for (const m of text.matchAll(/(?:from|import)\s*"\.\/([\w-]+\.js)"/g)) queue.push(m[1]);
 }
 
+// The terminal (xterm.js) loads when a person opens it, never with the first load.
+const eager = [...seen].filter((f) => readFileSync(join(clientDir, f), 'utf8').includes('xterm-scrollable-element'));
+if (eager.length) {
+  console.error(`xterm.js is in the first load (${eager.join(', ')}): import it only with import()`);
+  process.exit(1);
+}
+
 let raw = 0;
 let gzip = 0;
 for (const f of seen) {

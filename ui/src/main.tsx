@@ -12,6 +12,8 @@ import './styles/apps.css';
 import './styles/orders.css';
 import './styles/wallet.css';
 import './styles/social.css';
+import '@xterm/xterm/css/xterm.css';
+import './styles/connect.css';
 import { start } from './app/start';
 
 start();

@@ -37,6 +37,9 @@ const PATHS: Record<string, string> = {
   eyeOff: 'M3 3l18 18M10.6 10.6a3 3 0 0 0 4.2 4.2M9.9 5.1A10.7 10.7 0 0 1 12 5c6.5 0 10 7 10 7a17 17 0 0 1-3.2 4.1M6.6 6.6A17 17 0 0 0 2 12s3.5 7 10 7a10 10 0 0 0 5.4-1.6',
   link: 'M10 14a5 5 0 0 0 7 0l3-3a5 5 0 0 0-7-7l-1 1M14 10a5 5 0 0 0-7 0l-3 3a5 5 0 0 0 7 7l1-1',
   user: 'M12 12a4.5 4.5 0 1 0 0-9 4.5 4.5 0 0 0 0 9zM3 21a9 9 0 0 1 18 0',
+  copy: 'M9 9h11v11H9zM5 15H4V4h11v1',
+  terminal: 'M3 5h18v14H3zM7 10l3 2-3 2M12 15h5',
+  external: 'M14 4h6v6M20 4l-9 9M18 14v6H4V6h6',
 };
 
 /** Console pages drawn by their path (menu entries without an icon name, the generic area page). */

@@ -59,3 +59,28 @@ export function createSseParser(onEvent: (e: SseEvent) => void, lastEventId = ''
     },
   };
 }
+
+/**
+ * Reads a response body as text into `onChunk` until it ends, `onChunk` returns false (then the
+ * body is cancelled), or the read fails (the error propagates: a broken connection).
+ */
+export async function readEventStream(body: ReadableStream<Uint8Array>, onChunk: (text: string) => boolean | void): Promise<void> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) {
+        const rest = decoder.decode();
+        if (rest) onChunk(rest);
+        return;
+      }
+      if (onChunk(decoder.decode(value, { stream: true })) === false) {
+        await reader.cancel().catch(() => undefined);
+        return;
+      }
+    }
+  } finally {
+    reader.releaseLock?.();
+  }
+}

@@ -1,4 +1,5 @@
-// /app/details?id=: an installation's facts, state history, rental meter and actions.
+// /app/details?id=: an installation's facts, state history, rental meter and actions, and the doors
+// to it (the Connect section: web, logs, terminal, SSH, TCP, API, AI).
 import { useCallback } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { fetchInstallation } from '../../api/apps';
@@ -13,6 +14,7 @@ import { ErrorPage } from '../../components/ErrorPage';
 import { Icon } from '../../components/Icon';
 import { formatCoins, formatDateTime, formatSize } from '../../lib/format';
 import { paths } from '../../lib/paths';
+import { ConnectSection } from './connect/ConnectSection';
 
 export default function AppDetailsPage() {
   const t = useT();
@@ -50,6 +52,7 @@ export default function AppDetailsPage() {
           </div>
           {inst.status_reason ? <p className="app-reason">{inst.status_reason}</p> : null}
           <AppProgress inst={inst} />
+          <ConnectSection inst={inst} />
           <div className="device-sections">
             <Section id="app-facts" title={t('facts')}>
               <dl className="facts">

@@ -17,6 +17,7 @@ import { paths } from '../../lib/paths';
 import { StatusBadge, deviceTypeLabel, gpuText } from '../../components/deviceStatus';
 import { useInterval } from '../../lib/timing';
 import { DEVICE_REFRESH_MS, MODE_KEYS } from './deviceInfo';
+import { DeviceSsh } from './DeviceSsh';
 
 export default function DeviceDetailsPage() {
   const t = useT();
@@ -103,6 +104,7 @@ export default function DeviceDetailsPage() {
           </dl>
           <div className="device-sections">
             <Metrics t={t} device={d} />
+            <DeviceSsh id={d.id} status={d.status} />
             <SharingForm t={t} device={d} onSaved={(x) => setData(() => x)} />
             <LocationForm t={t} device={d} onSaved={(x) => setData(() => x)} />
             <section className="card device-apps">

@@ -1,0 +1,116 @@
+// Connect end to end (DESIGN.md §4c, API.md "Connect") with a real `zmarket agent` and real Docker:
+// a person installs the local test app (busybox httpd) on their box, and the app details page's
+// Connect section shows Web, Logs and Terminal; Open shows the app's page from its own
+// `*.localhost` origin, through the market; the terminal runs `echo hi`; lines written to the
+// container's stdout and stderr arrive in the followed logs; then the same page in Chinese.
+//
+// Needs what apps.spec.mjs needs (a Docker daemon, the test images, the test manifest and a short
+// heartbeat), and the apps origin on `*.localhost` (`[connect] apps_domain = "localhost"`, e.g.
+// ZMARKET_CONNECT__APPS_DOMAIN=localhost, when the market's public URL is http://127.0.0.1:PORT).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { test, expect, verifiedAccount, PASSWORD } from './fixtures.mjs';
+import { needDocker, serverHoldsTestImage, startAgent } from './agent.mjs';
+
+test.describe('connect', () => {
+  test.skip(!process.env.E2E_CONNECT, 'server side lands with the connect branch');
+
+  test('the Connect section: open the web page, the terminal, the logs (en, zh)', async ({ page, context, request, baseURL, consoleErrors }) => {
+    needDocker('connect');
+    test.setTimeout(240_000);
+    serverHoldsTestImage();
+
+    const email = `connect-${Date.now()}@example.com`;
+    await verifiedAccount(request, email);
+    const stateDir = mkdtempSync(join(os.tmpdir(), 'zmarket-connect-agent-'));
+    const agent = startAgent(baseURL, stateDir, 'e2e connect box');
+    try {
+      const { id: deviceId, code } = await agent.printed;
+      await page.goto('/auth/signin');
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign In' }).click();
+      await expect(page).not.toHaveURL(/\/auth\/signin/);
+      const token = await page.evaluate(() => localStorage.getItem('token'));
+      const auth = { authorization: `Bearer ${token}` };
+      const bind = await request.post('/api/ebs/v2/devices/link', { headers: auth, data: { device_id: deviceId, pairing_code: code } });
+      expect(bind.ok()).toBeTruthy();
+      const installed = await request.post('/api/rmp/v1/apps/install', { headers: auth, data: { app_id: 'grafana', device_id: deviceId } });
+      expect(installed.ok()).toBeTruthy();
+      const id = (await installed.json()).data.id;
+
+      await page.goto(`/app/details?id=${id}`);
+      await expect(page.locator('.app-details-head .app-status')).toHaveText('Running', { timeout: 120_000 });
+      const connect = page.locator('.connect-section');
+      await expect(connect.getByRole('heading', { name: 'Connect', exact: true })).toBeVisible();
+      const web = connect.locator('[data-connect="web"]');
+      const logs = connect.locator('[data-connect="logs"]');
+      const terminal = connect.locator('[data-connect="terminal"]');
+      await expect(web).toBeVisible();
+      await expect(logs).toBeVisible();
+      await expect(terminal).toBeVisible();
+      await expect(connect.getByTestId('connect-offline')).toHaveCount(0);
+
+      // Open: a new tab on the app's own origin, through the market, showing the test page.
+      const [tab] = await Promise.all([context.waitForEvent('page'), web.getByRole('button', { name: 'Open' }).click()]);
+      await tab.waitForURL(/^http:\/\/[^/]+\.localhost:\d+\//, { timeout: 20_000 });
+      await expect(tab.getByRole('heading', { name: 'Hello from a zmarket test app' })).toBeVisible();
+      expect(new URL(tab.url()).host).not.toBe(new URL(baseURL).host);
+      await tab.screenshot({ path: 'test-results/connect-web-tab.png' });
+      await tab.close();
+
+      // The terminal: a shell in the container.
+      await terminal.getByRole('button', { name: 'Open terminal' }).click();
+      await expect(terminal.getByTestId('terminal-state')).toHaveText('Connected', { timeout: 20_000 });
+      await terminal.locator('.xterm').click();
+      await page.keyboard.type('echo hi\n');
+      const rows = terminal.locator('.xterm-rows > div');
+      await expect(rows.filter({ hasText: /^\s*hi\s*$/ })).toHaveCount(1, { timeout: 10_000 });
+      await page.keyboard.type('echo zm-$((6*7))\n');
+      await expect(rows.filter({ hasText: /^\s*zm-42\s*$/ })).toHaveCount(1);
+
+      // Lines written to the container's own stdout and stderr arrive in the followed logs.
+      await page.keyboard.type('echo zm-out-line > /proc/1/fd/1; echo zm-err-line > /proc/1/fd/2\n');
+      const logView = logs.getByRole('log');
+      await expect(logView).toContainText('zm-out-line', { timeout: 15_000 });
+      await expect(logView.locator('.log-line.stderr', { hasText: 'zm-err-line' })).toHaveCount(1);
+      await expect(logView.locator('.log-line', { hasText: 'zm-out-line' }).locator('.log-stream')).toHaveCount(0);
+      await logs.getByRole('searchbox').fill('ZM-ERR');
+      await expect(logView.locator('.log-line')).toHaveCount(1);
+      await expect(logView.locator('mark')).toHaveText('zm-err');
+      await page.screenshot({ path: 'test-results/connect-en.png', fullPage: true });
+      await logs.getByRole('searchbox').fill('');
+
+      // The shell's exit closes the terminal with its reason and a Reconnect button.
+      await page.keyboard.type('exit\n');
+      await expect(terminal.getByTestId('terminal-end')).toContainText('The shell has exited.', { timeout: 10_000 });
+      await expect(terminal.getByRole('button', { name: 'Reconnect' })).toBeVisible();
+
+      // Chinese: the same doors in Chinese, the logs' tail, the terminal.
+      await page.goto(`/app/details?id=${id}&language=zh`);
+      const zh = page.locator('.connect-section');
+      await expect(zh.getByRole('heading', { name: '连接', exact: true })).toBeVisible({ timeout: 20_000 });
+      await expect(zh.locator('[data-connect="web"]').getByRole('button', { name: '打开' })).toBeVisible();
+      const zhLogs = zh.locator('[data-connect="logs"]');
+      await expect(zhLogs.getByRole('heading', { name: '日志' })).toBeVisible();
+      await expect(zhLogs.getByRole('log')).toContainText('zm-out-line', { timeout: 15_000 });
+      await expect(zhLogs.getByText('实时跟踪')).toBeVisible();
+      const zhTerminal = zh.locator('[data-connect="terminal"]');
+      await zhTerminal.getByRole('button', { name: '打开终端' }).click();
+      await expect(zhTerminal.getByTestId('terminal-state')).toHaveText('已连接', { timeout: 20_000 });
+      await zhTerminal.locator('.xterm').click();
+      await page.keyboard.type('echo hi\n');
+      await expect(zhTerminal.locator('.xterm-rows > div').filter({ hasText: /^\s*hi\s*$/ })).toHaveCount(1, { timeout: 10_000 });
+      await page.screenshot({ path: 'test-results/connect-zh.png', fullPage: true });
+
+      expect(consoleErrors).toEqual([]);
+    } finally {
+      agent.child.kill('SIGKILL');
+      const left = execFileSync('docker', ['ps', '-aq', '--filter', 'label=zmarket.installation']).toString().split('\n').filter(Boolean);
+      if (left.length) execFileSync('docker', ['rm', '-f', ...left], { stdio: 'ignore' });
+      rmSync(stateDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,75 @@
+// The look of a Connect door (DESIGN.md §4c), shared by the app details page's Connect section and
+// the device details page's SSH block: a titled block, copyable command lines, the SSH door.
+import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { Link } from 'react-router';
+import type { SshDoor } from '../api/connect';
+import { copyText } from '../lib/clipboard';
+import { useT } from '../lib/i18n';
+import { paths } from '../lib/paths';
+import { toast } from '../stores/feedback';
+import { Icon } from './Icon';
+
+/** One door: an icon, a title, an optional one-line hint, then its content. */
+export function ConnectBlock({ kind, title, hint, wide, actions, children }: { kind: string; title: string; hint?: ReactNode; wide?: boolean; actions?: ReactNode; children: ReactNode }) {
+  const id = `connect-${kind}`;
+  return (
+    <section className={`connect-block${wide ? ' wide' : ''}`} data-connect={kind} aria-labelledby={id}>
+      <div className="connect-block-head">
+        <h3 id={id}>{title}</h3>
+        {actions ? <div className="connect-block-actions">{actions}</div> : null}
+      </div>
+      {hint ? <p className="connect-hint">{hint}</p> : null}
+      {children}
+    </section>
+  );
+}
+
+/** A command or address in a code line with a Copy button ("Copied" for a moment after). */
+export function CopyLine({ text, label }: { text: string; label?: string }) {
+  const t = useT();
+  const [copied, setCopied] = useState(false);
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  useEffect(() => () => {
+    if (timer.current) clearTimeout(timer.current);
+  }, []);
+  const copy = async () => {
+    if (await copyText(text)) {
+      setCopied(true);
+      if (timer.current) clearTimeout(timer.current);
+      timer.current = setTimeout(() => setCopied(false), 1500);
+    } else toast('error', t('copy_failed'));
+  };
+  return (
+    <div className="copy-line">
+      {label ? <span className="copy-line-label">{label}</span> : null}
+      <div className="copy-line-row">
+        <code>{text}</code>
+        <button type="button" className="button small ghost" onClick={() => void copy()} aria-label={`${t('copy')}: ${text}`}>
+          <Icon name={copied ? 'check' : 'copy'} size={14} /> {copied ? t('copied') : t('copy')}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** A link to the account page, where API keys are made. */
+export function ApiKeysLink() {
+  const t = useT();
+  return (
+    <Link className="inline-link" to={paths.console.account()}>
+      <Icon name="link" size={14} /> {t('api_keys_link')}
+    </Link>
+  );
+}
+
+/** The SSH door: the tunnel to run, then the ssh command, with how to get there. */
+export function SshBlock({ ssh, title }: { ssh: SshDoor; title?: string }) {
+  const t = useT();
+  return (
+    <ConnectBlock kind="ssh" title={title ?? t('connect_ssh')} hint={t('ssh_hint')}>
+      <CopyLine label={t('ssh_tunnel')} text={ssh.tunnel} />
+      <CopyLine label={t('ssh_login')} text={ssh.command} />
+      <ApiKeysLink />
+    </ConnectBlock>
+  );
+}
