@@ -17,6 +17,7 @@ mod m0011_hardening;
 mod m0012_password_resets;
 mod m0013_perf;
 mod m0014_versions;
+mod m0016_api_keys;
 
 pub struct Migrator;
 
@@ -38,6 +39,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0012_password_resets::Migration),
             Box::new(m0013_perf::Migration),
             Box::new(m0014_versions::Migration),
+            Box::new(m0016_api_keys::Migration),
         ]
     }
 }
