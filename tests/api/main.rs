@@ -16,6 +16,7 @@ mod notifications;
 mod races;
 mod orders;
 mod perf;
+mod api_keys;
 mod apps;
 mod recovery;
 mod social;
