@@ -1,4 +1,5 @@
 import type { MessageKey } from './en';
+import { apiKeysZh } from './apikeys';
 import { zhApps } from './apps.zh';
 import { ordersZh } from './orders';
 import { zhOnboarding } from './zh.onboarding';
@@ -482,6 +483,7 @@ export const zh: Record<MessageKey, string> = {
   unknown: '未知',
 
   ...zhApps,
+  ...apiKeysZh,
   // Friends, tags, messages (docs/social.md)
   my_friends: '我的好友',
   friends_intro: '通过邮箱添加好友，为他们设置备注名和标签，并与他们聊天。',
