@@ -67,13 +67,17 @@ function CreateKey({ onCreated }: { onCreated: (key: ApiKeyCreated) => void }) {
 /** The new key, shown this once: copy it, then it is forgotten. */
 function NewKey({ created, onClose }: { created: ApiKeyCreated; onClose: () => void }) {
   const t = useT();
-  const input = useRef<HTMLInputElement>(null);
+  const value = useRef<HTMLElement>(null);
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(created.key);
       toast('success', t('api_key_copied'));
     } catch {
-      input.current?.select();
+      // No clipboard (an insecure origin, a refused permission): select it for a manual copy.
+      const range = document.createRange();
+      if (value.current) range.selectNodeContents(value.current);
+      window.getSelection()?.removeAllRanges();
+      window.getSelection()?.addRange(range);
       toast('warning', t('api_key_copy_failed'));
     }
   };
@@ -92,22 +96,14 @@ function NewKey({ created, onClose }: { created: ApiKeyCreated; onClose: () => v
         <Icon name="warning" size={18} />
         <span>{t('api_key_new_warning')}</span>
       </p>
-      <div className="field">
-        <label htmlFor="api-key-value">{created.name}</label>
-        <div className="input-with-button">
-          <input
-            id="api-key-value"
-            ref={input}
-            className="mono"
-            readOnly
-            value={created.key}
-            spellCheck={false}
-            onFocus={(e) => e.currentTarget.select()}
-          />
-          <button type="button" className="button ghost small" onClick={() => void copy()}>
-            {t('api_key_copy')}
-          </button>
-        </div>
+      <p className="api-key-name">{created.name}</p>
+      <div className="api-key-reveal">
+        <code ref={value} className="api-key-value" aria-label={created.name}>
+          {created.key}
+        </code>
+        <button type="button" className="button ghost small" onClick={() => void copy()}>
+          {t('api_key_copy')}
+        </button>
       </div>
     </Dialog>
   );
@@ -149,11 +145,11 @@ export function ApiKeys() {
             {items.map((key) => (
               <tr key={key.id} data-key={key.id}>
                 <td>{key.name}</td>
-                <td className="mono">{key.prefix}…</td>
+                <td className="mono nowrap">{key.prefix}…</td>
                 <td>{contextName(key.smeId)}</td>
-                <td>{formatDate(key.created_at)}</td>
-                <td>{key.last_used_at ? formatDateTime(key.last_used_at) : t('api_key_never_used')}</td>
-                <td className={expired(key) ? 'api-key-expired' : undefined}>
+                <td className="nowrap">{formatDate(key.created_at)}</td>
+                <td className="nowrap">{key.last_used_at ? formatDateTime(key.last_used_at) : t('api_key_never_used')}</td>
+                <td className={expired(key) ? 'nowrap api-key-expired' : 'nowrap'}>
                   {key.expires_at ? formatDate(key.expires_at) : t('api_key_never')}
                   {expired(key) ? ` (${t('api_key_expired')})` : null}
                 </td>
