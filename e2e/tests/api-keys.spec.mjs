@@ -8,14 +8,14 @@ const T = {
     email: 'Email', password: 'Password', signIn: 'Sign In', section: 'API keys', name: 'Key name', expiry: 'Expires',
     in30: 'In 30 days', create: 'Create key', required: 'Please name the key', newTitle: 'Your new API key',
     warning: 'it will not be shown again', copy: 'Copy', copied: 'Key copied', done: 'I have copied it', never: 'Never',
-    revoke: 'Revoke', revokeTitle: 'Revoke API key', revoked: 'Key revoked', none: 'No API keys yet', personal: 'Personal',
+    revoke: 'Revoke', revokeTitle: 'Revoke API key', revoked: 'Key revoked', none: 'No API keys yet', actsIn: 'Acts in',
     keyName: 'deploy script',
   },
   zh: {
     email: '邮箱', password: '密码', signIn: '登录', section: 'API 密钥', name: '密钥名称', expiry: '过期时间',
     in30: '30 天后', create: '创建密钥', required: '请输入密钥名称', newTitle: '您的新 API 密钥',
     warning: '它不会再次显示', copy: '复制', copied: '密钥已复制', done: '我已复制', never: '从未使用',
-    revoke: '撤销', revokeTitle: '撤销 API 密钥', revoked: '密钥已撤销', none: '还没有 API 密钥', personal: '个人',
+    revoke: '撤销', revokeTitle: '撤销 API 密钥', revoked: '密钥已撤销', none: '还没有 API 密钥', actsIn: '所属账户',
     keyName: '部署脚本',
   },
 };
@@ -64,8 +64,9 @@ for (const lang of ['en', 'zh']) {
     expect(await page.content()).not.toContain(key);
     const row = section.locator('tr', { hasText: t.keyName });
     await expect(row).toContainText(`${key.slice(0, 9)}…`);
-    await expect(row).toContainText(t.personal);
-    await expect(row.locator('td').nth(4)).toHaveText(t.never);
+    // Every key acts in the personal context here: the context column is left out.
+    expect(await section.locator('th').allTextContents()).not.toContain(t.actsIn);
+    await expect(row.locator('td').nth(3)).toHaveText(t.never);
 
     // The key works as a Bearer credential; the list then shows its use.
     const used = await request.get('/api/iam/v1/account/profile', { headers: { authorization: `Bearer ${key}` } });
@@ -73,8 +74,8 @@ for (const lang of ['en', 'zh']) {
     expect((await used.json()).data.email).toBe(email);
     await page.reload();
     await expectHydrated(page);
-    await expect(row.locator('td').nth(4)).toHaveText(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/);
-    await expect(row.locator('td').nth(5)).toHaveText(/^\d{4}-\d{2}-\d{2}$/);
+    await expect(row.locator('td').nth(3)).toHaveText(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/);
+    await expect(row.locator('td').nth(4)).toHaveText(/^\d{4}-\d{2}-\d{2}$/);
     await page.screenshot({ path: `test-results/api-keys-list-${lang}.png`, fullPage: true });
 
     // Revoked after a confirmation: gone from the list and refused.

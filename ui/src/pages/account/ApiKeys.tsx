@@ -137,31 +137,42 @@ export function ApiKeys() {
         }}
       />
       <AsyncItems state={keys} emptyIcon="link" emptyTitle={t('api_key_none')}>
-        {(items) => (
-          <ActionTable
-            columns={[t('api_key_name'), t('api_key_prefix'), t('api_key_context'), t('api_key_created_at'), t('api_key_last_used'), t('api_key_expiry')]}
-            actionLabel={t('actions')}
-          >
-            {items.map((key) => (
-              <tr key={key.id} data-key={key.id}>
-                <td>{key.name}</td>
-                <td className="mono nowrap">{key.prefix}…</td>
-                <td>{contextName(key.smeId)}</td>
-                <td className="nowrap">{formatDate(key.created_at)}</td>
-                <td className="nowrap">{key.last_used_at ? formatDateTime(key.last_used_at) : t('api_key_never_used')}</td>
-                <td className={expired(key) ? 'nowrap api-key-expired' : 'nowrap'}>
-                  {key.expires_at ? formatDate(key.expires_at) : t('api_key_never')}
-                  {expired(key) ? ` (${t('api_key_expired')})` : null}
-                </td>
-                <td className="row-actions">
-                  <button type="button" className="button ghost small" aria-label={`${t('api_key_revoke')} ${key.name}`} onClick={() => revoke.ask(key)}>
-                    {t('api_key_revoke')}
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </ActionTable>
-        )}
+        {(items) => {
+          // The context is named only when some key acts in a company.
+          const companies = items.some((k) => k.smeId !== PERSONAL_SME_ID);
+          return (
+            <ActionTable
+              columns={[
+                t('api_key_name'),
+                t('api_key_prefix'),
+                companies && t('api_key_context'),
+                t('api_key_created_at'),
+                t('api_key_last_used'),
+                t('api_key_expiry'),
+              ]}
+              actionLabel={t('actions')}
+            >
+              {items.map((key) => (
+                <tr key={key.id} data-key={key.id}>
+                  <td>{key.name}</td>
+                  <td className="mono nowrap">{key.prefix}…</td>
+                  {companies ? <td>{contextName(key.smeId)}</td> : null}
+                  <td className="nowrap">{formatDate(key.created_at)}</td>
+                  <td className="nowrap">{key.last_used_at ? formatDateTime(key.last_used_at) : t('api_key_never_used')}</td>
+                  <td className={expired(key) ? 'nowrap api-key-expired' : 'nowrap'}>
+                    {key.expires_at ? formatDate(key.expires_at) : t('api_key_never')}
+                    {expired(key) ? ` (${t('api_key_expired')})` : null}
+                  </td>
+                  <td className="row-actions">
+                    <button type="button" className="button ghost small" aria-label={`${t('api_key_revoke')} ${key.name}`} onClick={() => revoke.ask(key)}>
+                      {t('api_key_revoke')}
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </ActionTable>
+          );
+        }}
       </AsyncItems>
       {created ? <NewKey created={created} onClose={() => setCreated(null)} /> : null}
       <ConfirmDialog
