@@ -179,6 +179,14 @@ pub enum Msg {
     ResetLinkUsed,
     ResetLinkExpired,
     RedirectInvalid,
+    // personal API keys
+    ApiKeyNameRequired,
+    ApiKeyNameInvalid,
+    ApiKeyExpiryInvalid,
+    ApiKeyExpiryPast,
+    TooManyApiKeys(u64),
+    ApiKeyNotFound,
+    SessionRequired,
 }
 
 impl Msg {
@@ -473,6 +481,25 @@ impl Msg {
                 "该密码重置链接已过期，请重新获取",
             ),
             Msg::RedirectInvalid => ("The page to return to must be a path of this site", "返回页面必须是本站的路径"),
+            Msg::ApiKeyNameRequired => ("Please name the key", "请输入密钥名称"),
+            Msg::ApiKeyNameInvalid => (
+                "The key name must be at most 64 characters, without control characters",
+                "密钥名称最多 64 个字符，且不能包含控制字符",
+            ),
+            Msg::ApiKeyExpiryInvalid => (
+                "The expiry must be a date and time such as 2030-01-31T00:00:00Z",
+                "过期时间必须是日期和时间，例如 2030-01-31T00:00:00Z",
+            ),
+            Msg::ApiKeyExpiryPast => ("The expiry must be in the future", "过期时间必须晚于当前时间"),
+            Msg::TooManyApiKeys(max) => return match lang {
+                Lang::En => format!("You can have at most {max} API keys: revoke one first"),
+                Lang::Zh => format!("最多只能有 {max} 个 API 密钥：请先撤销一个"),
+            },
+            Msg::ApiKeyNotFound => ("API key not found", "API 密钥不存在"),
+            Msg::SessionRequired => (
+                "Sign in to do this: an API key cannot",
+                "请登录后操作：API 密钥不能执行此操作",
+            ),
         };
         match lang {
             Lang::En => en.to_string(),

@@ -63,13 +63,15 @@ pub fn origin(cx: &ConnectCtx, installation_id: &str) -> String {
 
 /// A one-time link that opens the installation's web interface for this caller.
 pub async fn open_link(cx: &ConnectCtx, auth: &Auth, installation_id: &str) -> Result<String, AppError> {
+    // The origin's cookie lives as long as a browser's session: an API key opens no browser.
+    let session = auth.session()?.to_string();
     let token = random_token();
     let t = now();
     connect_tokens::ActiveModel {
         token_hash: Set(hash_token(&token)),
         installation_id: Set(installation_id.to_string()),
         user_id: Set(auth.user_id.clone()),
-        session_id: Set(auth.session_id.clone()),
+        session_id: Set(session),
         sme_id: Set(auth.context.sme_id().to_string()),
         expires_at: Set(t + chrono::Duration::seconds(cx.settings.open_token_ttl_secs as i64)),
         used_at: Set(None),
@@ -215,7 +217,7 @@ async fn checked(cx: &ConnectCtx, id: &str, cookie: &str) -> Result<(String, u16
         let m = membership(&cx.db, &sme, &session.user_id).await?.ok_or(AppError::Forbidden(Msg::NoPermissionApps))?;
         Context::of(&sme, Some(m.role))
     };
-    let auth = Auth { user_id: session.user_id.clone(), session_id, context };
+    let auth = Auth { user_id: session.user_id.clone(), session_id, context, api_key: None };
     let d = door(cx, &auth, id).await?;
     d.running()?;
     let port = d.web_port().ok_or(AppError::NotFound(Msg::AppHasNoWeb))?;

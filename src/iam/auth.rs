@@ -1,21 +1,22 @@
-//! Who is calling: the `Auth` extractor (a Bearer access token whose session is alive), the
-//! context the caller acts in (personal, or a company with a role), and `Admin` (a company
-//! administrator in that company's context).
+//! Who is calling: the `Auth` extractor (a Bearer access token whose session is alive, or a
+//! personal API key that is live), the context the caller acts in (personal, or a company with a
+//! role), and `Admin` (a company administrator in that company's context).
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
 
 use axum::extract::{FromRef, FromRequestParts};
 use axum::http::header;
 use axum::http::request::Parts;
-use sea_orm::{ConnectionTrait, DatabaseConnection, EntityTrait};
+use sea_orm::{ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::db::entity::{company_members, sessions};
+use crate::db::entity::{api_keys, company_members, sessions};
 use crate::db::enums::Role;
 use crate::db::now;
 use crate::error::{AppError, Msg};
-use crate::iam::tokens::Keys;
+use crate::iam::tokens::{self, Keys};
 use crate::versions::{VersionedCache, Versions};
 
 /// The `smeId` of the personal context.
@@ -72,12 +73,15 @@ impl Context {
     }
 }
 
-/// Who is calling, from a verified access token and a live session.
+/// Who is calling, from a verified access token and a live session, or from a live API key.
 #[derive(Debug, Clone)]
 pub struct Auth {
     pub user_id: String,
+    /// The session of the access token; empty for an API key.
     pub session_id: String,
     pub context: Context,
+    /// The id of the API key presented; None for an access token.
+    pub api_key: Option<String>,
 }
 
 impl Auth {
@@ -95,6 +99,14 @@ impl Auth {
     pub fn user_type(&self) -> UserType {
         self.context.user_type()
     }
+    /// The session of a caller signed in with an access token; 403 for an API key (what only a
+    /// signed-in person may do: create keys, switch context, sign out).
+    pub fn session(&self) -> Result<&str, AppError> {
+        match self.api_key {
+            None => Ok(&self.session_id),
+            Some(_) => Err(AppError::Forbidden(Msg::SessionRequired)),
+        }
+    }
 }
 
 /// What resolving a token needs: the signing keys, the sessions table, and the tokens resolved
@@ -105,11 +117,18 @@ pub struct Sessions {
     pub db: DatabaseConnection,
     pub versions: Versions,
     pub resolved: Arc<Resolved>,
+    pub resolved_keys: Arc<ResolvedKeys>,
 }
 
 impl Sessions {
     pub fn new(keys: Arc<Keys>, db: DatabaseConnection, versions: Versions) -> Self {
-        Sessions { keys, db, versions, resolved: Arc::new(Resolved::new(RESOLVED_CAPACITY)) }
+        Sessions {
+            keys,
+            db,
+            versions,
+            resolved: Arc::new(Resolved::new(RESOLVED_CAPACITY)),
+            resolved_keys: Arc::new(ResolvedKeys::new(RESOLVED_CAPACITY)),
+        }
     }
 }
 
@@ -120,23 +139,47 @@ impl Sessions {
 /// committed write ended. Expiry is checked per request.
 pub type Resolved = VersionedCache<(String, String), (String, DateTime<Utc>, Context)>;
 
-/// At most this many resolved sessions are kept per instance.
+/// At most this many resolved sessions (and as many API keys) are kept per instance.
 const RESOLVED_CAPACITY: usize = 50_000;
+
+/// API keys resolved under one `sessions` version, by the key's hash: what its row and its
+/// owner's membership said then. Revoking a key, changing its expiry, deleting it (its owner's
+/// account, its company) and any membership change move the version (m0014, m0016), so a key
+/// that a committed write ended is never answered from here. Expiry is checked per request.
+pub type ResolvedKeys = VersionedCache<String, ResolvedKey>;
+
+#[derive(Debug, Clone)]
+pub struct ResolvedKey {
+    pub id: String,
+    pub user_id: String,
+    pub expires_at: Option<DateTime<Utc>>,
+    pub context: Context,
+    /// When `last_used_at` was last written as far as this instance knows (epoch seconds; shared
+    /// by the clones of this entry), so a busy key costs one write a minute, not one per request.
+    pub used_at: Arc<AtomicI64>,
+}
+
+/// `last_used_at` is written at most this often per key (seconds).
+pub const KEY_USE_GRANULARITY_SECS: i64 = 60;
 
 pub async fn membership(db: &impl ConnectionTrait, company_id: &str, user_id: &str) -> Result<Option<company_members::Model>, AppError> {
     Ok(company_members::Entity::find_by_id((company_id.to_string(), user_id.to_string())).one(db).await?)
 }
 
 impl Sessions {
-    /// Resolves an access token to the caller; `None` when the token or its session is not valid.
+    /// Resolves an access token or an API key (`zk_…`) to the caller; `None` when the token or
+    /// its session (the key) is not valid.
     pub async fn authenticate(&self, token: &str) -> Result<Option<Auth>, AppError> {
+        if tokens::is_api_key(token) {
+            return self.authenticate_key(token).await;
+        }
         let Some(claims) = self.keys.verify(token) else { return Ok(None) };
         // Read before the rows: an entry stored under this version reflects every write it counts.
         let version = self.versions.fresh().await?.sessions;
         let key = (claims.sid.clone(), claims.sme.clone());
         if let Some((user, expires_at, context)) = self.resolved.get(version, &key) {
             if user == claims.sub && expires_at > now() {
-                return Ok(Some(Auth { user_id: claims.sub, session_id: claims.sid, context }));
+                return Ok(Some(Auth { user_id: claims.sub, session_id: claims.sid, context, api_key: None }));
             }
         }
         let Some(session) = sessions::Entity::find_by_id(claims.sid.clone()).one(&self.db).await? else { return Ok(None) };
@@ -152,7 +195,67 @@ impl Sessions {
             }
         };
         self.resolved.put(version, key, (claims.sub.clone(), session.expires_at, context.clone()));
-        Ok(Some(Auth { user_id: claims.sub, session_id: claims.sid, context }))
+        Ok(Some(Auth { user_id: claims.sub, session_id: claims.sid, context, api_key: None }))
+    }
+
+    /// A personal API key: live (not revoked, not expired), acting as its owner in the context
+    /// it was created in while the owner is still a member there.
+    async fn authenticate_key(&self, key: &str) -> Result<Option<Auth>, AppError> {
+        let hash = tokens::hash_token(key);
+        let version = self.versions.fresh().await?.sessions;
+        let t = now();
+        let resolved = match self.resolved_keys.get(version, &hash) {
+            Some(k) => k,
+            None => {
+                let Some(row) = api_keys::Entity::find().filter(api_keys::Column::KeyHash.eq(hash.clone())).one(&self.db).await? else {
+                    return Ok(None);
+                };
+                if row.revoked_at.is_some() {
+                    return Ok(None);
+                }
+                let context = match &row.company_id {
+                    None => Context::Personal,
+                    Some(company) => match membership(&self.db, company, &row.user_id).await? {
+                        Some(m) => Context::Company { id: company.clone(), role: m.role },
+                        None => return Ok(None), // removed from the company since
+                    },
+                };
+                let used = row.last_used_at.map_or(i64::MIN, |u| u.timestamp());
+                let k = ResolvedKey { id: row.id, user_id: row.user_id, expires_at: row.expires_at, context, used_at: Arc::new(AtomicI64::new(used)) };
+                self.resolved_keys.put(version, hash, k.clone());
+                k
+            }
+        };
+        if resolved.expires_at.is_some_and(|e| e <= t) {
+            return Ok(None);
+        }
+        self.touch_key(&resolved, t).await;
+        Ok(Some(Auth { user_id: resolved.user_id, session_id: String::new(), context: resolved.context, api_key: Some(resolved.id) }))
+    }
+
+    /// Records a key's use, at most once a minute per key: this instance skips the write while its
+    /// last known write is recent, and the conditional update skips it when another instance
+    /// wrote within the minute.
+    async fn touch_key(&self, key: &ResolvedKey, t: DateTime<Utc>) {
+        let last = key.used_at.load(Ordering::Relaxed);
+        let secs = t.timestamp();
+        if secs.saturating_sub(last) < KEY_USE_GRANULARITY_SECS
+            || key.used_at.compare_exchange(last, secs, Ordering::Relaxed, Ordering::Relaxed).is_err()
+        {
+            return;
+        }
+        let stale = t - chrono::Duration::seconds(KEY_USE_GRANULARITY_SECS);
+        let written = api_keys::Entity::update_many()
+            .col_expr(api_keys::Column::LastUsedAt, t.into())
+            .filter(api_keys::Column::Id.eq(key.id.clone()))
+            .filter(Condition::any().add(api_keys::Column::LastUsedAt.is_null()).add(api_keys::Column::LastUsedAt.lte(stale)))
+            .exec(&self.db)
+            .await;
+        if let Err(e) = written {
+            // The use itself is valid: it is only not recorded (the next minute tries again).
+            key.used_at.store(last, Ordering::Relaxed);
+            tracing::warn!(error = %e, key_id = %key.id, "recording an API key's use failed");
+        }
     }
 }
 

@@ -1,8 +1,9 @@
-//! Identity: sign-up, email verification, sign-in, sessions, the caller's context, account,
-//! menus. Companies are their own domain (src/companies/); what blocks deleting an account is
-//! asked of every domain through `deletion`.
+//! Identity: sign-up, email verification, sign-in, sessions, personal API keys, the caller's
+//! context, account, menus. Companies are their own domain (src/companies/); what blocks deleting
+//! an account is asked of every domain through `deletion`.
 
 pub mod account;
+pub mod api_keys;
 pub mod auth;
 pub mod deletion;
 pub mod menus;
@@ -46,6 +47,11 @@ pub fn jobs(cx: &IamCtx) -> Vec<Result<Job, JobSchedulerError>> {
     let cleanup = repeated(&cx.db, "iam.cleanup_expired", Duration::from_secs(3600), Runs::Shared, move || {
         let db = db.clone();
         async move {
+            match api_keys::cleanup(&db).await {
+                Ok(n) if n > 0 => tracing::info!(rows = n, "revoked and long-expired API keys deleted"),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "API key cleanup failed"),
+            }
             match sessions::cleanup_expired(&db).await {
                 Ok(n) if n > 0 => tracing::info!(rows = n, "expired sessions and verification links deleted"),
                 Ok(_) => {}

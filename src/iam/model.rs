@@ -1,5 +1,6 @@
 //! Identity request/response types and the validated newtypes built at the edge.
 
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -448,5 +449,75 @@ pub fn after_verification(raw: Option<&str>) -> Result<Option<String>, AppError>
             Ok(Some(p.to_string()))
         }
         Some(_) => Err(AppError::invalid("redirect", Msg::RedirectInvalid)),
+    }
+}
+
+// ---- personal API keys (issue 22) ----
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct ApiKeyRequest {
+    /// 1-64 characters, no control characters.
+    pub name: Option<String>,
+    /// RFC 3339, in the future; null or absent: the key does not expire.
+    pub expires_at: Option<String>,
+}
+
+/// A new key: its only appearance in clear (`key`, `zk_…`); the database keeps its hash.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ApiKeyCreated {
+    pub id: String,
+    pub name: String,
+    pub key: String,
+    pub prefix: String,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ApiKey {
+    pub id: String,
+    pub name: String,
+    /// The key's first characters (`zk_ab12cd`).
+    pub prefix: String,
+    /// The context the key acts in: `"user"` or a company id.
+    #[serde(rename = "smeId")]
+    pub sme_id: String,
+    pub created_at: DateTime<Utc>,
+    /// Recorded at most once a minute.
+    pub last_used_at: Option<DateTime<Utc>>,
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+/// A checked key request: a trimmed name and an expiry in the future (or none).
+pub struct NewApiKey {
+    pub name: String,
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+impl NewApiKey {
+    pub const MAX_NAME: usize = 64;
+}
+
+impl Checked for NewApiKey {
+    type Body = ApiKeyRequest;
+    fn check(req: ApiKeyRequest) -> Result<Self, AppError> {
+        let name = req.name.as_deref().map(str::trim).unwrap_or("");
+        if name.is_empty() {
+            return Err(AppError::invalid("name", Msg::ApiKeyNameRequired));
+        }
+        if name.chars().count() > Self::MAX_NAME || name.chars().any(char::is_control) {
+            return Err(AppError::invalid("name", Msg::ApiKeyNameInvalid));
+        }
+        let expires_at = match req.expires_at.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(raw) => {
+                let at = DateTime::parse_from_rfc3339(raw).map_err(|_| AppError::invalid("expires_at", Msg::ApiKeyExpiryInvalid))?.with_timezone(&Utc);
+                if at <= crate::db::now() {
+                    return Err(AppError::invalid("expires_at", Msg::ApiKeyExpiryPast));
+                }
+                Some(at)
+            }
+        };
+        Ok(NewApiKey { name: name.to_string(), expires_at })
     }
 }

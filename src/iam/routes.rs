@@ -10,12 +10,12 @@ use utoipa_axum::routes;
 
 use crate::client_ip::ClientIp;
 use crate::error::{ApiResult, AppError, Envelope, Msg, Null, ok};
-use crate::http::{ApiMultipart, ApiPath, ApiQuery, Valid};
+use crate::http::{ApiMultipart, ApiPath, ApiQuery, List, Page, Valid};
 use crate::iam::IamCtx;
 use crate::iam::account::{self, AVATAR_MAX_BYTES};
 use crate::iam::auth::{Auth, Sessions};
 use crate::iam::model::*;
-use crate::iam::{sessions, signup};
+use crate::iam::{api_keys, sessions, signup};
 use crate::ids::UserId;
 
 pub fn router<S>() -> OpenApiRouter<S>
@@ -42,6 +42,32 @@ where
         .routes(routes!(forgot_password))
         .routes(routes!(reset_password))
         .routes(routes!(resend_verification))
+        .routes(routes!(create_api_key, list_api_keys))
+        .routes(routes!(revoke_api_key))
+}
+
+/// Create a personal API key acting as the caller in the current context: `key` is shown this
+/// once. Only from a signed-in session (403 for an API key); at most 20 live keys (409).
+#[utoipa::path(post, path = "/api/iam/v1/api-keys", tag = "identity", request_body = ApiKeyRequest,
+    responses((status = 200, body = Envelope<ApiKeyCreated>), (status = 403), (status = 409)))]
+async fn create_api_key(State(cx): State<IamCtx>, auth: Auth, Valid(req): Valid<NewApiKey>) -> ApiResult<ApiKeyCreated> {
+    ok(api_keys::create(&cx, &auth, req).await?)
+}
+
+/// The caller's API keys (not revoked; expired ones included), newest first.
+#[utoipa::path(get, path = "/api/iam/v1/api-keys", tag = "identity", params(Page),
+    responses((status = 200, body = Envelope<List<ApiKey>>)))]
+async fn list_api_keys(State(cx): State<IamCtx>, auth: Auth, ApiQuery(page): ApiQuery<Page>) -> ApiResult<List<ApiKey>> {
+    let (offset, limit) = page.checked(Page::MAX_LIMIT)?;
+    ok(api_keys::list(&cx, &auth, offset, limit).await?)
+}
+
+/// Revoke one of the caller's API keys: it stops working at once (404 for anyone else's).
+#[utoipa::path(delete, path = "/api/iam/v1/api-keys/{id}", tag = "identity", params(("id" = String, Path)),
+    responses((status = 200, body = Envelope<Null>), (status = 404)))]
+async fn revoke_api_key(State(cx): State<IamCtx>, auth: Auth, ApiPath(id): ApiPath<String>) -> ApiResult<Null> {
+    api_keys::revoke(&cx, &auth, &id).await?;
+    ok(Null)
 }
 
 /// Mail a password reset link (the same answer for an address without an account; 429 when limited).

@@ -191,6 +191,8 @@ async fn revoke_session(conn: &impl ConnectionTrait, session_id: &str, reason: &
 }
 
 pub async fn switch(cx: &IamCtx, auth: &Auth, SwitchTo(sme): SwitchTo) -> Result<Session, AppError> {
+    // An API key keeps the context it was created in.
+    let session_id = auth.session()?.to_string();
     let user = users::Entity::find_by_id(auth.user_id.clone()).one(&cx.db).await?.ok_or(AppError::Unauthorized(Msg::SessionExpired))?;
     let context = if sme == PERSONAL {
         Context::Personal
@@ -203,16 +205,17 @@ pub async fn switch(cx: &IamCtx, auth: &Auth, SwitchTo(sme): SwitchTo) -> Result
     let txn = write_txn(&cx.db).await?;
     sessions::Entity::update_many()
         .col_expr(sessions::Column::SmeId, sme.into())
-        .filter(sessions::Column::Id.eq(auth.session_id.clone()))
+        .filter(sessions::Column::Id.eq(session_id.clone()))
         .exec(&txn)
         .await?;
-    let refresh = new_refresh_token(&txn, &auth.session_id).await?;
+    let refresh = new_refresh_token(&txn, &session_id).await?;
     txn.commit().await?;
-    build_session(cx, &user, &auth.session_id, &context, refresh).await
+    build_session(cx, &user, &session_id, &context, refresh).await
 }
 
 pub async fn logout(cx: &IamCtx, auth: &Auth) -> Result<(), AppError> {
-    revoke_session(&cx.db, &auth.session_id, "logout").await
+    // An API key is revoked, not signed out.
+    revoke_session(&cx.db, auth.session()?, "logout").await
 }
 
 /// Deletes sessions past their absolute lifetime (or revoked more than a day ago) and

@@ -1,4 +1,5 @@
-//! Access tokens (JWT, HS256 pinned) and refresh tokens (random, stored only as a SHA-256 hash).
+//! Access tokens (JWT, HS256 pinned), refresh tokens and personal API keys (random, stored only
+//! as a SHA-256 hash).
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -69,6 +70,24 @@ pub fn random_token() -> String {
     URL_SAFE_NO_PAD.encode(bytes)
 }
 
+/// What every personal API key starts with (an access token, a JWT, starts with `eyJ`).
+pub const API_KEY_PREFIX: &str = "zk_";
+
+/// How many characters of a key (with `zk_`) lists show: `zk_ab12cd`.
+pub const API_KEY_SHOWN: usize = 9;
+
+/// Whether a presented Bearer credential is an API key rather than an access token.
+pub fn is_api_key(token: &str) -> bool {
+    token.starts_with(API_KEY_PREFIX)
+}
+
+/// A new API key (`zk_` and 256 random bits, URL-safe) and the prefix lists show of it.
+pub fn api_key() -> (String, String) {
+    let key = format!("{API_KEY_PREFIX}{}", random_token());
+    let shown = key[..API_KEY_SHOWN].to_string();
+    (key, shown)
+}
+
 /// What the database keeps of a secret token.
 pub fn hash_token(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
@@ -80,6 +99,17 @@ mod tests {
 
     fn claims(typ: &str, exp: i64) -> Claims {
         Claims { sub: "u".into(), sme: "user".into(), user_type: "user".into(), sid: "s".into(), typ: typ.into(), iat: 0, exp }
+    }
+
+    #[test]
+    fn api_keys_are_random_url_safe_and_prefixed() {
+        let (a, shown) = api_key();
+        let (b, _) = api_key();
+        assert_ne!(a, b);
+        assert!(is_api_key(&a) && a.len() == 3 + 43, "{a}");
+        assert!(a[3..].chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'), "{a}");
+        assert_eq!(shown, a[..9]);
+        assert!(!is_api_key("eyJhbGciOi"));
     }
 
     #[test]

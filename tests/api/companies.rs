@@ -56,6 +56,7 @@ fn unread_auth(user_id: &str, session: &Value) -> zmarket::iam::auth::Auth {
         user_id: user_id.into(),
         session_id: String::new(),
         context: zmarket::iam::auth::Context::of(session["smeId"].as_str().unwrap(), role),
+        api_key: None,
     }
 }
 

@@ -13,7 +13,7 @@ use crate::devices::{register, spec};
 
 /// Two servers on one database with one signing key (as an operator configures them: the key
 /// in `auth.jwt_secret`, not in each data directory).
-async fn pair(adjust: fn(&mut zmarket::config::Config)) -> (TestApp, TestApp) {
+pub(crate) async fn pair(adjust: fn(&mut zmarket::config::Config)) -> (TestApp, TestApp) {
     const KEY: &str = "two-instances-share-this-signing-key-0123456789";
     let a = TestApp::spawn_with(|c| {
         adjust(c);

@@ -17,6 +17,7 @@ mod notifications;
 mod races;
 mod orders;
 mod perf;
+mod api_keys;
 pub(crate) mod apps;
 mod recovery;
 mod social;

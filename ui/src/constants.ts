@@ -106,3 +106,5 @@ export const MESSAGE_PAGE_SIZE = 30;
 export const MESSAGE_MAX_LENGTH = 2_000;
 /** docs/social.md: a tag name is 1-30 characters. */
 export const TAG_MAX_LENGTH = 30;
+/** docs/identity.md: an API key's name is 1-64 characters, no control characters. */
+export const API_KEY_NAME_MAX_LENGTH = 64;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  validateApiKeyName,
   validateAvatar,
   validateCompanyName,
   validateConfirm,
@@ -12,6 +13,15 @@ import {
 } from '../src/lib/validation';
 
 describe('SPEC.md §5 validation', () => {
+  it('API key name: 1-64 characters after trimming, no control characters', () => {
+    expect(validateApiKeyName('')).toBe('api_key_name_required');
+    expect(validateApiKeyName('   ')).toBe('api_key_name_required');
+    expect(validateApiKeyName('x'.repeat(65))).toBe('api_key_name_invalid');
+    expect(validateApiKeyName('line\nbreak')).toBe('api_key_name_invalid');
+    expect(validateApiKeyName('bell\u0007')).toBe('api_key_name_invalid');
+    expect(validateApiKeyName(` ${'密'.repeat(64)} `)).toBeNull();
+    expect(validateApiKeyName('deploy script')).toBeNull();
+  });
   it('email', () => {
     expect(validateEmail('')).toBe('email_required');
     expect(validateEmail('  ')).toBe('email_required');

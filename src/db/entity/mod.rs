@@ -1,5 +1,6 @@
 //! Entities: plain table shapes, no behaviour (the rules live in each domain's service).
 
+pub mod api_keys;
 pub mod app_images;
 
 pub mod apps;

@@ -18,6 +18,7 @@ mod m0012_password_resets;
 mod m0013_perf;
 mod m0014_versions;
 pub mod m0015_connect;
+mod m0016_api_keys;
 
 pub struct Migrator;
 
@@ -40,6 +41,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0013_perf::Migration),
             Box::new(m0014_versions::Migration),
             Box::new(m0015_connect::Migration),
+            Box::new(m0016_api_keys::Migration),
         ]
     }
 }

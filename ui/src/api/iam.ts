@@ -1,6 +1,6 @@
 // Identity calls of API.md (/api/iam/v1, /api/iam/v2/login/password).
 import { api } from './client';
-import type { AccountCheck, MenuEntry, Organization, Profile, RecoveryAnswer, RefreshData, RegisterBody, RegisterData, SessionData, VerifiedEmail } from './types';
+import type { AccountCheck, ApiKey, ApiKeyCreated, ListPage, MenuEntry, Organization, Profile, RecoveryAnswer, RefreshData, RegisterBody, RegisterData, SessionData, VerifiedEmail } from './types';
 
 const IAM = '/api/iam/v1';
 
@@ -53,3 +53,8 @@ export const resetPassword = (token: string, password: string, confirm_password:
   api.post<null>(`${IAM}/password/reset`, { token, password, confirm_password }, { auth: 'none' });
 export const resendVerification = (email: string, redirect?: string) =>
   api.post<RecoveryAnswer>(`${IAM}/verify-email/resend`, { email, redirect }, { auth: 'none' });
+
+/** Personal API keys: the key itself is in the creation's answer only. */
+export const fetchApiKeys = () => api.get<ListPage<ApiKey>>(`${IAM}/api-keys`);
+export const createApiKey = (name: string, expires_at: string | null) => api.post<ApiKeyCreated>(`${IAM}/api-keys`, { name, expires_at });
+export const revokeApiKey = (id: string) => api.del<null>(`${IAM}/api-keys/${encodeURIComponent(id)}`);

@@ -1,5 +1,6 @@
 // Every visible English string. zh.ts has exactly the same keys (checked by the type and by a test).
 // `{name}` placeholders are filled by t(key, {name}).
+import { apiKeysEn } from './apikeys';
 import { enApps } from './apps.en';
 import { enConnect } from './connect.en';
 import { ordersEn } from './orders';
@@ -500,6 +501,7 @@ export const en = {
 
   ...enApps,
   ...enConnect,
+  ...apiKeysEn,
   // Friends, tags, messages (docs/social.md)
   my_friends: 'My friends',
   friends_intro: 'Add people by email, give them an alias and tags, and message them.',

@@ -1,5 +1,6 @@
 import type { MessageKey } from './en';
 import { zhConnect } from './connect.zh';
+import { apiKeysZh } from './apikeys';
 import { zhApps } from './apps.zh';
 import { ordersZh } from './orders';
 import { zhOnboarding } from './zh.onboarding';
@@ -484,6 +485,7 @@ export const zh: Record<MessageKey, string> = {
 
   ...zhApps,
   ...zhConnect,
+  ...apiKeysZh,
   // Friends, tags, messages (docs/social.md)
   my_friends: '我的好友',
   friends_intro: '通过邮箱添加好友，为他们设置备注名和标签，并与他们聊天。',

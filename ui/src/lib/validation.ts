@@ -1,6 +1,7 @@
 // Client-side checks of SPEC.md §5. Each returns the message key to show, or null when valid.
 import {
   ALIAS_MAX_LENGTH,
+  API_KEY_NAME_MAX_LENGTH,
   ALIAS_MIN_LENGTH,
   AVATAR_EXTENSIONS,
   AVATAR_MAX_BYTES,
@@ -71,6 +72,14 @@ export function validateTagName(value: string): MessageKey | null {
 export function validateMessage(value: string): MessageKey | null {
   if (!value.trim()) return 'message_required';
   return [...value].length <= MESSAGE_MAX_LENGTH ? null : 'message_too_long';
+}
+
+/** An API key's name: 1-64 characters after trimming, no control characters (docs/identity.md). */
+export function validateApiKeyName(value: string): MessageKey | null {
+  const v = value.trim();
+  if (!v) return 'api_key_name_required';
+  // eslint-disable-next-line no-control-regex
+  return [...v].length <= API_KEY_NAME_MAX_LENGTH && !/[\u0000-\u001f\u007f-\u009f]/.test(v) ? null : 'api_key_name_invalid';
 }
 
 export function validateCompanyName(value: string): MessageKey | null {

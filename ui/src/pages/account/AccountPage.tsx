@@ -7,6 +7,7 @@ import { AVATAR_TYPES } from '../../constants';
 import { useAsync } from '../../lib/useAsync';
 import { useT } from '../../lib/i18n';
 import { Avatar } from '../../components/Avatar';
+import { ApiKeys } from './ApiKeys';
 import { Dialog } from '../../components/Dialog';
 import { ErrorNote, SkeletonLines } from '../../components/placeholders';
 import { PageHeader } from '../../components/sections';
@@ -189,6 +190,7 @@ export default function AccountPage() {
           {t('change_password')}
         </Link>
       </section>
+      <ApiKeys />
       <DeleteAccount />
     </div>
   );

@@ -1,0 +1,25 @@
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "api_keys")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: String,
+    pub user_id: String,
+    /// The company the key acts in; None: the personal context.
+    pub company_id: Option<String>,
+    pub name: String,
+    /// The key's first characters (`zk_ab12cd`), shown in lists.
+    pub prefix: String,
+    /// SHA-256 of the key (`iam::tokens::hash_token`).
+    pub key_hash: String,
+    pub created_at: DateTimeUtc,
+    pub last_used_at: Option<DateTimeUtc>,
+    pub expires_at: Option<DateTimeUtc>,
+    pub revoked_at: Option<DateTimeUtc>,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

@@ -1,0 +1,114 @@
+//! Personal API keys: create (shown once), list, revoke, and the hourly clean-up. Resolving a
+//! presented key is `auth::Sessions::authenticate` (with access tokens). No HTTP types here.
+
+use chrono::Duration;
+use sea_orm::{ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set};
+
+use crate::db::entity::{api_keys, users};
+use crate::db::{for_update, new_id, now, write_txn};
+use crate::error::{AppError, Msg};
+use crate::http::List;
+use crate::iam::IamCtx;
+use crate::iam::auth::{Auth, PERSONAL};
+use crate::iam::model::{ApiKey, ApiKeyCreated, NewApiKey};
+use crate::iam::tokens;
+
+/// Live keys (neither revoked nor expired) a person may hold at once.
+pub const MAX_LIVE_KEYS: u64 = 20;
+
+/// Revoked keys are deleted this long after their revocation, expired ones this long after
+/// their expiry (until then the list shows them expired).
+const REVOKED_KEPT: Duration = Duration::days(1);
+const EXPIRED_KEPT: Duration = Duration::days(7);
+
+fn to_api_key(row: api_keys::Model) -> ApiKey {
+    ApiKey {
+        id: row.id,
+        name: row.name,
+        prefix: row.prefix,
+        sme_id: row.company_id.unwrap_or_else(|| PERSONAL.to_string()),
+        created_at: row.created_at,
+        last_used_at: row.last_used_at,
+        expires_at: row.expires_at,
+    }
+}
+
+/// A new key acting as the caller in the current context. Only a signed-in session may create
+/// one (403 for an API key), at most [`MAX_LIVE_KEYS`] live at once (409).
+pub async fn create(cx: &IamCtx, auth: &Auth, req: NewApiKey) -> Result<ApiKeyCreated, AppError> {
+    auth.session()?;
+    let txn = write_txn(&cx.db).await?;
+    // The person locked first: two creations at once count one after the other.
+    for_update(&txn, users::Entity::find_by_id(auth.user_id.clone())).one(&txn).await?.ok_or(AppError::Unauthorized(Msg::SessionExpired))?;
+    let t = now();
+    let live = api_keys::Entity::find()
+        .filter(api_keys::Column::UserId.eq(auth.user_id.clone()))
+        .filter(api_keys::Column::RevokedAt.is_null())
+        .filter(Condition::any().add(api_keys::Column::ExpiresAt.is_null()).add(api_keys::Column::ExpiresAt.gt(t)))
+        .count(&txn)
+        .await?;
+    if live >= MAX_LIVE_KEYS {
+        return Err(AppError::conflict(Msg::TooManyApiKeys(MAX_LIVE_KEYS)));
+    }
+    let (key, prefix) = tokens::api_key();
+    let row = api_keys::ActiveModel {
+        id: Set(new_id()),
+        user_id: Set(auth.user_id.clone()),
+        company_id: Set(auth.company().map(str::to_string)),
+        name: Set(req.name),
+        prefix: Set(prefix),
+        key_hash: Set(tokens::hash_token(&key)),
+        created_at: Set(t),
+        last_used_at: Set(None),
+        expires_at: Set(req.expires_at),
+        revoked_at: Set(None),
+    }
+    .insert(&txn)
+    .await?;
+    txn.commit().await?;
+    Ok(ApiKeyCreated { id: row.id, name: row.name, key, prefix: row.prefix, created_at: row.created_at, expires_at: row.expires_at })
+}
+
+/// The caller's keys not revoked (expired ones included), newest first.
+pub async fn list(cx: &IamCtx, auth: &Auth, offset: u64, limit: u64) -> Result<List<ApiKey>, AppError> {
+    let mine = api_keys::Entity::find().filter(api_keys::Column::UserId.eq(auth.user_id.clone())).filter(api_keys::Column::RevokedAt.is_null());
+    let total = mine.clone().count(&cx.db).await?;
+    let rows = mine
+        .order_by_desc(api_keys::Column::CreatedAt)
+        .order_by_desc(api_keys::Column::Id)
+        .offset(offset)
+        .limit(limit)
+        .all(&cx.db)
+        .await?;
+    Ok(List { items: rows.into_iter().map(to_api_key).collect(), total })
+}
+
+/// Revokes one of the caller's keys: it stops working at once on every instance (the update
+/// moves the `sessions` version, m0016). 404 for another person's key, an unknown or a revoked one.
+pub async fn revoke(cx: &IamCtx, auth: &Auth, id: &str) -> Result<(), AppError> {
+    let done = api_keys::Entity::update_many()
+        .col_expr(api_keys::Column::RevokedAt, now().into())
+        .filter(api_keys::Column::Id.eq(id))
+        .filter(api_keys::Column::UserId.eq(auth.user_id.clone()))
+        .filter(api_keys::Column::RevokedAt.is_null())
+        .exec(&cx.db)
+        .await?;
+    if done.rows_affected == 0 {
+        return Err(AppError::NotFound(Msg::ApiKeyNotFound));
+    }
+    Ok(())
+}
+
+/// Deletes keys revoked more than a day ago and keys expired more than a week ago.
+pub async fn cleanup(conn: &impl ConnectionTrait) -> Result<u64, AppError> {
+    let t = now();
+    let gone = api_keys::Entity::delete_many()
+        .filter(
+            Condition::any()
+                .add(api_keys::Column::RevokedAt.lte(t - REVOKED_KEPT))
+                .add(api_keys::Column::ExpiresAt.lte(t - EXPIRED_KEPT)),
+        )
+        .exec(conn)
+        .await?;
+    Ok(gone.rows_affected)
+}

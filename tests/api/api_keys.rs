@@ -1,0 +1,334 @@
+//! Personal API keys (issue 22): `zk_…` keys made from a signed-in session, shown once, stored
+//! hashed, accepted as `Authorization: Bearer` wherever an access token is, acting as their owner
+//! in the context they were made in; revoked, expired, a removed membership or a deleted account
+//! end them at once, on every instance.
+
+use chrono::{Duration, Utc};
+use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
+use serde_json::{Value, json};
+use zmarket::db::entity::api_keys;
+
+use crate::common::*;
+
+const KEYS: &str = "/api/iam/v1/api-keys";
+const PROFILE: &str = "/api/iam/v1/account/profile";
+
+/// A call in a language: (status, envelope).
+async fn call(app: &TestApp, method: reqwest::Method, path: &str, body: Option<&Value>, token: &str, lang: &str) -> (u16, Value) {
+    let mut req = app.client.request(method, app.url(path)).bearer_auth(token).header("accept-language", lang);
+    if let Some(b) = body {
+        req = req.json(b);
+    }
+    json_of(req.send().await.expect("request")).await
+}
+
+/// Creates a key from `token` (a session's access token) and returns its data.
+async fn create_key(app: &TestApp, token: &str, name: &str, expires_at: Option<String>) -> Value {
+    let (status, body) = app.post_json(KEYS, &json!({"name": name, "expires_at": expires_at}), Some(token)).await;
+    assert_eq!(status, 200, "{body}");
+    body["data"].clone()
+}
+
+fn key_of(created: &Value) -> String {
+    created["key"].as_str().expect("key").to_string()
+}
+
+async fn list(app: &TestApp, token: &str) -> Value {
+    let (status, body) = app.get_auth(KEYS, token).await;
+    assert_eq!(status, 200, "{body}");
+    body["data"].clone()
+}
+
+async fn revoke(app: &TestApp, token: &str, id: &str, lang: &str) -> (u16, Value) {
+    call(app, reqwest::Method::DELETE, &format!("{KEYS}/{id}"), None, token, lang).await
+}
+
+#[tokio::test]
+async fn a_key_acts_as_its_owner_until_revoked() {
+    let app = TestApp::spawn().await;
+    let ada = app.signed_in("ada@example.com").await;
+    let session = token_of(&ada);
+    let ada_id = user_id_of(&app, &ada).await;
+
+    let created = create_key(&app, &session, "  deploy script  ", None).await;
+    let key = key_of(&created);
+    // `zk_` and 256 random bits, URL-safe base64 (43 characters).
+    assert!(key.starts_with("zk_") && key.len() == 46, "{key}");
+    assert!(key[3..].chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'), "{key}");
+    assert_eq!(created["name"], "deploy script", "the name is trimmed");
+    assert_eq!(created["prefix"], &key[..9]);
+    assert!(created["expires_at"].is_null());
+    assert!(created["created_at"].as_str().is_some());
+    let id = created["id"].as_str().unwrap().to_string();
+    // A second key is another secret.
+    let other = create_key(&app, &session, "other", None).await;
+    assert_ne!(key_of(&other), key);
+
+    // The database keeps the hash, never the key.
+    let row = api_keys::Entity::find_by_id(id.clone()).one(&app.state.db).await.unwrap().expect("row");
+    assert_ne!(row.key_hash, key);
+    assert!(!row.key_hash.contains(&key[3..]));
+    assert_eq!(row.key_hash.len(), 64, "SHA-256, hex");
+
+    // Used as a Bearer credential, it is its owner (the scheme is case-insensitive).
+    let (status, body) = app.get_auth(PROFILE, &key).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["data"]["id"], ada_id.as_str());
+    let res = app.client.get(app.url(PROFILE)).header("authorization", format!("bearer {key}")).send().await.unwrap();
+    assert_eq!(res.status().as_u16(), 200);
+    // Anything that only looks like a key is refused.
+    for bogus in ["zk_", "zk_bogus", &format!("{key}x"), &key[..45]] {
+        let (status, body) = app.get_auth(PROFILE, bogus).await;
+        assert_eq!(status, 401, "{bogus}: {body}");
+    }
+
+    // Listed (newest first) with its prefix, its use recorded; never the key itself.
+    let listed = list(&app, &session).await;
+    assert_eq!(listed["total"], 2);
+    let item = &listed["items"][1];
+    assert_eq!(item["id"], id.as_str());
+    assert_eq!(item["name"], "deploy script");
+    assert_eq!(item["prefix"], &key[..9]);
+    assert_eq!(item["smeId"], "user");
+    assert!(item["expires_at"].is_null());
+    assert!(item.get("key").is_none());
+    let used = item["last_used_at"].as_str().expect("last_used_at set after a use").to_string();
+    assert!(listed["items"][0]["last_used_at"].is_null(), "the other key was never used");
+    assert!(!listed.to_string().contains(&key[3..]));
+
+    // Used again within the minute: no new write (at most one a minute per key).
+    for _ in 0..3 {
+        assert_eq!(app.get_auth(PROFILE, &key).await.0, 200);
+    }
+    let row = api_keys::Entity::find_by_id(id.clone()).one(&app.state.db).await.unwrap().unwrap();
+    assert_eq!(list(&app, &session).await["items"][1]["last_used_at"], used.as_str());
+    assert!(row.last_used_at.is_some());
+
+    // Revoked: refused at once, although this instance had resolved it just before.
+    let (status, body) = revoke(&app, &session, &id, "en").await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body["data"].is_null());
+    let (status, body) = app.get_auth(PROFILE, &key).await;
+    assert_eq!(status, 401, "{body}");
+    assert_eq!(body["msg"], "Session expired, please sign in again");
+    // Gone from the list; revoking again is unknown.
+    let listed = list(&app, &session).await;
+    assert_eq!(listed["total"], 1);
+    assert_eq!(listed["items"][0]["id"], other["id"]);
+    let (status, body) = revoke(&app, &session, &id, "en").await;
+    assert_eq!((status, body["msg"].as_str().unwrap()), (404, "API key not found"));
+    // The other key still works.
+    assert_eq!(app.get_auth(PROFILE, &key_of(&other)).await.0, 200);
+}
+
+#[tokio::test]
+async fn another_persons_key_is_not_found() {
+    let app = TestApp::spawn().await;
+    let ada = app.signed_in("ada@example.com").await;
+    let bob = app.signed_in("bob@example.com").await;
+    let created = create_key(&app, &token_of(&ada), "ada's", None).await;
+    let id = created["id"].as_str().unwrap();
+
+    let (status, body) = revoke(&app, &token_of(&bob), id, "en").await;
+    assert_eq!((status, body["msg"].as_str().unwrap()), (404, "API key not found"));
+    let (status, body) = revoke(&app, &token_of(&bob), id, "zh-CN").await;
+    assert_eq!((status, body["msg"].as_str().unwrap()), (404, "API 密钥不存在"));
+    // Nor with Bob's own key.
+    let bobs = key_of(&create_key(&app, &token_of(&bob), "bob's", None).await);
+    assert_eq!(revoke(&app, &bobs, id, "en").await.0, 404);
+    for unknown in ["0190c1d2-0000-7000-8000-000000000000", "nope"] {
+        assert_eq!(revoke(&app, &token_of(&ada), unknown, "en").await.0, 404, "{unknown}");
+    }
+    // Bob lists only his own; Ada's key still works.
+    let listed = list(&app, &token_of(&bob)).await;
+    assert_eq!(listed["total"], 1);
+    assert_eq!(listed["items"][0]["name"], "bob's");
+    assert_eq!(app.get_auth(PROFILE, &key_of(&created)).await.0, 200);
+    // Without a credential, the list is 401.
+    assert_eq!(app.get_json(KEYS).await.0, 401);
+}
+
+#[tokio::test]
+async fn bad_input_is_refused_in_both_languages_and_creates_nothing() {
+    let app = TestApp::spawn().await;
+    let ada = app.signed_in("ada@example.com").await;
+    let token = token_of(&ada);
+    let past = (Utc::now() - Duration::minutes(1)).to_rfc3339();
+    let cases: Vec<(Value, &str, &str, &str)> = vec![
+        (json!({}), "name", "Please name the key", "请输入密钥名称"),
+        (json!({"name": "   ", "expires_at": null}), "name", "Please name the key", "请输入密钥名称"),
+        (json!({"name": "x".repeat(65)}), "name", "The key name must be at most 64 characters, without control characters", "密钥名称最多 64 个字符，且不能包含控制字符"),
+        (json!({"name": "line\nbreak"}), "name", "The key name must be at most 64 characters, without control characters", "密钥名称最多 64 个字符，且不能包含控制字符"),
+        (json!({"name": "bell\u{7}"}), "name", "The key name must be at most 64 characters, without control characters", "密钥名称最多 64 个字符，且不能包含控制字符"),
+        (json!({"name": "ci", "expires_at": "next tuesday"}), "expires_at",
+            "The expiry must be a date and time such as 2030-01-31T00:00:00Z", "过期时间必须是日期和时间，例如 2030-01-31T00:00:00Z"),
+        (json!({"name": "ci", "expires_at": "2030-01-31"}), "expires_at",
+            "The expiry must be a date and time such as 2030-01-31T00:00:00Z", "过期时间必须是日期和时间，例如 2030-01-31T00:00:00Z"),
+        (json!({"name": "ci", "expires_at": past}), "expires_at", "The expiry must be in the future", "过期时间必须晚于当前时间"),
+    ];
+    for (body, field, en, zh) in cases {
+        let (status, res) = call(&app, reqwest::Method::POST, KEYS, Some(&body), &token, "en").await;
+        assert_eq!(status, 400, "{body}: {res}");
+        assert_eq!(res["data"]["field"], field, "{body}");
+        assert_eq!(res["msg"], en, "{body}");
+        let (status, res) = call(&app, reqwest::Method::POST, KEYS, Some(&body), &token, "zh-CN").await;
+        assert_eq!(status, 400, "{body}");
+        assert_eq!(res["msg"], zh, "{body}");
+    }
+    assert_eq!(list(&app, &token).await["total"], 0, "nothing was created");
+    assert_eq!(api_keys::Entity::find().count(&app.state.db).await.unwrap(), 0);
+
+    // The edges that pass: 64 characters (of any script), an expiry with an offset.
+    let name = "密".repeat(64);
+    let later = (Utc::now() + Duration::days(30)).with_timezone(&chrono::FixedOffset::east_opt(8 * 3600).unwrap()).to_rfc3339();
+    let created = create_key(&app, &token, &name, Some(later.clone())).await;
+    assert_eq!(created["name"], name.as_str());
+    let expires = chrono::DateTime::parse_from_rfc3339(created["expires_at"].as_str().unwrap()).unwrap();
+    assert_eq!(expires, chrono::DateTime::parse_from_rfc3339(&later).unwrap());
+}
+
+#[tokio::test]
+async fn at_most_twenty_live_keys_per_person() {
+    let app = TestApp::spawn().await;
+    let ada = app.signed_in("ada@example.com").await;
+    let token = token_of(&ada);
+    let mut ids = Vec::new();
+    for i in 0..20 {
+        ids.push(create_key(&app, &token, &format!("key {i}"), None).await["id"].as_str().unwrap().to_string());
+    }
+    let body = json!({"name": "one too many"});
+    let (status, res) = call(&app, reqwest::Method::POST, KEYS, Some(&body), &token, "en").await;
+    assert_eq!((status, res["msg"].as_str().unwrap()), (409, "You can have at most 20 API keys: revoke one first"));
+    let (status, res) = call(&app, reqwest::Method::POST, KEYS, Some(&body), &token, "zh-CN").await;
+    assert_eq!((status, res["msg"].as_str().unwrap()), (409, "最多只能有 20 个 API 密钥：请先撤销一个"));
+    assert_eq!(list(&app, &token).await["total"], 20);
+    // Another person is not limited by Ada's keys.
+    let bob = app.signed_in("bob@example.com").await;
+    create_key(&app, &token_of(&bob), "bob's", None).await;
+    // A revoked key makes room.
+    assert_eq!(revoke(&app, &token, &ids[0], "en").await.0, 200);
+    create_key(&app, &token, "in its place", None).await;
+    assert_eq!(call(&app, reqwest::Method::POST, KEYS, Some(&body), &token, "en").await.0, 409);
+}
+
+#[tokio::test]
+async fn a_key_cannot_make_keys_switch_or_sign_out() {
+    let app = TestApp::spawn().await;
+    let ada = app.signed_in("ada@example.com").await;
+    let key = key_of(&create_key(&app, &token_of(&ada), "script", None).await);
+    let body = json!({"name": "made by a key"});
+    let (status, res) = call(&app, reqwest::Method::POST, KEYS, Some(&body), &key, "en").await;
+    assert_eq!((status, res["msg"].as_str().unwrap()), (403, "Sign in to do this: an API key cannot"));
+    let (status, res) = call(&app, reqwest::Method::POST, KEYS, Some(&body), &key, "zh-CN").await;
+    assert_eq!((status, res["msg"].as_str().unwrap()), (403, "请登录后操作：API 密钥不能执行此操作"));
+    let (status, res) = app.post_json("/api/iam/v1/switch", &json!({"smeId": "user"}), Some(&key)).await;
+    assert_eq!(status, 403, "{res}");
+    let (status, res) = app.post_json("/api/iam/v1/logout", &json!({}), Some(&key)).await;
+    assert_eq!(status, 403, "{res}");
+    // It may read its owner's keys; nothing was made, and it still works.
+    let listed = list(&app, &key).await;
+    assert_eq!(listed["total"], 1);
+    assert_eq!(app.get_auth(PROFILE, &key).await.0, 200);
+    // A key is not a refresh token.
+    assert_eq!(app.get_auth("/api/iam/v1/refresh", &key).await.0, 401);
+}
+
+#[tokio::test]
+async fn a_company_key_acts_in_its_company_until_the_member_is_removed() {
+    let app = TestApp::spawn().await;
+    let owner = app.signed_in("owner@example.com").await;
+    let bob = app.signed_in("bob@example.com").await;
+    let company = seed_company(&app, "Acme Compute", &owner, &[(&bob, "member")]).await;
+    let in_company = app.switch(&bob, &company).await;
+    let company_key = key_of(&create_key(&app, &token_of(&in_company), "acme ci", None).await);
+    let personal_key = key_of(&create_key(&app, &token_of(&bob), "home", None).await);
+
+    // The company key sees what Bob sees as a member there (the member's menu, the company's
+    // members); the personal key what he sees as himself.
+    let (_, member_menu) = app.get_auth("/api/iam/v1/menus", &token_of(&in_company)).await;
+    let (_, personal_menu) = app.get_auth("/api/iam/v1/menus", &token_of(&bob)).await;
+    assert_ne!(member_menu["data"], personal_menu["data"]);
+    assert_eq!(app.get_auth("/api/iam/v1/menus", &company_key).await.1["data"], member_menu["data"]);
+    assert_eq!(app.get_auth("/api/iam/v1/menus", &personal_key).await.1["data"], personal_menu["data"]);
+    let (status, body) = app.get_auth("/api/iam/v1/sme/members", &company_key).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["data"]["total"], 2);
+    let listed = list(&app, &token_of(&bob)).await;
+    let by_name = |name: &str| listed["items"].as_array().unwrap().iter().find(|k| k["name"] == name).unwrap().clone();
+    assert_eq!(by_name("acme ci")["smeId"], company.as_str());
+    assert_eq!(by_name("home")["smeId"], "user");
+
+    // Removed from the company: the company key stops at once; the personal one goes on.
+    let admin = app.switch(&owner, &company).await;
+    let bob_id = user_id_of(&app, &bob).await;
+    let (status, body) = app.post_json("/api/iam/v1/sme/remove-member", &json!({"user_id": bob_id}), Some(&token_of(&admin))).await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = app.get_auth(PROFILE, &company_key).await;
+    assert_eq!(status, 401, "{body}");
+    assert_eq!(app.get_auth(PROFILE, &personal_key).await.0, 200);
+}
+
+#[tokio::test]
+async fn an_expired_key_is_refused() {
+    let app = TestApp::spawn().await;
+    let ada = app.signed_in("ada@example.com").await;
+    let token = token_of(&ada);
+    let expires = Utc::now() + Duration::seconds(3);
+    let created = create_key(&app, &token, "short-lived", Some(expires.to_rfc3339())).await;
+    let key = key_of(&created);
+    // Resolved (and kept by this instance) while it is live.
+    assert_eq!(app.get_auth(PROFILE, &key).await.0, 200);
+    let left = expires - Utc::now() + Duration::milliseconds(200);
+    if let Ok(wait) = left.to_std() {
+        tokio::time::sleep(wait).await;
+    }
+    let (status, body) = app.get_auth(PROFILE, &key).await;
+    assert_eq!(status, 401, "{body}");
+    // Still listed, with its expiry, and no longer counted among the live ones.
+    let listed = list(&app, &token).await;
+    assert_eq!(listed["total"], 1);
+    assert!(listed["items"][0]["expires_at"].as_str().is_some());
+
+    // An expiry moved into the past by a write elsewhere ends a key resolved before, at once.
+    let other = create_key(&app, &token, "moved", None).await;
+    assert_eq!(app.get_auth(PROFILE, &key_of(&other)).await.0, 200);
+    api_keys::Entity::update_many()
+        .col_expr(api_keys::Column::ExpiresAt, (Utc::now() - Duration::seconds(1)).into())
+        .filter(api_keys::Column::Id.eq(other["id"].as_str().unwrap()))
+        .exec(&app.state.db)
+        .await
+        .unwrap();
+    assert_eq!(app.get_auth(PROFILE, &key_of(&other)).await.0, 401);
+}
+
+#[tokio::test]
+async fn deleting_the_account_removes_its_keys() {
+    let app = TestApp::spawn().await;
+    let ada = app.signed_in("ada@example.com").await;
+    let key = key_of(&create_key(&app, &token_of(&ada), "script", None).await);
+    assert_eq!(app.get_auth(PROFILE, &key).await.0, 200);
+    let (status, body) = app.delete_json("/api/iam/v1/account", &json!({"password": PASSWORD}), &token_of(&ada)).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(app.get_auth(PROFILE, &key).await.0, 401);
+    assert_eq!(api_keys::Entity::find().count(&app.state.db).await.unwrap(), 0);
+}
+
+#[tokio::test]
+async fn a_key_revoked_on_one_instance_ends_on_both() {
+    let (a, b) = crate::instances::pair(|_| {}).await;
+    let ada = a.signed_in("roamer@example.com").await;
+    let created = create_key(&a, &token_of(&ada), "roaming", None).await;
+    let key = key_of(&created);
+    // Used on both; B has resolved it.
+    assert_eq!(a.get_auth(PROFILE, &key).await.0, 200);
+    let (status, body) = b.get_auth(PROFILE, &key).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(b.get_auth(PROFILE, &key).await.0, 200);
+    // Its use was recorded once, by the first instance that saw it.
+    let row = api_keys::Entity::find().filter(api_keys::Column::Id.eq(created["id"].as_str().unwrap())).one(&a.state.db).await.unwrap().unwrap();
+    assert!(row.last_used_at.is_some());
+    let (status, _) = revoke(&a, &token_of(&ada), created["id"].as_str().unwrap(), "en").await;
+    assert_eq!(status, 200);
+    let (status, body) = b.get_auth(PROFILE, &key).await;
+    assert_eq!(status, 401, "{body}");
+}
