@@ -60,12 +60,11 @@ test('install from the market on my box, open it, stop, start, uninstall (en, zh
     await expect(chip).toHaveText(/Preparing|Downloading|Installing|Installed|Running/);
     await expect(chip).toHaveText('Running', { timeout: 120_000 });
     await expect(page.getByText('Downloading').first()).toBeVisible(); // in the state history
-    const open = page.locator('.app-details-head').getByRole('link', { name: 'Open' });
-    const href = await open.getAttribute('href');
-    expect(href).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
-    const appPage = await page.context().newPage();
-    await appPage.goto(href);
+    // Open goes through the market, to the installation's own origin (never the box's address).
+    const open = page.locator('.app-details-head').getByRole('button', { name: 'Open' });
+    const [appPage] = await Promise.all([page.context().waitForEvent('page'), open.click()]);
     await expect(appPage.getByRole('heading', { name: 'Hello from a zmarket test app' })).toBeVisible();
+    expect(new URL(appPage.url()).hostname).toMatch(/^[0-9a-f]{32}\.localhost$/);
     await appPage.close();
     await page.screenshot({ path: 'test-results/apps-details-running.png', fullPage: true });
 
@@ -75,7 +74,7 @@ test('install from the market on my box, open it, stop, start, uninstall (en, zh
     await expect(row.locator('.app-status')).toHaveText('Running');
     await row.getByRole('button', { name: 'Stop' }).click();
     await expect(row.locator('.app-status')).toHaveText('Stopped', { timeout: 60_000 });
-    await expect(row.getByRole('link', { name: 'Open' })).toHaveCount(0);
+    await expect(row.getByRole('button', { name: 'Open' })).toHaveCount(0);
     await row.getByRole('button', { name: 'Start' }).click();
     await expect(row.locator('.app-status')).toHaveText('Running', { timeout: 60_000 });
     await page.screenshot({ path: 'test-results/apps-list-en.png', fullPage: true });

@@ -15,7 +15,6 @@ import { test, expect, verifiedAccount, PASSWORD } from './fixtures.mjs';
 import { needDocker, serverHoldsTestImage, startAgent } from './agent.mjs';
 
 test.describe('connect', () => {
-  test.skip(!process.env.E2E_CONNECT, 'server side lands with the connect branch');
 
   test('the Connect section: open the web page, the terminal, the logs (en, zh)', async ({ page, context, request, baseURL, consoleErrors }) => {
     needDocker('connect');

@@ -21,11 +21,14 @@ export interface SshDoor {
 export interface TcpPort {
   port: number;
   name: string;
+  /** The `zmarket tunnel …` command for this port. */
+  tunnel?: string;
 }
 
 export interface AppConnect {
   device_online: boolean;
-  web: { url: string } | null;
+  /** `url`: the call that hands a one-time link; `origin`: the app's own origin. */
+  web: { url: string; origin?: string } | null;
   terminal: boolean;
   logs: boolean;
   tcp: TcpPort[];

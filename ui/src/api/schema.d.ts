@@ -3,6 +3,26 @@
 // src/api/types.ts names the types the UI uses.
 
 export type paths = {
+    "/api/agent/v1/channel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The agent's channel (Bearer device secret): a WebSocket carrying commands at once and the
+         *     streams of logs, terminals, tunnels and web interfaces (docs/connect.md).
+         */
+        get: operations["agent_channel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agent/v1/heartbeat": {
         parameters: {
             query?: never;
@@ -656,6 +676,23 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/ebs/v2/devices/{id}/connect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the owner may open of the box itself. */
+        get: operations["device_connect"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ebs/v2/devices/{id}/location": {
         parameters: {
             query?: never;
@@ -683,6 +720,26 @@ export type paths = {
         get?: never;
         /** Sharing settings; they reach the device with its next heartbeat. */
         put: operations["update_sharing"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ebs/v2/devices/{id}/tcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One TCP connection to a port of the owner's own box (its agent allows `[agent] tcp_ports`,
+         *     default 22), carried by a WebSocket's binary frames (`zmarket tunnel --device`).
+         */
+        get: operations["device_tcp"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -1416,6 +1473,107 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/rmp/v1/apps/{id}/connect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the caller may open of an installation (its owner or renter, the company's admin, or
+         *     a member it is assigned to): each door only when it works.
+         */
+        get: operations["app_connect"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rmp/v1/apps/{id}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The app's log: `?tail=200` as JSON lines; with `follow=1` the same, then new lines, as
+         *     Server-Sent Events (`line`, and `end` with the reason).
+         */
+        get: operations["app_logs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rmp/v1/apps/{id}/open": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The installation's web interface through the market: 302 to a one-time link on the app's
+         *     own origin; with `Accept: application/json`, that link as `{url}`.
+         */
+        get: operations["app_open"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rmp/v1/apps/{id}/tcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One TCP connection to a port the app declares, carried by a WebSocket's binary frames
+         *     (`zmarket tunnel --app`).
+         */
+        get: operations["app_tcp"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rmp/v1/apps/{id}/terminal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A shell in the app's container (WebSocket; a browser passes its token as the subprotocol
+         *     `zmarket.bearer.<token>` beside `zmarket`): text frames are keystrokes, `{"resize":[c,r]}`
+         *     resizes, binary frames carry the output.
+         */
+        get: operations["app_terminal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/rmp/v1/apps/fit": {
         parameters: {
             query?: never;
@@ -1723,6 +1881,13 @@ export type components = {
             /** @description The device's GPUs it uses. */
             gpus: components["schemas"]["Gpu"][];
         };
+        AiDoor: {
+            endpoint: string;
+            gpus: string[];
+        };
+        ApiDoor: {
+            base_url: string;
+        };
         ApiKey: {
             /** Format: date-time */
             created_at: string;
@@ -1851,15 +2016,27 @@ export type components = {
             gaps: components["schemas"]["Gap"][];
             ok: boolean;
         };
+        /**
+         * @description A command as it travels: `{id, kind, payload}`. The kind stays a string on the wire, so an
+         *     agent meets a kind it does not know as a failed command, not as a heartbeat it cannot read;
+         *     both sides build and read it through [`CommandBody`].
+         */
         Command: {
             id: string;
-            /**
-             * @description A [`CommandKind`] (zcloud_create, zcloud_delete; app lifecycle commands come later). A
-             *     string on the wire, so an agent meets a kind it does not know as a failed command, not
-             *     as a heartbeat it cannot read.
-             */
+            /** @description A [`CommandKind`]. */
             kind: string;
             payload: Record<string, never>;
+        };
+        /** @description What the caller may open of an installation; each door is present only when it works. */
+        ConnectInfo: {
+            ai?: components["schemas"]["AiDoor"] | null;
+            api?: components["schemas"]["ApiDoor"] | null;
+            device_online: boolean;
+            logs: boolean;
+            ssh?: components["schemas"]["SshDoor"] | null;
+            tcp: components["schemas"]["TcpDoor"][];
+            terminal: boolean;
+            web?: components["schemas"]["WebDoor"] | null;
         };
         Conversation: {
             last_message?: components["schemas"]["Message"] | null;
@@ -1944,6 +2121,11 @@ export type components = {
             device_name: string;
             gaps: components["schemas"]["Gap"][];
             ok: boolean;
+        };
+        /** @description What the owner may open of a device. */
+        DeviceConnect: {
+            device_online: boolean;
+            ssh?: components["schemas"]["SshDoor"] | null;
         };
         /** @description How one device fits an app (the install and rent dialogs). */
         DeviceFit: {
@@ -2102,6 +2284,26 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_ConnectInfo: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description What the caller may open of an installation; each door is present only when it works. */
+            data: {
+                ai?: components["schemas"]["AiDoor"] | null;
+                api?: components["schemas"]["ApiDoor"] | null;
+                device_online: boolean;
+                logs: boolean;
+                ssh?: components["schemas"]["SshDoor"] | null;
+                tcp: components["schemas"]["TcpDoor"][];
+                terminal: boolean;
+                web?: components["schemas"]["WebDoor"] | null;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_Device: {
             /**
              * Format: int32
@@ -2136,6 +2338,20 @@ export type components = {
                 status_reason?: string | null;
                 /** @description Z-BOX, P-BOX, Z-CLOUD or server group */
                 type: components["schemas"]["DeviceType"];
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_DeviceConnect: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description What the owner may open of a device. */
+            data: {
+                device_online: boolean;
+                ssh?: components["schemas"]["SshDoor"] | null;
             };
             msg: string;
         };
@@ -2923,6 +3139,18 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_LogLines: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            data: {
+                lines: Record<string, never>[];
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_MemberRecord: {
             /**
              * Format: int32
@@ -3017,6 +3245,19 @@ export type components = {
              * @default null
              */
             data: unknown;
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_OpenLink: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description A one-time link to the app's own origin. */
+            data: {
+                url: string;
+            };
             msg: string;
         };
         /** @description The success envelope. */
@@ -3476,8 +3717,8 @@ export type components = {
         };
         HeartbeatRequest: {
             acks?: components["schemas"]["Ack"][];
-            /** @description Apps installed on the device (reported by the agent; used by the apps work). */
-            installations?: Record<string, never>[];
+            /** @description Apps installed on the device, as the agent sees them. */
+            installations?: components["schemas"]["InstallationReport"][];
             metrics?: components["schemas"]["Metrics"] | null;
             spec?: components["schemas"]["Spec"] | null;
         };
@@ -3552,6 +3793,21 @@ export type components = {
             /** @description What it holds on its device. */
             holds: components["schemas"]["Capacity"];
         };
+        /** @description One installation as the agent reports it in a heartbeat. */
+        InstallationReport: {
+            error?: string | null;
+            id: string;
+            /**
+             * @description Install phases (downloading, installing, installed) the installation went through since
+             *     the last report, oldest first: a phase shorter than a heartbeat still shows in its history.
+             */
+            passed?: components["schemas"]["AppStatus"][];
+            /** Format: int32 */
+            progress?: number | null;
+            status: components["schemas"]["AppStatus"];
+            /** @description Where the app's web interface answers (running apps with a web port). */
+            url?: string | null;
+        };
         /**
          * @description Whether an installation is the device owner's own (`own`) or rented on another owner's device.
          * @enum {string}
@@ -3590,6 +3846,9 @@ export type components = {
         LoginRequest: {
             email?: string | null;
             password?: string | null;
+        };
+        LogLines: {
+            lines: Record<string, never>[];
         };
         Member: {
             email: string;
@@ -3723,6 +3982,10 @@ export type components = {
          * @default null
          */
         Null: unknown;
+        /** @description A one-time link to the app's own origin. */
+        OpenLink: {
+            url: string;
+        };
         /** @description An order (a demand while `order_pending`). */
         Order: {
             app_id: string;
@@ -4007,6 +4270,10 @@ export type components = {
              */
             retry?: number | null;
         };
+        SshDoor: {
+            command: string;
+            tunnel: string;
+        };
         /** @description A state the installation went through. */
         StateEvent: {
             /** Format: date-time */
@@ -4051,6 +4318,13 @@ export type components = {
         };
         TakeRequest: {
             device_id?: string | null;
+        };
+        TcpDoor: {
+            name: string;
+            /** Format: int32 */
+            port: number;
+            /** @description The command that opens a local port carrying it. */
+            tunnel: string;
         };
         /** @description Move coins from the administrator's personal wallet into the company's (company context). */
         TopUpRequest: {
@@ -4103,6 +4377,12 @@ export type components = {
              */
             unbilled: number;
         };
+        WebDoor: {
+            /** @description The app's origin. */
+            origin: string;
+            /** @description `GET` it (with the caller's token) for a one-time link to the app's own origin. */
+            url: string;
+        };
         ZcloudRequest: {
             /** Format: int64 */
             cpu_cores?: number | null;
@@ -4125,6 +4405,95 @@ export type components = {
 };
 export type $defs = Record<string, never>;
 export interface operations {
+    agent_channel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     heartbeat: {
         parameters: {
             query?: never;
@@ -8315,6 +8684,99 @@ export interface operations {
             };
         };
     };
+    device_connect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_DeviceConnect"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     update_location: {
         parameters: {
             query?: never;
@@ -8434,6 +8896,99 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Envelope_Device"];
                 };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    device_tcp: {
+        parameters: {
+            query?: {
+                port?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input; `data.field` names the offending field */
             400: {
@@ -12563,6 +13118,483 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Envelope_Installation"];
                 };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    app_connect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_ConnectInfo"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    app_logs: {
+        parameters: {
+            query?: {
+                /** @description `1`: go on sending new lines as Server-Sent Events. */
+                follow?: string;
+                /** @description Lines from the end (default 200, at most 5,000). */
+                tail?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_LogLines"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    app_open: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_OpenLink"];
+                };
+            };
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    app_tcp: {
+        parameters: {
+            query?: {
+                port?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    app_terminal: {
+        parameters: {
+            query?: {
+                cols?: number;
+                rows?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input; `data.field` names the offending field */
             400: {

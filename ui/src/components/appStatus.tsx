@@ -10,6 +10,7 @@ import { errorText } from '../lib/http';
 import { useInterval } from '../lib/timing';
 import { POLLING_DEFAULT_INTERVAL_MS } from '../constants';
 import { ConfirmDialog } from './Dialog';
+import { OpenAppButton } from './connect';
 
 /** How often a running rental's meter is read again (the server posts it every 15 s). */
 const METER_POLL_MS = 5_000;
@@ -98,11 +99,7 @@ export function AppActions({ inst, onChanged }: { inst: Installation; onChanged:
   const removal = inst.status.endsWith('failed') || inst.status === 'failed';
   return (
     <div className="app-actions">
-      {inst.open_url ? (
-        <a className="button primary small" href={inst.open_url} target="_blank" rel="noopener noreferrer">
-          {t('open')}
-        </a>
-      ) : null}
+      {inst.open_url ? <OpenAppButton id={inst.id} /> : null}
       {inst.actions.map((a) => (
         <button
           key={a}

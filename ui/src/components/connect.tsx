@@ -2,7 +2,8 @@
 // the device details page's SSH block: a titled block, copyable command lines, the SSH door.
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link } from 'react-router';
-import type { SshDoor } from '../api/connect';
+import { fetchAppOpenUrl, type SshDoor } from '../api/connect';
+import { errorText } from '../lib/http';
 import { copyText } from '../lib/clipboard';
 import { useT } from '../lib/i18n';
 import { paths } from '../lib/paths';
@@ -71,5 +72,62 @@ export function SshBlock({ ssh, title }: { ssh: SshDoor; title?: string }) {
       <CopyLine label={t('ssh_login')} text={ssh.command} />
       <ApiKeysLink />
     </ConnectBlock>
+  );
+}
+
+/**
+ * Opens an installation's web interface through the market (DESIGN.md §4c): the one-time address
+ * is fetched after the click, so the tab is opened at once, inside the click (a popup blocker lets
+ * that through), and sent there when the address arrives. It gets no handle on this page (`opener`
+ * cleared): the app's origin is the app's, not the market's.
+ */
+export function useOpenApp(id: string) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState('');
+  const [fallback, setFallback] = useState('');
+  const open = () => {
+    setError('');
+    setFallback('');
+    const tab = window.open('', '_blank');
+    setBusy(true);
+    fetchAppOpenUrl(id)
+      .then(({ url: target }) => {
+        if (tab && !tab.closed) {
+          try {
+            tab.opener = null;
+          } catch {
+            // Some browsers make it read-only: the origins differ anyway.
+          }
+          tab.location.href = target;
+        } else {
+          // The tab was blocked or closed: offer the address to click instead.
+          setFallback(target);
+        }
+      })
+      .catch((err) => {
+        tab?.close();
+        setError(errorText(err));
+        toast('error', errorText(err));
+      })
+      .finally(() => setBusy(false));
+  };
+  return { busy, error, fallback, open };
+}
+
+/** The Open button of an installation (its header, the /app list). */
+export function OpenAppButton({ id, className = 'button primary small' }: { id: string; className?: string }) {
+  const t = useT();
+  const { busy, fallback, open } = useOpenApp(id);
+  return (
+    <>
+      <button type="button" className={className} onClick={open} disabled={busy}>
+        {busy ? t('connect_opening') : t('open')}
+      </button>
+      {fallback ? (
+        <a className="button ghost small" href={fallback} target="_blank" rel="noopener noreferrer">
+          {t('open')} ↗
+        </a>
+      ) : null}
+    </>
   );
 }

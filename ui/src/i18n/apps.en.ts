@@ -54,7 +54,7 @@ export const enApps = {
   device: 'Device',
   holds: 'Holds on the device',
   holds_text: '{cpu} CPU cores, {memory} memory, {disk} disk, {gpu} GPU',
-  web_address: 'Web address',
+  web_address: "Address on the box's network",
   installed_at: 'Installed at',
   rental_meter: 'Rental meter',
   billed: 'Billed',

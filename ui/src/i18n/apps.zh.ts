@@ -55,7 +55,7 @@ export const zhApps: Record<keyof typeof enApps, string> = {
   device: '设备',
   holds: '占用设备资源',
   holds_text: '{cpu} 个 CPU 核心，{memory} 内存，{disk} 磁盘，{gpu} 个 GPU',
-  web_address: '网页地址',
+  web_address: '设备所在网络的地址',
   installed_at: '安装时间',
   rental_meter: '租用计费',
   billed: '已结算',

@@ -2,13 +2,12 @@
 // doors `GET /apps/{id}/connect` says the caller may open, each through the market. A block shows
 // only when its field is there; while the device is offline one line says so and the doors that
 // need the device are hidden (the API and AI references stay: they are addresses to keep).
-import { useEffect, useRef, useState } from 'react';
-import { fetchAppConnect, fetchAppOpenUrl, type AppConnect } from '../../../api/connect';
+import { useEffect, useRef } from 'react';
+import { fetchAppConnect, type AppConnect } from '../../../api/connect';
 import type { InstallationDetails } from '../../../api/types';
-import { errorText } from '../../../lib/http';
 import { useT } from '../../../lib/i18n';
 import { useAsync } from '../../../lib/useAsync';
-import { ApiKeysLink, ConnectBlock, CopyLine, SshBlock } from '../../../components/connect';
+import { ApiKeysLink, ConnectBlock, CopyLine, SshBlock, useOpenApp } from '../../../components/connect';
 import { Icon } from '../../../components/Icon';
 import { ErrorNote, SkeletonLines } from '../../../components/placeholders';
 import { Section } from '../../../components/sections';
@@ -30,44 +29,13 @@ export function curlExample(baseUrl: string): string {
   return `curl -H "Authorization: Bearer zk_…" ${baseUrl}`;
 }
 
-/**
- * Open: the one-time address is fetched after the click, so the tab is opened at once, inside the
- * click (a popup blocker lets that through), and sent there when the address arrives. It gets no
- * handle on this page (`opener` cleared): the app's origin is the app's, not the market's.
- */
-function WebBlock({ id, url }: { id: string; url: string }) {
+/** Web: the app's own origin, opened through the market. */
+function WebBlock({ id, origin }: { id: string; origin: string }) {
   const t = useT();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState('');
-  const [fallback, setFallback] = useState('');
-  const open = () => {
-    setError('');
-    setFallback('');
-    const tab = window.open('', '_blank');
-    setBusy(true);
-    fetchAppOpenUrl(id)
-      .then(({ url: target }) => {
-        if (tab && !tab.closed) {
-          try {
-            tab.opener = null;
-          } catch {
-            // Some browsers make it read-only: the origins differ anyway.
-          }
-          tab.location.href = target;
-        } else {
-          // The tab was blocked or closed: offer the address to click instead.
-          setFallback(target);
-        }
-      })
-      .catch((err) => {
-        tab?.close();
-        setError(errorText(err));
-      })
-      .finally(() => setBusy(false));
-  };
+  const { busy, error, fallback, open } = useOpenApp(id);
   return (
     <ConnectBlock kind="web" title={t('connect_web')} hint={t('connect_web_hint')}>
-      <p className="connect-address mono">{url}</p>
+      <p className="connect-address mono">{origin}</p>
       <div className="button-row">
         <button type="button" className="button primary" onClick={open} disabled={busy}>
           <Icon name="external" size={16} /> {busy ? t('connect_opening') : t('open')}
@@ -106,7 +74,7 @@ export function ConnectBlocks({ id, name, c }: { id: string; name: string; c: Ap
       ) : null}
       {!any && !c.api && !c.ai && online ? <p className="muted">{t('connect_none')}</p> : null}
       <div className="connect-grid">
-        {online && c.web ? <WebBlock id={id} url={c.web.url} /> : null}
+        {online && c.web ? <WebBlock id={id} origin={c.web.origin ?? c.web.url} /> : null}
         {c.ai ? (
           <ConnectBlock kind="ai" title={t('connect_ai')}>
             <dl className="facts">
