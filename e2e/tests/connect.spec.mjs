@@ -83,6 +83,7 @@ test.describe('connect', () => {
       await logs.getByRole('searchbox').fill('');
 
       // The shell's exit closes the terminal with its reason and a Reconnect button.
+      await terminal.locator('.xterm').click();
       await page.keyboard.type('exit\n');
       await expect(terminal.getByTestId('terminal-end')).toContainText('The shell has exited.', { timeout: 10_000 });
       await expect(terminal.getByRole('button', { name: 'Reconnect' })).toBeVisible();

@@ -106,7 +106,17 @@ async fn serve(cx: &ConnectCtx, id: String, req: Request) -> Response {
     let Some(link) = cx.channels.get(&device) else { return page(StatusCode::CONFLICT, Msg::DeviceOffline, lang, cx) };
     let stream = match link.open(Target::App { installation: id.clone(), port }).await {
         Ok(s) => s,
-        Err(reason) => return page(StatusCode::BAD_GATEWAY, Msg::StreamEnded(reason_name(reason)), lang, cx),
+        Err(reason) => {
+            use crate::protocol::frames::CloseReason as R;
+            let status = match reason {
+                R::NotRunning | R::ChannelLost => StatusCode::CONFLICT,
+                R::NotFound => StatusCode::NOT_FOUND,
+                R::TooMany => StatusCode::TOO_MANY_REQUESTS,
+                _ => StatusCode::BAD_GATEWAY,
+            };
+            CHECKED.lock().unwrap().retain(|k, _| !k.starts_with(&id));
+            return page(status, Msg::StreamEnded(reason_name(reason)), lang, cx);
+        }
     };
     let host = req.headers().get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("").to_string();
     let proto = if cx.public_url.starts_with("https:") { "https" } else { "http" };

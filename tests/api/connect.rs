@@ -293,6 +293,20 @@ async fn a_real_agent_serves_web_logs_terminal_and_tunnels_through_the_market() 
     tokio::time::sleep(Duration::from_millis(500)).await;
     let (s, b) = app.get_auth(&format!("/api/rmp/v1/apps/{id}/terminal"), &bob).await;
     assert_eq!(s, 404, "{b}");
+    // A shell that exits closes its terminal normally.
+    let mut short = terminal(&app, &alice, &id).await;
+    short.send(Message::Text("exit\n".into())).await.unwrap();
+    let closed = tokio::time::timeout(Duration::from_secs(10), async {
+        while let Some(Ok(m)) = short.next().await {
+            if let Message::Close(f) = m {
+                return f;
+            }
+        }
+        None
+    })
+    .await
+    .expect("the terminal closes when its shell exits");
+    assert_eq!(closed.map(|f| u16::from(f.code)), Some(1000));
 
     // Logs: the tail as JSON.
     let (s, b) = app.get_auth(&format!("/api/rmp/v1/apps/{id}/logs?tail=50"), &alice).await;
