@@ -260,11 +260,21 @@ pub struct ConnectConfig {
     /// How often an instance looks for queued commands of the channels it holds (on
     /// PostgreSQL a NOTIFY also announces them at once).
     pub command_poll_ms: u64,
+    /// Where the other instances reach this one (a stream asked for on one instance is carried
+    /// to the instance holding the device's channel). Empty: the address it listens on.
+    pub internal_url: String,
 }
 
 impl Default for ConnectConfig {
     fn default() -> Self {
-        ConnectConfig { apps_domain: String::new(), open_token_ttl_secs: 60, cookie_ttl_secs: 12 * 3600, offline_grace_secs: 3, command_poll_ms: 100 }
+        ConnectConfig {
+            apps_domain: String::new(),
+            open_token_ttl_secs: 60,
+            cookie_ttl_secs: 12 * 3600,
+            offline_grace_secs: 3,
+            command_poll_ms: 100,
+            internal_url: String::new(),
+        }
     }
 }
 

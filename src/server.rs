@@ -132,6 +132,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         &config.public_url(),
         &secret,
         &config.database_url(),
+        &crate::connect::internal_url(&config.connect, config.server.bind),
     );
     Ok(AppState::new(StateParts {
         config: Arc::new(config),

@@ -27,22 +27,19 @@ pub struct Channels(Arc<Inner>);
 struct Inner {
     /// This instance's name in `devices.channel_instance`.
     instance: String,
+    /// Where the other instances reach this one.
+    internal_url: String,
     links: Mutex<HashMap<String, Arc<Link>>>,
     next_conn: AtomicU64,
     /// A channel opened (the command watcher sleeps while there is none).
     opened: Notify,
 }
 
-impl Default for Channels {
-    fn default() -> Self {
-        Channels::new()
-    }
-}
-
 impl Channels {
-    pub fn new() -> Channels {
+    pub fn new(internal_url: &str) -> Channels {
         Channels(Arc::new(Inner {
             instance: uuid::Uuid::now_v7().simple().to_string(),
+            internal_url: internal_url.to_string(),
             links: Mutex::new(HashMap::new()),
             next_conn: AtomicU64::new(1),
             opened: Notify::new(),
@@ -60,7 +57,7 @@ impl Channels {
         let conn = self.0.next_conn.fetch_add(1, Ordering::Relaxed);
         let link = Arc::new(Link {
             device_id: device_id.to_string(),
-            token: format!("{}:{conn}", self.0.instance),
+            token: format!("{}:{conn} {}", self.0.instance, self.0.internal_url),
             out: tx,
             streams: Mutex::new(HashMap::new()),
             next_stream: AtomicU32::new(1),
@@ -115,7 +112,8 @@ impl Channels {
 /// One device's channel on this instance.
 pub struct Link {
     pub device_id: String,
-    /// `<instance>:<connection>`, recorded in `devices.channel_instance` while it is open.
+    /// `<instance>:<connection> <internal url>`, recorded in `devices.channel_instance` while it
+    /// is open (src/connect/forward.rs reads it).
     pub token: String,
     out: mpsc::Sender<Message>,
     streams: Mutex<HashMap<u32, Slot>>,
@@ -376,7 +374,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_stream_opens_carries_bytes_with_credit_and_ends() {
-        let channels = Channels::new();
+        let channels = Channels::new("http://127.0.0.1:1");
         let (link, mut out) = channels.attach("D");
         let l = link.clone();
         let opening = tokio::spawn(async move { l.open(Target::Host { port: 22 }).await });
@@ -412,7 +410,7 @@ mod tests {
 
     #[tokio::test]
     async fn more_than_granted_breaks_the_stream_and_a_lost_channel_ends_all() {
-        let channels = Channels::new();
+        let channels = Channels::new("http://127.0.0.1:1");
         let (link, mut out) = channels.attach("D");
         let l = link.clone();
         let opening = tokio::spawn(async move { l.open(Target::Host { port: 22 }).await });
@@ -426,8 +424,16 @@ mod tests {
         // A refused open, then the channel lost while another stream is open.
         let l = link.clone();
         let opening = tokio::spawn(async move { l.open(Target::Host { port: 23 }).await });
-        let Some(ToAgent::Close { .. }) = frame(out.recv().await.unwrap()) else { panic!("the broken stream's close") };
-        let Some(ToAgent::Open { stream, .. }) = frame(out.recv().await.unwrap()) else { panic!() };
+        // The broken stream's close (beside the reader's grant for the chunk it took), then the open.
+        let mut closed = false;
+        let stream = loop {
+            match frame(out.recv().await.unwrap()) {
+                Some(ToAgent::Close { .. }) => closed = true,
+                Some(ToAgent::Open { stream, .. }) => break stream,
+                _ => {}
+            }
+        };
+        assert!(closed, "the market tells the agent the broken stream is closed");
         link.on_close(stream, CloseReason::PortNotAllowed);
         assert_eq!(opening.await.unwrap().err(), Some(CloseReason::PortNotAllowed));
         let l = link.clone();

@@ -6,6 +6,7 @@
 pub mod access;
 pub mod channel;
 pub mod doors;
+pub mod forward;
 pub mod hub;
 pub mod logs;
 pub mod model;
@@ -43,6 +44,17 @@ pub struct ConnectCtx {
     pub database_url: Arc<str>,
 }
 
+/// Where the other instances reach this one (streams carried to the holder of a channel):
+/// `[connect] internal_url`, else the address it listens on (a wildcard bind: the loopback).
+pub fn internal_url(settings: &ConnectConfig, bind: std::net::SocketAddr) -> String {
+    let set = settings.internal_url.trim().trim_end_matches('/');
+    if !set.is_empty() {
+        return set.to_string();
+    }
+    let ip = if bind.ip().is_unspecified() { std::net::IpAddr::from([127, 0, 0, 1]) } else { bind.ip() };
+    format!("http://{}", std::net::SocketAddr::new(ip, bind.port()))
+}
+
 impl ConnectCtx {
     pub fn new(
         db: DatabaseConnection,
@@ -53,6 +65,7 @@ impl ConnectCtx {
         public_url: &str,
         secret: &[u8],
         database_url: &str,
+        internal_url: &str,
     ) -> ConnectCtx {
         use sha2::Digest;
         let domain = Some(settings.apps_domain.trim().trim_start_matches('.').to_ascii_lowercase()).filter(|d| !d.is_empty()).unwrap_or_else(|| default_apps_domain(public_url));
@@ -64,7 +77,7 @@ impl ConnectCtx {
             devices,
             apps,
             sessions,
-            channels: hub::Channels::new(),
+            channels: hub::Channels::new(internal_url),
             settings: Arc::new(settings.clone()),
             public_url: public_url.trim_end_matches('/').into(),
             apps_domain: domain.into(),

@@ -22,6 +22,7 @@ use sha2::Sha256;
 
 use crate::connect::ConnectCtx;
 use crate::connect::access::door;
+use crate::connect::forward;
 use crate::db::entity::{connect_tokens, sessions};
 use crate::db::now;
 use crate::error::{AppError, Msg};
@@ -83,13 +84,25 @@ pub async fn open_link(cx: &ConnectCtx, auth: &Auth, installation_id: &str) -> R
     Ok(format!("{}{ENTER}?token={token}", origin(cx, installation_id)))
 }
 
-/// Middleware: a request for an app origin is served here, anything else by the market.
+/// Middleware: a request for an app origin is served here, anything else by the market (a
+/// stream of a device whose channel another instance holds is carried there first).
 pub async fn by_host(State(cx): State<ConnectCtx>, req: Request, next: Next) -> Response {
     let host = req.headers().get(header::HOST).and_then(|h| h.to_str().ok()).or_else(|| req.uri().host()).unwrap_or("");
-    match installation_of_host(host, &cx.apps_domain) {
-        Some(id) => serve(&cx, id, req).await,
-        None => next.run(req).await,
+    if let Some(id) = installation_of_host(host, &cx.apps_domain) {
+        return serve(&cx, id, req).await;
     }
+    let path = req.uri().path();
+    if (path.starts_with("/api/rmp/v1/apps/") || path.starts_with("/api/ebs/v2/devices/"))
+        && let Some(device) = forward::device_of_path(&cx, path).await
+        && let Some(url) = forward::elsewhere(&cx, &req, &device).await
+    {
+        return forward::carry(&url, req, proto(&cx)).await;
+    }
+    next.run(req).await
+}
+
+fn proto(cx: &ConnectCtx) -> &'static str {
+    if cx.public_url.starts_with("https:") { "https" } else { "http" }
 }
 
 async fn serve(cx: &ConnectCtx, id: String, req: Request) -> Response {
@@ -103,6 +116,9 @@ async fn serve(cx: &ConnectCtx, id: String, req: Request) -> Response {
         Ok(x) => x,
         Err(e) => return error_page(e, lang, cx),
     };
+    if let Some(url) = forward::elsewhere(cx, &req, &device).await {
+        return forward::carry(&url, req, proto(cx)).await;
+    }
     let Some(link) = cx.channels.get(&device) else { return page(StatusCode::CONFLICT, Msg::DeviceOffline, lang, cx) };
     let stream = match link.open(Target::App { installation: id.clone(), port }).await {
         Ok(s) => s,
@@ -119,8 +135,7 @@ async fn serve(cx: &ConnectCtx, id: String, req: Request) -> Response {
         }
     };
     let host = req.headers().get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("").to_string();
-    let proto = if cx.public_url.starts_with("https:") { "https" } else { "http" };
-    crate::connect::proxy::forward(stream.into_io(), req, Some(COOKIE), &host, proto).await
+    crate::connect::proxy::forward(stream.into_io(), req, Some(COOKIE), &host, proto(cx)).await
 }
 
 /// The stable name of a close reason (its serde name).

@@ -431,8 +431,13 @@ async fn a_device_speaks_only_for_its_own_installations() {
     // Bob's box cannot report or acknowledge for Alice's.
     beat(&app, &bob_secret, json!([{"id": id, "status": "downloading", "progress": 10}]), json!([{"id": cmd, "ok": false}])).await;
     assert_eq!(get(&app, &alice, &id).await["status"], "preparing");
-    // Reports the table does not allow are ignored (preparing cannot jump to stopped).
-    beat(&app, &secret, json!([{"id": id, "status": "stopped"}, {"id": "nope", "status": "running"}, {"bad": 1}]), json!([])).await;
+    // Reports the table does not allow are ignored (preparing cannot jump to stopped), as are
+    // reports of installations not on this box.
+    beat(&app, &secret, json!([{"id": id, "status": "stopped"}, {"id": "nope", "status": "running"}]), json!([])).await;
+    assert_eq!(get(&app, &alice, &id).await["status"], "preparing");
+    // A report that is not one (the protocol is typed) refuses the beat, naming it; nothing moves.
+    let (s, b) = heartbeat(&app, &secret, json!({"installations": [{"id": id, "status": "downloading"}, {"bad": 1}], "acks": []})).await;
+    assert_eq!((s, b["data"]["field"].as_str()), (400, Some("installations[1].id")), "{b}");
     assert_eq!(get(&app, &alice, &id).await["status"], "preparing");
 }
 

@@ -281,6 +281,14 @@ async fn a_real_agent_serves_web_logs_terminal_and_tunnels_through_the_market() 
     let res = on_origin(&app, &other, "/", Some(&other_cookie)).await;
     assert_eq!(res.status(), 200);
 
+    // The app's HTTP API through the market, for scripts with a key (the `api` door).
+    let base = c["api"]["base_url"].as_str().unwrap().to_string();
+    let res = app.client.get(format!("{base}index.html")).bearer_auth(&alice).send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    assert!(res.text().await.unwrap().contains("Hello from a zmarket test app"));
+    let res = app.client.get(format!("{base}index.html")).bearer_auth(&bob).send().await.unwrap();
+    assert_eq!(res.status(), 404);
+
     // A terminal in the container.
     let mut term = terminal(&app, &alice, &id).await;
     term.send(Message::Text("echo hi-$((6*7))\n".into())).await.unwrap();
