@@ -24,8 +24,8 @@ pub fn holder(channel_instance: &str) -> Option<(&str, &str)> {
 
 /// Where to carry a request about `device_id`: the holder's address when another instance holds
 /// its channel (and this request was not carried here already).
-pub async fn elsewhere(cx: &ConnectCtx, req: &Request, device_id: &str) -> Option<String> {
-    if req.headers().contains_key(FORWARDED) || cx.channels.get(device_id).is_some() {
+pub async fn elsewhere(cx: &ConnectCtx, forwarded: bool, device_id: &str) -> Option<String> {
+    if forwarded || cx.channels.get(device_id).is_some() {
         return None;
     }
     let d = devices::Entity::find_by_id(device_id.to_string()).one(&cx.db).await.ok()??;
@@ -49,6 +49,11 @@ pub async fn device_of_path(cx: &ConnectCtx, path: &str) -> Option<String> {
     let rest = path.strip_prefix("/api/ebs/v2/devices/")?;
     let (id, door) = rest.split_once('/')?;
     (door == "tcp").then(|| id.to_string())
+}
+
+/// Whether another instance carried this request here.
+pub fn was_forwarded(req: &Request) -> bool {
+    req.headers().contains_key(FORWARDED)
 }
 
 /// Carries the request to the instance at `url` and answers what it answered.

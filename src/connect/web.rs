@@ -93,8 +93,9 @@ pub async fn by_host(State(cx): State<ConnectCtx>, req: Request, next: Next) -> 
     }
     let path = req.uri().path();
     if (path.starts_with("/api/rmp/v1/apps/") || path.starts_with("/api/ebs/v2/devices/"))
-        && let Some(device) = forward::device_of_path(&cx, path).await
-        && let Some(url) = forward::elsewhere(&cx, &req, &device).await
+        && !forward::was_forwarded(&req)
+        && let Some(device) = forward::device_of_path(&cx, &path.to_string()).await
+        && let Some(url) = forward::elsewhere(&cx, false, &device).await
     {
         return forward::carry(&url, req, proto(&cx)).await;
     }
@@ -116,7 +117,7 @@ async fn serve(cx: &ConnectCtx, id: String, req: Request) -> Response {
         Ok(x) => x,
         Err(e) => return error_page(e, lang, cx),
     };
-    if let Some(url) = forward::elsewhere(cx, &req, &device).await {
+    if let Some(url) = forward::elsewhere(cx, forward::was_forwarded(&req), &device).await {
         return forward::carry(&url, req, proto(cx)).await;
     }
     let Some(link) = cx.channels.get(&device) else { return page(StatusCode::CONFLICT, Msg::DeviceOffline, lang, cx) };

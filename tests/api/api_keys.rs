@@ -180,7 +180,7 @@ async fn bad_input_is_refused_in_both_languages_and_creates_nothing() {
 
     // The edges that pass: 64 characters (of any script), an expiry with an offset.
     let name = "密".repeat(64);
-    let later = (Utc::now() + Duration::days(30)).with_timezone(&chrono::FixedOffset::east_opt(8 * 3600).unwrap()).to_rfc3339();
+    let later = chrono::SubsecRound::trunc_subsecs(Utc::now() + Duration::days(30), 3).with_timezone(&chrono::FixedOffset::east_opt(8 * 3600).unwrap()).to_rfc3339();
     let created = create_key(&app, &token, &name, Some(later.clone())).await;
     assert_eq!(created["name"], name.as_str());
     let expires = chrono::DateTime::parse_from_rfc3339(created["expires_at"].as_str().unwrap()).unwrap();
