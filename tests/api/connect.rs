@@ -407,3 +407,46 @@ async fn a_real_agent_serves_web_logs_terminal_and_tunnels_through_the_market() 
     }
     drop(agent);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_asked_for_on_another_instance_reaches_the_instance_holding_the_channel() {
+    let (a, b) = crate::instances::pair(|c| c.connect.offline_grace_secs = 0).await;
+    let alice = token_of(&a.signed_in("alice@example.com").await);
+    let (dev, secret) = bound_device(&a, &alice, "Z-BOX", box_spec()).await;
+    // The box's channel is on A (played here: it opens the stream and answers each chunk).
+    let mut ch = open_channel(&a, &secret).await.unwrap();
+    next_commands(&mut ch, Duration::from_secs(5)).await.unwrap();
+    let agent = tokio::spawn(async move {
+        while let Some(Ok(m)) = ch.next().await {
+            match m {
+                Message::Text(t) => {
+                    let f: Value = serde_json::from_str(&t).unwrap();
+                    if f["t"] == "open" {
+                        assert_eq!(f["target"], json!({"kind": "host", "port": 22}));
+                        ch.send(Message::Text(json!({"t": "opened", "stream": f["stream"]}).to_string().into())).await.unwrap();
+                    }
+                }
+                Message::Binary(b) => {
+                    let (head, body) = b.split_at(4);
+                    let mut reply = head.to_vec();
+                    reply.extend_from_slice(b"pong:");
+                    reply.extend_from_slice(body);
+                    ch.send(Message::Binary(reply.into())).await.unwrap();
+                }
+                _ => {}
+            }
+        }
+    });
+    // The owner asks B for a TCP stream to the box's port 22.
+    let mut req = ws_url(&b, &format!("/api/ebs/v2/devices/{dev}/tcp?port=22")).into_client_request().unwrap();
+    req.headers_mut().insert("authorization", format!("Bearer {alice}").parse().unwrap());
+    let (mut ws, _) = tokio_tungstenite::connect_async(req).await.expect("B carries the upgrade to A");
+    ws.send(Message::Binary(b"ping".to_vec().into())).await.unwrap();
+    let got = tokio::time::timeout(Duration::from_secs(5), ws.next()).await.unwrap().unwrap().unwrap();
+    assert_eq!(got, Message::Binary(b"pong:ping".to_vec().into()));
+    // B says the same of the doors: the box is online, whichever instance holds its channel.
+    let (s, d) = b.get_auth(&format!("/api/ebs/v2/devices/{dev}/connect"), &alice).await;
+    assert_eq!(s, 200, "{d}");
+    assert_eq!(d["data"]["device_online"], true);
+    agent.abort();
+}

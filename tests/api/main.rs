@@ -10,7 +10,7 @@ mod foundation;
 mod hardening;
 mod limits;
 mod iam;
-mod instances;
+pub(crate) mod instances;
 mod market;
 mod newcomer;
 mod notifications;
