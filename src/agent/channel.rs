@@ -69,7 +69,7 @@ pub async fn run(channel: Arc<Channel>, server: String, secret: Arc<Mutex<String
         if let Ok(v) = format!("Bearer {token}").parse() {
             req.headers_mut().insert("authorization", v);
         }
-        match tokio_tungstenite::connect_async(req).await {
+        match tokio_tungstenite::connect_async_with_config(req, None, true).await {
             Ok((ws, _)) => {
                 backoff = Duration::from_secs(1);
                 tracing::info!("channel to the market open");

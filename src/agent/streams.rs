@@ -25,7 +25,13 @@ pub struct Reach {
     pub runner: AppRunner,
     /// Ports of the box itself its owner may reach (`[agent] tcp_ports`).
     pub tcp_ports: Vec<u16>,
+    /// The host port of each (installation, container port) seen lately: a web page's requests
+    /// each open a stream, and asking Docker every time costs milliseconds.
+    pub ports: Mutex<HashMap<(String, u16), (u16, std::time::Instant)>>,
 }
+
+/// How long a host port read from Docker is used without asking again.
+const PORT_FRESH: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The streams open on one connection of the channel.
 pub struct Streams {
@@ -167,6 +173,13 @@ impl Streams {
             }
             Target::App { installation, port } => {
                 let m = self.reach.runner.manifest_of(&installation).ok_or(CloseReason::NotFound)?;
+                let key = (installation.clone(), port);
+                let known = self.reach.ports.lock().unwrap().get(&key).filter(|(_, at)| at.elapsed() < PORT_FRESH).map(|(p, _)| *p);
+                if let Some(host_port) = known
+                    && let Ok((r, w)) = tcp(host_port).await
+                {
+                    return Ok((r, Some(w), None));
+                }
                 let declared = m.ports.iter().find(|p| p.container == port && p.protocol == "tcp").ok_or(CloseReason::PortNotAllowed)?;
                 let rt = runtime(&self.reach.runner).await?;
                 let seen = rt.inspect(&container(&installation)).await.map_err(|_| CloseReason::Failed)?.ok_or(CloseReason::NotFound)?;
@@ -174,6 +187,7 @@ impl Streams {
                     return Err(CloseReason::NotRunning);
                 }
                 let host_port = *seen.ports.get(&format!("{}/tcp", declared.container)).ok_or(CloseReason::Refused)?;
+                self.reach.ports.lock().unwrap().insert(key, (host_port, std::time::Instant::now()));
                 let (r, w) = tcp(host_port).await?;
                 Ok((r, Some(w), None))
             }

@@ -54,7 +54,7 @@ pub async fn run(opts: TunnelOptions) -> anyhow::Result<()> {
 pub async fn carry(conn: TcpStream, target: &str, key: &str) -> anyhow::Result<()> {
     let mut req = target.into_client_request()?;
     req.headers_mut().insert("authorization", format!("Bearer {key}").parse()?);
-    let (ws, _) = tokio_tungstenite::connect_async(req).await.map_err(|e| match e {
+    let (ws, _) = tokio_tungstenite::connect_async_with_config(req, None, true).await.map_err(|e| match e {
         tokio_tungstenite::tungstenite::Error::Http(res) => {
             let body = res.body().as_ref().map(|b| String::from_utf8_lossy(b).to_string()).unwrap_or_default();
             anyhow::anyhow!("the market refused the tunnel ({}): {body}", res.status())

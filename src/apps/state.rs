@@ -139,6 +139,7 @@ pub async fn send(
     }
     .insert(conn)
     .await?;
+    crate::protocol::command_queued();
     Ok(())
 }
 

@@ -145,24 +145,40 @@ async fn poll(cx: ConnectCtx) {
         if cx.channels.is_empty() {
             cx.channels.opened().await;
         }
-        tokio::time::sleep(every).await;
-        let links = cx.channels.devices();
-        if links.is_empty() {
-            continue;
+        let nudged = tokio::select! {
+            _ = tokio::time::sleep(every) => false,
+            _ = crate::protocol::queued() => true,
+        };
+        if nudged {
+            // Queued here: its transaction commits a moment after; look as it does.
+            for ms in [2, 8, 25] {
+                tokio::time::sleep(Duration::from_millis(ms)).await;
+                look(&cx).await;
+            }
+        } else {
+            look(&cx).await;
         }
-        let ids: Vec<String> = links.iter().map(|l| l.device_id.clone()).collect();
-        match protocol::pending_ids(&cx.devices, &ids).await {
-            Ok(rows) => {
-                for (device, command) in rows {
-                    if let Some(link) = links.iter().find(|l| l.device_id == device)
-                        && !link.was_pushed(&command)
-                    {
-                        link.commands.notify_one();
-                    }
+    }
+}
+
+/// Wakes the channels here whose devices have commands not sent on them yet.
+async fn look(cx: &ConnectCtx) {
+    let links = cx.channels.devices();
+    if links.is_empty() {
+        return;
+    }
+    let ids: Vec<String> = links.iter().map(|l| l.device_id.clone()).collect();
+    match protocol::pending_ids(&cx.devices, &ids).await {
+        Ok(rows) => {
+            for (device, command) in rows {
+                if let Some(link) = links.iter().find(|l| l.device_id == device)
+                    && !link.was_pushed(&command)
+                {
+                    link.commands.notify_one();
                 }
             }
-            Err(e) => tracing::warn!(error = %e, "reading queued commands failed"),
         }
+        Err(e) => tracing::warn!(error = %e, "reading queued commands failed"),
     }
 }
 

@@ -6,3 +6,16 @@
 pub mod apps;
 pub mod frames;
 pub mod heartbeat;
+
+/// This process queued a command for some device (the connect watcher looks at once rather than
+/// at its next poll; its transaction may commit a moment later, so the watcher looks again).
+static QUEUED: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+pub fn command_queued() {
+    QUEUED.notify_waiters();
+}
+
+/// Resolves at the next [`command_queued`].
+pub async fn queued() {
+    QUEUED.notified().await
+}
