@@ -25,7 +25,7 @@ pub struct Dispatcher {
     pub wake: Notify,
     /// Seconds between beats, as the market last said.
     pub interval: AtomicU64,
-    /// A person has bound the device.
+    /// A person has bound the device (the market's last answer).
     pub bound: AtomicBool,
 }
 
@@ -48,9 +48,8 @@ impl Dispatcher {
         if answer.settings.heartbeat_secs > 0 {
             self.interval.store(answer.settings.heartbeat_secs, Ordering::Relaxed);
         }
-        if answer.settings.bound {
-            self.bound.store(true, Ordering::Relaxed);
-        }
+        // As the market says now: a device unlinked and registered again is not bound.
+        self.bound.store(answer.settings.bound, Ordering::Relaxed);
         for cmd in answer.commands {
             self.take(cmd);
         }

@@ -124,6 +124,7 @@ pub async fn run(opts: AgentOptions) -> anyhow::Result<()> {
                     *secret.lock().unwrap() = state.device_secret.clone();
                     announce(&state);
                     bound_seen = false;
+                    dispatch.bound.store(false, std::sync::atomic::Ordering::Relaxed);
                     continue;
                 }
                 Ok(res) if res.status().is_success() => match res.json::<Envelope<HeartbeatResponse>>().await {

@@ -41,6 +41,13 @@ fn upgrade(ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>) -> Result<We
     ws.map_err(|_| AppError::invalid("upgrade", Msg::WebSocketRequired))
 }
 
+/// Opens `target` on the box, then bridges it to the socket once upgraded (`terminal`: text
+/// frames are keystrokes and resizes). A stream the box refuses is an HTTP answer, not a socket.
+async fn bridged(ws: WebSocketUpgrade, link: &std::sync::Arc<crate::connect::hub::Link>, target: Target, terminal: bool, lang: Lang) -> Result<Response, AppError> {
+    let stream = link.open(target).await.map_err(logs::refused)?;
+    Ok(ws.protocols(["zmarket"]).on_upgrade(move |socket| terminal::bridge(socket, stream, terminal, lang)))
+}
+
 /// The agent's channel (Bearer device secret): a WebSocket carrying commands at once and the
 /// streams of logs, terminals, tunnels and web interfaces (docs/connect.md).
 #[utoipa::path(get, path = "/api/agent/v1/channel", tag = "agent",
@@ -108,10 +115,8 @@ async fn app_terminal(
     let d = door(&cx, &auth, &id).await?;
     d.running()?;
     let link = d.link(&cx)?;
-    let ws = upgrade(ws)?;
     let (cols, rows) = q.size();
-    let stream = link.open(Target::Exec { installation: d.row.id.clone(), cols, rows }).await.map_err(logs::refused)?;
-    Ok(ws.protocols(["zmarket"]).on_upgrade(move |socket| terminal::bridge(socket, stream, true, lang)))
+    bridged(upgrade(ws)?, &link, Target::Exec { installation: d.row.id.clone(), cols, rows }, true, lang).await
 }
 
 /// One TCP connection to a port the app declares, carried by a WebSocket's binary frames
@@ -133,9 +138,7 @@ async fn app_tcp(
     }
     d.running()?;
     let link = d.link(&cx)?;
-    let ws = upgrade(ws)?;
-    let stream = link.open(Target::App { installation: d.row.id.clone(), port }).await.map_err(logs::refused)?;
-    Ok(ws.protocols(["zmarket"]).on_upgrade(move |socket| terminal::bridge(socket, stream, false, lang)))
+    bridged(upgrade(ws)?, &link, Target::App { installation: d.row.id.clone(), port }, false, lang).await
 }
 
 /// What the owner may open of the box itself.
@@ -161,9 +164,7 @@ async fn device_tcp(
     let port = q.port()?;
     let d = owned_device(&cx, &auth, &id).await?;
     let link = device_link(&cx, &d)?;
-    let ws = upgrade(ws)?;
-    let stream = link.open(Target::Host { port }).await.map_err(logs::refused)?;
-    Ok(ws.protocols(["zmarket"]).on_upgrade(move |socket| terminal::bridge(socket, stream, false, lang)))
+    bridged(upgrade(ws)?, &link, Target::Host { port }, false, lang).await
 }
 
 /// The app's HTTP API through the market (the `api` door): `…/apps/{id}/api/<path>` goes to

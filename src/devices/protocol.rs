@@ -333,6 +333,8 @@ pub async fn mark_offline(cx: &DevicesCtx) -> Result<usize, AppError> {
         let txn = write_txn(&cx.db).await?;
         let res = devices::Entity::update_many()
             .col_expr(devices::Column::Status, Expr::value(DeviceStatus::Offline))
+            // A channel its instance never closed (the instance stopped): no stream goes there.
+            .col_expr(devices::Column::ChannelInstance, Expr::value(Option::<String>::None))
             .col_expr(devices::Column::UpdatedAt, now().into())
             .filter(devices::Column::Id.eq(d.id.clone()))
             .filter(devices::Column::Status.eq(DeviceStatus::Online))
