@@ -117,3 +117,42 @@ fn bad_gateway() -> Response<Body> {
     *r.status_mut() = StatusCode::BAD_GATEWAY;
     r
 }
+
+#[cfg(test)]
+mod tests {
+    use futures::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+
+    /// A WebSocket through the proxy: the upgrade passes both ways and frames flow.
+    #[tokio::test]
+    async fn websockets_pass_through() {
+        // The "app": a WebSocket echo server.
+        let app = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let app_addr = app.local_addr().unwrap();
+        tokio::spawn(async move {
+            while let Ok((s, _)) = app.accept().await {
+                tokio::spawn(async move {
+                    let mut ws = tokio_tungstenite::accept_async(s).await.unwrap();
+                    while let Some(Ok(m)) = ws.next().await {
+                        if let Message::Text(t) = m {
+                            ws.send(Message::Text(format!("echo:{t}").into())).await.unwrap();
+                        }
+                    }
+                });
+            }
+        });
+        // The market's side: every request carried to the app over a fresh connection.
+        let front = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let front_addr = front.local_addr().unwrap();
+        let router = axum::Router::new().fallback(move |req: axum::extract::Request| async move {
+            let io = tokio::net::TcpStream::connect(app_addr).await.unwrap();
+            super::forward(io, req, Some("zm_app"), "x", "http").await
+        });
+        tokio::spawn(async move { axum::serve(front, router).await.unwrap() });
+        let (mut ws, res) = tokio_tungstenite::connect_async(format!("ws://{front_addr}/socket")).await.expect("the upgrade passes");
+        assert_eq!(res.status(), 101);
+        ws.send(Message::Text("hi".into())).await.unwrap();
+        let got = tokio::time::timeout(std::time::Duration::from_secs(5), ws.next()).await.unwrap().unwrap().unwrap();
+        assert_eq!(got, Message::Text("echo:hi".into()));
+    }
+}
