@@ -35,6 +35,15 @@ pub struct Seen {
     pub ports: HashMap<String, u16>,
 }
 
+/// A port of this box free now, for `protocol` (tcp or udp).
+fn free_port(protocol: &str) -> Option<u16> {
+    if protocol == "udp" {
+        std::net::UdpSocket::bind("0.0.0.0:0").ok()?.local_addr().ok().map(|a| a.port())
+    } else {
+        std::net::TcpListener::bind("0.0.0.0:0").ok()?.local_addr().ok().map(|a| a.port())
+    }
+}
+
 /// A shell's two ends.
 pub struct Shell {
     pub output: std::pin::Pin<Box<dyn futures::Stream<Item = Result<bollard::container::LogOutput, bollard::errors::Error>> + Send>>,
@@ -127,7 +136,10 @@ impl Runtime {
         for p in &m.ports {
             let key = format!("{}/{}", p.container, p.protocol);
             exposed.push(key.clone());
-            bindings.insert(key, Some(vec![PortBinding { host_ip: Some("0.0.0.0".into()), host_port: Some(String::new()) }]));
+            // A port chosen now and kept in the container's configuration: the same one for
+            // the installation's life (Docker would pick a new one at every start).
+            let host_port = free_port(&p.protocol).map(|n| n.to_string()).unwrap_or_default();
+            bindings.insert(key, Some(vec![PortBinding { host_ip: Some("0.0.0.0".into()), host_port: Some(host_port) }]));
         }
         let mut binds = Vec::new();
         for v in &m.volumes {

@@ -172,6 +172,7 @@ async fn a_real_agent_runs_an_app_from_the_markets_archive() {
 
     act(&app, &alice, &id, "start").await;
     let d = settle(&app, &alice, &id, "running").await;
+    assert_eq!(d["open_url"].as_str(), Some(url.as_str()), "the same port on the box after a start");
     let page = reqwest::get(d["open_url"].as_str().unwrap()).await.unwrap().text().await.unwrap();
     assert!(page.contains("Hello from a zmarket test app"));
 
