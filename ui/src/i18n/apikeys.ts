@@ -2,7 +2,7 @@
 // and zh.ts (same keys).
 export const apiKeysEn = {
   api_keys: 'API keys',
-  api_keys_intro: 'Keys let scripts and tools call the market as you, in the context a key is created in. Send one as "Authorization: Bearer zk_…".',
+  api_keys_intro: 'Keys let scripts and tools call the market as you, in the context a key is created in. Send one as a header:',
   api_key_create: 'Create key',
   api_key_name: 'Key name',
   api_key_name_required: 'Please name the key',
@@ -33,7 +33,7 @@ export const apiKeysEn = {
 
 export const apiKeysZh: Record<keyof typeof apiKeysEn, string> = {
   api_keys: 'API 密钥',
-  api_keys_intro: '脚本和工具可以用密钥以您的身份调用市场，身份为创建密钥时所在的账户。请以 "Authorization: Bearer zk_…" 发送。',
+  api_keys_intro: '脚本和工具可以用密钥以您的身份调用市场，身份为创建密钥时所在的账户。请在请求头中这样发送：',
   api_key_create: '创建密钥',
   api_key_name: '密钥名称',
   api_key_name_required: '请输入密钥名称',

@@ -128,7 +128,9 @@ export function ApiKeys() {
   });
   return (
     <Section className="card api-keys" id="api-keys-title" title={t('api_keys')}>
-      <p className="muted">{t('api_keys_intro')}</p>
+      <p className="muted">
+        {t('api_keys_intro')} <code>Authorization: Bearer zk_…</code>
+      </p>
       <CreateKey
         onCreated={(key) => {
           toast('success', t('api_key_created'));
