@@ -53,8 +53,7 @@ impl Door {
 
     /// The device's channel on this instance; 409 "The device is offline" otherwise.
     pub fn link(&self, cx: &ConnectCtx) -> Result<Arc<Link>, AppError> {
-        let device = self.device.as_ref().filter(|d| d.status == DeviceStatus::Online).ok_or(AppError::conflict(Msg::DeviceOffline))?;
-        cx.channels.get(&device.id).ok_or(AppError::conflict(Msg::DeviceOffline))
+        device_link(cx, self.device.as_ref().ok_or(AppError::conflict(Msg::DeviceOffline))?)
     }
 
     /// The app runs (a terminal, a port, the web interface need it).
