@@ -15,9 +15,9 @@ use bollard::models::ContainerStateStatusEnum as St;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 
-use crate::agent::containers::Runtime;
+use crate::agent::containers::{Runtime, port_taken};
 use crate::agent::fetch;
-use crate::apps::model::{AppStatus, InstallPayload, InstallationReport, Manifest};
+use crate::apps::model::{AppStatus, ArchiveRef, InstallPayload, InstallationReport, Limits, Manifest, Reason, ReasonCode, UpdatePayload};
 use crate::db::enums::CommandKind;
 use crate::devices::model::{Ack, Command};
 use crate::protocol::heartbeat::CommandBody;
@@ -27,6 +27,9 @@ const SAVED: &str = "apps.json";
 const KEEP_DONE: usize = 500;
 /// How long an app may take to answer its health check after starting.
 const HEALTH_WAIT: Duration = Duration::from_secs(120);
+/// How long the old container of an update keeps serving after the switch: what the tunnels
+/// resolved before it (their port cache) still reaches a running app.
+const DRAIN: Duration = Duration::from_secs(crate::agent::streams::PORT_FRESH.as_secs() + 1);
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct Saved {
@@ -40,6 +43,8 @@ struct Known {
     manifest: Manifest,
     /// running, stopped or suspended: what the last command left it as.
     desired: String,
+    #[serde(default)]
+    limits: Limits,
 }
 
 /// An operation under way on one installation.
@@ -56,7 +61,8 @@ pub struct AppsOptions {
     pub docker_socket: String,
     /// Where people reach this box's apps.
     pub public_host: String,
-    pub has_gpus: bool,
+    /// Whether the box's Docker can hand GPUs to containers (the NVIDIA runtime).
+    pub gpu_runtime: bool,
 }
 
 #[derive(Clone)]
@@ -145,11 +151,11 @@ impl AppRunner {
             let ack = match result {
                 Ok(()) => {
                     tracing::info!(id = %cmd.id, kind = %cmd.kind, "app command carried out");
-                    Ack { id: cmd.id.clone(), ok: true, error: None }
+                    Ack { id: cmd.id.clone(), ok: true, error: None, reason: None }
                 }
                 Err(e) => {
                     tracing::warn!(id = %cmd.id, kind = %cmd.kind, error = %e, "app command failed");
-                    Ack { id: cmd.id.clone(), ok: false, error: Some(e) }
+                    Ack { id: cmd.id.clone(), ok: false, error: Some(e.to_string()), reason: Some(e) }
                 }
             };
             {
@@ -191,19 +197,20 @@ impl AppRunner {
         self.0.opts.state_dir.join("apps").join(id)
     }
 
-    async fn execute(&self, body: &CommandBody) -> Result<(), String> {
-        let id = body.installation().ok_or("not an app command")?.to_string();
+    async fn execute(&self, body: &CommandBody) -> Result<(), Reason> {
+        let id = body.installation().ok_or_else(|| Reason::with_detail(ReasonCode::Other, "not an app command"))?.to_string();
         let result = self.execute_on(body, &id).await;
         self.0.live.lock().unwrap().remove(&id);
         result
     }
 
-    async fn execute_on(&self, body: &CommandBody, id: &str) -> Result<(), String> {
+    async fn execute_on(&self, body: &CommandBody, id: &str) -> Result<(), Reason> {
         let rt = Runtime::connect(&self.0.opts.docker_socket).await?;
         let name = container(id);
         let kind = body.kind();
         let (transit, desired) = match body {
             CommandBody::AppInstall(p) => return self.install(&rt, p.clone()).await,
+            CommandBody::AppUpdate(p) => return self.update(&rt, p.clone()).await,
             CommandBody::AppStart(_) => (AppStatus::Starting, "running"),
             CommandBody::AppStop(_) => (AppStatus::Stopping, "stopped"),
             CommandBody::AppRestart(_) => (AppStatus::Restarting, "running"),
@@ -211,21 +218,26 @@ impl AppRunner {
             CommandBody::AppResume(_) => (AppStatus::Resuming, "running"),
             CommandBody::AppSnapshot(_) => (AppStatus::Snapshotting, ""),
             CommandBody::AppUninstall(_) => (AppStatus::Uninstalling, "removed"),
-            CommandBody::ZcloudCreate(_) | CommandBody::ZcloudDelete(_) => return Err("not an app command".into()),
+            CommandBody::ZcloudCreate(_) | CommandBody::ZcloudDelete(_) => return Err(Reason::with_detail(ReasonCode::Other, "not an app command")),
         };
         self.set_live(id, transit, None);
         let known = self.0.saved.lock().unwrap().installations.get(id).cloned();
         match kind {
             CommandKind::AppStart => {
-                let before = restarts(&rt, &name).await;
+                if let Some(k) = &known {
+                    self.free_ports(&rt, id, k).await?;
+                }
+                rt.keep_running(&name, false).await?;
                 rt.start(&name).await?;
-                self.healthy(&rt, &name, known.as_ref().map(|k| &k.manifest), before).await?;
+                self.healthy(&rt, &name, known.as_ref().map(|k| &k.manifest)).await?;
+                rt.keep_running(&name, true).await?;
             }
             CommandKind::AppStop => rt.stop(&name).await?,
             CommandKind::AppRestart => {
-                let before = restarts(&rt, &name).await;
+                rt.keep_running(&name, false).await?;
                 rt.restart(&name).await?;
-                self.healthy(&rt, &name, known.as_ref().map(|k| &k.manifest), before).await?;
+                self.healthy(&rt, &name, known.as_ref().map(|k| &k.manifest)).await?;
+                rt.keep_running(&name, true).await?;
             }
             CommandKind::AppSuspend => rt.pause(&name).await?,
             CommandKind::AppResume => rt.unpause(&name).await?,
@@ -234,10 +246,11 @@ impl AppRunner {
                 rt.commit(&name, &format!("zmarket-snapshot/{id}"), &tag).await?;
             }
             _ => {
+                rt.remove(&next_of(&name)).await?;
                 rt.remove(&name).await?;
                 let root = self.volume_root(id);
                 if root.exists() {
-                    std::fs::remove_dir_all(&root).map_err(|e| format!("removing the app's data: {e}"))?;
+                    std::fs::remove_dir_all(&root).map_err(|e| Reason::with_detail(ReasonCode::Storage, e.to_string()))?;
                 }
                 self.0.saved.lock().unwrap().installations.remove(id);
                 self.save();
@@ -253,47 +266,59 @@ impl AppRunner {
         Ok(())
     }
 
-    async fn install(&self, rt: &Runtime, p: InstallPayload) -> Result<(), String> {
+    /// Makes sure the image is on the box: already there, from the market's archive, or pulled.
+    /// Progress shows as `status` (downloading for an install, updating for an update).
+    async fn image(&self, rt: &Runtime, id: &str, m: &Manifest, archive: Option<&ArchiveRef>, status: AppStatus) -> Result<(), Reason> {
+        if rt.image_present(&m.image).await {
+            return Ok(());
+        }
+        match archive {
+            Some(a) => {
+                let url = format!("{}{}", self.0.opts.server, a.path);
+                let secret = self.0.secret.lock().unwrap().clone();
+                let size = a.size.max(1) as u64;
+                let dir = self.0.opts.state_dir.join("images");
+                let path = fetch::archive(&self.0.client, &url, &secret, &dir, &a.sha256, size, |n| {
+                    self.set_live(id, status, Some(((n * 100) / size).min(100) as i32))
+                })
+                .await
+                .map_err(|e| Reason::with_detail(ReasonCode::ArchiveFailed, e))?;
+                if status == AppStatus::Downloading {
+                    self.set_live(id, AppStatus::Installing, Some(0));
+                }
+                rt.load_archive(&path).await?;
+            }
+            None => rt.pull(&m.image, &self.0.opts.registry_mirror, |pc| self.set_live(id, status, Some(pc))).await?,
+        }
+        if !rt.image_present(&m.image).await {
+            return Err(Reason { code: ReasonCode::ImageMissing, image: Some(m.image.clone()), ..Default::default() });
+        }
+        Ok(())
+    }
+
+    /// Starts a created container and waits until it proves healthy; only then may Docker
+    /// restart it by itself.
+    async fn start_checked(&self, rt: &Runtime, name: &str, m: &Manifest) -> Result<(), Reason> {
+        rt.start(name).await?;
+        self.healthy(rt, name, Some(m)).await?;
+        rt.keep_running(name, true).await
+    }
+
+    async fn install(&self, rt: &Runtime, p: InstallPayload) -> Result<(), Reason> {
         let id = p.installation_id.clone();
         let m = &p.manifest;
         self.set_live(&id, AppStatus::Downloading, Some(0));
-        if !rt.image_present(&m.image).await {
-            match &p.archive {
-                Some(a) => {
-                    let url = format!("{}{}", self.0.opts.server, a.path);
-                    let secret = self.0.secret.lock().unwrap().clone();
-                    let size = a.size.max(1) as u64;
-                    let dir = self.0.opts.state_dir.join("images");
-                    let path = fetch::archive(&self.0.client, &url, &secret, &dir, &a.sha256, size, |n| {
-                        self.set_live(&id, AppStatus::Downloading, Some(((n * 100) / size).min(100) as i32))
-                    })
-                    .await?;
-                    self.set_live(&id, AppStatus::Installing, Some(0));
-                    rt.load_archive(&path).await?;
-                }
-                None => {
-                    rt.pull(&m.image, &self.0.opts.registry_mirror, |pc| self.set_live(&id, AppStatus::Downloading, Some(pc))).await?;
-                }
-            }
-            if !rt.image_present(&m.image).await {
-                return Err(format!("the image {} is not on this device after loading it", m.image));
-            }
-        }
+        self.image(rt, &id, m, p.archive.as_ref(), AppStatus::Downloading).await?;
         self.set_live(&id, AppStatus::Installing, Some(50));
         let name = container(&id);
-        rt.create(&name, m, &self.volume_root(&id), self.0.opts.has_gpus, &id).await?;
+        rt.create(&name, m, &self.volume_root(&id), self.0.opts.gpu_runtime, &id, p.limits).await?;
         {
             let mut saved = self.0.saved.lock().unwrap();
-            saved.installations.insert(id.clone(), Known { app_id: p.app_id.clone(), manifest: m.clone(), desired: "running".into() });
+            saved.installations.insert(id.clone(), Known { app_id: p.app_id.clone(), manifest: m.clone(), desired: "running".into(), limits: p.limits });
         }
         self.save();
         self.set_live(&id, AppStatus::Installed, None);
-        let started = async {
-            rt.start(&name).await?;
-            self.healthy(rt, &name, Some(m), 0).await
-        }
-        .await;
-        if let Err(e) = started {
+        if let Err(e) = self.start_checked(rt, &name, m).await {
             // Nothing half-made is left behind: the next try starts clean.
             let _ = rt.remove(&name).await;
             self.0.saved.lock().unwrap().installations.remove(&id);
@@ -303,17 +328,77 @@ impl AppRunner {
         Ok(())
     }
 
-    /// Waits until the app runs (and answers its health path, when it has one). An app that
-    /// exited, even one its restart policy already started again (more restarts than `before`),
-    /// exited at once.
-    async fn healthy(&self, rt: &Runtime, name: &str, m: Option<&Manifest>, before: i64) -> Result<(), String> {
+    /// An update: the new version starts beside the old one (the same data), on ports of its
+    /// own; once it is healthy it takes the installation's name and the old container, after
+    /// serving what was already on its way to it, is removed. If the new one fails, it is
+    /// removed and the old one runs on untouched: `rolled_back` with the cause.
+    async fn update(&self, rt: &Runtime, p: UpdatePayload) -> Result<(), Reason> {
+        let id = p.installation_id.clone();
+        let name = container(&id);
+        let next = next_of(&name);
+        let rolled_back = |cause: Reason| Reason { code: ReasonCode::RolledBack, version: Some(p.version.clone()), cause: Some(Box::new(cause)), ..Default::default() };
+        self.set_live(&id, AppStatus::Updating, Some(0));
+        let app_id = self.0.saved.lock().unwrap().installations.get(&id).map(|k| k.app_id.clone()).unwrap_or_default();
+        self.image(rt, &id, &p.manifest, p.archive.as_ref(), AppStatus::Updating).await.map_err(rolled_back)?;
+        self.set_live(&id, AppStatus::Updating, Some(60));
+        rt.remove(&next).await.map_err(rolled_back)?;
+        let started = async {
+            rt.create(&next, &p.manifest, &self.volume_root(&id), self.0.opts.gpu_runtime, &id, p.limits).await?;
+            self.start_checked(rt, &next, &p.manifest).await
+        }
+        .await;
+        if let Err(e) = started {
+            let _ = rt.remove(&next).await;
+            return Err(rolled_back(e));
+        }
+        self.set_live(&id, AppStatus::Updating, Some(90));
+        // The switch: two renames, so the installation's name always names a running app.
+        let old = format!("{name}-old");
+        rt.remove(&old).await?;
+        if rt.inspect(&name).await?.is_some() {
+            rt.rename(&name, &old).await?;
+        }
+        rt.rename(&next, &name).await?;
+        {
+            let mut saved = self.0.saved.lock().unwrap();
+            saved.installations.insert(id.clone(), Known { app_id, manifest: p.manifest.clone(), desired: "running".into(), limits: p.limits });
+        }
+        self.save();
+        let rt2 = rt.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(DRAIN).await;
+            let _ = rt2.stop(&old).await;
+            let _ = rt2.remove(&old).await;
+        });
+        Ok(())
+    }
+
+    /// Before a start: a host port of the installation taken by something else on the box is
+    /// given up for a free one (the container is made again with the same data).
+    async fn free_ports(&self, rt: &Runtime, id: &str, k: &Known) -> Result<(), Reason> {
+        let name = container(id);
+        let Some(seen) = rt.inspect(&name).await? else { return Ok(()) };
+        if seen.state == St::RUNNING {
+            return Ok(());
+        }
+        let taken = seen.bound.iter().any(|(key, port)| port_taken(*port, key.rsplit('/').next().unwrap_or("tcp")));
+        if !taken {
+            return Ok(());
+        }
+        tracing::warn!(installation = id, ports = ?seen.bound, "a host port of the app is taken on the box: choosing another");
+        rt.remove(&name).await?;
+        rt.create(&name, &k.manifest, &self.volume_root(id), self.0.opts.gpu_runtime, id, k.limits).await
+    }
+
+    /// Waits until the app runs (and answers its health path, when it has one); an app that
+    /// exited reports its own exit code (Docker does not restart it while it is checked).
+    async fn healthy(&self, rt: &Runtime, name: &str, m: Option<&Manifest>) -> Result<(), Reason> {
         Runtime::settle().await;
         let deadline = tokio::time::Instant::now() + HEALTH_WAIT;
         loop {
-            let seen = rt.inspect(name).await?.ok_or("the app's container is gone")?;
-            let exited = matches!(seen.state, St::EXITED | St::DEAD | St::RESTARTING) || seen.restarts > before;
-            if exited {
-                return Err(format!("the app exited at once (exit code {})", seen.exit_code));
+            let seen = rt.inspect(name).await?.ok_or(Reason::new(ReasonCode::ContainerGone))?;
+            if matches!(seen.state, St::EXITED | St::DEAD | St::RESTARTING) {
+                return Err(Reason::exited(ReasonCode::Exited, seen.exit_code));
             }
             let health = m.and_then(|m| {
                 let web = m.ports.iter().find(|p| p.web)?;
@@ -332,7 +417,7 @@ impl AppRunner {
                 return Ok(());
             }
             if tokio::time::Instant::now() > deadline {
-                return Err("the app did not become ready within 2 minutes".into());
+                return Err(Reason { code: ReasonCode::HealthFailed, secs: Some(HEALTH_WAIT.as_secs()), ..Default::default() });
             }
             tokio::time::sleep(Duration::from_millis(500)).await;
         }
@@ -353,7 +438,7 @@ impl AppRunner {
         let known: BTreeMap<String, Known> = self.0.saved.lock().unwrap().installations.clone();
         let mut out: Vec<InstallationReport> = live
             .iter()
-            .map(|(id, l)| InstallationReport { id: id.clone(), status: l.status, progress: l.progress, error: None, url: None, passed: vec![] })
+            .map(|(id, l)| InstallationReport { id: id.clone(), status: l.status, progress: l.progress, reason: None, error: None, url: None, passed: vec![] })
             .collect();
         let rest: Vec<(&String, &Known)> = known.iter().filter(|(id, _)| !live.contains_key(*id)).collect();
         if rest.is_empty() {
@@ -363,18 +448,26 @@ impl AppRunner {
         for (id, k) in rest {
             let report = match rt.inspect(&container(id)).await {
                 Err(_) => continue,
-                Ok(None) => InstallationReport { id: id.clone(), status: AppStatus::Failed, progress: None, error: Some("the app's container is gone".into()), url: None, passed: vec![] },
+                Ok(None) => InstallationReport {
+                    id: id.clone(),
+                    status: AppStatus::Failed,
+                    progress: None,
+                    reason: Some(Reason::new(ReasonCode::ContainerGone)),
+                    error: None,
+                    url: None,
+                    passed: vec![],
+                },
                 Ok(Some(seen)) => {
-                    let (status, error) = match seen.state {
+                    let (status, reason) = match seen.state {
                         St::RUNNING => (AppStatus::Running, None),
                         // Its restart policy starts it again and again: it is not running.
-                        St::RESTARTING => (AppStatus::Failed, Some(format!("the app keeps exiting (exit code {})", seen.exit_code))),
+                        St::RESTARTING => (AppStatus::Failed, Some(Reason::exited(ReasonCode::KeepsExiting, seen.exit_code))),
                         St::PAUSED => (AppStatus::Suspended, None),
-                        _ if k.desired == "running" => (AppStatus::Failed, Some(format!("the app exited (exit code {})", seen.exit_code))),
+                        _ if k.desired == "running" => (AppStatus::Failed, Some(Reason::exited(ReasonCode::Exited, seen.exit_code))),
                         _ => (AppStatus::Stopped, None),
                     };
                     let url = (status == AppStatus::Running).then(|| self.url_of(&k.manifest, &seen.ports)).flatten();
-                    InstallationReport { id: id.clone(), status, progress: None, error, url, passed: vec![] }
+                    InstallationReport { id: id.clone(), status, progress: None, reason, error: None, url, passed: vec![] }
                 }
             };
             out.push(report);
@@ -410,7 +503,7 @@ pub fn default_public_host(server: &str) -> String {
     local.unwrap_or(host)
 }
 
-/// How many times Docker restarted the container so far (0 when it cannot tell).
-async fn restarts(rt: &Runtime, name: &str) -> i64 {
-    rt.inspect(name).await.ok().flatten().map_or(0, |s| s.restarts)
+/// The container an update starts beside the installation's.
+fn next_of(name: &str) -> String {
+    format!("{name}-next")
 }

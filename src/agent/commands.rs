@@ -60,7 +60,7 @@ impl Dispatcher {
             Ok(b) => b,
             Err(e) => {
                 tracing::warn!(id = %cmd.id, kind = %cmd.kind, "command not supported");
-                self.ack(Ack { id: cmd.id, ok: false, error: Some(e) });
+                self.ack(Ack { id: cmd.id, ok: false, error: Some(e), reason: None });
                 return;
             }
         };
@@ -85,11 +85,11 @@ impl Dispatcher {
             let ack = match result {
                 Ok(()) => {
                     tracing::info!(id = %cmd.id, kind = %cmd.kind, "command carried out");
-                    Ack { id: cmd.id.clone(), ok: true, error: None }
+                    Ack { id: cmd.id.clone(), ok: true, error: None, reason: None }
                 }
                 Err(e) => {
                     tracing::warn!(id = %cmd.id, kind = %cmd.kind, error = %e, "command failed");
-                    Ack { id: cmd.id.clone(), ok: false, error: Some(e) }
+                    Ack { id: cmd.id.clone(), ok: false, error: Some(e), reason: None }
                 }
             };
             {

@@ -1,5 +1,6 @@
 //! The container runtime of the agent: the Docker Engine API over its socket (bollard). Thin:
-//! each call is one Engine operation with its error turned into a sentence for the owner.
+//! each call is one Engine operation with its error turned into a reason code with its figures
+//! (the server words it in the reader's language).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -13,8 +14,7 @@ use bollard::query_parameters::{
 use bollard::{ClientVersion, Docker};
 use futures::StreamExt;
 
-use crate::apps::DOCKER_UNAVAILABLE;
-use crate::apps::model::Manifest;
+use crate::apps::model::{Limits, Manifest, Reason, ReasonCode};
 
 /// The oldest Engine API this agent speaks (Docker 20.10); newer daemons are negotiated.
 const MIN_API: ClientVersion = ClientVersion { major_version: 1, minor_version: 41 };
@@ -29,10 +29,19 @@ pub struct Runtime {
 pub struct Seen {
     pub state: ContainerStateStatusEnum,
     pub exit_code: i64,
-    /// How many times Docker restarted it after it exited (its restart policy).
-    pub restarts: i64,
-    /// Host port of each published container port ("80/tcp" → 32768).
+    /// Host port of each published container port ("80/tcp" → 32768), while it runs.
     pub ports: HashMap<String, u16>,
+    /// The host ports its configuration binds ("80/tcp" → 32768), running or not.
+    pub bound: HashMap<String, u16>,
+}
+
+/// What the agent reads of the Docker daemon once.
+#[derive(Debug, Clone, Default)]
+pub struct Daemon {
+    /// Where Docker keeps images and containers (its data root).
+    pub root: Option<std::path::PathBuf>,
+    /// Whether it has the NVIDIA runtime (GPUs for containers).
+    pub gpu_runtime: bool,
 }
 
 /// A port of this box free now, for `protocol` (tcp or udp).
@@ -50,8 +59,52 @@ pub struct Shell {
     pub input: std::pin::Pin<Box<dyn tokio::io::AsyncWrite + Send>>,
 }
 
-fn err(what: &str, e: bollard::errors::Error) -> String {
-    format!("{what}: {e}")
+/// A Docker error as a reason: a taken port, a full disk, a missing GPU runtime, a container or
+/// image that is not there, else Docker's status with its message.
+pub fn docker_reason(e: bollard::errors::Error) -> Reason {
+    use bollard::errors::Error as E;
+    match e {
+        E::DockerResponseServerError { status_code, message } => {
+            let m = message.to_ascii_lowercase();
+            let code = if m.contains("port is already allocated") || m.contains("address already in use") {
+                ReasonCode::PortInUse
+            } else if m.contains("no space left") {
+                ReasonCode::NoSpace
+            } else if m.contains("could not select device driver") || m.contains("nvidia") {
+                ReasonCode::NoGpuRuntime
+            } else if status_code == 404 && m.contains("no such container") {
+                ReasonCode::ContainerGone
+            } else if status_code == 404 || m.contains("pull access denied") || m.contains("manifest unknown") || m.contains("no such image") {
+                ReasonCode::ImageMissing
+            } else {
+                ReasonCode::DockerError
+            };
+            let port = (code == ReasonCode::PortInUse).then(|| port_in(&message)).flatten();
+            Reason { code, status: Some(status_code), port, detail: Some(message), ..Default::default() }
+        }
+        E::IOError { .. } | E::HyperResponseError { .. } | E::RequestTimeoutError => Reason::new(ReasonCode::DockerUnavailable),
+        other => Reason::with_detail(ReasonCode::DockerError, other.to_string()),
+    }
+}
+
+/// The port in Docker's "Bind for 0.0.0.0:32768 failed: port is already allocated".
+fn port_in(message: &str) -> Option<u16> {
+    let before = message.split(" failed").next()?;
+    before.rsplit(':').next()?.trim().parse().ok()
+}
+
+fn image_reason(image: &str, e: bollard::errors::Error) -> Reason {
+    let mut r = docker_reason(e);
+    if matches!(r.code, ReasonCode::ImageMissing | ReasonCode::DockerError) {
+        r.code = ReasonCode::ImageMissing;
+        r.image = Some(image.to_string());
+    }
+    r
+}
+
+/// A port of this box taken now (something listens on it).
+pub fn port_taken(port: u16, protocol: &str) -> bool {
+    if protocol == "udp" { std::net::UdpSocket::bind(("0.0.0.0", port)).is_err() } else { std::net::TcpListener::bind(("0.0.0.0", port)).is_err() }
 }
 
 fn not_found(e: &bollard::errors::Error) -> bool {
@@ -59,18 +112,30 @@ fn not_found(e: &bollard::errors::Error) -> bool {
 }
 
 impl Runtime {
-    /// Connects to the Engine (`socket` empty: the platform default); "Docker is not available
-    /// on this device" when nothing answers there.
-    pub async fn connect(socket: &str) -> Result<Runtime, String> {
+    /// Connects to the Engine (`socket` empty: the platform default); `docker_unavailable` when
+    /// nothing answers there.
+    pub async fn connect(socket: &str) -> Result<Runtime, Reason> {
         let path = if socket.trim().is_empty() {
             std::env::var("DOCKER_HOST").ok().filter(|h| h.starts_with("unix://")).unwrap_or_else(|| "/var/run/docker.sock".into())
         } else {
             socket.trim().to_string()
         };
-        let docker = Docker::connect_with_socket(&path, 600, &MIN_API).map_err(|_| DOCKER_UNAVAILABLE.to_string())?;
-        let docker = docker.negotiate_version().await.map_err(|_| DOCKER_UNAVAILABLE.to_string())?;
-        docker.ping().await.map_err(|_| DOCKER_UNAVAILABLE.to_string())?;
+        let gone = |_| Reason::new(ReasonCode::DockerUnavailable);
+        let docker = Docker::connect_with_socket(&path, 600, &MIN_API).map_err(gone)?;
+        let docker = docker.negotiate_version().await.map_err(gone)?;
+        docker.ping().await.map_err(gone)?;
         Ok(Runtime { docker })
+    }
+
+    /// The daemon's data root and whether it has the NVIDIA runtime.
+    pub async fn daemon(&self) -> Daemon {
+        match self.docker.info().await {
+            Ok(i) => Daemon {
+                root: i.docker_root_dir.map(std::path::PathBuf::from),
+                gpu_runtime: i.runtimes.is_some_and(|r| r.contains_key("nvidia")),
+            },
+            Err(_) => Daemon::default(),
+        }
     }
 
     pub async fn image_present(&self, image: &str) -> bool {
@@ -78,8 +143,8 @@ impl Runtime {
     }
 
     /// Loads a `docker save` archive.
-    pub async fn load_archive(&self, path: &Path) -> Result<(), String> {
-        let file = tokio::fs::File::open(path).await.map_err(|e| format!("opening the image archive: {e}"))?;
+    pub async fn load_archive(&self, path: &Path) -> Result<(), Reason> {
+        let file = tokio::fs::File::open(path).await.map_err(|e| Reason::with_detail(ReasonCode::ArchiveFailed, e.to_string()))?;
         let stream = futures::stream::unfold(file, |mut f| async move {
             use tokio::io::AsyncReadExt;
             let mut buf = vec![0u8; 1 << 20];
@@ -94,21 +159,24 @@ impl Runtime {
         });
         let mut out = self.docker.import_image_stream(ImportImageOptions { quiet: true, ..Default::default() }, stream, None);
         while let Some(item) = out.next().await {
-            item.map_err(|e| err("loading the image archive", e))?;
+            item.map_err(|e| match docker_reason(e) {
+                r if r.code == ReasonCode::NoSpace => r,
+                r => Reason { code: ReasonCode::ArchiveFailed, ..r },
+            })?;
         }
         Ok(())
     }
 
     /// Pulls `image` (through `mirror` when set, then tagged with the image's own name);
     /// `progress` gets 0-100 over the layers' bytes.
-    pub async fn pull(&self, image: &str, mirror: &str, progress: impl Fn(i32)) -> Result<(), String> {
+    pub async fn pull(&self, image: &str, mirror: &str, progress: impl Fn(i32)) -> Result<(), Reason> {
         let mirror = mirror.trim().trim_end_matches('/');
         let source = if mirror.is_empty() { image.to_string() } else { format!("{mirror}/{}", strip_registry(image)) };
         let mut layers: HashMap<String, (i64, i64)> = HashMap::new();
         let opts = CreateImageOptions { from_image: Some(source.clone()), ..Default::default() };
         let mut s = self.docker.create_image(Some(opts), None, None);
         while let Some(item) = s.next().await {
-            let info = item.map_err(|e| err(&format!("pulling {source}"), e))?;
+            let info = item.map_err(|e| image_reason(image, e))?;
             if let (Some(id), Some(d)) = (info.id, info.progress_detail)
                 && let (Some(cur), Some(total)) = (d.current, d.total)
                 && total > 0
@@ -121,13 +189,16 @@ impl Runtime {
         if source != image {
             let (repo, tag) = split_tag(image);
             let opts = TagImageOptions { repo: Some(repo), tag: Some(tag) };
-            self.docker.tag_image(&source, Some(opts)).await.map_err(|e| err("tagging the mirrored image", e))?;
+            self.docker.tag_image(&source, Some(opts)).await.map_err(|e| image_reason(image, e))?;
         }
         Ok(())
     }
 
-    /// Creates the container (kept if it already exists: an install resumed after a restart).
-    pub async fn create(&self, name: &str, m: &Manifest, volume_root: &Path, gpus: bool, installation: &str) -> Result<(), String> {
+    /// Creates the container (kept if it already exists: an install resumed after a restart),
+    /// with the CPU and memory of `limits` and, when the app asks for them and the box's Docker
+    /// can hand them over, its GPUs. It restarts by itself only once it proved healthy
+    /// ([`Runtime::keep_running`]), so a failing start shows the app's own exit code.
+    pub async fn create(&self, name: &str, m: &Manifest, volume_root: &Path, gpu_runtime: bool, installation: &str, limits: Limits) -> Result<(), Reason> {
         if self.inspect(name).await?.is_some() {
             return Ok(());
         }
@@ -144,11 +215,15 @@ impl Runtime {
         let mut binds = Vec::new();
         for v in &m.volumes {
             let dir = volume_root.join(&v.name);
-            std::fs::create_dir_all(&dir).map_err(|e| format!("creating the volume {}: {e}", v.name))?;
+            std::fs::create_dir_all(&dir).map_err(|e| Reason::with_detail(ReasonCode::Storage, format!("{}: {e}", v.name)))?;
             binds.push(format!("{}:{}", dir.display(), v.path));
         }
-        let device_requests = (m.gpu && gpus).then(|| {
-            vec![DeviceRequest { driver: Some("nvidia".into()), count: Some(-1), capabilities: Some(vec![vec!["gpu".into()]]), ..Default::default() }]
+        if limits.gpu_count > 0 && !gpu_runtime {
+            return Err(Reason::new(ReasonCode::NoGpuRuntime));
+        }
+        let device_requests = ((m.gpu || limits.gpu_count > 0) && gpu_runtime).then(|| {
+            let count = if limits.gpu_count > 0 { limits.gpu_count } else { -1 };
+            vec![DeviceRequest { driver: Some("nvidia".into()), count: Some(count), capabilities: Some(vec![vec!["gpu".into()]]), ..Default::default() }]
         });
         let body = ContainerCreateBody {
             image: Some(m.image.clone()),
@@ -160,7 +235,9 @@ impl Runtime {
                 port_bindings: Some(bindings),
                 binds: Some(binds),
                 device_requests,
-                restart_policy: Some(RestartPolicy { name: Some(RestartPolicyNameEnum::UNLESS_STOPPED), maximum_retry_count: None }),
+                nano_cpus: (limits.cpu_cores > 0).then(|| limits.cpu_cores * 1_000_000_000),
+                memory: (limits.memory_bytes > 0).then_some(limits.memory_bytes),
+                restart_policy: Some(RestartPolicy { name: Some(RestartPolicyNameEnum::NO), maximum_retry_count: None }),
                 // A small init as PID 1: signals reach the app (a stop takes a moment, not
                 // Docker's 10-second kill) and the shells of the terminal leave no zombies.
                 init: Some(true),
@@ -169,71 +246,90 @@ impl Runtime {
             ..Default::default()
         };
         let opts = CreateContainerOptions { name: Some(name.to_string()), ..Default::default() };
-        self.docker.create_container(Some(opts), body).await.map_err(|e| err("creating the container", e))?;
+        self.docker.create_container(Some(opts), body).await.map_err(docker_reason)?;
         Ok(())
     }
 
-    pub async fn inspect(&self, name: &str) -> Result<Option<Seen>, String> {
+    /// From now on Docker starts the app again when it exits or the box restarts (`true`), or
+    /// leaves an exited app exited (`false`, while a start is being checked).
+    pub async fn keep_running(&self, name: &str, on: bool) -> Result<(), Reason> {
+        let name_of = if on { RestartPolicyNameEnum::UNLESS_STOPPED } else { RestartPolicyNameEnum::NO };
+        let body = bollard::models::ContainerUpdateBody {
+            restart_policy: Some(RestartPolicy { name: Some(name_of), maximum_retry_count: None }),
+            ..Default::default()
+        };
+        self.docker.update_container(name, body).await.map_err(docker_reason)?;
+        Ok(())
+    }
+
+    /// Renames a container (the update's switch).
+    pub async fn rename(&self, from: &str, to: &str) -> Result<(), Reason> {
+        let opts = bollard::query_parameters::RenameContainerOptions { name: to.to_string() };
+        self.docker.rename_container(from, opts).await.map_err(docker_reason)
+    }
+
+    pub async fn inspect(&self, name: &str) -> Result<Option<Seen>, Reason> {
         match self.docker.inspect_container(name, None).await {
             Ok(c) => {
                 let state = c.state.clone().unwrap_or_default();
-                let restarts = c.restart_count.unwrap_or(0);
-                let mut ports = HashMap::new();
-                for (k, v) in c.network_settings.and_then(|n| n.ports).unwrap_or_default() {
-                    if let Some(p) = v.into_iter().flatten().find_map(|b| b.host_port.and_then(|p| p.parse::<u16>().ok())) {
-                        ports.insert(k, p);
-                    }
-                }
+                let host_ports = |map: Option<HashMap<String, Option<Vec<PortBinding>>>>| -> HashMap<String, u16> {
+                    map.unwrap_or_default()
+                        .into_iter()
+                        .filter_map(|(k, v)| Some((k, v.into_iter().flatten().find_map(|b| b.host_port.and_then(|p| p.parse::<u16>().ok()))?)))
+                        .collect()
+                };
+                let ports = host_ports(c.network_settings.and_then(|n| n.ports));
+                let bound = host_ports(c.host_config.and_then(|h| h.port_bindings));
                 Ok(Some(Seen {
                     state: state.status.unwrap_or(ContainerStateStatusEnum::EMPTY),
                     exit_code: state.exit_code.unwrap_or(0),
-                    restarts,
                     ports,
+                    bound,
                 }))
             }
             Err(e) if not_found(&e) => Ok(None),
-            Err(e) => Err(err("reading the container", e)),
+            Err(e) => Err(docker_reason(e)),
         }
     }
 
-    pub async fn start(&self, name: &str) -> Result<(), String> {
-        self.docker.start_container(name, None).await.map_err(|e| err("starting the app", e))
+    pub async fn start(&self, name: &str) -> Result<(), Reason> {
+        self.docker.start_container(name, None).await.map_err(docker_reason)
     }
 
-    pub async fn stop(&self, name: &str) -> Result<(), String> {
+    pub async fn stop(&self, name: &str) -> Result<(), Reason> {
         let opts = StopContainerOptions { t: Some(10), ..Default::default() };
         match self.docker.stop_container(name, Some(opts)).await {
             Err(bollard::errors::Error::DockerResponseServerError { status_code: 304, .. }) | Ok(()) => Ok(()),
-            Err(e) => Err(err("stopping the app", e)),
+            Err(e) => Err(docker_reason(e)),
         }
     }
 
-    pub async fn restart(&self, name: &str) -> Result<(), String> {
-        self.docker.restart_container(name, None).await.map_err(|e| err("restarting the app", e))
+    pub async fn restart(&self, name: &str) -> Result<(), Reason> {
+        self.docker.restart_container(name, None).await.map_err(docker_reason)
     }
 
-    pub async fn pause(&self, name: &str) -> Result<(), String> {
-        self.docker.pause_container(name).await.map_err(|e| err("suspending the app", e))
+    pub async fn pause(&self, name: &str) -> Result<(), Reason> {
+        self.docker.pause_container(name).await.map_err(docker_reason)
     }
 
-    pub async fn unpause(&self, name: &str) -> Result<(), String> {
-        self.docker.unpause_container(name).await.map_err(|e| err("resuming the app", e))
+    pub async fn unpause(&self, name: &str) -> Result<(), Reason> {
+        self.docker.unpause_container(name).await.map_err(docker_reason)
     }
 
     /// Commits the container as `repo:tag`.
-    pub async fn commit(&self, name: &str, repo: &str, tag: &str) -> Result<(), String> {
+    pub async fn commit(&self, name: &str, repo: &str, tag: &str) -> Result<(), Reason> {
         let opts = CommitContainerOptions { container: Some(name.to_string()), repo: Some(repo.into()), tag: Some(tag.into()), pause: true, ..Default::default() };
-        self.docker.commit_container(opts, bollard::models::ContainerConfig::default()).await.map_err(|e| err("taking the snapshot", e))?;
+        self.docker.commit_container(opts, bollard::models::ContainerConfig::default()).await.map_err(docker_reason)?;
         Ok(())
     }
 
     /// Removes the container with its anonymous volumes; a container already gone is fine.
-    pub async fn remove(&self, name: &str) -> Result<(), String> {
+    pub async fn remove(&self, name: &str) -> Result<(), Reason> {
         let opts = RemoveContainerOptions { force: true, v: true, ..Default::default() };
         match self.docker.remove_container(name, Some(opts)).await {
             Ok(()) => Ok(()),
             Err(e) if not_found(&e) => Ok(()),
-            Err(e) => Err(err("removing the app", e)),
+            Err(e) => Err(docker_reason(e)),
         }
     }
 
@@ -251,12 +347,12 @@ impl Runtime {
             cmd: Some(cmd),
             ..Default::default()
         };
-        let exec = self.docker.create_exec(name, opts).await.map_err(|e| err("opening a shell", e))?;
+        let exec = self.docker.create_exec(name, opts).await.map_err(|e| format!("opening a shell: {e}"))?;
         let started = self
             .docker
             .start_exec(&exec.id, Some(StartExecOptions { detach: false, tty: true, output_capacity: Some(64 * 1024) }))
             .await
-            .map_err(|e| err("opening a shell", e))?;
+            .map_err(|e| format!("opening a shell: {e}"))?;
         match started {
             StartExecResults::Attached { output, input } => {
                 let _ = self.resize_shell(&exec.id, cols, rows).await;
@@ -270,7 +366,7 @@ impl Runtime {
         self.docker
             .resize_exec(exec, bollard::exec::ResizeExecOptions { width: cols, height: rows })
             .await
-            .map_err(|e| err("resizing the terminal", e))
+            .map_err(|e| format!("resizing the terminal: {e}"))
     }
 
     /// The container's log with timestamps: the last `tail` lines, then new ones while `follow`.
@@ -304,6 +400,19 @@ fn split_tag(image: &str) -> (String, String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn docker_errors_become_codes() {
+        let e = |status_code: u16, m: &str| bollard::errors::Error::DockerResponseServerError { status_code, message: m.into() };
+        let r = docker_reason(e(500, "driver failed programming external connectivity: Bind for 0.0.0.0:32768 failed: port is already allocated"));
+        assert_eq!((r.code, r.port), (ReasonCode::PortInUse, Some(32768)));
+        assert_eq!(docker_reason(e(404, "No such container: zmarket-x")).code, ReasonCode::ContainerGone);
+        assert_eq!(docker_reason(e(500, "write /var/lib/docker/tmp: no space left on device")).code, ReasonCode::NoSpace);
+        assert_eq!(docker_reason(e(500, "could not select device driver \"nvidia\" with capabilities: [[gpu]]")).code, ReasonCode::NoGpuRuntime);
+        let r = image_reason("a/b:1", e(404, "pull access denied for a/b"));
+        assert_eq!((r.code, r.image.as_deref()), (ReasonCode::ImageMissing, Some("a/b:1")));
+        assert_eq!(docker_reason(e(409, "conflict")).code, ReasonCode::DockerError);
+    }
 
     #[test]
     fn mirror_names() {

@@ -19,7 +19,6 @@ mod fetch;
 mod streams;
 pub mod tunnel;
 
-use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -76,7 +75,13 @@ pub async fn run(opts: AgentOptions) -> anyhow::Result<()> {
         .timeout(Duration::from_secs(30))
         .user_agent(concat!("zmarket-agent/", env!("CARGO_PKG_VERSION")))
         .build()?;
-    let mut probe = Probe::new();
+    // The disk reported is the filesystem Docker keeps its data on (else the state dir's): one
+    // filesystem, the same at every heartbeat.
+    let daemon = match containers::Runtime::connect(&opts.docker_socket).await {
+        Ok(rt) => rt.daemon().await,
+        Err(_) => containers::Daemon::default(),
+    };
+    let mut probe = Probe::new(daemon.root.clone().unwrap_or_else(|| opts.state_dir.clone()), daemon.gpu_runtime);
     let name = opts.name.clone().filter(|n| !n.trim().is_empty()).unwrap_or_else(default_name);
 
     let mut state = match load_state(&opts.state_dir) {
@@ -85,7 +90,6 @@ pub async fn run(opts: AgentOptions) -> anyhow::Result<()> {
     };
     announce(&state);
     let public_host = Some(opts.public_host.trim()).filter(|h| !h.is_empty()).map(str::to_string).unwrap_or_else(|| apps::default_public_host(&server));
-    let has_gpus = !probe.gpus.is_empty();
     let runner = apps::AppRunner::new(
         apps::AppsOptions {
             server: server.clone(),
@@ -93,7 +97,7 @@ pub async fn run(opts: AgentOptions) -> anyhow::Result<()> {
             registry_mirror: opts.registry_mirror.clone(),
             docker_socket: opts.docker_socket.clone(),
             public_host,
-            has_gpus,
+            gpu_runtime: daemon.gpu_runtime,
         },
         &state.device_secret,
     );
@@ -278,10 +282,13 @@ fn restrict_dir(dir: &Path) {
 struct Probe {
     sys: Option<sysinfo::System>,
     gpus: Vec<Gpu>,
+    /// The disk figures are this path's filesystem.
+    disk_path: PathBuf,
+    gpu_runtime: bool,
 }
 
 impl Probe {
-    fn new() -> Probe {
+    fn new(disk_path: PathBuf, gpu_runtime: bool) -> Probe {
         let sys = match sysinfo::System::new() {
             Ok(mut s) => {
                 s.refresh_cpu_all();
@@ -293,11 +300,11 @@ impl Probe {
                 None
             }
         };
-        Probe { sys, gpus: detect_gpus() }
+        Probe { sys, gpus: detect_gpus(), disk_path, gpu_runtime }
     }
 
     fn spec(&mut self) -> Spec {
-        let (total_disk, _) = disks();
+        let (total_disk, _) = disk_of(&self.disk_path);
         let (cpu_cores, memory_bytes) = match &mut self.sys {
             Some(s) => {
                 s.refresh_memory();
@@ -305,11 +312,11 @@ impl Probe {
             }
             None => (std::thread::available_parallelism().map(|n| n.get() as i64).unwrap_or(0), 0),
         };
-        Spec { cpu_cores, memory_bytes, disk_bytes: total_disk, gpus: self.gpus.clone() }
+        Spec { cpu_cores, memory_bytes, disk_bytes: total_disk, gpus: self.gpus.clone(), gpu_runtime: Some(self.gpu_runtime) }
     }
 
     fn metrics(&mut self) -> Metrics {
-        let (_, used_disk) = disks();
+        let (_, used_disk) = disk_of(&self.disk_path);
         match &mut self.sys {
             Some(s) => {
                 s.refresh_cpu_usage();
@@ -321,19 +328,20 @@ impl Probe {
     }
 }
 
-/// Total and used bytes of the local disks, each device counted once.
-fn disks() -> (i64, i64) {
+/// Total and used bytes of the filesystem `path` is on.
+fn disk_of(path: &Path) -> (i64, i64) {
     let Ok(list) = sysinfo::Disks::new_with_refreshed_list() else { return (0, 0) };
-    let mut seen = HashSet::new();
-    let (mut total, mut used) = (0u64, 0u64);
-    for d in list.iter() {
-        if d.is_removable() || d.total_space() == 0 || !seen.insert(d.name().to_os_string()) {
-            continue;
-        }
-        total += d.total_space();
-        used += d.total_space().saturating_sub(d.available_space());
+    let mounts: Vec<(PathBuf, u64, u64)> = list.iter().map(|d| (d.mount_point().to_path_buf(), d.total_space(), d.available_space())).collect();
+    match mount_of(path, &mounts) {
+        Some((_, total, free)) => (*total as i64, total.saturating_sub(*free) as i64),
+        None => (0, 0),
     }
-    (total as i64, used as i64)
+}
+
+/// The mount holding `path`: the longest mount point that is a prefix of it.
+fn mount_of<'a>(path: &Path, mounts: &'a [(PathBuf, u64, u64)]) -> Option<&'a (PathBuf, u64, u64)> {
+    let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    mounts.iter().filter(|(m, total, _)| *total > 0 && path.starts_with(m)).max_by_key(|(m, _, _)| m.components().count())
 }
 
 /// GPUs nvidia-smi reports (none when it is absent). A GPU counts as passthrough-capable when
@@ -365,6 +373,22 @@ fn parse_nvidia_smi(text: &str, passthrough: bool) -> Vec<Gpu> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_disk_is_the_filesystem_holding_the_data_root() {
+        let mounts = vec![
+            (PathBuf::from("/"), 100, 40),
+            (PathBuf::from("/var/lib/docker"), 500, 100),
+            (PathBuf::from("/var/lib/docker/overlay2/abc/merged"), 500, 100),
+            (PathBuf::from("/home"), 200, 10),
+        ];
+        assert_eq!(mount_of(Path::new("/var/lib/docker"), &mounts).unwrap().1, 500);
+        assert_eq!(mount_of(Path::new("/srv/agent"), &mounts).unwrap().1, 100);
+        assert_eq!(mount_of(Path::new("/home/me/state"), &mounts).unwrap().1, 200);
+        // The same answer however many container mounts come and go.
+        let fewer: Vec<_> = mounts.iter().filter(|m| !m.0.starts_with("/var/lib/docker/overlay2")).cloned().collect();
+        assert_eq!(mount_of(Path::new("/var/lib/docker"), &fewer), mount_of(Path::new("/var/lib/docker"), &mounts));
+    }
 
     #[test]
     fn nvidia_smi_lines_become_gpus() {

@@ -31,7 +31,7 @@ pub struct Reach {
 }
 
 /// How long a host port read from Docker is used without asking again.
-const PORT_FRESH: std::time::Duration = std::time::Duration::from_secs(5);
+pub const PORT_FRESH: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The streams open on one connection of the channel.
 pub struct Streams {

@@ -5,12 +5,13 @@ use std::collections::HashMap;
 
 use sea_orm::{ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
 
-use crate::apps::lifecycle::actions;
+use crate::apps::lifecycle::{Role, actions};
 use crate::apps::model::*;
 use crate::companies::model::ResourceType;
 use crate::companies::resources::assigned_resource_ids;
 use crate::db::entity::{apps, devices, installations};
 use crate::devices::access::Owner;
+use crate::db::enums::DeviceStatus;
 use crate::error::{AppError, Msg, status_zh};
 use crate::iam::auth::Auth;
 use crate::lang::Lang;
@@ -20,6 +21,15 @@ pub enum Scope {
     Owner(Owner),
     /// A company member: the company's installations of the apps assigned to them.
     Member { company: String, apps: Vec<String> },
+}
+
+impl Scope {
+    pub fn role(&self) -> Role {
+        match self {
+            Scope::Owner(_) => Role::Owner,
+            Scope::Member { .. } => Role::Member,
+        }
+    }
 }
 
 pub async fn scope(conn: &impl ConnectionTrait, auth: &Auth) -> Result<Scope, AppError> {
@@ -72,6 +82,8 @@ pub async fn visible(conn: &impl ConnectionTrait, auth: &Auth, id: &str) -> Resu
 pub struct Names {
     apps: HashMap<String, apps::Model>,
     devices: HashMap<String, devices::Model>,
+    /// Who reads: the actions offered are theirs.
+    role: Role,
 }
 
 impl Names {
@@ -83,7 +95,12 @@ impl Names {
         Ok(Names {
             apps: apps.into_iter().map(|a| (a.id.clone(), a)).collect(),
             devices: devices.into_iter().map(|d| (d.id.clone(), d)).collect(),
+            role: Role::Owner,
         })
+    }
+    pub fn for_role(mut self, role: Role) -> Names {
+        self.role = role;
+        self
     }
     pub fn app(&self, id: &str) -> Option<&apps::Model> {
         self.apps.get(id)
@@ -93,19 +110,15 @@ impl Names {
     }
 }
 
-/// A reason stored by the server (`zm:timeout:<status>:<secs>`) in the reader's language; an
-/// agent's reason as the agent wrote it.
+/// A stored reason (a code with its figures; older rows: prose or the server's
+/// `zm:timeout:…`) in the reader's language, with its stable name.
+pub fn reason_of(raw: Option<&str>, lang: Lang) -> Option<(String, String)> {
+    let r = Reason::from_stored(raw?);
+    Some((r.code.as_str().to_string(), crate::error::reason_text(&r, lang)))
+}
+
 pub fn reason_text(raw: Option<&str>, lang: Lang) -> Option<String> {
-    let raw = raw?;
-    if let Some(rest) = raw.strip_prefix("zm:timeout:")
-        && let Some((status, secs)) = rest.split_once(':')
-    {
-        return Some(Msg::StateTimedOut(status.to_string(), secs.parse().unwrap_or(0)).text(lang));
-    }
-    if raw == crate::apps::DOCKER_UNAVAILABLE && lang == Lang::Zh {
-        return Some("此设备上没有可用的 Docker".into());
-    }
-    Some(raw.to_string())
+    reason_of(raw, lang).map(|(_, text)| text)
 }
 
 pub fn to_installation(r: &installations::Model, names: &Names, lang: Lang) -> Installation {
@@ -113,6 +126,22 @@ pub fn to_installation(r: &installations::Model, names: &Names, lang: Lang) -> I
     let device = names.device(&r.device_id);
     let app_name = app.map(|a| if lang == Lang::Zh { a.name_zh.clone() } else { a.name_en.clone() }).unwrap_or_else(|| r.app_id.clone());
     let device_status = device.map(|d| sea_orm::ActiveEnum::to_value(&d.status.shown())).unwrap_or_else(|| "offline".into());
+    let device_online = device.is_some_and(|d| d.status == DeviceStatus::Online);
+    let update_available = app.map(|a| a.version.clone()).filter(|v| !v.is_empty() && *v != r.version && r.status != AppStatus::NotInstall);
+    // An offline box says so, unless the installation has a reason of its own.
+    let (code, reason) = match reason_of(r.status_reason.as_deref(), lang) {
+        Some((c, t)) => (Some(c), Some(t)),
+        None if !device_online && r.status != AppStatus::NotInstall => {
+            let off = Reason::new(ReasonCode::DeviceOffline);
+            (Some(off.code.as_str().to_string()), Some(crate::error::reason_text(&off, lang)))
+        }
+        None => (None, None),
+    };
+    let offered = actions(r.status, r.kind, device_online, names.role)
+        .into_iter()
+        .filter(|a| *a != Action::Update || update_available.is_some())
+        .map(|a| a.as_str().to_string())
+        .collect();
     let rental = (r.kind == InstallKind::Rent).then(|| Rental {
         price_per_hour: r.rent_price_per_hour.unwrap_or(0),
         started_at: r.rent_started_at,
@@ -133,9 +162,13 @@ pub fn to_installation(r: &installations::Model, names: &Names, lang: Lang) -> I
         status: r.status,
         desired: r.desired.clone(),
         progress: r.progress,
-        status_reason: reason_text(r.status_reason.as_deref(), lang),
+        status_reason: reason,
+        status_reason_code: code,
+        device_online,
+        version: r.version.clone(),
+        update_available,
         open_url: if r.status == AppStatus::Running { r.open_url.clone() } else { None },
-        actions: actions(r.status, r.kind).into_iter().map(|a| a.as_str().to_string()).collect(),
+        actions: offered,
         created_at: r.created_at,
         updated_at: r.updated_at,
         rental,

@@ -8,8 +8,8 @@ use sea_orm::{
 use serde_json::json;
 
 use crate::apps::AppsCtx;
-use crate::apps::access::{Names, condition, installer, scope, to_installation, visible};
-use crate::apps::lifecycle::{Desired, Event, command_of};
+use crate::apps::access::{Names, condition, installer, reason_of, scope, to_installation, visible};
+use crate::apps::lifecycle::{self, Allowed, Desired, Event, command_of};
 use crate::apps::model::*;
 use crate::protocol::heartbeat::CommandBody;
 use crate::apps::state::{self, Change};
@@ -82,6 +82,9 @@ pub async fn unfit(conn: &impl ConnectionTrait, app: &apps::Model, d: &devices::
         Some(("offline", AppError::conflict(Msg::DeviceNotRunning)))
     } else if app.display_type == LITE_APP && crate::devices::access::gpus_of(d).is_empty() {
         Some(("no_gpu_for_lite_app", AppError::conflict(Msg::LiteAppNeedsGpu)))
+    } else if app.gpu_count > 0 && d.gpu_runtime == Some(false) && !crate::devices::access::gpus_of(d).is_empty() {
+        // GPUs on the box that its Docker cannot hand to a container.
+        Some(("no_gpu_runtime", AppError::conflict(Msg::NoGpuRuntime)))
     } else if installations::Entity::find()
         .filter(installations::Column::ActiveKey.eq(active_key(&d.id, &app.id)))
         .one(conn)
@@ -148,13 +151,30 @@ pub async fn lock_device(conn: &impl ConnectionTrait, id: &str) -> Result<(), Ap
     Ok(())
 }
 
-/// The install command's payload: the manifest and, when the market holds its image, the archive.
-pub async fn install_payload(conn: &impl ConnectionTrait, installation_id: &str, app_id: &str, manifest: &Manifest) -> Result<CommandBody, AppError> {
+/// The archive of `image` the market holds, if any.
+async fn archive_of(conn: &impl ConnectionTrait, image: &str) -> Result<Option<ArchiveRef>, AppError> {
     let archives = app_images::Entity::find().order_by_desc(app_images::Column::CreatedAt).all(conn).await?;
-    let archive = archives.into_iter().find(|a| serde_json::from_str::<Vec<String>>(&a.tags).unwrap_or_default().contains(&manifest.image)).map(|a| {
+    Ok(archives.into_iter().find(|a| serde_json::from_str::<Vec<String>>(&a.tags).unwrap_or_default().iter().any(|t| t == image)).map(|a| {
         ArchiveRef { path: format!("/api/agent/v1/images/{}", a.sha256), sha256: a.sha256, size: a.size_bytes }
-    });
-    Ok(CommandBody::AppInstall(InstallPayload { installation_id: installation_id.to_string(), app_id: app_id.to_string(), manifest: manifest.clone(), archive }))
+    }))
+}
+
+/// What the container may use: what the installation holds on its device.
+pub fn limits_of(row: &installations::Model) -> Limits {
+    Limits { cpu_cores: row.cpu_cores, memory_bytes: row.memory_bytes, gpu_count: row.gpu_count }
+}
+
+/// The install command's payload: the manifest, the limits and, when the market holds its
+/// image, the archive.
+pub async fn install_payload(conn: &impl ConnectionTrait, row: &installations::Model, manifest: &Manifest) -> Result<CommandBody, AppError> {
+    let archive = archive_of(conn, &manifest.image).await?;
+    Ok(CommandBody::AppInstall(InstallPayload {
+        installation_id: row.id.clone(),
+        app_id: row.app_id.clone(),
+        manifest: manifest.clone(),
+        archive,
+        limits: limits_of(row),
+    }))
 }
 
 /// A new installation row in `preparing`, with its install command queued.
@@ -188,6 +208,7 @@ pub async fn create(conn: &impl ConnectionTrait, n: NewInstallation<'_>) -> Resu
         desired: Set(Desired::Running.as_str().to_string()),
         progress: Set(None),
         status_reason: Set(None),
+        version: Set(n.app.version.clone()),
         open_url: Set(None),
         command_id: Set(Some(command_id.clone())),
         state_since: Set(t),
@@ -211,9 +232,9 @@ pub async fn create(conn: &impl ConnectionTrait, n: NewInstallation<'_>) -> Resu
     }
     .insert(conn)
     .await?;
-    let payload = install_payload(conn, &id, &n.app.id, n.manifest).await?;
+    let payload = install_payload(conn, &row, n.manifest).await?;
     state::send(conn, &command_id, &n.device.id, &id, &payload).await?;
-    state::record(conn, &id, AppStatus::Preparing, None).await?;
+    state::record(conn, &id, AppStatus::Preparing, None, &n.app.version).await?;
     Ok(row)
 }
 
@@ -254,50 +275,108 @@ pub async fn install(cx: &AppsCtx, auth: &Auth, ask: InstallAsk, lang: Lang) -> 
     Ok(to_installation(&row, &names, lang))
 }
 
-/// A person's action on an installation they see.
+/// A person's action on an installation they see: allowed by the one rule of
+/// [`lifecycle::allowed`] (403 for what is not theirs, 409 for what the state or an offline box
+/// does not allow). On an offline box, a removal or a cancel is over at once here; the box
+/// carries out what is left when it returns.
 pub async fn act(cx: &AppsCtx, auth: &Auth, id: &str, action: Action, lang: Lang) -> Result<Installation, AppError> {
     let txn = write_txn(&cx.db).await?;
-    let (row, _) = visible(&txn, auth, id).await?;
-    // Members use what is assigned to them; removing or copying it is the administrators'.
-    if auth.company().is_some() && !auth.is_admin() && matches!(action, Action::Uninstall | Action::Snapshot | Action::Retry) {
-        return Err(AppError::Forbidden(Msg::NoPermissionApps));
-    }
+    let (row, scope) = visible(&txn, auth, id).await?;
     let device = devices::Entity::find_by_id(row.device_id.clone()).one(&txn).await?;
     let online = device.as_ref().is_some_and(|d| d.status == DeviceStatus::Online);
-    // Removing what a failed installation left on a device that is gone needs no device.
-    if !online && !(device.is_none() && action == Action::Uninstall) {
-        let app = apps::Entity::find_by_id(row.app_id.clone()).one(&txn).await?;
-        let ai = app.is_some_and(|a| AI_TYPES.contains(&a.display_type.as_str()));
-        return Err(AppError::conflict(match action {
-            _ if ai => Msg::AiComputeOffline,
-            Action::Start | Action::Resume | Action::Restart => Msg::AppOffline,
-            _ => Msg::DeviceNotRunning,
-        }));
+    let app = apps::Entity::find_by_id(row.app_id.clone()).one(&txn).await?;
+    let refused = || AppError::conflict(Msg::ActionNotAllowed(action.as_str(), sea_orm::ActiveEnum::to_value(&row.status)));
+    match lifecycle::allowed(row.status, action, row.kind, online, scope.role()) {
+        Allowed::Yes => {}
+        Allowed::NotYours => return Err(AppError::Forbidden(Msg::NoPermissionApps)),
+        Allowed::NotInState => return Err(refused()),
+        Allowed::Offline => {
+            let ai = app.as_ref().is_some_and(|a| AI_TYPES.contains(&a.display_type.as_str()));
+            return Err(AppError::conflict(match action {
+                _ if ai => Msg::AiComputeOffline,
+                Action::Start | Action::Resume | Action::Restart => Msg::AppOffline,
+                _ => Msg::DeviceNotRunning,
+            }));
+        }
     }
     if matches!(action, Action::Start | Action::Resume | Action::Restart) {
         crate::apps::money::may_run(&txn, &row).await?;
     }
-    let refused = || AppError::conflict(Msg::ActionNotAllowed(action.as_str(), sea_orm::ActiveEnum::to_value(&row.status)));
     let (kind, desired) = command_of(action, Desired::parse(&row.desired));
-    let payload = match CommandBody::app(kind, &row.id) {
-        Some(body) => body,
-        None => {
+    let command = match action {
+        Action::Retry => {
             let (_, manifest) = installable(cx, &txn, &row.app_id).await?;
-            install_payload(&txn, &row.id, &row.app_id, &manifest).await?
+            Some(install_payload(&txn, &row, &manifest).await?)
         }
+        Action::Update => Some(update_payload(cx, &txn, &row, app.as_ref()).await?),
+        // Cancelling: what was sent is withdrawn; an install leaves a removal for the box.
+        Action::Cancel => {
+            let removing = matches!(row.status, AppStatus::Uninstalling | AppStatus::Deleting | AppStatus::ShuttingDown);
+            if let (Some(c), false) = (&row.command_id, removing) {
+                state::withdraw(&txn, c, "cancelled").await?;
+            }
+            let installing = matches!(row.status, AppStatus::Preparing | AppStatus::Downloading | AppStatus::Installing | AppStatus::Installed);
+            (installing && device.is_some()).then(|| CommandBody::app(kind, &row.id)).flatten()
+        }
+        _ if device.is_none() => None,
+        _ => CommandBody::app(kind, &row.id),
     };
-    let updated = if device.is_none() && action == Action::Uninstall {
-        // The device was unlinked: nothing is left to remove on it.
-        let moved = state::apply(&txn, &row, Event::Act(action), Change { desired: Some(desired), ..Default::default() }).await?.ok_or_else(refused)?;
+    let reason = (action == Action::Cancel).then(|| Reason::new(ReasonCode::Cancelled).stored());
+    let moved = state::apply(&txn, &row, Event::Act(action), Change { command, desired: Some(desired), reason, ..Default::default() })
+        .await?
+        .ok_or_else(refused)?;
+    // Removed on an offline box (or one that was unlinked): over here now; the removal stays
+    // queued for the box.
+    let updated = if action == Action::Uninstall && !online {
         state::apply(&txn, &moved, Event::Done(Desired::Removed), Change::default()).await?.ok_or_else(refused)?
     } else {
-        state::apply(&txn, &row, Event::Act(action), Change { command: Some(payload), desired: Some(desired), ..Default::default() })
-            .await?
-            .ok_or_else(refused)?
+        moved
     };
-    let names = Names::load(&txn, std::slice::from_ref(&updated)).await?;
+    let names = Names::load(&txn, std::slice::from_ref(&updated)).await?.for_role(scope.role());
     txn.commit().await?;
     Ok(to_installation(&updated, &names, lang))
+}
+
+/// An update's payload: the catalogue's version and manifest now (409 when the installation
+/// already runs it).
+async fn update_payload(cx: &AppsCtx, conn: &impl ConnectionTrait, row: &installations::Model, app: Option<&apps::Model>) -> Result<CommandBody, AppError> {
+    let app = app.ok_or(AppError::NotFound(Msg::AppNotFound))?;
+    if app.version.is_empty() || app.version == row.version {
+        return Err(AppError::conflict(Msg::NoUpdate));
+    }
+    let manifest = cx.manifests.get(&app.id).cloned().ok_or(AppError::conflict(Msg::AppNotInstallable))?;
+    Ok(CommandBody::AppUpdate(UpdatePayload {
+        installation_id: row.id.clone(),
+        archive: archive_of(conn, &manifest.image).await?,
+        manifest,
+        version: app.version.clone(),
+        from_version: row.version.clone(),
+        limits: limits_of(row),
+    }))
+}
+
+/// The states an installation went through, newest first, with the reason in the reader's
+/// language and the version it ran.
+pub async fn history(cx: &AppsCtx, auth: &Auth, id: &str, offset: u64, limit: u64, lang: Lang) -> Result<List<StateEvent>, AppError> {
+    let (row, _) = visible(&cx.db, auth, id).await?;
+    let q = installation_events::Entity::find().filter(installation_events::Column::InstallationId.eq(row.id.clone()));
+    let total = q.clone().count(&cx.db).await?;
+    let rows = q
+        .order_by_desc(installation_events::Column::CreatedAt)
+        .order_by_desc(installation_events::Column::Id)
+        .offset(offset)
+        .limit(limit)
+        .all(&cx.db)
+        .await?;
+    Ok(List { items: rows.into_iter().map(|e| state_event(e, lang)).collect(), total })
+}
+
+fn state_event(e: installation_events::Model, lang: Lang) -> StateEvent {
+    let (reason_code, reason) = match reason_of(e.reason.as_deref(), lang) {
+        Some((c, t)) => (Some(c), Some(t)),
+        None => (None, None),
+    };
+    StateEvent { status: e.status, reason_code, reason, version: e.version, at: e.created_at }
 }
 
 /// The actual state of an installation (`None` for an unknown id): for other domains (orders)
@@ -308,6 +387,7 @@ pub async fn status_of(conn: &impl ConnectionTrait, installation_id: &str) -> Re
 
 pub async fn list(cx: &AppsCtx, auth: &Auth, status: Option<AppStatus>, offset: u64, limit: u64, lang: Lang) -> Result<List<Installation>, AppError> {
     let s = scope(&cx.db, auth).await?;
+    let role = s.role();
     let mut q = installations::Entity::find().filter(condition(&s));
     q = match status {
         Some(st) => q.filter(installations::Column::Status.eq(st)),
@@ -315,13 +395,13 @@ pub async fn list(cx: &AppsCtx, auth: &Auth, status: Option<AppStatus>, offset: 
     };
     let total = q.clone().count(&cx.db).await?;
     let rows = q.order_by_desc(installations::Column::CreatedAt).order_by_desc(installations::Column::Id).offset(offset).limit(limit).all(&cx.db).await?;
-    let names = Names::load(&cx.db, &rows).await?;
+    let names = Names::load(&cx.db, &rows).await?.for_role(role);
     Ok(List { items: rows.iter().map(|r| to_installation(r, &names, lang)).collect(), total })
 }
 
 pub async fn details(cx: &AppsCtx, auth: &Auth, id: &str, lang: Lang) -> Result<InstallationDetails, AppError> {
-    let (row, _) = visible(&cx.db, auth, id).await?;
-    let names = Names::load(&cx.db, std::slice::from_ref(&row)).await?;
+    let (row, scope) = visible(&cx.db, auth, id).await?;
+    let names = Names::load(&cx.db, std::slice::from_ref(&row)).await?.for_role(scope.role());
     let history = installation_events::Entity::find()
         .filter(installation_events::Column::InstallationId.eq(row.id.clone()))
         .order_by_asc(installation_events::Column::CreatedAt)
@@ -329,7 +409,7 @@ pub async fn details(cx: &AppsCtx, auth: &Auth, id: &str, lang: Lang) -> Result<
         .all(&cx.db)
         .await?
         .into_iter()
-        .map(|e| StateEvent { status: e.status, reason: crate::apps::access::reason_text(e.reason.as_deref(), lang), at: e.created_at })
+        .map(|e| state_event(e, lang))
         .collect();
     let holds = Capacity { cpu_cores: row.cpu_cores, memory_bytes: row.memory_bytes, disk_bytes: row.disk_bytes, gpu_count: row.gpu_count };
     Ok(InstallationDetails { installation: to_installation(&row, &names, lang), history, holds })

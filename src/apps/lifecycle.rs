@@ -56,6 +56,9 @@ pub enum Event {
     Fail,
     /// The watchdog: a transitional state outlived its time limit.
     Timeout,
+    /// The agent reports the app running although the person asked for it to be stopped or
+    /// suspended (a restart on the box): it is stopped or suspended again, never billed.
+    Drift(Desired),
 }
 
 /// The failure state of an install, by kind.
@@ -83,6 +86,14 @@ pub fn next(from: AppStatus, event: Event, kind: InstallKind) -> Option<AppStatu
         (Failed | InstallFailed | RentFailed | UninstallFailed, Act(A::Uninstall)) => Deleting,
         (Running | Stopped | Suspended | Installed | Failed, EndRental) => ShuttingDown,
         (InstallFailed | RentFailed | UninstallFailed, EndRental) => Deleting,
+        (Running, Act(A::Update)) => Updating,
+        // cancelled while the box is offline: an install or a removal is over here (the box
+        // removes what is left when it returns); another action's outcome is unknown
+        (Preparing | Downloading | Installing | Installed | Uninstalling | Deleting | ShuttingDown, Act(A::Cancel)) => NotInstall,
+        (Starting | Stopping | Restarting | Suspending | Resuming | Snapshotting | Updating, Act(A::Cancel)) => Failed,
+        // a report that contradicts what the person asked for: do it again
+        (Stopped | Failed, Drift(Desired::Stopped)) => Stopping,
+        (Suspended | Failed, Drift(Desired::Suspended)) => Suspending,
         // the agent's reports: an install's progress
         (Preparing, Report(Downloading)) => Downloading,
         (Preparing | Downloading, Report(Installing)) => Installing,
@@ -94,13 +105,16 @@ pub fn next(from: AppStatus, event: Event, kind: InstallKind) -> Option<AppStatu
         (Failed, Report(Stopped)) => Stopped,
         // the pending command carried out
         (Preparing | Downloading | Installing | Installed, Done(Desired::Running)) => Running,
-        (Starting | Restarting | Resuming | Snapshotting, Done(Desired::Running)) => Running,
+        (Starting | Restarting | Resuming | Snapshotting | Updating, Done(Desired::Running)) => Running,
         (Stopping | Snapshotting, Done(Desired::Stopped)) => Stopped,
         (Suspending, Done(Desired::Suspended)) => Suspended,
         (Uninstalling | Deleting | ShuttingDown, Done(Desired::Removed)) => NotInstall,
         // the pending command failed, or took too long: the matching failed state
         (Preparing | Downloading | Installing | Installed, Fail | Timeout) => install_failed(kind),
         (Starting | Stopping | Restarting | Suspending | Resuming | Snapshotting, Fail | Timeout) => Failed,
+        // a failed update rolled back: the old version runs on
+        (Updating, Fail) => Running,
+        (Updating, Timeout) => Failed,
         (Uninstalling | Deleting | ShuttingDown, Fail | Timeout) => UninstallFailed,
         _ => return None,
     })
@@ -111,7 +125,7 @@ pub fn is_transitional(s: AppStatus) -> bool {
     matches!(
         s,
         Preparing | Downloading | Installing | Installed | Starting | Stopping | Restarting | Suspending | Resuming | Snapshotting
-            | Uninstalling | Deleting | ShuttingDown
+            | Updating | Uninstalling | Deleting | ShuttingDown
     )
 }
 
@@ -119,7 +133,7 @@ pub fn is_transitional(s: AppStatus) -> bool {
 /// installing get `install_limit`, the others `limit`.
 pub fn time_limit(s: AppStatus, install_limit: Duration, limit: Duration) -> Option<Duration> {
     match s {
-        Preparing | Downloading | Installing | Installed => Some(install_limit),
+        Preparing | Downloading | Installing | Installed | Updating => Some(install_limit),
         s if is_transitional(s) => Some(limit),
         _ => None,
     }
@@ -135,13 +149,58 @@ pub fn command_of(action: Action, desired_now: Desired) -> (CommandKind, Desired
         Action::Resume => (CommandKind::AppResume, Desired::Running),
         Action::Snapshot => (CommandKind::AppSnapshot, desired_now),
         Action::Retry => (CommandKind::AppInstall, Desired::Running),
-        Action::Uninstall => (CommandKind::AppUninstall, Desired::Removed),
+        Action::Uninstall | Action::Cancel => (CommandKind::AppUninstall, Desired::Removed),
+        Action::Update => (CommandKind::AppUpdate, Desired::Running),
     }
 }
 
-/// The actions a state allows.
-pub fn actions(s: AppStatus, kind: InstallKind) -> Vec<Action> {
-    Action::ALL.into_iter().filter(|a| next(s, Event::Act(*a), kind).is_some()).collect()
+/// Who asks: the owner (a person or a company administrator) or a company member using an app
+/// assigned to them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Owner,
+    Member,
+}
+
+/// Whether `role` may ask `action` of an installation in state `s` on a box that is `online`
+/// or not: the one rule behind both the buttons offered and the server's refusal.
+///
+/// - Members use what is assigned to them (start, stop, restart, suspend, resume, and cancel
+///   what is not a removal); removing, copying, retrying and updating are the owner's.
+/// - On an offline box nothing can be carried out now: a transitional state can be cancelled
+///   and a settled one removed (the box cleans up when it returns); nothing else.
+pub fn allowed(s: AppStatus, action: Action, kind: InstallKind, online: bool, role: Role) -> Allowed {
+    let Some(to) = next(s, Event::Act(action), kind) else { return Allowed::NotInState };
+    if role == Role::Member && (matches!(action, Action::Uninstall | Action::Snapshot | Action::Retry | Action::Update) || to == NotInstall) {
+        return Allowed::NotYours;
+    }
+    let offline_ok = match action {
+        Action::Cancel => is_transitional(s),
+        Action::Uninstall => !is_transitional(s),
+        _ => false,
+    };
+    match (online, action) {
+        (true, Action::Cancel) => Allowed::NotInState,
+        (true, _) => Allowed::Yes,
+        (false, _) if offline_ok => Allowed::Yes,
+        (false, _) => Allowed::Offline,
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Allowed {
+    Yes,
+    /// The state does not allow it (409).
+    NotInState,
+    /// Not this person's to ask (403).
+    NotYours,
+    /// The box is offline (409).
+    Offline,
+}
+
+/// The actions offered: those [`allowed`] says yes to.
+pub fn actions(s: AppStatus, kind: InstallKind, online: bool, role: Role) -> Vec<Action> {
+    Action::ALL.into_iter().filter(|a| allowed(s, *a, kind, online, role) == Allowed::Yes).collect()
 }
 
 #[cfg(test)]
@@ -258,6 +317,28 @@ mod tests {
         uninstalling_times_out: Uninstalling, Timeout, OWN => UninstallFailed;
         deleting_times_out: Deleting, Timeout, OWN => UninstallFailed;
         shutting_down_times_out: ShuttingDown, Timeout, RENT => UninstallFailed;
+        running_update: Running, Act(A::Update), OWN => Updating;
+        updating_done: Updating, Done(RUN), OWN => Running;
+        updating_rolled_back: Updating, Fail, OWN => Running;
+        updating_times_out: Updating, Timeout, OWN => Failed;
+        cancel_preparing: Preparing, Act(A::Cancel), OWN => NotInstall;
+        cancel_downloading: Downloading, Act(A::Cancel), OWN => NotInstall;
+        cancel_installing: Installing, Act(A::Cancel), OWN => NotInstall;
+        cancel_installed: Installed, Act(A::Cancel), OWN => NotInstall;
+        cancel_uninstalling: Uninstalling, Act(A::Cancel), OWN => NotInstall;
+        cancel_deleting: Deleting, Act(A::Cancel), OWN => NotInstall;
+        cancel_shutting_down: ShuttingDown, Act(A::Cancel), RENT => NotInstall;
+        cancel_starting: Starting, Act(A::Cancel), OWN => Failed;
+        cancel_stopping: Stopping, Act(A::Cancel), OWN => Failed;
+        cancel_restarting: Restarting, Act(A::Cancel), OWN => Failed;
+        cancel_suspending: Suspending, Act(A::Cancel), OWN => Failed;
+        cancel_resuming: Resuming, Act(A::Cancel), OWN => Failed;
+        cancel_snapshotting: Snapshotting, Act(A::Cancel), OWN => Failed;
+        cancel_updating: Updating, Act(A::Cancel), OWN => Failed;
+        stopped_drift: Stopped, Drift(Desired::Stopped), OWN => Stopping;
+        failed_drift_stopped: Failed, Drift(Desired::Stopped), OWN => Stopping;
+        suspended_drift: Suspended, Drift(Desired::Suspended), OWN => Suspending;
+        failed_drift_suspended: Failed, Drift(Desired::Suspended), OWN => Suspending;
     }
 
     fn events() -> Vec<Event> {
@@ -265,6 +346,7 @@ mod tests {
         v.extend([Event::EndRental, Event::Fail, Event::Timeout]);
         v.extend(AppStatus::iter().map(Event::Report));
         v.extend([Desired::Running, Desired::Stopped, Desired::Suspended, Desired::Removed].map(Event::Done));
+        v.extend([Desired::Running, Desired::Stopped, Desired::Suspended, Desired::Removed].map(Event::Drift));
         v
     }
 
@@ -308,9 +390,37 @@ mod tests {
 
     #[test]
     fn actions_follow_the_table() {
-        assert_eq!(actions(Running, OWN), vec![A::Stop, A::Restart, A::Suspend, A::Snapshot, A::Uninstall]);
-        assert_eq!(actions(Stopped, OWN), vec![A::Start, A::Snapshot, A::Uninstall]);
-        assert_eq!(actions(InstallFailed, OWN), vec![A::Retry, A::Uninstall]);
-        assert!(actions(Downloading, OWN).is_empty());
+        let on = |s| actions(s, OWN, true, Role::Owner);
+        assert_eq!(on(Running), vec![A::Stop, A::Restart, A::Suspend, A::Snapshot, A::Uninstall, A::Update]);
+        assert_eq!(on(Stopped), vec![A::Start, A::Snapshot, A::Uninstall]);
+        assert_eq!(on(InstallFailed), vec![A::Retry, A::Uninstall]);
+        assert!(on(Downloading).is_empty());
+    }
+
+    #[test]
+    fn an_offline_box_offers_cancel_or_remove_only() {
+        let off = |s| actions(s, RENT, false, Role::Owner);
+        assert_eq!(off(Preparing), vec![A::Cancel]);
+        assert_eq!(off(Starting), vec![A::Cancel]);
+        assert_eq!(off(Running), vec![A::Uninstall]);
+        assert_eq!(off(Stopped), vec![A::Uninstall]);
+        assert_eq!(allowed(Running, A::Stop, RENT, false, Role::Owner), Allowed::Offline);
+        assert_eq!(allowed(Preparing, A::Cancel, OWN, true, Role::Owner), Allowed::NotInState);
+    }
+
+    #[test]
+    fn members_are_offered_only_what_they_may_do() {
+        let member = |s, online| actions(s, OWN, online, Role::Member);
+        assert_eq!(member(Running, true), vec![A::Stop, A::Restart, A::Suspend]);
+        assert_eq!(member(Stopped, true), vec![A::Start]);
+        assert_eq!(member(Failed, true), vec![A::Start]);
+        assert!(member(InstallFailed, true).is_empty());
+        assert_eq!(member(Starting, false), vec![A::Cancel]);
+        assert!(member(Preparing, false).is_empty(), "cancelling an install removes it: the owner's");
+        for a in [A::Uninstall, A::Snapshot, A::Retry, A::Update] {
+            for s in AppStatus::iter() {
+                assert_ne!(allowed(s, a, OWN, true, Role::Member), Allowed::Yes, "{s:?} {a:?}");
+            }
+        }
     }
 }

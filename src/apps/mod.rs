@@ -31,9 +31,6 @@ use crate::db::enums::InstallKind;
 use crate::error::AppError;
 use crate::jobs::{Runs, repeated};
 
-/// The agent's reason when a box has no Docker (shown to the owner; translated in access.rs).
-pub const DOCKER_UNAVAILABLE: &str = "Docker is not available on this device";
-
 /// What the apps rules use.
 #[derive(Clone)]
 pub struct AppsCtx {

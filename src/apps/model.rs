@@ -46,9 +46,17 @@ pub struct Installation {
     pub desired: String,
     pub progress: Option<i32>,
     pub status_reason: Option<String>,
+    /// The stable name of the reason (`exited`, `container_gone`, `device_offline`, …).
+    pub status_reason_code: Option<String>,
+    /// Whether its device is online now (an offline box's apps cannot be run or stopped).
+    pub device_online: bool,
+    /// The catalogue version it runs.
+    pub version: String,
+    /// The catalogue's newer version, when there is one.
+    pub update_available: Option<String>,
     pub open_url: Option<String>,
-    /// The actions the current state allows (start, stop, restart, suspend, resume, snapshot,
-    /// retry, uninstall).
+    /// The actions the current state allows the caller (start, stop, restart, suspend, resume,
+    /// snapshot, retry, uninstall, update, cancel).
     pub actions: Vec<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -59,7 +67,11 @@ pub struct Installation {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct StateEvent {
     pub status: AppStatus,
+    pub reason_code: Option<String>,
+    /// In the reader's language.
     pub reason: Option<String>,
+    /// The version it ran then.
+    pub version: Option<String>,
     pub at: DateTime<Utc>,
 }
 
@@ -145,7 +157,7 @@ pub struct RentRequest {
 
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct ActionRequest {
-    /// start, stop, restart, suspend, resume, snapshot, retry or uninstall
+    /// start, stop, restart, suspend, resume, snapshot, retry, uninstall, update or cancel
     pub action: Option<String>,
 }
 
@@ -200,11 +212,25 @@ pub enum Action {
     Snapshot,
     Retry,
     Uninstall,
+    /// To the catalogue's newer version, rolled back if it does not start.
+    Update,
+    /// Gives up what is under way on a box that is offline.
+    Cancel,
 }
 
 impl Action {
-    pub const ALL: [Action; 8] =
-        [Action::Start, Action::Stop, Action::Restart, Action::Suspend, Action::Resume, Action::Snapshot, Action::Retry, Action::Uninstall];
+    pub const ALL: [Action; 10] = [
+        Action::Start,
+        Action::Stop,
+        Action::Restart,
+        Action::Suspend,
+        Action::Resume,
+        Action::Snapshot,
+        Action::Retry,
+        Action::Uninstall,
+        Action::Update,
+        Action::Cancel,
+    ];
     pub fn as_str(self) -> &'static str {
         match self {
             Action::Start => "start",
@@ -215,6 +241,8 @@ impl Action {
             Action::Snapshot => "snapshot",
             Action::Retry => "retry",
             Action::Uninstall => "uninstall",
+            Action::Update => "update",
+            Action::Cancel => "cancel",
         }
     }
     pub fn parse(raw: &str) -> Option<Action> {

@@ -5,7 +5,8 @@
 use sea_orm::{ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter};
 
 use crate::apps::lifecycle::{Desired, Event};
-use crate::apps::model::{AppStatus, InstallationReport};
+use crate::apps::model::{AppStatus, InstallationReport, Reason};
+use crate::protocol::heartbeat::CommandBody;
 use crate::apps::state::{self, Change};
 use crate::db::entity::{device_commands, devices, installations};
 use crate::db::enums::CommandStatus;
@@ -18,13 +19,35 @@ fn install_phase(s: AppStatus) -> bool {
     matches!(s, AppStatus::Preparing | AppStatus::Downloading | AppStatus::Installing | AppStatus::Installed)
 }
 
-/// What the agent reported, trimmed to sane sizes.
+/// What the agent reported, trimmed to sane sizes; an older agent's prose becomes `other`.
 fn clean(mut r: InstallationReport) -> InstallationReport {
     r.progress = r.progress.map(|p| p.clamp(0, 100));
     r.passed.truncate(8);
-    r.error = r.error.map(|e| e.chars().take(1000).collect());
-    r.url = r.url.filter(|u| (u.starts_with("http://") || u.starts_with("https://")) && u.len() <= 500);
+    r.reason = r.reason.map(Reason::trimmed).or_else(|| r.error.take().map(|e| Reason::from_stored(&e).trimmed()));
+    r.error = None;
+    r.url = r.url.filter(|u| box_address(u));
     r
+}
+
+/// The app's address on the box's own network, as the agent reports it: plain http(s) to an IP
+/// address and a port, nothing else (a provider's agent cannot send renters to any site; Open
+/// goes through the market).
+fn box_address(u: &str) -> bool {
+    if u.len() > 100 {
+        return false;
+    }
+    let Ok(url) = url::Url::parse(u) else { return false };
+    matches!(url.scheme(), "http" | "https")
+        && matches!(url.host(), Some(url::Host::Ipv4(_) | url::Host::Ipv6(_)))
+        && url.port().is_some()
+        && url.path() == "/"
+        && url.query().is_none()
+        && url.username().is_empty()
+}
+
+/// The failure of an acknowledged command, as stored (a reason code or an older agent's prose).
+fn failure(cmd: &device_commands::Model) -> Option<String> {
+    cmd.error.as_deref().map(|e| Reason::from_stored(e).stored())
 }
 
 #[async_trait::async_trait]
@@ -69,10 +92,15 @@ impl AgentListener for AppsListener {
             };
             let (event, reason) = match cmd.status {
                 CommandStatus::Done => (Event::Done(Desired::parse(&row.desired)), None),
-                _ => (Event::Fail, cmd.error.clone()),
+                _ => (Event::Fail, failure(cmd)),
+            };
+            // An update carried out: the installation runs the version it was sent.
+            let version = match (cmd.status, CommandBody::from_stored(cmd.kind, &cmd.payload)) {
+                (CommandStatus::Done, Some(CommandBody::AppUpdate(p))) => Some(p.version),
+                _ => None,
             };
             let url = report_of(&row.id).and_then(|r| r.url.clone());
-            changed |= state::apply(txn, &row, event, Change { reason, open_url: url, ..Default::default() }).await?.is_some();
+            changed |= state::apply(txn, &row, event, Change { reason, open_url: url, version, ..Default::default() }).await?.is_some();
         }
         for r in &reports {
             let Some(row) = installations::Entity::find_by_id(r.id.clone())
@@ -92,7 +120,19 @@ impl AgentListener for AppsListener {
             if row.command_id.is_some() && !install_phase(row.status) {
                 continue;
             }
-            let change = Change { progress: r.progress, reason: r.error.clone(), open_url: r.url.clone(), ..Default::default() };
+            // Running on the box although the person asked for it stopped or suspended (the
+            // provider started it again): it is stopped again, and the meter does not restart.
+            let desired = Desired::parse(&row.desired);
+            if r.status == AppStatus::Running && matches!(desired, Desired::Stopped | Desired::Suspended) {
+                let (kind, _) = crate::apps::lifecycle::command_of(
+                    if desired == Desired::Stopped { crate::apps::model::Action::Stop } else { crate::apps::model::Action::Suspend },
+                    desired,
+                );
+                let command = CommandBody::app(kind, &row.id);
+                changed |= state::apply(txn, &row, Event::Drift(desired), Change { command, ..Default::default() }).await?.is_some();
+                continue;
+            }
+            let change = Change { progress: r.progress, reason: r.reason.as_ref().map(Reason::stored), open_url: r.url.clone(), ..Default::default() };
             changed |= state::apply(txn, &row, Event::Report(r.status), change).await?.is_some();
         }
         Ok(changed)

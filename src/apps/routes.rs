@@ -26,6 +26,7 @@ where
         .routes(routes!(list_apps))
         .routes(routes!(device_fit))
         .routes(routes!(get_app))
+        .routes(routes!(app_history))
         .routes(routes!(install_app))
         .routes(routes!(rent_options))
         .merge(OpenApiRouter::new().routes(routes!(rent_app)).route_layer(crate::billing::idempotency::layer()))
@@ -70,6 +71,21 @@ async fn get_app(State(cx): State<AppsCtx>, auth: Auth, lang: Lang, ApiPath(id):
     ok(install::details(&cx, &auth, &id, lang).await?)
 }
 
+/// The states an installation went through, newest first: time, status, reason (code and the
+/// reader's language) and the version it ran.
+#[utoipa::path(get, path = "/api/rmp/v1/apps/{id}/history", tag = "apps", params(("id" = String, Path), Page),
+    responses((status = 200, body = Envelope<List<StateEvent>>), (status = 404)))]
+async fn app_history(
+    State(cx): State<AppsCtx>,
+    auth: Auth,
+    lang: Lang,
+    ApiPath(id): ApiPath<String>,
+    ApiQuery(page): ApiQuery<Page>,
+) -> ApiResult<List<StateEvent>> {
+    let (offset, limit) = page.checked(Page::MAX_LIMIT)?;
+    ok(install::history(&cx, &auth, &id, offset, limit, lang).await?)
+}
+
 /// Install an app on a device of the current context (`own`): 403 for members, 409 when the
 /// device is offline or lacks what the app requires (`data.gaps`).
 #[utoipa::path(post, path = "/api/rmp/v1/apps/install", tag = "apps", request_body = InstallRequest,
@@ -97,8 +113,10 @@ async fn rent_options(State(cx): State<AppsCtx>, auth: Auth, ApiQuery(q): ApiQue
     ok(rental::options(&cx, &auth, app_id.trim()).await?)
 }
 
-/// start, stop, restart, suspend, resume, snapshot, retry (a failed install) or uninstall; 409
-/// when the state does not allow it or the device is offline.
+/// start, stop, restart, suspend, resume, snapshot, retry (a failed install), uninstall, update
+/// (to the catalogue's newer version, rolled back if it does not start) or cancel (what is under
+/// way on an offline box); 403 for what a member may not do, 409 when the state does not allow
+/// it or the device is offline.
 #[utoipa::path(post, path = "/api/rmp/v1/apps/{id}/actions", tag = "apps", params(("id" = String, Path)), request_body = ActionRequest,
     responses((status = 200, body = Envelope<Installation>), (status = 403), (status = 404), (status = 409)))]
 async fn act(State(cx): State<AppsCtx>, auth: Auth, lang: Lang, ApiPath(id): ApiPath<String>, Valid(action): Valid<Action>) -> ApiResult<Installation> {

@@ -23,6 +23,8 @@ pub struct Change {
     /// A command sent with the transition (its id becomes the pending one).
     pub command: Option<CommandBody>,
     pub desired: Option<Desired>,
+    /// The version it runs from now on (an update carried out).
+    pub version: Option<String>,
 }
 
 /// Applies `event` to `row` if the table allows it and nobody moved the row meanwhile. Returns
@@ -52,6 +54,9 @@ pub async fn apply(
     if let Some(d) = change.desired {
         q = q.col_expr(installations::Column::Desired, Expr::value(d.as_str()));
     }
+    if let Some(v) = &change.version {
+        q = q.col_expr(installations::Column::Version, Expr::value(v.clone()));
+    }
     if to == AppStatus::NotInstall {
         q = q.col_expr(installations::Column::ActiveKey, Expr::value(Option::<String>::None));
     }
@@ -66,7 +71,8 @@ pub async fn apply(
     if let (Some(body), Some(id)) = (change.command, &command_id) {
         send(conn, id, &row.device_id, &row.id, &body).await?;
     }
-    record(conn, &row.id, to, change.reason.as_deref()).await?;
+    let version = change.version.as_deref().unwrap_or(&row.version);
+    record(conn, &row.id, to, change.reason.as_deref(), version).await?;
     let now_row = installations::Entity::find_by_id(row.id.clone()).one(conn).await?;
     if let Some(r) = &now_row {
         notify::on_transition(conn, row.status, r).await?;
@@ -105,12 +111,13 @@ pub async fn open_url(conn: &impl ConnectionTrait, row: &installations::Model, u
 }
 
 /// One line of the installation's history.
-pub async fn record(conn: &impl ConnectionTrait, installation_id: &str, status: AppStatus, reason: Option<&str>) -> Result<(), AppError> {
+pub async fn record(conn: &impl ConnectionTrait, installation_id: &str, status: AppStatus, reason: Option<&str>, version: &str) -> Result<(), AppError> {
     installation_events::ActiveModel {
         id: Set(new_id()),
         installation_id: Set(installation_id.to_string()),
         status: Set(status),
         reason: Set(reason.map(str::to_string)),
+        version: Set(Some(version.to_string()).filter(|v| !v.is_empty())),
         created_at: Set(now()),
     }
     .insert(conn)

@@ -8,7 +8,7 @@ use chrono::Duration as ChronoDuration;
 use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
 
 use crate::apps::lifecycle::{Event, is_transitional, time_limit};
-use crate::apps::model::AppStatus;
+use crate::apps::model::{AppStatus, Reason, ReasonCode};
 use crate::apps::state::{self, Change};
 use crate::config::AppsConfig;
 use crate::db::entity::installations;
@@ -32,7 +32,7 @@ pub async fn run(db: &DatabaseConnection, settings: &AppsConfig) -> Result<usize
             .await?;
         for row in stuck {
             let txn = write_txn(db).await?;
-            let reason = format!("zm:timeout:{}:{}", sea_orm::ActiveEnum::to_value(&s), limit.as_secs());
+            let reason = Reason { code: ReasonCode::TimedOut, state: Some(s), secs: Some(limit.as_secs()), ..Default::default() }.stored();
             if let Some(cmd) = &row.command_id {
                 state::withdraw(&txn, cmd, "timed out").await?;
             }

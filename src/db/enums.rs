@@ -120,6 +120,8 @@ pub enum CommandKind {
     AppSnapshot,
     #[sea_orm(string_value = "app_uninstall")]
     AppUninstall,
+    #[sea_orm(string_value = "app_update")]
+    AppUpdate,
 }
 
 /// Where a command is in its send-until-acknowledged cycle.
@@ -387,6 +389,9 @@ pub enum AppStatus {
     Deleting,
     #[sea_orm(string_value = "shutting_down")]
     ShuttingDown,
+    /// A new version starting beside the old one (which keeps running until the switch).
+    #[sea_orm(string_value = "updating")]
+    Updating,
     #[sea_orm(string_value = "failed")]
     Failed,
     #[sea_orm(string_value = "install_failed")]

@@ -124,7 +124,7 @@ pub fn to_device(d: &devices::Model) -> Device {
         sharing_mode: d.sharing_mode,
         rentable: d.rentable,
         price_per_hour: d.price_per_hour,
-        spec: Spec { cpu_cores: d.cpu_cores, memory_bytes: d.memory_bytes, disk_bytes: d.disk_bytes, gpus: gpus_of(d) },
+        spec: Spec { cpu_cores: d.cpu_cores, memory_bytes: d.memory_bytes, disk_bytes: d.disk_bytes, gpus: gpus_of(d), gpu_runtime: d.gpu_runtime },
         metrics,
         location: match (d.lat, d.lng) {
             (Some(lat), Some(lng)) => Some(Location { lat, lng }),

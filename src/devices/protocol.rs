@@ -79,6 +79,7 @@ pub async fn register(cx: &DevicesCtx, ip: IpAddr, req: AgentRegistration) -> Re
         memory_bytes: Set(spec.memory_bytes),
         disk_bytes: Set(spec.disk_bytes),
         gpus: Set(serde_json::to_string(&spec.gpus).map_err(|e| AppError::Internal(e.into()))?),
+        gpu_runtime: Set(spec.gpu_runtime),
         cpu_percent: Set(None),
         memory_used_bytes: Set(None),
         disk_used_bytes: Set(None),
@@ -146,6 +147,7 @@ pub async fn beat(cx: &DevicesCtx, device: &devices::Model, req: HeartbeatReques
         a.memory_bytes = Set(spec.memory_bytes);
         a.disk_bytes = Set(spec.disk_bytes);
         a.gpus = Set(serde_json::to_string(&spec.gpus).map_err(|e| AppError::Internal(e.into()))?);
+        a.gpu_runtime = Set(spec.gpu_runtime);
     }
     if let Some(m) = &req.metrics {
         let cpu = if m.cpu_percent.is_finite() { m.cpu_percent.clamp(0.0, 100.0) } else { 0.0 };
@@ -287,12 +289,15 @@ async fn apply_ack(conn: &impl ConnectionTrait, device: &devices::Model, ack: &A
     else {
         return Ok((false, None)); // another device's command, or already acknowledged
     };
+    // An app command's failure is kept as its reason code with its figures (worded when read).
     let error: Option<String> = if ack.ok {
         None
+    } else if let Some(r) = &ack.reason {
+        Some(r.clone().trimmed().stored())
     } else {
         Some(ack.error.clone().filter(|e| !e.trim().is_empty()).unwrap_or_else(|| "the agent reported a failure".into()))
     };
-    let error = error.map(|e| e.chars().take(1000).collect::<String>());
+    let error = error.map(|e| e.chars().take(2000).collect::<String>());
     let kind = cmd.kind;
     let subject = cmd.subject_id.clone();
     let mut a: device_commands::ActiveModel = cmd.into();

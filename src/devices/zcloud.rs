@@ -148,6 +148,7 @@ pub async fn create_zcloud(cx: &DevicesCtx, auth: &Auth, ask: ZcloudAsk) -> Resu
         memory_bytes: Set(ask.memory_bytes),
         disk_bytes: Set(ask.disk_bytes),
         gpus: Set(serde_json::to_string(&gpus).map_err(|e| AppError::Internal(e.into()))?),
+        gpu_runtime: Set(None),
         cpu_percent: Set(None),
         memory_used_bytes: Set(None),
         disk_used_bytes: Set(None),

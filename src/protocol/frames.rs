@@ -159,7 +159,7 @@ mod tests {
         let text = serde_json::to_string(&c).unwrap();
         assert!(text.starts_with(r#"{"t":"commands","settings":"#), "{text}");
         assert_eq!(serde_json::from_str::<ToAgent>(&text).unwrap(), c);
-        let b = FromAgent::Beat(HeartbeatRequest { acks: vec![Ack { id: "c".into(), ok: true, error: None }], ..Default::default() });
+        let b = FromAgent::Beat(HeartbeatRequest { acks: vec![Ack { id: "c".into(), ok: true, error: None, reason: None }], ..Default::default() });
         let text = serde_json::to_string(&b).unwrap();
         assert_eq!(serde_json::from_str::<FromAgent>(&text).unwrap(), b);
         let close = FromAgent::Close { stream: 1, reason: CloseReason::PortNotAllowed };

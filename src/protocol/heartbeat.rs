@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 
 use crate::db::enums::{CommandKind, SharingMode};
 use crate::error::{AppError, Msg};
-use crate::protocol::apps::{AppCommandPayload, InstallPayload, InstallationReport};
+use crate::protocol::apps::{AppCommandPayload, InstallPayload, InstallationReport, UpdatePayload};
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
 pub struct Gpu {
@@ -32,6 +32,10 @@ pub struct Spec {
     pub disk_bytes: i64,
     #[serde(default)]
     pub gpus: Vec<Gpu>,
+    /// Whether the box's Docker can hand GPUs to containers (the NVIDIA runtime); `None` from an
+    /// agent that does not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_runtime: Option<bool>,
 }
 
 impl Spec {
@@ -86,8 +90,12 @@ pub struct RegisterResponse {
 pub struct Ack {
     pub id: String,
     pub ok: bool,
+    /// A failure in English (logs; Z-CLOUD provisioners).
     #[serde(default)]
     pub error: Option<String>,
+    /// An app command's failure as a code with its figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<super::apps::Reason>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, PartialEq)]
@@ -139,6 +147,7 @@ pub enum CommandBody {
     AppResume(AppCommandPayload),
     AppSnapshot(AppCommandPayload),
     AppUninstall(AppCommandPayload),
+    AppUpdate(UpdatePayload),
 }
 
 /// A Z-CLOUD machine to create on a host (given to the host's provisioner on its stdin).
@@ -173,6 +182,7 @@ impl CommandBody {
             CommandBody::AppResume(_) => CommandKind::AppResume,
             CommandBody::AppSnapshot(_) => CommandKind::AppSnapshot,
             CommandBody::AppUninstall(_) => CommandKind::AppUninstall,
+            CommandBody::AppUpdate(_) => CommandKind::AppUpdate,
         }
     }
 
@@ -187,7 +197,7 @@ impl CommandBody {
             CommandKind::AppResume => CommandBody::AppResume(p),
             CommandKind::AppSnapshot => CommandBody::AppSnapshot(p),
             CommandKind::AppUninstall => CommandBody::AppUninstall(p),
-            CommandKind::AppInstall | CommandKind::ZcloudCreate | CommandKind::ZcloudDelete => return None,
+            CommandKind::AppInstall | CommandKind::AppUpdate | CommandKind::ZcloudCreate | CommandKind::ZcloudDelete => return None,
         })
     }
 
@@ -203,6 +213,7 @@ impl CommandBody {
     pub fn installation(&self) -> Option<&str> {
         match self {
             CommandBody::AppInstall(p) => Some(&p.installation_id),
+            CommandBody::AppUpdate(p) => Some(&p.installation_id),
             CommandBody::AppStart(p)
             | CommandBody::AppStop(p)
             | CommandBody::AppRestart(p)
@@ -212,6 +223,13 @@ impl CommandBody {
             | CommandBody::AppUninstall(p) => Some(&p.installation_id),
             CommandBody::ZcloudCreate(_) | CommandBody::ZcloudDelete(_) => None,
         }
+    }
+}
+
+impl CommandBody {
+    /// A queued command's body from its stored kind and payload (`None` when unreadable).
+    pub fn from_stored(kind: CommandKind, payload: &str) -> Option<CommandBody> {
+        Command::stored(String::new(), kind, payload).body().ok()
     }
 }
 

@@ -122,6 +122,7 @@ async fn nearby_through_the_box_answers_as_a_scan_of_every_device() {
             memory_bytes: Set(1 << 30),
             disk_bytes: Set(1 << 30),
             gpus: Set("[]".into()),
+            gpu_runtime: Set(None),
             cpu_percent: Set(None),
             memory_used_bytes: Set(None),
             disk_used_bytes: Set(None),

@@ -28,6 +28,8 @@ pub struct Model {
     pub disk_bytes: i64,
     /// JSON list of {name, passthrough, vram}
     pub gpus: String,
+    /// Whether its Docker can hand GPUs to containers (null: not said).
+    pub gpu_runtime: Option<bool>,
     pub cpu_percent: Option<f64>,
     pub memory_used_bytes: Option<i64>,
     pub disk_used_bytes: Option<i64>,

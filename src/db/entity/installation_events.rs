@@ -10,6 +10,7 @@ pub struct Model {
     pub installation_id: String,
     pub status: AppStatus,
     pub reason: Option<String>,
+    pub version: Option<String>,
     pub created_at: DateTimeUtc,
 }
 

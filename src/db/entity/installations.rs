@@ -18,6 +18,8 @@ pub struct Model {
     pub desired: String,
     pub progress: Option<i32>,
     pub status_reason: Option<String>,
+    /// The catalogue version it runs.
+    pub version: String,
     pub open_url: Option<String>,
     pub command_id: Option<String>,
     pub state_since: DateTimeUtc,
