@@ -1,9 +1,14 @@
 //! Install manifests: how each catalogue app runs as a container (assets/catalogue/manifests.json,
 //! embedded), plus an operator's file of replacements (`[apps] manifests`, e.g. images in a
-//! private registry). Loaded and validated once at start-up: every catalogue app must have one.
+//! private registry). Loaded and validated at start-up: every catalogue app must have one. The
+//! operator's file is read again when it changes (a new image for an app, which with a newer
+//! catalogue version makes "Update available" appear); a changed file that does not load is
+//! refused with a warning and the manifests in use stay.
 
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, RwLock};
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, bail};
 use serde::Deserialize;
@@ -18,18 +23,64 @@ struct ManifestFile {
 }
 
 /// Every installable app's manifest, by app id (the catalogue slug).
-#[derive(Debug, Clone, Default)]
-pub struct Manifests(HashMap<String, Manifest>);
+#[derive(Debug, Default)]
+pub struct Manifests {
+    all: RwLock<HashMap<String, Manifest>>,
+    /// What to load again when the operator's file changes.
+    source: Option<Source>,
+}
+
+#[derive(Debug)]
+struct Source {
+    embedded: String,
+    path: PathBuf,
+    catalogue: String,
+    /// The file's modification time last loaded, and when it was last looked at.
+    seen: Mutex<(Option<SystemTime>, Instant)>,
+}
+
+/// How often the operator's file is looked at (one `stat`).
+const LOOK_EVERY: Duration = Duration::from_secs(1);
+
+fn modified(path: &Path) -> Option<SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
 
 impl Manifests {
-    pub fn get(&self, app_id: &str) -> Option<&Manifest> {
-        self.0.get(app_id)
+    pub fn get(&self, app_id: &str) -> Option<Manifest> {
+        self.refresh();
+        self.all.read().unwrap().get(app_id).cloned()
     }
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.all.read().unwrap().len()
     }
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.len() == 0
+    }
+
+    fn refresh(&self) {
+        let Some(src) = &self.source else { return };
+        let changed = {
+            let mut seen = src.seen.lock().unwrap();
+            if seen.1.elapsed() < LOOK_EVERY {
+                return;
+            }
+            seen.1 = Instant::now();
+            let now = modified(&src.path);
+            (now != seen.0).then(|| {
+                seen.0 = now;
+            })
+        };
+        if changed.is_none() {
+            return;
+        }
+        match read(&src.embedded, Some(&src.path), &src.catalogue) {
+            Ok(all) => {
+                tracing::info!(path = %src.path.display(), "install manifests changed: loaded again");
+                *self.all.write().unwrap() = all;
+            }
+            Err(e) => tracing::warn!(path = %src.path.display(), error = %e, "install manifests changed but do not load: the ones in use stay"),
+        }
     }
 }
 
@@ -43,6 +94,18 @@ pub fn embedded() -> anyhow::Result<String> {
 /// catalogue (`catalogue_json`: assets/catalogue/apps.json): one manifest per app, no manifest
 /// for an app the catalogue does not have, each one valid.
 pub fn load(embedded_json: &str, overrides: Option<&Path>, catalogue_json: &str) -> anyhow::Result<Manifests> {
+    let seen = overrides.and_then(modified);
+    let all = read(embedded_json, overrides, catalogue_json)?;
+    let source = overrides.map(|p| Source {
+        embedded: embedded_json.to_string(),
+        path: p.to_path_buf(),
+        catalogue: catalogue_json.to_string(),
+        seen: Mutex::new((seen, Instant::now())),
+    });
+    Ok(Manifests { all: RwLock::new(all), source })
+}
+
+fn read(embedded_json: &str, overrides: Option<&Path>, catalogue_json: &str) -> anyhow::Result<HashMap<String, Manifest>> {
     let gpu_need = catalogue_gpu_needs(catalogue_json)?;
     let file: ManifestFile = serde_json::from_str(embedded_json).context("parsing assets/catalogue/manifests.json")?;
     if file.version != 1 {
@@ -61,7 +124,7 @@ pub fn load(embedded_json: &str, overrides: Option<&Path>, catalogue_json: &str)
     if let Some(unknown) = all.keys().find(|k| !gpu_need.contains_key(*k)) {
         bail!("install manifest for {unknown}, which is not in the catalogue");
     }
-    Ok(Manifests(all))
+    Ok(all)
 }
 
 fn catalogue_gpu_needs(catalogue_json: &str) -> anyhow::Result<HashMap<String, bool>> {

@@ -41,7 +41,7 @@ pub async fn door(cx: &ConnectCtx, auth: &Auth, id: &str) -> Result<Door, AppErr
         Err(e) => return Err(e),
     };
     let device = devices::Entity::find_by_id(row.device_id.clone()).one(&cx.db).await?;
-    let manifest = cx.apps.manifests.get(&row.app_id).cloned();
+    let manifest = cx.apps.manifests.get(&row.app_id);
     Ok(Door { row, manifest, device })
 }
 

@@ -61,10 +61,13 @@ async fn installed_running(app: &TestApp, token: &str, secret: &str, app_id: &st
 }
 
 /// Acknowledges the pending command of `id` with `ok`.
-async fn ack_pending(app: &TestApp, secret: &str, id: &str, ok: bool, error: Option<&str>) {
+/// Acknowledges the installation's pending command; a failure carries `reason` (a code with its
+/// figures, as the agent sends it).
+async fn ack_pending(app: &TestApp, secret: &str, id: &str, ok: bool, reason: Option<Value>) {
     let cmds = beat(app, secret, json!([]), json!([])).await;
     let cmd = command_for(&cmds, id)["id"].clone();
-    beat(app, secret, json!([]), json!([{"id": cmd, "ok": ok, "error": error}])).await;
+    let error = reason.as_ref().map(|_| "failed in English");
+    beat(app, secret, json!([]), json!([{"id": cmd, "ok": ok, "error": error, "reason": reason}])).await;
 }
 
 #[tokio::test]
@@ -110,7 +113,8 @@ async fn an_install_goes_through_the_reported_states_and_its_command_is_sent_unt
     assert_eq!(d["status"], "running");
     assert_eq!(d["open_url"], "http://10.0.0.5:32768/");
     assert_eq!(d["progress"], Value::Null);
-    assert_eq!(d["actions"], json!(["stop", "restart", "suspend", "snapshot", "uninstall"]));
+    assert_eq!(d["actions"], json!(["stop", "restart", "suspend", "snapshot", "uninstall"]), "no update: it runs the catalogue's version");
+    assert_eq!((d["device_online"].as_bool(), d["update_available"].clone()), (Some(true), Value::Null));
     let history: Vec<&str> = d["history"].as_array().unwrap().iter().map(|h| h["status"].as_str().unwrap()).collect();
     assert_eq!(history, ["preparing", "downloading", "installing", "installed", "running"]);
     assert_eq!(d["holds"]["cpu_cores"], 1);
@@ -121,10 +125,17 @@ async fn an_install_goes_through_the_reported_states_and_its_command_is_sent_unt
     assert!(n["data"]["items"].as_array().unwrap().iter().any(|i| i["kind"] == "app_installed"), "{n}");
 
     // The box reports the app exited by itself: the installation follows.
-    beat(&app, &secret, json!([{"id": id, "status": "failed", "error": "the app exited (exit code 137)"}]), json!([])).await;
+    beat(&app, &secret, json!([{"id": id, "status": "failed", "reason": {"code": "exited", "exit_code": 137}}]), json!([])).await;
     let d = get(&app, &alice, &id).await;
     assert_eq!(d["status"], "failed");
-    assert_eq!(d["status_reason"], "the app exited (exit code 137)");
+    assert_eq!((d["status_reason"].as_str(), d["status_reason_code"].as_str()), (Some("The app exited (exit code 137)"), Some("exited")));
+    let (_, zh) = json_of(app.client.get(app.url(&format!("/api/rmp/v1/apps/{id}"))).bearer_auth(&alice).header("Accept-Language", "zh").send().await.unwrap()).await;
+    assert_eq!(zh["data"]["status_reason"], "应用已退出（退出码 137）");
+    // An older agent's prose is kept as `other`, worded around it.
+    beat(&app, &secret, json!([{"id": id, "status": "running"}]), json!([])).await;
+    beat(&app, &secret, json!([{"id": id, "status": "failed", "error": "it broke"}]), json!([])).await;
+    let d = get(&app, &alice, &id).await;
+    assert_eq!((d["status_reason"].as_str(), d["status_reason_code"].as_str()), (Some("The device reported an error (it broke)"), Some("other")));
     assert_eq!(d["open_url"], Value::Null);
 }
 
@@ -159,9 +170,10 @@ async fn actions_follow_the_state_and_acknowledgements_settle_them() {
     let cmds_kind = |cmds: &[Value]| command_for(cmds, &id)["kind"].as_str().unwrap().to_string();
     assert_eq!(act(&app, &alice, &id, "start").await.1["data"]["status"], "starting");
     assert_eq!(cmds_kind(&beat(&app, &secret, json!([]), json!([])).await), "app_start");
-    ack_pending(&app, &secret, &id, false, Some("port already in use")).await;
+    ack_pending(&app, &secret, &id, false, Some(json!({"code": "port_in_use", "port": 8080, "status": 500}))).await;
     let d = get(&app, &alice, &id).await;
-    assert_eq!((d["status"].as_str(), d["status_reason"].as_str()), (Some("failed"), Some("port already in use")));
+    assert_eq!((d["status"].as_str(), d["status_reason"].as_str()), (Some("failed"), Some("Port 8080 is already in use on the device")));
+    assert_eq!(d["status_reason_code"], "port_in_use");
     assert_eq!(act(&app, &alice, &id, "start").await.0, 200);
     ack_pending(&app, &secret, &id, true, None).await;
     assert_eq!(get(&app, &alice, &id).await["status"], "running");
@@ -322,6 +334,11 @@ async fn offline_devices_refuse_with_the_spec_messages() {
     let ai = installed_running(&app, &alice, &secret, "ollama", &dev).await;
     act(&app, &alice, &web, "stop").await;
     ack_pending(&app, &secret, &web, true, None).await;
+    // An install the box took but never finished (it goes offline while preparing).
+    let (s, b) = install(&app, &alice, "syncthing", &dev).await;
+    assert_eq!(s, 200, "{b}");
+    let stuck = b["data"]["id"].as_str().unwrap().to_string();
+    assert_eq!(get(&app, &alice, &stuck).await["actions"], json!([]), "nothing to cancel while the box works on it");
 
     // AI compute: endpoint and the GPUs it holds.
     let (s, b) = app.get_auth("/api/rmp/v1/aicompute", &alice).await;
@@ -344,7 +361,7 @@ async fn offline_devices_refuse_with_the_spec_messages() {
     assert_eq!((s, b["msg"].as_str()), (409, Some("Cannot launch while Z-APP is offline")));
     let (_, b) = zh_post(&app, &format!("/api/rmp/v1/apps/{web}/actions"), &json!({"action": "start"}), &alice).await;
     assert_eq!(b["msg"], "Z-APP 离线时无法启动");
-    let (s, b) = act(&app, &alice, &web, "uninstall").await;
+    let (s, b) = act(&app, &alice, &web, "snapshot").await;
     assert_eq!((s, b["msg"].as_str()), (409, Some("This operation is not allowed while the device is stopped or offline")));
     let (s, b) = act(&app, &alice, &ai, "stop").await;
     assert_eq!((s, b["msg"].as_str()), (409, Some("Cannot manage while the AI compute app is offline")));
@@ -352,6 +369,113 @@ async fn offline_devices_refuse_with_the_spec_messages() {
     assert_eq!(b["msg"], "AI 算力应用离线时无法管理");
     let (s, b) = install(&app, &alice, "vaultwarden", &dev).await;
     assert_eq!((s, b["msg"].as_str()), (409, Some("This operation is not allowed while the device is stopped or offline")));
+
+    // Offline shows everywhere, with only what can be done at once: cancel what is under way,
+    // remove what is settled.
+    let d = get(&app, &alice, &ai).await;
+    assert_eq!((d["device_online"].as_bool(), d["status_reason_code"].as_str()), (Some(false), Some("device_offline")));
+    assert_eq!((d["status_reason"].as_str(), d["actions"].clone()), (Some("The device is offline"), json!(["uninstall"])));
+    let (_, zh) = json_of(app.client.get(app.url(&format!("/api/rmp/v1/apps/{ai}"))).bearer_auth(&alice).header("Accept-Language", "zh").send().await.unwrap()).await;
+    assert_eq!(zh["data"]["status_reason"], "设备离线");
+    let (_, list) = app.get_auth("/api/rmp/v1/apps", &alice).await;
+    assert!(list["data"]["items"].as_array().unwrap().iter().all(|i| i["device_online"] == false), "{list}");
+    let d = get(&app, &alice, &stuck).await;
+    assert_eq!((d["status"].as_str(), d["actions"].clone()), (Some("preparing"), json!(["cancel"])));
+    let (s, b) = act(&app, &alice, &stuck, "cancel").await;
+    assert_eq!((s, b["data"]["status"].as_str(), b["data"]["status_reason_code"].as_str()), (200, Some("not_install"), Some("cancelled")));
+    // Removed at once here; the box removes the stopped app when it returns.
+    let (s, b) = act(&app, &alice, &web, "uninstall").await;
+    assert_eq!((s, b["data"]["status"].as_str()), (200, Some("not_install")));
+    let cmds = beat(&app, &secret, json!([]), json!([])).await;
+    assert_eq!(command_for(&cmds, &web)["kind"], "app_uninstall");
+    assert_eq!(command_for(&cmds, &stuck)["kind"], "app_uninstall", "the cancelled install is not carried out: {cmds:?}");
+    assert!(!cmds.iter().any(|c| c["kind"] == "app_install"), "{cmds:?}");
+    let (_, b) = app.get_auth(&format!("/api/rmp/v1/apps/{stuck}/history"), &alice).await;
+    assert_eq!(b["data"]["items"][0]["status"], "not_install");
+    assert_eq!(b["data"]["items"][0]["reason"], "Cancelled while the device was offline");
+}
+
+#[tokio::test]
+async fn history_is_newest_first_with_reasons_and_versions() {
+    let app = TestApp::spawn().await;
+    let alice = token_of(&app.signed_in("alice@example.com").await);
+    let bob = token_of(&app.signed_in("bob@example.com").await);
+    let (dev, secret) = bound_device(&app, &alice, "Z-BOX", box_spec(8, 0)).await;
+    let id = installed_running(&app, &alice, &secret, "grafana", &dev).await;
+    beat(&app, &secret, json!([{"id": id, "status": "failed", "reason": {"code": "keeps_exiting", "exit_code": 3}}]), json!([])).await;
+    let (s, b) = app.get_auth(&format!("/api/rmp/v1/apps/{id}/history?limit=2"), &alice).await;
+    assert_eq!(s, 200, "{b}");
+    assert_eq!(b["data"]["total"], 3);
+    let items = b["data"]["items"].as_array().unwrap();
+    assert_eq!(items.len(), 2);
+    assert_eq!((items[0]["status"].as_str(), items[0]["reason_code"].as_str()), (Some("failed"), Some("keeps_exiting")));
+    assert_eq!(items[0]["reason"], "The app keeps exiting (exit code 3)");
+    assert_eq!(items[1]["status"], "running");
+    let version = get(&app, &alice, &id).await["version"].as_str().unwrap().to_string();
+    assert!(!version.is_empty());
+    assert!(items.iter().all(|i| i["version"] == version.as_str()), "{items:?}");
+    let (_, b) = app.get_auth(&format!("/api/rmp/v1/apps/{id}/history?offset=2"), &alice).await;
+    assert_eq!(b["data"]["items"][0]["status"], "preparing");
+    let (_, zh) = json_of(app.client.get(app.url(&format!("/api/rmp/v1/apps/{id}/history"))).bearer_auth(&alice).header("Accept-Language", "zh").send().await.unwrap()).await;
+    assert_eq!(zh["data"]["items"][0]["reason"], "应用反复退出（退出码 3）");
+    // Another person's installation is not found; bad paging is refused.
+    assert_eq!(app.get_auth(&format!("/api/rmp/v1/apps/{id}/history"), &bob).await.0, 404);
+    assert_eq!(app.get_auth(&format!("/api/rmp/v1/apps/{id}/history?limit=0"), &alice).await.0, 400);
+}
+
+#[tokio::test]
+async fn a_report_that_contradicts_a_stop_stops_the_app_again() {
+    let app = TestApp::spawn().await;
+    let alice = token_of(&app.signed_in("alice@example.com").await);
+    let (dev, secret) = bound_device(&app, &alice, "Z-BOX", box_spec(8, 0)).await;
+    let id = installed_running(&app, &alice, &secret, "grafana", &dev).await;
+    act(&app, &alice, &id, "stop").await;
+    ack_pending(&app, &secret, &id, true, None).await;
+    assert_eq!(get(&app, &alice, &id).await["status"], "stopped");
+    // The provider starts it on the box: the person's stop holds, and a stop is sent again.
+    let cmds = beat(&app, &secret, json!([{"id": id, "status": "running"}]), json!([])).await;
+    let d = get(&app, &alice, &id).await;
+    assert_eq!((d["status"].as_str(), d["desired"].as_str()), (Some("stopping"), Some("stopped")));
+    let cmds = if cmds.iter().any(|c| c["payload"]["installation_id"] == id.as_str()) { cmds } else { beat(&app, &secret, json!([]), json!([])).await };
+    assert_eq!(command_for(&cmds, &id)["kind"], "app_stop");
+    ack_pending(&app, &secret, &id, true, None).await;
+    assert_eq!(get(&app, &alice, &id).await["status"], "stopped");
+}
+
+#[tokio::test]
+async fn an_update_appears_with_a_newer_catalogue_version_and_rolls_back_or_switches() {
+    use sea_orm::{ConnectionTrait, Statement};
+    let app = TestApp::spawn().await;
+    let alice = token_of(&app.signed_in("alice@example.com").await);
+    let (dev, secret) = bound_device(&app, &alice, "Z-BOX", box_spec(8, 0)).await;
+    let id = installed_running(&app, &alice, &secret, "grafana", &dev).await;
+    let before = get(&app, &alice, &id).await["version"].as_str().unwrap().to_string();
+    assert_eq!(act(&app, &alice, &id, "update").await.0, 409, "nothing newer yet");
+    // The operator publishes a newer version of the app.
+    let db = &app.state.db;
+    db.execute(Statement::from_string(db.get_database_backend(), "UPDATE apps SET version = '99.0.0' WHERE id = 'grafana'")).await.unwrap();
+    let d = get(&app, &alice, &id).await;
+    assert_eq!(d["update_available"], "99.0.0");
+    assert!(d["actions"].as_array().unwrap().contains(&json!("update")), "{d}");
+    let (s, b) = act(&app, &alice, &id, "update").await;
+    assert_eq!((s, b["data"]["status"].as_str()), (200, Some("updating")));
+    let cmds = beat(&app, &secret, json!([]), json!([])).await;
+    let cmd = command_for(&cmds, &id).clone();
+    assert_eq!((cmd["kind"].as_str(), cmd["payload"]["version"].as_str(), cmd["payload"]["from_version"].as_str()), (Some("app_update"), Some("99.0.0"), Some(before.as_str())));
+    assert!(cmd["payload"]["limits"]["memory_bytes"].as_i64().unwrap() > 0, "{cmd}");
+    // The new version did not start: the old one runs on.
+    let reason = json!({"code": "rolled_back", "version": "99.0.0", "cause": {"code": "exited", "exit_code": 1}});
+    beat(&app, &secret, json!([]), json!([{"id": cmd["id"], "ok": false, "reason": reason}])).await;
+    let d = get(&app, &alice, &id).await;
+    assert_eq!((d["status"].as_str(), d["version"].as_str(), d["status_reason_code"].as_str()), (Some("running"), Some(before.as_str()), Some("rolled_back")));
+    assert_eq!(d["status_reason"], "Updating to 99.0.0 failed; the previous version runs again: The app exited (exit code 1)");
+    // Again, and this time it switches.
+    act(&app, &alice, &id, "update").await;
+    ack_pending(&app, &secret, &id, true, None).await;
+    let d = get(&app, &alice, &id).await;
+    assert_eq!((d["status"].as_str(), d["version"].as_str(), d["update_available"].clone()), (Some("running"), Some("99.0.0"), Value::Null));
+    let (_, h) = app.get_auth(&format!("/api/rmp/v1/apps/{id}/history?limit=1"), &alice).await;
+    assert_eq!(h["data"]["items"][0]["version"], "99.0.0");
 }
 
 #[tokio::test]
@@ -388,6 +512,10 @@ async fn members_see_assigned_apps_only_and_may_not_install() {
     assert_eq!(b["data"]["items"][0]["id"], graf);
     let (s, _) = app.get_auth(&format!("/api/rmp/v1/apps/{vault}"), &mia).await;
     assert_eq!(s, 404);
+    // A member is offered what they may do, and only that.
+    assert_eq!(b["data"]["items"][0]["actions"], json!(["stop", "restart", "suspend"]));
+    assert_eq!(get(&app, &boss, &graf).await["actions"], json!(["stop", "restart", "suspend", "snapshot", "uninstall"]));
+    assert_eq!(act(&app, &mia, &graf, "snapshot").await.0, 403);
     // A member uses an assigned app but does not remove it.
     assert_eq!(act(&app, &mia, &graf, "stop").await.0, 200);
     let (s, b) = act(&app, &mia, &graf, "uninstall").await;

@@ -209,7 +209,7 @@ async fn a_real_agent_runs_an_app_from_the_markets_archive() {
         d = get(&app, &alice, &bad).await;
     }
     assert_eq!(d["status"], "install_failed", "{d}");
-    assert!(d["status_reason"].as_str().unwrap().contains("exited at once"), "{d}");
+    assert_eq!((d["status_reason_code"].as_str(), d["status_reason"].as_str()), (Some("exited"), Some("The app exited (exit code 1)")), "{d}");
     assert!(docker.inspect_container(&format!("zmarket-{bad}"), None).await.is_err());
     drop(agent);
 }
@@ -236,4 +236,135 @@ async fn without_docker_an_install_fails_with_the_reason() {
     assert_eq!(d["status_reason"], "Docker is not available on this device");
     let (_, zh) = json_of(app.client.get(app.url(&format!("/api/rmp/v1/apps/{id}"))).bearer_auth(&alice).header("Accept-Language", "zh").send().await.unwrap()).await;
     assert_eq!(zh["data"]["status_reason"], "此设备上没有可用的 Docker");
+}
+
+/// Polls the installation until `ok` holds (at most 2 minutes).
+async fn until(app: &TestApp, token: &str, id: &str, what: &str, ok: impl Fn(&Value) -> bool) -> Value {
+    for _ in 0..600 {
+        let d = get(app, token, id).await;
+        if ok(&d) {
+            return d;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    panic!("{id} never became {what}: {}", get(app, token, id).await);
+}
+
+fn manifests_with(path: &Path, grafana_image: &str) {
+    let m = json!({"version": 1, "manifests": {
+        "grafana": {"image": grafana_image, "ports": [{"container": 80, "web": true}], "volumes": [{"name": "data", "path": "/data"}], "health": {"path": "/"}},
+        "vaultwarden": {"image": "zmarket-test/exit:1", "ports": [{"container": 80, "web": true}]}
+    }});
+    std::fs::write(path, m.to_string()).unwrap();
+}
+
+/// Apps over time with a real agent and Docker: the exit image's own exit code, limits in
+/// `docker inspect`, an update that switches and one that rolls back with the old container
+/// still serving, a taken host port given up for another, a removed container (en and zh).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_real_agent_keeps_apps_trustworthy_over_time() {
+    let Some((docker, _images)) = docker_and_images().await else {
+        assert!(std::env::var("ZMARKET_TEST_DOCKER").as_deref() != Ok("required"), "no Docker daemon reachable at /var/run/docker.sock");
+        eprintln!("SKIPPED a_real_agent_keeps_apps_trustworthy_over_time: no Docker daemon reachable");
+        return;
+    };
+    use sea_orm::{ConnectionTrait, Statement};
+    // A second tag of the test web image: the "new version".
+    let _ = docker.tag_image("zmarket-test/httpd:1", Some(bollard::query_parameters::TagImageOptions { repo: Some("zmarket-test/httpd".into()), tag: Some("2".into()) })).await;
+    let conf = tempfile::tempdir().unwrap();
+    let manifests = conf.path().join("manifests.json");
+    manifests_with(&manifests, "zmarket-test/httpd:1");
+    let app = TestApp::spawn_with(|c| {
+        c.apps.manifests = manifests.display().to_string();
+        c.devices.heartbeat_secs = 1;
+    })
+    .await;
+    let alice = token_of(&app.signed_in("alice@example.com").await);
+    let state = tempfile::tempdir().unwrap();
+    let agent = start_agent(&app, state.path(), "");
+    link(&app, &alice, &agent).await;
+    let zh = |id: String| {
+        let app = &app;
+        let alice = alice.clone();
+        async move {
+            let (_, b) = json_of(app.client.get(app.url(&format!("/api/rmp/v1/apps/{id}"))).bearer_auth(&alice).header("Accept-Language", "zh").send().await.unwrap()).await;
+            b["data"]["status_reason"].as_str().unwrap_or_default().to_string()
+        }
+    };
+
+    // The exit image fails with its own exit code.
+    let (s, b) = app.post_json("/api/rmp/v1/apps/install", &json!({"app_id": "vaultwarden", "device_id": agent.device_id}), Some(&alice)).await;
+    assert_eq!(s, 200, "{b}");
+    let bad = b["data"]["id"].as_str().unwrap().to_string();
+    let d = until(&app, &alice, &bad, "install_failed", |d| d["status"] == "install_failed").await;
+    assert_eq!((d["status_reason_code"].as_str(), d["status_reason"].as_str()), (Some("exited"), Some("The app exited (exit code 1)")), "{d}");
+    assert_eq!(zh(bad.clone()).await, "应用已退出（退出码 1）");
+
+    // A web app, with the CPU and memory it holds as its container's limits.
+    let (s, b) = app.post_json("/api/rmp/v1/apps/install", &json!({"app_id": "grafana", "device_id": agent.device_id}), Some(&alice)).await;
+    assert_eq!(s, 200, "{b}");
+    let id = b["data"]["id"].as_str().unwrap().to_string();
+    let d = settle(&app, &alice, &id, "running").await;
+    let name = format!("zmarket-{id}");
+    let host = docker.inspect_container(&name, None).await.unwrap().host_config.unwrap();
+    assert_eq!(host.nano_cpus, Some(d["holds"]["cpu_cores"].as_i64().unwrap() * 1_000_000_000));
+    assert_eq!(host.memory, d["holds"]["memory_bytes"].as_i64());
+    let url1 = d["open_url"].as_str().unwrap().to_string();
+    let v1 = d["version"].as_str().unwrap().to_string();
+
+    // A newer catalogue version with a new image: Update available, then the switch.
+    manifests_with(&manifests, "zmarket-test/httpd:2");
+    let db = &app.state.db;
+    db.execute(Statement::from_string(db.get_database_backend(), "UPDATE apps SET version = '2.0.0' WHERE id = 'grafana'")).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    assert_eq!(get(&app, &alice, &id).await["update_available"], "2.0.0");
+    act(&app, &alice, &id, "update").await;
+    let d = until(&app, &alice, &id, "running 2.0.0", |d| d["status"] == "running" && d["version"] == "2.0.0").await;
+    assert_eq!(d["update_available"], Value::Null);
+    let c = docker.inspect_container(&name, None).await.unwrap();
+    assert_eq!(c.config.unwrap().image.as_deref(), Some("zmarket-test/httpd:2"));
+    let url2 = until(&app, &alice, &id, "an address", |d| d["open_url"].is_string()).await["open_url"].as_str().unwrap().to_string();
+    assert!(reqwest::get(&url2).await.unwrap().text().await.unwrap().contains("Hello from a zmarket test app"));
+    let _ = url1;
+
+    // An update to an image that exits: rolled back, the running version serves on.
+    manifests_with(&manifests, "zmarket-test/exit:1");
+    db.execute(Statement::from_string(db.get_database_backend(), "UPDATE apps SET version = '3.0.0' WHERE id = 'grafana'")).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    act(&app, &alice, &id, "update").await;
+    let d = until(&app, &alice, &id, "rolled back", |d| d["status"] == "running" && d["status_reason_code"] == "rolled_back").await;
+    assert_eq!((d["version"].as_str(), d["update_available"].as_str()), (Some("2.0.0"), Some("3.0.0")));
+    assert_eq!(d["status_reason"], "Updating to 3.0.0 failed; the previous version runs again: The app exited (exit code 1)");
+    assert!(reqwest::get(&url2).await.unwrap().text().await.unwrap().contains("Hello from a zmarket test app"), "the old container still serves");
+    assert!(docker.inspect_container(&format!("{name}-next"), None).await.is_err(), "the failed new container is gone");
+    let (_, h) = app.get_auth(&format!("/api/rmp/v1/apps/{id}/history"), &alice).await;
+    let versions: Vec<&str> = h["data"]["items"].as_array().unwrap().iter().filter_map(|i| i["version"].as_str()).collect();
+    assert!(versions.contains(&"2.0.0") && versions.contains(&v1.as_str()), "{versions:?}");
+
+    // A host port taken on the box while the app is stopped: another one is chosen at start.
+    act(&app, &alice, &id, "stop").await;
+    settle(&app, &alice, &id, "stopped").await;
+    let port: u16 = url2.trim_end_matches('/').rsplit(':').next().unwrap().parse().unwrap();
+    let squatter = std::net::TcpListener::bind(("0.0.0.0", port)).expect("the stopped app's port is free");
+    act(&app, &alice, &id, "start").await;
+    let d = settle(&app, &alice, &id, "running").await;
+    let url3 = until(&app, &alice, &id, "an address", |d| d["open_url"].is_string()).await["open_url"].as_str().unwrap().to_string();
+    assert_ne!(url3, url2, "{d}");
+    assert!(reqwest::get(&url3).await.unwrap().text().await.unwrap().contains("Hello from a zmarket test app"));
+    drop(squatter);
+
+    // The container removed behind the agent's back: container_gone, in both languages.
+    docker.remove_container(&name, Some(bollard::query_parameters::RemoveContainerOptions { force: true, ..Default::default() })).await.unwrap();
+    let d = until(&app, &alice, &id, "failed", |d| d["status"] == "failed").await;
+    assert_eq!((d["status_reason_code"].as_str(), d["status_reason"].as_str()), (Some("container_gone"), Some("The app's container is gone")));
+    assert_eq!(zh(id.clone()).await, "应用的容器已不存在");
+
+    act(&app, &alice, &id, "uninstall").await;
+    settle(&app, &alice, &id, "not_install").await;
+    act(&app, &alice, &bad, "uninstall").await;
+    settle(&app, &alice, &bad, "not_install").await;
+    for n in [name.clone(), format!("{name}-old"), format!("{name}-next")] {
+        assert!(docker.inspect_container(&n, None).await.is_err(), "{n} left behind");
+    }
+    drop(agent);
 }

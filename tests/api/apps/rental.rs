@@ -130,7 +130,7 @@ async fn a_rental_is_held_charged_by_the_running_minute_and_released() {
     let (_, b) = rent(&app, &alice, "grafana", &dev, 1).await;
     let failed = b["data"]["id"].as_str().unwrap().to_string();
     assert_eq!(wallet(&app, &alice).await["held"], 600);
-    ack_pending(&app, &secret, &failed, false, Some("Docker is not available on this device")).await;
+    ack_pending(&app, &secret, &failed, false, Some(serde_json::json!({"code": "docker_unavailable"}))).await;
     let d = get(&app, &alice, &failed).await;
     assert_eq!((d["status"].as_str(), d["actions"].clone()), (Some("rent_failed"), json!(["uninstall"])));
     let w = wallet(&app, &alice).await;

@@ -19,7 +19,7 @@ async fn agent_installs(app: &TestApp, secret: &str, inst: &str, ok: bool) {
     let cmd = cmds.iter().find(|c| c["payload"]["installation_id"] == inst).unwrap_or_else(|| panic!("no command for {inst}: {cmds:?}"));
     assert_eq!(cmd["kind"], "app_install");
     let reports = if ok { json!([{"id": inst, "status": "running", "url": "http://10.0.0.7:32768/"}]) } else { json!([]) };
-    let ack = if ok { json!([{"id": cmd["id"], "ok": true}]) } else { json!([{"id": cmd["id"], "ok": false, "error": "image not found"}]) };
+    let ack = if ok { json!([{"id": cmd["id"], "ok": true}]) } else { json!([{"id": cmd["id"], "ok": false, "error": "image not found", "reason": {"code": "image_missing", "image": "jupyter/base:1"}}]) };
     beat(app, secret, reports, ack).await;
 }
 
@@ -207,8 +207,8 @@ async fn a_failed_install_fails_the_order() {
     failed_and_released(
         &s,
         &id,
-        "The app could not be started on the provider's device: image not found",
-        "应用未能在接单方的设备上启动：image not found",
+        "The app could not be started on the provider's device: The image jupyter/base:1 is not on the device and could not be fetched",
+        "应用未能在接单方的设备上启动：设备上没有镜像 jupyter/base:1，且无法获取",
     )
     .await;
     // What the failed install left is removed.

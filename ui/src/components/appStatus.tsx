@@ -18,7 +18,7 @@ const METER_POLL_MS = 5_000;
 /** States a command is under way in: the page polls while any is shown. */
 const TRANSITIONAL = new Set([
   'preparing', 'downloading', 'installing', 'installed', 'starting', 'stopping', 'restarting', 'suspending',
-  'resuming', 'snapshotting', 'uninstalling', 'deleting', 'shutting_down',
+  'resuming', 'snapshotting', 'updating', 'uninstalling', 'deleting', 'shutting_down',
 ]);
 const FAILED = new Set(['failed', 'install_failed', 'uninstall_failed', 'rent_failed']);
 
@@ -78,13 +78,38 @@ const ACTION_KEYS: Record<string, MessageKey> = {
   snapshot: 'act_snapshot',
   retry: 'act_retry',
   uninstall: 'act_uninstall',
+  cancel: 'act_cancel',
+  update: 'act_update',
 };
 
-/** The Open link and a button per action the state allows; uninstall asks first. */
+/** Actions that ask first: what removes, gives up or replaces something. */
+const ASKS_FIRST = new Set(['uninstall', 'cancel', 'update']);
+
+/** What is worth knowing beside the status: the box is offline, a newer version exists. */
+export function AppBadges({ inst }: { inst: Pick<Installation, 'device_online' | 'update_available' | 'status'> }) {
+  const t = useT();
+  return (
+    <>
+      {!inst.device_online && inst.status !== 'not_install' ? (
+        <span className="app-status app-status-bad" data-testid="device-offline">
+          {t('device_offline')}
+        </span>
+      ) : null}
+      {inst.update_available ? (
+        <span className="app-status app-status-busy" data-testid="update-available">
+          {t('update_available', { version: inst.update_available })}
+        </span>
+      ) : null}
+    </>
+  );
+}
+
+/** The Open link and a button per action the state allows the reader; removing, cancelling
+ * and updating ask first. */
 export function AppActions({ inst, onChanged }: { inst: Installation; onChanged: (next: Installation) => void }) {
   const t = useT();
   const [busy, setBusy] = useState<string | null>(null);
-  const [confirm, setConfirm] = useState(false);
+  const [asking, setAsking] = useState<string | null>(null);
   const run = async (action: string) => {
     setBusy(action);
     try {
@@ -93,33 +118,42 @@ export function AppActions({ inst, onChanged }: { inst: Installation; onChanged:
       toast('error', errorText(err));
     } finally {
       setBusy(null);
-      setConfirm(false);
+      setAsking(null);
     }
   };
-  const removal = inst.status.endsWith('failed') || inst.status === 'failed';
+  const removal = inst.status.endsWith('failed') || inst.status === 'failed' || !inst.device_online;
+  const label = (a: string) =>
+    a === 'uninstall' && removal ? t('act_remove') : t(ACTION_KEYS[a] ?? 'act_start', { version: inst.update_available ?? '' });
+  const dialog =
+    asking === 'cancel'
+      ? { title: t('cancel_title'), text: t('cancel_text', { name: inst.app_name }), danger: true }
+      : asking === 'update'
+        ? { title: t('update_title', { name: inst.app_name }), text: t('update_text', { version: inst.update_available ?? '' }), danger: false }
+        : { title: t('uninstall_title'), text: t('uninstall_text', { name: inst.app_name }), danger: true };
   return (
     <div className="app-actions">
-      {inst.open_url ? <OpenAppButton id={inst.id} /> : null}
+      {inst.open_url && inst.device_online ? <OpenAppButton id={inst.id} /> : null}
       {inst.actions.map((a) => (
         <button
           key={a}
           type="button"
-          className={`button small ${a === 'uninstall' ? 'danger' : 'ghost'}`}
+          className={`button small ${a === 'uninstall' || a === 'cancel' ? 'danger' : a === 'update' ? 'primary' : 'ghost'}`}
           disabled={busy !== null}
-          onClick={() => (a === 'uninstall' ? setConfirm(true) : run(a))}
+          data-action={a}
+          onClick={() => (ASKS_FIRST.has(a) ? setAsking(a) : run(a))}
         >
-          {a === 'uninstall' && removal ? t('act_remove') : t(ACTION_KEYS[a] ?? 'act_start')}
+          {label(a)}
         </button>
       ))}
       <ConfirmDialog
-        open={confirm}
-        title={t('uninstall_title')}
-        text={t('uninstall_text', { name: inst.app_name })}
-        confirmLabel={removal ? t('act_remove') : t('act_uninstall')}
-        danger
-        busy={busy === 'uninstall'}
-        onConfirm={() => run('uninstall')}
-        onClose={() => setConfirm(false)}
+        open={asking !== null}
+        title={dialog.title}
+        text={dialog.text}
+        confirmLabel={asking ? label(asking) : ''}
+        danger={dialog.danger}
+        busy={busy !== null && busy === asking}
+        onConfirm={() => asking && run(asking)}
+        onClose={() => setAsking(null)}
       />
     </div>
   );

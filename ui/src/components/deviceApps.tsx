@@ -8,7 +8,7 @@ import { useAsync } from '../lib/useAsync';
 import { useT } from '../lib/i18n';
 import { paths } from '../lib/paths';
 import { ErrorNote, SkeletonLines } from './placeholders';
-import { AppActions, AppProgress, AppStatusChip, usePollWhileBusy } from './appStatus';
+import { AppActions, AppBadges, AppProgress, AppStatusChip, usePollWhileBusy } from './appStatus';
 
 export function DeviceApps({ deviceId }: { deviceId: string }) {
   const t = useT();
@@ -38,6 +38,7 @@ export function DeviceApps({ deviceId }: { deviceId: string }) {
             <AppProgress inst={i} />
           </div>
           <AppStatusChip status={i.status} />
+          <AppBadges inst={i} />
           {i.kind === 'own' ? <AppActions inst={i} onChanged={replace} /> : null}
         </li>
       ))}

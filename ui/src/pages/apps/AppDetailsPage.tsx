@@ -9,7 +9,7 @@ import { useT } from '../../lib/i18n';
 import { ErrorNote, SkeletonLines } from '../../components/placeholders';
 import { PageHeader, Section } from '../../components/sections';
 import { AppIcon } from '../../components/apps';
-import { AppActions, AppProgress, AppStatusChip, appStatusLabel, usePollWhileBusy } from '../../components/appStatus';
+import { AppActions, AppBadges, AppProgress, AppStatusChip, appStatusLabel, usePollWhileBusy } from '../../components/appStatus';
 import { ErrorPage } from '../../components/ErrorPage';
 import { Icon } from '../../components/Icon';
 import { formatCoins, formatDateTime, formatSize } from '../../lib/format';
@@ -48,9 +48,15 @@ export default function AppDetailsPage() {
           <div className="app-details-head" data-status={inst.status}>
             <AppIcon app={{ icon_url: inst.icon_url, name: inst.app_name }} size={64} />
             <AppStatusChip status={inst.status} />
+            <AppBadges inst={inst} />
             <AppActions inst={inst} onChanged={changed} />
           </div>
-          {inst.status_reason ? <p className="app-reason">{inst.status_reason}</p> : null}
+          {inst.status_reason ? (
+            <p className="app-reason" data-reason={inst.status_reason_code ?? ''}>
+              {inst.status_reason}
+            </p>
+          ) : null}
+          {!inst.device_online && inst.status !== 'not_install' ? <p className="note" data-testid="offline-hint">{t('offline_hint')}</p> : null}
           <AppProgress inst={inst} />
           <ConnectSection inst={inst} />
           <div className="device-sections">
@@ -69,6 +75,10 @@ export default function AppDetailsPage() {
                 <div>
                   <dt>{t('display_type')}</dt>
                   <dd>{inst.display_type}</dd>
+                </div>
+                <div>
+                  <dt>{t('version')}</dt>
+                  <dd data-testid="app-version">{inst.version || '-'}</dd>
                 </div>
                 <div>
                   <dt>{t('holds')}</dt>
@@ -118,6 +128,7 @@ export default function AppDetailsPage() {
                 {inst.history.map((h, n) => (
                   <li key={n}>
                     <span className="mono muted">{formatDateTime(h.at)}</span> {appStatusLabel(t, h.status)}
+                    {h.version ? <span className="muted mono"> · {h.version}</span> : null}
                     {h.reason ? <span className="muted"> · {h.reason}</span> : null}
                   </li>
                 ))}

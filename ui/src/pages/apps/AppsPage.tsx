@@ -9,7 +9,7 @@ import { useT } from '../../lib/i18n';
 import { AsyncItems, PageHeader } from '../../components/sections';
 import { AllocatedToMe } from '../../components/AllocatedToMe';
 import { AppIcon } from '../../components/apps';
-import { AppActions, AppProgress, AppStatusChip, usePollWhileBusy } from '../../components/appStatus';
+import { AppActions, AppBadges, AppProgress, AppStatusChip, usePollWhileBusy } from '../../components/appStatus';
 import { paths } from '../../lib/paths';
 import { useSession } from '../../stores/session';
 
@@ -58,12 +58,12 @@ export default function AppsPage() {
                   </div>
                   <div className="muted small-text">
                     {i.device_name || i.device_id}
-                    {i.device_status !== 'online' ? ` · ${t('device_offline')}` : ''}
                   </div>
-                  {i.status_reason ? <div className="app-reason">{i.status_reason}</div> : null}
+                  {i.status_reason && i.device_online ? <div className="app-reason">{i.status_reason}</div> : null}
                   <AppProgress inst={i} />
                 </div>
                 <AppStatusChip status={i.status} />
+                <AppBadges inst={i} />
                 <AppActions inst={i} onChanged={replace} />
               </li>
             ))}
