@@ -125,6 +125,23 @@ def call(base, method, path, body=None, token=None, headers=None):
         return json.loads(raw) if raw[:1] == b"{" else raw
 
 
+def app_origin(base, token, inst):
+    """The installation's own origin through the market: (Host header, session cookie), by
+    redeeming the one-time Open link as a browser would."""
+    link = call(base, "GET", f"/api/rmp/v1/apps/{inst}/open", token=token, headers={"accept": "application/json"})["data"]["url"]
+    host = link.split("//", 1)[1].split("/", 1)[0]
+    req = urllib.request.Request(f"{base}/{link.split('/', 3)[3]}", headers={"Host": host})
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *a, **k):
+            return None
+    try:
+        urllib.request.build_opener(NoRedirect).open(req, timeout=10)
+    except urllib.error.HTTPError as e:
+        return host, e.headers["set-cookie"].split(";", 1)[0]
+    raise SystemExit("the one-time link did not redirect")
+
+
 def run_threads(workers, seconds, fn):
     """Calls fn(worker_index) in `workers` threads for `seconds`; returns (calls per second, calls)."""
     count = [0] * workers

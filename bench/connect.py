@@ -25,7 +25,7 @@ import tempfile
 import time
 import urllib.request
 
-from common import BIN, ROOT, Server, call, free_port, pct, rss_mb, wrk
+from common import BIN, ROOT, Server, app_origin, call, free_port, pct, rss_mb, wrk
 
 PASSWORD = "Secret123"
 SECONDS = int(os.environ.get("BENCH_SECONDS", "4"))
@@ -197,18 +197,7 @@ def main():
                   f"(target ≤ 2 s; start waits for the health check)")
 
             direct = call(s.base, "GET", f"/api/rmp/v1/apps/{inst}", token=token)["data"]["open_url"].rstrip("/")
-            link = call(s.base, "GET", f"/api/rmp/v1/apps/{inst}/open", token=token, headers={"accept": "application/json"})["data"]["url"]
-            host = link.split("//", 1)[1].split("/", 1)[0]
-            req = urllib.request.Request(f"{s.base}/{link.split('/', 3)[3]}", headers={"Host": host})
-
-            class NoRedirect(urllib.request.HTTPRedirectHandler):
-                def redirect_request(self, *a, **k):
-                    return None
-            try:
-                urllib.request.build_opener(NoRedirect).open(req, timeout=10)
-                raise SystemExit("the one-time link did not redirect")
-            except urllib.error.HTTPError as e:
-                cookie = e.headers["set-cookie"].split(";", 1)[0]
+            host, cookie = app_origin(s.base, token, inst)
             d_rps, d_p99, _ = wrk(direct + "/", seconds=SECONDS, connections=16)
             m_rps, m_p99, m_bad = wrk(s.base + "/", seconds=SECONDS, connections=16, headers=[f"Host: {host}", f"Cookie: {cookie}"])
             d50 = latency_p50(direct + "/", [])

@@ -170,8 +170,12 @@ pub enum Role {
 /// - On an offline box nothing can be carried out now: a transitional state can be cancelled
 ///   and a settled one removed (the box cleans up when it returns); nothing else.
 pub fn allowed(s: AppStatus, action: Action, kind: InstallKind, online: bool, role: Role) -> Allowed {
+    let owners_only = matches!(action, Action::Uninstall | Action::Snapshot | Action::Retry | Action::Update);
+    if role == Role::Member && owners_only {
+        return Allowed::NotYours;
+    }
     let Some(to) = next(s, Event::Act(action), kind) else { return Allowed::NotInState };
-    if role == Role::Member && (matches!(action, Action::Uninstall | Action::Snapshot | Action::Retry | Action::Update) || to == NotInstall) {
+    if role == Role::Member && to == NotInstall {
         return Allowed::NotYours;
     }
     let offline_ok = match action {

@@ -444,7 +444,7 @@ async fn a_report_that_contradicts_a_stop_stops_the_app_again() {
 
 #[tokio::test]
 async fn an_update_appears_with_a_newer_catalogue_version_and_rolls_back_or_switches() {
-    use sea_orm::{ConnectionTrait, Statement};
+    use sea_orm::ConnectionTrait;
     let app = TestApp::spawn().await;
     let alice = token_of(&app.signed_in("alice@example.com").await);
     let (dev, secret) = bound_device(&app, &alice, "Z-BOX", box_spec(8, 0)).await;
@@ -453,7 +453,7 @@ async fn an_update_appears_with_a_newer_catalogue_version_and_rolls_back_or_swit
     assert_eq!(act(&app, &alice, &id, "update").await.0, 409, "nothing newer yet");
     // The operator publishes a newer version of the app.
     let db = &app.state.db;
-    db.execute(Statement::from_string(db.get_database_backend(), "UPDATE apps SET version = '99.0.0' WHERE id = 'grafana'")).await.unwrap();
+    db.execute_unprepared("UPDATE apps SET version = '99.0.0' WHERE id = 'grafana'").await.unwrap();
     let d = get(&app, &alice, &id).await;
     assert_eq!(d["update_available"], "99.0.0");
     assert!(d["actions"].as_array().unwrap().contains(&json!("update")), "{d}");

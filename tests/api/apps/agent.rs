@@ -268,7 +268,7 @@ async fn a_real_agent_keeps_apps_trustworthy_over_time() {
         eprintln!("SKIPPED a_real_agent_keeps_apps_trustworthy_over_time: no Docker daemon reachable");
         return;
     };
-    use sea_orm::{ConnectionTrait, Statement};
+    use sea_orm::ConnectionTrait;
     // A second tag of the test web image: the "new version".
     let _ = docker.tag_image("zmarket-test/httpd:1", Some(bollard::query_parameters::TagImageOptions { repo: Some("zmarket-test/httpd".into()), tag: Some("2".into()) })).await;
     let conf = tempfile::tempdir().unwrap();
@@ -315,7 +315,7 @@ async fn a_real_agent_keeps_apps_trustworthy_over_time() {
     // A newer catalogue version with a new image: Update available, then the switch.
     manifests_with(&manifests, "zmarket-test/httpd:2");
     let db = &app.state.db;
-    db.execute(Statement::from_string(db.get_database_backend(), "UPDATE apps SET version = '2.0.0' WHERE id = 'grafana'")).await.unwrap();
+    db.execute_unprepared("UPDATE apps SET version = '2.0.0' WHERE id = 'grafana'").await.unwrap();
     tokio::time::sleep(Duration::from_millis(1200)).await;
     assert_eq!(get(&app, &alice, &id).await["update_available"], "2.0.0");
     act(&app, &alice, &id, "update").await;
@@ -329,7 +329,7 @@ async fn a_real_agent_keeps_apps_trustworthy_over_time() {
 
     // An update to an image that exits: rolled back, the running version serves on.
     manifests_with(&manifests, "zmarket-test/exit:1");
-    db.execute(Statement::from_string(db.get_database_backend(), "UPDATE apps SET version = '3.0.0' WHERE id = 'grafana'")).await.unwrap();
+    db.execute_unprepared("UPDATE apps SET version = '3.0.0' WHERE id = 'grafana'").await.unwrap();
     tokio::time::sleep(Duration::from_millis(1200)).await;
     act(&app, &alice, &id, "update").await;
     let d = until(&app, &alice, &id, "rolled back", |d| d["status"] == "running" && d["status_reason_code"] == "rolled_back").await;
