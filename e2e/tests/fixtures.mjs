@@ -105,3 +105,14 @@ export async function seedNearbyDevices(request, devices) {
   }
   return seeded;
 }
+
+/** Signs `email` in through the English sign-in form and waits for `redirect` (a console path). */
+export async function signInPage(page, email, redirect, password = PASSWORD) {
+  await page.goto('/auth/signin?redirect=' + encodeURIComponent(redirect));
+  await page.evaluate(() => localStorage.clear());
+  await page.goto('/auth/signin?redirect=' + encodeURIComponent(redirect));
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Sign In' }).click();
+  await expect(page).toHaveURL(new RegExp(redirect.split('?')[0].replace(/[/]/g, '\\/')));
+}

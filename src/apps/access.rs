@@ -167,7 +167,7 @@ pub fn to_installation(r: &installations::Model, names: &Names, lang: Lang) -> I
         device_online,
         version: r.version.clone(),
         update_available,
-        open_url: if r.status == AppStatus::Running { r.open_url.clone() } else { None },
+        open_url: if matches!(r.status, AppStatus::Running | AppStatus::Updating) { r.open_url.clone() } else { None },
         actions: offered,
         created_at: r.created_at,
         updated_at: r.updated_at,

@@ -50,7 +50,11 @@ pub async fn apply(
         .col_expr(installations::Column::CommandId, Expr::value(command_id.clone()))
         .col_expr(installations::Column::Progress, Expr::value(change.progress))
         .col_expr(installations::Column::StatusReason, Expr::value(change.reason.clone()))
-        .col_expr(installations::Column::OpenUrl, Expr::value(if to == AppStatus::Running { change.open_url.clone().or(row.open_url.clone()) } else { None }));
+        .col_expr(
+            installations::Column::OpenUrl,
+            // the running version keeps its address while an update is under way
+            Expr::value(if matches!(to, AppStatus::Running | AppStatus::Updating) { change.open_url.clone().or(row.open_url.clone()) } else { None }),
+        );
     if let Some(d) = change.desired {
         q = q.col_expr(installations::Column::Desired, Expr::value(d.as_str()));
     }

@@ -56,9 +56,10 @@ impl Door {
         device_link(cx, self.device.as_ref().ok_or(AppError::conflict(Msg::DeviceOffline))?)
     }
 
-    /// The app runs (a terminal, a port, the web interface need it).
+    /// The app runs (a terminal, a port, the web interface need it); while it is updated the
+    /// running version serves until the new one takes over.
     pub fn running(&self) -> Result<(), AppError> {
-        if self.row.status == AppStatus::Running { Ok(()) } else { Err(AppError::conflict(Msg::AppNotRunning)) }
+        if matches!(self.row.status, AppStatus::Running | AppStatus::Updating) { Ok(()) } else { Err(AppError::conflict(Msg::AppNotRunning)) }
     }
 
     /// Its container exists (logs can be read of a stopped app).

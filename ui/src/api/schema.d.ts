@@ -1463,8 +1463,10 @@ export type paths = {
         get?: never;
         put?: never;
         /**
-         * start, stop, restart, suspend, resume, snapshot, retry (a failed install) or uninstall; 409
-         *     when the state does not allow it or the device is offline.
+         * start, stop, restart, suspend, resume, snapshot, retry (a failed install), uninstall, update
+         *     (to the catalogue's newer version, rolled back if it does not start) or cancel (what is under
+         *     way on an offline box); 403 for what a member may not do, 409 when the state does not allow
+         *     it or the device is offline.
          */
         post: operations["act"];
         delete?: never;
@@ -1485,6 +1487,26 @@ export type paths = {
          *     a member it is assigned to): each door only when it works.
          */
         get: operations["app_connect"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rmp/v1/apps/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The states an installation went through, newest first: time, status, reason (code and the
+         *     reader's language) and the version it ran.
+         */
+        get: operations["app_history"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1862,12 +1884,14 @@ export type components = {
             reasons: string[];
         };
         Ack: {
+            /** @description A failure in English (logs; Z-CLOUD provisioners). */
             error?: string | null;
             id: string;
             ok: boolean;
+            reason?: components["schemas"]["Reason"] | null;
         };
         ActionRequest: {
-            /** @description start, stop, restart, suspend, resume, snapshot, retry or uninstall */
+            /** @description start, stop, restart, suspend, resume, snapshot, retry, uninstall, update or cancel */
             action?: string | null;
         };
         /** @description The address a request was sent to (who has it is not told: no account enumeration). */
@@ -1952,7 +1976,7 @@ export type components = {
          * @description An installation's status: every label of SPEC.md §4. Transitions: `apps::lifecycle`.
          * @enum {string}
          */
-        AppStatus: "preparing" | "downloading" | "installing" | "installed" | "starting" | "running" | "stopping" | "stopped" | "restarting" | "suspending" | "suspended" | "resuming" | "snapshotting" | "uninstalling" | "deleting" | "shutting_down" | "failed" | "install_failed" | "uninstall_failed" | "rent_failed" | "not_install";
+        AppStatus: "preparing" | "downloading" | "installing" | "installed" | "starting" | "running" | "stopping" | "stopped" | "restarting" | "suspending" | "suspended" | "resuming" | "snapshotting" | "uninstalling" | "deleting" | "shutting_down" | "updating" | "failed" | "install_failed" | "uninstall_failed" | "rent_failed" | "not_install";
         Assignment: {
             /** @description RFC 3339. */
             assigned_at: string;
@@ -2469,8 +2493,8 @@ export type components = {
             /** @description One app on one device. */
             data: {
                 /**
-                 * @description The actions the current state allows (start, stop, restart, suspend, resume, snapshot,
-                 *     retry, uninstall).
+                 * @description The actions the current state allows the caller (start, stop, restart, suspend, resume,
+                 *     snapshot, retry, uninstall, update, cancel).
                  */
                 actions: string[];
                 app_id: string;
@@ -2481,6 +2505,8 @@ export type components = {
                 desired: string;
                 device_id: string;
                 device_name: string;
+                /** @description Whether its device is online now (an offline box's apps cannot be run or stopped). */
+                device_online: boolean;
                 /** @description online, offline, …: the device's status (an offline device's apps cannot be launched). */
                 device_status: string;
                 display_type: string;
@@ -2493,8 +2519,14 @@ export type components = {
                 rental?: components["schemas"]["Rental"] | null;
                 status: components["schemas"]["AppStatus"];
                 status_reason?: string | null;
+                /** @description The stable name of the reason (`exited`, `container_gone`, `device_offline`, …). */
+                status_reason_code?: string | null;
+                /** @description The catalogue's newer version, when there is one. */
+                update_available?: string | null;
                 /** Format: date-time */
                 updated_at: string;
+                /** @description The catalogue version it runs. */
+                version: string;
             };
             msg: string;
         };
@@ -2877,8 +2909,8 @@ export type components = {
             data: {
                 items: {
                     /**
-                     * @description The actions the current state allows (start, stop, restart, suspend, resume, snapshot,
-                     *     retry, uninstall).
+                     * @description The actions the current state allows the caller (start, stop, restart, suspend, resume,
+                     *     snapshot, retry, uninstall, update, cancel).
                      */
                     actions: string[];
                     app_id: string;
@@ -2889,6 +2921,8 @@ export type components = {
                     desired: string;
                     device_id: string;
                     device_name: string;
+                    /** @description Whether its device is online now (an offline box's apps cannot be run or stopped). */
+                    device_online: boolean;
                     /** @description online, offline, …: the device's status (an offline device's apps cannot be launched). */
                     device_status: string;
                     display_type: string;
@@ -2901,8 +2935,14 @@ export type components = {
                     rental?: components["schemas"]["Rental"] | null;
                     status: components["schemas"]["AppStatus"];
                     status_reason?: string | null;
+                    /** @description The stable name of the reason (`exited`, `container_gone`, `device_offline`, …). */
+                    status_reason_code?: string | null;
+                    /** @description The catalogue's newer version, when there is one. */
+                    update_available?: string | null;
                     /** Format: date-time */
                     updated_at: string;
+                    /** @description The catalogue version it runs. */
+                    version: string;
                 }[];
                 /** Format: int64 */
                 total: number;
@@ -3110,6 +3150,30 @@ export type components = {
                     total: number;
                     /** Format: date-time */
                     updated_at: string;
+                }[];
+                /** Format: int64 */
+                total: number;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_List_StateEvent: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description A list answer: `{items, total}`. */
+            data: {
+                items: {
+                    /** Format: date-time */
+                    at: string;
+                    /** @description In the reader's language. */
+                    reason?: string | null;
+                    reason_code?: string | null;
+                    status: components["schemas"]["AppStatus"];
+                    /** @description The version it ran then. */
+                    version?: string | null;
                 }[];
                 /** Format: int64 */
                 total: number;
@@ -3760,8 +3824,8 @@ export type components = {
         /** @description One app on one device. */
         Installation: {
             /**
-             * @description The actions the current state allows (start, stop, restart, suspend, resume, snapshot,
-             *     retry, uninstall).
+             * @description The actions the current state allows the caller (start, stop, restart, suspend, resume,
+             *     snapshot, retry, uninstall, update, cancel).
              */
             actions: string[];
             app_id: string;
@@ -3772,6 +3836,8 @@ export type components = {
             desired: string;
             device_id: string;
             device_name: string;
+            /** @description Whether its device is online now (an offline box's apps cannot be run or stopped). */
+            device_online: boolean;
             /** @description online, offline, …: the device's status (an offline device's apps cannot be launched). */
             device_status: string;
             display_type: string;
@@ -3784,8 +3850,14 @@ export type components = {
             rental?: components["schemas"]["Rental"] | null;
             status: components["schemas"]["AppStatus"];
             status_reason?: string | null;
+            /** @description The stable name of the reason (`exited`, `container_gone`, `device_offline`, …). */
+            status_reason_code?: string | null;
+            /** @description The catalogue's newer version, when there is one. */
+            update_available?: string | null;
             /** Format: date-time */
             updated_at: string;
+            /** @description The catalogue version it runs. */
+            version: string;
         };
         /** @description An installation with its history (`GET /apps/{id}`). */
         InstallationDetails: components["schemas"]["Installation"] & {
@@ -3795,6 +3867,7 @@ export type components = {
         };
         /** @description One installation as the agent reports it in a heartbeat. */
         InstallationReport: {
+            /** @description An older agent's reason in English prose (read as `other`). */
             error?: string | null;
             id: string;
             /**
@@ -3804,6 +3877,7 @@ export type components = {
             passed?: components["schemas"]["AppStatus"][];
             /** Format: int32 */
             progress?: number | null;
+            reason?: components["schemas"]["Reason"] | null;
             status: components["schemas"]["AppStatus"];
             /** @description Where the app's web interface answers (running apps with a web port). */
             url?: string | null;
@@ -4095,6 +4169,40 @@ export type components = {
             count: number;
         };
         /**
+         * @description Why an installation is in its state, as the agent (or the server) saw it: a stable code with
+         *     its figures, never prose; the server words it in the reader's language
+         *     (`crate::error::reason_text`). Stored as its JSON in `installations.status_reason`.
+         */
+        Reason: {
+            cause?: components["schemas"]["Reason"] | null;
+            code: components["schemas"]["ReasonCode"];
+            /** @description What Docker or the system said, verbatim (a figure, shown after the reason). */
+            detail?: string | null;
+            /**
+             * Format: int64
+             * @description The container's own exit code.
+             */
+            exit_code?: number | null;
+            image?: string | null;
+            /** Format: int32 */
+            port?: number | null;
+            /** Format: int64 */
+            secs?: number | null;
+            state?: components["schemas"]["AppStatus"] | null;
+            /**
+             * Format: int32
+             * @description Docker's HTTP status.
+             */
+            status?: number | null;
+            /** @description `rolled_back`: the version that failed to start. */
+            version?: string | null;
+        };
+        /**
+         * @description The stable names of `Reason` (API.md `status_reason_code`).
+         * @enum {string}
+         */
+        ReasonCode: "exited" | "keeps_exiting" | "container_gone" | "image_missing" | "archive_failed" | "docker_unavailable" | "docker_error" | "port_in_use" | "no_space" | "no_gpu_runtime" | "health_failed" | "rolled_back" | "device_offline" | "timed_out" | "cancelled" | "storage" | "other";
+        /**
          * @description An invitation (sent by an admin) or an application (sent by a person).
          * @enum {string}
          */
@@ -4249,6 +4357,11 @@ export type components = {
             cpu_cores: number;
             /** Format: int64 */
             disk_bytes: number;
+            /**
+             * @description Whether the box's Docker can hand GPUs to containers (the NVIDIA runtime); `None` from an
+             *     agent that does not say.
+             */
+            gpu_runtime?: boolean | null;
             gpus?: components["schemas"]["Gpu"][];
             /** Format: int64 */
             memory_bytes: number;
@@ -4278,8 +4391,12 @@ export type components = {
         StateEvent: {
             /** Format: date-time */
             at: string;
+            /** @description In the reader's language. */
             reason?: string | null;
+            reason_code?: string | null;
             status: components["schemas"]["AppStatus"];
+            /** @description The version it ran then. */
+            version?: string | null;
         };
         /** @description The counters the console polls (SPEC.md §4 "Notification stats"). */
         Stats: {
@@ -13210,6 +13327,102 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Envelope_ConnectInfo"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    app_history: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_List_StateEvent"];
                 };
             };
             /** @description Invalid input; `data.field` names the offending field */

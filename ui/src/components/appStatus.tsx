@@ -149,7 +149,7 @@ export function AppActions({ inst, onChanged }: { inst: Installation; onChanged:
         open={asking !== null}
         title={dialog.title}
         text={dialog.text}
-        confirmLabel={asking ? label(asking) : ''}
+        confirmLabel={asking === 'cancel' ? t('act_give_up') : asking ? label(asking) : ''}
         danger={dialog.danger}
         busy={busy !== null && busy === asking}
         onConfirm={() => asking && run(asking)}
