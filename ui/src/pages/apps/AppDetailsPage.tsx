@@ -51,7 +51,7 @@ export default function AppDetailsPage() {
             <AppBadges inst={inst} />
             <AppActions inst={inst} onChanged={changed} />
           </div>
-          {inst.status_reason ? (
+          {inst.status_reason && inst.status_reason_code !== 'device_offline' ? (
             <p className="app-reason" data-reason={inst.status_reason_code ?? ''}>
               {inst.status_reason}
             </p>
