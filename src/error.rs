@@ -34,6 +34,8 @@ pub enum Msg {
     InvalidField(&'static str),
     /// A JSON body whose value at this path (`metrics.cpu_percent`, `acks[0].ok`) is wrong.
     InvalidBodyField(String),
+    /// A text input (body field, query parameter, path segment) holding a control character.
+    ControlCharacters(String),
     InvalidPagination,
     // identity (SPEC.md §5, word for word where it names them)
     EmailRequired,
@@ -210,6 +212,10 @@ impl Msg {
             Msg::InvalidBodyField(field) => return match lang {
                 Lang::En => format!("Invalid value for {field}"),
                 Lang::Zh => format!("参数 {field} 无效"),
+            },
+            Msg::ControlCharacters(field) => return match lang {
+                Lang::En => format!("{field} must not contain control characters"),
+                Lang::Zh => format!("参数 {field} 不能包含控制字符"),
             },
             Msg::InvalidField(field) => return match lang {
                 Lang::En => format!("Invalid value for {field}"),

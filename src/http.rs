@@ -26,12 +26,62 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
         let bytes = axum::body::Bytes::from_request(req, state).await.map_err(|e| {
             if e.status() == StatusCode::PAYLOAD_TOO_LARGE { AppError::TooLarge(Msg::BodyTooLarge) } else { AppError::invalid("body", Msg::MalformedJson) }
         })?;
+        if let Some(field) = control_in_json(&bytes) {
+            return Err(control_error(field));
+        }
         let mut de = serde_json::Deserializer::from_slice(&bytes);
         match serde_path_to_error::deserialize::<_, T>(&mut de) {
             Ok(v) => de.end().map(|_| ApiJson(v)).map_err(|_| AppError::invalid("body", Msg::MalformedJson)),
             Err(e) => Err(body_error(&e)),
         }
     }
+}
+
+/// A character no text input may hold: the C0 controls (U+0000 NUL among them; PostgreSQL
+/// cannot store it) but tab, line feed and carriage return, and DEL.
+pub fn control_char(c: char) -> bool {
+    (c < ' ' && !matches!(c, '\t' | '\n' | '\r')) || c == '\u{7f}'
+}
+
+fn control_error(field: String) -> AppError {
+    let mut field = field;
+    field.truncate(200);
+    AppError::InvalidBody { msg: Msg::ControlCharacters(field.clone()), field }
+}
+
+/// The path (`acks[0].id`, `name`) of the first string or key of a JSON body that holds a
+/// control character. A control character can only be in JSON as an escape (`\u0000`) or a raw
+/// DEL byte, so a body without either is answered without parsing it twice.
+fn control_in_json(bytes: &[u8]) -> Option<String> {
+    let escaped = bytes.windows(6).any(|w| {
+        w.starts_with(b"\\u00") && (matches!(w[4], b'0' | b'1') || (w[4] == b'7' && matches!(w[5], b'f' | b'F')))
+    });
+    if !escaped && !bytes.contains(&0x7f) {
+        return None;
+    }
+    let value: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+    control_in_value(&value, "")
+}
+
+fn control_in_value(v: &serde_json::Value, path: &str) -> Option<String> {
+    use serde_json::Value;
+    let here = || if path.is_empty() { "body".to_string() } else { path.to_string() };
+    match v {
+        Value::String(s) => s.chars().any(control_char).then(here),
+        Value::Array(items) => items.iter().enumerate().find_map(|(i, x)| control_in_value(x, &format!("{path}[{i}]"))),
+        Value::Object(map) => map.iter().find_map(|(k, x)| {
+            let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+            if k.chars().any(control_char) { Some(p) } else { control_in_value(x, &p) }
+        }),
+        _ => None,
+    }
+}
+
+/// The first query parameter (decoded) whose name or value holds a control character.
+fn control_in_query(query: Option<&str>) -> Option<String> {
+    url::form_urlencoded::parse(query?.as_bytes())
+        .find(|(k, v)| k.chars().chain(v.chars()).any(control_char))
+        .map(|(k, _)| if k.chars().any(control_char) { "query".to_string() } else { k.into_owned() })
 }
 
 fn json_content_type(headers: &axum::http::HeaderMap) -> bool {
@@ -89,6 +139,9 @@ pub struct ApiQuery<T>(pub T);
 impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
     type Rejection = AppError;
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        if let Some(field) = control_in_query(parts.uri.query()) {
+            return Err(control_error(field));
+        }
         match axum::extract::Query::<T>::from_request_parts(parts, state).await {
             Ok(axum::extract::Query(v)) => Ok(ApiQuery(v)),
             Err(QueryRejection::FailedToDeserializeQueryString(e)) => {
@@ -107,6 +160,11 @@ pub struct ApiPath<T>(pub T);
 impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for ApiPath<T> {
     type Rejection = AppError;
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        if let Ok(raw) = axum::extract::RawPathParams::from_request_parts(parts, state).await
+            && let Some((name, _)) = raw.iter().find(|(_, v)| v.chars().any(control_char))
+        {
+            return Err(control_error(name.to_string()));
+        }
         match axum::extract::Path::<T>::from_request_parts(parts, state).await {
             Ok(axum::extract::Path(v)) => Ok(ApiPath(v)),
             Err(e) => {
