@@ -24,7 +24,13 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
             return Err(AppError::Unsupported(Msg::JsonContentType));
         }
         let bytes = axum::body::Bytes::from_request(req, state).await.map_err(|e| {
-            if e.status() == StatusCode::PAYLOAD_TOO_LARGE { AppError::TooLarge(Msg::BodyTooLarge) } else { AppError::invalid("body", Msg::MalformedJson) }
+            if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                AppError::TooLarge(Msg::BodyTooLarge)
+            } else if too_slow(&e) {
+                AppError::TooSlow(Msg::BodyTooSlow)
+            } else {
+                AppError::invalid("body", Msg::MalformedJson)
+            }
         })?;
         if let Some(field) = control_in_json(&bytes) {
             return Err(control_error(field));
@@ -281,4 +287,146 @@ pub fn not_modified(headers: &axum::http::HeaderMap, etag: &HeaderValue) -> bool
         .flat_map(|v| v.split(','))
         .map(|t| t.trim().trim_start_matches("W/"))
         .any(|t| t == "*" || t.as_bytes() == tag)
+}
+
+// ---- slow bodies and event streams (issue 29, finding 7) ----
+
+/// The error a [`MinRate`] body ends with.
+#[derive(Debug)]
+pub struct BodyTooSlow;
+
+impl std::fmt::Display for BodyTooSlow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the request body arrived too slowly")
+    }
+}
+
+impl std::error::Error for BodyTooSlow {}
+
+/// True when `e` (a body rejection) came from a [`MinRate`] body.
+fn too_slow(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut at = Some(e);
+    while let Some(err) = at {
+        if err.is::<BodyTooSlow>() {
+            return true;
+        }
+        at = err.source();
+    }
+    false
+}
+
+/// A request body that must arrive at `rate` bytes a second at least, averaged from its first
+/// read, once it has taken `grace`: a client sending a byte every two seconds cannot hold a
+/// connection (and a handler) for as long as its body lasts. Time runs only while someone reads
+/// the body; a slower body ends with [`BodyTooSlow`] (408), and its connection is closed.
+pub struct MinRate<B> {
+    inner: B,
+    rate: u64,
+    grace: std::time::Duration,
+    started: Option<tokio::time::Instant>,
+    bytes: u64,
+    due: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl<B> MinRate<B> {
+    pub fn new(inner: B, rate: u64, grace: std::time::Duration) -> Self {
+        MinRate { inner, rate: rate.max(1), grace, started: None, bytes: 0, due: None }
+    }
+}
+
+impl<B> hyper::body::Body for MinRate<B>
+where
+    B: hyper::body::Body<Data = axum::body::Bytes> + Unpin,
+    B::Error: Into<axum::BoxError>,
+{
+    type Data = axum::body::Bytes;
+    type Error = axum::BoxError;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Self::Data>, Self::Error>>> {
+        use std::future::Future;
+        use std::task::Poll;
+        let this = &mut *self;
+        let started = *this.started.get_or_insert_with(tokio::time::Instant::now);
+        match std::pin::Pin::new(&mut this.inner).poll_frame(cx) {
+            Poll::Ready(Some(Ok(frame))) => {
+                if let Some(data) = frame.data_ref() {
+                    this.bytes += data.len() as u64;
+                }
+                Poll::Ready(Some(Ok(frame)))
+            }
+            Poll::Ready(Some(Err(e))) => Poll::Ready(Some(Err(e.into()))),
+            Poll::Ready(None) => Poll::Ready(None),
+            Poll::Pending => {
+                // When the bytes read so far stop being enough.
+                let due = started + this.grace + std::time::Duration::from_secs_f64(this.bytes as f64 / this.rate as f64);
+                let sleep = this.due.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(due)));
+                if sleep.deadline() != due {
+                    sleep.as_mut().reset(due);
+                }
+                if sleep.as_mut().poll(cx).is_ready() {
+                    return Poll::Ready(Some(Err(Box::new(BodyTooSlow))));
+                }
+                Poll::Pending
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+/// A connection's place among the connections serving requests, as the listener gave it, with
+/// the cap of event streams (a request extension).
+#[derive(Clone)]
+pub struct ConnPlace {
+    pub place: std::sync::Arc<std::sync::Mutex<Option<tokio::sync::OwnedSemaphorePermit>>>,
+    pub streams: std::sync::Arc<tokio::sync::Semaphore>,
+}
+
+/// An event stream's place (`server.max_event_streams`): taking it gives the connection's place
+/// among request connections back, so idle streams never keep requests (or `/healthz`) out;
+/// when none is left the stream is refused with 429. Held by the stream's body
+/// ([`EventStreamPlace::hold`]); the connection closes when the stream ends.
+pub struct EventStreamPlace {
+    /// Given back when the stream's body is dropped.
+    _permit: Option<tokio::sync::OwnedSemaphorePermit>,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for EventStreamPlace {
+    type Rejection = AppError;
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        EventStreamPlace::take(parts.extensions.get::<ConnPlace>())
+    }
+}
+
+impl EventStreamPlace {
+    /// The place of the connection `conn` (a handler that streams only sometimes extracts
+    /// `Option<Extension<ConnPlace>>`); served without the listener, nothing to count.
+    pub fn take(conn: Option<&ConnPlace>) -> Result<EventStreamPlace, AppError> {
+        let Some(conn) = conn else { return Ok(EventStreamPlace { _permit: None }) };
+        let permit = conn.streams.clone().try_acquire_owned().map_err(|_| AppError::TooManyRequests { retry_after_secs: 5 })?;
+        drop(conn.place.lock().unwrap_or_else(|e| e.into_inner()).take());
+        Ok(EventStreamPlace { _permit: Some(permit) })
+    }
+
+    /// `res` (an event stream) holding this place until its body ends; its connection closes
+    /// then (it no longer has a place among request connections).
+    pub fn hold(self, res: Response) -> Response {
+        use futures::StreamExt;
+        let (mut parts, body) = res.into_parts();
+        parts.headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
+        let body = body.into_data_stream().map(move |chunk| {
+            let _held = &self;
+            chunk
+        });
+        Response::from_parts(parts, axum::body::Body::from_stream(body))
+    }
 }

@@ -125,9 +125,23 @@ pub struct Device {
 pub struct DeviceFilter {
     /// Z-BOX, P-BOX, Z-CLOUD or server group
     #[serde(rename = "type")]
+    #[param(inline, value_type = Option<DeviceType>)]
     pub device_type: Option<String>,
     /// online or offline (offline also lists unknown and failed) or creating
+    #[param(inline, value_type = Option<DeviceStatusFilter>)]
     pub status: Option<String>,
+}
+
+/// The values of the device list's `status` filter, for the OpenAPI document (`unknown` is
+/// listed as offline, so it is not one); `DeviceStatus::parse_filter` reads them.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+pub enum DeviceStatusFilter {
+    Online,
+    Offline,
+    Creating,
+    Failed,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
