@@ -75,7 +75,9 @@ pub const MAX_INSTALLATIONS: usize = 256;
 pub const MAX_PASSED: usize = 8;
 /// Heartbeat write transactions one instance runs at once: agents never hold more than this
 /// many of the database's writers (SQLite has one), so people's writes always get their turn.
-pub const AGENT_WRITERS: usize = 2;
+pub const AGENT_WRITERS: usize = 1;
+/// Longest pause after a beat before the next one writes (the pause is as long as the beat).
+pub const MAX_AGENT_PAUSE: std::time::Duration = std::time::Duration::from_millis(250);
 
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]

@@ -132,8 +132,20 @@ pub async fn beat(cx: &DevicesCtx, device: &devices::Model, req: HeartbeatReques
         spec.check()?;
     }
     // A beat's work is bounded whatever its size, and agents hold at most `AGENT_WRITERS` of the
-    // database's writers (people's sign-ins and edits queue behind no more than that).
-    let _writer = cx.agent_writers.acquire().await.map_err(|e| AppError::Internal(e.into()))?;
+    // database's writers, each given back only after as long again as its beat held it: beats
+    // take at most half of the write time, and people's sign-ins and edits find it free.
+    let writer = cx.agent_writers.clone().acquire_owned().await.map_err(|e| AppError::Internal(e.into()))?;
+    let started = std::time::Instant::now();
+    let answer = beat_written(cx, device, req).await;
+    let held = started.elapsed().min(MAX_AGENT_PAUSE);
+    tokio::spawn(async move {
+        tokio::time::sleep(held).await;
+        drop(writer);
+    });
+    answer
+}
+
+async fn beat_written(cx: &DevicesCtx, device: &devices::Model, req: HeartbeatRequest) -> Result<HeartbeatResponse, AppError> {
     let txn = write_txn(&cx.db).await?;
     // Re-read under the row's lock: the device may have been unlinked meanwhile, and of fifty
     // heartbeats at once only the first sees it come back online (one notification).

@@ -56,10 +56,9 @@ function handedOver(query: URLSearchParams): SessionData | null {
 
 /**
  * PC-mode entry (SPEC.md §2): stores the session handed over by the desktop client, then
- * redirects. The tokens leave the address bar and the history at once; before a session from the
- * link is stored it asks: when another account is signed in in this browser, whether to replace
- * it, and when nobody is, whether to sign in as that account (a link must not sign someone into
- * another person's account unnoticed: login CSRF, issue 29, finding 9).
+ * redirects. The tokens leave the address bar and the history at once; when another account is
+ * signed in in this browser, it asks before replacing it (a link must not sign someone into
+ * another person's account unnoticed).
  */
 export function PcWebPage() {
   const t = useT();
@@ -67,8 +66,7 @@ export function PcWebPage() {
   const [params] = useSearchParams();
   // Read once: the address bar no longer holds them after the first effect.
   const [entry] = useState(() => new URLSearchParams(params));
-  // `current` is null when nobody is signed in in this browser.
-  const [conflict, setConflict] = useState<{ current: string | null; incoming: string } | null>(null);
+  const [conflict, setConflict] = useState<{ current: string; incoming: string } | null>(null);
   const finish = (session: SessionData | null) => {
     if (session) applySession(session);
     navigate(pcWebTarget(entry), { replace: true });
@@ -83,13 +81,8 @@ export function PcWebPage() {
     const session = handedOver(entry);
     const current = readStoredSession();
     const incoming = entry.get('email') ?? '';
-    const other = incoming || t('pc_web_other_account');
-    if (session && !current.token) {
-      setConflict({ current: null, incoming: other });
-      return;
-    }
-    if (session && current.token !== session.token && current.userInfo.email !== incoming) {
-      setConflict({ current: current.userInfo.email || t('pc_web_other_account'), incoming: other });
+    if (session && current.token && current.token !== session.token && current.userInfo.email !== incoming) {
+      setConflict({ current: current.userInfo.email || t('pc_web_other_account'), incoming: incoming || t('pc_web_other_account') });
       return;
     }
     finish(session);
@@ -102,13 +95,9 @@ export function PcWebPage() {
       <p>{t('loading')}</p>
       <ConfirmDialog
         open={conflict !== null}
-        title={t(conflict?.current === null ? 'pc_web_sign_in_title' : 'pc_web_switch_title')}
-        text={
-          conflict?.current === null
-            ? t('pc_web_sign_in_text', { incoming: conflict.incoming })
-            : t('pc_web_switch_text', { current: conflict?.current ?? '', incoming: conflict?.incoming ?? '' })
-        }
-        confirmLabel={t(conflict?.current === null ? 'pc_web_sign_in_confirm' : 'pc_web_switch_replace')}
+        title={t('pc_web_switch_title')}
+        text={t('pc_web_switch_text', conflict ?? { current: '', incoming: '' })}
+        confirmLabel={t('pc_web_switch_replace')}
         onConfirm={() => finish(handedOver(entry))}
         onClose={() => finish(null)}
       />
