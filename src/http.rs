@@ -14,32 +14,45 @@ use crate::error::{AppError, Msg};
 
 /// A JSON body whose rejection is our envelope: 415 for another content type, 413 over the body
 /// limit, 400 `data.field = "body"` when it is not JSON, and 400 naming the field (its path, e.g.
-/// `metrics.cpu_percent` or `acks[0].ok`) when the JSON has a value of the wrong shape.
+/// `metrics.cpu_percent` or `acks[0].ok`) when the JSON has a value of the wrong shape, or a
+/// string holding a control character (issue 29, finding 6).
 pub struct ApiJson<T>(pub T);
 
 impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
     type Rejection = AppError;
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        if !json_content_type(req.headers()) {
-            return Err(AppError::Unsupported(Msg::JsonContentType));
+        let (value, bytes) = json_body::<T, S>(req, state).await?;
+        no_control_in_json(&bytes)?;
+        Ok(ApiJson(value))
+    }
+}
+
+/// The body read and deserialized, with its bytes (for the control-character check, made after
+/// a [`Checked`] type's own rules so that their messages come first).
+async fn json_body<T: DeserializeOwned, S: Send + Sync>(req: Request, state: &S) -> Result<(T, axum::body::Bytes), AppError> {
+    if !json_content_type(req.headers()) {
+        return Err(AppError::Unsupported(Msg::JsonContentType));
+    }
+    let bytes = axum::body::Bytes::from_request(req, state).await.map_err(|e| {
+        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            AppError::TooLarge(Msg::BodyTooLarge)
+        } else if too_slow(&e) {
+            AppError::TooSlow(Msg::BodyTooSlow)
+        } else {
+            AppError::invalid("body", Msg::MalformedJson)
         }
-        let bytes = axum::body::Bytes::from_request(req, state).await.map_err(|e| {
-            if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                AppError::TooLarge(Msg::BodyTooLarge)
-            } else if too_slow(&e) {
-                AppError::TooSlow(Msg::BodyTooSlow)
-            } else {
-                AppError::invalid("body", Msg::MalformedJson)
-            }
-        })?;
-        if let Some(field) = control_in_json(&bytes) {
-            return Err(control_error(field));
-        }
-        let mut de = serde_json::Deserializer::from_slice(&bytes);
-        match serde_path_to_error::deserialize::<_, T>(&mut de) {
-            Ok(v) => de.end().map(|_| ApiJson(v)).map_err(|_| AppError::invalid("body", Msg::MalformedJson)),
-            Err(e) => Err(body_error(&e)),
-        }
+    })?;
+    let mut de = serde_json::Deserializer::from_slice(&bytes);
+    match serde_path_to_error::deserialize::<_, T>(&mut de) {
+        Ok(v) => de.end().map(|_| (v, bytes)).map_err(|_| AppError::invalid("body", Msg::MalformedJson)),
+        Err(e) => Err(body_error(&e)),
+    }
+}
+
+fn no_control_in_json(bytes: &[u8]) -> Result<(), AppError> {
+    match control_in_json(bytes) {
+        Some(field) => Err(control_error(field)),
+        None => Ok(()),
     }
 }
 
@@ -134,8 +147,10 @@ pub struct Valid<T>(pub T);
 impl<T: Checked, S: Send + Sync> FromRequest<S> for Valid<T> {
     type Rejection = AppError;
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let ApiJson(body) = ApiJson::<T::Body>::from_request(req, state).await?;
-        Ok(Valid(T::check(body)?))
+        let (body, bytes) = json_body::<T::Body, S>(req, state).await?;
+        let checked = T::check(body)?;
+        no_control_in_json(&bytes)?;
+        Ok(Valid(checked))
     }
 }
 

@@ -200,9 +200,10 @@ impl Drop for IpSlot {
 }
 
 /// A socket that fails with `TimedOut` once nothing has been read or written for `idle`, or
-/// when a request's head has not been answered `header_read` after its first byte (a new
-/// connection's first request: after the connection opened). It also gives hyper's own answer to a request line over 64 KiB (a bare `414` with an empty body,
-/// written before any handler runs) the API's envelope (issue 16, finding 8).
+/// when a request's head has not arrived `header_read` after its first byte (a new connection's
+/// first request: after the connection opened). It also gives hyper's own answer to a request
+/// line over 64 KiB (a bare `414` with an empty body, written before any handler runs) the API's
+/// envelope (issue 16, finding 8).
 struct IdleIo<T> {
     inner: T,
     idle: Duration,
