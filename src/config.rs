@@ -9,6 +9,7 @@ use figment::providers::{Env, Format, Serialized, Toml};
 use serde::{Deserialize, Serialize};
 
 mod limits;
+pub use limits::{LOW_OPEN_FILE_LIMIT, raise_open_file_limit};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -54,6 +55,14 @@ pub struct ServerConfig {
     pub max_connections: usize,
     /// Open connections one client address may hold.
     pub max_connections_per_ip: usize,
+    /// A request body must arrive at this many bytes a second at least (averaged from its first
+    /// read, after `body_grace_secs`); a slower one is cut and its connection closed.
+    pub min_body_rate_bytes: u64,
+    /// Seconds a request body may take before `min_body_rate_bytes` applies.
+    pub body_grace_secs: u64,
+    /// Event streams (Server-Sent Events) open at once, counted apart from the connections
+    /// serving requests; 0 = a quarter of the connection cap.
+    pub max_event_streams: usize,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -358,6 +367,9 @@ impl Default for ServerConfig {
             idle_timeout_secs: 60,
             max_connections: 0,
             max_connections_per_ip: 128,
+            min_body_rate_bytes: 1024,
+            body_grace_secs: 10,
+            max_event_streams: 0,
         }
     }
 }

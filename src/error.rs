@@ -25,6 +25,7 @@ pub enum Msg {
     MalformedJson,
     JsonContentType,
     BodyTooLarge,
+    BodyTooSlow,
     Internal,
     TooManyRequests,
     Unauthorized,
@@ -34,6 +35,8 @@ pub enum Msg {
     InvalidField(&'static str),
     /// A JSON body whose value at this path (`metrics.cpu_percent`, `acks[0].ok`) is wrong.
     InvalidBodyField(String),
+    /// A text input (body field, query parameter, path segment) holding a control character.
+    ControlCharacters(String),
     InvalidPagination,
     // identity (SPEC.md §5, word for word where it names them)
     EmailRequired,
@@ -123,6 +126,7 @@ pub enum Msg {
     LiteAppRentable,
     StopLiteApps,
     RentOwnDevice,
+    RentWithinCompany,
     DeviceNotRentable,
     RentalSpent,
     /// The watchdog's reason: the state that lasted too long and its limit in seconds.
@@ -200,6 +204,7 @@ impl Msg {
             Msg::MalformedJson => ("Malformed JSON body", "请求体不是有效的 JSON"),
             Msg::JsonContentType => ("Content-Type must be application/json", "Content-Type 必须为 application/json"),
             Msg::BodyTooLarge => ("Request body too large", "请求体过大"),
+            Msg::BodyTooSlow => ("The request body arrived too slowly", "请求体传输过慢"),
             Msg::Internal => ("Internal server error, please try again later", "服务器内部错误，请稍后再试"),
             Msg::TooManyRequests => ("Too many attempts, please try again later", "尝试次数过多，请稍后再试"),
             Msg::Unauthorized => ("Please sign in first", "请先登录"),
@@ -212,6 +217,10 @@ impl Msg {
             Msg::InvalidBodyField(field) => return match lang {
                 Lang::En => format!("Invalid value for {field}"),
                 Lang::Zh => format!("参数 {field} 无效"),
+            },
+            Msg::ControlCharacters(field) => return match lang {
+                Lang::En => format!("{field} must not contain control characters"),
+                Lang::Zh => format!("参数 {field} 不能包含控制字符"),
             },
             Msg::InvalidField(field) => return match lang {
                 Lang::En => format!("Invalid value for {field}"),
@@ -409,6 +418,10 @@ impl Msg {
                 "有轻应用可出租时，轻应用空间不能编辑或关机",
             ),
             Msg::StopLiteApps => ("Stop all LiteApps before editing", "请先停止所有轻应用再编辑"),
+            Msg::RentWithinCompany => (
+                "A company and its administrators cannot rent each other's devices",
+                "企业与其管理员之间不能相互租用设备",
+            ),
             Msg::RentOwnDevice => ("This is your own device: install the app instead of renting it", "这是您自己的设备：请直接安装，无需租用"),
             Msg::DeviceNotRentable => ("This device is not offered for rent", "该设备未开放出租"),
             Msg::RentalSpent => (
@@ -686,6 +699,9 @@ pub enum AppError {
     Conflict { msg: Msg, data: Option<Value> },
     #[error("payload too large")]
     TooLarge(Msg),
+    /// 408: the request body came slower than `server.min_body_rate_bytes`.
+    #[error("request body too slow")]
+    TooSlow(Msg),
     #[error("unsupported media type")]
     Unsupported(Msg),
     #[error("too many requests")]
@@ -710,6 +726,7 @@ impl AppError {
             AppError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             AppError::Conflict { .. } => StatusCode::CONFLICT,
             AppError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            AppError::TooSlow(_) => StatusCode::REQUEST_TIMEOUT,
             AppError::Unsupported(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             AppError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -724,6 +741,7 @@ impl AppError {
             | AppError::NotFound(msg)
             | AppError::Conflict { msg, .. }
             | AppError::TooLarge(msg)
+            | AppError::TooSlow(msg)
             | AppError::Unsupported(msg) => msg.clone(),
             AppError::MethodNotAllowed => Msg::MethodNotAllowed,
             AppError::TooManyRequests { .. } => Msg::TooManyRequests,

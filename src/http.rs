@@ -14,24 +14,93 @@ use crate::error::{AppError, Msg};
 
 /// A JSON body whose rejection is our envelope: 415 for another content type, 413 over the body
 /// limit, 400 `data.field = "body"` when it is not JSON, and 400 naming the field (its path, e.g.
-/// `metrics.cpu_percent` or `acks[0].ok`) when the JSON has a value of the wrong shape.
+/// `metrics.cpu_percent` or `acks[0].ok`) when the JSON has a value of the wrong shape, or a
+/// string holding a control character (issue 29, finding 6).
 pub struct ApiJson<T>(pub T);
 
 impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
     type Rejection = AppError;
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        if !json_content_type(req.headers()) {
-            return Err(AppError::Unsupported(Msg::JsonContentType));
-        }
-        let bytes = axum::body::Bytes::from_request(req, state).await.map_err(|e| {
-            if e.status() == StatusCode::PAYLOAD_TOO_LARGE { AppError::TooLarge(Msg::BodyTooLarge) } else { AppError::invalid("body", Msg::MalformedJson) }
-        })?;
-        let mut de = serde_json::Deserializer::from_slice(&bytes);
-        match serde_path_to_error::deserialize::<_, T>(&mut de) {
-            Ok(v) => de.end().map(|_| ApiJson(v)).map_err(|_| AppError::invalid("body", Msg::MalformedJson)),
-            Err(e) => Err(body_error(&e)),
-        }
+        let (value, bytes) = json_body::<T, S>(req, state).await?;
+        no_control_in_json(&bytes)?;
+        Ok(ApiJson(value))
     }
+}
+
+/// The body read and deserialized, with its bytes (for the control-character check, made after
+/// a [`Checked`] type's own rules so that their messages come first).
+async fn json_body<T: DeserializeOwned, S: Send + Sync>(req: Request, state: &S) -> Result<(T, axum::body::Bytes), AppError> {
+    if !json_content_type(req.headers()) {
+        return Err(AppError::Unsupported(Msg::JsonContentType));
+    }
+    let bytes = axum::body::Bytes::from_request(req, state).await.map_err(|e| {
+        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            AppError::TooLarge(Msg::BodyTooLarge)
+        } else if too_slow(&e) {
+            AppError::TooSlow(Msg::BodyTooSlow)
+        } else {
+            AppError::invalid("body", Msg::MalformedJson)
+        }
+    })?;
+    let mut de = serde_json::Deserializer::from_slice(&bytes);
+    match serde_path_to_error::deserialize::<_, T>(&mut de) {
+        Ok(v) => de.end().map(|_| (v, bytes)).map_err(|_| AppError::invalid("body", Msg::MalformedJson)),
+        Err(e) => Err(body_error(&e)),
+    }
+}
+
+fn no_control_in_json(bytes: &[u8]) -> Result<(), AppError> {
+    match control_in_json(bytes) {
+        Some(field) => Err(control_error(field)),
+        None => Ok(()),
+    }
+}
+
+/// A character no text input may hold: the C0 controls (U+0000 NUL among them; PostgreSQL
+/// cannot store it) but tab, line feed and carriage return, and DEL.
+pub fn control_char(c: char) -> bool {
+    (c < ' ' && !matches!(c, '\t' | '\n' | '\r')) || c == '\u{7f}'
+}
+
+fn control_error(field: String) -> AppError {
+    let mut field = field;
+    field.truncate(200);
+    AppError::InvalidBody { msg: Msg::ControlCharacters(field.clone()), field }
+}
+
+/// The path (`acks[0].id`, `name`) of the first string or key of a JSON body that holds a
+/// control character. A control character can only be in JSON as an escape (`\u0000`) or a raw
+/// DEL byte, so a body without either is answered without parsing it twice.
+fn control_in_json(bytes: &[u8]) -> Option<String> {
+    let escaped = bytes.windows(6).any(|w| {
+        w.starts_with(b"\\u00") && (matches!(w[4], b'0' | b'1') || (w[4] == b'7' && matches!(w[5], b'f' | b'F')))
+    });
+    if !escaped && !bytes.contains(&0x7f) {
+        return None;
+    }
+    let value: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+    control_in_value(&value, "")
+}
+
+fn control_in_value(v: &serde_json::Value, path: &str) -> Option<String> {
+    use serde_json::Value;
+    let here = || if path.is_empty() { "body".to_string() } else { path.to_string() };
+    match v {
+        Value::String(s) => s.chars().any(control_char).then(here),
+        Value::Array(items) => items.iter().enumerate().find_map(|(i, x)| control_in_value(x, &format!("{path}[{i}]"))),
+        Value::Object(map) => map.iter().find_map(|(k, x)| {
+            let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+            if k.chars().any(control_char) { Some(p) } else { control_in_value(x, &p) }
+        }),
+        _ => None,
+    }
+}
+
+/// The first query parameter (decoded) whose name or value holds a control character.
+fn control_in_query(query: Option<&str>) -> Option<String> {
+    url::form_urlencoded::parse(query?.as_bytes())
+        .find(|(k, v)| k.chars().chain(v.chars()).any(control_char))
+        .map(|(k, _)| if k.chars().any(control_char) { "query".to_string() } else { k.into_owned() })
 }
 
 fn json_content_type(headers: &axum::http::HeaderMap) -> bool {
@@ -78,8 +147,10 @@ pub struct Valid<T>(pub T);
 impl<T: Checked, S: Send + Sync> FromRequest<S> for Valid<T> {
     type Rejection = AppError;
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let ApiJson(body) = ApiJson::<T::Body>::from_request(req, state).await?;
-        Ok(Valid(T::check(body)?))
+        let (body, bytes) = json_body::<T::Body, S>(req, state).await?;
+        let checked = T::check(body)?;
+        no_control_in_json(&bytes)?;
+        Ok(Valid(checked))
     }
 }
 
@@ -89,6 +160,9 @@ pub struct ApiQuery<T>(pub T);
 impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
     type Rejection = AppError;
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        if let Some(field) = control_in_query(parts.uri.query()) {
+            return Err(control_error(field));
+        }
         match axum::extract::Query::<T>::from_request_parts(parts, state).await {
             Ok(axum::extract::Query(v)) => Ok(ApiQuery(v)),
             Err(QueryRejection::FailedToDeserializeQueryString(e)) => {
@@ -107,6 +181,11 @@ pub struct ApiPath<T>(pub T);
 impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for ApiPath<T> {
     type Rejection = AppError;
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        if let Ok(raw) = axum::extract::RawPathParams::from_request_parts(parts, state).await
+            && let Some((name, _)) = raw.iter().find(|(_, v)| v.chars().any(control_char))
+        {
+            return Err(control_error(name.to_string()));
+        }
         match axum::extract::Path::<T>::from_request_parts(parts, state).await {
             Ok(axum::extract::Path(v)) => Ok(ApiPath(v)),
             Err(e) => {
@@ -223,4 +302,146 @@ pub fn not_modified(headers: &axum::http::HeaderMap, etag: &HeaderValue) -> bool
         .flat_map(|v| v.split(','))
         .map(|t| t.trim().trim_start_matches("W/"))
         .any(|t| t == "*" || t.as_bytes() == tag)
+}
+
+// ---- slow bodies and event streams (issue 29, finding 7) ----
+
+/// The error a [`MinRate`] body ends with.
+#[derive(Debug)]
+pub struct BodyTooSlow;
+
+impl std::fmt::Display for BodyTooSlow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the request body arrived too slowly")
+    }
+}
+
+impl std::error::Error for BodyTooSlow {}
+
+/// True when `e` (a body rejection) came from a [`MinRate`] body.
+fn too_slow(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut at = Some(e);
+    while let Some(err) = at {
+        if err.is::<BodyTooSlow>() {
+            return true;
+        }
+        at = err.source();
+    }
+    false
+}
+
+/// A request body that must arrive at `rate` bytes a second at least, averaged from its first
+/// read, once it has taken `grace`: a client sending a byte every two seconds cannot hold a
+/// connection (and a handler) for as long as its body lasts. Time runs only while someone reads
+/// the body; a slower body ends with [`BodyTooSlow`] (408), and its connection is closed.
+pub struct MinRate<B> {
+    inner: B,
+    rate: u64,
+    grace: std::time::Duration,
+    started: Option<tokio::time::Instant>,
+    bytes: u64,
+    due: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl<B> MinRate<B> {
+    pub fn new(inner: B, rate: u64, grace: std::time::Duration) -> Self {
+        MinRate { inner, rate: rate.max(1), grace, started: None, bytes: 0, due: None }
+    }
+}
+
+impl<B> hyper::body::Body for MinRate<B>
+where
+    B: hyper::body::Body<Data = axum::body::Bytes> + Unpin,
+    B::Error: Into<axum::BoxError>,
+{
+    type Data = axum::body::Bytes;
+    type Error = axum::BoxError;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Self::Data>, Self::Error>>> {
+        use std::future::Future;
+        use std::task::Poll;
+        let this = &mut *self;
+        let started = *this.started.get_or_insert_with(tokio::time::Instant::now);
+        match std::pin::Pin::new(&mut this.inner).poll_frame(cx) {
+            Poll::Ready(Some(Ok(frame))) => {
+                if let Some(data) = frame.data_ref() {
+                    this.bytes += data.len() as u64;
+                }
+                Poll::Ready(Some(Ok(frame)))
+            }
+            Poll::Ready(Some(Err(e))) => Poll::Ready(Some(Err(e.into()))),
+            Poll::Ready(None) => Poll::Ready(None),
+            Poll::Pending => {
+                // When the bytes read so far stop being enough.
+                let due = started + this.grace + std::time::Duration::from_secs_f64(this.bytes as f64 / this.rate as f64);
+                let sleep = this.due.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(due)));
+                if sleep.deadline() != due {
+                    sleep.as_mut().reset(due);
+                }
+                if sleep.as_mut().poll(cx).is_ready() {
+                    return Poll::Ready(Some(Err(Box::new(BodyTooSlow))));
+                }
+                Poll::Pending
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+/// A connection's place among the connections serving requests, as the listener gave it, with
+/// the cap of event streams (a request extension).
+#[derive(Clone)]
+pub struct ConnPlace {
+    pub place: std::sync::Arc<std::sync::Mutex<Option<tokio::sync::OwnedSemaphorePermit>>>,
+    pub streams: std::sync::Arc<tokio::sync::Semaphore>,
+}
+
+/// An event stream's place (`server.max_event_streams`): taking it gives the connection's place
+/// among request connections back, so idle streams never keep requests (or `/healthz`) out;
+/// when none is left the stream is refused with 429. Held by the stream's body
+/// ([`EventStreamPlace::hold`]); the connection closes when the stream ends.
+pub struct EventStreamPlace {
+    /// Given back when the stream's body is dropped.
+    _permit: Option<tokio::sync::OwnedSemaphorePermit>,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for EventStreamPlace {
+    type Rejection = AppError;
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        EventStreamPlace::take(parts.extensions.get::<ConnPlace>())
+    }
+}
+
+impl EventStreamPlace {
+    /// The place of the connection `conn` (a handler that streams only sometimes extracts
+    /// `Option<Extension<ConnPlace>>`); served without the listener, nothing to count.
+    pub fn take(conn: Option<&ConnPlace>) -> Result<EventStreamPlace, AppError> {
+        let Some(conn) = conn else { return Ok(EventStreamPlace { _permit: None }) };
+        let permit = conn.streams.clone().try_acquire_owned().map_err(|_| AppError::TooManyRequests { retry_after_secs: 5 })?;
+        drop(conn.place.lock().unwrap_or_else(|e| e.into_inner()).take());
+        Ok(EventStreamPlace { _permit: Some(permit) })
+    }
+
+    /// `res` (an event stream) holding this place until its body ends; its connection closes
+    /// then (it no longer has a place among request connections).
+    pub fn hold(self, res: Response) -> Response {
+        use futures::StreamExt;
+        let (mut parts, body) = res.into_parts();
+        parts.headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
+        let body = body.into_data_stream().map(move |chunk| {
+            let _held = &self;
+            chunk
+        });
+        Response::from_parts(parts, axum::body::Body::from_stream(body))
+    }
 }

@@ -6,12 +6,20 @@
 //! new connections wait in the kernel's queue) and at most `server.max_connections_per_ip` per
 //! client address (beyond it a connection is closed at once; trusted proxies are exempt), so
 //! one client holding sockets open cannot keep others, or `/healthz`, out.
+//!
+//! Issue 29: the header-read time-out runs from a request's first byte (and for a new
+//! connection's first request from the connection), never while a kept-alive connection waits
+//! between requests: such a connection closes only after `server.idle_timeout_secs` (finding 12,
+//! an ECONNRESET when a client sent on a connection the server was closing). A request body must
+//! keep `server.min_body_rate_bytes` (`http::MinRate`); an event stream gives its connection's
+//! place back and takes one of `server.max_event_streams` instead (`http::EventStreamPlace`).
 
 use std::collections::HashMap;
 use std::future::Future;
 use std::io;
 use std::net::IpAddr;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -37,6 +45,9 @@ pub struct ConnLimits {
     pub header_read: Duration,
     pub idle: Duration,
     pub trusted: TrustedProxies,
+    pub min_body_rate: u64,
+    pub body_grace: Duration,
+    pub streams: usize,
 }
 
 impl ConnLimits {
@@ -47,6 +58,9 @@ impl ConnLimits {
             header_read: Duration::from_secs(c.server.header_read_timeout_secs),
             idle: Duration::from_secs(c.server.idle_timeout_secs),
             trusted: TrustedProxies::new(&c.server.trusted_proxies).unwrap_or_default(),
+            min_body_rate: c.server.min_body_rate_bytes,
+            body_grace: Duration::from_secs(c.server.body_grace_secs),
+            streams: c.event_stream_cap(),
         }
     }
 }
@@ -55,6 +69,7 @@ impl ConnLimits {
 /// requests in flight finish (up to 30 s) and returns.
 pub async fn serve(listener: TcpListener, router: App, limits: ConnLimits, shutdown: impl Future<Output = ()> + Send + 'static) {
     let slots = Arc::new(Semaphore::new(limits.max));
+    let streams = Arc::new(Semaphore::new(limits.streams));
     let per_ip = Arc::new(Mutex::new(HashMap::<IpAddr, usize>::new()));
     let (stop_tx, stop_rx) = watch::channel(false);
     tokio::pin!(shutdown);
@@ -82,17 +97,28 @@ pub async fn serve(listener: TcpListener, router: App, limits: ConnLimits, shutd
         let _ = stream.set_nodelay(true);
         let router = router.clone();
         let mut stop = stop_rx.clone();
-        let (header_read, idle) = (limits.header_read, limits.idle);
+        let (header_read, idle, rate, grace) = (limits.header_read, limits.idle, limits.min_body_rate, limits.body_grace);
+        let place = crate::http::ConnPlace { place: Arc::new(Mutex::new(Some(permit))), streams: streams.clone() };
         tokio::spawn(async move {
-            let io = TokioIo::new(IdleIo::new(stream, idle));
+            let exchange = Arc::new(Exchange::default());
+            let io = TokioIo::new(IdleIo::new(stream, idle, header_read, exchange.clone()));
+            let conn_place = place.clone();
             let service = hyper::service::service_fn(move |mut req: hyper::Request<Incoming>| {
                 req.extensions_mut().insert(ConnectInfo(peer));
+                req.extensions_mut().insert(conn_place.clone());
                 let mut router = router.clone();
-                async move { router.call(req.map(axum::body::Body::new)).await }
+                let busy = Busy::new(&exchange);
+                async move {
+                    let res = router.call(req.map(|b| axum::body::Body::new(crate::http::MinRate::new(b, rate, grace)))).await;
+                    drop(busy);
+                    res
+                }
             });
+            // The header-read time-out is IdleIo's (it knows when a request begins); hyper's
+            // would also close a kept-alive connection waiting between requests.
             let conn = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
-                .header_read_timeout(header_read)
+                .header_read_timeout(None)
                 .serve_connection(io, service)
                 // WebSockets (the agent channel, terminals, tunnels, apps' own sockets).
                 .with_upgrades();
@@ -105,12 +131,38 @@ pub async fn serve(listener: TcpListener, router: App, limits: ConnLimits, shutd
                 }
             }
             drop(ip_slot);
-            drop(permit);
+            drop(place);
         });
     }
     let _ = stop_tx.send(true);
     let all = u32::try_from(limits.max).unwrap_or(u32::MAX);
     let _ = tokio::time::timeout(Duration::from_secs(30), slots.acquire_many(all)).await;
+}
+
+/// What the requests of a connection tell its socket.
+#[derive(Default)]
+struct Exchange {
+    /// Requests whose head has arrived, ever.
+    heads: AtomicUsize,
+    /// Requests being answered now.
+    busy: AtomicUsize,
+}
+
+/// A request being answered on a connection.
+struct Busy(Arc<Exchange>);
+
+impl Busy {
+    fn new(exchange: &Arc<Exchange>) -> Busy {
+        exchange.heads.fetch_add(1, Ordering::SeqCst);
+        exchange.busy.fetch_add(1, Ordering::SeqCst);
+        Busy(exchange.clone())
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.0.busy.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// One of a client address's connections; given back when dropped.
@@ -147,13 +199,19 @@ impl Drop for IpSlot {
     }
 }
 
-/// A socket that fails with `TimedOut` once nothing has been read or written for `idle`. It
-/// also gives hyper's own answer to a request line over 64 KiB (a bare `414` with an empty body,
-/// written before any handler runs) the API's envelope (issue 16, finding 8).
+/// A socket that fails with `TimedOut` once nothing has been read or written for `idle`, or
+/// when a request's head has not arrived `header_read` after its first byte (a new connection's
+/// first request: after the connection opened). It also gives hyper's own answer to a request
+/// line over 64 KiB (a bare `414` with an empty body, written before any handler runs) the API's
+/// envelope (issue 16, finding 8).
 struct IdleIo<T> {
     inner: T,
     idle: Duration,
     deadline: Pin<Box<Sleep>>,
+    header_read: Duration,
+    /// Running while a request's head is awaited, with the count of heads when it began.
+    head_due: Option<(Pin<Box<Sleep>>, usize)>,
+    exchange: Arc<Exchange>,
     /// Bytes of a replaced answer still to write.
     pending: Vec<u8>,
 }
@@ -161,8 +219,35 @@ struct IdleIo<T> {
 const URI_TOO_LONG: &str = r#"{"code":414,"data":null,"msg":"The request address is too long"}"#;
 
 impl<T> IdleIo<T> {
-    fn new(inner: T, idle: Duration) -> Self {
-        IdleIo { inner, idle, deadline: Box::pin(tokio::time::sleep(idle)), pending: Vec::new() }
+    fn new(inner: T, idle: Duration, header_read: Duration, exchange: Arc<Exchange>) -> Self {
+        IdleIo {
+            inner,
+            idle,
+            deadline: Box::pin(tokio::time::sleep(idle)),
+            header_read,
+            head_due: Some((Box::pin(tokio::time::sleep(header_read)), 0)),
+            exchange,
+            pending: Vec::new(),
+        }
+    }
+    /// Bytes arrived: with no request being answered they begin a request's head.
+    fn head_bytes(&mut self) {
+        self.head_arrived();
+        if self.head_due.is_none() && self.exchange.busy.load(Ordering::SeqCst) == 0 {
+            self.head_due = Some((Box::pin(tokio::time::sleep(self.header_read)), self.exchange.heads.load(Ordering::SeqCst)));
+        }
+    }
+    /// A head arrived since the awaited one began: it is no longer awaited.
+    fn head_arrived(&mut self) {
+        let heads = self.exchange.heads.load(Ordering::SeqCst);
+        if self.head_due.as_ref().is_some_and(|(_, at)| *at != heads) {
+            self.head_due = None;
+        }
+    }
+    /// The awaited head did not arrive in time (it stops being awaited once it arrives).
+    fn head_late(&mut self, cx: &mut Context<'_>) -> bool {
+        self.head_arrived();
+        self.head_due.as_mut().is_some_and(|(d, _)| d.as_mut().poll(cx).is_ready())
     }
     fn moved(&mut self) {
         self.deadline.as_mut().reset(Instant::now() + self.idle);
@@ -197,10 +282,11 @@ impl<T: AsyncRead + Unpin> AsyncRead for IdleIo<T> {
             Poll::Ready(r) => {
                 if buf.filled().len() > before {
                     self.moved();
+                    self.head_bytes();
                 }
                 Poll::Ready(r)
             }
-            Poll::Pending if self.expired(cx) => Poll::Ready(Err(timed_out())),
+            Poll::Pending if self.expired(cx) || self.head_late(cx) => Poll::Ready(Err(timed_out())),
             Poll::Pending => Poll::Pending,
         }
     }

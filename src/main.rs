@@ -141,6 +141,8 @@ fn return_large_blocks_to_the_system() {}
 
 fn main() -> ExitCode {
     return_large_blocks_to_the_system();
+    // Before the configuration derives the connection cap from it (issue 29, finding 7).
+    let open_files = zmarket::config::raise_open_file_limit();
     let cli = Cli::parse();
     let overrides = Overrides { bind: cli.bind, data_dir: cli.data_dir.clone() };
     let config = match Config::load(cli.config.as_deref(), &overrides) {
@@ -151,6 +153,15 @@ fn main() -> ExitCode {
         }
     };
     zmarket::telemetry::init(&config.log);
+    match open_files {
+        Some((_, now)) if now < zmarket::config::LOW_OPEN_FILE_LIMIT => tracing::warn!(
+            open_files = now,
+            connections = config.connection_cap(),
+            "the open-file limit is low (raise the hard limit, e.g. LimitNOFILE= in the systemd unit): few connections can be served"
+        ),
+        Some((before, now)) if now > before => tracing::info!(before, now, "raised the soft open-file limit to the hard one"),
+        _ => {}
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(r) => r,
         Err(e) => {

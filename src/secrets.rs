@@ -49,9 +49,11 @@ fn load_or_create(path: &Path) -> anyhow::Result<Vec<u8>> {
 }
 
 /// Creates `dir` (and its parents) if missing; a directory created here is 0700: the data
-/// directory holds the database, the signing key and mails with live links.
+/// directory holds the database, the signing key and mails with live links. One that exists
+/// and lets others in (0755) is tightened to 0700, or a warning says it could not be.
 pub fn private_dir(dir: &Path) -> std::io::Result<()> {
     if dir.is_dir() {
+        tighten(dir);
         return Ok(());
     }
     std::fs::create_dir_all(dir)?;
@@ -61,6 +63,23 @@ pub fn private_dir(dir: &Path) -> std::io::Result<()> {
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
     }
     Ok(())
+}
+
+/// Takes group and other permissions away from an existing directory.
+fn tighten(dir: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let Ok(meta) = std::fs::metadata(dir) else { return };
+        let mode = meta.permissions().mode() & 0o7777;
+        if mode & 0o077 == 0 {
+            return;
+        }
+        match std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode & !0o077)) {
+            Ok(()) => tracing::warn!(dir = %dir.display(), was = format!("{mode:o}"), "the directory let other users in: tightened to owner only"),
+            Err(e) => tracing::warn!(dir = %dir.display(), mode = format!("{mode:o}"), error = %e, "the directory lets other users in and could not be tightened"),
+        }
+    }
 }
 
 /// Creates `file` empty with mode 0600 if missing (SQLite then gives its -wal and -shm files

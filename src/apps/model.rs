@@ -133,6 +133,7 @@ pub struct DeviceFit {
 #[into_params(parameter_in = Query)]
 pub struct AppsFilter {
     /// A label of SPEC.md §4.
+    #[param(inline, value_type = Option<crate::db::enums::AppStatus>)]
     pub status: Option<String>,
 }
 

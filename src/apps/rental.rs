@@ -46,6 +46,13 @@ pub async fn rent(cx: &AppsCtx, auth: &Auth, ask: RentAsk, request_key: Option<S
     if provider == owner {
         return Err(AppError::conflict(Msg::RentOwnDevice));
     }
+    // A company and one of its administrators are the same people: a rental between them, either
+    // way, would move the company's coins to the person (issue 29, finding 5).
+    if let (Owner::Company(c), Owner::User(u)) | (Owner::User(u), Owner::Company(c)) = (&owner, &provider)
+        && crate::iam::auth::membership(&txn, c, u).await?.is_some_and(|m| m.role == crate::db::enums::Role::Admin)
+    {
+        return Err(AppError::conflict(Msg::RentWithinCompany));
+    }
     rentable(&device)?;
     // A device taken for an order (src/orders) is not rented meanwhile: checked under the
     // device's lock, which a take also holds.

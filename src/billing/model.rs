@@ -100,6 +100,7 @@ impl EntriesQuery {
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct BillsQuery {
+    #[param(inline, value_type = Option<BillStatus>)]
     pub status: Option<String>,
 }
 

@@ -13,6 +13,9 @@ impl Config {
         if self.server.header_read_timeout_secs == 0 || self.server.idle_timeout_secs == 0 {
             return bad("server.header_read_timeout_secs", "timeouts must be at least 1 second");
         }
+        if self.server.min_body_rate_bytes == 0 || self.server.body_grace_secs == 0 {
+            return bad("server.min_body_rate_bytes", "the body rate and its grace must be at least 1");
+        }
         if self.server.max_connections_per_ip == 0 {
             return bad("server.max_connections_per_ip", "must be at least 1");
         }
@@ -39,6 +42,44 @@ impl Config {
         }
         (open_file_limit().unwrap_or(1024) * 3 / 4).max(16)
     }
+
+    /// `server.max_event_streams`, or a quarter of the connection cap, at least 1.
+    pub fn event_stream_cap(&self) -> usize {
+        if self.server.max_event_streams > 0 {
+            return self.server.max_event_streams;
+        }
+        (self.connection_cap() / 4).max(1)
+    }
+}
+
+/// Below this soft open-file limit a warning says the connection cap is small.
+pub const LOW_OPEN_FILE_LIMIT: u64 = 4096;
+
+/// Raises this process's soft open-file limit to the hard one (systemd's default soft limit is
+/// 1,024 while the hard one is far higher): the limit (before, after), `None` when it cannot be
+/// read. Call before the connection cap is computed.
+pub fn raise_open_file_limit() -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        // SAFETY: getrlimit/setrlimit write and read the one struct given.
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
+            return None;
+        }
+        let before = lim.rlim_cur as u64;
+        // An unlimited hard limit is not a soft one the kernel takes: Linux's usual nr_open.
+        let target = if lim.rlim_max == libc::RLIM_INFINITY { 1 << 20 } else { lim.rlim_max };
+        if lim.rlim_cur < target {
+            let raised = libc::rlimit { rlim_cur: target, rlim_max: lim.rlim_max };
+            // SAFETY: as above.
+            if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+                return Some((before, target as u64));
+            }
+        }
+        Some((before, before))
+    }
+    #[cfg(not(unix))]
+    None
 }
 
 /// The soft open-file limit of this process (Linux: /proc/self/limits).

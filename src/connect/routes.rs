@@ -90,11 +90,20 @@ async fn app_open(State(cx): State<ConnectCtx>, auth: Auth, headers: HeaderMap, 
 /// Server-Sent Events (`line`, and `end` with the reason).
 #[utoipa::path(get, path = "/api/rmp/v1/apps/{id}/logs", tag = "connect", params(("id" = String, Path), LogsQuery),
     responses((status = 200, body = Envelope<LogLines>), (status = 404), (status = 409)))]
-async fn app_logs(State(cx): State<ConnectCtx>, auth: Auth, lang: Lang, ApiPath(id): ApiPath<String>, ApiQuery(q): ApiQuery<LogsQuery>) -> Result<Response, AppError> {
+async fn app_logs(
+    State(cx): State<ConnectCtx>,
+    auth: Auth,
+    lang: Lang,
+    conn: Option<axum::Extension<crate::http::ConnPlace>>,
+    ApiPath(id): ApiPath<String>,
+    ApiQuery(q): ApiQuery<LogsQuery>,
+) -> Result<Response, AppError> {
     let tail = q.tail()?;
     let d = door(&cx, &auth, &id).await?;
     if q.follow() {
-        return Ok(logs::follow(&cx, &d, tail, lang).await?.into_response());
+        // Counted among event streams, not request connections (issue 29, finding 7).
+        let place = crate::http::EventStreamPlace::take(conn.as_deref())?;
+        return Ok(place.hold(logs::follow(&cx, &d, tail, lang).await?.into_response()));
     }
     Ok(ok(logs::tail(&cx, &d, tail).await?)?.into_response())
 }

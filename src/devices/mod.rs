@@ -41,6 +41,8 @@ pub struct DevicesCtx {
     pub guards: guards::DeviceGuards,
     /// Nearby answers by query under the public data version (every write visitors see moves it).
     pub nearby_answers: Arc<nearby::Answers>,
+    /// Heartbeat write transactions running in this instance (`model::AGENT_WRITERS` at once).
+    pub agent_writers: Arc<tokio::sync::Semaphore>,
 }
 
 impl DevicesCtx {
@@ -62,6 +64,7 @@ impl DevicesCtx {
             listeners,
             guards,
             nearby_answers: Arc::new(nearby::Answers::new(1024)),
+            agent_writers: Arc::new(tokio::sync::Semaphore::new(model::AGENT_WRITERS)),
         }
     }
 }

@@ -63,6 +63,22 @@ pub const MAX_PRICE: i64 = 100_000_000;
 
 pub use crate::protocol::heartbeat::*;
 
+/// Largest heartbeat body (`POST /api/agent/v1/heartbeat`): a beat carrying every cap below is
+/// well under it; the general body limit (megabytes) is for people's uploads, not agents.
+pub const HEARTBEAT_BODY_LIMIT: usize = 256 * 1024;
+/// At most this many acknowledgements are read from one beat (duplicates counted once); the
+/// agent acknowledges again a command it is sent again, so the rest wait for the next beat.
+pub const MAX_ACKS: usize = 256;
+/// At most this many installation reports are read from one beat (duplicates counted once).
+pub const MAX_INSTALLATIONS: usize = 256;
+/// At most this many passed phases are read from one installation report.
+pub const MAX_PASSED: usize = 8;
+/// Heartbeat write transactions one instance runs at once: agents never hold more than this
+/// many of the database's writers (SQLite has one), so people's writes always get their turn.
+pub const AGENT_WRITERS: usize = 1;
+/// Longest pause after a beat before the next one writes (the pause is as long as the beat).
+pub const MAX_AGENT_PAUSE: std::time::Duration = std::time::Duration::from_millis(250);
+
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct Location {
@@ -111,9 +127,23 @@ pub struct Device {
 pub struct DeviceFilter {
     /// Z-BOX, P-BOX, Z-CLOUD or server group
     #[serde(rename = "type")]
+    #[param(inline, value_type = Option<DeviceType>)]
     pub device_type: Option<String>,
     /// online or offline (offline also lists unknown and failed) or creating
+    #[param(inline, value_type = Option<DeviceStatusFilter>)]
     pub status: Option<String>,
+}
+
+/// The values of the device list's `status` filter, for the OpenAPI document (`unknown` is
+/// listed as offline, so it is not one); `DeviceStatus::parse_filter` reads them.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+pub enum DeviceStatusFilter {
+    Online,
+    Offline,
+    Creating,
+    Failed,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]

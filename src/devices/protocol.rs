@@ -132,6 +132,21 @@ pub async fn beat(cx: &DevicesCtx, device: &devices::Model, req: HeartbeatReques
     if let Some(spec) = &req.spec {
         spec.check()?;
     }
+    // A beat's work is bounded whatever its size, and agents hold at most `AGENT_WRITERS` of the
+    // database's writers, each given back only after as long again as its beat held it: beats
+    // take at most half of the write time, and people's sign-ins and edits find it free.
+    let writer = cx.agent_writers.clone().acquire_owned().await.map_err(|e| AppError::Internal(e.into()))?;
+    let started = std::time::Instant::now();
+    let answer = beat_written(cx, device, req).await;
+    let held = started.elapsed().min(MAX_AGENT_PAUSE);
+    tokio::spawn(async move {
+        tokio::time::sleep(held).await;
+        drop(writer);
+    });
+    answer
+}
+
+async fn beat_written(cx: &DevicesCtx, device: &devices::Model, req: HeartbeatRequest) -> Result<HeartbeatResponse, AppError> {
     let txn = write_txn(&cx.db).await?;
     // Re-read under the row's lock: the device may have been unlinked meanwhile, and of fifty
     // heartbeats at once only the first sees it come back online (one notification).
@@ -139,6 +154,7 @@ pub async fn beat(cx: &DevicesCtx, device: &devices::Model, req: HeartbeatReques
         .one(&txn)
         .await?
         .ok_or(AppError::Unauthorized(Msg::DeviceSecretInvalid))?;
+    let req = bounded(req, owner_of(&d).is_some());
     let t = now();
     let came_online = d.status != DeviceStatus::Online;
     let mut a: devices::ActiveModel = d.clone().into();
@@ -181,10 +197,12 @@ pub async fn beat(cx: &DevicesCtx, device: &devices::Model, req: HeartbeatReques
         }
     }
     let mut acked = Vec::new();
+    let mut waiting = acked_pending(&txn, &d, &req.acks).await?;
     for ack in &req.acks {
-        let (c, cmd) = apply_ack(&txn, &d, ack).await?;
+        let Some(cmd) = waiting.remove(&ack.id) else { continue }; // another device's, or acknowledged
+        let (c, cmd) = apply_ack(&txn, cmd, ack).await?;
         changed |= c;
-        acked.extend(cmd);
+        acked.push(cmd);
     }
     for l in cx.listeners.0.iter() {
         changed |= l.heartbeat(&txn, &d, &req.installations, &acked).await?;
@@ -278,17 +296,46 @@ pub async fn channel_closed(cx: &DevicesCtx, device_id: &str, token: &str) -> Re
     Ok(went)
 }
 
-/// Records an acknowledgement by the device its command was sent to; true when a status changed,
-/// and the command as acknowledged (for the listeners).
-async fn apply_ack(conn: &impl ConnectionTrait, device: &devices::Model, ack: &Ack) -> Result<(bool, Option<device_commands::Model>), AppError> {
-    let Some(cmd) = device_commands::Entity::find_by_id(ack.id.clone())
+/// What of a beat is read: at most [`MAX_ACKS`] acknowledgements and [`MAX_INSTALLATIONS`]
+/// reports (each id once, the first kept), each with at most [`MAX_PASSED`] passed phases. A
+/// device nobody has bound has no commands and no installations: its beat carries neither.
+fn bounded(mut req: HeartbeatRequest, bound: bool) -> HeartbeatRequest {
+    if !bound {
+        req.acks.clear();
+        req.installations.clear();
+        return req;
+    }
+    let mut seen = std::collections::HashSet::new();
+    req.acks.retain(|a| seen.len() < MAX_ACKS && seen.insert(a.id.clone()));
+    let mut seen = std::collections::HashSet::new();
+    req.installations.retain(|r| seen.len() < MAX_INSTALLATIONS && seen.insert(r.id.clone()));
+    for r in &mut req.installations {
+        r.passed.truncate(MAX_PASSED);
+    }
+    req
+}
+
+/// The device's pending commands among those `acks` name, by id: one query for the whole beat.
+async fn acked_pending(
+    conn: &impl ConnectionTrait,
+    device: &devices::Model,
+    acks: &[Ack],
+) -> Result<std::collections::HashMap<String, device_commands::Model>, AppError> {
+    if acks.is_empty() {
+        return Ok(Default::default());
+    }
+    let rows = device_commands::Entity::find()
+        .filter(device_commands::Column::Id.is_in(acks.iter().map(|a| a.id.clone())))
         .filter(device_commands::Column::DeviceId.eq(device.id.clone()))
         .filter(device_commands::Column::Status.eq(CommandStatus::Pending))
-        .one(conn)
-        .await?
-    else {
-        return Ok((false, None)); // another device's command, or already acknowledged
-    };
+        .all(conn)
+        .await?;
+    Ok(rows.into_iter().map(|c| (c.id.clone(), c)).collect())
+}
+
+/// Records an acknowledgement of `cmd`, a pending command of the device that sent it; true when
+/// a status changed, and the command as acknowledged (for the listeners).
+async fn apply_ack(conn: &impl ConnectionTrait, cmd: device_commands::Model, ack: &Ack) -> Result<(bool, device_commands::Model), AppError> {
     // An app command's failure is kept as its reason code with its figures (worded when read).
     let error: Option<String> = if ack.ok {
         None
@@ -318,9 +365,9 @@ async fn apply_ack(conn: &impl ConnectionTrait, device: &devices::Model, ack: &A
                 let m = a.update(conn).await?;
                 let kind = if ack.ok { NotificationKind::ZcloudReady } else { NotificationKind::ZcloudFailed };
                 notify(conn, &m, kind, error.as_deref()).await?;
-                return Ok((true, Some(cmd)));
+                return Ok((true, cmd));
             }
-    Ok((false, Some(cmd)))
+    Ok((false, cmd))
 }
 
 /// Marks devices offline whose last heartbeat is older than `offline_after_secs`; also forgets

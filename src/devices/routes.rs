@@ -27,7 +27,7 @@ where
         .routes(routes!(create_zcloud))
         .routes(routes!(zcloud_capacity))
         .merge(OpenApiRouter::new().routes(routes!(register)).layer(DefaultBodyLimit::max(AGENT_REGISTER_BODY_LIMIT)))
-        .routes(routes!(heartbeat))
+        .merge(OpenApiRouter::new().routes(routes!(heartbeat)).layer(DefaultBodyLimit::max(HEARTBEAT_BODY_LIMIT)))
         .routes(routes!(nearby))
         .routes(routes!(nearby_one))
 }

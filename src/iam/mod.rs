@@ -11,6 +11,7 @@ pub mod model;
 pub mod password;
 pub mod ratelimit;
 pub mod recovery;
+pub mod resets;
 pub mod routes;
 pub mod sessions;
 pub mod signup;

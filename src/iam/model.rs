@@ -125,9 +125,13 @@ pub struct VerifyQuery {
     pub token: Option<String>,
 }
 
+/// The answer to a verification link.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct EmailOnly {
+pub struct EmailVerified {
     pub email: String,
+    /// Set when the address had several pending sign-ups: none of their passwords became valid,
+    /// and this reset token (`POST /api/iam/v1/password/reset`) lets the mailbox's owner choose one.
+    pub password_token: Option<String>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]

@@ -5,7 +5,6 @@
 
 use std::net::IpAddr;
 
-use chrono::Duration as ChronoDuration;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
@@ -17,8 +16,8 @@ use crate::iam::model::{Email, PasswordReset, RecoveryAnswer};
 use crate::iam::{signup, tokens};
 use crate::mail::Mail;
 
-/// How long a reset link works.
-pub const RESET_TTL_SECS: i64 = 3600;
+pub use crate::iam::resets::RESET_TTL_SECS;
+use crate::iam::resets::new_reset_token;
 
 fn answer(email: &Email) -> RecoveryAnswer {
     RecoveryAnswer { email: email.as_str().to_string(), sent: true }
@@ -32,18 +31,7 @@ pub async fn forgot_password(cx: &IamCtx, ip: IpAddr, email: Email) -> Result<Re
         return Ok(answer(&email));
     };
     // One working link at a time: a new one replaces the others.
-    password_resets::Entity::delete_many().filter(password_resets::Column::UserId.eq(user.id.clone())).exec(&txn).await?;
-    let token = tokens::random_token();
-    let t = now();
-    password_resets::ActiveModel {
-        token_hash: Set(tokens::hash_token(&token)),
-        user_id: Set(user.id.clone()),
-        expires_at: Set(t + ChronoDuration::seconds(RESET_TTL_SECS)),
-        used_at: Set(None),
-        created_at: Set(t),
-    }
-    .insert(&txn)
-    .await?;
+    let token = new_reset_token(&txn, &user.id).await?;
     let link = cx.site.link(&format!("/reset-password?token={token}"));
     let product = &cx.site.product_name;
     let minutes = RESET_TTL_SECS / 60;
@@ -128,7 +116,7 @@ pub async fn resend_verification(cx: &IamCtx, ip: IpAddr, email: Email, redirect
     // The one pending sign-up's link is replaced (its password travels on); otherwise nothing
     // is sent (issue 16, finding 3: signup::replace_pending).
     let Some(chosen) = signup::replace_pending(&txn, &user.id).await? else { return Ok(answer(&email)) };
-    signup::send_verification(cx, &txn, &user.id, &email, chosen, redirect.as_deref()).await?;
+    signup::send_verification(cx, &txn, &user.id, &email, chosen, redirect.as_deref(), ip).await?;
     txn.commit().await?;
     cx.mailer.wake();
     Ok(answer(&email))

@@ -101,8 +101,8 @@ async fn register(State(cx): State<IamCtx>, ClientIp(ip): ClientIp, Valid(req): 
 
 /// Verify an email address with the token from the mailed link.
 #[utoipa::path(get, path = "/api/iam/v1/verify-email", tag = "identity", params(VerifyQuery),
-    responses((status = 200, body = Envelope<EmailOnly>)))]
-async fn verify_email(State(cx): State<IamCtx>, ApiQuery(q): ApiQuery<VerifyQuery>) -> ApiResult<EmailOnly> {
+    responses((status = 200, body = Envelope<EmailVerified>)))]
+async fn verify_email(State(cx): State<IamCtx>, ApiQuery(q): ApiQuery<VerifyQuery>) -> ApiResult<EmailVerified> {
     ok(signup::verify_email(&cx, q.token.as_deref()).await?)
 }
 

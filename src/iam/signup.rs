@@ -58,6 +58,7 @@ pub async fn send_verification(
     email: &Email,
     chosen: Chosen,
     redirect: Option<&str>,
+    from: IpAddr,
 ) -> Result<(), AppError> {
     let token = tokens::random_token();
     let t = now();
@@ -76,10 +77,16 @@ pub async fn send_verification(
     let link = cx.site.link(&format!("/email-verified?token={token}{next}"));
     let product = &cx.site.product_name;
     let hours = cx.settings.verification_ttl_secs / 3600;
+    let when = t.format("%Y-%m-%d %H:%M UTC");
     let body = format!(
         "Welcome to {product}!\n\nOpen this link to verify your email address:\n{link}\n\n\
+         This sign-up was made on {when} from the address {from}. If you receive several of these \
+         messages, someone else may have signed up with your address: opening any of the links \
+         then asks you to choose a new password.\n\n\
          The link is valid for {hours} hours. If you did not sign up, ignore this message.\n\n\
-         欢迎使用 {product}！\n\n请打开以下链接验证您的邮箱：\n{link}\n\n链接 {hours} 小时内有效。如果不是您本人注册，请忽略本邮件。\n"
+         欢迎使用 {product}！\n\n请打开以下链接验证您的邮箱：\n{link}\n\n\
+         本次注册于 {when} 从地址 {from} 发起。如果您收到多封此类邮件，可能有他人用您的邮箱注册：打开任一链接后，您需要设置新密码。\n\n\
+         链接 {hours} 小时内有效。如果不是您本人注册，请忽略本邮件。\n"
     );
     let subject = format!("Verify your email address / 验证您的邮箱 - {product}");
     cx.mailer.enqueue(txn, Mail { to: email.as_str(), subject: &subject, body: &body, link: Some(&link) }).await?;
@@ -148,7 +155,7 @@ pub async fn register(cx: &IamCtx, ip: IpAddr, req: NewAccount) -> Result<Regist
     };
     if verify {
         let chosen = Chosen { password_hash: Some(hash), name: given_name.map(Username::into_string) };
-        send_verification(cx, &txn, &user_id, &email, chosen, redirect.as_deref()).await?;
+        send_verification(cx, &txn, &user_id, &email, chosen, redirect.as_deref(), ip).await?;
     }
     txn.commit().await?;
     if verify {
@@ -157,7 +164,15 @@ pub async fn register(cx: &IamCtx, ip: IpAddr, req: NewAccount) -> Result<Regist
     Ok(RegisterResponse { email: email.as_str().to_string(), verification_required: verify })
 }
 
-pub async fn verify_email(cx: &IamCtx, token: Option<&str>) -> Result<EmailOnly, AppError> {
+/// A password hash no password matches (not a PHC string): the account of a contested address
+/// until the mailbox's owner chooses a password.
+const NO_PASSWORD: &str = "!contested-sign-up";
+
+/// Opens a verification link. With one pending sign-up of the address, the password chosen with
+/// it becomes the account's. With several, whoever opens a link proves the mailbox but not
+/// which sign-up was theirs: none of the pending passwords becomes valid, every link dies, and
+/// the answer carries a reset token to choose the password with (issue 29, finding 3).
+pub async fn verify_email(cx: &IamCtx, token: Option<&str>) -> Result<EmailVerified, AppError> {
     let token = token.map(str::trim).filter(|t| !t.is_empty()).ok_or(AppError::invalid("token", Msg::VerificationInvalid))?;
     let txn = write_txn(&cx.db).await?;
     let Some(v) = email_verifications::Entity::find_by_id(tokens::hash_token(token)).one(&txn).await? else {
@@ -169,7 +184,7 @@ pub async fn verify_email(cx: &IamCtx, token: Option<&str>) -> Result<EmailOnly,
     };
     if v.used_at.is_some() {
         // Opening the link twice is fine.
-        return Ok(EmailOnly { email: user.email });
+        return Ok(EmailVerified { email: user.email, password_token: None });
     }
     if v.expires_at <= now() {
         return Err(AppError::conflict(Msg::VerificationExpired));
@@ -179,16 +194,27 @@ pub async fn verify_email(cx: &IamCtx, token: Option<&str>) -> Result<EmailOnly,
         return Err(AppError::invalid("token", Msg::VerificationInvalid));
     }
     let t = now();
+    let pending = email_verifications::Entity::find()
+        .filter(email_verifications::Column::UserId.eq(user.id.clone()))
+        .filter(email_verifications::Column::UsedAt.is_null())
+        .filter(email_verifications::Column::ExpiresAt.gt(t))
+        .all(&txn)
+        .await?;
+    let contested = pending.iter().any(|p| p.token_hash != v.token_hash);
     let (email, user_id) = (user.email.clone(), user.id.clone());
     let mut u: users::ActiveModel = user.into();
     u.email_verified_at = Set(Some(t));
     u.updated_at = Set(t);
-    // The password (and name) chosen with this link become the account's.
-    if let Some(hash) = v.password_hash.clone() {
-        u.password_hash = Set(hash);
-    }
-    if let Some(name) = v.name.clone() {
-        u.name = Set(name);
+    if contested {
+        u.password_hash = Set(NO_PASSWORD.to_string());
+    } else {
+        // The password (and name) chosen with this link become the account's.
+        if let Some(hash) = v.password_hash.clone() {
+            u.password_hash = Set(hash);
+        }
+        if let Some(name) = v.name.clone() {
+            u.name = Set(name);
+        }
     }
     u.update(&txn).await?;
     let token_hash = v.token_hash.clone();
@@ -203,8 +229,9 @@ pub async fn verify_email(cx: &IamCtx, token: Option<&str>) -> Result<EmailOnly,
         .exec(&txn)
         .await?;
     cx.on_verified.run(&txn, &user_id).await?;
+    let password_token = if contested { Some(crate::iam::resets::new_reset_token(&txn, &user_id).await?) } else { None };
     txn.commit().await?;
-    Ok(EmailOnly { email })
+    Ok(EmailVerified { email, password_token })
 }
 
 /// 409 for an address that already has an account, naming the field it is about.

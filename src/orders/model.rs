@@ -168,6 +168,7 @@ pub struct OrdersQuery {
     /// demander or provider
     pub role: Option<String>,
     /// an order status
+    #[param(inline, value_type = Option<crate::db::enums::OrderStatus>)]
     pub status: Option<String>,
 }
 

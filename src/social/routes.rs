@@ -228,7 +228,7 @@ async fn social_stats(State(cx): State<SocialCtx>, auth: Auth) -> ApiResult<Soci
 #[utoipa::path(get, path = "/api/cim/v1/events", tag = "messages",
     params(("Last-Event-ID" = Option<String>, Header, description = "the id of the last event received")),
     responses((status = 200, content_type = "text/event-stream", body = SseEvent), (status = 401), (status = 429)))]
-async fn events_stream(State(cx): State<SocialCtx>, auth: Auth, headers: HeaderMap) -> Result<Response, AppError> {
+async fn events_stream(State(cx): State<SocialCtx>, auth: Auth, place: crate::http::EventStreamPlace, headers: HeaderMap) -> Result<Response, AppError> {
     let cfg = &cx.settings;
     let sub = cx.hub.subscribe(&auth.user_id).ok_or(AppError::TooManyRequests { retry_after_secs: 5 })?;
     let cursor = events::cursor(&cx.db, &auth.user_id).await?;
@@ -243,5 +243,6 @@ async fn events_stream(State(cx): State<SocialCtx>, auth: Auth, headers: HeaderM
         Duration::from_secs(cfg.stream_max_secs),
     );
     // Tell buffering proxies (nginx) to pass events through at once.
-    Ok(([("x-accel-buffering", HeaderValue::from_static("no"))], sse).into_response())
+    // The stream counts among event streams, not request connections (issue 29, finding 7).
+    Ok(place.hold(([("x-accel-buffering", HeaderValue::from_static("no"))], sse).into_response()))
 }

@@ -8,6 +8,7 @@ pub(crate) mod devices;
 mod documents;
 mod foundation;
 mod hardening;
+mod hardening2;
 mod limits;
 mod iam;
 pub(crate) mod instances;

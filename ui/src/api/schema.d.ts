@@ -2190,8 +2190,14 @@ export type components = {
             mac: string;
             windows: string;
         };
-        EmailOnly: {
+        /** @description The answer to a verification link. */
+        EmailVerified: {
             email: string;
+            /**
+             * @description Set when the address had several pending sign-ups: none of their passwords became valid,
+             *     and this reset token (`POST /api/iam/v1/password/reset`) lets the mailbox's owner choose one.
+             */
+            password_token?: string | null;
         };
         /** @description One entry of the wallet. `amount` is signed: positive for income, negative for expense. */
         Entry: {
@@ -2396,14 +2402,20 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
-        Envelope_EmailOnly: {
+        Envelope_EmailVerified: {
             /**
              * Format: int32
              * @description 200 on success.
              */
             code: number;
+            /** @description The answer to a verification link. */
             data: {
                 email: string;
+                /**
+                 * @description Set when the address had several pending sign-ups: none of their passwords became valid,
+                 *     and this reset token (`POST /api/iam/v1/password/reset`) lets the mailbox's owner choose one.
+                 */
+                password_token?: string | null;
             };
             msg: string;
         };
@@ -4905,7 +4917,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
-                status?: string;
+                status?: "unbilled" | "billed";
             };
             header?: never;
             path?: never;
@@ -8426,9 +8438,9 @@ export interface operations {
                 limit?: number;
                 offset?: number;
                 /** @description online or offline (offline also lists unknown and failed) or creating */
-                status?: string;
+                status?: "online" | "offline" | "creating" | "failed";
                 /** @description Z-BOX, P-BOX, Z-CLOUD or server group */
-                type?: string;
+                type?: "Z-BOX" | "P-BOX" | "Z-CLOUD" | "server group";
             };
             header?: never;
             path?: never;
@@ -12666,7 +12678,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Envelope_EmailOnly"];
+                    "application/json": components["schemas"]["Envelope_EmailVerified"];
                 };
             };
             /** @description Invalid input; `data.field` names the offending field */
@@ -13030,7 +13042,7 @@ export interface operations {
                 limit?: number;
                 offset?: number;
                 /** @description A label of SPEC.md §4. */
-                status?: string;
+                status?: "preparing" | "downloading" | "installing" | "installed" | "starting" | "running" | "stopping" | "stopped" | "restarting" | "suspending" | "suspended" | "resuming" | "snapshotting" | "uninstalling" | "deleting" | "shutting_down" | "failed" | "install_failed" | "uninstall_failed" | "rent_failed" | "not_install";
             };
             header?: never;
             path?: never;
@@ -14938,7 +14950,7 @@ export interface operations {
                 /** @description demander or provider */
                 role?: string;
                 /** @description an order status */
-                status?: string;
+                status?: "order_pending" | "order_processing" | "order_accepted" | "order_confirmed" | "order_failed" | "order_finished";
             };
             header?: never;
             path?: never;

@@ -135,6 +135,9 @@ export const en = {
   back_to_sign_in: 'Back to Sign In',
   verifying_email: 'Verifying your email…',
   email_verified_text: '{email} is verified. You can sign in now.',
+  email_verified_choose_password:
+    '{email} is verified. It was signed up more than once, so none of the passwords given then is valid: choose your password now.',
+  choose_password: 'Choose a password',
   email_verify_failed: 'This verification link is not valid.',
   missing_token: 'The link has no token.',
   company_email_text: 'Company invitations and applications are sent to your email. Open the link in the email to join a company.',

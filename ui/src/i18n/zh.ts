@@ -129,6 +129,8 @@ export const zh: Record<MessageKey, string> = {
   back_to_sign_in: '返回登录',
   verifying_email: '正在验证邮箱…',
   email_verified_text: '{email} 已验证，现在可以登录了。',
+  email_verified_choose_password: '{email} 已验证。该邮箱被注册了不止一次，注册时填写的密码均无效：请现在设置您的密码。',
+  choose_password: '设置密码',
   email_verify_failed: '此验证链接无效。',
   missing_token: '链接中缺少令牌。',
   company_email_text: '企业邀请和申请会发送到您的邮箱。打开邮件中的链接即可加入企业。',

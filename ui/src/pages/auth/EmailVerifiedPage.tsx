@@ -14,6 +14,9 @@ export function EmailVerifiedPage() {
   // The invitation page signs in in place (also on phones); other pages go through sign-in.
   const next = redirect.startsWith(paths.companies.join.pattern) ? redirect : paths.auth.signIn(redirect || undefined);
   const state = useAsync(token ? () => verifyEmail(token) : null, [token]);
+  // Several sign-ups of the address were pending: none of their passwords is valid, the answer
+  // carries a reset token to choose one with.
+  const choose = state.data?.password_token;
   return (
     <section className="auth-card card center-text" aria-live="polite">
       {!token ? (
@@ -43,12 +46,18 @@ export function EmailVerifiedPage() {
             <Icon name="success" size={32} />
           </span>
           <h1>{t('email_verified')}</h1>
-          <p>{t('email_verified_text', { email: state.data?.email ?? '' })}</p>
+          <p>{t(choose ? 'email_verified_choose_password' : 'email_verified_text', { email: state.data?.email ?? '' })}</p>
         </>
       )}
-      <Link className="button primary" to={next}>
-        {redirect.startsWith(paths.companies.join.pattern) ? t('continue_to_invitation') : t('sign_in')}
-      </Link>
+      {choose ? (
+        <Link className="button primary" to={`${paths.auth.reset.pattern}?token=${encodeURIComponent(choose)}`}>
+          {t('choose_password')}
+        </Link>
+      ) : (
+        <Link className="button primary" to={next}>
+          {redirect.startsWith(paths.companies.join.pattern) ? t('continue_to_invitation') : t('sign_in')}
+        </Link>
+      )}
     </section>
   );
 }
