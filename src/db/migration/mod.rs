@@ -19,6 +19,7 @@ mod m0013_perf;
 mod m0014_versions;
 pub mod m0015_connect;
 mod m0016_api_keys;
+mod m0017_money;
 
 pub struct Migrator;
 
@@ -42,6 +43,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0014_versions::Migration),
             Box::new(m0015_connect::Migration),
             Box::new(m0016_api_keys::Migration),
+            Box::new(m0017_money::Migration),
         ]
     }
 }
