@@ -8,6 +8,12 @@ authenticated read) of the same run. `zmarket ledger verify` runs on the data af
     python3 bench/wallet.py
     BENCH_DATABASE_URL=postgres://zmtest:zmtest@127.0.0.1:5432/postgres python3 bench/wallet.py
 
+Then captures per second with exact market fees (issue 24: `ledger::capture_market`, the fee meter
+of each rental) against the plain capture with `market_splits` (the path before), alternating on one
+database: the ignored Rust test `billing::fees::capture_rate_with_exact_fees` (captures are not an
+HTTP call), on SQLite and, with BENCH_DATABASE_URL, on PostgreSQL. Target: ratio at least 0.9.
+BENCH_CAPTURES sets how many of each (default 2000).
+
 Bounded: BENCH_SECONDS per measurement (default 5), BENCH_WORKERS threads (default 8), loopback only.
 """
 import os
@@ -95,3 +101,18 @@ if PG:
         measure("PostgreSQL", dict(base_env, ZMARKET_DATABASE__URL=url), dict(verify_base, ZMARKET_DATABASE__URL=url))
     finally:
         subprocess.run(["psql", PG, "-q", "-c", f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"], timeout=60)
+
+
+def capture_rate(label, extra):
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    cmd = ["cargo", "test", "--release", "--test", "api", "billing::fees::capture_rate_with_exact_fees", "--", "--ignored", "--nocapture"]
+    out = subprocess.run(cmd, cwd=root, env=dict(os.environ, SKIP_UI_BUILD="1", **extra), capture_output=True, text=True, timeout=1800)
+    lines = [l for l in out.stdout.splitlines() if l.startswith("captures/s")]
+    print(f"{label}: {lines[0] if lines else (out.stdout + out.stderr)[-2000:]}")
+    if out.returncode != 0:
+        raise SystemExit(1)
+
+
+capture_rate("SQLite", {})
+if PG:
+    capture_rate("PostgreSQL", {"TEST_DATABASE_URL": PG})

@@ -186,11 +186,14 @@ pub struct AppsConfig {
     pub install_timeout_secs: u64,
     /// … and any other transitional state (starting, stopping, uninstalling, …) after this long.
     pub action_timeout_secs: u64,
+    /// A rental whose paid time is used up is suspended (its container stopped and kept, the box
+    /// still reserved) for this long, for its renter to add coins and resume it; then it is ended.
+    pub suspended_grace_hours: u32,
 }
 
 impl Default for AppsConfig {
     fn default() -> Self {
-        AppsConfig { manifests: String::new(), install_timeout_secs: 3600, action_timeout_secs: 600 }
+        AppsConfig { manifests: String::new(), install_timeout_secs: 3600, action_timeout_secs: 600, suspended_grace_hours: 24 }
     }
 }
 
@@ -297,6 +300,13 @@ pub struct BillingConfig {
     pub market_fee_percent: u8,
     /// How long the answer to an `Idempotency-Key` is kept.
     pub idempotency_ttl_secs: u64,
+    /// What the wallet's top-up page says about getting coins on this market (English and
+    /// Chinese; the operator's words, e.g. whom to ask for a top-up code). Empty: a default text.
+    pub how_to_get_coins: String,
+    pub how_to_get_coins_zh: String,
+    /// A person is told (notification and mail) when what runs on their coins has less than this
+    /// many hours left; 0 disables the notice.
+    pub low_balance_hours: u32,
 }
 
 /// Friends, messages and the live event stream (docs/social.md).
@@ -455,6 +465,9 @@ impl Default for BillingConfig {
             signup_bonus: crate::coins::Coins::from_cents(100 * 100),
             market_fee_percent: 10,
             idempotency_ttl_secs: 24 * 3600,
+            how_to_get_coins: String::new(),
+            how_to_get_coins_zh: String::new(),
+            low_balance_hours: 24,
         }
     }
 }

@@ -141,6 +141,10 @@ pub enum Msg {
     IdempotencyKeyInvalid,
     IdempotencyKeyReused,
     IdempotencyKeyInProgress,
+    TopUpCodeInvalid,
+    TopUpCodeNotFound,
+    TopUpCodeUsed,
+    TopUpCodeExpired,
     // friends, tags, messages
     UserNotFound,
     FriendRequestToSelf,
@@ -431,6 +435,10 @@ impl Msg {
             Msg::AmountInvalid => ("The amount must be a whole number of cents, at least 1", "金额必须是至少为 1 的整数（单位：分）"),
             Msg::MemoInvalid => ("The memo must be at most 200 characters on one line", "备注最多 200 个字符，且不能换行"),
             Msg::HoldNotFound => ("Hold not found", "冻结记录不存在"),
+            Msg::TopUpCodeInvalid => ("Enter the top-up code as it was given to you", "请按收到的原样输入充值码"),
+            Msg::TopUpCodeNotFound => ("This top-up code does not exist", "该充值码不存在"),
+            Msg::TopUpCodeUsed => ("This top-up code has already been used", "该充值码已被使用"),
+            Msg::TopUpCodeExpired => ("This top-up code has expired", "该充值码已过期"),
             Msg::HoldResolved => ("This hold has already been captured, released or expired", "该冻结已被扣款、释放或已过期"),
             Msg::IdempotencyKeyInvalid => (
                 "The Idempotency-Key header must be 1-255 visible ASCII characters",

@@ -75,7 +75,7 @@ enum Command {
         #[arg(long, default_value = "127.0.0.1:2222")]
         local: String,
     },
-    /// The operator's coins: `coins grant --email E --amount N [--memo M]`.
+    /// The operator's coins: `coins grant --email E --amount N [--memo M]`, `coins codes --amount N --count K`.
     Coins {
         #[command(subcommand)]
         command: CoinsCommand,
@@ -103,6 +103,17 @@ enum CoinsCommand {
         amount: String,
         #[arg(long, default_value = "")]
         memo: String,
+    },
+    /// Print new top-up codes, one a line (people redeem them on the wallet's top-up page).
+    Codes {
+        /// Coins each code is worth, e.g. 50 or 12.50.
+        #[arg(long, allow_hyphen_values = true)]
+        amount: String,
+        #[arg(long, default_value_t = 1)]
+        count: u32,
+        /// Last valid day (UTC), e.g. 2026-12-31, or an RFC 3339 time; none: valid until used.
+        #[arg(long)]
+        expires: Option<String>,
     },
 }
 
@@ -180,6 +191,10 @@ fn main() -> ExitCode {
             }
             Command::Coins { command: CoinsCommand::Grant { email, amount, memo } } => {
                 println!("{}", zmarket::billing::cli::grant(&config, &email, &amount, &memo).await?);
+                Ok(())
+            }
+            Command::Coins { command: CoinsCommand::Codes { amount, count, expires } } => {
+                println!("{}", zmarket::billing::cli::codes(&config, &amount, count, expires.as_deref()).await?);
                 Ok(())
             }
             Command::Ledger { command: LedgerCommand::Verify } => {

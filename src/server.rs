@@ -114,7 +114,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         deletion,
         on_verified,
     };
-    let billing = BillingCtx { db: db.clone(), settings: Arc::new(config.billing.clone()) };
+    let billing = BillingCtx { db: db.clone(), settings: Arc::new(config.billing.clone()), mailer: mailer.clone(), public_url: config.server.public_url.clone() };
     let idempotency = IdempotencyStore::new(db.clone(), keys.clone(), config.server.body_limit_bytes);
     let ssr = Arc::new(Ssr::new(&config, public.clone(), pages));
     let social = SocialCtx {

@@ -3,6 +3,7 @@
 // made through the API (a top-up of the person's company, with an Idempotency-Key, sent twice).
 // The page must show the figures, the chart, the entries with their filters and the bills' tabs.
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { test, expect, expectHydrated, apiSession, verifiedAccount, PASSWORD } from './fixtures.mjs';
 
@@ -13,19 +14,19 @@ const T = {
     email: 'Email', password: 'Password', signIn: 'Sign In', walletMenu: 'Wallet', title: 'Wallet',
     balance: 'Balance', held: 'Held', available: 'Available', runway: 'Runway', nothingRunning: 'Nothing running',
     chart: 'Income and expense, last 30 days', entries: 'Entries', all: 'All', income: 'Income', expense: 'Expense',
-    bills: 'Bills', unbilled: 'Unbilled', billed: 'Billed', noUnbilled: 'Nothing unbilled',
-    noUnbilledHint: 'While a rental runs, its usage is collected here hour by hour', noBilled: 'No bills yet',
+    bills: 'Bills', unbilled: 'This hour', billed: 'Closed', noUnbilled: 'Nothing charged this hour',
+    noUnbilledHint: 'While a rental runs, what its meter charges is collected here', noBilled: 'No closed bills yet',
     grant: 'Operator grant', bonus: 'Signup bonus', topUp: 'Company top-up', show: 'Show',
-    totals: 'Income 1,334.50 · Expense 30.00 · Unbilled 0.00',
+    totals: 'Income 1,334.50 · Expense 30.00 · Charged this hour 0.00',
   },
   zh: {
     email: '邮箱', password: '密码', signIn: '登录', walletMenu: '钱包', title: '钱包',
     balance: '余额', held: '冻结', available: '可用', runway: '可用时长', nothingRunning: '没有运行中的租用',
     chart: '近 30 天收入与支出', entries: '收支明细', all: '全部', income: '收入', expense: '支出',
-    bills: '账单', unbilled: '未出账', billed: '已出账', noUnbilled: '没有未出账的费用',
-    noUnbilledHint: '租用运行时，其用量按小时汇总在这里', noBilled: '还没有账单',
+    bills: '账单', unbilled: '本小时', billed: '已结账', noUnbilled: '本小时没有扣费',
+    noUnbilledHint: '租用运行时，计时扣除的费用汇总在这里', noBilled: '还没有已结账的账单',
     grant: '运营者发放', bonus: '注册奖励', topUp: '企业充值', show: '显示',
-    totals: '收入 1,334.50 · 支出 30.00 · 未出账 0.00',
+    totals: '收入 1,334.50 · 支出 30.00 · 本小时已扣费 0.00',
   },
 };
 
@@ -35,6 +36,18 @@ function grantCoins(email, amount, memo) {
     env: { ...process.env, ZMARKET_LOG__LEVEL: 'warn' },
     encoding: 'utf8',
   });
+}
+
+/** Signs in through the form in `lang`. */
+async function signIn(page, lang, email) {
+  const t = T[lang];
+  await page.goto(`/auth/signin?language=${lang}`);
+  await expectHydrated(page);
+  const form = page.locator('form');
+  await form.getByLabel(t.email, { exact: true }).fill(email);
+  await form.getByLabel(t.password, { exact: true }).fill(PASSWORD);
+  await form.getByRole('button', { name: t.signIn }).click();
+  await expect(page).not.toHaveURL(/\/auth\/signin/);
 }
 
 /** Moves `cents` from the person's wallet into a company of theirs, through the API. */
@@ -65,13 +78,7 @@ for (const lang of ['en', 'zh']) {
     expect(out).toContain(`granted 1,234.50 coins to ${email}; balance: 1,334.50 coins`);
     await spendThroughApi(request, email, 3000);
 
-    await page.goto(`/auth/signin?language=${lang}`);
-    await expectHydrated(page);
-    const form = page.locator('form');
-    await form.getByLabel(t.email, { exact: true }).fill(email);
-    await form.getByLabel(t.password, { exact: true }).fill(PASSWORD);
-    await form.getByRole('button', { name: t.signIn }).click();
-    await expect(page).not.toHaveURL(/\/auth\/signin/);
+    await signIn(page, lang, email);
     await page.locator('nav.side-menu .menu-item', { hasText: t.walletMenu }).first().click();
     await expect(page).toHaveURL(/\/wallet$/);
     await expect(page.getByRole('heading', { name: t.title, level: 1 })).toBeVisible();
@@ -150,3 +157,57 @@ test('wallet: a new account sees how coins get spent', async ({ page, request, c
   await expect(page.locator('[data-figure="balance"] .figure-value')).toHaveText('100.00');
   expect(consoleErrors).toEqual([]);
 });
+
+/** `zmarket coins codes` against the server's data directory: the printed codes. */
+function printCodes(amount, count) {
+  const out = execFileSync(BIN, ['coins', 'codes', '--data-dir', process.env.E2E_DATA_DIR, '--amount', amount, '--count', String(count)], {
+    env: { ...process.env, ZMARKET_LOG__LEVEL: 'warn' },
+    encoding: 'utf8',
+  });
+  return out.trim().split('\n');
+}
+
+const TOPUP = {
+  en: { getCoins: 'Get coins', code: 'Top-up code', redeem: 'Redeem', used: 'This top-up code has already been used', redeemed: 'Top-up code redeemed', what: 'What', csv: 'Download CSV', header: 'Time (UTC),Kind,What,Memo' },
+  zh: { getCoins: '获取币', code: '充值码', redeem: '兑换', used: '该充值码已被使用', redeemed: '兑换充值码', what: '项目', csv: '下载 CSV', header: '时间 (UTC),类型,项目,备注' },
+};
+
+for (const lang of ['en', 'zh']) {
+  test(`wallet: the top-up page redeems a code once, and the CSV keeps Chinese intact (${lang})`, async ({ page, request, consoleErrors }) => {
+    const t = { ...T[lang], ...TOPUP[lang] };
+    const email = `topup-${lang}-${Date.now()}@example.com`;
+    await verifiedAccount(request, email);
+    grantCoins(email, '1.00', '给团队的测试币');
+    const [code] = printCodes('25', 1);
+    expect(code).toMatch(/^ZM-[2-9A-Z]{4}-[2-9A-Z]{4}-[2-9A-Z]{4}-[2-9A-Z]{4}$/);
+
+    await signIn(page, lang, email);
+    await page.goto('/wallet');
+    await page.getByRole('link', { name: t.getCoins }).click();
+    await expect(page).toHaveURL(/\/wallet\/top-up$/);
+    await expect(page.locator('.topup-how')).not.toBeEmpty();
+    await page.getByLabel(t.code, { exact: true }).fill(code.toLowerCase());
+    await page.getByRole('button', { name: t.redeem }).click();
+    // 100.00 bonus + 1.00 granted + 25.00 redeemed.
+    await expect(page.locator('.topup-balance')).toHaveAttribute('data-available', '12600');
+    await page.screenshot({ path: `test-results/wallet-topup-${lang}.png`, fullPage: true });
+    // The same code again: refused in the reader's language, nothing moves.
+    await page.getByLabel(t.code, { exact: true }).fill(code);
+    await page.getByRole('button', { name: t.redeem }).click();
+    await expect(page.getByText(t.used)).toBeVisible();
+    await expect(page.locator('.topup-balance')).toHaveAttribute('data-available', '12600');
+
+    await page.goto('/wallet');
+    const entries = page.locator('section[aria-labelledby="wallet-entries-title"]');
+    await expect(entries.locator('tbody tr').first()).toContainText(t.redeemed);
+    await expect(entries.locator('tbody tr').first()).toContainText('+25.00');
+    const [download] = await Promise.all([page.waitForEvent('download'), entries.getByRole('button', { name: t.csv }).click()]);
+    const bytes = readFileSync(await download.path());
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    const text = new TextDecoder('utf-8').decode(bytes.subarray(3));
+    expect(text.split('\r\n')[0].startsWith(t.header) || text.split('\n')[0].startsWith(t.header)).toBe(true);
+    expect(text).toContain('给团队的测试币');
+    expect(text).toContain(t.redeemed);
+    expect(consoleErrors).toEqual([]);
+  });
+}

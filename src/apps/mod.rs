@@ -47,11 +47,11 @@ pub struct AppsCtx {
 pub fn jobs(cx: &AppsCtx) -> Vec<Result<Job, JobSchedulerError>> {
     let every = Duration::from_secs((cx.settings.action_timeout_secs / 4).clamp(1, 15));
     let cx2 = cx.clone();
-    let db = cx.db.clone();
+    let (db, grace) = (cx.db.clone(), chrono::Duration::hours(i64::from(cx.settings.suspended_grace_hours)));
     let meter = repeated(&cx.db, "apps.rental_meter", Duration::from_secs(15), Runs::Shared, move || {
         let db = db.clone();
         async move {
-            match rental::meter(&db, crate::db::now()).await {
+            match rental::meter(&db, crate::db::now(), grace).await {
                 Ok(n) if n > 0 => tracing::info!(rentals = n, "rentals ended or suspended"),
                 Ok(_) => {}
                 Err(e) => tracing::warn!(error = %e, "rental meter failed"),

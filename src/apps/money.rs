@@ -10,7 +10,8 @@ use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 use crate::apps::meter::cost;
 use crate::apps::model::{AppStatus, InstallKind};
 use crate::apps::notify;
-use crate::billing::ledger::{self, AccountRef, CaptureSpec, market_splits};
+use crate::billing::ledger::{self, AccountRef, HoldSpec, MarketCapture, Reference};
+use crate::billing::memo::Memo;
 use crate::db::entity::installations;
 use crate::db::enums::{HoldStatus, NotificationKind};
 use crate::db::now;
@@ -28,13 +29,14 @@ pub async fn charge(conn: &impl ledger::Conn, r: &installations::Model, until: D
     let amount = cost(price, k, minutes);
     if let (Some(hold), true) = (&r.hold_id, amount > 0) {
         let provider = AccountRef::parse(r.rent_provider.as_deref().unwrap_or(""))?;
-        let fee = r.rent_fee_percent.unwrap_or(0).clamp(0, 100) as u8;
-        ledger::capture(conn, CaptureSpec {
+        let fee_percent = r.rent_fee_percent.unwrap_or(0).clamp(0, 100) as u8;
+        ledger::capture_market(conn, MarketCapture {
             hold_id: hold.clone(),
             amount,
-            splits: market_splits(amount, provider, fee),
+            provider,
+            fee_percent,
             key: format!("rental:{}:minutes:{k}-{}", r.id, k + minutes),
-            memo: format!("Rental: {minutes} min"),
+            memo: Memo::RentalMinutes(minutes).encode(),
             metered: true,
         })
         .await?;
@@ -50,20 +52,56 @@ pub async fn charge(conn: &impl ledger::Conn, r: &installations::Model, until: D
     Ok(())
 }
 
-/// Whether a rental may run again (start, resume, restart): refused once its time is up or its
-/// hold can no longer pay (expired, released), so a suspended rental is not run for free.
-pub async fn may_run(conn: &impl ConnectionTrait, r: &installations::Model) -> Result<(), AppError> {
+/// Whether a rental may run again (start, resume, restart). One whose paid time is up or whose
+/// hold can no longer pay (spent, expired, released) is renewed first when it is kept stopped or
+/// suspended: a new hold of its price for as many hours as it was rented for (409 when the wallet
+/// cannot hold it), its end moved that far from now; anything else is refused, so a rental is never
+/// run for free.
+pub async fn may_run(conn: &impl ledger::Conn, r: &installations::Model) -> Result<(), AppError> {
     if r.kind != InstallKind::Rent {
         return Ok(());
     }
-    let ended = r.rent_ends_at.is_some_and(|e| e <= now());
+    let t = now();
+    let ended = r.rent_ends_at.is_some_and(|e| e <= t);
     let spent = match &r.hold_id {
         Some(h) => ledger::hold_of(conn, h).await?.status != HoldStatus::Pending,
         None => false,
     };
-    if ended || spent {
+    if !(ended || spent) {
+        return Ok(());
+    }
+    if !matches!(r.status, AppStatus::Suspended | AppStatus::Stopped) {
         return Err(AppError::conflict(Msg::RentalSpent));
     }
+    renew(conn, r, t).await
+}
+
+/// A new block of the rental's hours: held from the renter's wallet (the same account as the first
+/// hold), the old hold's remainder released, the end moved to `t + hours`. Its key is derived from
+/// the end it replaces, so a retried resume holds once.
+async fn renew(conn: &impl ledger::Conn, r: &installations::Model, t: DateTime<Utc>) -> Result<(), AppError> {
+    let (Some(price), Some(old)) = (r.rent_price_per_hour, &r.hold_id) else { return Err(AppError::conflict(Msg::RentalSpent)) };
+    let hours = r.rent_hours.unwrap_or(1).max(1);
+    let first = ledger::hold_of(conn, old).await?;
+    let ends = t + Duration::hours(hours);
+    let held = ledger::hold(conn, HoldSpec {
+        account: AccountRef::parse(&first.account_id)?,
+        amount: price * hours,
+        key: format!("rental:{}:renew:{}", r.id, r.rent_ends_at.map_or(0, |e| e.timestamp())),
+        reference: Reference::new("rental", r.id.clone()),
+        memo: Memo::RentalHold(hours).encode(),
+        expires_at: ends + Duration::hours(1),
+        burn_per_hour: 0,
+    })
+    .await?;
+    ledger::release(conn, old).await?;
+    installations::Entity::update_many()
+        .col_expr(installations::Column::HoldId, Expr::value(held.hold.id))
+        .col_expr(installations::Column::RentEndsAt, Expr::value(ends))
+        .filter(installations::Column::Id.eq(r.id.clone()))
+        .filter(installations::Column::HoldId.eq(old.clone()))
+        .exec(conn)
+        .await?;
     Ok(())
 }
 

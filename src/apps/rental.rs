@@ -19,6 +19,7 @@ use crate::apps::notify;
 use crate::apps::money::{self, charge};
 use crate::apps::state::{self, Change};
 use crate::billing::ledger::{self, AccountRef, HoldSpec, Reference};
+use crate::billing::memo::Memo;
 use crate::db::entity::{devices, installations, orders};
 use crate::db::enums::{DeviceStatus, NotificationKind, SharingMode};
 use crate::db::{now, write_txn};
@@ -73,7 +74,7 @@ pub async fn rent(cx: &AppsCtx, auth: &Auth, ask: RentAsk, request_key: Option<S
             amount: price * ask.hours,
             key,
             reference: Reference::new("rental", row.id.clone()),
-            memo: format!("Rental of {} on {}", app.name_en, device.name),
+            memo: Memo::RentalHold(ask.hours).encode(),
             expires_at: ends + Duration::hours(1),
             burn_per_hour: 0,
         })
@@ -100,10 +101,11 @@ pub async fn rent(cx: &AppsCtx, auth: &Auth, ask: RentAsk, request_key: Option<S
     Ok(to_installation(&row, &names, lang))
 }
 
-/// The rental job: charges the running rentals up to `at`, ends the rentals whose time is up
-/// (the app is removed from the provider's box), and suspends a rental whose hold cannot pay.
+/// The rental job: charges the running rentals up to `at`, suspends a running rental whose paid
+/// time is up or whose hold cannot pay, and ends (removes from the provider's box) a rental whose
+/// time has been up for longer than `grace` (`apps.suspended_grace_hours`).
 /// Returns how many rentals it touched.
-pub async fn meter(db: &DatabaseConnection, at: DateTime<Utc>) -> Result<usize, AppError> {
+pub async fn meter(db: &DatabaseConnection, at: DateTime<Utc>, grace: Duration) -> Result<usize, AppError> {
     let active = installations::Entity::find()
         .filter(installations::Column::Kind.eq(InstallKind::Rent))
         .filter(installations::Column::ActiveKey.is_not_null())
@@ -136,8 +138,18 @@ pub async fn meter(db: &DatabaseConnection, at: DateTime<Utc>) -> Result<usize, 
             money::resume(&txn, &r, at).await?;
         }
         let r = installations::Entity::find_by_id(r.id.clone()).one(&txn).await?.ok_or(AppError::NotFound(Msg::InstallationNotFound))?;
-        if r.rent_ends_at.is_some_and(|e| e <= at) && r.command_id.is_none() && end(&txn, &r).await?.is_some() {
+        // Its paid time is up: a running rental is suspended (kept, the box still reserved) for
+        // the grace period, in which its renter may add coins and resume it; then it is ended.
+        let up = r.rent_ends_at.is_some_and(|e| e <= at) && r.command_id.is_none();
+        if up && r.rent_ends_at.is_some_and(|e| e + grace <= at) {
+            if end(&txn, &r).await?.is_some() {
+                n += 1;
+            }
+        } else if up && r.status == AppStatus::Running {
+            txn.commit().await?;
+            suspend(db, &r).await?;
             n += 1;
+            continue;
         }
         txn.commit().await?;
     }

@@ -124,6 +124,21 @@ pub struct CaptureSpec {
     pub metered: bool,
 }
 
+/// Post `amount` of a rental's or order's hold to its provider less the market's fee, the fee
+/// exact over the reference's life (`billing::fees`): after every capture the market holds
+/// `floor(total captured × fee_percent / 100)` of it.
+#[derive(Debug, Clone)]
+pub struct MarketCapture {
+    pub hold_id: String,
+    pub amount: i64,
+    pub provider: AccountRef,
+    pub fee_percent: u8,
+    /// Unique per posting, e.g. `rental:{id}:minutes:{k}-{n}`.
+    pub key: String,
+    pub memo: String,
+    pub metered: bool,
+}
+
 /// Spend from `from`'s available balance (no hold) to `splits`.
 #[derive(Debug, Clone)]
 pub struct TransferSpec {

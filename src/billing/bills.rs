@@ -8,25 +8,29 @@ use sea_orm::{ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, Pag
 use crate::billing::ledger::{AccountRef, Reference};
 use crate::billing::model::{Bill, BillStatus};
 use crate::billing::store::sum_i64;
+use crate::billing::titles::titles;
 use crate::db::entity::bills;
 use crate::error::AppError;
 use crate::http::List;
+use crate::lang::Lang;
 
 /// How long after its end a period is closed: a posting goes to the period of its own clock
 /// hour, so by then no transaction still writing to it can be open.
 pub const CLOSE_GRACE_SECS: i64 = 60;
 
 /// Bills of `account`, newest period first.
-pub async fn list(conn: &impl ConnectionTrait, account: &AccountRef, status: Option<BillStatus>, offset: u64, limit: u64) -> Result<List<Bill>, AppError> {
+pub async fn list(conn: &impl ConnectionTrait, account: &AccountRef, status: Option<BillStatus>, offset: u64, limit: u64, lang: Lang) -> Result<List<Bill>, AppError> {
     let mut q = bills::Entity::find().filter(bills::Column::AccountId.eq(account.id()));
     if let Some(s) = status {
         q = q.filter(bills::Column::Status.eq(s));
     }
     let total = q.clone().count(conn).await?;
     let rows = q.order_by_desc(bills::Column::PeriodStart).order_by_asc(bills::Column::Id).offset(offset).limit(limit).all(conn).await?;
+    let names = titles(conn, rows.iter().map(|b| (b.ref_type.as_str(), b.ref_id.as_str())), lang).await?;
     let items = rows
         .into_iter()
         .map(|b| Bill {
+            title: names.get(&format!("{}:{}", b.ref_type, b.ref_id)).cloned(),
             id: b.id,
             status: b.status,
             ref_type: b.ref_type,

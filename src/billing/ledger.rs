@@ -20,7 +20,8 @@ use crate::billing::holds::{self, HoldEvent};
 pub use crate::billing::posting::Posted;
 use crate::billing::posting::{Leg, Posting, post, splits_total};
 pub use crate::billing::store::{Conn, account};
-use crate::billing::store::{begin, finish};
+use crate::billing::fees;
+use crate::billing::store::{begin, finish, sha256_hex};
 use crate::db::entity::ledger_holds;
 use crate::db::enums::{HoldStatus, TransferKind};
 use crate::db::now;
@@ -48,7 +49,7 @@ async fn issue(conn: &impl Conn, to: AccountRef, amount: i64, key: String, kind:
     let legs = vec![Leg::debit(AccountRef::Issuance, amount), Leg::credit(to, amount)];
     let reference = Reference::kind_only(if kind == TransferKind::Grant { "grant" } else { "signup_bonus" });
     let txn = begin(conn).await?;
-    let r = post(&txn, Posting { key, kind, legs, hold: None, reference, memo, metered: false }).await;
+    let r = post(&txn, Posting { key, kind, legs, hold: None, reference, memo, metered: false, fingerprint: None }).await;
     finish(txn, r).await
 }
 
@@ -60,7 +61,7 @@ pub async fn transfer(conn: &impl Conn, spec: TransferSpec) -> Result<Posted, Ap
     }
     let total = splits_total(&spec.splits)?;
     let legs = Leg::spread(Leg::debit(spec.from, total), spec.splits);
-    let posting = Posting { key: spec.key, kind: TransferKind::Payment, legs, hold: None, reference: spec.reference, memo: spec.memo, metered: spec.metered };
+    let posting = Posting { key: spec.key, kind: TransferKind::Payment, legs, hold: None, reference: spec.reference, memo: spec.memo, metered: spec.metered, fingerprint: None };
     let txn = begin(conn).await?;
     let r = post(&txn, posting).await;
     finish(txn, r).await
@@ -87,11 +88,40 @@ pub async fn capture(conn: &impl Conn, spec: CaptureSpec) -> Result<Posted, AppE
         let payer = AccountRef::parse(&h.account_id)?;
         let legs = Leg::spread(Leg { from_held: true, ..Leg::debit(payer, total) }, spec.splits);
         let reference = Reference { ref_type: h.ref_type.clone(), ref_id: h.ref_id.clone() };
-        let posting = Posting { key: spec.key, kind: TransferKind::Capture, legs, hold: Some(h.id), reference, memo: spec.memo, metered: spec.metered };
+        let posting = Posting { key: spec.key, kind: TransferKind::Capture, legs, hold: Some(h.id), reference, memo: spec.memo, metered: spec.metered, fingerprint: None };
         post(&txn, posting).await
     }
     .await;
     finish(txn, r).await
+}
+
+/// Posts `amount` of a rental's or order's pending hold to its provider, the market's fee exact
+/// over the hold's reference (see [`MarketCapture`]). Refused as [`capture`] is; a replayed key
+/// answers the first posting and moves neither coins nor the fee meter.
+pub async fn capture_market(conn: &impl Conn, spec: MarketCapture) -> Result<Posted, AppError> {
+    if !(1..=AMOUNT_MAX).contains(&spec.amount) {
+        return Err(AppError::invalid("amount", Msg::AmountInvalid));
+    }
+    let txn = begin(conn).await?;
+    let r = async {
+        let h = ledger_holds::Entity::find_by_id(spec.hold_id.clone()).one(&txn).await?.ok_or(AppError::NotFound(Msg::HoldNotFound))?;
+        let payer = AccountRef::parse(&h.account_id)?;
+        let reference = Reference { ref_type: h.ref_type.clone(), ref_id: h.ref_id.clone() };
+        let fp = sha256_hex(&format!("market|{}|{}|{}|{}|{}", h.id, spec.amount, spec.provider.id(), spec.fee_percent, spec.metered));
+        let splits = fees::claim(&txn, &reference, spec.provider, spec.fee_percent, spec.amount).await?;
+        let legs = Leg::spread(Leg { from_held: true, ..Leg::debit(payer, spec.amount) }, splits);
+        let posting = Posting { key: spec.key, kind: TransferKind::Capture, legs, hold: Some(h.id), reference, memo: spec.memo, metered: spec.metered, fingerprint: Some(fp) };
+        post(&txn, posting).await
+    }
+    .await;
+    match r {
+        // Posted before: the meter's step taken just now is undone with the savepoint.
+        Ok(p) if p.replayed => {
+            txn.rollback().await?;
+            Ok(p)
+        }
+        r => finish(txn, r).await,
+    }
 }
 
 /// Releases what is left of a hold. It needs no key: a hold resolves exactly once, so releasing

@@ -6,15 +6,20 @@
 pub mod accounts;
 pub mod bills;
 pub mod cli;
+pub mod export;
+pub mod codes;
+pub mod fees;
 pub mod holds;
 pub mod idempotency;
 pub mod issuance;
 pub mod ledger;
+pub mod memo;
 pub mod model;
 pub mod posting;
 pub mod routes;
 pub mod runway;
 pub mod store;
+pub mod titles;
 pub mod verify;
 pub mod wallet;
 
@@ -35,6 +40,10 @@ use crate::jobs::{Runs, repeated};
 pub struct BillingCtx {
     pub db: DatabaseConnection,
     pub settings: Arc<BillingConfig>,
+    /// Runway notices are mailed too.
+    pub mailer: crate::mail::Mailer,
+    /// Where mails link to (`server.public_url`).
+    pub public_url: String,
 }
 
 /// The wallet's background jobs: hold expiry, closing billing periods, runway notices, and
@@ -62,11 +71,11 @@ pub fn jobs(cx: &BillingCtx) -> Vec<Result<Job, JobSchedulerError>> {
             }
         }
     });
-    let db = cx.db.clone();
+    let billing = cx.clone();
     let notices = repeated(&cx.db, "billing.runway_notices", Duration::from_secs(60), Runs::Shared, move || {
-        let db = db.clone();
+        let billing = billing.clone();
         async move {
-            match runway::send_notices(&db).await {
+            match runway::send_notices(&billing).await {
                 Ok(n) if n > 0 => tracing::info!(notices = n, "runway notices sent"),
                 Ok(_) => {}
                 Err(e) => tracing::warn!(error = %e, "runway notices failed"),

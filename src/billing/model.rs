@@ -35,6 +35,9 @@ pub struct Entry {
     /// grant, signup_bonus, top_up, rental, order …
     pub ref_type: String,
     pub ref_id: Option<String>,
+    /// What it is for, in the reader's language: the app and device of a rental, the order's
+    /// name; null for grants, bonuses and top-ups (the memo says it).
+    pub title: Option<String>,
     pub created_at: DateTime<Utc>,
 }
 
@@ -45,6 +48,8 @@ pub struct Bill {
     pub status: BillStatus,
     pub ref_type: String,
     pub ref_id: String,
+    /// The app and device of a rental, or the order, in the reader's language.
+    pub title: Option<String>,
     pub period_start: DateTime<Utc>,
     pub period_end: DateTime<Utc>,
     pub amount: i64,
@@ -113,6 +118,35 @@ impl BillsQuery {
             Some(_) => Err(AppError::invalid("status", Msg::InvalidField("status"))),
         }
     }
+}
+
+/// A top-up code to redeem into the wallet of the current context.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct RedeemRequest {
+    /// As printed, e.g. `ZM-7K3P-Q9XD-M2RT-WH4B` (case, spaces and dashes do not matter).
+    pub code: Option<String>,
+}
+
+/// A checked redeem: a code of at most 64 characters (its form is checked when it is read).
+#[derive(Debug, Clone)]
+pub struct Redeem {
+    pub code: String,
+}
+
+impl Checked for Redeem {
+    type Body = RedeemRequest;
+    fn check(req: RedeemRequest) -> Result<Redeem, AppError> {
+        match req.code.map(|c| c.trim().to_string()) {
+            Some(c) if !c.is_empty() && c.chars().count() <= 64 => Ok(Redeem { code: c }),
+            _ => Err(AppError::invalid("code", Msg::TopUpCodeInvalid)),
+        }
+    }
+}
+
+/// How coins are had on this market: the operator's words, in the reader's language.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct TopUpInfo {
+    pub text: String,
 }
 
 /// Move coins from the administrator's personal wallet into the company's (company context).

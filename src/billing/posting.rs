@@ -70,6 +70,9 @@ pub(crate) struct Posting {
     pub reference: Reference,
     pub memo: String,
     pub metered: bool,
+    /// What the key stands for when the legs depend on the ledger's state (an exact-fee capture
+    /// splits differently as its rental's fee meter moves); else the legs themselves.
+    pub fingerprint: Option<String>,
 }
 
 /// The total of the credits, each between 1 cent and [`AMOUNT_MAX`].
@@ -152,7 +155,7 @@ pub(crate) async fn post(txn: &DatabaseTransaction, p: Posting) -> Result<Posted
         return Err(AppError::invalid("amount", Msg::AmountInvalid));
     }
     let t = now();
-    let fp = fingerprint(&p);
+    let fp = p.fingerprint.clone().unwrap_or_else(|| fingerprint(&p));
     let payer = p.legs.iter().find(|l| l.amount < 0).map(|l| l.account.id()).unwrap_or_default();
     let bill = if p.metered { bill_of(&payer, &p.reference, t) } else { None };
     let credited: i64 = p.legs.iter().filter(|l| l.amount > 0).map(|l| l.amount).sum();

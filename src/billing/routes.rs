@@ -2,16 +2,19 @@
 //! company's for its administrators (members: 403).
 
 use axum::extract::{FromRef, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::billing::idempotency::{self, IdempotencyKey};
 use crate::billing::ledger::AccountRef;
 use crate::billing::model::*;
-use crate::billing::{BillingCtx, bills, wallet};
-use crate::error::{ApiResult, Envelope, ok};
+use crate::billing::{BillingCtx, bills, export, wallet};
+use crate::error::{ApiResult, AppError, Envelope, ok};
 use crate::http::{ApiQuery, List, Page, Valid};
 use crate::iam::auth::{Auth, Sessions};
+use crate::lang::Lang;
 
 pub fn router<S>() -> OpenApiRouter<S>
 where
@@ -19,8 +22,8 @@ where
     BillingCtx: FromRef<S>,
     Sessions: FromRef<S>,
 {
-    let moving = OpenApiRouter::new().routes(routes!(top_up)).route_layer(idempotency::layer());
-    OpenApiRouter::new().routes(routes!(get_wallet)).routes(routes!(entries)).routes(routes!(daily)).routes(routes!(list_bills)).merge(moving)
+    let moving = OpenApiRouter::new().routes(routes!(top_up)).routes(routes!(redeem)).route_layer(idempotency::layer());
+    OpenApiRouter::new().routes(routes!(get_wallet)).routes(routes!(top_up_info)).routes(routes!(entries)).routes(routes!(daily)).routes(routes!(list_bills)).routes(routes!(entries_csv)).routes(routes!(bills_csv)).merge(moving)
 }
 
 /// Balance, held, available, totals, unbilled usage and runway.
@@ -33,9 +36,9 @@ async fn get_wallet(State(cx): State<BillingCtx>, auth: Auth) -> ApiResult<Walle
 /// Entries, newest first; `amount` is negative for an expense.
 #[utoipa::path(get, path = "/api/billing/v1/wallet/entries", tag = "wallet", params(EntriesQuery, Page),
     responses((status = 200, body = Envelope<List<Entry>>), (status = 400), (status = 403)))]
-async fn entries(State(cx): State<BillingCtx>, auth: Auth, ApiQuery(q): ApiQuery<EntriesQuery>, ApiQuery(page): ApiQuery<Page>) -> ApiResult<List<Entry>> {
+async fn entries(State(cx): State<BillingCtx>, auth: Auth, lang: Lang, ApiQuery(q): ApiQuery<EntriesQuery>, ApiQuery(page): ApiQuery<Page>) -> ApiResult<List<Entry>> {
     let (offset, limit) = page.checked(20)?;
-    ok(wallet::entries(&cx.db, &AccountRef::of_context(&auth)?, q.checked()?, offset, limit).await?)
+    ok(wallet::entries(&cx.db, &AccountRef::of_context(&auth)?, q.checked()?, offset, limit, lang).await?)
 }
 
 /// Income and expense per day (UTC), oldest first, for the wallet's chart.
@@ -48,9 +51,9 @@ async fn daily(State(cx): State<BillingCtx>, auth: Auth, ApiQuery(q): ApiQuery<D
 /// Metered usage per period: `unbilled` while its period is open, then `billed`.
 #[utoipa::path(get, path = "/api/billing/v1/bills", tag = "wallet", params(BillsQuery, Page),
     responses((status = 200, body = Envelope<List<Bill>>), (status = 400), (status = 403)))]
-async fn list_bills(State(cx): State<BillingCtx>, auth: Auth, ApiQuery(q): ApiQuery<BillsQuery>, ApiQuery(page): ApiQuery<Page>) -> ApiResult<List<Bill>> {
+async fn list_bills(State(cx): State<BillingCtx>, auth: Auth, lang: Lang, ApiQuery(q): ApiQuery<BillsQuery>, ApiQuery(page): ApiQuery<Page>) -> ApiResult<List<Bill>> {
     let (offset, limit) = page.checked(20)?;
-    ok(bills::list(&cx.db, &AccountRef::of_context(&auth)?, q.checked()?, offset, limit).await?)
+    ok(bills::list(&cx.db, &AccountRef::of_context(&auth)?, q.checked()?, offset, limit, lang).await?)
 }
 
 /// Move coins from the administrator's personal wallet into the company's (company context,
@@ -58,6 +61,49 @@ async fn list_bills(State(cx): State<BillingCtx>, auth: Auth, ApiQuery(q): ApiQu
 #[utoipa::path(post, path = "/api/billing/v1/wallet/top-up", tag = "wallet", request_body = TopUpRequest,
     params(("Idempotency-Key" = Option<String>, Header, description = "1-255 characters: a retry with the same key and body answers the first answer and moves nothing")),
     responses((status = 200, body = Envelope<Entry>), (status = 400), (status = 403), (status = 409)))]
-async fn top_up(State(cx): State<BillingCtx>, auth: Auth, IdempotencyKey(key): IdempotencyKey, Valid(req): Valid<TopUp>) -> ApiResult<Entry> {
-    ok(wallet::top_up(&cx.db, &auth, req, key.as_deref()).await?)
+async fn top_up(State(cx): State<BillingCtx>, auth: Auth, lang: Lang, IdempotencyKey(key): IdempotencyKey, Valid(req): Valid<TopUp>) -> ApiResult<Entry> {
+    ok(wallet::top_up(&cx.db, &auth, req, key.as_deref(), lang).await?)
+}
+
+/// Redeem a top-up code into the wallet of the current context (a person's own, or the company's
+/// for its administrators). Accepts `Idempotency-Key`; 404 unknown code, 409 used or expired.
+#[utoipa::path(post, path = "/api/billing/v1/wallet/redeem", tag = "wallet", request_body = RedeemRequest,
+    params(("Idempotency-Key" = Option<String>, Header, description = "1-255 characters: a retry with the same key and body answers the first answer and redeems nothing")),
+    responses((status = 200, body = Envelope<Wallet>), (status = 400), (status = 403), (status = 404), (status = 409)))]
+async fn redeem(State(cx): State<BillingCtx>, auth: Auth, Valid(req): Valid<Redeem>) -> ApiResult<Wallet> {
+    let to = AccountRef::of_context(&auth)?;
+    crate::billing::codes::redeem(&cx.db, &to, &req.code).await?;
+    ok(wallet::wallet(&cx.db, &to).await?)
+}
+
+/// How coins are had on this market (the top-up page's text, the operator's words).
+#[utoipa::path(get, path = "/api/billing/v1/wallet/top-up-info", tag = "wallet",
+    responses((status = 200, body = Envelope<TopUpInfo>), (status = 401)))]
+async fn top_up_info(State(cx): State<BillingCtx>, _auth: Auth, lang: Lang) -> ApiResult<TopUpInfo> {
+    ok(wallet::top_up_info(&cx.settings, lang))
+}
+
+fn csv_response(body: Vec<u8>, name: &str) -> Response {
+    let headers = [
+        (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),
+        (header::CONTENT_DISPOSITION, format!("attachment; filename=\"{name}\"")),
+        (header::CACHE_CONTROL, "no-store".to_string()),
+    ];
+    (headers, body).into_response()
+}
+
+/// The entries (same `kind` filter) as CSV, UTF-8 with a byte-order mark, newest first.
+#[utoipa::path(get, path = "/api/billing/v1/wallet/entries.csv", tag = "wallet", params(EntriesQuery),
+    responses((status = 200, content_type = "text/csv", body = String), (status = 400), (status = 403)))]
+async fn entries_csv(State(cx): State<BillingCtx>, auth: Auth, lang: Lang, ApiQuery(q): ApiQuery<EntriesQuery>) -> Result<Response, AppError> {
+    let body = export::entries_csv(&cx.db, &AccountRef::of_context(&auth)?, q.checked()?, lang).await?;
+    Ok(csv_response(body, "wallet-entries.csv"))
+}
+
+/// The bills (same `status` filter) as CSV, UTF-8 with a byte-order mark, newest period first.
+#[utoipa::path(get, path = "/api/billing/v1/bills.csv", tag = "wallet", params(BillsQuery),
+    responses((status = 200, content_type = "text/csv", body = String), (status = 400), (status = 403)))]
+async fn bills_csv(State(cx): State<BillingCtx>, auth: Auth, lang: Lang, ApiQuery(q): ApiQuery<BillsQuery>) -> Result<Response, AppError> {
+    let body = export::bills_csv(&cx.db, &AccountRef::of_context(&auth)?, q.checked()?, lang).await?;
+    Ok(csv_response(body, "wallet-bills.csv"))
 }

@@ -1,28 +1,42 @@
-//! Runway notices: a wallet's owners are told when what is running will use up the available
-//! coins within a day, and again within an hour (once per level, until the runway grows past a
-//! day again). At zero the apps domain suspends the rental; the wallet never does.
+//! Runway notices: a wallet's owners are told when something running on it is going to stop —
+//! a running rental whose held coins are used up within `billing.low_balance_hours`, and again
+//! within an hour — once per crossing (the level noticed is kept on the account and reset when the
+//! runway grows past the widest level again), as a notification in both languages (with the
+//! top-up page's path) and a mail. Coins already held for a fixed order or an idle rental stop
+//! nothing, so they send nothing. At zero the apps domain suspends the rental; the wallet never does.
 
 use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, QuerySelect};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
 use serde_json::json;
 
+use crate::billing::BillingCtx;
 use crate::billing::ledger::{self, AccountRef};
 use crate::billing::store::begin;
-use crate::billing::wallet::{burn_per_hour, wallet};
+use crate::billing::wallet::wallet;
 use crate::coins::format_coins;
-use crate::db::entity::company_members;
 use crate::db::entity::ledger_accounts as accounts;
 use crate::db::entity::ledger_holds as holds;
+use crate::db::entity::{company_members, users};
 use crate::db::enums::{HoldStatus, NotificationKind, Role};
 use crate::error::AppError;
+use crate::mail::Mail;
 
-/// Runway levels that are notified, in hours, widest first.
-const LEVELS: [i64; 2] = [24, 1];
+/// The top-up page, where a notice sends its reader.
+pub const TOP_UP_PATH: &str = "/wallet/top-up";
 
-/// The notice due at `runway_secs`: 1 (an hour or less), 24 (a day or less) or 0.
-pub fn notice_level(runway_secs: Option<i64>) -> i64 {
+/// The levels noticed, in hours, widest first: `low_balance_hours`, then 1 (0 disables both).
+fn levels(low_balance_hours: u32) -> Vec<i64> {
+    match i64::from(low_balance_hours) {
+        0 => vec![],
+        h if h <= 1 => vec![1],
+        h => vec![h, 1],
+    }
+}
+
+/// The notice due at `runway_secs`: the narrowest level the runway is within, or 0.
+pub fn notice_level(runway_secs: Option<i64>, low_balance_hours: u32) -> i64 {
     match runway_secs {
-        Some(s) => LEVELS.iter().rev().copied().find(|h| s <= h * 3600).unwrap_or(0),
+        Some(s) => levels(low_balance_hours).iter().rev().copied().find(|h| s <= h * 3600).unwrap_or(0),
         None => 0,
     }
 }
@@ -33,9 +47,9 @@ fn due(last: i64, level: i64) -> bool {
     level != 0 && (last == 0 || level < last)
 }
 
-/// Tells the owners of wallets whose runway fell to 24 hours or to 1 hour. Returns how many
-/// notices went out.
-pub async fn send_notices(db: &DatabaseConnection) -> Result<u64, AppError> {
+/// Tells the owners of wallets whose runway fell within a level. Returns how many notices went out.
+pub async fn send_notices(cx: &BillingCtx) -> Result<u64, AppError> {
+    let db = &cx.db;
     let burning: Vec<String> = holds::Entity::find()
         .select_only()
         .column(holds::Column::AccountId)
@@ -55,8 +69,7 @@ pub async fn send_notices(db: &DatabaseConnection) -> Result<u64, AppError> {
     for id in ids {
         let account = AccountRef::parse(&id)?;
         let w = wallet(db, &account).await?;
-        let burn = burn_per_hour(db, &account).await?;
-        let level = notice_level(w.runway_secs);
+        let level = notice_level(w.runway_secs, cx.settings.low_balance_hours);
         let txn = begin(db).await?;
         let Some(a) = ledger::account(&txn, &account).await? else { continue };
         let notify = due(a.runway_notice, level);
@@ -71,12 +84,15 @@ pub async fn send_notices(db: &DatabaseConnection) -> Result<u64, AppError> {
                 .rows_affected;
             if changed == 1 && notify {
                 for user_id in owners(&txn, &account).await? {
-                    notice(&txn, &user_id, level, w.available, burn).await?;
+                    notice(cx, &txn, &user_id, level, w.runway_secs.unwrap_or(0), w.available).await?;
                     sent += 1;
                 }
             }
         }
         txn.commit().await?;
+    }
+    if sent > 0 {
+        cx.mailer.wake();
     }
     Ok(sent)
 }
@@ -97,17 +113,37 @@ async fn owners(conn: &impl ConnectionTrait, account: &AccountRef) -> Result<Vec
     })
 }
 
-async fn notice(conn: &impl ConnectionTrait, user_id: &str, hours: i64, available: i64, burn: i64) -> Result<(), AppError> {
-    let (available_text, burn) = (format_coins(available), format_coins(burn));
-    let (kind, title, title_zh) = if hours == 1 {
-        (NotificationKind::Runway1h, "Your wallet runs out within an hour", "钱包余额将在一小时内用完")
-    } else {
-        (NotificationKind::Runway24h, "Your wallet runs out within a day", "钱包余额将在一天内用完")
-    };
-    let body = format!("{available_text} coins are available and running rentals spend about {burn} coins an hour. Add coins so they keep running.");
-    let body_zh = format!("可用余额 {available_text} 币，运行中的租用每小时约消耗 {burn} 币。请及时充值，以免租用被暂停。");
-    let params = json!({ "hours": hours, "available": available, "title_zh": title_zh, "body_zh": body_zh });
-    crate::notifications::service::notify(conn, user_id, kind, title, &body, &params).await
+/// "5 h 10 min" / "5 小时 10 分钟".
+fn duration_text(secs: i64, zh: bool) -> String {
+    let (h, m) = (secs / 3600, (secs % 3600) / 60);
+    match (h, zh) {
+        (0, false) => format!("{} min", m.max(1)),
+        (0, true) => format!("{} 分钟", m.max(1)),
+        (_, false) => format!("{h} h {m} min"),
+        (_, true) => format!("{h} 小时 {m} 分钟"),
+    }
+}
+
+async fn notice(cx: &BillingCtx, conn: &impl ConnectionTrait, user_id: &str, hours: i64, runway_secs: i64, available: i64) -> Result<(), AppError> {
+    let available_text = format_coins(available);
+    let kind = if hours == 1 { NotificationKind::Runway1h } else { NotificationKind::Runway24h };
+    let (left, left_zh) = (duration_text(runway_secs, false), duration_text(runway_secs, true));
+    let title = format!("A running rental stops in about {left}");
+    let title_zh = format!("运行中的租用约 {left_zh} 后暂停");
+    let body = format!(
+        "Its held coins are used up in about {left}; it is then suspended (kept, not deleted). {available_text} coins are available: get coins on the top-up page and resume it."
+    );
+    let body_zh = format!("冻结的币约 {left_zh} 后用完，届时租用将被暂停（保留，不删除）。当前可用 {available_text} 币：可在充值页获取币后恢复。");
+    let params = json!({ "hours": hours, "available": available, "runway_secs": runway_secs, "path": TOP_UP_PATH, "title_zh": title_zh, "body_zh": body_zh });
+    crate::notifications::service::notify(conn, user_id, kind, &title, &body, &params).await?;
+    let email: Option<String> = users::Entity::find_by_id(user_id).select_only().column(users::Column::Email).into_tuple().one(conn).await?;
+    if let Some(email) = email {
+        let link = format!("{}{TOP_UP_PATH}", cx.public_url.trim_end_matches('/'));
+        let subject = format!("{title_zh} / {title}");
+        let text = format!("{body_zh}\n{link}\n\n{body}\n{link}\n");
+        cx.mailer.enqueue(conn, Mail { to: &email, subject: &subject, body: &text, link: Some(&link) }).await?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -116,12 +152,15 @@ mod tests {
 
     #[test]
     fn notice_levels() {
-        assert_eq!(notice_level(None), 0);
-        assert_eq!(notice_level(Some(86_401)), 0);
-        assert_eq!(notice_level(Some(86_400)), 24);
-        assert_eq!(notice_level(Some(3601)), 24);
-        assert_eq!(notice_level(Some(3600)), 1);
-        assert_eq!(notice_level(Some(0)), 1);
+        assert_eq!(notice_level(None, 24), 0);
+        assert_eq!(notice_level(Some(86_401), 24), 0);
+        assert_eq!(notice_level(Some(86_400), 24), 24);
+        assert_eq!(notice_level(Some(3601), 24), 24);
+        assert_eq!(notice_level(Some(3600), 24), 1);
+        assert_eq!(notice_level(Some(0), 24), 1);
+        assert_eq!(notice_level(Some(7 * 3600), 8), 8);
+        assert_eq!(notice_level(Some(0), 0), 0);
+        assert_eq!(notice_level(Some(10), 1), 1);
     }
 
     #[test]

@@ -132,6 +132,27 @@ const CHECKS: &[Check] = &[
                                  JOIN ledger_entries e ON e.transfer_id = t.id AND e.account_id = b.account_id AND e.amount < 0 WHERE t.bill_id = b.id) \
                  OR (b.status = 'billed' AND b.billed_at IS NULL) OR b.status NOT IN ('billed', 'unbilled') OR b.period_end <= b.period_start",
     },
+    Check {
+        what: "a rental's or order's market fee that is not floor(captured × fee percent / 100) after one of its captures",
+        sql: "SELECT x.id AS subject, x.fee AS figure FROM \
+              (SELECT t.id, t.ref_type, t.ref_id, \
+                      CAST(SUM(t.amount) OVER (PARTITION BY t.ref_type, t.ref_id ORDER BY s.seq ROWS UNBOUNDED PRECEDING) AS BIGINT) AS captured, \
+                      CAST(SUM(s.fee) OVER (PARTITION BY t.ref_type, t.ref_id ORDER BY s.seq ROWS UNBOUNDED PRECEDING) AS BIGINT) AS fee \
+               FROM ledger_transfers t JOIN \
+                    (SELECT e.transfer_id, MIN(e.seq) AS seq, \
+                            CAST(COALESCE(SUM(CASE WHEN e.account_id = 'system:market_fee' THEN e.amount ELSE 0 END), 0) AS BIGINT) AS fee \
+                     FROM ledger_entries e GROUP BY e.transfer_id) s ON s.transfer_id = t.id \
+               WHERE t.kind = 'capture' AND t.ref_type IN ('rental', 'order')) x \
+              LEFT JOIN ledger_fee_meters m ON m.id = x.ref_type || ':' || x.ref_id \
+              WHERE m.id IS NULL OR x.fee <> x.captured * m.fee_percent / 100",
+    },
+    Check {
+        what: "a fee meter that is not its reference's captures and fee",
+        sql: "SELECT m.id AS subject, m.captured AS figure FROM ledger_fee_meters m \
+              WHERE m.fee <> m.captured * m.fee_percent / 100 \
+                 OR m.captured <> (SELECT CAST(COALESCE(SUM(t.amount), 0) AS BIGINT) FROM ledger_transfers t \
+                                   WHERE t.kind = 'capture' AND t.ref_type = m.ref_type AND t.ref_id = m.ref_id)",
+    },
 ];
 
 /// Runs every check; the first breach is the error.

@@ -6,8 +6,11 @@ use sea_orm::{ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, PaginatorTra
 
 use crate::billing::bills::unbilled_total;
 use crate::billing::ledger::{self, AccountRef, Reference, Split, TransferSpec};
-use crate::billing::model::{Day, Entry, EntryKind, TopUp, Wallet};
+use crate::billing::model::{Day, Entry, EntryKind, TopUp, TopUpInfo, Wallet};
+use crate::config::BillingConfig;
+use crate::billing::memo::render;
 use crate::billing::store::sum_i64;
+use crate::billing::titles::titles;
 use crate::db::entity::ledger_entries as entries;
 use crate::db::entity::ledger_holds as holds;
 use crate::db::enums::HoldStatus;
@@ -15,6 +18,7 @@ use crate::db::new_id;
 use crate::error::{AppError, Msg};
 use crate::http::List;
 use crate::iam::auth::Auth;
+use crate::lang::Lang;
 
 /// The wallet of `account` (all zeros before its first movement).
 pub async fn wallet(conn: &impl ConnectionTrait, account: &AccountRef) -> Result<Wallet, AppError> {
@@ -28,8 +32,26 @@ pub async fn wallet(conn: &impl ConnectionTrait, account: &AccountRef) -> Result
         income_total,
         expense_total,
         unbilled: unbilled_total(conn, account).await?,
-        runway_secs: runway(available, burn_per_hour(conn, account).await?),
+        runway_secs: first_stop_secs(conn, account).await?,
     })
+}
+
+/// Seconds until the first running thing of the account stops: the pending hold (a running
+/// rental) whose held coins, at its rate, are used up first; `None` when nothing runs. Coins held
+/// are what pay for running work, so this, not the available balance, says when something stops.
+pub async fn first_stop_secs(conn: &impl ConnectionTrait, account: &AccountRef) -> Result<Option<i64>, AppError> {
+    let burning: Vec<(i64, i64, i64)> = holds::Entity::find()
+        .select_only()
+        .column(holds::Column::Amount)
+        .column(holds::Column::Captured)
+        .column(holds::Column::BurnPerHour)
+        .filter(holds::Column::AccountId.eq(account.id()))
+        .filter(holds::Column::Status.eq(HoldStatus::Pending))
+        .filter(holds::Column::BurnPerHour.gt(0))
+        .into_tuple()
+        .all(conn)
+        .await?;
+    Ok(burning.into_iter().filter_map(|(amount, captured, burn)| runway(amount - captured, burn)).min())
 }
 
 /// Cents per hour the account's running work is spending (its metered pending holds).
@@ -53,27 +75,33 @@ pub fn runway(available: i64, burn_per_hour: i64) -> Option<i64> {
 }
 
 /// Entries of `account`, newest first.
-pub async fn entries(conn: &impl ConnectionTrait, account: &AccountRef, kind: Option<EntryKind>, offset: u64, limit: u64) -> Result<List<Entry>, AppError> {
+pub async fn entries(conn: &impl ConnectionTrait, account: &AccountRef, kind: Option<EntryKind>, offset: u64, limit: u64, lang: Lang) -> Result<List<Entry>, AppError> {
     let mut q = entries::Entity::find().filter(entries::Column::AccountId.eq(account.id()));
     if let Some(k) = kind {
         q = q.filter(entries::Column::Kind.eq(k));
     }
     let total = q.clone().count(conn).await?;
     let rows = q.order_by_desc(entries::Column::Seq).offset(offset).limit(limit).all(conn).await?;
-    Ok(List { items: rows.into_iter().map(entry_view).collect(), total })
+    Ok(List { items: entry_views(conn, rows, lang).await?, total })
 }
 
-pub fn entry_view(e: entries::Model) -> Entry {
-    Entry {
-        id: e.id,
-        kind: e.kind,
-        amount: e.amount,
-        balance_after: e.balance_after,
-        memo: e.memo,
-        ref_type: e.ref_type,
-        ref_id: e.ref_id,
-        created_at: e.created_at,
-    }
+/// Entries as their owner reads them: the memo and the title in `lang`.
+pub async fn entry_views(conn: &impl ConnectionTrait, rows: Vec<entries::Model>, lang: Lang) -> Result<Vec<Entry>, AppError> {
+    let names = titles(conn, rows.iter().filter_map(|e| Some((e.ref_type.as_str(), e.ref_id.as_deref()?))), lang).await?;
+    Ok(rows
+        .into_iter()
+        .map(|e| Entry {
+            title: e.ref_id.as_ref().and_then(|id| names.get(&format!("{}:{id}", e.ref_type)).cloned()),
+            id: e.id,
+            kind: e.kind,
+            amount: e.amount,
+            balance_after: e.balance_after,
+            memo: render(&e.memo, lang),
+            ref_type: e.ref_type,
+            ref_id: e.ref_id,
+            created_at: e.created_at,
+        })
+        .collect())
 }
 
 /// Income and expense per UTC day over the `days` days ending with `today`, oldest first, days
@@ -124,7 +152,7 @@ pub async fn blocks_deletion(conn: &impl ConnectionTrait, user_id: &str) -> Resu
 /// Moves coins from the administrator's personal wallet into the company's. With an
 /// `Idempotency-Key` the transfer's key is derived from it, so a retry never moves twice even
 /// when the HTTP layer's record of the first answer is lost. Answers the company's entry.
-pub async fn top_up(conn: &impl ledger::Conn, auth: &Auth, req: TopUp, idempotency_key: Option<&str>) -> Result<Entry, AppError> {
+pub async fn top_up(conn: &impl ledger::Conn, auth: &Auth, req: TopUp, idempotency_key: Option<&str>, lang: Lang) -> Result<Entry, AppError> {
     let company = match auth.company() {
         None => return Err(AppError::Forbidden(Msg::CompanyContextRequired)),
         Some(_) if !auth.is_admin() => return Err(AppError::Forbidden(Msg::NotAdmin)),
@@ -144,7 +172,19 @@ pub async fn top_up(conn: &impl ledger::Conn, auth: &Auth, req: TopUp, idempoten
         metered: false,
     };
     let posted = ledger::transfer(conn, spec).await?;
-    posted.entry_of(&to).cloned().map(entry_view).ok_or_else(|| AppError::Internal(anyhow::anyhow!("top-up without the company's entry")))
+    let entry = posted.entry_of(&to).cloned().ok_or_else(|| AppError::Internal(anyhow::anyhow!("top-up without the company's entry")))?;
+    Ok(entry_views(conn, vec![entry], lang).await?.remove(0))
+}
+
+/// The top-up page's words: the operator's (`billing.how_to_get_coins[_zh]`), or by default
+/// that coins come as top-up codes from the people who run this market.
+pub fn top_up_info(settings: &BillingConfig, lang: Lang) -> TopUpInfo {
+    let (typed, default) = match lang {
+        Lang::Zh => (&settings.how_to_get_coins_zh, "本市场的币由运营方发放：向运营方索取充值码，在下方兑换即可到账。"),
+        Lang::En => (&settings.how_to_get_coins, "Coins on this market come from the people who run it: ask them for a top-up code and redeem it below."),
+    };
+    let typed = if typed.trim().is_empty() && lang == Lang::Zh { &settings.how_to_get_coins } else { typed };
+    TopUpInfo { text: if typed.trim().is_empty() { default.to_string() } else { typed.trim().to_string() } }
 }
 
 #[cfg(test)]

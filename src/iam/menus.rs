@@ -37,6 +37,7 @@ const ITEMS: &[Item] = &[
     item("/friends", "Friends", "friends", "friends", "friends"),
     hidden("/friends", "/friends/tags", "FriendTags", "friends/tags", "friend_tags"),
     item("/wallet", "Wallet", "wallet", "wallet", "wallet"),
+    hidden("/wallet", "/wallet/top-up", "WalletTopUp", "wallet/top-up", "top_up"),
     item("/account", "Account", "account", "account", "account"),
     hidden("/account", "/account/username", "AccountUsername", "account/username", "change_username"),
     hidden("/account", "/account/password", "AccountPassword", "account/password", "change_password"),
@@ -59,7 +60,7 @@ pub fn paths_for(user_type: UserType) -> Vec<&'static str> {
             paths.extend(APP_PAGES);
             paths.extend(DEVICES);
             // /friends/tags: SPEC.md §2 lists it among the hidden children of /friends (issue 15).
-            paths.extend(["/friends", "/friends/tags", "/wallet", "/messages", "/demands-and-offers", "/history"]);
+            paths.extend(["/friends", "/friends/tags", "/wallet", "/wallet/top-up", "/messages", "/demands-and-offers", "/history"]);
         }
         UserType::Admin => {
             paths.extend(APP_PAGES);

@@ -8,7 +8,8 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
 use crate::apps::meter::cost;
-use crate::billing::ledger::{self, AccountRef, CaptureSpec, HoldSpec, Reference, market_splits};
+use crate::billing::ledger::{self, AccountRef, HoldSpec, MarketCapture, Reference};
+use crate::billing::memo::Memo;
 use crate::config::OrdersConfig;
 use crate::db::entity::orders;
 use crate::error::AppError;
@@ -18,7 +19,7 @@ use crate::orders::model::Demand;
 /// the wallet cannot). `request_key` (the `Idempotency-Key`) makes the hold's key, so a retried
 /// post holds once.
 pub async fn hold(conn: &impl ledger::Conn, s: &OrdersConfig, demander: &str, order_id: &str, d: &Demand, request_key: Option<&str>) -> Result<String, AppError> {
-    let (name, hours, price) = (&d.name, d.hours, d.price_per_hour);
+    let (hours, price) = (d.hours, d.price_per_hour);
     let longest = s.pending_timeout_secs + s.start_timeout_secs + s.confirm_timeout_secs + 3600;
     let key = match request_key {
         Some(k) => format!("order:{demander}:{k}:hold"),
@@ -29,7 +30,7 @@ pub async fn hold(conn: &impl ledger::Conn, s: &OrdersConfig, demander: &str, or
         amount: price * hours,
         key,
         reference: Reference::new("order", order_id.to_string()),
-        memo: format!("Demand: {name}"),
+        memo: Memo::OrderHold(hours).encode(),
         expires_at: crate::db::now() + Duration::seconds(longest as i64) + Duration::hours(hours),
         burn_per_hour: 0,
     })
@@ -58,13 +59,13 @@ pub async fn charge(conn: &impl ledger::Conn, o: &orders::Model, until: DateTime
     if claimed.rows_affected != 1 || amount == 0 {
         return Ok(());
     }
-    let fee = o.fee_percent.clamp(0, 100) as u8;
-    ledger::capture(conn, CaptureSpec {
+    ledger::capture_market(conn, MarketCapture {
         hold_id: o.hold_id.clone(),
         amount,
-        splits: market_splits(amount, AccountRef::User(provider.clone()), fee),
+        provider: AccountRef::User(provider.clone()),
+        fee_percent: o.fee_percent.clamp(0, 100) as u8,
         key: format!("order:{}:minutes:{k}-{}", o.id, k + m),
-        memo: format!("Order: {m} min"),
+        memo: Memo::OrderMinutes(m).encode(),
         metered: true,
     })
     .await?;

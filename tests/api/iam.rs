@@ -349,7 +349,7 @@ async fn menus_per_user_type() {
     let paths = all_paths(&body["data"]);
     let expected = [
         "/app", "/app/details", "/app/aicompute", "/account", "/account/username", "/account/password", "/devices",
-        "/devices/link", "/devices/details", "/devices/zcloud/create", "/friends", "/friends/tags", "/wallet", "/messages", "/demands-and-offers", "/history",
+        "/devices/link", "/devices/details", "/devices/zcloud/create", "/friends", "/friends/tags", "/wallet", "/wallet/top-up", "/messages", "/demands-and-offers", "/history",
     ];
     assert_eq!(sorted(&paths), sorted(&expected.map(String::from)));
     let account = body["data"].as_array().unwrap().iter().find(|e| e["path"] == "/account").unwrap();

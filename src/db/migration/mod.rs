@@ -20,6 +20,7 @@ mod m0014_versions;
 pub mod m0015_connect;
 mod m0016_api_keys;
 mod m0017_apps_over_time;
+mod m0018_money;
 
 pub struct Migrator;
 
@@ -44,6 +45,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0015_connect::Migration),
             Box::new(m0016_api_keys::Migration),
             Box::new(m0017_apps_over_time::Migration),
+            Box::new(m0018_money::Migration),
         ]
     }
 }

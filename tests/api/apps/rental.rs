@@ -29,7 +29,7 @@ async fn rent(app: &TestApp, token: &str, app_id: &str, device: &str, hours: i64
 
 /// The rental meter run as if at `minutes` from now.
 async fn meter_at(app: &TestApp, minutes: i64) {
-    zmarket::apps::rental::meter(&app.state.db, zmarket::db::now() + Duration::minutes(minutes)).await.expect("meter");
+    zmarket::apps::rental::meter(&app.state.db, zmarket::db::now() + Duration::minutes(minutes), Duration::hours(24)).await.expect("meter");
 }
 
 /// Plays the provider's agent through the install to running.
@@ -139,11 +139,15 @@ async fn a_rental_is_held_charged_by_the_running_minute_and_released() {
     ack_pending(&app, &secret, &failed, true, None).await;
     verified(&app).await;
 
-    // A rental whose time is up is removed from the box and charged no further.
+    // A rental whose time is up is suspended (kept for the grace period, charged no further),
+    // then removed from the box.
     let (_, b) = rent(&app, &alice, "grafana", &dev, 1).await;
     let short = b["data"]["id"].as_str().unwrap().to_string();
     running(&app, &secret, &short).await;
     meter_at(&app, 90).await;
+    assert_eq!(get(&app, &alice, &short).await["status"], "suspending");
+    ack_pending(&app, &secret, &short, true, None).await;
+    meter_at(&app, 60 * 26).await;
     let d = get(&app, &alice, &short).await;
     assert_eq!(d["status"], "shutting_down");
     let billed = d["rental"]["billed"].as_i64().unwrap();
@@ -250,14 +254,73 @@ async fn a_rental_whose_hold_cannot_pay_is_suspended_not_deleted() {
     // Nothing more is charged; it cannot run for free; the rest came back to the renter.
     meter_at(&app, 20).await;
     assert_eq!(get(&app, &alice, &id).await["rental"]["billed"], 20);
-    let (s, b) = act(&app, &alice, &id, "resume").await;
-    assert_eq!((s, b["msg"].as_str()), (409, Some("This rental has ended or its held coins are used up: rent the app again")));
     let w = wallet(&app, &alice).await;
     assert_eq!((w["balance"].as_i64(), w["held"].as_i64()), (Some(1980), Some(0)));
     assert_eq!(wallet(&app, &bob).await["balance"], 18);
+    // Resuming needs a new hold of the rental's hours (6.00): with the coins tied up elsewhere it
+    // is refused and nothing changes ...
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+    let alice_row = zmarket::db::entity::users::Entity::find().filter(zmarket::db::entity::users::Column::Email.eq("alice@example.com")).one(&app.state.db).await.unwrap().unwrap();
+    let ua = zmarket::billing::ledger::AccountRef::User(alice_row.id);
+    let other = zmarket::billing::ledger::HoldSpec {
+        account: ua,
+        amount: 1980,
+        key: "elsewhere".into(),
+        reference: zmarket::billing::ledger::Reference::new("test", "elsewhere"),
+        memo: String::new(),
+        expires_at: zmarket::db::now() + Duration::hours(5),
+        burn_per_hour: 0,
+    };
+    zmarket::billing::ledger::hold(&app.state.db, other).await.unwrap();
+    let (s, b) = act(&app, &alice, &id, "resume").await;
+    assert_eq!((s, b["msg"].as_str()), (409, Some("Insufficient balance: 0.00 coins available, 6.00 needed")), "{b}");
+    assert_eq!(get(&app, &alice, &id).await["status"], "suspended");
+    // ... and after a top-up code is redeemed it resumes with a new hold and runs again.
+    let code = zmarket::billing::codes::generate(&app.state.db, 600, 1, None).await.unwrap().remove(0);
+    let (s, b) = app.post_json("/api/billing/v1/wallet/redeem", &json!({"code": code}), Some(&alice)).await;
+    assert_eq!(s, 200, "{b}");
+    let (s, b) = act(&app, &alice, &id, "resume").await;
+    assert_eq!((s, b["data"]["status"].as_str()), (200, Some("resuming")), "{b}");
+    ack_pending(&app, &secret, &id, true, None).await;
+    let d = get(&app, &alice, &id).await;
+    assert_eq!(d["status"], "running", "{d}");
+    assert_eq!(wallet(&app, &alice).await["held"], 1980 + 600);
+    meter_at(&app, 0).await;
+    meter_at(&app, 2).await;
+    assert_eq!(get(&app, &alice, &id).await["rental"]["billed"], 40);
+    verified(&app).await;
     // Still the renter's to remove.
     act(&app, &alice, &id, "uninstall").await;
     ack_pending(&app, &secret, &id, true, None).await;
     assert_eq!(get(&app, &alice, &id).await["status"], "not_install");
+    verified(&app).await;
+}
+
+#[tokio::test]
+async fn a_rental_whose_time_is_up_is_suspended_for_the_grace_period_then_ended() {
+    let app = TestApp::spawn_with(|c| {
+        c.billing.signup_bonus = Coins::from_cents(0);
+        c.billing.market_fee_percent = 10;
+    })
+    .await;
+    let (alice, bob, _dev, secret, id) = rented_running(&app, 1).await;
+    meter_at(&app, 0).await;
+    // The hour is up: suspended, not removed; charged up to its end (the meter started a moment
+    // after the rental, so 59 whole minutes).
+    meter_at(&app, 61).await;
+    assert_eq!(get(&app, &alice, &id).await["status"], "suspending");
+    ack_pending(&app, &secret, &id, true, None).await;
+    let d = get(&app, &alice, &id).await;
+    assert_eq!((d["status"].as_str(), d["rental"]["billed"].as_i64()), (Some("suspended"), Some(590)), "{d}");
+    // Within the grace period it stays (the box still reserved for it).
+    meter_at(&app, 60 * 20).await;
+    assert_eq!(get(&app, &alice, &id).await["status"], "suspended");
+    // After it, the rental ends and the app is removed from the provider's box.
+    meter_at(&app, 60 * 26).await;
+    assert_eq!(get(&app, &alice, &id).await["status"], "shutting_down");
+    let cmds = beat(&app, &secret, json!([]), json!([])).await;
+    assert_eq!(command_for(&cmds, &id)["kind"], "app_uninstall");
+    // The market kept exactly its 10% of what was charged (59 cents); the provider the rest.
+    assert_eq!(wallet(&app, &bob).await["balance"], 531);
     verified(&app).await;
 }

@@ -4,7 +4,7 @@
 use chrono::Duration;
 use serde_json::{Value, json};
 use zmarket::billing::ledger;
-use zmarket::billing::ledger::{AccountRef, CaptureSpec, HoldSpec, market_splits};
+use zmarket::billing::ledger::{AccountRef, CaptureSpec, HoldSpec, MarketCapture, market_splits};
 
 use super::{BILLS, ENTRIES, TOP_UP, WALLET, grant, hold_spec, no_bonus, post, verified, wallet};
 use crate::common::{TestApp, seed_company, token_of, user_id_of};
@@ -191,11 +191,12 @@ async fn metered_usage_is_unbilled_until_its_period_closes() {
     grant(&app, "a@example.com", 10_000).await;
     let (ua, up) = (AccountRef::User(user_id_of(&app, &a).await), AccountRef::User(user_id_of(&app, &p).await));
     let db = &app.state.db;
-    let h = ledger::hold(db, HoldSpec { burn_per_hour: 600, ..hold_spec(&ua, 3000, "rental:r9:hold") }).await.unwrap().hold;
+    let rental = zmarket::billing::ledger::Reference::new("rental", "rental:r9:hold");
+    let h = ledger::hold(db, HoldSpec { burn_per_hour: 600, reference: rental, ..hold_spec(&ua, 3000, "rental:r9:hold") }).await.unwrap().hold;
     for n in 0..3 {
         let amount = zmarket::billing::ledger::minute_price(600, n);
-        let spec = CaptureSpec { hold_id: h.id.clone(), amount, splits: market_splits(amount, up.clone(), 10), key: format!("rental:r9:minute:{n}"), memo: "Rental".into(), metered: true };
-        ledger::capture(db, spec).await.unwrap();
+        let spec = MarketCapture { hold_id: h.id.clone(), amount, provider: up.clone(), fee_percent: 10, key: format!("rental:r9:minute:{n}"), memo: "Rental".into(), metered: true };
+        ledger::capture_market(db, spec).await.unwrap();
     }
     let t = token_of(&a);
     let (_, unbilled) = app.get_auth(&format!("{BILLS}?status=unbilled"), &t).await;
@@ -249,42 +250,56 @@ async fn held_coins_or_unbilled_usage_block_account_deletion() {
 }
 
 #[tokio::test]
-async fn runway_notices_at_a_day_and_at_an_hour() {
+async fn runway_notices_when_a_running_rental_is_going_to_stop() {
     let app = no_bonus().await;
     let a = app.signed_in("a@example.com").await;
     grant(&app, "a@example.com", 10_000).await;
     let ua = AccountRef::User(user_id_of(&app, &a).await);
     let db = &app.state.db;
-    let titles = async |lang: &str| -> Vec<String> {
+    let notices = async |lang: &str| -> Vec<Value> {
         let res = app.client.get(app.url("/api/ebs/v1/notifications")).bearer_auth(token_of(&a)).header("Accept-Language", lang).send().await.unwrap();
         let body: Value = res.json().await.unwrap();
-        body["data"]["items"].as_array().unwrap().iter().map(|n| n["title"].as_str().unwrap().to_string()).collect()
+        body["data"]["items"].as_array().unwrap().clone()
     };
+    let titles = async |lang: &str| -> Vec<String> { notices(lang).await.iter().map(|n| n["title"].as_str().unwrap().to_string()).collect() };
     // The server's own job may run the notices too (every minute): what counts is what the person
     // was told, so each step runs them twice and reads the notifications.
     let notices_run = async || {
         for _ in 0..2 {
-            zmarket::billing::runway::send_notices(db).await.unwrap();
+            zmarket::billing::runway::send_notices(&app.state.billing).await.unwrap();
         }
     };
-    // 90.00 available at 1.00 an hour: 90 hours, no notice.
-    let h1 = ledger::hold(db, HoldSpec { burn_per_hour: 100, ..hold_spec(&ua, 1000, "r1") }).await.unwrap().hold;
+    // Coins held for something that does not run (an order not started): nothing stops, no notice.
+    ledger::hold(db, hold_spec(&ua, 2000, "o1")).await.unwrap();
     notices_run().await;
+    assert_eq!(wallet(&app, &token_of(&a)).await["runway_secs"], Value::Null);
     assert!(titles("en").await.is_empty());
-    // 40.00 available at 2.00 an hour: 20 hours.
-    ledger::hold(db, HoldSpec { burn_per_hour: 100, ..hold_spec(&ua, 5000, "r2") }).await.unwrap();
-    assert_eq!(wallet(&app, &token_of(&a)).await["runway_secs"], 72_000);
+    // A rental holding 50.00 at 1.00 an hour: 50 hours, beyond the 24 of low_balance_hours.
+    let h1 = ledger::hold(db, HoldSpec { burn_per_hour: 100, ..hold_spec(&ua, 5000, "r1") }).await.unwrap().hold;
     notices_run().await;
-    assert_eq!(titles("en").await, vec!["Your wallet runs out within a day"]);
-    // Spending faster: 40.00 at 50.00 an hour is under an hour.
-    zmarket::billing::ledger::set_burn(db, &h1.id, 4900).await.unwrap();
+    assert_eq!(wallet(&app, &token_of(&a)).await["runway_secs"], 180_000);
+    assert!(titles("en").await.is_empty());
+    // At 3.00 an hour the held coins last 16 h 40 min: told once, with the top-up page.
+    ledger::set_burn(db, &h1.id, 300).await.unwrap();
     notices_run().await;
-    assert_eq!(titles("en").await, vec!["Your wallet runs out within an hour", "Your wallet runs out within a day"]);
-    assert_eq!(titles("zh-CN").await, vec!["钱包余额将在一小时内用完", "钱包余额将在一天内用完"]);
+    assert_eq!(titles("en").await, vec!["A running rental stops in about 16 h 40 min"]);
+    {
+        use sea_orm::EntityTrait;
+        let rows = zmarket::db::entity::notifications::Entity::find().all(db).await.unwrap();
+        assert!(rows.iter().any(|n| n.params.contains("/wallet/top-up")), "{rows:?}");
+    }
+    app.wait_for_mail_to("a@example.com", "/wallet/top-up", 0).await;
+    // Spending faster: 50 minutes left.
+    ledger::set_burn(db, &h1.id, 6000).await.unwrap();
+    notices_run().await;
+    assert_eq!(titles("en").await, vec!["A running rental stops in about 50 min", "A running rental stops in about 16 h 40 min"]);
+    assert_eq!(titles("zh-CN").await, vec!["运行中的租用约 50 分钟 后暂停", "运行中的租用约 16 小时 40 分钟 后暂停"]);
+    app.wait_for_mail_to("a@example.com", "/wallet/top-up", 1).await;
+    assert_eq!(app.mail_count_to("a@example.com", "/wallet/top-up").await, 2);
     // Nothing burning any more: the notice level resets, nothing is sent.
     ledger::set_burn(db, &h1.id, 0).await.unwrap();
     ledger::release(db, &h1.id).await.unwrap();
-    assert_eq!(zmarket::billing::runway::send_notices(db).await.unwrap(), 0);
+    assert_eq!(zmarket::billing::runway::send_notices(&app.state.billing).await.unwrap(), 0);
     let account = ledger::account(db, &ua).await.unwrap().unwrap();
     assert_eq!(account.runway_notice, 0);
     assert_eq!(titles("en").await.len(), 2);

@@ -94,6 +94,23 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/billing/v1/bills.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The bills (same `status` filter) as CSV, UTF-8 with a byte-order mark, newest period first. */
+        get: operations["bills_csv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/billing/v1/wallet": {
         parameters: {
             query?: never;
@@ -145,6 +162,43 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/billing/v1/wallet/entries.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The entries (same `kind` filter) as CSV, UTF-8 with a byte-order mark, newest first. */
+        get: operations["entries_csv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/v1/wallet/redeem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeem a top-up code into the wallet of the current context (a person's own, or the company's
+         *     for its administrators). Accepts `Idempotency-Key`; 404 unknown code, 409 used or expired.
+         */
+        post: operations["redeem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/billing/v1/wallet/top-up": {
         parameters: {
             query?: never;
@@ -159,6 +213,23 @@ export type paths = {
          *     administrators only). Accepts `Idempotency-Key`; 409 when the personal wallet has too little.
          */
         post: operations["top_up"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/v1/wallet/top-up-info": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How coins are had on this market (the top-up page's text, the operator's words). */
+        get: operations["top_up_info"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2010,6 +2081,8 @@ export type components = {
             ref_id: string;
             ref_type: string;
             status: components["schemas"]["BillStatus"];
+            /** @description The app and device of a rental, or the order, in the reader's language. */
+            title?: string | null;
         };
         /** @enum {string} */
         BillStatus: "unbilled" | "billed";
@@ -2213,6 +2286,11 @@ export type components = {
             ref_id?: string | null;
             /** @description grant, signup_bonus, top_up, rental, order … */
             ref_type: string;
+            /**
+             * @description What it is for, in the reader's language: the app and device of a rental, the order's
+             *     name; null for grants, bonuses and top-ups (the memo says it).
+             */
+            title?: string | null;
         };
         /**
          * @description The direction of an entry for its account.
@@ -2440,6 +2518,11 @@ export type components = {
                 ref_id?: string | null;
                 /** @description grant, signup_bonus, top_up, rental, order … */
                 ref_type: string;
+                /**
+                 * @description What it is for, in the reader's language: the app and device of a rental, the order's
+                 *     name; null for grants, bonuses and top-ups (the memo says it).
+                 */
+                title?: string | null;
             };
             msg: string;
         };
@@ -2707,6 +2790,8 @@ export type components = {
                     ref_id: string;
                     ref_type: string;
                     status: components["schemas"]["BillStatus"];
+                    /** @description The app and device of a rental, or the order, in the reader's language. */
+                    title?: string | null;
                 }[];
                 /** Format: int64 */
                 total: number;
@@ -2822,6 +2907,11 @@ export type components = {
                     ref_id?: string | null;
                     /** @description grant, signup_bonus, top_up, rental, order … */
                     ref_type: string;
+                    /**
+                     * @description What it is for, in the reader's language: the app and device of a rental, the order's
+                     *     name; null for grants, bonuses and top-ups (the memo says it).
+                     */
+                    title?: string | null;
                 }[];
                 /** Format: int64 */
                 total: number;
@@ -3577,6 +3667,19 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_TopUpInfo: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description How coins are had on this market: the operator's words, in the reader's language. */
+            data: {
+                text: string;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_Vec_Day: {
             /**
              * Format: int32
@@ -4236,6 +4339,11 @@ export type components = {
             /** @description Resend only: the page the new verification link leads to after sign-in (an invitation). */
             redirect?: string | null;
         };
+        /** @description A top-up code to redeem into the wallet of the current context. */
+        RedeemRequest: {
+            /** @description As printed, e.g. `ZM-7K3P-Q9XD-M2RT-WH4B` (case, spaces and dashes do not matter). */
+            code?: string | null;
+        };
         RefreshResponse: {
             access_token: string;
             /** Format: int64 */
@@ -4454,6 +4562,10 @@ export type components = {
             port: number;
             /** @description The command that opens a local port carrying it. */
             tunnel: string;
+        };
+        /** @description How coins are had on this market: the operator's words, in the reader's language. */
+        TopUpInfo: {
+            text: string;
         };
         /** @description Move coins from the administrator's personal wallet into the company's (company context). */
         TopUpRequest: {
@@ -5007,6 +5119,99 @@ export interface operations {
             };
         };
     };
+    bills_csv: {
+        parameters: {
+            query?: {
+                status?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     get_wallet: {
         parameters: {
             query?: never;
@@ -5286,6 +5491,197 @@ export interface operations {
             };
         };
     };
+    entries_csv: {
+        parameters: {
+            query?: {
+                kind?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    redeem: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1-255 characters: a retry with the same key and body answers the first answer and redeems nothing */
+                "Idempotency-Key"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RedeemRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Wallet"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     top_up: {
         parameters: {
             query?: never;
@@ -5308,6 +5704,97 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Envelope_Entry"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    top_up_info: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_TopUpInfo"];
                 };
             };
             /** @description Invalid input; `data.field` names the offending field */

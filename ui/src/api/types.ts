@@ -42,6 +42,7 @@ export type Wallet = AlwaysSent<Schemas['Wallet']>;
 export type WalletEntry = AlwaysSent<Schemas['Entry']>;
 export type WalletDay = Schemas['Day'];
 export type Bill = Schemas['Bill'];
+export type TopUpInfo = Schemas['TopUpInfo'];
 export type EntryKind = Schemas['EntryKind'];
 export type BillStatus = Schemas['BillStatus'];
 

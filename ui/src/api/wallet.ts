@@ -1,6 +1,8 @@
 import { WALLET_PAGE_SIZE } from '../constants';
 import { api } from './client';
-import type { Bill, BillStatus, EntryKind, ListPage, Wallet, WalletDay, WalletEntry } from './types';
+import type { Bill, BillStatus, EntryKind, ListPage, TopUpInfo, Wallet, WalletDay, WalletEntry } from './types';
+import { useSettings } from '../stores/settings';
+import { currentSession } from '../stores/session';
 
 const BILLING = '/api/billing/v1';
 
@@ -17,3 +19,20 @@ export const fetchDaily = (days: number, signal?: AbortSignal) =>
 
 export const fetchBills = (status: BillStatus, offset = 0, signal?: AbortSignal) =>
   api.get<ListPage<Bill>>(`${BILLING}/bills`, { query: { status, offset, limit: WALLET_PAGE_SIZE }, signal });
+
+/** How coins are had on this market (the operator's words, in the reader's language). */
+export const fetchTopUpInfo = (signal?: AbortSignal) => api.get<TopUpInfo>(`${BILLING}/wallet/top-up-info`, { signal });
+
+/** Redeems a top-up code into the wallet of the current context; answers the wallet. */
+export const redeemCode = (code: string, idempotencyKey: string) => api.post<Wallet>(`${BILLING}/wallet/redeem`, { code }, { idempotencyKey });
+
+/** The entries (`kind`) or bills (`status`) as CSV, UTF-8 with a byte-order mark. */
+export async function fetchCsv(what: 'entries' | 'bills', filter: string | null): Promise<Blob> {
+  const path = what === 'entries' ? `${BILLING}/wallet/entries.csv` : `${BILLING}/bills.csv`;
+  const query = filter ? `?${what === 'entries' ? 'kind' : 'status'}=${encodeURIComponent(filter)}` : '';
+  const response = await fetch(path + query, {
+    headers: { Authorization: `Bearer ${currentSession().token}`, 'Accept-Language': useSettings.getState().language },
+  });
+  if (!response.ok) throw new Error(String(response.status));
+  return response.blob();
+}

@@ -69,6 +69,7 @@ const consolePageOf = new Map<string, LazyPage>([
   [paths.console.history.pattern, lazy(() => import('../pages/companies/MyHistoryPage'))],
   [paths.console.demands.pattern, lazy(() => import('../pages/ondemand/DemandsAndOffersPage'))],
   [paths.console.wallet.pattern, lazy(() => import('../pages/wallet/WalletPage'))],
+  [paths.console.topUp.pattern, lazy(() => import('../pages/wallet/TopUpPage'))],
   [paths.console.account.pattern, lazy(() => import('../pages/account/AccountPage'))],
   [paths.console.username.pattern, lazy(() => import('../pages/account/UsernamePage'))],
   [paths.console.password.pattern, lazy(() => import('../pages/account/PasswordPage'))],

@@ -38,6 +38,8 @@ export interface RequestOptions {
   skipUnauthorized?: boolean;
   /** Sent as If-None-Match: a 304 answer then resolves with `undefined` and `meta.notModified`. */
   ifNoneMatch?: string;
+  /** Sent as Idempotency-Key on calls that move coins: a retry with the same key moves nothing. */
+  idempotencyKey?: string;
   /** Filled with what the response said besides its data. */
   meta?: ResponseMeta;
 }
@@ -81,6 +83,7 @@ export function createClient(hooks: ClientHooks) {
     const bearer = auth === 'none' ? '' : hooks.token(auth);
     if (bearer) headers.Authorization = `Bearer ${bearer}`;
     if (opts.ifNoneMatch) headers['If-None-Match'] = opts.ifNoneMatch;
+    if (opts.idempotencyKey) headers['Idempotency-Key'] = opts.idempotencyKey;
     let body: BodyInit | undefined;
     if (opts.body instanceof FormData) body = opts.body;
     else if (opts.body !== undefined) {

@@ -110,6 +110,7 @@ export const paths = {
     friends: page('/friends', 'friends', (p, tag?: string) => withQuery(p, { tag })),
     tags: page('/friends/tags', 'friend_tags'),
     wallet: page('/wallet', 'wallet'),
+    topUp: page('/wallet/top-up', 'top_up'),
     account: page('/account', 'account'),
     username: page('/account/username', 'change_username'),
     password: page('/account/password', 'change_password'),

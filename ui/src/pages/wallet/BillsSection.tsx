@@ -9,6 +9,7 @@ import { LoadMore } from '../../components/LoadMore';
 import { AsyncItems, Section } from '../../components/sections';
 import { refLabel } from './walletText';
 import { useQueryChoice } from './useQueryChoice';
+import { CsvButton } from './CsvButton';
 
 const TABS: { value: BillStatus; label: MessageKey; empty: MessageKey; hint: MessageKey }[] = [
   { value: 'unbilled', label: 'bills_unbilled', empty: 'wallet_no_unbilled', hint: 'wallet_no_unbilled_hint' },
@@ -36,7 +37,7 @@ function BillsTable({ items }: { items: Bill[] }) {
                 {formatDateTime(b.period_start)} – {formatDateTime(b.period_end).slice(11)}
               </td>
               <td>
-                {refLabel(t, b.ref_type)} <span className="mono muted">{b.ref_id}</span>
+                {b.title ?? refLabel(t, b.ref_type)}
               </td>
               <td className="num">{formatCoins(b.amount)}</td>
             </tr>
@@ -70,6 +71,7 @@ export function BillsSection({ nonce }: { nonce: number }) {
         ))}
       </div>
       <div id="bills-panel" role="tabpanel" aria-labelledby={`bills-tab-${current.value}`}>
+        <CsvButton what="bills" filter={current.value} />
         <AsyncItems state={state} emptyIcon="wallet" emptyTitle={t(current.empty)} emptyText={t(current.hint)}>
           {(items) => <BillsTable items={items} />}
         </AsyncItems>

@@ -9,6 +9,7 @@ import { LoadMore } from '../../components/LoadMore';
 import { AsyncItems, Section } from '../../components/sections';
 import { refLabel, signedCoins } from './walletText';
 import { useQueryChoice } from './useQueryChoice';
+import { CsvButton } from './CsvButton';
 
 const KINDS: { value: EntryKind | null; label: MessageKey; empty: MessageKey; hint: MessageKey }[] = [
   { value: null, label: 'wallet_all', empty: 'wallet_no_entries', hint: 'wallet_no_entries_hint' },
@@ -38,7 +39,7 @@ function EntriesTable({ items }: { items: WalletEntry[] }) {
           {items.map((e) => (
             <tr key={e.id} data-entry-kind={e.kind}>
               <td>{formatDateTime(e.created_at)}</td>
-              <td>{refLabel(t, e.ref_type)}</td>
+              <td>{e.title ?? refLabel(t, e.ref_type)}</td>
               <td>{e.memo || '-'}</td>
               <td className={`num amount ${e.kind}`}>{signedCoins(e.amount)}</td>
               <td className="num">{formatCoins(e.balance_after)}</td>
@@ -63,6 +64,7 @@ export function EntriesSection({ nonce }: { nonce: number }) {
           </button>
         ))}
       </div>
+      <CsvButton what="entries" filter={current.value} />
       <AsyncItems state={state} emptyIcon="wallet" emptyTitle={t(current.empty)} emptyText={t(current.hint)}>
         {(items) => <EntriesTable items={items} />}
       </AsyncItems>

@@ -1,11 +1,13 @@
 // /wallet: the wallet of the current context — balance, held, available and runway; income and
 // expense by day; entries (all, income, expense) and bills (unbilled, billed). Read-only: coins
-// move through rentals, orders, grants and the signup bonus.
+// move through rentals, orders, grants, the signup bonus and top-up codes (/wallet/top-up).
 import { useState } from 'react';
+import { Link } from 'react-router';
 import { fetchDaily, fetchWallet } from '../../api/wallet';
 import type { Wallet } from '../../api/types';
 import { PERSONAL_SME_ID, WALLET_CHART_DAYS } from '../../constants';
 import { formatCoins } from '../../lib/format';
+import { paths } from '../../lib/paths';
 import { useT } from '../../lib/i18n';
 import { useAsync } from '../../lib/useAsync';
 import { useSession } from '../../stores/session';
@@ -61,9 +63,14 @@ export default function WalletPage() {
         title={t('wallet')}
         subtitle={t(company ? 'wallet_company_intro' : 'wallet_intro')}
         actions={
-          <button type="button" className="button ghost" onClick={() => setNonce((n) => n + 1)}>
-            <Icon name="history" size={16} /> {t('wallet_refresh')}
-          </button>
+          <>
+            <Link className="button primary" to={paths.console.topUp()}>
+              <Icon name="wallet" size={16} /> {t('topup_get_coins')}
+            </Link>
+            <button type="button" className="button ghost" onClick={() => setNonce((n) => n + 1)}>
+              <Icon name="history" size={16} /> {t('wallet_refresh')}
+            </button>
+          </>
         }
       />
       {wallet.error ? <ErrorNote text={wallet.error} onRetry={wallet.reload} /> : null}

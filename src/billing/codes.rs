@@ -1,0 +1,117 @@
+//! Top-up codes: the operator prints them (`zmarket coins codes`), a person redeems one into the
+//! wallet of their context (`POST /api/billing/v1/wallet/redeem`). A code is stored as its SHA-256
+//! only; it is redeemed once (a conditional `UPDATE … WHERE redeemed_by IS NULL`, so of two
+//! redeems racing on SQLite or PostgreSQL exactly one wins) and credits its coins from the
+//! issuance account in the same transaction, under the key `redeem:<code id>`.
+
+use chrono::{DateTime, Utc};
+use rand::Rng;
+use sea_orm::sea_query::Expr;
+use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter, Set};
+
+use crate::billing::ledger::{self, AMOUNT_MAX, AccountRef, Conn};
+use crate::billing::memo::Memo;
+use crate::billing::store::{begin, finish, sha256_hex};
+use crate::db::entity::topup_codes as codes;
+use crate::db::{new_id, now};
+use crate::error::{AppError, Msg};
+
+/// Letters and digits nobody mistakes for one another (no 0/O, 1/I/L).
+const ALPHABET: &[u8] = b"23456789ABCDEFGHJKMNPQRSTUVWXYZ";
+/// Groups of four characters: `ZM-XXXX-XXXX-XXXX-XXXX` (~99 bits).
+const GROUPS: usize = 4;
+
+fn new_code() -> String {
+    let mut rng = rand::rng();
+    let groups: Vec<String> = (0..GROUPS).map(|_| (0..4).map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char).collect()).collect();
+    format!("ZM-{}", groups.join("-"))
+}
+
+/// The code as typed, compared without case, spaces or dashes; `None` when it cannot be one.
+fn normalized(code: &str) -> Option<String> {
+    let c: String = code.chars().filter(|c| !c.is_whitespace() && *c != '-').flat_map(char::to_uppercase).collect();
+    let c = c.strip_prefix("ZM").unwrap_or(&c).to_string();
+    (c.len() == GROUPS * 4 && c.bytes().all(|b| ALPHABET.contains(&b))).then_some(c)
+}
+
+fn hash(normal: &str) -> String {
+    sha256_hex(&format!("topup-code|{normal}"))
+}
+
+/// Creates `count` codes of `amount` cents each, valid until `expires_at` (or for ever); answers
+/// the codes themselves, which are not stored.
+pub async fn generate(conn: &impl Conn, amount: i64, count: u32, expires_at: Option<DateTime<Utc>>) -> Result<Vec<String>, AppError> {
+    if !(1..=AMOUNT_MAX).contains(&amount) {
+        return Err(AppError::invalid("amount", Msg::AmountInvalid));
+    }
+    let txn = begin(conn).await?;
+    let r = async {
+        let mut out = Vec::with_capacity(count as usize);
+        for _ in 0..count {
+            let code = new_code();
+            codes::Entity::insert(codes::ActiveModel {
+                id: Set(new_id()),
+                code_hash: Set(hash(&normalized(&code).unwrap_or_default())),
+                amount: Set(amount),
+                expires_at: Set(expires_at),
+                created_at: Set(now()),
+                redeemed_by: Set(None),
+                redeemed_at: Set(None),
+            })
+            .exec_without_returning(&txn)
+            .await?;
+            out.push(code);
+        }
+        Ok(out)
+    }
+    .await;
+    finish(txn, r).await
+}
+
+/// Redeems `code` into `to`: 400 when it cannot be a code, 404 unknown, 409 used or expired.
+/// Answers the coins credited.
+pub async fn redeem(conn: &impl Conn, to: &AccountRef, code: &str) -> Result<i64, AppError> {
+    let normal = normalized(code).ok_or_else(|| AppError::invalid("code", Msg::TopUpCodeInvalid))?;
+    let txn = begin(conn).await?;
+    let r = async {
+        let row = codes::Entity::find().filter(codes::Column::CodeHash.eq(hash(&normal))).one(&txn).await?.ok_or(AppError::NotFound(Msg::TopUpCodeNotFound))?;
+        let t = now();
+        let claimed = codes::Entity::update_many()
+            .col_expr(codes::Column::RedeemedBy, Expr::value(to.id()))
+            .col_expr(codes::Column::RedeemedAt, Expr::value(t))
+            .filter(codes::Column::Id.eq(row.id.clone()))
+            .filter(codes::Column::RedeemedBy.is_null())
+            .filter(Condition::any().add(codes::Column::ExpiresAt.is_null()).add(codes::Column::ExpiresAt.gt(t)))
+            .exec(&txn)
+            .await?;
+        if claimed.rows_affected != 1 {
+            let now_row = codes::Entity::find_by_id(row.id).one(&txn).await?;
+            return Err(match now_row {
+                Some(c) if c.redeemed_by.is_some() => AppError::conflict(Msg::TopUpCodeUsed),
+                _ => AppError::conflict(Msg::TopUpCodeExpired),
+            });
+        }
+        ledger::grant(&txn, to.clone(), row.amount, format!("redeem:{}", row.id), Memo::CodeRedeemed.encode()).await?;
+        Ok(row.amount)
+    }
+    .await;
+    finish(txn, r).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_code_is_read_as_typed_without_case_spaces_or_dashes() {
+        let code = new_code();
+        assert!(code.starts_with("ZM-") && code.len() == 3 + GROUPS * 5 - 1, "{code}");
+        let n = normalized(&code).unwrap();
+        assert_eq!(normalized(&code.to_lowercase()), Some(n.clone()));
+        assert_eq!(normalized(&code.replace('-', " ")), Some(n.clone()));
+        assert_eq!(normalized(&n), Some(n));
+        assert_eq!(normalized("ZM-0000-0000-0000-0000"), None);
+        assert_eq!(normalized(""), None);
+        assert_eq!(normalized("ZM-ABCD"), None);
+    }
+}

@@ -1,0 +1,22 @@
+use sea_orm::entity::prelude::*;
+
+/// A top-up code the operator hands out: redeemed once, into one wallet, before it expires.
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "topup_codes")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: String,
+    /// SHA-256 of the code (the code itself is only printed).
+    #[sea_orm(unique)]
+    pub code_hash: String,
+    pub amount: i64,
+    pub expires_at: Option<DateTimeUtc>,
+    pub created_at: DateTimeUtc,
+    pub redeemed_by: Option<String>,
+    pub redeemed_at: Option<DateTimeUtc>,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

@@ -1,0 +1,35 @@
+// Downloads the wallet's entries or bills (as filtered) as CSV: UTF-8 with a byte-order mark, so
+// spreadsheet programs read Chinese intact.
+import { useState } from 'react';
+import { fetchCsv } from '../../api/wallet';
+import { Icon } from '../../components/Icon';
+import { useT } from '../../lib/i18n';
+import { toast } from '../../stores/feedback';
+
+export function CsvButton({ what, filter }: { what: 'entries' | 'bills'; filter: string | null }) {
+  const t = useT();
+  const [busy, setBusy] = useState(false);
+  const download = async () => {
+    setBusy(true);
+    try {
+      const blob = await fetchCsv(what, filter);
+      const url = URL.createObjectURL(blob);
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = what === 'entries' ? 'wallet-entries.csv' : 'wallet-bills.csv';
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 1000);
+    } catch {
+      toast('error', t('wallet_csv_failed'));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <button type="button" className="button small ghost wallet-csv" data-csv={what} onClick={download} disabled={busy}>
+      <Icon name="download" size={14} /> {t('wallet_csv')}
+    </button>
+  );
+}
