@@ -1928,7 +1928,7 @@ export type components = {
             category: string;
             description: string;
             display_type: string;
-            /** @description `/assets/icons/apps/<id>.svg` for catalogue apps. */
+            /** @description `/assets/icons/apps/<id>.svg?v=<version>` for catalogue apps (cached for good). */
             icon_url: string;
             id: string;
             /** @description own (install on your own device) or rent. */
@@ -1958,6 +1958,8 @@ export type components = {
             assigned_at: string;
             assigned_by: string;
             resource_id: string;
+            /** @description The device's name, or the app's in the request's language; empty when it is gone. */
+            resource_name: string;
             resource_type: components["schemas"]["ResourceType"];
             user_email: string;
             user_id: string;
@@ -2236,7 +2238,7 @@ export type components = {
                 category: string;
                 description: string;
                 display_type: string;
-                /** @description `/assets/icons/apps/<id>.svg` for catalogue apps. */
+                /** @description `/assets/icons/apps/<id>.svg?v=<version>` for catalogue apps (cached for good). */
                 icon_url: string;
                 id: string;
                 /** @description own (install on your own device) or rent. */
@@ -2592,7 +2594,7 @@ export type components = {
                     category: string;
                     description: string;
                     display_type: string;
-                    /** @description `/assets/icons/apps/<id>.svg` for catalogue apps. */
+                    /** @description `/assets/icons/apps/<id>.svg?v=<version>` for catalogue apps (cached for good). */
                     icon_url: string;
                     id: string;
                     /** @description own (install on your own device) or rent. */
@@ -2631,6 +2633,8 @@ export type components = {
                     assigned_at: string;
                     assigned_by: string;
                     resource_id: string;
+                    /** @description The device's name, or the app's in the request's language; empty when it is gone. */
+                    resource_name: string;
                     resource_type: components["schemas"]["ResourceType"];
                     user_email: string;
                     user_id: string;
@@ -3043,6 +3047,12 @@ export type components = {
                     id: string;
                     /** @description device_online, device_offline, zcloud_ready, zcloud_failed … */
                     kind: components["schemas"]["NotificationKind"];
+                    /**
+                     * @description The page the notification is about (issue 26), a same-site path such as
+                     *     `/devices/details?id=…`, `/app/details?id=…`, `/demands-and-offers`, `/wallet`,
+                     *     `/company-email`; null when it is about no page.
+                     */
+                    path?: string | null;
                     read: boolean;
                     title: string;
                 }[];
@@ -3070,6 +3080,11 @@ export type components = {
                      * @description Coins charged so far (after confirmation, by the minute).
                      */
                     billed: number;
+                    /**
+                     * @description The demander cancelled it (an `order_failed` whose reason is the cancellation): shown as
+                     *     cancelled rather than failed (issue 26).
+                     */
+                    cancelled: boolean;
                     /** Format: date-time */
                     created_at: string;
                     /**
@@ -3278,6 +3293,11 @@ export type components = {
                  * @description Coins charged so far (after confirmation, by the minute).
                  */
                 billed: number;
+                /**
+                 * @description The demander cancelled it (an `order_failed` whose reason is the cancellation): shown as
+                 *     cancelled rather than failed (issue 26).
+                 */
+                cancelled: boolean;
                 /** Format: date-time */
                 created_at: string;
                 /**
@@ -3968,6 +3988,12 @@ export type components = {
             id: string;
             /** @description device_online, device_offline, zcloud_ready, zcloud_failed … */
             kind: components["schemas"]["NotificationKind"];
+            /**
+             * @description The page the notification is about (issue 26), a same-site path such as
+             *     `/devices/details?id=…`, `/app/details?id=…`, `/demands-and-offers`, `/wallet`,
+             *     `/company-email`; null when it is about no page.
+             */
+            path?: string | null;
             read: boolean;
             title: string;
         };
@@ -3997,6 +4023,11 @@ export type components = {
              * @description Coins charged so far (after confirmation, by the minute).
              */
             billed: number;
+            /**
+             * @description The demander cancelled it (an `order_failed` whose reason is the cancellation): shown as
+             *     cancelled rather than failed (issue 26).
+             */
+            cancelled: boolean;
             /** Format: date-time */
             created_at: string;
             /**

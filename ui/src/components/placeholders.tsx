@@ -9,7 +9,8 @@ export function EmptyState({ icon = 'app', title, text, action }: { icon?: strin
       <span className="empty-icon">
         <Icon name={icon} size={28} />
       </span>
-      <h3>{title}</h3>
+      {/* h2: right under a page's h1 as well as inside a section (issue 26: h1 → h3 skipped a level). */}
+      <h2 className="empty-title">{title}</h2>
       {text ? <p>{text}</p> : null}
       {action}
     </div>
