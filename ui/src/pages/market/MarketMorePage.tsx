@@ -107,12 +107,13 @@ export function MarketMorePage() {
         // A search or a filter that matched nothing says so, not that apps will come (issue 26).
         keyword || category || displayType || tier ? (
           <EmptyState
+            level={2}
             icon="search"
             title={t('no_results')}
             text={keyword ? t('no_results_for', { keyword }) : t('no_results_filters')}
           />
         ) : (
-          <EmptyState icon="search" title={t('no_apps')} text={t('no_apps_hint')} />
+          <EmptyState level={2} icon="search" title={t('no_apps')} text={t('no_apps_hint')} />
         )
       ) : null}
     </div>
