@@ -76,7 +76,7 @@ test.describe('desktop, English', () => {
     await expect(page.locator('.app-card').first()).toContainText('Server');
 
     await page.getByRole('link', { name: 'All', exact: true }).click();
-    await page.locator('.section-head').last().getByRole('link', { name: /More/ }).click();
+    await page.locator('.section-head').last().getByRole('link', { name: 'See all apps' }).click();
     await expect(page).toHaveURL(/\/market\/more/);
     await expect(page.locator('.app-card')).toHaveCount(24);
     await page.getByRole('button', { name: 'Load more' }).click();
