@@ -50,3 +50,20 @@ export function startAgent(server, stateDir, name) {
   });
   return { child, printed };
 }
+
+/** This spec's containers: those labelled with one of its installations (issue 26: the Docker may
+ * be shared, so a spec never counts or removes what it did not install). */
+export function containersOf(installationIds) {
+  const found = new Set();
+  for (const id of installationIds) {
+    const out = execFileSync('docker', ['ps', '-aq', '--filter', `label=zmarket.installation=${id}`]).toString();
+    for (const c of out.split('\n').filter(Boolean)) found.add(c);
+  }
+  return [...found];
+}
+
+/** Removes this spec's containers (see containersOf), whatever state they are in. */
+export function removeContainersOf(installationIds) {
+  const left = containersOf(installationIds);
+  if (left.length) execFileSync('docker', ['rm', '-f', ...left], { stdio: 'ignore' });
+}

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { test, expect, verifiedAccount, PASSWORD } from './fixtures.mjs';
-import { needDocker, serverHoldsTestImage, startAgent } from './agent.mjs';
+import { containersOf, needDocker, removeContainersOf, root, serverHoldsTestImage, startAgent } from './agent.mjs';
 
 test('install from the market on my box, open it, stop, start, uninstall (en, zh)', async ({ page, request, baseURL, consoleErrors }) => {
   needDocker('apps');
@@ -27,6 +27,12 @@ test('install from the market on my box, open it, stop, start, uninstall (en, zh
   await verifiedAccount(request, email);
   const stateDir = mkdtempSync(join(os.tmpdir(), 'zmarket-apps-agent-'));
   const agent = startAgent(baseURL, stateDir, 'e2e apps box');
+  // The installations this spec made: only their containers are its to count or remove (issue 26:
+  // the Docker may be shared with other tests).
+  const installations = [];
+  // Someone else's container on the same Docker, under the same label: never counted, never removed.
+  execFileSync('docker', ['load', '-i', join(root, 'target/test-images/exit.tar')], { stdio: 'ignore' });
+  const foreign = execFileSync('docker', ['create', '--label', `zmarket.installation=not-this-spec-${Date.now()}`, 'zmarket-test/exit:1']).toString().trim();
   try {
     const { id: deviceId, code } = await agent.printed;
 
@@ -56,6 +62,7 @@ test('install from the market on my box, open it, stop, start, uninstall (en, zh
 
     // The details page follows the install live to Running.
     await expect(page).toHaveURL(/\/app\/details\?id=/);
+    installations.push(new URL(page.url()).searchParams.get('id'));
     const chip = page.locator('.app-details-head .app-status');
     await expect(chip).toHaveText(/Preparing|Downloading|Installing|Installed|Running/);
     await expect(chip).toHaveText('Running', { timeout: 120_000 });
@@ -92,7 +99,8 @@ test('install from the market on my box, open it, stop, start, uninstall (en, zh
     await page.getByRole('dialog').getByRole('button', { name: '卸载' }).click();
     await expect(page.getByText('还没有应用：去市场安装一个吧。')).toBeVisible({ timeout: 60_000 });
     await page.screenshot({ path: 'test-results/apps-empty-zh.png', fullPage: true });
-    expect(execFileSync('docker', ['ps', '-a', '--filter', 'label=zmarket.installation', '--format', '{{.Names}}']).toString().trim()).toBe('');
+    expect(containersOf(installations)).toEqual([]);
+    expect(execFileSync('docker', ['ps', '-aq', '--no-trunc', '--filter', `id=${foreign}`]).toString().trim()).toBe(foreign);
 
     // Renting: the box's owner offers it at 6 coins an hour; another person rents it from the
     // market for 2 hours, the app runs, minutes are charged and the owner is credited.
@@ -115,6 +123,7 @@ test('install from the market on my box, open it, stop, start, uninstall (en, zh
     await page.screenshot({ path: 'test-results/apps-rent-dialog.png' });
     await rent.getByRole('button', { name: 'Rent' }).click();
     await expect(page).toHaveURL(/\/app\/details\?id=/);
+    installations.push(new URL(page.url()).searchParams.get('id'));
     const rentChip = page.locator('.app-details-head .app-status');
     await expect(rentChip).toHaveText('Running', { timeout: 120_000 });
     await expect(page.getByText('Rental meter')).toBeVisible();
@@ -143,8 +152,10 @@ test('install from the market on my box, open it, stop, start, uninstall (en, zh
   } finally {
     agent.child.kill('SIGKILL');
     // Nothing of this spec is left running, whatever happened above.
-    const left = execFileSync('docker', ['ps', '-aq', '--filter', 'label=zmarket.installation']).toString().split('\n').filter(Boolean);
-    if (left.length) execFileSync('docker', ['rm', '-f', ...left], { stdio: 'ignore' });
+    removeContainersOf(installations);
+    const foreignLeft = execFileSync('docker', ['ps', '-aq', '--no-trunc', '--filter', `id=${foreign}`]).toString().trim();
+    execFileSync('docker', ['rm', '-f', foreign], { stdio: 'ignore' });
+    expect(foreignLeft, 'the other container survives this spec').toBe(foreign);
     rmSync(stateDir, { recursive: true, force: true });
   }
 });

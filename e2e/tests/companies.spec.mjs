@@ -9,7 +9,7 @@ const T = {
     email: 'Email', password: 'Password', signIn: 'Sign In', switchCompany: 'Switch company', companies: 'Companies',
     companyName: 'Company name', create: 'Create', companyMenu: 'Company', appMenu: 'Z-APP', accountMenu: 'Account',
     invite: 'Invite', invited: 'Invitation sent', joinCompany: 'Join Company', joined: 'You joined the company.',
-    allocate: 'Allocate Resources', member: 'Member', resourceType: 'Resource type', resourceId: 'Resource ID',
+    allocate: 'Allocate Resources', member: 'Member', resourceType: 'Resource type', resource: 'Resource',
     assign: 'Assign', assigned: 'Assigned', waitingAccepted: 'Accepted', history: 'Company History',
     allocatedTo: 'Allocated to', switchTo: (name) => `Switch to ${name}`, deviceId: 'Device ID',
     pairingCode: 'Pairing code', bind: 'Bind', bound: 'Device bound', devicesMenu: 'Devices',
@@ -18,7 +18,7 @@ const T = {
     email: '邮箱', password: '密码', signIn: '登录', switchCompany: '切换企业', companies: '企业',
     companyName: '企业名称', create: '创建', companyMenu: '企业', appMenu: 'Z-APP', accountMenu: '账户',
     invite: '邀请', invited: '邀请已发送', joinCompany: '加入企业', joined: '您已加入企业。',
-    allocate: '分配资源', member: '成员', resourceType: '资源类型', resourceId: '资源 ID',
+    allocate: '分配资源', member: '成员', resourceType: '资源类型', resource: '资源',
     assign: '分配', assigned: '已分配', waitingAccepted: '已接受', history: '企业历史',
     allocatedTo: '分配给', switchTo: (name) => `切换到 ${name}`, deviceId: '设备 ID',
     pairingCode: '配对码', bind: '绑定', bound: '设备已绑定', devicesMenu: '设备',
@@ -113,10 +113,12 @@ for (const lang of ['en', 'zh']) {
     await expect(option).toHaveCount(1);
     await page.getByLabel(t.member).selectOption((await option.getAttribute('value')) ?? '');
     await page.getByLabel(t.resourceType).selectOption('device');
-    await page.getByLabel(t.resourceId).fill(deviceId);
+    // Picked from the company's devices by name, not typed (issue 26).
+    await expect(page.locator('#alloc-resource option', { hasText: `Box ${lang} · ${deviceId}` })).toHaveCount(1);
+    await page.getByLabel(t.resource, { exact: true }).selectOption(deviceId);
     await page.getByRole('button', { name: t.assign, exact: true }).click();
     await expect(page.getByText(t.assigned, { exact: true }).first()).toBeVisible();
-    await expect(page.locator('tr', { hasText: b }).filter({ hasText: deviceId })).toBeVisible();
+    await expect(page.locator('tr', { hasText: b }).filter({ hasText: deviceId }).filter({ hasText: `Box ${lang}` })).toBeVisible();
     await page.screenshot({ path: `test-results/companies-allocate-${lang}.png`, fullPage: true });
 
     // The company history shows who did what.

@@ -7,12 +7,11 @@
 // Needs what apps.spec.mjs needs (a Docker daemon, the test images, the test manifest and a short
 // heartbeat), and the apps origin on `*.localhost` (`[connect] apps_domain = "localhost"`, e.g.
 // ZMARKET_CONNECT__APPS_DOMAIN=localhost, when the market's public URL is http://127.0.0.1:PORT).
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { test, expect, verifiedAccount, PASSWORD } from './fixtures.mjs';
-import { needDocker, serverHoldsTestImage, startAgent } from './agent.mjs';
+import { needDocker, removeContainersOf, serverHoldsTestImage, startAgent } from './agent.mjs';
 
 test.describe('connect', () => {
 
@@ -25,6 +24,8 @@ test.describe('connect', () => {
     await verifiedAccount(request, email);
     const stateDir = mkdtempSync(join(os.tmpdir(), 'zmarket-connect-agent-'));
     const agent = startAgent(baseURL, stateDir, 'e2e connect box');
+    // The installations this spec made: only their containers are its to remove (issue 26).
+    const installations = [];
     try {
       const { id: deviceId, code } = await agent.printed;
       await page.goto('/auth/signin');
@@ -39,6 +40,7 @@ test.describe('connect', () => {
       const installed = await request.post('/api/rmp/v1/apps/install', { headers: auth, data: { app_id: 'grafana', device_id: deviceId } });
       expect(installed.ok()).toBeTruthy();
       const id = (await installed.json()).data.id;
+      installations.push(id);
 
       await page.goto(`/app/details?id=${id}`);
       await expect(page.locator('.app-details-head .app-status')).toHaveText('Running', { timeout: 120_000 });
@@ -108,8 +110,7 @@ test.describe('connect', () => {
       expect(consoleErrors).toEqual([]);
     } finally {
       agent.child.kill('SIGKILL');
-      const left = execFileSync('docker', ['ps', '-aq', '--filter', 'label=zmarket.installation']).toString().split('\n').filter(Boolean);
-      if (left.length) execFileSync('docker', ['rm', '-f', ...left], { stdio: 'ignore' });
+      removeContainersOf(installations);
       rmSync(stateDir, { recursive: true, force: true });
     }
   });

@@ -67,7 +67,7 @@ test.describe('desktop, English', () => {
     await expect(page.locator('.app-card')).toHaveCount(34);
     await page.screenshot({ path: `${SHOTS}/market-en.png`, fullPage: false });
 
-    await page.getByRole('link', { name: 'Top Picks' }).click();
+    await page.getByRole('link', { name: 'Top Picks', exact: true }).click();
     await expect(page).toHaveURL(/category=top_picks/);
     await expect(page.locator('.app-card')).toHaveCount(10);
 
@@ -76,7 +76,7 @@ test.describe('desktop, English', () => {
     await expect(page.locator('.app-card').first()).toContainText('Server');
 
     await page.getByRole('link', { name: 'All', exact: true }).click();
-    await page.locator('.section-head').last().getByRole('link', { name: /More/ }).click();
+    await page.locator('.section-head').last().getByRole('link', { name: 'See all apps' }).click();
     await expect(page).toHaveURL(/\/market\/more/);
     await expect(page.locator('.app-card')).toHaveCount(24);
     await page.getByRole('button', { name: 'Load more' }).click();
@@ -281,10 +281,13 @@ test.describe('phone', () => {
       await expectHydrated(page);
 
       // Nearby on the phone: the real shared devices, nearest first, and one's details. The map
-      // is a desktop page (a phone is sent to /m/market, SPEC.md §2), so the list offers no link.
+      // is a desktop page (a phone is sent to /m/market, SPEC.md §2), so the list offers no link;
+      // the desktop list itself sends a phone to its phone twin (issue 26).
       const devices = await nearbyDevices(request);
       const nearby = await page.goto('/nearby');
       expect(nearby.status()).toBe(200);
+      await expect(page).toHaveURL(/\/m\/nearby$/);
+      await page.goto('/nearby/map');
       await expect(page).toHaveURL(/\/m\/market$/);
       await page.goto('/m/nearby');
       await expectHydrated(page);

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { test, expect, verifiedAccount, apiSession, PASSWORD } from './fixtures.mjs';
-import { bin, needDocker, serverHoldsTestImage, startAgent } from './agent.mjs';
+import { bin, needDocker, removeContainersOf, serverHoldsTestImage, startAgent } from './agent.mjs';
 
 const SZ = { lat: 22.5431, lng: 114.0579 };
 
@@ -89,6 +89,11 @@ test('post a demand, a provider takes it with a real box, the app runs, confirm,
     await expect(spare).toContainText('Must be within 25 km, the device has no location');
     await page.screenshot({ path: 'test-results/orders-board-provider-en.png', fullPage: true });
     await open.locator(`[data-device="${boxId}"]`).getByRole('button', { name: 'Take' }).click();
+    // Taking is asked first, naming the device (issue 26).
+    const takeDialog = page.getByRole('dialog', { name: 'Take this demand?' });
+    await expect(takeDialog).toContainText('e2e order box');
+    await page.screenshot({ path: 'test-results/orders-take-confirm-en.png' });
+    await takeDialog.getByRole('button', { name: 'Take' }).click();
     const took = page.locator('#orders-taken').locator('..').locator('[data-order]');
     await expect(took.locator('.app-status')).toHaveText(/Installing on the provider’s device|Running: confirm it works/);
     await expect(took.locator('.app-status')).toHaveText('Running: confirm it works', { timeout: 150_000 });
@@ -111,6 +116,10 @@ test('post a demand, a provider takes it with a real box, the app runs, confirm,
       return order.textContent();
     }, { timeout: 120_000, intervals: [5_000] }).toContain('已扣费：0.10 币');
     await order.getByRole('button', { name: '结束' }).click();
+    const finishDialog = page.getByRole('dialog', { name: '结束这个订单？' });
+    await expect(finishDialog).toContainText('此操作无法撤销');
+    await page.screenshot({ path: 'test-results/orders-finish-confirm-zh.png' });
+    await finishDialog.getByRole('button', { name: '结束' }).click();
     await expect(order.locator('.app-status')).toHaveText('已完成');
     await expect(order).toContainText('需求方提前结束');
     await page.screenshot({ path: 'test-results/orders-finished-zh.png', fullPage: true });
@@ -128,10 +137,7 @@ test('post a demand, a provider takes it with a real box, the app runs, confirm,
     agent.child.kill('SIGKILL');
     // Only this spec's containers (the daemon may be shared): those of the order's installation.
     const orders = (await (await request.get('/api/rmp/v1/orders?role=demander', { headers: alice })).json()).data?.items ?? [];
-    for (const o of orders.filter((o) => o.installation_id)) {
-      const left = execFileSync('docker', ['ps', '-aq', '--filter', `label=zmarket.installation=${o.installation_id}`]).toString().split('\n').filter(Boolean);
-      if (left.length) execFileSync('docker', ['rm', '-f', ...left], { stdio: 'ignore' });
-    }
+    removeContainersOf(orders.filter((o) => o.installation_id).map((o) => o.installation_id));
     rmSync(stateDir, { recursive: true, force: true });
   }
 });

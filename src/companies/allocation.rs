@@ -7,13 +7,14 @@ use crate::companies::lookup::{DEFAULT_PAGE, admin_company_locked, company_id, r
 use crate::companies::history::{Event, record};
 use crate::companies::model::*;
 use crate::companies::resources;
-use crate::db::entity::{resource_assignments, users};
+use crate::db::entity::{apps, devices, resource_assignments, users};
 use crate::db::enums::ResourceType;
 use crate::db::now;
 use crate::db::write_txn;
 use crate::error::{AppError, Msg};
 use crate::http::{List, Page};
 use crate::iam::auth::{Auth, membership};
+use crate::lang::Lang;
 
 
 struct Allocation {
@@ -86,7 +87,7 @@ pub async fn unassign(cx: &CompaniesCtx, auth: &Auth, req: AssignRequest) -> Res
 }
 
 /// The company's assignments: an admin sees all (optionally one member's), a member only theirs.
-pub async fn assignments(cx: &CompaniesCtx, auth: &Auth, q: AssignmentQuery) -> Result<List<Assignment>, AppError> {
+pub async fn assignments(cx: &CompaniesCtx, auth: &Auth, q: AssignmentQuery, lang: Lang) -> Result<List<Assignment>, AppError> {
     let (offset, limit) = Page { offset: q.offset, limit: q.limit }.checked(DEFAULT_PAGE.max(100))?;
     let c = company_id(auth)?;
     let mut find = resource_assignments::Entity::find().filter(resource_assignments::Column::CompanyId.eq(c));
@@ -105,11 +106,27 @@ pub async fn assignments(cx: &CompaniesCtx, auth: &Auth, q: AssignmentQuery) -> 
         .await?;
     let ids: Vec<String> = rows.iter().map(|r| r.user_id.clone()).collect();
     let people = users::Entity::find().filter(users::Column::Id.is_in(ids)).all(&cx.db).await?;
+    // What the resources are called (issue 26: the table showed bare ids).
+    let of = |kind: ResourceType| rows.iter().filter(move |r| r.resource_type == kind).map(|r| r.resource_id.clone());
+    let device_names: Vec<(String, String)> =
+        devices::Entity::find().filter(devices::Column::Id.is_in(of(ResourceType::Device))).all(&cx.db).await?.into_iter().map(|d| (d.id, d.name)).collect();
+    let app_names: Vec<(String, String)> = apps::Entity::find()
+        .filter(apps::Column::Id.is_in(of(ResourceType::App)))
+        .all(&cx.db)
+        .await?
+        .into_iter()
+        .map(|a| (a.id, if lang == Lang::Zh { a.name_zh } else { a.name_en }))
+        .collect();
+    let name_of = |r: &resource_assignments::Model| {
+        let names = if r.resource_type == ResourceType::Device { &device_names } else { &app_names };
+        names.iter().find(|(id, _)| *id == r.resource_id).map(|(_, n)| n.clone()).unwrap_or_default()
+    };
     let items = rows
         .into_iter()
         .map(|r| {
             let u = people.iter().find(|u| u.id == r.user_id);
             Assignment {
+                resource_name: name_of(&r),
                 user_name: u.map(|u| u.name.clone()).unwrap_or_default(),
                 user_email: u.map(|u| u.email.clone()).unwrap_or_default(),
                 user_id: r.user_id,

@@ -152,6 +152,8 @@ pub struct Assignment {
     pub user_email: String,
     pub resource_type: ResourceType,
     pub resource_id: String,
+    /// The device's name, or the app's in the request's language; empty when it is gone.
+    pub resource_name: String,
     /// RFC 3339.
     pub assigned_at: String,
     pub assigned_by: String,

@@ -11,6 +11,7 @@ use crate::http::{ApiJson, ApiPath, ApiQuery, List, Page, Valid};
 use crate::iam::auth::{Admin, Auth, Sessions};
 use crate::iam::model::Organization;
 use crate::ids::RecordId;
+use crate::lang::Lang;
 
 pub fn router<S>() -> OpenApiRouter<S>
 where
@@ -168,6 +169,6 @@ async fn unassign(State(cx): State<CompaniesCtx>, auth: Auth, ApiJson(req): ApiJ
 /// `user_id`), the caller's own for a member.
 #[utoipa::path(get, path = "/api/ebs/v1/sme/resources", tag = "companies", params(AssignmentQuery),
     responses((status = 200, body = Envelope<List<Assignment>>), (status = 403)))]
-async fn assignments(State(cx): State<CompaniesCtx>, auth: Auth, ApiQuery(q): ApiQuery<AssignmentQuery>) -> ApiResult<List<Assignment>> {
-    ok(allocation::assignments(&cx, &auth, q).await?)
+async fn assignments(State(cx): State<CompaniesCtx>, auth: Auth, lang: Lang, ApiQuery(q): ApiQuery<AssignmentQuery>) -> ApiResult<List<Assignment>> {
+    ok(allocation::assignments(&cx, &auth, q, lang).await?)
 }

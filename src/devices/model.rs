@@ -16,7 +16,9 @@ fn random_chars(n: usize) -> String {
 }
 
 /// A device id as printed by the agent: three groups of four characters of [`ALPHABET`]
-/// separated by dashes, e.g. `7KQ2-M9XD-4HTR`. Typed ids are trimmed and upper-cased.
+/// separated by dashes, e.g. `7KQ2-M9XD-4HTR`. Typed ids are trimmed and upper-cased, and their
+/// groups may be separated by spaces as well (`7KQ2 M9XD 4HTR`, `7KQ2 - M9XD - 4HTR`), as a
+/// pairing code's may (issue 26).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeviceId(String);
 
@@ -26,10 +28,12 @@ impl DeviceId {
     }
     pub fn parse(raw: Option<&str>) -> Result<DeviceId, AppError> {
         let err = || AppError::invalid("device_id", Msg::InvalidDeviceId);
-        let raw = raw.map(str::trim).unwrap_or("").to_ascii_uppercase();
-        let groups: Vec<&str> = raw.split('-').collect();
-        let ok = groups.len() == 3 && groups.iter().all(|g| g.len() == 4 && g.bytes().all(|b| ALPHABET.contains(&b)));
-        if ok { Ok(DeviceId(raw)) } else { Err(err()) }
+        let raw = raw.unwrap_or("").to_ascii_uppercase();
+        let groups: Vec<&str> = raw.split(|c: char| c == '-' || c.is_whitespace()).filter(|g| !g.is_empty()).collect();
+        // One dash at most between two groups: `7KQ2--M9XD-4HTR` is not a spacing of an id.
+        let dashes = raw.chars().filter(|c| *c == '-').count();
+        let ok = groups.len() == 3 && dashes <= 2 && groups.iter().all(|g| g.len() == 4 && g.bytes().all(|b| ALPHABET.contains(&b)));
+        if ok { Ok(DeviceId(groups.join("-"))) } else { Err(err()) }
     }
     pub fn as_str(&self) -> &str {
         &self.0
@@ -357,7 +361,12 @@ mod tests {
     fn device_ids_round_trip_and_refuse_lookalikes() {
         let id = DeviceId::new_random();
         assert_eq!(DeviceId::parse(Some(&format!(" {} ", id.as_str().to_lowercase()))).unwrap(), id);
-        for bad in ["", "ABCD-EFGH", "ABCD-EFGH-JKM0", "ABCD-EFGH-JKMN-PQRS", "ABCDEFGHJKMN", "ABC1-EFGH-JKMN"] {
+        // Spaces as well as dashes between the groups (issue 26).
+        let spaced = id.as_str().replace('-', " ");
+        assert_eq!(DeviceId::parse(Some(&spaced)).unwrap(), id);
+        assert_eq!(DeviceId::parse(Some(&id.as_str().replace('-', " - "))).unwrap(), id);
+        assert_eq!(DeviceId::parse(Some(&format!("\t{}\n", spaced.to_lowercase()))).unwrap(), id);
+        for bad in ["", "ABCD-EFGH", "ABCD-EFGH-JKM0", "ABCD-EFGH-JKMN-PQRS", "ABCDEFGHJKMN", "ABC1-EFGH-JKMN", "ABCD--EFGH-JKMN", "-ABCD-EFGH-JKMN", "AB CD-EFGH-JKMN"] {
             assert!(DeviceId::parse(Some(bad)).is_err(), "{bad}");
         }
     }

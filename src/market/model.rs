@@ -148,7 +148,7 @@ pub struct App {
     pub name: String,
     pub summary: String,
     pub description: String,
-    /// `/assets/icons/apps/<id>.svg` for catalogue apps.
+    /// `/assets/icons/apps/<id>.svg?v=<version>` for catalogue apps (cached for good).
     pub icon_url: String,
     /// AI, Metaverse, Game, Work, Home, Others or Z-CLOUD.
     pub category: String,
@@ -196,12 +196,16 @@ impl App {
     }
 }
 
-/// An icon path under assets/ is served at `/assets/<path>`; a URL is used as it is.
+/// An icon path under assets/ is served at `/assets/<path>?v=<its version>` (cached for good,
+/// issue 26); a URL is used as it is.
 pub fn icon_url(icon: &str) -> String {
     if icon.starts_with('/') || icon.starts_with("http://") || icon.starts_with("https://") {
         icon.to_string()
     } else {
-        format!("/assets/{icon}")
+        match crate::ssr::bundle::asset_version(icon) {
+            Some(v) => format!("/assets/{icon}?v={v}"),
+            None => format!("/assets/{icon}"),
+        }
     }
 }
 

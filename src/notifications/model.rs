@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use crate::db::enums::NotificationKind;
 use crate::error::{AppError, Msg};
 
 /// Notifications newer than this count as `recent` in the stats.
@@ -39,11 +40,36 @@ impl Stats {
 pub struct Notification {
     pub id: String,
     /// device_online, device_offline, zcloud_ready, zcloud_failed …
-    pub kind: crate::db::enums::NotificationKind,
+    pub kind: NotificationKind,
     pub title: String,
     pub body: String,
     pub read: bool,
     pub created_at: DateTime<Utc>,
+    /// The page the notification is about (issue 26), a same-site path such as
+    /// `/devices/details?id=…`, `/app/details?id=…`, `/demands-and-offers`, `/wallet`,
+    /// `/company-email`; null when it is about no page.
+    pub path: Option<String>,
+}
+
+/// The page a notification of `kind` made from `params` is about: the path its writer named
+/// (`params.path`), else the page of its subject.
+pub fn path_of(kind: NotificationKind, params: &serde_json::Value) -> Option<String> {
+    use NotificationKind as K;
+    if let Some(p) = params["path"].as_str().filter(|p| p.starts_with('/') && !p.starts_with("//")) {
+        return Some(p.to_string());
+    }
+    let by_id = |page: &str, key: &str| params[key].as_str().filter(|id| !id.is_empty()).map(|id| format!("{page}?id={}", urlencoding(id)));
+    match kind {
+        K::DeviceOnline | K::DeviceOffline | K::ZcloudReady | K::ZcloudFailed => by_id("/devices/details", "device_id"),
+        K::AppInstalled | K::AppFailed | K::RentalStarted | K::RentalEnded | K::RentalSuspended => by_id("/app/details", "installation_id"),
+        K::OrderTaken | K::OrderAccepted | K::OrderConfirmed | K::OrderFinished | K::OrderFailed => Some("/demands-and-offers".to_string()),
+        K::Runway24h | K::Runway1h => Some("/wallet".to_string()),
+        K::CompanyInvitation => Some("/company-email".to_string()),
+    }
+}
+
+fn urlencoding(s: &str) -> String {
+    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
 /// `?filter=unread` lists only unread notifications; without it, all of them.
@@ -69,5 +95,5 @@ impl ListFilter {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct NotificationEvent {
     pub id: String,
-    pub kind: crate::db::enums::NotificationKind,
+    pub kind: NotificationKind,
 }

@@ -15,7 +15,7 @@ use crate::lang::Lang;
 use crate::db::enums::NotificationKind;
 use crate::iam::auth::Auth;
 use crate::notifications::{NotificationsCtx, StatsSources, count_of};
-use crate::notifications::model::{Notification, NotificationEvent, RECENT_HOURS, Stats};
+use crate::notifications::model::{Notification, NotificationEvent, RECENT_HOURS, Stats, path_of};
 
 fn mine(auth: &Auth) -> sea_orm::Select<notifications::Entity> {
     notifications::Entity::find().filter(notifications::Column::UserId.eq(auth.user_id.clone()))
@@ -185,11 +185,12 @@ pub async fn mark_read(db: &DatabaseConnection, auth: &Auth, id: &str) -> Result
     Ok(())
 }
 
-/// The row's English text, or the Chinese text its writer kept in `params` (`title_zh`, `body_zh`).
+/// The row's English text, or the Chinese text its writer kept in `params` (`title_zh`, `body_zh`),
+/// and the page it is about (`model::path_of`).
 fn view(r: notifications::Model, lang: Lang) -> Notification {
     let (mut title, mut body) = (r.title, r.body);
+    let params: serde_json::Value = serde_json::from_str(&r.params).unwrap_or_default();
     if lang == Lang::Zh {
-        let params: serde_json::Value = serde_json::from_str(&r.params).unwrap_or_default();
         if let Some(t) = params["title_zh"].as_str() {
             title = t.to_string();
         }
@@ -197,5 +198,6 @@ fn view(r: notifications::Model, lang: Lang) -> Notification {
             body = b.to_string();
         }
     }
-    Notification { id: r.id, kind: r.kind, title, body, read: r.read, created_at: r.created_at }
+    let path = path_of(r.kind, &params);
+    Notification { id: r.id, kind: r.kind, title, body, read: r.read, created_at: r.created_at, path }
 }

@@ -67,7 +67,7 @@ pub async fn act(cx: &OrdersCtx, auth: &Auth, id: &str, action: DemanderAction, 
             let o = orders::Entity::find_by_id(o.id.clone()).one(&txn).await?.ok_or(AppError::NotFound(Msg::OrderNotFound))?;
             machine::apply(&txn, &o, Event::Finish, Actor::Demander, change(Some("finished_early"), vec![])).await?.ok_or_else(refused)?
         }
-        DemanderAction::Cancel => machine::apply(&txn, &o, Event::Cancel, Actor::Demander, change(Some("cancelled"), vec![])).await?.ok_or_else(refused)?,
+        DemanderAction::Cancel => machine::apply(&txn, &o, Event::Cancel, Actor::Demander, change(Some(crate::orders::view::CANCELLED), vec![])).await?.ok_or_else(refused)?,
     };
     notify::moved(&txn, &moved).await?;
     let out = view::one(&txn, &moved, &cx.settings, lang).await?;

@@ -255,6 +255,9 @@ pub struct Order {
     pub installation_id: Option<String>,
     /// Why it failed or finished, in the reader's language.
     pub status_reason: Option<String>,
+    /// The demander cancelled it (an `order_failed` whose reason is the cancellation): shown as
+    /// cancelled rather than failed (issue 26).
+    pub cancelled: bool,
     /// Coins charged so far (after confirmation, by the minute).
     pub billed: i64,
     /// When the current state times out (pending, processing, accepted) or the hours end (confirmed).

@@ -28,6 +28,9 @@ pub fn terms_of(o: &orders::Model) -> Terms {
     }
 }
 
+/// The stored reason of an order its demander cancelled.
+pub const CANCELLED: &str = "cancelled";
+
 /// A stored reason code in a language: `expired`, `cancelled`, `install_failed:<the app's reason>`,
 /// `start_timeout:<secs>`, `confirm_timeout:<secs>`, `finished_early`, `hours_used`.
 pub fn reason_text(raw: Option<&str>, lang: Lang) -> Option<String> {
@@ -36,7 +39,7 @@ pub fn reason_text(raw: Option<&str>, lang: Lang) -> Option<String> {
     let secs = || rest.parse::<u64>().unwrap_or(0);
     let msg = match code {
         "expired" => Msg::OrderExpired,
-        "cancelled" => Msg::OrderCancelled,
+        CANCELLED => Msg::OrderCancelled,
         "finished_early" => Msg::OrderFinishedEarly,
         "hours_used" => Msg::OrderHoursUsed,
         "start_timeout" => Msg::OrderStartTimedOut(secs()),
@@ -124,6 +127,7 @@ pub fn to_order(o: &orders::Model, n: &Names, s: &OrdersConfig, lang: Lang, view
         device_name: o.device_id.as_ref().and_then(|d| n.devices.get(d).cloned()),
         installation_id: o.installation_id.clone(),
         status_reason: reason_text(o.status_reason.as_deref(), lang),
+        cancelled: o.status == OrderStatus::OrderFailed && o.status_reason.as_deref() == Some(CANCELLED),
         billed: o.billed,
         deadline_at: deadline(o, s),
         distance_from_you_km: match (viewer, o.lat, o.lng) {

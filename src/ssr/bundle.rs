@@ -14,6 +14,12 @@ pub struct ClientFiles;
 #[exclude = "*.mjs"]
 pub struct Assets;
 
+/// The version of an embedded asset (the start of its content hash), for URLs that may be cached
+/// for good: `/assets/<path>?v=<version>` (issue 26: app icons). None for a missing asset.
+pub fn asset_version(path: &str) -> Option<String> {
+    Assets::get(path).map(|f| hex::encode(&f.metadata.sha256_hash()[..6]))
+}
+
 /// The server bundle evaluated by each render runtime.
 pub const SERVER_JS: &str = include_str!(concat!(env!("OUT_DIR"), "/ui/server.js"));
 

@@ -3,8 +3,16 @@
 use crate::lang::Lang;
 use crate::ssr::bundle::Manifest;
 
+/// What search engines show under a page's title (issue 26: every page had none).
+pub fn description(lang: Lang, product: &str) -> String {
+    match lang {
+        Lang::En => format!("{product}: explore apps and the devices near you, rent computing power on demand, and run apps on your own devices."),
+        Lang::Zh => format!("{product}：探索应用和附近的设备，按需租用算力，在您自己的设备上运行应用。"),
+    }
+}
+
 /// `markup: None` leaves the root empty for the client to render (`data-ssr="0"`).
-pub fn page(manifest: &Manifest, lang: Lang, theme: &str, title: &str, markup: Option<&str>, state_json: &str) -> String {
+pub fn page(manifest: &Manifest, lang: Lang, theme: &str, title: &str, description: &str, markup: Option<&str>, state_json: &str) -> String {
     let mut css = if manifest.css.is_empty() {
         String::new()
     } else {
@@ -21,7 +29,7 @@ pub fn page(manifest: &Manifest, lang: Lang, theme: &str, title: &str, markup: O
         concat!(
             "<!doctype html><html lang=\"{lang}\" data-theme=\"{theme}\"><head><meta charset=\"utf-8\">",
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
-            "<meta name=\"theme-color\" content=\"#486aed\">",
+            "<meta name=\"theme-color\" content=\"#486aed\"><meta name=\"description\" content=\"{description}\">",
             "<title>{title}</title><link rel=\"icon\" href=\"/assets/icons/favicon.svg\" type=\"image/svg+xml\">",
             "{css}</head><body><div id=\"root\" data-ssr=\"{ssr}\">{body}</div>",
             "<script id=\"zm-state\" type=\"application/json\">{state}</script>",
@@ -30,6 +38,7 @@ pub fn page(manifest: &Manifest, lang: Lang, theme: &str, title: &str, markup: O
         lang = lang.code(),
         theme = theme,
         title = escape_html(title),
+        description = escape_html(description),
         css = css,
         ssr = ssr_flag,
         body = body,

@@ -162,10 +162,32 @@ pub fn redirect_for(path: &str, query: Option<&str>, phone: bool) -> Option<Stri
         _ => {}
     }
     if phone && !path.starts_with("/m/") && !PHONE_EXEMPT.contains(&path) {
-        return Some(with_query("/m/market"));
+        // The phone page showing the same thing keeps the query (`/market/details?id=` →
+        // `/m/market/details?id=`); other pages land on the mobile market in the same language.
+        if let Some(mobile) = PHONE_EQUIVALENT.iter().find(|(from, _)| *from == path).map(|(_, to)| *to) {
+            return Some(with_query(mobile));
+        }
+        let language = query
+            .into_iter()
+            .flat_map(|q| url::form_urlencoded::parse(q.as_bytes()))
+            .find(|(k, v)| k == "language" && Lang::parse(v).is_some())
+            .map(|(_, v)| format!("?language={v}"));
+        return Some(format!("/m/market{}", language.unwrap_or_default()));
     }
     None
 }
+
+/// The desktop pages that have a phone page (issue 26): a phone opening one lands on its twin.
+const PHONE_EQUIVALENT: [(&str, &str); 8] = [
+    ("/market", "/m/market"),
+    ("/market/more", "/m/market/more"),
+    ("/market/details", "/m/market/details"),
+    ("/nearby", "/m/nearby"),
+    ("/nearby/details", "/m/nearby/details"),
+    ("/guide", "/m/guide"),
+    ("/terms-of-use", "/m/terms-of-use"),
+    ("/privacy-policy", "/m/privacy-policy"),
+];
 
 /// The page language: `?language=`, then the `zm_lang` cookie the client keeps in step with
 /// its stored setting, then `Accept-Language`.
@@ -258,7 +280,7 @@ impl Ssr {
             Ok(r) => {
                 let render_ms = started.elapsed().as_secs_f64() * 1000.0;
                 let status = StatusCode::from_u16(r.status).unwrap_or(StatusCode::OK);
-                let html = document::page(&self.manifest, lang, theme, &r.title, Some(&r.html), &state_json);
+                let html = document::page(&self.manifest, lang, theme, &r.title, &document::description(lang, &self.product_name), Some(&r.html), &state_json);
                 let page = Arc::new(CachedPage { status, html: Encoded::new(html), cached: true });
                 if let Ok(mut c) = self.cache.lock() {
                     c.put(cache_key, page.clone());
@@ -269,7 +291,7 @@ impl Ssr {
                 if !matches!(e, RenderError::Saturated) {
                     tracing::warn!(url = %key.url, error = %e, "server render failed, client will render");
                 }
-                let html = document::page(&self.manifest, lang, theme, &self.product_name, None, &state_json);
+                let html = document::page(&self.manifest, lang, theme, &self.product_name, &document::description(lang, &self.product_name), None, &state_json);
                 (Arc::new(CachedPage { status: StatusCode::OK, html: Encoded::new(html), cached: false }), RenderKind::Client, None)
             }
         }
@@ -355,9 +377,16 @@ pub async fn static_file(Path(file): Path<String>) -> Response {
     }
 }
 
-/// `/assets/<path>`: icons, map data, guides. Not hashed: cached for a day.
-pub async fn asset_file(Path(file): Path<String>) -> Response {
+/// `/assets/<path>`: icons, map data, guides. Not hashed: cached for a day; asked for with its
+/// current version (`?v=`, `bundle::asset_version`: app icons) it never changes, cached for good.
+pub async fn asset_file(Path(file): Path<String>, uri: Uri) -> Response {
+    let versioned = uri
+        .query()
+        .into_iter()
+        .flat_map(|q| url::form_urlencoded::parse(q.as_bytes()))
+        .any(|(k, v)| k == "v" && bundle::asset_version(&file).is_some_and(|current| current == v));
     match Assets::get(&file) {
+        Some(f) if versioned => embedded(f, "public, max-age=31536000, immutable"),
         Some(f) => embedded(f, "public, max-age=86400"),
         None => not_found(),
     }

@@ -540,6 +540,16 @@ async fn resources_are_assigned_to_members_who_see_only_theirs() {
     let (_, body) = app.get_auth(&format!("{RESOURCES}?user_id={cid}"), &t).await;
     assert_eq!(body["data"]["total"], 1);
     assert_eq!(body["data"]["items"][0]["user_email"], "carol@example.com");
+    assert_eq!(body["data"]["items"][0]["resource_name"], "Ollama");
+    // An app's name in the reader's language.
+    let (s, _) = app.post_json(ASSIGN, &json!({"user_id": cid, "resource_type": "app", "resource_id": "pytorch"}), Some(&t)).await;
+    assert_eq!(s, 200);
+    let zh = app.client.get(app.url(&format!("{RESOURCES}?user_id={cid}"))).bearer_auth(&t).header("Accept-Language", "zh-CN").send().await.unwrap();
+    let body: Value = zh.json().await.unwrap();
+    let names: Vec<&str> = body["data"]["items"].as_array().unwrap().iter().map(|a| a["resource_name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["Ollama", "PyTorch GPU 工作环境"]);
+    let (s, _) = app.post_json(UNASSIGN, &json!({"user_id": cid, "resource_type": "app", "resource_id": "pytorch"}), Some(&t)).await;
+    assert_eq!(s, 200);
     // A member sees only what is theirs, whatever they ask for.
     let (s, body) = app.get_auth(&format!("{RESOURCES}?user_id={cid}"), &token_of(&bob)).await;
     assert_eq!(s, 200);
@@ -565,7 +575,8 @@ async fn resources_are_assigned_to_members_who_see_only_theirs() {
     assert_eq!(h["detail"], "bob@example.com");
     assert_eq!(h["actor_name"], "owner");
     let acts = actions(&app, &format!("{SME}/history"), &t).await;
-    assert_eq!(acts.iter().filter(|a| *a == "resource_assigned").count(), 3);
+    // Three, and PyTorch for the names in Chinese above.
+    assert_eq!(acts.iter().filter(|a| *a == "resource_assigned").count(), 4);
 }
 
 #[tokio::test]
@@ -790,6 +801,8 @@ async fn company_devices_are_allocated_and_members_see_only_theirs() {
     let (_, body) = app.get_auth(RESOURCES, &token_of(&bob)).await;
     assert_eq!(body["data"]["total"], 1);
     assert_eq!(body["data"]["items"][0]["resource_type"], "device");
+    // Named, not only identified (issue 26).
+    assert_eq!(body["data"]["items"][0]["resource_name"], "box");
     let (s, _) = app.post_json(UNASSIGN, &json!({"user_id": bid, "resource_type": "device", "resource_id": d1}), Some(&t)).await;
     assert_eq!(s, 200);
     let (_, body) = app.get_auth("/api/ebs/v2/devices", &token_of(&bob)).await;

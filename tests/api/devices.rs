@@ -99,6 +99,19 @@ async fn register_heartbeat_and_bind() {
 }
 
 #[tokio::test]
+async fn a_device_id_typed_with_spaces_binds() {
+    // Issue 26: the pairing code accepted spaces, the device id did not.
+    let app = TestApp::spawn().await;
+    let t = token_of(&app.signed_in("alice@example.com").await);
+    let (id, _, code) = register(&app, "P-BOX", spec(4)).await;
+    let typed = format!(" {} ", id.replace('-', " ").to_lowercase());
+    let spaced_code = format!("{} {}", &code[..4], &code[4..]);
+    let (s, b) = link(&app, &t, &typed, &spaced_code).await;
+    assert_eq!(s, 200, "{b}");
+    assert_eq!(b["data"]["id"], id.as_str(), "stored as printed");
+}
+
+#[tokio::test]
 async fn binding_refusals() {
     let app = TestApp::spawn().await;
     let alice = app.signed_in("alice@example.com").await;

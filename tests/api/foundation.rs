@@ -67,9 +67,32 @@ async fn other_redirects_and_phone_redirect() {
         assert_eq!(header(res.headers(), "location"), to, "{from}");
     }
     let phone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148";
-    let res = app.client.get(app.url("/market/details?id=1")).header("user-agent", phone).send().await.unwrap();
-    assert_eq!(res.status(), 302);
-    assert_eq!(header(res.headers(), "location"), "/m/market?id=1");
+    // A desktop page with a phone twin keeps its subject (issue 26); the others land on the
+    // mobile market, keeping only the language.
+    for (from, to) in [
+        ("/market/details?id=grafana", "/m/market/details?id=grafana"),
+        ("/market/details/?id=1", "/m/market/details?id=1"),
+        ("/market?category=AI", "/m/market?category=AI"),
+        ("/market/more?keyword=db", "/m/market/more?keyword=db"),
+        ("/nearby", "/m/nearby"),
+        ("/nearby/details?id=d1", "/m/nearby/details?id=d1"),
+        ("/guide?language=zh", "/m/guide?language=zh"),
+        ("/terms-of-use", "/m/terms-of-use"),
+        ("/privacy-policy", "/m/privacy-policy"),
+        ("/auth/signin?redirect=/app", "/m/market"),
+        ("/app?language=zh&x=1", "/m/market?language=zh"),
+        ("/wallet?language=fr", "/m/market"),
+        ("/friends", "/m/market"),
+    ] {
+        let res = app.client.get(app.url(from)).header("user-agent", phone).send().await.unwrap();
+        assert_eq!(res.status(), 302, "{from}");
+        assert_eq!(header(res.headers(), "location"), to, "{from}");
+    }
+    let android = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 Mobile Safari/537.36";
+    let res = app.client.get(app.url("/market/details?id=grafana")).header("user-agent", android).send().await.unwrap();
+    assert_eq!(header(res.headers(), "location"), "/m/market/details?id=grafana");
+    // A computer stays where it is.
+    assert_eq!(app.get("/market/details?id=grafana").await.status(), 200);
     for exempt in ["/email-verified", "/check-email", "/iam/v1/sme/join", "/company-email", "/m/market"] {
         let res = app.client.get(app.url(exempt)).header("user-agent", phone).send().await.unwrap();
         assert_ne!(res.status(), 302, "{exempt} must not redirect a phone");
@@ -541,4 +564,22 @@ async fn malformed_path_ids_and_multipart_bodies_answer_the_envelope() {
     let (status, body) = json_of(res).await;
     assert_eq!(status, 400, "{body}");
     assert_eq!(body["data"]["field"], "file");
+}
+
+#[tokio::test]
+async fn pages_carry_a_meta_description_in_their_language() {
+    // Issue 26: Lighthouse found no meta description on any page.
+    let app = TestApp::spawn().await;
+    for (path, expected) in [
+        ("/market", "explore apps and the devices near you"),
+        ("/market?language=zh", "探索应用和附近的设备"),
+        ("/auth/signin", "explore apps"),
+        ("/no-such-page", "explore apps"),
+    ] {
+        let body = app.get(path).await.text().await.unwrap();
+        let meta = body.split("<meta name=\"description\" content=\"").nth(1).unwrap_or_else(|| panic!("{path}: no description"));
+        let content = &meta[..meta.find('"').unwrap()];
+        assert!(content.contains(expected), "{path}: {content}");
+        assert!(content.starts_with("ZMarket"), "{path}: {content}");
+    }
 }

@@ -35,7 +35,9 @@ async fn the_catalogue_is_seeded_and_listed_in_pages_of_24() {
 
     let a = &body["data"]["items"][0];
     assert_eq!(a["name"], "Ollama");
-    assert_eq!(a["icon_url"], "/assets/icons/apps/ollama.svg");
+    let icon = a["icon_url"].as_str().unwrap().to_string();
+    let version = icon.strip_prefix("/assets/icons/apps/ollama.svg?v=").expect("a versioned icon URL");
+    assert_eq!(version.len(), 12);
     assert_eq!(a["category"], "AI");
     assert_eq!(a["display_type"], "AI server");
     assert_eq!(a["tier"], "high");
@@ -49,10 +51,16 @@ async fn the_catalogue_is_seeded_and_listed_in_pages_of_24() {
     assert_eq!(a["requirements"]["gpu_count"], 1);
     assert!(a["description"].as_str().unwrap().contains("llama.cpp"));
 
-    // The icon is served.
-    let res = app.get("/assets/icons/apps/ollama.svg").await;
+    // The icon is served: at its version for good (issue 26), otherwise for a day.
+    let res = app.get(&icon).await;
     assert_eq!(res.status(), 200);
     assert!(header(res.headers(), "content-type").starts_with("image/svg+xml"));
+    assert_eq!(header(res.headers(), "cache-control"), "public, max-age=31536000, immutable");
+    for other in ["/assets/icons/apps/ollama.svg", "/assets/icons/apps/ollama.svg?v=000000000000"] {
+        let res = app.get(other).await;
+        assert_eq!(res.status(), 200, "{other}");
+        assert_eq!(header(res.headers(), "cache-control"), "public, max-age=86400", "{other}");
+    }
 
     // Pages: 24 + 24 + 2, no overlap, the whole catalogue.
     let (_, p2) = app.get_json(&format!("{LIST}?offset=24&limit=24")).await;

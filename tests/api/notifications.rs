@@ -64,6 +64,10 @@ async fn stats_list_and_read() {
     assert!(items[0]["body"].as_str().unwrap().contains(&id));
     assert_eq!(items[1]["kind"], "device_offline");
     assert_eq!(items[0]["read"], false);
+    // Each one links to the page it is about (issue 26): the device's details.
+    for item in items {
+        assert_eq!(item["path"], format!("/devices/details?id={id}"), "{item}");
+    }
     let (_, zh) = zh_get(&app, "/api/ebs/v1/notifications", &t).await;
     assert_eq!(zh["data"]["items"][0]["title"], "设备上线");
     assert!(zh["data"]["items"][1]["body"].as_str().unwrap().contains("已离线"));
@@ -162,6 +166,11 @@ async fn member_records_unread_counts_company_news() {
     assert_eq!(s, 200);
     let (_, b) = app.get_auth("/api/ebs/v1/notifications/stats", &tc).await;
     assert_eq!(b["data"]["member_records_unread"], 0);
+    // The invitation in her bell links to where she answers it (issue 26).
+    let (_, b) = app.get_auth("/api/ebs/v1/notifications", &tc).await;
+    let items = b["data"]["items"].as_array().unwrap();
+    let invitation = items.iter().find(|n| n["kind"] == "company_invitation").expect("an invitation notification");
+    assert_eq!(invitation["path"], "/company-email");
 }
 
 #[tokio::test]

@@ -66,11 +66,17 @@ describe('menu', () => {
   it('phone redirect', () => {
     const android = 'Mozilla/5.0 (Linux; Android 14) Mobile';
     const iphone = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)';
-    expect(phoneRedirectTarget('/market', android)).toBe('/m/market');
-    expect(phoneRedirectTarget('/app', iphone)).toBe('/m/market');
-    expect(phoneRedirectTarget('/m/nearby', android)).toBeNull();
-    for (const p of ['/email-verified', '/check-email', '/iam/v1/sme/join', '/company-email']) expect(phoneRedirectTarget(p, android)).toBeNull();
-    expect(phoneRedirectTarget('/market', 'Mozilla/5.0 (Windows NT 10.0)')).toBeNull();
+    expect(phoneRedirectTarget('/market', '', android)).toBe('/m/market');
+    expect(phoneRedirectTarget('/app', '', iphone)).toBe('/m/market');
+    expect(phoneRedirectTarget('/m/nearby', '', android)).toBeNull();
+    for (const p of ['/email-verified', '/check-email', '/iam/v1/sme/join', '/company-email']) expect(phoneRedirectTarget(p, '', android)).toBeNull();
+    expect(phoneRedirectTarget('/market', '', 'Mozilla/5.0 (Windows NT 10.0)')).toBeNull();
+    // Issue 26: a page with a phone twin keeps its subject; others keep only the language.
+    expect(phoneRedirectTarget('/market/details', '?id=grafana', iphone)).toBe('/m/market/details?id=grafana');
+    expect(phoneRedirectTarget('/nearby/details/', '?id=d1', android)).toBe('/m/nearby/details?id=d1');
+    expect(phoneRedirectTarget('/guide', '', android)).toBe('/m/guide');
+    expect(phoneRedirectTarget('/auth/signin', '?redirect=%2Fapp&language=zh', android)).toBe('/m/market?language=zh');
+    expect(phoneRedirectTarget('/wallet', '?language=fr', android)).toBe('/m/market');
   });
 });
 

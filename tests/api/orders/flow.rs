@@ -55,7 +55,12 @@ async fn demander_does(s: &Sides, id: &str, action: &str, token: &str) -> (u16, 
 
 async fn kinds(app: &TestApp, token: &str) -> Vec<String> {
     let (_, b) = app.get_auth("/api/ebs/v1/notifications?limit=100", token).await;
-    b["data"]["items"].as_array().unwrap().iter().map(|n| n["kind"].as_str().unwrap_or_default().to_string()).collect()
+    let items = b["data"]["items"].as_array().unwrap();
+    // An order's news links to the orders page (issue 26).
+    for n in items.iter().filter(|n| n["kind"].as_str().is_some_and(|k| k.starts_with("order_"))) {
+        assert_eq!(n["path"], "/demands-and-offers", "{n}");
+    }
+    items.iter().map(|n| n["kind"].as_str().unwrap_or_default().to_string()).collect()
 }
 
 #[tokio::test]
@@ -188,12 +193,18 @@ async fn a_demand_nobody_takes_expires_and_one_cancelled_is_released() {
     let pending = s.app.state.orders.settings.pending_timeout_secs as i64;
     assert_eq!(sweep_at(&s.app, pending + 1).await, 1);
     failed_and_released(&s, &id, "Nobody took this demand in time", "该需求在有效期内无人接单").await;
+    let (_, b) = s.app.get_auth(&format!("/api/rmp/v1/orders/{id}"), &s.alice).await;
+    assert_eq!(b["data"]["cancelled"], false, "an expired demand was not cancelled: {b}");
     let (st, _) = take(&s.app, &s.bob, &id, &s.dev).await;
     assert_eq!(st, 409);
 
     let id = posted(&s.app, &s.alice, &demand(json!({}))).await;
+    let (_, b) = s.app.get_auth(&format!("/api/rmp/v1/orders/{id}"), &s.alice).await;
+    assert_eq!(b["data"]["cancelled"], false);
     let (st, b) = demander_does(&s, &id, "cancel", &s.alice).await;
     assert_eq!((st, b["data"]["status"].as_str()), (200, Some("order_failed")));
+    // Shown as cancelled, not as a failure (issue 26).
+    assert_eq!(b["data"]["cancelled"], true, "{b}");
     let (st, b) = demander_does(&s, &id, "cancel", &s.alice).await;
     assert_eq!((st, b["msg"].as_str()), (409, Some("Cannot cancel an order that is failed")));
 }

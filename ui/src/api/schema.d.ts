@@ -2023,7 +2023,7 @@ export type components = {
             category: string;
             description: string;
             display_type: string;
-            /** @description `/assets/icons/apps/<id>.svg` for catalogue apps. */
+            /** @description `/assets/icons/apps/<id>.svg?v=<version>` for catalogue apps (cached for good). */
             icon_url: string;
             id: string;
             /** @description own (install on your own device) or rent. */
@@ -2053,6 +2053,8 @@ export type components = {
             assigned_at: string;
             assigned_by: string;
             resource_id: string;
+            /** @description The device's name, or the app's in the request's language; empty when it is gone. */
+            resource_name: string;
             resource_type: components["schemas"]["ResourceType"];
             user_email: string;
             user_id: string;
@@ -2344,7 +2346,7 @@ export type components = {
                 category: string;
                 description: string;
                 display_type: string;
-                /** @description `/assets/icons/apps/<id>.svg` for catalogue apps. */
+                /** @description `/assets/icons/apps/<id>.svg?v=<version>` for catalogue apps (cached for good). */
                 icon_url: string;
                 id: string;
                 /** @description own (install on your own device) or rent. */
@@ -2719,7 +2721,7 @@ export type components = {
                     category: string;
                     description: string;
                     display_type: string;
-                    /** @description `/assets/icons/apps/<id>.svg` for catalogue apps. */
+                    /** @description `/assets/icons/apps/<id>.svg?v=<version>` for catalogue apps (cached for good). */
                     icon_url: string;
                     id: string;
                     /** @description own (install on your own device) or rent. */
@@ -2758,6 +2760,8 @@ export type components = {
                     assigned_at: string;
                     assigned_by: string;
                     resource_id: string;
+                    /** @description The device's name, or the app's in the request's language; empty when it is gone. */
+                    resource_name: string;
                     resource_type: components["schemas"]["ResourceType"];
                     user_email: string;
                     user_id: string;
@@ -3185,6 +3189,12 @@ export type components = {
                     id: string;
                     /** @description device_online, device_offline, zcloud_ready, zcloud_failed … */
                     kind: components["schemas"]["NotificationKind"];
+                    /**
+                     * @description The page the notification is about (issue 26), a same-site path such as
+                     *     `/devices/details?id=…`, `/app/details?id=…`, `/demands-and-offers`, `/wallet`,
+                     *     `/company-email`; null when it is about no page.
+                     */
+                    path?: string | null;
                     read: boolean;
                     title: string;
                 }[];
@@ -3212,6 +3222,11 @@ export type components = {
                      * @description Coins charged so far (after confirmation, by the minute).
                      */
                     billed: number;
+                    /**
+                     * @description The demander cancelled it (an `order_failed` whose reason is the cancellation): shown as
+                     *     cancelled rather than failed (issue 26).
+                     */
+                    cancelled: boolean;
                     /** Format: date-time */
                     created_at: string;
                     /**
@@ -3444,6 +3459,11 @@ export type components = {
                  * @description Coins charged so far (after confirmation, by the minute).
                  */
                 billed: number;
+                /**
+                 * @description The demander cancelled it (an `order_failed` whose reason is the cancellation): shown as
+                 *     cancelled rather than failed (issue 26).
+                 */
+                cancelled: boolean;
                 /** Format: date-time */
                 created_at: string;
                 /**
@@ -4157,6 +4177,12 @@ export type components = {
             id: string;
             /** @description device_online, device_offline, zcloud_ready, zcloud_failed … */
             kind: components["schemas"]["NotificationKind"];
+            /**
+             * @description The page the notification is about (issue 26), a same-site path such as
+             *     `/devices/details?id=…`, `/app/details?id=…`, `/demands-and-offers`, `/wallet`,
+             *     `/company-email`; null when it is about no page.
+             */
+            path?: string | null;
             read: boolean;
             title: string;
         };
@@ -4186,6 +4212,11 @@ export type components = {
              * @description Coins charged so far (after confirmation, by the minute).
              */
             billed: number;
+            /**
+             * @description The demander cancelled it (an `order_failed` whose reason is the cancellation): shown as
+             *     cancelled rather than failed (issue 26).
+             */
+            cancelled: boolean;
             /** Format: date-time */
             created_at: string;
             /**

@@ -1,6 +1,6 @@
 // Client-only behaviour mounted once at the root: boot steps, titles, progress, redirects, errors.
 import { Component, useEffect, useRef, type ErrorInfo, type ReactNode } from 'react';
-import { useLocation, useNavigate } from 'react-router';
+import { useLocation, useNavigate, useNavigationType } from 'react-router';
 import { UNCAUGHT_ERROR_TOAST_MS, SW_RELOAD_FLAG } from '../constants';
 import { isLang, type Lang } from '../i18n';
 import { loadStoredSettings, SETTINGS_KEY, useSettings } from '../stores/settings';
@@ -87,9 +87,17 @@ export function ClientEffects({ titleFor }: { titleFor: TitleFor }) {
     };
   }, []);
 
+  // A new page opens at its top (issue 26: /friends scrolled down, then Message, left the Messages
+  // heading under the sticky header). Back and forward keep the browser's own restoring; a
+  // change of the query alone (filters, the open conversation) keeps the place.
+  const navigationType = useNavigationType();
+  useEffect(() => {
+    if (navigationType !== 'POP' && !location.hash) window.scrollTo(0, 0);
+  }, [location.pathname, location.hash, navigationType]);
+
   // Per location: phone redirect, ?language=, title, progress, first-location data.
   useEffect(() => {
-    const target = phoneRedirectTarget(location.pathname, navigator.userAgent);
+    const target = phoneRedirectTarget(location.pathname, location.search, navigator.userAgent);
     if (target) {
       navigate(target, { replace: true });
       return;

@@ -9,12 +9,13 @@ import { useSettings } from '../stores/settings';
 import { useNotifications } from '../stores/notifications';
 import { toast, toastFailure, withLoading } from '../stores/feedback';
 import { Badge } from '../components/Badge';
+import { NotificationTitle } from '../components/NotificationTitle';
 import { Icon } from '../components/Icon';
 import { formatDateTime } from '../lib/format';
 import { paths } from '../lib/paths';
 import { useT } from '../lib/i18n';
 import { Avatar } from '../components/Avatar';
-import { signOut, switchCompany } from '../api/sessionActions';
+import { reloadOrganizations, signOut, switchCompany } from '../api/sessionActions';
 import { poll } from '../lib/timing';
 import { navigateTo } from '../lib/navigation';
 import { SettingsDialog } from './SettingsDialog';
@@ -47,6 +48,14 @@ export function CompanySwitcher() {
   const loaded = useSession((s) => s.loaded);
   const smeId = useSession((s) => s.smeId);
   const orgs = useSession((s) => s.organizationList);
+  const token = useSession((s) => s.token);
+  // The list stored at sign-in goes stale when a company is joined elsewhere (the mailed link in
+  // another tab or browser, issue 26): read again on every page load and whenever the switcher
+  // is about to open.
+  const signedIn = loaded && Boolean(token);
+  useEffect(() => {
+    if (signedIn) void reloadOrganizations().catch(() => undefined);
+  }, [signedIn]);
   if (!loaded || orgs.length === 0) return null;
   const onChange = (id: string) => {
     if (id === CREATE_OR_JOIN) {
@@ -60,7 +69,12 @@ export function CompanySwitcher() {
     <label className="company-switcher">
       <span className="visually-hidden">{t('switch_company')}</span>
       <Icon name="company" size={16} />
-      <select aria-label={t('switch_company')} value={smeId} onChange={(e) => onChange(e.target.value)}>
+      <select
+        aria-label={t('switch_company')}
+        value={smeId}
+        onChange={(e) => onChange(e.target.value)}
+        onFocus={() => void reloadOrganizations().catch(() => undefined)}
+      >
         {orgs.map((o) => (
           <option key={o.id} value={o.id}>
             {o.id === PERSONAL_SME_ID ? t('personal') : o.name}
@@ -133,7 +147,13 @@ export function NotificationBell() {
               {preview.map((n) => (
                 <li key={n.id}>
                   <div>
-                    <strong>{n.title}</strong>
+                    <NotificationTitle
+                      n={n}
+                      onOpen={() => {
+                        setOpen(false);
+                        void read(n.id);
+                      }}
+                    />
                     <p>{n.body}</p>
                     <time dateTime={n.created_at}>{formatDateTime(n.created_at)}</time>
                   </div>

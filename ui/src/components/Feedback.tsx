@@ -14,9 +14,10 @@ import { Icon } from './Icon';
 
 export function Toasts() {
   const toasts = useFeedback((s) => s.toasts);
+  // The offset is counted below the header: a toast never covers the switcher or the bell (issue 26).
   const t = useT();
   return (
-    <div className="toasts" style={{ top: TOAST_OFFSET_PX, zIndex: BASE_Z_INDEX + 3 }} aria-live="polite" role="status">
+    <div className="toasts" style={{ top: `calc(var(--header) + ${TOAST_OFFSET_PX}px)`, zIndex: BASE_Z_INDEX + 3 }} aria-live="polite" role="status">
       {toasts.map((toast) => (
         <div key={toast.id} className={`toast toast-${toast.type}`} role={toast.type === 'error' ? 'alert' : undefined}>
           <Icon name={toast.type} size={18} />

@@ -3,13 +3,30 @@ import type { ReactNode } from 'react';
 import { useT } from '../lib/i18n';
 import { Icon } from './Icon';
 
-export function EmptyState({ icon = 'app', title, text, action }: { icon?: string; title: string; text?: string; action?: ReactNode }) {
+/**
+ * An empty list's message. `level`: its heading's level, 3 inside a titled section (the default),
+ * 2 right under a page's h1 (issue 26: h1 → h3 skipped a level).
+ */
+export function EmptyState({
+  icon = 'app',
+  title,
+  text,
+  action,
+  level = 3,
+}: {
+  icon?: string;
+  title: string;
+  text?: string;
+  action?: ReactNode;
+  level?: 2 | 3;
+}) {
+  const Heading = level === 2 ? 'h2' : 'h3';
   return (
     <div className="empty-state">
       <span className="empty-icon">
         <Icon name={icon} size={28} />
       </span>
-      <h3>{title}</h3>
+      <Heading className="empty-title">{title}</Heading>
       {text ? <p>{text}</p> : null}
       {action}
     </div>

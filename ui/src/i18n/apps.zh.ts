@@ -61,7 +61,7 @@ export const zhApps: Record<keyof typeof enApps, string> = {
   kind_rented_out: '已出租',
   device_offline: '设备离线',
   facts: '概况',
-  kind: '类型',
+  kind: '使用方式',
   device: '设备',
   holds: '占用设备资源',
   holds_text: '{cpu} 个 CPU 核心，{memory} 内存，{disk} 磁盘，{gpu} 个 GPU',

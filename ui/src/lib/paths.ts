@@ -202,11 +202,34 @@ export function isPhoneUserAgent(ua: string | undefined | null): boolean {
   return PHONE_PLATFORMS.some((p) => lower.includes(p));
 }
 
-export function phoneRedirectTarget(pathname: string, ua: string | undefined | null): string | null {
+/** The desktop pages with a phone twin (issue 26; the server's `PHONE_EQUIVALENT`). */
+const PHONE_EQUIVALENT = new Map<string, string>(
+  (
+    [
+      [paths.market.home, paths.mobile.market],
+      [paths.market.more, paths.mobile.more],
+      [paths.market.details, paths.mobile.details],
+      [paths.nearby.home, paths.mobile.nearby],
+      [paths.nearby.details, paths.mobile.nearbyDetails],
+      [paths.documents.guide, paths.mobile.guide],
+      [paths.documents.terms, paths.mobile.terms],
+      [paths.documents.privacy, paths.mobile.privacy],
+    ] as [AnyPage, AnyPage][]
+  ).map(([from, to]) => [from.pattern, to.pattern]),
+);
+
+/**
+ * Where a phone goes from a page it may not stay on: the page's phone twin with the same query,
+ * else the mobile market in the same language.
+ */
+export function phoneRedirectTarget(pathname: string, search: string, ua: string | undefined | null): string | null {
   if (!isPhoneUserAgent(ua)) return null;
   const p = trimSlash(pathname);
   if (p.startsWith(`${paths.mobile.root.pattern}/`) || PHONE_EXEMPT.has(p)) return null;
-  return paths.mobile.market();
+  const twin = PHONE_EQUIVALENT.get(p);
+  if (twin) return twin + search;
+  const language = new URLSearchParams(search).get('language');
+  return withQuery(paths.mobile.market.pattern, { language: language === 'en' || language === 'zh' ? language : undefined });
 }
 
 /**

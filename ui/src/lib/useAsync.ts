@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError, errorText } from '../lib/http';
+import { useLang } from './i18n';
 
 export interface AsyncState<T> {
   data: T | undefined;
@@ -15,7 +16,8 @@ export interface AsyncState<T> {
 
 /**
  * Loads data after mount (never during render, so the server and the first client render agree).
- * With `initial` (server data for the first location) the first load is skipped.
+ * With `initial` (server data for the first location) the first load is skipped. A change of the
+ * page language loads again.
  */
 export function useAsync<T>(
   load: ((signal: AbortSignal) => Promise<T>) | null,
@@ -78,5 +80,15 @@ export function useAsync<T>(
     setNonce((n) => n + 1);
   }, []);
   const setData = useCallback((update: (prev: T | undefined) => T | undefined) => setDataState(update), []);
+
+  // The server writes names and texts in the request's language: a language change loads again,
+  // in the background (issue 26: /app kept the old language's names until a reload).
+  const lang = useLang();
+  const shownLang = useRef(lang);
+  useEffect(() => {
+    if (lang === shownLang.current) return;
+    shownLang.current = lang;
+    if (loadRef.current) refresh();
+  }, [lang, refresh]);
   return { data, error, errorCode, loading, reload, refresh, setData };
 }

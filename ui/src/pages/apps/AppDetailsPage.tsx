@@ -8,7 +8,7 @@ import { useAsync } from '../../lib/useAsync';
 import { useT } from '../../lib/i18n';
 import { ErrorNote, SkeletonLines } from '../../components/placeholders';
 import { PageHeader, Section } from '../../components/sections';
-import { AppIcon } from '../../components/apps';
+import { AppIcon, displayTypeLabel } from '../../components/apps';
 import { AppActions, AppBadges, AppProgress, AppStatusChip, appStatusLabel, usePollWhileBusy } from '../../components/appStatus';
 import { ErrorPage } from '../../components/ErrorPage';
 import { Icon } from '../../components/Icon';
@@ -74,7 +74,7 @@ export default function AppDetailsPage() {
                 </div>
                 <div>
                   <dt>{t('display_type')}</dt>
-                  <dd>{inst.display_type}</dd>
+                  <dd>{displayTypeLabel(t, inst.display_type)}</dd>
                 </div>
                 <div>
                   <dt>{t('version')}</dt>

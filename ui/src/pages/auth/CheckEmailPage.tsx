@@ -6,6 +6,8 @@ import { FormError, SubmitButton, useForm } from '../../components/form';
 import { useT } from '../../lib/i18n';
 import { Icon } from '../../components/Icon';
 import { paths, safeRedirect } from '../../lib/paths';
+import { PhoneNextSteps } from '../../components/PhoneNextSteps';
+import { useBoot } from '../../stores/boot';
 import { validateEmail } from '../../lib/validation';
 import { toast } from '../../stores/feedback';
 
@@ -15,6 +17,7 @@ export function CheckEmailPage() {
   const email = params.get('email');
   const redirect = safeRedirect(params.get('redirect'), '') || undefined;
   const [address, setAddress] = useState(email ?? '');
+  const phone = useBoot().isMobile;
   const form = useForm<'email'>({
     validate: () => ({ email: validateEmail(address) }),
     action: async () => {
@@ -37,10 +40,15 @@ export function CheckEmailPage() {
           {t('resend_verification')}
         </SubmitButton>
       </form>
-      <p className="auth-links">
-        <Link to={paths.auth.signIn(redirect)}>{t('back_to_sign_in')}</Link>
-        <Link to={paths.auth.forgot(address.trim() || undefined)}>{t('forgot_password_link')}</Link>
-      </p>
+      {/* Sign-in and the password pages are not phone pages (SPEC.md §2; issue 26). */}
+      {phone ? (
+        <PhoneNextSteps />
+      ) : (
+        <p className="auth-links">
+          <Link to={paths.auth.signIn(redirect)}>{t('back_to_sign_in')}</Link>
+          <Link to={paths.auth.forgot(address.trim() || undefined)}>{t('forgot_password_link')}</Link>
+        </p>
+      )}
     </section>
   );
 }

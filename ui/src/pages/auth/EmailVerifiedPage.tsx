@@ -5,6 +5,8 @@ import { useT } from '../../lib/i18n';
 import { Icon } from '../../components/Icon';
 import { Spinner } from '../../components/placeholders';
 import { paths, safeRedirect } from '../../lib/paths';
+import { PhoneNextSteps } from '../../components/PhoneNextSteps';
+import { useBoot } from '../../stores/boot';
 
 export function EmailVerifiedPage() {
   const t = useT();
@@ -12,7 +14,10 @@ export function EmailVerifiedPage() {
   const token = params.get('token') ?? '';
   const redirect = safeRedirect(params.get('redirect'), '');
   // The invitation page signs in in place (also on phones); other pages go through sign-in.
-  const next = redirect.startsWith(paths.companies.join.pattern) ? redirect : paths.auth.signIn(redirect || undefined);
+  const toInvitation = redirect.startsWith(paths.companies.join.pattern);
+  const next = toInvitation ? redirect : paths.auth.signIn(redirect || undefined);
+  // A phone cannot open sign-in (SPEC.md §2): it is told where to go instead (issue 26).
+  const phone = useBoot().isMobile;
   const state = useAsync(token ? () => verifyEmail(token) : null, [token]);
   // Several sign-ups of the address were pending: none of their passwords is valid, the answer
   // carries a reset token to choose one with.
@@ -53,9 +58,11 @@ export function EmailVerifiedPage() {
         <Link className="button primary" to={`${paths.auth.reset.pattern}?token=${encodeURIComponent(choose)}`}>
           {t('choose_password')}
         </Link>
+      ) : phone && !toInvitation ? (
+        <PhoneNextSteps />
       ) : (
         <Link className="button primary" to={next}>
-          {redirect.startsWith(paths.companies.join.pattern) ? t('continue_to_invitation') : t('sign_in')}
+          {toInvitation ? t('continue_to_invitation') : t('sign_in')}
         </Link>
       )}
     </section>

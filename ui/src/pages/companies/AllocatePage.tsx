@@ -2,10 +2,10 @@ import { useState } from 'react';
 import { assignResource, fetchAssignments, fetchMembers, unassignResource } from '../../api/companies';
 import type { AssignBody } from '../../api/types';
 import { fetchDevices } from '../../api/devices';
+import { fetchApplications } from '../../api/market';
 import { useAsync } from '../../lib/useAsync';
 import { useT } from '../../lib/i18n';
 import { ErrorNote } from '../../components/placeholders';
-import { Field } from '../../components/fields';
 import { PageHeader } from '../../components/sections';
 import { formatDateTime } from '../../lib/format';
 import { toast, withLoading } from '../../stores/feedback';
@@ -24,6 +24,12 @@ export default function AllocatePage() {
   const [userId, setUserId] = useState('');
   const [type, setType] = useState<'device' | 'app'>('device');
   const [resourceId, setResourceId] = useState('');
+  // The market's apps, offered by name (issue 26: an id or slug had to be typed).
+  const apps = useAsync((signal) => fetchApplications({ limit: 100 }, signal), []);
+  const choices: [string, string][] =
+    type === 'device'
+      ? (devices.data?.items ?? []).map((d) => [d.id, `${d.name} · ${d.id}`])
+      : (apps.data?.items ?? []).map((a) => [a.id, a.name]);
   const form = useForm({
     validate: () => ({ form: !userId || !resourceId.trim() ? 'field_required' : null }),
     action: async () => {
@@ -64,23 +70,12 @@ export default function AllocatePage() {
               ['device', t('res_device')],
               ['app', t('res_app')],
             ]}
-            onChange={setType}
+            onChange={(v) => {
+              setType(v);
+              setResourceId('');
+            }}
           />
-          <Field
-            label={t('resource_id')}
-            value={resourceId}
-            onChange={(e) => setResourceId(e.target.value)}
-            hint={t('resource_id_hint')}
-            list={type === 'device' ? 'alloc-devices' : undefined}
-            autoComplete="off"
-          />
-          <datalist id="alloc-devices">
-            {(devices.data?.items ?? []).map((d) => (
-              <option key={d.id} value={d.id}>
-                {d.name}
-              </option>
-            ))}
-          </datalist>
+          <SelectField id="alloc-resource" label={t('resource')} value={resourceId} options={[['', '-'], ...choices]} onChange={setResourceId} />
         </div>
         <FormError form={form} />
         <div className="row-actions">
@@ -90,7 +85,7 @@ export default function AllocatePage() {
       <h2>{t('assignments')}</h2>
       <AsyncItems state={assignments} emptyIcon="devices" emptyTitle={t('no_assignments')}>
         {(items) => (
-          <ActionTable columns={[t('member'), t('resource_type'), t('resource_id'), t('assigned_at')]} actionLabel={t('unassign')}>
+          <ActionTable columns={[t('member'), t('resource_type'), t('resource'), t('assigned_at')]} actionLabel={t('unassign')}>
             {items.map((a) => (
               <tr key={`${a.user_id}/${a.resource_type}/${a.resource_id}`}>
                 <td>
@@ -98,7 +93,8 @@ export default function AllocatePage() {
                 </td>
                 <td>{a.resource_type === 'device' ? t('res_device') : t('res_app')}</td>
                 <td>
-                  <code>{a.resource_id}</code>
+                  {a.resource_name ? `${a.resource_name} ` : null}
+                  <code className="muted">{a.resource_id}</code>
                 </td>
                 <td>{formatDateTime(a.assigned_at)}</td>
                 <td>

@@ -1,7 +1,7 @@
 // The person's side of companies: create one, apply to one by its id, answer invitations, see
 // one's applications, switch into or leave one's companies. Shown on /company-email (also from a
 // phone) and on /history.
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { applyToCompany, createCompany, leaveCompany } from '../../api/companies';
 import { PERSONAL_SME_ID } from '../../constants';
 import { useT } from '../../lib/i18n';
@@ -58,6 +58,10 @@ export function MyCompanies() {
   const t = useT();
   const orgs = useSession((s) => s.organizationList).filter((o) => o.id !== PERSONAL_SME_ID);
   const smeId = useSession((s) => s.smeId);
+  // Joined elsewhere (another tab, the mailed link in another browser): shown here at once (issue 26).
+  useEffect(() => {
+    void reloadOrganizations().catch(() => undefined);
+  }, []);
   const leave = useConfirm(async (org: Organization) => {
     await withLoading(() => leaveCompany(org.id));
     toast('success', t('left_company'));

@@ -38,7 +38,7 @@ export function DownloadPage() {
       <PageHeader title={t('download_title', { product: boot.productName })} />
       {state.error ? <ErrorNote text={state.error} onRetry={state.reload} /> : null}
       {configured.length === 0 ? (
-        <EmptyState icon="download" title={t('download_none')} text={t('download_none_hint', { product: boot.productName })} />
+        <EmptyState level={2} icon="download" title={t('download_none')} text={t(boot.isMobile ? 'download_none_hint_phone' : 'download_none_hint', { product: boot.productName })} />
       ) : (
         <ul className="download-grid" role="list">
           {offered.map((p) => (

@@ -104,7 +104,17 @@ export function MarketMorePage() {
           />
         </>
       ) : !state.error ? (
-        <EmptyState icon="search" title={keyword ? t('no_results') : t('no_apps')} text={t('no_apps_hint')} />
+        // A search or a filter that matched nothing says so, not that apps will come (issue 26).
+        keyword || category || displayType || tier ? (
+          <EmptyState
+            level={2}
+            icon="search"
+            title={t('no_results')}
+            text={keyword ? t('no_results_for', { keyword }) : t('no_results_filters')}
+          />
+        ) : (
+          <EmptyState level={2} icon="search" title={t('no_apps')} text={t('no_apps_hint')} />
+        )
       ) : null}
     </div>
   );

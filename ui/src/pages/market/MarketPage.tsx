@@ -94,7 +94,7 @@ export function MarketPage() {
                 <Icon name="star" size={18} /> {t('cat_top_picks')}
               </h2>
               <Link className="button ghost small" to={p.market('top_picks')}>
-                {t('more')} <Icon name="chevronRight" size={14} />
+                {t('see_all_top_picks')} <Icon name="chevronRight" size={14} />
               </Link>
             </div>
             <AppGrid apps={top.data.items} compact />
@@ -107,7 +107,7 @@ export function MarketPage() {
           ) : null}
           {state.data && state.data.total > items.length ? (
             <Link className="button ghost small" to={p.more({ category })}>
-              {t('more')} <Icon name="chevronRight" size={14} />
+              {category ? t('see_all_in', { category: categoryLabel(t, category) }) : t('see_all_apps')} <Icon name="chevronRight" size={14} />
             </Link>
           ) : null}
         </div>

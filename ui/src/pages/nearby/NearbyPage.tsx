@@ -53,7 +53,7 @@ export function NearbyPage() {
           <LoadMore state={state} fetchPage={(offset) => fetchNearby({ lat: at.lat, lng: at.lng, offset, limit: PAGE_SIZE })} />
         </>
       ) : !state.error ? (
-        <EmptyState icon="nearby" title={t('no_devices_nearby')} text={t('no_devices_nearby_hint')} />
+        <EmptyState level={2} icon="nearby" title={t('no_devices_nearby')} text={t('no_devices_nearby_hint')} />
       ) : null}
     </div>
   );

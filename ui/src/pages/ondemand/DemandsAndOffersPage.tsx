@@ -7,6 +7,7 @@ import { fetchBoard, fetchMyDeviceChecks, fetchOrders, orderAction, takeDemand }
 import type { ListPage, Order } from '../../api/types';
 import { DemandTerms, GapList, OrderDeadline, OrderStatusChip } from '../../components/orders';
 import { AsyncItems, PageHeader, Section } from '../../components/sections';
+import { ConfirmDialog, useConfirm } from '../../components/Dialog';
 import { Icon } from '../../components/Icon';
 import { SkeletonLines } from '../../components/placeholders';
 import { formatCoins, formatDateTime } from '../../lib/format';
@@ -31,7 +32,7 @@ function OrderCard({ order, asDemander, onChanged }: { order: Order; asDemander:
   const [busy, setBusy] = useState(false);
   const o = order;
   const action = asDemander ? ACTIONS[o.status] : undefined;
-  const act = () => {
+  const run = () => {
     if (!action) return;
     setBusy(true);
     orderAction(o.id, action)
@@ -39,18 +40,21 @@ function OrderCard({ order, asDemander, onChanged }: { order: Order; asDemander:
       .catch((e) => toast('error', errorText(e)))
       .finally(() => setBusy(false));
   };
+  // Finishing stops the order for good: asked first (issue 26).
+  const finish = useConfirm(async () => run());
+  const act = () => (action === 'finish' ? finish.ask(true) : run());
   return (
     <li className="app-row order-row" data-order={o.id} data-status={o.status}>
       <div className="app-row-main">
         <div className="app-row-title">
           <span>{o.name}</span>
-          <OrderStatusChip status={o.status} />
+          <OrderStatusChip status={o.cancelled ? 'order_cancelled' : o.status} />
         </div>
         <DemandTerms order={o} />
         {o.provider ? (
           <div className="muted small-text">{t('order_provider', { name: o.provider.name, device: o.device_name ?? o.device_id ?? '' })}</div>
         ) : null}
-        {o.status_reason ? <div className={o.status === 'order_failed' ? 'app-reason' : 'muted small-text'}>{o.status_reason}</div> : null}
+        {o.status_reason && !o.cancelled ? <div className={o.status === 'order_failed' ? 'app-reason' : 'muted small-text'}>{o.status_reason}</div> : null}
         <div className="muted small-text">
           {t('order_billed', { amount: formatCoins(o.billed) })}
           {o.deadline_at ? ' · ' : null}
@@ -61,8 +65,8 @@ function OrderCard({ order, asDemander, onChanged }: { order: Order; asDemander:
           <ol>
             {o.history.map((h, i) => (
               <li key={i}>
-                {formatDateTime(h.at)} · {t(h.status as MessageKey)}
-                {h.reason ? ` · ${h.reason}` : ''}
+                {formatDateTime(h.at)} · {o.cancelled && h.status === 'order_failed' ? t('order_cancelled') : t(h.status as MessageKey)}
+                {h.reason && !(o.cancelled && h.status === 'order_failed') ? ` · ${h.reason}` : ''}
               </li>
             ))}
           </ol>
@@ -80,6 +84,7 @@ function OrderCard({ order, asDemander, onChanged }: { order: Order; asDemander:
           </button>
         ) : null}
       </div>
+      <ConfirmDialog {...finish.dialog} title={t('finish_confirm_title')} text={t('finish_confirm_text', { name: o.name })} confirmLabel={t('finish_order')} />
     </li>
   );
 }
@@ -89,16 +94,16 @@ function OpenDemand({ order, onTaken }: { order: Order; onTaken: () => void }) {
   const t = useT();
   const checks = useAsync((signal) => fetchMyDeviceChecks(order.id, signal), [order.id]);
   const [busy, setBusy] = useState(false);
-  const take = (device: string) => {
+  // Taking commits a device to the order: asked first, naming the device (issue 26).
+  const take = useConfirm(async (c: { device_id: string; device_name: string }) => {
     setBusy(true);
-    takeDemand(order.id, device)
+    await takeDemand(order.id, c.device_id)
       .then(() => {
         toast('success', t('order_taken_toast'));
         onTaken();
       })
-      .catch((e) => toast('error', errorText(e)))
       .finally(() => setBusy(false));
-  };
+  });
   return (
     <li className="app-row order-row" data-demand={order.id}>
       <div className="app-row-main">
@@ -119,7 +124,7 @@ function OpenDemand({ order, onTaken }: { order: Order; onTaken: () => void }) {
                 {c.ok ? (
                   <>
                     <span className="app-status app-status-ok">{t('qualifies')}</span>
-                    <button type="button" className="button primary small" disabled={busy} onClick={() => take(c.device_id)}>
+                    <button type="button" className="button primary small" disabled={busy} onClick={() => take.ask({ device_id: c.device_id, device_name: c.device_name || c.device_id })}>
                       {t('take_order')}
                     </button>
                   </>
@@ -133,6 +138,13 @@ function OpenDemand({ order, onTaken }: { order: Order; onTaken: () => void }) {
           <p className="muted small-text">{t('no_devices_for_demand')}</p>
         )}
       </div>
+      <ConfirmDialog
+        {...take.dialog}
+        danger={false}
+        title={t('take_confirm_title')}
+        text={t('take_confirm_text', { device: take.subject?.device_name ?? '', app: order.app_name, name: order.name, hours: order.hours })}
+        confirmLabel={t('take_order')}
+      />
     </li>
   );
 }

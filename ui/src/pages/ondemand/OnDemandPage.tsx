@@ -79,7 +79,7 @@ export function OnDemandPage() {
           ))}
         </ul>
       ) : !state.error ? (
-        <EmptyState icon="demands" title={t('no_demands')} text={t('on_demand_text')} />
+        <EmptyState level={2} icon="demands" title={t('no_demands')} text={t('on_demand_text')} />
       ) : null}
     </div>
   );

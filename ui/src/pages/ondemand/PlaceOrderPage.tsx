@@ -23,13 +23,38 @@ const wholeIn = (v: string, min: number) => (/^\d+$/.test(v.trim()) && Number(v)
 const cents = (v: string) => (/^\d+(\.\d{1,2})?$/.test(v.trim()) && Number(v) > 0 ? Math.round(Number(v) * 100) : null);
 const coord = (v: string, max: number) => (v.trim() !== '' && Number.isFinite(Number(v)) && Math.abs(Number(v)) <= max ? Number(v) : null);
 
+const DRAFT_KEY = 'zm_order_draft';
+type Draft = Record<'name' | 'app' | 'gpuCount' | 'gpuModels' | 'distance' | 'lat' | 'lng' | 'hours' | 'price', string>;
+
+function keepDraft(draft: Draft) {
+  try {
+    sessionStorage.setItem(DRAFT_KEY, JSON.stringify(draft));
+  } catch {
+    // Storage refused (private mode, quota): the form comes back empty, as before.
+  }
+}
+
+function takeDraft(): Partial<Draft> | null {
+  try {
+    const raw = sessionStorage.getItem(DRAFT_KEY);
+    sessionStorage.removeItem(DRAFT_KEY);
+    const parsed: unknown = raw ? JSON.parse(raw) : null;
+    if (!parsed || typeof parsed !== 'object') return null;
+    // Only the form's own text fields are taken back.
+    return Object.fromEntries(Object.entries(parsed).filter(([k, v]) => DRAFT_FIELDS.includes(k) && typeof v === 'string')) as Partial<Draft>;
+  } catch {
+    return null;
+  }
+}
+const DRAFT_FIELDS = ['name', 'app', 'gpuCount', 'gpuModels', 'distance', 'lat', 'lng', 'hours', 'price'];
+
 export function PlaceOrderPage() {
   const t = useT();
   const navigate = useNavigate();
   const boot = useBoot();
   const signedIn = !!useSession((s) => s.token);
   const centre = boot.config.map.center;
-  const [form, setForm] = useState({
+  const [form, setForm] = useState<Draft>({
     name: '',
     app: '',
     gpuCount: '1',
@@ -41,6 +66,12 @@ export function PlaceOrderPage() {
     price: '1',
   });
   const set = (k: keyof typeof form) => (e: { target: { value: string } }) => setForm((f) => ({ ...f, [k]: e.target.value }));
+  // A visitor's order survives the trip through sign-in (issue 26: it came back empty): kept in
+  // this tab's session storage before leaving, restored once on return.
+  useEffect(() => {
+    const draft = takeDraft();
+    if (draft) setForm((f) => ({ ...f, ...draft }));
+  }, []);
   const apps = useAsync((signal) => fetchApplications({ limit: 100 }, signal), []);
 
   const body = (): DemandBody | null => {
@@ -86,6 +117,7 @@ export function PlaceOrderPage() {
     }),
     action: async () => {
       if (!useSession.getState().token) {
+        keepDraft(form);
         navigate(paths.auth.signIn(paths.onDemand.placeOrder()));
         return;
       }

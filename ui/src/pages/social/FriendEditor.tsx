@@ -1,6 +1,6 @@
 // The dialog that sets a friend's alias (3-50 characters, or none) and the tags they are under
 // (existing ones ticked, new ones typed; the server creates missing tags).
-import { useState } from 'react';
+import { useState, type KeyboardEvent } from 'react';
 import { updateFriend } from '../../api/social';
 import type { Friend } from '../../api/types';
 import { Dialog } from '../../components/Dialog';
@@ -26,7 +26,8 @@ export function FriendEditor({
   const [alias, setAlias] = useState(friend.alias ?? '');
   const [tags, setTags] = useState<string[]>(friend.tags);
   const [newTag, setNewTag] = useState('');
-  const choices = [...new Set([...allTags, ...tags])];
+  const [added, setAdded] = useState<string[]>([]);
+  const choices = [...new Set([...allTags, ...tags, ...added])];
   const form = useForm<'alias' | 'tag'>({
     validate: () => ({
       alias: alias.trim() ? validateAlias(alias) : null,
@@ -41,6 +42,21 @@ export function FriendEditor({
     },
   });
   const toggle = (name: string) => setTags((list) => (list.includes(name) ? list.filter((x) => x !== name) : [...list, name]));
+  // Enter in "New tag" adds the tag to the choices, checked, and keeps the dialog open (issue 26:
+  // it saved and closed); Save still takes a tag left typed in the field.
+  const [tagError, setTagError] = useState<string | undefined>();
+  const onNewTagKey = (e: KeyboardEvent<HTMLInputElement>) => {
+    if (e.key !== 'Enter' || e.nativeEvent.isComposing) return;
+    e.preventDefault();
+    const name = newTag.trim();
+    if (!name) return;
+    const invalid = validateTagName(name);
+    setTagError(invalid ? t(invalid) : undefined);
+    if (invalid) return;
+    setTags((list) => (list.includes(name) ? list : [...list, name]));
+    if (!choices.includes(name)) setAdded((list) => [...list, name]);
+    setNewTag('');
+  };
   return (
     <Dialog open title={t('edit_friend_title', { name: displayName(friend) })} onClose={onClose}>
       <form onSubmit={form.submit} noValidate className="friend-editor">
@@ -62,7 +78,18 @@ export function FriendEditor({
             </label>
           ))}
         </fieldset>
-        <Field label={t('new_tag')} value={newTag} onChange={(e) => setNewTag(e.target.value)} error={form.error('tag')} autoComplete="off" />
+        <Field
+          label={t('new_tag')}
+          value={newTag}
+          onChange={(e) => {
+            setNewTag(e.target.value);
+            setTagError(undefined);
+          }}
+          onKeyDown={onNewTagKey}
+          error={form.error('tag') ?? tagError}
+          hint={t('new_tag_hint')}
+          autoComplete="off"
+        />
         <FormError form={form} />
         <div className="dialog-actions">
           <button type="button" className="button ghost" onClick={onClose}>

@@ -2,7 +2,7 @@
 // the person's notifications (`?tab=notifications`, where the bell's "View all" lands).
 import { useCallback } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { fetchFriend, fetchConversations } from '../../api/social';
+import { fetchFriend, fetchFriends, fetchConversations } from '../../api/social';
 import { refreshSocialCounts } from '../../api/events';
 import type { Conversation, Peer } from '../../api/types';
 import { Avatar } from '../../components/Avatar';
@@ -19,7 +19,12 @@ import { NotificationsList } from './NotificationsList';
 import { displayName } from './people';
 import { Thread } from './Thread';
 
-function ConversationList({ items, current }: { items: Conversation[]; current: string | null }) {
+/** Friends offered when there is no conversation yet. */
+const FRIENDS_SHOWN = 50;
+
+type ListedConversation = Pick<Conversation, 'peer' | 'unread' | 'last_message'>;
+
+function ConversationList({ items, current }: { items: ListedConversation[]; current: string | null }) {
   const t = useT();
   return (
     <ul className="conversation-list">
@@ -52,6 +57,27 @@ function ConversationList({ items, current }: { items: Conversation[]; current: 
   );
 }
 
+/** No conversation yet: the friends, each opening a new conversation here (issue 26: not a link back). */
+function FriendsToMessage({ current }: { current: string | null }) {
+  const t = useT();
+  const friends = useAsync(() => fetchFriends(null, 0, FRIENDS_SHOWN), []);
+  const items = friends.data?.items;
+  if (!items) return null;
+  if (!items.length) {
+    return (
+      <p className="muted small-text">
+        <Link to={paths.console.friends()}>{t('add_friend_to_message')}</Link>
+      </p>
+    );
+  }
+  return (
+    <>
+      <h3 className="muted small-text start-with">{t('message_a_friend')}</h3>
+      <ConversationList items={items.map((f) => ({ peer: { user_id: f.user_id, name: f.name, alias: f.alias, avatar_url: f.avatar_url }, unread: 0, last_message: null }))} current={current} />
+    </>
+  );
+}
+
 /** The open conversation's peer: from the list, or (a friend not written to yet) from the friends. */
 function useOpenPeer(peerId: string | null, list: Conversation[] | undefined) {
   const inList = list?.find((c) => c.peer.user_id === peerId)?.peer;
@@ -81,11 +107,7 @@ function Conversations({ peerId }: { peerId: string | null }) {
         <AsyncItems state={state} emptyIcon="messages" emptyTitle={t('no_conversations')}>
           {(items) => <ConversationList items={items} current={peerId} />}
         </AsyncItems>
-        {!state.loading && !state.data?.items.length ? (
-          <p className="muted small-text">
-            <Link to={paths.console.friends()}>{t('message_a_friend')}</Link>
-          </p>
-        ) : null}
+        {!state.loading && state.data && !state.data.items.length ? <FriendsToMessage current={peerId} /> : null}
       </section>
       {peer ? (
         <Thread key={peer.user_id} peer={peer} onRead={onRead} />

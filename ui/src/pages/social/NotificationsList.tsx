@@ -1,10 +1,12 @@
 // Every notification of the person (what the bell's "View all" opens), in the reader's language:
-// the server writes title and body in the request's language, so a language change loads again.
+// the server writes title and body in the request's language, so a language change loads again
+// (useAsync does it).
 import { fetchNotificationStats, fetchNotifications, markNotificationRead } from '../../api/notifications';
 import { LoadMore } from '../../components/LoadMore';
+import { NotificationTitle } from '../../components/NotificationTitle';
 import { AsyncItems } from '../../components/sections';
 import { formatDateTime } from '../../lib/format';
-import { useLang, useT } from '../../lib/i18n';
+import { useT } from '../../lib/i18n';
 import { useAsync } from '../../lib/useAsync';
 import { toastFailure } from '../../stores/feedback';
 import { useLiveEvent } from '../../stores/live';
@@ -14,8 +16,7 @@ const PAGE = 20;
 
 export function NotificationsList() {
   const t = useT();
-  const lang = useLang();
-  const state = useAsync(() => fetchNotifications(0, PAGE), [lang]);
+  const state = useAsync(() => fetchNotifications(0, PAGE), []);
   useLiveEvent((e) => {
     if (e.kind === 'notification' || e.kind === 'reload') state.refresh();
   });
@@ -35,7 +36,7 @@ export function NotificationsList() {
             {items.map((n) => (
               <li key={n.id} className={n.read ? 'read' : 'unread'} data-notification={n.id}>
                 <div>
-                  <strong>{n.title}</strong>
+                  <NotificationTitle n={n} onOpen={() => (n.read ? undefined : void read(n.id))} />
                   <p>{n.body}</p>
                   <time dateTime={n.created_at}>{formatDateTime(n.created_at)}</time>
                 </div>

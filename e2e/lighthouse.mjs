@@ -1,0 +1,146 @@
+// Lighthouse over the public pages (issue 26): mobile on the phone pages, the desktop preset on the
+// desktop ones, in Debian's Chromium, offline (nothing leaves 127.0.0.1). Starts the release binary
+// on a free port with a fresh data directory, prints every page's four scores and fails when one is
+// below the threshold.
+//   node e2e/lighthouse.mjs [--min 95] [--runs 3] [--bin target/release/zmarket] [--json FILE] [--only PATH]
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import lighthouse from 'lighthouse';
+import * as chromeLauncher from 'chrome-launcher';
+
+const args = process.argv.slice(2);
+const opt = (name, fallback) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const min = Number(opt('min', '95'));
+const bin = resolve(opt('bin', process.env.E2E_ZMARKET_BIN || resolve(import.meta.dirname, '../target/release/zmarket')));
+const only = opt('only', '');
+const runs = Number(opt('runs', '3'));
+// Lighthouse's phone (a Moto G Power); the server sends a phone's desktop paths to /m/.
+const PHONE_UA = 'Mozilla/5.0 (Linux; Android 11; moto g power (2022)) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/136.0.0.0 Mobile Safari/537.36';
+
+// The pages issue 26 measured: the phone market and its details, the desktop front pages.
+const PAGES = [
+  { form: 'mobile', path: '/m/market' },
+  { form: 'mobile', path: '/m/market/details?id=grafana' },
+  { form: 'mobile', path: '/m/nearby' },
+  { form: 'mobile', path: '/m/guide' },
+  { form: 'desktop', path: '/market' },
+  { form: 'desktop', path: '/nearby' },
+  { form: 'desktop', path: '/on-demand' },
+  { form: 'desktop', path: '/auth/signin' },
+  { form: 'desktop', path: '/guide' },
+  { form: 'desktop', path: '/market/details?id=grafana' },
+].filter((p) => !only || p.path === only);
+const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'];
+
+function freePort() {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.once('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => ok(port));
+    });
+  });
+}
+
+async function waitHealthy(base, child) {
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`zmarket exited with ${child.exitCode}`);
+    try {
+      const r = await fetch(`${base}/healthz`);
+      if (r.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('zmarket did not become healthy');
+}
+
+const port = await freePort();
+const base = `http://127.0.0.1:${port}`;
+const dataDir = mkdtempSync(join(tmpdir(), 'zmarket-lighthouse-'));
+const server = spawn(bin, ['serve', '--bind', `127.0.0.1:${port}`, '--data-dir', dataDir], {
+  env: { ...process.env, ZMARKET_SERVER__PUBLIC_URL: base },
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+let chrome;
+const failures = [];
+const report = [];
+try {
+  await waitHealthy(base, server);
+  chrome = await chromeLauncher.launch({
+    chromePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    chromeFlags: [
+      '--headless=new',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ],
+  });
+  const desktopConfig = (await import('lighthouse/core/config/desktop-config.js')).default;
+  const flags = { port: chrome.port, output: 'json', logLevel: 'error', onlyCategories: CATEGORIES };
+  // Chromium now and then records a trace without its navigation start (NO_NAVSTART): a failed
+  // measurement, not a score; measured again, at most three times.
+  const measure = async (page) => {
+    for (let attempt = 1; ; attempt++) {
+      const { lhr } = await lighthouse(`${base}${page.path}`, flags, page.form === 'desktop' ? desktopConfig : undefined);
+      if (!lhr.runtimeError) return lhr;
+      if (attempt === 3) throw new Error(`${page.path}: ${lhr.runtimeError.message}`);
+    }
+  };
+  const score = (lhr, c) => Math.round((lhr.categories[c].score ?? 0) * 100);
+  for (const page of PAGES) {
+    // The page as a visitor meets it: rendered once before (the server caches rendered pages).
+    await fetch(`${base}${page.path}`, { headers: { 'user-agent': page.form === 'mobile' ? PHONE_UA : '' } });
+    // The phone preset slows the CPU four times, so its timings follow the machine's load: the
+    // median of three runs (Lighthouse's advice for variance); the desktop preset is steady.
+    const lhrs = [];
+    for (let i = 0; i < (page.form === 'mobile' ? runs : 1); i++) lhrs.push(await measure(page));
+    lhrs.sort((a, b) => score(a, 'performance') - score(b, 'performance'));
+    const lhr = lhrs[Math.floor(lhrs.length / 2)];
+    const scores = Object.fromEntries(CATEGORIES.map((c) => [c, score(lhr, c)]));
+    report.push({ ...page, scores, runs: lhrs.map((l) => score(l, 'performance')) });
+    const line = CATEGORIES.map((c) => `${c} ${scores[c]}`).join(', ');
+    console.log(`${page.form.padEnd(7)} ${page.path.padEnd(30)} ${line}${lhrs.length > 1 ? ` (performance of the runs: ${lhrs.map((l) => score(l, 'performance')).join(', ')})` : ''}`);
+    for (const c of CATEGORIES) {
+      if (scores[c] >= 100) continue;
+      // What cost the points, so a failure says what to fix.
+      const lost = lhr.categories[c].auditRefs
+        .filter((ref) => ref.weight > 0 && (lhr.audits[ref.id].score ?? 1) < 1)
+        .map((ref) => `${ref.id} (${lhr.audits[ref.id].displayValue || lhr.audits[ref.id].score})`);
+      console.log(`        ${c} lost on: ${lost.join(', ')}`);
+      for (const ref of lhr.categories[c].auditRefs) {
+        const audit = lhr.audits[ref.id];
+        if (ref.weight === 0 || (audit.score ?? 1) >= 1) continue;
+        for (const item of (audit.details?.items ?? []).slice(0, 6)) {
+          const node = item.node ?? item.subItems?.items?.[0]?.relatedNode;
+          const what = node ? `${node.selector} ${node.snippet}` : item.url ?? JSON.stringify(item).slice(0, 160);
+          console.log(`          ${ref.id}: ${what}${item.node?.explanation ? ` (${item.node.explanation.split('\n')[0]})` : ''}`);
+        }
+      }
+      if (scores[c] < min) failures.push(`${page.form} ${page.path}: ${c} ${scores[c]} < ${min}`);
+    }
+  }
+} finally {
+  if (chrome) await chrome.kill();
+  server.kill();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+const json = opt('json', '');
+if (json) writeFileSync(json, JSON.stringify(report, null, 2));
+if (failures.length) {
+  console.error(`Lighthouse below ${min}:\n  ${failures.join('\n  ')}`);
+  process.exit(1);
+}
+console.log(`Lighthouse: every category of ${report.length} pages at ${min} or more`);
