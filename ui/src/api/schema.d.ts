@@ -5153,7 +5153,7 @@ export interface operations {
     bills_csv: {
         parameters: {
             query?: {
-                status?: string;
+                status?: "unbilled" | "billed";
             };
             header?: never;
             path?: never;
@@ -13560,7 +13560,7 @@ export interface operations {
                 limit?: number;
                 offset?: number;
                 /** @description A label of SPEC.md §4. */
-                status?: "preparing" | "downloading" | "installing" | "installed" | "starting" | "running" | "stopping" | "stopped" | "restarting" | "suspending" | "suspended" | "resuming" | "snapshotting" | "uninstalling" | "deleting" | "shutting_down" | "failed" | "install_failed" | "uninstall_failed" | "rent_failed" | "not_install";
+                status?: "preparing" | "downloading" | "installing" | "installed" | "starting" | "running" | "stopping" | "stopped" | "restarting" | "suspending" | "suspended" | "resuming" | "snapshotting" | "uninstalling" | "deleting" | "shutting_down" | "updating" | "failed" | "install_failed" | "uninstall_failed" | "rent_failed" | "not_install";
             };
             header?: never;
             path?: never;
