@@ -101,7 +101,8 @@ def main():
         raise SystemExit("no Docker daemon: start dockerd")
     if subprocess.run(["docker", "image", "inspect", "zmarket-test/httpd:1"], capture_output=True).returncode != 0:
         subprocess.run([os.path.join(ROOT, "scripts", "test-images"), os.path.join(ROOT, "target", "test-images")], check=True)
-    subprocess.run(["docker", "tag", "zmarket-test/httpd:1", "zmarket-test/httpd:2"], check=True)
+    new_image = f"zmarket-test/httpd:upd-{os.getpid()}"  # this run's own tag: the new version
+    subprocess.run(["docker", "tag", "zmarket-test/httpd:1", new_image], check=True)
     conf = tempfile.mkdtemp(prefix="zmarket-bench-update-")
     mf = os.path.join(conf, "manifests.json")
     manifests(mf, "zmarket-test/httpd:1")
@@ -126,7 +127,7 @@ def main():
             direct = wait(s.base, token, inst, lambda d: d["status"] == "running" and d["open_url"])["open_url"]
             host, cookie = app_origin(s.base, token, inst)
             db = sqlite3.connect(os.path.join(s.dir, "data", "zmarket.db"))
-            for version, image, expect in [("2.0.0", "zmarket-test/httpd:2", "switched"), ("3.0.0", "zmarket-test/exit:1", "rolled back")]:
+            for version, image, expect in [("2.0.0", new_image, "switched"), ("3.0.0", "zmarket-test/exit:1", "rolled back")]:
                 manifests(mf, image)
                 db.execute("UPDATE apps SET version = ? WHERE id = 'grafana'", (version,))
                 db.commit()
@@ -151,7 +152,7 @@ def main():
                     subprocess.run(["docker", "rm", "-f", f"zmarket-{inst}"], capture_output=True)
             agent.terminate()
             agent.wait(timeout=10)
-            subprocess.run(["docker", "rmi", "zmarket-test/httpd:2"], capture_output=True)
+            subprocess.run(["docker", "rmi", new_image], capture_output=True)
 
 
 if __name__ == "__main__":

@@ -76,7 +76,9 @@ test('Update available, update, the new version is shown (real agent and Docker)
   const db = join(process.env.E2E_DATA_DIR, 'zmarket.db');
   const write = (image) =>
     writeFileSync(manifests, JSON.stringify({ version: 1, manifests: { grafana: { image, ports: [{ container: 80, web: true }], volumes: [{ name: 'data', path: '/data' }], health: { path: '/' } } } }));
-  execFileSync('docker', ['tag', 'zmarket-test/httpd:1', 'zmarket-test/httpd:2']);
+  // This run's own tag of the test image: the new version.
+  const newImage = `zmarket-test/httpd:upd-${Date.now()}`;
+  execFileSync('docker', ['tag', 'zmarket-test/httpd:1', newImage]);
   write('zmarket-test/httpd:1');
   const email = `update-${Date.now()}@example.com`;
   await verifiedAccount(request, email);
@@ -93,7 +95,7 @@ test('Update available, update, the new version is shown (real agent and Docker)
     const before = await page.getByTestId('app-version').textContent();
 
     // The operator publishes 2.0.0 with a new image.
-    write('zmarket-test/httpd:2');
+    write(newImage);
     execFileSync('python3', ['-c', `import sqlite3; c = sqlite3.connect(${JSON.stringify(db)}); c.execute("UPDATE apps SET version = '2.0.0' WHERE id = 'grafana'"); c.commit()`]);
     await page.waitForTimeout(1200);
     await page.reload();
@@ -120,7 +122,7 @@ test('Update available, update, the new version is shown (real agent and Docker)
     }
     agent.child.kill();
     try {
-      execFileSync('docker', ['rmi', 'zmarket-test/httpd:2'], { stdio: 'ignore' });
+      execFileSync('docker', ['rmi', newImage], { stdio: 'ignore' });
     } catch {}
   }
 });

@@ -269,8 +269,10 @@ async fn a_real_agent_keeps_apps_trustworthy_over_time() {
         return;
     };
     use sea_orm::ConnectionTrait;
-    // A second tag of the test web image: the "new version".
-    let _ = docker.tag_image("zmarket-test/httpd:1", Some(bollard::query_parameters::TagImageOptions { repo: Some("zmarket-test/httpd".into()), tag: Some("2".into()) })).await;
+    // A second tag of the test web image, this test's own: the "new version".
+    let tag = format!("upd-{}", std::process::id());
+    let new_image = format!("zmarket-test/httpd:{tag}");
+    docker.tag_image("zmarket-test/httpd:1", Some(bollard::query_parameters::TagImageOptions { repo: Some("zmarket-test/httpd".into()), tag: Some(tag.clone()) })).await.unwrap();
     let conf = tempfile::tempdir().unwrap();
     let manifests = conf.path().join("manifests.json");
     manifests_with(&manifests, "zmarket-test/httpd:1");
@@ -313,7 +315,7 @@ async fn a_real_agent_keeps_apps_trustworthy_over_time() {
     let v1 = d["version"].as_str().unwrap().to_string();
 
     // A newer catalogue version with a new image: Update available, then the switch.
-    manifests_with(&manifests, "zmarket-test/httpd:2");
+    manifests_with(&manifests, &new_image);
     let db = &app.state.db;
     db.execute_unprepared("UPDATE apps SET version = '2.0.0' WHERE id = 'grafana'").await.unwrap();
     tokio::time::sleep(Duration::from_millis(1200)).await;
@@ -322,7 +324,7 @@ async fn a_real_agent_keeps_apps_trustworthy_over_time() {
     let d = until(&app, &alice, &id, "running 2.0.0", |d| d["status"] == "running" && d["version"] == "2.0.0").await;
     assert_eq!(d["update_available"], Value::Null);
     let c = docker.inspect_container(&name, None).await.unwrap();
-    assert_eq!(c.config.unwrap().image.as_deref(), Some("zmarket-test/httpd:2"));
+    assert_eq!(c.config.unwrap().image.as_deref(), Some(new_image.as_str()));
     let url2 = until(&app, &alice, &id, "an address", |d| d["open_url"].is_string()).await["open_url"].as_str().unwrap().to_string();
     assert!(reqwest::get(&url2).await.unwrap().text().await.unwrap().contains("Hello from a zmarket test app"));
     let _ = url1;
@@ -367,4 +369,5 @@ async fn a_real_agent_keeps_apps_trustworthy_over_time() {
         assert!(docker.inspect_container(&n, None).await.is_err(), "{n} left behind");
     }
     drop(agent);
+    let _ = docker.remove_image(&new_image, None::<bollard::query_parameters::RemoveImageOptions>, None).await;
 }
