@@ -29,7 +29,9 @@ const KEEP_DONE: usize = 500;
 const HEALTH_WAIT: Duration = Duration::from_secs(120);
 /// How long the old container of an update keeps serving after the switch: what the tunnels
 /// resolved before it (their port cache) still reaches a running app.
-const DRAIN: Duration = Duration::from_secs(crate::agent::streams::PORT_FRESH.as_secs() + 1);
+const DRAIN: Duration = Duration::from_secs(PORT_FRESH.as_secs() + 1);
+/// How long the tunnels (`agent::streams`) use a container's host port they looked up.
+pub const PORT_FRESH: Duration = Duration::from_secs(5);
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct Saved {

@@ -30,8 +30,6 @@ pub struct Reach {
     pub ports: Mutex<HashMap<(String, u16), (u16, std::time::Instant)>>,
 }
 
-/// How long a host port read from Docker is used without asking again.
-pub const PORT_FRESH: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The streams open on one connection of the channel.
 pub struct Streams {
@@ -174,7 +172,7 @@ impl Streams {
             Target::App { installation, port } => {
                 let m = self.reach.runner.manifest_of(&installation).ok_or(CloseReason::NotFound)?;
                 let key = (installation.clone(), port);
-                let known = self.reach.ports.lock().unwrap().get(&key).filter(|(_, at)| at.elapsed() < PORT_FRESH).map(|(p, _)| *p);
+                let known = self.reach.ports.lock().unwrap().get(&key).filter(|(_, at)| at.elapsed() < crate::agent::apps::PORT_FRESH).map(|(p, _)| *p);
                 if let Some(host_port) = known
                     && let Ok((r, w)) = tcp(host_port).await
                 {

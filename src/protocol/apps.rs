@@ -150,7 +150,7 @@ pub struct InstallationReport {
 
 /// Why an installation is in its state, as the agent (or the server) saw it: a stable code with
 /// its figures, never prose; the server words it in the reader's language
-/// (`crate::error::reason_text`). Stored as its JSON in `installations.status_reason`.
+/// (`reasons.rs`, the one table of their texts). Stored as its JSON in `installations.status_reason`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
 pub struct Reason {
     pub code: ReasonCode,
@@ -283,11 +283,5 @@ impl Reason {
         self.version = cut(self.version, 64);
         self.cause = self.cause.map(|c| Box::new(Reason { cause: None, ..c.trimmed() }));
         self
-    }
-}
-
-impl std::fmt::Display for Reason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&crate::error::reason_text(self, crate::lang::Lang::En))
     }
 }

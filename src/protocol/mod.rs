@@ -6,6 +6,7 @@
 pub mod apps;
 pub mod frames;
 pub mod heartbeat;
+pub mod reasons;
 
 /// This process queued a command for some device (the connect watcher looks at once rather than
 /// at its next poll; its transaction may commit a moment later, so the watcher looks again).
