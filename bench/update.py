@@ -60,17 +60,23 @@ class Prober:
         self.last_ok = time.perf_counter()
         self.gap = 0.0
         self.stop = False
+        self.why = {}
         self.lock = threading.Lock()
         self.threads = [threading.Thread(target=self.loop) for _ in range(2)]
 
     def loop(self):
         while not self.stop:
+            why = None
             try:
                 req = urllib.request.Request(self.url, headers=self.headers)
                 with urllib.request.urlopen(req, timeout=5) as r:
                     good = r.status == 200 and b"Hello from a zmarket test app" in r.read()
-            except OSError:
-                good = False
+            except urllib.error.HTTPError as e:
+                body = e.read().decode("utf-8", "replace")
+                title = body.split("<title>", 1)[-1].split("</title>", 1)[0] if "<title>" in body else body[:60]
+                good, why = False, f"{e.code} {title}"
+            except OSError as e:
+                good, why = False, type(e).__name__
             now = time.perf_counter()
             with self.lock:
                 if good:
@@ -79,6 +85,7 @@ class Prober:
                     self.last_ok = now
                 else:
                     self.failed += 1
+                    self.why[why] = self.why.get(why, 0) + 1
             if not good:
                 time.sleep(0.01)
 
@@ -93,7 +100,8 @@ class Prober:
             t.join()
 
     def line(self, what):
-        return f"{what}: {self.ok + self.failed} requests, {self.failed} failed, longest gap {self.gap * 1000:.0f} ms"
+        why = "; ".join(f"{k} ×{n}" for k, n in sorted(self.why.items(), key=lambda kv: -kv[1])[:3])
+        return f"{what}: {self.ok + self.failed} requests, {self.failed} failed, longest gap {self.gap * 1000:.0f} ms" + (f" ({why})" if why else "")
 
 
 def main():

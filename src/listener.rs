@@ -108,8 +108,13 @@ pub async fn serve(listener: TcpListener, router: App, limits: ConnLimits, shutd
                 req.extensions_mut().insert(conn_place.clone());
                 let mut router = router.clone();
                 let busy = Busy::new(&exchange);
+                let upgraded = exchange.clone();
                 async move {
                     let res = router.call(req.map(|b| axum::body::Body::new(crate::http::MinRate::new(b, rate, grace)))).await;
+                    // A WebSocket from here on: its frames are not requests, no head is awaited.
+                    if res.as_ref().is_ok_and(|r| r.status() == hyper::StatusCode::SWITCHING_PROTOCOLS) {
+                        upgraded.upgraded.store(true, Ordering::SeqCst);
+                    }
                     drop(busy);
                     res
                 }
@@ -146,6 +151,8 @@ struct Exchange {
     heads: AtomicUsize,
     /// Requests being answered now.
     busy: AtomicUsize,
+    /// The connection became a WebSocket (101): only the idle limit applies.
+    upgraded: std::sync::atomic::AtomicBool,
 }
 
 /// A request being answered on a connection.
@@ -232,6 +239,10 @@ impl<T> IdleIo<T> {
     }
     /// Bytes arrived: with no request being answered they begin a request's head.
     fn head_bytes(&mut self) {
+        if self.exchange.upgraded.load(Ordering::SeqCst) {
+            self.head_due = None;
+            return;
+        }
         self.head_arrived();
         if self.head_due.is_none() && self.exchange.busy.load(Ordering::SeqCst) == 0 {
             self.head_due = Some((Box::pin(tokio::time::sleep(self.header_read)), self.exchange.heads.load(Ordering::SeqCst)));
@@ -246,6 +257,9 @@ impl<T> IdleIo<T> {
     }
     /// The awaited head did not arrive in time (it stops being awaited once it arrives).
     fn head_late(&mut self, cx: &mut Context<'_>) -> bool {
+        if self.exchange.upgraded.load(Ordering::SeqCst) {
+            return false;
+        }
         self.head_arrived();
         self.head_due.as_mut().is_some_and(|(d, _)| d.as_mut().poll(cx).is_ready())
     }

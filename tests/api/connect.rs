@@ -63,6 +63,30 @@ async fn wait_status(app: &TestApp, token: &str, id: &str, want: &str, within: D
     panic!("{id} did not become {want} within {within:?}");
 }
 
+/// A WebSocket is no request: the header-read time-out (which closes a connection whose next
+/// request's head is late) must not close the agent's channel while it carries frames (it did:
+/// every channel dropped after `header_read_timeout_secs`, and with it the apps' doors).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_channel_outlives_the_header_read_timeout() {
+    let app = TestApp::spawn_with(|c| {
+        c.server.header_read_timeout_secs = 1;
+        c.devices.heartbeat_secs = 60;
+        c.devices.offline_after_secs = 600;
+    })
+    .await;
+    let alice = token_of(&app.signed_in("alice@example.com").await);
+    let (dev, secret) = bound_device(&app, &alice, "Z-BOX", box_spec()).await;
+    let mut ws = open_channel(&app, &secret).await.expect("the channel opens");
+    next_commands(&mut ws, Duration::from_secs(5)).await.expect("the answer of the first beat");
+    for _ in 0..3 {
+        // Frames keep coming (a beat a second), never a request's head.
+        tokio::time::sleep(Duration::from_millis(900)).await;
+        ws.send(Message::Text(json!({"t": "beat", "spec": box_spec()}).to_string().into())).await.expect("the channel is still open");
+        next_commands(&mut ws, Duration::from_secs(5)).await.expect("a beat is answered after the header timeout");
+    }
+    assert_eq!(device_status(&app, &alice, &dev).await, "online");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_channel_carries_commands_at_once_and_tells_online_from_offline() {
     // Heartbeats every minute and offline only after ten: whatever happens faster is the channel.
