@@ -15,6 +15,11 @@ use crate::common::*;
 
 pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_zmarket");
 
+/// Held by the tests that remove the shared test images from Docker or tag them (they run at
+/// once in this binary): one removing `zmarket-test/exit:1` must not pull it from under another
+/// installing it.
+pub(crate) static TEST_IMAGES: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// A running `zmarket agent`; killed when dropped.
 pub(crate) struct Agent {
     child: Child,
@@ -132,6 +137,7 @@ async fn a_real_agent_runs_an_app_from_the_markets_archive() {
         eprintln!("SKIPPED a_real_agent_runs_an_app_from_the_markets_archive: no Docker daemon reachable at /var/run/docker.sock (start dockerd to run it)");
         return;
     };
+    let _images = TEST_IMAGES.lock().await;
     let conf = tempfile::tempdir().unwrap();
     let manifests = test_manifests(conf.path());
     let app = TestApp::spawn_with(|c| {
@@ -263,11 +269,16 @@ fn manifests_with(path: &Path, grafana_image: &str) {
 /// still serving, a taken host port given up for another, a removed container (en and zh).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_real_agent_keeps_apps_trustworthy_over_time() {
-    let Some((docker, _images)) = docker_and_images().await else {
+    let Some((docker, images)) = docker_and_images().await else {
         assert!(std::env::var("ZMARKET_TEST_DOCKER").as_deref() != Ok("required"), "no Docker daemon reachable at /var/run/docker.sock");
         eprintln!("SKIPPED a_real_agent_keeps_apps_trustworthy_over_time: no Docker daemon reachable");
         return;
     };
+    let _images = TEST_IMAGES.lock().await;
+    for tar in ["httpd.tar", "exit.tar"] {
+        let st = Command::new("docker").arg("load").arg("-q").arg("-i").arg(images.join(tar)).stdout(Stdio::null()).status().unwrap();
+        assert!(st.success(), "docker load {tar}");
+    }
     use sea_orm::ConnectionTrait;
     // A second tag of the test web image, this test's own: the "new version".
     let tag = format!("upd-{}", std::process::id());

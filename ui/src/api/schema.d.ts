@@ -4317,7 +4317,7 @@ export type components = {
         /**
          * @description Why an installation is in its state, as the agent (or the server) saw it: a stable code with
          *     its figures, never prose; the server words it in the reader's language
-         *     (`crate::error::reason_text`). Stored as its JSON in `installations.status_reason`.
+         *     (`reasons.rs`, the one table of their texts). Stored as its JSON in `installations.status_reason`.
          */
         Reason: {
             cause?: components["schemas"]["Reason"] | null;
