@@ -248,7 +248,9 @@ impl AppRunner {
                 rt.commit(&name, &format!("zmarket-snapshot/{id}"), &tag).await?;
             }
             _ => {
+                // with what an update left (a new version being tried, an old one draining)
                 rt.remove(&next_of(&name)).await?;
+                rt.remove(&format!("{name}-old")).await?;
                 rt.remove(&name).await?;
                 let root = self.volume_root(id);
                 if root.exists() {
