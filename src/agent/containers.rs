@@ -87,10 +87,17 @@ pub fn docker_reason(e: bollard::errors::Error) -> Reason {
     }
 }
 
-/// The port in Docker's "Bind for 0.0.0.0:32768 failed: port is already allocated".
+/// The port in Docker's "… Bind for 0.0.0.0:32768 failed: port is already allocated" or
+/// "… listen tcp4 0.0.0.0:32768: bind: address already in use".
 fn port_in(message: &str) -> Option<u16> {
-    let before = message.split(" failed").next()?;
-    before.rsplit(':').next()?.trim().parse().ok()
+    let addr = match message.find("Bind for ") {
+        Some(i) => message[i + "Bind for ".len()..].split(' ').next()?,
+        None => {
+            let i = message.find("listen tcp")?;
+            message[i..].split(' ').nth(2)?.trim_end_matches(':')
+        }
+    };
+    addr.rsplit(':').next()?.parse().ok()
 }
 
 fn image_reason(image: &str, e: bollard::errors::Error) -> Reason {
@@ -406,6 +413,8 @@ mod tests {
         let e = |status_code: u16, m: &str| bollard::errors::Error::DockerResponseServerError { status_code, message: m.into() };
         let r = docker_reason(e(500, "driver failed programming external connectivity: Bind for 0.0.0.0:32768 failed: port is already allocated"));
         assert_eq!((r.code, r.port), (ReasonCode::PortInUse, Some(32768)));
+        let r = docker_reason(e(500, "driver failed programming external connectivity: listen tcp4 0.0.0.0:8080: bind: address already in use"));
+        assert_eq!((r.code, r.port), (ReasonCode::PortInUse, Some(8080)));
         assert_eq!(docker_reason(e(404, "No such container: zmarket-x")).code, ReasonCode::ContainerGone);
         assert_eq!(docker_reason(e(500, "write /var/lib/docker/tmp: no space left on device")).code, ReasonCode::NoSpace);
         assert_eq!(docker_reason(e(500, "could not select device driver \"nvidia\" with capabilities: [[gpu]]")).code, ReasonCode::NoGpuRuntime);
