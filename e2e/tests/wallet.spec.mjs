@@ -208,6 +208,9 @@ for (const lang of ['en', 'zh']) {
     expect(text.split('\r\n')[0].startsWith(t.header) || text.split('\n')[0].startsWith(t.header)).toBe(true);
     expect(text).toContain('给团队的测试币');
     expect(text).toContain(t.redeemed);
-    expect(consoleErrors).toEqual([]);
+    // The second redeem of the same code is answered 409 on purpose (shown above as "used");
+    // the browser logs that answer. Nothing else may be logged.
+    expect(consoleErrors.filter((e) => !e.includes('status of 409'))).toEqual([]);
+    expect(consoleErrors.length).toBeLessThanOrEqual(1);
   });
 }
