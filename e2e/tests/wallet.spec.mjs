@@ -169,7 +169,7 @@ function printCodes(amount, count) {
 
 const TOPUP = {
   en: { getCoins: 'Get coins', code: 'Top-up code', redeem: 'Redeem', used: 'This top-up code has already been used', redeemed: 'Top-up code redeemed', what: 'What', csv: 'Download CSV', header: 'Time (UTC),Kind,What,Memo' },
-  zh: { getCoins: '获取币', code: '充值码', redeem: '兑换', used: '该充值码已被使用', redeemed: '兑换充值码', what: '项目', csv: '下载 CSV', header: '时间 (UTC),类型,项目,备注' },
+  zh: { getCoins: '获取币', code: '充值码', redeem: '兑换', used: '该充值码已被使用', redeemed: '兑换充值码', what: '项目', csv: '导出表格', header: '时间 (UTC),类型,项目,备注' },
 };
 
 for (const lang of ['en', 'zh']) {

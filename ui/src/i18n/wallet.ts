@@ -128,6 +128,6 @@ export const walletZh = {
   topup_back: '返回钱包',
   topup_redeemed: '兑换成功：可用 {available} 币',
   topup_balance: '余额 {balance} 币 · 可用 {available} 币',
-  wallet_csv: '下载 CSV',
-  wallet_csv_failed: 'CSV 下载失败，请重试',
+  wallet_csv: '导出表格',
+  wallet_csv_failed: '表格导出失败，请重试',
 };
