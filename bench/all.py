@@ -75,8 +75,10 @@ def first_load(s):
     not name (found only once main.js runs: a waterfall)."""
     _, _, html, _ = s.get("/market")
     html = html.decode()
-    named = set(re.findall(r'(?:src|href)="/static/([^"]+\.js)"', html))
-    entry = re.search(r'<script type="module" src="/static/([^"]+\.js)"', html).group(1)
+    # The boot script names the entry (data-main) and its chunks (data-preload), fetched together.
+    boot = re.search(r'<script type="module" src="/static/([^"]+\.js)"(?: data-main="([^"]+)" data-preload="([^"]*)")?', html)
+    entry = boot.group(2) or boot.group(1)
+    named = set((boot.group(3) or "").split()) | {entry, boot.group(1)}
     seen, todo, total = set(), [entry], 0
     while todo:
         f = todo.pop()

@@ -1,7 +1,7 @@
 // Builds the UI bundles for the binary (docs/ui-contract.md): node build.mjs <outdir> [--watch]
 //   <outdir>/client/        browser ESM bundle, code-split, hashed names
 //   <outdir>/server.js      IIFE for QuickJS defining globalThis.zmarketRender
-//   <outdir>/manifest.json  {"js": "main-HASH.js", "css": "main-HASH.css"}
+//   <outdir>/manifest.json  {"js": "main-HASH.js", "css": "main-HASH.css", "preload": [...], "boot": "boot-HASH.js"}
 import * as esbuild from 'esbuild';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -30,7 +30,7 @@ const define = { 'process.env.NODE_ENV': '"production"' };
 
 const clientOptions = {
   absWorkingDir: here,
-  entryPoints: { main: 'src/main.tsx' },
+  entryPoints: { main: 'src/main.tsx', boot: 'src/boot.ts' },
   outdir: clientDir,
   bundle: true,
   splitting: true,
@@ -76,11 +76,13 @@ const serverOptions = {
 
 /**
  * Finds the entry chunk, its CSS and the chunks it imports statically (transitively) in the
- * metafile. The server names those in the document (`<link rel="modulepreload">`), so the browser
- * fetches them with the entry instead of discovering them one level at a time after it runs.
+ * metafile, and the boot script (src/boot.ts). The server names the entry and its chunks on the
+ * boot script's tag; boot preloads them together once the first paint is on screen, instead of the
+ * browser discovering them one level at a time after the entry runs.
  */
 export function manifestFrom(metafile) {
   const rel = (p) => relative(clientDir, resolve(here, p)).split('\\').join('/');
+  const boot = Object.entries(metafile.outputs).find(([, info]) => info.entryPoint === 'src/boot.ts');
   for (const [file, info] of Object.entries(metafile.outputs)) {
     if (info.entryPoint === 'src/main.tsx') {
       const preload = [];
@@ -95,7 +97,7 @@ export function manifestFrom(metafile) {
           preload.push(rel(imp.path));
         }
       }
-      return { js: rel(file), css: info.cssBundle ? rel(info.cssBundle) : '', preload };
+      return { js: rel(file), css: info.cssBundle ? rel(info.cssBundle) : '', preload, boot: boot ? rel(boot[0]) : '' };
     }
   }
   throw new Error('build.mjs: no entry chunk for src/main.tsx in the metafile');

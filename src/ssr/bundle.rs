@@ -36,6 +36,10 @@ pub struct Manifest {
     /// browser fetches them at once, not one import level at a time (no waterfall).
     #[serde(default)]
     pub preload: Vec<String>,
+    /// The document's only script (ui/src/boot.ts): it loads `js` and `preload` once the server's
+    /// markup is painted. Empty in the SKIP_UI_BUILD placeholder (the document then names `js`).
+    #[serde(default)]
+    pub boot: String,
 }
 
 pub fn manifest() -> Manifest {

@@ -217,10 +217,16 @@ async fn public_pages_are_rendered_ahead_and_again_after_a_change() {
     warmed(&app, "/market").await;
     let (kind, html) = render_kind(&app, "/market").await;
     assert_eq!(kind, "cache");
-    // The document names the entry's chunks (no waterfall; the SKIP_UI_BUILD placeholder has none).
-    let preload = zmarket::ssr::bundle::manifest().preload;
-    assert!(preload.is_empty() || preload.iter().all(|c| html.contains(&format!("<link rel=\"modulepreload\" href=\"/static/{c}\">"))));
-    assert!(preload.is_empty() ||html.contains("<link rel=\"modulepreload\" href=\"/static/"), "modulepreload links in the document");
+    // The document names the entry and its chunks on the boot script (no waterfall; the
+    // SKIP_UI_BUILD placeholder has no boot script and names the entry itself).
+    let manifest = zmarket::ssr::bundle::manifest();
+    if manifest.boot.is_empty() {
+        assert!(html.contains(&format!("<script type=\"module\" src=\"/static/{}\">", manifest.js)));
+    } else {
+        let tag = format!("<script type=\"module\" src=\"/static/{}\" data-main=\"{}\" data-preload=\"{}\">", manifest.boot, manifest.js, manifest.preload.join(" "));
+        assert!(html.contains(&tag), "the boot script names the entry and its chunks: {tag}");
+        assert!(!html.contains("rel=\"modulepreload\""), "no script competes with the stylesheet before the first paint");
+    }
 
     // A device becomes shared: the version moves, the page is rendered again ahead of its next
     // visitor, with the device.

@@ -13,7 +13,8 @@ const gz = (buf) => gzipSync(buf, { level: 9 }).length;
 const kib = (n) => (n / 1024).toFixed(1) + ' KiB';
 
 const seen = new Set();
-const queue = [manifest.js];
+// The boot script (src/boot.ts) is fetched first, then the entry.
+const queue = [manifest.js, ...(manifest.boot ? [manifest.boot] : [])];
 while (queue.length) {
   const file = queue.shift();
   if (seen.has(file)) continue;
