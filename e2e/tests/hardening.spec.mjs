@@ -1,6 +1,7 @@
 // Issue 16 in the browser: /pc-web drops the tokens from the address bar and the history at once
 // and asks before replacing another signed-in account (finding 9); sign-in never follows a
-// redirect with a backslash or a control character (finding 10).
+// redirect with a backslash or a control character (finding 10). Issue 29, finding 9: a signed-out
+// visitor is asked too, and what is shown is the token's account, never the link's `email`.
 import { test, expect, verifiedAccount, PASSWORD } from './fixtures.mjs';
 
 async function session(request, email) {
@@ -21,6 +22,7 @@ test('pc-web leaves no token in the address bar or the history', async ({ page, 
   const s = await session(request, email);
   await page.goto('/market?language=en');
   await page.goto(entry(s, email));
+  await page.getByRole('dialog').getByRole('button', { name: 'Sign in' }).click();
   await expect(page).toHaveURL(/\/account/);
   expect(page.url()).not.toContain('token');
   expect(await page.evaluate(() => localStorage.getItem('token'))).toBe(s.token);
@@ -41,9 +43,11 @@ for (const lang of ['en', 'zh']) {
     const a = await session(request, first);
     const b = await session(request, second);
     await page.goto(entry(a, first, { language: lang }));
+    await page.getByRole('dialog').getByRole('button', { name: lang === 'zh' ? '登录' : 'Sign in' }).click();
     await expect(page).toHaveURL(/\/account/);
-    // Another link, another account: a question, not a silent switch.
-    await page.goto(entry(b, second, { language: lang }));
+    // Another link, another account: a question, not a silent switch, even when the link claims
+    // the signed-in person's own address.
+    await page.goto(entry(b, first, { language: lang }));
     const dialog = page.getByRole('dialog');
     const title = lang === 'zh' ? '已有其他账号登录' : 'Another account is signed in';
     await expect(dialog).toContainText(title);
@@ -62,6 +66,33 @@ for (const lang of ['en', 'zh']) {
     expect(await page.evaluate(() => localStorage.getItem('token'))).toBe(b.token);
   });
 }
+
+for (const lang of ['en', 'zh']) {
+  test(`pc-web asks a signed-out visitor before signing them in from a link (${lang})`, async ({ page, request }) => {
+    const stamp = `${Date.now()}-${lang}`;
+    const attacker = `pc-attacker-${stamp}@example.com`;
+    const s = await session(request, attacker);
+    // The link claims another address: the question names the token's account.
+    await page.goto(entry(s, `victim-${stamp}@example.com`, { language: lang }));
+    const dialog = page.getByRole('dialog');
+    await expect(dialog).toContainText(lang === 'zh' ? '通过链接登录？' : 'Sign in from a link?');
+    await expect(dialog).toContainText(attacker);
+    await expect(dialog).not.toContainText('victim-');
+    expect(page.url()).not.toContain('token');
+    await page.screenshot({ path: `test-results/pc-web-sign-in-${lang}.png` });
+    // Declined: nothing is stored, and the console asks for a sign-in.
+    await dialog.getByRole('button', { name: lang === 'zh' ? '取消' : 'Cancel' }).click();
+    await expect(page).toHaveURL(/\/auth\/signin/);
+    expect(await page.evaluate(() => localStorage.getItem('token'))).toBeNull();
+  });
+}
+
+test('pc-web stores nothing for a token the server does not know', async ({ page }) => {
+  await page.goto(entry({ token: 'not-a-token', refresh_token: 'nor-this', access_token_expire: 0 }, 'someone@example.com'));
+  await expect(page).toHaveURL(/\/auth\/signin/);
+  await expect(page.getByRole('dialog')).toHaveCount(0);
+  expect(await page.evaluate(() => localStorage.getItem('token'))).toBeNull();
+});
 
 test('sign-in does not follow a redirect with a backslash or a control character', async ({ page, request, baseURL }) => {
   const email = `redirect-${Date.now()}@example.com`;

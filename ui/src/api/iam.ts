@@ -29,6 +29,8 @@ export function normalizeMenu(data: unknown): MenuEntry[] {
 export const fetchMenus = () => api.get<unknown>(`${IAM}/menus`, { skipUnauthorized: true }).then(normalizeMenu);
 
 export const fetchProfile = () => api.get<Profile>(`${IAM}/account/profile`);
+/** Whose session a token is, asked before that session is stored (/pc-web). */
+export const fetchProfileOf = (token: string) => api.get<Profile>(`${IAM}/account/profile`, { bearer: token, skipUnauthorized: true });
 
 export const updateProfileInfo = (name: string) => api.put<Profile>(`${IAM}/account/profile/info`, { name });
 

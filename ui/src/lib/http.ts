@@ -32,6 +32,8 @@ export interface RequestOptions {
   body?: unknown;
   /** Which token goes in Authorization: the access token (default), the refresh token, or none. */
   auth?: 'access' | 'refresh' | 'none';
+  /** A token to send instead of the session's (a session not yet stored, e.g. from a /pc-web link). */
+  bearer?: string;
   /** Caller's abort signal (e.g. a page unmounting). */
   signal?: AbortSignal;
   /** Do not run the 401 handling (the sign-in call answers 401 for wrong credentials). */
@@ -80,7 +82,7 @@ export function createClient(hooks: ClientHooks) {
     const lang = hooks.language();
     const headers: Record<string, string> = { Accept: 'application/json', 'Accept-Language': lang };
     const auth = opts.auth ?? 'access';
-    const bearer = auth === 'none' ? '' : hooks.token(auth);
+    const bearer = opts.bearer ?? (auth === 'none' ? '' : hooks.token(auth));
     if (bearer) headers.Authorization = `Bearer ${bearer}`;
     if (opts.ifNoneMatch) headers['If-None-Match'] = opts.ifNoneMatch;
     if (opts.idempotencyKey) headers['Idempotency-Key'] = opts.idempotencyKey;

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { isLang } from '../../i18n';
 import { applySession } from '../../api/sessionActions';
+import { fetchProfileOf } from '../../api/iam';
 import { safeRedirect } from '../../lib/paths';
 import { useT } from '../../lib/i18n';
 import { Spinner } from '../../components/placeholders';
@@ -54,11 +55,22 @@ function handedOver(query: URLSearchParams): SessionData | null {
   };
 }
 
+/** What /pc-web asks before it stores a session from a link. */
+interface Question {
+  session: SessionData;
+  /** The account signed in in this browser now; null when nobody is. */
+  current: string | null;
+  /** The account the link's token belongs to, as the server says (never the link's `email`). */
+  incoming: string;
+}
+
 /**
  * PC-mode entry (SPEC.md §2): stores the session handed over by the desktop client, then
- * redirects. The tokens leave the address bar and the history at once; when another account is
- * signed in in this browser, it asks before replacing it (a link must not sign someone into
- * another person's account unnoticed).
+ * redirects. The tokens leave the address bar and the history at once. Before a session from the
+ * link is stored, the server is asked whose it is, and the person is asked: when nobody is signed
+ * in, whether to sign in as that account; when another account is, whether to replace it. A link
+ * must not sign someone into another person's account unnoticed (login CSRF, issue 29 finding 9),
+ * and the link's own `email` parameter, which anyone can write, is never what is shown.
  */
 export function PcWebPage() {
   const t = useT();
@@ -66,7 +78,7 @@ export function PcWebPage() {
   const [params] = useSearchParams();
   // Read once: the address bar no longer holds them after the first effect.
   const [entry] = useState(() => new URLSearchParams(params));
-  const [conflict, setConflict] = useState<{ current: string; incoming: string } | null>(null);
+  const [question, setQuestion] = useState<Question | null>(null);
   const finish = (session: SessionData | null) => {
     if (session) applySession(session);
     navigate(pcWebTarget(entry), { replace: true });
@@ -80,25 +92,39 @@ export function PcWebPage() {
     if (isLang(language)) settings.setLanguage(language);
     const session = handedOver(entry);
     const current = readStoredSession();
-    const incoming = entry.get('email') ?? '';
-    if (session && current.token && current.token !== session.token && current.userInfo.email !== incoming) {
-      setConflict({ current: current.userInfo.email || t('pc_web_other_account'), incoming: incoming || t('pc_web_other_account') });
-      return;
-    }
-    finish(session);
+    if (!session || current.token === session.token) return finish(session);
+    let live = true;
+    fetchProfileOf(session.token)
+      .then((profile) => {
+        if (!live) return;
+        const incoming = { ...session, userInfo: { ...session.userInfo, email: profile.email } };
+        // The same person with fresh tokens (the desktop client signed in again): nothing to ask.
+        if (current.token && current.userInfo.email === profile.email) return finish(incoming);
+        setQuestion({ session: incoming, current: current.token ? current.userInfo.email || t('pc_web_other_account') : null, incoming: profile.email });
+      })
+      // A token the server does not know stores nothing.
+      .catch(() => live && finish(null));
+    return () => {
+      live = false;
+    };
     // Runs once for the entry URL.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
+  const signIn = question?.current === null;
   return (
     <section className="auth-card card center-text">
       <Spinner label={t('loading')} />
       <p>{t('loading')}</p>
       <ConfirmDialog
-        open={conflict !== null}
-        title={t('pc_web_switch_title')}
-        text={t('pc_web_switch_text', conflict ?? { current: '', incoming: '' })}
-        confirmLabel={t('pc_web_switch_replace')}
-        onConfirm={() => finish(handedOver(entry))}
+        open={question !== null}
+        title={t(signIn ? 'pc_web_sign_in_title' : 'pc_web_switch_title')}
+        text={
+          signIn
+            ? t('pc_web_sign_in_text', { incoming: question?.incoming ?? '' })
+            : t('pc_web_switch_text', { current: question?.current ?? '', incoming: question?.incoming ?? '' })
+        }
+        confirmLabel={t(signIn ? 'pc_web_sign_in_confirm' : 'pc_web_switch_replace')}
+        onConfirm={() => finish(question?.session ?? null)}
         onClose={() => finish(null)}
       />
     </section>
