@@ -9,6 +9,7 @@ import tempfile
 import threading
 import time
 import urllib.request
+from contextlib import contextmanager
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.environ.get("ZMARKET_BENCH_BIN", os.path.join(ROOT, "target", "release", "zmarket"))
@@ -140,6 +141,31 @@ def app_origin(base, token, inst):
     except urllib.error.HTTPError as e:
         return host, e.headers["set-cookie"].split(";", 1)[0]
     raise SystemExit("the one-time link did not redirect")
+
+
+@contextmanager
+def linked_agent(base, token, heartbeat_secs):
+    """A real `zmarket agent` on this machine, linked to the person of `token`: yields
+    (process, device id); stopped on the way out."""
+    state = tempfile.mkdtemp(prefix="zmarket-bench-agent-")
+    agent = subprocess.Popen([BIN, "agent", "--server", base, "--state-dir", state, "--heartbeat-secs", str(heartbeat_secs), "--public-host", "127.0.0.1"],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env={**os.environ, "ZMARKET_LOG__LEVEL": "warn"})
+    try:
+        dev = code = None
+        for line in agent.stdout:
+            if line.startswith("device id:"):
+                dev = line.split(":", 1)[1].strip()
+            if line.startswith("pairing code:"):
+                code = line.split(":", 1)[1].strip()
+                break
+        if not (dev and code):
+            raise SystemExit("the agent printed no device id and pairing code")
+        call(base, "POST", "/api/ebs/v2/devices/link", {"device_id": dev, "pairing_code": code}, token)
+        yield agent, dev
+    finally:
+        agent.terminate()
+        agent.wait(timeout=10)
+        shutil.rmtree(state, ignore_errors=True)
 
 
 def run_threads(workers, seconds, fn):

@@ -21,11 +21,10 @@ import json
 import os
 import socket
 import subprocess
-import tempfile
 import time
 import urllib.request
 
-from common import BIN, ROOT, Server, app_origin, call, free_port, pct, rss_mb, wrk
+from common import BIN, ROOT, Server, app_origin, call, free_port, linked_agent, pct, rss_mb, wrk
 
 PASSWORD = "Secret123"
 SECONDS = int(os.environ.get("BENCH_SECONDS", "4"))
@@ -171,76 +170,64 @@ def main():
         print(f"click → command on the agent's channel, {len(took)} actions: p50 {pct(took, 0.5) * 1000:.0f} ms, "
               f"p95 {pct(took, 0.95) * 1000:.0f} ms (target ≤ 100 / ≤ 500 ms; heartbeats every 30 s)")
 
-        state = tempfile.mkdtemp(prefix="zmarket-bench-agent-")
-        agent = subprocess.Popen([BIN, "agent", "--server", s.base, "--state-dir", state, "--heartbeat-secs", "30", "--public-host", "127.0.0.1"],
-                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env={**os.environ, "ZMARKET_LOG__LEVEL": "warn"})
         inst = None
         tunnel = None
-        try:
-            dev = code = None
-            for line in agent.stdout:
-                if line.startswith("device id:"):
-                    dev = line.split(":", 1)[1].strip()
-                if line.startswith("pairing code:"):
-                    code = line.split(":", 1)[1].strip()
-                    break
-            call(s.base, "POST", "/api/ebs/v2/devices/link", {"device_id": dev, "pairing_code": code}, token)
-            inst = call(s.base, "POST", "/api/rmp/v1/apps/install", {"app_id": "grafana", "device_id": dev}, token)["data"]["id"]
-            wait_status(s.base, token, inst, "running")
-            stops, starts = [], []
-            for _ in range(3):
-                call(s.base, "POST", f"/api/rmp/v1/apps/{inst}/actions", {"action": "stop"}, token)
-                stops.append(wait_status(s.base, token, inst, "stopped"))
-                call(s.base, "POST", f"/api/rmp/v1/apps/{inst}/actions", {"action": "start"}, token)
-                starts.append(wait_status(s.base, token, inst, "running"))
-            print(f"real container, click → state shown: stop median {sorted(stops)[1]:.2f} s, start median {sorted(starts)[1]:.2f} s "
-                  f"(target ≤ 2 s; start waits for the health check)")
+        with linked_agent(s.base, token, 30) as (agent, dev):
+            try:
+                inst = call(s.base, "POST", "/api/rmp/v1/apps/install", {"app_id": "grafana", "device_id": dev}, token)["data"]["id"]
+                wait_status(s.base, token, inst, "running")
+                stops, starts = [], []
+                for _ in range(3):
+                    call(s.base, "POST", f"/api/rmp/v1/apps/{inst}/actions", {"action": "stop"}, token)
+                    stops.append(wait_status(s.base, token, inst, "stopped"))
+                    call(s.base, "POST", f"/api/rmp/v1/apps/{inst}/actions", {"action": "start"}, token)
+                    starts.append(wait_status(s.base, token, inst, "running"))
+                print(f"real container, click → state shown: stop median {sorted(stops)[1]:.2f} s, start median {sorted(starts)[1]:.2f} s "
+                      f"(target ≤ 2 s; start waits for the health check)")
 
-            direct = call(s.base, "GET", f"/api/rmp/v1/apps/{inst}", token=token)["data"]["open_url"].rstrip("/")
-            host, cookie = app_origin(s.base, token, inst)
-            d_rps, d_p99, _ = wrk(direct + "/", seconds=SECONDS, connections=16)
-            m_rps, m_p99, m_bad = wrk(s.base + "/", seconds=SECONDS, connections=16, headers=[f"Host: {host}", f"Cookie: {cookie}"])
-            d50 = latency_p50(direct + "/", [])
-            m50 = latency_p50(s.base + "/", [f"Host: {host}", f"Cookie: {cookie}"])
-            print(f"HTTP through the market vs straight to the container: {m_rps:,.0f} vs {d_rps:,.0f} req/s, ratio {m_rps / max(d_rps, 1):.2f} "
-                  f"(target ≥ 0.5); p50 {m50:.2f} vs {d50:.2f} ms, added {m50 - d50:.2f} ms (target ≤ 2 ms); p99 {m_p99} vs {d_p99} {m_bad}")
+                direct = call(s.base, "GET", f"/api/rmp/v1/apps/{inst}", token=token)["data"]["open_url"].rstrip("/")
+                host, cookie = app_origin(s.base, token, inst)
+                d_rps, d_p99, _ = wrk(direct + "/", seconds=SECONDS, connections=16)
+                m_rps, m_p99, m_bad = wrk(s.base + "/", seconds=SECONDS, connections=16, headers=[f"Host: {host}", f"Cookie: {cookie}"])
+                d50 = latency_p50(direct + "/", [])
+                m50 = latency_p50(s.base + "/", [f"Host: {host}", f"Cookie: {cookie}"])
+                print(f"HTTP through the market vs straight to the container: {m_rps:,.0f} vs {d_rps:,.0f} req/s, ratio {m_rps / max(d_rps, 1):.2f} "
+                      f"(target ≥ 0.5); p50 {m50:.2f} vs {d50:.2f} ms, added {m50 - d50:.2f} ms (target ≤ 2 ms); p99 {m_p99} vs {d_p99} {m_bad}")
 
-            subprocess.run(["docker", "exec", f"zmarket-{inst}", "/bin/busybox", "dd", "if=/dev/zero", "of=/www/big", "bs=1048576", "count=100"],
-                           check=True, capture_output=True)
-            local = free_port()
-            tunnel = subprocess.Popen([BIN, "tunnel", "--server", s.base, "--key", token, "--app", inst, "--port", "80", "--local", f"127.0.0.1:{local}"],
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            time.sleep(0.5)
-            t_direct = download(direct + "/big")
-            t_tunnel = download(f"http://127.0.0.1:{local}/big")
-            print(f"100 MB download: straight {100 / t_direct:.0f} MB/s, through the tunnel {100 / t_tunnel:.0f} MB/s, ratio {t_direct / t_tunnel:.2f} (target ≥ 0.5)")
+                subprocess.run(["docker", "exec", f"zmarket-{inst}", "/bin/busybox", "dd", "if=/dev/zero", "of=/www/big", "bs=1048576", "count=100"],
+                               check=True, capture_output=True)
+                local = free_port()
+                tunnel = subprocess.Popen([BIN, "tunnel", "--server", s.base, "--key", token, "--app", inst, "--port", "80", "--local", f"127.0.0.1:{local}"],
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                time.sleep(0.5)
+                t_direct = download(direct + "/big")
+                t_tunnel = download(f"http://127.0.0.1:{local}/big")
+                print(f"100 MB download: straight {100 / t_direct:.0f} MB/s, through the tunnel {100 / t_tunnel:.0f} MB/s, ratio {t_direct / t_tunnel:.2f} (target ≥ 0.5)")
 
-            rss1 = rss_mb(s.proc.pid)
-            channels = []
-            for i in range(200):
-                reg = call(s.base, "POST", "/api/agent/v1/register", {"type": "Z-BOX", "name": f"idle {i}", "spec": {"cpu_cores": 1, "memory_bytes": 1 << 30, "disk_bytes": 1 << 34, "gpus": []}})["data"]
-                channels.append(Ws(s.port, "/api/agent/v1/channel", {"Authorization": "Bearer " + reg["device_secret"]}))
-            time.sleep(2)
-            rss2 = rss_mb(s.proc.pid)
-            terms = [Ws(s.port, f"/api/rmp/v1/apps/{inst}/terminal", {"Sec-WebSocket-Protocol": f"zmarket, zmarket.bearer.{token}"}) for _ in range(50)]
-            time.sleep(2)
-            rss3 = rss_mb(s.proc.pid)
-            print(f"server RSS: {rss0:.0f} MB at start, {rss1:.0f} MB after the above, {rss2:.0f} MB with 200 idle channels "
-                  f"(+{(rss2 - rss1) * 1024 / 200:.0f} KB each), {rss3:.0f} MB with 50 open terminals too (+{(rss3 - rss2) * 1024 / 50:.0f} KB each); "
-                  f"agent RSS {rss_mb(agent.pid):.0f} MB")
-            for w in channels + terms:
-                w.close()
-        finally:
-            if tunnel:
-                tunnel.terminate()
-            if inst:
-                try:
-                    call(s.base, "POST", f"/api/rmp/v1/apps/{inst}/actions", {"action": "uninstall"}, token)
-                    wait_status(s.base, token, inst, "not_install", 60)
-                except (SystemExit, OSError):
-                    subprocess.run(["docker", "rm", "-f", f"zmarket-{inst}"], capture_output=True)
-            agent.terminate()
-            agent.wait(timeout=10)
+                rss1 = rss_mb(s.proc.pid)
+                channels = []
+                for i in range(200):
+                    reg = call(s.base, "POST", "/api/agent/v1/register", {"type": "Z-BOX", "name": f"idle {i}", "spec": {"cpu_cores": 1, "memory_bytes": 1 << 30, "disk_bytes": 1 << 34, "gpus": []}})["data"]
+                    channels.append(Ws(s.port, "/api/agent/v1/channel", {"Authorization": "Bearer " + reg["device_secret"]}))
+                time.sleep(2)
+                rss2 = rss_mb(s.proc.pid)
+                terms = [Ws(s.port, f"/api/rmp/v1/apps/{inst}/terminal", {"Sec-WebSocket-Protocol": f"zmarket, zmarket.bearer.{token}"}) for _ in range(50)]
+                time.sleep(2)
+                rss3 = rss_mb(s.proc.pid)
+                print(f"server RSS: {rss0:.0f} MB at start, {rss1:.0f} MB after the above, {rss2:.0f} MB with 200 idle channels "
+                      f"(+{(rss2 - rss1) * 1024 / 200:.0f} KB each), {rss3:.0f} MB with 50 open terminals too (+{(rss3 - rss2) * 1024 / 50:.0f} KB each); "
+                      f"agent RSS {rss_mb(agent.pid):.0f} MB")
+                for w in channels + terms:
+                    w.close()
+            finally:
+                if tunnel:
+                    tunnel.terminate()
+                if inst:
+                    try:
+                        call(s.base, "POST", f"/api/rmp/v1/apps/{inst}/actions", {"action": "uninstall"}, token)
+                        wait_status(s.base, token, inst, "not_install", 60)
+                    except (SystemExit, OSError):
+                        subprocess.run(["docker", "rm", "-f", f"zmarket-{inst}"], capture_output=True)
 
 
 def latency_p50(url, headers):

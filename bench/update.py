@@ -25,7 +25,7 @@ import threading
 import time
 import urllib.request
 
-from common import BIN, ROOT, Server, app_origin, call
+from common import ROOT, Server, app_origin, call, linked_agent
 
 PASSWORD = "Secret123"
 
@@ -118,48 +118,38 @@ def main():
     with Server(env) as s:
         call(s.base, "POST", "/api/iam/v1/register", {"email": "u@example.com", "password": PASSWORD, "confirm_password": PASSWORD, "agree": True})
         token = call(s.base, "POST", "/api/iam/v2/login/password", {"email": "u@example.com", "password": PASSWORD})["data"]["token"]
-        state = tempfile.mkdtemp(prefix="zmarket-bench-agent-")
-        agent = subprocess.Popen([BIN, "agent", "--server", s.base, "--state-dir", state, "--heartbeat-secs", "5", "--public-host", "127.0.0.1"],
-                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env={**os.environ, "ZMARKET_LOG__LEVEL": "warn"})
         inst = None
         try:
-            dev = code = None
-            for line in agent.stdout:
-                if line.startswith("device id:"):
-                    dev = line.split(":", 1)[1].strip()
-                if line.startswith("pairing code:"):
-                    code = line.split(":", 1)[1].strip()
-                    break
-            call(s.base, "POST", "/api/ebs/v2/devices/link", {"device_id": dev, "pairing_code": code}, token)
-            inst = call(s.base, "POST", "/api/rmp/v1/apps/install", {"app_id": "grafana", "device_id": dev}, token)["data"]["id"]
-            direct = wait(s.base, token, inst, lambda d: d["status"] == "running" and d["open_url"])["open_url"]
-            host, cookie = app_origin(s.base, token, inst)
-            db = sqlite3.connect(os.path.join(s.dir, "data", "zmarket.db"))
-            for version, image, expect in [("2.0.0", new_image, "switched"), ("3.0.0", "zmarket-test/exit:1", "rolled back")]:
-                manifests(mf, image)
-                db.execute("UPDATE apps SET version = ? WHERE id = 'grafana'", (version,))
-                db.commit()
-                time.sleep(1.2)
-                with Prober(s.base + "/", {"Host": host, "Cookie": cookie}) as market, Prober(direct, {}) as straight:
-                    time.sleep(0.5)
-                    t0 = time.perf_counter()
-                    call(s.base, "POST", f"/api/rmp/v1/apps/{inst}/actions", {"action": "update"}, token)
-                    d = wait(s.base, token, inst, lambda d: d["status"] not in ("updating",))
-                    took = time.perf_counter() - t0
-                    time.sleep(7)  # the old container's drain, and a little after
-                print(f"update {expect} to {version} in {took:.1f} s (now {d['status']} {d['version']}, reason {d['status_reason_code']})")
-                print("  " + market.line("through the market (target 0 failed)") + ("  ✓" if market.failed == 0 else "  ✗"))
-                print("  " + straight.line("straight at the box's old address"))
-                direct = d["open_url"] or direct
-        finally:
-            if inst:
+            with linked_agent(s.base, token, 5) as (_, dev):
                 try:
-                    call(s.base, "POST", f"/api/rmp/v1/apps/{inst}/actions", {"action": "uninstall"}, token)
-                    wait(s.base, token, inst, lambda d: d["status"] == "not_install", 60)
-                except (SystemExit, OSError):
-                    subprocess.run(["docker", "rm", "-f", f"zmarket-{inst}"], capture_output=True)
-            agent.terminate()
-            agent.wait(timeout=10)
+                    inst = call(s.base, "POST", "/api/rmp/v1/apps/install", {"app_id": "grafana", "device_id": dev}, token)["data"]["id"]
+                    direct = wait(s.base, token, inst, lambda d: d["status"] == "running" and d["open_url"])["open_url"]
+                    host, cookie = app_origin(s.base, token, inst)
+                    db = sqlite3.connect(os.path.join(s.dir, "data", "zmarket.db"))
+                    for version, image, expect in [("2.0.0", new_image, "switched"), ("3.0.0", "zmarket-test/exit:1", "rolled back")]:
+                        manifests(mf, image)
+                        db.execute("UPDATE apps SET version = ? WHERE id = 'grafana'", (version,))
+                        db.commit()
+                        time.sleep(1.2)
+                        with Prober(s.base + "/", {"Host": host, "Cookie": cookie}) as market, Prober(direct, {}) as straight:
+                            time.sleep(0.5)
+                            t0 = time.perf_counter()
+                            call(s.base, "POST", f"/api/rmp/v1/apps/{inst}/actions", {"action": "update"}, token)
+                            d = wait(s.base, token, inst, lambda d: d["status"] not in ("updating",))
+                            took = time.perf_counter() - t0
+                            time.sleep(7)  # the old container's drain, and a little after
+                        print(f"update {expect} to {version} in {took:.1f} s (now {d['status']} {d['version']}, reason {d['status_reason_code']})")
+                        print("  " + market.line("through the market (target 0 failed)") + ("  ✓" if market.failed == 0 else "  ✗"))
+                        print("  " + straight.line("straight at the box's old address"))
+                        direct = d["open_url"] or direct
+                finally:
+                    if inst:
+                        try:
+                            call(s.base, "POST", f"/api/rmp/v1/apps/{inst}/actions", {"action": "uninstall"}, token)
+                            wait(s.base, token, inst, lambda d: d["status"] == "not_install", 60)
+                        except (SystemExit, OSError):
+                            subprocess.run(["docker", "rm", "-f", f"zmarket-{inst}"], capture_output=True)
+        finally:
             subprocess.run(["docker", "rmi", new_image], capture_output=True)
 
 

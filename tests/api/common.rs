@@ -22,7 +22,7 @@ pub fn init() {
     });
 }
 
-async fn prepare(addr: std::net::SocketAddr, adjust: impl FnOnce(&mut Config)) -> (AppState, TempDir) {
+async fn prepare(addr: std::net::SocketAddr, adjust: impl FnOnce(&mut Config)) -> (AppState, TempDir, Option<PgDatabase>) {
     init();
     let dir = tempfile::tempdir().expect("temp dir");
     let mut config = Config::default();
@@ -35,13 +35,18 @@ async fn prepare(addr: std::net::SocketAddr, adjust: impl FnOnce(&mut Config)) -
     config.auth.register_ip_burst = 1000;
     config.auth.login_ip_burst = 1000;
     config.devices.register_ip_burst = 1000;
+    let mut fresh = None;
     if let Ok(url) = std::env::var("TEST_DATABASE_URL") {
-        config.database.url = fresh_postgres_database(&url).await;
+        let db = fresh_postgres_database(&url).await;
+        config.database.url = db.url.clone();
+        fresh = Some(db);
     }
     adjust(&mut config);
+    // A second instance of another test's database: the fresh one is dropped at once (here).
+    let owned = fresh.filter(|db| db.url == config.database.url);
     config.validate().expect("test config is valid");
     let state = zmarket::server::prepare(config).await.expect("server prepares");
-    (state, dir)
+    (state, dir, owned)
 }
 
 pub struct TestApp {
@@ -50,6 +55,8 @@ pub struct TestApp {
     pub state: AppState,
     pub dir: TempDir,
     shutdown: Option<oneshot::Sender<()>>,
+    /// Last: dropped after the server was told to stop.
+    _database: Option<PgDatabase>,
 }
 
 impl TestApp {
@@ -61,7 +68,7 @@ impl TestApp {
         // Bound first, so the configuration (and the links it derives) names the real address.
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().unwrap();
-        let (state, dir) = prepare(addr, adjust).await;
+        let (state, dir, database) = prepare(addr, adjust).await;
         let (tx, rx) = oneshot::channel::<()>();
         let served = state.clone();
         tokio::spawn(async move {
@@ -74,16 +81,17 @@ impl TestApp {
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .expect("client");
-        TestApp { base: format!("http://{addr}"), client, state, dir, shutdown: Some(tx) }
+        TestApp { base: format!("http://{addr}"), client, state, dir, shutdown: Some(tx), _database: database }
     }
 
     /// The prepared state over a fresh database, with no server and no background jobs: for
     /// tests that drive services directly and must not race a scheduled job.
-    pub async fn services_only(adjust: impl FnOnce(&mut Config)) -> (AppState, TempDir) {
+    /// Where mailed links point: derived from the address the server listens on.
+    /// The services without a server; the database is dropped with the third value.
+    pub async fn services_only(adjust: impl FnOnce(&mut Config)) -> (AppState, TempDir, Option<PgDatabase>) {
         prepare("127.0.0.1:0".parse().unwrap(), adjust).await
     }
 
-    /// Where mailed links point: derived from the address the server listens on.
     pub fn public_url(&self) -> String {
         self.state.config.public_url()
     }
@@ -175,15 +183,45 @@ pub fn header<'a>(h: &'a HeaderMap, name: &str) -> &'a str {
     h.get(name).and_then(|v| v.to_str().ok()).unwrap_or("")
 }
 
-/// Creates an empty database on the PostgreSQL server of `url` and returns its URL.
-async fn fresh_postgres_database(url: &str) -> String {
+/// A test's own PostgreSQL database, dropped with its TestApp (issue 27: the harness never dropped
+/// them, and 1,453 were found on one machine).
+pub struct PgDatabase {
+    pub url: String,
+    admin_url: String,
+    name: String,
+}
+
+impl Drop for PgDatabase {
+    fn drop(&mut self) {
+        let (admin_url, name) = (self.admin_url.clone(), self.name.clone());
+        // Drop runs inside the test's runtime: a thread with its own runtime waits for PostgreSQL.
+        // FORCE ends the connections the stopping server still holds.
+        let dropped = std::thread::spawn(move || -> Result<(), String> {
+            use sea_orm::{ConnectionTrait, Database};
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
+            rt.block_on(async {
+                let admin = Database::connect(&admin_url).await.map_err(|e| e.to_string())?;
+                admin.execute_unprepared(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).await.map_err(|e| e.to_string())?;
+                admin.close().await.map_err(|e| e.to_string())
+            })
+        })
+        .join();
+        if let Ok(Err(e)) | Err(e) = dropped.map_err(|_| "the dropping thread panicked".to_string()) {
+            eprintln!("test database {} not dropped: {e}", self.name);
+        }
+    }
+}
+
+/// Creates an empty database on the PostgreSQL server of `url`.
+async fn fresh_postgres_database(url: &str) -> PgDatabase {
     use sea_orm::{ConnectionTrait, Database};
     let admin = Database::connect(url).await.expect("TEST_DATABASE_URL reachable");
     let name = format!("zmt_{}", uuid::Uuid::now_v7().simple());
     admin.execute_unprepared(&format!("CREATE DATABASE {name}")).await.expect("create test database");
+    let _ = admin.close().await;
     let mut u = url::Url::parse(url).expect("TEST_DATABASE_URL is a URL");
     u.set_path(&format!("/{name}"));
-    u.to_string()
+    PgDatabase { url: u.to_string(), admin_url: url.to_string(), name }
 }
 
 pub const PASSWORD: &str = "Secret123";

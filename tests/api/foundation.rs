@@ -583,3 +583,31 @@ async fn pages_carry_a_meta_description_in_their_language() {
         assert!(content.starts_with("ZMarket"), "{path}: {content}");
     }
 }
+
+/// A test leaves nothing behind: its data directory is removed and, on PostgreSQL, its database
+/// dropped (issue 27: 1,453 test databases were found on one machine). A second instance on the
+/// first one's database drops nothing of its own.
+#[tokio::test]
+async fn a_test_app_leaves_no_database_behind() {
+    let app = TestApp::spawn().await;
+    let url = app.state.config.database_url();
+    let dir = app.dir.path().to_path_buf();
+    let second = TestApp::spawn_with(|c| c.database.url = url.clone()).await;
+    assert_eq!(second.get("/readyz").await.status(), 200);
+    drop(second);
+    // The first instance still has its database.
+    let res = app.get("/readyz").await;
+    assert_eq!(res.status(), 200);
+    drop(app);
+    assert!(!dir.exists(), "{} is left", dir.display());
+    if let Ok(admin_url) = std::env::var("TEST_DATABASE_URL") {
+        use sea_orm::{ConnectionTrait, Database, Statement};
+        let name = url.rsplit('/').next().unwrap().to_string();
+        let admin = Database::connect(&admin_url).await.unwrap();
+        let left = admin
+            .query_one_raw(Statement::from_sql_and_values(sea_orm::DbBackend::Postgres, "SELECT datname FROM pg_database WHERE datname = $1", [name.clone().into()]))
+            .await
+            .unwrap();
+        assert!(left.is_none(), "{name} is left");
+    }
+}

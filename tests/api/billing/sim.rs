@@ -220,7 +220,7 @@ async fn a_seeded_random_simulation_keeps_every_invariant() {
     let steps: usize = std::env::var("SIM_STEPS").ok().and_then(|s| s.parse().ok()).unwrap_or(1000);
     eprintln!("billing simulation seed: {seed} (replay with SIM_SEED={seed})");
     // No server: the scheduled hold expiry would race the model's own expiry steps.
-    let (state, _dir) = crate::common::TestApp::services_only(super::without_bonus).await;
+    let (state, _dir, _database) = crate::common::TestApp::services_only(super::without_bonus).await;
     let db = state.db.clone();
     let mut rng = StdRng::seed_from_u64(seed);
     let accounts: Vec<AccountRef> =
