@@ -39,13 +39,6 @@ async fn a_heartbeat_over_the_agent_body_limit_is_refused() {
 /// answers 200 and no beat answers 500 (before: "database is locked").
 #[tokio::test]
 async fn hostile_heartbeats_do_not_fail_sign_ins() {
-    // The finding is SQLite's one writer. On PostgreSQL this test answered five 500s after about
-    // 30 s each (not yet diagnosed: the pool's acquire time-out under this load is suspected, or
-    // this single-threaded test runtime serializing 3.6 MiB bodies): left open in issue 29.
-    if std::env::var("TEST_DATABASE_URL").is_ok() {
-        eprintln!("hostile_heartbeats_do_not_fail_sign_ins: SQLite only for now (see the comment)");
-        return;
-    }
     let app = TestApp::spawn().await;
     app.signed_in("victim@example.com").await;
     let owner = app.signed_in("owner@example.com").await;
