@@ -54,10 +54,17 @@ pub async fn rent(cx: &AppsCtx, auth: &Auth, ask: RentAsk, request_key: Option<S
     {
         return Err(AppError::conflict(Msg::RentWithinCompany));
     }
-    rentable(&device)?;
-    // A device taken for an order (src/orders) is not rented meanwhile: checked under the
-    // device's lock, which a take also holds.
+    // A device taken for an order (src/orders) is not rented meanwhile, and the offer is charged
+    // as it is now: checked under the device's lock, which a take and a sharing change also hold
+    // (the row is read again once locked).
     lock_device(&txn, &device.id).await?;
+    let device = devices::Entity::find_by_id(device.id.clone()).one(&txn).await?.ok_or(AppError::NotFound(Msg::DeviceNotFound))?;
+    rentable(&device)?;
+    if let Some(seen) = ask.seen_price
+        && seen != device.price_per_hour
+    {
+        return Err(AppError::Conflict { msg: Msg::OfferPriceChanged { now: device.price_per_hour }, data: Some(serde_json::json!({ "price_per_hour": device.price_per_hour })) });
+    }
     if orders::Entity::find().filter(orders::Column::ReservedDeviceId.eq(device.id.clone())).one(&txn).await?.is_some() {
         return Err(AppError::conflict(Msg::DeviceReserved));
     }
