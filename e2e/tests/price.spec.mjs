@@ -135,7 +135,8 @@ for (const [lang, t] of Object.entries(LANGS)) {
     await marketShows(request, 'ollama', { from: null, offers: 0 });
     await page.goto(`/market/more?keyword=ollama&language=${lang}`);
     await expectHydrated(page);
-    await expect(page.locator('.app-card', { hasText: 'Ollama' }).getByTestId('app-price')).toHaveText(t.none);
+    const card = page.locator('.app-card').filter({ has: page.getByRole('heading', { name: 'Ollama', exact: true }) });
+    await expect(card.getByTestId('app-price')).toHaveText(t.none);
     await page.goto(`/m/market/details?id=ollama&language=${lang}`);
     await expect(page.getByTestId('app-price')).toHaveText(t.none);
     await expect(page.getByTestId('offers')).toHaveCount(0);
