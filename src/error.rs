@@ -172,6 +172,8 @@ pub enum Msg {
     OwnDemand,
     NotDemander,
     DeviceReserved,
+    /// The rent's offer now asks another price per hour (cents) than the one the person saw.
+    OfferPriceChanged { now: i64 },
     DistanceNeedsLocation,
     /// The action (confirm, finish, cancel) and the order's status.
     OrderActionNotAllowed(&'static str, String),
@@ -235,6 +237,13 @@ impl Msg {
                 return match lang {
                     Lang::En => format!("Insufficient balance: {a} coins available, {n} needed"),
                     Lang::Zh => format!("余额不足：可用 {a} 币，需要 {n} 币"),
+                };
+            }
+            Msg::OfferPriceChanged { now } => {
+                let n = crate::coins::format_coins(*now);
+                return match lang {
+                    Lang::En => format!("This offer's price changed: it is now {n} coins per hour. Nothing was held; look at the offers again"),
+                    Lang::Zh => format!("该报价已变更：现为每小时 {n} 币。未冻结任何金额，请重新查看报价"),
                 };
             }
             Msg::CaptureExceedsHold { left, asked } => {

@@ -66,6 +66,13 @@ impl PublicData {
         }
     }
 
+    /// This instance's copies of public data changed without a new write (the market index took in
+    /// what the database says now): the local version moves, so pages rendered before are rendered
+    /// again; the shared version stays (each instance follows the database itself).
+    pub fn changed_here(&self) {
+        self.bump_local();
+    }
+
     /// The version as this instance knows it (no database read).
     pub fn version(&self) -> u64 {
         self.0.local.load(Ordering::SeqCst)

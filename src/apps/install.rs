@@ -21,8 +21,9 @@ use crate::error::{AppError, Msg};
 use crate::http::List;
 use crate::iam::auth::Auth;
 use crate::lang::Lang;
+use crate::market::fit::{self, Room, Unfit};
 
-pub const LITE_APP: &str = "Lite App";
+pub use crate::market::fit::LITE_APP;
 pub const AI_TYPES: [&str; 2] = ["AI compute", "AI server"];
 
 /// What a device has left: its spec less what its installations hold.
@@ -32,88 +33,64 @@ pub async fn free_on(conn: &impl ConnectionTrait, d: &devices::Model) -> Result<
         .filter(installations::Column::ActiveKey.is_not_null())
         .all(conn)
         .await?;
-    let gpus = crate::devices::access::gpus_of(d).len() as i64;
-    let mut free = Capacity { cpu_cores: d.cpu_cores, memory_bytes: d.memory_bytes, disk_bytes: d.disk_bytes, gpu_count: gpus };
-    for h in held {
-        free.cpu_cores -= h.cpu_cores;
-        free.memory_bytes -= h.memory_bytes;
-        free.disk_bytes -= h.disk_bytes;
-        free.gpu_count -= h.gpu_count;
-    }
-    Ok(free)
+    Ok(capacity(Room::free_on(d, held.iter().map(Room::held_by))))
+}
+
+fn gpu_names(d: &devices::Model) -> Vec<String> {
+    crate::devices::access::gpus_of(d).into_iter().map(|g| g.name).collect()
+}
+
+fn capacity(r: Room) -> Capacity {
+    Capacity { cpu_cores: r.cpu_cores, memory_bytes: r.memory_bytes, disk_bytes: r.disk_bytes, gpu_count: r.gpu_count }
+}
+
+fn room(c: Capacity) -> Room {
+    Room { cpu_cores: c.cpu_cores, memory_bytes: c.memory_bytes, disk_bytes: c.disk_bytes, gpu_count: c.gpu_count }
 }
 
 pub fn needs(app: &apps::Model) -> Capacity {
-    Capacity {
-        cpu_cores: app.cpu_cores as i64,
-        memory_bytes: app.memory_bytes,
-        disk_bytes: app.disk_bytes,
-        gpu_count: app.gpu_count as i64,
-    }
+    capacity(Room::of_app(app))
 }
 
 pub fn gaps(need: Capacity, free: Capacity) -> Vec<Gap> {
-    [
-        ("cpu_cores", need.cpu_cores, free.cpu_cores),
-        ("memory_bytes", need.memory_bytes, free.memory_bytes),
-        ("disk_bytes", need.disk_bytes, free.disk_bytes),
-        ("gpu_count", need.gpu_count, free.gpu_count),
-    ]
-    .into_iter()
-    .filter(|(_, n, h)| n > h)
-    .map(|(f, n, h)| Gap { field: f.to_string(), need: n, have: h.max(0) })
-    .collect()
+    fit::short(room(need), room(free)).into_iter().map(|(f, n, h)| Gap { field: f.to_string(), need: n, have: h }).collect()
 }
 
-/// Why `device` cannot take `app` now, if it cannot.
+/// Why `device` cannot take `app` now, if it cannot: the market's rule (src/market/fit.rs), with
+/// the device's free capacity and installations read here.
 pub async fn unfit(conn: &impl ConnectionTrait, app: &apps::Model, d: &devices::Model) -> Result<Option<(AppError, DeviceFit)>, AppError> {
     let free = free_on(conn, d).await?;
+    let installed = installations::Entity::find()
+        .filter(installations::Column::ActiveKey.eq(active_key(&d.id, &app.id)))
+        .one(conn)
+        .await?
+        .is_some();
+    let Some(why) = fit::unfit(app, d, room(free), installed) else { return Ok(None) };
     let mut fit = DeviceFit {
         device_id: d.id.clone(),
         device_name: d.name.clone(),
         device_status: sea_orm::ActiveEnum::to_value(&d.status.shown()),
         fits: false,
-        reason: None,
+        reason: Some(why.code().to_string()),
         gaps: Vec::new(),
         free,
+        gpus: gpu_names(d),
         price_per_hour: None,
     };
-    let refusal = if d.status != DeviceStatus::Online {
-        Some(("offline", AppError::conflict(Msg::DeviceNotRunning)))
-    } else if app.display_type == LITE_APP && crate::devices::access::gpus_of(d).is_empty() {
-        Some(("no_gpu_for_lite_app", AppError::conflict(Msg::LiteAppNeedsGpu)))
-    } else if app.gpu_count > 0 && d.gpu_runtime == Some(false) && !crate::devices::access::gpus_of(d).is_empty() {
-        // GPUs on the box that its Docker cannot hand to a container.
-        Some(("no_gpu_runtime", AppError::conflict(Msg::NoGpuRuntime)))
-    } else if installations::Entity::find()
-        .filter(installations::Column::ActiveKey.eq(active_key(&d.id, &app.id)))
-        .one(conn)
-        .await?
-        .is_some()
-    {
-        Some(("installed", AppError::conflict(Msg::AppAlreadyInstalled)))
-    } else {
-        let g = gaps(needs(app), free);
-        if g.is_empty() {
-            None
-        } else {
+    let err = match why {
+        Unfit::Offline => AppError::conflict(Msg::DeviceNotRunning),
+        Unfit::NoGpuForLiteApp => AppError::conflict(Msg::LiteAppNeedsGpu),
+        Unfit::NoGpuRuntime => AppError::conflict(Msg::NoGpuRuntime),
+        Unfit::Installed => AppError::conflict(Msg::AppAlreadyInstalled),
+        Unfit::Short(_) => {
+            let g = gaps(needs(app), free);
             let data = json!({ "gaps": g });
             let msg = Msg::RequirementsShort(g.iter().map(|x| (field_name(&x.field), x.need, x.have)).collect());
             fit.gaps = g;
-            Some(("resources", AppError::Conflict { msg, data: Some(data) }))
+            AppError::Conflict { msg, data: Some(data) }
         }
     };
-    Ok(match refusal {
-        None => {
-            fit.fits = true;
-            let _ = fit;
-            None
-        }
-        Some((reason, err)) => {
-            fit.reason = Some(reason.to_string());
-            Some((err, fit))
-        }
-    })
+    Ok(Some((err, fit)))
 }
 
 fn field_name(f: &str) -> &'static str {
@@ -438,6 +415,7 @@ pub async fn fit_of(conn: &impl ConnectionTrait, app: &apps::Model, d: &devices:
             reason: None,
             gaps: Vec::new(),
             free: free_on(conn, d).await?,
+            gpus: gpu_names(d),
             price_per_hour: None,
         },
     })

@@ -125,6 +125,8 @@ pub struct DeviceFit {
     pub reason: Option<String>,
     pub gaps: Vec<Gap>,
     pub free: Capacity,
+    /// The device's GPUs (their names), empty when it has none.
+    pub gpus: Vec<String>,
     /// Rent dialog: the owner's price per hour.
     pub price_per_hour: Option<i64>,
 }
@@ -154,6 +156,9 @@ pub struct RentRequest {
     pub app_id: Option<String>,
     pub device_id: Option<String>,
     pub hours: Option<i64>,
+    /// The offer's price per hour (cents) the person was shown: when given and the offer now
+    /// asks another, the rent is refused (409) and nothing is held. The Rent dialog always sends it.
+    pub price_per_hour: Option<i64>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -191,6 +196,8 @@ pub struct RentAsk {
     pub app_id: String,
     pub device_id: String,
     pub hours: i64,
+    /// The price per hour the person saw (cents), never negative.
+    pub seen_price: Option<i64>,
 }
 
 impl Checked for RentAsk {
@@ -198,7 +205,11 @@ impl Checked for RentAsk {
     fn check(req: RentRequest) -> Result<Self, AppError> {
         let InstallAsk { app_id, device_id } = InstallAsk::check(InstallRequest { app_id: req.app_id, device_id: req.device_id })?;
         let hours = req.hours.filter(|h| (1..=MAX_RENT_HOURS).contains(h)).ok_or(AppError::invalid("hours", Msg::InvalidField("hours")))?;
-        Ok(RentAsk { app_id, device_id, hours })
+        let seen_price = match req.price_per_hour {
+            Some(p) if p < 0 => return Err(AppError::invalid("price_per_hour", Msg::InvalidField("price_per_hour"))),
+            p => p,
+        };
+        Ok(RentAsk { app_id, device_id, hours, seen_price })
     }
 }
 

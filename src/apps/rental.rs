@@ -54,10 +54,17 @@ pub async fn rent(cx: &AppsCtx, auth: &Auth, ask: RentAsk, request_key: Option<S
     {
         return Err(AppError::conflict(Msg::RentWithinCompany));
     }
-    rentable(&device)?;
-    // A device taken for an order (src/orders) is not rented meanwhile: checked under the
-    // device's lock, which a take also holds.
+    // A device taken for an order (src/orders) is not rented meanwhile, and the offer is charged
+    // as it is now: checked under the device's lock, which a take and a sharing change also hold
+    // (the row is read again once locked).
     lock_device(&txn, &device.id).await?;
+    let device = devices::Entity::find_by_id(device.id.clone()).one(&txn).await?.ok_or(AppError::NotFound(Msg::DeviceNotFound))?;
+    rentable(&device)?;
+    if let Some(seen) = ask.seen_price
+        && seen != device.price_per_hour
+    {
+        return Err(AppError::Conflict { msg: Msg::OfferPriceChanged { now: device.price_per_hour }, data: Some(serde_json::json!({ "price_per_hour": device.price_per_hour })) });
+    }
     if orders::Entity::find().filter(orders::Column::ReservedDeviceId.eq(device.id.clone())).one(&txn).await?.is_some() {
         return Err(AppError::conflict(Msg::DeviceReserved));
     }
@@ -178,8 +185,8 @@ async fn suspend(db: &DatabaseConnection, r: &installations::Model) -> Result<()
     Ok(())
 }
 
-/// Other owners' online, rentable devices with how each fits the app and its price (the rent
-/// dialog), cheapest first.
+/// Other owners' online, rentable devices not reserved for an order, with how each fits the app
+/// (the market's rule, src/market/fit.rs), its GPUs and its price (the rent dialog), cheapest first.
 pub async fn options(cx: &AppsCtx, auth: &Auth, app_id: &str) -> Result<Vec<DeviceFit>, AppError> {
     let me = installer(auth)?;
     let (app, _) = installable(cx, &cx.db, app_id).await?;
@@ -191,8 +198,12 @@ pub async fn options(cx: &AppsCtx, auth: &Auth, app_id: &str) -> Result<Vec<Devi
         .limit(100)
         .all(&cx.db)
         .await?;
+    // A device taken for an order is no offer (the rent refuses it; the market leaves it out).
+    let ids: Vec<String> = offered.iter().map(|d| d.id.clone()).collect();
+    let reserved: Vec<String> =
+        orders::Entity::find().filter(orders::Column::ReservedDeviceId.is_in(ids)).all(&cx.db).await?.into_iter().filter_map(|o| o.reserved_device_id).collect();
     let mut out = Vec::new();
-    for d in offered.into_iter().filter(|d| device_owner(d).is_some_and(|o| o != me)) {
+    for d in offered.into_iter().filter(|d| device_owner(d).is_some_and(|o| o != me) && !reserved.contains(&d.id)) {
         let mut fit = fit_of(&cx.db, &app, &d).await?;
         fit.price_per_hour = Some(d.price_per_hour);
         out.push(fit);

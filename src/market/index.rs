@@ -13,7 +13,7 @@ use sha2::{Digest, Sha256};
 
 use crate::db::entity::apps;
 use crate::lang::Lang;
-use crate::market::model::{App, Filter, TOP_PICKS};
+use crate::market::model::{App, AppDetails, Filter, Offer, TOP_PICKS};
 
 struct Entry {
     category: String,
@@ -27,6 +27,9 @@ struct Entry {
     /// The answer in each language (index `Lang as usize`: en 0, zh 1) and as JSON text.
     views: [App; 2],
     json: [String; 2],
+    /// The details answer (the app with its offers) in each language, and as JSON text.
+    details: [AppDetails; 2],
+    details_json: [String; 2],
 }
 
 pub struct Index {
@@ -59,18 +62,26 @@ fn slot(lang: Lang) -> usize {
 }
 
 impl Index {
-    pub fn build(rows: &[apps::Model]) -> Index {
+    /// The index of the listed apps `rows` with their offers (by app id, cheapest first).
+    pub fn build(rows: &[apps::Model], offers: &HashMap<String, Vec<Offer>>) -> Index {
         let mut hasher = Sha256::new();
         let mut entries = Vec::with_capacity(rows.len());
         let mut by_id = HashMap::with_capacity(rows.len());
         for m in rows {
-            let views = [App::from_row(m, Lang::En), App::from_row(m, Lang::Zh)];
+            let mine = offers.get(&m.id).map(Vec::as_slice).unwrap_or_default();
+            let views = [App::from_row(m, Lang::En, mine), App::from_row(m, Lang::Zh, mine)];
             let json = [
                 serde_json::to_string(&views[0]).unwrap_or_default(),
                 serde_json::to_string(&views[1]).unwrap_or_default(),
             ];
-            hasher.update(json[0].as_bytes());
-            hasher.update(json[1].as_bytes());
+            let details = views.clone().map(|app| AppDetails { app, offers: mine.to_vec() });
+            let details_json = [
+                serde_json::to_string(&details[0]).unwrap_or_default(),
+                serde_json::to_string(&details[1]).unwrap_or_default(),
+            ];
+            // The details hold everything the list shows, and the offers.
+            hasher.update(details_json[0].as_bytes());
+            hasher.update(details_json[1].as_bytes());
             by_id.insert(m.id.clone(), entries.len());
             entries.push(Entry {
                 category: m.category.clone(),
@@ -81,6 +92,8 @@ impl Index {
                 rest: format!("{}\n{}\n{}\n{}", m.summary_en, m.summary_zh, m.publisher, m.id).to_lowercase(),
                 views,
                 json,
+                details,
+                details_json,
             });
         }
         Index { entries, by_id, fingerprint: hex::encode(&hasher.finalize()[..12]), answers: Mutex::default() }
@@ -177,12 +190,13 @@ impl Index {
         selection.iter().skip(offset as usize).take(limit as usize).map(|&i| &self.entries[i].views[s]).collect()
     }
 
-    pub fn get(&self, id: &str, lang: Lang) -> Option<&App> {
-        self.by_id.get(id).map(|&i| &self.entries[i].views[slot(lang)])
+    /// One app with its offers.
+    pub fn get(&self, id: &str, lang: Lang) -> Option<&AppDetails> {
+        self.by_id.get(id).map(|&i| &self.entries[i].details[slot(lang)])
     }
 
     pub fn get_json(&self, id: &str, lang: Lang) -> Option<&str> {
-        self.by_id.get(id).map(|&i| self.entries[i].json[slot(lang)].as_str())
+        self.by_id.get(id).map(|&i| self.entries[i].details_json[slot(lang)].as_str())
     }
 }
 
@@ -203,7 +217,7 @@ impl Catalogue {
         }
     }
 
-    /// Reads the listed apps from the database; swaps the index when they changed.
+    /// Reads the listed apps and their offers from the database; swaps the index when they changed.
     /// Returns true when it did.
     pub async fn reload(&self, db: &DatabaseConnection) -> Result<bool, DbErr> {
         let index = load(db).await?;
@@ -226,5 +240,6 @@ pub async fn load(db: &DatabaseConnection) -> Result<Index, DbErr> {
         .order_by_asc(apps::Column::Id)
         .all(db)
         .await?;
-    Ok(Index::build(&rows))
+    let offers = crate::market::offers::load(db, &rows).await?;
+    Ok(Index::build(&rows, &offers))
 }

@@ -1,8 +1,10 @@
 //! The public market: catalogue (seeded from assets/, served from an in-memory index), search,
 //! download links (and nearby, with the devices).
 
+pub mod fit;
 pub mod index;
 pub mod model;
+pub mod offers;
 pub mod routes;
 pub mod seed;
 pub mod service;
@@ -43,8 +45,12 @@ pub fn follow_public(cx: &MarketCtx) {
             // A burst of changes (heartbeats) costs one reload.
             tokio::time::sleep(Duration::from_millis(250)).await;
             changes.borrow_and_update();
-            if let Err(e) = cx.catalogue.reload(&cx.db).await {
-                tracing::warn!(error = %e, "market reload failed");
+            match cx.catalogue.reload(&cx.db).await {
+                // Pages rendered between the change and this reload showed the old index (the
+                // old offers): they are rendered again. The next reload finds nothing new.
+                Ok(true) => cx.public.changed_here(),
+                Ok(false) => {}
+                Err(e) => tracing::warn!(error = %e, "market reload failed"),
             }
         }
     });

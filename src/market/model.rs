@@ -157,8 +157,9 @@ pub struct App {
     pub tier: String,
     /// own (install on your own device) or rent.
     pub kind: String,
-    /// Cents of the coin per hour (100 = 1 coin); 0 for free apps.
-    pub price_per_hour: i64,
+    /// What renting it costs now: the cheapest online rentable offer that fits it and how many
+    /// there are (the catalogue's own price is charged by no one and not shown: docs/market.md).
+    pub price_per_hour: Price,
     pub publisher: String,
     pub version: String,
     /// Shown under the `top_picks` category filter.
@@ -166,8 +167,46 @@ pub struct App {
     pub requirements: Requirements,
 }
 
+/// `{from, offers}`: the cheapest offer's price per hour in cents (null when there is none) and
+/// how many offers there are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+pub struct Price {
+    pub from: Option<i64>,
+    pub offers: u32,
+}
+
+/// An online device its owner shares for rent, on which the app fits now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+pub struct Offer {
+    pub device_id: String,
+    pub device_name: String,
+    /// The GPUs of the device (their names), empty when it has none.
+    pub gpus: Vec<String>,
+    /// Cents of the coin per hour: exactly what a rental of this offer holds and charges.
+    pub price_per_hour: i64,
+}
+
+impl Offer {
+    pub fn of(d: &crate::db::entity::devices::Model) -> Offer {
+        Offer {
+            device_id: d.id.clone(),
+            device_name: d.name.clone(),
+            gpus: crate::devices::access::gpus_of(d).into_iter().map(|g| g.name).collect(),
+            price_per_hour: d.price_per_hour,
+        }
+    }
+}
+
+/// One app with its offers, cheapest first (`GET /market/applications/{id}`).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct AppDetails {
+    #[serde(flatten)]
+    pub app: App,
+    pub offers: Vec<Offer>,
+}
+
 impl App {
-    pub fn from_row(m: &apps::Model, lang: Lang) -> App {
+    pub fn from_row(m: &apps::Model, lang: Lang, offers: &[Offer]) -> App {
         let (name, summary, description) = match lang {
             Lang::En => (&m.name_en, &m.summary_en, &m.description_en),
             Lang::Zh => (&m.name_zh, &m.summary_zh, &m.description_zh),
@@ -182,7 +221,7 @@ impl App {
             display_type: m.display_type.clone(),
             tier: m.tier.clone(),
             kind: m.kind.clone(),
-            price_per_hour: m.price_per_hour,
+            price_per_hour: Price { from: offers.first().map(|o| o.price_per_hour), offers: offers.len() as u32 },
             publisher: m.publisher.clone(),
             version: m.version.clone(),
             top_pick: m.top_pick,

@@ -15,7 +15,7 @@ use crate::market::MarketCtx;
 use crate::error::{ApiResult, AppError, Envelope, ok};
 use crate::http::{ApiPath, ApiQuery, List, Page};
 use crate::lang::Lang;
-use crate::market::model::{App, LangQuery, ListQuery, SearchQuery, answer_lang};
+use crate::market::model::{App, AppDetails, LangQuery, ListQuery, SearchQuery, answer_lang};
 use crate::market::service::{self, Answer};
 
 pub fn router<S>() -> OpenApiRouter<S>
@@ -68,7 +68,7 @@ async fn applications(
 /// One app (404 "App not found" for an unknown id).
 #[utoipa::path(get, path = "/api/ebs/v1/market/applications/{id}", tag = "market",
     params(("id" = String, Path, description = "the app id (its catalogue slug)"), LangQuery),
-    responses((status = 200, body = Envelope<App>), (status = 304, description = "not modified"),
+    responses((status = 200, body = Envelope<AppDetails>), (status = 304, description = "not modified"),
         (status = 404, description = "no such app")))]
 async fn application(
     State(cx): State<MarketCtx>,

@@ -8,7 +8,7 @@ use crate::http::Page;
 use crate::lang::Lang;
 use crate::market::MarketCtx;
 use crate::market::index::Catalogue;
-use crate::market::model::{App, DEFAULT_LIMIT, Filter, ListQuery, SearchQuery, category_filter};
+use crate::market::model::{AppDetails, DEFAULT_LIMIT, Filter, ListQuery, SearchQuery, category_filter};
 
 pub use crate::market::index::Answer;
 
@@ -45,7 +45,7 @@ pub fn page_values(market: &Catalogue, filter: &Filter, limit: u64, lang: Lang) 
     serde_json::json!({ "items": index.page(&selection, 0, limit, lang), "total": selection.len() })
 }
 
-pub fn app_value(market: &Catalogue, id: &str, lang: Lang) -> Option<App> {
+pub fn app_value(market: &Catalogue, id: &str, lang: Lang) -> Option<AppDetails> {
     market.get().get(id, lang).cloned()
 }
 

@@ -5,6 +5,7 @@
 
 pub(crate) mod agent;
 mod lite;
+mod price;
 mod rental;
 
 use serde_json::{Value, json};

@@ -42,7 +42,8 @@ async fn the_catalogue_is_seeded_and_listed_in_pages_of_24() {
     assert_eq!(a["display_type"], "AI server");
     assert_eq!(a["tier"], "high");
     assert_eq!(a["kind"], "rent");
-    assert_eq!(a["price_per_hour"], 150);
+    // The price is the offers' (none here), not the catalogue's (docs/market.md "One price").
+    assert_eq!(a["price_per_hour"], serde_json::json!({"from": null, "offers": 0}));
     assert_eq!(a["publisher"], "Ollama");
     assert_eq!(a["version"], "0.5.7");
     assert_eq!(a["requirements"]["cpu_cores"], 4);
@@ -315,7 +316,8 @@ async fn a_later_catalogue_updates_apps_but_keeps_what_people_changed() {
     let (_, j) = app.get_json(&format!("{LIST}/jellyfin")).await;
     assert_eq!(j["data"]["version"], "10.11.0"); // untouched field: updated
     assert_eq!(j["data"]["summary"], "A newer summary"); // untouched field: updated
-    assert_eq!(j["data"]["price_per_hour"], 999); // changed by a person: kept
+    let row = apps::Entity::find_by_id("jellyfin").one(db).await.unwrap().unwrap();
+    assert_eq!(row.price_per_hour, 999); // changed by a person: kept (no longer shown)
     assert_eq!(j["data"]["name"], "Our Jellyfin"); // changed by a person: kept
     let (status, _) = app.get_json(&format!("{LIST}/brand-new-app")).await;
     assert_eq!(status, 200);
@@ -343,7 +345,7 @@ async fn a_restart_keeps_the_catalogue_and_changes() {
     let app = TestApp::spawn_with(move |c| c.data_dir = first).await;
     let row = apps::Entity::find_by_id("ollama").one(&app.state.db).await.unwrap().unwrap();
     let mut edit = row.into_active_model();
-    edit.price_per_hour = Set(1);
+    edit.name_en = Set("Our Ollama".into());
     edit.update(&app.state.db).await.unwrap();
     let url = app.state.config.database.url.clone();
     drop(app);
@@ -354,7 +356,7 @@ async fn a_restart_keeps_the_catalogue_and_changes() {
     })
     .await;
     let (_, body) = again.get_json(&format!("{LIST}/ollama")).await;
-    assert_eq!(body["data"]["price_per_hour"], 1);
+    assert_eq!(body["data"]["name"], "Our Ollama");
     let (_, body) = again.get_json(LIST).await;
     assert_eq!(total(&body), 50);
 }

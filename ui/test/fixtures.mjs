@@ -8,10 +8,16 @@ export const app = {
   category: 'AI',
   display_type: 'Lite App',
   tier: 'high',
-  price_per_hour: 1250,
+  price_per_hour: { from: 1250, offers: 1 },
   publisher: 'Example Labs',
   version: '1.2.0',
   requirements: { cpu_cores: 8, memory_bytes: 17179869184, disk_bytes: 549755813888, gpu_count: 1 },
+};
+
+/** The details answer: the app with its offers. */
+export const appDetails = {
+  ...app,
+  offers: [{ device_id: 'dev-1', device_name: 'Box in Shenzhen', gpus: ['RTX 4090'], price_per_hour: 1250 }],
 };
 
 export const device = {
@@ -51,7 +57,7 @@ export const renderCases = [
   ['/market?category=AI', { data: { market: { items: [app], total: 1 } } }, 200, 'Explore Market - ZMarket', 'Stable Diffusion WebUI'],
   ['/market', { lang: 'zh', data: { market: { items: [], total: 0 } } }, 200, '探索市场 - ZMarket', '暂无应用'],
   ['/market/more?keyword=sd', { data: { marketMore: { items: [app], total: 30 } } }, 200, 'More Apps - ZMarket', 'Load more'],
-  ['/market/details?id=app-1', { data: { marketDetails: app } }, 200, 'App Details - ZMarket', '8 Cores CPU, 16 GB Memory, 512 GB SSD Disk, GPU*1'],
+  ['/market/details?id=app-1', { data: { marketDetails: appDetails } }, 200, 'App Details - ZMarket', '8 Cores CPU, 16 GB Memory, 512 GB SSD Disk, GPU*1'],
   ['/market/details?id=nope', { data: { notFound: true } }, 404, 'Page Not Found - ZMarket', 'Sorry, the page you visited does not exist'],
   ['/m/market/details?id=nope', { isMobile: true, lang: 'zh', data: { notFound: true } }, 404, '页面不存在 - ZMarket', 'tab-bar'],
   ['/nearby', { data: { nearby: { items: [device], total: 1 } } }, 200, 'Nearby - ZMarket', '4 km'],
@@ -74,7 +80,7 @@ export const renderCases = [
   ['/pc-web?redirect=%2Fmarket&token=x', {}, 200, 'Loading - ZMarket', 'Loading'],
   ['/m/market', { isMobile: true }, 200, 'Explore Market - ZMarket', 'tab-bar'],
   ['/m/market/more', { isMobile: true }, 200, 'More Apps - ZMarket', 'tab-bar'],
-  ['/m/market/details?id=app-1', { isMobile: true, data: { marketDetails: app } }, 200, 'App Details - ZMarket', 'Stable Diffusion WebUI'],
+  ['/m/market/details?id=app-1', { isMobile: true, data: { marketDetails: appDetails } }, 200, 'App Details - ZMarket', 'from 12.50 coins/h · 1 offer'],
   ['/m/nearby', { isMobile: true, data: { nearby: { items: [], total: 0 } } }, 200, 'Nearby - ZMarket', 'No devices nearby yet'],
   ['/m/nearby/details?id=dev-1', { isMobile: true, data: { nearbyDetails: device } }, 200, 'Device Details - ZMarket', 'Box in Shenzhen'],
   ['/app', {}, 200, 'Z-APP - ZMarket', 'menu-skeleton'],

@@ -16,7 +16,8 @@ export const fetchDeviceFit = (app_id: string, signal?: AbortSignal) =>
 export const fetchDeviceApps = (device_id: string, signal?: AbortSignal) =>
   api.get<ListPage<Installation>>(`${RMP}/devices/${encodeURIComponent(device_id)}/apps`, { signal });
 export const fetchAiCompute = (signal?: AbortSignal) => api.get<ListPage<AiCompute>>(`${RMP}/aicompute`, { signal });
-export const rentApp = (app_id: string, device_id: string, hours: number) =>
-  api.post<Installation>(`${RMP}/apps/rent`, { app_id, device_id, hours });
+/** Rents the offer `device_id` at the price the person was shown (409 when it changed since). */
+export const rentApp = (app_id: string, device_id: string, hours: number, price_per_hour: number) =>
+  api.post<Installation>(`${RMP}/apps/rent`, { app_id, device_id, hours, price_per_hour });
 export const fetchRentOptions = (app_id: string, signal?: AbortSignal) =>
   api.get<DeviceFit[]>(`${RMP}/apps/rent-options`, { query: { app_id }, signal });

@@ -1,7 +1,7 @@
 // Public market and nearby calls of API.md.
 import { PAGE_SIZE } from '../constants';
 import { api } from './client';
-import type { App, DownloadLinks, ListPage, NearbyDevice } from './types';
+import type { App, AppDetails, DownloadLinks, ListPage, NearbyDevice } from './types';
 
 export const fetchApplications = (q: { category?: string; offset?: number; limit?: number }, signal?: AbortSignal) =>
   api.get<ListPage<App>>('/api/ebs/v1/market/applications', {
@@ -11,7 +11,7 @@ export const fetchApplications = (q: { category?: string; offset?: number; limit
   });
 
 export const fetchApplication = (id: string, signal?: AbortSignal) =>
-  api.get<App>(`/api/ebs/v1/market/applications/${encodeURIComponent(id)}`, { auth: 'none', signal });
+  api.get<AppDetails>(`/api/ebs/v1/market/applications/${encodeURIComponent(id)}`, { auth: 'none', signal });
 
 export interface SearchQuery {
   keyword?: string;

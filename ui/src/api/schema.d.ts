@@ -2030,10 +2030,10 @@ export type components = {
             kind: string;
             name: string;
             /**
-             * Format: int64
-             * @description Cents of the coin per hour (100 = 1 coin); 0 for free apps.
+             * @description What renting it costs now: the cheapest online rentable offer that fits it and how many
+             *     there are (the catalogue's own price is charged by no one and not shown: docs/market.md).
              */
-            price_per_hour: number;
+            price_per_hour: components["schemas"]["Price"];
             publisher: string;
             requirements: components["schemas"]["Requirements"];
             summary: string;
@@ -2042,6 +2042,10 @@ export type components = {
             /** @description Shown under the `top_picks` category filter. */
             top_pick: boolean;
             version: string;
+        };
+        /** @description One app with its offers, cheapest first (`GET /market/applications/{id}`). */
+        AppDetails: components["schemas"]["App"] & {
+            offers: components["schemas"]["Offer"][];
         };
         /**
          * @description An installation's status: every label of SPEC.md §4. Transitions: `apps::lifecycle`.
@@ -2234,6 +2238,8 @@ export type components = {
             fits: boolean;
             free: components["schemas"]["Capacity"];
             gaps: components["schemas"]["Gap"][];
+            /** @description The device's GPUs (their names), empty when it has none. */
+            gpus: string[];
             /**
              * Format: int64
              * @description Rent dialog: the owner's price per hour.
@@ -2334,37 +2340,15 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
-        Envelope_App: {
+        Envelope_AppDetails: {
             /**
              * Format: int32
              * @description 200 on success.
              */
             code: number;
-            /** @description An app of the market, with its texts in the request language. */
-            data: {
-                /** @description AI, Metaverse, Game, Work, Home, Others or Z-CLOUD. */
-                category: string;
-                description: string;
-                display_type: string;
-                /** @description `/assets/icons/apps/<id>.svg?v=<version>` for catalogue apps (cached for good). */
-                icon_url: string;
-                id: string;
-                /** @description own (install on your own device) or rent. */
-                kind: string;
-                name: string;
-                /**
-                 * Format: int64
-                 * @description Cents of the coin per hour (100 = 1 coin); 0 for free apps.
-                 */
-                price_per_hour: number;
-                publisher: string;
-                requirements: components["schemas"]["Requirements"];
-                summary: string;
-                /** @description high, standard or basic. */
-                tier: string;
-                /** @description Shown under the `top_picks` category filter. */
-                top_pick: boolean;
-                version: string;
+            /** @description One app with its offers, cheapest first (`GET /market/applications/{id}`). */
+            data: components["schemas"]["App"] & {
+                offers: components["schemas"]["Offer"][];
             };
             msg: string;
         };
@@ -2728,10 +2712,10 @@ export type components = {
                     kind: string;
                     name: string;
                     /**
-                     * Format: int64
-                     * @description Cents of the coin per hour (100 = 1 coin); 0 for free apps.
+                     * @description What renting it costs now: the cheapest online rentable offer that fits it and how many
+                     *     there are (the catalogue's own price is charged by no one and not shown: docs/market.md).
                      */
-                    price_per_hour: number;
+                    price_per_hour: components["schemas"]["Price"];
                     publisher: string;
                     requirements: components["schemas"]["Requirements"];
                     summary: string;
@@ -3748,6 +3732,8 @@ export type components = {
                 fits: boolean;
                 free: components["schemas"]["Capacity"];
                 gaps: components["schemas"]["Gap"][];
+                /** @description The device's GPUs (their names), empty when it has none. */
+                gpus: string[];
                 /**
                  * Format: int64
                  * @description Rent dialog: the owner's price per hour.
@@ -4197,6 +4183,18 @@ export type components = {
          * @default null
          */
         Null: unknown;
+        /** @description An online device its owner shares for rent, on which the app fits now. */
+        Offer: {
+            device_id: string;
+            device_name: string;
+            /** @description The GPUs of the device (their names), empty when it has none. */
+            gpus: string[];
+            /**
+             * Format: int64
+             * @description Cents of the coin per hour: exactly what a rental of this offer holds and charges.
+             */
+            price_per_hour: number;
+        };
         /** @description A one-time link to the app's own origin. */
         OpenLink: {
             url: string;
@@ -4295,6 +4293,16 @@ export type components = {
             email: string;
             name: string;
             user_id: string;
+        };
+        /**
+         * @description `{from, offers}`: the cheapest offer's price per hour in cents (null when there is none) and
+         *     how many offers there are.
+         */
+        Price: {
+            /** Format: int64 */
+            from?: number | null;
+            /** Format: int32 */
+            offers: number;
         };
         Profile: {
             avatar_url: string;
@@ -4416,6 +4424,12 @@ export type components = {
             device_id?: string | null;
             /** Format: int64 */
             hours?: number | null;
+            /**
+             * Format: int64
+             * @description The offer's price per hour (cents) the person was shown: when given and the offer now
+             *     asks another, the rent is refused (409) and nothing is held. The Rent dialog always sends it.
+             */
+            price_per_hour?: number | null;
         };
         /**
          * @description Where a friend request stands (transitions: `social::requests::next_status`).
@@ -8183,7 +8197,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Envelope_App"];
+                    "application/json": components["schemas"]["Envelope_AppDetails"];
                 };
             };
             /** @description not modified */

@@ -18,6 +18,9 @@ export interface ListPage<T> {
 }
 
 export type App = Schemas['App'];
+/** An app with its offers, cheapest first (the details page). */
+export type AppDetails = AlwaysSent<Schemas['AppDetails']>;
+export type Offer = Schemas['Offer'];
 export type AppRequirements = Schemas['Requirements'];
 export type DownloadLinks = Schemas['DownloadLinks'];
 export type GpuInfo = Schemas['Gpu'];

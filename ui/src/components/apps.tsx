@@ -36,6 +36,13 @@ export function priceText(t: TFunction, pricePerHour: number): string {
   return pricePerHour > 0 ? `${formatCoins(pricePerHour)} ${t('coins')} ${t('per_hour')}` : t('free');
 }
 
+/** An app's price in the market: its cheapest offer and how many there are, or none now. */
+export function offersText(t: TFunction, price: App['price_per_hour']): string {
+  if (price.from === null || price.from === undefined || !price.offers) return t('no_offers_now');
+  const n = price.offers === 1 ? t('offers_one') : t('offers_n', { n: price.offers });
+  return `${t('price_from', { price: formatCoins(price.from) })} · ${n}`;
+}
+
 export function AppIcon({ app, size = 48 }: { app: Pick<App, 'icon_url' | 'name'>; size?: number }) {
   return app.icon_url ? (
     <img className="app-icon" src={app.icon_url} alt="" width={size} height={size} loading="lazy" />
@@ -74,7 +81,9 @@ export function AppCard({ app }: { app: App }) {
         <p className="app-card-summary">{app.summary}</p>
         <AppChips app={app} />
         <div className="app-card-foot">
-          <span className="price">{priceText(t, app.price_per_hour)}</span>
+          <span className="price" data-testid="app-price">
+            {offersText(t, app.price_per_hour)}
+          </span>
         </div>
       </ListLink>
     </li>

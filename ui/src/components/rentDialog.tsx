@@ -1,5 +1,7 @@
-// The market's Rent: pick another owner's rentable device (price per hour, how it fits the app),
-// the hours, see the total the wallet will hold and what it has available, then rent.
+// The market's Rent: pick an offer (another owner's rentable device: its GPUs, its price per hour,
+// how it fits the app), the hours, see exactly what the wallet will hold and what is charged per
+// hour, then rent. The price shown is sent with the rent: the server refuses (409) when the offer
+// changed since, and nothing is held.
 import { useState } from 'react';
 import { fetchRentOptions, rentApp } from '../api/apps';
 import { fetchWallet } from '../api/wallet';
@@ -27,7 +29,8 @@ export function RentDialog({ app, open, onClose }: { app: App; open: boolean; on
   const available = wallet.data?.available;
   const short = available !== undefined && total > available;
   const coins = (c: number) => `${formatCoins(c)} ${t('coins')}`;
-  const submit = () => pick && start(() => rentApp(app.id, pick.device_id, n));
+  const price = pick?.price_per_hour ?? 0;
+  const submit = () => pick && start(() => rentApp(app.id, pick.device_id, n, price));
   return (
     <Dialog
       open={open}
@@ -51,7 +54,7 @@ export function RentDialog({ app, open, onClose }: { app: App; open: boolean; on
         name="rent-device"
         picked={pick?.device_id}
         onPick={setChosen}
-        label={(f) => `${f.device_name} · ${coins(f.price_per_hour ?? 0)} ${t('per_hour')}`}
+        label={(f) => `${f.device_name} · ${f.gpus.length ? f.gpus.join(', ') : t('offer_no_gpu')} · ${coins(f.price_per_hour ?? 0)} ${t('per_hour')}`}
       />
       <div className="field">
         <label htmlFor="rent-hours">{t('rent_hours')}</label>
@@ -67,6 +70,11 @@ export function RentDialog({ app, open, onClose }: { app: App; open: boolean; on
           <dd>{available === undefined ? '-' : coins(available)}</dd>
         </div>
       </dl>
+      {pick && hoursOk ? (
+        <p className="muted" data-testid="rent-charge">
+          {t('rent_charge_note', { total: formatCoins(total), price: formatCoins(price), device: pick.device_name })}
+        </p>
+      ) : null}
       {short ? <p className="form-error">{t('rent_short')}</p> : null}
       {error ? (
         <p className="form-error" role="alert">

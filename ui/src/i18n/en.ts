@@ -231,6 +231,10 @@ export const en = {
   get_client: 'Get the client',
   coins: 'coins',
   free: 'Free',
+  price_from: 'from {price} coins/h',
+  offers_one: '1 offer',
+  offers_n: '{n} offers',
+  no_offers_now: 'no offers now',
 
   // Nearby
   nearby_title: 'Devices near you',

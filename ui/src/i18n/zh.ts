@@ -220,6 +220,10 @@ export const zh: Record<MessageKey, string> = {
   get_client: '获取客户端',
   coins: '币',
   free: '免费',
+  price_from: '{price} 币/小时起',
+  offers_one: '1 个报价',
+  offers_n: '{n} 个报价',
+  no_offers_now: '暂无报价',
 
   nearby_title: '您附近的设备',
   use_my_location: '使用我的位置',

@@ -1,6 +1,6 @@
 // The state the server rendered with (#zm-state), available to every component.
 import { createContext, useContext } from 'react';
-import type { App, DownloadLinks, ListPage, NearbyDevice, Order } from '../api/types';
+import type { App, AppDetails, DownloadLinks, ListPage, NearbyDevice, Order } from '../api/types';
 import type { Lang } from '../i18n';
 
 /** First-paint data of public pages, keyed by page (docs/ui-contract.md). */
@@ -9,7 +9,7 @@ export interface InitialData {
   /** The chosen apps shown above the list on the market's home (no category). */
   marketTopPicks?: ListPage<App>;
   marketMore?: ListPage<App>;
-  marketDetails?: App;
+  marketDetails?: AppDetails;
   nearby?: ListPage<NearbyDevice>;
   nearbyDetails?: NearbyDevice;
   /** The public demand board (/on-demand): the first page, distances from the map's centre. */

@@ -9,7 +9,8 @@ import { Icon } from '../../components/Icon';
 import { describeResources } from '../../lib/format';
 import { paths, usePublicPaths } from '../../lib/paths';
 import { ErrorPage } from '../../components/ErrorPage';
-import { AppChips, AppIcon, priceText } from '../../components/apps';
+import { AppChips, AppIcon, offersText } from '../../components/apps';
+import { formatCoins } from '../../lib/format';
 import { resourceWords } from './catalogue';
 import { InstallDialog, NoPermissionDialog } from '../../components/installDialog';
 import { RentDialog } from '../../components/rentDialog';
@@ -61,7 +62,9 @@ export function MarketDetailsPage() {
               <AppChips app={app} />
             </div>
             <div className="details-cta">
-              <span className="price large">{priceText(t, app.price_per_hour)}</span>
+              <span className="price large" data-testid="app-price">
+                {offersText(t, app.price_per_hour)}
+              </span>
               {!p.mobile ? (
                 <span className="details-buttons">
                   <button type="button" className="button primary" onClick={() => start('install')}>
@@ -92,6 +95,22 @@ export function MarketDetailsPage() {
               <dd>{app.requirements ? describeResources(app.requirements, resourceWords(t)) : '-'}</dd>
             </div>
           </dl>
+          <section>
+            <h2>{t('offers_title')}</h2>
+            {app.offers.length ? (
+              <ul className="offer-list" data-testid="offers">
+                {app.offers.map((o) => (
+                  <li key={o.device_id} className="offer">
+                    <span className="offer-device">{o.device_name}</span>
+                    <span className="muted small">{o.gpus.length ? o.gpus.join(', ') : t('offer_no_gpu')}</span>
+                    <span className="price">{`${formatCoins(o.price_per_hour)} ${t('coins')} ${t('per_hour')}`}</span>
+                  </li>
+                ))}
+              </ul>
+            ) : (
+              <p className="muted">{t('offers_none')}</p>
+            )}
+          </section>
           <section>
             <h2>{t('description')}</h2>
             <p className="prose">{app.description || app.summary}</p>

@@ -1,0 +1,103 @@
+//! Whether a device can take an app now: one rule for the market's offers (src/market/offers.rs)
+//! and for the install and rent flows (src/apps/install.rs asks it before placing an app), so a
+//! price the market shows is always a price the Rent dialog can charge.
+
+use crate::db::entity::{apps, devices, installations};
+use crate::db::enums::DeviceStatus;
+
+/// The display type that needs a GPU on the box.
+pub const LITE_APP: &str = "Lite App";
+
+/// Cores, bytes and GPUs: what an app needs or what a device has left.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Room {
+    pub cpu_cores: i64,
+    pub memory_bytes: i64,
+    pub disk_bytes: i64,
+    pub gpu_count: i64,
+}
+
+impl Room {
+    pub fn of_app(app: &apps::Model) -> Room {
+        Room { cpu_cores: app.cpu_cores as i64, memory_bytes: app.memory_bytes, disk_bytes: app.disk_bytes, gpu_count: app.gpu_count as i64 }
+    }
+
+    pub fn held_by(h: &installations::Model) -> Room {
+        Room { cpu_cores: h.cpu_cores, memory_bytes: h.memory_bytes, disk_bytes: h.disk_bytes, gpu_count: h.gpu_count }
+    }
+
+    /// What is left on `d` once `held` (what its installations hold) is taken.
+    pub fn free_on(d: &devices::Model, held: impl IntoIterator<Item = Room>) -> Room {
+        let mut free = Room {
+            cpu_cores: d.cpu_cores,
+            memory_bytes: d.memory_bytes,
+            disk_bytes: d.disk_bytes,
+            gpu_count: crate::devices::access::gpus_of(d).len() as i64,
+        };
+        for h in held {
+            free.cpu_cores -= h.cpu_cores;
+            free.memory_bytes -= h.memory_bytes;
+            free.disk_bytes -= h.disk_bytes;
+            free.gpu_count -= h.gpu_count;
+        }
+        free
+    }
+}
+
+/// Why a device cannot take an app.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unfit {
+    Offline,
+    NoGpuForLiteApp,
+    NoGpuRuntime,
+    /// The app is on the device already.
+    Installed,
+    /// What is short: (field, need, have), `have` never below 0.
+    Short(Vec<(&'static str, i64, i64)>),
+}
+
+impl Unfit {
+    /// The stable name of the reason (`DeviceFit.reason`).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Unfit::Offline => "offline",
+            Unfit::NoGpuForLiteApp => "no_gpu_for_lite_app",
+            Unfit::NoGpuRuntime => "no_gpu_runtime",
+            Unfit::Installed => "installed",
+            Unfit::Short(_) => "resources",
+        }
+    }
+}
+
+/// What `need` lacks in `free`: (field, need, have) for each short field.
+pub fn short(need: Room, free: Room) -> Vec<(&'static str, i64, i64)> {
+    [
+        ("cpu_cores", need.cpu_cores, free.cpu_cores),
+        ("memory_bytes", need.memory_bytes, free.memory_bytes),
+        ("disk_bytes", need.disk_bytes, free.disk_bytes),
+        ("gpu_count", need.gpu_count, free.gpu_count),
+    ]
+    .into_iter()
+    .filter(|(_, n, h)| n > h)
+    .map(|(f, n, h)| (f, n, h.max(0)))
+    .collect()
+}
+
+/// Why `d` (with `free` left and the app already on it when `installed`) cannot take `app`, if
+/// it cannot.
+pub fn unfit(app: &apps::Model, d: &devices::Model, free: Room, installed: bool) -> Option<Unfit> {
+    let gpus = crate::devices::access::gpus_of(d);
+    if d.status != DeviceStatus::Online {
+        Some(Unfit::Offline)
+    } else if app.display_type == LITE_APP && gpus.is_empty() {
+        Some(Unfit::NoGpuForLiteApp)
+    } else if app.gpu_count > 0 && d.gpu_runtime == Some(false) && !gpus.is_empty() {
+        // GPUs on the box that its Docker cannot hand to a container.
+        Some(Unfit::NoGpuRuntime)
+    } else if installed {
+        Some(Unfit::Installed)
+    } else {
+        let s = short(Room::of_app(app), free);
+        if s.is_empty() { None } else { Some(Unfit::Short(s)) }
+    }
+}
