@@ -37,6 +37,7 @@ pub fn api() -> OpenApiRouter<AppState> {
         .merge(crate::billing::routes::router())
         .merge(crate::social::routes::router())
         .merge(crate::connect::routes::router())
+        .merge(crate::ops::routes::router())
 }
 
 /// What the listener serves: the router inside the middleware stack.

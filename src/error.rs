@@ -199,6 +199,14 @@ pub enum Msg {
     TooManyApiKeys(u64),
     ApiKeyNotFound,
     SessionRequired,
+    // the operator's console
+    NotOperator,
+    LastOperator,
+    /// The reason the operator gave.
+    AccountSuspended(String),
+    SuspendSelf,
+    SuspendReasonInvalid,
+    AuditActionInvalid,
 }
 
 impl Msg {
@@ -537,6 +545,15 @@ impl Msg {
                 "Sign in to do this: an API key cannot",
                 "请登录后操作：API 密钥不能执行此操作",
             ),
+            Msg::NotOperator => ("Only the market's operators can do this", "只有市场运营者可以执行此操作"),
+            Msg::LastOperator => ("The market must keep at least one operator", "市场至少需要保留一位运营者"),
+            Msg::AccountSuspended(reason) => return match lang {
+                Lang::En => format!("This account is suspended: {reason}"),
+                Lang::Zh => format!("该账户已被停用：{reason}"),
+            },
+            Msg::SuspendSelf => ("You cannot suspend yourself", "不能停用自己的账户"),
+            Msg::SuspendReasonInvalid => ("Give a reason of 1 to 500 characters", "请填写 1 到 500 个字符的原因"),
+            Msg::AuditActionInvalid => ("Unknown action", "未知的操作类型"),
         };
         match lang {
             Lang::En => en.to_string(),

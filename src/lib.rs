@@ -23,6 +23,7 @@ pub mod listener;
 pub mod mail;
 pub mod market;
 pub mod notifications;
+pub mod ops;
 pub mod orders;
 pub mod openapi;
 pub mod protocol;

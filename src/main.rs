@@ -80,6 +80,11 @@ enum Command {
         #[command(subcommand)]
         command: CoinsCommand,
     },
+    /// Who runs the market: `operator grant --email E`, `operator revoke --email E`.
+    Operator {
+        #[command(subcommand)]
+        command: OperatorCommand,
+    },
     /// The wallet ledger: `ledger verify` checks every invariant.
     Ledger {
         #[command(subcommand)]
@@ -114,6 +119,20 @@ enum CoinsCommand {
         /// Last valid day (UTC), e.g. 2026-12-31, or an RFC 3339 time; none: valid until used.
         #[arg(long)]
         expires: Option<String>,
+    },
+}
+
+#[derive(Subcommand)]
+enum OperatorCommand {
+    /// Make the account with this email an operator (the `/operator` pages).
+    Grant {
+        #[arg(long)]
+        email: String,
+    },
+    /// Take the operator's role back (the market keeps at least one operator).
+    Revoke {
+        #[arg(long)]
+        email: String,
     },
 }
 
@@ -191,6 +210,14 @@ fn main() -> ExitCode {
             }
             Command::Coins { command: CoinsCommand::Grant { email, amount, memo } } => {
                 println!("{}", zmarket::billing::cli::grant(&config, &email, &amount, &memo).await?);
+                Ok(())
+            }
+            Command::Operator { command: OperatorCommand::Grant { email } } => {
+                println!("{}", zmarket::ops::cli::set(&config, &email, true).await?);
+                Ok(())
+            }
+            Command::Operator { command: OperatorCommand::Revoke { email } } => {
+                println!("{}", zmarket::ops::cli::set(&config, &email, false).await?);
                 Ok(())
             }
             Command::Coins { command: CoinsCommand::Codes { amount, count, expires } } => {

@@ -138,6 +138,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         config: Arc::new(config),
         sessions,
         notifications: NotificationsCtx::new(db.clone(), stats, versions.clone()),
+        ops: crate::ops::OpsCtx { db: db.clone() },
         db,
         mailer,
         public,

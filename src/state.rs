@@ -24,6 +24,7 @@ use crate::iam::auth::Sessions;
 use crate::mail::Mailer;
 use crate::market::MarketCtx;
 use crate::notifications::NotificationsCtx;
+use crate::ops::OpsCtx;
 use crate::orders::OrdersCtx;
 use crate::public::PublicData;
 use crate::social::SocialCtx;
@@ -75,6 +76,7 @@ parts! {
     idempotency: IdempotencyStore,
     social: SocialCtx,
     connect: ConnectCtx,
+    ops: OpsCtx,
 }
 
 pub struct StateParts {
@@ -96,4 +98,5 @@ pub struct StateParts {
     pub idempotency: IdempotencyStore,
     pub social: SocialCtx,
     pub connect: ConnectCtx,
+    pub ops: OpsCtx,
 }

@@ -1,7 +1,11 @@
 // Every route in Chinese (issue 17, item 11): as a visitor, an individual user, a company admin and
 // a member, on desktop and on a phone, the visible text (and the labels a screen reader reads) has
 // no run of Latin words except product names, catalogue content and what people typed.
+import { execFileSync } from 'node:child_process';
+import { resolve } from 'node:path';
 import { test, expect, expectHydrated, verifiedAccount, apiSession, mailedLink, seedNearbyDevices, PASSWORD } from './fixtures.mjs';
+
+const BIN = process.env.E2E_ZMARKET_BIN || resolve(import.meta.dirname, '../../target/release/zmarket');
 
 /** Names that stay as they are in Chinese: the product's own and the industry's. */
 const PRODUCT_NAMES = [
@@ -131,12 +135,13 @@ test('every route in Chinese has no untranslated Latin words', async ({ browser,
   await expectHydrated(page);
   await walk(page, visitorPaths, allowed, found);
 
-  // An individual user's console.
+  // An individual user's console; they run the market too (`zmarket operator grant`): its pages.
+  execFileSync(BIN, ['operator', 'grant', '--data-dir', process.env.E2E_DATA_DIR, '--email', user], { env: { ...process.env, ZMARKET_LOG__LEVEL: 'warn' } });
   await signIn(page, user);
   await walk(page, [
     '/app', '/devices', '/devices/link', '/devices/zcloud/create', '/friends', '/wallet', '/account', '/account/username',
     '/account/password', '/messages', '/demands-and-offers', '/history', '/messages?tab=notifications', '/friends/tags', '/company-email',
-    '/iam/v1/sme/join?code=nope',
+    '/iam/v1/sme/join?code=nope', '/operator', '/operator/people', '/operator/audit',
   ], allowed, found);
   // A company administrator's.
   await page.goto('/app');

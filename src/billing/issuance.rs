@@ -4,6 +4,7 @@
 use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
 
 use crate::billing::ledger::{self, AMOUNT_MAX, AccountRef, Conn};
+use crate::billing::posting::Posted;
 use crate::coins::Coins;
 use crate::db::entity::users;
 use crate::db::new_id;
@@ -32,9 +33,16 @@ pub async fn grant_by_email(db: &DatabaseConnection, email: &str, amount: Coins,
         .ok_or_else(|| GrantError::UnknownEmail(email.as_str().to_string()))?;
     // No memo by default: the entry's `ref_type` (grant) says what it is, in the reader's language.
     let memo = memo.trim().to_string();
-    let to = AccountRef::User(user.id);
-    let posted = ledger::grant(db, to.clone(), amount.cents(), format!("grant:{}", new_id()), memo).await.map_err(GrantError::Failed)?;
+    let to = AccountRef::User(user.id.clone());
+    let posted = grant_to_user(db, &user.id, amount.cents(), format!("grant:{}", new_id()), memo).await.map_err(GrantError::Failed)?;
     Ok(posted.entry_of(&to).map(|e| e.balance_after).unwrap_or_default())
+}
+
+/// The operator's grant to one person's wallet, from the command line (`grant_by_email`) or the
+/// console (`ops::people::grant`, the key derived from its `Idempotency-Key`): a second call
+/// with the same key posts nothing and answers the first posting.
+pub async fn grant_to_user(conn: &impl Conn, user_id: &str, cents: i64, key: String, memo: String) -> Result<Posted, AppError> {
+    ledger::grant(conn, AccountRef::User(user_id.to_string()), cents, key, memo).await
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -12,7 +12,7 @@ use sea_orm::{ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, Entit
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::db::entity::{api_keys, company_members, sessions};
+use crate::db::entity::{api_keys, company_members, sessions, users};
 use crate::db::enums::Role;
 use crate::db::now;
 use crate::error::{AppError, Msg};
@@ -166,6 +166,17 @@ pub async fn membership(db: &impl ConnectionTrait, company_id: &str, user_id: &s
     Ok(company_members::Entity::find_by_id((company_id.to_string(), user_id.to_string())).one(db).await?)
 }
 
+/// Whether the account is suspended (or gone). Suspending moves the `sessions` version (m0021), so
+/// a resolved token or key cached before is read again.
+async fn suspended(db: &impl ConnectionTrait, user_id: &str) -> Result<bool, AppError> {
+    Ok(users::Entity::find_by_id(user_id.to_string()).one(db).await?.is_none_or(|u| u.suspended_at.is_some()))
+}
+
+/// Whether the person runs the market (`users.operator`).
+pub async fn is_operator(db: &impl ConnectionTrait, user_id: &str) -> Result<bool, AppError> {
+    Ok(users::Entity::find_by_id(user_id.to_string()).one(db).await?.is_some_and(|u| u.operator && u.suspended_at.is_none()))
+}
+
 impl Sessions {
     /// Resolves an access token or an API key (`zk_…`) to the caller; `None` when the token or
     /// its session (the key) is not valid.
@@ -184,6 +195,9 @@ impl Sessions {
         }
         let Some(session) = sessions::Entity::find_by_id(claims.sid.clone()).one(&self.db).await? else { return Ok(None) };
         if session.revoked_at.is_some() || session.expires_at <= now() || session.user_id != claims.sub {
+            return Ok(None);
+        }
+        if suspended(&self.db, &claims.sub).await? {
             return Ok(None);
         }
         let context = if claims.sme == PERSONAL {
@@ -210,7 +224,7 @@ impl Sessions {
                 let Some(row) = api_keys::Entity::find().filter(api_keys::Column::KeyHash.eq(hash.clone())).one(&self.db).await? else {
                     return Ok(None);
                 };
-                if row.revoked_at.is_some() {
+                if row.revoked_at.is_some() || suspended(&self.db, &row.user_id).await? {
                     return Ok(None);
                 }
                 let context = match &row.company_id {
@@ -305,5 +319,25 @@ where
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         let auth = Auth::from_request_parts(parts, state).await?;
         if auth.is_admin() { Ok(Admin(auth)) } else { Err(AppError::Forbidden(Msg::NotAdmin)) }
+    }
+}
+
+/// The caller is an operator of the market, acting in their personal context (403 otherwise:
+/// people, company administrators and members alike). The flag is read on every call, so a
+/// revoked operator is refused at once.
+pub struct Operator(pub Auth);
+
+impl<S: Send + Sync> FromRequestParts<S> for Operator
+where
+    Sessions: FromRef<S>,
+{
+    type Rejection = AppError;
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let auth = Auth::from_request_parts(parts, state).await?;
+        if auth.context == Context::Personal && is_operator(&Sessions::from_ref(state).db, &auth.user_id).await? {
+            Ok(Operator(auth))
+        } else {
+            Err(AppError::Forbidden(Msg::NotOperator))
+        }
     }
 }

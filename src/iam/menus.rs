@@ -44,14 +44,20 @@ const ITEMS: &[Item] = &[
     item("/messages", "Messages", "messages", "messages", "messages"),
     item("/demands-and-offers", "DemandsAndOffers", "demands-and-offers", "demands", "demands_and_offers"),
     item("/history", "History", "history", "history", "my_company_history"),
+    item("/operator", "Operator", "operator", "operator", "operator"),
+    hidden("/operator", "/operator/people", "OperatorPeople", "operator/people", "operator_people"),
+    hidden("/operator", "/operator/audit", "OperatorAudit", "operator/audit", "operator_audit"),
 ];
+
+/// The operator's pages (personal context, `users.operator`), after the userType's own.
+const OPERATOR: [&str; 3] = ["/operator", "/operator/people", "/operator/audit"];
 
 const APP_PAGES: [&str; 2] = ["/app/details", "/app/aicompute"];
 const ACCOUNT: [&str; 3] = ["/account", "/account/username", "/account/password"];
 const DEVICES: [&str; 4] = ["/devices", "/devices/link", "/devices/details", "/devices/zcloud/create"];
 
 /// The paths each userType may open (SPEC.md §2's table).
-pub fn paths_for(user_type: UserType) -> Vec<&'static str> {
+pub fn paths_for(user_type: UserType, operator: bool) -> Vec<&'static str> {
     let mut paths = vec!["/app"];
     paths.extend(ACCOUNT);
     match user_type {
@@ -69,11 +75,14 @@ pub fn paths_for(user_type: UserType) -> Vec<&'static str> {
         }
         UserType::Member => {} // the app and the three account paths only
     }
+    if operator && user_type == UserType::User {
+        paths.extend(OPERATOR);
+    }
     paths
 }
 
-pub fn menu_for(user_type: UserType) -> Vec<MenuEntry> {
-    let allowed = paths_for(user_type);
+pub fn menu_for(user_type: UserType, operator: bool) -> Vec<MenuEntry> {
+    let allowed = paths_for(user_type, operator);
     let entry = |i: &Item| MenuEntry {
         path: i.path.into(),
         name: i.name.into(),

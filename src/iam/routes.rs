@@ -217,6 +217,7 @@ async fn delete_account(State(cx): State<IamCtx>, auth: Auth, Valid(req): Valid<
 
 /// The menu tree for the caller's userType.
 #[utoipa::path(get, path = "/api/iam/v1/menus", tag = "identity", responses((status = 200, body = Envelope<Vec<MenuEntry>>)))]
-async fn menus(auth: Auth) -> ApiResult<Vec<MenuEntry>> {
-    ok(crate::iam::menus::menu_for(auth.user_type()))
+async fn menus(State(cx): State<IamCtx>, auth: Auth) -> ApiResult<Vec<MenuEntry>> {
+    let operator = auth.context == crate::iam::auth::Context::Personal && crate::iam::auth::is_operator(&cx.db, &auth.user_id).await?;
+    ok(crate::iam::menus::menu_for(auth.user_type(), operator))
 }

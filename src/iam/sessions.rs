@@ -28,6 +28,9 @@ pub async fn login(cx: &IamCtx, ip: IpAddr, req: Credentials) -> Result<Session,
     if cx.settings.email_verification && user.email_verified_at.is_none() {
         return Err(AppError::Forbidden(Msg::EmailNotVerified));
     }
+    if user.suspended_at.is_some() {
+        return Err(AppError::Forbidden(Msg::AccountSuspended(user.suspended_reason.clone().unwrap_or_default())));
+    }
     let txn = write_txn(&cx.db).await?;
     let t = now();
     let session_id = new_id();

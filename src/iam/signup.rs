@@ -140,6 +140,9 @@ pub async fn register(cx: &IamCtx, ip: IpAddr, req: NewAccount) -> Result<Regist
                 avatar_version: Set(0),
                 created_at: Set(t),
                 updated_at: Set(t),
+                operator: Set(false),
+                suspended_at: Set(None),
+                suspended_reason: Set(None),
             }
             .insert(&txn)
             .await

@@ -15,6 +15,7 @@ pub(crate) mod instances;
 mod market;
 mod newcomer;
 mod notifications;
+pub(crate) mod ops;
 mod races;
 mod orders;
 mod perf;

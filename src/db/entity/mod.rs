@@ -34,6 +34,7 @@ pub mod member_records;
 pub mod messages;
 pub mod notification_counters;
 pub mod notifications;
+pub mod ops_audit;
 pub mod order_events;
 pub mod orders;
 pub mod password_resets;

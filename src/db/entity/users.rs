@@ -15,6 +15,11 @@ pub struct Model {
     pub avatar_version: i32,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
+    /// Runs the market (`zmarket operator grant`): the `/operator` pages and `/api/ops/v1`.
+    pub operator: bool,
+    /// Set while the account is suspended: its sessions end and sign-in is refused with the reason.
+    pub suspended_at: Option<DateTimeUtc>,
+    pub suspended_reason: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -324,3 +324,47 @@ async fn a_rental_whose_time_is_up_is_suspended_for_the_grace_period_then_ended(
     assert_eq!(wallet(&app, &bob).await["balance"], 531);
     verified(&app).await;
 }
+
+/// Issue 25: suspending a renter ends their running rental (the provider's agent is told to remove
+/// it; the hold is settled when it is gone) and suspending a provider withdraws their boxes.
+#[tokio::test]
+async fn suspending_a_renter_ends_their_rental_and_a_provider_stops_offering_boxes() {
+    let app = TestApp::spawn_with(|c| {
+        c.billing.signup_bonus = Coins::from_cents(0);
+        c.billing.market_fee_percent = 10;
+    })
+    .await;
+    let (alice, bob, dev, secret, id) = rented_running(&app, 2).await;
+    meter_at(&app, 30).await;
+    let op = token_of(&app.signed_in("op@example.com").await);
+    crate::ops::make_operator(&app, "op@example.com");
+    let alice_id = user_id_of_token(&app, &alice).await;
+    let bob_id = user_id_of_token(&app, &bob).await;
+
+    let (s, b) = app.post_json(&format!("/api/ops/v1/users/{alice_id}/suspend"), &json!({"reason": "chargeback"}), Some(&op)).await;
+    assert_eq!(s, 200, "{b}");
+    // The provider's agent is told to remove the app; once it has, the hold is released.
+    let cmds = beat(&app, &secret, json!([]), json!([])).await;
+    assert_eq!(command_for(&cmds, &id)["kind"], "app_uninstall");
+    ack_pending(&app, &secret, &id, true, None).await;
+    verified(&app).await;
+    let (_, audit) = app.get_auth("/api/ops/v1/audit?action=user.suspend", &op).await;
+    assert_eq!(audit["data"]["items"][0]["detail"]["rentals_ended"], json!([id]), "{audit}");
+    let (s, _) = app.post_json(&format!("/api/ops/v1/users/{alice_id}/unsuspend"), &json!({}), Some(&op)).await;
+    assert_eq!(s, 200);
+
+    // Bob suspended: his box is no longer offered (Alice's new rental is refused).
+    let (s, b) = app.post_json(&format!("/api/ops/v1/users/{bob_id}/suspend"), &json!({"reason": "fraud"}), Some(&op)).await;
+    assert_eq!(s, 200, "{b}");
+    assert_eq!(b["data"]["devices"], 1);
+    let alice = token_of(&app.login("alice@example.com", PASSWORD).await);
+    let (s, b) = rent(&app, &alice, "grafana", &dev, 1).await;
+    assert_ne!(s, 200, "{b}");
+    let (_, audit) = app.get_auth("/api/ops/v1/audit?action=user.suspend", &op).await;
+    assert_eq!(audit["data"]["items"][0]["detail"]["devices_withdrawn"], json!([dev]), "{audit}");
+}
+
+async fn user_id_of_token(app: &TestApp, token: &str) -> String {
+    let (_, p) = app.get_auth("/api/iam/v1/account/profile", token).await;
+    p["data"]["id"].as_str().unwrap().to_string()
+}

@@ -122,3 +122,8 @@ export type DemandBody = {
   hours: number;
   price_per_hour: number;
 };
+
+/** A person as the operator sees them (GET /api/ops/v1/users). */
+export type OpsUser = AlwaysSent<Schemas['UserRow']>;
+/** One operator write (GET /api/ops/v1/audit). */
+export type AuditEntry = Schemas['AuditEntry'];

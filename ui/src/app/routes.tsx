@@ -76,6 +76,9 @@ const consolePageOf = new Map<string, LazyPage>([
   [paths.console.friends.pattern, lazy(() => import('../pages/social/FriendsPage'))],
   [paths.console.tags.pattern, lazy(() => import('../pages/social/TagsPage'))],
   [paths.console.messages.pattern, lazy(() => import('../pages/social/MessagesPage'))],
+  [paths.console.operator.pattern, lazy(() => import('../pages/operator/OperatorPage'))],
+  [paths.console.operatorPeople.pattern, lazy(() => import('../pages/operator/PeoplePage'))],
+  [paths.console.operatorAudit.pattern, lazy(() => import('../pages/operator/AuditPage'))],
 ]);
 
 const pageByComponent = new Map(consolePages.map((p) => [componentName(p), consolePageOf.get(p.pattern) ?? placeholder]));

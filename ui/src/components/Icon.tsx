@@ -12,6 +12,7 @@ const PATHS: Record<string, string> = {
   messages: 'M4 4h16v12H8l-4 4z',
   demands: 'M4 6h16M4 12h10M4 18h6M18 14l3 3-3 3',
   history: 'M3 12a9 9 0 1 0 3-6.7M3 4v5h5M12 7v5l3 3',
+  operator: 'M12 3l8 3v6c0 5-3.5 8-8 9-4.5-1-8-4-8-9V6zM9 12l2 2 4-4',
   bell: 'M6 17V11a6 6 0 0 1 12 0v6l2 2H4zM10 21h4',
   globe: 'M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18zM3 12h18M12 3c3 3.5 3 14.5 0 18M12 3c-3 3.5-3 14.5 0 18',
   menu: 'M4 6h16M4 12h16M4 18h16',
@@ -56,6 +57,7 @@ const ALIASES: Record<string, string> = {
   [paths.console.messages.pattern]: 'messages',
   [paths.console.demands.pattern]: 'demands',
   [paths.console.history.pattern]: 'history',
+  [paths.console.operator.pattern]: 'operator',
 };
 
 export function Icon({ name, size = 20, className }: { name: string; size?: number; className?: string }) {

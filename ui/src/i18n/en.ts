@@ -469,6 +469,12 @@ export const en = {
   ...enApps,
   ...enConnect,
   ...apiKeysEn,
+  // The operator's menu (the pages' own words: pages/operator/messages.ts)
+  operator: 'Operator',
+  operator_people: 'People',
+  operator_audit: 'Audit',
+  operator_reason_required: 'Please give a reason',
+  operator_amount_invalid: 'Enter a positive amount with at most two decimals',
   // Friends, tags, messages (docs/social.md)
   my_friends: 'My friends',
   friends_intro: 'Add people by email, give them an alias and tags, and message them.',

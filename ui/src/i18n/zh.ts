@@ -451,6 +451,11 @@ export const zh: Record<MessageKey, string> = {
   ...zhApps,
   ...zhConnect,
   ...apiKeysZh,
+  operator: '运营',
+  operator_people: '用户',
+  operator_audit: '操作记录',
+  operator_reason_required: '请填写原因',
+  operator_amount_invalid: '请输入正数，最多两位小数',
   // Friends, tags, messages (docs/social.md)
   my_friends: '我的好友',
   friends_intro: '通过邮箱添加好友，为他们设置备注名和标签，并与他们聊天。',

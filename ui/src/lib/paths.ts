@@ -118,6 +118,10 @@ export const paths = {
     messages: page('/messages', 'messages', (p, q: MessagesQuery = {}) => withQuery(p, q)),
     demands: page('/demands-and-offers', 'demands_and_offers'),
     history: page('/history', 'my_company_history'),
+    /** The operator's console (`users.operator`; src/iam/menus.rs). */
+    operator: page('/operator', 'operator'),
+    operatorPeople: page('/operator/people', 'operator_people'),
+    operatorAudit: page('/operator/audit', 'operator_audit'),
   },
 } as const;
 

@@ -1,0 +1,313 @@
+//! The operator's console (`/api/ops/v1`, issue 25): operators made on the command line, every
+//! call refused to others, people (search, suspend, grant) and the audit.
+
+use reqwest::header::HeaderMap;
+use serde_json::{Value, json};
+
+use crate::common::*;
+
+/// Runs the real binary against the app's database.
+pub(crate) fn cli(app: &TestApp, args: &[&str]) -> (bool, String, String) {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_zmarket"));
+    cmd.arg("--data-dir").arg(app.dir.path()).args(args).env("ZMARKET_LOG__LEVEL", "warn");
+    if !app.state.config.database.url.is_empty() {
+        cmd.env("ZMARKET_DATABASE__URL", &app.state.config.database.url);
+    }
+    let out = cmd.output().expect("zmarket runs");
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+pub(crate) fn make_operator(app: &TestApp, email: &str) {
+    let (ok, out, err) = cli(app, &["operator", "grant", "--email", email]);
+    assert!(ok, "{out}{err}");
+    assert!(out.contains(&format!("{} is now an operator", email.to_lowercase())), "{out}");
+}
+
+async fn send(app: &TestApp, method: &str, path: &str, body: Option<&Value>, token: &str, lang: &str, key: Option<&str>) -> (u16, Value, HeaderMap) {
+    let mut req = match method {
+        "GET" => app.client.get(app.url(path)),
+        "PUT" => app.client.put(app.url(path)),
+        _ => app.client.post(app.url(path)),
+    }
+    .bearer_auth(token)
+    .header("Accept-Language", lang);
+    if let Some(b) = body {
+        req = req.json(b);
+    }
+    if let Some(k) = key {
+        req = req.header("Idempotency-Key", k);
+    }
+    let res = req.send().await.expect("request");
+    let (status, headers) = (res.status().as_u16(), res.headers().clone());
+    let text = res.text().await.unwrap();
+    (status, serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON: {text}")), headers)
+}
+
+fn menu_paths(menu: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in menu.as_array().unwrap() {
+        out.push(e["path"].as_str().unwrap().to_string());
+        for c in e["children"].as_array().into_iter().flatten() {
+            out.push(c["path"].as_str().unwrap().to_string());
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn operators_are_made_on_the_command_line_and_the_last_one_stays() {
+    let app = TestApp::spawn().await;
+    let a = app.signed_in("a@example.com").await;
+    let b = app.signed_in("b@example.com").await;
+    let (ta, tb) = (token_of(&a), token_of(&b));
+    let (_, menu) = app.get_auth("/api/iam/v1/menus", &ta).await;
+    assert!(!menu_paths(&menu["data"]).iter().any(|p| p.starts_with("/operator")), "{menu}");
+    assert_eq!(app.get_auth("/api/ops/v1/users", &ta).await.0, 403);
+
+    // Granted while the server runs: the next call (same token) sees it.
+    make_operator(&app, "A@Example.com");
+    let (_, menu) = app.get_auth("/api/iam/v1/menus", &ta).await;
+    let paths = menu_paths(&menu["data"]);
+    for p in ["/operator", "/operator/people", "/operator/audit"] {
+        assert!(paths.contains(&p.to_string()), "{p} in {paths:?}");
+    }
+    let (s, body) = app.get_auth("/api/ops/v1/users", &ta).await;
+    assert_eq!(s, 200, "{body}");
+    let (ok, out, _) = cli(&app, &["operator", "grant", "--email", "a@example.com"]);
+    assert!(ok && out.contains("already an operator"), "{out}");
+
+    // The last operator cannot be revoked; once there is another, they can.
+    let (ok, _, err) = cli(&app, &["operator", "revoke", "--email", "a@example.com"]);
+    assert!(!ok && err.contains("at least one operator"), "{err}");
+    assert_eq!(app.get_auth("/api/ops/v1/users", &ta).await.0, 200);
+    make_operator(&app, "b@example.com");
+    let (ok, out, err) = cli(&app, &["operator", "revoke", "--email", "a@example.com"]);
+    assert!(ok && out.contains("a@example.com is no longer an operator"), "{out}{err}");
+    assert_eq!(app.get_auth("/api/ops/v1/users", &ta).await.0, 403);
+    assert_eq!(app.get_auth("/api/ops/v1/users", &tb).await.0, 200);
+    let (_, menu) = app.get_auth("/api/iam/v1/menus", &ta).await;
+    assert!(!menu_paths(&menu["data"]).iter().any(|p| p.starts_with("/operator")), "{menu}");
+
+    // Unknown and malformed emails change nothing.
+    let (ok, _, err) = cli(&app, &["operator", "grant", "--email", "nobody@example.com"]);
+    assert!(!ok && err.contains("no account has the email nobody@example.com"), "{err}");
+    let (ok, _, err) = cli(&app, &["operator", "grant", "--email", "not-an-email"]);
+    assert!(!ok && err.contains("is not an email address"), "{err}");
+
+    // Each change is in the audit, written by the command line.
+    let (s, audit) = app.get_auth("/api/ops/v1/audit", &tb).await;
+    assert_eq!(s, 200, "{audit}");
+    let items = audit["data"]["items"].as_array().unwrap();
+    let actions: Vec<&str> = items.iter().map(|i| i["action"].as_str().unwrap()).collect();
+    assert_eq!(actions, ["operator.revoke", "operator.grant", "operator.grant"], "{audit}");
+    assert_eq!(items[0]["operator"], "command line");
+    assert_eq!(items[0]["detail"]["before"]["operator"], true);
+    assert_eq!(items[0]["detail"]["after"]["operator"], false);
+}
+
+#[tokio::test]
+async fn every_operator_call_refuses_people_company_admins_and_members() {
+    let app = TestApp::spawn().await;
+    let op = app.signed_in("op@example.com").await;
+    make_operator(&app, "op@example.com");
+    let user = app.signed_in("user@example.com").await;
+    let owner = app.signed_in("owner@example.com").await;
+    let member = app.signed_in("member@example.com").await;
+    let company = seed_company(&app, "Acme", &owner, &[(&member, "member")]).await;
+    let admin = app.switch(&owner, &company).await;
+    let member_in = app.switch(&member, &company).await;
+    let target = user_id_of(&app, &user).await;
+    // The operator too, once switched into a company: the console is a personal context.
+    let op_company = seed_company(&app, "OpCo", &op, &[]).await;
+    let op_in_company = app.switch(&op, &op_company).await;
+
+    let calls: Vec<(&str, String, Option<Value>)> = vec![
+        ("GET", "/api/ops/v1/users".into(), None),
+        ("GET", "/api/ops/v1/users?q=user".into(), None),
+        ("GET", "/api/ops/v1/audit".into(), None),
+        ("POST", format!("/api/ops/v1/users/{target}/suspend"), Some(json!({"reason": "spam"}))),
+        ("POST", format!("/api/ops/v1/users/{target}/unsuspend"), Some(json!({}))),
+        ("POST", format!("/api/ops/v1/users/{target}/grant"), Some(json!({"amount": 100, "memo": "x"}))),
+    ];
+    for who in [&user, &admin, &member_in, &op_in_company] {
+        for (method, path, body) in &calls {
+            let (s, b, _) = send(&app, method, path, body.as_ref(), &token_of(who), "en", None).await;
+            assert_eq!(s, 403, "{method} {path}: {b}");
+            assert_eq!(b["msg"], "Only the market's operators can do this");
+        }
+    }
+    let (s, b, _) = send(&app, "GET", "/api/ops/v1/users", None, &token_of(&admin), "zh", None).await;
+    assert_eq!((s, b["msg"].as_str()), (403, Some("只有市场运营者可以执行此操作")));
+    let (s, _) = app.get_json("/api/ops/v1/users").await;
+    assert_eq!(s, 401);
+    // Nothing of it happened.
+    let (_, w) = app.get_auth("/api/billing/v1/wallet", &token_of(&user)).await;
+    assert_eq!(w["data"]["balance"], 10_000, "{w}");
+
+    // The operator: 200 everywhere.
+    for (method, path, body) in &calls {
+        let (s, b, _) = send(&app, method, path, body.as_ref(), &token_of(&op), "en", None).await;
+        assert_eq!(s, 200, "{method} {path}: {b}");
+    }
+}
+
+#[tokio::test]
+async fn people_are_found_by_email_or_name_with_balance_and_devices() {
+    let app = TestApp::spawn().await;
+    let op = app.signed_in("op@example.com").await;
+    make_operator(&app, "op@example.com");
+    let t = token_of(&op);
+    app.signed_in("alice.smith@example.com").await;
+    let bob = app.signed_in("bob@example.org").await;
+    let (s, _) = app.put_json("/api/iam/v1/account/profile/info", &json!({"name": "Wonder_Alice"}), &token_of(&bob)).await;
+    assert_eq!(s, 200);
+    let (s2, all) = app.get_auth("/api/ops/v1/users", &t).await;
+    assert_eq!(s2, 200, "{all}");
+    assert_eq!(all["data"]["total"], 3);
+    let row = &all["data"]["items"][0];
+    for k in ["id", "email", "name", "verified", "suspended", "balance", "devices", "created_at"] {
+        assert!(row.get(k).is_some(), "{k} in {row}");
+    }
+    assert_eq!((row["balance"].as_i64(), row["devices"].as_i64(), row["verified"].as_bool()), (Some(10_000), Some(0), Some(true)));
+
+    let (_, found) = app.get_auth("/api/ops/v1/users?q=SMITH", &t).await;
+    assert_eq!(found["data"]["total"], 1, "{found}");
+    assert_eq!(found["data"]["items"][0]["email"], "alice.smith@example.com");
+    let (_, found) = app.get_auth("/api/ops/v1/users?q=example.org", &t).await;
+    assert_eq!(found["data"]["items"][0]["email"], "bob@example.org", "{found}");
+    let (_, found) = app.get_auth("/api/ops/v1/users?q=wonder", &t).await;
+    assert_eq!(found["data"]["items"][0]["email"], "bob@example.org", "{found}");
+    // `%` is a character, not a wildcard.
+    let (_, found) = app.get_auth("/api/ops/v1/users?q=%25", &t).await;
+    assert_eq!(found["data"]["total"], 0, "{found}");
+    let (_, page) = app.get_auth("/api/ops/v1/users?offset=1&limit=1", &t).await;
+    assert_eq!((page["data"]["total"].as_i64(), page["data"]["items"].as_array().unwrap().len()), (Some(3), 1));
+    let (s, bad, _) = send(&app, "GET", "/api/ops/v1/users?limit=0", None, &t, "zh", None).await;
+    assert_eq!((s, bad["data"]["field"].as_str()), (400, Some("limit")), "{bad}");
+}
+
+#[tokio::test]
+async fn a_suspended_person_is_refused_at_once_and_at_sign_in_until_unsuspended() {
+    let app = TestApp::spawn().await;
+    let op = app.signed_in("op@example.com").await;
+    make_operator(&app, "op@example.com");
+    let t = token_of(&op);
+    let victim = app.signed_in("victim@example.com").await;
+    let vt = token_of(&victim);
+    let vid = user_id_of(&app, &victim).await;
+    let me = user_id_of(&app, &op).await;
+    // A live, cached token.
+    assert_eq!(app.get_auth("/api/iam/v1/account/profile", &vt).await.0, 200);
+
+    // Bad input: 400 with the field, in both languages; nothing changes.
+    for lang in ["en", "zh"] {
+        let (s, b, _) = send(&app, "POST", &format!("/api/ops/v1/users/{vid}/suspend"), Some(&json!({"reason": "  "})), &t, lang, None).await;
+        assert_eq!((s, b["data"]["field"].as_str()), (400, Some("reason")), "{b}");
+        let want = if lang == "en" { "Give a reason of 1 to 500 characters" } else { "请填写 1 到 500 个字符的原因" };
+        assert_eq!(b["msg"], want);
+    }
+    let (s, b, _) = send(&app, "POST", &format!("/api/ops/v1/users/{vid}/suspend"), Some(&json!({"reason": "x".repeat(501)})), &t, "en", None).await;
+    assert_eq!(s, 400, "{b}");
+    assert_eq!(app.get_auth("/api/iam/v1/account/profile", &vt).await.0, 200);
+    // Yourself: 409.
+    let (s, b, _) = send(&app, "POST", &format!("/api/ops/v1/users/{me}/suspend"), Some(&json!({"reason": "oops"})), &t, "en", None).await;
+    assert_eq!((s, b["msg"].as_str()), (409, Some("You cannot suspend yourself")), "{b}");
+    let (s, _, _) = send(&app, "POST", "/api/ops/v1/users/nobody/suspend", Some(&json!({"reason": "x"})), &t, "en", None).await;
+    assert_eq!(s, 404);
+
+    let (s, b, _) = send(&app, "POST", &format!("/api/ops/v1/users/{vid}/suspend"), Some(&json!({"reason": "Spam in the market"})), &t, "en", None).await;
+    assert_eq!(s, 200, "{b}");
+    assert_eq!((b["data"]["suspended"].as_bool(), b["data"]["suspended_reason"].as_str()), (Some(true), Some("Spam in the market")));
+    // Their live token is refused on its next call.
+    assert_eq!(app.get_auth("/api/iam/v1/account/profile", &vt).await.0, 401);
+    // Sign-in answers 403 with the reason, in their language.
+    for (lang, want) in [("en", "This account is suspended: Spam in the market"), ("zh", "该账户已被停用：Spam in the market")] {
+        let res = app
+            .client
+            .post(app.url("/api/iam/v2/login/password"))
+            .header("Accept-Language", lang)
+            .json(&json!({"email": "victim@example.com", "password": PASSWORD}))
+            .send()
+            .await
+            .unwrap();
+        let (s, b) = json_of(res).await;
+        assert_eq!((s, b["msg"].as_str()), (403, Some(want)), "{b}");
+    }
+    let (_, list) = app.get_auth("/api/ops/v1/users?q=victim", &t).await;
+    assert_eq!(list["data"]["items"][0]["suspended"], true);
+
+    let (s, b, _) = send(&app, "POST", &format!("/api/ops/v1/users/{vid}/unsuspend"), Some(&json!({})), &t, "en", None).await;
+    assert_eq!((s, b["data"]["suspended"].as_bool()), (200, Some(false)), "{b}");
+    let again = app.login("victim@example.com", PASSWORD).await;
+    assert_eq!(app.get_auth("/api/iam/v1/account/profile", &token_of(&again)).await.0, 200);
+
+    let (_, audit) = app.get_auth("/api/ops/v1/audit?action=user.suspend", &t).await;
+    assert_eq!(audit["data"]["total"], 1, "{audit}");
+    let e = &audit["data"]["items"][0];
+    assert_eq!((e["operator"].as_str(), e["target"].as_str()), (Some("op@example.com"), Some(format!("user:{vid}").as_str())));
+    assert_eq!((e["detail"]["before"]["suspended"].as_bool(), e["detail"]["after"]["reason"].as_str()), (Some(false), Some("Spam in the market")));
+    assert_eq!(e["detail"]["sessions_ended"], 1);
+    let (_, audit) = app.get_auth("/api/ops/v1/audit", &t).await;
+    assert_eq!(audit["data"]["items"][0]["action"], "user.unsuspend", "newest first: {audit}");
+    let (s, b, _) = send(&app, "GET", "/api/ops/v1/audit?action=nonsense", None, &t, "zh", None).await;
+    assert_eq!((s, b["data"]["field"].as_str(), b["msg"].as_str()), (400, Some("action"), Some("未知的操作类型")));
+}
+
+#[tokio::test]
+async fn a_suspended_persons_api_key_is_refused() {
+    let app = TestApp::spawn().await;
+    let op = app.signed_in("op@example.com").await;
+    make_operator(&app, "op@example.com");
+    let victim = app.signed_in("victim@example.com").await;
+    let vid = user_id_of(&app, &victim).await;
+    let (s, key) = app.post_json("/api/iam/v1/api-keys", &json!({"name": "ci"}), Some(&token_of(&victim))).await;
+    assert_eq!(s, 200, "{key}");
+    let key = key["data"]["key"].as_str().expect("the key once").to_string();
+    assert_eq!(app.get_auth("/api/iam/v1/account/profile", &key).await.0, 200);
+    let (s, b, _) = send(&app, "POST", &format!("/api/ops/v1/users/{vid}/suspend"), Some(&json!({"reason": "abuse"})), &token_of(&op), "en", None).await;
+    assert_eq!(s, 200, "{b}");
+    assert_eq!(app.get_auth("/api/iam/v1/account/profile", &key).await.0, 401);
+    send(&app, "POST", &format!("/api/ops/v1/users/{vid}/unsuspend"), Some(&json!({})), &token_of(&op), "en", None).await;
+    assert_eq!(app.get_auth("/api/iam/v1/account/profile", &key).await.0, 200);
+}
+
+#[tokio::test]
+async fn an_operators_grant_goes_through_the_ledger_once_per_key() {
+    let app = TestApp::spawn().await;
+    let op = app.signed_in("op@example.com").await;
+    make_operator(&app, "op@example.com");
+    let t = token_of(&op);
+    let p = app.signed_in("p@example.com").await;
+    let pid = user_id_of(&app, &p).await;
+    let path = format!("/api/ops/v1/users/{pid}/grant");
+
+    for (body, field) in [(json!({"amount": 0}), "amount"), (json!({"amount": -5}), "amount"), (json!({"amount": 100, "memo": "x".repeat(201)}), "memo")] {
+        let (s, b, _) = send(&app, "POST", &path, Some(&body), &t, "zh", Some("bad")).await;
+        assert_eq!((s, b["data"]["field"].as_str()), (400, Some(field)), "{b}");
+    }
+    let (s, _, _) = send(&app, "POST", "/api/ops/v1/users/nobody/grant", Some(&json!({"amount": 100})), &t, "en", None).await;
+    assert_eq!(s, 404);
+
+    let body = json!({"amount": 2_550, "memo": "prize"});
+    let (s, first, _) = send(&app, "POST", &path, Some(&body), &t, "en", Some("k-1")).await;
+    assert_eq!(s, 200, "{first}");
+    assert_eq!((first["data"]["amount"].as_i64(), first["data"]["memo"].as_str()), (Some(2_550), Some("prize")), "{first}");
+    let (s, again, headers) = send(&app, "POST", &path, Some(&body), &t, "en", Some("k-1")).await;
+    assert_eq!(s, 200, "{again}");
+    assert_eq!(again["data"]["id"], first["data"]["id"]);
+    assert_eq!(header(&headers, "idempotent-replayed"), "true");
+    let (_, w) = app.get_auth("/api/billing/v1/wallet", &token_of(&p)).await;
+    assert_eq!(w["data"]["balance"], 10_000 + 2_550, "granted once: {w}");
+    // Another key grants again.
+    let (s, _, _) = send(&app, "POST", &path, Some(&body), &t, "en", Some("k-2")).await;
+    assert_eq!(s, 200);
+    let (_, w) = app.get_auth("/api/billing/v1/wallet", &token_of(&p)).await;
+    assert_eq!(w["data"]["balance"], 10_000 + 2 * 2_550);
+
+    let (_, audit) = app.get_auth("/api/ops/v1/audit?action=user.grant", &t).await;
+    assert_eq!(audit["data"]["total"], 2, "{audit}");
+    let e = &audit["data"]["items"][0];
+    assert_eq!((e["detail"]["before"]["balance"].as_i64(), e["detail"]["after"]["balance"].as_i64()), (Some(12_550), Some(15_100)), "{e}");
+    let (ok, out, err) = cli(&app, &["ledger", "verify"]);
+    assert!(ok, "{out}{err}");
+}

@@ -1,0 +1,46 @@
+// The words of the operator's pages that depend on a value: an audit action's name, a coin amount
+// typed by the operator.
+import { useCallback } from 'react';
+import type { MessageKey } from '../../i18n';
+import { useLang, useT } from '../../lib/i18n';
+import { operatorEn, operatorZh, type OpsKey } from './messages';
+
+export type OpsT = ReturnType<typeof useOpsT>;
+
+const ACTIONS: Record<string, OpsKey> = {
+  'operator.grant': 'operator_action_operator_grant',
+  'operator.revoke': 'operator_action_operator_revoke',
+  'user.suspend': 'operator_action_user_suspend',
+  'user.unsuspend': 'operator_action_user_unsuspend',
+  'user.grant': 'operator_action_user_grant',
+};
+
+/** The action's name in the reader's language (an action this UI does not know: as sent). */
+export function actionLabel(t: OpsT, action: string): string {
+  const key = ACTIONS[action];
+  return key ? t(key) : action;
+}
+
+/** Cents of a typed amount of coins ("12.50"), or null when it is not a positive amount. */
+export function parseCoins(typed: string): number | null {
+  const m = /^(\d{1,9})(?:[.,](\d{1,2}))?$/.exec(typed.trim());
+  if (!m) return null;
+  const cents = Number(m[1]) * 100 + Number((m[2] ?? '').padEnd(2, '0'));
+  return cents > 0 ? cents : null;
+}
+
+/** `t` for the operator's pages: their own words (messages.ts), else the app's. */
+export function useOpsT(): (key: OpsKey | MessageKey, params?: Record<string, string | number>) => string {
+  const lang = useLang();
+  const t = useT();
+  return useCallback(
+    (key, params) => {
+      const own = (lang === 'zh' ? operatorZh : operatorEn) as Record<string, string>;
+      if (!(key in own)) return t(key as MessageKey, params);
+      let text = own[key];
+      for (const name of Object.keys(params ?? {})) text = text.split(`{${name}}`).join(String(params![name]));
+      return text;
+    },
+    [lang, t],
+  );
+}
