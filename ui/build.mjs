@@ -83,6 +83,8 @@ const serverOptions = {
 export function manifestFrom(metafile) {
   const rel = (p) => relative(clientDir, resolve(here, p)).split('\\').join('/');
   const boot = Object.entries(metafile.outputs).find(([, info]) => info.entryPoint === 'src/boot.ts');
+  // The Chinese messages' own chunk: the document preloads it for a Chinese page.
+  const zh = Object.entries(metafile.outputs).find(([file, info]) => file.endsWith('.js') && !info.entryPoint && info.inputs['src/i18n/zh.ts']);
   for (const [file, info] of Object.entries(metafile.outputs)) {
     if (info.entryPoint === 'src/main.tsx') {
       const preload = [];
@@ -97,7 +99,7 @@ export function manifestFrom(metafile) {
           preload.push(rel(imp.path));
         }
       }
-      return { js: rel(file), css: info.cssBundle ? rel(info.cssBundle) : '', preload, boot: boot ? rel(boot[0]) : '' };
+      return { js: rel(file), css: info.cssBundle ? rel(info.cssBundle) : '', preload, boot: boot ? rel(boot[0]) : '', messages: zh ? { zh: rel(zh[0]) } : {} };
     }
   }
   throw new Error('build.mjs: no entry chunk for src/main.tsx in the metafile');

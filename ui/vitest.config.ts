@@ -6,5 +6,6 @@ export default defineConfig({
     environment: 'node',
     css: false,
     restoreMocks: true,
+    setupFiles: ['test/setup.ts'],
   },
 });

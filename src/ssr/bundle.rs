@@ -40,6 +40,10 @@ pub struct Manifest {
     /// markup is painted. Empty in the SKIP_UI_BUILD placeholder (the document then names `js`).
     #[serde(default)]
     pub boot: String,
+    /// The chunk of a language's messages, by language code (English is in the entry): preloaded
+    /// by a page in that language, which hydrates only once they are there.
+    #[serde(default)]
+    pub messages: std::collections::BTreeMap<String, String>,
 }
 
 pub fn manifest() -> Manifest {

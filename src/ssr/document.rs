@@ -24,11 +24,16 @@ pub fn page(manifest: &Manifest, lang: Lang, theme: &str, title: &str, descripti
     let script = if manifest.boot.is_empty() {
         format!(r#"<script type="module" src="/static/{}"></script>"#, manifest.js)
     } else {
+        let mut preload = manifest.preload.join(" ");
+        if let Some(chunk) = manifest.messages.get(lang.code()) {
+            preload.push(' ');
+            preload.push_str(chunk);
+        }
         format!(
             r#"<script type="module" src="/static/{}" data-main="{}" data-preload="{}"></script>"#,
             manifest.boot,
             escape_html(&manifest.js),
-            escape_html(&manifest.preload.join(" "))
+            escape_html(&preload)
         )
     };
     let (ssr_flag, body) = match markup {

@@ -16,5 +16,10 @@ import './styles/social.css';
 import '@xterm/xterm/css/xterm.css';
 import './styles/connect.css';
 import { start } from './app/start';
+import { isLang, loadMessages } from './i18n';
 
-start();
+// The page's language (the server's <html lang>) has its messages before hydration.
+const lang = document.documentElement.lang;
+loadMessages(isLang(lang) ? lang : 'en')
+  .catch((err: unknown) => console.error('loading the messages', err))
+  .finally(() => start());

@@ -10,6 +10,11 @@ import { defaultSettings, useSettings } from './stores/settings';
 import { emptySession, useSession } from './stores/session';
 import { useFeedback } from './stores/feedback';
 import { resetNotifications } from './stores/notifications';
+import { registerMessages } from './i18n';
+import { zh } from './i18n/zh';
+
+// Every page is rendered in either language: both tables, at once.
+registerMessages('zh', zh);
 
 export interface RenderResult {
   html: string;

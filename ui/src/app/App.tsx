@@ -5,7 +5,7 @@ import { ClientEffects, RouteErrorBoundary, RouteErrorContent, ThemeSync } from 
 import { LoadingOverlay, Notices, ProgressBar, Toasts } from '../components/Feedback';
 import { useSession } from '../stores/session';
 import { useSettings } from '../stores/settings';
-import { LangContext } from '../lib/i18n';
+import { LangContext, useReadyLang } from '../lib/i18n';
 import type { Lang } from '../i18n';
 import { buildRoutes, pageHandle, titleFromHandle } from './routes';
 
@@ -38,7 +38,8 @@ function Routed() {
 function LanguageProvider({ boot, children }: { boot: BootState; children: ReactNode }) {
   const loaded = useSettings((s) => s.loaded);
   const lang = useSettings((s) => s.language);
-  return <LangContext.Provider value={loaded ? lang : boot.lang}>{children}</LangContext.Provider>;
+  const ready = useReadyLang(loaded ? lang : boot.lang);
+  return <LangContext.Provider value={ready}>{children}</LangContext.Provider>;
 }
 
 /** The whole app below the router; the same tree on the server and in the browser. */
