@@ -22,3 +22,4 @@ mod api_keys;
 pub(crate) mod apps;
 mod recovery;
 mod social;
+mod zcloud_rental;
