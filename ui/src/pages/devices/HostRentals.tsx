@@ -74,7 +74,7 @@ export function HostRentals({ hostId }: { hostId: string }) {
                 })}
               </span>{' '}
               {r.status === 'ending' && r.stop_at ? (
-                <span className="badge">{fill(w.stops, { time: formatDateTime(r.stop_at) })}</span>
+                <span className="muted" data-testid="host-rental-stops">{fill(w.stops, { time: formatDateTime(r.stop_at) })}</span>
               ) : (
                 <button type="button" className="button danger" onClick={() => setEnding(r)}>
                   {w.end}
