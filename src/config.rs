@@ -174,6 +174,9 @@ pub struct DevicesConfig {
     pub unbound_ttl_secs: u64,
     /// Non-empty: agents must present it (`registration_token` in the register body) to register.
     pub registration_token: String,
+    /// A Z-CLOUD machine rented on another owner's host that the host's owner ends (or whose host
+    /// is withdrawn from rent) is stopped this long after its renter is told.
+    pub zcloud_notice_minutes: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -455,6 +458,7 @@ impl Default for DevicesConfig {
             register_ip_refill_secs: 60,
             unbound_ttl_secs: 6 * 3600,
             registration_token: String::new(),
+            zcloud_notice_minutes: 15,
         }
     }
 }

@@ -93,6 +93,8 @@ pub enum Msg {
     DeviceSecretInvalid,
     RegistrationTokenInvalid,
     HostHasMachines,
+    ZcloudRentalNotFound,
+    ZcloudRentalEnding,
     // market
     AppNotFound,
     KeywordTooLong,
@@ -372,6 +374,8 @@ impl Msg {
                 "Delete the Z-CLOUD machines running on this server first",
                 "请先删除运行在此服务器上的 Z-CLOUD 云主机",
             ),
+            Msg::ZcloudRentalNotFound => ("No such Z-CLOUD machine runs on this server", "此服务器上没有这台 Z-CLOUD 云主机"),
+            Msg::ZcloudRentalEnding => ("This Z-CLOUD machine is already being stopped", "这台 Z-CLOUD 云主机已在停止中"),
             Msg::AppNotFound => ("App not found", "应用不存在"),
             Msg::RequirementsShort(gaps) => return requirements_short(gaps, lang),
             Msg::ActionNotAllowed(action, status) => return match lang {

@@ -69,6 +69,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         public.clone(),
         AgentListeners(Arc::new(vec![Arc::new(crate::apps::reports::AppsListener)])),
         crate::devices::guards::DeviceGuards::new(vec![Arc::new(crate::apps::lite::LiteAppRules)]),
+        config.billing.market_fee_percent,
     );
     let apps = AppsCtx {
         db: db.clone(),

@@ -6,18 +6,19 @@ use std::collections::HashMap;
 
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 
-use crate::db::entity::{apps, devices, installations, orders};
+use crate::db::entity::{apps, devices, installations, orders, zcloud_rentals};
 use crate::error::AppError;
 use crate::lang::Lang;
 
 /// Titles of the references `(ref_type, ref_id)` that name something: rentals (and own
 /// installations) and orders. Others (grants, top-ups) have none: their memo says it.
 pub async fn titles<'a>(conn: &impl ConnectionTrait, refs: impl IntoIterator<Item = (&'a str, &'a str)>, lang: Lang) -> Result<HashMap<String, String>, AppError> {
-    let (mut rentals, mut order_ids) = (Vec::new(), Vec::new());
+    let (mut rentals, mut order_ids, mut machines) = (Vec::new(), Vec::new(), Vec::new());
     for (t, id) in refs {
         match t {
             "rental" => rentals.push(id.to_string()),
             "order" => order_ids.push(id.to_string()),
+            "zcloud" => machines.push(id.to_string()),
             _ => {}
         }
     }
@@ -43,6 +44,12 @@ pub async fn titles<'a>(conn: &impl ConnectionTrait, refs: impl IntoIterator<Ite
                 None => app,
             };
             out.insert(format!("rental:{}", r.id), title);
+        }
+    }
+    if !machines.is_empty() {
+        for z in zcloud_rentals::Entity::find().filter(zcloud_rentals::Column::Id.is_in(machines)).all(conn).await? {
+            let title = if lang == Lang::Zh { format!("Z-CLOUD 云主机：{}", z.name) } else { format!("Z-CLOUD machine: {}", z.name) };
+            out.insert(format!("zcloud:{}", z.id), title);
         }
     }
     if !order_ids.is_empty() {

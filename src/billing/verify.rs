@@ -133,7 +133,7 @@ const CHECKS: &[Check] = &[
                  OR (b.status = 'billed' AND b.billed_at IS NULL) OR b.status NOT IN ('billed', 'unbilled') OR b.period_end <= b.period_start",
     },
     Check {
-        what: "a rental's or order's market fee that is not floor(captured × fee percent / 100) after one of its captures",
+        what: "a rental's (app or Z-CLOUD) or order's market fee that is not floor(captured × fee percent / 100) after one of its captures",
         sql: "SELECT x.id AS subject, x.fee AS figure FROM \
               (SELECT t.id, t.ref_type, t.ref_id, \
                       CAST(SUM(t.amount) OVER (PARTITION BY t.ref_type, t.ref_id ORDER BY s.seq ROWS UNBOUNDED PRECEDING) AS BIGINT) AS captured, \
@@ -142,7 +142,7 @@ const CHECKS: &[Check] = &[
                     (SELECT e.transfer_id, MIN(e.seq) AS seq, \
                             CAST(COALESCE(SUM(CASE WHEN e.account_id = 'system:market_fee' THEN e.amount ELSE 0 END), 0) AS BIGINT) AS fee \
                      FROM ledger_entries e GROUP BY e.transfer_id) s ON s.transfer_id = t.id \
-               WHERE t.kind = 'capture' AND t.ref_type IN ('rental', 'order')) x \
+               WHERE t.kind = 'capture' AND t.ref_type IN ('rental', 'order', 'zcloud')) x \
               LEFT JOIN ledger_fee_meters m ON m.id = x.ref_type || ':' || x.ref_id \
               WHERE m.id IS NULL OR x.fee <> x.captured * m.fee_percent / 100",
     },

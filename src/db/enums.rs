@@ -210,6 +210,13 @@ pub enum NotificationKind {
     ZcloudReady,
     #[sea_orm(string_value = "zcloud_failed")]
     ZcloudFailed,
+    /// The host's owner ended a Z-CLOUD machine rented on their host (or withdrew the host): it
+    /// stops after the notice period.
+    #[sea_orm(string_value = "zcloud_ending")]
+    ZcloudEnding,
+    /// A rented Z-CLOUD machine was stopped and its rental settled.
+    #[sea_orm(string_value = "zcloud_ended")]
+    ZcloudEnded,
     #[sea_orm(string_value = "app_installed")]
     AppInstalled,
     #[sea_orm(string_value = "app_failed")]
@@ -454,4 +461,44 @@ impl OrderStatus {
     pub fn is_over(self) -> bool {
         matches!(self, OrderStatus::OrderFailed | OrderStatus::OrderFinished)
     }
+}
+
+/// A Z-CLOUD rental (a machine on another owner's host): `running` while paid, `ending` after the
+/// host's owner ended it or withdrew the host (the machine stops at `stop_at`), `ended` once the
+/// machine is gone and the rental settled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(16))")]
+#[serde(rename_all = "snake_case")]
+pub enum ZcloudRentalStatus {
+    #[sea_orm(string_value = "running")]
+    Running,
+    #[sea_orm(string_value = "ending")]
+    Ending,
+    #[sea_orm(string_value = "ended")]
+    Ended,
+}
+
+/// Why a Z-CLOUD rental ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(16))")]
+#[serde(rename_all = "snake_case")]
+pub enum ZcloudEndReason {
+    /// The host's owner ended it.
+    #[sea_orm(string_value = "host_owner")]
+    HostOwner,
+    /// The host was withdrawn from rent.
+    #[sea_orm(string_value = "withdrawn")]
+    Withdrawn,
+    /// The host was unlinked (or its owner's account deleted): ended at once.
+    #[sea_orm(string_value = "host_gone")]
+    HostGone,
+    /// Its paid time is up or the hold cannot pay.
+    #[sea_orm(string_value = "paid_up")]
+    PaidUp,
+    /// The renter deleted the machine.
+    #[sea_orm(string_value = "renter")]
+    Renter,
+    /// The host could not make the machine.
+    #[sea_orm(string_value = "failed")]
+    Failed,
 }

@@ -1,17 +1,15 @@
 //! Binding a box to a person or company, listing and reading devices, unlinking, and the
 //! account-deletion check. No HTTP types here.
 
-use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder, Set};
+use sea_orm::{ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder};
 
-use crate::companies::model::ResourceType;
-use crate::companies::resources::resource_released;
-use crate::db::entity::{device_commands, devices};
-use crate::db::{for_update, new_id, now, write_txn};
+use crate::db::entity::devices;
+use crate::db::{for_update, now, write_txn};
 use crate::devices::DevicesCtx;
+use crate::devices::{machines, rental};
 use crate::devices::guards::DeviceChange;
 use crate::devices::access::*;
 use crate::devices::model::*;
-use crate::protocol::heartbeat::{CommandBody, ZcloudRef};
 use crate::error::{AppError, Msg};
 use crate::iam::auth::Auth;
 use crate::iam::deletion::DeletionCheck;
@@ -100,42 +98,25 @@ pub async fn unlink(cx: &DevicesCtx, auth: &Auth, id: &str) -> Result<(), AppErr
     let txn = write_txn(&cx.db).await?;
     let (d, _) = managed(&txn, auth, id).await?;
     cx.guards.check(&txn, &d, DeviceChange::Unlink).await?;
+    // A rented machine deleted by its renter: charged up to now, its hold released, removed.
+    if rental::settle_machine(&txn, &d, ZcloudEndReason::Renter).await? {
+        txn.commit().await?;
+        cx.public.changed();
+        return Ok(());
+    }
+    // A host leaving the market ends the machines other owners rent on it at once (settled, their
+    // renters told); the owner's own machines keep it until the owner deletes them.
+    rental::end_on_host_now(&txn, &d).await?;
     // Machines still running (or being made) on a host keep it; failed ones hold nothing.
-    let machines = devices::Entity::find()
+    let carried = devices::Entity::find()
         .filter(devices::Column::HostId.eq(d.id.clone()))
         .filter(devices::Column::Status.ne(DeviceStatus::Failed))
         .all(&txn)
         .await?;
-    if !machines.is_empty() {
+    if !carried.is_empty() {
         return Err(AppError::conflict(Msg::HostHasMachines));
     }
-    if let Some(host) = &d.host_id {
-        if devices::Entity::find_by_id(host.clone()).one(&txn).await?.is_some() {
-            device_commands::ActiveModel {
-                id: Set(new_id()),
-                device_id: Set(host.clone()),
-                subject_id: Set(Some(d.id.clone())),
-                kind: Set(CommandKind::ZcloudDelete),
-                payload: Set(CommandBody::ZcloudDelete(ZcloudRef { machine_id: d.id.clone() }).payload_text()),
-                status: Set(CommandStatus::Pending),
-                error: Set(None),
-                created_at: Set(now()),
-                acked_at: Set(None),
-            }
-            .insert(&txn)
-            .await?;
-        }
-        // A create still waiting for the host is withdrawn.
-        device_commands::Entity::delete_many()
-            .filter(device_commands::Column::SubjectId.eq(d.id.clone()))
-            .filter(device_commands::Column::Kind.eq(CommandKind::ZcloudCreate))
-            .filter(device_commands::Column::Status.eq(CommandStatus::Pending))
-            .exec(&txn)
-            .await?;
-    }
-    // Its allocations to company members end with it.
-    resource_released(&txn, ResourceType::Device, &d.id).await?;
-    devices::Entity::delete_by_id(d.id).exec(&txn).await?;
+    machines::remove(&txn, &d).await?;
     txn.commit().await?;
     cx.public.changed();
     Ok(())

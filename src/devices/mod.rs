@@ -5,10 +5,12 @@
 pub mod access;
 pub mod binding;
 pub mod guards;
+pub mod machines;
 pub mod model;
 pub mod nearby;
 pub mod notify;
 pub mod protocol;
+pub mod rental;
 pub mod routes;
 pub mod sharing;
 pub mod zcloud;
@@ -43,6 +45,8 @@ pub struct DevicesCtx {
     pub nearby_answers: Arc<nearby::Answers>,
     /// Heartbeat write transactions running in this instance (`model::AGENT_WRITERS` at once).
     pub agent_writers: Arc<tokio::sync::Semaphore>,
+    /// `billing.market_fee_percent`: the market's share of a Z-CLOUD rental, fixed when it starts.
+    pub fee_percent: u8,
 }
 
 impl DevicesCtx {
@@ -53,6 +57,7 @@ impl DevicesCtx {
         public: PublicData,
         listeners: protocol::AgentListeners,
         guards: guards::DeviceGuards,
+        fee_percent: u8,
     ) -> Self {
         let register_limit = SharedLimit::new("agent_register_ip", settings.register_ip_burst, Duration::from_secs(settings.register_ip_refill_secs));
         DevicesCtx {
@@ -65,6 +70,7 @@ impl DevicesCtx {
             guards,
             nearby_answers: Arc::new(nearby::Answers::new(1024)),
             agent_writers: Arc::new(tokio::sync::Semaphore::new(model::AGENT_WRITERS)),
+            fee_percent,
         }
     }
 }
@@ -84,6 +90,18 @@ pub fn jobs(cx: &DevicesCtx) -> Vec<Result<Job, JobSchedulerError>> {
             }
         }
     }), {
+        let db = cx.db.clone();
+        repeated(&cx.db, "devices.zcloud_meter", Duration::from_secs(60), Runs::Shared, move || {
+            let db = db.clone();
+            async move {
+                match rental::meter(&db, crate::db::now()).await {
+                    Ok(n) if n > 0 => tracing::info!(rentals = n, "zcloud rentals ended"),
+                    Ok(_) => {}
+                    Err(e) => tracing::warn!(error = %e, "zcloud meter failed"),
+                }
+            }
+        })
+    }, {
         let limit = cx.register_limit.clone();
         repeated(&cx.db, "devices.limiter_retain", Duration::from_secs(300), Runs::PerInstance, move || {
             let limit = limit.clone();

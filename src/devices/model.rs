@@ -60,7 +60,7 @@ impl PairingCode {
     }
 }
 
-pub use crate::db::enums::{CommandKind, CommandStatus, DeviceStatus, DeviceType, SharingMode};
+pub use crate::db::enums::{CommandKind, CommandStatus, DeviceStatus, DeviceType, SharingMode, ZcloudEndReason, ZcloudRentalStatus};
 
 /// Largest price an owner may ask: 1,000,000 coins an hour.
 pub const MAX_PRICE: i64 = 100_000_000;
@@ -188,6 +188,34 @@ pub struct ZcloudRequest {
     pub gpu_model: Option<String>,
     #[serde(default)]
     pub passthrough: Option<bool>,
+    /// On another owner's host (a rental): the hours held from the wallet, 1-720 (default 24).
+    /// On an own host it is free and this is ignored.
+    #[serde(default)]
+    pub hours: Option<i64>,
+}
+
+/// A Z-CLOUD machine another owner runs on this host, as the host's owner sees it
+/// (`GET /api/ebs/v2/devices/{id}/zcloud-rentals`).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ZcloudRental {
+    /// The machine's device id.
+    pub machine_id: String,
+    pub name: String,
+    /// `user` or `company`: who rents it.
+    pub renter_kind: String,
+    pub status: ZcloudRentalStatus,
+    /// Coin cents an hour: the host's price scaled by the largest share of it the machine takes.
+    pub price_per_hour: i64,
+    pub hours: i64,
+    pub billed: i64,
+    pub cpu_cores: i64,
+    pub memory_bytes: i64,
+    pub gpu_count: i64,
+    pub gpu_model: String,
+    pub started_at: chrono::DateTime<chrono::Utc>,
+    pub ends_at: chrono::DateTime<chrono::Utc>,
+    /// `ending`: when the machine is stopped.
+    pub stop_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 /// What one server-group host has left for Z-CLOUD machines.
@@ -329,6 +357,7 @@ pub struct ZcloudAsk {
     pub gpu_count: i64,
     pub gpu_model: String,
     pub passthrough: bool,
+    pub hours: i64,
 }
 
 impl Checked for ZcloudAsk {
@@ -348,7 +377,11 @@ impl Checked for ZcloudAsk {
         if gpu_model.chars().count() > 200 {
             return Err(bad("gpu_model"));
         }
-        Ok(ZcloudAsk { name, cpu_cores, memory_bytes, disk_bytes, gpu_count, gpu_model, passthrough: req.passthrough.unwrap_or(false) })
+        let hours = req.hours.unwrap_or(24);
+        if !(1..=720).contains(&hours) {
+            return Err(bad("hours"));
+        }
+        Ok(ZcloudAsk { name, cpu_cores, memory_bytes, disk_bytes, gpu_count, gpu_model, passthrough: req.passthrough.unwrap_or(false), hours })
     }
 }
 

@@ -56,6 +56,18 @@ pub(crate) async fn notify(conn: &impl ConnectionTrait, d: &devices::Model, kind
             "Z-CLOUD 云主机创建失败".to_string(),
             format!("{name}（{id}）创建失败：{reason_zh}"),
         ),
+        NotificationKind::ZcloudEnding => (
+            "Z-CLOUD machine ending".to_string(),
+            format!("The server's owner ended {name} ({id}): it stops at {reason_en} UTC. Save your work."),
+            "Z-CLOUD 云主机即将停止".to_string(),
+            format!("服务器所有者结束了 {name}（{id}）：它将于 {reason_zh}（世界标准时间）停止，请保存您的工作。"),
+        ),
+        NotificationKind::ZcloudEnded => (
+            "Z-CLOUD machine stopped".to_string(),
+            format!("{name} ({id}) was stopped and removed; its rental is settled and the rest of its held coins released."),
+            "Z-CLOUD 云主机已停止".to_string(),
+            format!("{name}（{id}）已停止并移除；租用已结算，剩余冻结的币已释放。"),
+        ),
         // Kinds of other domains (the wallet's runway notices …) are not about a device.
         other => return Err(AppError::Internal(anyhow::anyhow!("{other:?} is not a device notification"))),
     };

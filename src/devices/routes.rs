@@ -7,7 +7,7 @@ use utoipa_axum::routes;
 
 use crate::client_ip::ClientIp;
 use crate::devices::model::*;
-use crate::devices::{DevicesCtx, binding, nearby, protocol, sharing, zcloud};
+use crate::devices::{DevicesCtx, binding, nearby, protocol, rental, sharing, zcloud};
 use crate::error::{ApiResult, Envelope, Null, ok};
 use crate::http::{ApiJson, ApiPath, ApiQuery, List, Page, Valid};
 use crate::iam::auth::{Auth, Sessions};
@@ -26,6 +26,8 @@ where
         .routes(routes!(update_location))
         .routes(routes!(create_zcloud))
         .routes(routes!(zcloud_capacity))
+        .routes(routes!(zcloud_rentals))
+        .routes(routes!(end_zcloud_rental))
         .merge(OpenApiRouter::new().routes(routes!(register)).layer(DefaultBodyLimit::max(AGENT_REGISTER_BODY_LIMIT)))
         .merge(OpenApiRouter::new().routes(routes!(heartbeat)).layer(DefaultBodyLimit::max(HEARTBEAT_BODY_LIMIT)))
         .routes(routes!(nearby))
@@ -101,6 +103,24 @@ async fn create_zcloud(State(cx): State<DevicesCtx>, auth: Auth, Valid(req): Val
     responses((status = 200, body = Envelope<Vec<HostFree>>)))]
 async fn zcloud_capacity(State(cx): State<DevicesCtx>, auth: Auth) -> ApiResult<Vec<HostFree>> {
     ok(zcloud::capacity(&cx, &auth).await?)
+}
+
+/// The Z-CLOUD machines other owners run on this server-group host (running, or `ending` with the
+/// time they stop), for the host's owner: each is a rental paying the host's price.
+#[utoipa::path(get, path = "/api/ebs/v2/devices/{id}/zcloud-rentals", tag = "devices", params(("id" = String, Path)),
+    responses((status = 200, body = Envelope<Vec<ZcloudRental>>), (status = 403), (status = 404)))]
+async fn zcloud_rentals(State(cx): State<DevicesCtx>, auth: Auth, ApiPath(id): ApiPath<String>) -> ApiResult<Vec<ZcloudRental>> {
+    ok(rental::on_host(&cx, &auth, &id).await?)
+}
+
+/// The host's owner ends a Z-CLOUD machine another owner runs on this host: its renter is told,
+/// and it is stopped after `devices.zcloud_notice_minutes`, then its rental settled (404 when no
+/// such machine runs here; 409 when it is already ending).
+#[utoipa::path(post, path = "/api/ebs/v2/devices/{id}/zcloud-rentals/{machine_id}/end", tag = "devices",
+    params(("id" = String, Path), ("machine_id" = String, Path)),
+    responses((status = 200, body = Envelope<ZcloudRental>), (status = 403), (status = 404), (status = 409)))]
+async fn end_zcloud_rental(State(cx): State<DevicesCtx>, auth: Auth, ApiPath((id, machine_id)): ApiPath<(String, String)>) -> ApiResult<ZcloudRental> {
+    ok(rental::end_by_host(&cx, &auth, &id, &machine_id).await?)
 }
 
 /// An agent registers its machine; the answer's secret authenticates its heartbeats.

@@ -5,7 +5,7 @@ use sea_orm::{ActiveModelTrait, Set};
 
 use crate::db::entity::devices;
 use crate::db::{now, write_txn};
-use crate::devices::DevicesCtx;
+use crate::devices::{DevicesCtx, rental};
 use crate::devices::access::{managed, to_device};
 use crate::devices::guards::DeviceChange;
 use crate::devices::model::*;
@@ -32,6 +32,11 @@ pub async fn update_sharing(cx: &DevicesCtx, auth: &Auth, id: &str, req: Sharing
     a.price_per_hour = Set(price);
     a.updated_at = Set(now());
     let d = a.update(&txn).await?;
+    // Withdrawn from rent: no new Z-CLOUD machines of other owners (placement asks for a shared,
+    // rentable host) and the running ones get the notice, then stop (src/devices/rental.rs).
+    if d.device_type == DeviceType::ServerGroup && !(d.rentable && d.sharing_mode != SharingMode::Dedicated) {
+        rental::withdrawn(cx, &txn, &d).await?;
+    }
     txn.commit().await?;
     cx.public.changed();
     Ok(to_device(&d))

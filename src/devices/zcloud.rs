@@ -5,7 +5,7 @@ use sea_orm::{ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityT
 
 use crate::db::entity::{device_commands, devices};
 use crate::db::{for_update, new_id, now, write_txn};
-use crate::devices::DevicesCtx;
+use crate::devices::{DevicesCtx, rental};
 use crate::devices::access::*;
 use crate::devices::model::*;
 use crate::protocol::heartbeat::{CommandBody, ZcloudMachine};
@@ -108,12 +108,17 @@ pub async fn create_zcloud(cx: &DevicesCtx, auth: &Auth, ask: ZcloudAsk) -> Resu
     let owner = manager(auth)?;
     let txn = write_txn(&cx.db).await?;
     let mut chosen: Option<(Free, String)> = None;
-    for f in free_capacity(&txn, &owner, true).await? {
+    // The owner's own hosts first (free), then other owners' (a rental, src/devices/rental.rs).
+    let mut hosts = free_capacity(&txn, &owner, true).await?;
+    hosts.sort_by_key(|f| owner_of(&f.host).as_ref() != Some(&owner));
+    for f in hosts {
         if f.cpu_cores >= ask.cpu_cores && f.memory_bytes >= ask.memory_bytes && f.disk_bytes >= ask.disk_bytes
-            && let Some(model) = gpu_fit(&f, &ask) {
-                chosen = Some((f, model));
-                break;
-            }
+            && let Some(model) = gpu_fit(&f, &ask)
+            && !within_company(&txn, &owner, &f.host).await?
+        {
+            chosen = Some((f, model));
+            break;
+        }
     }
     let Some((free, model)) = chosen else { return Err(AppError::conflict(Msg::NoCapacity)) };
     let host_gpu = gpus_of(&free.host).into_iter().find(|g| g.name == model);
@@ -188,7 +193,25 @@ pub async fn create_zcloud(cx: &DevicesCtx, auth: &Auth, ask: ZcloudAsk) -> Resu
     }
     .insert(&txn)
     .await?;
+    // On another owner's host it is a rental: held from the wallet now (409, nothing made, when the
+    // wallet cannot), charged by the minute.
+    if let Some(provider) = owner_of(&free.host).filter(|p| *p != owner) {
+        rental::start(cx, &txn, &free.host, &machine, &owner, &provider, &auth.user_id, &ask).await?;
+    }
     txn.commit().await?;
     Ok(to_device(&machine))
+}
+
+/// A company and one of its administrators are the same people: a machine of one on the other's
+/// host would move the company's coins to the person (as for app rentals), so such a host is not
+/// offered.
+async fn within_company(conn: &impl ConnectionTrait, owner: &Owner, host: &devices::Model) -> Result<bool, AppError> {
+    let Some(provider) = owner_of(host) else { return Ok(true) };
+    Ok(match (owner, &provider) {
+        (Owner::Company(c), Owner::User(u)) | (Owner::User(u), Owner::Company(c)) => {
+            crate::iam::auth::membership(conn, c, u).await?.is_some_and(|m| m.role == crate::db::enums::Role::Admin)
+        }
+        _ => false,
+    })
 }
 

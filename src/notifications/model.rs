@@ -60,7 +60,9 @@ pub fn path_of(kind: NotificationKind, params: &serde_json::Value) -> Option<Str
     }
     let by_id = |page: &str, key: &str| params[key].as_str().filter(|id| !id.is_empty()).map(|id| format!("{page}?id={}", urlencoding(id)));
     match kind {
-        K::DeviceOnline | K::DeviceOffline | K::ZcloudReady | K::ZcloudFailed => by_id("/devices/details", "device_id"),
+        K::DeviceOnline | K::DeviceOffline | K::ZcloudReady | K::ZcloudFailed | K::ZcloudEnding => by_id("/devices/details", "device_id"),
+        // The machine is gone.
+        K::ZcloudEnded => Some("/devices".to_string()),
         K::AppInstalled | K::AppFailed | K::RentalStarted | K::RentalEnded | K::RentalSuspended => by_id("/app/details", "installation_id"),
         K::OrderTaken | K::OrderAccepted | K::OrderConfirmed | K::OrderFinished | K::OrderFailed => Some("/demands-and-offers".to_string()),
         K::Runway24h | K::Runway1h => Some("/wallet".to_string()),

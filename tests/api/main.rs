@@ -23,3 +23,4 @@ mod api_keys;
 pub(crate) mod apps;
 mod recovery;
 mod social;
+mod zcloud_rental;

@@ -43,3 +43,4 @@ pub mod resource_assignments;
 pub mod sessions;
 pub mod topup_codes;
 pub mod users;
+pub mod zcloud_rentals;

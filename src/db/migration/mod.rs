@@ -21,6 +21,7 @@ pub mod m0015_connect;
 mod m0016_api_keys;
 mod m0017_apps_over_time;
 mod m0018_money;
+mod m0020_zcloud_rentals;
 mod m0021_operators;
 
 pub struct Migrator;
@@ -47,6 +48,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0016_api_keys::Migration),
             Box::new(m0017_apps_over_time::Migration),
             Box::new(m0018_money::Migration),
+            Box::new(m0020_zcloud_rentals::Migration),
             Box::new(m0021_operators::Migration),
         ]
     }

@@ -1,5 +1,5 @@
 import { api } from './client';
-import type { Device, HostFree, ListPage, LocationBody, SharingBody, ZcloudBody } from './types';
+import type { Device, HostFree, ListPage, LocationBody, SharingBody, ZcloudBody, ZcloudRental } from './types';
 
 const EBS2 = '/api/ebs/v2';
 
@@ -17,3 +17,7 @@ export const createZcloud = (body: ZcloudBody) => api.post<Device>(`${EBS2}/zclo
 export const updateLocation = (id: string, body: LocationBody) =>
   api.put<Device>(`${EBS2}/devices/${encodeURIComponent(id)}/location`, body);
 export const fetchZcloudCapacity = (signal?: AbortSignal) => api.get<HostFree[]>(`${EBS2}/zcloud/capacity`, { signal });
+export const fetchZcloudRentals = (hostId: string, signal?: AbortSignal) =>
+  api.get<ZcloudRental[]>(`${EBS2}/devices/${encodeURIComponent(hostId)}/zcloud-rentals`, { signal });
+export const endZcloudRental = (hostId: string, machineId: string) =>
+  api.post<ZcloudRental>(`${EBS2}/devices/${encodeURIComponent(hostId)}/zcloud-rentals/${encodeURIComponent(machineId)}/end`, {});

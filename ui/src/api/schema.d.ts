@@ -818,6 +818,47 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/ebs/v2/devices/{id}/zcloud-rentals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Z-CLOUD machines other owners run on this server-group host (running, or `ending` with the
+         *     time they stop), for the host's owner: each is a rental paying the host's price.
+         */
+        get: operations["zcloud_rentals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ebs/v2/devices/{id}/zcloud-rentals/{machine_id}/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The host's owner ends a Z-CLOUD machine another owner runs on this host: its renter is told,
+         *     and it is stopped after `devices.zcloud_notice_minutes`, then its rental settled (404 when no
+         *     such machine runs here; 409 when it is already ending).
+         */
+        post: operations["end_zcloud_rental"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ebs/v2/devices/link": {
         parameters: {
             query?: never;
@@ -3995,6 +4036,48 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_Vec_ZcloudRental: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            data: {
+                /** Format: int64 */
+                billed: number;
+                /** Format: int64 */
+                cpu_cores: number;
+                /** Format: date-time */
+                ends_at: string;
+                /** Format: int64 */
+                gpu_count: number;
+                gpu_model: string;
+                /** Format: int64 */
+                hours: number;
+                /** @description The machine's device id. */
+                machine_id: string;
+                /** Format: int64 */
+                memory_bytes: number;
+                name: string;
+                /**
+                 * Format: int64
+                 * @description Coin cents an hour: the host's price scaled by the largest share of it the machine takes.
+                 */
+                price_per_hour: number;
+                /** @description `user` or `company`: who rents it. */
+                renter_kind: string;
+                /** Format: date-time */
+                started_at: string;
+                status: components["schemas"]["ZcloudRentalStatus"];
+                /**
+                 * Format: date-time
+                 * @description `ending`: when the machine is stopped.
+                 */
+                stop_at?: string | null;
+            }[];
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_Wallet: {
             /**
              * Format: int32
@@ -4029,6 +4112,52 @@ export type components = {
                  * @description Metered usage of periods still open.
                  */
                 unbilled: number;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_ZcloudRental: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /**
+             * @description A Z-CLOUD machine another owner runs on this host, as the host's owner sees it
+             *     (`GET /api/ebs/v2/devices/{id}/zcloud-rentals`).
+             */
+            data: {
+                /** Format: int64 */
+                billed: number;
+                /** Format: int64 */
+                cpu_cores: number;
+                /** Format: date-time */
+                ends_at: string;
+                /** Format: int64 */
+                gpu_count: number;
+                gpu_model: string;
+                /** Format: int64 */
+                hours: number;
+                /** @description The machine's device id. */
+                machine_id: string;
+                /** Format: int64 */
+                memory_bytes: number;
+                name: string;
+                /**
+                 * Format: int64
+                 * @description Coin cents an hour: the host's price scaled by the largest share of it the machine takes.
+                 */
+                price_per_hour: number;
+                /** @description `user` or `company`: who rents it. */
+                renter_kind: string;
+                /** Format: date-time */
+                started_at: string;
+                status: components["schemas"]["ZcloudRentalStatus"];
+                /**
+                 * Format: date-time
+                 * @description `ending`: when the machine is stopped.
+                 */
+                stop_at?: string | null;
             };
             msg: string;
         };
@@ -4372,7 +4501,7 @@ export type components = {
          *     domain.
          * @enum {string}
          */
-        NotificationKind: "device_online" | "device_offline" | "zcloud_ready" | "zcloud_failed" | "app_installed" | "app_failed" | "rental_started" | "rental_ended" | "rental_suspended" | "company_invitation" | "runway_24h" | "runway_1h" | "order_taken" | "order_accepted" | "order_confirmed" | "order_finished" | "order_failed";
+        NotificationKind: "device_online" | "device_offline" | "zcloud_ready" | "zcloud_failed" | "zcloud_ending" | "zcloud_ended" | "app_installed" | "app_failed" | "rental_started" | "rental_ended" | "rental_suspended" | "company_invitation" | "runway_24h" | "runway_1h" | "order_taken" | "order_accepted" | "order_confirmed" | "order_finished" | "order_failed";
         /**
          * @description `data: null` of a call that answers nothing.
          * @default null
@@ -4895,6 +5024,50 @@ export type components = {
             /** @description `GET` it (with the caller's token) for a one-time link to the app's own origin. */
             url: string;
         };
+        /**
+         * @description A Z-CLOUD machine another owner runs on this host, as the host's owner sees it
+         *     (`GET /api/ebs/v2/devices/{id}/zcloud-rentals`).
+         */
+        ZcloudRental: {
+            /** Format: int64 */
+            billed: number;
+            /** Format: int64 */
+            cpu_cores: number;
+            /** Format: date-time */
+            ends_at: string;
+            /** Format: int64 */
+            gpu_count: number;
+            gpu_model: string;
+            /** Format: int64 */
+            hours: number;
+            /** @description The machine's device id. */
+            machine_id: string;
+            /** Format: int64 */
+            memory_bytes: number;
+            name: string;
+            /**
+             * Format: int64
+             * @description Coin cents an hour: the host's price scaled by the largest share of it the machine takes.
+             */
+            price_per_hour: number;
+            /** @description `user` or `company`: who rents it. */
+            renter_kind: string;
+            /** Format: date-time */
+            started_at: string;
+            status: components["schemas"]["ZcloudRentalStatus"];
+            /**
+             * Format: date-time
+             * @description `ending`: when the machine is stopped.
+             */
+            stop_at?: string | null;
+        };
+        /**
+         * @description A Z-CLOUD rental (a machine on another owner's host): `running` while paid, `ending` after the
+         *     host's owner ended it or withdrew the host (the machine stops at `stop_at`), `ended` once the
+         *     machine is gone and the rental settled.
+         * @enum {string}
+         */
+        ZcloudRentalStatus: "running" | "ending" | "ended";
         ZcloudRequest: {
             /** Format: int64 */
             cpu_cores?: number | null;
@@ -4903,6 +5076,12 @@ export type components = {
             /** Format: int64 */
             gpu_count?: number | null;
             gpu_model?: string | null;
+            /**
+             * Format: int64
+             * @description On another owner's host (a rental): the hours held from the wallet, 1-720 (default 24).
+             *     On an own host it is free and this is ignored.
+             */
+            hours?: number | null;
             /** Format: int64 */
             memory_bytes?: number | null;
             name?: string | null;
@@ -9876,6 +10055,193 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    zcloud_rentals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Vec_ZcloudRental"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    end_zcloud_rental: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                machine_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_ZcloudRental"];
+                };
             };
             /** @description Invalid input; `data.field` names the offending field */
             400: {

@@ -37,6 +37,7 @@ export type JoinResult = Schemas['JoinResult'];
 export type NotificationStats = Schemas['Stats'];
 export type NotificationItem = Schemas['Notification'];
 export type HostFree = Schemas['HostFree'];
+export type ZcloudRental = Schemas['ZcloudRental'];
 export type Member = Schemas['Member'];
 export type MemberRecord = AlwaysSent<Schemas['MemberRecord']>;
 export type HistoryEntry = AlwaysSent<Schemas['HistoryEntry']>;

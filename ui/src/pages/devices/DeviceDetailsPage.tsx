@@ -18,6 +18,7 @@ import { StatusBadge, deviceTypeLabel, gpuText } from '../../components/deviceSt
 import { useInterval } from '../../lib/timing';
 import { DEVICE_REFRESH_MS, MODE_KEYS } from './deviceInfo';
 import { DeviceSsh } from './DeviceSsh';
+import { HostRentals } from './HostRentals';
 
 export default function DeviceDetailsPage() {
   const t = useT();
@@ -107,6 +108,7 @@ export default function DeviceDetailsPage() {
             <DeviceSsh id={d.id} status={d.status} />
             <SharingForm t={t} device={d} onSaved={(x) => setData(() => x)} />
             <LocationForm t={t} device={d} onSaved={(x) => setData(() => x)} />
+            {d.type === 'server group' ? <HostRentals hostId={d.id} /> : null}
             <section className="card device-apps">
               <h2>{t('installed_apps')}</h2>
               <DeviceApps deviceId={d.id} />

@@ -53,6 +53,8 @@ export default function ZcloudCreatePage() {
         gpu_count: Number(f.gpuCount),
         gpu_model: f.gpuModel.trim(),
         passthrough: f.passthrough,
+        // On another owner's server: the hours held from the wallet (the server's default).
+        hours: 24,
       });
       toast('success', t('zcloud_created'));
       navigate(paths.console.deviceDetails(device.id));
