@@ -83,8 +83,9 @@ const serverOptions = {
 export function manifestFrom(metafile) {
   const rel = (p) => relative(clientDir, resolve(here, p)).split('\\').join('/');
   const boot = Object.entries(metafile.outputs).find(([, info]) => info.entryPoint === 'src/boot.ts');
-  // The Chinese messages' own chunk: the document preloads it for a Chinese page.
-  const zh = Object.entries(metafile.outputs).find(([file, info]) => file.endsWith('.js') && !info.entryPoint && info.inputs['src/i18n/zh.ts']);
+  // The Chinese messages' own chunk (a dynamic import's entry): the document preloads it for a
+  // Chinese page.
+  const zh = Object.entries(metafile.outputs).find(([file, info]) => file.endsWith('.js') && info.entryPoint === 'src/i18n/zh.ts');
   for (const [file, info] of Object.entries(metafile.outputs)) {
     if (info.entryPoint === 'src/main.tsx') {
       const preload = [];

@@ -226,6 +226,13 @@ async fn public_pages_are_rendered_ahead_and_again_after_a_change() {
         let tag = format!("<script type=\"module\" src=\"/static/{}\" data-main=\"{}\" data-preload=\"{}\">", manifest.boot, manifest.js, manifest.preload.join(" "));
         assert!(html.contains(&tag), "the boot script names the entry and its chunks: {tag}");
         assert!(!html.contains("rel=\"modulepreload\""), "no script competes with the stylesheet before the first paint");
+        // A Chinese page also preloads the Chinese messages, which it needs before hydrating.
+        if let Some(zh) = manifest.messages.get("zh") {
+            assert!(!html.contains(zh.as_str()), "an English page does not fetch the Chinese messages");
+            let res = app.client.get(app.url("/market")).header("cookie", "zm_lang=zh").send().await.unwrap();
+            let zh_html = res.text().await.unwrap();
+            assert!(zh_html.contains(&format!(" {zh}\"")), "the Chinese page preloads {zh}");
+        }
     }
 
     // A device becomes shared: the version moves, the page is rendered again ahead of its next
