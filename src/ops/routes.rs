@@ -40,7 +40,7 @@ async fn list_users(State(cx): State<OpsCtx>, _op: Operator, ApiQuery(q): ApiQue
 
 /// Suspend a person: their sessions end, their rentals end, their boxes are withdrawn, and
 /// sign-in answers 403 with the reason. 409 for yourself or the last operator.
-#[utoipa::path(post, path = "/api/ops/v1/users/{id}/suspend", tag = "operator", request_body = SuspendRequest,
+#[utoipa::path(post, path = "/api/ops/v1/users/{id}/suspend", tag = "operator", params(("id" = String, Path)), request_body = SuspendRequest,
     responses((status = 200, body = Envelope<UserRow>), (status = 400), (status = 403), (status = 404), (status = 409)))]
 async fn suspend(State(cx): State<OpsCtx>, op: Operator, ApiPath(id): ApiPath<String>, Valid(req): Valid<Suspend>) -> ApiResult<UserRow> {
     let actor = actor(&cx, &op).await?;
@@ -48,7 +48,7 @@ async fn suspend(State(cx): State<OpsCtx>, op: Operator, ApiPath(id): ApiPath<St
 }
 
 /// Lift a suspension (they sign in again).
-#[utoipa::path(post, path = "/api/ops/v1/users/{id}/unsuspend", tag = "operator", request_body = UnsuspendRequest,
+#[utoipa::path(post, path = "/api/ops/v1/users/{id}/unsuspend", tag = "operator", params(("id" = String, Path)), request_body = UnsuspendRequest,
     responses((status = 200, body = Envelope<UserRow>), (status = 400), (status = 403), (status = 404)))]
 async fn unsuspend(State(cx): State<OpsCtx>, op: Operator, ApiPath(id): ApiPath<String>, Valid(req): Valid<UnsuspendRequest>) -> ApiResult<UserRow> {
     let actor = actor(&cx, &op).await?;
@@ -57,7 +57,7 @@ async fn unsuspend(State(cx): State<OpsCtx>, op: Operator, ApiPath(id): ApiPath<
 
 /// Grant coins to a person's wallet (`amount` in cents). Accepts `Idempotency-Key`.
 #[utoipa::path(post, path = "/api/ops/v1/users/{id}/grant", tag = "operator", request_body = TopUpRequest,
-    params(("Idempotency-Key" = Option<String>, Header, description = "1-255 characters: a retry with the same key and body answers the first answer and grants nothing")),
+    params(("id" = String, Path), ("Idempotency-Key" = Option<String>, Header, description = "1-255 characters: a retry with the same key and body answers the first answer and grants nothing")),
     responses((status = 200, body = Envelope<Entry>), (status = 400), (status = 403), (status = 404)))]
 async fn grant(State(cx): State<OpsCtx>, op: Operator, lang: Lang, IdempotencyKey(key): IdempotencyKey, ApiPath(id): ApiPath<String>, Valid(req): Valid<TopUp>) -> ApiResult<Entry> {
     let actor = actor(&cx, &op).await?;

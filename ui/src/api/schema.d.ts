@@ -14268,7 +14268,9 @@ export interface operations {
                 /** @description 1-255 characters: a retry with the same key and body answers the first answer and grants nothing */
                 "Idempotency-Key"?: string | null;
             };
-            path?: never;
+            path: {
+                id: string;
+            };
             cookie?: never;
         };
         requestBody: {
@@ -14363,7 +14365,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: string;
+            };
             cookie?: never;
         };
         requestBody: {
@@ -14458,7 +14462,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: string;
+            };
             cookie?: never;
         };
         requestBody: {
