@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { test, expect, verifiedAccount, PASSWORD } from './fixtures.mjs';
+import { test, expect, expectHydrated, verifiedAccount, PASSWORD } from './fixtures.mjs';
 import { containersOf, needDocker, removeContainersOf, root, serverHoldsTestImage, startAgent } from './agent.mjs';
 
 test('install from the market on my box, open it, stop, start, uninstall (en, zh)', async ({ page, request, baseURL, consoleErrors }) => {
@@ -113,6 +113,7 @@ test('install from the market on my box, open it, stop, start, uninstall (en, zh
     await verifiedAccount(request, renter);
     await page.evaluate(() => localStorage.clear());
     await page.goto('/auth/signin?redirect=' + encodeURIComponent('/market/details?id=grafana&do=rent'));
+    await expectHydrated(page);
     await page.getByLabel('Email').fill(renter);
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign In' }).click();

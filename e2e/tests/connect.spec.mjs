@@ -10,7 +10,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { test, expect, verifiedAccount, PASSWORD } from './fixtures.mjs';
+import { test, expect, expectHydrated, verifiedAccount, PASSWORD } from './fixtures.mjs';
 import { needDocker, removeContainersOf, serverHoldsTestImage, startAgent } from './agent.mjs';
 
 test.describe('connect', () => {
@@ -29,6 +29,7 @@ test.describe('connect', () => {
     try {
       const { id: deviceId, code } = await agent.printed;
       await page.goto('/auth/signin');
+      await expectHydrated(page);
       await page.getByLabel('Email').fill(email);
       await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
       await page.getByRole('button', { name: 'Sign In' }).click();

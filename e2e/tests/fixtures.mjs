@@ -111,6 +111,8 @@ export async function signInPage(page, email, redirect, password = PASSWORD) {
   await page.goto('/auth/signin?redirect=' + encodeURIComponent(redirect));
   await page.evaluate(() => localStorage.clear());
   await page.goto('/auth/signin?redirect=' + encodeURIComponent(redirect));
+  // Typed once React has attached: text typed into the server's markup before is lost.
+  await expectHydrated(page);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password', { exact: true }).fill(password);
   await page.getByRole('button', { name: 'Sign In' }).click();

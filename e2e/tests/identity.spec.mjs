@@ -51,6 +51,7 @@ for (const lang of ['en', 'zh']) {
     await expect(page.getByRole('heading', { name: t.verified })).toBeVisible();
 
     await page.goto(`/auth/signin?language=${lang}`);
+    await expectHydrated(page);
     await form.getByLabel(t.email, { exact: true }).fill(email);
     await form.getByLabel(t.password, { exact: true }).fill('Secret123');
     await form.getByRole('button', { name: t.signIn }).click();
