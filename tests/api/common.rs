@@ -92,6 +92,11 @@ impl TestApp {
         prepare("127.0.0.1:0".parse().unwrap(), adjust).await
     }
 
+    /// Hands this app's PostgreSQL database to the caller, to outlive the app (a restart on it).
+    pub fn take_database(&mut self) -> Option<PgDatabase> {
+        self._database.take()
+    }
+
     pub fn public_url(&self) -> String {
         self.state.config.public_url()
     }

@@ -342,12 +342,14 @@ async fn a_restart_keeps_the_catalogue_and_changes() {
     let data = tempfile::tempdir().unwrap();
     let dir = data.path().to_path_buf();
     let first = dir.clone();
-    let app = TestApp::spawn_with(move |c| c.data_dir = first).await;
+    let mut app = TestApp::spawn_with(move |c| c.data_dir = first).await;
     let row = apps::Entity::find_by_id("ollama").one(&app.state.db).await.unwrap().unwrap();
     let mut edit = row.into_active_model();
     edit.name_en = Set("Our Ollama".into());
     edit.update(&app.state.db).await.unwrap();
     let url = app.state.config.database.url.clone();
+    // The database outlives the first server (dropped at the end of the test).
+    let _database = app.take_database();
     drop(app);
     // A second server over the same data (directory, or PostgreSQL database under TEST_DATABASE_URL).
     let again = TestApp::spawn_with(move |c| {
