@@ -20,7 +20,7 @@ use zmarket::db::enums::HoldStatus;
 use zmarket::error::{AppError, Msg};
 use zmarket::lang::Lang;
 
-use crate::common::{TestApp, seed_company, token_of, user_id_of};
+use crate::common::{TestApp, cli, seed_company, token_of, user_id_of};
 
 const WALLET: &str = "/api/billing/v1/wallet";
 const ENTRIES: &str = "/api/billing/v1/wallet/entries";
@@ -136,17 +136,6 @@ async fn the_bonus_is_configured_in_coins() {
         let e = zmarket::config::Config::from_toml(&format!("[billing]\n{bad}\n")).unwrap_err().to_string();
         assert!(e.contains("billing."), "{bad}: {e}");
     }
-}
-
-/// Runs the real binary against the app's database.
-fn cli(app: &TestApp, args: &[&str]) -> (bool, String, String) {
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_zmarket"));
-    cmd.arg("--data-dir").arg(app.dir.path()).args(args).env("ZMARKET_LOG__LEVEL", "warn");
-    if !app.state.config.database.url.is_empty() {
-        cmd.env("ZMARKET_DATABASE__URL", &app.state.config.database.url);
-    }
-    let out = cmd.output().expect("zmarket runs");
-    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 #[tokio::test]

@@ -229,6 +229,18 @@ async fn fresh_postgres_database(url: &str) -> PgDatabase {
     PgDatabase { url: u.to_string(), admin_url: url.to_string(), name }
 }
 
+/// Runs the real binary (a `zmarket` command) against the app's data directory and database:
+/// (succeeded, stdout, stderr).
+pub fn cli(app: &TestApp, args: &[&str]) -> (bool, String, String) {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_zmarket"));
+    cmd.arg("--data-dir").arg(app.dir.path()).args(args).env("ZMARKET_LOG__LEVEL", "warn");
+    if !app.state.config.database.url.is_empty() {
+        cmd.env("ZMARKET_DATABASE__URL", &app.state.config.database.url);
+    }
+    let out = cmd.output().expect("zmarket runs");
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
 pub const PASSWORD: &str = "Secret123";
 
 /// The verification link in a mail.

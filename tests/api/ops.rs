@@ -6,17 +6,6 @@ use serde_json::{Value, json};
 
 use crate::common::*;
 
-/// Runs the real binary against the app's database.
-pub(crate) fn cli(app: &TestApp, args: &[&str]) -> (bool, String, String) {
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_zmarket"));
-    cmd.arg("--data-dir").arg(app.dir.path()).args(args).env("ZMARKET_LOG__LEVEL", "warn");
-    if !app.state.config.database.url.is_empty() {
-        cmd.env("ZMARKET_DATABASE__URL", &app.state.config.database.url);
-    }
-    let out = cmd.output().expect("zmarket runs");
-    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
-}
-
 pub(crate) fn make_operator(app: &TestApp, email: &str) {
     let (ok, out, err) = cli(app, &["operator", "grant", "--email", email]);
     assert!(ok, "{out}{err}");
