@@ -1,18 +1,18 @@
 // Personal API keys on /account: create one (name, expiry), see it once with a copy button and the
 // warning, copy it, use it as a Bearer credential, see its use in the list, revoke it after a
 // confirmation (then it is refused). In English and in Chinese.
-import { test, expect, expectHydrated, verifiedAccount, PASSWORD } from './fixtures.mjs';
+import { test, expect, expectHydrated, verifiedAccount, signIn } from './fixtures.mjs';
 
 const T = {
   en: {
-    email: 'Email', password: 'Password', signIn: 'Sign In', section: 'API keys', name: 'Key name', expiry: 'Expires',
+    section: 'API keys', name: 'Key name', expiry: 'Expires',
     in30: 'In 30 days', create: 'Create key', required: 'Please name the key', newTitle: 'Your new API key',
     warning: 'it will not be shown again', copy: 'Copy', copied: 'Key copied', done: 'I have copied it', never: 'Never',
     revoke: 'Revoke', revokeTitle: 'Revoke API key', revoked: 'Key revoked', none: 'No API keys yet', actsIn: 'Acts in',
     keyName: 'deploy script',
   },
   zh: {
-    email: '邮箱', password: '密码', signIn: '登录', section: 'API 密钥', name: '密钥名称', expiry: '过期时间',
+    section: 'API 密钥', name: '密钥名称', expiry: '过期时间',
     in30: '30 天后', create: '创建密钥', required: '请输入密钥名称', newTitle: '您的新 API 密钥',
     warning: '它不会再次显示', copy: '复制', copied: '密钥已复制', done: '我已复制', never: '从未使用',
     revoke: '撤销', revokeTitle: '撤销 API 密钥', revoked: '密钥已撤销', none: '还没有 API 密钥', actsIn: '所属账户',
@@ -27,13 +27,7 @@ for (const lang of ['en', 'zh']) {
     await verifiedAccount(request, email);
     await context.grantPermissions(['clipboard-read', 'clipboard-write']);
 
-    await page.goto(`/auth/signin?language=${lang}`);
-    await expectHydrated(page);
-    const signIn = page.locator('form');
-    await signIn.getByLabel(t.email, { exact: true }).fill(email);
-    await signIn.getByLabel(t.password, { exact: true }).fill(PASSWORD);
-    await signIn.getByRole('button', { name: t.signIn }).click();
-    await expect(page).not.toHaveURL(/\/auth\/signin/);
+    await signIn(page, email, { lang });
 
     await page.goto(`/account?language=${lang}`);
     await expectHydrated(page);

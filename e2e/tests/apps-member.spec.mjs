@@ -3,15 +3,15 @@
 // The admin installs two apps on a company box and assigns one to the member; the member's /app
 // lists only that one, and the market's Install and Rent answer with the permission message.
 // In English and in Chinese.
-import { test, expect, expectHydrated, mailMatch, mailedLink, verifiedAccount, apiSession, PASSWORD } from './fixtures.mjs';
+import { test, expect, mailMatch, mailedLink, verifiedAccount, apiSession, signIn } from './fixtures.mjs';
 
 const T = {
   en: {
-    email: 'Email', password: 'Password', signIn: 'Sign In', switchCompany: 'Switch company', install: 'Install', rent: 'Rent', preparing: 'Preparing',
+    switchCompany: 'Switch company', install: 'Install', rent: 'Rent', preparing: 'Preparing',
     denied: 'No permission to install or rent Z-APP, please contact the administrator',
   },
   zh: {
-    email: '邮箱', password: '密码', signIn: '登录', switchCompany: '切换企业', install: '安装', rent: '租用', preparing: '准备中',
+    switchCompany: '切换企业', install: '安装', rent: '租用', preparing: '准备中',
     denied: '无权安装或租用 Z-APP，请联系管理员',
   },
 };
@@ -65,13 +65,7 @@ for (const lang of ['en', 'zh']) {
     const t = T[lang];
     const { member, companyId } = await seed(request, lang);
 
-    await page.goto(`/auth/signin?language=${lang}`);
-    await expectHydrated(page);
-    const form = page.locator('form');
-    await form.getByLabel(t.email, { exact: true }).fill(member);
-    await form.getByLabel(t.password, { exact: true }).fill(PASSWORD);
-    await form.getByRole('button', { name: t.signIn }).click();
-    await expect(page).not.toHaveURL(/\/auth\/signin/);
+    await signIn(page, member, { lang });
     // Into the company, as a member.
     const switcher = page.getByRole('combobox', { name: t.switchCompany });
     await switcher.selectOption(companyId);

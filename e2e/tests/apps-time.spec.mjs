@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { test, expect, verifiedAccount, apiSession, signInPage } from './fixtures.mjs';
+import { test, expect, verifiedAccount, apiSession, signIn } from './fixtures.mjs';
 import { needDocker, startAgent } from './agent.mjs';
 
 async function ok(res) {
@@ -43,7 +43,7 @@ test('an offline box offers Cancel at once; a failure reads in Chinese (en, zh)'
   const cmd = cmds.find((c) => c.payload.installation_id === failing.id);
   await box.beat({ acks: [{ id: cmd.id, ok: false, error: 'exited', reason: { code: 'exited', exit_code: 1 } }] });
 
-  await signInPage(page, email, `/app/details?id=${failing.id}`);
+  await signIn(page, email, { redirect: `/app/details?id=${failing.id}`, fresh: true });
   await page.goto(`/app/details?id=${failing.id}&language=zh`);
   await expect(page.locator('.app-details-head .app-status').first()).toHaveText('安装失败');
   await expect(page.locator('.app-reason')).toHaveText('应用已退出（退出码 1）');
@@ -89,7 +89,7 @@ test('Update available, update, the new version is shown (real agent and Docker)
     const { id: deviceId, code } = await agent.printed;
     await ok(await request.post('/api/ebs/v2/devices/link', { headers: auth, data: { device_id: deviceId, pairing_code: code } }));
     inst = await ok(await request.post('/api/rmp/v1/apps/install', { headers: auth, data: { app_id: 'grafana', device_id: deviceId } }));
-    await signInPage(page, email, `/app/details?id=${inst.id}`);
+    await signIn(page, email, { redirect: `/app/details?id=${inst.id}`, fresh: true });
     const chip = page.locator('.app-details-head .app-status').first();
     await expect(chip).toHaveText('Running', { timeout: 120_000 });
     const before = await page.getByTestId('app-version').textContent();

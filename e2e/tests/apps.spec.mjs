@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { test, expect, expectHydrated, verifiedAccount, PASSWORD } from './fixtures.mjs';
+import { test, expect, verifiedAccount, signIn, submitSignIn } from './fixtures.mjs';
 import { containersOf, needDocker, removeContainersOf, root, serverHoldsTestImage, startAgent } from './agent.mjs';
 
 test('install from the market on my box, open it, stop, start, uninstall (en, zh)', async ({ page, request, baseURL, consoleErrors }) => {
@@ -40,9 +40,7 @@ test('install from the market on my box, open it, stop, start, uninstall (en, zh
     await page.goto('/market/details?id=grafana');
     await page.getByRole('button', { name: 'Install' }).click();
     await expect(page).toHaveURL(/\/auth\/signin/);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign In' }).click();
+    await submitSignIn(page, email);
     await expect(page).toHaveURL(/\/market\/details\?id=grafana&do=install/);
     const token = await page.evaluate(() => localStorage.getItem('token'));
     const bind = await request.post('/api/ebs/v2/devices/link', {
@@ -111,12 +109,7 @@ test('install from the market on my box, open it, stop, start, uninstall (en, zh
     expect(sharing.ok()).toBeTruthy();
     const renter = `renter-${Date.now()}@example.com`;
     await verifiedAccount(request, renter);
-    await page.evaluate(() => localStorage.clear());
-    await page.goto('/auth/signin?redirect=' + encodeURIComponent('/market/details?id=grafana&do=rent'));
-    await expectHydrated(page);
-    await page.getByLabel('Email').fill(renter);
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign In' }).click();
+    await signIn(page, renter, { redirect: '/market/details?id=grafana&do=rent', fresh: true });
     const rent = page.getByRole('dialog');
     await expect(rent.locator(`[data-device="${deviceId}"]`)).toContainText('6.00');
     await rent.getByLabel('Hours').fill('2');

@@ -2,11 +2,11 @@
 // joins; A binds a device to the company and allocates it to B; B switches into the company, sees
 // only the member menu and only that device.
 // In English and in Chinese, through the real UI and the real binary.
-import { test, expect, expectHydrated, mailedLink, verifiedAccount, PASSWORD } from './fixtures.mjs';
+import { test, expect, expectHydrated, mailedLink, verifiedAccount, signIn, submitSignIn } from './fixtures.mjs';
 
 const T = {
   en: {
-    email: 'Email', password: 'Password', signIn: 'Sign In', switchCompany: 'Switch company', companies: 'Companies',
+    email: 'Email', switchCompany: 'Switch company', companies: 'Companies',
     companyName: 'Company name', create: 'Create', companyMenu: 'Company', appMenu: 'Z-APP', accountMenu: 'Account',
     invite: 'Invite', invited: 'Invitation sent', joinCompany: 'Join Company', joined: 'You joined the company.',
     allocate: 'Allocate Resources', member: 'Member', resourceType: 'Resource type', resource: 'Resource',
@@ -15,7 +15,7 @@ const T = {
     pairingCode: 'Pairing code', bind: 'Bind', bound: 'Device bound', devicesMenu: 'Devices',
   },
   zh: {
-    email: '邮箱', password: '密码', signIn: '登录', switchCompany: '切换企业', companies: '企业',
+    email: '邮箱', switchCompany: '切换企业', companies: '企业',
     companyName: '企业名称', create: '创建', companyMenu: '企业', appMenu: 'Z-APP', accountMenu: '账户',
     invite: '邀请', invited: '邀请已发送', joinCompany: '加入企业', joined: '您已加入企业。',
     allocate: '分配资源', member: '成员', resourceType: '资源类型', resource: '资源',
@@ -26,13 +26,6 @@ const T = {
 };
 
 const path = (link) => link.replace(/^https?:\/\/[^/]+/, '');
-
-async function signIn(page, t, email) {
-  const form = page.locator('form');
-  await form.getByLabel(t.email, { exact: true }).fill(email);
-  await form.getByLabel(t.password, { exact: true }).fill(PASSWORD);
-  await form.getByRole('button', { name: t.signIn }).click();
-}
 
 async function menuLabels(page) {
   const nav = page.locator('nav.side-menu');
@@ -51,10 +44,7 @@ for (const lang of ['en', 'zh']) {
     await verifiedAccount(request, b);
 
     // A signs in and creates a company from the company switcher.
-    await page.goto(`/auth/signin?language=${lang}`);
-    await expectHydrated(page);
-    await signIn(page, t, a);
-    await expect(page).not.toHaveURL(/\/auth\/signin/);
+    await signIn(page, a, { lang });
     await page.getByRole('combobox', { name: t.switchCompany }).selectOption('__create_or_join');
     await expect(page).toHaveURL(/\/company-email$/);
     await expect(page.getByRole('heading', { name: t.companies, exact: true })).toBeVisible();
@@ -86,7 +76,7 @@ for (const lang of ['en', 'zh']) {
     await pageB.goto(`${path(link)}&language=${lang}`);
     await expectHydrated(pageB);
     await expect(pageB.getByRole('heading', { name: t.joinCompany })).toBeVisible();
-    await signIn(pageB, t, b);
+    await submitSignIn(pageB, b, { lang });
     await expect(pageB.getByRole('heading', { name: t.joined })).toBeVisible();
     await pageB.screenshot({ path: `test-results/companies-joined-${lang}.png`, fullPage: true });
 

@@ -10,7 +10,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { test, expect, expectHydrated, verifiedAccount, PASSWORD } from './fixtures.mjs';
+import { test, expect, verifiedAccount, signIn } from './fixtures.mjs';
 import { needDocker, removeContainersOf, serverHoldsTestImage, startAgent } from './agent.mjs';
 
 test.describe('connect', () => {
@@ -28,12 +28,7 @@ test.describe('connect', () => {
     const installations = [];
     try {
       const { id: deviceId, code } = await agent.printed;
-      await page.goto('/auth/signin');
-      await expectHydrated(page);
-      await page.getByLabel('Email').fill(email);
-      await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-      await page.getByRole('button', { name: 'Sign In' }).click();
-      await expect(page).not.toHaveURL(/\/auth\/signin/);
+      await signIn(page, email);
       const token = await page.evaluate(() => localStorage.getItem('token'));
       const auth = { authorization: `Bearer ${token}` };
       const bind = await request.post('/api/ebs/v2/devices/link', { headers: auth, data: { device_id: deviceId, pairing_code: code } });

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
-import { test, expect, expectHydrated, verifiedAccount, PASSWORD } from './fixtures.mjs';
+import { test, expect, verifiedAccount, signIn } from './fixtures.mjs';
 
 const bin = process.env.E2E_ZMARKET_BIN || resolve(import.meta.dirname, '../../target/release/zmarket');
 const offlineAfter = Number(process.env.ZMARKET_DEVICES__OFFLINE_AFTER_SECS || 90);
@@ -53,12 +53,7 @@ test('a real agent is bound in the browser, goes online with its CPU count, then
     expect(code).toMatch(/^[2-9A-HJKMNP-Z]{8}$/);
 
     // Sign in through the page.
-    await page.goto('/auth/signin?redirect=/devices/link');
-    await expectHydrated(page);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign In' }).click();
-    await expect(page).toHaveURL(/\/devices\/link/);
+    await signIn(page, email, { redirect: '/devices/link' });
 
     // A wrong pairing code is refused saying the pairing code is wrong (the ID is fine).
     await page.getByLabel('Device ID').fill(id);

@@ -106,15 +106,40 @@ export async function seedNearbyDevices(request, devices) {
   return seeded;
 }
 
-/** Signs `email` in through the English sign-in form and waits for `redirect` (a console path). */
-export async function signInPage(page, email, redirect, password = PASSWORD) {
-  await page.goto('/auth/signin?redirect=' + encodeURIComponent(redirect));
-  await page.evaluate(() => localStorage.clear());
-  await page.goto('/auth/signin?redirect=' + encodeURIComponent(redirect));
-  // Typed once React has attached: text typed into the server's markup before is lost.
-  await expectHydrated(page);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign In' }).click();
-  await expect(page).toHaveURL(new RegExp(redirect.split('?')[0].replace(/[/]/g, '\\/')));
+const SIGN_IN = {
+  en: { email: 'Email', password: 'Password', submit: 'Sign In' },
+  zh: { email: '邮箱', password: '密码', submit: '登录' },
+};
+
+/**
+ * Fills and submits the sign-in form the page shows (the sign-in page, or a page that asks to sign
+ * in first), once React has attached: text typed into the server's markup before is lost.
+ */
+export async function submitSignIn(page, email, { lang = 'en', password = PASSWORD } = {}) {
+  const t = SIGN_IN[lang];
+  await page.waitForFunction(() => window.__zmHydrated === true, null, { timeout: 10_000 });
+  const form = page.locator('form', { has: page.getByLabel(t.password, { exact: true }) });
+  await form.getByLabel(t.email, { exact: true }).fill(email);
+  await form.getByLabel(t.password, { exact: true }).fill(password);
+  await form.getByRole('button', { name: t.submit, exact: true }).click();
+}
+
+/**
+ * Opens the sign-in page in `lang`, signs `email` in and waits to have left it: for `redirect`
+ * (a console path) until it is there. `fresh` first forgets whoever was signed in on this page.
+ */
+export async function signIn(page, email, { lang = 'en', redirect = '', password = PASSWORD, fresh = false } = {}) {
+  const url = `/auth/signin?language=${lang}${redirect ? `&redirect=${encodeURIComponent(redirect)}` : ''}`;
+  if (fresh) {
+    await page.goto(url);
+    await page.evaluate(() => localStorage.clear());
+  }
+  await page.goto(url);
+  await submitSignIn(page, email, { lang, password });
+  if (redirect) {
+    const path = redirect.split('?')[0].replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    await expect(page).toHaveURL(new RegExp(path));
+  } else {
+    await expect(page).not.toHaveURL(/\/auth\/signin/);
+  }
 }

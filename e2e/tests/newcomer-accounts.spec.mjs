@@ -1,11 +1,11 @@
 // Issue 17, items 3-5: recovering an account (forgot password, resend verification), signing up
 // from an invitation link without losing it, and a member seeing what was allocated to them.
 // English and Chinese, real binary, real Chromium, mail read from the server's outbox.
-import { test, expect, expectHydrated, mailMatch, mailedLink, verifiedAccount, apiSession, PASSWORD } from './fixtures.mjs';
+import { test, expect, expectHydrated, mailMatch, mailedLink, verifiedAccount, apiSession, PASSWORD, signIn, submitSignIn } from './fixtures.mjs';
 
 const T = {
   en: {
-    email: 'Email', password: 'Password', signIn: 'Sign In', forgotLink: 'Forgot password?', forgot: 'Forgot password',
+    email: 'Email', password: 'Password', forgotLink: 'Forgot password?', forgot: 'Forgot password',
     send: 'Send the reset link', sentTitle: 'Check your email', newPassword: 'New password', confirm: 'Confirm password',
     setNew: 'Set the new password', changed: 'Password changed', resendLink: "Didn't get the verification email?",
     resend: 'Resend verification email', resent: 'a new link is on its way', signUp: 'Sign Up', create: 'Create Account',
@@ -13,7 +13,7 @@ const T = {
     joined: 'You joined the company.', switchCompany: 'Switch company', allocated: 'Allocated to you', used: 'This password reset link has already been used, please ask for a new one',
   },
   zh: {
-    email: '邮箱', password: '密码', signIn: '登录', forgotLink: '忘记密码？', forgot: '忘记密码',
+    email: '邮箱', password: '密码', forgotLink: '忘记密码？', forgot: '忘记密码',
     send: '发送重置链接', sentTitle: '请查收邮件', newPassword: '新密码', confirm: '确认密码',
     setNew: '设置新密码', changed: '密码已修改', resendLink: '没有收到验证邮件？',
     resend: '重新发送验证邮件', resent: '新的验证链接已经发出', signUp: '注册', create: '创建账户',
@@ -26,13 +26,6 @@ const path = (link) => link.replace(/^https?:\/\/[^/]+/, '');
 const stamp = () => `${Date.now()}-${Math.floor(Math.random() * 1e4)}`;
 const RESET = /https?:\/\/\S+\/reset-password\?token=([A-Za-z0-9_-]+)/;
 const VERIFY = /https?:\/\/\S+\/email-verified\?token=([A-Za-z0-9_-]+)\S*/;
-
-async function signInHere(page, t, email, password = PASSWORD) {
-  const form = page.locator('form');
-  await form.getByLabel(t.email, { exact: true }).fill(email);
-  await form.getByLabel(t.password, { exact: true }).fill(password);
-  await form.getByRole('button', { name: t.signIn }).click();
-}
 
 for (const lang of ['en', 'zh']) {
   test(`forgot password: a mailed link, once, and every session ends (${lang})`, async ({ page, request, consoleErrors }) => {
@@ -77,9 +70,7 @@ for (const lang of ['en', 'zh']) {
     await page.getByRole('button', { name: t.setNew }).click();
     await expect(page.getByRole('alert')).toHaveText(t.used);
     // The new password signs in.
-    await page.goto(`/auth/signin?language=${lang}`);
-    await signInHere(page, t, email, 'Renewed123');
-    await expect(page).not.toHaveURL(/\/auth\/signin/);
+    await signIn(page, email, { lang, password: 'Renewed123' });
     expect(consoleErrors.filter((e) => !/status of 409/.test(e))).toEqual([]);
   });
 
@@ -144,7 +135,7 @@ for (const lang of ['en', 'zh']) {
     await page.screenshot({ path: `test-results/newcomer-invite-verified-${lang}.png` });
     await page.getByRole('link', { name: t.continue }).click();
     await expect(page.getByRole('heading', { name: t.joinCompany })).toBeVisible();
-    await signInHere(page, t, newbie);
+    await submitSignIn(page, newbie, { lang });
     await expect(page.getByRole('heading', { name: t.joined })).toBeVisible();
     await page.screenshot({ path: `test-results/newcomer-invite-joined-${lang}.png` });
 

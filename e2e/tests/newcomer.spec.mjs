@@ -1,11 +1,11 @@
 // What a newcomer hits (issue 17): context switches that landed on a 403, the settings dialog cut
 // off at the top, misleading messages, clipped market cards, a sticky ?language=, the bell's
 // "View all" and the invitation notification. English and Chinese, real binary, real Chromium.
-import { test, expect, expectHydrated, mailMatch, mailedLink, verifiedAccount, apiSession, PASSWORD } from './fixtures.mjs';
+import { test, expect, expectHydrated, mailMatch, mailedLink, verifiedAccount, apiSession, PASSWORD, signIn } from './fixtures.mjs';
 
 const T = {
   en: {
-    email: 'Email', password: 'Password', signIn: 'Sign In', switchCompany: 'Switch company', companyName: 'Company name',
+    email: 'Email', password: 'Password', switchCompany: 'Switch company', companyName: 'Company name',
     create: 'Create', forbidden: 'Sorry, you do not have access to this page', personal: 'Personal', settings: 'Settings',
     close: 'Close', themeColor: 'Theme color', signUp: 'Create Account', rule: '8-15 characters, at least one letter and one digit',
     weak: 'Password must be 8-15 characters with at least one letter and one digit', incorrect: 'Password Incorrect',
@@ -15,7 +15,7 @@ const T = {
     viewAll: 'View all', invitationTitle: (c) => `Invitation to join ${c}`,
   },
   zh: {
-    email: '邮箱', password: '密码', signIn: '登录', switchCompany: '切换企业', companyName: '企业名称',
+    email: '邮箱', password: '密码', switchCompany: '切换企业', companyName: '企业名称',
     create: '创建', forbidden: '抱歉，您无权访问此页面', personal: '个人', settings: '设置',
     close: '关闭', themeColor: '主题色', signUp: '创建账户', rule: null,
     weak: '密码须为 8-15 个字符，且至少包含一个字母和一个数字', incorrect: '密码错误',
@@ -27,19 +27,6 @@ const T = {
 };
 
 const stamp = () => `${Date.now()}-${Math.floor(Math.random() * 1e4)}`;
-
-async function signIn(page, lang, email, redirect = '') {
-  const t = T[lang];
-  await page.goto(`/auth/signin?language=${lang}${redirect ? `&redirect=${encodeURIComponent(redirect)}` : ''}`);
-  await expectHydrated(page);
-  const form = page.locator('form');
-  await form.getByLabel(t.email, { exact: true }).fill(email);
-  await form.getByLabel(t.password, { exact: true }).fill(PASSWORD);
-  await form.getByRole('button', { name: t.signIn }).click();
-  await expect(page).not.toHaveURL(/\/auth\/signin/);
-  // The console has its menu and its page (a switch made before would race the landing).
-  await expect(page.locator('main h1').first()).toBeVisible();
-}
 
 /** A company made through the API by `email` (who becomes its admin); returns its id and admin headers. */
 async function apiCompany(request, email, name) {
@@ -68,6 +55,12 @@ async function expectNoForbidden(page, t) {
   await expect(page).not.toHaveURL(/\/403/);
 }
 
+/** Signs in, then waits for the console's page: a switch made before would race the landing. */
+async function signInToConsole(page, lang, email, redirect = '') {
+  await signIn(page, email, { lang, redirect });
+  await expect(page.locator('main h1').first()).toBeVisible();
+}
+
 for (const lang of ['en', 'zh']) {
   test(`a context switch never lands on a 403 (${lang})`, async ({ page, browser, request, consoleErrors }) => {
     const t = T[lang];
@@ -78,7 +71,7 @@ for (const lang of ['en', 'zh']) {
     await verifiedAccount(request, b);
 
     // Creating a company switches into it: its first page, not a 403 under "Company created".
-    await signIn(page, lang, a);
+    await signInToConsole(page, lang, a);
     await page.getByRole('combobox', { name: t.switchCompany }).selectOption('__create_or_join');
     await expect(page).toHaveURL(/\/company-email$/);
     const company = `Switch Co ${s.slice(-5)}`;
@@ -109,7 +102,7 @@ for (const lang of ['en', 'zh']) {
     await apiJoin(request, { authorization: `Bearer ${token}` }, b);
     const contextB = await browser.newContext();
     const pageB = await contextB.newPage();
-    await signIn(pageB, lang, b, '/devices');
+    await signInToConsole(pageB, lang, b, '/devices');
     await expect(pageB).toHaveURL(/\/devices$/);
     await pageB.getByRole('combobox', { name: t.switchCompany }).selectOption({ label: company });
     await expect(pageB).toHaveURL(/\/app$/);
@@ -125,7 +118,7 @@ for (const lang of ['en', 'zh']) {
     await verifiedAccount(request, email);
     for (const [width, height] of [[1280, 860], [1440, 900], [1280, 420]]) {
       await page.setViewportSize({ width, height });
-      if (width === 1280 && height === 860) await signIn(page, lang, email);
+      if (width === 1280 && height === 860) await signInToConsole(page, lang, email);
       await page.getByRole('button', { name: t.settings, exact: true }).click();
       const dialog = page.getByRole('dialog', { name: t.settings });
       await expect(dialog).toBeVisible();
@@ -178,7 +171,7 @@ for (const lang of ['en', 'zh']) {
     // Change password: a wrong current password, then a mismatch: the first message goes.
     const email = `messages-${lang}-${stamp()}@example.com`;
     await verifiedAccount(request, email);
-    await signIn(page, lang, email);
+    await signInToConsole(page, lang, email);
     await page.goto('/account/password');
     const pw = page.locator('form');
     await pw.getByLabel(t.current).fill('Wrong1234');
@@ -248,7 +241,7 @@ for (const lang of ['en', 'zh']) {
     const { admin } = await apiCompany(request, owner, company);
     const inv = await request.post('/api/iam/v1/sme/invite', { headers: admin, data: { email: guest } });
     expect(inv.status()).toBe(200);
-    await signIn(page, lang, guest);
+    await signInToConsole(page, lang, guest);
     const bell = page.getByRole('button', { name: t.notifications, exact: true });
     await expect(bell.locator('.badge')).toHaveText('1');
     await bell.click();

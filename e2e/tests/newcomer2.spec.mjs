@@ -4,11 +4,11 @@
 // search, an order draft through sign-in, a cancelled demand, a spaced device id, toasts clear of
 // the header). English and Chinese, real binary, real Chromium.
 import { devices } from '@playwright/test';
-import { test, expect, expectHydrated, mailedLink, verifiedAccount, apiSession, PASSWORD } from './fixtures.mjs';
+import { test, expect, expectHydrated, mailedLink, verifiedAccount, apiSession, signIn, submitSignIn } from './fixtures.mjs';
 
 const T = {
   en: {
-    email: 'Email', password: 'Password', signIn: 'Sign In', messages: 'Messages', message: 'Message', pickFriend: 'Pick a friend to message',
+    messages: 'Messages', message: 'Message', pickFriend: 'Pick a friend to message',
     edit: 'Edit', newTag: 'New tag', save: 'Save', switchCompany: 'Switch company', notifications: 'Notifications',
     companies: 'Companies', myCompanies: 'My companies', signedIn: 'Signed in', getApp: 'Get the app', exploreMarket: 'Explore Market',
     onComputer: 'open ZMarket in a desktop browser to sign in', downloadPhone: 'to sign in and use your account, open ZMarket on a computer',
@@ -17,7 +17,7 @@ const T = {
     bind: 'Bind', bound: 'Device bound', verifyFailed: 'This verification link is not valid.', checkEmail: 'Check Your Email',
   },
   zh: {
-    email: '邮箱', password: '密码', signIn: '登录', messages: '消息', message: '发消息', pickFriend: '选择一位好友发消息',
+    messages: '消息', message: '发消息', pickFriend: '选择一位好友发消息',
     edit: '编辑', newTag: '新标签', save: '保存', switchCompany: '切换企业', notifications: '通知',
     companies: '企业', myCompanies: '我的企业', signedIn: '登录成功', getApp: '下载客户端', exploreMarket: '探索市场',
     onComputer: '请在电脑浏览器中打开 ZMarket 登录', downloadPhone: '登录和使用账户请在电脑上打开 ZMarket',
@@ -35,17 +35,6 @@ async function ok(res) {
   return (await res.json()).data;
 }
 
-async function signIn(page, lang, email, redirect = '') {
-  const t = T[lang];
-  await page.goto(`/auth/signin?language=${lang}${redirect ? `&redirect=${encodeURIComponent(redirect)}` : ''}`);
-  await expectHydrated(page);
-  const form = page.locator('form');
-  await form.getByLabel(t.email, { exact: true }).fill(email);
-  await form.getByLabel(t.password, { exact: true }).fill(PASSWORD);
-  await form.getByRole('button', { name: t.signIn }).click();
-  await expect(page).not.toHaveURL(/\/auth\/signin/);
-}
-
 /** True when the two boxes share any area. */
 const overlap = (a, b) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 
@@ -60,7 +49,7 @@ for (const lang of ['en', 'zh']) {
     const req = await ok(await request.post('/api/cim/v1/friends/requests', { headers: await apiSession(request, a), data: { email: b } }));
     await ok(await request.post(`/api/cim/v1/friends/requests/${req.id}/accept`, { headers: await apiSession(request, b) }));
 
-    await signIn(page, lang, a);
+    await signIn(page, a, { lang });
     // No conversation yet: Messages offers the friends themselves, not a link back to /friends.
     await page.goto('/messages');
     await expect(page.getByRole('heading', { name: t.pickFriend })).toBeVisible();
@@ -130,7 +119,7 @@ for (const lang of ['en', 'zh']) {
     const switched = await ok(await request.post('/api/iam/v1/switch', { headers: adminPersonal, data: { smeId: created.id } }));
     const adminH = { authorization: `Bearer ${switched.token}` };
 
-    await signIn(page, lang, me);
+    await signIn(page, me, { lang });
     // The sign-in toast stays clear of the header's company switcher and bell.
     const toast = page.locator('.toast', { hasText: t.signedIn });
     await expect(toast).toBeVisible();
@@ -223,10 +212,7 @@ for (const lang of ['en', 'zh']) {
     await page.getByLabel(t.hours, { exact: true }).fill('3');
     await page.getByRole('button', { name: t.signInToOrder }).click();
     await expect(page).toHaveURL(/\/auth\/signin\?redirect=/);
-    const form = page.locator('form');
-    await form.getByLabel(t.email, { exact: true }).fill(me);
-    await form.getByLabel(t.password, { exact: true }).fill(PASSWORD);
-    await form.getByRole('button', { name: t.signIn }).click();
+    await submitSignIn(page, me, { lang });
     await expect(page).toHaveURL(/\/on-demand\/place-an-order/);
     await expect(page.getByLabel(t.demandName)).toHaveValue(name);
     await expect(page.locator('#demand-app')).toHaveValue('terraria-server');
@@ -269,7 +255,7 @@ test('names follow a language switch on /app; the app details in Chinese say eac
   await ok(await request.post('/api/ebs/v2/devices/link', { headers, data: { device_id: reg.device_id, pairing_code: reg.pairing_code } }));
   const inst = await ok(await request.post('/api/rmp/v1/apps/install', { headers, data: { app_id: 'terraria-server', device_id: reg.device_id } }));
 
-  await signIn(page, 'en', me);
+  await signIn(page, me);
   await page.goto('/app');
   const row = page.locator('.app-row').first();
   await expect(row).toContainText('Terraria Server');

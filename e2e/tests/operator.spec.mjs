@@ -4,19 +4,19 @@
 // grant them coins, and read it all in the audit.
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
-import { test, expect, expectHydrated, apiSession, verifiedAccount, PASSWORD } from './fixtures.mjs';
+import { test, expect, expectHydrated, apiSession, verifiedAccount, PASSWORD, signIn } from './fixtures.mjs';
 
 const BIN = process.env.E2E_ZMARKET_BIN || resolve(import.meta.dirname, '../../target/release/zmarket');
 
 const T = {
   en: {
-    email: 'Email', password: 'Password', signIn: 'Sign In', menu: 'Operator', people: 'People', audit: 'Audit',
+    menu: 'Operator', people: 'People', audit: 'Audit',
     search: 'Search', suspend: 'Suspend', unsuspend: 'Unsuspend', reason: 'Reason', suspended: 'Suspended', grant: 'Grant coins',
     coins: 'Coins', memo: 'Memo (optional)', reasonRequired: 'Please give a reason', granted: '12.50 coins granted to',
     actionSuspend: 'Suspended', actionGrant: 'Coins granted', actionUnsuspend: 'Unsuspended', refused: 'This account is suspended: Spam in the market',
   },
   zh: {
-    email: '邮箱', password: '密码', signIn: '登录', menu: '运营', people: '用户', audit: '操作记录',
+    menu: '运营', people: '用户', audit: '操作记录',
     search: '搜索', suspend: '停用', unsuspend: '恢复', reason: '原因', suspended: '已停用', grant: '发放币',
     coins: '币数', memo: '备注（可选）', reasonRequired: '请填写原因', granted: '发放 12.50 币',
     actionSuspend: '停用账户', actionGrant: '发放币', actionUnsuspend: '恢复账户', refused: '该账户已被停用：Spam in the market',
@@ -42,13 +42,7 @@ for (const lang of ['en', 'zh']) {
     const theirs = await apiSession(request, person);
     expect((await request.get('/api/iam/v1/account/profile', { headers: theirs })).status()).toBe(200);
 
-    await page.goto(`/auth/signin?language=${lang}`);
-    await expectHydrated(page);
-    const form = page.locator('form');
-    await form.getByLabel(t.email, { exact: true }).fill(op);
-    await form.getByLabel(t.password, { exact: true }).fill(PASSWORD);
-    await form.getByRole('button', { name: t.signIn }).click();
-    await expect(page).not.toHaveURL(/\/auth\/signin/);
+    await signIn(page, op, { lang });
 
     // The menu entry, its page, then the people.
     await page.getByRole('link', { name: t.menu, exact: true }).first().click();
@@ -112,13 +106,7 @@ for (const lang of ['en', 'zh']) {
     await verifiedAccount(request, email);
     const headers = await apiSession(request, email);
     expect((await request.get('/api/ops/v1/users', { headers })).status()).toBe(403);
-    await page.goto(`/auth/signin?language=${lang}`);
-    await expectHydrated(page);
-    const form = page.locator('form');
-    await form.getByLabel(T[lang].email, { exact: true }).fill(email);
-    await form.getByLabel(T[lang].password, { exact: true }).fill(PASSWORD);
-    await form.getByRole('button', { name: T[lang].signIn }).click();
-    await expect(page).not.toHaveURL(/\/auth\/signin/);
+    await signIn(page, email, { lang });
     await expect(page.getByRole('link', { name: T[lang].menu, exact: true })).toHaveCount(0);
     await page.goto('/operator/people');
     await expect(page.getByText(lang === 'en' ? /do not have access/ : /无权访问/)).toBeVisible();

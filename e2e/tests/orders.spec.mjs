@@ -10,19 +10,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { test, expect, verifiedAccount, apiSession, PASSWORD } from './fixtures.mjs';
+import { test, expect, verifiedAccount, apiSession, signIn } from './fixtures.mjs';
 import { bin, needDocker, removeContainersOf, serverHoldsTestImage, startAgent } from './agent.mjs';
 
 const SZ = { lat: 22.5431, lng: 114.0579 };
-
-async function signIn(page, email, redirect) {
-  await page.evaluate(() => localStorage.clear());
-  await page.goto('/auth/signin?redirect=' + encodeURIComponent(redirect));
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign In' }).click();
-  await expect(page).toHaveURL(new RegExp(redirect.split('?')[0]));
-}
 
 
 test('post a demand, a provider takes it with a real box, the app runs, confirm, finish (en, zh)', async ({ page, request, baseURL, consoleErrors }) => {
@@ -54,7 +45,7 @@ test('post a demand, a provider takes it with a real box, the app runs, confirm,
 
     // The demander composes: the live count finds the box; posting holds 12 coins.
     await page.goto('/on-demand');
-    await signIn(page, demander, '/on-demand/place-an-order');
+    await signIn(page, demander, { redirect: '/on-demand/place-an-order', fresh: true });
     await page.getByLabel('Demand name').fill('Grafana for the team');
     await page.getByLabel('App', { exact: true }).selectOption('grafana');
     await page.getByLabel('GPU count').fill('0');
@@ -81,7 +72,7 @@ test('post a demand, a provider takes it with a real box, the app runs, confirm,
     await expect(page.locator('[data-demand]', { hasText: 'Grafana for the team' })).toContainText('Within 25 km');
 
     // The provider: the box qualifies, the spare box's gaps in words; take with the box.
-    await signIn(page, provider, '/demands-and-offers');
+    await signIn(page, provider, { redirect: '/demands-and-offers', fresh: true });
     const open = page.locator('[data-demand]', { hasText: 'Grafana for the team' });
     await expect(open.locator(`[data-device="${boxId}"]`)).toContainText('Qualifies');
     const spare = open.locator(`[data-device="${reg.data.device_id}"]`);
@@ -99,7 +90,7 @@ test('post a demand, a provider takes it with a real box, the app runs, confirm,
     await expect(took.locator('.app-status')).toHaveText('Running: confirm it works', { timeout: 150_000 });
 
     // The demander, in Chinese: the app runs on the box; confirm, let a minute be charged, finish.
-    await signIn(page, demander, '/demands-and-offers');
+    await signIn(page, demander, { redirect: '/demands-and-offers', fresh: true });
     await page.goto('/demands-and-offers?language=zh');
     const order = page.locator('#my-demands').locator('..').locator('[data-order]');
     await expect(order.locator('.app-status')).toHaveText('已运行：请确认可用');

@@ -2,7 +2,7 @@
 // there are, the details page lists the offers, the Rent dialog charges exactly the offer chosen
 // and says so, and the wallet then holds exactly that; "no offers now" when no box fits. In
 // English and in Chinese, desktop and phone.
-import { test, expect, expectHydrated, verifiedAccount, apiSession, signInPage } from './fixtures.mjs';
+import { test, expect, expectHydrated, verifiedAccount, apiSession, signIn } from './fixtures.mjs';
 
 const GIB = 2 ** 30;
 const SPEC = { cpu_cores: 8, memory_bytes: 16 * GIB, disk_bytes: 512 * GIB, gpus: [] };
@@ -113,7 +113,7 @@ for (const [lang, t] of Object.entries(LANGS)) {
     // wallet holds exactly that.
     const renter = `price-renter-${lang}-${Date.now()}@example.com`;
     await verifiedAccount(request, renter);
-    await signInPage(page, renter, '/wallet');
+    await signIn(page, renter, { redirect: '/wallet', fresh: true });
     await page.goto(`/market/details?id=${t.app}&language=${lang}`);
     await expectHydrated(page);
     await page.locator('.details-buttons').getByRole('button', { name: t.rent, exact: true }).click();

@@ -3,11 +3,11 @@
 // and a tag, they message each other and the messages appear on the other side as they are sent;
 // B's unread badge counts and clears. Then B's network is cut: what A sends meanwhile appears
 // once B is back online (the stream resumes with Last-Event-ID). In English and in Chinese.
-import { test, expect, expectHydrated, apiSession, verifiedAccount, PASSWORD } from './fixtures.mjs';
+import { test, expect, apiSession, verifiedAccount, signIn } from './fixtures.mjs';
 
 const T = {
   en: {
-    email: 'Email', password: 'Password', signIn: 'Sign In', friends: 'Friends', messages: 'Messages', tags: 'Tags',
+    email: 'Email', friends: 'Friends', messages: 'Messages', tags: 'Tags',
     addFriend: 'Add a friend', sendRequest: 'Send request', requestSent: 'Friend request sent', waiting: 'Waiting for an answer',
     wants: 'wants to be your friend', accept: 'Accept', myFriends: 'My friends', edit: 'Edit', alias: 'Alias',
     newTag: 'New tag', save: 'Save', filter: 'Filter by tag', message: 'Message', send: 'Send', conversations: 'Conversations',
@@ -17,7 +17,7 @@ const T = {
     reply: 'Hi A! Yes.', offline: 'Sent while you were offline',
   },
   zh: {
-    email: '邮箱', password: '密码', signIn: '登录', friends: '好友', messages: '消息', tags: '标签',
+    email: '邮箱', friends: '好友', messages: '消息', tags: '标签',
     addFriend: '添加好友', sendRequest: '发送请求', requestSent: '好友请求已发送', waiting: '等待对方回应',
     wants: '想添加你为好友', accept: '接受', myFriends: '我的好友', edit: '编辑', alias: '备注名',
     newTag: '新标签', save: '保存', filter: '按标签筛选', message: '发消息', send: '发送', conversations: '会话',
@@ -28,14 +28,9 @@ const T = {
   },
 };
 
-async function signIn(page, lang, t, email) {
-  await page.goto(`/auth/signin?language=${lang}`);
-  await expectHydrated(page);
-  const form = page.locator('form');
-  await form.getByLabel(t.email, { exact: true }).fill(email);
-  await form.getByLabel(t.password, { exact: true }).fill(PASSWORD);
-  await form.getByRole('button', { name: t.signIn }).click();
-  await expect(page).not.toHaveURL(/\/auth\/signin/);
+/** Signs in and waits for the console's menu. */
+async function signInToConsole(page, lang, email) {
+  await signIn(page, email, { lang });
   await expect(page.locator('nav.side-menu .menu-item').first()).toBeVisible();
 }
 
@@ -61,8 +56,8 @@ for (const lang of ['en', 'zh']) {
     pageB.on('pageerror', (err) => errorsB.push(String(err)));
 
     try {
-      await signIn(page, lang, t, a);
-      await signIn(pageB, lang, t, b);
+      await signInToConsole(page, lang, a);
+      await signInToConsole(pageB, lang, b);
 
       // Both on the friends page, each with its stream open.
       await menuItem(page, t.friends).click();
@@ -204,7 +199,7 @@ test('without the event stream the tab polls: counts and messages still arrive',
     refused += 1;
     return route.fulfill({ status: 503, body: 'unavailable' });
   });
-  await signIn(page, 'en', t, b);
+  await signInToConsole(page, 'en', b);
   await expect(page.locator('html')).toHaveAttribute('data-live', 'polling', { timeout: 15_000 });
 
   // A message from A shows in the menu badge at the next poll, then in the open conversation.
@@ -242,7 +237,7 @@ test("the bell's View all lists the person's notifications, live and in the read
   const email = `notified-${Date.now()}@example.com`;
   await verifiedAccount(request, email);
   const headers = await apiSession(request, email);
-  await signIn(page, 'en', t, email);
+  await signInToConsole(page, 'en', email);
   await page.getByRole('button', { name: t.notifications }).click();
   await page.getByRole('link', { name: t.viewAll }).click();
   await expect(page).toHaveURL(/\/messages\?tab=notifications/);

@@ -5,13 +5,13 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { test, expect, expectHydrated, apiSession, verifiedAccount, PASSWORD } from './fixtures.mjs';
+import { test, expect, apiSession, verifiedAccount, signIn } from './fixtures.mjs';
 
 const BIN = process.env.E2E_ZMARKET_BIN || resolve(import.meta.dirname, '../../target/release/zmarket');
 
 const T = {
   en: {
-    email: 'Email', password: 'Password', signIn: 'Sign In', walletMenu: 'Wallet', title: 'Wallet',
+    walletMenu: 'Wallet', title: 'Wallet',
     balance: 'Balance', held: 'Held', available: 'Available', runway: 'Runway', nothingRunning: 'Nothing running',
     chart: 'Income and expense, last 30 days', entries: 'Entries', all: 'All', income: 'Income', expense: 'Expense',
     bills: 'Bills', unbilled: 'This hour', billed: 'Closed', noUnbilled: 'Nothing charged this hour',
@@ -20,7 +20,7 @@ const T = {
     totals: 'Income 1,334.50 · Expense 30.00 · Charged this hour 0.00',
   },
   zh: {
-    email: '邮箱', password: '密码', signIn: '登录', walletMenu: '钱包', title: '钱包',
+    walletMenu: '钱包', title: '钱包',
     balance: '余额', held: '冻结', available: '可用', runway: '可用时长', nothingRunning: '没有运行中的租用',
     chart: '近 30 天收入与支出', entries: '收支明细', all: '全部', income: '收入', expense: '支出',
     bills: '账单', unbilled: '本小时', billed: '已结账', noUnbilled: '本小时没有扣费',
@@ -39,17 +39,6 @@ function grantCoins(email, amount, memo) {
 }
 
 /** Signs in through the form in `lang`. */
-async function signIn(page, lang, email) {
-  const t = T[lang];
-  await page.goto(`/auth/signin?language=${lang}`);
-  await expectHydrated(page);
-  const form = page.locator('form');
-  await form.getByLabel(t.email, { exact: true }).fill(email);
-  await form.getByLabel(t.password, { exact: true }).fill(PASSWORD);
-  await form.getByRole('button', { name: t.signIn }).click();
-  await expect(page).not.toHaveURL(/\/auth\/signin/);
-}
-
 /** Moves `cents` from the person's wallet into a company of theirs, through the API. */
 async function spendThroughApi(request, email, cents) {
   const personal = await apiSession(request, email);
@@ -78,7 +67,7 @@ for (const lang of ['en', 'zh']) {
     expect(out).toContain(`granted 1,234.50 coins to ${email}; balance: 1,334.50 coins`);
     await spendThroughApi(request, email, 3000);
 
-    await signIn(page, lang, email);
+    await signIn(page, email, { lang });
     await page.locator('nav.side-menu .menu-item', { hasText: t.walletMenu }).first().click();
     await expect(page).toHaveURL(/\/wallet$/);
     await expect(page.getByRole('heading', { name: t.title, level: 1 })).toBeVisible();
@@ -144,13 +133,7 @@ test('wallet: a new account sees how coins get spent', async ({ page, request, c
   const email = `wallet-empty-${Date.now()}@example.com`;
   await verifiedAccount(request, email);
   // Only the signup bonus so far: the expense filter explains how coins get spent.
-  await page.goto('/auth/signin?language=en');
-  await expectHydrated(page);
-  const form = page.locator('form');
-  await form.getByLabel('Email', { exact: true }).fill(email);
-  await form.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await form.getByRole('button', { name: 'Sign In' }).click();
-  await expect(page).not.toHaveURL(/\/auth\/signin/);
+  await signIn(page, email);
   await page.goto('/wallet?kind=expense');
   await expect(page.getByRole('heading', { name: 'No expenses yet' })).toBeVisible();
   await expect(page.getByText('Renting apps and placing orders spends coins')).toBeVisible();
@@ -181,7 +164,7 @@ for (const lang of ['en', 'zh']) {
     const [code] = printCodes('25', 1);
     expect(code).toMatch(/^ZM-[2-9A-Z]{4}-[2-9A-Z]{4}-[2-9A-Z]{4}-[2-9A-Z]{4}$/);
 
-    await signIn(page, lang, email);
+    await signIn(page, email, { lang });
     await page.goto('/wallet');
     await page.getByRole('link', { name: t.getCoins }).click();
     await expect(page).toHaveURL(/\/wallet\/top-up$/);

@@ -1,7 +1,7 @@
 // The host owner's view of Z-CLOUD machines others run on their server group (issue 29, finding
 // 2): listed on the device details page with End; ending gives notice (the row shows when it
 // stops). In English and Chinese, with screenshots.
-import { test, expect, verifiedAccount, apiSession, signInPage, expectHydrated } from './fixtures.mjs';
+import { test, expect, verifiedAccount, apiSession, expectHydrated, signIn } from './fixtures.mjs';
 
 const GIB = 2 ** 30;
 
@@ -31,7 +31,7 @@ for (const lang of ['en', 'zh']) {
     const vm = await ok(await request.post('/api/ebs/v2/zcloud', { headers: renterH, data: { name: 'renter vm', cpu_cores: lang === 'zh' ? 20 : 1, memory_bytes: GIB, disk_bytes: 10 * GIB, hours: 1 } }));
     expect(vm.host_id).toBe(reg.device_id);
 
-    await signInPage(page, owner, `/devices/details?id=${reg.device_id}`);
+    await signIn(page, owner, { redirect: `/devices/details?id=${reg.device_id}`, fresh: true });
     await page.goto(`/devices/details?id=${reg.device_id}&language=${lang}`);
     await expectHydrated(page);
     await expect(page.locator('html')).toHaveAttribute('lang', lang);

@@ -3,7 +3,7 @@
 // no run of Latin words except product names, catalogue content and what people typed.
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
-import { test, expect, expectHydrated, verifiedAccount, apiSession, mailedLink, seedNearbyDevices, PASSWORD } from './fixtures.mjs';
+import { test, expect, expectHydrated, verifiedAccount, apiSession, mailedLink, seedNearbyDevices, signIn } from './fixtures.mjs';
 
 const BIN = process.env.E2E_ZMARKET_BIN || resolve(import.meta.dirname, '../../target/release/zmarket');
 
@@ -79,16 +79,6 @@ async function walk(page, paths, allowed, found) {
   }
 }
 
-async function signIn(page, email) {
-  await page.goto('/auth/signin?language=zh');
-  await expectHydrated(page);
-  const form = page.locator('form');
-  await form.getByLabel('邮箱', { exact: true }).fill(email);
-  await form.getByLabel('密码', { exact: true }).fill(PASSWORD);
-  await form.getByRole('button', { name: '登录' }).click();
-  await expect(page).not.toHaveURL(/\/auth\/signin/);
-}
-
 test('every route in Chinese has no untranslated Latin words', async ({ browser, request }) => {
   test.setTimeout(480_000);
   // What the pages show: the catalogue (its Chinese texts are content, product names included)...
@@ -137,7 +127,7 @@ test('every route in Chinese has no untranslated Latin words', async ({ browser,
 
   // An individual user's console; they run the market too (`zmarket operator grant`): its pages.
   execFileSync(BIN, ['operator', 'grant', '--data-dir', process.env.E2E_DATA_DIR, '--email', user], { env: { ...process.env, ZMARKET_LOG__LEVEL: 'warn' } });
-  await signIn(page, user);
+  await signIn(page, user, { lang: 'zh' });
   await walk(page, [
     '/app', '/devices', '/devices/link', '/devices/zcloud/create', '/friends', '/wallet', '/account', '/account/username',
     '/account/password', '/messages', '/demands-and-offers', '/history', '/messages?tab=notifications', '/friends/tags', '/company-email',
@@ -154,7 +144,7 @@ test('every route in Chinese has no untranslated Latin words', async ({ browser,
   // A member's.
   const memberContext = await browser.newContext({ viewport: { width: 1280, height: 860 } });
   const memberPage = await memberContext.newPage();
-  await signIn(memberPage, member);
+  await signIn(memberPage, member, { lang: 'zh' });
   await memberPage.getByRole('combobox', { name: '切换企业' }).selectOption({ label: '算力合作社' });
   await expect(memberPage).toHaveURL(/\/app$/);
   await walk(memberPage, ['/app', '/account', '/devices'], allowed, found);
