@@ -12,16 +12,18 @@ use crate::apps::model::{AppStatus, InstallKind};
 use crate::apps::notify;
 use crate::billing::ledger::{self, AccountRef, HoldSpec, MarketCapture, Reference};
 use crate::billing::memo::Memo;
-use crate::db::entity::installations;
+use crate::db::entity::{devices, installations};
 use crate::db::enums::{HoldStatus, NotificationKind};
 use crate::db::now;
 use crate::error::{AppError, Msg};
 
-/// Charges the whole minutes the rental ran from `metered_until` up to `until` (never past its
-/// end): one capture, the provider credited less the fee. Refused (409) when the hold cannot pay.
+/// Charges the whole minutes the rental ran from `metered_until` up to `until`, never past its
+/// end nor past the device's last heartbeat (a minute nobody saw running is not charged): one
+/// capture, the provider credited less the fee. Refused (409) when the hold cannot pay.
 pub async fn charge(conn: &impl ledger::Conn, r: &installations::Model, until: DateTime<Utc>) -> Result<(), AppError> {
     let (Some(price), Some(from), Some(ends)) = (r.rent_price_per_hour, r.metered_until, r.rent_ends_at) else { return Ok(()) };
-    let minutes = (until.min(ends) - from).num_seconds() / 60;
+    let seen = devices::Entity::find_by_id(r.device_id.clone()).one(conn).await?.and_then(|d| d.last_seen_at).unwrap_or(from);
+    let minutes = (until.min(ends).min(seen) - from).num_seconds() / 60;
     if minutes <= 0 {
         return Ok(());
     }

@@ -2,15 +2,17 @@
 //! state, and the agent's reports of each installation's actual state move it (through the
 //! one table, `lifecycle::next`). Registered with the devices domain as an `AgentListener`.
 
+use chrono::{DateTime, Utc};
 use sea_orm::{ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter};
 
 use crate::apps::lifecycle::{Desired, Event};
-use crate::apps::model::{AppStatus, InstallationReport, Reason};
+use crate::apps::model::{AppStatus, InstallKind, InstallationReport, Reason};
+use crate::apps::money;
 use crate::protocol::heartbeat::CommandBody;
 use crate::apps::state::{self, Change};
 use crate::db::entity::{device_commands, devices, installations};
 use crate::db::enums::CommandStatus;
-use crate::devices::protocol::AgentListener;
+use crate::devices::protocol::{AgentListener, Beat};
 use crate::error::AppError;
 
 pub struct AppsListener;
@@ -52,16 +54,14 @@ fn failure(cmd: &device_commands::Model) -> Option<String> {
 
 #[async_trait::async_trait]
 impl AgentListener for AppsListener {
-    async fn heartbeat(
-        &self,
-        txn: &DatabaseTransaction,
-        device: &devices::Model,
-        reports: &[InstallationReport],
-        acked: &[device_commands::Model],
-    ) -> Result<bool, AppError> {
+    async fn heartbeat(&self, txn: &DatabaseTransaction, beat: Beat<'_>) -> Result<bool, AppError> {
+        let Beat { device, silent_since, installations: reports, acked } = beat;
         let reports: Vec<InstallationReport> =
             reports.iter().cloned().map(clean).collect();
         let report_of = |id: &str| reports.iter().find(|r| r.id == id);
+        if let Some(since) = silent_since {
+            silence(txn, device, since, &reports).await?;
+        }
         let mut changed = false;
         // The install phases passed since the last report, before the acknowledgement that may
         // end the install (the table lets an install only move forward through them).
@@ -137,4 +137,29 @@ impl AgentListener for AppsListener {
         }
         Ok(changed)
     }
+}
+
+/// The device was silent since `since` (longer than `offline_after_secs`): its running rentals
+/// are charged up to then and their meters restart with this beat if it reports them running, so
+/// a silence is never charged, whether or not the offline sweep saw it (issue 29).
+async fn silence(txn: &DatabaseTransaction, device: &devices::Model, since: DateTime<Utc>, reports: &[InstallationReport]) -> Result<(), AppError> {
+    let metered = installations::Entity::find()
+        .filter(installations::Column::DeviceId.eq(device.id.clone()))
+        .filter(installations::Column::Kind.eq(InstallKind::Rent))
+        .filter(installations::Column::Status.eq(AppStatus::Running))
+        .filter(installations::Column::MeteredUntil.is_not_null())
+        .all(txn)
+        .await?;
+    for r in metered {
+        if money::pause(txn, &r, since).await.is_err() {
+            // The hold cannot pay what ran before: the meter stops, and its job suspends the rental.
+            money::halt(txn, &r).await?;
+            continue;
+        }
+        let still = reports.iter().any(|p| p.id == r.id && p.status == AppStatus::Running);
+        if let (true, Some(seen)) = (still, device.last_seen_at) {
+            money::resume(txn, &r, seen).await?;
+        }
+    }
+    Ok(())
 }

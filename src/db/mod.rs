@@ -75,8 +75,20 @@ pub async fn ping(db: &DatabaseConnection) -> bool {
     db.execute_unprepared("SELECT 1").await.is_ok()
 }
 
+/// How far the market's clock runs ahead of the machine's, in milliseconds. Always 0 in a
+/// market; tests that play hours of a rental in seconds move it (`move_clock_ahead`), and only in
+/// a test binary of their own (tests/clock/), since it is one clock for the whole process.
+static CLOCK_AHEAD_MS: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(0);
+
+/// The market's time: every rule that compares times reads it (never `Utc::now()` directly).
 pub fn now() -> chrono::DateTime<chrono::Utc> {
-    chrono::Utc::now()
+    chrono::Utc::now() + chrono::Duration::milliseconds(CLOCK_AHEAD_MS.load(std::sync::atomic::Ordering::Relaxed))
+}
+
+/// Moves the market's clock ahead by `by` for this whole process (tests/clock/ only).
+#[doc(hidden)]
+pub fn move_clock_ahead(by: chrono::Duration) {
+    CLOCK_AHEAD_MS.fetch_add(by.num_milliseconds(), std::sync::atomic::Ordering::Relaxed);
 }
 
 pub fn new_id() -> String {

@@ -23,13 +23,18 @@ use crate::iam::tokens;
 /// transaction; answers whether something people see changed.
 #[async_trait::async_trait]
 pub trait AgentListener: Send + Sync {
-    async fn heartbeat(
-        &self,
-        txn: &sea_orm::DatabaseTransaction,
-        device: &devices::Model,
-        installations: &[crate::protocol::apps::InstallationReport],
-        acked: &[device_commands::Model],
-    ) -> Result<bool, AppError>;
+    async fn heartbeat(&self, txn: &sea_orm::DatabaseTransaction, beat: Beat<'_>) -> Result<bool, AppError>;
+}
+
+/// One heartbeat as the listeners see it.
+pub struct Beat<'a> {
+    /// The device, as this beat left it (online, seen now).
+    pub device: &'a devices::Model,
+    /// When the device was last heard from before this beat, if it was silent for longer than
+    /// `offline_after_secs` since (offline, whether or not the sweep had marked it yet).
+    pub silent_since: Option<chrono::DateTime<chrono::Utc>>,
+    pub installations: &'a [crate::protocol::apps::InstallationReport],
+    pub acked: &'a [device_commands::Model],
 }
 
 /// Every registered listener.
@@ -157,6 +162,8 @@ async fn beat_written(cx: &DevicesCtx, device: &devices::Model, req: HeartbeatRe
     let req = bounded(req, owner_of(&d).is_some());
     let t = now();
     let came_online = d.status != DeviceStatus::Online;
+    let offline_after = Duration::seconds(cx.settings.offline_after_secs as i64);
+    let silent_since = d.last_seen_at.filter(|s| came_online || t - *s > offline_after);
     let mut a: devices::ActiveModel = d.clone().into();
     if let Some(spec) = &req.spec {
         a.cpu_cores = Set(spec.cpu_cores);
@@ -205,7 +212,8 @@ async fn beat_written(cx: &DevicesCtx, device: &devices::Model, req: HeartbeatRe
         acked.push(cmd);
     }
     for l in cx.listeners.0.iter() {
-        changed |= l.heartbeat(&txn, &d, &req.installations, &acked).await?;
+        let beat = Beat { device: &d, silent_since, installations: &req.installations, acked: &acked };
+        changed |= l.heartbeat(&txn, beat).await?;
     }
     let commands = pending_commands(&txn, &d.id).await?;
     txn.commit().await?;

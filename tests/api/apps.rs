@@ -11,14 +11,7 @@ mod rental;
 use serde_json::{Value, json};
 
 use crate::common::*;
-use crate::devices::{bound_device, heartbeat};
-
-const GIB: i64 = 1024 * 1024 * 1024;
-
-fn box_spec(cores: i64, gpus: usize) -> Value {
-    let gpus: Vec<Value> = (0..gpus).map(|_| json!({"name": "NVIDIA RTX 4090", "passthrough": false, "vram": 24 * GIB})).collect();
-    json!({"cpu_cores": cores, "memory_bytes": 64 * GIB, "disk_bytes": 2048 * GIB, "gpus": gpus})
-}
+pub(crate) use crate::boxes::{GIB, ack_pending, act, beat, bound_device, box_spec, command_for, get, heartbeat};
 
 async fn zh_post(app: &TestApp, path: &str, body: &Value, token: &str) -> (u16, Value) {
     json_of(app.client.post(app.url(path)).bearer_auth(token).header("Accept-Language", "zh-CN").json(body).send().await.unwrap()).await
@@ -26,27 +19,6 @@ async fn zh_post(app: &TestApp, path: &str, body: &Value, token: &str) -> (u16, 
 
 async fn install(app: &TestApp, token: &str, app_id: &str, device: &str) -> (u16, Value) {
     app.post_json("/api/rmp/v1/apps/install", &json!({"app_id": app_id, "device_id": device}), Some(token)).await
-}
-
-async fn act(app: &TestApp, token: &str, id: &str, action: &str) -> (u16, Value) {
-    app.post_json(&format!("/api/rmp/v1/apps/{id}/actions"), &json!({"action": action}), Some(token)).await
-}
-
-async fn get(app: &TestApp, token: &str, id: &str) -> Value {
-    let (s, b) = app.get_auth(&format!("/api/rmp/v1/apps/{id}"), token).await;
-    assert_eq!(s, 200, "{b}");
-    b["data"].clone()
-}
-
-/// One heartbeat with these reports and acks; returns the commands answered.
-async fn beat(app: &TestApp, secret: &str, installations: Value, acks: Value) -> Vec<Value> {
-    let (s, b) = heartbeat(app, secret, json!({"installations": installations, "acks": acks})).await;
-    assert_eq!(s, 200, "{b}");
-    b["data"]["commands"].as_array().unwrap().clone()
-}
-
-fn command_for<'a>(cmds: &'a [Value], installation: &str) -> &'a Value {
-    cmds.iter().find(|c| c["payload"]["installation_id"] == installation).unwrap_or_else(|| panic!("no command for {installation}: {cmds:?}"))
 }
 
 /// Plays the agent through an install to `running`; returns the installation id.
@@ -59,16 +31,6 @@ async fn installed_running(app: &TestApp, token: &str, secret: &str, app_id: &st
     beat(app, secret, json!([{"id": id, "status": "running", "url": "http://10.0.0.5:32768/"}]), json!([{"id": cmd, "ok": true}])).await;
     assert_eq!(get(app, token, &id).await["status"], "running");
     id
-}
-
-/// Acknowledges the pending command of `id` with `ok`.
-/// Acknowledges the installation's pending command; a failure carries `reason` (a code with its
-/// figures, as the agent sends it).
-async fn ack_pending(app: &TestApp, secret: &str, id: &str, ok: bool, reason: Option<Value>) {
-    let cmds = beat(app, secret, json!([]), json!([])).await;
-    let cmd = command_for(&cmds, id)["id"].clone();
-    let error = reason.as_ref().map(|_| "failed in English");
-    beat(app, secret, json!([]), json!([{"id": cmd, "ok": ok, "error": error, "reason": reason}])).await;
 }
 
 #[tokio::test]

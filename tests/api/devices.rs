@@ -4,35 +4,12 @@
 use serde_json::{Value, json};
 
 use crate::common::*;
+pub(crate) use crate::boxes::{bound_device, heartbeat, link, register};
 
 const GIB: i64 = 1024 * 1024 * 1024;
 
 pub(crate) fn spec(cores: i64) -> Value {
     json!({"cpu_cores": cores, "memory_bytes": 16 * GIB, "disk_bytes": 512 * GIB, "gpus": []})
-}
-
-/// Registers a device as an agent would; returns (device_id, secret, pairing_code).
-pub(crate) async fn register(app: &TestApp, device_type: &str, body_spec: Value) -> (String, String, String) {
-    let (s, b) = app.post_json("/api/agent/v1/register", &json!({"type": device_type, "name": "box one", "spec": body_spec}), None).await;
-    assert_eq!(s, 200, "{b}");
-    let d = &b["data"];
-    (d["device_id"].as_str().unwrap().into(), d["device_secret"].as_str().unwrap().into(), d["pairing_code"].as_str().unwrap().into())
-}
-
-pub(crate) async fn heartbeat(app: &TestApp, secret: &str, body: Value) -> (u16, Value) {
-    app.post_json("/api/agent/v1/heartbeat", &body, Some(secret)).await
-}
-
-async fn link(app: &TestApp, token: &str, id: &str, code: &str) -> (u16, Value) {
-    app.post_json("/api/ebs/v2/devices/link", &json!({"device_id": id, "pairing_code": code}), Some(token)).await
-}
-
-/// A device registered and bound by `token`; returns (device_id, secret).
-pub(crate) async fn bound_device(app: &TestApp, token: &str, device_type: &str, body_spec: Value) -> (String, String) {
-    let (id, secret, code) = register(app, device_type, body_spec).await;
-    let (s, b) = link(app, token, &id, &code).await;
-    assert_eq!(s, 200, "{b}");
-    (id, secret)
 }
 
 async fn zh_post(app: &TestApp, path: &str, body: &Value, token: &str) -> (u16, Value) {

@@ -1,6 +1,7 @@
 //! One integration-test binary: the real server over real HTTP against a fresh database.
 
 mod billing;
+mod boxes;
 mod common;
 mod companies;
 mod connect;
