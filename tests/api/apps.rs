@@ -11,7 +11,7 @@ mod rental;
 use serde_json::{Value, json};
 
 use crate::common::*;
-pub(crate) use crate::boxes::{GIB, ack_pending, act, beat, bound_device, box_spec, command_for, get, heartbeat};
+pub(crate) use crate::boxes::{ack_pending, act, beat, bound_device, box_spec, command_for, get, heartbeat};
 
 async fn zh_post(app: &TestApp, path: &str, body: &Value, token: &str) -> (u16, Value) {
     json_of(app.client.post(app.url(path)).bearer_auth(token).header("Accept-Language", "zh-CN").json(body).send().await.unwrap()).await

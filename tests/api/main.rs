@@ -1,6 +1,8 @@
 //! One integration-test binary: the real server over real HTTP against a fresh database.
 
 mod billing;
+// Shared with tests/clock/: some helpers serve only one of the two binaries.
+#[allow(dead_code)]
 mod boxes;
 mod common;
 mod companies;
