@@ -137,21 +137,7 @@ pub async fn send(
     installation_id: &str,
     body: &CommandBody,
 ) -> Result<(), AppError> {
-    device_commands::ActiveModel {
-        id: Set(id.to_string()),
-        device_id: Set(device_id.to_string()),
-        subject_id: Set(Some(installation_id.to_string())),
-        kind: Set(body.kind()),
-        payload: Set(body.payload_text()),
-        status: Set(CommandStatus::Pending),
-        error: Set(None),
-        created_at: Set(now()),
-        acked_at: Set(None),
-    }
-    .insert(conn)
-    .await?;
-    crate::protocol::command_queued();
-    Ok(())
+    crate::devices::commands::queue(conn, id, device_id, installation_id, body).await
 }
 
 /// A pending command that will not be carried out any more (the watchdog gave up on it): the

@@ -2,12 +2,13 @@
 //! its company allocations end and its row goes. Used by the owner's delete (binding.rs) and by a
 //! rental's end (rental.rs). No HTTP types here.
 
-use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 
 use crate::companies::model::ResourceType;
 use crate::companies::resources::resource_released;
 use crate::db::entity::{device_commands, devices};
-use crate::db::{new_id, now};
+use crate::db::new_id;
+use crate::devices::commands::queue;
 use crate::devices::model::*;
 use crate::error::AppError;
 use crate::protocol::heartbeat::{CommandBody, ZcloudRef};
@@ -16,19 +17,8 @@ use crate::protocol::heartbeat::{CommandBody, ZcloudRef};
 pub(crate) async fn remove(conn: &impl ConnectionTrait, d: &devices::Model) -> Result<(), AppError> {
     if let Some(host) = &d.host_id {
         if devices::Entity::find_by_id(host.clone()).one(conn).await?.is_some() {
-            device_commands::ActiveModel {
-                id: Set(new_id()),
-                device_id: Set(host.clone()),
-                subject_id: Set(Some(d.id.clone())),
-                kind: Set(CommandKind::ZcloudDelete),
-                payload: Set(CommandBody::ZcloudDelete(ZcloudRef { machine_id: d.id.clone() }).payload_text()),
-                status: Set(CommandStatus::Pending),
-                error: Set(None),
-                created_at: Set(now()),
-                acked_at: Set(None),
-            }
-            .insert(conn)
-            .await?;
+            let delete = CommandBody::ZcloudDelete(ZcloudRef { machine_id: d.id.clone() });
+            queue(conn, &new_id(), host, &d.id, &delete).await?;
         }
         // A create still waiting for the host is withdrawn.
         device_commands::Entity::delete_many()

@@ -4,6 +4,7 @@
 
 pub mod access;
 pub mod binding;
+pub mod commands;
 pub mod guards;
 pub mod machines;
 pub mod model;

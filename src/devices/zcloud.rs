@@ -3,7 +3,7 @@
 
 use sea_orm::{ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set};
 
-use crate::db::entity::{device_commands, devices};
+use crate::db::entity::devices;
 use crate::db::{for_update, new_id, now, write_txn};
 use crate::devices::{DevicesCtx, rental};
 use crate::devices::access::*;
@@ -170,29 +170,17 @@ pub async fn create_zcloud(cx: &DevicesCtx, auth: &Auth, ask: ZcloudAsk) -> Resu
     }
     .insert(&txn)
     .await?;
-    device_commands::ActiveModel {
-        id: Set(new_id()),
-        device_id: Set(free.host.id.clone()),
-        subject_id: Set(Some(machine.id.clone())),
-        kind: Set(CommandKind::ZcloudCreate),
-        payload: Set(CommandBody::ZcloudCreate(ZcloudMachine {
-            machine_id: machine.id.clone(),
-            name: ask.name.clone(),
-            cpu_cores: ask.cpu_cores,
-            memory_bytes: ask.memory_bytes,
-            disk_bytes: ask.disk_bytes,
-            gpu_count: ask.gpu_count,
-            gpu_model: model.clone(),
-            passthrough: ask.passthrough,
-        })
-        .payload_text()),
-        status: Set(CommandStatus::Pending),
-        error: Set(None),
-        created_at: Set(t),
-        acked_at: Set(None),
-    }
-    .insert(&txn)
-    .await?;
+    let create = CommandBody::ZcloudCreate(ZcloudMachine {
+        machine_id: machine.id.clone(),
+        name: ask.name.clone(),
+        cpu_cores: ask.cpu_cores,
+        memory_bytes: ask.memory_bytes,
+        disk_bytes: ask.disk_bytes,
+        gpu_count: ask.gpu_count,
+        gpu_model: model.clone(),
+        passthrough: ask.passthrough,
+    });
+    crate::devices::commands::queue(&txn, &new_id(), &free.host.id, &machine.id, &create).await?;
     // On another owner's host it is a rental: held from the wallet now (409, nothing made, when the
     // wallet cannot), charged by the minute.
     if let Some(provider) = owner_of(&free.host).filter(|p| *p != owner) {

@@ -167,6 +167,42 @@ async fn the_channel_carries_commands_at_once_and_tells_online_from_offline() {
 }
 
 /// A request to an app origin: connects to the test server, names the origin in `Host`.
+/// A Z-CLOUD machine's create and delete are queued through the same place as an app's commands
+/// (`devices::commands::queue`): on the host's channel at once, with no heartbeat.
+#[tokio::test]
+async fn a_zcloud_create_and_delete_reach_the_hosts_channel_at_once() {
+    let app = TestApp::spawn_with(|c| {
+        c.devices.heartbeat_secs = 60;
+        c.devices.offline_after_secs = 600;
+        // The watcher's poll is out of the picture: only the wake-up of the queueing brings them.
+        c.connect.command_poll_ms = 60_000;
+    })
+    .await;
+    let alice = token_of(&app.signed_in("alice@example.com").await);
+    let (host, secret) = bound_device(&app, &alice, "server group", box_spec()).await;
+    let mut ws = open_channel(&app, &secret).await.expect("the channel opens");
+    next_commands(&mut ws, Duration::from_secs(5)).await.expect("the answer of the channel's first beat");
+    wait_status(&app, &alice, &host, "online", Duration::from_secs(2)).await;
+
+    let machine = json!({"name": "vm", "cpu_cores": 2, "memory_bytes": 8 * GIB, "disk_bytes": 100 * GIB, "gpu_count": 0});
+    let (s, b) = app.post_json("/api/ebs/v2/zcloud", &machine, Some(&alice)).await;
+    assert_eq!(s, 200, "{b}");
+    let vm = b["data"]["id"].as_str().unwrap().to_string();
+    let frame = next_commands(&mut ws, Duration::from_secs(5)).await.expect("the create arrives on the channel");
+    let create = frame["commands"].as_array().unwrap().iter().find(|c| c["kind"] == "zcloud_create").expect("zcloud_create").clone();
+    assert_eq!(create["payload"]["machine_id"], vm.as_str());
+    let beat = json!({"t": "beat", "acks": [{"id": create["id"], "ok": true}]});
+    ws.send(Message::Text(beat.to_string().into())).await.unwrap();
+    next_commands(&mut ws, Duration::from_secs(5)).await.unwrap();
+    wait_status(&app, &alice, &vm, "online", Duration::from_secs(2)).await;
+
+    let (s, b) = app.delete_json(&format!("/api/ebs/v2/devices/{vm}"), &json!({}), &alice).await;
+    assert_eq!(s, 200, "{b}");
+    let frame = next_commands(&mut ws, Duration::from_secs(5)).await.expect("the delete arrives on the channel");
+    let delete = frame["commands"].as_array().unwrap().iter().find(|c| c["kind"] == "zcloud_delete").expect("zcloud_delete").clone();
+    assert_eq!(delete["payload"]["machine_id"], vm.as_str());
+}
+
 async fn on_origin(app: &TestApp, origin: &str, path: &str, cookie: Option<&str>) -> reqwest::Response {
     let host = origin.trim_start_matches("http://");
     let mut req = app.client.get(format!("{}{path}", app.base)).header("host", host);

@@ -1,0 +1,32 @@
+//! The commands waiting for a device's agent. Every domain queues through `queue` (an app's
+//! install or stop, a Z-CLOUD machine's create or delete): the command is sent with each heartbeat
+//! until acknowledged, and over the agent's channel as soon as it is queued (docs/connect.md).
+
+use sea_orm::{ActiveModelTrait, ConnectionTrait, Set};
+
+use crate::db::entity::device_commands;
+use crate::db::enums::CommandStatus;
+use crate::db::now;
+use crate::error::AppError;
+use crate::protocol::heartbeat::CommandBody;
+
+/// Queues `body` (command `id`, about `subject_id`: an installation, a machine) for the agent of
+/// `device_id`, and wakes the channel's watcher: on SQLite nothing else would (PostgreSQL also
+/// has the `zm_command_queued` trigger for other instances).
+pub async fn queue(conn: &impl ConnectionTrait, id: &str, device_id: &str, subject_id: &str, body: &CommandBody) -> Result<(), AppError> {
+    device_commands::ActiveModel {
+        id: Set(id.to_string()),
+        device_id: Set(device_id.to_string()),
+        subject_id: Set(Some(subject_id.to_string())),
+        kind: Set(body.kind()),
+        payload: Set(body.payload_text()),
+        status: Set(CommandStatus::Pending),
+        error: Set(None),
+        created_at: Set(now()),
+        acked_at: Set(None),
+    }
+    .insert(conn)
+    .await?;
+    crate::protocol::command_queued();
+    Ok(())
+}
