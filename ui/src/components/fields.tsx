@@ -1,6 +1,6 @@
 // Labelled form fields: a text input, a password input with a show/hide button, a select of fixed
 // choices. Each shows its error and its hint below, tied to the input for screen readers.
-import { useId, useState, type InputHTMLAttributes, type ReactNode } from 'react';
+import { useEffect, useId, useRef, useState, type ChangeEvent, type InputHTMLAttributes, type ReactNode, type RefObject } from 'react';
 import { useT } from '../lib/i18n';
 import { Icon } from './Icon';
 
@@ -40,13 +40,32 @@ function FieldFrame({
   );
 }
 
+/**
+ * What a person typed into the server's markup before React attached: React leaves it in the
+ * input when it hydrates but does not tell the form, whose state still holds the server's value,
+ * so the next render would wipe it. It is handed to `onChange` once, after hydration.
+ */
+function useKeepTyped({ value, onChange }: InputHTMLAttributes<HTMLInputElement>): RefObject<HTMLInputElement | null> {
+  const ref = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    const el = ref.current;
+    if (el && onChange && typeof value === 'string' && el.value !== value) {
+      onChange({ target: el, currentTarget: el } as ChangeEvent<HTMLInputElement>);
+    }
+    // Once, as the field mounts: later differences are React's own to settle.
+  }, []);
+  return ref;
+}
+
 export function Field({ label, error, hint, ...input }: FieldProps) {
-  return <FieldFrame label={label} error={error} hint={hint} control={(id, aria) => <input id={id} {...aria} {...input} />} />;
+  const ref = useKeepTyped(input);
+  return <FieldFrame label={label} error={error} hint={hint} control={(id, aria) => <input id={id} ref={ref} {...aria} {...input} />} />;
 }
 
 export function PasswordField({ label, error, hint, ...input }: FieldProps) {
   const t = useT();
   const [visible, setVisible] = useState(false);
+  const ref = useKeepTyped(input);
   return (
     <FieldFrame
       label={label}
@@ -54,7 +73,7 @@ export function PasswordField({ label, error, hint, ...input }: FieldProps) {
       hint={hint}
       control={(id, aria) => (
         <div className="input-with-button">
-          <input id={id} type={visible ? 'text' : 'password'} {...aria} {...input} />
+          <input id={id} ref={ref} type={visible ? 'text' : 'password'} {...aria} {...input} />
           <button
             type="button"
             className="icon-button small"
