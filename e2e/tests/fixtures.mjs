@@ -4,6 +4,18 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const test = base.extend({
+  // The page is used once React has attached, as `goto` returns: a click or a choice made on the
+  // server's markup before is lost, as it would be for a person (forms keep what is typed). A
+  // `waitUntil` other than `load` opts out (a test of what happens before React attaches).
+  page: async ({ page }, use) => {
+    const goto = page.goto.bind(page);
+    page.goto = async (url, options) => {
+      const response = await goto(url, options);
+      if (!options?.waitUntil || options.waitUntil === 'load') await attached(page);
+      return response;
+    };
+    await use(page);
+  },
   consoleErrors: async ({ page }, use) => {
     const errors = [];
     page.on('console', (msg) => {
@@ -13,6 +25,17 @@ export const test = base.extend({
     await use(errors);
   },
 });
+
+/**
+ * Waits until React has attached to the page (or there is no app on it: a PDF, an app's own web
+ * interface). A navigation meanwhile (a client redirect) ends the wait; the next page is checked
+ * by what the test looks for next.
+ */
+async function attached(page) {
+  await page
+    .waitForFunction(() => !document.getElementById('root') || window.__zmHydrated === true, null, { timeout: 10_000 })
+    .catch(() => {});
+}
 
 /** True when the page hydrated the server markup (not a client-only fallback render). */
 export async function expectHydrated(page) {
