@@ -210,7 +210,7 @@ pub async fn create(conn: &impl ConnectionTrait, n: NewInstallation<'_>) -> Resu
     .insert(conn)
     .await?;
     let payload = install_payload(conn, &row, n.manifest).await?;
-    state::send(conn, &command_id, &n.device.id, &id, &payload).await?;
+    crate::devices::commands::queue(conn, &command_id, &n.device.id, &id, &payload).await?;
     state::record(conn, &id, AppStatus::Preparing, None, &n.app.version).await?;
     Ok(row)
 }

@@ -73,7 +73,7 @@ pub async fn apply(
         return Ok(None);
     }
     if let (Some(body), Some(id)) = (change.command, &command_id) {
-        send(conn, id, &row.device_id, &row.id, &body).await?;
+        crate::devices::commands::queue(conn, id, &row.device_id, &row.id, &body).await?;
     }
     let version = change.version.as_deref().unwrap_or(&row.version);
     record(conn, &row.id, to, change.reason.as_deref(), version).await?;
@@ -127,17 +127,6 @@ pub async fn record(conn: &impl ConnectionTrait, installation_id: &str, status: 
     .insert(conn)
     .await?;
     Ok(())
-}
-
-/// Queues a command for the device's agent; it is sent with every heartbeat until acknowledged.
-pub async fn send(
-    conn: &impl ConnectionTrait,
-    id: &str,
-    device_id: &str,
-    installation_id: &str,
-    body: &CommandBody,
-) -> Result<(), AppError> {
-    crate::devices::commands::queue(conn, id, device_id, installation_id, body).await
 }
 
 /// A pending command that will not be carried out any more (the watchdog gave up on it): the

@@ -166,7 +166,6 @@ async fn the_channel_carries_commands_at_once_and_tells_online_from_offline() {
     }
 }
 
-/// A request to an app origin: connects to the test server, names the origin in `Host`.
 /// A Z-CLOUD machine's create and delete are queued through the same place as an app's commands
 /// (`devices::commands::queue`): on the host's channel at once, with no heartbeat.
 #[tokio::test]
@@ -203,6 +202,7 @@ async fn a_zcloud_create_and_delete_reach_the_hosts_channel_at_once() {
     assert_eq!(delete["payload"]["machine_id"], vm.as_str());
 }
 
+/// A request to an app origin: connects to the test server, names the origin in `Host`.
 async fn on_origin(app: &TestApp, origin: &str, path: &str, cookie: Option<&str>) -> reqwest::Response {
     let host = origin.trim_start_matches("http://");
     let mut req = app.client.get(format!("{}{path}", app.base)).header("host", host);
