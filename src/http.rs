@@ -445,3 +445,14 @@ impl EventStreamPlace {
         Response::from_parts(parts, axum::body::Body::from_stream(body))
     }
 }
+
+/// A CSV download named `name`, never cached.
+pub fn csv_response(body: Vec<u8>, name: &str) -> Response {
+    use axum::response::IntoResponse;
+    let headers = [
+        (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),
+        (header::CONTENT_DISPOSITION, format!("attachment; filename=\"{name}\"")),
+        (header::CACHE_CONTROL, "no-store".to_string()),
+    ];
+    (headers, body).into_response()
+}

@@ -32,6 +32,7 @@ pub mod ratelimit;
 pub mod schedule;
 pub mod secrets;
 pub mod server;
+pub mod settings;
 pub mod social;
 pub mod state;
 pub mod ssr;

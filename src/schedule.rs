@@ -32,6 +32,16 @@ pub async fn start(state: &AppState) -> anyhow::Result<JobScheduler> {
             }
         }
     });
+    // The market's settings changed on another instance apply here within this interval.
+    let (db, market_settings) = (state.db.clone(), state.market_settings.clone());
+    let settings = repeated(&state.db, "settings.follow", crate::settings::FOLLOW_EVERY, Runs::PerInstance, move || {
+        let (db, market_settings) = (db.clone(), market_settings.clone());
+        async move {
+            if let Err(e) = market_settings.reload(&db).await {
+                tracing::debug!(error = %e, "market settings unreadable");
+            }
+        }
+    });
     // Shared limits whose allowance is back in full hold nothing: their rows go.
     let db = state.db.clone();
     let limits = repeated(&state.db, "ratelimit.forget_idle", Duration::from_secs(300), Runs::Shared, move || {
@@ -53,7 +63,7 @@ pub async fn start(state: &AppState) -> anyhow::Result<JobScheduler> {
         crate::billing::jobs(&state.billing),
         crate::social::jobs(&state.social),
     ];
-    for job in [mail, follow, limits].into_iter().chain(domains.into_iter().flatten()) {
+    for job in [mail, follow, settings, limits].into_iter().chain(domains.into_iter().flatten()) {
         sched.add(job?).await?;
     }
     sched.start().await?;

@@ -25,6 +25,7 @@ use crate::market::MarketCtx;
 use crate::notifications::{NotificationsCtx, StatsSources};
 use crate::orders::OrdersCtx;
 use crate::public::PublicData;
+use crate::settings::{LiveSettings, MarketSettings};
 use crate::social::SocialCtx;
 use crate::ssr::Ssr;
 use crate::ssr::data::PageSources;
@@ -49,6 +50,8 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
     let manifests = crate::apps::manifest::load(&crate::apps::manifest::embedded()?, manifests_file.as_deref(), &catalogue)
         .context("checking the install manifests")?;
     let market = crate::market::index::load(&db).await.context("loading the market")?;
+    let market_settings = LiveSettings::new(MarketSettings::from_config(&config));
+    market_settings.reload(&db).await.context("reading the market's settings")?;
     let mailer = Mailer::new(db.clone(), &config.mail, config.mail_dir())?;
     let versions = crate::versions::Versions::new(db.clone());
     let public = PublicData::new(Some(versions.clone()));
@@ -59,7 +62,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
     let market = MarketCtx {
         db: db.clone(),
         catalogue: Arc::new(crate::market::index::Catalogue::new(market)),
-        downloads: Arc::new(config.downloads.clone()),
+        market_settings: market_settings.clone(),
         public: public.clone(),
     };
     let devices = DevicesCtx::new(
@@ -69,20 +72,20 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         public.clone(),
         AgentListeners(Arc::new(vec![Arc::new(crate::apps::reports::AppsListener)])),
         crate::devices::guards::DeviceGuards::new(vec![Arc::new(crate::apps::lite::LiteAppRules)]),
-        config.billing.market_fee_percent,
+        market_settings.clone(),
     );
     let apps = AppsCtx {
         db: db.clone(),
         settings: Arc::new(config.apps.clone()),
         manifests: Arc::new(manifests),
         data_dir: config.data_dir.clone(),
-        fee_percent: config.billing.market_fee_percent,
+        market_settings: market_settings.clone(),
     };
     let orders = OrdersCtx {
         db: db.clone(),
         settings: Arc::new(config.orders.clone()),
         apps: apps.clone(),
-        fee_percent: config.billing.market_fee_percent,
+        market_settings: market_settings.clone(),
         public: public.clone(),
         map_centre: (config.map.default_lat, config.map.default_lng),
     };
@@ -99,7 +102,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         Arc::new(crate::companies::CompaniesJoined),
         Arc::new(crate::apps::AppsRented),
     ]);
-    let on_verified = crate::iam::signup::VerifiedHooks::new(vec![Arc::new(crate::billing::SignupBonus(config.billing.signup_bonus))]);
+    let on_verified = crate::iam::signup::VerifiedHooks::new(vec![Arc::new(crate::billing::SignupBonus(market_settings.clone()))]);
     let stats = StatsSources::new(vec![Arc::new(crate::companies::MemberRecordsUnread), Arc::new(crate::social::PendingFriendRequests)]);
     let documents = crate::ssr::documents::Documents::new(&config.data_dir, &config.product_name);
     let pages = PageSources::new(vec![Arc::new(devices.clone()), Arc::new(market.clone()), Arc::new(orders.clone()), Arc::new(documents)]);
@@ -115,9 +118,15 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         deletion,
         on_verified,
     };
-    let billing = BillingCtx { db: db.clone(), settings: Arc::new(config.billing.clone()), mailer: mailer.clone(), public_url: config.server.public_url.clone() };
+    let billing = BillingCtx {
+        db: db.clone(),
+        settings: Arc::new(config.billing.clone()),
+        market_settings: market_settings.clone(),
+        mailer: mailer.clone(),
+        public_url: config.server.public_url.clone(),
+    };
     let idempotency = IdempotencyStore::new(db.clone(), keys.clone(), config.server.body_limit_bytes);
-    let ssr = Arc::new(Ssr::new(&config, public.clone(), pages));
+    let ssr = Arc::new(Ssr::new(&config, public.clone(), market_settings.clone(), pages));
     let social = SocialCtx {
         db: db.clone(),
         settings: Arc::new(config.social.clone()),
@@ -135,11 +144,13 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         &config.database_url(),
         &crate::connect::internal_url(&config.connect, config.server.bind),
     );
+    let ops = crate::ops::OpsCtx { db: db.clone(), market_settings: market_settings.clone(), data_dir: config.data_dir.clone() };
     Ok(AppState::new(StateParts {
         config: Arc::new(config),
         sessions,
         notifications: NotificationsCtx::new(db.clone(), stats, versions.clone()),
-        ops: crate::ops::OpsCtx { db: db.clone() },
+        ops,
+        market_settings,
         db,
         mailer,
         public,

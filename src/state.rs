@@ -7,6 +7,7 @@
 //! behind one `Arc` so that clone is one atomic increment, not one per domain handle (it was the
 //! largest single cost of a trivial request, issue 18).
 
+use crate::settings::LiveSettings;
 use std::sync::Arc;
 
 use axum::extract::FromRef;
@@ -99,4 +100,6 @@ pub struct StateParts {
     pub social: SocialCtx,
     pub connect: ConnectCtx,
     pub ops: OpsCtx,
+    /// The market's settings in force here (src/settings.rs).
+    pub market_settings: LiveSettings,
 }

@@ -39,8 +39,8 @@ pub struct AppsCtx {
     pub manifests: Arc<manifest::Manifests>,
     /// Where image archives are kept (`<data_dir>`).
     pub data_dir: PathBuf,
-    /// `billing.market_fee_percent`: the market's share of a rental, fixed when it starts.
-    pub fee_percent: u8,
+    /// The market's settings: its fee is the share of a rental, fixed when it starts.
+    pub market_settings: crate::settings::LiveSettings,
 }
 
 /// The watchdog and the rental meter.

@@ -7,7 +7,7 @@
 
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+use sea_orm::{ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect};
 
 use crate::apps::AppsCtx;
 use crate::apps::access::{Names, installer, to_installation};
@@ -97,7 +97,7 @@ pub async fn rent(cx: &AppsCtx, auth: &Auth, ask: RentAsk, request_key: Option<S
         .col_expr(installations::Column::RentEndsAt, Expr::value(ends))
         .col_expr(installations::Column::HoldId, Expr::value(hold_id))
         .col_expr(installations::Column::RentProvider, Expr::value(account_of(&provider).id()))
-        .col_expr(installations::Column::RentFeePercent, Expr::value(i32::from(cx.fee_percent)))
+        .col_expr(installations::Column::RentFeePercent, Expr::value(i32::from(cx.market_settings.current().market_fee_percent)))
         .filter(installations::Column::Id.eq(row.id.clone()))
         .exec(&txn)
         .await?;
@@ -106,6 +106,15 @@ pub async fn rent(cx: &AppsCtx, auth: &Auth, ask: RentAsk, request_key: Option<S
     let names = Names::load(&txn, std::slice::from_ref(&row)).await?;
     txn.commit().await?;
     Ok(to_installation(&row, &names, lang))
+}
+
+/// The installations running (owned and rented) and, of them, the rentals: the operator's
+/// overview.
+pub async fn running_counts(conn: &impl ConnectionTrait) -> Result<(u64, u64), AppError> {
+    let running = installations::Entity::find().filter(installations::Column::Status.eq(AppStatus::Running));
+    let all = running.clone().count(conn).await?;
+    let rented = running.filter(installations::Column::Kind.eq(InstallKind::Rent)).filter(installations::Column::ActiveKey.is_not_null()).count(conn).await?;
+    Ok((all, rented))
 }
 
 /// The rental job: charges the running rentals up to `at`, suspends a running rental whose paid

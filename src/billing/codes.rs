@@ -7,14 +7,18 @@
 use chrono::{DateTime, Utc};
 use rand::Rng;
 use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter, Set};
+use std::collections::HashMap;
+
+use sea_orm::{ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set};
 
 use crate::billing::ledger::{self, AMOUNT_MAX, AccountRef, Conn};
 use crate::billing::memo::Memo;
 use crate::billing::store::{begin, finish, sha256_hex};
-use crate::db::entity::topup_codes as codes;
+use crate::billing::model::{CodeRow, CodeState};
+use crate::db::entity::{companies, topup_codes as codes, users};
 use crate::db::{new_id, now};
 use crate::error::{AppError, Msg};
+use crate::http::List;
 
 /// Letters and digits nobody mistakes for one another (no 0/O, 1/I/L).
 const ALPHABET: &[u8] = b"23456789ABCDEFGHJKMNPQRSTUVWXYZ";
@@ -38,25 +42,49 @@ fn hash(normal: &str) -> String {
     sha256_hex(&format!("topup-code|{normal}"))
 }
 
+/// At most this many codes are issued at once.
+pub const ISSUE_MAX: u32 = 10_000;
+
 /// Creates `count` codes of `amount` cents each, valid until `expires_at` (or for ever); answers
-/// the codes themselves, which are not stored.
+/// the codes themselves, which are not stored (the command line's codes).
 pub async fn generate(conn: &impl Conn, amount: i64, count: u32, expires_at: Option<DateTime<Utc>>) -> Result<Vec<String>, AppError> {
+    Ok(issue(conn, amount, count, expires_at, None).await?.codes)
+}
+
+/// Codes issued together: the batch's id and the codes, in the order they were made.
+pub struct Issued {
+    pub batch: String,
+    pub codes: Vec<String>,
+}
+
+/// Creates `count` codes of `amount` cents each as one batch, written by `created_by` (an
+/// operator's user id; None for the command line), in one transaction.
+pub async fn issue(conn: &impl Conn, amount: i64, count: u32, expires_at: Option<DateTime<Utc>>, created_by: Option<&str>) -> Result<Issued, AppError> {
     if !(1..=AMOUNT_MAX).contains(&amount) {
         return Err(AppError::invalid("amount", Msg::AmountInvalid));
     }
+    if !(1..=ISSUE_MAX).contains(&count) {
+        return Err(AppError::invalid("count", Msg::CodeCountInvalid));
+    }
+    let batch = new_id();
     let txn = begin(conn).await?;
     let r = async {
         let mut out = Vec::with_capacity(count as usize);
+        let t = now();
         for _ in 0..count {
             let code = new_code();
+            let normal = normalized(&code).unwrap_or_default();
             codes::Entity::insert(codes::ActiveModel {
                 id: Set(new_id()),
-                code_hash: Set(hash(&normalized(&code).unwrap_or_default())),
+                code_hash: Set(hash(&normal)),
                 amount: Set(amount),
                 expires_at: Set(expires_at),
-                created_at: Set(now()),
+                created_at: Set(t),
                 redeemed_by: Set(None),
                 redeemed_at: Set(None),
+                hint: Set(Some(normal[normal.len() - 4..].to_string())),
+                batch: Set(Some(batch.clone())),
+                created_by: Set(created_by.map(str::to_string)),
             })
             .exec_without_returning(&txn)
             .await?;
@@ -65,7 +93,71 @@ pub async fn generate(conn: &impl Conn, amount: i64, count: u32, expires_at: Opt
         Ok(out)
     }
     .await;
-    finish(txn, r).await
+    Ok(Issued { batch, codes: finish(txn, r).await? })
+}
+
+/// The codes issued (newest first), optionally of one state or one batch; `redeemed_by` is the
+/// wallet's owner as people know them (an email, a company's name).
+pub async fn list(conn: &impl ConnectionTrait, state: Option<CodeState>, batch: Option<&str>, offset: u64, limit: u64) -> Result<List<CodeRow>, AppError> {
+    let t = now();
+    let mut q = codes::Entity::find();
+    q = match state {
+        None => q,
+        Some(CodeState::Redeemed) => q.filter(codes::Column::RedeemedBy.is_not_null()),
+        Some(CodeState::Expired) => q.filter(codes::Column::RedeemedBy.is_null()).filter(codes::Column::ExpiresAt.lte(t)),
+        Some(CodeState::Unused) => {
+            q.filter(codes::Column::RedeemedBy.is_null()).filter(Condition::any().add(codes::Column::ExpiresAt.is_null()).add(codes::Column::ExpiresAt.gt(t)))
+        }
+    };
+    if let Some(b) = batch {
+        q = q.filter(codes::Column::Batch.eq(b));
+    }
+    let total = q.clone().count(conn).await?;
+    let rows = q.order_by_desc(codes::Column::CreatedAt).order_by_desc(codes::Column::Id).offset(offset).limit(limit).all(conn).await?;
+    let owners = holders(conn, rows.iter().filter_map(|r| r.redeemed_by.as_deref())).await?;
+    let items = rows
+        .into_iter()
+        .map(|r| CodeRow {
+            state: match (&r.redeemed_by, r.expires_at) {
+                (Some(_), _) => CodeState::Redeemed,
+                (None, Some(e)) if e <= t => CodeState::Expired,
+                _ => CodeState::Unused,
+            },
+            redeemed_by: r.redeemed_by.as_ref().map(|a| owners.get(a).cloned().unwrap_or_else(|| a.clone())),
+            id: r.id,
+            hint: r.hint,
+            amount: r.amount,
+            batch: r.batch,
+            created_at: r.created_at,
+            expires_at: r.expires_at,
+            redeemed_at: r.redeemed_at,
+        })
+        .collect();
+    Ok(List { items, total })
+}
+
+/// Wallet account ids (`user:<id>`, `company:<id>`) → the email or the company's name.
+async fn holders<'a>(conn: &impl ConnectionTrait, accounts: impl Iterator<Item = &'a str>) -> Result<HashMap<String, String>, AppError> {
+    let (mut people, mut firms) = (Vec::new(), Vec::new());
+    for a in accounts {
+        match AccountRef::parse(a) {
+            Ok(AccountRef::User(id)) => people.push(id),
+            Ok(AccountRef::Company(id)) => firms.push(id),
+            _ => {}
+        }
+    }
+    let mut out = HashMap::new();
+    if !people.is_empty() {
+        for u in users::Entity::find().filter(users::Column::Id.is_in(people)).all(conn).await? {
+            out.insert(AccountRef::User(u.id).id(), u.email);
+        }
+    }
+    if !firms.is_empty() {
+        for c in companies::Entity::find().filter(companies::Column::Id.is_in(firms)).all(conn).await? {
+            out.insert(AccountRef::Company(c.id).id(), c.name);
+        }
+    }
+    Ok(out)
 }
 
 /// Redeems `code` into `to`: 400 when it cannot be a code, 404 unknown, 409 used or expired.

@@ -4,9 +4,9 @@
 
 use sea_orm::ConnectionTrait;
 
-use crate::billing::bills;
+use crate::billing::{bills, codes};
 use crate::billing::ledger::AccountRef;
-use crate::billing::model::{BillStatus, EntryKind};
+use crate::billing::model::{BillStatus, CodeState, EntryKind};
 use crate::billing::wallet;
 use crate::error::AppError;
 use crate::lang::Lang;
@@ -87,6 +87,41 @@ pub async fn bills_csv(conn: &impl ConnectionTrait, account: &AccountRef, status
         let what = b.title.clone().unwrap_or_else(|| ref_label(&b.ref_type, lang));
         let fmt = |t: chrono::DateTime<chrono::Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
         row(&mut w, &[&fmt(b.period_start), &fmt(b.period_end), status, &what, &coins(b.amount), &b.ref_id])?;
+    }
+    finish(w)
+}
+
+/// Top-up codes (the operator's list, newest first) as CSV: no code is stored, so a row names
+/// its last four characters.
+pub async fn codes_csv(conn: &impl ConnectionTrait, state: Option<CodeState>, batch: Option<&str>, lang: Lang) -> Result<Vec<u8>, AppError> {
+    let list = codes::list(conn, state, batch, 0, EXPORT_MAX_ROWS).await?;
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let head: &[&str] = match lang {
+        Lang::Zh => &["末四位", "金额 (币)", "状态", "创建 (UTC)", "到期 (UTC)", "兑换 (UTC)", "兑换者", "批次"],
+        Lang::En => &["Ends with", "Amount (coins)", "State", "Issued (UTC)", "Expires (UTC)", "Redeemed (UTC)", "Redeemed by", "Batch"],
+    };
+    row(&mut w, head)?;
+    let fmt = |t: Option<chrono::DateTime<chrono::Utc>>| t.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)).unwrap_or_default();
+    for c in list.items {
+        let state = match (c.state, lang) {
+            (CodeState::Unused, Lang::Zh) => "未使用",
+            (CodeState::Unused, _) => "Unused",
+            (CodeState::Redeemed, Lang::Zh) => "已兑换",
+            (CodeState::Redeemed, _) => "Redeemed",
+            (CodeState::Expired, Lang::Zh) => "已过期",
+            (CodeState::Expired, _) => "Expired",
+        };
+        let cells = [
+            c.hint.unwrap_or_default(),
+            coins(c.amount),
+            state.to_string(),
+            fmt(Some(c.created_at)),
+            fmt(c.expires_at),
+            fmt(c.redeemed_at),
+            c.redeemed_by.unwrap_or_default(),
+            c.batch.unwrap_or_default(),
+        ];
+        row(&mut w, &cells.iter().map(String::as_str).collect::<Vec<_>>())?;
     }
     finish(w)
 }

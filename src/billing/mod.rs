@@ -40,6 +40,8 @@ use crate::jobs::{Runs, repeated};
 pub struct BillingCtx {
     pub db: DatabaseConnection,
     pub settings: Arc<BillingConfig>,
+    /// The operator's settings: low-balance hours, the top-up page's words.
+    pub market_settings: crate::settings::LiveSettings,
     /// Runway notices are mailed too.
     pub mailer: crate::mail::Mailer,
     /// Where mails link to (`server.public_url`).
@@ -105,13 +107,13 @@ impl DeletionCheck for BalanceOutstanding {
     }
 }
 
-/// The signup bonus (`billing.signup_bonus`), credited in the transaction that verifies an
-/// account.
-pub struct SignupBonus(pub crate::coins::Coins);
+/// The signup bonus (the market's settings, `billing.signup_bonus` by default), credited in the
+/// transaction that verifies an account.
+pub struct SignupBonus(pub crate::settings::LiveSettings);
 
 #[async_trait::async_trait]
 impl OnVerified for SignupBonus {
     async fn verified(&self, txn: &DatabaseTransaction, user_id: &str) -> Result<(), AppError> {
-        issuance::signup_bonus(txn, self.0, user_id).await
+        issuance::signup_bonus(txn, crate::coins::Coins::from_cents(self.0.current().signup_bonus), user_id).await
     }
 }

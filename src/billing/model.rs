@@ -180,3 +180,45 @@ impl Checked for TopUp {
         Ok(TopUp { amount, memo })
     }
 }
+
+/// A top-up code as the operator lists it (the code itself is never stored).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CodeState {
+    /// Can still be redeemed.
+    Unused,
+    Redeemed,
+    /// Not redeemed before it expired.
+    Expired,
+}
+
+impl CodeState {
+    pub const ALL: [CodeState; 3] = [CodeState::Unused, CodeState::Redeemed, CodeState::Expired];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CodeState::Unused => "unused",
+            CodeState::Redeemed => "redeemed",
+            CodeState::Expired => "expired",
+        }
+    }
+    pub fn parse(s: &str) -> Option<CodeState> {
+        Self::ALL.into_iter().find(|c| c.as_str() == s)
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct CodeRow {
+    pub id: String,
+    /// The code's last four characters (null for codes issued before they were kept).
+    pub hint: Option<String>,
+    /// Cents.
+    pub amount: i64,
+    pub state: CodeState,
+    /// The codes issued together share it.
+    pub batch: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: Option<DateTime<Utc>>,
+    pub redeemed_at: Option<DateTime<Utc>>,
+    /// Whose wallet it went to: an email, or a company's name.
+    pub redeemed_by: Option<String>,
+}

@@ -2,8 +2,7 @@
 //! company's for its administrators (members: 403).
 
 use axum::extract::{FromRef, State};
-use axum::http::header;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -80,16 +79,7 @@ async fn redeem(State(cx): State<BillingCtx>, auth: Auth, Valid(req): Valid<Rede
 #[utoipa::path(get, path = "/api/billing/v1/wallet/top-up-info", tag = "wallet",
     responses((status = 200, body = Envelope<TopUpInfo>), (status = 401)))]
 async fn top_up_info(State(cx): State<BillingCtx>, _auth: Auth, lang: Lang) -> ApiResult<TopUpInfo> {
-    ok(wallet::top_up_info(&cx.settings, lang))
-}
-
-fn csv_response(body: Vec<u8>, name: &str) -> Response {
-    let headers = [
-        (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),
-        (header::CONTENT_DISPOSITION, format!("attachment; filename=\"{name}\"")),
-        (header::CACHE_CONTROL, "no-store".to_string()),
-    ];
-    (headers, body).into_response()
+    ok(wallet::top_up_info(&cx.market_settings.current(), lang))
 }
 
 /// The entries (same `kind` filter) as CSV, UTF-8 with a byte-order mark, newest first.
@@ -97,7 +87,7 @@ fn csv_response(body: Vec<u8>, name: &str) -> Response {
     responses((status = 200, content_type = "text/csv", body = String), (status = 400), (status = 403)))]
 async fn entries_csv(State(cx): State<BillingCtx>, auth: Auth, lang: Lang, ApiQuery(q): ApiQuery<EntriesQuery>) -> Result<Response, AppError> {
     let body = export::entries_csv(&cx.db, &AccountRef::of_context(&auth)?, q.checked()?, lang).await?;
-    Ok(csv_response(body, "wallet-entries.csv"))
+    Ok(crate::http::csv_response(body, "wallet-entries.csv"))
 }
 
 /// The bills (same `status` filter) as CSV, UTF-8 with a byte-order mark, newest period first.
@@ -105,5 +95,5 @@ async fn entries_csv(State(cx): State<BillingCtx>, auth: Auth, lang: Lang, ApiQu
     responses((status = 200, content_type = "text/csv", body = String), (status = 400), (status = 403)))]
 async fn bills_csv(State(cx): State<BillingCtx>, auth: Auth, lang: Lang, ApiQuery(q): ApiQuery<BillsQuery>) -> Result<Response, AppError> {
     let body = export::bills_csv(&cx.db, &AccountRef::of_context(&auth)?, q.checked()?, lang).await?;
-    Ok(csv_response(body, "wallet-bills.csv"))
+    Ok(crate::http::csv_response(body, "wallet-bills.csv"))
 }

@@ -69,7 +69,7 @@ pub async fn send_notices(cx: &BillingCtx) -> Result<u64, AppError> {
     for id in ids {
         let account = AccountRef::parse(&id)?;
         let w = wallet(db, &account).await?;
-        let level = notice_level(w.runway_secs, cx.settings.low_balance_hours);
+        let level = notice_level(w.runway_secs, cx.market_settings.current().low_balance_hours);
         let txn = begin(db).await?;
         let Some(a) = ledger::account(&txn, &account).await? else { continue };
         let notify = due(a.runway_notice, level);

@@ -7,7 +7,7 @@ use sea_orm::{ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, PaginatorTra
 use crate::billing::bills::unbilled_total;
 use crate::billing::ledger::{self, AccountRef, Reference, Split, TransferSpec};
 use crate::billing::model::{Day, Entry, EntryKind, TopUp, TopUpInfo, Wallet};
-use crate::config::BillingConfig;
+use crate::settings::MarketSettings;
 use crate::billing::memo::render;
 use crate::billing::store::sum_i64;
 use crate::billing::titles::titles;
@@ -137,6 +137,25 @@ pub async fn daily(conn: &impl ConnectionTrait, account: &AccountRef, days: i64,
         .collect())
 }
 
+/// The market's money as the operator's overview shows it, in cents: what people's and companies'
+/// wallets hold (`in_circulation`), the part of it held for what runs (`held`), and the fee
+/// income the market has kept.
+pub async fn market_money(conn: &impl ConnectionTrait) -> Result<(i64, i64, i64), AppError> {
+    use crate::db::entity::ledger_accounts as accounts;
+    use crate::db::enums::AccountKind;
+    let (balance, held): (Option<i64>, Option<i64>) = accounts::Entity::find()
+        .select_only()
+        .column_as(sum_i64(accounts::Column::Balance), "balance")
+        .column_as(sum_i64(accounts::Column::Held), "held")
+        .filter(accounts::Column::Kind.is_in([AccountKind::User, AccountKind::Company]))
+        .into_tuple()
+        .one(conn)
+        .await?
+        .unwrap_or_default();
+    let fee = ledger::account(conn, &AccountRef::MarketFee).await?.map_or(0, |a| a.balance);
+    Ok((balance.unwrap_or(0), held.unwrap_or(0), fee))
+}
+
 /// True when the person's wallet keeps their account from being deleted (`balance_outstanding`):
 /// a negative balance, coins held for something still running, or usage not billed yet.
 pub async fn blocks_deletion(conn: &impl ConnectionTrait, user_id: &str) -> Result<bool, AppError> {
@@ -176,9 +195,9 @@ pub async fn top_up(conn: &impl ledger::Conn, auth: &Auth, req: TopUp, idempoten
     Ok(entry_views(conn, vec![entry], lang).await?.remove(0))
 }
 
-/// The top-up page's words: the operator's (`billing.how_to_get_coins[_zh]`), or by default
-/// that coins come as top-up codes from the people who run this market.
-pub fn top_up_info(settings: &BillingConfig, lang: Lang) -> TopUpInfo {
+/// The top-up page's words: the operator's (the market's settings), or by default that coins
+/// come as top-up codes from the people who run this market.
+pub fn top_up_info(settings: &MarketSettings, lang: Lang) -> TopUpInfo {
     let (typed, default) = match lang {
         Lang::Zh => (&settings.how_to_get_coins_zh, "本市场的币由运营方发放：向运营方索取充值码，在下方兑换即可到账。"),
         Lang::En => (&settings.how_to_get_coins, "Coins on this market come from the people who run it: ask them for a top-up code and redeem it below."),

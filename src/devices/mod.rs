@@ -27,6 +27,14 @@ use crate::jobs::{Runs, repeated};
 use crate::public::PublicData;
 use crate::ratelimit::SharedLimit;
 
+/// Boxes online now and every box there is (the operator's overview).
+pub async fn counts(conn: &impl sea_orm::ConnectionTrait) -> Result<(u64, u64), crate::error::AppError> {
+    use crate::db::entity::devices;
+    use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
+    let online = devices::Entity::find().filter(devices::Column::Status.eq(crate::db::enums::DeviceStatus::Online)).count(conn).await?;
+    Ok((online, devices::Entity::find().count(conn).await?))
+}
+
 /// What the device rules use.
 #[derive(Clone)]
 pub struct DevicesCtx {
@@ -46,8 +54,8 @@ pub struct DevicesCtx {
     pub nearby_answers: Arc<nearby::Answers>,
     /// Heartbeat write transactions running in this instance (`model::AGENT_WRITERS` at once).
     pub agent_writers: Arc<tokio::sync::Semaphore>,
-    /// `billing.market_fee_percent`: the market's share of a Z-CLOUD rental, fixed when it starts.
-    pub fee_percent: u8,
+    /// The market's settings: its fee is the share of a Z-CLOUD rental, fixed when it starts.
+    pub market_settings: crate::settings::LiveSettings,
 }
 
 impl DevicesCtx {
@@ -58,7 +66,7 @@ impl DevicesCtx {
         public: PublicData,
         listeners: protocol::AgentListeners,
         guards: guards::DeviceGuards,
-        fee_percent: u8,
+        market_settings: crate::settings::LiveSettings,
     ) -> Self {
         let register_limit = SharedLimit::new("agent_register_ip", settings.register_ip_burst, Duration::from_secs(settings.register_ip_refill_secs));
         DevicesCtx {
@@ -71,7 +79,7 @@ impl DevicesCtx {
             guards,
             nearby_answers: Arc::new(nearby::Answers::new(1024)),
             agent_writers: Arc::new(tokio::sync::Semaphore::new(model::AGENT_WRITERS)),
-            fee_percent,
+            market_settings,
         }
     }
 }

@@ -99,7 +99,7 @@ pub(crate) async fn start(
         created_by: Set(created_by.to_string()),
         price_per_hour: Set(price),
         hours: Set(ask.hours),
-        fee_percent: Set(i32::from(cx.fee_percent)),
+        fee_percent: Set(i32::from(cx.market_settings.current().market_fee_percent)),
         hold_id: Set(hold_id),
         status: Set(ZcloudRentalStatus::Running),
         started_at: Set(t),
@@ -291,6 +291,12 @@ fn shown(r: &rentals::Model, m: Option<&devices::Model>) -> ZcloudRental {
         ends_at: r.ends_at,
         stop_at: r.stop_at,
     }
+}
+
+/// Z-CLOUD machines rented and running now (the operator's overview).
+pub async fn running_count(conn: &impl ConnectionTrait) -> Result<u64, AppError> {
+    use sea_orm::PaginatorTrait;
+    Ok(rentals::Entity::find().filter(rentals::Column::Status.eq(ZcloudRentalStatus::Running)).count(conn).await?)
 }
 
 /// The machines other owners run on the caller's host (running or ending), oldest first.

@@ -11,6 +11,14 @@ use crate::iam::model::*;
 
 // ---- account ----
 
+/// Everyone with an account, and those who joined since `since` (the operator's overview).
+pub async fn people_counts(conn: &impl sea_orm::ConnectionTrait, since: chrono::DateTime<chrono::Utc>) -> Result<(u64, u64), AppError> {
+    use sea_orm::PaginatorTrait;
+    let all = users::Entity::find().count(conn).await?;
+    let new = users::Entity::find().filter(users::Column::CreatedAt.gte(since)).count(conn).await?;
+    Ok((all, new))
+}
+
 async fn user_of(cx: &IamCtx, auth: &Auth) -> Result<users::Model, AppError> {
     users::Entity::find_by_id(auth.user_id.clone()).one(&cx.db).await?.ok_or(AppError::Unauthorized(Msg::SessionExpired))
 }

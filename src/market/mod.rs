@@ -17,7 +17,6 @@ use sea_orm::DatabaseConnection;
 use serde_json::{Map, Value};
 use tokio_cron_scheduler::{Job, JobSchedulerError};
 
-use crate::config::DownloadsConfig;
 use crate::jobs::{Runs, repeated};
 use crate::lang::Lang;
 use crate::public::PublicData;
@@ -31,7 +30,8 @@ pub const RELOAD_EVERY: Duration = Duration::from_secs(30);
 pub struct MarketCtx {
     pub db: DatabaseConnection,
     pub catalogue: Arc<index::Catalogue>,
-    pub downloads: Arc<DownloadsConfig>,
+    /// The market's settings (the client download links).
+    pub market_settings: crate::settings::LiveSettings,
     pub public: PublicData,
 }
 

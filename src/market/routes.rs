@@ -39,11 +39,12 @@ pub struct DownloadLinks {
     pub ios: String,
 }
 
-/// The client download links, from configuration.
+/// The client download links (the operator's settings).
 #[utoipa::path(get, path = "/api/ebs/v1/download/links", tag = "market",
     responses((status = 200, body = Envelope<DownloadLinks>)))]
 async fn download_links(State(cx): State<MarketCtx>) -> ApiResult<DownloadLinks> {
-    let d = &cx.downloads;
+    let s = cx.market_settings.current();
+    let d = &s.download_links;
     ok(DownloadLinks { windows: d.windows.clone(), mac: d.mac.clone(), android: d.android.clone(), ios: String::new() })
 }
 

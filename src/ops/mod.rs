@@ -1,9 +1,10 @@
 //! The operator's console (`/api/ops/v1`, issue 25): who runs the market (`zmarket operator
-//! grant`/`revoke`), the people (search, suspend, grant coins) and the audit of every operator
-//! write. Only operators (`iam::auth::Operator`) reach these routes.
+//! grant`/`revoke`), the people (search, suspend, grant coins), the market's figures, settings and
+//! top-up codes (console.rs), and the audit of every operator write. Only operators (`iam::auth::Operator`) reach these routes.
 
 pub mod audit;
 pub mod cli;
+pub mod console;
 pub mod model;
 pub mod operators;
 pub mod people;
@@ -15,4 +16,8 @@ use sea_orm::DatabaseConnection;
 #[derive(Clone)]
 pub struct OpsCtx {
     pub db: DatabaseConnection,
+    /// The market's settings the console changes (and this instance applies at once).
+    pub market_settings: crate::settings::LiveSettings,
+    /// Where the backups are (the overview shows the last one).
+    pub data_dir: std::path::PathBuf,
 }

@@ -46,7 +46,7 @@ pub async fn post(cx: &OrdersCtx, auth: &Auth, d: Demand, request_key: Option<St
         installation_id: Set(None),
         installation_released: Set(false),
         hold_id: Set(hold_id),
-        fee_percent: Set(i32::from(cx.fee_percent)),
+        fee_percent: Set(i32::from(cx.market_settings.current().market_fee_percent)),
         billed_minutes: Set(0),
         billed: Set(0),
         expires_at: Set(t + Duration::seconds(cx.settings.pending_timeout_secs as i64)),

@@ -34,8 +34,8 @@ pub struct OrdersCtx {
     pub settings: Arc<OrdersConfig>,
     /// The apps service: the catalogue's install manifests, installing on the provider's device.
     pub apps: AppsCtx,
-    /// `billing.market_fee_percent`: the market's share of an order, fixed when it is posted.
-    pub fee_percent: u8,
+    /// The market's settings: its fee is the share of an order, fixed when it is posted.
+    pub market_settings: crate::settings::LiveSettings,
     /// Bumped when the public board (/on-demand) changes: a demand posted, taken, cancelled or expired.
     pub public: crate::public::PublicData,
     /// Where the board measures distances from before a visitor shares a location (the map centre).

@@ -25,6 +25,7 @@ use crate::config::Config;
 use crate::lang::Lang;
 use crate::encoded::Encoded;
 use crate::public::PublicData;
+use crate::settings::LiveSettings;
 use data::PageSources;
 use bundle::{Assets, ClientFiles, Manifest};
 use pool::{PoolOptions, RenderError, RenderPool};
@@ -33,7 +34,10 @@ pub struct Ssr {
     pool: RenderPool,
     cache: Mutex<LruCache<String, Arc<CachedPage>>>,
     manifest: Manifest,
+    /// The client configuration but the download links (which the market's settings give).
     client_config: Value,
+    /// The market's settings: the download links, and part of every cache key.
+    market_settings: LiveSettings,
     product_name: String,
     /// Bumped whenever data shown on public pages changes; part of every cache key.
     public: PublicData,
@@ -63,7 +67,7 @@ enum RenderKind {
 }
 
 impl Ssr {
-    pub fn new(config: &Config, public: PublicData, sources: PageSources) -> Ssr {
+    pub fn new(config: &Config, public: PublicData, market_settings: LiveSettings, sources: PageSources) -> Ssr {
         let opts = PoolOptions {
             threads: config.ssr_threads(),
             queue: config.ssr.queue,
@@ -76,11 +80,19 @@ impl Ssr {
             cache: Mutex::new(LruCache::new(cap)),
             manifest: bundle::manifest(),
             client_config: client_config(config),
+            market_settings,
             product_name: config.product_name.clone(),
             public,
             sources,
             in_flight: AtomicUsize::new(0),
         }
+    }
+
+    fn client_config_now(&self) -> Value {
+        let mut c = self.client_config.clone();
+        let d = self.market_settings.current().download_links.clone();
+        c["downloadLinks"] = json!({ "windows": d.windows, "mac": d.mac, "android": d.android, "ios": "" });
+        c
     }
 
     pub async fn render(&self, url: String, state_json: String) -> Result<pool::Rendered, RenderError> {
@@ -103,15 +115,10 @@ impl Ssr {
     }
 }
 
-/// The part of the configuration the browser needs.
+/// The part of the configuration the browser needs (the download links are added per render,
+/// from the market's settings: [`Ssr::client_config_now`]).
 fn client_config(config: &Config) -> Value {
     json!({
-        "downloadLinks": {
-            "windows": config.downloads.windows,
-            "mac": config.downloads.mac,
-            "android": config.downloads.android,
-            "ios": "",
-        },
         "map": {
             "tileUrl": config.map.tile_url,
             "attribution": config.map.tile_attribution,
@@ -251,8 +258,9 @@ impl PageKey<'_> {
     fn theme(&self) -> &'static str {
         if self.path() == "/nearby/map" { "light" } else { "dark" }
     }
-    fn cache_key(&self, version: u64) -> String {
-        format!("{}|{}|{}|{version}|{}", self.lang.code(), self.theme(), self.phone as u8, self.url)
+    /// `settings`: the market settings' generation (the download links are in every page).
+    fn cache_key(&self, version: u64, settings: u64) -> String {
+        format!("{}|{}|{}|{version}.{settings}|{}", self.lang.code(), self.theme(), self.phone as u8, self.url)
     }
 }
 
@@ -264,13 +272,13 @@ impl Ssr {
     /// The page from the cache, or rendered now (and cached when the render succeeded).
     /// `ahead`: a render ahead of visitors (warming), made only while the pool is idle.
     async fn page_for(&self, key: PageKey<'_>, version: u64, ahead: bool) -> (Arc<CachedPage>, RenderKind, Option<f64>) {
-        let cache_key = key.cache_key(version);
+        let cache_key = key.cache_key(version, self.market_settings.generation());
         if let Some(page) = self.cache.lock().ok().and_then(|mut c| c.get(&cache_key).cloned()) {
             return (page, RenderKind::Cache, None);
         }
         let (lang, theme) = (key.lang, key.theme());
         let data = self.sources.for_page(key.path(), key.query(), lang).await;
-        let state = PageState { lang, theme, product_name: &self.product_name, is_mobile: key.phone, url: key.url, config: &self.client_config, data };
+        let state = PageState { lang, theme, product_name: &self.product_name, is_mobile: key.phone, url: key.url, config: &self.client_config_now(), data };
         let state_json = serde_json::to_string(&state).unwrap_or_else(|_| "{}".into());
         if ahead && !self.idle().await {
             return (Arc::new(CachedPage { status: StatusCode::OK, html: Encoded::default(), cached: false }), RenderKind::Client, None);
@@ -300,7 +308,7 @@ impl Ssr {
     /// True when `url` is in the cache for the current public data version (for tests and
     /// operators: what the next visitor would get without a render).
     pub fn is_cached(&self, url: &str, lang: Lang, phone: bool) -> bool {
-        let key = PageKey { url, lang, phone }.cache_key(self.public.version());
+        let key = PageKey { url, lang, phone }.cache_key(self.public.version(), self.market_settings.generation());
         self.cache.lock().is_ok_and(|c| c.contains(&key))
     }
 

@@ -30,6 +30,7 @@ pub mod ledger_holds;
 pub mod ledger_transfers;
 pub mod mail_outbox;
 pub mod market_catalogue;
+pub mod market_settings;
 pub mod member_records;
 pub mod messages;
 pub mod notification_counters;

@@ -14,6 +14,12 @@ pub struct Model {
     pub created_at: DateTimeUtc,
     pub redeemed_by: Option<String>,
     pub redeemed_at: Option<DateTimeUtc>,
+    /// The code's last four characters (m0022), to find a printed code.
+    pub hint: Option<String>,
+    /// The codes issued together share it.
+    pub batch: Option<String>,
+    /// The operator's user id (None: the command line, or before m0022).
+    pub created_by: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
