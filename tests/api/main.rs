@@ -19,6 +19,7 @@ mod market;
 mod newcomer;
 mod notifications;
 pub(crate) mod ops;
+mod ops_console;
 mod races;
 mod orders;
 mod perf;

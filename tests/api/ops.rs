@@ -12,7 +12,7 @@ pub(crate) fn make_operator(app: &TestApp, email: &str) {
     assert!(out.contains(&format!("{} is now an operator", email.to_lowercase())), "{out}");
 }
 
-async fn send(app: &TestApp, method: &str, path: &str, body: Option<&Value>, token: &str, lang: &str, key: Option<&str>) -> (u16, Value, HeaderMap) {
+pub(crate) async fn send(app: &TestApp, method: &str, path: &str, body: Option<&Value>, token: &str, lang: &str, key: Option<&str>) -> (u16, Value, HeaderMap) {
     let mut req = match method {
         "GET" => app.client.get(app.url(path)),
         "PUT" => app.client.put(app.url(path)),
