@@ -29,7 +29,7 @@ for (const lang of ['en', 'zh']) {
     await expectHydrated(page);
     await expect(page.locator('html')).toHaveAttribute('lang', lang);
 
-    // Client-side validation messages of SPEC.md §5.
+    // Client-side validation messages of docs/product.md §5.
     await form.getByRole('button', { name: t.create }).click();
     await expect(page.getByText(t.emailRequired).first()).toBeVisible();
     await form.getByLabel(t.email, { exact: true }).fill(email);

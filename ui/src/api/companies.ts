@@ -1,4 +1,4 @@
-// Company calls of API.md (/api/iam/v1/sme…, /api/ebs/v1/sme/resources…).
+// Company calls of docs/api.md (/api/iam/v1/sme…, /api/ebs/v1/sme/resources…).
 import { api } from './client';
 import type { AssignBody, Assignment, HistoryEntry, JoinResult, ListPage, Member, MemberRecord, Organization } from './types';
 

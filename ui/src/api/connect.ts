@@ -1,4 +1,4 @@
-// Connect (API.md "Connect", DESIGN.md §4c): what a person may open for an installation or a box,
+// Connect (docs/api.md "Connect", docs/connect.md): what a person may open for an installation or a box,
 // through the market. The response types are written by hand until the server's OpenAPI document
 // has them (then src/api/types.ts names them from schema.d.ts and these go).
 import { createSseParser, readEventStream, type SseEvent } from '../lib/sse';
@@ -55,7 +55,7 @@ const app = (id: string) => `${RMP}/apps/${encodeURIComponent(id)}`;
 
 export const fetchAppConnect = (id: string, signal?: AbortSignal) => api.get<AppConnect>(`${app(id)}/connect`, { signal });
 
-/** A one-time address on the app's own origin (API.md: `/open` with `Accept: application/json`). */
+/** A one-time address on the app's own origin (docs/api.md: `/open` with `Accept: application/json`). */
 export const fetchAppOpenUrl = (id: string, signal?: AbortSignal) => api.get<{ url: string }>(`${app(id)}/open`, { signal });
 
 export const fetchAppLogs = (id: string, tail: number, signal?: AbortSignal) =>

@@ -1,4 +1,4 @@
-// Public market and nearby calls of API.md.
+// Public market and nearby calls of docs/api.md.
 import { PAGE_SIZE } from '../constants';
 import { api } from './client';
 import type { App, AppDetails, DownloadLinks, ListPage, NearbyDevice } from './types';

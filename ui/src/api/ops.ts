@@ -1,4 +1,4 @@
-// The operator's console (`/api/ops/v1`, API.md §Operator): people, suspension, grants, audit.
+// The operator's console (`/api/ops/v1`, docs/api.md §Operator): people, suspension, grants, audit.
 import { api } from './client';
 import type { AuditEntry, ListPage, OpsUser, WalletEntry } from './types';
 

@@ -1,4 +1,4 @@
-// Hourly token refresh (SPEC.md §4, §9), one refresh at a time across tabs.
+// Hourly token refresh (docs/product.md §4, §9), one refresh at a time across tabs.
 import { TOKEN_REFRESH_CHECK_MS, TOKEN_REFRESH_THRESHOLD_S } from '../constants';
 import { loadSession, readStoredSession, saveTokens } from '../stores/session';
 import { storageGet, storageSet } from '../lib/storage';

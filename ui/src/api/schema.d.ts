@@ -684,7 +684,7 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Assign a company device or app to a member (admins; members get SPEC.md §6's permission message). */
+        /** Assign a company device or app to a member (admins; members get docs/product.md §6's permission message). */
         post: operations["assign"];
         delete?: never;
         options?: never;
@@ -2177,7 +2177,7 @@ export type components = {
             offers: components["schemas"]["Offer"][];
         };
         /**
-         * @description An installation's status: every label of SPEC.md §4. Transitions: `apps::lifecycle`.
+         * @description An installation's status: every label of docs/product.md §4. Transitions: `apps::lifecycle`.
          * @enum {string}
          */
         AppStatus: "preparing" | "downloading" | "installing" | "installed" | "starting" | "running" | "stopping" | "stopped" | "restarting" | "suspending" | "suspended" | "resuming" | "snapshotting" | "uninstalling" | "deleting" | "shutting_down" | "updating" | "failed" | "install_failed" | "uninstall_failed" | "rent_failed" | "not_install";
@@ -3795,7 +3795,7 @@ export type components = {
              * @description 200 on success.
              */
             code: number;
-            /** @description The signed-in session, as SPEC.md §3 names its fields. */
+            /** @description The signed-in session, as docs/product.md §3 names its fields. */
             data: {
                 /**
                  * Format: int64
@@ -3834,7 +3834,7 @@ export type components = {
              * @description 200 on success.
              */
             code: number;
-            /** @description The counters the console polls (SPEC.md §4 "Notification stats"). */
+            /** @description The counters the console polls (docs/product.md §3 "Notification stats"). */
             data: {
                 /**
                  * Format: int64
@@ -4587,7 +4587,7 @@ export type components = {
             status: components["schemas"]["OrderStatus"];
         };
         /**
-         * @description An order's status (SPEC.md §4); a demand is an order still `order_pending`. Transitions:
+         * @description An order's status (docs/product.md §4); a demand is an order still `order_pending`. Transitions:
          *     `orders::machine`.
          * @enum {string}
          */
@@ -4676,7 +4676,7 @@ export type components = {
             version?: string | null;
         };
         /**
-         * @description The stable names of `Reason` (API.md `status_reason_code`).
+         * @description The stable names of `Reason` (docs/api.md `status_reason_code`).
          * @enum {string}
          */
         ReasonCode: "exited" | "keeps_exiting" | "container_gone" | "image_missing" | "archive_failed" | "docker_unavailable" | "docker_error" | "port_in_use" | "no_space" | "no_gpu_runtime" | "health_failed" | "rolled_back" | "device_offline" | "timed_out" | "cancelled" | "storage" | "other";
@@ -4786,7 +4786,7 @@ export type components = {
          * @enum {string}
          */
         Role: "admin" | "member";
-        /** @description The signed-in session, as SPEC.md §3 names its fields. */
+        /** @description The signed-in session, as docs/product.md §3 names its fields. */
         Session: {
             /**
              * Format: int64
@@ -4887,7 +4887,7 @@ export type components = {
             /** @description The version it ran then. */
             version?: string | null;
         };
-        /** @description The counters the console polls (SPEC.md §4 "Notification stats"). */
+        /** @description The counters the console polls (docs/product.md §3 "Notification stats"). */
         Stats: {
             /**
              * Format: int64
@@ -4985,7 +4985,7 @@ export type components = {
             verified: boolean;
         };
         /**
-         * @description The `userType` of SPEC.md §3.
+         * @description The `userType` of docs/product.md §3.
          * @enum {string}
          */
         UserType: "user" | "admin" | "member";
@@ -14651,7 +14651,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
-                /** @description A label of SPEC.md §4. */
+                /** @description A label of docs/product.md §4. */
                 status?: "preparing" | "downloading" | "installing" | "installed" | "starting" | "running" | "stopping" | "stopped" | "restarting" | "suspending" | "suspended" | "resuming" | "snapshotting" | "uninstalling" | "deleting" | "shutting_down" | "updating" | "failed" | "install_failed" | "uninstall_failed" | "rent_failed" | "not_install";
             };
             header?: never;

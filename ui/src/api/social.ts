@@ -1,4 +1,4 @@
-// Friends, tags, blocks and messages of API.md (/api/cim/v1, docs/social.md).
+// Friends, tags, blocks and messages of docs/api.md (/api/cim/v1, docs/social.md).
 import { api } from './client';
 import type {
   BlockedPerson,

@@ -90,11 +90,11 @@ export type UserType = Schemas['UserType'];
 /** The session of sign-in, switch and pc-web. */
 export type SessionData = Schemas['Session'];
 
-/** The reasons `POST /account/check` names (API.md), each with its own text. */
+/** The reasons `POST /account/check` names (docs/api.md), each with its own text. */
 export type DeletionReason = 'devices_linked' | 'apps_rented' | 'balance_outstanding' | 'companies_joined';
 
 /**
- * A menu entry as the UI reads it: defensively (normalizeMenu), since SPEC.md lets `meta.isLink`
+ * A menu entry as the UI reads it: defensively (normalizeMenu), since docs/product.md §3 lets `meta.isLink`
  * carry a link and older menus leave fields out. `children` is absent when empty.
  */
 export type MenuEntry = Omit<Schemas['MenuEntry'], 'component' | 'meta' | 'children'> & {
@@ -103,7 +103,7 @@ export type MenuEntry = Omit<Schemas['MenuEntry'], 'component' | 'meta' | 'child
   children?: MenuEntry[];
 };
 
-/** A demand (while `order_pending`) or an order (API.md §Demands and orders). */
+/** A demand (while `order_pending`) or an order (docs/api.md §Demands and orders). */
 export type Order = AlwaysSent<Omit<Schemas['Order'], 'history' | 'provider'>> & {
   provider: Schemas['Party'] | null;
   history: AlwaysSent<Schemas['OrderEvent']>[];

@@ -1,4 +1,4 @@
-// The route table of SPEC.md §2: public, mobile, and the signed-in routes built from the menu.
+// The route table of docs/product.md §2: public, mobile, and the signed-in routes built from the menu.
 // Paths, titles and href builders are named once in lib/paths.ts; this table gives each its page.
 import { lazy, useEffect, type ComponentType, type LazyExoticComponent, type ReactNode } from 'react';
 import { matchRoutes, useNavigate, type RouteObject } from 'react-router';

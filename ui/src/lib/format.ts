@@ -134,7 +134,7 @@ export interface GpuEntry {
   vram: number;
 }
 
-/** SPEC.md §3: a GPU given as a byte count, a name, or a list of entries. */
+/** docs/product.md §3: a GPU given as a byte count, a name, or a list of entries. */
 export type GpuSpec = number | string | GpuEntry[] | null | undefined;
 
 export function gpuCount(gpu: GpuSpec): number {
@@ -148,7 +148,7 @@ export interface ResourceSpec {
   cpu_cores: number;
   memory_bytes: number;
   disk_bytes: number;
-  /** Either a count (app requirements) or the GPU forms of SPEC.md §3. */
+  /** Either a count (app requirements) or the GPU forms of docs/product.md §3. */
   gpu_count?: number;
   gpus?: GpuSpec;
 }
@@ -167,7 +167,7 @@ export const RESOURCE_WORDS_EN: ResourceWords = {
   noGpu: 'No GPU',
 };
 
-/** '8 Cores CPU, 16 GB Memory, 512 GB SSD Disk, GPU*1' or '…, No GPU' (SPEC.md §9). */
+/** '8 Cores CPU, 16 GB Memory, 512 GB SSD Disk, GPU*1' or '…, No GPU' (docs/product.md §9). */
 export function describeResources(spec: ResourceSpec, words: ResourceWords = RESOURCE_WORDS_EN): string {
   const count = typeof spec.gpu_count === 'number' ? spec.gpu_count : gpuCount(spec.gpus);
   const gpu = count > 0 ? `GPU*${count}` : words.noGpu;

@@ -1,4 +1,4 @@
-// The HTTP client of SPEC.md §7, §8: the `{code, data, msg}` envelope, the time-out, errors and the
+// The HTTP client of docs/product.md §7, §8: the `{code, data, msg}` envelope, the time-out, errors and the
 // offline page. What it needs from the session (tokens, the 401 handling) and the settings (the
 // language) is handed in by api/client.ts, so this layer imports no store.
 import { REQUEST_TIMEOUT_MS, SUCCESS_CODE } from '../constants';
@@ -58,7 +58,7 @@ export interface ClientHooks {
   language(): Lang;
   /** The token a request sends (empty: none). */
   token(kind: 'access' | 'refresh'): string;
-  /** A 401 answer (SPEC.md §8). */
+  /** A 401 answer (docs/product.md §8). */
   unauthorized(): void;
 }
 

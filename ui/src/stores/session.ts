@@ -3,7 +3,7 @@ import type { MenuEntry, Organization, SessionData, UserInfo, UserType } from '.
 import { PERSONAL_SME_ID } from '../constants';
 import { readJson, storageGet, storageSet } from '../lib/storage';
 
-/** localStorage keys of the session (SPEC.md §3), one key per field. */
+/** localStorage keys of the session (docs/product.md §3), one key per field. */
 export const SESSION_KEYS = {
   token: 'token',
   refreshToken: 'refresh_token',
@@ -16,7 +16,7 @@ export const SESSION_KEYS = {
 
 const emptyUser: UserInfo = { name: '', avatar_url: '', email: '' };
 
-/** What is kept of a session: all the API hands over (SPEC.md §3 names each key). */
+/** What is kept of a session: all the API hands over (docs/product.md §3 names each key). */
 export type StoredSession = SessionData;
 
 export const emptySession: StoredSession = {
@@ -125,7 +125,7 @@ export function updateUserInfo(patch: Partial<UserInfo>) {
   useSession.setState({ userInfo: info });
 }
 
-/** Clears the token and everything tied to it (SPEC.md §4 "cleared on expiry or 401"). */
+/** Clears the token and everything tied to it (docs/product.md §4: cleared on expiry or on any 401). */
 export function clearSession() {
   for (const key of Object.values(SESSION_KEYS)) storageSet(key, null);
   useSession.setState({ ...emptySession, loaded: true, menu: null, menuStatus: 'idle' });

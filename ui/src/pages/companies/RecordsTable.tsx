@@ -1,4 +1,4 @@
-// Invitations and applications, as the caller sees them (API.md: an admin sees applications as
+// Invitations and applications, as the caller sees them (docs/api.md: an admin sees applications as
 // "waiting", the applicant as "applied"), with accept/decline where the caller may answer.
 import { answerMemberRecord, fetchMemberRecords } from '../../api/companies';
 import type { MemberRecord } from '../../api/types';

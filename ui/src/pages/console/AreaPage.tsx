@@ -1,4 +1,4 @@
-// Signed-in areas whose calls are not specified yet (SPEC.md §2 "content not shown"): a titled page
+// Signed-in areas whose calls are not specified yet (docs/product.md §2 "content not shown"): a titled page
 // with an honest empty state, so the menu, guard and layout work end to end.
 import { Link, useLocation } from 'react-router';
 import { useBoot } from '../../stores/boot';

@@ -1,4 +1,4 @@
-// The terminal's side of the WebSocket (API.md "Connect"), without xterm: the address, the
+// The terminal's side of the WebSocket (docs/api.md "Connect"), without xterm: the address, the
 // subprotocols that carry the token (a browser cannot set headers on a WebSocket), the resize
 // message, the keys the page takes for copy and paste, and what a close means to a person.
 import type { TFunction } from '../../../lib/i18n';
