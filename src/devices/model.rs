@@ -133,7 +133,7 @@ pub struct DeviceFilter {
     #[serde(rename = "type")]
     #[param(inline, value_type = Option<DeviceType>)]
     pub device_type: Option<String>,
-    /// online or offline (offline also lists unknown and failed) or creating
+    /// online, offline (also lists unknown), creating or failed
     #[param(inline, value_type = Option<DeviceStatusFilter>)]
     pub status: Option<String>,
 }

@@ -47,7 +47,6 @@ export const EARTH_RADIUS_KM = 6_371;
 
 /** Languages; a browser language containing "zh" gives Chinese, otherwise English. */
 export const LANGUAGES = ['zh', 'en'] as const;
-export const DEFAULT_LANGUAGE = 'en';
 /** Platform detection tokens (matched against the lower-cased user agent). */
 export const PLATFORMS = ['win', 'mac', 'iphone', 'android'] as const;
 /** User agents containing these are phones: redirected to the mobile pages. */

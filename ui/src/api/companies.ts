@@ -5,7 +5,6 @@ import type { AssignBody, Assignment, HistoryEntry, JoinResult, ListPage, Member
 const IAM = '/api/iam/v1';
 const RESOURCES = '/api/ebs/v1/sme/resources';
 
-export const fetchCompanies = () => api.get<Organization[]>(`${IAM}/sme`);
 export const createCompany = (name: string) => api.post<Organization>(`${IAM}/sme`, { name });
 export const updateCompany = (name: string) => api.post<Organization>(`${IAM}/sme/update`, { name });
 export const deleteCompany = () => api.del<null>(`${IAM}/sme`);

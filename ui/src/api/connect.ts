@@ -18,7 +18,7 @@ export interface SshDoor {
   command: string;
 }
 
-export interface TcpPort {
+interface TcpPort {
   port: number;
   name: string;
   /** The `zmarket tunnel …` command for this port. */
@@ -37,12 +37,12 @@ export interface AppConnect {
   ai: { endpoint: string; gpus: (GpuInfo | string)[] } | null;
 }
 
-export interface DeviceConnect {
+interface DeviceConnect {
   device_online: boolean;
   ssh: SshDoor | null;
 }
 
-export type LogStream = 'stdout' | 'stderr';
+type LogStream = 'stdout' | 'stderr';
 
 /** One line of `docker logs`; `ts` is the container runtime's time stamp (RFC 3339, or epoch ms). */
 export interface LogLine {
@@ -65,7 +65,7 @@ export const fetchDeviceConnect = (id: string, signal?: AbortSignal) =>
   api.get<DeviceConnect>(`${EBS}/devices/${encodeURIComponent(id)}/connect`, { signal });
 
 /** How a followed log stream ended: the server's sentence, or null when the connection broke. */
-export interface LogStreamEnd {
+interface LogStreamEnd {
   reason: string | null;
 }
 

@@ -3,7 +3,7 @@ import { api } from './client';
 import type { AuditEntry, ListPage, OpsUser, WalletEntry } from './types';
 
 const OPS = '/api/ops/v1';
-export const OPS_PAGE_SIZE = 20;
+const OPS_PAGE_SIZE = 20;
 
 export const fetchUsers = (q: string, offset = 0, signal?: AbortSignal) =>
   api.get<ListPage<OpsUser>>(`${OPS}/users`, { query: { q: q || undefined, offset, limit: OPS_PAGE_SIZE }, signal });

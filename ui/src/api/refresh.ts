@@ -4,7 +4,7 @@ import { loadSession, readStoredSession, saveTokens } from '../stores/session';
 import { storageGet, storageSet } from '../lib/storage';
 import { refreshTokens } from './iam';
 
-export const REFRESH_LOCK_NAME = 'zm-token-refresh';
+const REFRESH_LOCK_NAME = 'zm-token-refresh';
 const FALLBACK_LOCK_KEY = 'zm_refresh_lock';
 /** A fallback lease older than this is considered abandoned (a tab closed mid-refresh). */
 const FALLBACK_LEASE_MS = 35_000;

@@ -14,7 +14,7 @@ import type {
 const CIM = '/api/cim/v1';
 const seg = encodeURIComponent;
 /** The server's largest page (docs/social.md "Bounds"). */
-export const SOCIAL_PAGE_MAX = 100;
+const SOCIAL_PAGE_MAX = 100;
 
 export const fetchSocialStats = () => api.get<SocialStats>(`${CIM}/stats`);
 

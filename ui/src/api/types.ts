@@ -20,8 +20,6 @@ export interface ListPage<T> {
 export type App = Schemas['App'];
 /** An app with its offers, cheapest first (the details page). */
 export type AppDetails = AlwaysSent<Schemas['AppDetails']>;
-export type Offer = Schemas['Offer'];
-export type AppRequirements = Schemas['Requirements'];
 export type DownloadLinks = Schemas['DownloadLinks'];
 export type GpuInfo = Schemas['Gpu'];
 export type Organization = Schemas['Organization'];
@@ -54,7 +52,6 @@ export type Installation = AlwaysSent<Schemas['Installation']>;
 export type InstallationDetails = Installation & { history: AlwaysSent<Schemas['StateEvent']>[]; holds: Schemas['Capacity'] };
 export type AiCompute = Installation & { endpoint: string | null; gpus: GpuInfo[] };
 export type DeviceFit = AlwaysSent<Schemas['DeviceFit']>;
-export type AppStatus = Schemas['AppStatus'];
 
 export type Device = AlwaysSent<Omit<Schemas['Device'], 'spec'>> & { spec: AlwaysSent<Schemas['Spec']> };
 
@@ -108,7 +105,6 @@ export type Order = AlwaysSent<Omit<Schemas['Order'], 'history' | 'provider'>> &
   provider: Schemas['Party'] | null;
   history: AlwaysSent<Schemas['OrderEvent']>[];
 };
-export type OrderStatus = Schemas['OrderStatus'];
 /** `need` and `have` are numbers or strings by field (`have` null when unknown). */
 export type Gap = { field: string; need: number | string | boolean; have: number | string | boolean | null };
 export type DeviceCheck = Omit<Schemas['DeviceCheck'], 'gaps'> & { gaps: Gap[] };

@@ -128,14 +128,14 @@ export function formatDate(value: string | number | null | undefined): string {
   return `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}`;
 }
 
-export interface GpuEntry {
+interface GpuEntry {
   name: string;
   passthrough: boolean;
   vram: number;
 }
 
 /** docs/product.md §3: a GPU given as a byte count, a name, or a list of entries. */
-export type GpuSpec = number | string | GpuEntry[] | null | undefined;
+type GpuSpec = number | string | GpuEntry[] | null | undefined;
 
 export function gpuCount(gpu: GpuSpec): number {
   if (Array.isArray(gpu)) return gpu.length;
@@ -144,7 +144,7 @@ export function gpuCount(gpu: GpuSpec): number {
   return 0;
 }
 
-export interface ResourceSpec {
+interface ResourceSpec {
   cpu_cores: number;
   memory_bytes: number;
   disk_bytes: number;
@@ -160,7 +160,7 @@ export interface ResourceWords {
   noGpu: string;
 }
 
-export const RESOURCE_WORDS_EN: ResourceWords = {
+const RESOURCE_WORDS_EN: ResourceWords = {
   cores: 'Cores CPU',
   memory: 'GB Memory',
   disk: 'GB SSD Disk',

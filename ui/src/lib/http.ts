@@ -6,13 +6,13 @@ import { translate, type Lang } from '../i18n';
 import { navigateTo } from './navigation';
 import { paths } from './paths';
 
-export interface Envelope<T> {
+interface Envelope<T> {
   code: number;
   data: T;
   msg: string;
 }
 
-export type ApiErrorKind = 'api' | 'http' | 'timeout' | 'network' | 'unauthorized' | 'aborted';
+type ApiErrorKind = 'api' | 'http' | 'timeout' | 'network' | 'unauthorized' | 'aborted';
 
 export class ApiError extends Error {
   constructor(
@@ -26,7 +26,7 @@ export class ApiError extends Error {
   }
 }
 
-export interface RequestOptions {
+interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined | null>;
   /** JSON body, or FormData for multipart uploads. */
   body?: unknown;
@@ -53,7 +53,7 @@ export interface ResponseMeta {
 }
 
 /** What the client asks of the app on every request. */
-export interface ClientHooks {
+interface ClientHooks {
   /** Accept-Language, and the language of the client's own messages. */
   language(): Lang;
   /** The token a request sends (empty: none). */
@@ -62,7 +62,7 @@ export interface ClientHooks {
   unauthorized(): void;
 }
 
-export function buildQuery(query: RequestOptions['query']): string {
+function buildQuery(query: RequestOptions['query']): string {
   if (!query) return '';
   const parts: string[] = [];
   for (const key of Object.keys(query)) {

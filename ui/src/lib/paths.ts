@@ -8,7 +8,7 @@ import type { MessageKey } from '../i18n';
 type Query = Record<string, string | number | undefined | null>;
 
 /** `path?k=v&…` with the empty, null and undefined values left out. */
-export function withQuery(path: string, query: Query): string {
+function withQuery(path: string, query: Query): string {
   const parts: string[] = [];
   for (const key of Object.keys(query)) {
     const v = query[key];
@@ -34,7 +34,7 @@ function page<A extends unknown[]>(pattern: string, titleKey: MessageKey, href?:
 const byId = (p: string, id?: string) => withQuery(p, { id });
 type MoreQuery = { category?: string; keyword?: string };
 const more = (p: string, q: MoreQuery = {}) => withQuery(p, q);
-export type MessagesQuery = { with?: string; tab?: 'notifications' };
+type MessagesQuery = { with?: string; tab?: 'notifications' };
 const byCategory = (p: string, category?: string) => withQuery(p, { category });
 
 export const paths = {
@@ -201,7 +201,7 @@ const PHONE_EXEMPT = new Set(
   [paths.emailVerified, paths.checkEmail, paths.companies.join, paths.companies.email, paths.auth.reset].map((p: AnyPage) => p.pattern),
 );
 
-export function isPhoneUserAgent(ua: string | undefined | null): boolean {
+function isPhoneUserAgent(ua: string | undefined | null): boolean {
   const lower = (ua ?? '').toLowerCase();
   return PHONE_PLATFORMS.some((p) => lower.includes(p));
 }

@@ -8,10 +8,10 @@ import {
   type TOAST_TYPES,
 } from '../constants';
 
-export type ToastType = (typeof TOAST_TYPES)[number];
-export type NoticePosition = (typeof NOTIFICATION_POSITIONS)[number];
+type ToastType = (typeof TOAST_TYPES)[number];
+type NoticePosition = (typeof NOTIFICATION_POSITIONS)[number];
 
-export interface Toast {
+interface Toast {
   id: number;
   type: ToastType;
   text: string;

@@ -17,7 +17,7 @@ export const SESSION_KEYS = {
 const emptyUser: UserInfo = { name: '', avatar_url: '', email: '' };
 
 /** What is kept of a session: all the API hands over (docs/product.md §3 names each key). */
-export type StoredSession = SessionData;
+type StoredSession = SessionData;
 
 export const emptySession: StoredSession = {
   token: '',
@@ -29,7 +29,7 @@ export const emptySession: StoredSession = {
   organizationList: [],
 };
 
-export type MenuStatus = 'idle' | 'loading' | 'loaded' | 'failed';
+type MenuStatus = 'idle' | 'loading' | 'loaded' | 'failed';
 
 interface SessionState extends StoredSession {
   /** True once the stored session was read (client only, after hydration starts). */
@@ -133,10 +133,6 @@ export function clearSession() {
 
 export function setMenu(menu: MenuEntry[] | null, menuStatus: MenuStatus) {
   useSession.setState({ menu, menuStatus });
-}
-
-export function isSignedIn(): boolean {
-  return Boolean(currentSession().token);
 }
 
 /** Replaces the organization list (after creating, joining, leaving or renaming a company). */

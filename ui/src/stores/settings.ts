@@ -80,7 +80,7 @@ export const useSettings = create<SettingsState>()((set, get) => ({
   },
 }));
 
-export function readStoredSettings(): Partial<Settings> | null {
+function readStoredSettings(): Partial<Settings> | null {
   return readJson<Partial<Settings>>(SETTINGS_KEY);
 }
 

@@ -10,7 +10,7 @@ import { toast, withLoading } from '../../stores/feedback';
 import { ActionTable, AsyncItems, Section } from '../../components/sections';
 import { toastFailure } from '../../stores/feedback';
 
-export const RECORD_STATUS: Record<string, MessageKey> = {
+const RECORD_STATUS: Record<string, MessageKey> = {
   pending: 'rec_pending',
   invited: 'rec_invited',
   accepted: 'rec_accepted',

@@ -15,7 +15,7 @@ import { LogPanel } from './LogPanel';
 import { TerminalPanel } from './TerminalPanel';
 
 /** The placeholder for the person's API key in the commands shown. */
-export const KEY_PLACEHOLDER = '<YOUR_KEY>';
+const KEY_PLACEHOLDER = '<YOUR_KEY>';
 
 function marketOrigin(): string {
   return typeof window === 'undefined' ? '' : window.location.origin;

@@ -4,7 +4,7 @@
 import type { TFunction } from '../../../lib/i18n';
 
 /** The subprotocol the server answers with. */
-export const TERMINAL_PROTOCOL = 'zmarket';
+const TERMINAL_PROTOCOL = 'zmarket';
 
 export function terminalProtocols(token: string): string[] {
   return token ? [TERMINAL_PROTOCOL, `${TERMINAL_PROTOCOL}.bearer.${token}`] : [TERMINAL_PROTOCOL];
