@@ -2098,6 +2098,21 @@ export type components = {
         Addressee: {
             email: string;
         };
+        AgentRegisterRequest: {
+            name?: string | null;
+            /** @description Required when the server sets `devices.registration_token` (a closed market). */
+            registration_token?: string | null;
+            spec?: components["schemas"]["Spec"] | null;
+            /** @description Z-BOX, P-BOX or server group */
+            type?: string | null;
+        };
+        AgentRegisterResponse: {
+            device_id: string;
+            /** @description Shown once: keep it; it authenticates every heartbeat. */
+            device_secret: string;
+            /** @description Typed by a person at /devices/link. */
+            pairing_code: string;
+        };
         /** @description An AI compute or AI server installation. */
         AiCompute: components["schemas"]["Installation"] & {
             /** @description Where its API answers (its web port), when running. */
@@ -2258,7 +2273,7 @@ export type components = {
             old_password?: string | null;
         };
         Check: {
-            gaps: components["schemas"]["Gap"][];
+            gaps: components["schemas"]["OrderGap"][];
             ok: boolean;
         };
         /**
@@ -2364,7 +2379,7 @@ export type components = {
         DeviceCheck: {
             device_id: string;
             device_name: string;
-            gaps: components["schemas"]["Gap"][];
+            gaps: components["schemas"]["OrderGap"][];
             ok: boolean;
         };
         /** @description What the owner may open of a device. */
@@ -2462,6 +2477,22 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_AgentRegisterResponse: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            data: {
+                device_id: string;
+                /** @description Shown once: keep it; it authenticates every heartbeat. */
+                device_secret: string;
+                /** @description Typed by a person at /devices/link. */
+                pairing_code: string;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_ApiKeyCreated: {
             /**
              * Format: int32
@@ -2514,7 +2545,7 @@ export type components = {
              */
             code: number;
             data: {
-                gaps: components["schemas"]["Gap"][];
+                gaps: components["schemas"]["OrderGap"][];
                 ok: boolean;
             };
             msg: string;
@@ -3949,7 +3980,7 @@ export type components = {
             data: {
                 device_id: string;
                 device_name: string;
-                gaps: components["schemas"]["Gap"][];
+                gaps: components["schemas"]["OrderGap"][];
                 ok: boolean;
             }[];
             msg: string;
@@ -4585,6 +4616,15 @@ export type components = {
             at: string;
             reason?: string | null;
             status: components["schemas"]["OrderStatus"];
+        };
+        /**
+         * @description One unmet requirement: `{field: "gpu_count", need: 4, have: 2}`. Fields: status, rentable,
+         *     reserved, distance_km, gpu_count, gpu_models, cpu_cores, memory_bytes, disk_bytes, app.
+         */
+        OrderGap: {
+            field: string;
+            have: Record<string, never>;
+            need: Record<string, never>;
         };
         /**
          * @description An order's status (docs/product.md §4); a demand is an order still `order_pending`. Transitions:
@@ -5388,7 +5428,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["RegisterRequest"];
+                "application/json": components["schemas"]["AgentRegisterRequest"];
             };
         };
         responses: {
@@ -5397,7 +5437,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Envelope_RegisterResponse"];
+                    "application/json": components["schemas"]["Envelope_AgentRegisterResponse"];
                 };
             };
             /** @description Invalid input; `data.field` names the offending field */
@@ -9374,7 +9414,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
-                /** @description online or offline (offline also lists unknown and failed) or creating */
+                /** @description online, offline (also lists unknown), creating or failed */
                 status?: "online" | "offline" | "creating" | "failed";
                 /** @description Z-BOX, P-BOX, Z-CLOUD or server group */
                 type?: "Z-BOX" | "P-BOX" | "Z-CLOUD" | "server group";
