@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Two instances behind one proxy behave as one (issue 16, DESIGN.md §5). Run by
+"""Two instances behind one proxy behave as one (issue 16, docs/security.md "Several instances"). Run by
 scripts/two-instances against nginx (round robin) in front of two zmarket instances on one
 PostgreSQL; reads nginx's access log (`$upstream_addr $status $request_uri` per line) to prove
 both instances answered each part.

@@ -1,5 +1,5 @@
 //! One error type, one table: every failure a user can meet has a variant here with its HTTP
-//! status and its message in English and Chinese. The body is the envelope of API.md:
+//! status and its message in English and Chinese. The body is the envelope of docs/api.md:
 //! `{"code": <status>, "data": <value or null>, "msg": <localized message>}`.
 //!
 //! Handlers return `AppError`; the response carries the error until the `localize` middleware,
@@ -38,7 +38,7 @@ pub enum Msg {
     /// A text input (body field, query parameter, path segment) holding a control character.
     ControlCharacters(String),
     InvalidPagination,
-    // identity (SPEC.md §5, word for word where it names them)
+    // identity (docs/product.md §5, word for word where it names them)
     EmailRequired,
     EmailFormatInvalid,
     EmailTooLong,
@@ -632,7 +632,7 @@ fn order_action_not_allowed(action: &str, status: &str, lang: Lang) -> String {
     }
 }
 
-/// The Chinese name of an installation status (SPEC.md §4 labels).
+/// The Chinese name of an installation status (docs/product.md §4 labels).
 pub fn status_zh(status: &str) -> &'static str {
     match status {
         "suspended" => "已暂停",

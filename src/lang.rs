@@ -1,5 +1,5 @@
 //! The interface language of a request: `zh` when `Accept-Language` contains "zh", otherwise
-//! English (API.md). Every localized text takes one.
+//! English (docs/api.md). Every localized text takes one.
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;

@@ -1,5 +1,5 @@
 //! "Public data changed": the version every cache of public pages is keyed by, shared by every
-//! instance on one database (DESIGN.md §5). A domain whose write changes what visitors see (the
+//! instance on one database (docs/security.md "Several instances"). A domain whose write changes what visitors see (the
 //! market, the nearby list) calls [`PublicData::changed`]: the local version moves at once and
 //! the row `data_versions('public')` is incremented. A reader that must be coherent with writes
 //! made by other instances (the server renderer, per page) asks [`PublicData::current`], which

@@ -1,4 +1,4 @@
-// Connect end to end (DESIGN.md §4c, API.md "Connect") with a real `zmarket agent` and real Docker:
+// Connect end to end (docs/connect.md, docs/api.md "Connect") with a real `zmarket agent` and real Docker:
 // a person installs the local test app (busybox httpd) on their box, and the app details page's
 // Connect section shows Web, Logs and Terminal; Open shows the app's page from its own
 // `*.localhost` origin, through the market; the terminal runs `echo hi`; lines written to the

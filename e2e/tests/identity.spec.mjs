@@ -1,18 +1,18 @@
 // Sign-up → mail file → verify → sign-in → change username → change password → sign-out,
 // in English and in Chinese, through the real UI and the real binary.
-import { test, expect, expectHydrated, mailedLink } from './fixtures.mjs';
+import { test, expect, expectHydrated, mailedLink, signIn, submitSignIn } from './fixtures.mjs';
 
 const T = {
   en: {
     email: 'Email', username: 'Username (optional)', password: 'Password', confirm: 'Confirm password',
-    create: 'Create Account', checkEmail: 'Check Your Email', verified: 'Email Verified', signIn: 'Sign In',
+    create: 'Create Account', checkEmail: 'Check Your Email', verified: 'Email Verified',
     usernameLabel: 'Username', save: 'Save', usernameChanged: 'Username changed', current: 'Current password',
     newPassword: 'New password', userMenu: 'User menu', signOut: 'Sign Out', emailRequired: 'Email Required',
     mismatch: "Password doesn't match",
   },
   zh: {
     email: '邮箱', username: '用户名（可选）', password: '密码', confirm: '确认密码',
-    create: '创建账户', checkEmail: '查收邮件', verified: '邮箱已验证', signIn: '登录',
+    create: '创建账户', checkEmail: '查收邮件', verified: '邮箱已验证',
     usernameLabel: '用户名', save: '保存', usernameChanged: '用户名已修改', current: '当前密码',
     newPassword: '新密码', userMenu: '用户菜单', signOut: '退出登录', emailRequired: '请输入邮箱',
     mismatch: '两次输入的密码不一致',
@@ -29,7 +29,7 @@ for (const lang of ['en', 'zh']) {
     await expectHydrated(page);
     await expect(page.locator('html')).toHaveAttribute('lang', lang);
 
-    // Client-side validation messages of SPEC.md §5.
+    // Client-side validation messages of docs/product.md §5.
     await form.getByRole('button', { name: t.create }).click();
     await expect(page.getByText(t.emailRequired).first()).toBeVisible();
     await form.getByLabel(t.email, { exact: true }).fill(email);
@@ -50,12 +50,7 @@ for (const lang of ['en', 'zh']) {
     await page.goto(link.replace(/^https?:\/\/[^/]+/, '') + `&language=${lang}`);
     await expect(page.getByRole('heading', { name: t.verified })).toBeVisible();
 
-    await page.goto(`/auth/signin?language=${lang}`);
-    await expectHydrated(page);
-    await form.getByLabel(t.email, { exact: true }).fill(email);
-    await form.getByLabel(t.password, { exact: true }).fill('Secret123');
-    await form.getByRole('button', { name: t.signIn }).click();
-    await expect(page).not.toHaveURL(/\/auth\/signin/);
+    await signIn(page, email, { lang, password: 'Secret123' });
     await expect(page.getByRole('button', { name: t.userMenu })).toContainText(`Tester ${lang}`);
 
     await page.goto('/account/username');
@@ -72,9 +67,7 @@ for (const lang of ['en', 'zh']) {
     await expect(page).toHaveURL(/\/auth\/signin/);
 
     // The new password signs in; then sign out from the user menu.
-    await form.getByLabel(t.email, { exact: true }).fill(email);
-    await form.getByLabel(t.password, { exact: true }).fill('Secret456');
-    await form.getByRole('button', { name: t.signIn }).click();
+    await submitSignIn(page, email, { lang, password: 'Secret456' });
     await expect(page).not.toHaveURL(/\/auth\/signin/);
     await page.getByRole('button', { name: t.userMenu }).click();
     await page.getByRole('button', { name: t.signOut }).click();

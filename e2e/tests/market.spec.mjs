@@ -281,7 +281,7 @@ test.describe('phone', () => {
       await expectHydrated(page);
 
       // Nearby on the phone: the real shared devices, nearest first, and one's details. The map
-      // is a desktop page (a phone is sent to /m/market, SPEC.md §2), so the list offers no link;
+      // is a desktop page (a phone is sent to /m/market, docs/product.md §2), so the list offers no link;
       // the desktop list itself sends a phone to its phone twin (issue 26).
       const devices = await nearbyDevices(request);
       const nearby = await page.goto('/nearby');

@@ -37,7 +37,7 @@ test('the 404 page is rendered with status 404 and hydrates', async ({ page, con
   expect(hydrationErrors(consoleErrors)).toEqual([]);
 });
 
-test('error pages carry the texts of SPEC.md in both languages', async ({ page }) => {
+test('error pages carry the texts of docs/product.md §8 in both languages', async ({ page }) => {
   await page.goto('/403');
   await expect(page.getByText('Sorry, you do not have access to this page')).toBeVisible();
   await page.goto('/500');

@@ -356,12 +356,6 @@ fn state_event(e: installation_events::Model, lang: Lang) -> StateEvent {
     StateEvent { status: e.status, reason_code, reason, version: e.version, at: e.created_at }
 }
 
-/// The actual state of an installation (`None` for an unknown id): for other domains (orders)
-/// that follow an install they asked for.
-pub async fn status_of(conn: &impl ConnectionTrait, installation_id: &str) -> Result<Option<AppStatus>, AppError> {
-    Ok(installations::Entity::find_by_id(installation_id.to_string()).one(conn).await?.map(|r| r.status))
-}
-
 pub async fn list(cx: &AppsCtx, auth: &Auth, status: Option<AppStatus>, offset: u64, limit: u64, lang: Lang) -> Result<List<Installation>, AppError> {
     let s = scope(&cx.db, auth).await?;
     let role = s.role();

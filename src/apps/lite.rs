@@ -1,4 +1,4 @@
-//! The Lite App rules (SPEC.md §8): Lite Apps share a GPU device's "lite app space", which its
+//! The Lite App rules (docs/product.md §8): Lite Apps share a GPU device's "lite app space", which its
 //! owner edits through the device's sharing settings and powers off (for the market) by
 //! unlinking it. Registered with the devices domain as a `DeviceGuard`:
 //! - while any Lite App on the device is rented (by someone else), its sharing cannot be edited

@@ -70,7 +70,7 @@ pub fn jobs(cx: &AppsCtx) -> Vec<Result<Job, JobSchedulerError>> {
     })]
 }
 
-/// An account with a rented app still held cannot be deleted (API.md `apps_rented`).
+/// An account with a rented app still held cannot be deleted (docs/api.md `apps_rented`).
 pub struct AppsRented;
 
 #[async_trait::async_trait]

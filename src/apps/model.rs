@@ -134,7 +134,7 @@ pub struct DeviceFit {
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct AppsFilter {
-    /// A label of SPEC.md §4.
+    /// A label of docs/product.md §4.
     #[param(inline, value_type = Option<crate::db::enums::AppStatus>)]
     pub status: Option<String>,
 }

@@ -1,4 +1,4 @@
-//! The `Idempotency-Key` mechanism of API.md §Money, for any route that moves coins:
+//! The `Idempotency-Key` mechanism of docs/api.md §Money, for any route that moves coins:
 //!
 //! ```ignore
 //! OpenApiRouter::new().routes(routes!(rent)).route_layer(crate::billing::idempotency::layer())

@@ -1,4 +1,4 @@
-//! Wallet request and response types (API.md §Wallet) and the checked values built from them.
+//! Wallet request and response types (docs/api.md §Wallet) and the checked values built from them.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

@@ -149,7 +149,7 @@ async fn my_history(State(cx): State<CompaniesCtx>, auth: Auth, ApiQuery(page): 
     ok(history::my_history(&cx, &auth, page).await?)
 }
 
-/// Assign a company device or app to a member (admins; members get SPEC.md §6's permission message).
+/// Assign a company device or app to a member (admins; members get docs/product.md §6's permission message).
 #[utoipa::path(post, path = "/api/ebs/v1/sme/resources/assign", tag = "companies", request_body = AssignRequest,
     responses((status = 200, body = Envelope<Null>), (status = 403), (status = 404)))]
 async fn assign(State(cx): State<CompaniesCtx>, auth: Auth, ApiJson(req): ApiJson<AssignRequest>) -> ApiResult<Null> {

@@ -1,4 +1,4 @@
-//! The doors of an installation or a box as the resource pages show them (SPEC.md §2: web,
+//! The doors of an installation or a box as the resource pages show them (docs/product.md §2: web,
 //! API, SSH, AI; plus logs, terminal and tunnels): each present only when it works for that
 //! app and that person.
 

@@ -1,7 +1,9 @@
-//! Connect: reaching what runs on a box through the market (DESIGN.md §4c, docs/connect.md).
+//! Connect: reaching what runs on a box through the market (docs/connect.md).
 //! The agent keeps one WebSocket open to the market (`channel.rs`); commands travel it at once,
 //! and streams are multiplexed over it (`hub.rs`): an app's web interface on its own origin
-//! (`web.rs`), its logs (`logs.rs`), a terminal (`terminal.rs`) and raw TCP (`tcp.rs`).
+//! (`web.rs`, over `proxy.rs`), its logs (`logs.rs`), a terminal (`terminal.rs`) and raw TCP
+//! (`routes.rs` bridges the socket); `forward.rs` carries a stream to the instance holding the
+//! box's channel.
 
 pub mod access;
 pub mod channel;

@@ -1,5 +1,5 @@
 //! The domain's states, kinds and roles as they are stored: each an enum whose string values are
-//! the ones on the wire (API.md) and in the database. Entities use them as column types; the
+//! the ones on the wire (docs/api.md) and in the database. Entities use them as column types; the
 //! domains re-export the ones they own. (Entities may not import a domain, so they live here.)
 
 use sea_orm::entity::prelude::*;
@@ -62,7 +62,7 @@ pub enum DeviceStatus {
 }
 
 impl DeviceStatus {
-    /// What people see: unknown is shown as offline (SPEC.md §4).
+    /// What people see: unknown is shown as offline (docs/product.md §4).
     pub fn shown(self) -> DeviceStatus {
         match self {
             DeviceStatus::Unknown => DeviceStatus::Offline,
@@ -359,7 +359,7 @@ pub enum EventKind {
     Notification,
 }
 
-/// An installation's status: every label of SPEC.md §4. Transitions: `apps::lifecycle`.
+/// An installation's status: every label of docs/product.md §4. Transitions: `apps::lifecycle`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
 #[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
 #[serde(rename_all = "snake_case")]
@@ -430,7 +430,7 @@ pub enum InstallKind {
 
 // ---- demands and orders (src/orders/) ----
 
-/// An order's status (SPEC.md §4); a demand is an order still `order_pending`. Transitions:
+/// An order's status (docs/product.md §4); a demand is an order still `order_pending`. Transitions:
 /// `orders::machine`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
 #[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]

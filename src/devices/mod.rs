@@ -1,6 +1,6 @@
 //! Devices: agent-registered boxes and server groups, Z-CLOUD machines, the server side of the
 //! agent protocol and the public nearby list. See docs/devices.md. The agent program that runs
-//! on a box is src/agent.rs.
+//! on a box is src/agent/.
 
 pub mod access;
 pub mod binding;

@@ -133,7 +133,7 @@ pub struct DeviceFilter {
     #[serde(rename = "type")]
     #[param(inline, value_type = Option<DeviceType>)]
     pub device_type: Option<String>,
-    /// online or offline (offline also lists unknown and failed) or creating
+    /// online, offline (also lists unknown), creating or failed
     #[param(inline, value_type = Option<DeviceStatusFilter>)]
     pub status: Option<String>,
 }
@@ -372,7 +372,7 @@ impl Checked for ZcloudAsk {
         if !(0..=16).contains(&gpu_count) {
             return Err(bad("gpu_count"));
         }
-        // SPEC.md §5: GPU models are entered as a comma-separated list; the first that fits is used.
+        // docs/product.md §5: GPU models are entered as a comma-separated list; the first a host has free is used.
         let gpu_model = req.gpu_model.unwrap_or_default().trim().to_string();
         if gpu_model.chars().count() > 200 {
             return Err(bad("gpu_model"));

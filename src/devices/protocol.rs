@@ -1,6 +1,6 @@
 //! The server side of the agent protocol: registration, heartbeats (spec, metrics, the
 //! hosted Z-CLOUD machines) and the command/acknowledgement cycle; and the offline job. No HTTP
-//! types here. The agent program itself is src/agent.rs.
+//! types here. The agent program itself is src/agent/.
 
 use std::net::IpAddr;
 

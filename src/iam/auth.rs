@@ -30,7 +30,7 @@ pub enum Context {
     Company { id: String, role: Role },
 }
 
-/// The `userType` of SPEC.md §3.
+/// The `userType` of docs/product.md §3.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum UserType {

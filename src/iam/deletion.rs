@@ -1,4 +1,4 @@
-//! Why an account cannot be deleted yet (API.md: `devices_linked`, `apps_rented`,
+//! Why an account cannot be deleted yet (docs/api.md: `devices_linked`, `apps_rented`,
 //! `balance_outstanding`, `companies_joined`). Identity does not know the other domains: each one
 //! that can block a deletion registers a [`DeletionCheck`] when the server is assembled
 //! (src/state.rs), and identity asks them all.

@@ -1,4 +1,4 @@
-//! The signed-in menu of SPEC.md §2/§3, per userType. Entries flagged `isHide` are routes the
+//! The signed-in menu of docs/product.md §2/§3, per userType. Entries flagged `isHide` are routes the
 //! UI registers but does not show in the menu. `meta.title` is a title key the UI translates.
 
 use crate::iam::auth::UserType;
@@ -56,16 +56,16 @@ const APP_PAGES: [&str; 2] = ["/app/details", "/app/aicompute"];
 const ACCOUNT: [&str; 3] = ["/account", "/account/username", "/account/password"];
 const DEVICES: [&str; 4] = ["/devices", "/devices/link", "/devices/details", "/devices/zcloud/create"];
 
-/// The paths each userType may open (SPEC.md §2's table).
+/// The paths each userType may open (docs/product.md §2's table).
 pub fn paths_for(user_type: UserType, operator: bool) -> Vec<&'static str> {
     let mut paths = vec!["/app"];
     paths.extend(ACCOUNT);
     match user_type {
         UserType::User => {
-            // /app/details and /app/aicompute: SPEC.md §2's hidden children of /app (issue 13).
+            // /app/details and /app/aicompute: docs/product.md §2's hidden children of /app (issue 13).
             paths.extend(APP_PAGES);
             paths.extend(DEVICES);
-            // /friends/tags: SPEC.md §2 lists it among the hidden children of /friends (issue 15).
+            // /friends/tags: docs/product.md §2 lists it among the hidden children of /friends (issue 15).
             paths.extend(["/friends", "/friends/tags", "/wallet", "/wallet/top-up", "/messages", "/demands-and-offers", "/history"]);
         }
         UserType::Admin => {

@@ -163,7 +163,7 @@ pub struct Organization {
     pub owner: String,
 }
 
-/// The signed-in session, as SPEC.md §3 names its fields.
+/// The signed-in session, as docs/product.md §3 names its fields.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Session {
     pub token: String,

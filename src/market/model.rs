@@ -304,7 +304,7 @@ fn pick(field: &'static str, value: Option<&str>, known: &[&'static str]) -> Res
 
 pub fn category_filter(value: Option<&str>) -> Result<Option<&'static str>, AppError> {
     const ALL: [&str; 8] = [TOP_PICKS, "AI", "Metaverse", "Game", "Work", "Home", "Others", "Z-CLOUD"];
-    // "top picks" as written in SPEC.md is accepted too.
+    // "top picks" (with a space) is accepted too (docs/product.md §3).
     let v = value.map(|v| if v.trim().eq_ignore_ascii_case("top picks") { TOP_PICKS } else { v });
     pick("category", v, &ALL)
 }

@@ -1,7 +1,7 @@
 //! The market's offers: for each listed app, the online devices their owners share for rent on
 //! which it fits now (src/market/fit.rs, the rule the rent flow uses), cheapest first. Read
 //! with the catalogue (src/market/index.rs) so the cards, the details and the cached answers
-//! show the price the Rent dialog charges (API.md "Money, shown as it is charged").
+//! show the price the Rent dialog charges (docs/api.md "Money, shown as it is charged").
 
 use std::collections::{HashMap, HashSet};
 

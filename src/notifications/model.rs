@@ -10,7 +10,7 @@ use crate::error::{AppError, Msg};
 /// Notifications newer than this count as `recent` in the stats.
 pub const RECENT_HOURS: i64 = 24;
 
-/// The counters the console polls (SPEC.md §4 "Notification stats").
+/// The counters the console polls (docs/product.md §3 "Notification stats").
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct Stats {
     pub total: u64,

@@ -1,4 +1,4 @@
-//! The console's requests and answers (API.md §Operator), checked before any rule runs.
+//! The console's requests and answers (docs/api.md §Operator), checked before any rule runs.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

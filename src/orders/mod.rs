@@ -42,7 +42,7 @@ pub struct OrdersCtx {
     pub map_centre: (f64, f64),
 }
 
-/// Demands are for individual operation only (SPEC.md §1): a company context answers 403.
+/// Demands are for individual operation only (docs/product.md §1): a company context answers 403.
 pub fn personal(auth: &Auth) -> Result<String, AppError> {
     match auth.company() {
         None => Ok(auth.user_id.clone()),

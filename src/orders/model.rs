@@ -1,4 +1,4 @@
-//! Demands and orders on the wire (API.md §Demands and orders): request bags, the checked terms of
+//! Demands and orders on the wire (docs/api.md §Demands and orders): request bags, the checked terms of
 //! a demand, the order as answered, the gaps of the matcher. No database here.
 
 use chrono::{DateTime, Utc};
@@ -191,6 +191,7 @@ impl Role {
 /// One unmet requirement: `{field: "gpu_count", need: 4, have: 2}`. Fields: status, rentable,
 /// reserved, distance_km, gpu_count, gpu_models, cpu_cores, memory_bytes, disk_bytes, app.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[schema(as = OrderGap)]
 pub struct Gap {
     pub field: String,
     #[schema(value_type = Object)]

@@ -1,4 +1,4 @@
-//! Demands and orders (`/api/rmp/v1`, API.md §Demands and orders). The board and the live count
+//! Demands and orders (`/api/rmp/v1`, docs/api.md §Demands and orders). The board and the live count
 //! are public; everything else is for a signed-in person in their personal context (403 in a
 //! company's).
 

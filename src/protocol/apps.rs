@@ -181,7 +181,7 @@ pub struct Reason {
     pub cause: Option<Box<Reason>>,
 }
 
-/// The stable names of `Reason` (API.md `status_reason_code`).
+/// The stable names of `Reason` (docs/api.md `status_reason_code`).
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum ReasonCode {

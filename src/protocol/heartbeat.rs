@@ -67,6 +67,7 @@ pub struct Metrics {
 // ---- the agent protocol ----
 
 #[derive(Debug, Deserialize, ToSchema)]
+#[schema(as = AgentRegisterRequest)]
 pub struct RegisterRequest {
     /// Z-BOX, P-BOX or server group
     #[serde(rename = "type")]
@@ -78,6 +79,7 @@ pub struct RegisterRequest {
 }
 
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(as = AgentRegisterResponse)]
 pub struct RegisterResponse {
     pub device_id: String,
     /// Shown once: keep it; it authenticates every heartbeat.

@@ -1,13 +1,13 @@
 //! Why an installation is in its state, worded: the one table of reason texts (en and zh),
 //! beside the agent protocol's codes (`protocol::apps::Reason`). The agent sends codes with their
-//! figures, never prose (API.md §Apps over time); the server words them for the reader.
+//! figures, never prose (docs/api.md §Apps over time); the server words them for the reader.
 
 use crate::error::Msg;
 use crate::lang::Lang;
 use crate::protocol::apps::{Reason, ReasonCode};
 
 /// Why an installation is in its state, in the reader's language, with its figures (the
-/// agent sends codes, never prose: API.md §Apps over time).
+/// agent sends codes, never prose: docs/api.md §Apps over time).
 pub fn reason_text(r: &Reason, lang: Lang) -> String {
     use ReasonCode as C;
     let zh = lang == Lang::Zh;

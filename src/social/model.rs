@@ -1,4 +1,4 @@
-//! Social request and response types (API.md "Friends, tags, messages") and the validated values
+//! Social request and response types (docs/api.md "Friends, tags, messages") and the validated values
 //! built from the requests at the edge.
 
 use chrono::{DateTime, Utc};
@@ -11,7 +11,7 @@ use crate::error::{AppError, Msg};
 use crate::http::{Checked, Page};
 use crate::iam::model::Email;
 
-/// A message body: 1-2,000 characters (API.md).
+/// A message body: 1-2,000 characters (docs/api.md).
 pub const MESSAGE_MAX_CHARS: usize = 2000;
 /// Tags one person may have.
 pub const MAX_TAGS: u64 = 100;
@@ -44,7 +44,7 @@ impl Checked for NewFriendRequest {
     }
 }
 
-/// A friend's alias: 3-50 characters (SPEC.md §5), trimmed.
+/// A friend's alias: 3-50 characters (docs/product.md §5), trimmed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Alias(String);
 

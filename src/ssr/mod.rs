@@ -141,7 +141,7 @@ struct PageState<'a> {
 }
 
 /// Paths a phone may open without being sent to the mobile market.
-/// SPEC.md §2's list, and the mailed password reset link (issue 17): a phone must open it.
+/// docs/product.md §2's list, and the mailed password reset link (issue 17): a phone must open it.
 const PHONE_EXEMPT: [&str; 5] = ["/email-verified", "/check-email", "/iam/v1/sme/join", "/company-email", "/reset-password"];
 
 pub fn is_phone(headers: &HeaderMap) -> bool {

@@ -122,7 +122,7 @@ async fn admin_only_calls_refuse_members_and_the_personal_context() {
         assert_eq!(s, 403);
         let (s, _) = app.get_auth(&format!("{SME}/history"), &token).await;
         assert_eq!(s, 403);
-        // SPEC.md §6's permission messages for allocation.
+        // docs/product.md §6's permission messages for allocation.
         let (s, body) = app.post_json(ASSIGN, &json!({"user_id": bid, "resource_type": "device", "resource_id": "D1"}), Some(&token)).await;
         assert_eq!((s, body["msg"].as_str().unwrap()), (403, "No permission to manage devices, please contact the administrator"));
         let (s, body) = app.post_json(UNASSIGN, &json!({"user_id": bid, "resource_type": "app", "resource_id": APP}), Some(&token)).await;

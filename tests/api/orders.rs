@@ -250,7 +250,7 @@ async fn the_matcher_names_each_gap_and_check_take_and_count_agree() {
     assert_eq!(c["gaps"][1]["field"], "distance_km");
     assert_eq!(count(&app, &terms).await, 2, "the good box and the one-GPU 4090 box; the offline one is not counted");
 
-    // The take refuses with the SPEC message and the same gaps, in both languages.
+    // The take refuses with the message of docs/product.md §5 and the same gaps, in both languages.
     heartbeat(&app, &nowhere_secret, json!({"acks": []})).await;
     let (s, b) = take(&app, &bob, &id, &wrong).await;
     assert_eq!((s, b["msg"].as_str()), (409, Some(SPEC_MSG)));

@@ -1,4 +1,4 @@
-// Every business constant of SPEC.md §9, by name, plus the few limits of SPEC.md §5 and API.md the UI checks.
+// Every business constant of docs/product.md §9, by name, plus the few limits of docs/product.md §5 and docs/api.md the UI checks.
 // Nothing else in the UI spells these numbers.
 
 /** Success code of the `{code, data, msg}` envelope. */
@@ -47,7 +47,6 @@ export const EARTH_RADIUS_KM = 6_371;
 
 /** Languages; a browser language containing "zh" gives Chinese, otherwise English. */
 export const LANGUAGES = ['zh', 'en'] as const;
-export const DEFAULT_LANGUAGE = 'en';
 /** Platform detection tokens (matched against the lower-cased user agent). */
 export const PLATFORMS = ['win', 'mac', 'iphone', 'android'] as const;
 /** User agents containing these are phones: redirected to the mobile pages. */
@@ -64,7 +63,7 @@ export const PROGRESS_SPEED_MS = 500;
 /** Service worker caches are cleared and the page reloaded once per session (sessionStorage flag). */
 export const SW_RELOAD_FLAG = 'zm_sw_cleared';
 
-// SPEC.md §5 and API.md limits the forms check before sending.
+// docs/product.md §5 and docs/api.md limits the forms check before sending.
 export const PASSWORD_MIN_LENGTH = 8;
 export const PASSWORD_MAX_LENGTH = 15;
 export const USERNAME_MIN_LENGTH = 3;
@@ -79,7 +78,7 @@ export const AVATAR_MAX_BYTES = 3 * 1_024 * 1_024;
 export const AVATAR_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/gif'] as const;
 export const AVATAR_EXTENSIONS = ['jpg', 'jpeg', 'png', 'webp', 'gif'] as const;
 
-/** API.md: lists take `limit` at most 100. */
+/** docs/api.md: lists take `limit` at most 100. */
 export const LIST_LIMIT_MAX = 100;
 /** Cards per page on the market and nearby lists (small first pages keep server rendering cheap). */
 export const PAGE_SIZE = 24;
@@ -102,7 +101,7 @@ export const LIVE_RETRY_MAX_MS = 30_000;
 export const LIVE_POLL_MS = 10_000;
 /** Messages loaded per page of a conversation's history. */
 export const MESSAGE_PAGE_SIZE = 30;
-/** API.md: a message body is 1-2000 characters. */
+/** docs/api.md: a message body is 1-2000 characters. */
 export const MESSAGE_MAX_LENGTH = 2_000;
 /** docs/social.md: a tag name is 1-30 characters. */
 export const TAG_MAX_LENGTH = 30;

@@ -16,7 +16,7 @@ import { zh } from './i18n/zh';
 // Every page is rendered in either language: both tables, at once.
 registerMessages('zh', zh);
 
-export interface RenderResult {
+interface RenderResult {
   html: string;
   status: 200 | 404;
   title: string;

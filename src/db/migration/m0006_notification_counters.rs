@@ -1,5 +1,5 @@
 //! Per-person notification counters, kept current by the writes and rebuilt by a job, so the
-//! console's 10-second stats poll reads one row (DESIGN.md §4). Filled from the existing rows.
+//! console's 10-second stats poll reads one row (docs/notifications.md "Counters"). Filled from the existing rows.
 
 use sea_orm_migration::prelude::*;
 use sea_orm_migration::schema::*;

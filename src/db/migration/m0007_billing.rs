@@ -1,5 +1,5 @@
 //! The wallet: a double-entry ledger (accounts, transfers, entries), holds, bills, and the
-//! answers kept for `Idempotency-Key` retries. See docs/billing.md. No foreign key points at users
+//! answers kept for `Idempotency-Key` retries. See docs/wallet.md. No foreign key points at users
 //! or companies: the ledger is kept when they are deleted (a correction is a new transfer).
 
 use sea_orm_migration::prelude::*;

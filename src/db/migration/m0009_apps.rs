@@ -24,7 +24,7 @@ impl MigrationTrait for Migration {
                 .col(string("created_by"))
                 // own | rent
                 .col(string("kind"))
-                // a label of SPEC.md §4 (apps::lifecycle)
+                // a label of docs/product.md §4 (apps::lifecycle)
                 .col(string("status"))
                 // running | stopped | suspended | removed: what the person asked for
                 .col(string("desired"))

@@ -1,4 +1,4 @@
-//! One price (issue 24, API.md "Money, shown as it is charged"): the market shows, per app, the
+//! One price (issue 24, docs/api.md "Money, shown as it is charged"): the market shows, per app, the
 //! cheapest online rentable offer that fits it and how many there are; the details list the
 //! offers; a rent charges exactly the offer chosen, and one whose price changed since it was
 //! shown is refused with nothing held; an offline box is no offer.

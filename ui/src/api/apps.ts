@@ -1,4 +1,4 @@
-// Apps on devices (API.md §Apps): installations, actions, the install dialog's device fit, AI compute.
+// Apps on devices (docs/api.md §Apps on devices): installations, actions, the install dialog's device fit, AI compute.
 import { api } from './client';
 import type { AiCompute, DeviceFit, Installation, InstallationDetails, ListPage } from './types';
 

@@ -1,4 +1,4 @@
-// The one API client: lib/http.ts bound to the session (tokens, SPEC.md §8's 401 handling) and to
+// The one API client: lib/http.ts bound to the session (tokens, docs/product.md §8's 401 handling) and to
 // the language setting.
 import { createClient } from '../lib/http';
 import { navigateTo } from '../lib/navigation';
@@ -7,7 +7,7 @@ import { useSettings } from '../stores/settings';
 import { clearSession, currentSession } from '../stores/session';
 
 /**
- * SPEC.md §8: a 401 clears the session and goes to sign-in. In PC mode (embedded in the desktop
+ * docs/product.md §8: a 401 clears the session and goes to sign-in. In PC mode (embedded in the desktop
  * client) the host app is told instead and the market is shown.
  */
 export function handleUnauthorized() {

@@ -1,11 +1,10 @@
-// Company calls of API.md (/api/iam/v1/sme…, /api/ebs/v1/sme/resources…).
+// Company calls of docs/api.md (/api/iam/v1/sme…, /api/ebs/v1/sme/resources…).
 import { api } from './client';
 import type { AssignBody, Assignment, HistoryEntry, JoinResult, ListPage, Member, MemberRecord, Organization } from './types';
 
 const IAM = '/api/iam/v1';
 const RESOURCES = '/api/ebs/v1/sme/resources';
 
-export const fetchCompanies = () => api.get<Organization[]>(`${IAM}/sme`);
 export const createCompany = (name: string) => api.post<Organization>(`${IAM}/sme`, { name });
 export const updateCompany = (name: string) => api.post<Organization>(`${IAM}/sme/update`, { name });
 export const deleteCompany = () => api.del<null>(`${IAM}/sme`);

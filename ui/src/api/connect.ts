@@ -1,4 +1,4 @@
-// Connect (API.md "Connect", DESIGN.md §4c): what a person may open for an installation or a box,
+// Connect (docs/api.md "Connect", docs/connect.md): what a person may open for an installation or a box,
 // through the market. The response types are written by hand until the server's OpenAPI document
 // has them (then src/api/types.ts names them from schema.d.ts and these go).
 import { createSseParser, readEventStream, type SseEvent } from '../lib/sse';
@@ -18,7 +18,7 @@ export interface SshDoor {
   command: string;
 }
 
-export interface TcpPort {
+interface TcpPort {
   port: number;
   name: string;
   /** The `zmarket tunnel …` command for this port. */
@@ -37,12 +37,12 @@ export interface AppConnect {
   ai: { endpoint: string; gpus: (GpuInfo | string)[] } | null;
 }
 
-export interface DeviceConnect {
+interface DeviceConnect {
   device_online: boolean;
   ssh: SshDoor | null;
 }
 
-export type LogStream = 'stdout' | 'stderr';
+type LogStream = 'stdout' | 'stderr';
 
 /** One line of `docker logs`; `ts` is the container runtime's time stamp (RFC 3339, or epoch ms). */
 export interface LogLine {
@@ -55,7 +55,7 @@ const app = (id: string) => `${RMP}/apps/${encodeURIComponent(id)}`;
 
 export const fetchAppConnect = (id: string, signal?: AbortSignal) => api.get<AppConnect>(`${app(id)}/connect`, { signal });
 
-/** A one-time address on the app's own origin (API.md: `/open` with `Accept: application/json`). */
+/** A one-time address on the app's own origin (docs/api.md: `/open` with `Accept: application/json`). */
 export const fetchAppOpenUrl = (id: string, signal?: AbortSignal) => api.get<{ url: string }>(`${app(id)}/open`, { signal });
 
 export const fetchAppLogs = (id: string, tail: number, signal?: AbortSignal) =>
@@ -65,7 +65,7 @@ export const fetchDeviceConnect = (id: string, signal?: AbortSignal) =>
   api.get<DeviceConnect>(`${EBS}/devices/${encodeURIComponent(id)}/connect`, { signal });
 
 /** How a followed log stream ended: the server's sentence, or null when the connection broke. */
-export interface LogStreamEnd {
+interface LogStreamEnd {
   reason: string | null;
 }
 

@@ -13,7 +13,7 @@ import { handleUnauthorized } from './client';
 import { fetchNotificationStats } from './notifications';
 import { fetchSocialStats } from './social';
 
-export const EVENTS_PATH = '/api/cim/v1/events';
+const EVENTS_PATH = '/api/cim/v1/events';
 const STREAM_EVENTS = new Set(['message', 'friend_request', 'friend', 'read', 'notification']);
 
 let running = false;

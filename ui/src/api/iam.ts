@@ -1,4 +1,4 @@
-// Identity calls of API.md (/api/iam/v1, /api/iam/v2/login/password).
+// Identity calls of docs/api.md (/api/iam/v1, /api/iam/v2/login/password).
 import { api } from './client';
 import type { AccountCheck, ApiKey, ApiKeyCreated, ListPage, MenuEntry, Organization, Profile, RecoveryAnswer, RefreshData, RegisterBody, RegisterData, SessionData, VerifiedEmail } from './types';
 

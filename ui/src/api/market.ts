@@ -1,4 +1,4 @@
-// Public market and nearby calls of API.md.
+// Public market and nearby calls of docs/api.md.
 import { PAGE_SIZE } from '../constants';
 import { api } from './client';
 import type { App, AppDetails, DownloadLinks, ListPage, NearbyDevice } from './types';
@@ -13,7 +13,7 @@ export const fetchApplications = (q: { category?: string; offset?: number; limit
 export const fetchApplication = (id: string, signal?: AbortSignal) =>
   api.get<AppDetails>(`/api/ebs/v1/market/applications/${encodeURIComponent(id)}`, { auth: 'none', signal });
 
-export interface SearchQuery {
+interface SearchQuery {
   keyword?: string;
   category?: string;
   display_type?: string;
@@ -31,7 +31,7 @@ export const searchApplications = (q: SearchQuery, signal?: AbortSignal) =>
 export const fetchDownloadLinks = (signal?: AbortSignal) =>
   api.get<DownloadLinks>('/api/ebs/v1/download/links', { auth: 'none', signal });
 
-export interface NearbyQuery {
+interface NearbyQuery {
   lat: number;
   lng: number;
   radius_km?: number;

@@ -1,9 +1,9 @@
-// The operator's console (`/api/ops/v1`, API.md §Operator): people, suspension, grants, audit.
+// The operator's console (`/api/ops/v1`, docs/api.md §Operator): people, suspension, grants, audit.
 import { api } from './client';
 import type { AuditEntry, ListPage, OpsUser, WalletEntry } from './types';
 
 const OPS = '/api/ops/v1';
-export const OPS_PAGE_SIZE = 20;
+const OPS_PAGE_SIZE = 20;
 
 export const fetchUsers = (q: string, offset = 0, signal?: AbortSignal) =>
   api.get<ListPage<OpsUser>>(`${OPS}/users`, { query: { q: q || undefined, offset, limit: OPS_PAGE_SIZE }, signal });

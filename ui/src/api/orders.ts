@@ -1,4 +1,4 @@
-// Demands and orders (API.md §Demands and orders): posting, the board, the live count, the check of
+// Demands and orders (docs/api.md §Demands and orders): posting, the board, the live count, the check of
 // one's devices, taking, and the demander's confirm / finish / cancel.
 import { api } from './client';
 import type { DemandBody, DeviceCheck, ListPage, Order } from './types';

@@ -1,10 +1,10 @@
-// Hourly token refresh (SPEC.md §4, §9), one refresh at a time across tabs.
+// Hourly token refresh (docs/product.md §4, §9), one refresh at a time across tabs.
 import { TOKEN_REFRESH_CHECK_MS, TOKEN_REFRESH_THRESHOLD_S } from '../constants';
 import { loadSession, readStoredSession, saveTokens } from '../stores/session';
 import { storageGet, storageSet } from '../lib/storage';
 import { refreshTokens } from './iam';
 
-export const REFRESH_LOCK_NAME = 'zm-token-refresh';
+const REFRESH_LOCK_NAME = 'zm-token-refresh';
 const FALLBACK_LOCK_KEY = 'zm_refresh_lock';
 /** A fallback lease older than this is considered abandoned (a tab closed mid-refresh). */
 const FALLBACK_LEASE_MS = 35_000;

@@ -684,7 +684,7 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Assign a company device or app to a member (admins; members get SPEC.md §6's permission message). */
+        /** Assign a company device or app to a member (admins; members get docs/product.md §6's permission message). */
         post: operations["assign"];
         delete?: never;
         options?: never;
@@ -2098,6 +2098,21 @@ export type components = {
         Addressee: {
             email: string;
         };
+        AgentRegisterRequest: {
+            name?: string | null;
+            /** @description Required when the server sets `devices.registration_token` (a closed market). */
+            registration_token?: string | null;
+            spec?: components["schemas"]["Spec"] | null;
+            /** @description Z-BOX, P-BOX or server group */
+            type?: string | null;
+        };
+        AgentRegisterResponse: {
+            device_id: string;
+            /** @description Shown once: keep it; it authenticates every heartbeat. */
+            device_secret: string;
+            /** @description Typed by a person at /devices/link. */
+            pairing_code: string;
+        };
         /** @description An AI compute or AI server installation. */
         AiCompute: components["schemas"]["Installation"] & {
             /** @description Where its API answers (its web port), when running. */
@@ -2177,7 +2192,7 @@ export type components = {
             offers: components["schemas"]["Offer"][];
         };
         /**
-         * @description An installation's status: every label of SPEC.md §4. Transitions: `apps::lifecycle`.
+         * @description An installation's status: every label of docs/product.md §4. Transitions: `apps::lifecycle`.
          * @enum {string}
          */
         AppStatus: "preparing" | "downloading" | "installing" | "installed" | "starting" | "running" | "stopping" | "stopped" | "restarting" | "suspending" | "suspended" | "resuming" | "snapshotting" | "uninstalling" | "deleting" | "shutting_down" | "updating" | "failed" | "install_failed" | "uninstall_failed" | "rent_failed" | "not_install";
@@ -2258,7 +2273,7 @@ export type components = {
             old_password?: string | null;
         };
         Check: {
-            gaps: components["schemas"]["Gap"][];
+            gaps: components["schemas"]["OrderGap"][];
             ok: boolean;
         };
         /**
@@ -2364,7 +2379,7 @@ export type components = {
         DeviceCheck: {
             device_id: string;
             device_name: string;
-            gaps: components["schemas"]["Gap"][];
+            gaps: components["schemas"]["OrderGap"][];
             ok: boolean;
         };
         /** @description What the owner may open of a device. */
@@ -2462,6 +2477,22 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_AgentRegisterResponse: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            data: {
+                device_id: string;
+                /** @description Shown once: keep it; it authenticates every heartbeat. */
+                device_secret: string;
+                /** @description Typed by a person at /devices/link. */
+                pairing_code: string;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_ApiKeyCreated: {
             /**
              * Format: int32
@@ -2514,7 +2545,7 @@ export type components = {
              */
             code: number;
             data: {
-                gaps: components["schemas"]["Gap"][];
+                gaps: components["schemas"]["OrderGap"][];
                 ok: boolean;
             };
             msg: string;
@@ -3795,7 +3826,7 @@ export type components = {
              * @description 200 on success.
              */
             code: number;
-            /** @description The signed-in session, as SPEC.md §3 names its fields. */
+            /** @description The signed-in session, as docs/product.md §3 names its fields. */
             data: {
                 /**
                  * Format: int64
@@ -3834,7 +3865,7 @@ export type components = {
              * @description 200 on success.
              */
             code: number;
-            /** @description The counters the console polls (SPEC.md §4 "Notification stats"). */
+            /** @description The counters the console polls (docs/product.md §3 "Notification stats"). */
             data: {
                 /**
                  * Format: int64
@@ -3949,7 +3980,7 @@ export type components = {
             data: {
                 device_id: string;
                 device_name: string;
-                gaps: components["schemas"]["Gap"][];
+                gaps: components["schemas"]["OrderGap"][];
                 ok: boolean;
             }[];
             msg: string;
@@ -4587,7 +4618,16 @@ export type components = {
             status: components["schemas"]["OrderStatus"];
         };
         /**
-         * @description An order's status (SPEC.md §4); a demand is an order still `order_pending`. Transitions:
+         * @description One unmet requirement: `{field: "gpu_count", need: 4, have: 2}`. Fields: status, rentable,
+         *     reserved, distance_km, gpu_count, gpu_models, cpu_cores, memory_bytes, disk_bytes, app.
+         */
+        OrderGap: {
+            field: string;
+            have: Record<string, never>;
+            need: Record<string, never>;
+        };
+        /**
+         * @description An order's status (docs/product.md §4); a demand is an order still `order_pending`. Transitions:
          *     `orders::machine`.
          * @enum {string}
          */
@@ -4676,7 +4716,7 @@ export type components = {
             version?: string | null;
         };
         /**
-         * @description The stable names of `Reason` (API.md `status_reason_code`).
+         * @description The stable names of `Reason` (docs/api.md `status_reason_code`).
          * @enum {string}
          */
         ReasonCode: "exited" | "keeps_exiting" | "container_gone" | "image_missing" | "archive_failed" | "docker_unavailable" | "docker_error" | "port_in_use" | "no_space" | "no_gpu_runtime" | "health_failed" | "rolled_back" | "device_offline" | "timed_out" | "cancelled" | "storage" | "other";
@@ -4786,7 +4826,7 @@ export type components = {
          * @enum {string}
          */
         Role: "admin" | "member";
-        /** @description The signed-in session, as SPEC.md §3 names its fields. */
+        /** @description The signed-in session, as docs/product.md §3 names its fields. */
         Session: {
             /**
              * Format: int64
@@ -4887,7 +4927,7 @@ export type components = {
             /** @description The version it ran then. */
             version?: string | null;
         };
-        /** @description The counters the console polls (SPEC.md §4 "Notification stats"). */
+        /** @description The counters the console polls (docs/product.md §3 "Notification stats"). */
         Stats: {
             /**
              * Format: int64
@@ -4985,7 +5025,7 @@ export type components = {
             verified: boolean;
         };
         /**
-         * @description The `userType` of SPEC.md §3.
+         * @description The `userType` of docs/product.md §3.
          * @enum {string}
          */
         UserType: "user" | "admin" | "member";
@@ -5388,7 +5428,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["RegisterRequest"];
+                "application/json": components["schemas"]["AgentRegisterRequest"];
             };
         };
         responses: {
@@ -5397,7 +5437,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Envelope_RegisterResponse"];
+                    "application/json": components["schemas"]["Envelope_AgentRegisterResponse"];
                 };
             };
             /** @description Invalid input; `data.field` names the offending field */
@@ -9374,7 +9414,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
-                /** @description online or offline (offline also lists unknown and failed) or creating */
+                /** @description online, offline (also lists unknown), creating or failed */
                 status?: "online" | "offline" | "creating" | "failed";
                 /** @description Z-BOX, P-BOX, Z-CLOUD or server group */
                 type?: "Z-BOX" | "P-BOX" | "Z-CLOUD" | "server group";
@@ -14651,7 +14691,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
-                /** @description A label of SPEC.md §4. */
+                /** @description A label of docs/product.md §4. */
                 status?: "preparing" | "downloading" | "installing" | "installed" | "starting" | "running" | "stopping" | "stopped" | "restarting" | "suspending" | "suspended" | "resuming" | "snapshotting" | "uninstalling" | "deleting" | "shutting_down" | "updating" | "failed" | "install_failed" | "uninstall_failed" | "rent_failed" | "not_install";
             };
             header?: never;

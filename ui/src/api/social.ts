@@ -1,4 +1,4 @@
-// Friends, tags, blocks and messages of API.md (/api/cim/v1, docs/social.md).
+// Friends, tags, blocks and messages of docs/api.md (/api/cim/v1, docs/social.md).
 import { api } from './client';
 import type {
   BlockedPerson,
@@ -14,7 +14,7 @@ import type {
 const CIM = '/api/cim/v1';
 const seg = encodeURIComponent;
 /** The server's largest page (docs/social.md "Bounds"). */
-export const SOCIAL_PAGE_MAX = 100;
+const SOCIAL_PAGE_MAX = 100;
 
 export const fetchSocialStats = () => api.get<SocialStats>(`${CIM}/stats`);
 

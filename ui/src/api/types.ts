@@ -20,8 +20,6 @@ export interface ListPage<T> {
 export type App = Schemas['App'];
 /** An app with its offers, cheapest first (the details page). */
 export type AppDetails = AlwaysSent<Schemas['AppDetails']>;
-export type Offer = Schemas['Offer'];
-export type AppRequirements = Schemas['Requirements'];
 export type DownloadLinks = Schemas['DownloadLinks'];
 export type GpuInfo = Schemas['Gpu'];
 export type Organization = Schemas['Organization'];
@@ -54,7 +52,6 @@ export type Installation = AlwaysSent<Schemas['Installation']>;
 export type InstallationDetails = Installation & { history: AlwaysSent<Schemas['StateEvent']>[]; holds: Schemas['Capacity'] };
 export type AiCompute = Installation & { endpoint: string | null; gpus: GpuInfo[] };
 export type DeviceFit = AlwaysSent<Schemas['DeviceFit']>;
-export type AppStatus = Schemas['AppStatus'];
 
 export type Device = AlwaysSent<Omit<Schemas['Device'], 'spec'>> & { spec: AlwaysSent<Schemas['Spec']> };
 
@@ -90,11 +87,11 @@ export type UserType = Schemas['UserType'];
 /** The session of sign-in, switch and pc-web. */
 export type SessionData = Schemas['Session'];
 
-/** The reasons `POST /account/check` names (API.md), each with its own text. */
+/** The reasons `POST /account/check` names (docs/api.md), each with its own text. */
 export type DeletionReason = 'devices_linked' | 'apps_rented' | 'balance_outstanding' | 'companies_joined';
 
 /**
- * A menu entry as the UI reads it: defensively (normalizeMenu), since SPEC.md lets `meta.isLink`
+ * A menu entry as the UI reads it: defensively (normalizeMenu), since docs/product.md §3 lets `meta.isLink`
  * carry a link and older menus leave fields out. `children` is absent when empty.
  */
 export type MenuEntry = Omit<Schemas['MenuEntry'], 'component' | 'meta' | 'children'> & {
@@ -103,12 +100,11 @@ export type MenuEntry = Omit<Schemas['MenuEntry'], 'component' | 'meta' | 'child
   children?: MenuEntry[];
 };
 
-/** A demand (while `order_pending`) or an order (API.md §Demands and orders). */
+/** A demand (while `order_pending`) or an order (docs/api.md §Demands and orders). */
 export type Order = AlwaysSent<Omit<Schemas['Order'], 'history' | 'provider'>> & {
   provider: Schemas['Party'] | null;
   history: AlwaysSent<Schemas['OrderEvent']>[];
 };
-export type OrderStatus = Schemas['OrderStatus'];
 /** `need` and `have` are numbers or strings by field (`have` null when unknown). */
 export type Gap = { field: string; need: number | string | boolean; have: number | string | boolean | null };
 export type DeviceCheck = Omit<Schemas['DeviceCheck'], 'gaps'> & { gaps: Gap[] };

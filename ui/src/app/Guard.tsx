@@ -5,7 +5,7 @@ import { paths } from '../lib/paths';
 import { loadMenu } from '../api/sessionActions';
 
 /**
- * SPEC.md §2 guard. Not signed in: to /auth/signin. Signed in without a menu: load it, then
+ * docs/product.md §2 guard. Not signed in: to /auth/signin. Signed in without a menu: load it, then
  * navigate again (unless the person has moved on meanwhile). Until the session is read (always on the server and in the first client render)
  * the fallback (a skeleton) is shown, so server markup and hydration agree.
  */

@@ -22,7 +22,7 @@ export function ProgressWhileMounted({ children }: { children?: ReactNode }) {
   return <>{children}</>;
 }
 
-/** Service worker caches are cleared and the page reloaded once per session (SPEC.md §9). */
+/** Service worker caches are cleared and the page reloaded once per session (docs/product.md §9). */
 export async function clearServiceWorkersOnce(): Promise<boolean> {
   if (typeof window === 'undefined' || typeof sessionStorage === 'undefined') return false;
   try {

@@ -3,7 +3,7 @@ import { Dialog } from '../components/Dialog';
 import { useSettings } from '../stores/settings';
 import { useT } from '../lib/i18n';
 
-/** SPEC.md §3 global settings, editable by the user and persisted in localStorage. */
+/** docs/product.md §3 global settings, editable by the user and persisted in localStorage. */
 export function SettingsDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const t = useT();
   const s = useSettings();

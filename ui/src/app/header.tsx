@@ -95,7 +95,7 @@ export function NotificationBell() {
   const stats = useNotifications((s) => s.stats);
   const preview = useNotifications((s) => s.preview);
   const { open, setOpen, ref } = usePopover();
-  // SPEC.md §6: polling only for signed-in individual users outside PC mode.
+  // docs/product.md §6: polling only for signed-in individual users outside PC mode.
   const polling = loaded && Boolean(token) && userType === 'user' && !pcMode;
 
   useEffect(() => {

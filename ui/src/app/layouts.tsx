@@ -67,7 +67,7 @@ function PageSuspense({ children }: { children: ReactNode }) {
   return <Suspense fallback={<ProgressWhileMounted><PageLoading /></ProgressWhileMounted>}>{children}</Suspense>;
 }
 
-export function PageLoading() {
+function PageLoading() {
   const t = useT();
   return (
     <div className="page-loading">
@@ -138,11 +138,6 @@ export function FrontLayout() {
       <Footer />
     </div>
   );
-}
-
-/** Front-frame pages that need a sign-in (company email, joining a company): the guard runs inside the frame. */
-export function FrontGuard({ children }: { children: ReactNode }) {
-  return <Guard fallback={<div className="container"><SkeletonLines lines={4} /></div>}>{children}</Guard>;
 }
 
 export function MobileLayout() {

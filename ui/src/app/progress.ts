@@ -1,4 +1,4 @@
-// Route-change progress bar (SPEC.md §9: starts at 0.3, moves every 500 ms). Reference-counted.
+// Route-change progress bar (docs/product.md §9: starts at 0.3, moves every 500 ms). Reference-counted.
 import { PROGRESS_MINIMUM, PROGRESS_SPEED_MS } from '../constants';
 import { useFeedback } from '../stores/feedback';
 

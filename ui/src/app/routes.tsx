@@ -1,4 +1,4 @@
-// The route table of SPEC.md §2: public, mobile, and the signed-in routes built from the menu.
+// The route table of docs/product.md §2: public, mobile, and the signed-in routes built from the menu.
 // Paths, titles and href builders are named once in lib/paths.ts; this table gives each its page.
 import { lazy, useEffect, type ComponentType, type LazyExoticComponent, type ReactNode } from 'react';
 import { matchRoutes, useNavigate, type RouteObject } from 'react-router';
@@ -28,7 +28,7 @@ import { DocumentPage } from '../pages/documents/DocumentPage';
 import { ErrorPage } from '../components/ErrorPage';
 import { PcWebPage } from '../pages/pcweb/PcWebPage';
 
-export interface RouteHandle {
+interface RouteHandle {
   titleKey?: MessageKey;
   /** A literal title (menu entries the UI does not know). */
   title?: string;
@@ -84,7 +84,7 @@ const consolePageOf = new Map<string, LazyPage>([
 const pageByComponent = new Map(consolePages.map((p) => [componentName(p), consolePageOf.get(p.pattern) ?? placeholder]));
 
 /** The page of a menu entry, by its `component` name; an unknown name gets the generic area page. */
-export function pageForEntry(component: string | undefined): LazyPage {
+function pageForEntry(component: string | undefined): LazyPage {
   return pageByComponent.get(component ?? '') ?? placeholder;
 }
 
@@ -212,7 +212,7 @@ export function resolveRoute(pathname: string, menu: MenuEntry[] | null = null):
 }
 
 /** The handle of the 404 page: unknown paths, and known pages whose subject does not exist. */
-export const NOT_FOUND_HANDLE: RouteHandle = { titleKey: 'not_found', notFound: true };
+const NOT_FOUND_HANDLE: RouteHandle = { titleKey: 'not_found', notFound: true };
 
 /**
  * The handle a location shows: its route's, or the 404 page's when the server said the subject of

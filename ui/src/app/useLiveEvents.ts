@@ -1,5 +1,5 @@
 // Opens this tab's live event stream (api/events.ts, loaded on demand) while an individual user is
-// signed in outside PC mode (the people who have friends and messages, SPEC.md §2), and closes it
+// signed in outside PC mode (the people who have friends and messages, docs/product.md §2), and closes it
 // when they sign out or another person signs in.
 import { useEffect } from 'react';
 import { useSession } from '../stores/session';

@@ -1,6 +1,6 @@
 import { BADGE_MAX } from '../constants';
 
-/** "99+" above BADGE_MAX (SPEC.md §9). */
+/** "99+" above BADGE_MAX (docs/product.md §9). */
 export function badgeText(count: number, max: number = BADGE_MAX): string {
   return count > max ? `${max}+` : String(count);
 }

@@ -4,7 +4,7 @@ import { paths } from '../lib/paths';
 
 const TEXT = { 403: 'error_403', 404: 'error_404', 500: 'error_500' } as const;
 
-/** 403 / 404 / 500 with the texts of SPEC.md §8. */
+/** 403 / 404 / 500 with the texts of docs/product.md §8. */
 export function ErrorPage({ code }: { code: 403 | 404 | 500 }) {
   const t = useT();
   return (

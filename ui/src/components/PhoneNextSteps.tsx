@@ -1,5 +1,5 @@
 // What a phone can do next on a page that would otherwise offer sign-in (issue 26): phones stay on
-// the /m/ pages (SPEC.md §2), so a sign-in link would bounce to the mobile market. Says so, and
+// the /m/ pages (docs/product.md §2), so a sign-in link would bounce to the mobile market. Says so, and
 // offers the two places a phone can go: the download page and the market.
 import { Link } from 'react-router';
 import { useT } from '../lib/i18n';

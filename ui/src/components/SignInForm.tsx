@@ -1,5 +1,5 @@
 // The email + password form, shared by the sign-in page and the pages that sign in in place
-// (the invitation link and the company page, which phones open directly: SPEC.md §2 keeps
+// (the invitation link and the company page, which phones open directly: docs/product.md §2 keeps
 // them out of the phone redirect while the sign-in page is not).
 import { useState } from 'react';
 import { signIn } from '../api/iam';

@@ -21,7 +21,7 @@ export function labelSlug(value: string): string {
   return value.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '');
 }
 
-/** An app's display type (SPEC.md §3: Desktop, Lite App, … AI server, Z-SERVER) in the language. */
+/** An app's display type (docs/product.md §3: Desktop, Lite App, … AI server, Z-SERVER) in the language. */
 export function displayTypeLabel(t: TFunction, displayType: string): string {
   const key = `dtype_${labelSlug(displayType)}` as Parameters<TFunction>[0];
   const text = t(key);

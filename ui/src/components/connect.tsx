@@ -1,4 +1,4 @@
-// The look of a Connect door (DESIGN.md §4c), shared by the app details page's Connect section and
+// The look of a Connect door (docs/connect.md), shared by the app details page's Connect section and
 // the device details page's SSH block: a titled block, copyable command lines, the SSH door.
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link } from 'react-router';
@@ -76,7 +76,7 @@ export function SshBlock({ ssh, title }: { ssh: SshDoor; title?: string }) {
 }
 
 /**
- * Opens an installation's web interface through the market (DESIGN.md §4c): the one-time address
+ * Opens an installation's web interface through the market (docs/connect.md): the one-time address
  * is fetched after the click, so the tab is opened at once, inside the click (a popup blocker lets
  * that through), and sent there when the address arrives. It gets no handle on this page (`opener`
  * cleared): the app's origin is the app's, not the market's.

@@ -15,7 +15,7 @@ const STATUS_KEYS: Record<ShownStatus, MessageKey> = {
 
 /**
  * online, creating (and, for the owner's pages, failed) as they are; anything else (unknown) is
- * shown as offline (SPEC.md §4). The public nearby pages show no failures.
+ * shown as offline (docs/product.md §4). The public nearby pages show no failures.
  */
 export function shownStatus(status: string, showFailed = true): ShownStatus {
   if (status === 'online' || status === 'creating' || (showFailed && status === 'failed')) return status;
@@ -38,7 +38,7 @@ export function StatusBadge({ status, showFailed = true }: { status: string; sho
   return <span className={`status status-${shownStatus(status, showFailed)}`}>{statusLabel(t, status, showFailed)}</span>;
 }
 
-/** SPEC.md §3's GPU forms: a list of entries, a byte count or a name. */
+/** docs/product.md §3's GPU forms: a list of entries, a byte count or a name. */
 export function gpuText(t: TFunction, gpus: NearbyDevice['gpus']): string {
   if (Array.isArray(gpus)) {
     if (!gpus.length) return t('no_gpu');

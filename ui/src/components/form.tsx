@@ -9,7 +9,7 @@ import type { MessageKey } from '../i18n';
 export type Problems<K extends string> = Partial<Record<K | 'form', MessageKey | null | undefined | false>>;
 
 export interface FormOptions<K extends string> {
-  /** Checks the input before the action runs (SPEC.md §5 messages). */
+  /** Checks the input before the action runs (docs/product.md §5 messages). */
   validate?: () => Problems<K>;
   /** Runs once the input is valid; what it throws is the server's error. */
   action: () => Promise<void>;

@@ -105,7 +105,7 @@ export function useStartInstallation(onClose: () => void) {
   return { busy, error, start };
 }
 
-/** A company member's Install or Rent: not theirs to do (SPEC §6), said without asking the server. */
+/** A company member's Install or Rent: not theirs to do (docs/product.md §6), said without asking the server. */
 export function NoPermissionDialog({ title, open, onClose }: { title: string; open: boolean; onClose: () => void }) {
   const t = useT();
   return (

@@ -1,4 +1,4 @@
-// English strings of Connect (DESIGN.md §4c): the app details page's Connect section (web, logs,
+// English strings of Connect (docs/connect.md): the app details page's Connect section (web, logs,
 // terminal, SSH, TCP, API, AI blocks) and the device page's SSH block, spread into en.ts.
 export const enConnect = {
   connect: 'Connect',

@@ -56,7 +56,7 @@ export const en = {
   demands_and_offers: 'Demands and Offers',
   my_company_history: 'My Company History',
 
-  // Error pages (SPEC.md §8)
+  // Error pages (docs/product.md §8)
   error_403: 'Sorry, you do not have access to this page',
   error_404: 'Sorry, the page you visited does not exist',
   error_500: 'Sorry, your network is missing',
@@ -146,7 +146,7 @@ export const en = {
   missing_token: 'The link has no token.',
   company_email_text: 'Company invitations and applications are sent to your email. Open the link in the email to join a company.',
 
-  // Validation (SPEC.md §5, word for word in English)
+  // Validation (docs/product.md §5, word for word in English)
   email_required: 'Email Required',
   email_invalid: 'Email Format Invalid',
   email_too_long: 'Email Address is too long',

@@ -40,7 +40,7 @@ export function translate(lang: Lang, key: MessageKey | string, params?: Record<
   return text;
 }
 
-/** SPEC.md §9: a browser language containing "zh" gives Chinese, otherwise English. */
+/** docs/product.md §9: a browser language containing "zh" gives Chinese, otherwise English. */
 export function langFromBrowser(language: string | undefined | null): Lang {
   return language && language.toLowerCase().includes('zh') ? 'zh' : 'en';
 }

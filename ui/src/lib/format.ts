@@ -128,14 +128,14 @@ export function formatDate(value: string | number | null | undefined): string {
   return `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}`;
 }
 
-export interface GpuEntry {
+interface GpuEntry {
   name: string;
   passthrough: boolean;
   vram: number;
 }
 
-/** SPEC.md §3: a GPU given as a byte count, a name, or a list of entries. */
-export type GpuSpec = number | string | GpuEntry[] | null | undefined;
+/** docs/product.md §3: a GPU given as a byte count, a name, or a list of entries. */
+type GpuSpec = number | string | GpuEntry[] | null | undefined;
 
 export function gpuCount(gpu: GpuSpec): number {
   if (Array.isArray(gpu)) return gpu.length;
@@ -144,11 +144,11 @@ export function gpuCount(gpu: GpuSpec): number {
   return 0;
 }
 
-export interface ResourceSpec {
+interface ResourceSpec {
   cpu_cores: number;
   memory_bytes: number;
   disk_bytes: number;
-  /** Either a count (app requirements) or the GPU forms of SPEC.md §3. */
+  /** Either a count (app requirements) or the GPU forms of docs/product.md §3. */
   gpu_count?: number;
   gpus?: GpuSpec;
 }
@@ -160,14 +160,14 @@ export interface ResourceWords {
   noGpu: string;
 }
 
-export const RESOURCE_WORDS_EN: ResourceWords = {
+const RESOURCE_WORDS_EN: ResourceWords = {
   cores: 'Cores CPU',
   memory: 'GB Memory',
   disk: 'GB SSD Disk',
   noGpu: 'No GPU',
 };
 
-/** '8 Cores CPU, 16 GB Memory, 512 GB SSD Disk, GPU*1' or '…, No GPU' (SPEC.md §9). */
+/** '8 Cores CPU, 16 GB Memory, 512 GB SSD Disk, GPU*1' or '…, No GPU' (docs/product.md §9). */
 export function describeResources(spec: ResourceSpec, words: ResourceWords = RESOURCE_WORDS_EN): string {
   const count = typeof spec.gpu_count === 'number' ? spec.gpu_count : gpuCount(spec.gpus);
   const gpu = count > 0 ? `GPU*${count}` : words.noGpu;

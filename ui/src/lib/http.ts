@@ -1,4 +1,4 @@
-// The HTTP client of SPEC.md §7, §8: the `{code, data, msg}` envelope, the time-out, errors and the
+// The HTTP client of docs/product.md §7, §8: the `{code, data, msg}` envelope, the time-out, errors and the
 // offline page. What it needs from the session (tokens, the 401 handling) and the settings (the
 // language) is handed in by api/client.ts, so this layer imports no store.
 import { REQUEST_TIMEOUT_MS, SUCCESS_CODE } from '../constants';
@@ -6,13 +6,13 @@ import { translate, type Lang } from '../i18n';
 import { navigateTo } from './navigation';
 import { paths } from './paths';
 
-export interface Envelope<T> {
+interface Envelope<T> {
   code: number;
   data: T;
   msg: string;
 }
 
-export type ApiErrorKind = 'api' | 'http' | 'timeout' | 'network' | 'unauthorized' | 'aborted';
+type ApiErrorKind = 'api' | 'http' | 'timeout' | 'network' | 'unauthorized' | 'aborted';
 
 export class ApiError extends Error {
   constructor(
@@ -26,7 +26,7 @@ export class ApiError extends Error {
   }
 }
 
-export interface RequestOptions {
+interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined | null>;
   /** JSON body, or FormData for multipart uploads. */
   body?: unknown;
@@ -53,16 +53,16 @@ export interface ResponseMeta {
 }
 
 /** What the client asks of the app on every request. */
-export interface ClientHooks {
+interface ClientHooks {
   /** Accept-Language, and the language of the client's own messages. */
   language(): Lang;
   /** The token a request sends (empty: none). */
   token(kind: 'access' | 'refresh'): string;
-  /** A 401 answer (SPEC.md §8). */
+  /** A 401 answer (docs/product.md §8). */
   unauthorized(): void;
 }
 
-export function buildQuery(query: RequestOptions['query']): string {
+function buildQuery(query: RequestOptions['query']): string {
   if (!query) return '';
   const parts: string[] = [];
   for (const key of Object.keys(query)) {

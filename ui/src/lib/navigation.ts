@@ -1,5 +1,5 @@
 // Lets code outside React (the API client, the guard's async steps) navigate with the router.
-export type NavigateFn = (to: string, opts?: { replace?: boolean }) => void;
+type NavigateFn = (to: string, opts?: { replace?: boolean }) => void;
 
 let navigator: NavigateFn | null = null;
 

@@ -1,4 +1,4 @@
-// Every page path of SPEC.md §2, named once: its pattern (what the route table in app/routes.tsx
+// Every page path of docs/product.md §2, named once: its pattern (what the route table in app/routes.tsx
 // matches), its title key, and its href builder. Code links with these (`paths.market.details(id)`),
 // never with spelled paths.
 import { useLocation } from 'react-router';
@@ -8,7 +8,7 @@ import type { MessageKey } from '../i18n';
 type Query = Record<string, string | number | undefined | null>;
 
 /** `path?k=v&…` with the empty, null and undefined values left out. */
-export function withQuery(path: string, query: Query): string {
+function withQuery(path: string, query: Query): string {
   const parts: string[] = [];
   for (const key of Object.keys(query)) {
     const v = query[key];
@@ -34,7 +34,7 @@ function page<A extends unknown[]>(pattern: string, titleKey: MessageKey, href?:
 const byId = (p: string, id?: string) => withQuery(p, { id });
 type MoreQuery = { category?: string; keyword?: string };
 const more = (p: string, q: MoreQuery = {}) => withQuery(p, q);
-export type MessagesQuery = { with?: string; tab?: 'notifications' };
+type MessagesQuery = { with?: string; tab?: 'notifications' };
 const byCategory = (p: string, category?: string) => withQuery(p, { category });
 
 export const paths = {
@@ -68,7 +68,7 @@ export const paths = {
   companies: {
     /** Invitations, applications and creating a company; opened from mails, also on phones. */
     email: page('/company-email', 'company_email'),
-    /** The invitation link of the mails (its path is API.md's). */
+    /** The invitation link of the mails (its path is docs/api.md's). */
     join: page('/iam/v1/sme/join', 'join_company'),
   },
   download: page('/m/download', 'download'),
@@ -159,7 +159,7 @@ export function trimSlash(pathname: string): string {
   return pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
 }
 
-/** Paths that need no sign-in (SPEC.md §2 "Guard exemptions"), besides everything under /m/. */
+/** Paths that need no sign-in (docs/product.md §2 "Public pages"), besides everything under /m/. */
 const GUARD_EXEMPT = new Set(
   [
     paths.pcWeb,
@@ -172,8 +172,8 @@ const GUARD_EXEMPT = new Set(
     paths.nearby.home,
     paths.nearby.details,
     paths.nearby.map,
-    // Issue 6 lists the on-demand pages as public pages under the front layout (SPEC.md §2
-    // "Public routes"); submitting an order still needs a sign-in.
+    // Issue 6 lists the on-demand pages as public pages under the front layout (docs/product.md §2
+    // "Public pages"); submitting an order still needs a sign-in.
     paths.onDemand.home,
     paths.onDemand.placeOrder,
     paths.auth.signIn,
@@ -195,13 +195,13 @@ export function isGuardExempt(pathname: string): boolean {
   return GUARD_EXEMPT.has(p) || isMobilePath(p);
 }
 
-/** Paths a phone may stay on (SPEC.md §2); everything else not under /m/ goes to /m/market. */
+/** Paths a phone may stay on (docs/product.md §2); everything else not under /m/ goes to /m/market. */
 const PHONE_EXEMPT = new Set(
   // The mailed reset link too: a phone must be able to open it.
   [paths.emailVerified, paths.checkEmail, paths.companies.join, paths.companies.email, paths.auth.reset].map((p: AnyPage) => p.pattern),
 );
 
-export function isPhoneUserAgent(ua: string | undefined | null): boolean {
+function isPhoneUserAgent(ua: string | undefined | null): boolean {
   const lower = (ua ?? '').toLowerCase();
   return PHONE_PLATFORMS.some((p) => lower.includes(p));
 }

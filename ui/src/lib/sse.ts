@@ -9,7 +9,7 @@ export interface SseEvent {
   lastEventId: string;
 }
 
-export interface SseParser {
+interface SseParser {
   /** Feeds the next decoded chunk; whole events go to the callback as they complete. */
   push(chunk: string): void;
   /** The retry delay the stream asked for, if any. */

@@ -1,4 +1,4 @@
-// Duplicate-click guards of SPEC.md §9, polling and intervals.
+// Duplicate-click guards of docs/product.md §9, polling and intervals.
 import { useEffect } from 'react';
 import { DEBOUNCE_MS, LONG_PRESS_MS, POLLING_DEFAULT_INTERVAL_MS, THROTTLE_MS } from '../constants';
 

@@ -1,4 +1,4 @@
-// Client-side checks of SPEC.md §5. Each returns the message key to show, or null when valid.
+// Client-side checks of docs/product.md §5. Each returns the message key to show, or null when valid.
 import {
   ALIAS_MAX_LENGTH,
   API_KEY_NAME_MAX_LENGTH,
@@ -31,7 +31,7 @@ export function validateEmail(value: string): MessageKey | null {
 /** Sign-up and new passwords: 8-15 characters with at least one letter and one digit. */
 export function validateNewPassword(value: string): MessageKey | null {
   if (!value) return 'password_required';
-  // The precise rule, as the server words it (not SPEC.md's "Password Incorrect", which is about a
+  // The precise rule, as the server words it (not docs/product.md §5's "Password Incorrect", which is about a
   // wrong current password).
   if (value.length < PASSWORD_MIN_LENGTH || value.length > PASSWORD_MAX_LENGTH) return 'password_format_invalid';
   if (!/[A-Za-z]/.test(value) || !/\d/.test(value)) return 'password_format_invalid';
@@ -68,7 +68,7 @@ export function validateTagName(value: string): MessageKey | null {
   return lengthBetween(value.trim(), 1, TAG_MAX_LENGTH) ? null : 'tag_name_invalid';
 }
 
-/** A message: not only blanks, at most 2000 characters as written (API.md). */
+/** A message: not only blanks, at most 2000 characters as written (docs/api.md). */
 export function validateMessage(value: string): MessageKey | null {
   if (!value.trim()) return 'message_required';
   return [...value].length <= MESSAGE_MAX_LENGTH ? null : 'message_too_long';

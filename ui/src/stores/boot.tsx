@@ -4,7 +4,7 @@ import type { App, AppDetails, DownloadLinks, ListPage, NearbyDevice, Order } fr
 import type { Lang } from '../i18n';
 
 /** First-paint data of public pages, keyed by page (docs/ui-contract.md). */
-export interface InitialData {
+interface InitialData {
   market?: ListPage<App>;
   /** The chosen apps shown above the list on the market's home (no category). */
   marketTopPicks?: ListPage<App>;
@@ -33,7 +33,7 @@ export interface BootState {
   data: InitialData;
 }
 
-export const defaultBootState: BootState = {
+const defaultBootState: BootState = {
   lang: 'en',
   theme: 'dark',
   productName: 'ZMarket',

@@ -8,10 +8,10 @@ import {
   type TOAST_TYPES,
 } from '../constants';
 
-export type ToastType = (typeof TOAST_TYPES)[number];
-export type NoticePosition = (typeof NOTIFICATION_POSITIONS)[number];
+type ToastType = (typeof TOAST_TYPES)[number];
+type NoticePosition = (typeof NOTIFICATION_POSITIONS)[number];
 
-export interface Toast {
+interface Toast {
   id: number;
   type: ToastType;
   text: string;
@@ -54,7 +54,7 @@ export function dismissToast(id: number) {
   useFeedback.setState((s) => ({ toasts: s.toasts.filter((x) => x.id !== id) }));
 }
 
-/** Shows a toast (SPEC.md §9: 3000 ms by default). Safe to call on the server: it does nothing there. */
+/** Shows a toast (docs/product.md §9: 3000 ms by default). Safe to call on the server: it does nothing there. */
 export function toast(type: ToastType, text: string, durationMs: number = TOAST_DURATION_MS): number {
   if (typeof window === 'undefined') return 0;
   const id = nextId++;

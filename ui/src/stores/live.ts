@@ -10,7 +10,7 @@ import { create } from 'zustand';
  */
 export type LiveStatus = 'off' | 'connecting' | 'live' | 'polling';
 
-export interface SocialCounts {
+interface SocialCounts {
   unread_messages: number;
   pending_friend_requests: number;
 }
@@ -34,7 +34,7 @@ export type LiveEvent =
 const listeners = new Set<(e: LiveEvent) => void>();
 
 /** Calls `fn` with every live event until the returned function is called. */
-export function onLiveEvent(fn: (e: LiveEvent) => void): () => void {
+function onLiveEvent(fn: (e: LiveEvent) => void): () => void {
   listeners.add(fn);
   return () => {
     listeners.delete(fn);
@@ -52,6 +52,3 @@ export function emitLiveEvent(e: LiveEvent) {
   for (const fn of [...listeners]) fn(e);
 }
 
-export function resetLive() {
-  useLive.setState({ status: 'off', counts: null });
-}

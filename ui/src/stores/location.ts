@@ -4,7 +4,7 @@
 import { create } from 'zustand';
 import { readJson, storageSet } from '../lib/storage';
 
-export const LOCATION_KEY = 'zm_location';
+const LOCATION_KEY = 'zm_location';
 
 export interface LatLng {
   lat: number;

@@ -3,7 +3,7 @@ import type { MenuEntry, Organization, SessionData, UserInfo, UserType } from '.
 import { PERSONAL_SME_ID } from '../constants';
 import { readJson, storageGet, storageSet } from '../lib/storage';
 
-/** localStorage keys of the session (SPEC.md §3), one key per field. */
+/** localStorage keys of the session (docs/product.md §3), one key per field. */
 export const SESSION_KEYS = {
   token: 'token',
   refreshToken: 'refresh_token',
@@ -16,8 +16,8 @@ export const SESSION_KEYS = {
 
 const emptyUser: UserInfo = { name: '', avatar_url: '', email: '' };
 
-/** What is kept of a session: all the API hands over (SPEC.md §3 names each key). */
-export type StoredSession = SessionData;
+/** What is kept of a session: all the API hands over (docs/product.md §3 names each key). */
+type StoredSession = SessionData;
 
 export const emptySession: StoredSession = {
   token: '',
@@ -29,7 +29,7 @@ export const emptySession: StoredSession = {
   organizationList: [],
 };
 
-export type MenuStatus = 'idle' | 'loading' | 'loaded' | 'failed';
+type MenuStatus = 'idle' | 'loading' | 'loaded' | 'failed';
 
 interface SessionState extends StoredSession {
   /** True once the stored session was read (client only, after hydration starts). */
@@ -125,7 +125,7 @@ export function updateUserInfo(patch: Partial<UserInfo>) {
   useSession.setState({ userInfo: info });
 }
 
-/** Clears the token and everything tied to it (SPEC.md §4 "cleared on expiry or 401"). */
+/** Clears the token and everything tied to it (docs/product.md §4: cleared on expiry or on any 401). */
 export function clearSession() {
   for (const key of Object.values(SESSION_KEYS)) storageSet(key, null);
   useSession.setState({ ...emptySession, loaded: true, menu: null, menuStatus: 'idle' });
@@ -133,10 +133,6 @@ export function clearSession() {
 
 export function setMenu(menu: MenuEntry[] | null, menuStatus: MenuStatus) {
   useSession.setState({ menu, menuStatus });
-}
-
-export function isSignedIn(): boolean {
-  return Boolean(currentSession().token);
 }
 
 /** Replaces the organization list (after creating, joining, leaving or renaming a company). */

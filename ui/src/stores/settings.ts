@@ -3,7 +3,7 @@ import { DEFAULT_THEME_COLOR, LANG_COOKIE, LANG_COOKIE_MAX_AGE_S } from '../cons
 import { isLang, langFromBrowser, translate, type Lang, type MessageKey } from '../i18n';
 import { readJson, storageSet } from '../lib/storage';
 
-/** SPEC.md §3 global settings, persisted in localStorage under SETTINGS_KEY. */
+/** docs/product.md §3 global settings, persisted in localStorage under SETTINGS_KEY. */
 export interface Settings {
   layout: 'vertical' | 'horizontal';
   language: Lang;
@@ -80,12 +80,12 @@ export const useSettings = create<SettingsState>()((set, get) => ({
   },
 }));
 
-export function readStoredSettings(): Partial<Settings> | null {
+function readStoredSettings(): Partial<Settings> | null {
   return readJson<Partial<Settings>>(SETTINGS_KEY);
 }
 
 /**
- * SPEC.md §2/§9 language choice: `?language=zh|en` first, then the stored setting, then the browser's.
+ * docs/product.md §2/§9 language choice: `?language=zh|en` first, then the stored setting, then the browser's.
  */
 export function resolveLanguage(query: string | null, stored: unknown, browser: string | null | undefined): Lang {
   if (isLang(query)) return query;

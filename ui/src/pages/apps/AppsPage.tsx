@@ -15,7 +15,7 @@ import { useSession } from '../../stores/session';
 
 export default function AppsPage() {
   const t = useT();
-  // A company member's menu is /app only (SPEC.md §2): no details or AI compute pages to link to.
+  // A company member's menu is /app only (docs/product.md §2): no details or AI compute pages to link to.
   const member = useSession((s) => s.userType === 'member');
   const state = useAsync((signal) => fetchInstallations({ limit: 100 }, signal), []);
   const { setData } = state;

@@ -40,7 +40,7 @@ export function CheckEmailPage() {
           {t('resend_verification')}
         </SubmitButton>
       </form>
-      {/* Sign-in and the password pages are not phone pages (SPEC.md §2; issue 26). */}
+      {/* Sign-in and the password pages are not phone pages (docs/product.md §2; issue 26). */}
       {phone ? (
         <PhoneNextSteps />
       ) : (

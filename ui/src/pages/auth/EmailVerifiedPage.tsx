@@ -16,7 +16,7 @@ export function EmailVerifiedPage() {
   // The invitation page signs in in place (also on phones); other pages go through sign-in.
   const toInvitation = redirect.startsWith(paths.companies.join.pattern);
   const next = toInvitation ? redirect : paths.auth.signIn(redirect || undefined);
-  // A phone cannot open sign-in (SPEC.md §2): it is told where to go instead (issue 26).
+  // A phone cannot open sign-in (docs/product.md §2): it is told where to go instead (issue 26).
   const phone = useBoot().isMobile;
   const state = useAsync(token ? () => verifyEmail(token) : null, [token]);
   // Several sign-ups of the address were pending: none of their passwords is valid, the answer

@@ -1,4 +1,4 @@
-// Invitations and applications, as the caller sees them (API.md: an admin sees applications as
+// Invitations and applications, as the caller sees them (docs/api.md: an admin sees applications as
 // "waiting", the applicant as "applied"), with accept/decline where the caller may answer.
 import { answerMemberRecord, fetchMemberRecords } from '../../api/companies';
 import type { MemberRecord } from '../../api/types';
@@ -10,7 +10,7 @@ import { toast, withLoading } from '../../stores/feedback';
 import { ActionTable, AsyncItems, Section } from '../../components/sections';
 import { toastFailure } from '../../stores/feedback';
 
-export const RECORD_STATUS: Record<string, MessageKey> = {
+const RECORD_STATUS: Record<string, MessageKey> = {
   pending: 'rec_pending',
   invited: 'rec_invited',
   accepted: 'rec_accepted',

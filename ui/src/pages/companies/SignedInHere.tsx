@@ -1,4 +1,4 @@
-// Pages a phone opens straight from a mail (SPEC.md §2 keeps them out of the phone redirect, the
+// Pages a phone opens straight from a mail (docs/product.md §2 keeps them out of the phone redirect, the
 // sign-in page is not): signed out, they sign in in place instead of leaving for /auth/signin.
 import type { ReactNode } from 'react';
 import { Link, useLocation } from 'react-router';

@@ -1,5 +1,6 @@
-// Signed-in areas whose calls are not specified yet (SPEC.md §2 "content not shown"): a titled page
-// with an honest empty state, so the menu, guard and layout work end to end.
+// The page of a menu entry whose `component` this bundle does not know (a server newer than the UI;
+// every console path of lib/paths.ts has its own page in app/routes.tsx): a titled page with an
+// honest empty state, so the menu, guard and layout still work.
 import { Link, useLocation } from 'react-router';
 import { useBoot } from '../../stores/boot';
 import { useT } from '../../lib/i18n';

@@ -1,4 +1,4 @@
-// The device details page's SSH block (DESIGN.md §4c): the box's own SSH through the market, for
+// The device details page's SSH block (docs/connect.md): the box's own SSH through the market, for
 // its owner (`GET /api/ebs/v2/devices/{id}/connect`). Nothing shows when there is no SSH door.
 import { fetchDeviceConnect } from '../../api/connect';
 import { useT } from '../../lib/i18n';

@@ -7,7 +7,7 @@ import { Icon } from '../../components/Icon';
 import { Spinner } from '../../components/placeholders';
 import { ErrorPage } from '../../components/ErrorPage';
 
-export type DocumentName = 'terms-of-use' | 'privacy-policy' | 'guide';
+type DocumentName = 'terms-of-use' | 'privacy-policy' | 'guide';
 
 /**
  * A written document (terms, privacy policy, user guide): the server puts its HTML in the page

@@ -1,13 +1,13 @@
 // Grid clustering for the map: points that fall into the same screen cell (in pixels at the
 // current zoom) become one cluster drawn at their mean position. Small, deterministic, no plugin.
 
-export interface Projected<T> {
+interface Projected<T> {
   item: T;
   x: number;
   y: number;
 }
 
-export interface Cluster<T> {
+interface Cluster<T> {
   items: T[];
   /** Mean screen position of the members. */
   x: number;

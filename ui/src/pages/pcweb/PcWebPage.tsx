@@ -65,7 +65,7 @@ interface Question {
 }
 
 /**
- * PC-mode entry (SPEC.md §2): stores the session handed over by the desktop client, then
+ * PC-mode entry (docs/product.md §2): stores the session handed over by the desktop client, then
  * redirects. The tokens leave the address bar and the history at once. Before a session from the
  * link is stored, the server is asked whose it is, and the person is asked: when nobody is signed
  * in, whether to sign in as that account; when another account is, whether to replace it. A link

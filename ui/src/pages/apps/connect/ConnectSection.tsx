@@ -1,4 +1,4 @@
-// The app details page's Connect section (SPEC.md §2's resource page blocks, DESIGN.md §4c): the
+// The app details page's Connect section (docs/product.md §2's resource page blocks, docs/connect.md): the
 // doors `GET /apps/{id}/connect` says the caller may open, each through the market. A block shows
 // only when its field is there; while the device is offline one line says so and the doors that
 // need the device are hidden (the API and AI references stay: they are addresses to keep).
@@ -15,7 +15,7 @@ import { LogPanel } from './LogPanel';
 import { TerminalPanel } from './TerminalPanel';
 
 /** The placeholder for the person's API key in the commands shown. */
-export const KEY_PLACEHOLDER = '<YOUR_KEY>';
+const KEY_PLACEHOLDER = '<YOUR_KEY>';
 
 function marketOrigin(): string {
   return typeof window === 'undefined' ? '' : window.location.origin;

@@ -29,7 +29,7 @@ function tsValue(ts: string | number): number {
 
 /** -1, 0, 1: two time stamps compared (RFC 3339 strings of the same length compare as text, so
  * nanoseconds count; anything else by its milliseconds). */
-export function compareTs(a: string | number, b: string | number): number {
+function compareTs(a: string | number, b: string | number): number {
   if (typeof a === 'string' && typeof b === 'string' && a.length === b.length && a.length >= 20) return a < b ? -1 : a > b ? 1 : 0;
   const x = tsValue(a);
   const y = tsValue(b);

@@ -1,10 +1,10 @@
-// The terminal's side of the WebSocket (API.md "Connect"), without xterm: the address, the
+// The terminal's side of the WebSocket (docs/api.md "Connect"), without xterm: the address, the
 // subprotocols that carry the token (a browser cannot set headers on a WebSocket), the resize
 // message, the keys the page takes for copy and paste, and what a close means to a person.
 import type { TFunction } from '../../../lib/i18n';
 
 /** The subprotocol the server answers with. */
-export const TERMINAL_PROTOCOL = 'zmarket';
+const TERMINAL_PROTOCOL = 'zmarket';
 
 export function terminalProtocols(token: string): string[] {
   return token ? [TERMINAL_PROTOCOL, `${TERMINAL_PROTOCOL}.bearer.${token}`] : [TERMINAL_PROTOCOL];

@@ -8,7 +8,7 @@ import { resizeMessage, terminalShortcut } from './terminalProtocol';
 
 export type TerminalState = { phase: 'connecting' } | { phase: 'connected' } | { phase: 'closed'; code: number; reason: string };
 
-export interface TerminalOptions {
+interface TerminalOptions {
   /** The socket's address for the terminal's size once it is laid out. */
   url: (cols: number, rows: number) => string;
   protocols: string[];
