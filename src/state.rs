@@ -99,4 +99,7 @@ pub struct StateParts {
     pub social: SocialCtx,
     pub connect: ConnectCtx,
     pub ops: OpsCtx,
+    /// This server's hold on its SQLite database (none on PostgreSQL), released with the state:
+    /// `zmarket restore` refuses while it is held (`db::backup::InUse`).
+    pub in_use: Option<crate::db::backup::InUse>,
 }

@@ -3,6 +3,7 @@
 //! write. Only operators (`iam::auth::Operator`) reach these routes.
 
 pub mod audit;
+pub mod backup;
 pub mod cli;
 pub mod model;
 pub mod operators;
