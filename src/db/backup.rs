@@ -78,7 +78,7 @@ impl InUse {
         match file.try_lock() {
             Ok(()) => Ok(InUse(Arc::new(file))),
             Err(TryLockError::WouldBlock) => bail!(
-                "a zmarket server is running on {} (it holds {}): stop it, then restore",
+                "a zmarket server is running on {} ({} is held; or another restore is under way): stop it, then restore",
                 database.display(),
                 lock_file(database).display()
             ),
@@ -258,6 +258,10 @@ pub async fn restore(database: &Path, file: &Path) -> anyhow::Result<Restored> {
         std::fs::copy(file, &incoming).with_context(|| format!("copying {} to {}", file.display(), incoming.display()))?;
         File::open(&incoming)?.sync_all()?;
         let schema = check(&incoming).await.map_err(|e| anyhow::anyhow!(e.to_string().replace(&incoming.display().to_string(), &file.display().to_string())))?;
+        // Closed, the copy stands alone: a log SQLite left behind would not follow it.
+        if std::fs::metadata(suffixed(&incoming, "-wal")).is_ok_and(|m| m.len() > 0) {
+            bail!("{} could not be folded into one file", file.display());
+        }
         anyhow::Ok(schema)
     }
     .await;
@@ -277,6 +281,7 @@ pub async fn restore(database: &Path, file: &Path) -> anyhow::Result<Restored> {
     };
     std::fs::rename(&incoming, database).with_context(|| format!("renaming the restored copy to {}", database.display()))?;
     sync_dir(dir);
+    cleanup(&incoming);
     Ok(Restored { schema, aside })
 }
 
@@ -292,7 +297,11 @@ async fn set_aside(database: &Path) -> anyhow::Result<Option<PathBuf>> {
         let _ = db.close().await;
     }
     let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
-    let aside = suffixed(database, &format!(".before-restore-{stamp}"));
+    // A second restore within the same second keeps the first one's set-aside file too.
+    let aside = (1..)
+        .map(|n| suffixed(database, &if n == 1 { format!(".before-restore-{stamp}") } else { format!(".before-restore-{stamp}-{n}") }))
+        .find(|p| !p.exists())
+        .expect("a free name");
     if std::fs::hard_link(database, &aside).is_err() {
         std::fs::copy(database, &aside).with_context(|| format!("keeping the current database as {}", aside.display()))?;
     }
