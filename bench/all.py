@@ -10,8 +10,8 @@ same machine, in the same run (at the start and at the end; H is their mean).
 Builds bench/bare (release, its own target dir bench/bare/target), starts it and
 target/release/zmarket (fresh data dir: the seeded catalogue of 24 apps, one signed-in person) on
 127.0.0.1, runs wrk (2 threads, 100 connections, --seconds each) against every target, then the
-domain figures through the existing scripts (wallet.py, social.py, flood.py, nearby.py, rent.py) with small
-bounds.
+domain figures through the existing scripts (wallet.py, social.py, flood.py, nearby.py, rent.py, backup.py) with
+small bounds.
 Bounded: about 4 minutes in all; loopback only; every process started is stopped.
 """
 import argparse
@@ -177,6 +177,12 @@ def domain_rows(binary, H):
     rent = script_line("rent.py", dict(env, BENCH_SECONDS="3"), r"rent calls: (\d+)/s, p99 (\S+); statuses ([^(]*)")
     if rent:
         out.append(("rent calls/s (SQLite, 16 renters, 199 boxes)", rent[0], f"{int(rent[0]) / H:9.4f}H", rent[1], rent[2].strip()))
+    backup = script_line("backup.py", dict(env, BENCH_DB_MB="256", BENCH_BEFORE="3"),
+                         r"zmarket backup: ([\d.]+) s for (\d+) MB.*\n.*\n.*before: +(\d+) reads/s, p50 +[\d.]+ ms, p99 +([\d.]+) ms\n"
+                         r".*during: +(\d+) reads/s, p50 +[\d.]+ ms, p99 +([\d.]+) ms")
+    if backup:
+        out.append((f"market list (3 Python readers) during `zmarket backup` of {backup[1]} MB", backup[4], "", backup[5] + "ms",
+                    f"backup {backup[0]} s; before it {backup[2]} reads/s, p99 {backup[3]} ms"))
     return out
 
 

@@ -32,6 +32,7 @@ pub struct Config {
     pub connect: ConnectConfig,
     pub billing: BillingConfig,
     pub social: SocialConfig,
+    pub backup: BackupConfig,
     pub log: LogConfig,
 }
 
@@ -335,6 +336,23 @@ pub struct SocialConfig {
     pub poll_ms: u64,
 }
 
+/// Scheduled copies of the SQLite database into `<data_dir>/backups` (src/ops/backup.rs,
+/// docs/operations.md). PostgreSQL is backed up with pg_dump instead.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BackupConfig {
+    /// A backup is taken when the newest one is this many hours old; 0 turns the job off.
+    pub every_hours: u32,
+    /// Backups kept; the oldest beyond it are deleted after each new one.
+    pub keep: u32,
+}
+
+impl Default for BackupConfig {
+    fn default() -> Self {
+        BackupConfig { every_hours: 24, keep: 7 }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LogConfig {
@@ -363,6 +381,7 @@ impl Default for Config {
             connect: ConnectConfig::default(),
             billing: BillingConfig::default(),
             social: SocialConfig::default(),
+            backup: BackupConfig::default(),
             log: LogConfig::default(),
         }
     }
@@ -497,9 +516,9 @@ impl Default for LogConfig {
     }
 }
 
-const TOP_LEVEL_KEYS: [&str; 15] = [
+const TOP_LEVEL_KEYS: [&str; 16] = [
     "product_name", "data_dir", "server", "database", "auth", "mail", "downloads", "ssr", "map", "devices", "apps", "agent", "billing",
-    "social", "log",
+    "social", "backup", "log",
 ];
 
 fn is_setting_key(key: &str) -> bool {
@@ -736,6 +755,12 @@ impl Config {
         }
         if !(10..=60_000).contains(&so.poll_ms) {
             return bad("social.poll_ms", "must be between 10 and 60000");
+        }
+        if self.backup.every_hours > 24 * 366 {
+            return bad("backup.every_hours", "must be between 0 (no scheduled backups) and 8784 (a year)");
+        }
+        if self.backup.every_hours > 0 && !(1..=1000).contains(&self.backup.keep) {
+            return bad("backup.keep", "must be between 1 and 1000");
         }
         self.validate_limits()?;
         if !["text", "json"].contains(&self.log.format.as_str()) {

@@ -90,6 +90,18 @@ enum Command {
         #[command(subcommand)]
         command: LedgerCommand,
     },
+    /// A consistent copy of the SQLite database, made while the server runs (PostgreSQL: use pg_dump).
+    Backup {
+        /// Where to write it (replaced only once the copy is complete), e.g. /srv/backups/zmarket.sqlite3.
+        #[arg(long, value_name = "FILE")]
+        to: PathBuf,
+    },
+    /// Put a copy made by `zmarket backup` in place of the SQLite database (the server stopped); the
+    /// database it replaces is kept as `<name>.before-restore-<time>`.
+    Restore {
+        /// The copy, checked first (a zmarket database, undamaged, a schema this binary knows).
+        file: PathBuf,
+    },
     /// Image archives the server holds for agents (a market without internet installs from them).
     Images {
         #[command(subcommand)]
@@ -235,6 +247,14 @@ fn main() -> ExitCode {
                 Ok(())
             }
             Command::Images { action } => images(&config, action).await,
+            Command::Backup { to } => {
+                println!("{}", zmarket::ops::backup::backup(&config, &to).await?);
+                Ok(())
+            }
+            Command::Restore { file } => {
+                println!("{}", zmarket::ops::backup::restore(&config, &file).await?);
+                Ok(())
+            }
             Command::Tunnel { server, key, app, device, port, local } => {
                 zmarket::agent::tunnel::run(zmarket::agent::tunnel::TunnelOptions { server, key, app, device, port, local }).await
             }

@@ -62,6 +62,7 @@ pub async fn start(state: &AppState) -> anyhow::Result<JobScheduler> {
         crate::notifications::jobs(&state.notifications),
         crate::billing::jobs(&state.billing),
         crate::social::jobs(&state.social),
+        crate::ops::backup::jobs(&state.db, &state.config),
     ];
     for job in [mail, follow, settings, limits].into_iter().chain(domains.into_iter().flatten()) {
         sched.add(job?).await?;

@@ -39,6 +39,12 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
     }
     crate::secrets::private_dir(&config.data_dir).with_context(|| format!("creating data dir {}", config.data_dir.display()))?;
     let secret = crate::secrets::jwt_secret(&config)?;
+    // Held until the state is dropped: a restore refuses meanwhile (and a server does not open a
+    // database that is being restored).
+    let in_use = match crate::db::backup::sqlite_file(&config) {
+        Ok(Some(file)) => Some(crate::db::backup::InUse::shared(&file)?),
+        _ => None,
+    };
     let db = crate::db::connect(&config).await.context("connecting to the database")?;
     crate::db::migrate(&db).await.context("running migrations")?;
     let catalogue = crate::market::seed::embedded_catalogue()?;
@@ -151,6 +157,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         notifications: NotificationsCtx::new(db.clone(), stats, versions.clone()),
         ops,
         market_settings,
+        in_use,
         db,
         mailer,
         public,

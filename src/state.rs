@@ -102,4 +102,7 @@ pub struct StateParts {
     pub ops: OpsCtx,
     /// The market's settings in force here (src/settings.rs).
     pub market_settings: LiveSettings,
+    /// This server's hold on its SQLite database (none on PostgreSQL), released with the state:
+    /// `zmarket restore` refuses while it is held (`db::backup::InUse`).
+    pub in_use: Option<crate::db::backup::InUse>,
 }

@@ -1,6 +1,7 @@
 //! Storage: the connection (SQLite in WAL mode by default, PostgreSQL by configuration),
 //! the migrations and the entities.
 
+pub mod backup;
 pub mod entity;
 pub mod enums;
 pub mod migration;

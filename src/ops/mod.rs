@@ -1,8 +1,11 @@
 //! The operator's console (`/api/ops/v1`, issue 25): who runs the market (`zmarket operator
 //! grant`/`revoke`), the people (search, suspend, grant coins), the market's figures, settings and
-//! top-up codes (console.rs), and the audit of every operator write. Only operators (`iam::auth::Operator`) reach these routes.
+//! top-up codes (console.rs), and the audit of every operator write. Only operators
+//! (`iam::auth::Operator`) reach these routes. `backup`: the database's copies (`zmarket
+//! backup`/`restore`, the `[backup]` job, the last backup for the overview).
 
 pub mod audit;
+pub mod backup;
 pub mod cli;
 pub mod console;
 pub mod model;

@@ -1,5 +1,6 @@
 //! One integration-test binary: the real server over real HTTP against a fresh database.
 
+mod backup;
 mod billing;
 // Shared with tests/clock/: some helpers serve only one of the two binaries.
 #[allow(dead_code)]
