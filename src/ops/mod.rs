@@ -2,6 +2,7 @@
 //! grant`/`revoke`), the people (search, suspend, grant coins) and the audit of every operator
 //! write. Only operators (`iam::auth::Operator`) reach these routes.
 
+pub mod apps;
 pub mod audit;
 pub mod cli;
 pub mod model;

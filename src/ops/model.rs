@@ -28,10 +28,24 @@ pub enum AuditAction {
     UserSuspend,
     UserUnsuspend,
     UserGrant,
+    AppCreate,
+    AppUpdate,
+    AppIcon,
+    AppImage,
 }
 
 impl AuditAction {
-    pub const ALL: [AuditAction; 5] = [Self::OperatorGrant, Self::OperatorRevoke, Self::UserSuspend, Self::UserUnsuspend, Self::UserGrant];
+    pub const ALL: [AuditAction; 9] = [
+        Self::OperatorGrant,
+        Self::OperatorRevoke,
+        Self::UserSuspend,
+        Self::UserUnsuspend,
+        Self::UserGrant,
+        Self::AppCreate,
+        Self::AppUpdate,
+        Self::AppIcon,
+        Self::AppImage,
+    ];
     pub fn as_str(self) -> &'static str {
         match self {
             Self::OperatorGrant => "operator.grant",
@@ -39,6 +53,10 @@ impl AuditAction {
             Self::UserSuspend => "user.suspend",
             Self::UserUnsuspend => "user.unsuspend",
             Self::UserGrant => "user.grant",
+            Self::AppCreate => "app.create",
+            Self::AppUpdate => "app.update",
+            Self::AppIcon => "app.icon",
+            Self::AppImage => "app.image",
         }
     }
     pub fn parse(s: &str) -> Option<AuditAction> {
@@ -52,7 +70,8 @@ pub struct AuditEntry {
     pub at: DateTime<Utc>,
     /// The operator's email (or "command line").
     pub operator: String,
-    /// `operator.grant`, `operator.revoke`, `user.suspend`, `user.unsuspend`, `user.grant`.
+    /// `operator.grant`, `operator.revoke`, `user.suspend`, `user.unsuspend`, `user.grant`,
+    /// `app.create`, `app.update`, `app.icon`, `app.image`.
     pub action: String,
     /// What it was done to, e.g. `user:<id>`.
     pub target: String,

@@ -18,13 +18,15 @@ pub fn router<S>() -> OpenApiRouter<S>
 where
     S: Clone + Send + Sync + 'static,
     OpsCtx: FromRef<S>,
+    crate::ops::apps::Publisher: FromRef<S>,
     Sessions: FromRef<S>,
 {
     let moving = OpenApiRouter::new().routes(routes!(grant)).route_layer(idempotency::layer());
     OpenApiRouter::new().routes(routes!(list_users)).routes(routes!(suspend)).routes(routes!(unsuspend)).routes(routes!(list_audit)).merge(moving)
+        .merge(crate::ops::apps::routes::router())
 }
 
-async fn actor(cx: &OpsCtx, op: &Operator) -> Result<Actor, AppError> {
+pub(crate) async fn actor(cx: &OpsCtx, op: &Operator) -> Result<Actor, AppError> {
     use sea_orm::EntityTrait;
     let u = users::Entity::find_by_id(op.0.user_id.clone()).one(&cx.db).await?.ok_or(AppError::Forbidden(Msg::NotOperator))?;
     Ok(Actor { id: u.id, email: u.email })

@@ -23,6 +23,7 @@ mod m0017_apps_over_time;
 mod m0018_money;
 mod m0020_zcloud_rentals;
 mod m0021_operators;
+mod m0023_published_apps;
 
 pub struct Migrator;
 
@@ -50,6 +51,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0018_money::Migration),
             Box::new(m0020_zcloud_rentals::Migration),
             Box::new(m0021_operators::Migration),
+            Box::new(m0023_published_apps::Migration),
         ]
     }
 }

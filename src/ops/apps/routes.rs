@@ -1,0 +1,106 @@
+//! `/api/ops/v1/apps…`: publishing apps (403 for everyone who is not an operator).
+
+use axum::extract::{DefaultBodyLimit, FromRef, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::error::{ApiResult, AppError, Envelope, Msg, ok};
+use crate::http::{ApiMultipart, ApiPath, ApiQuery, List, Valid};
+use crate::iam::auth::{Operator, Sessions};
+use crate::ops::OpsCtx;
+use crate::ops::apps::model::{AppEdit, AppRequest, AppsQuery, ICON_MAX_BYTES, ImageUpload, OpsApp};
+use crate::ops::apps::{self as publish, Publisher, uploads};
+use crate::ops::routes::actor;
+
+pub fn router<S>() -> OpenApiRouter<S>
+where
+    S: Clone + Send + Sync + 'static,
+    OpsCtx: FromRef<S>,
+    Publisher: FromRef<S>,
+    Sessions: FromRef<S>,
+{
+    // An image archive is far larger than `server.body_limit_bytes`: this route has no body
+    // limit of its own; `[apps] max_image_bytes` is enforced while it streams to disk.
+    let archives = OpenApiRouter::new().routes(routes!(upload_image)).layer(DefaultBodyLimit::disable());
+    OpenApiRouter::new().routes(routes!(list_apps, create_app)).routes(routes!(get_app, update_app)).routes(routes!(upload_icon)).merge(archives)
+}
+
+/// Every app, hidden ones too, with how it installs.
+#[utoipa::path(get, path = "/api/ops/v1/apps", tag = "operator", params(AppsQuery),
+    responses((status = 200, body = Envelope<List<OpsApp>>), (status = 400), (status = 403)))]
+async fn list_apps(State(cx): State<Publisher>, _op: Operator, ApiQuery(q): ApiQuery<AppsQuery>) -> ApiResult<List<OpsApp>> {
+    ok(publish::list(&cx, q.checked()?, q.listed).await?)
+}
+
+/// Publish a new app (`origin: local`). 400 names the field; 409 when the id exists.
+#[utoipa::path(post, path = "/api/ops/v1/apps", tag = "operator", request_body = AppRequest,
+    responses((status = 200, body = Envelope<OpsApp>), (status = 400), (status = 403), (status = 409)))]
+async fn create_app(State(ops): State<OpsCtx>, State(cx): State<Publisher>, op: Operator, Valid(req): Valid<AppEdit>) -> ApiResult<OpsApp> {
+    let actor = actor(&ops, &op).await?;
+    ok(publish::create(&cx, &actor, req).await?)
+}
+
+/// One app as the operator sees it.
+#[utoipa::path(get, path = "/api/ops/v1/apps/{id}", tag = "operator", params(("id" = String, Path)),
+    responses((status = 200, body = Envelope<OpsApp>), (status = 403), (status = 404)))]
+async fn get_app(State(cx): State<Publisher>, _op: Operator, ApiPath(id): ApiPath<String>) -> ApiResult<OpsApp> {
+    ok(publish::get(&cx, &id).await?)
+}
+
+/// Edit an app: the fields given change (`listed` hides or shows it, `top_pick`), the others
+/// stay. A new image without a new version gets one, so installations see the update.
+#[utoipa::path(put, path = "/api/ops/v1/apps/{id}", tag = "operator", params(("id" = String, Path)), request_body = AppRequest,
+    responses((status = 200, body = Envelope<OpsApp>), (status = 400), (status = 403), (status = 404)))]
+async fn update_app(State(ops): State<OpsCtx>, State(cx): State<Publisher>, op: Operator, ApiPath(id): ApiPath<String>, Valid(req): Valid<AppEdit>) -> ApiResult<OpsApp> {
+    let actor = actor(&ops, &op).await?;
+    ok(publish::update(&cx, &actor, &id, req).await?)
+}
+
+fn announced(headers: &HeaderMap) -> Option<u64> {
+    headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse().ok())
+}
+
+/// Upload the app's icon (multipart `file`): PNG, JPEG or WebP, at most 256 KB.
+#[utoipa::path(post, path = "/api/ops/v1/apps/{id}/icon", tag = "operator", params(("id" = String, Path)),
+    responses((status = 200, body = Envelope<OpsApp>), (status = 400), (status = 403), (status = 404), (status = 413), (status = 415)))]
+async fn upload_icon(State(ops): State<OpsCtx>, State(cx): State<Publisher>, op: Operator, ApiPath(id): ApiPath<String>, headers: HeaderMap, ApiMultipart(mut form): ApiMultipart) -> ApiResult<OpsApp> {
+    let actor = actor(&ops, &op).await?;
+    if announced(&headers).is_some_and(|n| n > (ICON_MAX_BYTES + 64 * 1024) as u64) {
+        return Err(AppError::TooLarge(Msg::AppIconTooLarge));
+    }
+    let broken = |e: axum::extract::multipart::MultipartError| {
+        if e.status() == StatusCode::PAYLOAD_TOO_LARGE { AppError::TooLarge(Msg::AppIconTooLarge) } else { AppError::invalid("file", Msg::AppIconMissing) }
+    };
+    while let Some(mut field) = form.next_field().await.map_err(broken)? {
+        if field.name() != Some("file") {
+            continue;
+        }
+        let mut bytes = Vec::new();
+        while let Some(chunk) = field.chunk().await.map_err(broken)? {
+            if bytes.len() + chunk.len() > ICON_MAX_BYTES {
+                return Err(AppError::TooLarge(Msg::AppIconTooLarge));
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        return ok(publish::set_icon(&cx, &actor, &id, bytes).await?);
+    }
+    Err(AppError::invalid("file", Msg::AppIconMissing))
+}
+
+/// Upload a `docker save` archive of the app's image (multipart `file`) into the store agents
+/// install from (`zmarket images add`'s): boxes with no internet install it. 415 when it is not
+/// such an archive, 413 over `[apps] max_image_bytes`; nothing is kept then.
+#[utoipa::path(post, path = "/api/ops/v1/apps/{id}/image", tag = "operator", params(("id" = String, Path)),
+    responses((status = 200, body = Envelope<ImageUpload>), (status = 400), (status = 403), (status = 404), (status = 413), (status = 415)))]
+async fn upload_image(State(ops): State<OpsCtx>, State(cx): State<Publisher>, op: Operator, ApiPath(id): ApiPath<String>, headers: HeaderMap, ApiMultipart(mut form): ApiMultipart) -> ApiResult<ImageUpload> {
+    let actor = actor(&ops, &op).await?;
+    // 404 before reading a byte of a possibly large body.
+    publish::get(&cx, &id).await?;
+    let max = cx.apps.settings.max_image_bytes;
+    if announced(&headers).is_some_and(|n| n > max.saturating_add(64 * 1024)) {
+        return Err(AppError::TooLarge(Msg::ImageArchiveTooLarge(max)));
+    }
+    let received = uploads::receive(&mut form, &cx.apps.data_dir, max).await?;
+    ok(publish::add_image(&cx, &actor, &id, received).await?)
+}
