@@ -626,8 +626,8 @@ impl Msg {
                 "这不是用 docker save 生成的镜像归档（须为含 manifest.json 和带标签镜像的 tar）",
             ),
             Msg::ImageArchiveTooLarge(max) => {
-                let gib = *max as f64 / (1u64 << 30) as f64;
-                let size = if gib >= 1.0 { format!("{gib:.1} GiB") } else { format!("{:.0} MiB", *max as f64 / (1u64 << 20) as f64) };
+                let (n, unit) = [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")].into_iter().find(|(u, _)| *max >= *u).unwrap_or((1, "bytes"));
+                let size = format!("{} {unit}", (*max as f64 / n as f64 * 10.0).round() / 10.0);
                 return match lang {
                     Lang::En => format!("The archive is larger than this market accepts ({size})"),
                     Lang::Zh => format!("归档超过本市场允许的大小（{size}）"),
