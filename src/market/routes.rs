@@ -28,14 +28,14 @@ where
         .routes(routes!(applications))
         .routes(routes!(application))
         .routes(routes!(search))
-        .routes(routes!(icon))
+        .routes(routes!(app_icon))
 }
 
 /// An app's icon uploaded in the operator's console (the app's `icon_url` names it with its
 /// version; cached for good).
 #[utoipa::path(get, path = "/api/ebs/v1/market/icons/{id}", tag = "market", params(("id" = String, Path)),
     responses((status = 200, content_type = "image/*"), (status = 404)))]
-async fn icon(State(cx): State<MarketCtx>, ApiPath(id): ApiPath<String>) -> Result<Response, AppError> {
+async fn app_icon(State(cx): State<MarketCtx>, ApiPath(id): ApiPath<String>) -> Result<Response, AppError> {
     let (bytes, mime) = crate::market::icons::load(&cx.db, &id).await?.ok_or(AppError::NotFound(crate::error::Msg::NotFound))?;
     let mut res = axum::body::Body::from(bytes).into_response();
     let h = res.headers_mut();

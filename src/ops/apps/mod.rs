@@ -22,7 +22,6 @@ use sea_orm::{ActiveModelTrait, ConnectionTrait, EntityTrait, QueryOrder, Set};
 use serde_json::{Value, json};
 
 use crate::apps::AppsCtx;
-use crate::apps::images;
 use crate::db::entity::{app_icons, app_images, apps};
 use crate::db::{for_update, now, write_txn};
 use crate::error::{AppError, Msg};

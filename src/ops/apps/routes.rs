@@ -22,21 +22,21 @@ where
 {
     // An image archive is far larger than `server.body_limit_bytes`: this route has no body
     // limit of its own; `[apps] max_image_bytes` is enforced while it streams to disk.
-    let archives = OpenApiRouter::new().routes(routes!(upload_image)).layer(DefaultBodyLimit::disable());
-    OpenApiRouter::new().routes(routes!(list_apps, create_app)).routes(routes!(get_app, update_app)).routes(routes!(upload_icon)).merge(archives)
+    let archives = OpenApiRouter::new().routes(routes!(ops_upload_image)).layer(DefaultBodyLimit::disable());
+    OpenApiRouter::new().routes(routes!(ops_list_apps, ops_create_app)).routes(routes!(ops_get_app, ops_update_app)).routes(routes!(ops_upload_icon)).merge(archives)
 }
 
 /// Every app, hidden ones too, with how it installs.
 #[utoipa::path(get, path = "/api/ops/v1/apps", tag = "operator", params(AppsQuery),
     responses((status = 200, body = Envelope<List<OpsApp>>), (status = 400), (status = 403)))]
-async fn list_apps(State(cx): State<Publisher>, _op: Operator, ApiQuery(q): ApiQuery<AppsQuery>) -> ApiResult<List<OpsApp>> {
+async fn ops_list_apps(State(cx): State<Publisher>, _op: Operator, ApiQuery(q): ApiQuery<AppsQuery>) -> ApiResult<List<OpsApp>> {
     ok(publish::list(&cx, q.checked()?, q.listed).await?)
 }
 
 /// Publish a new app (`origin: local`). 400 names the field; 409 when the id exists.
 #[utoipa::path(post, path = "/api/ops/v1/apps", tag = "operator", request_body = AppRequest,
     responses((status = 200, body = Envelope<OpsApp>), (status = 400), (status = 403), (status = 409)))]
-async fn create_app(State(ops): State<OpsCtx>, State(cx): State<Publisher>, op: Operator, Valid(req): Valid<AppEdit>) -> ApiResult<OpsApp> {
+async fn ops_create_app(State(ops): State<OpsCtx>, State(cx): State<Publisher>, op: Operator, Valid(req): Valid<AppEdit>) -> ApiResult<OpsApp> {
     let actor = actor(&ops, &op).await?;
     ok(publish::create(&cx, &actor, req).await?)
 }
@@ -44,7 +44,7 @@ async fn create_app(State(ops): State<OpsCtx>, State(cx): State<Publisher>, op: 
 /// One app as the operator sees it.
 #[utoipa::path(get, path = "/api/ops/v1/apps/{id}", tag = "operator", params(("id" = String, Path)),
     responses((status = 200, body = Envelope<OpsApp>), (status = 403), (status = 404)))]
-async fn get_app(State(cx): State<Publisher>, _op: Operator, ApiPath(id): ApiPath<String>) -> ApiResult<OpsApp> {
+async fn ops_get_app(State(cx): State<Publisher>, _op: Operator, ApiPath(id): ApiPath<String>) -> ApiResult<OpsApp> {
     ok(publish::get(&cx, &id).await?)
 }
 
@@ -52,7 +52,7 @@ async fn get_app(State(cx): State<Publisher>, _op: Operator, ApiPath(id): ApiPat
 /// stay. A new image without a new version gets one, so installations see the update.
 #[utoipa::path(put, path = "/api/ops/v1/apps/{id}", tag = "operator", params(("id" = String, Path)), request_body = AppRequest,
     responses((status = 200, body = Envelope<OpsApp>), (status = 400), (status = 403), (status = 404)))]
-async fn update_app(State(ops): State<OpsCtx>, State(cx): State<Publisher>, op: Operator, ApiPath(id): ApiPath<String>, Valid(req): Valid<AppEdit>) -> ApiResult<OpsApp> {
+async fn ops_update_app(State(ops): State<OpsCtx>, State(cx): State<Publisher>, op: Operator, ApiPath(id): ApiPath<String>, Valid(req): Valid<AppEdit>) -> ApiResult<OpsApp> {
     let actor = actor(&ops, &op).await?;
     ok(publish::update(&cx, &actor, &id, req).await?)
 }
@@ -64,7 +64,7 @@ fn announced(headers: &HeaderMap) -> Option<u64> {
 /// Upload the app's icon (multipart `file`): PNG, JPEG or WebP, at most 256 KB.
 #[utoipa::path(post, path = "/api/ops/v1/apps/{id}/icon", tag = "operator", params(("id" = String, Path)),
     responses((status = 200, body = Envelope<OpsApp>), (status = 400), (status = 403), (status = 404), (status = 413), (status = 415)))]
-async fn upload_icon(State(ops): State<OpsCtx>, State(cx): State<Publisher>, op: Operator, ApiPath(id): ApiPath<String>, headers: HeaderMap, ApiMultipart(mut form): ApiMultipart) -> ApiResult<OpsApp> {
+async fn ops_upload_icon(State(ops): State<OpsCtx>, State(cx): State<Publisher>, op: Operator, ApiPath(id): ApiPath<String>, headers: HeaderMap, ApiMultipart(mut form): ApiMultipart) -> ApiResult<OpsApp> {
     let actor = actor(&ops, &op).await?;
     if announced(&headers).is_some_and(|n| n > (ICON_MAX_BYTES + 64 * 1024) as u64) {
         return Err(AppError::TooLarge(Msg::AppIconTooLarge));
@@ -93,7 +93,7 @@ async fn upload_icon(State(ops): State<OpsCtx>, State(cx): State<Publisher>, op:
 /// such an archive, 413 over `[apps] max_image_bytes`; nothing is kept then.
 #[utoipa::path(post, path = "/api/ops/v1/apps/{id}/image", tag = "operator", params(("id" = String, Path)),
     responses((status = 200, body = Envelope<ImageUpload>), (status = 400), (status = 403), (status = 404), (status = 413), (status = 415)))]
-async fn upload_image(State(ops): State<OpsCtx>, State(cx): State<Publisher>, op: Operator, ApiPath(id): ApiPath<String>, headers: HeaderMap, ApiMultipart(mut form): ApiMultipart) -> ApiResult<ImageUpload> {
+async fn ops_upload_image(State(ops): State<OpsCtx>, State(cx): State<Publisher>, op: Operator, ApiPath(id): ApiPath<String>, headers: HeaderMap, ApiMultipart(mut form): ApiMultipart) -> ApiResult<ImageUpload> {
     let actor = actor(&ops, &op).await?;
     // 404 before reading a byte of a possibly large body.
     publish::get(&cx, &id).await?;
