@@ -302,10 +302,12 @@ pub async fn update(cx: &Publisher, actor: &Actor, id: &str, e: AppEdit) -> Resu
     let before = view(&row, manifest.as_ref(), &archives);
     let updated = write(&txn, &row, draft, manifest_changed).await?;
     let after = view(&updated, cx.apps.manifests.of(&updated).as_ref(), &archives);
-    if after == before {
+    let diff = changes(&before, &after);
+    if diff["after"].as_object().is_none_or(|m| m.is_empty()) {
+        // Nothing changed: nothing written, nothing audited (the transaction rolls back).
         return Ok(before);
     }
-    audit::record(&txn, actor, AuditAction::AppUpdate, &target(id), changes(&before, &after)).await?;
+    audit::record(&txn, actor, AuditAction::AppUpdate, &target(id), diff).await?;
     txn.commit().await?;
     crate::market::service::refresh(&cx.market).await?;
     Ok(after)

@@ -1,7 +1,7 @@
 //! `/api/ops/v1/apps…`: publishing apps (403 for everyone who is not an operator).
 
 use axum::extract::{DefaultBodyLimit, FromRef, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, header};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -64,28 +64,10 @@ fn announced(headers: &HeaderMap) -> Option<u64> {
 /// Upload the app's icon (multipart `file`): PNG, JPEG or WebP, at most 256 KB.
 #[utoipa::path(post, path = "/api/ops/v1/apps/{id}/icon", tag = "operator", params(("id" = String, Path)),
     responses((status = 200, body = Envelope<OpsApp>), (status = 400), (status = 403), (status = 404), (status = 413), (status = 415)))]
-async fn ops_upload_icon(State(ops): State<OpsCtx>, State(cx): State<Publisher>, op: Operator, ApiPath(id): ApiPath<String>, headers: HeaderMap, ApiMultipart(mut form): ApiMultipart) -> ApiResult<OpsApp> {
+async fn ops_upload_icon(State(ops): State<OpsCtx>, State(cx): State<Publisher>, op: Operator, ApiPath(id): ApiPath<String>, headers: HeaderMap, form: ApiMultipart) -> ApiResult<OpsApp> {
     let actor = actor(&ops, &op).await?;
-    if announced(&headers).is_some_and(|n| n > (ICON_MAX_BYTES + 64 * 1024) as u64) {
-        return Err(AppError::TooLarge(Msg::AppIconTooLarge));
-    }
-    let broken = |e: axum::extract::multipart::MultipartError| {
-        if e.status() == StatusCode::PAYLOAD_TOO_LARGE { AppError::TooLarge(Msg::AppIconTooLarge) } else { AppError::invalid("file", Msg::AppIconMissing) }
-    };
-    while let Some(mut field) = form.next_field().await.map_err(broken)? {
-        if field.name() != Some("file") {
-            continue;
-        }
-        let mut bytes = Vec::new();
-        while let Some(chunk) = field.chunk().await.map_err(broken)? {
-            if bytes.len() + chunk.len() > ICON_MAX_BYTES {
-                return Err(AppError::TooLarge(Msg::AppIconTooLarge));
-            }
-            bytes.extend_from_slice(&chunk);
-        }
-        return ok(publish::set_icon(&cx, &actor, &id, bytes).await?);
-    }
-    Err(AppError::invalid("file", Msg::AppIconMissing))
+    let bytes = form.small_file(&headers, "file", ICON_MAX_BYTES, Msg::AppIconTooLarge, Msg::AppIconMissing).await?;
+    ok(publish::set_icon(&cx, &actor, &id, bytes).await?)
 }
 
 /// Upload a `docker save` archive of the app's image (multipart `file`) into the store agents

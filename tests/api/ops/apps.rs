@@ -398,3 +398,33 @@ async fn the_seed_merge_keeps_what_an_operator_changed() {
     let (_, w) = app.get_auth("/api/ops/v1/apps/team-wiki", &op).await;
     assert_eq!((w["data"]["name_en"].as_str(), w["data"]["origin"].as_str()), (Some("Team Wiki"), Some("local")));
 }
+
+#[tokio::test]
+async fn a_publish_on_one_instance_reaches_the_other_instances_market() {
+    let (a, b) = crate::instances::pair(|_| {}).await;
+    let op = token_of(&a.signed_in("op@example.com").await);
+    make_operator(&a, "op@example.com");
+    assert!(market_search(&b, "wiki").await.is_empty());
+    let (s, body) = a.post_json("/api/ops/v1/apps", &new_app("team-wiki"), Some(&op)).await;
+    assert_eq!(s, 200, "{body}");
+    // B follows the shared public version (polled every second) and reloads its index.
+    let mut found = Vec::new();
+    for _ in 0..250 {
+        found = market_search(&b, "wiki").await;
+        if !found.is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(40)).await;
+    }
+    assert_eq!(found, vec!["team-wiki"], "B's market never showed the app published on A");
+    // Hidden on B: A's market drops it the same way.
+    assert_eq!(b.put_json("/api/ops/v1/apps/team-wiki", &json!({"listed": false}), &op).await.0, 200);
+    for _ in 0..250 {
+        found = market_search(&a, "wiki").await;
+        if found.is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(40)).await;
+    }
+    assert!(found.is_empty(), "A's market still shows the app hidden on B");
+}
