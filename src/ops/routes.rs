@@ -6,8 +6,7 @@ use utoipa_axum::routes;
 
 use crate::billing::idempotency::{self, IdempotencyKey};
 use crate::billing::model::{Entry, TopUp, TopUpRequest};
-use crate::db::entity::users;
-use crate::error::{ApiResult, AppError, Envelope, Msg, ok};
+use crate::error::{ApiResult, AppError, Envelope, ok};
 use crate::http::{ApiPath, ApiQuery, List, Page, Valid};
 use crate::iam::auth::{Operator, Sessions};
 use crate::lang::Lang;
@@ -26,10 +25,8 @@ where
         .merge(crate::ops::apps::routes::router())
 }
 
-pub(crate) async fn actor(cx: &OpsCtx, op: &Operator) -> Result<Actor, AppError> {
-    use sea_orm::EntityTrait;
-    let u = users::Entity::find_by_id(op.0.user_id.clone()).one(&cx.db).await?.ok_or(AppError::Forbidden(Msg::NotOperator))?;
-    Ok(Actor { id: u.id, email: u.email })
+async fn actor(cx: &OpsCtx, op: &Operator) -> Result<Actor, AppError> {
+    crate::ops::operators::actor_of(&cx.db, op).await
 }
 
 /// People, newest first; `q` finds part of an email or a name.

@@ -11,7 +11,6 @@ use crate::iam::auth::{Operator, Sessions};
 use crate::ops::OpsCtx;
 use crate::ops::apps::model::{AppEdit, AppRequest, AppsQuery, ICON_MAX_BYTES, ImageUpload, OpsApp};
 use crate::ops::apps::{self as publish, Publisher, uploads};
-use crate::ops::routes::actor;
 
 pub fn router<S>() -> OpenApiRouter<S>
 where
@@ -37,7 +36,7 @@ async fn ops_list_apps(State(cx): State<Publisher>, _op: Operator, ApiQuery(q): 
 #[utoipa::path(post, path = "/api/ops/v1/apps", tag = "operator", request_body = AppRequest,
     responses((status = 200, body = Envelope<OpsApp>), (status = 400), (status = 403), (status = 409)))]
 async fn ops_create_app(State(ops): State<OpsCtx>, State(cx): State<Publisher>, op: Operator, Valid(req): Valid<AppEdit>) -> ApiResult<OpsApp> {
-    let actor = actor(&ops, &op).await?;
+    let actor = crate::ops::operators::actor_of(&ops.db, &op).await?;
     ok(publish::create(&cx, &actor, req).await?)
 }
 
@@ -53,7 +52,7 @@ async fn ops_get_app(State(cx): State<Publisher>, _op: Operator, ApiPath(id): Ap
 #[utoipa::path(put, path = "/api/ops/v1/apps/{id}", tag = "operator", params(("id" = String, Path)), request_body = AppRequest,
     responses((status = 200, body = Envelope<OpsApp>), (status = 400), (status = 403), (status = 404)))]
 async fn ops_update_app(State(ops): State<OpsCtx>, State(cx): State<Publisher>, op: Operator, ApiPath(id): ApiPath<String>, Valid(req): Valid<AppEdit>) -> ApiResult<OpsApp> {
-    let actor = actor(&ops, &op).await?;
+    let actor = crate::ops::operators::actor_of(&ops.db, &op).await?;
     ok(publish::update(&cx, &actor, &id, req).await?)
 }
 
@@ -65,7 +64,7 @@ fn announced(headers: &HeaderMap) -> Option<u64> {
 #[utoipa::path(post, path = "/api/ops/v1/apps/{id}/icon", tag = "operator", params(("id" = String, Path)),
     responses((status = 200, body = Envelope<OpsApp>), (status = 400), (status = 403), (status = 404), (status = 413), (status = 415)))]
 async fn ops_upload_icon(State(ops): State<OpsCtx>, State(cx): State<Publisher>, op: Operator, ApiPath(id): ApiPath<String>, headers: HeaderMap, form: ApiMultipart) -> ApiResult<OpsApp> {
-    let actor = actor(&ops, &op).await?;
+    let actor = crate::ops::operators::actor_of(&ops.db, &op).await?;
     let bytes = form.small_file(&headers, "file", ICON_MAX_BYTES, Msg::AppIconTooLarge, Msg::AppIconMissing).await?;
     ok(publish::set_icon(&cx, &actor, &id, bytes).await?)
 }
@@ -76,7 +75,7 @@ async fn ops_upload_icon(State(ops): State<OpsCtx>, State(cx): State<Publisher>,
 #[utoipa::path(post, path = "/api/ops/v1/apps/{id}/image", tag = "operator", params(("id" = String, Path)),
     responses((status = 200, body = Envelope<ImageUpload>), (status = 400), (status = 403), (status = 404), (status = 413), (status = 415)))]
 async fn ops_upload_image(State(ops): State<OpsCtx>, State(cx): State<Publisher>, op: Operator, ApiPath(id): ApiPath<String>, headers: HeaderMap, ApiMultipart(mut form): ApiMultipart) -> ApiResult<ImageUpload> {
-    let actor = actor(&ops, &op).await?;
+    let actor = crate::ops::operators::actor_of(&ops.db, &op).await?;
     // 404 before reading a byte of a possibly large body.
     publish::get(&cx, &id).await?;
     let max = cx.apps.settings.max_image_bytes;
