@@ -276,7 +276,11 @@ async fn icons_are_checked_stored_and_served_with_a_cache_header() {
 
 #[tokio::test]
 async fn an_archive_that_is_not_a_docker_save_tar_or_too_large_is_refused_and_nothing_is_kept() {
-    let app = TestApp::spawn_with(|c| c.apps.max_image_bytes = 64 * 1024).await;
+    let app = TestApp::spawn_with(|c| {
+        c.apps.max_image_bytes = 64 * 1024;
+        c.server.body_limit_bytes = 4 * 1024;
+    })
+    .await;
     let op = token_of(&app.signed_in("op@example.com").await);
     make_operator(&app, "op@example.com");
     assert_eq!(app.post_json("/api/ops/v1/apps", &new_app("team-wiki"), Some(&op)).await.0, 200);
@@ -303,6 +307,14 @@ async fn an_archive_that_is_not_a_docker_save_tar_or_too_large_is_refused_and_no
     // An unknown app: 404 before the body is read.
     let (s, _) = upload(&app, &op, "/api/ops/v1/apps/nope/image", docker_save_tar(&["a/b:1"]), "a.tar", "application/x-tar", "en").await;
     assert_eq!(s, 404);
+    // The route takes archives far over `server.body_limit_bytes` (configured at 4 KiB here),
+    // up to `max_image_bytes`.
+    let mut fits = docker_save_tar(&["zmarket-test/httpd:1"]);
+    fits.resize(60 * 1024, 0);
+    let (s, b) = upload(&app, &op, path, fits, "a.tar", "application/x-tar", "en").await;
+    assert_eq!((s, b["data"]["size"].as_u64()), (200, Some(60 * 1024)), "{b}");
+    assert_eq!(stored_archives(&app).await, 1);
+    assert_eq!(files_in(&images), vec![format!("{}.tar", b["data"]["sha256"].as_str().unwrap())]);
 }
 
 #[tokio::test]
