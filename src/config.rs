@@ -193,11 +193,20 @@ pub struct AppsConfig {
     /// A rental whose paid time is used up is suspended (its container stopped and kept, the box
     /// still reserved) for this long, for its renter to add coins and resume it; then it is ended.
     pub suspended_grace_hours: u32,
+    /// The largest image archive (`docker save` tar) an operator may upload from the console
+    /// (`POST /api/ops/v1/apps/{id}/image`); a larger one is refused with 413 and nothing stored.
+    pub max_image_bytes: u64,
 }
 
 impl Default for AppsConfig {
     fn default() -> Self {
-        AppsConfig { manifests: String::new(), install_timeout_secs: 3600, action_timeout_secs: 600, suspended_grace_hours: 24 }
+        AppsConfig {
+            manifests: String::new(),
+            install_timeout_secs: 3600,
+            action_timeout_secs: 600,
+            suspended_grace_hours: 24,
+            max_image_bytes: 8 * 1024 * 1024 * 1024,
+        }
     }
 }
 

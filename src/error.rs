@@ -218,6 +218,28 @@ pub enum Msg {
     SuspendSelf,
     SuspendReasonInvalid,
     AuditActionInvalid,
+    // publishing apps (the operator's console)
+    AppIdInvalid,
+    AppIdTaken,
+    AppNameInvalid,
+    AppSummaryInvalid,
+    AppDescriptionInvalid,
+    AppPublisherInvalid,
+    AppVersionInvalid,
+    /// The field and the values it may take.
+    AppChoiceInvalid(&'static str, &'static [&'static str]),
+    AppRequirementsInvalid,
+    AppImageInvalid,
+    AppPortsInvalid,
+    AppVolumesInvalid,
+    AppHealthInvalid,
+    AppIconMissing,
+    AppIconType,
+    AppIconTooLarge,
+    ImageArchiveMissing,
+    ImageArchiveInvalid,
+    /// The largest archive accepted, in bytes.
+    ImageArchiveTooLarge(u64),
 }
 
 impl Msg {
@@ -575,6 +597,59 @@ impl Msg {
             Msg::SuspendSelf => ("You cannot suspend yourself", "不能停用自己的账户"),
             Msg::SuspendReasonInvalid => ("Give a reason of 1 to 500 characters", "请填写 1 到 500 个字符的原因"),
             Msg::AuditActionInvalid => ("Unknown action", "未知的操作类型"),
+            Msg::AppIdInvalid => (
+                "The app id must be 1 to 64 lowercase letters, digits and single dashes, e.g. my-app",
+                "应用 ID 须为 1 到 64 个小写字母、数字和单个连字符，例如 my-app",
+            ),
+            Msg::AppIdTaken => ("An app with this id already exists", "该应用 ID 已存在"),
+            Msg::AppNameInvalid => ("Give the name in English and Chinese, 1 to 60 characters each", "请填写中英文名称，各 1 到 60 个字符"),
+            Msg::AppSummaryInvalid => ("Give the summary in English and Chinese, 1 to 200 characters each", "请填写中英文简介，各 1 到 200 个字符"),
+            Msg::AppDescriptionInvalid => ("The description may be at most 5000 characters", "描述最多 5000 个字符"),
+            Msg::AppPublisherInvalid => ("The publisher must be 1 to 60 characters", "发布者须为 1 到 60 个字符"),
+            Msg::AppVersionInvalid => (
+                "The version must be 1 to 40 letters, digits, dots, dashes or plus signs",
+                "版本须为 1 到 40 个字母、数字、点、连字符或加号",
+            ),
+            Msg::AppChoiceInvalid(field, options) => return match lang {
+                Lang::En => format!("{field} must be one of: {}", options.join(", ")),
+                Lang::Zh => format!("{field} 须为以下之一：{}", options.join("、")),
+            },
+            Msg::AppRequirementsInvalid => (
+                "Requirements are whole numbers: at least 1 CPU core, memory and disk of at least 0 bytes, 0 to 16 GPUs",
+                "需求须为整数：至少 1 个 CPU 核心，内存和磁盘不小于 0 字节，GPU 0 到 16 个",
+            ),
+            Msg::AppImageInvalid => (
+                "The image must be a reference with a tag, e.g. registry.example.com/team/app:1.0",
+                "镜像须为带标签的引用，例如 registry.example.com/team/app:1.0",
+            ),
+            Msg::AppPortsInvalid => (
+                "Ports are container ports 1 to 65535, each once, TCP or UDP, with at most one web port (TCP) and names of at most 40 characters",
+                "端口须为 1 到 65535 的容器端口，各出现一次，TCP 或 UDP，最多一个网页端口（TCP），名称最多 40 个字符",
+            ),
+            Msg::AppVolumesInvalid => (
+                "A volume needs a name (lowercase letters, digits and dashes, each name once) and an absolute path inside the container",
+                "数据卷须有名称（小写字母、数字和连字符，不可重复）和容器内的绝对路径",
+            ),
+            Msg::AppHealthInvalid => (
+                "The health path must start with / and needs a web port",
+                "健康检查路径须以 / 开头，且需要一个网页端口",
+            ),
+            Msg::AppIconMissing => ("Choose an image file for the icon", "请为图标选择图片文件"),
+            Msg::AppIconType => ("The icon must be a PNG, JPEG or WebP image", "图标须为 PNG、JPEG 或 WebP 图片"),
+            Msg::AppIconTooLarge => ("The icon must be at most 256 KB", "图标不能超过 256 KB"),
+            Msg::ImageArchiveMissing => ("Choose an image archive made with docker save (.tar)", "请选择用 docker save 生成的镜像归档（.tar）"),
+            Msg::ImageArchiveInvalid => (
+                "This is not an image archive made with docker save (a tar with manifest.json and tagged images)",
+                "这不是用 docker save 生成的镜像归档（须为含 manifest.json 和带标签镜像的 tar）",
+            ),
+            Msg::ImageArchiveTooLarge(max) => {
+                let (n, unit) = [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")].into_iter().find(|(u, _)| *max >= *u).unwrap_or((1, "bytes"));
+                let size = format!("{} {unit}", (*max as f64 / n as f64 * 10.0).round() / 10.0);
+                return match lang {
+                    Lang::En => format!("The archive is larger than this market accepts ({size})"),
+                    Lang::Zh => format!("归档超过本市场允许的大小（{size}）"),
+                };
+            }
         };
         match lang {
             Lang::En => en.to_string(),

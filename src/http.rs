@@ -210,6 +210,35 @@ impl<S: Send + Sync> FromRequest<S> for ApiMultipart {
     }
 }
 
+impl ApiMultipart {
+    /// The form's field `name` read whole (a small file: an avatar, an icon): 413 with
+    /// `too_large` once it passes `max` bytes (or the request announced far more), 400 naming
+    /// the field with `missing` when there is none. The rest of the form is ignored.
+    pub async fn small_file(mut self, headers: &axum::http::HeaderMap, name: &'static str, max: usize, too_large: Msg, missing: Msg) -> Result<Vec<u8>, AppError> {
+        let announced = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
+        if announced.is_some_and(|n| n > max + 64 * 1024) {
+            return Err(AppError::TooLarge(too_large));
+        }
+        let broken = |e: axum::extract::multipart::MultipartError| {
+            if e.status() == StatusCode::PAYLOAD_TOO_LARGE { AppError::TooLarge(too_large.clone()) } else { AppError::invalid(name, missing.clone()) }
+        };
+        while let Some(mut field) = self.0.next_field().await.map_err(broken)? {
+            if field.name() != Some(name) {
+                continue;
+            }
+            let mut bytes = Vec::new();
+            while let Some(chunk) = field.chunk().await.map_err(broken)? {
+                if bytes.len() + chunk.len() > max {
+                    return Err(AppError::TooLarge(too_large));
+                }
+                bytes.extend_from_slice(&chunk);
+            }
+            return Ok(bytes);
+        }
+        Err(AppError::invalid(name, missing))
+    }
+}
+
 /// `?offset=&limit=`; limit at most 100.
 #[derive(Debug, Clone, Copy, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]

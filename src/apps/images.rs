@@ -2,7 +2,7 @@
 //! a LAN with no internet still installs apps. An archive is a `docker save` tar; it is stored as
 //! `<data_dir>/images/<sha256>.tar` and listed by digest with the image references it holds.
 
-use std::io::Read;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
@@ -28,6 +28,9 @@ pub fn tags_in_archive(path: &Path) -> anyhow::Result<Vec<String>> {
         let size_text = String::from_utf8_lossy(&header[124..136]).trim_matches(|c: char| c == '\0' || c == ' ').to_string();
         let size = u64::from_str_radix(&size_text, 8).with_context(|| format!("bad tar header for {name}"))?;
         if name == "manifest.json" || name == "./manifest.json" {
+            if size > 1 << 20 {
+                bail!("the archive's manifest.json is larger than 1 MiB: not a `docker save` archive");
+            }
             let mut buf = vec![0u8; size as usize];
             f.read_exact(&mut buf)?;
             let v: serde_json::Value = serde_json::from_slice(&buf).context("manifest.json is not JSON")?;
@@ -44,7 +47,7 @@ pub fn tags_in_archive(path: &Path) -> anyhow::Result<Vec<String>> {
             return Ok(tags);
         }
         let skip = size.div_ceil(512) * 512;
-        std::io::copy(&mut (&mut f).take(skip), &mut std::io::sink())?;
+        f.seek(SeekFrom::Current(skip as i64))?;
     }
 }
 
@@ -68,25 +71,62 @@ pub fn sha256_of(path: &Path) -> anyhow::Result<(String, u64)> {
 pub async fn add(db: &impl ConnectionTrait, data_dir: &Path, file: &Path) -> anyhow::Result<app_images::Model> {
     let tags = tags_in_archive(file)?;
     let (sha, size) = sha256_of(file)?;
+    store(db, data_dir, file, Checked { tags, sha256: sha, size }, Placement::Copy).await
+}
+
+/// What [`tags_in_archive`] and the digest found in an archive.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    pub tags: Vec<String>,
+    pub sha256: String,
+    pub size: u64,
+}
+
+/// How [`store`] puts the file in the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// The file stays where it is (the command line's `images add`).
+    Copy,
+    /// The file is a temporary file inside [`dir`] (an upload): renamed into place, or removed
+    /// when the store already holds the archive.
+    Move,
+}
+
+/// Keeps a checked archive as `<sha256>.tar` and lists it; an archive the store already holds
+/// changes nothing.
+pub async fn store(db: &impl ConnectionTrait, data_dir: &Path, file: &Path, archive: Checked, how: Placement) -> anyhow::Result<app_images::Model> {
+    let Checked { tags, sha256: sha, size } = archive;
     if let Some(m) = app_images::Entity::find_by_id(sha.clone()).one(db).await? {
+        if how == Placement::Move {
+            let _ = std::fs::remove_file(file);
+        }
         return Ok(m);
     }
     let dir = dir(data_dir);
     std::fs::create_dir_all(&dir)?;
     let name = format!("{sha}.tar");
-    let tmp = dir.join(format!("{name}.part"));
-    std::fs::copy(file, &tmp).with_context(|| format!("copying {} into {}", file.display(), dir.display()))?;
-    std::fs::rename(&tmp, dir.join(&name))?;
-    let m = app_images::ActiveModel {
-        sha256: Set(sha),
+    match how {
+        Placement::Copy => {
+            let tmp = dir.join(format!("{name}.part"));
+            std::fs::copy(file, &tmp).with_context(|| format!("copying {} into {}", file.display(), dir.display()))?;
+            std::fs::rename(&tmp, dir.join(&name))?;
+        }
+        Placement::Move => std::fs::rename(file, dir.join(&name))?,
+    }
+    let row = app_images::ActiveModel {
+        sha256: Set(sha.clone()),
         tags: Set(serde_json::to_string(&tags)?),
         size_bytes: Set(size as i64),
         file: Set(name),
         created_at: Set(crate::db::now()),
     }
     .insert(db)
-    .await?;
-    Ok(m)
+    .await;
+    match row {
+        Ok(m) => Ok(m),
+        // The same archive stored at the same moment by another upload: theirs is ours.
+        Err(e) => app_images::Entity::find_by_id(sha).one(db).await?.ok_or_else(|| e.into()),
+    }
 }
 
 pub async fn list(db: &impl ConnectionTrait) -> anyhow::Result<Vec<app_images::Model>> {

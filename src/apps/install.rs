@@ -113,7 +113,7 @@ pub async fn installable(cx: &AppsCtx, conn: &impl ConnectionTrait, app_id: &str
         .one(conn)
         .await?
         .ok_or(AppError::NotFound(Msg::AppNotFound))?;
-    let manifest = cx.manifests.get(app_id).ok_or(AppError::conflict(Msg::AppNotInstallable))?;
+    let manifest = cx.manifests.of(&app).ok_or(AppError::conflict(Msg::AppNotInstallable))?;
     Ok((app, manifest))
 }
 
@@ -321,7 +321,7 @@ async fn update_payload(cx: &AppsCtx, conn: &impl ConnectionTrait, row: &install
     if app.version.is_empty() || app.version == row.version {
         return Err(AppError::conflict(Msg::NoUpdate));
     }
-    let manifest = cx.manifests.get(&app.id).ok_or(AppError::conflict(Msg::AppNotInstallable))?;
+    let manifest = cx.manifests.of(app).ok_or(AppError::conflict(Msg::AppNotInstallable))?;
     Ok(CommandBody::AppUpdate(UpdatePayload {
         installation_id: row.id.clone(),
         archive: archive_of(conn, &manifest.image).await?,

@@ -3,7 +3,9 @@
 //! private registry). Loaded and validated at start-up: every catalogue app must have one. The
 //! operator's file is read again when it changes (a new image for an app, which with a newer
 //! catalogue version makes "Update available" appear); a changed file that does not load is
-//! refused with a warning and the manifests in use stay.
+//! refused with a warning and the manifests in use stay. An app published or edited in the
+//! operator's console carries its own manifest in the database (`apps.manifest`), which wins
+//! ([`Manifests::of`]).
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -47,6 +49,18 @@ fn modified(path: &Path) -> Option<SystemTime> {
 }
 
 impl Manifests {
+    /// The manifest an app installs with: the one published from the operator's console
+    /// (`apps.manifest`, docs/apps.md "Published apps") when it has one, else the built-in or
+    /// `[apps] manifests` one.
+    pub fn of(&self, app: &crate::db::entity::apps::Model) -> Option<Manifest> {
+        match app.manifest.as_deref() {
+            Some(json) => serde_json::from_str(json)
+                .map_err(|e| tracing::warn!(app = %app.id, error = %e, "the published install manifest does not load"))
+                .ok(),
+            None => self.get(&app.id),
+        }
+    }
+
     pub fn get(&self, app_id: &str) -> Option<Manifest> {
         self.refresh();
         self.all.read().unwrap().get(app_id).cloned()

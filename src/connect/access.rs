@@ -9,7 +9,7 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use crate::apps::model::{AppStatus, Manifest};
 use crate::connect::ConnectCtx;
 use crate::connect::hub::Link;
-use crate::db::entity::{devices, installations};
+use crate::db::entity::{apps, devices, installations};
 use crate::db::enums::DeviceStatus;
 use crate::error::{AppError, Msg};
 use crate::iam::auth::Auth;
@@ -41,7 +41,8 @@ pub async fn door(cx: &ConnectCtx, auth: &Auth, id: &str) -> Result<Door, AppErr
         Err(e) => return Err(e),
     };
     let device = devices::Entity::find_by_id(row.device_id.clone()).one(&cx.db).await?;
-    let manifest = cx.apps.manifests.get(&row.app_id);
+    let app = apps::Entity::find_by_id(row.app_id.clone()).one(&cx.db).await?;
+    let manifest = app.and_then(|a| cx.apps.manifests.of(&a));
     Ok(Door { row, manifest, device })
 }
 

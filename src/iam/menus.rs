@@ -47,10 +47,16 @@ const ITEMS: &[Item] = &[
     item("/operator", "Operator", "operator", "operator", "operator"),
     hidden("/operator", "/operator/people", "OperatorPeople", "operator/people", "operator_people"),
     hidden("/operator", "/operator/audit", "OperatorAudit", "operator/audit", "operator_audit"),
+    hidden("/operator", "/operator/apps", "OperatorApps", "operator/apps", "operator_apps"),
 ];
 
 /// The operator's pages (personal context, `users.operator`), after the userType's own.
-const OPERATOR: [&str; 3] = ["/operator", "/operator/people", "/operator/audit"];
+const OPERATOR: [&str; 4] = [
+    "/operator",
+    "/operator/people",
+    "/operator/audit",
+    "/operator/apps",
+];
 
 const APP_PAGES: [&str; 2] = ["/app/details", "/app/aicompute"];
 const ACCOUNT: [&str; 3] = ["/account", "/account/username", "/account/password"];

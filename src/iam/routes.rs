@@ -3,7 +3,7 @@
 use axum::body::Body;
 use axum::extract::{DefaultBodyLimit, FromRef, State};
 use axum::http::request::Parts;
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -161,29 +161,9 @@ async fn change_password(State(cx): State<IamCtx>, auth: Auth, Valid(req): Valid
 /// Upload an avatar (multipart field `file`): at most 3 MB, JPG/PNG/WEBP/GIF by content.
 #[utoipa::path(put, path = "/api/iam/v1/account/profile/avatar", tag = "identity",
     responses((status = 200, body = Envelope<AvatarResponse>), (status = 413), (status = 415)))]
-async fn upload_avatar(State(cx): State<IamCtx>, auth: Auth, headers: axum::http::HeaderMap, ApiMultipart(mut form): ApiMultipart) -> ApiResult<AvatarResponse> {
-    // Refuse an announced oversize body before reading any of it.
-    let announced = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
-    if announced.is_some_and(|n| n > AVATAR_MAX_BYTES + 64 * 1024) {
-        return Err(AppError::TooLarge(Msg::AvatarTooLarge));
-    }
-    let too_large = |e: axum::extract::multipart::MultipartError| {
-        if e.status() == StatusCode::PAYLOAD_TOO_LARGE { AppError::TooLarge(Msg::AvatarTooLarge) } else { AppError::invalid("file", Msg::AvatarMissing) }
-    };
-    while let Some(mut field) = form.next_field().await.map_err(too_large)? {
-        if field.name() != Some("file") {
-            continue;
-        }
-        let mut bytes = Vec::new();
-        while let Some(chunk) = field.chunk().await.map_err(too_large)? {
-            if bytes.len() + chunk.len() > AVATAR_MAX_BYTES {
-                return Err(AppError::TooLarge(Msg::AvatarTooLarge));
-            }
-            bytes.extend_from_slice(&chunk);
-        }
-        return ok(account::set_avatar(&cx, &auth, bytes).await?);
-    }
-    Err(AppError::invalid("file", Msg::AvatarMissing))
+async fn upload_avatar(State(cx): State<IamCtx>, auth: Auth, headers: axum::http::HeaderMap, form: ApiMultipart) -> ApiResult<AvatarResponse> {
+    let bytes = form.small_file(&headers, "file", AVATAR_MAX_BYTES, Msg::AvatarTooLarge, Msg::AvatarMissing).await?;
+    ok(account::set_avatar(&cx, &auth, bytes).await?)
 }
 
 /// A user's avatar image.

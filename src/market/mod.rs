@@ -2,6 +2,7 @@
 //! download links (and nearby, with the devices).
 
 pub mod fit;
+pub mod icons;
 pub mod index;
 pub mod model;
 pub mod offers;

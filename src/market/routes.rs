@@ -28,6 +28,21 @@ where
         .routes(routes!(applications))
         .routes(routes!(application))
         .routes(routes!(search))
+        .routes(routes!(app_icon))
+}
+
+/// An app's icon uploaded in the operator's console (the app's `icon_url` names it with its
+/// version; cached for good).
+#[utoipa::path(get, path = "/api/ebs/v1/market/icons/{id}", tag = "market", params(("id" = String, Path)),
+    responses((status = 200, content_type = "image/*"), (status = 404)))]
+async fn app_icon(State(cx): State<MarketCtx>, ApiPath(id): ApiPath<String>) -> Result<Response, AppError> {
+    let (bytes, mime) = crate::market::icons::load(&cx.db, &id).await?.ok_or(AppError::NotFound(crate::error::Msg::NotFound))?;
+    let mut res = axum::body::Body::from(bytes).into_response();
+    let h = res.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_str(&mime).map_err(|e| AppError::Internal(e.into()))?);
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=31536000, immutable"));
+    Ok(res)
 }
 
 /// Download links of the desktop and mobile clients (iOS has none).

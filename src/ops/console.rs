@@ -35,6 +35,7 @@ pub async fn overview(cx: &OpsCtx) -> Result<Overview, AppError> {
         held,
         fee_income,
         fee_income_30d: days.into_iter().map(|d| FeeDay { day: d.day, amount: d.income }).collect(),
+        last_backup: crate::ops::backup::last_backup(&cx.data_dir),
     })
 }
 

@@ -4,6 +4,7 @@
 //! (`iam::auth::Operator`) reach these routes. `backup`: the database's copies (`zmarket
 //! backup`/`restore`, the `[backup]` job, the last backup for the overview).
 
+pub mod apps;
 pub mod audit;
 pub mod backup;
 pub mod cli;

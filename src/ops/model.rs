@@ -32,11 +32,26 @@ pub enum AuditAction {
     UserGrant,
     SettingsUpdate,
     CodesIssue,
+    AppCreate,
+    AppUpdate,
+    AppIcon,
+    AppImage,
 }
 
 impl AuditAction {
-    pub const ALL: [AuditAction; 7] =
-        [Self::OperatorGrant, Self::OperatorRevoke, Self::UserSuspend, Self::UserUnsuspend, Self::UserGrant, Self::SettingsUpdate, Self::CodesIssue];
+    pub const ALL: [AuditAction; 11] = [
+        Self::OperatorGrant,
+        Self::OperatorRevoke,
+        Self::UserSuspend,
+        Self::UserUnsuspend,
+        Self::UserGrant,
+        Self::SettingsUpdate,
+        Self::CodesIssue,
+        Self::AppCreate,
+        Self::AppUpdate,
+        Self::AppIcon,
+        Self::AppImage,
+    ];
     pub fn as_str(self) -> &'static str {
         match self {
             Self::OperatorGrant => "operator.grant",
@@ -46,6 +61,10 @@ impl AuditAction {
             Self::UserGrant => "user.grant",
             Self::SettingsUpdate => "settings.update",
             Self::CodesIssue => "codes.issue",
+            Self::AppCreate => "app.create",
+            Self::AppUpdate => "app.update",
+            Self::AppIcon => "app.icon",
+            Self::AppImage => "app.image",
         }
     }
     pub fn parse(s: &str) -> Option<AuditAction> {
@@ -60,7 +79,7 @@ pub struct AuditEntry {
     /// The operator's email (or "command line").
     pub operator: String,
     /// `operator.grant`, `operator.revoke`, `user.suspend`, `user.unsuspend`, `user.grant`,
-    /// `settings.update`, `codes.issue`.
+    /// `settings.update`, `codes.issue`, `app.create`, `app.update`, `app.icon`, `app.image`.
     pub action: String,
     /// What it was done to, e.g. `user:<id>`.
     pub target: String,
@@ -185,6 +204,8 @@ pub struct Overview {
     pub fee_income: i64,
     /// The fee income per UTC day, the last 30 days, oldest first.
     pub fee_income_30d: Vec<FeeDay>,
+    /// The newest copy in `<data_dir>/backups` (none yet, or a PostgreSQL market: null).
+    pub last_backup: Option<crate::ops::backup::BackupInfo>,
 }
 
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]

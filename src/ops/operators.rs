@@ -11,6 +11,12 @@ use crate::iam::model::Email;
 use crate::ops::audit;
 use crate::ops::model::{Actor, AuditAction};
 
+/// The operator making a call, as the audit names them.
+pub async fn actor_of(db: &DatabaseConnection, op: &crate::iam::auth::Operator) -> Result<Actor, AppError> {
+    let u = users::Entity::find_by_id(op.0.user_id.clone()).one(db).await?.ok_or(AppError::Forbidden(Msg::NotOperator))?;
+    Ok(Actor { id: u.id, email: u.email })
+}
+
 /// The operators, locked for the transaction's check-then-write (on PostgreSQL a writer that waited
 /// reads the rows as the first left them).
 pub async fn locked_operators(conn: &impl ConnectionTrait) -> Result<Vec<users::Model>, AppError> {

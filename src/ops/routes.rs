@@ -6,8 +6,7 @@ use utoipa_axum::routes;
 
 use crate::billing::idempotency::{self, IdempotencyKey};
 use crate::billing::model::{Entry, TopUp, TopUpRequest};
-use crate::db::entity::users;
-use crate::error::{ApiResult, AppError, Envelope, Msg, ok};
+use crate::error::{ApiResult, AppError, Envelope, ok};
 use crate::http::{ApiPath, ApiQuery, List, Page, Valid};
 use crate::iam::auth::{Operator, Sessions};
 use crate::lang::Lang;
@@ -22,6 +21,7 @@ pub fn router<S>() -> OpenApiRouter<S>
 where
     S: Clone + Send + Sync + 'static,
     OpsCtx: FromRef<S>,
+    crate::ops::apps::Publisher: FromRef<S>,
     Sessions: FromRef<S>,
 {
     let moving = OpenApiRouter::new().routes(routes!(grant)).routes(routes!(issue_codes)).route_layer(idempotency::layer());
@@ -35,12 +35,11 @@ where
         .routes(routes!(list_codes))
         .routes(routes!(codes_csv))
         .merge(moving)
+        .merge(crate::ops::apps::routes::router())
 }
 
 async fn actor(cx: &OpsCtx, op: &Operator) -> Result<Actor, AppError> {
-    use sea_orm::EntityTrait;
-    let u = users::Entity::find_by_id(op.0.user_id.clone()).one(&cx.db).await?.ok_or(AppError::Forbidden(Msg::NotOperator))?;
-    Ok(Actor { id: u.id, email: u.email })
+    crate::ops::operators::actor_of(&cx.db, op).await
 }
 
 /// People, newest first; `q` finds part of an email or a name.

@@ -47,6 +47,9 @@ pub struct PortSpec {
     /// http (default) or https, for the web port.
     #[serde(default)]
     pub scheme: Option<String>,
+    /// What the port is for, as the operator named it (shown only; agents ignore it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 fn tcp() -> String {

@@ -6,6 +6,8 @@ use serde_json::{Value, json};
 
 use crate::common::*;
 
+mod apps;
+
 pub(crate) fn make_operator(app: &TestApp, email: &str) {
     let (ok, out, err) = cli(app, &["operator", "grant", "--email", email]);
     assert!(ok, "{out}{err}");

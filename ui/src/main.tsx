@@ -12,6 +12,7 @@ import './styles/apps.css';
 import './styles/orders.css';
 import './styles/wallet.css';
 import './styles/operator.css';
+import './styles/operator-apps.css';
 import './styles/social.css';
 import '@xterm/xterm/css/xterm.css';
 import './styles/connect.css';

@@ -32,6 +32,9 @@ pub struct Model {
     pub origin: String,
     pub seed_version: Option<String>,
     pub seed_fields: Option<String>,
+    /// The install manifest published from the operator's console (JSON of
+    /// `protocol::apps::Manifest`, m0023); `None`: the built-in or `[apps] manifests` one.
+    pub manifest: Option<String>,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
 }

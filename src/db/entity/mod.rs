@@ -1,6 +1,7 @@
 //! Entities: plain table shapes, no behaviour (the rules live in each domain's service).
 
 pub mod api_keys;
+pub mod app_icons;
 pub mod app_images;
 
 pub mod apps;

@@ -24,6 +24,7 @@ mod m0018_money;
 mod m0020_zcloud_rentals;
 mod m0021_operators;
 mod m0022_console;
+mod m0023_published_apps;
 
 pub struct Migrator;
 
@@ -52,6 +53,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0020_zcloud_rentals::Migration),
             Box::new(m0021_operators::Migration),
             Box::new(m0022_console::Migration),
+            Box::new(m0023_published_apps::Migration),
         ]
     }
 }

@@ -580,6 +580,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/ebs/v1/market/icons/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An app's icon uploaded in the operator's console (the app's `icon_url` names it with its
+         *     version; cached for good).
+         */
+        get: operations["app_icon"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ebs/v1/market/search": {
         parameters: {
             query?: never;
@@ -1511,6 +1531,83 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/ops/v1/apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every app, hidden ones too, with how it installs. */
+        get: operations["ops_list_apps"];
+        put?: never;
+        /** Publish a new app (`origin: local`). 400 names the field; 409 when the id exists. */
+        post: operations["ops_create_app"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/v1/apps/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One app as the operator sees it. */
+        get: operations["ops_get_app"];
+        /**
+         * Edit an app: the fields given change (`listed` hides or shows it, `top_pick`), the others
+         *     stay. A new image without a new version gets one, so installations see the update.
+         */
+        put: operations["ops_update_app"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/v1/apps/{id}/icon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Upload the app's icon (multipart `file`): PNG, JPEG or WebP, at most 256 KB. */
+        post: operations["ops_upload_icon"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/v1/apps/{id}/image": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a `docker save` archive of the app's image (multipart `file`) into the store agents
+         *     install from (`zmarket images add`'s): boxes with no internet install it. 415 when it is not
+         *     such an archive, 413 over `[apps] max_image_bytes`; nothing is kept then.
+         */
+        post: operations["ops_upload_image"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ops/v1/audit": {
         parameters: {
             query?: never;
@@ -2191,11 +2288,45 @@ export type components = {
         AppDetails: components["schemas"]["App"] & {
             offers: components["schemas"]["Offer"][];
         };
+        /** @description The body of POST (every required field) and PUT (any fields: the others stay). */
+        AppRequest: {
+            category?: string | null;
+            description_en?: string | null;
+            description_zh?: string | null;
+            display_type?: string | null;
+            /** @description A path, or null / "" for none. */
+            health?: string | null;
+            /** @description POST only: lowercase-kebab, 1-64 characters. */
+            id?: string | null;
+            image?: string | null;
+            kind?: string | null;
+            listed?: boolean | null;
+            name_en?: string | null;
+            name_zh?: string | null;
+            ports?: components["schemas"]["PortRequest"][] | null;
+            publisher?: string | null;
+            requirements?: components["schemas"]["RequirementsRequest"] | null;
+            summary_en?: string | null;
+            summary_zh?: string | null;
+            tier?: string | null;
+            top_pick?: boolean | null;
+            /**
+             * @description A changed image without a new version gets one (`<version>+r<n>`), so installations see
+             *     the update.
+             */
+            version?: string | null;
+            volumes?: components["schemas"]["VolumeRequest"][] | null;
+        };
         /**
          * @description An installation's status: every label of docs/product.md §4. Transitions: `apps::lifecycle`.
          * @enum {string}
          */
         AppStatus: "preparing" | "downloading" | "installing" | "installed" | "starting" | "running" | "stopping" | "stopped" | "restarting" | "suspending" | "suspended" | "resuming" | "snapshotting" | "uninstalling" | "deleting" | "shutting_down" | "updating" | "failed" | "install_failed" | "uninstall_failed" | "rent_failed" | "not_install";
+        ArchiveInfo: {
+            sha256: string;
+            /** Format: int64 */
+            size: number;
+        };
         Assignment: {
             /** @description RFC 3339. */
             assigned_at: string;
@@ -2216,7 +2347,10 @@ export type components = {
         };
         /** @description One operator write, newest first. */
         AuditEntry: {
-            /** @description `operator.grant`, `operator.revoke`, `user.suspend`, `user.unsuspend`, `user.grant`. */
+            /**
+             * @description `operator.grant`, `operator.revoke`, `user.suspend`, `user.unsuspend`, `user.grant`,
+             *     `app.create`, `app.update`, `app.icon`, `app.image`.
+             */
             action: string;
             /** Format: date-time */
             at: string;
@@ -2738,6 +2872,22 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_ImageUpload: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description `POST /apps/{id}/image`'s answer: the archive stored and the image the app now installs. */
+            data: {
+                image: string;
+                sha256: string;
+                /** Format: int64 */
+                size: number;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_Installation: {
             /**
              * Format: int32
@@ -2939,7 +3089,10 @@ export type components = {
             /** @description A list answer: `{items, total}`. */
             data: {
                 items: {
-                    /** @description `operator.grant`, `operator.revoke`, `user.suspend`, `user.unsuspend`, `user.grant`. */
+                    /**
+                     * @description `operator.grant`, `operator.revoke`, `user.suspend`, `user.unsuspend`, `user.grant`,
+                     *     `app.create`, `app.update`, `app.icon`, `app.image`.
+                     */
                     action: string;
                     /** Format: date-time */
                     at: string;
@@ -3387,6 +3540,53 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_List_OpsApp: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description A list answer: `{items, total}`. */
+            data: {
+                items: {
+                    archive?: components["schemas"]["ArchiveInfo"] | null;
+                    category: string;
+                    description_en: string;
+                    description_zh: string;
+                    display_type: string;
+                    /** @description The HTTP path on the web port that answers once the app is up. */
+                    health?: string | null;
+                    /** @description Where the market serves the icon. */
+                    icon_url: string;
+                    id: string;
+                    /** @description The image reference agents install (empty when the app has no install manifest). */
+                    image: string;
+                    /** @description own or rent. */
+                    kind: string;
+                    /** @description False hides it from the market. */
+                    listed: boolean;
+                    name_en: string;
+                    name_zh: string;
+                    /** @description seed (the built-in catalogue) or local (published here). */
+                    origin: string;
+                    ports: components["schemas"]["OpsPort"][];
+                    publisher: string;
+                    requirements: components["schemas"]["Requirements"];
+                    summary_en: string;
+                    summary_zh: string;
+                    tier: string;
+                    top_pick: boolean;
+                    /** Format: date-time */
+                    updated_at: string;
+                    version: string;
+                    volumes: components["schemas"]["VolumeSpec"][];
+                }[];
+                /** Format: int64 */
+                total: number;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_List_Order: {
             /**
              * Format: int32
@@ -3657,6 +3857,52 @@ export type components = {
             /** @description A one-time link to the app's own origin. */
             data: {
                 url: string;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_OpsApp: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /**
+             * @description An app as the operator sees it: the market's fields in both languages, how it installs, and
+             *     whether it is listed.
+             */
+            data: {
+                archive?: components["schemas"]["ArchiveInfo"] | null;
+                category: string;
+                description_en: string;
+                description_zh: string;
+                display_type: string;
+                /** @description The HTTP path on the web port that answers once the app is up. */
+                health?: string | null;
+                /** @description Where the market serves the icon. */
+                icon_url: string;
+                id: string;
+                /** @description The image reference agents install (empty when the app has no install manifest). */
+                image: string;
+                /** @description own or rent. */
+                kind: string;
+                /** @description False hides it from the market. */
+                listed: boolean;
+                name_en: string;
+                name_zh: string;
+                /** @description seed (the built-in catalogue) or local (published here). */
+                origin: string;
+                ports: components["schemas"]["OpsPort"][];
+                publisher: string;
+                requirements: components["schemas"]["Requirements"];
+                summary_en: string;
+                summary_zh: string;
+                tier: string;
+                top_pick: boolean;
+                /** Format: date-time */
+                updated_at: string;
+                version: string;
+                volumes: components["schemas"]["VolumeSpec"][];
             };
             msg: string;
         };
@@ -4297,6 +4543,13 @@ export type components = {
             /** Format: int64 */
             memory_bytes: number;
         };
+        /** @description `POST /apps/{id}/image`'s answer: the archive stored and the image the app now installs. */
+        ImageUpload: {
+            image: string;
+            sha256: string;
+            /** Format: int64 */
+            size: number;
+        };
         /** @description One app on one device. */
         Installation: {
             /**
@@ -4554,6 +4807,56 @@ export type components = {
         OpenLink: {
             url: string;
         };
+        /**
+         * @description An app as the operator sees it: the market's fields in both languages, how it installs, and
+         *     whether it is listed.
+         */
+        OpsApp: {
+            archive?: components["schemas"]["ArchiveInfo"] | null;
+            category: string;
+            description_en: string;
+            description_zh: string;
+            display_type: string;
+            /** @description The HTTP path on the web port that answers once the app is up. */
+            health?: string | null;
+            /** @description Where the market serves the icon. */
+            icon_url: string;
+            id: string;
+            /** @description The image reference agents install (empty when the app has no install manifest). */
+            image: string;
+            /** @description own or rent. */
+            kind: string;
+            /** @description False hides it from the market. */
+            listed: boolean;
+            name_en: string;
+            name_zh: string;
+            /** @description seed (the built-in catalogue) or local (published here). */
+            origin: string;
+            ports: components["schemas"]["OpsPort"][];
+            publisher: string;
+            requirements: components["schemas"]["Requirements"];
+            summary_en: string;
+            summary_zh: string;
+            tier: string;
+            top_pick: boolean;
+            /** Format: date-time */
+            updated_at: string;
+            version: string;
+            volumes: components["schemas"]["VolumeSpec"][];
+        };
+        OpsPort: {
+            /**
+             * Format: int32
+             * @description The port inside the container.
+             */
+            container: number;
+            /** @description What it is for (shown only). */
+            name?: string | null;
+            /** @description tcp (default) or udp. */
+            protocol: string;
+            /** @description The port that serves the app's web page (at most one, TCP). */
+            web: boolean;
+        };
         /** @description An order (a demand while `order_pending`). */
         Order: {
             app_id: string;
@@ -4657,6 +4960,13 @@ export type components = {
             email: string;
             name: string;
             user_id: string;
+        };
+        PortRequest: {
+            /** Format: int64 */
+            container: number;
+            name?: string | null;
+            protocol?: string | null;
+            web?: boolean;
         };
         /**
          * @description `{from, offers}`: the cheapest offer's price per hour in cents (null when there is none) and
@@ -4806,6 +5116,16 @@ export type components = {
             /** Format: int64 */
             disk_bytes: number;
             /** Format: int32 */
+            gpu_count: number;
+            /** Format: int64 */
+            memory_bytes: number;
+        };
+        RequirementsRequest: {
+            /** Format: int64 */
+            cpu_cores: number;
+            /** Format: int64 */
+            disk_bytes: number;
+            /** Format: int64 */
             gpu_count: number;
             /** Format: int64 */
             memory_bytes: number;
@@ -5029,6 +5349,15 @@ export type components = {
          * @enum {string}
          */
         UserType: "user" | "admin" | "member";
+        VolumeRequest: {
+            name: string;
+            path: string;
+        };
+        VolumeSpec: {
+            name: string;
+            /** @description Absolute path inside the container. */
+            path: string;
+        };
         /** @description The wallet of the current context. Amounts in cents. */
         Wallet: {
             /**
@@ -8651,6 +8980,99 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    app_icon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/*": unknown;
+                };
             };
             /** @description Invalid input; `data.field` names the offending field */
             400: {
@@ -14033,6 +14455,573 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Envelope_Session"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    ops_list_apps: {
+        parameters: {
+            query?: {
+                /** @description true: listed apps only; false: hidden ones only. */
+                listed?: boolean;
+                /** @description Part of the id or of a name (either language), case-insensitive. */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_List_OpsApp"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    ops_create_app: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AppRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_OpsApp"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    ops_get_app: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_OpsApp"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    ops_update_app: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AppRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_OpsApp"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    ops_upload_icon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_OpsApp"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    ops_upload_image: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_ImageUpload"];
                 };
             };
             /** @description Invalid input; `data.field` names the offending field */

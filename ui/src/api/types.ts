@@ -124,3 +124,9 @@ export type DemandBody = {
 export type OpsUser = AlwaysSent<Schemas['UserRow']>;
 /** One operator write (GET /api/ops/v1/audit). */
 export type AuditEntry = Schemas['AuditEntry'];
+/** An app as the operator sees it (GET /api/ops/v1/apps). */
+export type OpsApp = AlwaysSent<Schemas['OpsApp']>;
+/** The body of POST /api/ops/v1/apps (every field) and PUT /api/ops/v1/apps/{id} (any). */
+export type OpsAppRequest = Schemas['AppRequest'];
+/** POST /api/ops/v1/apps/{id}/image: the archive stored and the image the app installs. */
+export type ImageUpload = Schemas['ImageUpload'];

@@ -79,6 +79,7 @@ const consolePageOf = new Map<string, LazyPage>([
   [paths.console.operator.pattern, lazy(() => import('../pages/operator/OperatorPage'))],
   [paths.console.operatorPeople.pattern, lazy(() => import('../pages/operator/PeoplePage'))],
   [paths.console.operatorAudit.pattern, lazy(() => import('../pages/operator/AuditPage'))],
+  [paths.console.operatorApps.pattern, lazy(() => import('../pages/operator/AppsPage'))],
 ]);
 
 const pageByComponent = new Map(consolePages.map((p) => [componentName(p), consolePageOf.get(p.pattern) ?? placeholder]));

@@ -473,6 +473,7 @@ export const en = {
   operator: 'Operator',
   operator_people: 'People',
   operator_audit: 'Audit',
+  operator_apps: 'Apps',
   operator_reason_required: 'Please give a reason',
   operator_amount_invalid: 'Enter a positive amount with at most two decimals',
   // Friends, tags, messages (docs/social.md)

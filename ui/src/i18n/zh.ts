@@ -454,6 +454,7 @@ export const zh: Record<MessageKey, string> = {
   operator: '运营',
   operator_people: '用户',
   operator_audit: '操作记录',
+  operator_apps: '应用',
   operator_reason_required: '请填写原因',
   operator_amount_invalid: '请输入正数，最多两位小数',
   // Friends, tags, messages (docs/social.md)

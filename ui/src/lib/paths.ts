@@ -122,6 +122,7 @@ export const paths = {
     operator: page('/operator', 'operator'),
     operatorPeople: page('/operator/people', 'operator_people'),
     operatorAudit: page('/operator/audit', 'operator_audit'),
+    operatorApps: page('/operator/apps', 'operator_apps'),
   },
 } as const;
 

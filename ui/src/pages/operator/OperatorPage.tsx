@@ -19,6 +19,10 @@ export default function OperatorPage() {
           <ListLink to={paths.console.operatorAudit()}>{t('operator_audit')}</ListLink>
           <p className="muted">{t('operator_audit_hint')}</p>
         </li>
+        <li>
+          <ListLink to={paths.console.operatorApps()}>{t('operator_apps')}</ListLink>
+          <p className="muted">{t('operator_apps_hint')}</p>
+        </li>
       </ul>
     </div>
   );

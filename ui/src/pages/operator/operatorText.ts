@@ -13,6 +13,10 @@ const ACTIONS: Record<string, OpsKey> = {
   'user.suspend': 'operator_action_user_suspend',
   'user.unsuspend': 'operator_action_user_unsuspend',
   'user.grant': 'operator_action_user_grant',
+  'app.create': 'operator_action_app_create',
+  'app.update': 'operator_action_app_update',
+  'app.icon': 'operator_action_app_icon',
+  'app.image': 'operator_action_app_image',
 };
 
 /** The action's name in the reader's language (an action this UI does not know: as sent). */
