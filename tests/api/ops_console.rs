@@ -277,6 +277,16 @@ async fn the_overview_counts_people_boxes_what_runs_and_the_coins() {
     // Three bonuses and Alice's 20 coins; the rental holds its hour (600).
     assert_eq!(d["coins_in_circulation"], 3 * 10_000 + 2000, "{b}");
     assert_eq!(d["held"], 600, "{b}");
+    assert!(d["last_backup"].is_null(), "{b}");
+
+    // A backup taken by the job shows (SQLite; PostgreSQL markets use pg_dump).
+    if app.state.config.database.url.is_empty() {
+        let took = zmarket::ops::backup::run_due(&app.state.db, &app.state.config.data_dir, &app.state.config.backup, zmarket::db::now()).await.unwrap();
+        let took = took.expect("a first backup is due");
+        let (_, b) = app.get_auth("/api/ops/v1/overview", &op).await;
+        assert_eq!(b["data"]["last_backup"]["file"], took.file, "{b}");
+        assert!(b["data"]["last_backup"]["bytes"].as_u64().unwrap() > 0, "{b}");
+    }
 }
 
 #[tokio::test]

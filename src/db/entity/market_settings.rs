@@ -1,6 +1,6 @@
 use sea_orm::entity::prelude::*;
 
-/// One market setting the operator changed (`crate::settings`): its JSON value.
+/// One market setting the operator changed (src/settings.rs): its JSON value.
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "market_settings")]
 pub struct Model {

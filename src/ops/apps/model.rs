@@ -1,4 +1,4 @@
-//! The console's app: what `GET/POST/PUT /api/ops/v1/apps` read and write (API.md §Operator),
+//! The console's app: what `GET/POST/PUT /api/ops/v1/apps` read and write (docs/api.md §Operator),
 //! checked field by field before any rule runs.
 
 use chrono::{DateTime, Utc};

@@ -1,4 +1,4 @@
-// Publishing apps from the operator's console (`/api/ops/v1/apps`, API.md §Operator).
+// Publishing apps from the operator's console (`/api/ops/v1/apps`, docs/api.md §Operator).
 import { SUCCESS_CODE } from '../constants';
 import { ApiError } from '../lib/http';
 import { translate } from '../i18n';

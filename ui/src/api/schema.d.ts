@@ -532,7 +532,7 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** The client download links, from configuration. */
+        /** The client download links (the operator's settings). */
         get: operations["download_links"];
         put?: never;
         post?: never;
@@ -1625,6 +1625,79 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/ops/v1/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The market at a glance: people, boxes, what runs, coins and the fee income of the last 30 days. */
+        get: operations["overview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/v1/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The market's settings in force (config.toml's defaults with the operator's changes over them). */
+        get: operations["get_settings"];
+        /**
+         * Changes the settings sent (the others keep their value); every instance applies a change
+         *     within 10 seconds. The fee applies to rentals and orders started after the change.
+         */
+        put: operations["put_settings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/v1/topup-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The codes issued, newest first, with their state; `state` and `batch` narrow the list. */
+        get: operations["list_codes"];
+        put?: never;
+        /** Issues top-up codes: answered once (only their hash is kept). Accepts `Idempotency-Key`. */
+        post: operations["issue_codes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/v1/topup-codes.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The same list as CSV (UTF-8 with a byte-order mark, the header in `language`). */
+        get: operations["codes_csv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ops/v1/users": {
         parameters: {
             query?: never;
@@ -2349,7 +2422,7 @@ export type components = {
         AuditEntry: {
             /**
              * @description `operator.grant`, `operator.revoke`, `user.suspend`, `user.unsuspend`, `user.grant`,
-             *     `app.create`, `app.update`, `app.icon`, `app.image`.
+             *     `settings.update`, `codes.issue`, `app.create`, `app.update`, `app.icon`, `app.image`.
              */
             action: string;
             /** Format: date-time */
@@ -2363,6 +2436,18 @@ export type components = {
         };
         AvatarResponse: {
             avatar_url: string;
+        };
+        /** @description One backup in `<data_dir>/backups`. */
+        BackupInfo: {
+            /**
+             * Format: date-time
+             * @description When it was taken (UTC, from its name).
+             */
+            at: string;
+            /** Format: int64 */
+            bytes: number;
+            /** @description Its file name in `<data_dir>/backups`. */
+            file: string;
         };
         /** @description Metered usage of one thing in one period. */
         Bill: {
@@ -2410,6 +2495,32 @@ export type components = {
             gaps: components["schemas"]["OrderGap"][];
             ok: boolean;
         };
+        CodeRow: {
+            /**
+             * Format: int64
+             * @description Cents.
+             */
+            amount: number;
+            /** @description The codes issued together share it. */
+            batch?: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at?: string | null;
+            /** @description The code's last four characters (null for codes issued before they were kept). */
+            hint?: string | null;
+            id: string;
+            /** Format: date-time */
+            redeemed_at?: string | null;
+            /** @description Whose wallet it went to: an email, or a company's name. */
+            redeemed_by?: string | null;
+            state: components["schemas"]["CodeState"];
+        };
+        /**
+         * @description A top-up code as the operator lists it (the code itself is never stored).
+         * @enum {string}
+         */
+        CodeState: "unused" | "redeemed" | "expired";
         /**
          * @description A command as it travels: `{id, kind, payload}`. The kind stays a string on the wire, so an
          *     agent meets a kind it does not know as a failed command, not as a heartbeat it cannot read;
@@ -2561,6 +2672,11 @@ export type components = {
             ios: string;
             mac: string;
             windows: string;
+        };
+        DownloadLinksRequest: {
+            android?: string | null;
+            mac?: string | null;
+            windows?: string | null;
         };
         /** @description The answer to a verification link. */
         EmailVerified: {
@@ -2950,6 +3066,21 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_IssuedCodes: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description The codes just issued: shown once (only their hash is kept). */
+            data: {
+                /** @description The batch they share (`GET /topup-codes?batch=`). */
+                batch: string;
+                items: components["schemas"]["IssuedCode"][];
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_JoinResult: {
             /**
              * Format: int32
@@ -3091,7 +3222,7 @@ export type components = {
                 items: {
                     /**
                      * @description `operator.grant`, `operator.revoke`, `user.suspend`, `user.unsuspend`, `user.grant`,
-                     *     `app.create`, `app.update`, `app.icon`, `app.image`.
+                     *     `settings.update`, `codes.issue`, `app.create`, `app.update`, `app.icon`, `app.image`.
                      */
                     action: string;
                     /** Format: date-time */
@@ -3154,6 +3285,41 @@ export type components = {
                     /** Format: date-time */
                     since: string;
                     user_id: string;
+                }[];
+                /** Format: int64 */
+                total: number;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_List_CodeRow: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description A list answer: `{items, total}`. */
+            data: {
+                items: {
+                    /**
+                     * Format: int64
+                     * @description Cents.
+                     */
+                    amount: number;
+                    /** @description The codes issued together share it. */
+                    batch?: string | null;
+                    /** Format: date-time */
+                    created_at: string;
+                    /** Format: date-time */
+                    expires_at?: string | null;
+                    /** @description The code's last four characters (null for codes issued before they were kept). */
+                    hint?: string | null;
+                    id: string;
+                    /** Format: date-time */
+                    redeemed_at?: string | null;
+                    /** @description Whose wallet it went to: an email, or a company's name. */
+                    redeemed_by?: string | null;
+                    state: components["schemas"]["CodeState"];
                 }[];
                 /** Format: int64 */
                 total: number;
@@ -3751,6 +3917,40 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_MarketSettings: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description The settings in force. */
+            data: {
+                /** @description Where the desktop and phone clients are downloaded (empty: not offered). */
+                download_links: components["schemas"]["DownloadLinks"];
+                /** @description The wallet's top-up page: how people get coins on this market (empty: a default text). */
+                how_to_get_coins: string;
+                how_to_get_coins_zh: string;
+                /**
+                 * Format: int32
+                 * @description People are told when what runs on their coins has less than this many hours left; 0
+                 *     disables the notice.
+                 */
+                low_balance_hours: number;
+                /**
+                 * Format: int32
+                 * @description Percent of every rental or order payment kept by the market (0-100), fixed when a rental
+                 *     or an order starts.
+                 */
+                market_fee_percent: number;
+                /**
+                 * Format: int64
+                 * @description Cents credited once to every newly verified account; 0 disables it.
+                 */
+                signup_bonus: number;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_MemberRecord: {
             /**
              * Format: int32
@@ -3986,6 +4186,60 @@ export type components = {
                 network_id: string;
                 /** @description User id of the company's owner (the person themself for "user"). */
                 owner: string;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_Overview: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description The market at a glance (GET /overview). Amounts in cents. */
+            data: {
+                /**
+                 * Format: int64
+                 * @description What people's and companies' wallets hold.
+                 */
+                coins_in_circulation: number;
+                /** Format: int64 */
+                devices_online: number;
+                /** Format: int64 */
+                devices_total: number;
+                /**
+                 * Format: int64
+                 * @description The market's fee income, all time.
+                 */
+                fee_income: number;
+                /** @description The fee income per UTC day, the last 30 days, oldest first. */
+                fee_income_30d: components["schemas"]["FeeDay"][];
+                /**
+                 * Format: int64
+                 * @description The part of it held for what runs.
+                 */
+                held: number;
+                /**
+                 * Format: int64
+                 * @description Installations running (owned and rented).
+                 */
+                installations_running: number;
+                last_backup?: components["schemas"]["BackupInfo"] | null;
+                /**
+                 * Format: int64
+                 * @description Rented apps and Z-CLOUD machines running.
+                 */
+                rentals_running: number;
+                /**
+                 * Format: int64
+                 * @description People with an account.
+                 */
+                users: number;
+                /**
+                 * Format: int64
+                 * @description Of them, those who joined in the last 7 days.
+                 */
+                users_7d: number;
             };
             msg: string;
         };
@@ -4446,6 +4700,12 @@ export type components = {
             /** @description in the language of Accept-Language */
             msg: string;
         };
+        FeeDay: {
+            /** Format: int64 */
+            amount: number;
+            /** @description YYYY-MM-DD. */
+            day: string;
+        };
         Friend: {
             alias?: string | null;
             avatar_url: string;
@@ -4625,6 +4885,37 @@ export type components = {
             /** @description `member` (default) or `admin`: the role the invitee gets. */
             role?: string | null;
         };
+        /** @description POST /topup-codes. */
+        IssueCodesRequest: {
+            /**
+             * Format: int64
+             * @description Cents each code is worth.
+             */
+            amount?: number | null;
+            /**
+             * Format: int64
+             * @description 1 to 10,000.
+             */
+            count?: number | null;
+            /**
+             * Format: date-time
+             * @description Optional; a time in the future.
+             */
+            expires_at?: string | null;
+        };
+        IssuedCode: {
+            /** Format: int64 */
+            amount: number;
+            code: string;
+            /** Format: date-time */
+            expires_at?: string | null;
+        };
+        /** @description The codes just issued: shown once (only their hash is kept). */
+        IssuedCodes: {
+            /** @description The batch they share (`GET /topup-codes?batch=`). */
+            batch: string;
+            items: components["schemas"]["IssuedCode"][];
+        };
         JoinResult: {
             sme_id: string;
             /** @description `accepted` (a refusal answers 409 with `data.status` `expired` or `declined`). */
@@ -4652,6 +4943,31 @@ export type components = {
         };
         LogLines: {
             lines: Record<string, never>[];
+        };
+        /** @description The settings in force. */
+        MarketSettings: {
+            /** @description Where the desktop and phone clients are downloaded (empty: not offered). */
+            download_links: components["schemas"]["DownloadLinks"];
+            /** @description The wallet's top-up page: how people get coins on this market (empty: a default text). */
+            how_to_get_coins: string;
+            how_to_get_coins_zh: string;
+            /**
+             * Format: int32
+             * @description People are told when what runs on their coins has less than this many hours left; 0
+             *     disables the notice.
+             */
+            low_balance_hours: number;
+            /**
+             * Format: int32
+             * @description Percent of every rental or order payment kept by the market (0-100), fixed when a rental
+             *     or an order starts.
+             */
+            market_fee_percent: number;
+            /**
+             * Format: int64
+             * @description Cents credited once to every newly verified account; 0 disables it.
+             */
+            signup_bonus: number;
         };
         Member: {
             email: string;
@@ -4943,6 +5259,51 @@ export type components = {
             /** @description User id of the company's owner (the person themself for "user"). */
             owner: string;
         };
+        /** @description The market at a glance (GET /overview). Amounts in cents. */
+        Overview: {
+            /**
+             * Format: int64
+             * @description What people's and companies' wallets hold.
+             */
+            coins_in_circulation: number;
+            /** Format: int64 */
+            devices_online: number;
+            /** Format: int64 */
+            devices_total: number;
+            /**
+             * Format: int64
+             * @description The market's fee income, all time.
+             */
+            fee_income: number;
+            /** @description The fee income per UTC day, the last 30 days, oldest first. */
+            fee_income_30d: components["schemas"]["FeeDay"][];
+            /**
+             * Format: int64
+             * @description The part of it held for what runs.
+             */
+            held: number;
+            /**
+             * Format: int64
+             * @description Installations running (owned and rented).
+             */
+            installations_running: number;
+            last_backup?: components["schemas"]["BackupInfo"] | null;
+            /**
+             * Format: int64
+             * @description Rented apps and Z-CLOUD machines running.
+             */
+            rentals_running: number;
+            /**
+             * Format: int64
+             * @description People with an account.
+             */
+            users: number;
+            /**
+             * Format: int64
+             * @description Of them, those who joined in the last 7 days.
+             */
+            users_7d: number;
+        };
         Party: {
             name: string;
             user_id: string;
@@ -5173,6 +5534,28 @@ export type components = {
             price_per_hour: number;
             rentable: boolean;
             sharing_mode: components["schemas"]["SharingMode"];
+        };
+        /** @description PUT /settings: the settings to change (any left out keep their value). */
+        SettingsRequest: {
+            download_links?: components["schemas"]["DownloadLinksRequest"] | null;
+            /** @description At most 2,000 characters each; empty gives the default text. */
+            how_to_get_coins?: string | null;
+            how_to_get_coins_zh?: string | null;
+            /**
+             * Format: int64
+             * @description 0-720; 0 disables the notice.
+             */
+            low_balance_hours?: number | null;
+            /**
+             * Format: int64
+             * @description 0-100: applies to rentals and orders started after the change.
+             */
+            market_fee_percent?: number | null;
+            /**
+             * Format: int64
+             * @description Cents, 0 or more: applies to accounts verified after the change.
+             */
+            signup_bonus?: number | null;
         };
         /**
          * @description How an owner shares a device: manual, autopilot (rented whenever idle, for max profit) or
@@ -15118,6 +15501,575 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Envelope_List_AuditEntry"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    overview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Overview"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    get_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_MarketSettings"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    put_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SettingsRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_MarketSettings"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    list_codes: {
+        parameters: {
+            query?: {
+                /** @description One batch of codes. */
+                batch?: string;
+                limit?: number;
+                offset?: number;
+                /** @description `unused`, `redeemed` or `expired`. */
+                state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_List_CodeRow"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    issue_codes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1-255 characters: a retry with the same key and body answers the first answer and issues nothing */
+                "Idempotency-Key"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IssueCodesRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_IssuedCodes"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    codes_csv: {
+        parameters: {
+            query?: {
+                /** @description One batch of codes. */
+                batch?: string;
+                /** @description `unused`, `redeemed` or `expired`. */
+                state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": unknown;
                 };
             };
             /** @description Invalid input; `data.field` names the offending field */
