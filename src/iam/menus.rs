@@ -48,14 +48,18 @@ const ITEMS: &[Item] = &[
     hidden("/operator", "/operator/people", "OperatorPeople", "operator/people", "operator_people"),
     hidden("/operator", "/operator/audit", "OperatorAudit", "operator/audit", "operator_audit"),
     hidden("/operator", "/operator/apps", "OperatorApps", "operator/apps", "operator_apps"),
+    hidden("/operator", "/operator/settings", "OperatorSettings", "operator/settings", "operator_settings"),
+    hidden("/operator", "/operator/codes", "OperatorCodes", "operator/codes", "operator_codes"),
 ];
 
 /// The operator's pages (personal context, `users.operator`), after the userType's own.
-const OPERATOR: [&str; 4] = [
+const OPERATOR: [&str; 6] = [
     "/operator",
     "/operator/people",
     "/operator/audit",
     "/operator/apps",
+    "/operator/settings",
+    "/operator/codes",
 ];
 
 const APP_PAGES: [&str; 2] = ["/app/details", "/app/aicompute"];

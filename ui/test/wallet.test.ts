@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { translate, type MessageKey } from '../src/i18n';
-import { niceMax } from '../src/pages/wallet/DailyChart';
+import { niceMax } from '../src/components/DailyChart';
 import { refLabel, runwayText, signedCoins } from '../src/pages/wallet/walletText';
 
 const en = (key: MessageKey, params?: Record<string, string | number>) => translate('en', key, params);

@@ -35,3 +35,12 @@ export const api = createClient({
   },
   unauthorized: handleUnauthorized,
 });
+
+/** A file the API answers (a CSV export), fetched with the session's token in the reader's language. */
+export async function fetchFile(path: string): Promise<Blob> {
+  const response = await fetch(path, {
+    headers: { Authorization: `Bearer ${currentSession().token}`, 'Accept-Language': useSettings.getState().language },
+  });
+  if (!response.ok) throw new Error(String(response.status));
+  return response.blob();
+}

@@ -1,6 +1,6 @@
 // The operator's console (`/api/ops/v1`, docs/api.md §Operator): people, suspension, grants, audit.
-import { api } from './client';
-import type { AuditEntry, ListPage, OpsUser, WalletEntry } from './types';
+import { api, fetchFile } from './client';
+import type { AuditEntry, ListPage, MarketSettings, OpsCode, OpsIssuedCodes, OpsOverview, OpsUser, SettingsChange, WalletEntry } from './types';
 
 const OPS = '/api/ops/v1';
 const OPS_PAGE_SIZE = 20;
@@ -18,3 +18,22 @@ export const grantCoins = (id: string, amount: number, memo: string, idempotency
 
 export const fetchAudit = (offset = 0, signal?: AbortSignal) =>
   api.get<ListPage<AuditEntry>>(`${OPS}/audit`, { query: { offset, limit: OPS_PAGE_SIZE }, signal });
+
+export const fetchOverview = (signal?: AbortSignal) => api.get<OpsOverview>(`${OPS}/overview`, { signal });
+
+export const fetchMarketSettings = (signal?: AbortSignal) => api.get<MarketSettings>(`${OPS}/settings`, { signal });
+
+export const saveMarketSettings = (change: SettingsChange) => api.put<MarketSettings>(`${OPS}/settings`, change);
+
+/** Codes worth `amount` cents each; the key makes a retried submission issue once. */
+export const issueCodes = (amount: number, count: number, expiresAt: string | null, idempotencyKey: string) =>
+  api.post<OpsIssuedCodes>(`${OPS}/topup-codes`, { amount, count, expires_at: expiresAt }, { idempotencyKey });
+
+export const fetchCodes = (state: string, offset = 0, signal?: AbortSignal) =>
+  api.get<ListPage<OpsCode>>(`${OPS}/topup-codes`, { query: { state: state || undefined, offset, limit: OPS_PAGE_SIZE }, signal });
+
+/** The list of codes (as filtered) as CSV, headed in the reader's language. */
+export function fetchCodesCsv(state: string): Promise<Blob> {
+  const query = state ? `?state=${encodeURIComponent(state)}` : '';
+  return fetchFile(`${OPS}/topup-codes.csv${query}`);
+}

@@ -130,3 +130,13 @@ export type OpsApp = AlwaysSent<Schemas['OpsApp']>;
 export type OpsAppRequest = Schemas['AppRequest'];
 /** POST /api/ops/v1/apps/{id}/image: the archive stored and the image the app installs. */
 export type ImageUpload = Schemas['ImageUpload'];
+/** The market at a glance (GET /api/ops/v1/overview). */
+export type OpsOverview = Schemas['Overview'];
+/** The market's settings in force (GET/PUT /api/ops/v1/settings). */
+export type MarketSettings = Schemas['MarketSettings'];
+/** A change of the settings: any of them. */
+export type SettingsChange = Schemas['SettingsRequest'];
+/** A top-up code as the operator lists it (the code itself is never kept). */
+export type OpsCode = Schemas['CodeRow'];
+/** Codes just issued (shown once). */
+export type OpsIssuedCodes = Schemas['IssuedCodes'];

@@ -1,8 +1,6 @@
 import { WALLET_PAGE_SIZE } from '../constants';
-import { api } from './client';
+import { api, fetchFile } from './client';
 import type { Bill, BillStatus, EntryKind, ListPage, TopUpInfo, Wallet, WalletDay, WalletEntry } from './types';
-import { useSettings } from '../stores/settings';
-import { currentSession } from '../stores/session';
 
 const BILLING = '/api/billing/v1';
 
@@ -27,12 +25,8 @@ export const fetchTopUpInfo = (signal?: AbortSignal) => api.get<TopUpInfo>(`${BI
 export const redeemCode = (code: string, idempotencyKey: string) => api.post<Wallet>(`${BILLING}/wallet/redeem`, { code }, { idempotencyKey });
 
 /** The entries (`kind`) or bills (`status`) as CSV, UTF-8 with a byte-order mark. */
-export async function fetchCsv(what: 'entries' | 'bills', filter: string | null): Promise<Blob> {
+export function fetchCsv(what: 'entries' | 'bills', filter: string | null): Promise<Blob> {
   const path = what === 'entries' ? `${BILLING}/wallet/entries.csv` : `${BILLING}/bills.csv`;
   const query = filter ? `?${what === 'entries' ? 'kind' : 'status'}=${encodeURIComponent(filter)}` : '';
-  const response = await fetch(path + query, {
-    headers: { Authorization: `Bearer ${currentSession().token}`, 'Accept-Language': useSettings.getState().language },
-  });
-  if (!response.ok) throw new Error(String(response.status));
-  return response.blob();
+  return fetchFile(path + query);
 }

@@ -80,6 +80,8 @@ const consolePageOf = new Map<string, LazyPage>([
   [paths.console.operatorPeople.pattern, lazy(() => import('../pages/operator/PeoplePage'))],
   [paths.console.operatorAudit.pattern, lazy(() => import('../pages/operator/AuditPage'))],
   [paths.console.operatorApps.pattern, lazy(() => import('../pages/operator/AppsPage'))],
+  [paths.console.operatorSettings.pattern, lazy(() => import('../pages/operator/SettingsPage'))],
+  [paths.console.operatorCodes.pattern, lazy(() => import('../pages/operator/CodesPage'))],
 ]);
 
 const pageByComponent = new Map(consolePages.map((p) => [componentName(p), consolePageOf.get(p.pattern) ?? placeholder]));

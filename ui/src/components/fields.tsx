@@ -1,6 +1,6 @@
 // Labelled form fields: a text input, a password input with a show/hide button, a select of fixed
 // choices. Each shows its error and its hint below, tied to the input for screen readers.
-import { useEffect, useId, useRef, useState, type ChangeEvent, type InputHTMLAttributes, type ReactNode, type RefObject } from 'react';
+import { useEffect, useId, useRef, useState, type ChangeEvent, type InputHTMLAttributes, type ReactNode, type RefObject, type TextareaHTMLAttributes } from 'react';
 import { useT } from '../lib/i18n';
 import { Icon } from './Icon';
 
@@ -60,6 +60,11 @@ function useKeepTyped({ value, onChange }: InputHTMLAttributes<HTMLInputElement>
 export function Field({ label, error, hint, ...input }: FieldProps) {
   const ref = useKeepTyped(input);
   return <FieldFrame label={label} error={error} hint={hint} control={(id, aria) => <input id={id} ref={ref} {...aria} {...input} />} />;
+}
+
+/** A text of several lines (the same frame, error and hint as `Field`). */
+export function TextAreaField({ label, error, hint, ...area }: { label: string; error?: string; hint?: string } & TextareaHTMLAttributes<HTMLTextAreaElement>) {
+  return <FieldFrame label={label} error={error} hint={hint} control={(id, aria) => <textarea id={id} rows={3} {...aria} {...area} />} />;
 }
 
 export function PasswordField({ label, error, hint, ...input }: FieldProps) {

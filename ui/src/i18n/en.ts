@@ -474,8 +474,12 @@ export const en = {
   operator_people: 'People',
   operator_audit: 'Audit',
   operator_apps: 'Apps',
+  operator_settings: 'Settings',
+  operator_codes: 'Top-up codes',
   operator_reason_required: 'Please give a reason',
   operator_amount_invalid: 'Enter a positive amount with at most two decimals',
+  operator_bonus_invalid: 'Enter 0 or more coins with at most two decimals',
+  operator_number_invalid: 'Enter a whole number',
   // Friends, tags, messages (docs/social.md)
   my_friends: 'My friends',
   friends_intro: 'Add people by email, give them an alias and tags, and message them.',

@@ -455,8 +455,12 @@ export const zh: Record<MessageKey, string> = {
   operator_people: '用户',
   operator_audit: '操作记录',
   operator_apps: '应用',
+  operator_settings: '设置',
+  operator_codes: '充值码',
   operator_reason_required: '请填写原因',
   operator_amount_invalid: '请输入正数，最多两位小数',
+  operator_bonus_invalid: '请输入 0 或更多的币，最多两位小数',
+  operator_number_invalid: '请输入整数',
   // Friends, tags, messages (docs/social.md)
   my_friends: '我的好友',
   friends_intro: '通过邮箱添加好友，为他们设置备注名和标签，并与他们聊天。',

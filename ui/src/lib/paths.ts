@@ -123,6 +123,8 @@ export const paths = {
     operatorPeople: page('/operator/people', 'operator_people'),
     operatorAudit: page('/operator/audit', 'operator_audit'),
     operatorApps: page('/operator/apps', 'operator_apps'),
+    operatorSettings: page('/operator/settings', 'operator_settings'),
+    operatorCodes: page('/operator/codes', 'operator_codes'),
   },
 } as const;
 

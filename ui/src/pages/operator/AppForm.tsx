@@ -4,7 +4,7 @@
 import { useState, type ChangeEvent } from 'react';
 import { createApp, fetchOpsApp, updateApp, uploadIcon, uploadImage } from '../../api/opsApps';
 import type { ImageUpload, OpsApp, OpsAppRequest } from '../../api/types';
-import { Field, SelectField } from '../../components/fields';
+import { Field, SelectField, TextAreaField } from '../../components/fields';
 import { FormError, SubmitButton, useForm } from '../../components/form';
 import { PageHeader, Section } from '../../components/sections';
 import { formatSize } from '../../lib/format';
@@ -266,19 +266,7 @@ export default function AppForm({ app, onBack, onSaved }: { app: OpsApp | null; 
 }
 
 function TextArea({ label, error, value, onChange }: { label: string; error?: string; value: string; onChange: (v: string) => void }) {
-  return (
-    <div className={error ? 'field has-error' : 'field'}>
-      <label>
-        {label}
-        <textarea value={value} rows={3} maxLength={5000} onChange={(e) => onChange(e.target.value)} aria-invalid={error ? true : undefined} />
-      </label>
-      {error ? (
-        <p className="field-error" role="alert">
-          {error}
-        </p>
-      ) : null}
-    </div>
-  );
+  return <TextAreaField label={label} error={error} value={value} maxLength={5000} onChange={(e) => onChange(e.target.value)} />;
 }
 
 /** The icon (uploaded as soon as it is chosen) and the image archive (with its progress). */

@@ -17,6 +17,8 @@ const ACTIONS: Record<string, OpsKey> = {
   'app.update': 'operator_action_app_update',
   'app.icon': 'operator_action_app_icon',
   'app.image': 'operator_action_app_image',
+  'settings.update': 'operator_action_settings_update',
+  'codes.issue': 'operator_action_codes_issue',
 };
 
 /** The action's name in the reader's language (an action this UI does not know: as sent). */
@@ -31,6 +33,16 @@ export function parseCoins(typed: string): number | null {
   if (!m) return null;
   const cents = Number(m[1]) * 100 + Number((m[2] ?? '').padEnd(2, '0'));
   return cents > 0 ? cents : null;
+}
+
+/** Cents of a typed amount of coins that may be 0 ("0", "12.50"), or null. */
+export function parseCoinsOrZero(typed: string): number | null {
+  return /^\s*0+(?:[.,]0{1,2})?\s*$/.test(typed) ? 0 : parseCoins(typed);
+}
+
+/** Cents as a plain amount to type ("12.5" → "12.50", no grouping). */
+export function formatCoinsPlain(cents: number): string {
+  return `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
 }
 
 /** `t` for the operator's pages: their own words (messages.ts), else the app's. */

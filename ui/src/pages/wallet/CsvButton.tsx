@@ -3,6 +3,7 @@
 import { useState } from 'react';
 import { fetchCsv } from '../../api/wallet';
 import { Icon } from '../../components/Icon';
+import { saveBlob } from '../../lib/download';
 import { useT } from '../../lib/i18n';
 import { toast } from '../../stores/feedback';
 
@@ -12,15 +13,7 @@ export function CsvButton({ what, filter }: { what: 'entries' | 'bills'; filter:
   const download = async () => {
     setBusy(true);
     try {
-      const blob = await fetchCsv(what, filter);
-      const url = URL.createObjectURL(blob);
-      const a = document.createElement('a');
-      a.href = url;
-      a.download = what === 'entries' ? 'wallet-entries.csv' : 'wallet-bills.csv';
-      document.body.appendChild(a);
-      a.click();
-      a.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 1000);
+      saveBlob(await fetchCsv(what, filter), what === 'entries' ? 'wallet-entries.csv' : 'wallet-bills.csv');
     } catch {
       toast('error', t('wallet_csv_failed'));
     } finally {

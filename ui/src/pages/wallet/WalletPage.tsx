@@ -14,23 +14,11 @@ import { useSession } from '../../stores/session';
 import { ErrorNote, SkeletonLines } from '../../components/placeholders';
 import { PageHeader, Section } from '../../components/sections';
 import { Icon } from '../../components/Icon';
-import { DailyChart } from './DailyChart';
+import { DailyChart } from '../../components/DailyChart';
+import { Figure } from '../../components/Figure';
 import { EntriesSection } from './EntriesSection';
 import { BillsSection } from './BillsSection';
 import { runwayText } from './walletText';
-
-function Figure({ id, label, value, unit, hint }: { id: string; label: string; value: string; unit?: string; hint: string }) {
-  return (
-    <div className="wallet-figure" data-figure={id}>
-      <dt>{label}</dt>
-      <dd>
-        <span className="figure-value">{value}</span>
-        {unit ? <span className="figure-unit"> {unit}</span> : null}
-        <span className="figure-hint">{hint}</span>
-      </dd>
-    </div>
-  );
-}
 
 function Figures({ w }: { w: Wallet }) {
   const t = useT();

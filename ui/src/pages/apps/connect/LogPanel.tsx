@@ -1,5 +1,6 @@
 // The Logs block: the container's log lines (docker logs) with local time stamps and stderr marked,
 // followed live over Server-Sent Events, searched, downloaded. At most LOG_MAX_LINES stay in memory.
+import { saveBlob } from '../../../lib/download';
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { fetchAppLogs, followAppLogs, type LogLine } from '../../../api/connect';
 import { errorText } from '../../../lib/http';
@@ -137,15 +138,7 @@ export function LogPanel({ id, name }: { id: string; name: string }) {
   };
 
   const download = () => {
-    const blob = new Blob([logFileText(lines)], { type: 'text/plain;charset=utf-8' });
-    const url = URL.createObjectURL(blob);
-    const a = document.createElement('a');
-    a.href = url;
-    a.download = logFileName(name);
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 1000);
+    saveBlob(new Blob([logFileText(lines)], { type: 'text/plain;charset=utf-8' }), logFileName(name));
   };
 
   const reconnect = () => {

@@ -1,9 +1,9 @@
 // Income and expense by day as a hand-drawn SVG bar chart (no chart library: this page's chunk
 // stays small and nothing is added to the first load). Integer coordinates only, so the markup is
 // the same wherever it renders.
-import type { WalletDay } from '../../api/types';
-import { useT } from '../../lib/i18n';
-import { formatCoins } from '../../lib/format';
+import type { WalletDay } from '../api/types';
+import { useT } from '../lib/i18n';
+import { formatCoins } from '../lib/format';
 
 const WIDTH = 720;
 const HEIGHT = 200;
@@ -22,7 +22,8 @@ export function niceMax(max: number): number {
   return 10 * power;
 }
 
-export function DailyChart({ days }: { days: WalletDay[] }) {
+/** `incomeOnly`: the legend names the income alone, as this label (the market's fee income). */
+export function DailyChart({ days, incomeOnly }: { days: WalletDay[]; incomeOnly?: string }) {
   const t = useT();
   const n = days.length;
   const income = days.reduce((s, d) => s + d.income, 0);
@@ -62,11 +63,13 @@ export function DailyChart({ days }: { days: WalletDay[] }) {
       </svg>
       <figcaption className="chart-legend">
         <span className="legend income">
-          {t('wallet_income')} {formatCoins(income)}
+          {incomeOnly ?? t('wallet_income')} {formatCoins(income)}
         </span>
-        <span className="legend expense">
-          {t('wallet_expense')} {formatCoins(expense)}
-        </span>
+        {incomeOnly ? null : (
+          <span className="legend expense">
+            {t('wallet_expense')} {formatCoins(expense)}
+          </span>
+        )}
       </figcaption>
     </figure>
   );
