@@ -112,8 +112,8 @@ async fn settings_apply_at_once_and_the_fee_only_to_rentals_started_after() {
     assert_eq!(w["data"]["balance"], 500, "{w}");
     let (_, links) = app.get_json("/api/ebs/v1/download/links").await;
     assert_eq!(links["data"]["windows"], "https://example.com/new.exe", "{links}");
-    let page = app.client.get(app.url("/download")).send().await.unwrap().text().await.unwrap();
-    assert!(page.contains("https://example.com/new.exe") && !page.contains("old.exe"), "the rendered page carries the new link");
+    let page = app.client.get(app.url("/market")).send().await.unwrap().text().await.unwrap();
+    assert!(page.contains("https://example.com/new.exe") && !page.contains("old.exe"), "every rendered page carries the new link in its state");
     for (lang, text) in [("en", "Ask Carol at the front desk."), ("zh-CN", "请向前台的 Carol 索取。")] {
         let res = app.client.get(app.url("/api/billing/v1/wallet/top-up-info")).bearer_auth(token_of(&carol)).header("Accept-Language", lang).send().await.unwrap();
         let b: Value = res.json().await.unwrap();
@@ -307,8 +307,8 @@ async fn a_settings_change_reaches_the_other_instance_within_ten_seconds() {
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     }
     assert_eq!(seen["data"]["android"], "https://example.com/z.apk", "{seen}");
-    // Its server-rendered pages carry the new link too (the render cache is keyed by it).
-    let page = b.client.get(b.url("/download")).send().await.unwrap().text().await.unwrap();
+    // Its server-rendered pages carry the new link in their state too (the render cache is keyed by it).
+    let page = b.client.get(b.url("/market")).send().await.unwrap().text().await.unwrap();
     assert!(page.contains("https://example.com/z.apk"));
     assert_eq!(b.state.market_settings.current().market_fee_percent, 33);
 }

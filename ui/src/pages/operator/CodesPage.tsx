@@ -64,7 +64,7 @@ export default function CodesPage() {
           setNonce((n) => n + 1);
         }}
       />
-      <Section id="operator-codes-list" title={t('operator_codes')}>
+      <Section id="operator-codes-list" title={t('operator_codes_list')}>
         <div className="row-actions operator-codes-tools">
           <SelectField<State>
             id="operator-code-state"
