@@ -312,3 +312,36 @@ async fn a_settings_change_reaches_the_other_instance_within_ten_seconds() {
     assert!(page.contains("https://example.com/z.apk"));
     assert_eq!(b.state.market_settings.current().market_fee_percent, 33);
 }
+
+/// Operators changing the settings at once take turns: every change is kept and audited, and each
+/// audit row's `before` is what the previous change left (on SQLite and, with TEST_DATABASE_URL, on
+/// PostgreSQL, where the write transaction alone would let two writers read the same `before`).
+#[tokio::test]
+async fn concurrent_settings_changes_take_turns_and_each_is_audited() {
+    const CALLERS: i64 = 8;
+    let app = TestApp::spawn_with(|c| c.billing.low_balance_hours = 100).await;
+    let op = operator(&app, "op@example.com").await;
+    let answers = futures::future::join_all((0..CALLERS).map(|i| {
+        let (app, op) = (&app, op.clone());
+        async move {
+            // Each caller changes the hours, half of them a link as well.
+            let mut body = json!({"low_balance_hours": i});
+            if i % 2 == 0 {
+                body["download_links"] = json!({"mac": format!("https://example.com/mac-{i}.dmg")});
+            }
+            send(app, "PUT", SETTINGS, Some(&body), &op, "en", None).await.0
+        }
+    }))
+    .await;
+    assert!(answers.iter().all(|s| *s == 200), "{answers:?}");
+    let mut rows = audit_of(&app, &op, "settings.update").await;
+    assert_eq!(rows.len() as i64, CALLERS, "{rows:?}");
+    rows.reverse();
+    let mut hours = json!(100);
+    for r in &rows {
+        assert_eq!(r["detail"]["before"]["low_balance_hours"], hours, "{rows:?}");
+        hours = r["detail"]["after"]["low_balance_hours"].clone();
+    }
+    let (_, now) = app.get_auth(SETTINGS, &op).await;
+    assert_eq!(now["data"]["low_balance_hours"], hours);
+}
