@@ -6,18 +6,17 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, State};
-use axum::http::{HeaderName, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
-use tower::ServiceBuilder;
-use tower_http::catch_panic::CatchPanicLayer;
-use tower_http::compression::CompressionLayer;
-use tower_http::request_id::{PropagateRequestIdLayer, SetRequestIdLayer};
+use tower::Layer;
+use tower_http::compression::{Compression, CompressionLayer};
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
 use crate::error::{AppError, Msg};
 use crate::http::SecurityHeaders;
+use crate::stack::{Edge, Market};
 use crate::state::AppState;
 
 #[derive(OpenApi)]
@@ -40,19 +39,21 @@ pub fn api() -> OpenApiRouter<AppState> {
         .merge(crate::ops::routes::router())
 }
 
-/// What the listener serves: the router inside the middleware stack.
-pub type App = tower::util::BoxCloneSyncService<axum::extract::Request, Response, std::convert::Infallible>;
+/// What the listener serves: the router inside the middleware stack (src/stack.rs), a concrete
+/// type (cloning it per request costs a few reference counts, no allocation).
+pub type App = Edge<Compression<Market<Router>>>;
 
 /// The routes, wrapped once by the middleware stack (outermost first: request id, trace, panic
-/// guard, security headers, compression, body limit, client address, localized errors). The
-/// stack wraps the whole router rather than each route (`Router::layer`), so a request passes
-/// through it once, before routing, without cloning a per-route stack.
+/// guard, app origins; compression; client address, idempotency store, localized errors,
+/// security headers: src/stack.rs). The stack wraps the whole router rather than each route
+/// (`Router::layer`), so a request passes through it once, before routing, without cloning a
+/// per-route stack; only the body limit (an extension `DefaultBodyLimit` puts in the request) is
+/// a layer of each route.
 pub fn router(state: AppState) -> App {
     let (api, mut doc) = api().split_for_parts();
     crate::openapi::complete(&mut doc);
     let doc_json = Arc::new(doc.to_pretty_json().unwrap_or_else(|_| "{}".into()));
     let security = SecurityHeaders::new(&state.config.server.frame_ancestors, state.config.tile_origin().as_deref());
-    let request_id = HeaderName::from_static("x-request-id");
     let trusted = crate::client_ip::TrustedProxies::new(&state.config.server.trusted_proxies).unwrap_or_default();
     let idempotency = state.idempotency.clone();
     let body_limit = state.config.server.body_limit_bytes;
@@ -76,24 +77,12 @@ pub fn router(state: AppState) -> App {
         .route("/favicon.ico", get(crate::ssr::favicon))
         .fallback(crate::ssr::page)
         .method_not_allowed_fallback(method_not_allowed)
-        .with_state(state);
-    let stack = ServiceBuilder::new()
-        .map_response(|res: axum::http::Response<_>| res.map(axum::body::Body::new))
-        .layer(SetRequestIdLayer::new(request_id.clone(), crate::telemetry::RequestUuid))
-        .layer(crate::telemetry::trace_layer())
-        .layer(PropagateRequestIdLayer::new(request_id))
-        .layer(CatchPanicLayer::custom(panic_response))
-        // An app's own origin (`<label>.<apps domain>`) is the app's, not the market's: served
-        // before the market's headers and compression (src/connect/web.rs).
-        .layer(axum::middleware::from_fn_with_state(connect, crate::connect::web::by_host))
-        .layer(axum::middleware::from_fn_with_state(security, crate::http::security_headers))
-        .layer(CompressionLayer::new().gzip(true).br(true))
-        .layer(DefaultBodyLimit::max(body_limit))
-        .layer(axum::middleware::from_fn_with_state(trusted, crate::client_ip::resolve))
-        .layer(axum::middleware::from_fn(crate::error::localize))
-        .layer(axum::Extension(idempotency))
-        .service(routes);
-    App::new(stack)
+        .with_state(state)
+        .layer(DefaultBodyLimit::max(body_limit));
+    let market = Market::new(routes, security, trusted, idempotency);
+    // An app's own origin (`<label>.<apps domain>`) is the app's, not the market's: served
+    // outside the market's headers and compression (src/connect/web.rs).
+    Edge::new(CompressionLayer::new().gzip(true).br(true).layer(market), connect)
 }
 
 async fn api_not_found() -> AppError {
@@ -102,11 +91,6 @@ async fn api_not_found() -> AppError {
 
 async fn method_not_allowed() -> AppError {
     AppError::MethodNotAllowed
-}
-
-fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
-    tracing::error!("handler panicked");
-    AppError::Internal(anyhow::anyhow!("panic")).into_response()
 }
 
 /// The process is up.

@@ -3,13 +3,12 @@
 //! trusted proxy (read from the right, so a client cannot forge its way past the proxy, which
 //! appends the address it saw).
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::Arc;
 
-use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
+use axum::extract::FromRequestParts;
+use axum::http::HeaderMap;
 use axum::http::request::Parts;
-use axum::middleware::Next;
-use axum::response::Response;
 
 use crate::error::AppError;
 
@@ -93,17 +92,22 @@ impl TrustedProxies {
     }
 }
 
-/// The client's address (see the module). Put in every request by [`resolve`].
+/// The client's address (see the module). Put in every request by the middleware stack
+/// (src/stack.rs) with [`TrustedProxies::client_of`].
 #[derive(Debug, Clone, Copy)]
 pub struct ClientIp(pub IpAddr);
 
-/// Middleware: works out the client's address once per request.
-pub async fn resolve(State(trusted): State<TrustedProxies>, mut req: Request, next: Next) -> Response {
-    let peer = req.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip()).unwrap_or(IpAddr::from([127, 0, 0, 1]));
-    let forwarded: Vec<&str> = req.headers().get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok()).collect();
-    let ip = trusted.client(peer, &forwarded);
-    req.extensions_mut().insert(ClientIp(ip));
-    next.run(req).await
+impl TrustedProxies {
+    /// The client of a request from `peer` (the TCP peer, 127.0.0.1 when unknown) with these
+    /// headers: `X-Forwarded-For` is read only behind a trusted proxy.
+    pub fn client_of(&self, peer: Option<IpAddr>, headers: &HeaderMap) -> IpAddr {
+        let peer = peer.unwrap_or(IpAddr::from([127, 0, 0, 1]));
+        if !self.trusts(peer) {
+            return canonical(peer);
+        }
+        let forwarded: Vec<&str> = headers.get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok()).collect();
+        self.client(peer, &forwarded)
+    }
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for ClientIp {

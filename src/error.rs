@@ -6,9 +6,7 @@
 //! which knows the request's `Accept-Language`, writes the envelope.
 
 use axum::Json;
-use axum::extract::Request;
 use axum::http::{HeaderValue, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -878,10 +876,9 @@ fn envelope(status: StatusCode, msg: &str, data: &Value) -> Value {
     json!({ "code": status.as_u16(), "data": data, "msg": msg })
 }
 
-/// Writes the envelope of an `AppError` in the language the request asked for.
-pub async fn localize(req: Request, next: Next) -> Response {
-    let lang = Lang::from_headers(req.headers());
-    let mut res = next.run(req).await;
+/// Writes the envelope of an `AppError` in the language the request asked for (called by the
+/// middleware stack, src/stack.rs, on every response with the request's language).
+pub fn localize(lang: Lang, mut res: Response) -> Response {
     if let Some(pending) = res.extensions_mut().remove::<PendingError>()
         && lang != Lang::En {
             let status = res.status();

@@ -4,8 +4,7 @@
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::middleware::Next;
+use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -296,29 +295,49 @@ impl SecurityHeaders {
     }
 }
 
-pub async fn security_headers(
-    axum::extract::State(sec): axum::extract::State<SecurityHeaders>,
-    req: Request,
-    next: Next,
-) -> Response {
-    // API answers (tokens, personal data) and the PC-mode entry (tokens in its URL) are never
-    // stored by a browser or a proxy, unless the handler chose a policy (avatars).
-    let pc_web = req.uri().path() == "/pc-web";
-    let api = req.uri().path().starts_with("/api/");
-    let mut res = next.run(req).await;
-    let h = res.headers_mut();
-    if pc_web || (api && !h.contains_key(header::CACHE_CONTROL)) {
-        h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+/// What the security headers of a response depend on in its request: its path.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum PathKind {
+    /// The PC-mode entry (tokens in its URL).
+    PcWeb,
+    /// `/api/…`.
+    Api,
+    Other,
+}
+
+impl PathKind {
+    pub fn of(path: &str) -> PathKind {
+        if path == "/pc-web" {
+            PathKind::PcWeb
+        } else if path.starts_with("/api/") {
+            PathKind::Api
+        } else {
+            PathKind::Other
+        }
     }
-    h.insert(header::CONTENT_SECURITY_POLICY, sec.csp.clone());
-    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("strict-origin-when-cross-origin"));
-    h.insert("cross-origin-opener-policy", HeaderValue::from_static("same-origin"));
-    h.insert("permissions-policy", HeaderValue::from_static("camera=(), microphone=(), geolocation=(self)"));
-    if let Some(xfo) = &sec.frame_options {
-        h.insert(header::X_FRAME_OPTIONS, xfo.clone());
+}
+
+const COOP: HeaderName = HeaderName::from_static("cross-origin-opener-policy");
+const PERMISSIONS: HeaderName = HeaderName::from_static("permissions-policy");
+
+impl SecurityHeaders {
+    /// The market's headers on a response to a request of `kind` (every value built once).
+    pub fn apply(&self, kind: PathKind, h: &mut axum::http::HeaderMap) {
+        // API answers (tokens, personal data) and the PC-mode entry (tokens in its URL) are never
+        // stored by a browser or a proxy, unless the handler chose a policy (avatars).
+        h.reserve(7);
+        if kind == PathKind::PcWeb || (kind == PathKind::Api && !h.contains_key(header::CACHE_CONTROL)) {
+            h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        }
+        h.insert(header::CONTENT_SECURITY_POLICY, self.csp.clone());
+        h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+        h.insert(header::REFERRER_POLICY, HeaderValue::from_static("strict-origin-when-cross-origin"));
+        h.insert(COOP, HeaderValue::from_static("same-origin"));
+        h.insert(PERMISSIONS, HeaderValue::from_static("camera=(), microphone=(), geolocation=(self)"));
+        if let Some(xfo) = &self.frame_options {
+            h.insert(header::X_FRAME_OPTIONS, xfo.clone());
+        }
     }
-    res
 }
 
 /// True when the request's `If-None-Match` names `etag` (or `*`): the client holds the answer.

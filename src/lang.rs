@@ -22,7 +22,8 @@ impl Lang {
             .unwrap_or(Lang::En)
     }
     pub fn from_accept_language(value: &str) -> Lang {
-        if value.to_ascii_lowercase().contains("zh") { Lang::Zh } else { Lang::En }
+        // "zh" in any case (no allocation: every request asks).
+        if value.as_bytes().windows(2).any(|w| w.eq_ignore_ascii_case(b"zh")) { Lang::Zh } else { Lang::En }
     }
     pub fn parse(value: &str) -> Option<Lang> {
         match value {

@@ -36,5 +36,6 @@ pub mod settings;
 pub mod social;
 pub mod state;
 pub mod ssr;
+pub mod stack;
 pub mod telemetry;
 pub mod versions;

@@ -10,9 +10,8 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{HeaderValue, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use hmac::{Hmac, Mac};
@@ -46,6 +45,10 @@ pub fn label(installation_id: &str) -> String {
 /// The installation a `Host` names on the apps domain.
 pub fn installation_of_host(host: &str, apps_domain: &str) -> Option<String> {
     let host = host.rsplit_once(':').filter(|(_, p)| p.chars().all(|c| c.is_ascii_digit())).map_or(host, |(h, _)| h);
+    // Every request asks: the market's own hosts are told apart without an allocation.
+    if host.len() != 33 + apps_domain.len() {
+        return None;
+    }
     let host = host.to_ascii_lowercase();
     let label = host.strip_suffix(apps_domain)?.strip_suffix('.')?;
     if label.len() != 32 || !label.chars().all(|c| c.is_ascii_hexdigit()) {
@@ -84,29 +87,49 @@ pub async fn open_link(cx: &ConnectCtx, auth: &Auth, installation_id: &str) -> R
     Ok(format!("{}{ENTER}?token={token}", origin(cx, installation_id)))
 }
 
-/// Middleware: a request for an app origin is served here, anything else by the market (a
-/// stream of a device whose channel another instance holds is carried there first).
-pub async fn by_host(State(cx): State<ConnectCtx>, req: Request, next: Next) -> Response {
+/// Where the edge of the middleware stack (src/stack.rs) sends a request, decided without an
+/// allocation or an await for the market's own requests.
+pub enum Destination {
+    /// An app origin (`<label>.<apps domain>`): the installation, served by [`serve`].
+    App(String),
+    /// A stream path of the API whose device's channel another instance may hold: [`carried`].
+    MaybeElsewhere,
+    /// The market.
+    Market,
+}
+
+/// A request for an app origin is served here, anything else by the market (a stream of a
+/// device whose channel another instance holds is carried there first).
+pub fn destination(cx: &ConnectCtx, req: &Request) -> Destination {
     let host = req.headers().get(header::HOST).and_then(|h| h.to_str().ok()).or_else(|| req.uri().host()).unwrap_or("");
     if let Some(id) = installation_of_host(host, &cx.apps_domain) {
-        return serve(&cx, id, req).await;
+        return Destination::App(id);
     }
     let path = req.uri().path();
-    if (path.starts_with("/api/rmp/v1/apps/") || path.starts_with("/api/ebs/v2/devices/"))
-        && !forward::was_forwarded(&req)
-        && let Some(device) = forward::device_of_path(&cx, &path.to_string()).await
-        && let Some(url) = forward::elsewhere(&cx, false, &device).await
-    {
-        return forward::carry(&url, req, proto(&cx)).await;
+    if (path.starts_with("/api/rmp/v1/apps/") || path.starts_with("/api/ebs/v2/devices/")) && !forward::was_forwarded(req) {
+        return Destination::MaybeElsewhere;
     }
-    next.run(req).await
+    Destination::Market
+}
+
+/// A [`Destination::MaybeElsewhere`] request: carried to the instance holding its device's
+/// channel (its answer), or given back for the market to serve.
+pub async fn carried(cx: &ConnectCtx, req: Request) -> Result<Response, Request> {
+    let path = req.uri().path().to_string();
+    if let Some(device) = forward::device_of_path(cx, &path).await
+        && let Some(url) = forward::elsewhere(cx, false, &device).await
+    {
+        return Ok(forward::carry(&url, req, proto(cx)).await);
+    }
+    Err(req)
 }
 
 fn proto(cx: &ConnectCtx) -> &'static str {
     if cx.public_url.starts_with("https:") { "https" } else { "http" }
 }
 
-async fn serve(cx: &ConnectCtx, id: String, req: Request) -> Response {
+/// A request for the app origin of installation `id`.
+pub async fn serve(cx: &ConnectCtx, id: String, req: Request) -> Response {
     let lang = Lang::from_headers(req.headers());
     if req.uri().path() == ENTER {
         let query = req.uri().query().map(str::to_string);
