@@ -59,7 +59,8 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
     let market_settings = LiveSettings::new(MarketSettings::from_config(&config));
     market_settings.reload(&db).await.context("reading the market's settings")?;
     let mailer = Mailer::new(db.clone(), &config.mail, config.mail_dir())?;
-    let versions = crate::versions::Versions::new(db.clone());
+    let versions_reader = crate::db::connect_reader(&config).await.context("opening the versions' connection")?;
+    let versions = crate::versions::Versions::with_reader(db.clone(), versions_reader);
     let public = PublicData::new(Some(versions.clone()));
     let keys = Arc::new(Keys::new(&secret));
     let site = Arc::new(config.site());

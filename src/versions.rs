@@ -28,6 +28,9 @@ pub struct Versions(Arc<Inner>);
 #[derive(Debug)]
 struct Inner {
     db: DatabaseConnection,
+    /// Where the versions are read: a connection of their own (`db::connect_reader`), so a read
+    /// never waits in the pool's queue behind the queries of the requests waiting for it.
+    reader: DatabaseConnection,
     /// Reads started so far (numbered from 1).
     started: AtomicU64,
     /// The number of the last read finished and what it saw; held while a read runs, so reads
@@ -37,7 +40,12 @@ struct Inner {
 
 impl Versions {
     pub fn new(db: DatabaseConnection) -> Self {
-        Versions(Arc::new(Inner { db, started: AtomicU64::new(0), last: Mutex::new((0, Ok(Snapshot::default()))) }))
+        Versions::with_reader(db.clone(), db)
+    }
+
+    /// Versions read through `reader` (the same database as `db`).
+    pub fn with_reader(db: DatabaseConnection, reader: DatabaseConnection) -> Self {
+        Versions(Arc::new(Inner { db, reader, started: AtomicU64::new(0), last: Mutex::new((0, Ok(Snapshot::default()))) }))
     }
 
     /// The database the versions live in (a writer that moves one uses it).
@@ -52,7 +60,7 @@ impl Versions {
         if last.0 <= arrived {
             // No read begun since this call arrived has finished: run one.
             let n = self.0.started.fetch_add(1, Ordering::SeqCst) + 1;
-            *last = (n, read(&self.0.db).await.map_err(|e| e.to_string()));
+            *last = (n, read(&self.0.reader).await.map_err(|e| e.to_string()));
         }
         last.1.clone().map_err(DbErr::Custom)
     }

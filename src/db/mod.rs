@@ -41,6 +41,21 @@ pub async fn connect(config: &Config) -> Result<DatabaseConnection, DbErr> {
     Database::connect(opts).await
 }
 
+/// A pool of one connection of its own for the reads of the shared versions (src/versions.rs).
+/// Every authenticated request waits for such a read: in the main pool it queued behind the
+/// requests' own queries (a burst of profile reads held it for milliseconds, for everyone).
+pub async fn connect_reader(config: &Config) -> Result<DatabaseConnection, DbErr> {
+    let mut opts = ConnectOptions::new(config.database_url());
+    let busy = Duration::from_millis(config.database.busy_timeout_ms);
+    opts.max_connections(1)
+        .min_connections(1)
+        .connect_timeout(Duration::from_secs(10))
+        .acquire_timeout(Duration::from_secs(30))
+        .sqlx_logging(false)
+        .map_sqlx_sqlite_opts(move |o| o.journal_mode(SqliteJournalMode::Wal).busy_timeout(busy).foreign_keys(true));
+    Database::connect(opts).await
+}
+
 pub async fn migrate(db: &DatabaseConnection) -> Result<(), DbErr> {
     migration::Migrator::up(db, None).await
 }
