@@ -163,7 +163,7 @@ def http_rows(binary, bare_base, sec, conn):
         if stats_etag:
             measure("  the same, If-None-Match (the poller: 304)", s.base + "/api/ebs/v1/notifications/stats",
                     auth + [f"If-None-Match: {stats_etag}"], target=Target(0.3, 5))
-        measure("authenticated profile read", s.base + "/api/iam/v1/account/profile", auth, target=Target(p99=5, note="issue 28 item 3; 10 in issue 18"))
+        measure("authenticated profile read", s.base + "/api/iam/v1/account/profile", auth, target=Target(p99=5, note="issue 28; was 10"))
         other = {"rss": rss_mb(s.proc.pid), "cold": cold_renders(s, 40), "first_load": first_load(s)}
     return rows, other
 
