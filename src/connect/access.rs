@@ -65,9 +65,19 @@ impl Door {
 
     /// Its container exists (logs can be read of a stopped app).
     pub fn has_container(&self) -> bool {
+        // The agent creates the container at the end of `installing` (after the image is pulled
+        // or loaded) and removes it when an install fails to start: logs asked for in those
+        // states answered 404 (the operator-apps spec caught it during an archive's load).
         !matches!(
             self.row.status,
-            AppStatus::NotInstall | AppStatus::Preparing | AppStatus::Downloading | AppStatus::Deleting | AppStatus::Uninstalling
+            AppStatus::NotInstall
+                | AppStatus::Preparing
+                | AppStatus::Downloading
+                | AppStatus::Installing
+                | AppStatus::InstallFailed
+                | AppStatus::RentFailed
+                | AppStatus::Deleting
+                | AppStatus::Uninstalling
         )
     }
 
