@@ -86,11 +86,11 @@ pub fn router(state: AppState) -> App {
 }
 
 async fn api_not_found() -> AppError {
-    AppError::NotFound(Msg::ApiNotFound)
+    AppError::Refused(Msg::ApiNotFound)
 }
 
 async fn method_not_allowed() -> AppError {
-    AppError::MethodNotAllowed
+    AppError::Refused(Msg::MethodNotAllowed)
 }
 
 /// The process is up.

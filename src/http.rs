@@ -30,13 +30,13 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
 /// a [`Checked`] type's own rules so that their messages come first).
 async fn json_body<T: DeserializeOwned, S: Send + Sync>(req: Request, state: &S) -> Result<(T, axum::body::Bytes), AppError> {
     if !json_content_type(req.headers()) {
-        return Err(AppError::Unsupported(Msg::JsonContentType));
+        return Err(AppError::Refused(Msg::JsonContentType));
     }
     let bytes = axum::body::Bytes::from_request(req, state).await.map_err(|e| {
         if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            AppError::TooLarge(Msg::BodyTooLarge)
+            AppError::Refused(Msg::BodyTooLarge)
         } else if too_slow(&e) {
-            AppError::TooSlow(Msg::BodyTooSlow)
+            AppError::Refused(Msg::BodyTooSlow)
         } else {
             AppError::invalid("body", Msg::MalformedJson)
         }
@@ -216,10 +216,10 @@ impl ApiMultipart {
     pub async fn small_file(mut self, headers: &axum::http::HeaderMap, name: &'static str, max: usize, too_large: Msg, missing: Msg) -> Result<Vec<u8>, AppError> {
         let announced = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
         if announced.is_some_and(|n| n > max + 64 * 1024) {
-            return Err(AppError::TooLarge(too_large));
+            return Err(AppError::Refused(too_large));
         }
         let broken = |e: axum::extract::multipart::MultipartError| {
-            if e.status() == StatusCode::PAYLOAD_TOO_LARGE { AppError::TooLarge(too_large.clone()) } else { AppError::invalid(name, missing.clone()) }
+            if e.status() == StatusCode::PAYLOAD_TOO_LARGE { AppError::Refused(too_large.clone()) } else { AppError::invalid(name, missing.clone()) }
         };
         while let Some(mut field) = self.0.next_field().await.map_err(broken)? {
             if field.name() != Some(name) {
@@ -228,7 +228,7 @@ impl ApiMultipart {
             let mut bytes = Vec::new();
             while let Some(chunk) = field.chunk().await.map_err(broken)? {
                 if bytes.len() + chunk.len() > max {
-                    return Err(AppError::TooLarge(too_large));
+                    return Err(AppError::Refused(too_large));
                 }
                 bytes.extend_from_slice(&chunk);
             }

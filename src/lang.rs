@@ -47,3 +47,22 @@ impl<S: Send + Sync> FromRequestParts<S> for Lang {
     }
 }
 
+
+/// A short text in both languages (a status label, an action's verb).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Words {
+    pub en: &'static str,
+    pub zh: &'static str,
+}
+
+impl Words {
+    pub const fn new(en: &'static str, zh: &'static str) -> Words {
+        Words { en, zh }
+    }
+    pub fn get(self, lang: Lang) -> &'static str {
+        match lang {
+            Lang::En => self.en,
+            Lang::Zh => self.zh,
+        }
+    }
+}

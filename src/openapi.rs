@@ -1,5 +1,5 @@
 //! Completes the generated OpenAPI document with what every operation can answer besides its
-//! success: the error envelope `{code, data, msg}` for 400, 401, 403, 404, 409, 413, 415 and 429
+//! success: the error envelope `{code, data, msg, error}` for 400, 401, 403, 404, 409, 413, 415 and 429
 //! (issue 16, finding 15), so a client generator or a fuzzer (Schemathesis) finds every status the
 //! server sends documented, with its body.
 
@@ -23,9 +23,11 @@ pub fn complete(doc: &mut OpenApi) {
         .property("code", ObjectBuilder::new().schema_type(Type::Integer).description(Some("the HTTP status")))
         .property("data", ObjectBuilder::new().schema_type(SchemaType::AnyValue).description(Some("null, or what explains the failure")))
         .property("msg", ObjectBuilder::new().schema_type(Type::String).description(Some("in the language of Accept-Language")))
+        .property("error", ObjectBuilder::new().schema_type(Type::String).description(Some("the message's stable name (e.g. `email_taken`): the same in every language")))
         .required("code")
         .required("data")
         .required("msg")
+        .required("error")
         .build();
     doc.components.get_or_insert_with(Default::default).schemas.insert("ErrorEnvelope".into(), RefOr::T(envelope.into()));
     for item in doc.paths.paths.values_mut() {

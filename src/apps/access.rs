@@ -12,7 +12,7 @@ use crate::companies::resources::assigned_resource_ids;
 use crate::db::entity::{apps, devices, installations};
 use crate::devices::access::Owner;
 use crate::db::enums::DeviceStatus;
-use crate::error::{AppError, Msg, status_zh};
+use crate::error::{AppError, Msg};
 use crate::iam::auth::Auth;
 use crate::lang::Lang;
 
@@ -45,7 +45,7 @@ pub fn installer(auth: &Auth) -> Result<Owner, AppError> {
     match auth.company() {
         None => Ok(Owner::User(auth.user_id.clone())),
         Some(c) if auth.is_admin() => Ok(Owner::Company(c.to_string())),
-        Some(_) => Err(AppError::Forbidden(Msg::NoPermissionApps)),
+        Some(_) => Err(AppError::Refused(Msg::NoPermissionApps)),
     }
 }
 
@@ -74,7 +74,7 @@ pub async fn visible(conn: &impl ConnectionTrait, auth: &Auth, id: &str) -> Resu
         .filter(condition(&s))
         .one(conn)
         .await?
-        .ok_or(AppError::NotFound(Msg::InstallationNotFound))?;
+        .ok_or(AppError::Refused(Msg::InstallationNotFound))?;
     Ok((row, s))
 }
 
@@ -175,11 +175,4 @@ pub fn to_installation(r: &installations::Model, names: &Names, lang: Lang) -> I
     }
 }
 
-/// The status label in a language (notifications).
-pub fn status_label(s: AppStatus, lang: Lang) -> String {
-    let v = sea_orm::ActiveEnum::to_value(&s);
-    match lang {
-        Lang::En => v.replace('_', " "),
-        Lang::Zh => status_zh(&v).to_string(),
-    }
-}
+

@@ -78,16 +78,16 @@ pub async fn unfit(conn: &impl ConnectionTrait, app: &apps::Model, d: &devices::
         price_per_hour: None,
     };
     let err = match why {
-        Unfit::Offline => AppError::conflict(Msg::DeviceNotRunning),
-        Unfit::NoGpuForLiteApp => AppError::conflict(Msg::LiteAppNeedsGpu),
-        Unfit::NoGpuRuntime => AppError::conflict(Msg::NoGpuRuntime),
-        Unfit::Installed => AppError::conflict(Msg::AppAlreadyInstalled),
+        Unfit::Offline => AppError::Refused(Msg::DeviceNotRunning),
+        Unfit::NoGpuForLiteApp => AppError::Refused(Msg::LiteAppNeedsGpu),
+        Unfit::NoGpuRuntime => AppError::Refused(Msg::NoGpuRuntime),
+        Unfit::Installed => AppError::Refused(Msg::AppAlreadyInstalled),
         Unfit::Short(_) => {
             let g = gaps(needs(app), free);
             let data = json!({ "gaps": g });
             let msg = Msg::RequirementsShort(g.iter().map(|x| (field_name(&x.field), x.need, x.have)).collect());
             fit.gaps = g;
-            AppError::Conflict { msg, data: Some(data) }
+            AppError::Explained { msg, data: data }
         }
     };
     Ok(Some((err, fit)))
@@ -112,8 +112,8 @@ pub async fn installable(cx: &AppsCtx, conn: &impl ConnectionTrait, app_id: &str
         .filter(apps::Column::Listed.eq(true))
         .one(conn)
         .await?
-        .ok_or(AppError::NotFound(Msg::AppNotFound))?;
-    let manifest = cx.manifests.of(&app).ok_or(AppError::conflict(Msg::AppNotInstallable))?;
+        .ok_or(AppError::Refused(Msg::AppNotFound))?;
+    let manifest = cx.manifests.of(&app).ok_or(AppError::Refused(Msg::AppNotInstallable))?;
     Ok((app, manifest))
 }
 
@@ -245,7 +245,7 @@ pub async fn install(cx: &AppsCtx, auth: &Auth, ask: InstallAsk, lang: Lang) -> 
         .filter(owned_by(&owner))
         .one(&txn)
         .await?
-        .ok_or(AppError::NotFound(Msg::DeviceNotFound))?;
+        .ok_or(AppError::Refused(Msg::DeviceNotFound))?;
     let row = place(cx, &txn, &owner, &auth.user_id, InstallKind::Own, &ask.app_id, &device).await?;
     let names = Names::load(&txn, std::slice::from_ref(&row)).await?;
     txn.commit().await?;
@@ -262,14 +262,14 @@ pub async fn act(cx: &AppsCtx, auth: &Auth, id: &str, action: Action, lang: Lang
     let device = devices::Entity::find_by_id(row.device_id.clone()).one(&txn).await?;
     let online = device.as_ref().is_some_and(|d| d.status == DeviceStatus::Online);
     let app = apps::Entity::find_by_id(row.app_id.clone()).one(&txn).await?;
-    let refused = || AppError::conflict(Msg::ActionNotAllowed(action.as_str(), sea_orm::ActiveEnum::to_value(&row.status)));
+    let refused = || AppError::Refused(Msg::ActionNotAllowed(action.words(), row.status.words()));
     match lifecycle::allowed(row.status, action, row.kind, online, scope.role()) {
         Allowed::Yes => {}
-        Allowed::NotYours => return Err(AppError::Forbidden(Msg::NoPermissionApps)),
+        Allowed::NotYours => return Err(AppError::Refused(Msg::NoPermissionApps)),
         Allowed::NotInState => return Err(refused()),
         Allowed::Offline => {
             let ai = app.as_ref().is_some_and(|a| AI_TYPES.contains(&a.display_type.as_str()));
-            return Err(AppError::conflict(match action {
+            return Err(AppError::Refused(match action {
                 _ if ai => Msg::AiComputeOffline,
                 Action::Start | Action::Resume | Action::Restart => Msg::AppOffline,
                 _ => Msg::DeviceNotRunning,
@@ -317,11 +317,11 @@ pub async fn act(cx: &AppsCtx, auth: &Auth, id: &str, action: Action, lang: Lang
 /// An update's payload: the catalogue's version and manifest now (409 when the installation
 /// already runs it).
 async fn update_payload(cx: &AppsCtx, conn: &impl ConnectionTrait, row: &installations::Model, app: Option<&apps::Model>) -> Result<CommandBody, AppError> {
-    let app = app.ok_or(AppError::NotFound(Msg::AppNotFound))?;
+    let app = app.ok_or(AppError::Refused(Msg::AppNotFound))?;
     if app.version.is_empty() || app.version == row.version {
-        return Err(AppError::conflict(Msg::NoUpdate));
+        return Err(AppError::Refused(Msg::NoUpdate));
     }
-    let manifest = cx.manifests.of(app).ok_or(AppError::conflict(Msg::AppNotInstallable))?;
+    let manifest = cx.manifests.of(app).ok_or(AppError::Refused(Msg::AppNotInstallable))?;
     Ok(CommandBody::AppUpdate(UpdatePayload {
         installation_id: row.id.clone(),
         archive: archive_of(conn, &manifest.image).await?,
@@ -418,10 +418,10 @@ pub async fn fit_of(conn: &impl ConnectionTrait, app: &apps::Model, d: &devices:
 /// Whether a device may be rented out now: online, rentable, not dedicated.
 pub fn rentable(d: &devices::Model) -> Result<(), AppError> {
     if !d.rentable || d.sharing_mode == SharingMode::Dedicated {
-        return Err(AppError::conflict(if d.sharing_mode == SharingMode::Dedicated { Msg::SharingModeForbids } else { Msg::DeviceNotRentable }));
+        return Err(AppError::Refused(if d.sharing_mode == SharingMode::Dedicated { Msg::SharingModeForbids } else { Msg::DeviceNotRentable }));
     }
     if d.status != DeviceStatus::Online {
-        return Err(AppError::conflict(Msg::DeviceNotRunning));
+        return Err(AppError::Refused(Msg::DeviceNotRunning));
     }
     Ok(())
 }
@@ -434,7 +434,7 @@ pub async fn on_device(cx: &AppsCtx, auth: &Auth, device_id: &str, lang: Lang) -
         .filter(owned_by(&owner))
         .one(&cx.db)
         .await?
-        .ok_or(AppError::NotFound(Msg::DeviceNotFound))?;
+        .ok_or(AppError::Refused(Msg::DeviceNotFound))?;
     let rows = installations::Entity::find()
         .filter(installations::Column::DeviceId.eq(d.id))
         .filter(installations::Column::Status.ne(AppStatus::NotInstall))

@@ -58,7 +58,7 @@ impl DeviceGuard for LiteAppRules {
             .collect();
         let lite: Vec<installations::Model> = on_device.into_iter().filter(|i| lite_ids.contains(&i.app_id)).collect();
         match refusal(device, &lite, change) {
-            Some(msg) => Err(AppError::conflict(msg)),
+            Some(msg) => Err(AppError::Refused(msg)),
             None => Ok(()),
         }
     }

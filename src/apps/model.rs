@@ -10,6 +10,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::devices::model::Gpu;
 use crate::error::{AppError, Msg};
+use crate::lang::Words;
 use crate::http::Checked;
 
 pub use crate::db::enums::{AppStatus, InstallKind};
@@ -259,6 +260,22 @@ impl Action {
     }
     pub fn parse(raw: &str) -> Option<Action> {
         Action::ALL.into_iter().find(|a| a.as_str() == raw.trim())
+    }
+    /// The action's verb in both languages (the refusal that names it).
+    pub fn words(self) -> Words {
+        let zh = match self {
+            Action::Start => "启动",
+            Action::Stop => "停止",
+            Action::Restart => "重启",
+            Action::Suspend => "暂停",
+            Action::Resume => "恢复",
+            Action::Snapshot => "快照",
+            Action::Retry => "重试",
+            Action::Uninstall => "卸载",
+            Action::Update => "更新",
+            Action::Cancel => "取消",
+        };
+        Words::new(self.as_str(), zh)
     }
 }
 

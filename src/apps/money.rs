@@ -73,7 +73,7 @@ pub async fn may_run(conn: &impl ledger::Conn, r: &installations::Model) -> Resu
         return Ok(());
     }
     if !matches!(r.status, AppStatus::Suspended | AppStatus::Stopped) {
-        return Err(AppError::conflict(Msg::RentalSpent));
+        return Err(AppError::Refused(Msg::RentalSpent));
     }
     renew(conn, r, t).await
 }
@@ -82,7 +82,7 @@ pub async fn may_run(conn: &impl ledger::Conn, r: &installations::Model) -> Resu
 /// hold), the old hold's remainder released, the end moved to `t + hours`. Its key is derived from
 /// the end it replaces, so a retried resume holds once.
 async fn renew(conn: &impl ledger::Conn, r: &installations::Model, t: DateTime<Utc>) -> Result<(), AppError> {
-    let (Some(price), Some(old)) = (r.rent_price_per_hour, &r.hold_id) else { return Err(AppError::conflict(Msg::RentalSpent)) };
+    let (Some(price), Some(old)) = (r.rent_price_per_hour, &r.hold_id) else { return Err(AppError::Refused(Msg::RentalSpent)) };
     let hours = r.rent_hours.unwrap_or(1).max(1);
     let first = ledger::hold_of(conn, old).await?;
     let ends = t + Duration::hours(hours);

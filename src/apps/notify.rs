@@ -4,7 +4,7 @@
 use sea_orm::{ConnectionTrait, EntityTrait};
 use serde_json::json;
 
-use crate::apps::access::{reason_text, status_label};
+use crate::apps::access::reason_text;
 use crate::apps::model::AppStatus;
 use crate::db::entity::{apps, devices, installations};
 use crate::db::enums::NotificationKind;
@@ -40,7 +40,7 @@ pub async fn send(conn: &impl ConnectionTrait, r: &installations::Model, kind: N
     let dev = device.map(|d| d.name).unwrap_or_else(|| r.device_id.clone());
     let reason_en = reason_text(r.status_reason.as_deref(), Lang::En).unwrap_or_else(|| "unknown reason".into());
     let reason_zh = reason_text(r.status_reason.as_deref(), Lang::Zh).unwrap_or_else(|| "未知原因".into());
-    let (st_en, st_zh) = (status_label(r.status, Lang::En), status_label(r.status, Lang::Zh));
+    let (st_en, st_zh) = (r.status.label(Lang::En), r.status.label(Lang::Zh));
     let (title, body, title_zh, body_zh) = match kind {
         NotificationKind::AppInstalled => (
             "App installed".to_string(),

@@ -42,31 +42,31 @@ pub async fn rent(cx: &AppsCtx, auth: &Auth, ask: RentAsk, request_key: Option<S
     let owner = installer(auth)?;
     let txn = write_txn(&cx.db).await?;
     let (app, _) = installable(cx, &txn, &ask.app_id).await?;
-    let device = devices::Entity::find_by_id(ask.device_id.clone()).one(&txn).await?.ok_or(AppError::NotFound(Msg::DeviceNotFound))?;
-    let provider = device_owner(&device).ok_or(AppError::NotFound(Msg::DeviceNotFound))?;
+    let device = devices::Entity::find_by_id(ask.device_id.clone()).one(&txn).await?.ok_or(AppError::Refused(Msg::DeviceNotFound))?;
+    let provider = device_owner(&device).ok_or(AppError::Refused(Msg::DeviceNotFound))?;
     if provider == owner {
-        return Err(AppError::conflict(Msg::RentOwnDevice));
+        return Err(AppError::Refused(Msg::RentOwnDevice));
     }
     // A company and one of its administrators are the same people: a rental between them, either
     // way, would move the company's coins to the person (issue 29, finding 5).
     if let (Owner::Company(c), Owner::User(u)) | (Owner::User(u), Owner::Company(c)) = (&owner, &provider)
         && crate::iam::auth::membership(&txn, c, u).await?.is_some_and(|m| m.role == crate::db::enums::Role::Admin)
     {
-        return Err(AppError::conflict(Msg::RentWithinCompany));
+        return Err(AppError::Refused(Msg::RentWithinCompany));
     }
     // A device taken for an order (src/orders) is not rented meanwhile, and the offer is charged
     // as it is now: checked under the device's lock, which a take and a sharing change also hold
     // (the row is read again once locked).
     lock_device(&txn, &device.id).await?;
-    let device = devices::Entity::find_by_id(device.id.clone()).one(&txn).await?.ok_or(AppError::NotFound(Msg::DeviceNotFound))?;
+    let device = devices::Entity::find_by_id(device.id.clone()).one(&txn).await?.ok_or(AppError::Refused(Msg::DeviceNotFound))?;
     rentable(&device)?;
     if let Some(seen) = ask.seen_price
         && seen != device.price_per_hour
     {
-        return Err(AppError::Conflict { msg: Msg::OfferPriceChanged { now: device.price_per_hour }, data: Some(serde_json::json!({ "price_per_hour": device.price_per_hour })) });
+        return Err(AppError::Explained { msg: Msg::OfferPriceChanged { now: device.price_per_hour }, data: serde_json::json!({ "price_per_hour": device.price_per_hour }) });
     }
     if orders::Entity::find().filter(orders::Column::ReservedDeviceId.eq(device.id.clone())).one(&txn).await?.is_some() {
-        return Err(AppError::conflict(Msg::DeviceReserved));
+        return Err(AppError::Refused(Msg::DeviceReserved));
     }
     let row = place(cx, &txn, &owner, &auth.user_id, InstallKind::Rent, &app.id, &device).await?;
     let price = device.price_per_hour;
@@ -101,7 +101,7 @@ pub async fn rent(cx: &AppsCtx, auth: &Auth, ask: RentAsk, request_key: Option<S
         .filter(installations::Column::Id.eq(row.id.clone()))
         .exec(&txn)
         .await?;
-    let row = installations::Entity::find_by_id(row.id).one(&txn).await?.ok_or(AppError::NotFound(Msg::InstallationNotFound))?;
+    let row = installations::Entity::find_by_id(row.id).one(&txn).await?.ok_or(AppError::Refused(Msg::InstallationNotFound))?;
     notify::send(&txn, &row, NotificationKind::RentalStarted).await?;
     let names = Names::load(&txn, std::slice::from_ref(&row)).await?;
     txn.commit().await?;
@@ -153,7 +153,7 @@ pub async fn meter(db: &DatabaseConnection, at: DateTime<Utc>, grace: Duration) 
         } else if r.status == AppStatus::Running && r.metered_until.is_none() && online {
             money::resume(&txn, &r, at).await?;
         }
-        let r = installations::Entity::find_by_id(r.id.clone()).one(&txn).await?.ok_or(AppError::NotFound(Msg::InstallationNotFound))?;
+        let r = installations::Entity::find_by_id(r.id.clone()).one(&txn).await?.ok_or(AppError::Refused(Msg::InstallationNotFound))?;
         // Its paid time is up: a running rental is suspended (kept, the box still reserved) for
         // the grace period, in which its renter may add coins and resume it; then it is ended.
         let up = r.rent_ends_at.is_some_and(|e| e <= at) && r.command_id.is_none();
@@ -185,7 +185,7 @@ async fn suspend(db: &DatabaseConnection, r: &installations::Model) -> Result<()
     // The minutes the hold could not pay stay unpaid: the meter stops first, so the transition
     // does not try to charge them again.
     money::halt(&txn, r).await?;
-    let r = &installations::Entity::find_by_id(r.id.clone()).one(&txn).await?.ok_or(AppError::NotFound(Msg::InstallationNotFound))?;
+    let r = &installations::Entity::find_by_id(r.id.clone()).one(&txn).await?.ok_or(AppError::Refused(Msg::InstallationNotFound))?;
     let change = Change { command: Some(CommandBody::AppSuspend(AppCommandPayload { installation_id: r.id.clone() })), desired: Some(Desired::Suspended), ..Default::default() };
     if let Some(now_row) = state::apply(&txn, r, Event::Act(Action::Suspend), change).await? {
         notify::send(&txn, &now_row, NotificationKind::RentalSuspended).await?;

@@ -143,7 +143,7 @@ async fn device_apps(State(cx): State<AppsCtx>, auth: Auth, lang: Lang, ApiPath(
 async fn image_archive(State(cx): State<AppsCtx>, State(devices): State<DevicesCtx>, ApiPath(sha): ApiPath<String>, req: Request) -> Result<Response, AppError> {
     let (parts, body) = req.into_parts();
     crate::devices::protocol::device_by_secret(&devices, crate::iam::auth::bearer(&parts)).await?;
-    let path = images::file_of(&cx.db, &cx.data_dir, &sha).await?.ok_or(AppError::NotFound(Msg::NotFound))?;
+    let path = images::file_of(&cx.db, &cx.data_dir, &sha).await?.ok_or(AppError::Refused(Msg::NotFound))?;
     let req = Request::from_parts(parts, body);
     let res = tower_http::services::ServeFile::new(path).oneshot(req).await.map_err(|e| AppError::Internal(e.into()))?;
     Ok(res.into_response())

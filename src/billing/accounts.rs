@@ -68,7 +68,7 @@ impl AccountRef {
         match auth.company() {
             None => Ok(AccountRef::User(auth.user_id.clone())),
             Some(c) if auth.is_admin() => Ok(AccountRef::Company(c.to_string())),
-            Some(_) => Err(AppError::Forbidden(Msg::NotAdmin)),
+            Some(_) => Err(AppError::Refused(Msg::NotAdmin)),
         }
     }
 }
@@ -169,9 +169,9 @@ pub fn minute_price(per_hour: i64, n: i64) -> i64 {
 
 /// The refusal naming what is missing, with the figures in `data`.
 pub fn insufficient(available: i64, needed: i64) -> AppError {
-    AppError::Conflict {
+    AppError::Explained {
         msg: Msg::InsufficientBalance { available, needed },
-        data: Some(serde_json::json!({ "available": available, "needed": needed })),
+        data: serde_json::json!({ "available": available, "needed": needed }),
     }
 }
 

@@ -166,7 +166,7 @@ pub async fn redeem(conn: &impl Conn, to: &AccountRef, code: &str) -> Result<i64
     let normal = normalized(code).ok_or_else(|| AppError::invalid("code", Msg::TopUpCodeInvalid))?;
     let txn = begin(conn).await?;
     let r = async {
-        let row = codes::Entity::find().filter(codes::Column::CodeHash.eq(hash(&normal))).one(&txn).await?.ok_or(AppError::NotFound(Msg::TopUpCodeNotFound))?;
+        let row = codes::Entity::find().filter(codes::Column::CodeHash.eq(hash(&normal))).one(&txn).await?.ok_or(AppError::Refused(Msg::TopUpCodeNotFound))?;
         let t = now();
         let claimed = codes::Entity::update_many()
             .col_expr(codes::Column::RedeemedBy, Expr::value(to.id()))
@@ -179,8 +179,8 @@ pub async fn redeem(conn: &impl Conn, to: &AccountRef, code: &str) -> Result<i64
         if claimed.rows_affected != 1 {
             let now_row = codes::Entity::find_by_id(row.id).one(&txn).await?;
             return Err(match now_row {
-                Some(c) if c.redeemed_by.is_some() => AppError::conflict(Msg::TopUpCodeUsed),
-                _ => AppError::conflict(Msg::TopUpCodeExpired),
+                Some(c) if c.redeemed_by.is_some() => AppError::Refused(Msg::TopUpCodeUsed),
+                _ => AppError::Refused(Msg::TopUpCodeExpired),
             });
         }
         ledger::grant(&txn, to.clone(), row.amount, format!("redeem:{}", row.id), Memo::CodeRedeemed.encode()).await?;

@@ -87,7 +87,7 @@ pub(crate) async fn place(txn: &DatabaseTransaction, spec: HoldSpec) -> Result<H
             .await?
             .ok_or_else(|| AppError::Internal(anyhow::anyhow!("hold key {} neither inserted nor found", spec.key)))?;
         if first.fingerprint != fp {
-            return Err(AppError::conflict(Msg::IdempotencyKeyReused));
+            return Err(AppError::Refused(Msg::IdempotencyKeyReused));
         }
         return Ok(Held { hold: first, replayed: true });
     }
@@ -115,10 +115,10 @@ pub(crate) async fn take(txn: &DatabaseTransaction, hold_id: &str, amount: i64, 
         .and_where(Expr::col(H::Amount).sub(Expr::col(H::Captured)).gte(amount))
         .returning_all();
     let Some(row) = txn.query_one(&q).await? else {
-        let h = holds::Entity::find_by_id(hold_id).one(txn).await?.ok_or(AppError::NotFound(Msg::HoldNotFound))?;
+        let h = holds::Entity::find_by_id(hold_id).one(txn).await?.ok_or(AppError::Refused(Msg::HoldNotFound))?;
         return Err(match h.status {
-            HoldStatus::Pending => AppError::conflict(Msg::CaptureExceedsHold { left: h.amount - h.captured, asked: amount }),
-            _ => AppError::conflict(Msg::HoldResolved),
+            HoldStatus::Pending => AppError::Refused(Msg::CaptureExceedsHold { left: h.amount - h.captured, asked: amount }),
+            _ => AppError::Refused(Msg::HoldResolved),
         });
     };
     let h = holds::Model::from_query_result(&row, "")?;
@@ -152,7 +152,7 @@ pub(crate) async fn resolve(txn: &DatabaseTransaction, hold_id: &str, event: Hol
     }
     q.returning_all();
     let Some(row) = txn.query_one(&q).await? else {
-        return holds::Entity::find_by_id(hold_id).one(txn).await?.ok_or(AppError::NotFound(Msg::HoldNotFound));
+        return holds::Entity::find_by_id(hold_id).one(txn).await?.ok_or(AppError::Refused(Msg::HoldNotFound));
     };
     let h = holds::Model::from_query_result(&row, "")?;
     if h.released > 0 {

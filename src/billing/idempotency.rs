@@ -111,12 +111,12 @@ async fn run(req: Request, next: Next) -> Result<Response, Response> {
     // Keys are the caller's: an unauthenticated request is left to the handler (401).
     let Some(scope) = scope(&store, req.headers()) else { return Ok(next.run(req).await) };
     let (parts, body) = req.into_parts();
-    let bytes = axum::body::to_bytes(body, store.body_limit).await.map_err(|_| AppError::TooLarge(Msg::BodyTooLarge).into_response())?;
+    let bytes = axum::body::to_bytes(body, store.body_limit).await.map_err(|_| AppError::Refused(Msg::BodyTooLarge).into_response())?;
     let fp = fingerprint(&parts, &bytes);
     match reserve(&store.db, &scope, &key, &fp, now()).await.map_err(IntoResponse::into_response)? {
         Reservation::Replay(status, body) => return Ok(replayed(status, body)),
-        Reservation::OtherRequest => return Err(AppError::conflict(Msg::IdempotencyKeyReused).into_response()),
-        Reservation::Running => return Err(AppError::conflict(Msg::IdempotencyKeyInProgress).into_response()),
+        Reservation::OtherRequest => return Err(AppError::Refused(Msg::IdempotencyKeyReused).into_response()),
+        Reservation::Running => return Err(AppError::Refused(Msg::IdempotencyKeyInProgress).into_response()),
         Reservation::Fresh => {}
     }
     let res = next.run(Request::from_parts(parts, Body::from(bytes))).await;

@@ -84,7 +84,7 @@ pub async fn capture(conn: &impl Conn, spec: CaptureSpec) -> Result<Posted, AppE
     }
     let txn = begin(conn).await?;
     let r = async {
-        let h = ledger_holds::Entity::find_by_id(spec.hold_id.clone()).one(&txn).await?.ok_or(AppError::NotFound(Msg::HoldNotFound))?;
+        let h = ledger_holds::Entity::find_by_id(spec.hold_id.clone()).one(&txn).await?.ok_or(AppError::Refused(Msg::HoldNotFound))?;
         let payer = AccountRef::parse(&h.account_id)?;
         let legs = Leg::spread(Leg { from_held: true, ..Leg::debit(payer, total) }, spec.splits);
         let reference = Reference { ref_type: h.ref_type.clone(), ref_id: h.ref_id.clone() };
@@ -104,7 +104,7 @@ pub async fn capture_market(conn: &impl Conn, spec: MarketCapture) -> Result<Pos
     }
     let txn = begin(conn).await?;
     let r = async {
-        let h = ledger_holds::Entity::find_by_id(spec.hold_id.clone()).one(&txn).await?.ok_or(AppError::NotFound(Msg::HoldNotFound))?;
+        let h = ledger_holds::Entity::find_by_id(spec.hold_id.clone()).one(&txn).await?.ok_or(AppError::Refused(Msg::HoldNotFound))?;
         let payer = AccountRef::parse(&h.account_id)?;
         let reference = Reference { ref_type: h.ref_type.clone(), ref_id: h.ref_id.clone() };
         let fp = sha256_hex(&format!("market|{}|{}|{}|{}|{}", h.id, spec.amount, spec.provider.id(), spec.fee_percent, spec.metered));
@@ -168,7 +168,7 @@ pub async fn set_burn(conn: &impl ConnectionTrait, hold_id: &str, burn_per_hour:
 
 /// A hold as it is now.
 pub async fn hold_of(conn: &impl ConnectionTrait, hold_id: &str) -> Result<ledger_holds::Model, AppError> {
-    ledger_holds::Entity::find_by_id(hold_id).one(conn).await?.ok_or(AppError::NotFound(Msg::HoldNotFound))
+    ledger_holds::Entity::find_by_id(hold_id).one(conn).await?.ok_or(AppError::Refused(Msg::HoldNotFound))
 }
 
 /// An account's figures now: `available = balance - held`, never below zero for a wallet.

@@ -220,7 +220,7 @@ async fn replay(conn: &impl ConnectionTrait, key: &str, fp: &str) -> Result<Post
         .await?
         .ok_or_else(|| AppError::Internal(anyhow::anyhow!("transfer key {key} neither inserted nor found")))?;
     if first.fingerprint != fp {
-        return Err(AppError::conflict(Msg::IdempotencyKeyReused));
+        return Err(AppError::Refused(Msg::IdempotencyKeyReused));
     }
     let entries = entries_of(conn, &first.id).await?;
     Ok(Posted { transfer: first, entries, replayed: true })

@@ -173,8 +173,8 @@ pub async fn blocks_deletion(conn: &impl ConnectionTrait, user_id: &str) -> Resu
 /// when the HTTP layer's record of the first answer is lost. Answers the company's entry.
 pub async fn top_up(conn: &impl ledger::Conn, auth: &Auth, req: TopUp, idempotency_key: Option<&str>, lang: Lang) -> Result<Entry, AppError> {
     let company = match auth.company() {
-        None => return Err(AppError::Forbidden(Msg::CompanyContextRequired)),
-        Some(_) if !auth.is_admin() => return Err(AppError::Forbidden(Msg::NotAdmin)),
+        None => return Err(AppError::Refused(Msg::CompanyContextRequired)),
+        Some(_) if !auth.is_admin() => return Err(AppError::Refused(Msg::NotAdmin)),
         Some(c) => c.to_string(),
     };
     let to = AccountRef::Company(company.clone());

@@ -28,7 +28,7 @@ struct Allocation {
 fn allocation(auth: &Auth, req: AssignRequest) -> Result<Allocation, AppError> {
     let kind = ResourceType::parse(req.resource_type.as_deref())?;
     if auth.company().is_none() || !auth.is_admin() {
-        return Err(AppError::Forbidden(kind.no_permission()));
+        return Err(AppError::Refused(kind.no_permission()));
     }
     let user_id = req.user_id.map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).ok_or(AppError::invalid("user_id", Msg::InvalidField("user_id")))?;
     let resource_id =
@@ -40,9 +40,9 @@ pub async fn assign(cx: &CompaniesCtx, auth: &Auth, req: AssignRequest) -> Resul
     let a = allocation(auth, req)?;
     let txn = write_txn(&cx.db).await?;
     let c = admin_company_locked(&txn, auth).await?;
-    membership(&txn, &c.id, &a.user_id).await?.ok_or(AppError::NotFound(Msg::MemberNotFound))?;
+    membership(&txn, &c.id, &a.user_id).await?.ok_or(AppError::Refused(Msg::MemberNotFound))?;
     if !resources::resource_owned_by_company(&txn, a.kind, &a.resource_id, &c.id).await? {
-        return Err(AppError::NotFound(Msg::ResourceNotFound));
+        return Err(AppError::Refused(Msg::ResourceNotFound));
     }
     let key = (c.id.clone(), a.kind, a.resource_id.clone(), a.user_id.clone());
     if resource_assignments::Entity::find_by_id(key).one(&txn).await?.is_some() {
@@ -71,11 +71,11 @@ pub async fn unassign(cx: &CompaniesCtx, auth: &Auth, req: AssignRequest) -> Res
     let a = allocation(auth, req)?;
     let txn = write_txn(&cx.db).await?;
     let c = admin_company_locked(&txn, auth).await?;
-    membership(&txn, &c.id, &a.user_id).await?.ok_or(AppError::NotFound(Msg::MemberNotFound))?;
+    membership(&txn, &c.id, &a.user_id).await?.ok_or(AppError::Refused(Msg::MemberNotFound))?;
     let key = (c.id.clone(), a.kind, a.resource_id.clone(), a.user_id.clone());
     let gone = resource_assignments::Entity::delete_by_id(key).exec(&txn).await?;
     if gone.rows_affected == 0 {
-        return Err(AppError::NotFound(Msg::AssignmentNotFound));
+        return Err(AppError::Refused(Msg::AssignmentNotFound));
     }
     let me = user(&txn, &auth.user_id).await?;
     let them = user(&txn, &a.user_id).await?;

@@ -57,7 +57,7 @@ pub(crate) async fn add_member(conn: &impl ConnectionTrait, company_id: &str, us
 /// the longest-standing remaining admin). Refuses to remove the last admin.
 pub(crate) async fn take_out(conn: &impl ConnectionTrait, c: &companies::Model, m: &company_members::Model) -> Result<(), AppError> {
     if m.role == Role::Admin && admin_count(conn, &c.id).await? <= 1 {
-        return Err(AppError::conflict(Msg::LastAdmin));
+        return Err(AppError::Refused(Msg::LastAdmin));
     }
     company_members::Entity::delete_by_id((c.id.clone(), m.user_id.clone())).exec(conn).await?;
     resource_assignments::Entity::delete_many()
@@ -138,7 +138,7 @@ pub async fn delete(cx: &CompaniesCtx, admin: &Auth) -> Result<(), AppError> {
         reasons.push("ai_compute_held");
     }
     if !reasons.is_empty() {
-        return Err(AppError::Conflict { msg: Msg::CompanyNotDeletable, data: Some(json!({ "reasons": reasons })) });
+        return Err(AppError::Explained { msg: Msg::CompanyNotDeletable, data: json!({ "reasons": reasons }) });
     }
     let me = user(&txn, &admin.user_id).await?;
     let members = company_members::Entity::find().filter(company_members::Column::CompanyId.eq(c.id.clone())).count(&txn).await?;
@@ -189,7 +189,7 @@ pub async fn members(cx: &CompaniesCtx, auth: &Auth, page: Page) -> Result<List<
 pub async fn remove_member(cx: &CompaniesCtx, admin: &Auth, TargetUser(target): TargetUser) -> Result<(), AppError> {
     let txn = write_txn(&cx.db).await?;
     let c = admin_company_locked(&txn, admin).await?;
-    let m = membership(&txn, &c.id, &target).await?.ok_or(AppError::NotFound(Msg::MemberNotFound))?;
+    let m = membership(&txn, &c.id, &target).await?.ok_or(AppError::Refused(Msg::MemberNotFound))?;
     take_out(&txn, &c, &m).await?;
     let me = user(&txn, &admin.user_id).await?;
     let them = user(&txn, &target).await?;
@@ -203,10 +203,10 @@ pub async fn remove_member(cx: &CompaniesCtx, admin: &Auth, TargetUser(target): 
 pub async fn leave(cx: &CompaniesCtx, auth: &Auth, CompanyRef(sme): CompanyRef) -> Result<(), AppError> {
     let txn = write_txn(&cx.db).await?;
     let c = match company_locked(&txn, &sme).await {
-        Err(AppError::NotFound(_)) => return Err(AppError::Forbidden(Msg::NotCompanyMember)),
+        Err(e) if e.status() == axum::http::StatusCode::NOT_FOUND => return Err(AppError::Refused(Msg::NotCompanyMember)),
         c => c?,
     };
-    let m = membership(&txn, &sme, &auth.user_id).await?.ok_or(AppError::Forbidden(Msg::NotCompanyMember))?;
+    let m = membership(&txn, &sme, &auth.user_id).await?.ok_or(AppError::Refused(Msg::NotCompanyMember))?;
     take_out(&txn, &c, &m).await?;
     let me = user(&txn, &auth.user_id).await?;
     record(&txn, &c, Some(&me), user_event("member_left", &me, m.role.to_value())).await?;

@@ -11,18 +11,18 @@ use crate::iam::auth::{Auth, membership};
 pub(crate) const DEFAULT_PAGE: u64 = 20;
 
 pub(crate) async fn user(conn: &impl ConnectionTrait, id: &str) -> Result<users::Model, AppError> {
-    users::Entity::find_by_id(id.to_string()).one(conn).await?.ok_or(AppError::Unauthorized(Msg::SessionExpired))
+    users::Entity::find_by_id(id.to_string()).one(conn).await?.ok_or(AppError::Refused(Msg::SessionExpired))
 }
 
 pub(crate) async fn company(conn: &impl ConnectionTrait, id: &str) -> Result<companies::Model, AppError> {
-    companies::Entity::find_by_id(id.to_string()).one(conn).await?.ok_or(AppError::NotFound(Msg::CompanyNotFound))
+    companies::Entity::find_by_id(id.to_string()).one(conn).await?.ok_or(AppError::Refused(Msg::CompanyNotFound))
 }
 
 /// The company with its row locked until the transaction ends (`db::for_update`). Every rule
 /// about a company's members (at least one admin, one application per person, one membership)
 /// reads and writes under this lock, so two callers never both pass the same check on PostgreSQL.
 pub(crate) async fn company_locked(conn: &impl ConnectionTrait, id: &str) -> Result<companies::Model, AppError> {
-    for_update(conn, companies::Entity::find_by_id(id.to_string())).one(conn).await?.ok_or(AppError::NotFound(Msg::CompanyNotFound))
+    for_update(conn, companies::Entity::find_by_id(id.to_string())).one(conn).await?.ok_or(AppError::Refused(Msg::CompanyNotFound))
 }
 
 /// The caller's company, locked, with the caller still its administrator (the token was read
@@ -31,13 +31,13 @@ pub(crate) async fn admin_company_locked(conn: &impl ConnectionTrait, auth: &Aut
     let c = company_locked(conn, company_id(auth)?).await?;
     match membership(conn, &c.id, &auth.user_id).await? {
         Some(m) if m.role == Role::Admin => Ok(c),
-        _ => Err(AppError::Forbidden(Msg::NotAdmin)),
+        _ => Err(AppError::Refused(Msg::NotAdmin)),
     }
 }
 
 /// The caller's company (their token's `sme`), for calls any member may make.
 pub(crate) fn company_id(auth: &Auth) -> Result<&str, AppError> {
-    auth.company().ok_or(AppError::Forbidden(Msg::CompanyContextRequired))
+    auth.company().ok_or(AppError::Refused(Msg::CompanyContextRequired))
 }
 
 pub(crate) fn rfc3339(t: chrono::DateTime<chrono::Utc>) -> String {

@@ -82,7 +82,7 @@ pub async fn invite(cx: &CompaniesCtx, admin: &Auth, req: Invitation) -> Result<
     let invited = users::Entity::find().filter(users::Column::Email.eq(email.as_str())).one(&txn).await?;
     if let Some(existing) = &invited
         && membership(&txn, &c.id, &existing.id).await?.is_some() {
-            return Err(AppError::conflict(Msg::AlreadyMember));
+            return Err(AppError::Refused(Msg::AlreadyMember));
         }
     let t = now();
     // A new invitation replaces an outstanding one to the same address: the old link expires.
@@ -176,7 +176,7 @@ async fn accept_invitation(conn: &impl ConnectionTrait, r: member_records::Model
 /// what it says now is what the decision is checked against.
 async fn record_locked(conn: &impl ConnectionTrait, found: member_records::Model) -> Result<member_records::Model, AppError> {
     company_locked(conn, &found.company_id).await?;
-    member_records::Entity::find_by_id(found.id).one(conn).await?.ok_or(AppError::NotFound(Msg::RecordNotFound))
+    member_records::Entity::find_by_id(found.id).one(conn).await?.ok_or(AppError::Refused(Msg::RecordNotFound))
 }
 
 /// Marks an invitation found past its expiry as `expired` and answers the 409 for it.
@@ -188,27 +188,27 @@ async fn refuse_expired(conn: &impl ConnectionTrait, r: &member_records::Model) 
             .exec(conn)
             .await?;
     }
-    Ok(AppError::Conflict { msg: Msg::InvitationExpired, data: Some(json!({ "status": RecordStatus::Expired, "sme_id": r.company_id })) })
+    Ok(AppError::Explained { msg: Msg::InvitationExpired, data: json!({ "status": RecordStatus::Expired, "sme_id": r.company_id }) })
 }
 
 fn not_pending(r: &member_records::Model) -> AppError {
-    AppError::Conflict { msg: Msg::RecordNotPending, data: Some(json!({ "status": r.status, "sme_id": r.company_id })) }
+    AppError::Explained { msg: Msg::RecordNotPending, data: json!({ "status": r.status, "sme_id": r.company_id }) }
 }
 
 /// The invitation link: accepts the invitation for the signed-in caller, whose email must be
 /// the invited one.
 pub async fn join(cx: &CompaniesCtx, auth: &Auth, code: Option<&str>) -> Result<JoinResult, AppError> {
-    let code = code.map(str::trim).filter(|c| !c.is_empty()).ok_or(AppError::invalid("code", Msg::InvitationNotFound))?;
+    let code = code.map(str::trim).filter(|c| !c.is_empty()).ok_or(AppError::invalid("code", Msg::InvalidField("code")))?;
     let txn = write_txn(&cx.db).await?;
     let found = member_records::Entity::find()
         .filter(member_records::Column::CodeHash.eq(tokens::hash_token(code)))
         .one(&txn)
         .await?
-        .ok_or(AppError::NotFound(Msg::InvitationNotFound))?;
+        .ok_or(AppError::Refused(Msg::InvitationNotFound))?;
     let r = record_locked(&txn, found).await?;
     let me = user(&txn, &auth.user_id).await?;
     if r.email != me.email {
-        return Err(AppError::Forbidden(Msg::InvitationNotForYou));
+        return Err(AppError::Refused(Msg::InvitationNotForYou));
     }
     let sme_id = r.company_id.clone();
     match effective_status(&r, now()) {
@@ -233,7 +233,7 @@ pub async fn apply(cx: &CompaniesCtx, auth: &Auth, CompanyRef(sme): CompanyRef) 
     let c = company_locked(&txn, &sme).await?;
     let me = user(&txn, &auth.user_id).await?;
     if membership(&txn, &c.id, &me.id).await?.is_some() {
-        return Err(AppError::conflict(Msg::AlreadyMember));
+        return Err(AppError::Refused(Msg::AlreadyMember));
     }
     let waiting = member_records::Entity::find()
         .filter(member_records::Column::CompanyId.eq(c.id.clone()))
@@ -243,7 +243,7 @@ pub async fn apply(cx: &CompaniesCtx, auth: &Auth, CompanyRef(sme): CompanyRef) 
         .count(&txn)
         .await?;
     if waiting > 0 {
-        return Err(AppError::conflict(Msg::AlreadyApplied));
+        return Err(AppError::Refused(Msg::AlreadyApplied));
     }
     let r = member_records::ActiveModel {
         id: Set(new_id()),
@@ -310,7 +310,7 @@ pub async fn records(cx: &CompaniesCtx, auth: &Auth, q: RecordsQuery) -> Result<
 pub async fn answer(cx: &CompaniesCtx, auth: &Auth, id: &str, accept: bool) -> Result<MemberRecord, AppError> {
     let txn = write_txn(&cx.db).await?;
     let me = user(&txn, &auth.user_id).await?;
-    let found = member_records::Entity::find_by_id(id.to_string()).one(&txn).await?.ok_or(AppError::NotFound(Msg::RecordNotFound))?;
+    let found = member_records::Entity::find_by_id(id.to_string()).one(&txn).await?.ok_or(AppError::Refused(Msg::RecordNotFound))?;
     let r = record_locked(&txn, found).await?;
     let in_company = auth.company() == Some(r.company_id.as_str());
     let side = match r.kind {
@@ -319,18 +319,18 @@ pub async fn answer(cx: &CompaniesCtx, auth: &Auth, id: &str, accept: bool) -> R
                 admin_company_locked(&txn, auth).await?;
                 Side::Admin
             } else if in_company || r.user_id.as_deref() == Some(me.id.as_str()) {
-                return Err(AppError::Forbidden(Msg::NotAdmin));
+                return Err(AppError::Refused(Msg::NotAdmin));
             } else {
-                return Err(AppError::NotFound(Msg::RecordNotFound));
+                return Err(AppError::Refused(Msg::RecordNotFound));
             }
         }
         _ => {
             if r.email == me.email {
                 Side::Person
             } else if in_company {
-                return Err(AppError::Forbidden(Msg::InvitationNotForYou));
+                return Err(AppError::Refused(Msg::InvitationNotForYou));
             } else {
-                return Err(AppError::NotFound(Msg::RecordNotFound));
+                return Err(AppError::Refused(Msg::RecordNotFound));
             }
         }
     };
@@ -359,7 +359,7 @@ pub async fn answer(cx: &CompaniesCtx, auth: &Auth, id: &str, accept: bool) -> R
             r
         }
         (Side::Admin, _) => {
-            let applicant_id = r.user_id.clone().ok_or(AppError::NotFound(Msg::MemberNotFound))?;
+            let applicant_id = r.user_id.clone().ok_or(AppError::Refused(Msg::MemberNotFound))?;
             let applicant = user(&txn, &applicant_id).await?;
             if accept {
                 add_member(&txn, &c.id, &applicant.id, r.role).await?;
@@ -376,7 +376,7 @@ pub async fn answer(cx: &CompaniesCtx, auth: &Auth, id: &str, accept: bool) -> R
             r
         }
     };
-    let out = views(&txn, std::slice::from_ref(&r), |_| side).await?.pop().ok_or(AppError::NotFound(Msg::RecordNotFound))?;
+    let out = views(&txn, std::slice::from_ref(&r), |_| side).await?.pop().ok_or(AppError::Refused(Msg::RecordNotFound))?;
     txn.commit().await?;
     Ok(out)
 }

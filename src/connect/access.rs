@@ -26,17 +26,17 @@ pub struct Door {
 pub async fn door(cx: &ConnectCtx, auth: &Auth, id: &str) -> Result<Door, AppError> {
     let row = match crate::apps::access::visible(&cx.db, auth, id).await {
         Ok((row, _)) => row,
-        Err(AppError::NotFound(m)) => {
+        Err(e) if e.status() == axum::http::StatusCode::NOT_FOUND => {
             if let Some(company) = auth.company().filter(|_| !auth.is_admin()) {
                 let theirs = installations::Entity::find_by_id(id.to_string())
                     .filter(installations::Column::OwnerCompanyId.eq(company))
                     .one(&cx.db)
                     .await?;
                 if theirs.is_some() {
-                    return Err(AppError::Forbidden(Msg::NoPermissionApps));
+                    return Err(AppError::Refused(Msg::NoPermissionApps));
                 }
             }
-            return Err(AppError::NotFound(m));
+            return Err(e);
         }
         Err(e) => return Err(e),
     };
@@ -54,20 +54,30 @@ impl Door {
 
     /// The device's channel on this instance; 409 "The device is offline" otherwise.
     pub fn link(&self, cx: &ConnectCtx) -> Result<Arc<Link>, AppError> {
-        device_link(cx, self.device.as_ref().ok_or(AppError::conflict(Msg::DeviceOffline))?)
+        device_link(cx, self.device.as_ref().ok_or(AppError::Refused(Msg::DeviceOffline))?)
     }
 
     /// The app runs (a terminal, a port, the web interface need it); while it is updated the
     /// running version serves until the new one takes over.
     pub fn running(&self) -> Result<(), AppError> {
-        if matches!(self.row.status, AppStatus::Running | AppStatus::Updating) { Ok(()) } else { Err(AppError::conflict(Msg::AppNotRunning)) }
+        if matches!(self.row.status, AppStatus::Running | AppStatus::Updating) { Ok(()) } else { Err(AppError::Refused(Msg::AppNotRunning)) }
     }
 
     /// Its container exists (logs can be read of a stopped app).
     pub fn has_container(&self) -> bool {
+        // The agent creates the container at the end of `installing` (after the image is pulled
+        // or loaded) and removes it when an install fails to start: logs asked for in those
+        // states answered 404 (the operator-apps spec caught it during an archive's load).
         !matches!(
             self.row.status,
-            AppStatus::NotInstall | AppStatus::Preparing | AppStatus::Downloading | AppStatus::Deleting | AppStatus::Uninstalling
+            AppStatus::NotInstall
+                | AppStatus::Preparing
+                | AppStatus::Downloading
+                | AppStatus::Installing
+                | AppStatus::InstallFailed
+                | AppStatus::RentFailed
+                | AppStatus::Deleting
+                | AppStatus::Uninstalling
         )
     }
 
@@ -90,13 +100,13 @@ pub async fn owned_device(cx: &ConnectCtx, auth: &Auth, id: &str) -> Result<devi
         .filter(crate::devices::access::owned_by(&owner))
         .one(&cx.db)
         .await?
-        .ok_or(AppError::NotFound(Msg::DeviceNotFound))
+        .ok_or(AppError::Refused(Msg::DeviceNotFound))
 }
 
 /// The device's channel on this instance; 409 "The device is offline" otherwise.
 pub fn device_link(cx: &ConnectCtx, d: &devices::Model) -> Result<Arc<Link>, AppError> {
     if d.status != DeviceStatus::Online {
-        return Err(AppError::conflict(Msg::DeviceOffline));
+        return Err(AppError::Refused(Msg::DeviceOffline));
     }
-    cx.channels.get(&d.id).ok_or(AppError::conflict(Msg::DeviceOffline))
+    cx.channels.get(&d.id).ok_or(AppError::Refused(Msg::DeviceOffline))
 }

@@ -96,7 +96,7 @@ pub async fn serve(cx: ConnectCtx, device: devices::Model, socket: WebSocket) {
 async fn beat(cx: &ConnectCtx, link: &Arc<Link>, device: &devices::Model, req: HeartbeatRequest) -> bool {
     match protocol::beat(&cx.devices, device, req).await {
         Ok(answer) => send_commands(link, answer).await,
-        Err(crate::error::AppError::Unauthorized(_)) => false,
+        Err(e) if e.status() == axum::http::StatusCode::UNAUTHORIZED => false,
         Err(e) => {
             tracing::warn!(device_id = %device.id, error = %e, "beat over the channel failed");
             true

@@ -27,17 +27,17 @@ const MAX_LINE: usize = 64 * 1024;
 /// A stream that could not open, as the API answers it.
 pub fn refused(reason: CloseReason) -> AppError {
     match reason {
-        CloseReason::TooMany => AppError::conflict(Msg::TooManyStreams),
-        CloseReason::ChannelLost => AppError::conflict(Msg::DeviceOffline),
-        CloseReason::NotFound => AppError::NotFound(Msg::StreamEnded("not_found")),
+        CloseReason::TooMany => AppError::Refused(Msg::TooManyStreams),
+        CloseReason::ChannelLost => AppError::Refused(Msg::DeviceOffline),
+        CloseReason::NotFound => AppError::Refused(Msg::StreamEnded("not_found")),
         CloseReason::PortNotAllowed => AppError::invalid("port", Msg::PortNotAllowed),
-        other => AppError::conflict(Msg::StreamEnded(reason_name(other))),
+        other => AppError::Refused(Msg::StreamEnded(reason_name(other))),
     }
 }
 
 async fn open(cx: &ConnectCtx, door: &Door, tail: u32, follow: bool) -> Result<AgentStream, AppError> {
     if !door.has_container() {
-        return Err(AppError::conflict(Msg::AppNotRunning));
+        return Err(AppError::Refused(Msg::AppNotRunning));
     }
     let link = door.link(cx)?;
     link.open(Target::Logs { installation: door.row.id.clone(), tail, follow }).await.map_err(refused)

@@ -73,10 +73,10 @@ async fn app_connect(State(cx): State<ConnectCtx>, auth: Auth, ApiPath(id): ApiP
     responses((status = 302), (status = 200, body = Envelope<OpenLink>), (status = 404), (status = 409)))]
 async fn app_open(State(cx): State<ConnectCtx>, auth: Auth, headers: HeaderMap, ApiPath(id): ApiPath<String>) -> Result<Response, AppError> {
     let d = door(&cx, &auth, &id).await?;
-    d.web_port().ok_or(AppError::NotFound(Msg::AppHasNoWeb))?;
+    d.web_port().ok_or(AppError::Refused(Msg::AppHasNoWeb))?;
     d.running()?;
     if !d.device_online() {
-        return Err(AppError::conflict(Msg::DeviceOffline));
+        return Err(AppError::Refused(Msg::DeviceOffline));
     }
     let url = web::open_link(&cx, &auth, &d.row.id).await?;
     let json = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).is_some_and(|v| v.contains("application/json"));
@@ -183,7 +183,7 @@ async fn app_api(State(cx): State<ConnectCtx>, auth: Auth, req: axum::extract::R
     let rest = path.strip_prefix("/api/rmp/v1/apps/").unwrap_or("");
     let (id, tail) = rest.split_once('/').map_or((rest, ""), |(id, t)| (id, t.strip_prefix("api").unwrap_or(t)));
     let d = door(&cx, &auth, id).await?;
-    let port = d.web_port().ok_or(AppError::NotFound(Msg::AppHasNoWeb))?;
+    let port = d.web_port().ok_or(AppError::Refused(Msg::AppHasNoWeb))?;
     d.running()?;
     let link = d.link(&cx)?;
     let stream = link.open(Target::App { installation: d.row.id.clone(), port }).await.map_err(logs::refused)?;

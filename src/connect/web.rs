@@ -255,22 +255,22 @@ async fn checked(cx: &ConnectCtx, id: &str, cookie: &str) -> Result<(String, u16
     {
         return Ok((device, port));
     }
-    let (session_id, sme) = verify(cx, id, cookie).ok_or(AppError::Unauthorized(Msg::AppSignInRequired))?;
-    let session = sessions::Entity::find_by_id(session_id.clone()).one(&cx.db).await?.ok_or(AppError::Unauthorized(Msg::AppSignInRequired))?;
+    let (session_id, sme) = verify(cx, id, cookie).ok_or(AppError::Refused(Msg::AppSignInRequired))?;
+    let session = sessions::Entity::find_by_id(session_id.clone()).one(&cx.db).await?.ok_or(AppError::Refused(Msg::AppSignInRequired))?;
     if session.revoked_at.is_some() || session.expires_at <= now() {
-        return Err(AppError::Unauthorized(Msg::AppSignInRequired));
+        return Err(AppError::Refused(Msg::AppSignInRequired));
     }
     let context = if sme == PERSONAL {
         Context::Personal
     } else {
-        let m = membership(&cx.db, &sme, &session.user_id).await?.ok_or(AppError::Forbidden(Msg::NoPermissionApps))?;
+        let m = membership(&cx.db, &sme, &session.user_id).await?.ok_or(AppError::Refused(Msg::NoPermissionApps))?;
         Context::of(&sme, Some(m.role))
     };
     let auth = Auth { user_id: session.user_id.clone(), session_id, context, api_key: None };
     let d = door(cx, &auth, id).await?;
     d.running()?;
-    let port = d.web_port().ok_or(AppError::NotFound(Msg::AppHasNoWeb))?;
-    let device = d.device.as_ref().filter(|_| d.device_online()).map(|d| d.id.clone()).ok_or(AppError::conflict(Msg::DeviceOffline))?;
+    let port = d.web_port().ok_or(AppError::Refused(Msg::AppHasNoWeb))?;
+    let device = d.device.as_ref().filter(|_| d.device_online()).map(|d| d.id.clone()).ok_or(AppError::Refused(Msg::DeviceOffline))?;
     let mut cache = CHECKED.lock().unwrap();
     if cache.len() > 10_000 {
         cache.retain(|_, (at, _, _)| at.elapsed() < CHECKED_FOR);
@@ -281,10 +281,7 @@ async fn checked(cx: &ConnectCtx, id: &str, cookie: &str) -> Result<(String, u16
 
 fn error_page(e: AppError, lang: Lang, cx: &ConnectCtx) -> Response {
     match e {
-        AppError::Unauthorized(m) => page(StatusCode::UNAUTHORIZED, m, lang, cx),
-        AppError::Forbidden(m) => page(StatusCode::FORBIDDEN, m, lang, cx),
-        AppError::NotFound(m) => page(StatusCode::NOT_FOUND, m, lang, cx),
-        AppError::Conflict { msg, .. } => page(StatusCode::CONFLICT, msg, lang, cx),
+        AppError::Refused(m) | AppError::Explained { msg: m, .. } => page(m.code().0, m, lang, cx),
         other => {
             tracing::warn!(error = %other, "app origin request failed");
             page(StatusCode::INTERNAL_SERVER_ERROR, Msg::Internal, lang, cx)

@@ -7,6 +7,8 @@ use sea_orm::Iterable;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::lang::{Lang, Words};
+
 /// What a device is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
 #[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
@@ -415,6 +417,38 @@ impl AppStatus {
     pub fn parse(raw: &str) -> Option<AppStatus> {
         AppStatus::iter().find(|s| s.to_value() == raw)
     }
+    /// The status's label in a language (docs/product.md §4; the UI's labels are
+    /// `ui/src/i18n`'s `status.*`).
+    pub fn label(self, lang: Lang) -> &'static str {
+        self.words().get(lang)
+    }
+    pub fn words(self) -> Words {
+        use AppStatus as S;
+        match self {
+            S::Preparing => Words::new("preparing", "准备中"),
+            S::Downloading => Words::new("downloading", "下载中"),
+            S::Installing => Words::new("installing", "安装中"),
+            S::Installed => Words::new("installed", "已安装"),
+            S::Starting => Words::new("starting", "启动中"),
+            S::Running => Words::new("running", "运行中"),
+            S::Stopping => Words::new("stopping", "停止中"),
+            S::Stopped => Words::new("stopped", "已停止"),
+            S::Restarting => Words::new("restarting", "重启中"),
+            S::Suspending => Words::new("suspending", "暂停中"),
+            S::Suspended => Words::new("suspended", "已暂停"),
+            S::Resuming => Words::new("resuming", "恢复中"),
+            S::Snapshotting => Words::new("snapshotting", "快照中"),
+            S::Uninstalling => Words::new("uninstalling", "卸载中"),
+            S::Deleting => Words::new("deleting", "删除中"),
+            S::ShuttingDown => Words::new("shutting down", "关闭中"),
+            S::Updating => Words::new("updating", "更新中"),
+            S::Failed => Words::new("failed", "失败"),
+            S::InstallFailed => Words::new("install failed", "安装失败"),
+            S::UninstallFailed => Words::new("uninstall failed", "卸载失败"),
+            S::RentFailed => Words::new("rent failed", "租用失败"),
+            S::NotInstall => Words::new("not install", "未安装"),
+        }
+    }
 }
 
 /// Whether an installation is the device owner's own (`own`) or rented on another owner's device.
@@ -453,6 +487,18 @@ pub enum OrderStatus {
 impl OrderStatus {
     pub fn parse(raw: &str) -> Option<OrderStatus> {
         OrderStatus::iter().find(|s| s.to_value() == raw)
+    }
+    /// The status's label in both languages (the refusals that name it).
+    pub fn words(self) -> Words {
+        use OrderStatus as S;
+        match self {
+            S::OrderPending => Words::new("pending", "待接单"),
+            S::OrderProcessing => Words::new("processing", "处理中"),
+            S::OrderAccepted => Words::new("accepted", "已就绪"),
+            S::OrderConfirmed => Words::new("confirmed", "进行中"),
+            S::OrderFailed => Words::new("failed", "已失败"),
+            S::OrderFinished => Words::new("finished", "已完成"),
+        }
     }
     /// The order holds a device (taken and not over).
     pub fn holds_device(self) -> bool {

@@ -38,7 +38,7 @@ pub(crate) fn scope(auth: &Auth) -> Scope {
 pub fn manager(auth: &Auth) -> Result<Owner, AppError> {
     match scope(auth) {
         Scope::Owner(o) => Ok(o),
-        Scope::Member { .. } => Err(AppError::Forbidden(Msg::NoPermissionManageDevices)),
+        Scope::Member { .. } => Err(AppError::Refused(Msg::NoPermissionManageDevices)),
     }
 }
 
@@ -88,7 +88,7 @@ pub(crate) async fn visible(cx: &DevicesCtx, auth: &Auth, id: &str) -> Result<de
         .filter(scope_condition(&s, member_ids))
         .one(&cx.db)
         .await?
-        .ok_or(AppError::NotFound(Msg::DeviceNotFound))
+        .ok_or(AppError::Refused(Msg::DeviceNotFound))
 }
 
 /// A device the caller may manage (403 for members, 404 for another owner's device), its row
@@ -98,7 +98,7 @@ pub(crate) async fn managed(conn: &impl ConnectionTrait, auth: &Auth, id: &str) 
     let d = for_update(conn, devices::Entity::find_by_id(id.to_string()).filter(owned_by(&owner)))
         .one(conn)
         .await?
-        .ok_or(AppError::NotFound(Msg::DeviceNotFound))?;
+        .ok_or(AppError::Refused(Msg::DeviceNotFound))?;
     Ok((d, owner))
 }
 

@@ -25,7 +25,7 @@ pub async fn link(cx: &DevicesCtx, auth: &Auth, req: LinkRequest) -> Result<Devi
         .filter(|d| d.device_type != DeviceType::ZCloud)
         .ok_or(AppError::invalid("device_id", Msg::InvalidDeviceId))?;
     if owner_of(&d).is_some() {
-        return Err(AppError::conflict(Msg::DeviceAlreadyBound));
+        return Err(AppError::Refused(Msg::DeviceAlreadyBound));
     }
     // A malformed code answers like a wrong one.
     let code = PairingCode::parse(req.pairing_code.as_deref()).ok_or(AppError::invalid("pairing_code", Msg::PairingCodeIncorrect))?;
@@ -51,9 +51,9 @@ pub async fn link(cx: &DevicesCtx, auth: &Auth, req: LinkRequest) -> Result<Devi
         .exec(&txn)
         .await?;
     if res.rows_affected != 1 {
-        return Err(AppError::conflict(Msg::DeviceAlreadyBound));
+        return Err(AppError::Refused(Msg::DeviceAlreadyBound));
     }
-    let d = devices::Entity::find_by_id(d.id).one(&txn).await?.ok_or(AppError::NotFound(Msg::DeviceNotFound))?;
+    let d = devices::Entity::find_by_id(d.id).one(&txn).await?.ok_or(AppError::Refused(Msg::DeviceNotFound))?;
     txn.commit().await?;
     cx.public.changed();
     Ok(to_device(&d))
@@ -114,7 +114,7 @@ pub async fn unlink(cx: &DevicesCtx, auth: &Auth, id: &str) -> Result<(), AppErr
         .all(&txn)
         .await?;
     if !carried.is_empty() {
-        return Err(AppError::conflict(Msg::HostHasMachines));
+        return Err(AppError::Refused(Msg::HostHasMachines));
     }
     machines::remove(&txn, &d).await?;
     txn.commit().await?;

@@ -205,7 +205,7 @@ pub async fn nearby_one(cx: &DevicesCtx, id: &str, q: NearbyPoint) -> Result<Nea
         .filter(shared_condition())
         .one(&cx.db)
         .await?
-        .ok_or(AppError::NotFound(Msg::DeviceNotFound))?;
+        .ok_or(AppError::Refused(Msg::DeviceNotFound))?;
     let mut n = nearby_of(&d, at);
     n.apps = Some(Vec::new());
     Ok(n)

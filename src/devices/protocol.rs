@@ -50,7 +50,7 @@ pub async fn register(cx: &DevicesCtx, ip: IpAddr, req: AgentRegistration) -> Re
         // Compared as digests: the time taken says nothing about the token.
         let given = registration_token.unwrap_or_default();
         if tokens::hash_token(&given) != tokens::hash_token(expected) {
-            return Err(AppError::Forbidden(Msg::RegistrationTokenInvalid));
+            return Err(AppError::Refused(Msg::RegistrationTokenInvalid));
         }
     }
     cx.register_limit.check(&cx.db, &ip.to_string()).await?;
@@ -107,12 +107,12 @@ pub async fn register(cx: &DevicesCtx, ip: IpAddr, req: AgentRegistration) -> Re
 
 /// The device whose secret this is; `None` when unknown, revoked or unlinked.
 pub async fn device_by_secret(cx: &DevicesCtx, secret: Option<&str>) -> Result<devices::Model, AppError> {
-    let secret = secret.filter(|s| !s.is_empty()).ok_or(AppError::Unauthorized(Msg::DeviceSecretInvalid))?;
+    let secret = secret.filter(|s| !s.is_empty()).ok_or(AppError::Refused(Msg::DeviceSecretInvalid))?;
     devices::Entity::find()
         .filter(devices::Column::SecretHash.eq(tokens::hash_token(secret)))
         .one(&cx.db)
         .await?
-        .ok_or(AppError::Unauthorized(Msg::DeviceSecretInvalid))
+        .ok_or(AppError::Refused(Msg::DeviceSecretInvalid))
 }
 
 pub(crate) fn settings(cx: &DevicesCtx, d: &devices::Model) -> Settings {
@@ -158,7 +158,7 @@ async fn beat_written(cx: &DevicesCtx, device: &devices::Model, req: HeartbeatRe
     let d = for_update(&txn, devices::Entity::find_by_id(device.id.clone()).filter(devices::Column::SecretHash.eq(device.secret_hash.clone())))
         .one(&txn)
         .await?
-        .ok_or(AppError::Unauthorized(Msg::DeviceSecretInvalid))?;
+        .ok_or(AppError::Refused(Msg::DeviceSecretInvalid))?;
     let req = bounded(req, owner_of(&d).is_some());
     let t = now();
     let came_online = d.status != DeviceStatus::Online;

@@ -306,7 +306,7 @@ pub async fn on_host(cx: &DevicesCtx, auth: &Auth, host_id: &str) -> Result<Vec<
         .filter(crate::devices::access::owned_by(&owner))
         .one(&cx.db)
         .await?
-        .ok_or(AppError::NotFound(Msg::DeviceNotFound))?;
+        .ok_or(AppError::Refused(Msg::DeviceNotFound))?;
     let rows = rentals::Entity::find()
         .filter(rentals::Column::HostId.eq(host.id.clone()))
         .filter(rentals::Column::Status.ne(ZcloudRentalStatus::Ended))
@@ -328,12 +328,12 @@ pub async fn end_by_host(cx: &DevicesCtx, auth: &Auth, host_id: &str, machine_id
     let r = locked(&txn, machine_id)
         .await?
         .filter(|r| r.host_id == host.id && r.status != ZcloudRentalStatus::Ended)
-        .ok_or(AppError::NotFound(Msg::ZcloudRentalNotFound))?;
+        .ok_or(AppError::Refused(Msg::ZcloudRentalNotFound))?;
     if r.status == ZcloudRentalStatus::Ending {
-        return Err(AppError::conflict(Msg::ZcloudRentalEnding));
+        return Err(AppError::Refused(Msg::ZcloudRentalEnding));
     }
     give_notice(&txn, &r, ZcloudEndReason::HostOwner, now() + notice(cx)).await?;
-    let r = rentals::Entity::find_by_id(r.id.clone()).one(&txn).await?.ok_or(AppError::NotFound(Msg::ZcloudRentalNotFound))?;
+    let r = rentals::Entity::find_by_id(r.id.clone()).one(&txn).await?.ok_or(AppError::Refused(Msg::ZcloudRentalNotFound))?;
     let m = devices::Entity::find_by_id(r.id.clone()).one(&txn).await?;
     txn.commit().await?;
     Ok(shown(&r, m.as_ref()))

@@ -20,11 +20,11 @@ pub async fn update_sharing(cx: &DevicesCtx, auth: &Auth, id: &str, req: Sharing
     let price = price_per_hour.unwrap_or(d.price_per_hour);
     // dedicated = self-used: never rented; autopilot = rented out whenever idle for max profit.
     if (mode == SharingMode::Dedicated && rentable) || (mode == SharingMode::Autopilot && !rentable) {
-        return Err(AppError::conflict(Msg::SharingModeForbids));
+        return Err(AppError::Refused(Msg::SharingModeForbids));
     }
     if rentable && d.status != DeviceStatus::Online && !(d.rentable && d.sharing_mode == mode) {
         // Offering a stopped or offline machine for rent is refused; withdrawing it is not.
-        return Err(AppError::conflict(Msg::DeviceNotRunning));
+        return Err(AppError::Refused(Msg::DeviceNotRunning));
     }
     let mut a: devices::ActiveModel = d.into();
     a.sharing_mode = Set(mode);

@@ -120,7 +120,7 @@ pub async fn create_zcloud(cx: &DevicesCtx, auth: &Auth, ask: ZcloudAsk) -> Resu
             break;
         }
     }
-    let Some((free, model)) = chosen else { return Err(AppError::conflict(Msg::NoCapacity)) };
+    let Some((free, model)) = chosen else { return Err(AppError::Refused(Msg::NoCapacity)) };
     let host_gpu = gpus_of(&free.host).into_iter().find(|g| g.name == model);
     let gpus: Vec<Gpu> = (0..ask.gpu_count)
         .map(|_| Gpu { name: model.clone(), passthrough: ask.passthrough, vram: host_gpu.as_ref().map(|g| g.vram).unwrap_or(0) })

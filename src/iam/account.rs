@@ -20,7 +20,7 @@ pub async fn people_counts(conn: &impl sea_orm::ConnectionTrait, since: chrono::
 }
 
 async fn user_of(cx: &IamCtx, auth: &Auth) -> Result<users::Model, AppError> {
-    users::Entity::find_by_id(auth.user_id.clone()).one(&cx.db).await?.ok_or(AppError::Unauthorized(Msg::SessionExpired))
+    users::Entity::find_by_id(auth.user_id.clone()).one(&cx.db).await?.ok_or(AppError::Refused(Msg::SessionExpired))
 }
 
 fn profile_of(u: &users::Model) -> Profile {
@@ -82,9 +82,9 @@ pub async fn set_avatar(cx: &IamCtx, auth: &Auth, bytes: Vec<u8>) -> Result<Avat
         return Err(AppError::invalid("file", Msg::AvatarMissing));
     }
     if bytes.len() > AVATAR_MAX_BYTES {
-        return Err(AppError::TooLarge(Msg::AvatarTooLarge));
+        return Err(AppError::Refused(Msg::AvatarTooLarge));
     }
-    let mime = avatar_type(&bytes).ok_or(AppError::Unsupported(Msg::AvatarType))?;
+    let mime = avatar_type(&bytes).ok_or(AppError::Refused(Msg::AvatarType))?;
     let user = user_of(cx, auth).await?;
     let version = user.avatar_version + 1;
     let mut a: users::ActiveModel = user.into();
@@ -97,10 +97,10 @@ pub async fn set_avatar(cx: &IamCtx, auth: &Auth, bytes: Vec<u8>) -> Result<Avat
 }
 
 pub async fn avatar(cx: &IamCtx, user_id: &str) -> Result<(Vec<u8>, String), AppError> {
-    let u = users::Entity::find_by_id(user_id.to_string()).one(&cx.db).await?.ok_or(AppError::NotFound(Msg::NotFound))?;
+    let u = users::Entity::find_by_id(user_id.to_string()).one(&cx.db).await?.ok_or(AppError::Refused(Msg::NotFound))?;
     match (u.avatar, u.avatar_type) {
         (Some(bytes), Some(t)) => Ok((bytes, t)),
-        _ => Err(AppError::NotFound(Msg::NotFound)),
+        _ => Err(AppError::Refused(Msg::NotFound)),
     }
 }
 
@@ -122,7 +122,7 @@ pub async fn delete_account(cx: &IamCtx, auth: &Auth, req: DeletionConfirmed) ->
     let txn = write_txn(&cx.db).await?;
     let reasons = cx.deletion.reasons(&txn, &user.id).await?;
     if !reasons.is_empty() {
-        return Err(AppError::Conflict { msg: Msg::AccountNotDeletable, data: Some(serde_json::json!({ "reasons": reasons })) });
+        return Err(AppError::Explained { msg: Msg::AccountNotDeletable, data: serde_json::json!({ "reasons": reasons }) });
     }
     users::Entity::delete_by_id(user.id).exec(&txn).await?;
     txn.commit().await?;

@@ -39,7 +39,7 @@ pub async fn create(cx: &IamCtx, auth: &Auth, req: NewApiKey) -> Result<ApiKeyCr
     auth.session()?;
     let txn = write_txn(&cx.db).await?;
     // The person locked first: two creations at once count one after the other.
-    for_update(&txn, users::Entity::find_by_id(auth.user_id.clone())).one(&txn).await?.ok_or(AppError::Unauthorized(Msg::SessionExpired))?;
+    for_update(&txn, users::Entity::find_by_id(auth.user_id.clone())).one(&txn).await?.ok_or(AppError::Refused(Msg::SessionExpired))?;
     let t = now();
     let live = api_keys::Entity::find()
         .filter(api_keys::Column::UserId.eq(auth.user_id.clone()))
@@ -48,7 +48,7 @@ pub async fn create(cx: &IamCtx, auth: &Auth, req: NewApiKey) -> Result<ApiKeyCr
         .count(&txn)
         .await?;
     if live >= MAX_LIVE_KEYS {
-        return Err(AppError::conflict(Msg::TooManyApiKeys(MAX_LIVE_KEYS)));
+        return Err(AppError::Refused(Msg::TooManyApiKeys(MAX_LIVE_KEYS)));
     }
     let (key, prefix) = tokens::api_key();
     let row = api_keys::ActiveModel {
@@ -94,7 +94,7 @@ pub async fn revoke(cx: &IamCtx, auth: &Auth, id: &str) -> Result<(), AppError> 
         .exec(&cx.db)
         .await?;
     if done.rows_affected == 0 {
-        return Err(AppError::NotFound(Msg::ApiKeyNotFound));
+        return Err(AppError::Refused(Msg::ApiKeyNotFound));
     }
     Ok(())
 }

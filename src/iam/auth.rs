@@ -104,7 +104,7 @@ impl Auth {
     pub fn session(&self) -> Result<&str, AppError> {
         match self.api_key {
             None => Ok(&self.session_id),
-            Some(_) => Err(AppError::Forbidden(Msg::SessionRequired)),
+            Some(_) => Err(AppError::Refused(Msg::SessionRequired)),
         }
     }
 }
@@ -303,8 +303,8 @@ where
 {
     type Rejection = AppError;
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        let token = bearer(parts).ok_or(AppError::Unauthorized(Msg::Unauthorized))?;
-        Sessions::from_ref(state).authenticate(token).await?.ok_or(AppError::Unauthorized(Msg::SessionExpired))
+        let token = bearer(parts).ok_or(AppError::Refused(Msg::Unauthorized))?;
+        Sessions::from_ref(state).authenticate(token).await?.ok_or(AppError::Refused(Msg::SessionExpired))
     }
 }
 
@@ -318,7 +318,7 @@ where
     type Rejection = AppError;
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         let auth = Auth::from_request_parts(parts, state).await?;
-        if auth.is_admin() { Ok(Admin(auth)) } else { Err(AppError::Forbidden(Msg::NotAdmin)) }
+        if auth.is_admin() { Ok(Admin(auth)) } else { Err(AppError::Refused(Msg::NotAdmin)) }
     }
 }
 
@@ -337,7 +337,7 @@ where
         if auth.context == Context::Personal && is_operator(&Sessions::from_ref(state).db, &auth.user_id).await? {
             Ok(Operator(auth))
         } else {
-            Err(AppError::Forbidden(Msg::NotOperator))
+            Err(AppError::Refused(Msg::NotOperator))
         }
     }
 }

@@ -59,11 +59,11 @@ pub async fn reset_password(cx: &IamCtx, req: PasswordReset) -> Result<(), AppEr
     let txn = write_txn(&cx.db).await?;
     let link = password_resets::Entity::find_by_id(token_hash.clone()).one(&txn).await?.ok_or(AppError::invalid("token", Msg::ResetLinkInvalid))?;
     if link.used_at.is_some() {
-        return Err(AppError::conflict(Msg::ResetLinkUsed));
+        return Err(AppError::Refused(Msg::ResetLinkUsed));
     }
     let t = now();
     if link.expires_at <= t {
-        return Err(AppError::conflict(Msg::ResetLinkExpired));
+        return Err(AppError::Refused(Msg::ResetLinkExpired));
     }
     // Single use on every backend: only the request that flips used_at goes on.
     let claimed = password_resets::Entity::update_many()
@@ -74,7 +74,7 @@ pub async fn reset_password(cx: &IamCtx, req: PasswordReset) -> Result<(), AppEr
         .await?
         .rows_affected;
     if claimed != 1 {
-        return Err(AppError::conflict(Msg::ResetLinkUsed));
+        return Err(AppError::Refused(Msg::ResetLinkUsed));
     }
     let user = users::Entity::find_by_id(link.user_id.clone()).one(&txn).await?.ok_or(AppError::invalid("token", Msg::ResetLinkInvalid))?;
     let newly_verified = user.email_verified_at.is_none();

@@ -22,14 +22,14 @@ pub async fn login(cx: &IamCtx, ip: IpAddr, req: Credentials) -> Result<Session,
     let user = users::Entity::find().filter(users::Column::Email.eq(email.as_str())).one(&cx.db).await?;
     if !cx.hasher.verify(pass, user.as_ref().map(|u| u.password_hash.clone())).await? {
         cx.limiter.login_failed(ip, email.as_str()).await?;
-        return Err(AppError::Unauthorized(Msg::CredentialsIncorrect));
+        return Err(AppError::Refused(Msg::CredentialsIncorrect));
     }
-    let user = user.ok_or(AppError::Unauthorized(Msg::CredentialsIncorrect))?;
+    let user = user.ok_or(AppError::Refused(Msg::CredentialsIncorrect))?;
     if cx.settings.email_verification && user.email_verified_at.is_none() {
-        return Err(AppError::Forbidden(Msg::EmailNotVerified));
+        return Err(AppError::Refused(Msg::EmailNotVerified));
     }
     if user.suspended_at.is_some() {
-        return Err(AppError::Forbidden(Msg::AccountSuspended(user.suspended_reason.clone().unwrap_or_default())));
+        return Err(AppError::Refused(Msg::AccountSuspended(user.suspended_reason.clone().unwrap_or_default())));
     }
     let txn = write_txn(&cx.db).await?;
     let t = now();
@@ -129,19 +129,19 @@ pub async fn organizations(db: &DatabaseConnection, user_id: &str) -> Result<Vec
 /// late tab gets the *same* successor as the first (derived from the token: `Keys::successor`),
 /// so one token never mints more than one live successor.
 pub async fn refresh(cx: &IamCtx, presented: Option<&str>) -> Result<RefreshResponse, AppError> {
-    let presented = presented.filter(|t| !t.is_empty()).ok_or(AppError::Unauthorized(Msg::RefreshTokenInvalid))?;
+    let presented = presented.filter(|t| !t.is_empty()).ok_or(AppError::Refused(Msg::RefreshTokenInvalid))?;
     let hash = tokens::hash_token(presented);
     let txn = write_txn(&cx.db).await?;
     // Locked: two tabs presenting the same token at once are decided one after the other.
     let Some(rt) = for_update(&txn, refresh_tokens::Entity::find_by_id(hash.clone())).one(&txn).await? else {
-        return Err(AppError::Unauthorized(Msg::RefreshTokenInvalid));
+        return Err(AppError::Refused(Msg::RefreshTokenInvalid));
     };
     let Some(session) = sessions::Entity::find_by_id(rt.session_id.clone()).one(&txn).await? else {
-        return Err(AppError::Unauthorized(Msg::RefreshTokenInvalid));
+        return Err(AppError::Refused(Msg::RefreshTokenInvalid));
     };
     let t = now();
     if session.revoked_at.is_some() || session.expires_at <= t {
-        return Err(AppError::Unauthorized(Msg::RefreshTokenInvalid));
+        return Err(AppError::Refused(Msg::RefreshTokenInvalid));
     }
     let next = cx.keys.successor(presented);
     if let Some(used_at) = rt.used_at {
@@ -150,7 +150,7 @@ pub async fn refresh(cx: &IamCtx, presented: Option<&str>) -> Result<RefreshResp
             revoke_session(&txn, &session.id, "refresh_token_reused").await?;
             txn.commit().await?;
             tracing::warn!(session_id = %session.id, "refresh token reused: session revoked");
-            return Err(AppError::Unauthorized(Msg::RefreshTokenReused));
+            return Err(AppError::Refused(Msg::RefreshTokenReused));
         }
         // Within the window: the successor already stored is answered again.
     } else {
@@ -196,13 +196,13 @@ async fn revoke_session(conn: &impl ConnectionTrait, session_id: &str, reason: &
 pub async fn switch(cx: &IamCtx, auth: &Auth, SwitchTo(sme): SwitchTo) -> Result<Session, AppError> {
     // An API key keeps the context it was created in.
     let session_id = auth.session()?.to_string();
-    let user = users::Entity::find_by_id(auth.user_id.clone()).one(&cx.db).await?.ok_or(AppError::Unauthorized(Msg::SessionExpired))?;
+    let user = users::Entity::find_by_id(auth.user_id.clone()).one(&cx.db).await?.ok_or(AppError::Refused(Msg::SessionExpired))?;
     let context = if sme == PERSONAL {
         Context::Personal
     } else {
         match membership(&cx.db, &sme, &auth.user_id).await? {
             Some(m) => Context::Company { id: sme.clone(), role: m.role },
-            None => return Err(AppError::Forbidden(Msg::NotCompanyMember)),
+            None => return Err(AppError::Refused(Msg::NotCompanyMember)),
         }
     };
     let txn = write_txn(&cx.db).await?;

@@ -190,7 +190,7 @@ pub async fn verify_email(cx: &IamCtx, token: Option<&str>) -> Result<EmailVerif
         return Ok(EmailVerified { email: user.email, password_token: None });
     }
     if v.expires_at <= now() {
-        return Err(AppError::conflict(Msg::VerificationExpired));
+        return Err(AppError::Refused(Msg::VerificationExpired));
     }
     if user.email_verified_at.is_some() {
         // Another link of this address was opened first: it chose the password.
@@ -239,5 +239,5 @@ pub async fn verify_email(cx: &IamCtx, token: Option<&str>) -> Result<EmailVerif
 
 /// 409 for an address that already has an account, naming the field it is about.
 fn email_taken() -> AppError {
-    AppError::Conflict { msg: Msg::EmailTaken, data: Some(serde_json::json!({ "field": "email" })) }
+    AppError::Explained { msg: Msg::EmailTaken, data: serde_json::json!({ "field": "email" }) }
 }

@@ -36,7 +36,7 @@ where
 #[utoipa::path(get, path = "/api/ebs/v1/market/icons/{id}", tag = "market", params(("id" = String, Path)),
     responses((status = 200, content_type = "image/*"), (status = 404)))]
 async fn app_icon(State(cx): State<MarketCtx>, ApiPath(id): ApiPath<String>) -> Result<Response, AppError> {
-    let (bytes, mime) = crate::market::icons::load(&cx.db, &id).await?.ok_or(AppError::NotFound(crate::error::Msg::NotFound))?;
+    let (bytes, mime) = crate::market::icons::load(&cx.db, &id).await?.ok_or(AppError::Refused(crate::error::Msg::NotFound))?;
     let mut res = axum::body::Body::from(bytes).into_response();
     let h = res.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_str(&mime).map_err(|e| AppError::Internal(e.into()))?);

@@ -172,7 +172,7 @@ pub async fn mark_read(db: &DatabaseConnection, auth: &Auth, id: &str) -> Result
         .await?
         .rows_affected;
     if changed == 0 {
-        mine(auth).filter(notifications::Column::Id.eq(id)).one(&txn).await?.ok_or(AppError::NotFound(Msg::NotificationNotFound))?;
+        mine(auth).filter(notifications::Column::Id.eq(id)).one(&txn).await?.ok_or(AppError::Refused(Msg::NotificationNotFound))?;
     } else {
         counters::Entity::update_many()
             .col_expr(counters::Column::Unread, Expr::col(counters::Column::Unread).sub(1))

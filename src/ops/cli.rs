@@ -27,9 +27,9 @@ pub async fn set(config: &Config, email: &str, operator: bool) -> anyhow::Result
 fn describe(e: &crate::error::AppError, email: &str) -> String {
     use crate::error::{AppError, Msg};
     match e {
-        AppError::NotFound(_) => format!("no account has the email {email}"),
+        AppError::Refused(Msg::LastOperator) => "the market must keep at least one operator: grant another first".into(),
+        e if e.status() == axum::http::StatusCode::NOT_FOUND => format!("no account has the email {email}"),
         AppError::Invalid { .. } => format!("{email} is not an email address"),
-        AppError::Conflict { msg: Msg::LastOperator, .. } => "the market must keep at least one operator: grant another first".into(),
         other => format!("failed: {other:?}"),
     }
 }

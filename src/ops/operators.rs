@@ -13,7 +13,7 @@ use crate::ops::model::{Actor, AuditAction};
 
 /// The operator making a call, as the audit names them.
 pub async fn actor_of(db: &DatabaseConnection, op: &crate::iam::auth::Operator) -> Result<Actor, AppError> {
-    let u = users::Entity::find_by_id(op.0.user_id.clone()).one(db).await?.ok_or(AppError::Forbidden(Msg::NotOperator))?;
+    let u = users::Entity::find_by_id(op.0.user_id.clone()).one(db).await?.ok_or(AppError::Refused(Msg::NotOperator))?;
     Ok(Actor { id: u.id, email: u.email })
 }
 
@@ -31,12 +31,12 @@ pub async fn set_operator(db: &DatabaseConnection, email: &str, operator: bool) 
     let user = for_update(&txn, users::Entity::find().filter(users::Column::Email.eq(email.as_str())))
         .one(&txn)
         .await?
-        .ok_or(AppError::NotFound(Msg::UserNotFound))?;
+        .ok_or(AppError::Refused(Msg::UserNotFound))?;
     if user.operator == operator {
         return Ok(false);
     }
     if !operator && operators.iter().all(|o| o.id == user.id) {
-        return Err(AppError::conflict(Msg::LastOperator));
+        return Err(AppError::Refused(Msg::LastOperator));
     }
     let id = user.id.clone();
     let mut row = user.into_active_model();

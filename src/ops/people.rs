@@ -77,21 +77,21 @@ pub async fn list(conn: &impl ConnectionTrait, q: Option<String>, offset: u64, l
 }
 
 async fn one(conn: &impl ConnectionTrait, id: &str) -> Result<UserRow, AppError> {
-    let u = users::Entity::find_by_id(id.to_string()).one(conn).await?.ok_or(AppError::NotFound(Msg::UserNotFound))?;
+    let u = users::Entity::find_by_id(id.to_string()).one(conn).await?.ok_or(AppError::Refused(Msg::UserNotFound))?;
     let mut list = list(conn, Some(u.email.clone()), 0, 100).await?;
     list.items.retain(|r| r.id == u.id);
-    list.items.pop().ok_or(AppError::NotFound(Msg::UserNotFound))
+    list.items.pop().ok_or(AppError::Refused(Msg::UserNotFound))
 }
 
 pub async fn suspend(db: &DatabaseConnection, actor: &Actor, user_id: &str, req: Suspend) -> Result<UserRow, AppError> {
     if user_id == actor.id {
-        return Err(AppError::conflict(Msg::SuspendSelf));
+        return Err(AppError::Refused(Msg::SuspendSelf));
     }
     let txn = write_txn(db).await?;
     let operators = locked_operators(&txn).await?;
-    let user = for_update(&txn, users::Entity::find_by_id(user_id.to_string())).one(&txn).await?.ok_or(AppError::NotFound(Msg::UserNotFound))?;
+    let user = for_update(&txn, users::Entity::find_by_id(user_id.to_string())).one(&txn).await?.ok_or(AppError::Refused(Msg::UserNotFound))?;
     if user.operator && operators.iter().all(|o| o.id == user.id || o.suspended_at.is_some()) {
-        return Err(AppError::conflict(Msg::LastOperator));
+        return Err(AppError::Refused(Msg::LastOperator));
     }
     let before = json!({"suspended": user.suspended_at.is_some(), "reason": user.suspended_reason});
     let t = now();
@@ -147,7 +147,7 @@ pub async fn suspend(db: &DatabaseConnection, actor: &Actor, user_id: &str, req:
 
 pub async fn unsuspend(db: &DatabaseConnection, actor: &Actor, user_id: &str, reason: String) -> Result<UserRow, AppError> {
     let txn = write_txn(db).await?;
-    let user = for_update(&txn, users::Entity::find_by_id(user_id.to_string())).one(&txn).await?.ok_or(AppError::NotFound(Msg::UserNotFound))?;
+    let user = for_update(&txn, users::Entity::find_by_id(user_id.to_string())).one(&txn).await?.ok_or(AppError::Refused(Msg::UserNotFound))?;
     if user.suspended_at.is_some() {
         let before = json!({"suspended": true, "reason": user.suspended_reason});
         let mut row = user.into_active_model();
@@ -167,7 +167,7 @@ pub async fn unsuspend(db: &DatabaseConnection, actor: &Actor, user_id: &str, re
 /// a retry never grants twice.
 pub async fn grant(db: &DatabaseConnection, actor: &Actor, user_id: &str, req: TopUp, idempotency_key: Option<&str>, lang: Lang) -> Result<Entry, AppError> {
     let txn = write_txn(db).await?;
-    users::Entity::find_by_id(user_id.to_string()).one(&txn).await?.ok_or(AppError::NotFound(Msg::UserNotFound))?;
+    users::Entity::find_by_id(user_id.to_string()).one(&txn).await?.ok_or(AppError::Refused(Msg::UserNotFound))?;
     let key = match idempotency_key {
         Some(k) => format!("ops_grant:{}:{user_id}:{k}", actor.id),
         None => format!("ops_grant:{}", crate::db::new_id()),

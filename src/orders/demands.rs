@@ -78,7 +78,7 @@ pub async fn board(cx: &OrdersCtx, q: BoardQuery, (offset, limit): (u64, u64), l
 }
 
 async fn app_of(conn: &impl ConnectionTrait, id: &str) -> Result<apps::Model, AppError> {
-    apps::Entity::find_by_id(id.to_string()).one(conn).await?.ok_or(AppError::NotFound(Msg::AppNotFound))
+    apps::Entity::find_by_id(id.to_string()).one(conn).await?.ok_or(AppError::Refused(Msg::AppNotFound))
 }
 
 /// How many devices satisfy the terms now (the form's live count; public).
@@ -89,9 +89,9 @@ pub async fn qualifying(cx: &OrdersCtx, terms: Terms) -> Result<Qualifying, AppE
 
 /// An open demand (404 unknown, 409 taken or closed).
 pub async fn open(conn: &impl ConnectionTrait, id: &str) -> Result<orders::Model, AppError> {
-    let o = orders::Entity::find_by_id(id.to_string()).one(conn).await?.ok_or(AppError::NotFound(Msg::OrderNotFound))?;
+    let o = orders::Entity::find_by_id(id.to_string()).one(conn).await?.ok_or(AppError::Refused(Msg::OrderNotFound))?;
     if o.status != OrderStatus::OrderPending {
-        return Err(AppError::conflict(Msg::DemandNotOpen));
+        return Err(AppError::Refused(Msg::DemandNotOpen));
     }
     Ok(o)
 }
@@ -102,7 +102,7 @@ pub async fn my_device(conn: &impl ConnectionTrait, me: &str, device_id: &str) -
         .filter(owned_by(&Owner::User(me.to_string())))
         .one(conn)
         .await?
-        .ok_or(AppError::NotFound(Msg::DeviceNotFound))
+        .ok_or(AppError::Refused(Msg::DeviceNotFound))
 }
 
 /// What one of the caller's devices lacks for a demand.

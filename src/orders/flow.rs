@@ -15,7 +15,7 @@ use crate::db::enums::OrderStatus;
 use crate::db::{now, write_txn};
 use crate::error::{AppError, Msg};
 use crate::iam::auth::Auth;
-use crate::lang::Lang;
+use crate::lang::{Lang, Words};
 use crate::orders::machine::{self, Actor, Change, Event};
 use crate::orders::model::Order;
 use crate::orders::{OrdersCtx, money, notify, personal, view};
@@ -30,11 +30,12 @@ pub enum DemanderAction {
 }
 
 impl DemanderAction {
-    fn name(self) -> &'static str {
+    /// The action's verb in both languages (the refusal that names it).
+    fn words(self) -> Words {
         match self {
-            DemanderAction::Confirm => "confirm",
-            DemanderAction::Finish => "finish",
-            DemanderAction::Cancel => "cancel",
+            DemanderAction::Confirm => Words::new("confirm", "确认"),
+            DemanderAction::Finish => Words::new("finish", "结束"),
+            DemanderAction::Cancel => Words::new("cancel", "取消"),
         }
     }
 }
@@ -44,9 +45,9 @@ pub async fn act(cx: &OrdersCtx, auth: &Auth, id: &str, action: DemanderAction, 
     let txn = write_txn(&cx.db).await?;
     let o = view::mine(&txn, &me, id).await?;
     if o.demander_id != me {
-        return Err(AppError::Forbidden(Msg::NotDemander));
+        return Err(AppError::Refused(Msg::NotDemander));
     }
-    let refused = || AppError::conflict(Msg::OrderActionNotAllowed(action.name(), sea_orm::ActiveEnum::to_value(&o.status)));
+    let refused = || AppError::Refused(Msg::OrderActionNotAllowed(action.words(), o.status.words()));
     let t = now();
     let change = |reason: Option<&str>, set| Change { reason: reason.map(str::to_string), actor_id: Some(me.clone()), set };
     let moved = match action {
@@ -64,7 +65,7 @@ pub async fn act(cx: &OrdersCtx, auth: &Auth, id: &str, action: DemanderAction, 
                 return Err(refused());
             }
             money::charge(&txn, &o, t).await?;
-            let o = orders::Entity::find_by_id(o.id.clone()).one(&txn).await?.ok_or(AppError::NotFound(Msg::OrderNotFound))?;
+            let o = orders::Entity::find_by_id(o.id.clone()).one(&txn).await?.ok_or(AppError::Refused(Msg::OrderNotFound))?;
             machine::apply(&txn, &o, Event::Finish, Actor::Demander, change(Some("finished_early"), vec![])).await?.ok_or_else(refused)?
         }
         DemanderAction::Cancel => machine::apply(&txn, &o, Event::Cancel, Actor::Demander, change(Some(crate::orders::view::CANCELLED), vec![])).await?.ok_or_else(refused)?,
@@ -90,7 +91,7 @@ async fn server_move(db: &DatabaseConnection, id: &str, decide: impl Fn(&orders:
     if matches!(event, Event::HoursUsed) {
         money::charge(&txn, &o, at).await?;
     }
-    let o = orders::Entity::find_by_id(id.to_string()).one(&txn).await?.ok_or(AppError::NotFound(Msg::OrderNotFound))?;
+    let o = orders::Entity::find_by_id(id.to_string()).one(&txn).await?.ok_or(AppError::Refused(Msg::OrderNotFound))?;
     let Some(moved) = machine::apply(&txn, &o, event, Actor::Server, Change { reason, ..Default::default() }).await? else { return Ok(false) };
     notify::moved(&txn, &moved).await?;
     txn.commit().await?;

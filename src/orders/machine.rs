@@ -110,7 +110,7 @@ pub async fn apply(conn: &impl ledger::Conn, row: &orders::Model, event: Event, 
         Ok(_) => return Ok(None),
         // the only unique column set here: another order reserved the device first
         Err(e) if matches!(e.sql_err(), Some(sea_orm::SqlErr::UniqueConstraintViolation(_))) => {
-            return Err(AppError::conflict(crate::error::Msg::DeviceReserved));
+            return Err(AppError::Refused(crate::error::Msg::DeviceReserved));
         }
         Err(e) => return Err(e.into()),
     }

@@ -46,7 +46,7 @@ pub struct OrdersCtx {
 pub fn personal(auth: &Auth) -> Result<String, AppError> {
     match auth.company() {
         None => Ok(auth.user_id.clone()),
-        Some(_) => Err(AppError::Forbidden(Msg::DemandsPersonalOnly)),
+        Some(_) => Err(AppError::Refused(Msg::DemandsPersonalOnly)),
     }
 }
 

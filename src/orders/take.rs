@@ -27,14 +27,14 @@ pub async fn take(cx: &OrdersCtx, auth: &Auth, id: &str, ask: Take, lang: Lang) 
     let txn = write_txn(&cx.db).await?;
     let o = demands::open(&txn, id).await?;
     if o.demander_id == me {
-        return Err(AppError::conflict(Msg::OwnDemand));
+        return Err(AppError::Refused(Msg::OwnDemand));
     }
     let device = demands::my_device(&txn, &me, &ask.device_id).await?;
     lock_device(&txn, &device.id).await?;
     let (app, _) = installable(&cx.apps, &txn, &o.app_id).await?;
     let gaps = matcher::gaps(&txn, &terms_of(&o), &app, &device).await?;
     if !gaps.is_empty() {
-        return Err(AppError::Conflict { msg: Msg::OrderRequirementsNotSatisfied, data: Some(json!({ "gaps": gaps })) });
+        return Err(AppError::Explained { msg: Msg::OrderRequirementsNotSatisfied, data: json!({ "gaps": gaps }) });
     }
     let change = Change {
         actor_id: Some(me.clone()),
@@ -45,7 +45,7 @@ pub async fn take(cx: &OrdersCtx, auth: &Auth, id: &str, ask: Take, lang: Lang) 
         ],
         ..Default::default()
     };
-    let taken = machine::apply(&txn, &o, Event::Take, Actor::Provider, change).await?.ok_or(AppError::conflict(Msg::DemandNotOpen))?;
+    let taken = machine::apply(&txn, &o, Event::Take, Actor::Provider, change).await?.ok_or(AppError::Refused(Msg::DemandNotOpen))?;
     let demander = Owner::User(o.demander_id.clone());
     let inst = place(&cx.apps, &txn, &demander, &me, InstallKind::Rent, &app.id, &device).await?;
     orders::Entity::update_many()
@@ -53,7 +53,7 @@ pub async fn take(cx: &OrdersCtx, auth: &Auth, id: &str, ask: Take, lang: Lang) 
         .filter(orders::Column::Id.eq(taken.id.clone()))
         .exec(&txn)
         .await?;
-    let taken = orders::Entity::find_by_id(taken.id).one(&txn).await?.ok_or(AppError::NotFound(Msg::OrderNotFound))?;
+    let taken = orders::Entity::find_by_id(taken.id).one(&txn).await?.ok_or(AppError::Refused(Msg::OrderNotFound))?;
     notify::moved(&txn, &taken).await?;
     let out = view::one(&txn, &taken, &cx.settings, lang).await?;
     txn.commit().await?;

@@ -37,17 +37,27 @@ pub fn reason_text(raw: Option<&str>, lang: Lang) -> Option<String> {
     let raw = raw?;
     let (code, rest) = raw.split_once(':').unwrap_or((raw, ""));
     let secs = || rest.parse::<u64>().unwrap_or(0);
-    let msg = match code {
-        "expired" => Msg::OrderExpired,
-        CANCELLED => Msg::OrderCancelled,
-        "finished_early" => Msg::OrderFinishedEarly,
-        "hours_used" => Msg::OrderHoursUsed,
-        "start_timeout" => Msg::OrderStartTimedOut(secs()),
-        "confirm_timeout" => Msg::OrderConfirmTimedOut(secs()),
-        "install_failed" => Msg::OrderInstallFailed(app_reason(Some(rest).filter(|r| !r.is_empty()), lang).unwrap_or_else(|| "-".into())),
-        _ => return Some(raw.to_string()),
-    };
-    Some(msg.text(lang))
+    let minutes = || secs().div_ceil(60);
+    let zh = lang == Lang::Zh;
+    Some(match code {
+        "expired" if zh => "该需求在有效期内无人接单".into(),
+        "expired" => "Nobody took this demand in time".into(),
+        CANCELLED if zh => "需求方已取消".into(),
+        CANCELLED => "Cancelled by the demander".into(),
+        "finished_early" if zh => "需求方提前结束".into(),
+        "finished_early" => "Finished early by the demander".into(),
+        "hours_used" if zh => "所订时长已用完".into(),
+        "hours_used" => "The hours ordered are used up".into(),
+        "start_timeout" if zh => format!("应用未在 {} 分钟内在接单方的设备上运行", minutes()),
+        "start_timeout" => format!("The app was not running on the provider's device within {} minutes", minutes()),
+        "confirm_timeout" if zh => format!("需求方未在 {} 分钟内确认", minutes()),
+        "confirm_timeout" => format!("The demander did not confirm within {} minutes", minutes()),
+        "install_failed" => {
+            let why = app_reason(Some(rest).filter(|r| !r.is_empty()), lang).unwrap_or_else(|| "-".into());
+            if zh { format!("应用未能在接单方的设备上启动：{why}") } else { format!("The app could not be started on the provider's device: {why}") }
+        }
+        _ => raw.to_string(),
+    })
 }
 
 /// The people, apps, devices, installations and histories an answer names, read once.
@@ -162,7 +172,7 @@ pub async fn mine(conn: &impl ConnectionTrait, me: &str, id: &str) -> Result<ord
         .filter(Condition::any().add(orders::Column::DemanderId.eq(me)).add(orders::Column::ProviderId.eq(me)))
         .one(conn)
         .await?
-        .ok_or(AppError::NotFound(Msg::OrderNotFound))
+        .ok_or(AppError::Refused(Msg::OrderNotFound))
 }
 
 /// The caller's orders by role, newest first.

@@ -2,7 +2,6 @@
 //! beside the agent protocol's codes (`protocol::apps::Reason`). The agent sends codes with their
 //! figures, never prose (docs/api.md §Apps over time); the server words them for the reader.
 
-use crate::error::Msg;
 use crate::lang::Lang;
 use crate::protocol::apps::{Reason, ReasonCode};
 
@@ -41,8 +40,10 @@ pub fn reason_text(r: &Reason, lang: Lang) -> String {
         C::DeviceOffline if zh => "设备离线".into(),
         C::DeviceOffline => "The device is offline".into(),
         C::TimedOut => {
-            let status = r.state.map(|s| sea_orm::ActiveEnum::to_value(&s)).unwrap_or_default();
-            Msg::StateTimedOut(status, r.secs.unwrap_or(0)).text(lang)
+            let secs = r.secs.unwrap_or(0);
+            let (n, en, zh_unit) = if secs < 120 { (secs, "seconds", "秒") } else { (secs.div_ceil(60), "minutes", "分钟") };
+            let state = r.state.map(|s| s.label(lang)).unwrap_or_default();
+            if zh { format!("设备未在 {n} {zh_unit}内完成（{state}）") } else { format!("The device did not finish ({state}) within {n} {en}") }
         }
         C::Cancelled if zh => "设备离线时已取消".into(),
         C::Cancelled => "Cancelled while the device was offline".into(),

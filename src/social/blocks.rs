@@ -20,8 +20,8 @@ pub async fn block(db: &DatabaseConnection, auth: &Auth, other: &str) -> Result<
         return Err(AppError::invalid("user_id", Msg::BlockSelf));
     }
     let txn = write_txn(db).await?;
-    let them = person(&txn, other).await?.ok_or(AppError::NotFound(Msg::UserNotFound))?;
-    let me = person(&txn, &auth.user_id).await?.ok_or(AppError::Unauthorized(Msg::SessionExpired))?;
+    let them = person(&txn, other).await?.ok_or(AppError::Refused(Msg::UserNotFound))?;
+    let me = person(&txn, &auth.user_id).await?.ok_or(AppError::Refused(Msg::SessionExpired))?;
     events::lock_people(&txn, &[&me.user_id, &them.user_id]).await?;
     let row = blocks_t::ActiveModel { user_id: Set(me.user_id.clone()), blocked_id: Set(them.user_id.clone()), created_at: Set(now()) };
     blocks_t::Entity::insert(row).on_conflict_do_nothing().exec_without_returning(&txn).await?;
@@ -34,7 +34,7 @@ pub async fn block(db: &DatabaseConnection, auth: &Auth, other: &str) -> Result<
 /// Unblocks (again is fine); a request they sent meanwhile shows up again.
 pub async fn unblock(db: &DatabaseConnection, auth: &Auth, other: &str) -> Result<(), AppError> {
     let txn = write_txn(db).await?;
-    person(&txn, other).await?.ok_or(AppError::NotFound(Msg::UserNotFound))?;
+    person(&txn, other).await?.ok_or(AppError::Refused(Msg::UserNotFound))?;
     blocks_t::Entity::delete_many()
         .filter(blocks_t::Column::UserId.eq(auth.user_id.clone()))
         .filter(blocks_t::Column::BlockedId.eq(other))

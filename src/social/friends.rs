@@ -21,7 +21,7 @@ use crate::social::shared::{friendship, people};
 use crate::social::tags;
 
 fn not_found() -> AppError {
-    AppError::NotFound(Msg::FriendNotFound)
+    AppError::Refused(Msg::FriendNotFound)
 }
 
 /// The tag names of each of `user_id`'s friends among `friend_ids`.

@@ -27,7 +27,7 @@ fn view(m: messages::Model) -> Message {
 }
 
 fn not_found() -> AppError {
-    AppError::NotFound(Msg::ConversationNotFound)
+    AppError::Refused(Msg::ConversationNotFound)
 }
 
 /// Sends a message to a friend; anyone else (a stranger, a former friend, an unknown id,
@@ -35,13 +35,13 @@ fn not_found() -> AppError {
 pub async fn send(db: &DatabaseConnection, cfg: &SocialConfig, auth: &Auth, m: NewMessage) -> Result<Message, AppError> {
     let me = auth.user_id.as_str();
     if m.to == me {
-        return Err(AppError::Forbidden(Msg::FriendsOnly));
+        return Err(AppError::Refused(Msg::FriendsOnly));
     }
     let txn = write_txn(db).await?;
     // Checked before locking (an unknown id has no row to lock) and again once locked.
     for locked in [false, true] {
         if !friends::are_friends(&txn, me, &m.to).await? {
-            return Err(AppError::Forbidden(Msg::FriendsOnly));
+            return Err(AppError::Refused(Msg::FriendsOnly));
         }
         if !locked {
             events::lock_people(&txn, &[me, &m.to]).await?;

@@ -55,7 +55,7 @@ fn view(r: &requests::Model, from: Person, reader: &str) -> FriendRequest {
 }
 
 fn me_missing() -> AppError {
-    AppError::Unauthorized(Msg::SessionExpired)
+    AppError::Refused(Msg::SessionExpired)
 }
 
 /// Sends a friend request from the caller to `to`.
@@ -85,10 +85,10 @@ pub async fn send(db: &DatabaseConnection, cfg: &SocialConfig, auth: &Auth, req:
     let mut hidden_from_target = false;
     if let Some(t) = &target {
         if has_blocked(&txn, &me.user_id, t).await? {
-            return Err(AppError::conflict(Msg::UnblockFirst));
+            return Err(AppError::Refused(Msg::UnblockFirst));
         }
         if friendship(&txn, &me.user_id, t).await?.is_some() {
-            return Err(AppError::conflict(Msg::AlreadyFriends));
+            return Err(AppError::Refused(Msg::AlreadyFriends));
         }
         hidden_from_target = has_blocked(&txn, t, &me.user_id).await?;
     }
@@ -100,7 +100,7 @@ pub async fn send(db: &DatabaseConnection, cfg: &SocialConfig, auth: &Auth, req:
         .await?;
     if let Some(w) = waiting {
         let msg = if w.from_user_id == me.user_id { Msg::FriendRequestWaiting } else { Msg::FriendRequestFromThem };
-        return Err(AppError::conflict(msg));
+        return Err(AppError::Refused(msg));
     }
     let row = requests::Model {
         id: new_id(),
@@ -114,7 +114,7 @@ pub async fn send(db: &DatabaseConnection, cfg: &SocialConfig, auth: &Auth, req:
     };
     let insert = requests::Entity::insert(requests::ActiveModel::from(row.clone())).exec_without_returning(&txn).await;
     match insert {
-        Err(e) if is_unique_violation(&e) => return Err(AppError::conflict(Msg::FriendRequestWaiting)),
+        Err(e) if is_unique_violation(&e) => return Err(AppError::Refused(Msg::FriendRequestWaiting)),
         other => {
             other?;
         }
@@ -186,7 +186,7 @@ pub fn pending_for(user_id: &str) -> sea_orm::Select<requests::Entity> {
 /// Accepts, declines (the recipient) or cancels (the sender) request `id`. A request the caller
 /// may not act on is not found; one already decided is refused with 409.
 pub async fn decide(db: &DatabaseConnection, auth: &Auth, id: &str, decision: Decision) -> Result<FriendRequest, AppError> {
-    let not_found = || AppError::NotFound(Msg::FriendRequestNotFound);
+    let not_found = || AppError::Refused(Msg::FriendRequestNotFound);
     let txn = write_txn(db).await?;
     let me = person(&txn, &auth.user_id).await?.ok_or_else(me_missing)?;
     let r = requests::Entity::find_by_id(id.to_string()).one(&txn).await?.ok_or_else(not_found)?;
@@ -208,7 +208,7 @@ pub async fn decide(db: &DatabaseConnection, auth: &Auth, id: &str, decision: De
     lock.extend(recipient.as_deref());
     events::lock_people(&txn, &lock).await?;
 
-    let next = next_status(r.status, decision).ok_or(AppError::conflict(Msg::FriendRequestHandled))?;
+    let next = next_status(r.status, decision).ok_or(AppError::Refused(Msg::FriendRequestHandled))?;
     let t = now();
     let changed = requests::Entity::update_many()
         .col_expr(requests::Column::Status, Expr::value(next))
@@ -219,7 +219,7 @@ pub async fn decide(db: &DatabaseConnection, auth: &Auth, id: &str, decision: De
         .await?
         .rows_affected;
     if changed == 0 {
-        return Err(AppError::conflict(Msg::FriendRequestHandled));
+        return Err(AppError::Refused(Msg::FriendRequestHandled));
     }
     let decided = requests::Model { status: next, decided_at: Some(t), ..r };
     let from = person(&txn, &sender).await?.ok_or_else(not_found)?;

@@ -17,7 +17,7 @@ use crate::events;
 use crate::social::shared::is_unique_violation;
 
 fn not_found() -> AppError {
-    AppError::NotFound(Msg::TagNotFound)
+    AppError::Refused(Msg::TagNotFound)
 }
 
 pub(crate) async fn all(conn: &impl ConnectionTrait, user_id: &str) -> Result<Vec<friend_tags::Model>, AppError> {
@@ -35,11 +35,11 @@ pub(crate) async fn find(conn: &impl ConnectionTrait, user_id: &str, name: &str)
 async fn add(conn: &impl ConnectionTrait, user_id: &str, name: &TagName) -> Result<friend_tags::Model, AppError> {
     let count = friend_tags::Entity::find().filter(friend_tags::Column::UserId.eq(user_id)).count(conn).await?;
     if count >= MAX_TAGS {
-        return Err(AppError::conflict(Msg::TooManyTags));
+        return Err(AppError::Refused(Msg::TooManyTags));
     }
     let row = friend_tags::Model { id: new_id(), user_id: user_id.to_string(), name: name.as_str().to_string(), created_at: now() };
     match friend_tags::Entity::insert(friend_tags::ActiveModel::from(row.clone())).exec_without_returning(conn).await {
-        Err(e) if is_unique_violation(&e) => Err(AppError::conflict(Msg::TagExists)),
+        Err(e) if is_unique_violation(&e) => Err(AppError::Refused(Msg::TagExists)),
         Err(e) => Err(e.into()),
         Ok(_) => Ok(row),
     }
@@ -53,7 +53,7 @@ pub(crate) async fn ensure(conn: &impl ConnectionTrait, user_id: &str, names: &[
         let id = match find(conn, user_id, name.as_str()).await? {
             Some(t) => t.id,
             None => add(conn, user_id, name).await.map_err(|e| match e {
-                AppError::Conflict { msg: Msg::TooManyTags, .. } => AppError::invalid("tags", Msg::TooManyTags),
+                AppError::Refused(Msg::TooManyTags) => AppError::invalid("tags", Msg::TooManyTags),
                 e => e,
             })?.id,
         };
@@ -100,7 +100,7 @@ pub async fn rename(db: &DatabaseConnection, auth: &Auth, name: &str, to: &TagNa
         let mut a: friend_tags::ActiveModel = t.into();
         a.name = Set(to.as_str().to_string());
         match a.update(&txn).await {
-            Err(e) if is_unique_violation(&e) => return Err(AppError::conflict(Msg::TagExists)),
+            Err(e) if is_unique_violation(&e) => return Err(AppError::Refused(Msg::TagExists)),
             other => {
                 other?;
             }

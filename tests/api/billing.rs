@@ -80,10 +80,8 @@ fn hold_spec(account: &AccountRef, amount: i64, key: &str) -> HoldSpec {
 }
 
 fn conflict_msg(e: &AppError) -> Msg {
-    match e {
-        AppError::Conflict { msg, .. } => msg.clone(),
-        other => panic!("expected a 409, got {other:?}"),
-    }
+    assert_eq!(e.status(), 409, "expected a 409, got {e:?}");
+    e.msg()
 }
 
 #[tokio::test]
@@ -256,7 +254,7 @@ async fn hold_capture_with_the_market_fee_then_release_once() {
     assert_eq!((w["balance"].as_i64(), w["held"].as_i64(), w["available"].as_i64(), w["runway_secs"].clone()), (Some(9000), Some(0), Some(9000), Value::Null));
     let e = ledger::capture(db, capture("rental:r1:minute:2", 10)).await.unwrap_err();
     assert_eq!(conflict_msg(&e), Msg::HoldResolved);
-    assert!(matches!(ledger::release(db, "no-such-hold").await, Err(AppError::NotFound(Msg::HoldNotFound))));
+    assert!(matches!(ledger::release(db, "no-such-hold").await, Err(AppError::Refused(Msg::HoldNotFound))));
     verified(&app).await;
 }
 

@@ -179,6 +179,7 @@ async fn unknown_api_paths_answer_the_json_envelope_in_the_asked_language() {
     assert_eq!(status, 404);
     assert_eq!(body["code"], 404);
     assert_eq!(body["msg"], "No such API endpoint");
+    assert_eq!(body["error"], "api_not_found");
     assert!(body["data"].is_null());
 
     let res = app.client.get(app.url("/api/nope")).header("accept-language", "zh-CN,zh;q=0.9").send().await.unwrap();
@@ -186,11 +187,35 @@ async fn unknown_api_paths_answer_the_json_envelope_in_the_asked_language() {
     let (status, body) = json_of(res).await;
     assert_eq!(status, 404);
     assert_eq!(body["msg"], "接口不存在");
+    assert_eq!(body["error"], "api_not_found", "the name is the same in every language");
 
     // A known path with the wrong method is the envelope too, never HTML.
     let (status, body) = app.post_json("/api/ebs/v1/download/links", &json!({}), None).await;
     assert_eq!(status, 405);
     assert_eq!(body["code"], 405);
+    assert_eq!(body["error"], "method_not_allowed");
+}
+
+/// Each message answers with its own status and stable name wherever it is raised (the one table
+/// of src/error/msg.rs): a field refused, a rule refused with data that explains it, the same
+/// message in Chinese.
+#[tokio::test]
+async fn refusals_carry_their_stable_name() {
+    let app = TestApp::spawn().await;
+    let (status, body) = app.post_json("/api/iam/v1/register", &json!({"email": "not-an-email", "password": crate::common::PASSWORD, "confirm_password": crate::common::PASSWORD, "agree": true}), None).await;
+    assert_eq!((status, body["code"].as_u64(), body["error"].as_str()), (400, Some(400), Some("email_format_invalid")), "{body}");
+    assert_eq!(body["data"]["field"], "email");
+
+    let a = app.signed_in("names@example.com").await;
+    let (status, body) = app.post_json("/api/billing/v1/wallet/redeem", &json!({"code": "ZM-2222-3333-4444-5555"}), Some(&token_of(&a))).await;
+    assert_eq!((status, body["code"].as_u64(), body["error"].as_str()), (404, Some(404), Some("top_up_code_not_found")), "{body}");
+    let (status, body) = app.post_json("/api/billing/v1/wallet/redeem", &json!({"code": ""}), Some(&token_of(&a))).await;
+    assert_eq!((status, body["error"].as_str(), body["data"]["field"].as_str()), (400, Some("top_up_code_invalid"), Some("code")), "{body}");
+
+    let res = app.client.get(app.url("/api/iam/v1/account/profile")).header("accept-language", "zh").send().await.unwrap();
+    let (status, body) = json_of(res).await;
+    assert_eq!((status, body["error"].as_str()), (401, Some("unauthorized")), "{body}");
+    assert_eq!(body["msg"], "请先登录");
 }
 
 #[tokio::test]

@@ -113,7 +113,7 @@ pub async fn list(cx: &Publisher, q: Option<String>, listed: Option<bool>) -> Re
 }
 
 pub async fn get(cx: &Publisher, id: &str) -> Result<OpsApp, AppError> {
-    let row = apps::Entity::find_by_id(id.to_string()).one(&cx.apps.db).await?.ok_or(AppError::NotFound(Msg::AppNotFound))?;
+    let row = apps::Entity::find_by_id(id.to_string()).one(&cx.apps.db).await?.ok_or(AppError::Refused(Msg::AppNotFound))?;
     Ok(view(&row, cx.apps.manifests.of(&row).as_ref(), &archives(&cx.apps.db).await?))
 }
 
@@ -232,7 +232,7 @@ pub async fn create(cx: &Publisher, actor: &Actor, e: AppEdit) -> Result<OpsApp,
 
     let txn = write_txn(&cx.apps.db).await?;
     if apps::Entity::find_by_id(id.clone()).one(&txn).await?.is_some() {
-        return Err(AppError::conflict(Msg::AppIdTaken));
+        return Err(AppError::Refused(Msg::AppIdTaken));
     }
     let last = apps::Entity::find().order_by_desc(apps::Column::Position).one(&txn).await?;
     draft.fields.position = last.map_or(0, |a| a.position + 1);
@@ -249,7 +249,7 @@ pub async fn create(cx: &Publisher, actor: &Actor, e: AppEdit) -> Result<OpsApp,
         Err(e) => {
             drop(txn);
             return Err(match apps::Entity::find_by_id(id).one(&cx.apps.db).await? {
-                Some(_) => AppError::conflict(Msg::AppIdTaken),
+                Some(_) => AppError::Refused(Msg::AppIdTaken),
                 None => e.into(),
             });
         }
@@ -289,7 +289,7 @@ pub async fn update(cx: &Publisher, actor: &Actor, id: &str, e: AppEdit) -> Resu
         return Err(AppError::invalid("id", Msg::AppIdInvalid));
     }
     let txn = write_txn(&cx.apps.db).await?;
-    let row = for_update(&txn, apps::Entity::find_by_id(id.to_string())).one(&txn).await?.ok_or(AppError::NotFound(Msg::AppNotFound))?;
+    let row = for_update(&txn, apps::Entity::find_by_id(id.to_string())).one(&txn).await?.ok_or(AppError::Refused(Msg::AppNotFound))?;
     let manifest = cx.apps.manifests.of(&row);
     let version_given = e.version.as_deref().is_some_and(|v| v != row.version);
     let mut draft = Draft { fields: AppFields::from_row(&row).map_err(AppError::Internal)?, manifest: manifest.clone(), listed: row.listed };
@@ -333,16 +333,16 @@ pub async fn set_icon(cx: &Publisher, actor: &Actor, id: &str, bytes: Vec<u8>) -
         return Err(AppError::invalid("file", Msg::AppIconMissing));
     }
     if bytes.len() > model::ICON_MAX_BYTES {
-        return Err(AppError::TooLarge(Msg::AppIconTooLarge));
+        return Err(AppError::Refused(Msg::AppIconTooLarge));
     }
     let mime = match infer::get(&bytes).map(|k| k.mime_type()) {
         Some(m @ ("image/png" | "image/jpeg" | "image/webp")) => m,
-        _ => return Err(AppError::Unsupported(Msg::AppIconType)),
+        _ => return Err(AppError::Refused(Msg::AppIconType)),
     };
     use sha2::Digest;
     let version = hex::encode(sha2::Sha256::digest(&bytes))[..16].to_string();
     let txn = write_txn(&cx.apps.db).await?;
-    let row = for_update(&txn, apps::Entity::find_by_id(id.to_string())).one(&txn).await?.ok_or(AppError::NotFound(Msg::AppNotFound))?;
+    let row = for_update(&txn, apps::Entity::find_by_id(id.to_string())).one(&txn).await?.ok_or(AppError::Refused(Msg::AppNotFound))?;
     let icon = crate::market::icons::path(id, &version);
     let existing = app_icons::Entity::find_by_id(id.to_string()).one(&txn).await?;
     let icon_row = app_icons::ActiveModel {
@@ -375,10 +375,10 @@ pub async fn set_icon(cx: &Publisher, actor: &Actor, id: &str, bytes: Vec<u8>) -
 pub async fn add_image(cx: &Publisher, actor: &Actor, id: &str, upload: uploads::Received) -> Result<ImageUpload, AppError> {
     let archive = upload.checked().await?;
     let txn = write_txn(&cx.apps.db).await?;
-    let row = for_update(&txn, apps::Entity::find_by_id(id.to_string())).one(&txn).await?.ok_or(AppError::NotFound(Msg::AppNotFound))?;
+    let row = for_update(&txn, apps::Entity::find_by_id(id.to_string())).one(&txn).await?.ok_or(AppError::Refused(Msg::AppNotFound))?;
     let manifest = cx.apps.manifests.of(&row);
     let current = manifest.as_ref().map(|m| m.image.clone()).unwrap_or_default();
-    let image = if archive.tags.contains(&current) { current } else { archive.tags.iter().find(|t| crate::apps::manifest::valid_image(t)).cloned().ok_or(AppError::Unsupported(Msg::ImageArchiveInvalid))? };
+    let image = if archive.tags.contains(&current) { current } else { archive.tags.iter().find(|t| crate::apps::manifest::valid_image(t)).cloned().ok_or(AppError::Refused(Msg::ImageArchiveInvalid))? };
     let stored = upload.store(&txn, &cx.apps.data_dir, archive).await?;
     let mut draft = Draft { fields: AppFields::from_row(&row).map_err(AppError::Internal)?, manifest: manifest.clone(), listed: row.listed };
     apply(&mut draft, AppEdit { image: Some(image.clone()), ..Default::default() })?;

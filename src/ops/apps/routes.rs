@@ -80,7 +80,7 @@ async fn ops_upload_image(State(ops): State<OpsCtx>, State(cx): State<Publisher>
     publish::get(&cx, &id).await?;
     let max = cx.apps.settings.max_image_bytes;
     if announced(&headers).is_some_and(|n| n > max.saturating_add(64 * 1024)) {
-        return Err(AppError::TooLarge(Msg::ImageArchiveTooLarge(max)));
+        return Err(AppError::Refused(Msg::ImageArchiveTooLarge(max)));
     }
     let received = uploads::receive(&mut form, &cx.apps.data_dir, max).await?;
     ok(publish::add_image(&cx, &actor, &id, received).await?)

@@ -30,7 +30,7 @@ impl Drop for Received {
 
 /// Reads the form's `file` field into `<data_dir>/images/.upload-<id>.part`.
 pub async fn receive(form: &mut Multipart, data_dir: &Path, max: u64) -> Result<Received, AppError> {
-    let too_large = || AppError::TooLarge(Msg::ImageArchiveTooLarge(max));
+    let too_large = || AppError::Refused(Msg::ImageArchiveTooLarge(max));
     let broken = |e: axum::extract::multipart::MultipartError| {
         if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE { too_large() } else { AppError::invalid("file", Msg::ImageArchiveMissing) }
     };
@@ -71,7 +71,7 @@ impl Received {
             .map_err(|e| AppError::Internal(e.into()))?
             .map_err(|e| {
                 tracing::info!(error = %e, "an uploaded image archive was refused");
-                AppError::Unsupported(Msg::ImageArchiveInvalid)
+                AppError::Refused(Msg::ImageArchiveInvalid)
             })?;
         Ok(Checked { tags, sha256: self.sha256.clone(), size: self.size })
     }

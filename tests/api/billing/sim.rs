@@ -139,10 +139,10 @@ impl Model {
 fn outcome(r: Result<Outcome, AppError>, seed: u64) -> Outcome {
     match r {
         Ok(o) => o,
-        Err(AppError::Conflict { msg: Msg::InsufficientBalance { .. }, .. }) => Outcome::Short,
-        Err(AppError::Conflict { msg: Msg::HoldResolved, .. }) => Outcome::Resolved,
-        Err(AppError::Conflict { msg: Msg::CaptureExceedsHold { .. }, .. }) => Outcome::TooMuch,
-        Err(AppError::Conflict { msg: Msg::IdempotencyKeyReused, .. }) => Outcome::KeyReused,
+        Err(AppError::Explained { msg: Msg::InsufficientBalance { .. }, .. }) => Outcome::Short,
+        Err(AppError::Refused(Msg::HoldResolved)) => Outcome::Resolved,
+        Err(AppError::Refused(Msg::CaptureExceedsHold { .. })) => Outcome::TooMuch,
+        Err(AppError::Refused(Msg::IdempotencyKeyReused)) => Outcome::KeyReused,
         Err(e) => panic!("seed {seed}: unexpected error {e:?}"),
     }
 }

@@ -4697,6 +4697,8 @@ export type components = {
             code: number;
             /** @description null, or what explains the failure */
             data: unknown;
+            /** @description the message's stable name (e.g. `email_taken`): the same in every language */
+            error: string;
             /** @description in the language of Accept-Language */
             msg: string;
         };
