@@ -1,8 +1,8 @@
 // Server entry, run inside the binary (QuickJS): globalThis.zmarketRender(url, stateJson) -> JSON string.
 // Must not touch window/document/localStorage at module scope or during render.
 import './server/polyfills';
+import { ServerRouter } from './server/router';
 import { renderToString } from 'react-dom/server';
-import { StaticRouter } from 'react-router';
 import { App } from './app/App';
 import { normalizeBootState, resetFirstLocation } from './stores/boot';
 import { pageHandle, titleFromHandle } from './app/routes';
@@ -40,9 +40,9 @@ export function render(url: string, stateJson: string): RenderResult {
   resetFirstLocation();
   const location = url || boot.url || '/';
   const html = renderToString(
-    <StaticRouter location={location}>
+    <ServerRouter location={location}>
       <App boot={boot} />
-    </StaticRouter>,
+    </ServerRouter>,
   );
   // A known page whose subject does not exist (data.notFound) renders the 404 page and answers 404.
   const handle = pageHandle(pathnameOf(location), null, boot.data.notFound === true);
