@@ -12,9 +12,13 @@ import { useFeedback } from './stores/feedback';
 import { resetNotifications } from './stores/notifications';
 import { registerMessages } from './i18n';
 import { zh } from './i18n/zh';
+import { FragmentsContext, FragmentStore } from './lib/fragments';
 
 // Every page is rendered in either language: both tables, at once.
 registerMessages('zh', zh);
+
+/** The cards rendered by earlier renders of this runtime (lib/fragments.tsx). */
+const fragments = new FragmentStore();
 
 interface RenderResult {
   html: string;
@@ -39,10 +43,15 @@ export function render(url: string, stateJson: string): RenderResult {
   resetNotifications();
   resetFirstLocation();
   const location = url || boot.url || '/';
-  const html = renderToString(
-    <ServerRouter location={location}>
-      <App boot={boot} />
-    </ServerRouter>,
+  fragments.begin();
+  const html = fragments.finish(
+    renderToString(
+      <ServerRouter location={location}>
+        <FragmentsContext.Provider value={fragments}>
+          <App boot={boot} />
+        </FragmentsContext.Provider>
+      </ServerRouter>,
+    ),
   );
   // A known page whose subject does not exist (data.notFound) renders the 404 page and answers 404.
   const handle = pageHandle(pathnameOf(location), null, boot.data.notFound === true);
