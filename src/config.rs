@@ -136,7 +136,7 @@ pub struct DownloadsConfig {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SsrConfig {
-    /// Render threads; 0 = one per CPU core.
+    /// Render threads; 0 = one per CPU core, at most [`DEFAULT_MAX_SSR_THREADS`].
     pub threads: usize,
     /// Renders waiting for a thread; beyond it pages fall back to client rendering.
     pub queue: usize,
@@ -458,6 +458,11 @@ impl Default for MailConfig {
         }
     }
 }
+
+/// Render threads when `ssr.threads` is 0 and the machine has more cores: each runtime holds a few
+/// MB, a cold render of the market takes a few ms, and most pages come from the render cache
+/// (docs/performance.md).
+pub const DEFAULT_MAX_SSR_THREADS: usize = 4;
 
 impl Default for SsrConfig {
     fn default() -> Self {
@@ -795,7 +800,7 @@ impl Config {
 
     pub fn ssr_threads(&self) -> usize {
         if self.ssr.threads == 0 {
-            std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2)
+            std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).min(DEFAULT_MAX_SSR_THREADS)
         } else {
             self.ssr.threads
         }
