@@ -206,7 +206,12 @@ impl Engine {
             .map_err(fail)?;
             ctx.globals().set("__zmLog", log).map_err(fail)?;
             ctx.eval::<(), _>(CONSOLE_SHIM).map_err(|e| js_error(&ctx, e))?;
-            let bytecode = bundle.bytecode.get_or_init(|| compile(&ctx, bundle.script).map_err(|e| e.to_string()));
+            let bytecode = bundle.bytecode.get_or_init(|| {
+                compile(&ctx, bundle.script).map_err(|e| match e {
+                    RenderError::Failed(text) => text,
+                    other => other.to_string(),
+                })
+            });
             let bytecode = bytecode.as_ref().map_err(|e| RenderError::Failed(e.clone()))?;
             run_bytecode(&ctx, bytecode)
         })?;
@@ -380,8 +385,9 @@ mod tests {
     async fn a_bundle_that_does_not_compile_fails_every_render_with_its_error() {
         let p = RenderPool::start("globalThis.zmarketRender = function (", PoolOptions { threads: 2, queue: 4, deadline: Duration::from_secs(1), memory_limit_bytes: 32 << 20 });
         for _ in 0..2 {
-            let e = p.render("/a".into(), "{}".into()).await.unwrap_err();
-            assert!(e.to_string().contains("SyntaxError") || e.to_string().contains("unexpected"), "{e}");
+            let e = p.render("/a".into(), "{}".into()).await.unwrap_err().to_string();
+            assert!(e.starts_with("render failed: ") && e.contains("server.js:1:"), "{e}");
+            assert!(!e.contains("render failed: render failed"), "{e}");
         }
     }
 
