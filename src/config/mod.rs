@@ -337,7 +337,7 @@ impl Config {
 
     pub fn ssr_threads(&self) -> usize {
         if self.ssr.threads == 0 {
-            std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2)
+            std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).min(DEFAULT_MAX_SSR_THREADS)
         } else {
             self.ssr.threads
         }

@@ -105,7 +105,7 @@ pub struct DownloadsConfig {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SsrConfig {
-    /// Render threads; 0 = one per CPU core.
+    /// Render threads; 0 = one per CPU core, at most [`DEFAULT_MAX_SSR_THREADS`].
     pub threads: usize,
     /// Renders waiting for a thread; beyond it pages fall back to client rendering.
     pub queue: usize,
@@ -201,6 +201,11 @@ impl Default for MailConfig {
         }
     }
 }
+
+/// Render threads when `ssr.threads` is 0 and the machine has more cores: each runtime holds a few
+/// MB, a cold render of the market takes a few ms, and most pages come from the render cache
+/// (docs/performance.md).
+pub const DEFAULT_MAX_SSR_THREADS: usize = 4;
 
 impl Default for SsrConfig {
     fn default() -> Self {

@@ -1,13 +1,19 @@
 //! A pool of render threads, each owning one QuickJS runtime with the server bundle loaded.
 //! Handlers hand a job to a bounded queue and await the answer; when the queue is full they
 //! are told at once (and fall back to client rendering) instead of waiting.
+//!
+//! The bundle is parsed once per process: the first runtime compiles it to bytecode (without the
+//! functions' source text, which QuickJS otherwise keeps in every runtime for `toString`), and
+//! every runtime, the first included and any rebuilt after a failure, loads that bytecode. A runtime
+//! idle for [`IDLE_GC`] collects its garbage and the process hands freed memory back to the system
+//! (docs/performance.md).
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
-use std::sync::{Arc, Mutex};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError, sync_channel};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use rquickjs::{Context, Function, Runtime};
+use rquickjs::{Context, Ctx, Function, Runtime, qjs};
 use serde::Deserialize;
 use tokio::sync::oneshot;
 
@@ -51,6 +57,17 @@ pub struct PoolOptions {
     pub memory_limit_bytes: usize,
 }
 
+/// A runtime with no job for this long collects its garbage (cycles the reference counts leave)
+/// and the freed memory is returned to the system.
+const IDLE_GC: Duration = Duration::from_secs(1);
+
+/// The server bundle and, once the first runtime has compiled it, its bytecode (shared by the
+/// pool's runtimes).
+struct Bundle {
+    script: &'static str,
+    bytecode: OnceLock<Result<Vec<u8>, String>>,
+}
+
 impl RenderPool {
     /// Starts the threads. Each loads its runtime right away, in the background, so start-up
     /// of the server does not wait for the bundle to be evaluated.
@@ -58,13 +75,15 @@ impl RenderPool {
         let (tx, rx) = sync_channel::<Job>(opts.queue);
         let rx = Arc::new(Mutex::new(rx));
         let loaded = Arc::new(AtomicUsize::new(0));
+        let bundle = Arc::new(Bundle { script, bytecode: OnceLock::new() });
         for i in 0..opts.threads.max(1) {
             let rx = rx.clone();
             let loaded = loaded.clone();
             let opts = opts.clone();
+            let bundle = bundle.clone();
             std::thread::Builder::new()
                 .name(format!("render-{i}"))
-                .spawn(move || worker(script, rx, opts, loaded))
+                .spawn(move || worker(&bundle, rx, opts, loaded))
                 .expect("spawning a render thread");
         }
         RenderPool { tx, loaded, threads: opts.threads.max(1) }
@@ -86,28 +105,51 @@ impl RenderPool {
     }
 }
 
-fn worker(script: &'static str, rx: Arc<Mutex<Receiver<Job>>>, opts: PoolOptions, loaded: Arc<AtomicUsize>) {
-    let mut engine: Option<Engine> = Engine::new(script, &opts)
+fn worker(bundle: &Bundle, rx: Arc<Mutex<Receiver<Job>>>, opts: PoolOptions, loaded: Arc<AtomicUsize>) {
+    let mut engine: Option<Engine> = Engine::new(bundle, &opts)
         .map_err(|e| tracing::error!(error = %e, "render runtime failed to load"))
         .ok();
     loaded.fetch_add(1, Ordering::SeqCst);
+    // Garbage left since the last collection (the load's, then each render's).
+    let mut dirty = true;
     loop {
         let job = {
             let Ok(guard) = rx.lock() else { return };
-            match guard.recv() {
+            match guard.recv_timeout(IDLE_GC) {
                 Ok(job) => job,
-                Err(_) => return, // pool dropped
+                Err(RecvTimeoutError::Timeout) => {
+                    drop(guard);
+                    if dirty {
+                        if let Some(e) = &engine {
+                            e.runtime.run_gc();
+                        }
+                        release_free_memory();
+                        dirty = false;
+                    } else {
+                        // Let a thread waiting for the queue have its turn (and its own collection).
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                    continue;
+                }
+                Err(RecvTimeoutError::Disconnected) => return, // pool dropped
             }
         };
         if job.reply.is_closed() {
             continue; // the request went away while queued
         }
+        dirty = true;
+        let mut load_error = None;
         if engine.is_none() {
-            engine = Engine::new(script, &opts).map_err(|e| tracing::error!(error = %e, "render runtime failed to load")).ok();
+            engine = Engine::new(bundle, &opts)
+                .map_err(|e| {
+                    tracing::error!(error = %e, "render runtime failed to load");
+                    load_error = Some(e);
+                })
+                .ok();
         }
         let result = match engine.as_mut() {
             Some(e) => e.render(&job.url, &job.state_json),
-            None => Err(RenderError::Failed("render runtime unavailable".into())),
+            None => Err(load_error.unwrap_or_else(|| RenderError::Failed("render runtime unavailable".into()))),
         };
         if let Err(err) = &result {
             // A failed render may leave the runtime in any state (out of memory, interrupted):
@@ -128,8 +170,17 @@ struct Engine {
     timeout: Duration,
 }
 
+/// Hands the allocator's free pages back to the system (glibc keeps them per thread arena).
+fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only walks the allocator's own free lists.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 impl Engine {
-    fn new(script: &'static str, opts: &PoolOptions) -> Result<Engine, RenderError> {
+    fn new(bundle: &Bundle, opts: &PoolOptions) -> Result<Engine, RenderError> {
         let fail = |e: rquickjs::Error| RenderError::Failed(format!("runtime: {e}"));
         let runtime = Runtime::new().map_err(fail)?;
         runtime.set_memory_limit(opts.memory_limit_bytes);
@@ -155,8 +206,14 @@ impl Engine {
             .map_err(fail)?;
             ctx.globals().set("__zmLog", log).map_err(fail)?;
             ctx.eval::<(), _>(CONSOLE_SHIM).map_err(|e| js_error(&ctx, e))?;
-            ctx.eval::<(), _>(script).map_err(|e| js_error(&ctx, e))?;
-            Ok(())
+            let bytecode = bundle.bytecode.get_or_init(|| {
+                compile(&ctx, bundle.script).map_err(|e| match e {
+                    RenderError::Failed(text) => text,
+                    other => other.to_string(),
+                })
+            });
+            let bytecode = bytecode.as_ref().map_err(|e| RenderError::Failed(e.clone()))?;
+            run_bytecode(&ctx, bytecode)
         })?;
         engine.drain_jobs();
         tracing::debug!(ms = started.elapsed().as_millis() as u64, "render runtime loaded");
@@ -186,6 +243,50 @@ impl Engine {
             }
         }
     }
+}
+
+/// The script compiled to bytecode, without the functions' source text (kept otherwise for
+/// `Function.prototype.toString`, which the bundle does not use on its own functions).
+fn compile(ctx: &Ctx<'_>, script: &str) -> Result<Vec<u8>, RenderError> {
+    let source = std::ffi::CString::new(script).map_err(|_| RenderError::Failed("the server bundle contains a NUL byte".into()))?;
+    let raw = ctx.as_raw().as_ptr();
+    // SAFETY: `raw` is the live context of `ctx`; QuickJS wants the source NUL-terminated (it is)
+    // and its length without the NUL; every value and buffer made here is freed here.
+    unsafe {
+        let flags = (qjs::JS_EVAL_TYPE_GLOBAL | qjs::JS_EVAL_FLAG_STRICT | qjs::JS_EVAL_FLAG_COMPILE_ONLY) as i32;
+        let function = qjs::JS_Eval(raw, source.as_ptr(), script.len() as _, c"server.js".as_ptr(), flags);
+        if qjs::JS_IsException(function) {
+            return Err(js_error(ctx, rquickjs::Error::Exception));
+        }
+        let mut size: qjs::size_t = 0;
+        let buf = qjs::JS_WriteObject(raw, &mut size, function, (qjs::JS_WRITE_OBJ_BYTECODE | qjs::JS_WRITE_OBJ_STRIP_SOURCE) as i32);
+        qjs::JS_FreeValue(raw, function);
+        if buf.is_null() {
+            return Err(js_error(ctx, rquickjs::Error::Exception));
+        }
+        let bytes = std::slice::from_raw_parts(buf, size as usize).to_vec();
+        qjs::js_free(raw, buf.cast());
+        Ok(bytes)
+    }
+}
+
+/// Loads bytecode made by [`compile`] (in this process, so trusted) and runs it.
+fn run_bytecode(ctx: &Ctx<'_>, bytecode: &[u8]) -> Result<(), RenderError> {
+    let raw = ctx.as_raw().as_ptr();
+    // SAFETY: `raw` is the live context of `ctx`; JS_ReadObject copies what it needs from the
+    // buffer; JS_EvalFunction takes the function and the result is freed here.
+    unsafe {
+        let function = qjs::JS_ReadObject(raw, bytecode.as_ptr(), bytecode.len() as _, qjs::JS_READ_OBJ_BYTECODE as i32);
+        if qjs::JS_IsException(function) {
+            return Err(js_error(ctx, rquickjs::Error::Exception));
+        }
+        let result = qjs::JS_EvalFunction(raw, function);
+        if qjs::JS_IsException(result) {
+            return Err(js_error(ctx, rquickjs::Error::Exception));
+        }
+        qjs::JS_FreeValue(raw, result);
+    }
+    Ok(())
 }
 
 fn js_error(ctx: &rquickjs::Ctx<'_>, e: rquickjs::Error) -> RenderError {
@@ -268,6 +369,26 @@ mod tests {
         let p = RenderPool::start(SCRIPT, PoolOptions { threads: 1, queue: 4, deadline: Duration::from_secs(5), memory_limit_bytes: 16 << 20 });
         assert!(p.render("/hog".into(), "{}".into()).await.is_err());
         assert!(p.render("/ok".into(), r#"{"n":5}"#.into()).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn every_thread_renders_from_the_shared_bytecode_and_keeps_its_state_through_idle_collections() {
+        let p = RenderPool::start(SCRIPT, PoolOptions { threads: 2, queue: 8, deadline: Duration::from_secs(5), memory_limit_bytes: 32 << 20 });
+        let first = futures::future::join_all((0..6).map(|i| p.render(format!("/p{i}"), format!(r#"{{"n":{i}}}"#)))).await;
+        assert!(first.iter().all(|r| r.is_ok()), "{first:?}");
+        // Idle long enough for each runtime to collect its garbage, then render again.
+        tokio::time::sleep(IDLE_GC * 3).await;
+        assert_eq!(p.render("/after".into(), r#"{"n":7}"#.into()).await.unwrap().html, "<p>/after 7</p>");
+    }
+
+    #[tokio::test]
+    async fn a_bundle_that_does_not_compile_fails_every_render_with_its_error() {
+        let p = RenderPool::start("globalThis.zmarketRender = function (", PoolOptions { threads: 2, queue: 4, deadline: Duration::from_secs(1), memory_limit_bytes: 32 << 20 });
+        for _ in 0..2 {
+            let e = p.render("/a".into(), "{}".into()).await.unwrap_err().to_string();
+            assert!(e.starts_with("render failed: ") && e.contains("server.js:1:"), "{e}");
+            assert!(!e.contains("render failed: render failed"), "{e}");
+        }
     }
 
     #[tokio::test]

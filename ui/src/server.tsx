@@ -1,8 +1,8 @@
 // Server entry, run inside the binary (QuickJS): globalThis.zmarketRender(url, stateJson) -> JSON string.
 // Must not touch window/document/localStorage at module scope or during render.
 import './server/polyfills';
+import { ServerRouter } from './server/router';
 import { renderToString } from 'react-dom/server';
-import { StaticRouter } from 'react-router';
 import { App } from './app/App';
 import { normalizeBootState, resetFirstLocation } from './stores/boot';
 import { pageHandle, titleFromHandle } from './app/routes';
@@ -12,9 +12,13 @@ import { useFeedback } from './stores/feedback';
 import { resetNotifications } from './stores/notifications';
 import { registerMessages } from './i18n';
 import { zh } from './i18n/zh';
+import { FragmentsContext, FragmentStore } from './lib/fragments';
 
 // Every page is rendered in either language: both tables, at once.
 registerMessages('zh', zh);
+
+/** The cards rendered by earlier renders of this runtime (lib/fragments.tsx). */
+const fragments = new FragmentStore();
 
 interface RenderResult {
   html: string;
@@ -39,10 +43,15 @@ export function render(url: string, stateJson: string): RenderResult {
   resetNotifications();
   resetFirstLocation();
   const location = url || boot.url || '/';
-  const html = renderToString(
-    <StaticRouter location={location}>
-      <App boot={boot} />
-    </StaticRouter>,
+  fragments.begin();
+  const html = fragments.finish(
+    renderToString(
+      <ServerRouter location={location}>
+        <FragmentsContext.Provider value={fragments}>
+          <App boot={boot} />
+        </FragmentsContext.Provider>
+      </ServerRouter>,
+    ),
   );
   // A known page whose subject does not exist (data.notFound) renders the 404 page and answers 404.
   const handle = pageHandle(pathnameOf(location), null, boot.data.notFound === true);

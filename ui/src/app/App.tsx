@@ -7,13 +7,14 @@ import { useSession } from '../stores/session';
 import { useSettings } from '../stores/settings';
 import { LangContext, useReadyLang } from '../lib/i18n';
 import type { Lang } from '../i18n';
-import { buildRoutes, pageHandle, titleFromHandle } from './routes';
+import { buildRoutes, matchedBranch, pageHandle, titleFromHandle } from './routes';
 
 function Routed() {
   const menu = useSession((s) => s.menu);
   const routes = useMemo(() => buildRoutes(menu), [menu]);
   const location = useLocation();
-  const element = useRoutes(routes);
+  // The same element useRoutes(routes) gives, matched against the one branch the path takes.
+  const element = useRoutes(matchedBranch(routes, location.pathname));
   const titleFor = useCallback(
     (pathname: string, lang: Lang, product: string, subjectNotFound: boolean) =>
       titleFromHandle(pageHandle(pathname, menu, subjectNotFound), lang, product),

@@ -196,6 +196,30 @@ function createRoutes(menu: MenuEntry[] | null): RouteObject[] {
   ];
 }
 
+/**
+ * The branch of `routes` a path takes (its matched routes, each parent with only the matched child)
+ * as a table of its own, remembered per table and path. `useRoutes` flattens and ranks the whole
+ * table on every render: on the server (QuickJS) that was a sixth of rendering /market
+ * (docs/performance.md). Matching the branch alone gives the same matches: the winner of the whole
+ * table is in it, and the layouts above it have no path (no branch of their own).
+ */
+const branches = new WeakMap<RouteObject[], Map<string, RouteObject[]>>();
+
+export function matchedBranch(routes: RouteObject[], pathname: string): RouteObject[] {
+  let byPath = branches.get(routes);
+  if (!byPath) branches.set(routes, (byPath = new Map()));
+  let branch = byPath.get(pathname);
+  if (!branch) {
+    const chain = (matchRoutes(routes, { pathname }) ?? []).map((m) => m.route);
+    let node: RouteObject | null = null;
+    for (let i = chain.length - 1; i >= 0; i--) node = node ? ({ ...chain[i], children: [node] } as RouteObject) : chain[i];
+    branch = node ? [node] : [];
+    if (byPath.size >= HANDLE_CACHE_MAX) byPath.clear();
+    byPath.set(pathname, branch);
+  }
+  return branch;
+}
+
 /** The deepest matched route's handle, for titles and the 404 status. */
 const handleCache = new Map<string, RouteHandle>();
 const HANDLE_CACHE_MAX = 512;

@@ -1,7 +1,8 @@
 // Apps as the market and the nearby pages show them: cards, grids, labels and prices.
 import type { App } from '../api/types';
 import { formatCoins } from '../lib/format';
-import { useT, type TFunction } from '../lib/i18n';
+import { useLang, useT, type TFunction } from '../lib/i18n';
+import { Reused } from '../lib/fragments';
 import { usePublicPaths } from '../lib/paths';
 import { ListLink } from './ListLink';
 
@@ -90,11 +91,27 @@ export function AppCard({ app }: { app: App }) {
   );
 }
 
+/**
+ * What a card shows of an app: the key of its reused markup on the server (lib/fragments.tsx).
+ * Leaving out the long fields (description, requirements) keeps the key cheap to build; a unit
+ * test changes every field of an app and checks the card's markup changes only with this.
+ */
+export function cardInputs(app: App): unknown[] {
+  const price = app.price_per_hour;
+  return [app.id, app.name, app.publisher, app.summary, app.icon_url, app.category, app.display_type, app.tier, price.from, price.offers];
+}
+
 export function AppGrid({ apps, compact = false }: { apps: App[]; compact?: boolean }) {
+  const lang = useLang();
+  const { mobile } = usePublicPaths();
+  // A card is the same markup for the same app, language and path prefix: the server renders it
+  // once (lib/fragments.tsx).
   return (
     <ul className={compact ? 'card-grid compact' : 'card-grid'} role="list">
       {apps.map((a) => (
-        <AppCard key={a.id} app={a} />
+        <Reused key={a.id} inputs={['app-card', lang, mobile, ...cardInputs(a)]}>
+          <AppCard app={a} />
+        </Reused>
       ))}
     </ul>
   );
