@@ -169,7 +169,7 @@ export const operatorZh: Record<keyof typeof operatorEn, string> = {
   operator_stat_fee_30d: '近 30 天 {amount}',
   operator_fee_chart: '近 30 天手续费收入',
   operator_last_backup: '最近备份',
-  operator_no_backup: '还没有备份：见 README 的“Running a market”一节',
+  operator_no_backup: '还没有备份：定时备份会按设置自动生成，也可以在服务器上手动备份（详见项目说明文档中“运营市场”一节）',
   operator_backup_of: '{file}，{size}',
   operator_settings_hint: '市场费率、注册奖励、下载链接、余额不足提醒，以及获取币的说明。',
   operator_codes_hint: '发放充值码，查看兑换情况，导出列表。',
