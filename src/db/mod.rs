@@ -44,11 +44,14 @@ pub async fn connect(config: &Config) -> Result<DatabaseConnection, DbErr> {
 /// A pool of one connection of its own for the reads of the shared versions (src/versions.rs).
 /// Every authenticated request waits for such a read: in the main pool it queued behind the
 /// requests' own queries (a burst of profile reads held it for milliseconds, for everyone).
+/// It connects on its first read and keeps no minimum: a pool that keeps one reconnects by
+/// itself, and on PostgreSQL a reconnection caught half-way (its backend still authenticating)
+/// holds up every `DROP DATABASE` on the server until `authentication_timeout`.
 pub async fn connect_reader(config: &Config) -> Result<DatabaseConnection, DbErr> {
     let mut opts = ConnectOptions::new(config.database_url());
     let busy = Duration::from_millis(config.database.busy_timeout_ms);
     opts.max_connections(1)
-        .min_connections(1)
+        .min_connections(0)
         .connect_timeout(Duration::from_secs(10))
         .acquire_timeout(Duration::from_secs(30))
         .sqlx_logging(false)
