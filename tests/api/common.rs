@@ -196,24 +196,43 @@ pub struct PgDatabase {
     name: String,
 }
 
+/// The drops under way: joined when the test process exits (`atexit`), so none is cut short.
+static PENDING_DROPS: std::sync::Mutex<Vec<std::thread::JoinHandle<()>>> = std::sync::Mutex::new(Vec::new());
+
+extern "C" fn finish_drops() {
+    let pending = std::mem::take(&mut *PENDING_DROPS.lock().unwrap_or_else(|e| e.into_inner()));
+    for handle in pending {
+        let _ = handle.join();
+    }
+}
+
 impl Drop for PgDatabase {
     fn drop(&mut self) {
+        static AT_EXIT: std::sync::Once = std::sync::Once::new();
+        AT_EXIT.call_once(|| {
+            // SAFETY: registers a plain function with no arguments, once.
+            unsafe { libc::atexit(finish_drops) };
+        });
         let (admin_url, name) = (self.admin_url.clone(), self.name.clone());
-        // Drop runs inside the test's runtime: a thread with its own runtime waits for PostgreSQL.
-        // FORCE ends the connections the stopping server still holds.
-        let dropped = std::thread::spawn(move || -> Result<(), String> {
+        // Drop runs inside the test's runtime, which must keep running meanwhile: a connection
+        // the app's pool was opening (its backend still authenticating, which DROP DATABASE's
+        // FORCE cannot see) holds up every DROP DATABASE on the server until it finishes, and it
+        // finishes only if this runtime answers it or ends. So the drop runs on a thread of its
+        // own and is not waited for here. FORCE ends the connections the stopping server holds.
+        let handle = std::thread::spawn(move || {
             use sea_orm::{ConnectionTrait, Database};
-            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
-            rt.block_on(async {
-                let admin = Database::connect(&admin_url).await.map_err(|e| e.to_string())?;
-                admin.execute_unprepared(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).await.map_err(|e| e.to_string())?;
-                admin.close().await.map_err(|e| e.to_string())
-            })
-        })
-        .join();
-        if let Ok(Err(e)) | Err(e) = dropped.map_err(|_| "the dropping thread panicked".to_string()) {
-            eprintln!("test database {} not dropped: {e}", self.name);
-        }
+            let dropped = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string()).and_then(|rt| {
+                rt.block_on(async {
+                    let admin = Database::connect(&admin_url).await.map_err(|e| e.to_string())?;
+                    admin.execute_unprepared(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).await.map_err(|e| e.to_string())?;
+                    admin.close().await.map_err(|e| e.to_string())
+                })
+            });
+            if let Err(e) = dropped {
+                eprintln!("test database {name} not dropped: {e}");
+            }
+        });
+        PENDING_DROPS.lock().unwrap_or_else(|e| e.into_inner()).push(handle);
     }
 }
 
