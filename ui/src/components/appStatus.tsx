@@ -5,9 +5,9 @@ import { appAction } from '../api/apps';
 import type { Installation } from '../api/types';
 import { useT, type TFunction } from '../lib/i18n';
 import type { MessageKey } from '../i18n';
-import { toast } from '../stores/feedback';
-import { errorText } from '../lib/http';
+import { toastError } from '../stores/feedback';
 import { useInterval } from '../lib/timing';
+import { useAction } from '../lib/useAction';
 import { POLLING_DEFAULT_INTERVAL_MS } from '../constants';
 import { ConfirmDialog } from './Dialog';
 import { OpenAppButton } from './connect';
@@ -108,19 +108,9 @@ export function AppBadges({ inst }: { inst: Pick<Installation, 'device_online' |
  * and updating ask first. */
 export function AppActions({ inst, onChanged }: { inst: Installation; onChanged: (next: Installation) => void }) {
   const t = useT();
-  const [busy, setBusy] = useState<string | null>(null);
+  const acting = useAction({ onError: toastError });
   const [asking, setAsking] = useState<string | null>(null);
-  const run = async (action: string) => {
-    setBusy(action);
-    try {
-      onChanged(await appAction(inst.id, action));
-    } catch (err) {
-      toast('error', errorText(err));
-    } finally {
-      setBusy(null);
-      setAsking(null);
-    }
-  };
+  const run = (action: string) => acting.run(async () => onChanged(await appAction(inst.id, action))).then(() => setAsking(null));
   const removal = inst.status.endsWith('failed') || inst.status === 'failed' || !inst.device_online;
   const label = (a: string) =>
     a === 'uninstall' && removal ? t('act_remove') : t(ACTION_KEYS[a] ?? 'act_start', { version: inst.update_available ?? '' });
@@ -138,7 +128,7 @@ export function AppActions({ inst, onChanged }: { inst: Installation; onChanged:
           key={a}
           type="button"
           className={`button small ${a === 'uninstall' || a === 'cancel' ? 'danger' : a === 'update' ? 'primary' : 'ghost'}`}
-          disabled={busy !== null}
+          disabled={acting.busy}
           data-action={a}
           onClick={() => (ASKS_FIRST.has(a) ? setAsking(a) : run(a))}
         >
@@ -151,7 +141,7 @@ export function AppActions({ inst, onChanged }: { inst: Installation; onChanged:
         text={dialog.text}
         confirmLabel={asking === 'cancel' ? t('act_give_up') : asking ? label(asking) : ''}
         danger={dialog.danger}
-        busy={busy !== null && busy === asking}
+        busy={acting.busy && asking !== null}
         onConfirm={() => asking && run(asking)}
         onClose={() => setAsking(null)}
       />

@@ -3,11 +3,11 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { fetchAppOpenUrl, type SshDoor } from '../api/connect';
-import { errorText } from '../lib/http';
 import { copyText } from '../lib/clipboard';
 import { useT } from '../lib/i18n';
 import { paths } from '../lib/paths';
-import { toast } from '../stores/feedback';
+import { useAction } from '../lib/useAction';
+import { toast, toastError } from '../stores/feedback';
 import { Icon } from './Icon';
 
 /** One door: an icon, a title, an optional one-line hint, then its content. */
@@ -82,16 +82,14 @@ export function SshBlock({ ssh, title }: { ssh: SshDoor; title?: string }) {
  * cleared): the app's origin is the app's, not the market's.
  */
 export function useOpenApp(id: string) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState('');
+  const opening = useAction({ onError: toastError });
   const [fallback, setFallback] = useState('');
   const open = () => {
-    setError('');
     setFallback('');
-    const tab = window.open('', '_blank');
-    setBusy(true);
-    fetchAppOpenUrl(id)
-      .then(({ url: target }) => {
+    void opening.run(async () => {
+      const tab = window.open('', '_blank');
+      try {
+        const { url: target } = await fetchAppOpenUrl(id);
         if (tab && !tab.closed) {
           try {
             tab.opener = null;
@@ -103,15 +101,13 @@ export function useOpenApp(id: string) {
           // The tab was blocked or closed: offer the address to click instead.
           setFallback(target);
         }
-      })
-      .catch((err) => {
+      } catch (err) {
         tab?.close();
-        setError(errorText(err));
-        toast('error', errorText(err));
-      })
-      .finally(() => setBusy(false));
+        throw err;
+      }
+    });
   };
-  return { busy, error, fallback, open };
+  return { busy: opening.busy, error: opening.error, fallback, open };
 }
 
 /** The Open button of an installation (its header, the /app list). */

@@ -1,8 +1,9 @@
 // The one form abstraction: validation messages per field, the server's error, the busy state, the
-// form-error block and a submit guard (one action at a time). Every form of the UI uses it.
+// form-error block and a submit guard (one action at a time: lib/useAction). Every form of the UI uses it.
 import { useCallback, useRef, useState, type FormEvent, type ReactNode } from 'react';
-import { ApiError, errorText } from '../lib/http';
+import { ApiError } from '../lib/http';
 import { useT } from '../lib/i18n';
+import { useAction } from '../lib/useAction';
 import type { MessageKey } from '../i18n';
 
 /** A message key per field; `form` is shown in the form-error block. Empty values mean valid. */
@@ -39,58 +40,48 @@ export interface Form<K extends string> {
 export function useForm<K extends string = never>(options: FormOptions<K>): Form<K> {
   const t = useT();
   const [problems, setProblems] = useState<Problems<K>>({});
-  const [serverError, setServerError] = useState<{ text: string; field?: K } | null>(null);
-  const [busy, setBusy] = useState(false);
-  const running = useRef(false);
+  const action = useAction();
+  const { busy, run: runAction, reset: forget } = action;
   const latest = useRef(options);
   latest.current = options;
 
   const reset = useCallback(() => {
     setProblems({});
-    setServerError(null);
-  }, []);
+    forget();
+  }, [forget]);
 
   const run = useCallback(
-    async (action: () => Promise<void>) => {
-      if (running.current) return;
-      running.current = true;
-      setBusy(true);
-      reset();
-      try {
-        await action();
-      } catch (err) {
-        setServerError({ text: errorText(err), field: latest.current.serverFields?.[serverFieldOf(err)] });
-      } finally {
-        running.current = false;
-        setBusy(false);
-      }
-    },
-    [reset],
+    (work: () => Promise<void>) =>
+      runAction(async () => {
+        setProblems({});
+        await work();
+      }),
+    [runAction],
   );
 
   const submit = useCallback(
     (e?: FormEvent) => {
       e?.preventDefault();
-      if (running.current) return;
+      if (busy) return;
       const found = latest.current.validate?.() ?? {};
       if (Object.values(found).some(Boolean)) {
         // New problems replace the last answer: no old error stays next to the new ones.
         setProblems(found);
-        setServerError(null);
+        forget();
         return;
       }
       void run(() => latest.current.action());
     },
-    [run],
+    [busy, run, forget],
   );
 
-  const { serverErrorField } = options;
+  const { serverErrorField, serverFields } = options;
   const message = (key: Problems<K>[K] | undefined) => (key ? t(key) : undefined);
-  const serverField = serverError?.field ?? serverErrorField;
+  const serverField = (action.error !== null ? serverFields?.[serverFieldOf(action.cause)] : undefined) ?? serverErrorField;
   return {
     busy,
-    error: (field) => message(problems[field]) ?? (serverError && field === serverField ? serverError.text : undefined),
-    formError: message(problems.form) ?? (serverError && serverField === undefined ? serverError.text : null),
+    error: (field) => message(problems[field]) ?? (action.error !== null && field === serverField ? action.error : undefined),
+    formError: message(problems.form) ?? (action.error !== null && serverField === undefined ? action.error : null),
     submit,
     run,
     reset,

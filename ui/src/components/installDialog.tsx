@@ -9,7 +9,7 @@ import { useT, type TFunction } from '../lib/i18n';
 import type { MessageKey } from '../i18n';
 import { formatSize } from '../lib/format';
 import { paths } from '../lib/paths';
-import { errorText } from '../lib/http';
+import { useAction } from '../lib/useAction';
 import { Dialog } from './Dialog';
 import { ErrorNote, SkeletonLines } from './placeholders';
 
@@ -87,22 +87,14 @@ export function DevicePicker({
 /** Sends an install or a rent, then closes the dialog and follows the new installation. */
 export function useStartInstallation(onClose: () => void) {
   const navigate = useNavigate();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const start = async (send: () => Promise<Installation>) => {
-    setBusy(true);
-    setError(null);
-    try {
+  const starting = useAction();
+  const start = (send: () => Promise<Installation>) =>
+    starting.run(async () => {
       const inst = await send();
       onClose();
       navigate(paths.console.appDetails(inst.id));
-    } catch (err) {
-      setError(errorText(err));
-    } finally {
-      setBusy(false);
-    }
-  };
-  return { busy, error, start };
+    });
+  return { busy: starting.busy, error: starting.error, start };
 }
 
 /** A company member's Install or Rent: not theirs to do (docs/product.md §6), said without asking the server. */

@@ -123,11 +123,14 @@ export async function withLoading<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Shows a failure's text as an error toast (`onError` of lib/useAction). */
+export const toastError = (text: string) => void toast('error', text);
+
 /** Runs `work`, showing its failure as an error toast. */
 export async function toastFailure(work: () => Promise<unknown>): Promise<void> {
   try {
     await work();
   } catch (err) {
-    toast('error', errorText(err));
+    toastError(errorText(err));
   }
 }

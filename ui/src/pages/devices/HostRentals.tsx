@@ -1,12 +1,13 @@
 import { useState } from 'react';
 import { endZcloudRental, fetchZcloudRentals } from '../../api/devices';
 import type { ZcloudRental } from '../../api/types';
+import { useAction } from '../../lib/useAction';
 import { useAsync } from '../../lib/useAsync';
 import { useLang } from '../../lib/i18n';
 import { ConfirmDialog } from '../../components/Dialog';
 import { ErrorNote, SkeletonLines } from '../../components/placeholders';
 import { formatCoins, formatDateTime, formatNumber } from '../../lib/format';
-import { toast, toastFailure } from '../../stores/feedback';
+import { toast, toastError } from '../../stores/feedback';
 
 // This lazily loaded page's own words (kept out of the first-load message tables).
 const TEXT = {
@@ -39,18 +40,16 @@ export function HostRentals({ hostId }: { hostId: string }) {
   const w = TEXT[useLang()];
   const state = useAsync((signal) => fetchZcloudRentals(hostId, signal), [hostId]);
   const [ending, setEnding] = useState<ZcloudRental | null>(null);
-  const [busy, setBusy] = useState(false);
+  const ender = useAction({ onError: toastError });
   const end = () => {
     if (!ending) return;
-    setBusy(true);
-    toastFailure(async () => {
-      await endZcloudRental(hostId, ending.machine_id);
-      toast('success', w.sent);
-      state.reload();
-    }).finally(() => {
-      setBusy(false);
-      setEnding(null);
-    });
+    void ender
+      .run(async () => {
+        await endZcloudRental(hostId, ending.machine_id);
+        toast('success', w.sent);
+        state.reload();
+      })
+      .then(() => setEnding(null));
   };
   const rows = state.data ?? [];
   return (
@@ -89,7 +88,7 @@ export function HostRentals({ hostId }: { hostId: string }) {
         title={w.end}
         text={w.confirm}
         danger
-        busy={busy}
+        busy={ender.busy}
         onConfirm={end}
         onClose={() => setEnding(null)}
       />

@@ -1,7 +1,7 @@
 // /demands-and-offers: my demands (confirm, finish, cancel as the state allows), the orders I took,
 // and the open demands with each of my devices: qualifies (Take) or what it lacks, in words.
 // Polled while an order is on its way.
-import { useCallback, useState } from 'react';
+import { useCallback } from 'react';
 import { Link } from 'react-router';
 import { fetchBoard, fetchMyDeviceChecks, fetchOrders, orderAction, takeDemand } from '../../api/orders';
 import type { ListPage, Order } from '../../api/types';
@@ -11,12 +11,12 @@ import { ConfirmDialog, useConfirm } from '../../components/Dialog';
 import { Icon } from '../../components/Icon';
 import { SkeletonLines } from '../../components/placeholders';
 import { formatCoins, formatDateTime } from '../../lib/format';
-import { errorText } from '../../lib/http';
 import { useT } from '../../lib/i18n';
 import { paths } from '../../lib/paths';
 import { useInterval } from '../../lib/timing';
+import { useAction } from '../../lib/useAction';
 import { useAsync } from '../../lib/useAsync';
-import { toast } from '../../stores/feedback';
+import { toast, toastError } from '../../stores/feedback';
 import type { MessageKey } from '../../i18n';
 
 const ACTIONS: Record<string, 'confirm' | 'finish' | 'cancel'> = {
@@ -29,19 +29,15 @@ const MOVING = new Set(['order_processing', 'order_accepted', 'order_confirmed']
 
 function OrderCard({ order, asDemander, onChanged }: { order: Order; asDemander: boolean; onChanged: (o: Order) => void }) {
   const t = useT();
-  const [busy, setBusy] = useState(false);
+  const acting = useAction({ onError: toastError });
   const o = order;
   const action = asDemander ? ACTIONS[o.status] : undefined;
-  const run = () => {
-    if (!action) return;
-    setBusy(true);
-    orderAction(o.id, action)
-      .then(onChanged)
-      .catch((e) => toast('error', errorText(e)))
-      .finally(() => setBusy(false));
-  };
+  const run = () =>
+    acting.run(async () => {
+      if (action) onChanged(await orderAction(o.id, action));
+    });
   // Finishing stops the order for good: asked first (issue 26).
-  const finish = useConfirm(async () => run());
+  const finish = useConfirm(run);
   const act = () => (action === 'finish' ? finish.ask(true) : run());
   return (
     <li className="app-row order-row" data-order={o.id} data-status={o.status}>
@@ -79,7 +75,7 @@ function OrderCard({ order, asDemander, onChanged }: { order: Order; asDemander:
           </a>
         ) : null}
         {action ? (
-          <button type="button" className={action === 'cancel' ? 'button ghost' : 'button primary'} onClick={act} disabled={busy}>
+          <button type="button" className={action === 'cancel' ? 'button ghost' : 'button primary'} onClick={act} disabled={acting.busy}>
             {t(ACTION_LABEL[action])}
           </button>
         ) : null}
@@ -93,17 +89,15 @@ function OrderCard({ order, asDemander, onChanged }: { order: Order; asDemander:
 function OpenDemand({ order, onTaken }: { order: Order; onTaken: () => void }) {
   const t = useT();
   const checks = useAsync((signal) => fetchMyDeviceChecks(order.id, signal), [order.id]);
-  const [busy, setBusy] = useState(false);
+  const taking = useAction({ onError: toastError });
   // Taking commits a device to the order: asked first, naming the device (issue 26).
-  const take = useConfirm(async (c: { device_id: string; device_name: string }) => {
-    setBusy(true);
-    await takeDemand(order.id, c.device_id)
-      .then(() => {
-        toast('success', t('order_taken_toast'));
-        onTaken();
-      })
-      .finally(() => setBusy(false));
-  });
+  const take = useConfirm((c: { device_id: string; device_name: string }) =>
+    taking.run(async () => {
+      await takeDemand(order.id, c.device_id);
+      toast('success', t('order_taken_toast'));
+      onTaken();
+    }),
+  );
   return (
     <li className="app-row order-row" data-demand={order.id}>
       <div className="app-row-main">
@@ -124,7 +118,7 @@ function OpenDemand({ order, onTaken }: { order: Order; onTaken: () => void }) {
                 {c.ok ? (
                   <>
                     <span className="app-status app-status-ok">{t('qualifies')}</span>
-                    <button type="button" className="button primary small" disabled={busy} onClick={() => take.ask({ device_id: c.device_id, device_name: c.device_name || c.device_id })}>
+                    <button type="button" className="button primary small" disabled={taking.busy} onClick={() => take.ask({ device_id: c.device_id, device_name: c.device_name || c.device_id })}>
                       {t('take_order')}
                     </button>
                   </>

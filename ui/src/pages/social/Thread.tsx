@@ -7,6 +7,7 @@ import type { Message, Peer } from '../../api/types';
 import { MESSAGE_MAX_LENGTH, MESSAGE_PAGE_SIZE } from '../../constants';
 import { FormError, SubmitButton, useForm } from '../../components/form';
 import { Avatar } from '../../components/Avatar';
+import { MoreButton } from '../../components/LoadMore';
 import { EmptyState, ErrorNote, SkeletonLines } from '../../components/placeholders';
 import { formatDateTime } from '../../lib/format';
 import { errorText } from '../../lib/http';
@@ -33,7 +34,6 @@ const visible = () => typeof document === 'undefined' || document.visibilityStat
 function useHistory(peerId: string, onRead: () => void) {
   const [history, setHistory] = useState<History | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [earlier, setEarlier] = useState<{ busy: boolean; error: string | null }>({ busy: false, error: null });
   const [shown, setShown] = useState(visible);
 
   /** Marks what the peer sent as read, here at once and then on the server. */
@@ -84,14 +84,8 @@ function useHistory(peerId: string, onRead: () => void) {
   const loadEarlier = async () => {
     const oldest = history?.items[0];
     if (!oldest) return;
-    setEarlier({ busy: true, error: null });
-    try {
-      const page = await fetchHistory(peerId, oldest.id, MESSAGE_PAGE_SIZE);
-      setHistory((h) => ({ items: merge(page.items, h?.items ?? []), total: page.total }));
-      setEarlier({ busy: false, error: null });
-    } catch (err) {
-      setEarlier({ busy: false, error: errorText(err) });
-    }
+    const page = await fetchHistory(peerId, oldest.id, MESSAGE_PAGE_SIZE);
+    setHistory((h) => ({ items: merge(page.items, h?.items ?? []), total: page.total }));
   };
 
   const add = (m: Message) =>
@@ -118,7 +112,7 @@ function useHistory(peerId: string, onRead: () => void) {
     }
   });
 
-  return { history, error, earlier, loadEarlier, add, retry: () => void loadNewest().catch((err) => setError(errorText(err))) };
+  return { history, error, loadEarlier, add, retry: () => void loadNewest().catch((err) => setError(errorText(err))) };
 }
 
 function Composer({ peerId, onSent }: { peerId: string; onSent: (m: Message) => void }) {
@@ -166,7 +160,7 @@ function Composer({ peerId, onSent }: { peerId: string; onSent: (m: Message) => 
 
 export function Thread({ peer, onRead }: { peer: Peer; onRead: () => void }) {
   const t = useT();
-  const { history, error, earlier, loadEarlier, add, retry } = useHistory(peer.user_id, onRead);
+  const { history, error, loadEarlier, add, retry } = useHistory(peer.user_id, onRead);
   const list = useRef<HTMLOListElement>(null);
   const lastId = useRef<string | null>(null);
   const firstId = useRef<string | null>(null);
@@ -198,14 +192,7 @@ export function Thread({ peer, onRead }: { peer: Peer; onRead: () => void }) {
         error ? null : <SkeletonLines lines={4} />
       ) : (
         <>
-          {history.items.length < history.total ? (
-            <div className="center-row">
-              <button type="button" className="button ghost small" disabled={earlier.busy} onClick={() => void loadEarlier()}>
-                {t('earlier_messages')}
-              </button>
-            </div>
-          ) : null}
-          {earlier.error ? <ErrorNote text={earlier.error} /> : null}
+          <MoreButton shown={history.items.length} total={history.total} load={loadEarlier} label={t('earlier_messages')} above className="button ghost small" />
           {history.items.length === 0 ? (
             <EmptyState icon="messages" title={t('no_messages_yet')} text={t('say_hello', { name })} />
           ) : (
