@@ -6,6 +6,7 @@ pub mod bundle;
 pub mod data;
 mod document;
 pub mod documents;
+mod phone;
 pub mod pool;
 
 use std::num::NonZeroUsize;
@@ -140,19 +141,9 @@ struct PageState<'a> {
     data: Value,
 }
 
-/// Paths a phone may open without being sent to the mobile market.
-/// docs/product.md §2's list, and the mailed password reset link (issue 17): a phone must open it.
-const PHONE_EXEMPT: [&str; 5] = ["/email-verified", "/check-email", "/iam/v1/sme/join", "/company-email", "/reset-password"];
-
+/// Whether the request comes from a phone (its user agent; phone.rs).
 pub fn is_phone(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::USER_AGENT)
-        .and_then(|v| v.to_str().ok())
-        .map(|ua| {
-            let ua = ua.to_ascii_lowercase();
-            ua.contains("android") || ua.contains("iphone")
-        })
-        .unwrap_or(false)
+    headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok()).is_some_and(phone::is_phone_agent)
 }
 
 /// Where the server sends a page request before rendering, if anywhere.
@@ -168,10 +159,10 @@ pub fn redirect_for(path: &str, query: Option<&str>, phone: bool) -> Option<Stri
         "/m" => return Some(with_query("/m/market")),
         _ => {}
     }
-    if phone && !path.starts_with("/m/") && !PHONE_EXEMPT.contains(&path) {
+    if phone && !path.starts_with("/m/") && !phone::is_exempt(path) {
         // The phone page showing the same thing keeps the query (`/market/details?id=` →
         // `/m/market/details?id=`); other pages land on the mobile market in the same language.
-        if let Some(mobile) = PHONE_EQUIVALENT.iter().find(|(from, _)| *from == path).map(|(_, to)| *to) {
+        if let Some(mobile) = phone::twin(path) {
             return Some(with_query(mobile));
         }
         let language = query
@@ -183,18 +174,6 @@ pub fn redirect_for(path: &str, query: Option<&str>, phone: bool) -> Option<Stri
     }
     None
 }
-
-/// The desktop pages that have a phone page (issue 26): a phone opening one lands on its twin.
-const PHONE_EQUIVALENT: [(&str, &str); 8] = [
-    ("/market", "/m/market"),
-    ("/market/more", "/m/market/more"),
-    ("/market/details", "/m/market/details"),
-    ("/nearby", "/m/nearby"),
-    ("/nearby/details", "/m/nearby/details"),
-    ("/guide", "/m/guide"),
-    ("/terms-of-use", "/m/terms-of-use"),
-    ("/privacy-policy", "/m/privacy-policy"),
-];
 
 /// The page language: `?language=`, then the `zm_lang` cookie the client keeps in step with
 /// its stored setting, then `Accept-Language`.

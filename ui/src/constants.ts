@@ -49,8 +49,7 @@ export const EARTH_RADIUS_KM = 6_371;
 export const LANGUAGES = ['zh', 'en'] as const;
 /** Platform detection tokens (matched against the lower-cased user agent). */
 export const PLATFORMS = ['win', 'mac', 'iphone', 'android'] as const;
-/** User agents containing these are phones: redirected to the mobile pages. */
-export const PHONE_PLATFORMS = ['android', 'iphone'] as const;
+// The user agents of phones are in lib/phone-rules.json (shared with the server's redirect).
 /** Default theme colour. */
 export const DEFAULT_THEME_COLOR = '#486aed';
 /** Settings edits take effect within this long (server-side settings pushed to devices). */

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { flattenMenu, visibleMenu } from '../src/app/menu';
 import { normalizeMenu } from '../src/api/iam';
 import { isGuardExempt, phoneRedirectTarget } from '../src/lib/paths';
+import phoneRules from '../src/lib/phone-rules.json';
 import { resolveRoute, titleFromHandle } from '../src/app/routes';
 import type { MenuEntry } from '../src/api/types';
 import * as constants from '../src/constants';
@@ -69,7 +70,7 @@ describe('menu', () => {
     expect(phoneRedirectTarget('/market', '', android)).toBe('/m/market');
     expect(phoneRedirectTarget('/app', '', iphone)).toBe('/m/market');
     expect(phoneRedirectTarget('/m/nearby', '', android)).toBeNull();
-    for (const p of ['/email-verified', '/check-email', '/iam/v1/sme/join', '/company-email']) expect(phoneRedirectTarget(p, '', android)).toBeNull();
+    for (const p of ['/email-verified', '/check-email', '/iam/v1/sme/join', '/company-email', '/reset-password']) expect(phoneRedirectTarget(p, '', android)).toBeNull();
     expect(phoneRedirectTarget('/market', '', 'Mozilla/5.0 (Windows NT 10.0)')).toBeNull();
     // Issue 26: a page with a phone twin keeps its subject; others keep only the language.
     expect(phoneRedirectTarget('/market/details', '?id=grafana', iphone)).toBe('/m/market/details?id=grafana');
@@ -77,6 +78,20 @@ describe('menu', () => {
     expect(phoneRedirectTarget('/guide', '', android)).toBe('/m/guide');
     expect(phoneRedirectTarget('/auth/signin', '?redirect=%2Fapp&language=zh', android)).toBe('/m/market?language=zh');
     expect(phoneRedirectTarget('/wallet', '?language=fr', android)).toBe('/m/market');
+  });
+  it('the phone rules (lib/phone-rules.json, read by the server too) name known pages', () => {
+    expect(phoneRules.exempt).toContain('/reset-password');
+    for (const p of phoneRules.exempt) {
+      expect(resolveRoute(p).notFound, p).toBeFalsy();
+      expect(p.startsWith('/m/'), p).toBe(false);
+    }
+    expect(phoneRules.twins.length).toBeGreaterThan(0);
+    for (const [from, to] of phoneRules.twins) {
+      expect(resolveRoute(from).notFound, from).toBeFalsy();
+      // A twin is the same page under /m/ (docs/product.md §2 "Phone pages").
+      expect(to, from).toBe(`/m${from}`);
+      expect(resolveRoute(to).notFound, to).toBeFalsy();
+    }
   });
 });
 

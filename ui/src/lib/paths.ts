@@ -2,8 +2,8 @@
 // matches), its title key, and its href builder. Code links with these (`paths.market.details(id)`),
 // never with spelled paths.
 import { useLocation } from 'react-router';
-import { PHONE_PLATFORMS } from '../constants';
 import type { MessageKey } from '../i18n';
+import phoneRules from './phone-rules.json';
 
 type Query = Record<string, string | number | undefined | null>;
 
@@ -198,32 +198,20 @@ export function isGuardExempt(pathname: string): boolean {
   return GUARD_EXEMPT.has(p) || isMobilePath(p);
 }
 
-/** Paths a phone may stay on (docs/product.md §2); everything else not under /m/ goes to /m/market. */
-const PHONE_EXEMPT = new Set(
-  // The mailed reset link too: a phone must be able to open it.
-  [paths.emailVerified, paths.checkEmail, paths.companies.join, paths.companies.email, paths.auth.reset].map((p: AnyPage) => p.pattern),
-);
+/**
+ * The phone rules of docs/product.md §2, written once in phone-rules.json, which the server's
+ * redirect reads too (src/ssr/phone.rs): the user agents of phones (`platforms`), the pages a phone
+ * opens from a mail and stays on (`exempt`: the mailed links, the reset link included), and the
+ * desktop pages with a phone twin (`twins`, issue 26). Every other page not under /m/ goes to
+ * /m/market.
+ */
+const PHONE_EXEMPT = new Set<string>(phoneRules.exempt);
+const PHONE_TWINS = new Map<string, string>(phoneRules.twins.map(([from, to]) => [from, to]));
 
 function isPhoneUserAgent(ua: string | undefined | null): boolean {
   const lower = (ua ?? '').toLowerCase();
-  return PHONE_PLATFORMS.some((p) => lower.includes(p));
+  return phoneRules.platforms.some((p) => lower.includes(p));
 }
-
-/** The desktop pages with a phone twin (issue 26; the server's `PHONE_EQUIVALENT`). */
-const PHONE_EQUIVALENT = new Map<string, string>(
-  (
-    [
-      [paths.market.home, paths.mobile.market],
-      [paths.market.more, paths.mobile.more],
-      [paths.market.details, paths.mobile.details],
-      [paths.nearby.home, paths.mobile.nearby],
-      [paths.nearby.details, paths.mobile.nearbyDetails],
-      [paths.documents.guide, paths.mobile.guide],
-      [paths.documents.terms, paths.mobile.terms],
-      [paths.documents.privacy, paths.mobile.privacy],
-    ] as [AnyPage, AnyPage][]
-  ).map(([from, to]) => [from.pattern, to.pattern]),
-);
 
 /**
  * Where a phone goes from a page it may not stay on: the page's phone twin with the same query,
@@ -233,7 +221,7 @@ export function phoneRedirectTarget(pathname: string, search: string, ua: string
   if (!isPhoneUserAgent(ua)) return null;
   const p = trimSlash(pathname);
   if (p.startsWith(`${paths.mobile.root.pattern}/`) || PHONE_EXEMPT.has(p)) return null;
-  const twin = PHONE_EQUIVALENT.get(p);
+  const twin = PHONE_TWINS.get(p);
   if (twin) return twin + search;
   const language = new URLSearchParams(search).get('language');
   return withQuery(paths.mobile.market.pattern, { language: language === 'en' || language === 'zh' ? language : undefined });
