@@ -3,7 +3,9 @@
 //   - no import cycle;
 //   - dependencies one way: lib ← stores ← api ← components ← pages ← app ← entries
 //     (constants.ts, i18n/ and server/ sit below lib);
-//   - a page area (pages/<area>/) imports no other area: shared widgets live in components/;
+//   - a page area (pages/<area>/) imports no other area: what two areas share lives in components/
+//     (a domain's shared widgets in components/<domain>/), and a widget of components/ that only one
+//     page area imports belongs in that area;
 //   - no file in src/ over 600 lines, generated and vendored files aside.
 import * as esbuild from 'esbuild';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -104,6 +106,27 @@ export function layerViolations(graph) {
   return out;
 }
 
+/**
+ * Files of components/ imported only by the pages of one area (and by nothing else): that area's
+ * own widgets, which belong in pages/<area>/. Tests and the entries do not count as importers.
+ */
+export function misplacedWidgets(graph) {
+  const importers = new Map();
+  for (const [from, tos] of graph) {
+    for (const to of tos) {
+      if (layerOf(to) !== 'components') continue;
+      if (!importers.has(to)) importers.set(to, new Set());
+      importers.get(to).add(areaOf(from) ?? from);
+    }
+  }
+  const out = [];
+  for (const [file, from] of importers) {
+    const [only] = from;
+    if (from.size === 1 && !only.startsWith('src/')) out.push(`${file} is imported only by pages/${only}/: move it there`);
+  }
+  return out.sort();
+}
+
 function sourceFiles(dir, out = []) {
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);
@@ -124,7 +147,7 @@ export function oversized() {
 async function main() {
   const graph = await importGraph();
   const found = cycles(graph);
-  const layers = layerViolations(graph);
+  const layers = [...layerViolations(graph), ...misplacedWidgets(graph)];
   const sizes = oversized();
   const edges = [...graph.values()].reduce((n, e) => n + e.length, 0);
   for (const c of found) console.error(`import cycle: ${c.join(' -> ')}`);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { renderToString } from 'react-dom/server';
 import { MemoryRouter } from 'react-router';
 import { render } from '../src/server';
-import { AppCard, cardInputs } from '../src/components/apps';
+import { AppCard, cardInputs } from '../src/components/apps/cards';
 import { LangContext } from '../src/lib/i18n';
 import { FragmentStore, FragmentsContext, Reused } from '../src/lib/fragments';
 import type { App } from '../src/api/types';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { translate, type MessageKey } from '../src/i18n';
-import { gapText } from '../src/components/orders';
+import { gapText } from '../src/pages/ondemand/orders';
 
 const en = (key: MessageKey, params?: Record<string, string | number>) => translate('en', key, params);
 const zh = (key: MessageKey, params?: Record<string, string | number>) => translate('zh', key, params);

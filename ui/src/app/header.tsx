@@ -9,7 +9,7 @@ import { useSettings } from '../stores/settings';
 import { useNotifications } from '../stores/notifications';
 import { toast, toastFailure, withLoading } from '../stores/feedback';
 import { Badge } from '../components/Badge';
-import { NotificationTitle } from '../components/NotificationTitle';
+import { NotificationTitle } from '../components/social/NotificationTitle';
 import { Icon } from '../components/Icon';
 import { formatDateTime } from '../lib/format';
 import { paths } from '../lib/paths';

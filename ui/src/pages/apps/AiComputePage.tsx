@@ -6,8 +6,8 @@ import type { AiCompute } from '../../api/types';
 import { useAsync } from '../../lib/useAsync';
 import { useT } from '../../lib/i18n';
 import { ActionTable, AsyncItems, PageHeader } from '../../components/sections';
-import { AppActions, AppStatusChip, usePollWhileBusy } from '../../components/appStatus';
-import { gpuText } from '../../components/deviceStatus';
+import { AppActions, AppStatusChip, usePollWhileBusy } from '../../components/apps/appStatus';
+import { gpuText } from '../../components/devices/deviceStatus';
 import { paths } from '../../lib/paths';
 
 export default function AiComputePage() {

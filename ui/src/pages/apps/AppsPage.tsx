@@ -7,9 +7,9 @@ import type { Installation } from '../../api/types';
 import { useAsync } from '../../lib/useAsync';
 import { useT } from '../../lib/i18n';
 import { AsyncItems, PageHeader } from '../../components/sections';
-import { AllocatedToMe } from '../../components/AllocatedToMe';
-import { AppIcon } from '../../components/apps';
-import { AppActions, AppBadges, AppProgress, AppStatusChip, usePollWhileBusy } from '../../components/appStatus';
+import { AllocatedToMe } from './AllocatedToMe';
+import { AppIcon } from '../../components/apps/cards';
+import { AppActions, AppBadges, AppProgress, AppStatusChip, usePollWhileBusy } from '../../components/apps/appStatus';
 import { paths } from '../../lib/paths';
 import { useSession } from '../../stores/session';
 

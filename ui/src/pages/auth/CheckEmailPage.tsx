@@ -6,7 +6,7 @@ import { FormError, SubmitButton, useForm } from '../../components/form';
 import { useT } from '../../lib/i18n';
 import { Icon } from '../../components/Icon';
 import { paths, safeRedirect } from '../../lib/paths';
-import { PhoneNextSteps } from '../../components/PhoneNextSteps';
+import { PhoneNextSteps } from './PhoneNextSteps';
 import { useBoot } from '../../stores/boot';
 import { validateEmail } from '../../lib/validation';
 import { toast } from '../../stores/feedback';

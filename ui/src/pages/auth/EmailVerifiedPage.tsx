@@ -5,7 +5,7 @@ import { useT } from '../../lib/i18n';
 import { Icon } from '../../components/Icon';
 import { Spinner } from '../../components/placeholders';
 import { paths, safeRedirect } from '../../lib/paths';
-import { PhoneNextSteps } from '../../components/PhoneNextSteps';
+import { PhoneNextSteps } from './PhoneNextSteps';
 import { useBoot } from '../../stores/boot';
 
 export function EmailVerifiedPage() {

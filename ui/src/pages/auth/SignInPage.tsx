@@ -2,7 +2,7 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useBoot } from '../../stores/boot';
 import { useT } from '../../lib/i18n';
 import { safeRedirect } from '../../lib/paths';
-import { SignInForm } from '../../components/SignInForm';
+import { SignInForm } from '../../components/auth/SignInForm';
 import { paths } from '../../lib/paths';
 
 export function SignInPage() {

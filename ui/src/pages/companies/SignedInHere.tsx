@@ -3,7 +3,7 @@
 import type { ReactNode } from 'react';
 import { Link, useLocation } from 'react-router';
 import { useT } from '../../lib/i18n';
-import { SignInForm } from '../../components/SignInForm';
+import { SignInForm } from '../../components/auth/SignInForm';
 import { SkeletonLines } from '../../components/placeholders';
 import { paths } from '../../lib/paths';
 import { useSession } from '../../stores/session';

@@ -3,7 +3,7 @@
 import { fetchDeviceConnect } from '../../api/connect';
 import { useT } from '../../lib/i18n';
 import { useAsync } from '../../lib/useAsync';
-import { SshBlock } from '../../components/connect';
+import { SshBlock } from '../../components/apps/connect';
 import { Icon } from '../../components/Icon';
 
 export function DeviceSsh({ id, status }: { id: string; status: string }) {

@@ -7,8 +7,8 @@ import { EmptyState, ErrorNote, SkeletonLines } from '../../components/placehold
 import { PageHeader } from '../../components/sections';
 import { Icon } from '../../components/Icon';
 import { paths } from '../../lib/paths';
-import { deviceTypeLabel, statusLabel } from '../../components/deviceStatus';
-import { DeviceTable } from '../../components/DeviceTable';
+import { deviceTypeLabel, statusLabel } from '../../components/devices/deviceStatus';
+import { DeviceTable } from '../../components/devices/DeviceTable';
 import { useInterval } from '../../lib/timing';
 import { DEVICE_REFRESH_MS, DEVICE_STATUSES, DEVICE_TYPES, specText } from './deviceInfo';
 

@@ -9,11 +9,11 @@ import { Icon } from '../../components/Icon';
 import { describeResources } from '../../lib/format';
 import { paths, usePublicPaths } from '../../lib/paths';
 import { ErrorPage } from '../../components/ErrorPage';
-import { AppChips, AppIcon, offersText } from '../../components/apps';
+import { AppChips, AppIcon, offersText } from '../../components/apps/cards';
 import { formatCoins } from '../../lib/format';
 import { resourceWords } from './catalogue';
-import { InstallDialog, NoPermissionDialog } from '../../components/installDialog';
-import { RentDialog } from '../../components/rentDialog';
+import { InstallDialog, NoPermissionDialog } from './installDialog';
+import { RentDialog } from './rentDialog';
 import { useSession } from '../../stores/session';
 
 export function MarketDetailsPage() {

@@ -10,7 +10,7 @@ import { LoadMore } from '../../components/LoadMore';
 import { EmptyState, ErrorNote } from '../../components/placeholders';
 import { PageHeader } from '../../components/sections';
 import { formatNumber } from '../../lib/format';
-import { AppGrid, AppGridSkeleton, categoryLabel, displayTypeLabel, tierLabel } from '../../components/apps';
+import { AppGrid, AppGridSkeleton, categoryLabel, displayTypeLabel, tierLabel } from '../../components/apps/cards';
 import { CATEGORIES, DISPLAY_TYPES, TIERS } from './catalogue';
 
 export function MarketMorePage() {

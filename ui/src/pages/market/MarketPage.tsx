@@ -8,7 +8,7 @@ import { EmptyState, ErrorNote } from '../../components/placeholders';
 import { Icon } from '../../components/Icon';
 import { formatNumber } from '../../lib/format';
 import { paths, usePublicPaths } from '../../lib/paths';
-import { AppGrid, AppGridSkeleton, categoryLabel } from '../../components/apps';
+import { AppGrid, AppGridSkeleton, categoryLabel } from '../../components/apps/cards';
 import { CATEGORIES } from './catalogue';
 import { ListLink } from '../../components/ListLink';
 

@@ -1,6 +1,6 @@
 import type { NearbyDevice } from '../../api/types';
-import { priceText } from '../../components/apps';
-import { StatusBadge, deviceTypeLabel, gpuText } from '../../components/deviceStatus';
+import { priceText } from '../../components/apps/cards';
+import { StatusBadge, deviceTypeLabel, gpuText } from '../../components/devices/deviceStatus';
 import { formatDistance } from '../../lib/format';
 import { useT } from '../../lib/i18n';
 import { usePublicPaths } from '../../lib/paths';

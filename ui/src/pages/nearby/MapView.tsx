@@ -14,7 +14,7 @@ import { ErrorNote } from '../../components/placeholders';
 import { formatDistance } from '../../lib/format';
 import { paths } from '../../lib/paths';
 import { storageGet, storageSet } from '../../lib/storage';
-import { shownStatus, statusLabel } from '../../components/deviceStatus';
+import { shownStatus, statusLabel } from '../../components/devices/deviceStatus';
 import { useNearbyPoint } from './location';
 import { BASE_MAP_COLORS, MAP_STYLES, MAP_STYLE_KEY, clusterPoints, clusterSize, type MapStyle } from './cluster';
 

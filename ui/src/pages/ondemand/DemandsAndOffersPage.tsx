@@ -5,7 +5,7 @@ import { useCallback } from 'react';
 import { Link } from 'react-router';
 import { fetchBoard, fetchMyDeviceChecks, fetchOrders, orderAction, takeDemand } from '../../api/orders';
 import type { ListPage, Order } from '../../api/types';
-import { DemandTerms, GapList, OrderDeadline, OrderStatusChip } from '../../components/orders';
+import { DemandTerms, GapList, OrderDeadline, OrderStatusChip } from './orders';
 import { AsyncItems, PageHeader, Section } from '../../components/sections';
 import { ConfirmDialog, useConfirm } from '../../components/Dialog';
 import { Icon } from '../../components/Icon';

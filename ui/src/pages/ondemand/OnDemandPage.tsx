@@ -4,7 +4,7 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { fetchBoard } from '../../api/orders';
-import { DemandTerms, OrderDeadline } from '../../components/orders';
+import { DemandTerms, OrderDeadline } from './orders';
 import { EmptyState, ErrorNote } from '../../components/placeholders';
 import { PageHeader } from '../../components/sections';
 import { Icon } from '../../components/Icon';

@@ -3,7 +3,7 @@
 // (useAsync does it).
 import { fetchNotificationStats, fetchNotifications, markNotificationRead } from '../../api/notifications';
 import { LoadMore } from '../../components/LoadMore';
-import { NotificationTitle } from '../../components/NotificationTitle';
+import { NotificationTitle } from '../../components/social/NotificationTitle';
 import { AsyncItems } from '../../components/sections';
 import { formatDateTime } from '../../lib/format';
 import { useT } from '../../lib/i18n';

@@ -7,7 +7,7 @@ import { fetchAppConnect, type AppConnect } from '../../../api/connect';
 import type { InstallationDetails } from '../../../api/types';
 import { useT } from '../../../lib/i18n';
 import { useAsync } from '../../../lib/useAsync';
-import { ApiKeysLink, ConnectBlock, CopyLine, SshBlock, useOpenApp } from '../../../components/connect';
+import { ApiKeysLink, ConnectBlock, CopyLine, SshBlock, useOpenApp } from '../../../components/apps/connect';
 import { Icon } from '../../../components/Icon';
 import { ErrorNote, SkeletonLines } from '../../../components/placeholders';
 import { Section } from '../../../components/sections';

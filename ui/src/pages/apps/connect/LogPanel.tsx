@@ -5,7 +5,7 @@ import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useStat
 import { fetchAppLogs, followAppLogs, type LogLine } from '../../../api/connect';
 import { errorText } from '../../../lib/http';
 import { useT } from '../../../lib/i18n';
-import { ConnectBlock } from '../../../components/connect';
+import { ConnectBlock } from '../../../components/apps/connect';
 import { Icon } from '../../../components/Icon';
 import { LOG_MAX_LINES, LOG_TAIL, appendCapped, dropOverlap, filterLines, logDateTime, logFileName, logFileText, logTime, splitMatches, type ShownLine } from './logs';
 

@@ -4,7 +4,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { useT } from '../../../lib/i18n';
 import { currentSession } from '../../../stores/session';
-import { ConnectBlock } from '../../../components/connect';
+import { ConnectBlock } from '../../../components/apps/connect';
 import { Icon } from '../../../components/Icon';
 import { closeText, terminalProtocols, terminalUrl } from './terminalProtocol';
 import type { TerminalHandle, TerminalState } from './terminalSession';

@@ -2,13 +2,13 @@
 // (the invitation link and the company page, which phones open directly: docs/product.md §2 keeps
 // them out of the phone redirect while the sign-in page is not).
 import { useState } from 'react';
-import { signIn } from '../api/iam';
-import { applySession } from '../api/sessionActions';
-import { useT } from '../lib/i18n';
-import { validateEmail, validatePasswordPresent } from '../lib/validation';
-import { toast } from '../stores/feedback';
-import { Field, PasswordField } from './fields';
-import { FormError, SubmitButton, useForm } from './form';
+import { signIn } from '../../api/iam';
+import { applySession } from '../../api/sessionActions';
+import { useT } from '../../lib/i18n';
+import { validateEmail, validatePasswordPresent } from '../../lib/validation';
+import { toast } from '../../stores/feedback';
+import { Field, PasswordField } from '../fields';
+import { FormError, SubmitButton, useForm } from '../form';
 
 export function SignInForm({ onSignedIn }: { onSignedIn: () => void }) {
   const t = useT();

@@ -2,9 +2,9 @@
 // the /m/ pages (docs/product.md §2), so a sign-in link would bounce to the mobile market. Says so, and
 // offers the two places a phone can go: the download page and the market.
 import { Link } from 'react-router';
-import { useT } from '../lib/i18n';
-import { paths } from '../lib/paths';
-import { useBoot } from '../stores/boot';
+import { useT } from '../../lib/i18n';
+import { paths } from '../../lib/paths';
+import { useBoot } from '../../stores/boot';
 
 export function PhoneNextSteps() {
   const t = useT();

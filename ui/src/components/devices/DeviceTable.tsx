@@ -1,9 +1,9 @@
 // The devices table: the owner's devices page and a member's "Allocated to you" show the same
 // columns (the devices page adds the specification and links each name to its details).
 import type { ReactNode } from 'react';
-import type { Device } from '../api/types';
-import { formatDateTime } from '../lib/format';
-import { useT } from '../lib/i18n';
+import type { Device } from '../../api/types';
+import { formatDateTime } from '../../lib/format';
+import { useT } from '../../lib/i18n';
 import { StatusBadge, deviceTypeLabel, gpuText } from './deviceStatus';
 
 export function DeviceTable({

@@ -1,15 +1,15 @@
 // An installation's status chip, install progress and the actions its state allows (the /app
 // pages and the device page's "Installed apps" panel).
 import { useCallback, useState } from 'react';
-import { appAction } from '../api/apps';
-import type { Installation } from '../api/types';
-import { useT, type TFunction } from '../lib/i18n';
-import type { MessageKey } from '../i18n';
-import { toastError } from '../stores/feedback';
-import { useInterval } from '../lib/timing';
-import { useAction } from '../lib/useAction';
-import { POLLING_DEFAULT_INTERVAL_MS } from '../constants';
-import { ConfirmDialog } from './Dialog';
+import { appAction } from '../../api/apps';
+import type { Installation } from '../../api/types';
+import { useT, type TFunction } from '../../lib/i18n';
+import type { MessageKey } from '../../i18n';
+import { toastError } from '../../stores/feedback';
+import { useInterval } from '../../lib/timing';
+import { useAction } from '../../lib/useAction';
+import { POLLING_DEFAULT_INTERVAL_MS } from '../../constants';
+import { ConfirmDialog } from '../Dialog';
 import { OpenAppButton } from './connect';
 
 /** How often a running rental's meter is read again (the server posts it every 15 s). */

@@ -2,13 +2,13 @@
 // the device details page's SSH block: a titled block, copyable command lines, the SSH door.
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link } from 'react-router';
-import { fetchAppOpenUrl, type SshDoor } from '../api/connect';
-import { copyText } from '../lib/clipboard';
-import { useT } from '../lib/i18n';
-import { paths } from '../lib/paths';
-import { useAction } from '../lib/useAction';
-import { toast, toastError } from '../stores/feedback';
-import { Icon } from './Icon';
+import { fetchAppOpenUrl, type SshDoor } from '../../api/connect';
+import { copyText } from '../../lib/clipboard';
+import { useT } from '../../lib/i18n';
+import { paths } from '../../lib/paths';
+import { useAction } from '../../lib/useAction';
+import { toast, toastError } from '../../stores/feedback';
+import { Icon } from '../Icon';
 
 /** One door: an icon, a title, an optional one-line hint, then its content. */
 export function ConnectBlock({ kind, title, hint, wide, actions, children }: { kind: string; title: string; hint?: ReactNode; wide?: boolean; actions?: ReactNode; children: ReactNode }) {

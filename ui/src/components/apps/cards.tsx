@@ -1,10 +1,10 @@
 // Apps as the market and the nearby pages show them: cards, grids, labels and prices.
-import type { App } from '../api/types';
-import { formatCoins } from '../lib/format';
-import { useLang, useT, type TFunction } from '../lib/i18n';
-import { Reused } from '../lib/fragments';
-import { usePublicPaths } from '../lib/paths';
-import { ListLink } from './ListLink';
+import type { App } from '../../api/types';
+import { formatCoins } from '../../lib/format';
+import { useLang, useT, type TFunction } from '../../lib/i18n';
+import { Reused } from '../../lib/fragments';
+import { usePublicPaths } from '../../lib/paths';
+import { ListLink } from '../ListLink';
 
 /** The translation of `<prefix><value>`, or the value itself when there is none. */
 function labelOf(t: TFunction, prefix: string, value: string): string {

@@ -2,16 +2,16 @@
 // capacity, what is short, or why it cannot take it), then install and go to /app.
 import { useState, type ReactNode } from 'react';
 import { useNavigate } from 'react-router';
-import { fetchDeviceFit, installApp } from '../api/apps';
-import type { App, DeviceFit, Installation } from '../api/types';
-import { useAsync, type AsyncState } from '../lib/useAsync';
-import { useT, type TFunction } from '../lib/i18n';
-import type { MessageKey } from '../i18n';
-import { formatSize } from '../lib/format';
-import { paths } from '../lib/paths';
-import { useAction } from '../lib/useAction';
-import { Dialog } from './Dialog';
-import { ErrorNote, SkeletonLines } from './placeholders';
+import { fetchDeviceFit, installApp } from '../../api/apps';
+import type { App, DeviceFit, Installation } from '../../api/types';
+import { useAsync, type AsyncState } from '../../lib/useAsync';
+import { useT, type TFunction } from '../../lib/i18n';
+import type { MessageKey } from '../../i18n';
+import { formatSize } from '../../lib/format';
+import { paths } from '../../lib/paths';
+import { useAction } from '../../lib/useAction';
+import { Dialog } from '../../components/Dialog';
+import { ErrorNote, SkeletonLines } from '../../components/placeholders';
 
 const REASONS: Record<string, MessageKey> = {
   offline: 'fit_offline',

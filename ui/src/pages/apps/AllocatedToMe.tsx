@@ -1,12 +1,12 @@
 // The devices a company's administrators allocated to the signed-in member (the apps assigned to
 // them are the installations above it). Shown on the member's /app page: a member has no devices
 // page.
-import { fetchDevices } from '../api/devices';
-import { useT } from '../lib/i18n';
-import { useAsync } from '../lib/useAsync';
-import { useSession } from '../stores/session';
-import { DeviceTable } from './DeviceTable';
-import { AsyncItems, Section } from './sections';
+import { fetchDevices } from '../../api/devices';
+import { useT } from '../../lib/i18n';
+import { useAsync } from '../../lib/useAsync';
+import { useSession } from '../../stores/session';
+import { DeviceTable } from '../../components/devices/DeviceTable';
+import { AsyncItems, Section } from '../../components/sections';
 
 export function AllocatedToMe() {
   const t = useT();

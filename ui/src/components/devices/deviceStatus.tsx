@@ -1,8 +1,8 @@
 // A device's status and GPUs as the device pages and the public nearby pages show them.
-import type { NearbyDevice } from '../api/types';
-import { formatSize, gpuCount } from '../lib/format';
-import { useT, type TFunction } from '../lib/i18n';
-import type { MessageKey } from '../i18n';
+import type { NearbyDevice } from '../../api/types';
+import { formatSize, gpuCount } from '../../lib/format';
+import { useT, type TFunction } from '../../lib/i18n';
+import type { MessageKey } from '../../i18n';
 
 export type ShownStatus = 'online' | 'offline' | 'creating' | 'failed';
 

@@ -3,13 +3,13 @@
 // hour, then rent. The price shown is sent with the rent: the server refuses (409) when the offer
 // changed since, and nothing is held.
 import { useState } from 'react';
-import { fetchRentOptions, rentApp } from '../api/apps';
-import { fetchWallet } from '../api/wallet';
-import type { App } from '../api/types';
-import { useAsync } from '../lib/useAsync';
-import { useT } from '../lib/i18n';
-import { formatCoins } from '../lib/format';
-import { Dialog } from './Dialog';
+import { fetchRentOptions, rentApp } from '../../api/apps';
+import { fetchWallet } from '../../api/wallet';
+import type { App } from '../../api/types';
+import { useAsync } from '../../lib/useAsync';
+import { useT } from '../../lib/i18n';
+import { formatCoins } from '../../lib/format';
+import { Dialog } from '../../components/Dialog';
 import { DevicePicker, useStartInstallation } from './installDialog';
 
 const MAX_HOURS = 720;

@@ -1,9 +1,9 @@
 // Demands and orders shown to people: an order's status chip, a demand's terms in words, and the
 // matcher's gaps in words (the board, the signed-in page).
-import type { Gap, Order } from '../api/types';
-import { useT, type TFunction } from '../lib/i18n';
-import type { MessageKey } from '../i18n';
-import { formatCoins, formatDateTime, formatSize } from '../lib/format';
+import type { Gap, Order } from '../../api/types';
+import { useT, type TFunction } from '../../lib/i18n';
+import type { MessageKey } from '../../i18n';
+import { formatCoins, formatDateTime, formatSize } from '../../lib/format';
 
 const TONE: Record<string, string> = {
   order_pending: 'idle',

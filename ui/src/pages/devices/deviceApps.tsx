@@ -2,13 +2,13 @@
 // with status, progress and actions; polled while a transition is under way.
 import { useCallback } from 'react';
 import { Link } from 'react-router';
-import { fetchDeviceApps } from '../api/apps';
-import type { Installation } from '../api/types';
-import { useAsync } from '../lib/useAsync';
-import { useT } from '../lib/i18n';
-import { paths } from '../lib/paths';
-import { ErrorNote, SkeletonLines } from './placeholders';
-import { AppActions, AppBadges, AppProgress, AppStatusChip, usePollWhileBusy } from './appStatus';
+import { fetchDeviceApps } from '../../api/apps';
+import type { Installation } from '../../api/types';
+import { useAsync } from '../../lib/useAsync';
+import { useT } from '../../lib/i18n';
+import { paths } from '../../lib/paths';
+import { ErrorNote, SkeletonLines } from '../../components/placeholders';
+import { AppActions, AppBadges, AppProgress, AppStatusChip, usePollWhileBusy } from '../../components/apps/appStatus';
 
 export function DeviceApps({ deviceId }: { deviceId: string }) {
   const t = useT();
