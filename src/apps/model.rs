@@ -213,7 +213,7 @@ impl Checked for RentAsk {
     }
 }
 
-/// What a person asks of an installation (`as_str` is its name on the wire).
+/// What a person asks of an installation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
@@ -283,5 +283,19 @@ impl Checked for Action {
     type Body = ActionRequest;
     fn check(req: ActionRequest) -> Result<Self, AppError> {
         req.action.as_deref().and_then(Action::parse).ok_or(AppError::invalid("action", Msg::InvalidField("action")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Action;
+
+    #[test]
+    fn an_action_is_answered_and_read_by_its_name() {
+        for a in Action::ALL {
+            assert_eq!(serde_json::to_value(a).unwrap(), a.as_str(), "{a:?}");
+            assert_eq!(Action::parse(&format!(" {} ", a.as_str())), Some(a));
+        }
+        assert_eq!(Action::parse("fly"), None);
     }
 }

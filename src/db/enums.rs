@@ -480,3 +480,60 @@ pub enum ZcloudEndReason {
     #[sea_orm(string_value = "failed")]
     Failed,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each value is written twice (the column's `string_value`, the wire's serde name): they
+    /// must agree, or the API would answer what the database does not hold.
+    fn same_on_the_wire<E: ActiveEnum<Value = String> + Iterable + Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug>() {
+        for v in E::iter() {
+            let wire = serde_json::to_value(&v).unwrap();
+            assert_eq!(wire, serde_json::Value::String(v.to_value()), "{v:?}");
+            assert_eq!(serde_json::from_value::<E>(wire).unwrap(), v);
+        }
+    }
+
+    #[test]
+    fn every_stored_value_is_the_wire_value() {
+        same_on_the_wire::<DeviceType>();
+        same_on_the_wire::<DeviceStatus>();
+        same_on_the_wire::<SharingMode>();
+        same_on_the_wire::<CommandKind>();
+        same_on_the_wire::<CommandStatus>();
+        same_on_the_wire::<Role>();
+        same_on_the_wire::<RecordKind>();
+        same_on_the_wire::<RecordStatus>();
+        same_on_the_wire::<ResourceType>();
+        same_on_the_wire::<NotificationKind>();
+        same_on_the_wire::<AccountKind>();
+        same_on_the_wire::<TransferKind>();
+        same_on_the_wire::<BillStatus>();
+        same_on_the_wire::<HoldStatus>();
+        same_on_the_wire::<EntryKind>();
+        same_on_the_wire::<RequestStatus>();
+        same_on_the_wire::<EventKind>();
+        same_on_the_wire::<OrderStatus>();
+        same_on_the_wire::<ZcloudRentalStatus>();
+        same_on_the_wire::<ZcloudEndReason>();
+        same_on_the_wire::<AppStatus>();
+        same_on_the_wire::<InstallKind>();
+        same_on_the_wire::<Desired>();
+        same_on_the_wire::<Category>();
+        same_on_the_wire::<Tier>();
+        same_on_the_wire::<AppKind>();
+    }
+
+    #[test]
+    fn choices_are_read_in_any_case_and_listed_in_order() {
+        assert_eq!(parse_any_case::<Category>(" z-cloud "), Some(Category::ZCloud));
+        assert_eq!(parse_any_case::<Category>("ai"), Some(Category::Ai));
+        assert_eq!(parse_any_case::<Tier>("HIGH"), Some(Tier::High));
+        assert_eq!(parse_any_case::<AppKind>("lease"), None);
+        assert_eq!(parse_any_case::<Category>("top_picks"), None);
+        assert_eq!(values::<Category>(), ["AI", "Metaverse", "Game", "Work", "Home", "Others", "Z-CLOUD"]);
+        assert_eq!(values::<Tier>(), ["high", "standard", "basic"]);
+        assert_eq!(values::<AppKind>(), ["own", "rent"]);
+    }
+}

@@ -352,6 +352,7 @@ async fn mail_to_an_unreachable_smtp_server_is_kept_and_retried() {
     }
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0].status, zmarket::db::enums::MailStatus::Pending);
+    assert_eq!(stored(&app, "SELECT status FROM mail_outbox").await, [["pending"]]);
     assert_eq!(rows[0].attempts, 1);
     assert!(rows[0].last_error.is_some());
     assert!(rows[0].next_attempt_at > chrono::Utc::now());

@@ -64,8 +64,9 @@ impl AppStatus {
     pub fn parse(raw: &str) -> Option<AppStatus> {
         AppStatus::iter().find(|s| s.to_value() == raw)
     }
-    /// The status's label in a language (docs/product.md §4; the UI's labels are
-    /// `ui/src/i18n`'s `status.*`).
+    /// The status's label in a language, as a sentence names it (docs/product.md §4). The UI
+    /// keeps its own badge labels (`app_status_*` of ui/src/i18n/apps.*.ts, capitalized in
+    /// English): it renders them without a round trip.
     pub fn label(self, lang: Lang) -> &'static str {
         self.words().get(lang)
     }
