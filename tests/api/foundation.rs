@@ -2,7 +2,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::common::{TestApp, header, json_of, token_of};
+use crate::common::{TestApp, header, json_of, stored, token_of};
 
 #[tokio::test]
 async fn health_and_readiness() {
