@@ -145,7 +145,8 @@ pub fn validate(file: &CatalogueFile) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// (Category, tier and kind are enums: an unknown one fails the parse, naming the known ones.)
+/// What the parse does not check (an unknown category, tier or kind already failed it, naming the
+/// known ones).
 fn check_app(a: &SeedApp) -> anyhow::Result<()> {
     if !DISPLAY_TYPES.contains(&a.display_type.as_str()) {
         bail!("unknown display type {:?}", a.display_type);
@@ -158,4 +159,21 @@ fn check_app(a: &SeedApp) -> anyhow::Result<()> {
         bail!("negative price or requirement");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_category_tier_or_kind_fails_the_parse_naming_the_known_ones() {
+        let good: Value = serde_json::from_str(&embedded_catalogue().unwrap()).unwrap();
+        assert!(serde_json::from_value::<CatalogueFile>(good.clone()).is_ok());
+        for (field, bad, known) in [("category", "Toys", "Z-CLOUD"), ("tier", "gold", "standard"), ("kind", "lease", "rent")] {
+            let mut file = good.clone();
+            file["apps"][0][field] = json!(bad);
+            let err = serde_json::from_value::<CatalogueFile>(file).unwrap_err().to_string();
+            assert!(err.contains(&format!("unknown variant `{bad}`")) && err.contains(known), "{field}: {err}");
+        }
+    }
 }
