@@ -18,9 +18,11 @@ use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder,
     QuerySelect, Set,
 };
+use sea_orm::sea_query::Expr;
 
 use crate::config::MailConfig;
 use crate::db::entity::mail_outbox as outbox;
+use crate::db::enums::MailStatus;
 use crate::db::{new_id, now};
 
 /// How long a claimed message may stay `sending` before another worker may retry it: longer
@@ -83,7 +85,7 @@ impl Mailer {
             subject: Set(mail.subject.to_string()),
             body_text: Set(mail.body.to_string()),
             link: Set(mail.link.map(str::to_string)),
-            status: Set("pending".into()),
+            status: Set(MailStatus::Pending),
             attempts: Set(0),
             last_error: Set(None),
             next_attempt_at: Set(t),
@@ -109,7 +111,7 @@ impl Mailer {
     pub async fn deliver_due(&self) -> anyhow::Result<usize> {
         let db = &self.inner.db;
         let due = outbox::Entity::find()
-            .filter(outbox::Column::Status.is_in(["pending", "sending"]))
+            .filter(outbox::Column::Status.is_in([MailStatus::Pending, MailStatus::Sending]))
             .filter(outbox::Column::NextAttemptAt.lte(now()))
             .order_by_asc(outbox::Column::CreatedAt)
             .limit(50)
@@ -119,10 +121,10 @@ impl Mailer {
         for msg in due {
             // Claim it: only one worker (of possibly several instances) wins.
             let claimed = outbox::Entity::update_many()
-                .col_expr(outbox::Column::Status, "sending".into())
+                .col_expr(outbox::Column::Status, Expr::value(MailStatus::Sending))
                 .col_expr(outbox::Column::NextAttemptAt, (now() + Duration::seconds(CLAIM_SECS)).into())
                 .filter(outbox::Column::Id.eq(msg.id.clone()))
-                .filter(outbox::Column::Status.eq(msg.status.clone()))
+                .filter(outbox::Column::Status.eq(msg.status))
                 .filter(outbox::Column::NextAttemptAt.eq(msg.next_attempt_at))
                 .exec(db)
                 .await?;
@@ -135,7 +137,7 @@ impl Mailer {
             row.attempts = Set(attempts);
             match result {
                 Ok(()) => {
-                    row.status = Set("sent".into());
+                    row.status = Set(MailStatus::Sent);
                     row.sent_at = Set(Some(now()));
                     row.last_error = Set(None);
                     delivered += 1;
@@ -144,9 +146,9 @@ impl Mailer {
                     tracing::warn!(mail_id = %msg.id, attempts, error = %e, "mail delivery failed");
                     row.last_error = Set(Some(format!("{e:#}")));
                     if attempts >= self.inner.max_attempts {
-                        row.status = Set("failed".into());
+                        row.status = Set(MailStatus::Failed);
                     } else {
-                        row.status = Set("pending".into());
+                        row.status = Set(MailStatus::Pending);
                         // 30 s, 1 min, 2 min, ... capped at one hour.
                         let backoff = (30i64 << (attempts - 1).min(7)).min(3600);
                         row.next_attempt_at = Set(now() + Duration::seconds(backoff));

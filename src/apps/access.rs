@@ -140,7 +140,6 @@ pub fn to_installation(r: &installations::Model, names: &Names, lang: Lang) -> I
     let offered = actions(r.status, r.kind, device_online, names.role)
         .into_iter()
         .filter(|a| *a != Action::Update || update_available.is_some())
-        .map(|a| a.as_str().to_string())
         .collect();
     let rental = (r.kind == InstallKind::Rent).then(|| Rental {
         price_per_hour: r.rent_price_per_hour.unwrap_or(0),
@@ -160,7 +159,7 @@ pub fn to_installation(r: &installations::Model, names: &Names, lang: Lang) -> I
         device_status,
         kind: r.kind,
         status: r.status,
-        desired: r.desired.clone(),
+        desired: r.desired,
         progress: r.progress,
         status_reason: reason,
         status_reason_code: code,

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use crate::apps::AppsCtx;
 use crate::apps::access::{Names, condition, installer, reason_of, scope, to_installation, visible};
-use crate::apps::lifecycle::{self, Allowed, Desired, Event, command_of};
+use crate::apps::lifecycle::{self, Allowed, Event, command_of};
 use crate::apps::model::*;
 use crate::protocol::heartbeat::CommandBody;
 use crate::apps::state::{self, Change};
@@ -182,7 +182,7 @@ pub async fn create(conn: &impl ConnectionTrait, n: NewInstallation<'_>) -> Resu
         created_by: Set(n.created_by.to_string()),
         kind: Set(n.kind),
         status: Set(AppStatus::Preparing),
-        desired: Set(Desired::Running.as_str().to_string()),
+        desired: Set(Desired::Running),
         progress: Set(None),
         status_reason: Set(None),
         version: Set(n.app.version.clone()),
@@ -279,7 +279,7 @@ pub async fn act(cx: &AppsCtx, auth: &Auth, id: &str, action: Action, lang: Lang
     if matches!(action, Action::Start | Action::Resume | Action::Restart) {
         crate::apps::money::may_run(&txn, &row).await?;
     }
-    let (kind, desired) = command_of(action, Desired::parse(&row.desired));
+    let (kind, desired) = command_of(action, row.desired);
     let command = match action {
         Action::Retry => {
             let (_, manifest) = installable(cx, &txn, &row.app_id).await?;

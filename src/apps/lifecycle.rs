@@ -9,38 +9,10 @@
 
 use std::time::Duration;
 
-use crate::apps::model::{Action, AppStatus, InstallKind};
+use crate::apps::model::{Action, AppStatus, Desired, InstallKind};
 use crate::db::enums::CommandKind;
 
 use AppStatus::*;
-
-/// What the person wants the installation to be once the pending command is done.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Desired {
-    Running,
-    Stopped,
-    Suspended,
-    Removed,
-}
-
-impl Desired {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Desired::Running => "running",
-            Desired::Stopped => "stopped",
-            Desired::Suspended => "suspended",
-            Desired::Removed => "removed",
-        }
-    }
-    pub fn parse(raw: &str) -> Desired {
-        match raw {
-            "stopped" => Desired::Stopped,
-            "suspended" => Desired::Suspended,
-            "removed" => Desired::Removed,
-            _ => Desired::Running,
-        }
-    }
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Event {

@@ -13,7 +13,7 @@ use crate::error::{AppError, Msg};
 use crate::lang::Words;
 use crate::http::Checked;
 
-pub use crate::db::enums::{AppStatus, InstallKind};
+pub use crate::db::enums::{AppStatus, Desired, InstallKind};
 
 pub use crate::protocol::apps::*;
 
@@ -43,8 +43,8 @@ pub struct Installation {
     pub device_status: String,
     pub kind: InstallKind,
     pub status: AppStatus,
-    /// running, stopped, suspended or removed: what was asked for.
-    pub desired: String,
+    /// What was asked for.
+    pub desired: Desired,
     pub progress: Option<i32>,
     pub status_reason: Option<String>,
     /// The stable name of the reason (`exited`, `container_gone`, `device_offline`, …).
@@ -56,9 +56,8 @@ pub struct Installation {
     /// The catalogue's newer version, when there is one.
     pub update_available: Option<String>,
     pub open_url: Option<String>,
-    /// The actions the current state allows the caller (start, stop, restart, suspend, resume,
-    /// snapshot, retry, uninstall, update, cancel).
-    pub actions: Vec<String>,
+    /// The actions the current state allows the caller.
+    pub actions: Vec<Action>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     pub rental: Option<Rental>,
@@ -164,7 +163,7 @@ pub struct RentRequest {
 
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct ActionRequest {
-    /// start, stop, restart, suspend, resume, snapshot, retry, uninstall, update or cancel
+    #[schema(value_type = Option<Action>)]
     pub action: Option<String>,
 }
 
@@ -215,7 +214,8 @@ impl Checked for RentAsk {
 }
 
 /// What a person asks of an installation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
 pub enum Action {
     Start,
     Stop,
@@ -283,5 +283,19 @@ impl Checked for Action {
     type Body = ActionRequest;
     fn check(req: ActionRequest) -> Result<Self, AppError> {
         req.action.as_deref().and_then(Action::parse).ok_or(AppError::invalid("action", Msg::InvalidField("action")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Action;
+
+    #[test]
+    fn an_action_is_answered_and_read_by_its_name() {
+        for a in Action::ALL {
+            assert_eq!(serde_json::to_value(a).unwrap(), a.as_str(), "{a:?}");
+            assert_eq!(Action::parse(&format!(" {} ", a.as_str())), Some(a));
+        }
+        assert_eq!(Action::parse("fly"), None);
     }
 }

@@ -12,7 +12,7 @@ use sea_orm::{ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, Pag
 use crate::apps::AppsCtx;
 use crate::apps::access::{Names, installer, to_installation};
 use crate::apps::install::{fit_of, installable, lock_device, place, rentable};
-use crate::apps::lifecycle::{Desired, Event};
+use crate::apps::lifecycle::Event;
 use crate::apps::model::*;
 use crate::protocol::heartbeat::CommandBody;
 use crate::apps::notify;

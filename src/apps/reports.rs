@@ -5,8 +5,8 @@
 use chrono::{DateTime, Utc};
 use sea_orm::{ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter};
 
-use crate::apps::lifecycle::{Desired, Event};
-use crate::apps::model::{AppStatus, InstallKind, InstallationReport, Reason};
+use crate::apps::lifecycle::Event;
+use crate::apps::model::{AppStatus, Desired, InstallKind, InstallationReport, Reason};
 use crate::apps::money;
 use crate::protocol::heartbeat::CommandBody;
 use crate::apps::state::{self, Change};
@@ -91,7 +91,7 @@ impl AgentListener for AppsListener {
                 continue; // not an app command, or one the watchdog already gave up on
             };
             let (event, reason) = match cmd.status {
-                CommandStatus::Done => (Event::Done(Desired::parse(&row.desired)), None),
+                CommandStatus::Done => (Event::Done(row.desired), None),
                 _ => (Event::Fail, failure(cmd)),
             };
             // An update carried out: the installation runs the version it was sent.
@@ -122,7 +122,7 @@ impl AgentListener for AppsListener {
             }
             // Running on the box although the person asked for it stopped or suspended (the
             // provider started it again): it is stopped again, and the meter does not restart.
-            let desired = Desired::parse(&row.desired);
+            let desired = row.desired;
             if r.status == AppStatus::Running && matches!(desired, Desired::Stopped | Desired::Suspended) {
                 let (kind, _) = crate::apps::lifecycle::command_of(
                     if desired == Desired::Stopped { crate::apps::model::Action::Stop } else { crate::apps::model::Action::Suspend },

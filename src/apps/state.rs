@@ -5,8 +5,8 @@
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
 
-use crate::apps::lifecycle::{Desired, Event, next};
-use crate::apps::model::AppStatus;
+use crate::apps::lifecycle::{Event, next};
+use crate::apps::model::{AppStatus, Desired};
 use crate::protocol::heartbeat::CommandBody;
 use crate::apps::notify;
 use crate::db::entity::{device_commands, installation_events, installations};
@@ -56,7 +56,7 @@ pub async fn apply(
             Expr::value(if matches!(to, AppStatus::Running | AppStatus::Updating) { change.open_url.clone().or(row.open_url.clone()) } else { None }),
         );
     if let Some(d) = change.desired {
-        q = q.col_expr(installations::Column::Desired, Expr::value(d.as_str()));
+        q = q.col_expr(installations::Column::Desired, Expr::value(d));
     }
     if let Some(v) = &change.version {
         q = q.col_expr(installations::Column::Version, Expr::value(v.clone()));

@@ -7,7 +7,25 @@ use sea_orm::Iterable;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::lang::{Lang, Words};
+use crate::lang::Words;
+
+mod apps;
+mod market;
+
+pub use apps::{AppStatus, Desired, InstallKind};
+pub use market::{AppKind, Category, Tier};
+
+/// The value of a string enum that `raw` names, whatever its case and surrounding spaces (how
+/// people type a choice in a form or a query string).
+pub fn parse_any_case<E: ActiveEnum<Value = String> + Iterable>(raw: &str) -> Option<E> {
+    let raw = raw.trim();
+    E::iter().find(|v| v.to_value().eq_ignore_ascii_case(raw))
+}
+
+/// Every value of a string enum, in declaration order (the choices a refusal lists).
+pub fn values<E: ActiveEnum<Value = String> + Iterable>() -> Vec<String> {
+    E::iter().map(|v| v.to_value()).collect()
+}
 
 /// What a device is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
@@ -252,6 +270,21 @@ pub enum NotificationKind {
     OrderFailed,
 }
 
+/// Where a queued mail stands (src/mail.rs): `pending` until a worker claims it (`sending`), then
+/// `sent`, or back to `pending` for another attempt, or `failed` after the last one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+pub enum MailStatus {
+    #[sea_orm(string_value = "pending")]
+    Pending,
+    #[sea_orm(string_value = "sending")]
+    Sending,
+    #[sea_orm(string_value = "sent")]
+    Sent,
+    #[sea_orm(string_value = "failed")]
+    Failed,
+}
+
 // ---- the wallet (src/billing/) ----
 
 /// Whose account it is. Only `issuance` (where the operator's coins come from) may go below zero.
@@ -361,107 +394,6 @@ pub enum EventKind {
     Notification,
 }
 
-/// An installation's status: every label of docs/product.md §4. Transitions: `apps::lifecycle`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
-#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
-#[serde(rename_all = "snake_case")]
-pub enum AppStatus {
-    #[sea_orm(string_value = "preparing")]
-    Preparing,
-    #[sea_orm(string_value = "downloading")]
-    Downloading,
-    #[sea_orm(string_value = "installing")]
-    Installing,
-    #[sea_orm(string_value = "installed")]
-    Installed,
-    #[sea_orm(string_value = "starting")]
-    Starting,
-    #[sea_orm(string_value = "running")]
-    Running,
-    #[sea_orm(string_value = "stopping")]
-    Stopping,
-    #[sea_orm(string_value = "stopped")]
-    Stopped,
-    #[sea_orm(string_value = "restarting")]
-    Restarting,
-    #[sea_orm(string_value = "suspending")]
-    Suspending,
-    #[sea_orm(string_value = "suspended")]
-    Suspended,
-    #[sea_orm(string_value = "resuming")]
-    Resuming,
-    #[sea_orm(string_value = "snapshotting")]
-    Snapshotting,
-    #[sea_orm(string_value = "uninstalling")]
-    Uninstalling,
-    #[sea_orm(string_value = "deleting")]
-    Deleting,
-    #[sea_orm(string_value = "shutting_down")]
-    ShuttingDown,
-    /// A new version starting beside the old one (which keeps running until the switch).
-    #[sea_orm(string_value = "updating")]
-    Updating,
-    #[sea_orm(string_value = "failed")]
-    Failed,
-    #[sea_orm(string_value = "install_failed")]
-    InstallFailed,
-    #[sea_orm(string_value = "uninstall_failed")]
-    UninstallFailed,
-    #[sea_orm(string_value = "rent_failed")]
-    RentFailed,
-    #[sea_orm(string_value = "not_install")]
-    NotInstall,
-}
-
-impl AppStatus {
-    pub fn parse(raw: &str) -> Option<AppStatus> {
-        AppStatus::iter().find(|s| s.to_value() == raw)
-    }
-    /// The status's label in a language (docs/product.md §4; the UI's labels are
-    /// `ui/src/i18n`'s `status.*`).
-    pub fn label(self, lang: Lang) -> &'static str {
-        self.words().get(lang)
-    }
-    pub fn words(self) -> Words {
-        use AppStatus as S;
-        match self {
-            S::Preparing => Words::new("preparing", "准备中"),
-            S::Downloading => Words::new("downloading", "下载中"),
-            S::Installing => Words::new("installing", "安装中"),
-            S::Installed => Words::new("installed", "已安装"),
-            S::Starting => Words::new("starting", "启动中"),
-            S::Running => Words::new("running", "运行中"),
-            S::Stopping => Words::new("stopping", "停止中"),
-            S::Stopped => Words::new("stopped", "已停止"),
-            S::Restarting => Words::new("restarting", "重启中"),
-            S::Suspending => Words::new("suspending", "暂停中"),
-            S::Suspended => Words::new("suspended", "已暂停"),
-            S::Resuming => Words::new("resuming", "恢复中"),
-            S::Snapshotting => Words::new("snapshotting", "快照中"),
-            S::Uninstalling => Words::new("uninstalling", "卸载中"),
-            S::Deleting => Words::new("deleting", "删除中"),
-            S::ShuttingDown => Words::new("shutting down", "关闭中"),
-            S::Updating => Words::new("updating", "更新中"),
-            S::Failed => Words::new("failed", "失败"),
-            S::InstallFailed => Words::new("install failed", "安装失败"),
-            S::UninstallFailed => Words::new("uninstall failed", "卸载失败"),
-            S::RentFailed => Words::new("rent failed", "租用失败"),
-            S::NotInstall => Words::new("not install", "未安装"),
-        }
-    }
-}
-
-/// Whether an installation is the device owner's own (`own`) or rented on another owner's device.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
-#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
-#[serde(rename_all = "snake_case")]
-pub enum InstallKind {
-    #[sea_orm(string_value = "own")]
-    Own,
-    #[sea_orm(string_value = "rent")]
-    Rent,
-}
-
 // ---- demands and orders (src/orders/) ----
 
 /// An order's status (docs/product.md §4); a demand is an order still `order_pending`. Transitions:
@@ -547,4 +479,61 @@ pub enum ZcloudEndReason {
     /// The host could not make the machine.
     #[sea_orm(string_value = "failed")]
     Failed,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each value is written twice (the column's `string_value`, the wire's serde name): they
+    /// must agree, or the API would answer what the database does not hold.
+    fn same_on_the_wire<E: ActiveEnum<Value = String> + Iterable + Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug>() {
+        for v in E::iter() {
+            let wire = serde_json::to_value(&v).unwrap();
+            assert_eq!(wire, serde_json::Value::String(v.to_value()), "{v:?}");
+            assert_eq!(serde_json::from_value::<E>(wire).unwrap(), v);
+        }
+    }
+
+    #[test]
+    fn every_stored_value_is_the_wire_value() {
+        same_on_the_wire::<DeviceType>();
+        same_on_the_wire::<DeviceStatus>();
+        same_on_the_wire::<SharingMode>();
+        same_on_the_wire::<CommandKind>();
+        same_on_the_wire::<CommandStatus>();
+        same_on_the_wire::<Role>();
+        same_on_the_wire::<RecordKind>();
+        same_on_the_wire::<RecordStatus>();
+        same_on_the_wire::<ResourceType>();
+        same_on_the_wire::<NotificationKind>();
+        same_on_the_wire::<AccountKind>();
+        same_on_the_wire::<TransferKind>();
+        same_on_the_wire::<BillStatus>();
+        same_on_the_wire::<HoldStatus>();
+        same_on_the_wire::<EntryKind>();
+        same_on_the_wire::<RequestStatus>();
+        same_on_the_wire::<EventKind>();
+        same_on_the_wire::<OrderStatus>();
+        same_on_the_wire::<ZcloudRentalStatus>();
+        same_on_the_wire::<ZcloudEndReason>();
+        same_on_the_wire::<AppStatus>();
+        same_on_the_wire::<InstallKind>();
+        same_on_the_wire::<Desired>();
+        same_on_the_wire::<Category>();
+        same_on_the_wire::<Tier>();
+        same_on_the_wire::<AppKind>();
+    }
+
+    #[test]
+    fn choices_are_read_in_any_case_and_listed_in_order() {
+        assert_eq!(parse_any_case::<Category>(" z-cloud "), Some(Category::ZCloud));
+        assert_eq!(parse_any_case::<Category>("ai"), Some(Category::Ai));
+        assert_eq!(parse_any_case::<Tier>("HIGH"), Some(Tier::High));
+        assert_eq!(parse_any_case::<AppKind>("lease"), None);
+        assert_eq!(parse_any_case::<Category>("top_picks"), None);
+        assert_eq!(values::<Category>(), ["AI", "Metaverse", "Game", "Work", "Home", "Others", "Z-CLOUD"]);
+        assert_eq!(values::<Tier>(), ["high", "standard", "basic"]);
+        assert_eq!(values::<AppKind>(), ["own", "rent"]);
+    }
 }

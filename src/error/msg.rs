@@ -208,7 +208,7 @@ pub enum Msg {
     AppPublisherInvalid,
     AppVersionInvalid,
     /// The field and the values it may take.
-    AppChoiceInvalid(&'static str, &'static [&'static str]),
+    AppChoiceInvalid(&'static str, Vec<String>),
     AppRequirementsInvalid,
     AppImageInvalid,
     AppPortsInvalid,

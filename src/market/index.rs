@@ -13,12 +13,12 @@ use sha2::{Digest, Sha256};
 
 use crate::db::entity::apps;
 use crate::lang::Lang;
-use crate::market::model::{App, AppDetails, Filter, Offer, TOP_PICKS};
+use crate::market::model::{App, AppDetails, Category, Filter, Offer, Shelf, Tier};
 
 struct Entry {
-    category: String,
+    category: Category,
     display_type: String,
-    tier: String,
+    tier: Tier,
     top_pick: bool,
     /// Lowercased names, English then Chinese.
     names: [String; 2],
@@ -84,9 +84,9 @@ impl Index {
             hasher.update(details_json[1].as_bytes());
             by_id.insert(m.id.clone(), entries.len());
             entries.push(Entry {
-                category: m.category.clone(),
+                category: m.category,
                 display_type: m.display_type.clone(),
-                tier: m.tier.clone(),
+                tier: m.tier,
                 top_pick: m.top_pick,
                 names: [m.name_en.to_lowercase(), m.name_zh.to_lowercase()],
                 rest: format!("{}\n{}\n{}\n{}", m.summary_en, m.summary_zh, m.publisher, m.id).to_lowercase(),
@@ -132,14 +132,10 @@ impl Index {
     pub fn select(&self, filter: &Filter) -> Vec<usize> {
         let mut hits: Vec<(u8, usize)> = Vec::new();
         for (i, e) in self.entries.iter().enumerate() {
-            if let Some(c) = filter.category {
-                if c == TOP_PICKS {
-                    if !e.top_pick {
-                        continue;
-                    }
-                } else if e.category != c {
-                    continue;
-                }
+            match filter.category {
+                Some(Shelf::TopPicks) if !e.top_pick => continue,
+                Some(Shelf::Category(c)) if e.category != c => continue,
+                _ => {}
             }
             if filter.display_type.is_some_and(|d| e.display_type != d) || filter.tier.is_some_and(|t| e.tier != t) {
                 continue;

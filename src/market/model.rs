@@ -4,16 +4,16 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::db::entity::apps;
+use crate::db::enums::parse_any_case;
 use crate::error::{AppError, Msg};
 use crate::lang::Lang;
 
-pub const CATEGORIES: [&str; 7] = ["AI", "Metaverse", "Game", "Work", "Home", "Others", "Z-CLOUD"];
+pub use crate::db::enums::{AppKind, Category, Tier};
+
 /// The category filter value that selects the chosen apps; not a stored category.
 pub const TOP_PICKS: &str = "top_picks";
 pub const DISPLAY_TYPES: [&str; 8] =
     ["Desktop", "Lite App", "NAS", "AI compute", "Server", "Remote desktop", "AI server", "Z-SERVER"];
-pub const TIERS: [&str; 3] = ["high", "standard", "basic"];
-pub const KINDS: [&str; 2] = ["own", "rent"];
 /// Longest keyword accepted by the search, in characters.
 pub const KEYWORD_MAX_CHARS: usize = 100;
 /// Default page size of the market lists (the UI's first page).
@@ -51,10 +51,10 @@ pub struct SeedApp {
     pub summary: Text,
     pub description: Text,
     pub icon: String,
-    pub category: String,
+    pub category: Category,
     pub display_type: String,
-    pub tier: String,
-    pub kind: String,
+    pub tier: Tier,
+    pub kind: AppKind,
     pub price_per_hour: i64,
     pub publisher: String,
     #[serde(default)]
@@ -74,10 +74,10 @@ pub struct AppFields {
     pub description_en: String,
     pub description_zh: String,
     pub icon: String,
-    pub category: String,
+    pub category: Category,
     pub display_type: String,
-    pub tier: String,
-    pub kind: String,
+    pub tier: Tier,
+    pub kind: AppKind,
     pub price_per_hour: i64,
     pub publisher: String,
     pub version: String,
@@ -99,10 +99,10 @@ impl AppFields {
             description_en: a.description.en.clone(),
             description_zh: a.description.zh.clone(),
             icon: a.icon.clone(),
-            category: a.category.clone(),
+            category: a.category,
             display_type: a.display_type.clone(),
-            tier: a.tier.clone(),
-            kind: a.kind.clone(),
+            tier: a.tier,
+            kind: a.kind,
             price_per_hour: a.price_per_hour,
             publisher: a.publisher.clone(),
             version: a.version.clone(),
@@ -150,13 +150,10 @@ pub struct App {
     pub description: String,
     /// `/assets/icons/apps/<id>.svg?v=<version>` for catalogue apps (cached for good).
     pub icon_url: String,
-    /// AI, Metaverse, Game, Work, Home, Others or Z-CLOUD.
-    pub category: String,
+    pub category: Category,
     pub display_type: String,
-    /// high, standard or basic.
-    pub tier: String,
-    /// own (install on your own device) or rent.
-    pub kind: String,
+    pub tier: Tier,
+    pub kind: AppKind,
     /// What renting it costs now: the cheapest online rentable offer that fits it and how many
     /// there are (the catalogue's own price is charged by no one and not shown: docs/market.md).
     pub price_per_hour: Price,
@@ -217,10 +214,10 @@ impl App {
             summary: summary.clone(),
             description: description.clone(),
             icon_url: icon_url(&m.icon),
-            category: m.category.clone(),
+            category: m.category,
             display_type: m.display_type.clone(),
-            tier: m.tier.clone(),
-            kind: m.kind.clone(),
+            tier: m.tier,
+            kind: m.kind,
             price_per_hour: Price { from: offers.first().map(|o| o.price_per_hour), offers: offers.len() as u32 },
             publisher: m.publisher.clone(),
             version: m.version.clone(),
@@ -270,7 +267,7 @@ pub struct SearchQuery {
     pub keyword: Option<String>,
     pub category: Option<String>,
     pub display_type: Option<String>,
-    /// high, standard or basic.
+    #[param(inline, value_type = Option<Tier>)]
     pub tier: Option<String>,
 }
 
@@ -282,31 +279,44 @@ pub struct LangQuery {
     pub language: Option<String>,
 }
 
+/// What the category filter selects: the apps of a stored category, or the chosen apps
+/// (`top_picks`, which is not a stored category).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Shelf {
+    TopPicks,
+    Category(Category),
+}
+
 /// A checked filter: every value is one of the known ones, the keyword lowercased and split.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Filter {
     pub terms: Vec<String>,
-    /// A stored category, or `top_picks`.
-    pub category: Option<&'static str>,
+    pub category: Option<Shelf>,
     pub display_type: Option<&'static str>,
-    pub tier: Option<&'static str>,
+    pub tier: Option<Tier>,
 }
 
-fn pick(field: &'static str, value: Option<&str>, known: &[&'static str]) -> Result<Option<&'static str>, AppError> {
+/// A filter value: none when absent or blank, else what `find` makes of it (in any case), else
+/// refused.
+fn pick<T>(field: &'static str, value: Option<&str>, find: impl Fn(&str) -> Option<T>) -> Result<Option<T>, AppError> {
     let Some(v) = value.map(str::trim).filter(|v| !v.is_empty()) else { return Ok(None) };
-    known
-        .iter()
-        .find(|k| k.eq_ignore_ascii_case(v))
-        .copied()
-        .map(Some)
-        .ok_or(AppError::invalid(field, Msg::InvalidField(field)))
+    find(v).map(Some).ok_or(AppError::invalid(field, Msg::InvalidField(field)))
 }
 
-pub fn category_filter(value: Option<&str>) -> Result<Option<&'static str>, AppError> {
-    const ALL: [&str; 8] = [TOP_PICKS, "AI", "Metaverse", "Game", "Work", "Home", "Others", "Z-CLOUD"];
-    // "top picks" (with a space) is accepted too (docs/product.md §3).
-    let v = value.map(|v| if v.trim().eq_ignore_ascii_case("top picks") { TOP_PICKS } else { v });
-    pick("category", v, &ALL)
+/// A display type as the catalogue spells it, from `raw` in any case.
+pub fn display_type(raw: &str) -> Option<&'static str> {
+    DISPLAY_TYPES.iter().find(|k| k.eq_ignore_ascii_case(raw.trim())).copied()
+}
+
+pub fn category_filter(value: Option<&str>) -> Result<Option<Shelf>, AppError> {
+    pick("category", value, |v| {
+        // "top picks" (with a space) is accepted too (docs/product.md §3).
+        if v.eq_ignore_ascii_case(TOP_PICKS) || v.eq_ignore_ascii_case("top picks") {
+            Some(Shelf::TopPicks)
+        } else {
+            parse_any_case(v).map(Shelf::Category)
+        }
+    })
 }
 
 impl Filter {
@@ -323,8 +333,8 @@ impl Filter {
         Ok(Filter {
             terms: keyword.to_lowercase().split_whitespace().map(str::to_string).collect(),
             category: category_filter(category)?,
-            display_type: pick("display_type", display_type, &DISPLAY_TYPES)?,
-            tier: pick("tier", tier, &TIERS)?,
+            display_type: pick("display_type", display_type, self::display_type)?,
+            tier: pick("tier", tier, parse_any_case)?,
         })
     }
 }

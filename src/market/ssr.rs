@@ -5,7 +5,7 @@ use serde_json::{Map, Value, json};
 
 use crate::market::index::Catalogue;
 use crate::lang::Lang;
-use crate::market::model::{DEFAULT_LIMIT, Filter, TOP_PICKS, category_filter};
+use crate::market::model::{DEFAULT_LIMIT, Filter, Shelf, category_filter};
 use crate::market::service;
 
 /// Adds the market keys for `path` (already without the `/m` prefix of the phone pages).
@@ -20,7 +20,7 @@ pub fn fill(market: &Catalogue, path: &str, params: &[(String, String)], lang: L
                 data.insert("market".into(), service::page_values(market, &filter, DEFAULT_LIMIT, lang));
                 if category.is_none() {
                     // The home of the market shows the chosen apps above the list.
-                    let top = Filter { category: Some(TOP_PICKS), ..Default::default() };
+                    let top = Filter { category: Some(Shelf::TopPicks), ..Default::default() };
                     data.insert("marketTopPicks".into(), service::page_values(market, &top, DEFAULT_LIMIT, lang));
                 }
             }

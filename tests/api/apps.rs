@@ -112,6 +112,8 @@ async fn actions_follow_the_state_and_acknowledgements_settle_them() {
     let (s, b) = act(&app, &alice, &id, "stop").await;
     assert_eq!((s, b["data"]["status"].as_str()), (200, Some("stopping")));
     assert_eq!(b["data"]["desired"], "stopped");
+    // Stored as the strings the column always held (the enum needed no migration).
+    assert_eq!(stored(&app, &format!("SELECT desired, status, kind FROM installations WHERE id = '{id}'")).await, [["stopped", "stopping", "own"]]);
     // Nothing else while a command is under way, and a state report does not undo it.
     let (s, b) = act(&app, &alice, &id, "stop").await;
     assert_eq!(s, 409);

@@ -354,3 +354,14 @@ pub async fn user_id_of(app: &TestApp, session: &Value) -> String {
     let (_, p) = app.get_auth("/api/iam/v1/account/profile", &token_of(session)).await;
     p["data"]["id"].as_str().unwrap().to_string()
 }
+
+/// The text columns of the rows `sql` selects, as stored (not through an entity): what a column
+/// read through an enum holds in the database.
+pub async fn stored(app: &TestApp, sql: &str) -> Vec<Vec<String>> {
+    use sea_orm::{ConnectionTrait, Statement};
+    let db = &app.state.db;
+    let rows = db.query_all_raw(Statement::from_string(db.get_database_backend(), sql)).await.expect(sql);
+    rows.iter()
+        .map(|r| (0..).map_while(|i| r.try_get_by_index::<String>(i).ok()).collect())
+        .collect()
+}

@@ -2,7 +2,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::common::{TestApp, header, json_of, token_of};
+use crate::common::{TestApp, header, json_of, stored, token_of};
 
 #[tokio::test]
 async fn health_and_readiness() {
@@ -345,13 +345,14 @@ async fn mail_to_an_unreachable_smtp_server_is_kept_and_retried() {
     let mut rows = Vec::new();
     for _ in 0..100 {
         rows = zmarket::db::entity::mail_outbox::Entity::find().all(&app.state.db).await.unwrap();
-        if rows.iter().all(|r| r.status != "sending") {
+        if rows.iter().all(|r| r.status != zmarket::db::enums::MailStatus::Sending) {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     assert_eq!(rows.len(), 1);
-    assert_eq!(rows[0].status, "pending");
+    assert_eq!(rows[0].status, zmarket::db::enums::MailStatus::Pending);
+    assert_eq!(stored(&app, "SELECT status FROM mail_outbox").await, [["pending"]]);
     assert_eq!(rows[0].attempts, 1);
     assert!(rows[0].last_error.is_some());
     assert!(rows[0].next_attempt_at > chrono::Utc::now());

@@ -1,6 +1,8 @@
 use sea_orm::entity::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::db::enums::{AppKind, Category, Tier};
+
 /// Serialize/Deserialize: the market's `AppFields` (what the catalogue provides) is read from
 /// and written to a row through their shared JSON field names (src/market/model.rs).
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel, Serialize, Deserialize)]
@@ -16,10 +18,10 @@ pub struct Model {
     pub description_en: String,
     pub description_zh: String,
     pub icon: String,
-    pub category: String,
+    pub category: Category,
     pub display_type: String,
-    pub tier: String,
-    pub kind: String,
+    pub tier: Tier,
+    pub kind: AppKind,
     pub price_per_hour: i64,
     pub publisher: String,
     pub version: String,

@@ -1,6 +1,6 @@
 use sea_orm::entity::prelude::*;
 
-use crate::db::enums::{AppStatus, InstallKind};
+use crate::db::enums::{AppStatus, Desired, InstallKind};
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "installations")]
@@ -14,8 +14,7 @@ pub struct Model {
     pub created_by: String,
     pub kind: InstallKind,
     pub status: AppStatus,
-    /// running | stopped | suspended | removed
-    pub desired: String,
+    pub desired: Desired,
     pub progress: Option<i32>,
     pub status_reason: Option<String>,
     /// The catalogue version it runs.

@@ -1,5 +1,7 @@
 use sea_orm::entity::prelude::*;
 
+use crate::db::enums::MailStatus;
+
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "mail_outbox")]
 pub struct Model {
@@ -9,7 +11,7 @@ pub struct Model {
     pub subject: String,
     pub body_text: String,
     pub link: Option<String>,
-    pub status: String,
+    pub status: MailStatus,
     pub attempts: i32,
     pub last_error: Option<String>,
     pub next_attempt_at: DateTimeUtc,

@@ -18,21 +18,22 @@ pub mod uploads;
 use std::collections::HashMap;
 
 use axum::extract::FromRef;
-use sea_orm::{ActiveModelTrait, ConnectionTrait, EntityTrait, QueryOrder, Set};
+use sea_orm::{ActiveEnum, ActiveModelTrait, ConnectionTrait, EntityTrait, QueryOrder, Set};
 use serde_json::{Value, json};
 
 use crate::apps::AppsCtx;
 use crate::db::entity::{app_icons, app_images, apps};
+use crate::db::enums::values;
 use crate::db::{for_update, now, write_txn};
 use crate::error::{AppError, Msg};
 use crate::http::List;
 use crate::market::MarketCtx;
-use crate::market::model::{AppFields, Requirements, icon_url};
+use crate::market::model::{AppFields, AppKind, Category, Requirements, Tier, icon_url};
 use crate::ops::audit;
 use crate::ops::model::{Actor, AuditAction};
 use crate::protocol::apps::{Health, Manifest, PortSpec};
 
-use model::{AppEdit, ArchiveInfo, ImageUpload, OpsApp, OpsPort};
+use model::{AppEdit, ArchiveInfo, ImageUpload, OpsApp, OpsPort, display_types};
 
 /// What publishing uses: the apps' install manifests and image store, and the market to refresh.
 #[derive(Clone)]
@@ -74,10 +75,10 @@ fn view(row: &apps::Model, manifest: Option<&Manifest>, archives: &HashMap<Strin
         description_en: row.description_en.clone(),
         description_zh: row.description_zh.clone(),
         icon_url: icon_url(&row.icon),
-        category: row.category.clone(),
+        category: row.category,
         display_type: row.display_type.clone(),
-        tier: row.tier.clone(),
-        kind: row.kind.clone(),
+        tier: row.tier,
+        kind: row.kind,
         publisher: row.publisher.clone(),
         version: row.version.clone(),
         requirements: Requirements { cpu_cores: row.cpu_cores, memory_bytes: row.memory_bytes, disk_bytes: row.disk_bytes, gpu_count: row.gpu_count },
@@ -202,7 +203,7 @@ fn required<T>(v: Option<T>, field: &'static str, msg: Msg) -> Result<T, AppErro
 pub async fn create(cx: &Publisher, actor: &Actor, e: AppEdit) -> Result<OpsApp, AppError> {
     let id = required(e.id.clone(), "id", Msg::AppIdInvalid)?;
     let requirements = required(e.requirements, "requirements", Msg::AppRequirementsInvalid)?;
-    let category = required(e.category, "category", Msg::AppChoiceInvalid("category", &crate::market::model::CATEGORIES))?;
+    let category = required(e.category, "category", Msg::AppChoiceInvalid("category", values::<Category>()))?;
     let fields = AppFields {
         position: 0,
         name_en: required(e.name_en.clone(), "name_en", Msg::AppNameInvalid)?,
@@ -212,11 +213,11 @@ pub async fn create(cx: &Publisher, actor: &Actor, e: AppEdit) -> Result<OpsApp,
         description_en: String::new(),
         description_zh: String::new(),
         // Until an icon is uploaded: the category's.
-        icon: format!("icons/category/{}.svg", category.to_ascii_lowercase()),
-        category: category.into(),
-        display_type: required(e.display_type, "display_type", Msg::AppChoiceInvalid("display_type", &crate::market::model::DISPLAY_TYPES))?.into(),
-        tier: required(e.tier, "tier", Msg::AppChoiceInvalid("tier", &crate::market::model::TIERS))?.into(),
-        kind: required(e.kind, "kind", Msg::AppChoiceInvalid("kind", &crate::market::model::KINDS))?.into(),
+        icon: format!("icons/category/{}.svg", category.to_value().to_ascii_lowercase()),
+        category,
+        display_type: required(e.display_type, "display_type", Msg::AppChoiceInvalid("display_type", display_types()))?.into(),
+        tier: required(e.tier, "tier", Msg::AppChoiceInvalid("tier", values::<Tier>()))?,
+        kind: required(e.kind, "kind", Msg::AppChoiceInvalid("kind", values::<AppKind>()))?,
         price_per_hour: 0,
         publisher: required(e.publisher.clone(), "publisher", Msg::AppPublisherInvalid)?,
         version: required(e.version.clone(), "version", Msg::AppVersionInvalid)?,

@@ -8,7 +8,8 @@ use utoipa::ToSchema;
 use crate::apps::manifest::valid_image;
 use crate::error::{AppError, Msg};
 use crate::http::Checked;
-use crate::market::model::{CATEGORIES, DISPLAY_TYPES, KINDS, Requirements, TIERS};
+use crate::db::enums::{parse_any_case, values};
+use crate::market::model::{AppKind, Category, DISPLAY_TYPES, Requirements, Tier, display_type};
 use crate::protocol::apps::VolumeSpec;
 
 pub const NAME_MAX_CHARS: usize = 60;
@@ -34,11 +35,10 @@ pub struct OpsApp {
     pub description_zh: String,
     /// Where the market serves the icon.
     pub icon_url: String,
-    pub category: String,
+    pub category: Category,
     pub display_type: String,
-    pub tier: String,
-    /// own or rent.
-    pub kind: String,
+    pub tier: Tier,
+    pub kind: AppKind,
     pub publisher: String,
     pub version: String,
     pub requirements: Requirements,
@@ -106,9 +106,12 @@ pub struct AppRequest {
     pub summary_zh: Option<String>,
     pub description_en: Option<String>,
     pub description_zh: Option<String>,
+    #[schema(value_type = Option<Category>)]
     pub category: Option<String>,
     pub display_type: Option<String>,
+    #[schema(value_type = Option<Tier>)]
     pub tier: Option<String>,
+    #[schema(value_type = Option<AppKind>)]
     pub kind: Option<String>,
     pub publisher: Option<String>,
     /// A changed image without a new version gets one (`<version>+r<n>`), so installations see
@@ -166,10 +169,10 @@ pub struct AppEdit {
     pub summary_zh: Option<String>,
     pub description_en: Option<String>,
     pub description_zh: Option<String>,
-    pub category: Option<&'static str>,
+    pub category: Option<Category>,
     pub display_type: Option<&'static str>,
-    pub tier: Option<&'static str>,
-    pub kind: Option<&'static str>,
+    pub tier: Option<Tier>,
+    pub kind: Option<AppKind>,
     pub publisher: Option<String>,
     pub version: Option<String>,
     pub requirements: Option<Requirements>,
@@ -195,9 +198,16 @@ fn text(field: &'static str, v: Option<String>, min: usize, max: usize, msg: Msg
     Ok(Some(v))
 }
 
-fn choice(field: &'static str, v: Option<String>, known: &'static [&'static str]) -> Result<Option<&'static str>, AppError> {
+/// The display types, as a refusal lists them.
+pub fn display_types() -> Vec<String> {
+    DISPLAY_TYPES.map(String::from).to_vec()
+}
+
+/// A value picked from a list: what `find` makes of it (in any case), else refused with the
+/// `options`.
+fn choice<T>(field: &'static str, v: Option<String>, find: impl Fn(&str) -> Option<T>, options: fn() -> Vec<String>) -> Result<Option<T>, AppError> {
     let Some(v) = v else { return Ok(None) };
-    known.iter().find(|k| k.eq_ignore_ascii_case(v.trim())).copied().map(Some).ok_or(AppError::invalid(field, Msg::AppChoiceInvalid(field, known)))
+    find(&v).map(Some).ok_or_else(|| AppError::invalid(field, Msg::AppChoiceInvalid(field, options())))
 }
 
 impl Checked for AppEdit {
@@ -245,10 +255,10 @@ impl Checked for AppEdit {
             summary_zh: text("summary_zh", r.summary_zh, 1, SUMMARY_MAX_CHARS, Msg::AppSummaryInvalid)?,
             description_en: text("description_en", r.description_en, 0, DESCRIPTION_MAX_CHARS, Msg::AppDescriptionInvalid)?,
             description_zh: text("description_zh", r.description_zh, 0, DESCRIPTION_MAX_CHARS, Msg::AppDescriptionInvalid)?,
-            category: choice("category", r.category, &CATEGORIES)?,
-            display_type: choice("display_type", r.display_type, &DISPLAY_TYPES)?,
-            tier: choice("tier", r.tier, &TIERS)?,
-            kind: choice("kind", r.kind, &KINDS)?,
+            category: choice("category", r.category, parse_any_case, values::<Category>)?,
+            display_type: choice("display_type", r.display_type, display_type, display_types)?,
+            tier: choice("tier", r.tier, parse_any_case, values::<Tier>)?,
+            kind: choice("kind", r.kind, parse_any_case, values::<AppKind>)?,
             publisher: text("publisher", r.publisher, 1, PUBLISHER_MAX_CHARS, Msg::AppPublisherInvalid)?,
             version,
             requirements,

@@ -191,6 +191,30 @@ async fn an_operator_publishes_edits_hides_and_picks_an_app_and_the_market_shows
 }
 
 #[tokio::test]
+async fn choices_are_read_in_any_case_and_stored_as_the_catalogue_spells_them() {
+    let app = TestApp::spawn().await;
+    let op = token_of(&app.signed_in("op@example.com").await);
+    make_operator(&app, "op@example.com");
+    let mut body = new_app("team-wiki");
+    (body["category"], body["tier"], body["kind"]) = (json!(" z-cloud "), json!("HIGH"), json!("Rent"));
+    let (s, b) = app.post_json("/api/ops/v1/apps", &body, Some(&op)).await;
+    assert_eq!(s, 200, "{b}");
+    let read = |a: &Value| [a["category"].clone(), a["tier"].clone(), a["kind"].clone()];
+    assert_eq!(read(&b["data"]), [json!("Z-CLOUD"), json!("high"), json!("rent")]);
+    assert_eq!(stored(&app, "SELECT category, tier, kind FROM apps WHERE id = 'team-wiki'").await, [["Z-CLOUD", "high", "rent"]]);
+    // The market answers them as stored, and finds the app by them in any case.
+    let (_, d) = app.get_json("/api/ebs/v1/market/applications/team-wiki").await;
+    assert_eq!(read(&d["data"]), [json!("Z-CLOUD"), json!("high"), json!("rent")]);
+    let (_, l) = app.get_json("/api/ebs/v1/market/search?keyword=wiki&category=Z-Cloud&tier=High").await;
+    assert_eq!(l["data"]["items"].as_array().unwrap().iter().map(|a| a["id"].as_str().unwrap()).collect::<Vec<_>>(), ["team-wiki"], "{l}");
+    let (_, l) = app.get_json("/api/ebs/v1/market/search?keyword=wiki&tier=basic").await;
+    assert_eq!(l["data"]["total"], 0, "{l}");
+    // An edit changes one of them and keeps the others.
+    let (s, b) = app.put_json("/api/ops/v1/apps/team-wiki", &json!({"tier": "Standard"}), &op).await;
+    assert_eq!((s, read(&b["data"])), (200, [json!("Z-CLOUD"), json!("standard"), json!("rent")]), "{b}");
+}
+
+#[tokio::test]
 async fn bad_fields_are_refused_naming_the_field_in_both_languages_and_change_nothing() {
     let app = TestApp::spawn().await;
     let op = token_of(&app.signed_in("op@example.com").await);
@@ -234,6 +258,15 @@ async fn bad_fields_are_refused_naming_the_field_in_both_languages_and_change_no
     // Nothing was published.
     assert_eq!(app.get_auth("/api/ops/v1/apps/team-wiki", &op).await.0, 404);
     assert!(audit_actions(&app, &op).await.iter().all(|e| e["action"] != "app.create"));
+
+    // A missing choice is refused listing the choices.
+    for field in ["category", "tier", "kind"] {
+        let mut body = new_app("team-wiki");
+        body.as_object_mut().unwrap().remove(field);
+        let (s, b, _) = send(&app, "POST", "/api/ops/v1/apps", Some(&body), &op, "zh", None).await;
+        let want = cases.iter().find(|c| c.0 == field).unwrap().3;
+        assert_eq!((s, b["data"]["field"].as_str(), b["msg"].as_str()), (400, Some(field), Some(want)), "{field}: {b}");
+    }
 
     // An edit with a bad field changes nothing either.
     let (s, b, _) = send(&app, "PUT", "/api/ops/v1/apps/grafana", Some(&json!({"name_en": "Grafana 2", "tier": "gold"})), &op, "zh", None).await;

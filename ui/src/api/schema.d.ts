@@ -2260,9 +2260,13 @@ export type components = {
             ok: boolean;
             reason?: components["schemas"]["Reason"] | null;
         };
+        /**
+         * @description What a person asks of an installation.
+         * @enum {string}
+         */
+        Action: "start" | "stop" | "restart" | "suspend" | "resume" | "snapshot" | "retry" | "uninstall" | "update" | "cancel";
         ActionRequest: {
-            /** @description start, stop, restart, suspend, resume, snapshot, retry, uninstall, update or cancel */
-            action?: string | null;
+            action?: components["schemas"]["Action"] | null;
         };
         /** @description The address a request was sent to (who has it is not told: no account enumeration). */
         Addressee: {
@@ -2333,15 +2337,13 @@ export type components = {
         };
         /** @description An app of the market, with its texts in the request language. */
         App: {
-            /** @description AI, Metaverse, Game, Work, Home, Others or Z-CLOUD. */
-            category: string;
+            category: components["schemas"]["Category"];
             description: string;
             display_type: string;
             /** @description `/assets/icons/apps/<id>.svg?v=<version>` for catalogue apps (cached for good). */
             icon_url: string;
             id: string;
-            /** @description own (install on your own device) or rent. */
-            kind: string;
+            kind: components["schemas"]["AppKind"];
             name: string;
             /**
              * @description What renting it costs now: the cheapest online rentable offer that fits it and how many
@@ -2351,8 +2353,7 @@ export type components = {
             publisher: string;
             requirements: components["schemas"]["Requirements"];
             summary: string;
-            /** @description high, standard or basic. */
-            tier: string;
+            tier: components["schemas"]["Tier"];
             /** @description Shown under the `top_picks` category filter. */
             top_pick: boolean;
             version: string;
@@ -2361,9 +2362,14 @@ export type components = {
         AppDetails: components["schemas"]["App"] & {
             offers: components["schemas"]["Offer"][];
         };
+        /**
+         * @description How an app is offered: installed on one's own device (`own`) or rented (`rent`).
+         * @enum {string}
+         */
+        AppKind: "own" | "rent";
         /** @description The body of POST (every required field) and PUT (any fields: the others stay). */
         AppRequest: {
-            category?: string | null;
+            category?: components["schemas"]["Category"] | null;
             description_en?: string | null;
             description_zh?: string | null;
             display_type?: string | null;
@@ -2372,7 +2378,7 @@ export type components = {
             /** @description POST only: lowercase-kebab, 1-64 characters. */
             id?: string | null;
             image?: string | null;
-            kind?: string | null;
+            kind?: components["schemas"]["AppKind"] | null;
             listed?: boolean | null;
             name_en?: string | null;
             name_zh?: string | null;
@@ -2381,7 +2387,7 @@ export type components = {
             requirements?: components["schemas"]["RequirementsRequest"] | null;
             summary_en?: string | null;
             summary_zh?: string | null;
-            tier?: string | null;
+            tier?: components["schemas"]["Tier"] | null;
             top_pick?: boolean | null;
             /**
              * @description A changed image without a new version gets one (`<version>+r<n>`), so installations see
@@ -2486,6 +2492,11 @@ export type components = {
             /** Format: int64 */
             memory_bytes: number;
         };
+        /**
+         * @description Where an app is shelved in the market (docs/product.md §3).
+         * @enum {string}
+         */
+        Category: "AI" | "Metaverse" | "Game" | "Work" | "Home" | "Others" | "Z-CLOUD";
         ChangePasswordRequest: {
             confirm_password?: string | null;
             new_password?: string | null;
@@ -2591,6 +2602,11 @@ export type components = {
              */
             price_per_hour?: number | null;
         };
+        /**
+         * @description What the person wants the installation to be once the pending command is done (`desired`).
+         * @enum {string}
+         */
+        Desired: "running" | "stopped" | "suspended" | "removed";
         /** @description A device as its owner sees it. */
         Device: {
             /** Format: date-time */
@@ -3012,17 +3028,14 @@ export type components = {
             code: number;
             /** @description One app on one device. */
             data: {
-                /**
-                 * @description The actions the current state allows the caller (start, stop, restart, suspend, resume,
-                 *     snapshot, retry, uninstall, update, cancel).
-                 */
-                actions: string[];
+                /** @description The actions the current state allows the caller. */
+                actions: components["schemas"]["Action"][];
                 app_id: string;
                 app_name: string;
                 /** Format: date-time */
                 created_at: string;
-                /** @description running, stopped, suspended or removed: what was asked for. */
-                desired: string;
+                /** @description What was asked for. */
+                desired: components["schemas"]["Desired"];
                 device_id: string;
                 device_name: string;
                 /** @description Whether its device is online now (an offline box's apps cannot be run or stopped). */
@@ -3155,15 +3168,13 @@ export type components = {
             /** @description A list answer: `{items, total}`. */
             data: {
                 items: {
-                    /** @description AI, Metaverse, Game, Work, Home, Others or Z-CLOUD. */
-                    category: string;
+                    category: components["schemas"]["Category"];
                     description: string;
                     display_type: string;
                     /** @description `/assets/icons/apps/<id>.svg?v=<version>` for catalogue apps (cached for good). */
                     icon_url: string;
                     id: string;
-                    /** @description own (install on your own device) or rent. */
-                    kind: string;
+                    kind: components["schemas"]["AppKind"];
                     name: string;
                     /**
                      * @description What renting it costs now: the cheapest online rentable offer that fits it and how many
@@ -3173,8 +3184,7 @@ export type components = {
                     publisher: string;
                     requirements: components["schemas"]["Requirements"];
                     summary: string;
-                    /** @description high, standard or basic. */
-                    tier: string;
+                    tier: components["schemas"]["Tier"];
                     /** @description Shown under the `top_picks` category filter. */
                     top_pick: boolean;
                     version: string;
@@ -3516,17 +3526,14 @@ export type components = {
             /** @description A list answer: `{items, total}`. */
             data: {
                 items: {
-                    /**
-                     * @description The actions the current state allows the caller (start, stop, restart, suspend, resume,
-                     *     snapshot, retry, uninstall, update, cancel).
-                     */
-                    actions: string[];
+                    /** @description The actions the current state allows the caller. */
+                    actions: components["schemas"]["Action"][];
                     app_id: string;
                     app_name: string;
                     /** Format: date-time */
                     created_at: string;
-                    /** @description running, stopped, suspended or removed: what was asked for. */
-                    desired: string;
+                    /** @description What was asked for. */
+                    desired: components["schemas"]["Desired"];
                     device_id: string;
                     device_name: string;
                     /** @description Whether its device is online now (an offline box's apps cannot be run or stopped). */
@@ -3716,7 +3723,7 @@ export type components = {
             data: {
                 items: {
                     archive?: components["schemas"]["ArchiveInfo"] | null;
-                    category: string;
+                    category: components["schemas"]["Category"];
                     description_en: string;
                     description_zh: string;
                     display_type: string;
@@ -3727,8 +3734,7 @@ export type components = {
                     id: string;
                     /** @description The image reference agents install (empty when the app has no install manifest). */
                     image: string;
-                    /** @description own or rent. */
-                    kind: string;
+                    kind: components["schemas"]["AppKind"];
                     /** @description False hides it from the market. */
                     listed: boolean;
                     name_en: string;
@@ -3740,7 +3746,7 @@ export type components = {
                     requirements: components["schemas"]["Requirements"];
                     summary_en: string;
                     summary_zh: string;
-                    tier: string;
+                    tier: components["schemas"]["Tier"];
                     top_pick: boolean;
                     /** Format: date-time */
                     updated_at: string;
@@ -4073,7 +4079,7 @@ export type components = {
              */
             data: {
                 archive?: components["schemas"]["ArchiveInfo"] | null;
-                category: string;
+                category: components["schemas"]["Category"];
                 description_en: string;
                 description_zh: string;
                 display_type: string;
@@ -4084,8 +4090,7 @@ export type components = {
                 id: string;
                 /** @description The image reference agents install (empty when the app has no install manifest). */
                 image: string;
-                /** @description own or rent. */
-                kind: string;
+                kind: components["schemas"]["AppKind"];
                 /** @description False hides it from the market. */
                 listed: boolean;
                 name_en: string;
@@ -4097,7 +4102,7 @@ export type components = {
                 requirements: components["schemas"]["Requirements"];
                 summary_en: string;
                 summary_zh: string;
-                tier: string;
+                tier: components["schemas"]["Tier"];
                 top_pick: boolean;
                 /** Format: date-time */
                 updated_at: string;
@@ -4814,17 +4819,14 @@ export type components = {
         };
         /** @description One app on one device. */
         Installation: {
-            /**
-             * @description The actions the current state allows the caller (start, stop, restart, suspend, resume,
-             *     snapshot, retry, uninstall, update, cancel).
-             */
-            actions: string[];
+            /** @description The actions the current state allows the caller. */
+            actions: components["schemas"]["Action"][];
             app_id: string;
             app_name: string;
             /** Format: date-time */
             created_at: string;
-            /** @description running, stopped, suspended or removed: what was asked for. */
-            desired: string;
+            /** @description What was asked for. */
+            desired: components["schemas"]["Desired"];
             device_id: string;
             device_name: string;
             /** @description Whether its device is online now (an offline box's apps cannot be run or stopped). */
@@ -5131,7 +5133,7 @@ export type components = {
          */
         OpsApp: {
             archive?: components["schemas"]["ArchiveInfo"] | null;
-            category: string;
+            category: components["schemas"]["Category"];
             description_en: string;
             description_zh: string;
             display_type: string;
@@ -5142,8 +5144,7 @@ export type components = {
             id: string;
             /** @description The image reference agents install (empty when the app has no install manifest). */
             image: string;
-            /** @description own or rent. */
-            kind: string;
+            kind: components["schemas"]["AppKind"];
             /** @description False hides it from the market. */
             listed: boolean;
             name_en: string;
@@ -5155,7 +5156,7 @@ export type components = {
             requirements: components["schemas"]["Requirements"];
             summary_en: string;
             summary_zh: string;
-            tier: string;
+            tier: components["schemas"]["Tier"];
             top_pick: boolean;
             /** Format: date-time */
             updated_at: string;
@@ -5681,6 +5682,11 @@ export type components = {
             /** @description The command that opens a local port carrying it. */
             tunnel: string;
         };
+        /**
+         * @description How demanding an app is.
+         * @enum {string}
+         */
+        Tier: "high" | "standard" | "basic";
         /** @description How coins are had on this market: the operator's words, in the reader's language. */
         TopUpInfo: {
             text: string;
@@ -9547,8 +9553,7 @@ export interface operations {
                 language?: string;
                 limit?: number;
                 offset?: number;
-                /** @description high, standard or basic. */
-                tier?: string;
+                tier?: "high" | "standard" | "basic";
             };
             header?: never;
             path?: never;

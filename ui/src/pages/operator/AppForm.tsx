@@ -27,10 +27,10 @@ type Draft = {
   summary_zh: string;
   description_en: string;
   description_zh: string;
-  category: string;
+  category: OpsApp['category'];
   display_type: string;
-  tier: string;
-  kind: string;
+  tier: OpsApp['tier'];
+  kind: OpsApp['kind'];
   publisher: string;
   version: string;
   cpu: string;
@@ -140,7 +140,7 @@ export default function AppForm({ app, onBack, onSaved }: { app: OpsApp | null; 
   const setPort = (i: number, patch: Partial<Port>) =>
     set({ ports: d.ports.map((p, j) => (j === i ? { ...p, ...patch } : patch.web ? { ...p, web: false } : p)) });
   const setVolume = (i: number, patch: Partial<Volume>) => set({ volumes: d.volumes.map((v, j) => (j === i ? { ...v, ...patch } : v)) });
-  const choices = (values: readonly string[]) => values.map((v) => [v, v] as [string, string]);
+  const choices = <V extends string>(values: readonly V[]) => values.map((v) => [v, v] as [V, string]);
 
   return (
     <div className="page operator-app-form">

@@ -1,0 +1,126 @@
+//! The installations' states (src/apps/): what an installation is, what was asked of it, and whose
+//! it is.
+
+use sea_orm::entity::prelude::*;
+use sea_orm::Iterable;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::lang::{Lang, Words};
+
+/// An installation's status: every label of docs/product.md §4. Transitions: `apps::lifecycle`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+#[serde(rename_all = "snake_case")]
+pub enum AppStatus {
+    #[sea_orm(string_value = "preparing")]
+    Preparing,
+    #[sea_orm(string_value = "downloading")]
+    Downloading,
+    #[sea_orm(string_value = "installing")]
+    Installing,
+    #[sea_orm(string_value = "installed")]
+    Installed,
+    #[sea_orm(string_value = "starting")]
+    Starting,
+    #[sea_orm(string_value = "running")]
+    Running,
+    #[sea_orm(string_value = "stopping")]
+    Stopping,
+    #[sea_orm(string_value = "stopped")]
+    Stopped,
+    #[sea_orm(string_value = "restarting")]
+    Restarting,
+    #[sea_orm(string_value = "suspending")]
+    Suspending,
+    #[sea_orm(string_value = "suspended")]
+    Suspended,
+    #[sea_orm(string_value = "resuming")]
+    Resuming,
+    #[sea_orm(string_value = "snapshotting")]
+    Snapshotting,
+    #[sea_orm(string_value = "uninstalling")]
+    Uninstalling,
+    #[sea_orm(string_value = "deleting")]
+    Deleting,
+    #[sea_orm(string_value = "shutting_down")]
+    ShuttingDown,
+    /// A new version starting beside the old one (which keeps running until the switch).
+    #[sea_orm(string_value = "updating")]
+    Updating,
+    #[sea_orm(string_value = "failed")]
+    Failed,
+    #[sea_orm(string_value = "install_failed")]
+    InstallFailed,
+    #[sea_orm(string_value = "uninstall_failed")]
+    UninstallFailed,
+    #[sea_orm(string_value = "rent_failed")]
+    RentFailed,
+    #[sea_orm(string_value = "not_install")]
+    NotInstall,
+}
+
+impl AppStatus {
+    pub fn parse(raw: &str) -> Option<AppStatus> {
+        AppStatus::iter().find(|s| s.to_value() == raw)
+    }
+    /// The status's label in a language, as a sentence names it (docs/product.md §4). The UI
+    /// keeps its own badge labels (`app_status_*` of ui/src/i18n/apps.*.ts, capitalized in
+    /// English): it renders them without a round trip.
+    pub fn label(self, lang: Lang) -> &'static str {
+        self.words().get(lang)
+    }
+    pub fn words(self) -> Words {
+        use AppStatus as S;
+        match self {
+            S::Preparing => Words::new("preparing", "准备中"),
+            S::Downloading => Words::new("downloading", "下载中"),
+            S::Installing => Words::new("installing", "安装中"),
+            S::Installed => Words::new("installed", "已安装"),
+            S::Starting => Words::new("starting", "启动中"),
+            S::Running => Words::new("running", "运行中"),
+            S::Stopping => Words::new("stopping", "停止中"),
+            S::Stopped => Words::new("stopped", "已停止"),
+            S::Restarting => Words::new("restarting", "重启中"),
+            S::Suspending => Words::new("suspending", "暂停中"),
+            S::Suspended => Words::new("suspended", "已暂停"),
+            S::Resuming => Words::new("resuming", "恢复中"),
+            S::Snapshotting => Words::new("snapshotting", "快照中"),
+            S::Uninstalling => Words::new("uninstalling", "卸载中"),
+            S::Deleting => Words::new("deleting", "删除中"),
+            S::ShuttingDown => Words::new("shutting down", "关闭中"),
+            S::Updating => Words::new("updating", "更新中"),
+            S::Failed => Words::new("failed", "失败"),
+            S::InstallFailed => Words::new("install failed", "安装失败"),
+            S::UninstallFailed => Words::new("uninstall failed", "卸载失败"),
+            S::RentFailed => Words::new("rent failed", "租用失败"),
+            S::NotInstall => Words::new("not install", "未安装"),
+        }
+    }
+}
+
+/// Whether an installation is the device owner's own (`own`) or rented on another owner's device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+#[serde(rename_all = "snake_case")]
+pub enum InstallKind {
+    #[sea_orm(string_value = "own")]
+    Own,
+    #[sea_orm(string_value = "rent")]
+    Rent,
+}
+
+/// What the person wants the installation to be once the pending command is done (`desired`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+#[serde(rename_all = "snake_case")]
+pub enum Desired {
+    #[sea_orm(string_value = "running")]
+    Running,
+    #[sea_orm(string_value = "stopped")]
+    Stopped,
+    #[sea_orm(string_value = "suspended")]
+    Suspended,
+    #[sea_orm(string_value = "removed")]
+    Removed,
+}
