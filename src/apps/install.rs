@@ -170,7 +170,7 @@ pub async fn create(conn: &impl ConnectionTrait, n: NewInstallation<'_>) -> Resu
     let t = now();
     let need = needs(n.app);
     let (user, company) = match n.owner {
-        Owner::User(u) => (Some(u.clone()), None),
+        Owner::User(u) => (Some(u.to_string()), None),
         Owner::Company(c) => (None, Some(c.clone())),
     };
     let row = installations::ActiveModel {

@@ -30,7 +30,7 @@ use crate::lang::Lang;
 
 fn account_of(o: &Owner) -> AccountRef {
     match o {
-        Owner::User(u) => AccountRef::User(u.clone()),
+        Owner::User(u) => AccountRef::User(u.clone().into()),
         Owner::Company(c) => AccountRef::Company(c.clone()),
     }
 }

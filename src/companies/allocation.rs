@@ -54,7 +54,7 @@ pub async fn assign(cx: &CompaniesCtx, auth: &Auth, req: AssignRequest) -> Resul
         resource_type: Set(a.kind),
         resource_id: Set(a.resource_id.clone()),
         assigned_at: Set(now()),
-        assigned_by: Set(auth.user_id.clone()),
+        assigned_by: Set(auth.user_id.to_string()),
     }
     .insert(&txn)
     .await?;

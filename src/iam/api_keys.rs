@@ -53,7 +53,7 @@ pub async fn create(cx: &IamCtx, auth: &Auth, req: NewApiKey) -> Result<ApiKeyCr
     let (key, prefix) = tokens::api_key();
     let row = api_keys::ActiveModel {
         id: Set(new_id()),
-        user_id: Set(auth.user_id.clone()),
+        user_id: Set(auth.user_id.to_string()),
         company_id: Set(auth.company().map(str::to_string)),
         name: Set(req.name),
         prefix: Set(prefix),

@@ -40,7 +40,7 @@ pub async fn list(conn: &impl ConnectionTrait, q: Option<String>, offset: u64, l
     let rows = find.order_by_desc(users::Column::CreatedAt).order_by_desc(users::Column::Id).offset(offset).limit(limit).all(conn).await?;
     let ids: Vec<String> = rows.iter().map(|u| u.id.clone()).collect();
     let accounts: HashMap<String, i64> = ledger_accounts::Entity::find()
-        .filter(ledger_accounts::Column::Id.is_in(ids.iter().map(|id| AccountRef::User(id.clone()).id())))
+        .filter(ledger_accounts::Column::Id.is_in(ids.iter().map(|id| AccountRef::User(id.clone().into()).id())))
         .all(conn)
         .await?
         .into_iter()
@@ -61,7 +61,7 @@ pub async fn list(conn: &impl ConnectionTrait, q: Option<String>, offset: u64, l
     let items = rows
         .into_iter()
         .map(|u| UserRow {
-            balance: accounts.get(&AccountRef::User(u.id.clone()).id()).copied().unwrap_or(0),
+            balance: accounts.get(&AccountRef::User(u.id.clone().into()).id()).copied().unwrap_or(0),
             devices: u64::try_from(boxes.get(&u.id).copied().unwrap_or(0)).unwrap_or(0),
             verified: u.email_verified_at.is_some(),
             suspended: u.suspended_at.is_some(),
@@ -172,7 +172,7 @@ pub async fn grant(db: &DatabaseConnection, actor: &Actor, user_id: &str, req: T
         Some(k) => format!("ops_grant:{}:{user_id}:{k}", actor.id),
         None => format!("ops_grant:{}", crate::db::new_id()),
     };
-    let to = AccountRef::User(user_id.to_string());
+    let to = AccountRef::User(user_id.into());
     let posted = crate::billing::issuance::grant_to_user(&txn, user_id, req.amount, key, req.memo.clone()).await?;
     let entry = posted.entry_of(&to).cloned().ok_or_else(|| AppError::Internal(anyhow::anyhow!("grant without the person's entry")))?;
     if !posted.replayed {

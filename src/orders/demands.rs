@@ -39,7 +39,7 @@ pub async fn post(cx: &OrdersCtx, auth: &Auth, d: Demand, request_key: Option<St
         price_per_hour: Set(d.price_per_hour),
         status: Set(OrderStatus::OrderPending),
         status_reason: Set(None),
-        demander_id: Set(me.clone()),
+        demander_id: Set(me.to_string()),
         provider_id: Set(None),
         device_id: Set(None),
         reserved_device_id: Set(None),
@@ -99,7 +99,7 @@ pub async fn open(conn: &impl ConnectionTrait, id: &str) -> Result<orders::Model
 /// One of the caller's own devices (personal context), 404 otherwise.
 pub async fn my_device(conn: &impl ConnectionTrait, me: &str, device_id: &str) -> Result<devices::Model, AppError> {
     devices::Entity::find_by_id(device_id.to_string())
-        .filter(owned_by(&Owner::User(me.to_string())))
+        .filter(owned_by(&Owner::User(me.into())))
         .one(conn)
         .await?
         .ok_or(AppError::Refused(Msg::DeviceNotFound))
@@ -121,7 +121,7 @@ pub async fn my_devices(cx: &OrdersCtx, auth: &Auth, id: &str) -> Result<Vec<Dev
     let o = open(&cx.db, id).await?;
     let app = app_of(&cx.db, &o.app_id).await?;
     let terms = terms_of(&o);
-    let mine = devices::Entity::find().filter(owned_by(&Owner::User(me))).order_by_asc(devices::Column::Name).all(&cx.db).await?;
+    let mine = devices::Entity::find().filter(owned_by(&Owner::User(me.into()))).order_by_asc(devices::Column::Name).all(&cx.db).await?;
     let mut out = Vec::new();
     for d in mine {
         let gaps = matcher::gaps(&cx.db, &terms, &app, &d).await?;

@@ -49,7 +49,7 @@ pub async fn act(cx: &OrdersCtx, auth: &Auth, id: &str, action: DemanderAction, 
     }
     let refused = || AppError::Refused(Msg::OrderActionNotAllowed(action.words(), o.status.words()));
     let t = now();
-    let change = |reason: Option<&str>, set| Change { reason: reason.map(str::to_string), actor_id: Some(me.clone()), set };
+    let change = |reason: Option<&str>, set| Change { reason: reason.map(str::to_string), actor_id: Some(me.to_string()), set };
     let moved = match action {
         DemanderAction::Confirm => {
             let set = vec![

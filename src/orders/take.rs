@@ -37,7 +37,7 @@ pub async fn take(cx: &OrdersCtx, auth: &Auth, id: &str, ask: Take, lang: Lang) 
         return Err(AppError::Explained { msg: Msg::OrderRequirementsNotSatisfied, data: json!({ "gaps": gaps }) });
     }
     let change = Change {
-        actor_id: Some(me.clone()),
+        actor_id: Some(me.to_string()),
         set: vec![
             (orders::Column::ProviderId, Expr::value(me.clone())),
             (orders::Column::DeviceId, Expr::value(device.id.clone())),
@@ -46,7 +46,7 @@ pub async fn take(cx: &OrdersCtx, auth: &Auth, id: &str, ask: Take, lang: Lang) 
         ..Default::default()
     };
     let taken = machine::apply(&txn, &o, Event::Take, Actor::Provider, change).await?.ok_or(AppError::Refused(Msg::DemandNotOpen))?;
-    let demander = Owner::User(o.demander_id.clone());
+    let demander = Owner::User(o.demander_id.clone().into());
     let inst = place(&cx.apps, &txn, &demander, &me, InstallKind::Rent, &app.id, &device).await?;
     orders::Entity::update_many()
         .col_expr(orders::Column::InstallationId, Expr::value(inst.id.clone()))
