@@ -154,9 +154,8 @@ ids! {
     InstallationId,
     /// A catalogue app, named by its publisher (`nginx`, `jupyter`).
     AppId,
-    /// A demand of the compute exchange.
-    DemandId,
-    /// An order: a demand taken with a device.
+    /// An order of the compute exchange: a demand while nobody has taken it (`/demands/{id}`),
+    /// then the order (`/orders/{id}`), the same record.
     OrderId,
     /// An API key (`/api/iam/v1/api-keys/{id}`).
     ApiKeyId,

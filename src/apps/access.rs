@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use sea_orm::{ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
 
+use crate::ids::InstallationId;
 use crate::apps::lifecycle::{Role, actions};
 use crate::apps::model::*;
 use crate::companies::model::ResourceType;
@@ -68,7 +69,7 @@ pub fn condition(scope: &Scope) -> Condition {
 }
 
 /// An installation the caller sees (404 otherwise).
-pub async fn visible(conn: &impl ConnectionTrait, auth: &Auth, id: &str) -> Result<(installations::Model, Scope), AppError> {
+pub async fn visible(conn: &impl ConnectionTrait, auth: &Auth, id: &InstallationId) -> Result<(installations::Model, Scope), AppError> {
     let s = scope(conn, auth).await?;
     let row = installations::Entity::find_by_id(id.to_string())
         .filter(condition(&s))

@@ -19,6 +19,7 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 use sha2::Sha256;
 
+use crate::ids::InstallationId;
 use crate::connect::ConnectCtx;
 use crate::connect::access::door;
 use crate::connect::forward;
@@ -267,7 +268,7 @@ async fn checked(cx: &ConnectCtx, id: &str, cookie: &str) -> Result<(String, u16
         Context::of(&sme, Some(m.role))
     };
     let auth = Auth { user_id: session.user_id.clone().into(), session_id, context, api_key: None };
-    let d = door(cx, &auth, id).await?;
+    let d = door(cx, &auth, &InstallationId::from(id)).await?;
     d.running()?;
     let port = d.web_port().ok_or(AppError::Refused(Msg::AppHasNoWeb))?;
     let device = d.device.as_ref().filter(|_| d.device_online()).map(|d| d.id.clone()).ok_or(AppError::Refused(Msg::DeviceOffline))?;

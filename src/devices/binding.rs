@@ -88,13 +88,13 @@ pub async fn list(cx: &DevicesCtx, auth: &Auth, f: DeviceFilter, offset: u64, li
     Ok(crate::http::List { items, total })
 }
 
-pub async fn get(cx: &DevicesCtx, auth: &Auth, id: &str) -> Result<Device, AppError> {
+pub async fn get(cx: &DevicesCtx, auth: &Auth, id: &DeviceId) -> Result<Device, AppError> {
     Ok(to_device(&visible(cx, auth, id).await?))
 }
 
 /// Unlinks a box (its secret stops working: the agent registers afresh) or deletes a Z-CLOUD
 /// machine (its capacity is released and its host is told to delete it).
-pub async fn unlink(cx: &DevicesCtx, auth: &Auth, id: &str) -> Result<(), AppError> {
+pub async fn unlink(cx: &DevicesCtx, auth: &Auth, id: &DeviceId) -> Result<(), AppError> {
     let txn = write_txn(&cx.db).await?;
     let (d, _) = managed(&txn, auth, id).await?;
     cx.guards.check(&txn, &d, DeviceChange::Unlink).await?;

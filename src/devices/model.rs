@@ -40,19 +40,19 @@ impl DeviceId {
 
 crate::string_id_impls!(DeviceId);
 
-/// A device id in a path (`/devices/{id}`) or a query: normalized as typed ids are; one that is
-/// not a device id's shape is kept as written (trimmed), names no device and answers 404, as
-/// an unknown one does. A body's device id is checked with [`DeviceId::parse`] (400).
+impl DeviceId {
+    /// A device id as a path (`/devices/{id}`) or a page's query names it: normalized as typed
+    /// ids are; one that is not a device id's shape is kept as written (trimmed), names no device
+    /// and answers 404, as an unknown one does. A body's device id is checked with
+    /// [`DeviceId::parse`] (400). `None` for an empty or over-long one.
+    pub fn named(raw: &str) -> Option<DeviceId> {
+        DeviceId::parse(Some(raw)).ok().or_else(|| crate::ids::trimmed(raw).map(|t| DeviceId(t.to_string())))
+    }
+}
+
 impl<'de> Deserialize<'de> for DeviceId {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        if let Ok(id) = DeviceId::parse(Some(&s)) {
-            return Ok(id);
-        }
-        match crate::ids::trimmed(&s) {
-            Some(t) => Ok(DeviceId(t.to_string())),
-            None => Err(serde::de::Error::custom("not a valid DeviceId")),
-        }
+        DeviceId::named(&String::deserialize(d)?).ok_or_else(|| serde::de::Error::custom("not a valid DeviceId"))
     }
 }
 

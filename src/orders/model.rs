@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
+use crate::devices::model::DeviceId;
 use crate::db::enums::OrderStatus;
 use crate::devices::model::Location;
 use crate::error::{AppError, Msg};
@@ -148,17 +149,13 @@ pub struct TakeRequest {
 }
 
 pub struct Take {
-    pub device_id: String,
+    pub device_id: DeviceId,
 }
 
 impl Checked for Take {
     type Body = TakeRequest;
     fn check(r: TakeRequest) -> Result<Self, AppError> {
-        let v = r.device_id.map(|s| s.trim().to_ascii_uppercase()).unwrap_or_default();
-        if v.is_empty() || v.chars().count() > 64 {
-            return Err(AppError::invalid("device_id", Msg::InvalidDeviceId));
-        }
-        Ok(Take { device_id: v })
+        Ok(Take { device_id: DeviceId::parse(r.device_id.as_deref())? })
     }
 }
 

@@ -9,6 +9,7 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::json;
 
+use crate::ids::OrderId;
 use crate::apps::install::{installable, lock_device, place};
 use crate::db::entity::orders;
 use crate::db::enums::InstallKind;
@@ -22,7 +23,7 @@ use crate::orders::model::{Order, Take};
 use crate::orders::view::{self, terms_of};
 use crate::orders::{OrdersCtx, demands, matcher, notify, personal};
 
-pub async fn take(cx: &OrdersCtx, auth: &Auth, id: &str, ask: Take, lang: Lang) -> Result<Order, AppError> {
+pub async fn take(cx: &OrdersCtx, auth: &Auth, id: &OrderId, ask: Take, lang: Lang) -> Result<Order, AppError> {
     let me = personal(auth)?;
     let txn = write_txn(&cx.db).await?;
     let o = demands::open(&txn, id).await?;
