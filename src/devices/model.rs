@@ -56,10 +56,11 @@ impl<'de> Deserialize<'de> for DeviceId {
     }
 }
 
-/// A device id read from the database (already in its normal form).
+/// A device id read from the database (already in its normal form) or required from a body
+/// (`ids::required`): normalized when it has a device id's shape, else kept (it names nothing).
 impl From<String> for DeviceId {
     fn from(s: String) -> Self {
-        DeviceId(s)
+        DeviceId::parse(Some(&s)).unwrap_or(DeviceId(s))
     }
 }
 

@@ -31,7 +31,7 @@ pub async fn post(cx: &OrdersCtx, auth: &Auth, d: Demand, request_key: Option<St
     let row = orders::ActiveModel {
         id: Set(id.clone()),
         name: Set(d.name.clone()),
-        app_id: Set(d.terms.app_id.clone()),
+        app_id: Set(d.terms.app_id.to_string()),
         gpu_count: Set(d.terms.gpu_count),
         gpu_models: Set(d.terms.models_text()),
         distance_km: Set(d.terms.distance_km),

@@ -21,7 +21,7 @@ use crate::orders::model::*;
 /// The terms a stored demand asks of a device.
 pub fn terms_of(o: &orders::Model) -> Terms {
     Terms {
-        app_id: o.app_id.clone(),
+        app_id: o.app_id.clone().into(),
         gpu_count: o.gpu_count,
         gpu_models: split_models(&o.gpu_models),
         distance_km: o.distance_km,
