@@ -149,7 +149,9 @@ pub struct Take {
 impl Checked for Take {
     type Body = TakeRequest;
     fn check(r: TakeRequest) -> Result<Self, AppError> {
-        Ok(Take { device_id: DeviceId::parse(r.device_id.as_deref())? })
+        // A device id of another shape names no device of the caller's (404, after the checks
+        // of who may take at all); a missing one is 400.
+        Ok(Take { device_id: ids::required(r.device_id, "device_id", Msg::InvalidDeviceId)? })
     }
 }
 

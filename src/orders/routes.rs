@@ -7,7 +7,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::devices::model::DeviceId;
-use crate::ids::OrderId;
+use crate::ids::{self, OrderId};
 use crate::billing::idempotency::IdempotencyKey;
 use crate::db::enums::OrderStatus;
 use crate::error::{ApiResult, AppError, Envelope, Msg, ok};
@@ -65,7 +65,7 @@ async fn qualifying_devices(State(cx): State<OrdersCtx>, ApiQuery(q): ApiQuery<C
 #[utoipa::path(get, path = "/api/rmp/v1/demands/{id}/check", tag = "orders", params(("id" = String, Path), CheckQuery),
     responses((status = 200, body = Envelope<Check>), (status = 400), (status = 403), (status = 404), (status = 409)))]
 async fn check_device(State(cx): State<OrdersCtx>, auth: Auth, ApiPath(id): ApiPath<OrderId>, ApiQuery(q): ApiQuery<CheckQuery>) -> ApiResult<Check> {
-    let device = DeviceId::parse(q.device_id.as_deref())?;
+    let device: DeviceId = ids::required(q.device_id, "device_id", Msg::InvalidDeviceId)?;
     ok(demands::check(&cx, &auth, &id, &device).await?)
 }
 
