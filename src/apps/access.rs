@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use sea_orm::{ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
 
+use crate::ids::InstallationId;
 use crate::apps::lifecycle::{Role, actions};
 use crate::apps::model::*;
 use crate::companies::model::ResourceType;
@@ -34,7 +35,7 @@ impl Scope {
 
 pub async fn scope(conn: &impl ConnectionTrait, auth: &Auth) -> Result<Scope, AppError> {
     Ok(match auth.company() {
-        None => Scope::Owner(Owner::User(auth.user_id.clone())),
+        None => Scope::Owner(Owner::User(auth.user_id.clone().into())),
         Some(c) if auth.is_admin() => Scope::Owner(Owner::Company(c.to_string())),
         Some(c) => Scope::Member { company: c.to_string(), apps: assigned_resource_ids(conn, c, &auth.user_id, ResourceType::App).await? },
     })
@@ -43,7 +44,7 @@ pub async fn scope(conn: &impl ConnectionTrait, auth: &Auth) -> Result<Scope, Ap
 /// The owner an install or rent acts for; members may not install or rent.
 pub fn installer(auth: &Auth) -> Result<Owner, AppError> {
     match auth.company() {
-        None => Ok(Owner::User(auth.user_id.clone())),
+        None => Ok(Owner::User(auth.user_id.clone().into())),
         Some(c) if auth.is_admin() => Ok(Owner::Company(c.to_string())),
         Some(_) => Err(AppError::Refused(Msg::NoPermissionApps)),
     }
@@ -68,7 +69,7 @@ pub fn condition(scope: &Scope) -> Condition {
 }
 
 /// An installation the caller sees (404 otherwise).
-pub async fn visible(conn: &impl ConnectionTrait, auth: &Auth, id: &str) -> Result<(installations::Model, Scope), AppError> {
+pub async fn visible(conn: &impl ConnectionTrait, auth: &Auth, id: &InstallationId) -> Result<(installations::Model, Scope), AppError> {
     let s = scope(conn, auth).await?;
     let row = installations::Entity::find_by_id(id.to_string())
         .filter(condition(&s))

@@ -7,6 +7,8 @@ use sea_orm::{
 };
 use serde_json::json;
 
+use crate::devices::model::DeviceId;
+use crate::ids::{AppId, InstallationId};
 use crate::apps::AppsCtx;
 use crate::apps::access::{Names, condition, installer, reason_of, scope, to_installation, visible};
 use crate::apps::lifecycle::{self, Allowed, Event, command_of};
@@ -170,7 +172,7 @@ pub async fn create(conn: &impl ConnectionTrait, n: NewInstallation<'_>) -> Resu
     let t = now();
     let need = needs(n.app);
     let (user, company) = match n.owner {
-        Owner::User(u) => (Some(u.clone()), None),
+        Owner::User(u) => (Some(u.to_string()), None),
         Owner::Company(c) => (None, Some(c.clone())),
     };
     let row = installations::ActiveModel {
@@ -256,7 +258,7 @@ pub async fn install(cx: &AppsCtx, auth: &Auth, ask: InstallAsk, lang: Lang) -> 
 /// [`lifecycle::allowed`] (403 for what is not theirs, 409 for what the state or an offline box
 /// does not allow). On an offline box, a removal or a cancel is over at once here; the box
 /// carries out what is left when it returns.
-pub async fn act(cx: &AppsCtx, auth: &Auth, id: &str, action: Action, lang: Lang) -> Result<Installation, AppError> {
+pub async fn act(cx: &AppsCtx, auth: &Auth, id: &InstallationId, action: Action, lang: Lang) -> Result<Installation, AppError> {
     let txn = write_txn(&cx.db).await?;
     let (row, scope) = visible(&txn, auth, id).await?;
     let device = devices::Entity::find_by_id(row.device_id.clone()).one(&txn).await?;
@@ -334,7 +336,7 @@ async fn update_payload(cx: &AppsCtx, conn: &impl ConnectionTrait, row: &install
 
 /// The states an installation went through, newest first, with the reason in the reader's
 /// language and the version it ran.
-pub async fn history(cx: &AppsCtx, auth: &Auth, id: &str, offset: u64, limit: u64, lang: Lang) -> Result<List<StateEvent>, AppError> {
+pub async fn history(cx: &AppsCtx, auth: &Auth, id: &InstallationId, offset: u64, limit: u64, lang: Lang) -> Result<List<StateEvent>, AppError> {
     let (row, _) = visible(&cx.db, auth, id).await?;
     let q = installation_events::Entity::find().filter(installation_events::Column::InstallationId.eq(row.id.clone()));
     let total = q.clone().count(&cx.db).await?;
@@ -370,7 +372,7 @@ pub async fn list(cx: &AppsCtx, auth: &Auth, status: Option<AppStatus>, offset: 
     Ok(List { items: rows.iter().map(|r| to_installation(r, &names, lang)).collect(), total })
 }
 
-pub async fn details(cx: &AppsCtx, auth: &Auth, id: &str, lang: Lang) -> Result<InstallationDetails, AppError> {
+pub async fn details(cx: &AppsCtx, auth: &Auth, id: &InstallationId, lang: Lang) -> Result<InstallationDetails, AppError> {
     let (row, scope) = visible(&cx.db, auth, id).await?;
     let names = Names::load(&cx.db, std::slice::from_ref(&row)).await?.for_role(scope.role());
     let history = installation_events::Entity::find()
@@ -387,7 +389,7 @@ pub async fn details(cx: &AppsCtx, auth: &Auth, id: &str, lang: Lang) -> Result<
 }
 
 /// How each of the caller's devices fits an app (the install dialog).
-pub async fn fit_mine(cx: &AppsCtx, auth: &Auth, app_id: &str) -> Result<Vec<DeviceFit>, AppError> {
+pub async fn fit_mine(cx: &AppsCtx, auth: &Auth, app_id: &AppId) -> Result<Vec<DeviceFit>, AppError> {
     let owner = installer(auth)?;
     let (app, _) = installable(cx, &cx.db, app_id).await?;
     let mine = devices::Entity::find().filter(owned_by(&owner)).order_by_asc(devices::Column::Name).all(&cx.db).await?;
@@ -428,7 +430,7 @@ pub fn rentable(d: &devices::Model) -> Result<(), AppError> {
 
 /// The apps on a device its manager sees (the device page's "Installed apps"): every
 /// installation on it, the owner's and the renters'.
-pub async fn on_device(cx: &AppsCtx, auth: &Auth, device_id: &str, lang: Lang) -> Result<List<Installation>, AppError> {
+pub async fn on_device(cx: &AppsCtx, auth: &Auth, device_id: &DeviceId, lang: Lang) -> Result<List<Installation>, AppError> {
     let owner = crate::devices::access::manager(auth)?;
     let d = devices::Entity::find_by_id(device_id.to_string())
         .filter(owned_by(&owner))

@@ -8,6 +8,8 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use crate::devices::model::DeviceId;
+use crate::ids::{self, AppId};
 use crate::devices::model::Gpu;
 use crate::error::{AppError, Msg};
 use crate::lang::Words;
@@ -169,23 +171,16 @@ pub struct ActionRequest {
 
 // ---- checked requests ----
 
-fn id_field(field: &'static str, raw: Option<String>) -> Result<String, AppError> {
-    let v = raw.map(|s| s.trim().to_string()).unwrap_or_default();
-    if v.is_empty() || v.chars().count() > 64 {
-        return Err(AppError::invalid(field, Msg::InvalidField(field)));
-    }
-    Ok(v)
-}
-
 pub struct InstallAsk {
-    pub app_id: String,
-    pub device_id: String,
+    pub app_id: AppId,
+    pub device_id: DeviceId,
 }
 
 impl Checked for InstallAsk {
     type Body = InstallRequest;
     fn check(req: InstallRequest) -> Result<Self, AppError> {
-        Ok(InstallAsk { app_id: id_field("app_id", req.app_id)?, device_id: id_field("device_id", req.device_id)?.to_ascii_uppercase() })
+        let app_id = ids::required(req.app_id, "app_id", Msg::InvalidField("app_id"))?;
+        Ok(InstallAsk { app_id, device_id: ids::required(req.device_id, "device_id", Msg::InvalidField("device_id"))? })
     }
 }
 
@@ -193,8 +188,8 @@ impl Checked for InstallAsk {
 pub const MAX_RENT_HOURS: i64 = 720;
 
 pub struct RentAsk {
-    pub app_id: String,
-    pub device_id: String,
+    pub app_id: AppId,
+    pub device_id: DeviceId,
     pub hours: i64,
     /// The price per hour the person saw (cents), never negative.
     pub seen_price: Option<i64>,

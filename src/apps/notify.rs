@@ -16,7 +16,7 @@ use crate::lang::Lang;
 pub fn owner_of(r: &installations::Model) -> Option<Owner> {
     match (&r.owner_company_id, &r.owner_user_id) {
         (Some(c), _) => Some(Owner::Company(c.clone())),
-        (None, Some(u)) => Some(Owner::User(u.clone())),
+        (None, Some(u)) => Some(Owner::User(u.clone().into())),
         _ => None,
     }
 }

@@ -9,6 +9,7 @@ use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect};
 
+use crate::ids::AppId;
 use crate::apps::AppsCtx;
 use crate::apps::access::{Names, installer, to_installation};
 use crate::apps::install::{fit_of, installable, lock_device, place, rentable};
@@ -30,7 +31,7 @@ use crate::lang::Lang;
 
 fn account_of(o: &Owner) -> AccountRef {
     match o {
-        Owner::User(u) => AccountRef::User(u.clone()),
+        Owner::User(u) => AccountRef::User(u.clone().into()),
         Owner::Company(c) => AccountRef::Company(c.clone()),
     }
 }
@@ -196,7 +197,7 @@ async fn suspend(db: &DatabaseConnection, r: &installations::Model) -> Result<()
 
 /// Other owners' online, rentable devices not reserved for an order, with how each fits the app
 /// (the market's rule, src/market/fit.rs), its GPUs and its price (the rent dialog), cheapest first.
-pub async fn options(cx: &AppsCtx, auth: &Auth, app_id: &str) -> Result<Vec<DeviceFit>, AppError> {
+pub async fn options(cx: &AppsCtx, auth: &Auth, app_id: &AppId) -> Result<Vec<DeviceFit>, AppError> {
     let me = installer(auth)?;
     let (app, _) = installable(cx, &cx.db, app_id).await?;
     let offered = devices::Entity::find()

@@ -6,6 +6,8 @@ use tower::ServiceExt;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::devices::model::DeviceId;
+use crate::ids::{self, InstallationId};
 use crate::apps::model::*;
 use crate::apps::{AppsCtx, images, install, rental};
 use crate::billing::idempotency::IdempotencyKey;
@@ -60,14 +62,14 @@ async fn list_apps(
 #[utoipa::path(get, path = "/api/rmp/v1/apps/fit", tag = "apps", params(FitQuery),
     responses((status = 200, body = Envelope<Vec<DeviceFit>>), (status = 403), (status = 404)))]
 async fn device_fit(State(cx): State<AppsCtx>, auth: Auth, ApiQuery(q): ApiQuery<FitQuery>) -> ApiResult<Vec<DeviceFit>> {
-    let app_id = q.app_id.filter(|s| !s.trim().is_empty()).ok_or(AppError::invalid("app_id", Msg::InvalidField("app_id")))?;
-    ok(install::fit_mine(&cx, &auth, app_id.trim()).await?)
+    let app_id = ids::required(q.app_id, "app_id", Msg::InvalidField("app_id"))?;
+    ok(install::fit_mine(&cx, &auth, &app_id).await?)
 }
 
 /// One installation with its state history.
 #[utoipa::path(get, path = "/api/rmp/v1/apps/{id}", tag = "apps", params(("id" = String, Path)),
     responses((status = 200, body = Envelope<InstallationDetails>), (status = 404)))]
-async fn get_app(State(cx): State<AppsCtx>, auth: Auth, lang: Lang, ApiPath(id): ApiPath<String>) -> ApiResult<InstallationDetails> {
+async fn get_app(State(cx): State<AppsCtx>, auth: Auth, lang: Lang, ApiPath(id): ApiPath<InstallationId>) -> ApiResult<InstallationDetails> {
     ok(install::details(&cx, &auth, &id, lang).await?)
 }
 
@@ -79,7 +81,7 @@ async fn app_history(
     State(cx): State<AppsCtx>,
     auth: Auth,
     lang: Lang,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<InstallationId>,
     ApiQuery(page): ApiQuery<Page>,
 ) -> ApiResult<List<StateEvent>> {
     let (offset, limit) = page.checked(Page::MAX_LIMIT)?;
@@ -109,8 +111,8 @@ async fn rent_app(State(cx): State<AppsCtx>, auth: Auth, lang: Lang, Idempotency
 #[utoipa::path(get, path = "/api/rmp/v1/apps/rent-options", tag = "apps", params(FitQuery),
     responses((status = 200, body = Envelope<Vec<DeviceFit>>), (status = 403), (status = 404)))]
 async fn rent_options(State(cx): State<AppsCtx>, auth: Auth, ApiQuery(q): ApiQuery<FitQuery>) -> ApiResult<Vec<DeviceFit>> {
-    let app_id = q.app_id.filter(|s| !s.trim().is_empty()).ok_or(AppError::invalid("app_id", Msg::InvalidField("app_id")))?;
-    ok(rental::options(&cx, &auth, app_id.trim()).await?)
+    let app_id = ids::required(q.app_id, "app_id", Msg::InvalidField("app_id"))?;
+    ok(rental::options(&cx, &auth, &app_id).await?)
 }
 
 /// start, stop, restart, suspend, resume, snapshot, retry (a failed install), uninstall, update
@@ -119,7 +121,7 @@ async fn rent_options(State(cx): State<AppsCtx>, auth: Auth, ApiQuery(q): ApiQue
 /// it or the device is offline.
 #[utoipa::path(post, path = "/api/rmp/v1/apps/{id}/actions", tag = "apps", params(("id" = String, Path)), request_body = ActionRequest,
     responses((status = 200, body = Envelope<Installation>), (status = 403), (status = 404), (status = 409)))]
-async fn act(State(cx): State<AppsCtx>, auth: Auth, lang: Lang, ApiPath(id): ApiPath<String>, Valid(action): Valid<Action>) -> ApiResult<Installation> {
+async fn act(State(cx): State<AppsCtx>, auth: Auth, lang: Lang, ApiPath(id): ApiPath<InstallationId>, Valid(action): Valid<Action>) -> ApiResult<Installation> {
     ok(install::act(&cx, &auth, &id, action, lang).await?)
 }
 
@@ -133,7 +135,7 @@ async fn aicompute(State(cx): State<AppsCtx>, auth: Auth, lang: Lang) -> ApiResu
 /// Every app on a device the caller manages (the owner's and the renters').
 #[utoipa::path(get, path = "/api/rmp/v1/devices/{id}/apps", tag = "apps", params(("id" = String, Path)),
     responses((status = 200, body = Envelope<List<Installation>>), (status = 403), (status = 404)))]
-async fn device_apps(State(cx): State<AppsCtx>, auth: Auth, lang: Lang, ApiPath(id): ApiPath<String>) -> ApiResult<List<Installation>> {
+async fn device_apps(State(cx): State<AppsCtx>, auth: Auth, lang: Lang, ApiPath(id): ApiPath<DeviceId>) -> ApiResult<List<Installation>> {
     ok(install::on_device(&cx, &auth, &id, lang).await?)
 }
 

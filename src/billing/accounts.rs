@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 use crate::db::enums::AccountKind;
 use crate::error::{AppError, Msg};
 use crate::iam::auth::Auth;
+use crate::ids::UserId;
 
 /// The most one movement may carry: 10^13 cents, far beyond any wallet, far below i64 overflow.
 pub const AMOUNT_MAX: i64 = 10_000_000_000_000;
@@ -15,7 +16,7 @@ pub const AMOUNT_MAX: i64 = 10_000_000_000_000;
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum AccountRef {
     /// A person's wallet (their user id).
-    User(String),
+    User(UserId),
     /// A company's wallet (its id), used by its administrators in the company context.
     Company(String),
     /// Where operator-issued coins come from (grants, signup bonuses); the only account below zero.
@@ -37,7 +38,7 @@ impl AccountRef {
     /// The account named by a row id.
     pub fn parse(id: &str) -> Result<AccountRef, AppError> {
         match id.split_once(':') {
-            Some(("user", u)) => Ok(AccountRef::User(u.to_string())),
+            Some(("user", u)) => Ok(AccountRef::User(u.into())),
             Some(("company", c)) => Ok(AccountRef::Company(c.to_string())),
             _ if id == AccountRef::Issuance.id() => Ok(AccountRef::Issuance),
             _ if id == AccountRef::MarketFee.id() => Ok(AccountRef::MarketFee),
@@ -54,7 +55,8 @@ impl AccountRef {
     }
     pub fn owner(&self) -> Option<&str> {
         match self {
-            AccountRef::User(id) | AccountRef::Company(id) => Some(id),
+            AccountRef::User(id) => Some(id),
+            AccountRef::Company(id) => Some(id),
             _ => None,
         }
     }
@@ -66,7 +68,7 @@ impl AccountRef {
     /// its administrators; members have none (403).
     pub fn of_context(auth: &Auth) -> Result<AccountRef, AppError> {
         match auth.company() {
-            None => Ok(AccountRef::User(auth.user_id.clone())),
+            None => Ok(AccountRef::User(auth.user_id.clone().into())),
             Some(c) if auth.is_admin() => Ok(AccountRef::Company(c.to_string())),
             Some(_) => Err(AppError::Refused(Msg::NotAdmin)),
         }

@@ -149,7 +149,7 @@ async fn holders<'a>(conn: &impl ConnectionTrait, accounts: impl Iterator<Item =
     let mut out = HashMap::new();
     if !people.is_empty() {
         for u in users::Entity::find().filter(users::Column::Id.is_in(people)).all(conn).await? {
-            out.insert(AccountRef::User(u.id).id(), u.email);
+            out.insert(AccountRef::User(u.id.into()).id(), u.email);
         }
     }
     if !firms.is_empty() {

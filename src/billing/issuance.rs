@@ -33,7 +33,7 @@ pub async fn grant_by_email(db: &DatabaseConnection, email: &str, amount: Coins,
         .ok_or_else(|| GrantError::UnknownEmail(email.as_str().to_string()))?;
     // No memo by default: the entry's `ref_type` (grant) says what it is, in the reader's language.
     let memo = memo.trim().to_string();
-    let to = AccountRef::User(user.id.clone());
+    let to = AccountRef::User(user.id.clone().into());
     let posted = grant_to_user(db, &user.id, amount.cents(), format!("grant:{}", new_id()), memo).await.map_err(GrantError::Failed)?;
     Ok(posted.entry_of(&to).map(|e| e.balance_after).unwrap_or_default())
 }
@@ -42,7 +42,7 @@ pub async fn grant_by_email(db: &DatabaseConnection, email: &str, amount: Coins,
 /// console (`ops::people::grant`, the key derived from its `Idempotency-Key`): a second call
 /// with the same key posts nothing and answers the first posting.
 pub async fn grant_to_user(conn: &impl Conn, user_id: &str, cents: i64, key: String, memo: String) -> Result<Posted, AppError> {
-    ledger::grant(conn, AccountRef::User(user_id.to_string()), cents, key, memo).await
+    ledger::grant(conn, AccountRef::User(user_id.into()), cents, key, memo).await
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -38,7 +38,7 @@ pub async fn signup_bonus(conn: &impl Conn, user_id: &str, amount: i64) -> Resul
     if amount <= 0 {
         return Ok(None);
     }
-    let to = AccountRef::User(user_id.to_string());
+    let to = AccountRef::User(user_id.into());
     issue(conn, to, amount, format!("signup_bonus:{user_id}"), TransferKind::SignupBonus, String::new()).await.map(Some)
 }
 

@@ -100,7 +100,7 @@ pub async fn send_notices(cx: &BillingCtx) -> Result<u64, AppError> {
 /// The people who answer for a wallet: its person, or the company's administrators.
 async fn owners(conn: &impl ConnectionTrait, account: &AccountRef) -> Result<Vec<String>, AppError> {
     Ok(match account {
-        AccountRef::User(u) => vec![u.clone()],
+        AccountRef::User(u) => vec![u.to_string()],
         AccountRef::Company(c) => company_members::Entity::find()
             .select_only()
             .column(company_members::Column::UserId)

@@ -159,7 +159,7 @@ pub async fn market_money(conn: &impl ConnectionTrait) -> Result<(i64, i64, i64)
 /// True when the person's wallet keeps their account from being deleted (`balance_outstanding`):
 /// a negative balance, coins held for something still running, or usage not billed yet.
 pub async fn blocks_deletion(conn: &impl ConnectionTrait, user_id: &str) -> Result<bool, AppError> {
-    let account = AccountRef::User(user_id.to_string());
+    let account = AccountRef::User(user_id.into());
     if let Some(a) = ledger::account(conn, &account).await?
         && (a.balance < 0 || a.held > 0)
     {
@@ -183,7 +183,7 @@ pub async fn top_up(conn: &impl ledger::Conn, auth: &Auth, req: TopUp, idempoten
         None => format!("top_up:{}", new_id()),
     };
     let spec = TransferSpec {
-        from: AccountRef::User(auth.user_id.clone()),
+        from: AccountRef::User(auth.user_id.clone().into()),
         splits: vec![Split { account: to.clone(), amount: req.amount }],
         key,
         reference: Reference::new("top_up", company),

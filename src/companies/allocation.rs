@@ -2,6 +2,7 @@
 
 use sea_orm::{ActiveEnum, ActiveModelTrait, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set};
 
+use crate::ids::{self, UserId};
 use crate::companies::CompaniesCtx;
 use crate::companies::lookup::{DEFAULT_PAGE, admin_company_locked, company_id, rfc3339, user};
 use crate::companies::history::{Event, record};
@@ -19,7 +20,7 @@ use crate::lang::Lang;
 
 struct Allocation {
     kind: ResourceType,
-    user_id: String,
+    user_id: UserId,
     resource_id: String,
 }
 
@@ -30,9 +31,8 @@ fn allocation(auth: &Auth, req: AssignRequest) -> Result<Allocation, AppError> {
     if auth.company().is_none() || !auth.is_admin() {
         return Err(AppError::Refused(kind.no_permission()));
     }
-    let user_id = req.user_id.map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).ok_or(AppError::invalid("user_id", Msg::InvalidField("user_id")))?;
-    let resource_id =
-        req.resource_id.map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).ok_or(AppError::invalid("resource_id", Msg::InvalidField("resource_id")))?;
+    let user_id = ids::required(req.user_id, "user_id", Msg::InvalidField("user_id"))?;
+    let resource_id = ids::required(req.resource_id, "resource_id", Msg::InvalidField("resource_id"))?;
     Ok(Allocation { kind, user_id, resource_id })
 }
 
@@ -44,17 +44,17 @@ pub async fn assign(cx: &CompaniesCtx, auth: &Auth, req: AssignRequest) -> Resul
     if !resources::resource_owned_by_company(&txn, a.kind, &a.resource_id, &c.id).await? {
         return Err(AppError::Refused(Msg::ResourceNotFound));
     }
-    let key = (c.id.clone(), a.kind, a.resource_id.clone(), a.user_id.clone());
+    let key = (c.id.clone(), a.kind, a.resource_id.clone(), a.user_id.to_string());
     if resource_assignments::Entity::find_by_id(key).one(&txn).await?.is_some() {
         return Ok(()); // already assigned: nothing changes
     }
     resource_assignments::ActiveModel {
         company_id: Set(c.id.clone()),
-        user_id: Set(a.user_id.clone()),
+        user_id: Set(a.user_id.to_string()),
         resource_type: Set(a.kind),
         resource_id: Set(a.resource_id.clone()),
         assigned_at: Set(now()),
-        assigned_by: Set(auth.user_id.clone()),
+        assigned_by: Set(auth.user_id.to_string()),
     }
     .insert(&txn)
     .await?;
@@ -72,7 +72,7 @@ pub async fn unassign(cx: &CompaniesCtx, auth: &Auth, req: AssignRequest) -> Res
     let txn = write_txn(&cx.db).await?;
     let c = admin_company_locked(&txn, auth).await?;
     membership(&txn, &c.id, &a.user_id).await?.ok_or(AppError::Refused(Msg::MemberNotFound))?;
-    let key = (c.id.clone(), a.kind, a.resource_id.clone(), a.user_id.clone());
+    let key = (c.id.clone(), a.kind, a.resource_id.clone(), a.user_id.to_string());
     let gone = resource_assignments::Entity::delete_by_id(key).exec(&txn).await?;
     if gone.rows_affected == 0 {
         return Err(AppError::Refused(Msg::AssignmentNotFound));

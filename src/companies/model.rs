@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::ids::{self, CompanyId, UserId};
 use crate::error::{AppError, Msg};
 use crate::http::Checked;
 use crate::iam::model::Email;
@@ -188,28 +189,23 @@ impl Checked for CompanyName {
     }
 }
 
-/// A required, trimmed id from a body field.
-fn required(field: &'static str, raw: Option<String>, msg: Msg) -> Result<String, AppError> {
-    raw.map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).ok_or(AppError::invalid(field, msg))
-}
-
 /// The member a call is about (`user_id`).
-pub struct TargetUser(pub String);
+pub struct TargetUser(pub UserId);
 
 impl Checked for TargetUser {
     type Body = UserIdRequest;
     fn check(req: UserIdRequest) -> Result<Self, AppError> {
-        Ok(TargetUser(required("user_id", req.user_id, Msg::InvalidField("user_id"))?))
+        Ok(TargetUser(ids::required(req.user_id, "user_id", Msg::InvalidField("user_id"))?))
     }
 }
 
 /// The company a call names (`sme_id`): applying to it, leaving it.
-pub struct CompanyRef(pub String);
+pub struct CompanyRef(pub CompanyId);
 
 impl Checked for CompanyRef {
     type Body = SmeIdRequest;
     fn check(req: SmeIdRequest) -> Result<Self, AppError> {
-        Ok(CompanyRef(required("sme_id", req.sme_id, Msg::CompanyIdRequired)?))
+        Ok(CompanyRef(ids::required(req.sme_id, "sme_id", Msg::CompanyIdRequired)?))
     }
 }
 

@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
+use crate::devices::model::DeviceId;
+use crate::ids::InstallationId;
 use crate::apps::model::{AppStatus, Manifest};
 use crate::connect::ConnectCtx;
 use crate::connect::hub::Link;
@@ -23,7 +25,7 @@ pub struct Door {
 
 /// The installation `id` as the caller may reach it: 404 when they cannot see it, 403 for a
 /// member of its company it is not assigned to.
-pub async fn door(cx: &ConnectCtx, auth: &Auth, id: &str) -> Result<Door, AppError> {
+pub async fn door(cx: &ConnectCtx, auth: &Auth, id: &InstallationId) -> Result<Door, AppError> {
     let row = match crate::apps::access::visible(&cx.db, auth, id).await {
         Ok((row, _)) => row,
         Err(e) if e.status() == axum::http::StatusCode::NOT_FOUND => {
@@ -94,9 +96,9 @@ impl Door {
 
 /// A device the caller owns (in the current context; 403 for a member, 404 otherwise), for the
 /// doors of the box itself.
-pub async fn owned_device(cx: &ConnectCtx, auth: &Auth, id: &str) -> Result<devices::Model, AppError> {
+pub async fn owned_device(cx: &ConnectCtx, auth: &Auth, id: &DeviceId) -> Result<devices::Model, AppError> {
     let owner = crate::devices::access::manager(auth)?;
-    devices::Entity::find_by_id(id.trim().to_string())
+    devices::Entity::find_by_id(id.to_string())
         .filter(crate::devices::access::owned_by(&owner))
         .one(&cx.db)
         .await?

@@ -9,6 +9,8 @@ use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::devices::model::DeviceId;
+use crate::ids::InstallationId;
 use crate::connect::access::{device_link, door, owned_device};
 use crate::connect::model::*;
 use crate::connect::{ConnectCtx, channel, doors, logs, terminal, web};
@@ -62,7 +64,7 @@ async fn agent_channel(State(cx): State<ConnectCtx>, parts: Parts, ws: Result<We
 /// a member it is assigned to): each door only when it works.
 #[utoipa::path(get, path = "/api/rmp/v1/apps/{id}/connect", tag = "connect", params(("id" = String, Path)),
     responses((status = 200, body = Envelope<ConnectInfo>), (status = 403), (status = 404)))]
-async fn app_connect(State(cx): State<ConnectCtx>, auth: Auth, ApiPath(id): ApiPath<String>) -> ApiResult<ConnectInfo> {
+async fn app_connect(State(cx): State<ConnectCtx>, auth: Auth, ApiPath(id): ApiPath<InstallationId>) -> ApiResult<ConnectInfo> {
     let d = door(&cx, &auth, &id).await?;
     ok(doors::of_installation(&cx, &d).await?)
 }
@@ -71,7 +73,7 @@ async fn app_connect(State(cx): State<ConnectCtx>, auth: Auth, ApiPath(id): ApiP
 /// own origin; with `Accept: application/json`, that link as `{url}`.
 #[utoipa::path(get, path = "/api/rmp/v1/apps/{id}/open", tag = "connect", params(("id" = String, Path)),
     responses((status = 302), (status = 200, body = Envelope<OpenLink>), (status = 404), (status = 409)))]
-async fn app_open(State(cx): State<ConnectCtx>, auth: Auth, headers: HeaderMap, ApiPath(id): ApiPath<String>) -> Result<Response, AppError> {
+async fn app_open(State(cx): State<ConnectCtx>, auth: Auth, headers: HeaderMap, ApiPath(id): ApiPath<InstallationId>) -> Result<Response, AppError> {
     let d = door(&cx, &auth, &id).await?;
     d.web_port().ok_or(AppError::Refused(Msg::AppHasNoWeb))?;
     d.running()?;
@@ -95,7 +97,7 @@ async fn app_logs(
     auth: Auth,
     lang: Lang,
     conn: Option<axum::Extension<crate::http::ConnPlace>>,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<InstallationId>,
     ApiQuery(q): ApiQuery<LogsQuery>,
 ) -> Result<Response, AppError> {
     let tail = q.tail()?;
@@ -117,7 +119,7 @@ async fn app_terminal(
     State(cx): State<ConnectCtx>,
     auth: Auth,
     lang: Lang,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<InstallationId>,
     ApiQuery(q): ApiQuery<TerminalQuery>,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, AppError> {
@@ -136,7 +138,7 @@ async fn app_tcp(
     State(cx): State<ConnectCtx>,
     auth: Auth,
     lang: Lang,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<InstallationId>,
     ApiQuery(q): ApiQuery<PortQuery>,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, AppError> {
@@ -153,7 +155,7 @@ async fn app_tcp(
 /// What the owner may open of the box itself.
 #[utoipa::path(get, path = "/api/ebs/v2/devices/{id}/connect", tag = "connect", params(("id" = String, Path)),
     responses((status = 200, body = Envelope<DeviceConnect>), (status = 403), (status = 404)))]
-async fn device_connect(State(cx): State<ConnectCtx>, auth: Auth, ApiPath(id): ApiPath<String>) -> ApiResult<DeviceConnect> {
+async fn device_connect(State(cx): State<ConnectCtx>, auth: Auth, ApiPath(id): ApiPath<DeviceId>) -> ApiResult<DeviceConnect> {
     let d = owned_device(&cx, &auth, &id).await?;
     ok(doors::of_device(&cx, &d))
 }
@@ -166,7 +168,7 @@ async fn device_tcp(
     State(cx): State<ConnectCtx>,
     auth: Auth,
     lang: Lang,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<DeviceId>,
     ApiQuery(q): ApiQuery<PortQuery>,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, AppError> {
@@ -182,7 +184,7 @@ async fn app_api(State(cx): State<ConnectCtx>, auth: Auth, req: axum::extract::R
     let path = req.uri().path().to_string();
     let rest = path.strip_prefix("/api/rmp/v1/apps/").unwrap_or("");
     let (id, tail) = rest.split_once('/').map_or((rest, ""), |(id, t)| (id, t.strip_prefix("api").unwrap_or(t)));
-    let d = door(&cx, &auth, id).await?;
+    let d = door(&cx, &auth, &InstallationId::from(id)).await?;
     let port = d.web_port().ok_or(AppError::Refused(Msg::AppHasNoWeb))?;
     d.running()?;
     let link = d.link(&cx)?;

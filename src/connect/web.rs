@@ -19,6 +19,7 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 use sha2::Sha256;
 
+use crate::ids::InstallationId;
 use crate::connect::ConnectCtx;
 use crate::connect::access::door;
 use crate::connect::forward;
@@ -74,7 +75,7 @@ pub async fn open_link(cx: &ConnectCtx, auth: &Auth, installation_id: &str) -> R
     connect_tokens::ActiveModel {
         token_hash: Set(hash_token(&token)),
         installation_id: Set(installation_id.to_string()),
-        user_id: Set(auth.user_id.clone()),
+        user_id: Set(auth.user_id.to_string()),
         session_id: Set(session),
         sme_id: Set(auth.context.sme_id().to_string()),
         expires_at: Set(t + chrono::Duration::seconds(cx.settings.open_token_ttl_secs as i64)),
@@ -266,8 +267,8 @@ async fn checked(cx: &ConnectCtx, id: &str, cookie: &str) -> Result<(String, u16
         let m = membership(&cx.db, &sme, &session.user_id).await?.ok_or(AppError::Refused(Msg::NoPermissionApps))?;
         Context::of(&sme, Some(m.role))
     };
-    let auth = Auth { user_id: session.user_id.clone(), session_id, context, api_key: None };
-    let d = door(cx, &auth, id).await?;
+    let auth = Auth { user_id: session.user_id.clone().into(), session_id, context, api_key: None };
+    let d = door(cx, &auth, &InstallationId::from(id)).await?;
     d.running()?;
     let port = d.web_port().ok_or(AppError::Refused(Msg::AppHasNoWeb))?;
     let device = d.device.as_ref().filter(|_| d.device_online()).map(|d| d.id.clone()).ok_or(AppError::Refused(Msg::DeviceOffline))?;

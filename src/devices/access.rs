@@ -11,11 +11,12 @@ use crate::devices::DevicesCtx;
 use crate::devices::model::*;
 use crate::error::{AppError, Msg};
 use crate::iam::auth::Auth;
+use crate::ids::UserId;
 
 /// Who owns a device.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Owner {
-    User(String),
+    User(UserId),
     Company(String),
 }
 
@@ -23,12 +24,12 @@ pub enum Owner {
 pub(crate) enum Scope {
     Owner(Owner),
     /// A company member: only devices assigned to them.
-    Member { company: String, user: String },
+    Member { company: String, user: UserId },
 }
 
 pub(crate) fn scope(auth: &Auth) -> Scope {
     match auth.company() {
-        None => Scope::Owner(Owner::User(auth.user_id.clone())),
+        None => Scope::Owner(Owner::User(auth.user_id.clone().into())),
         Some(c) if auth.is_admin() => Scope::Owner(Owner::Company(c.to_string())),
         Some(c) => Scope::Member { company: c.to_string(), user: auth.user_id.clone() },
     }
@@ -54,7 +55,7 @@ pub(crate) fn owned_by(owner: &Owner) -> Condition {
 pub(crate) fn owner_of(d: &devices::Model) -> Option<Owner> {
     match (&d.owner_company_id, &d.owner_user_id) {
         (Some(c), _) => Some(Owner::Company(c.clone())),
-        (None, Some(u)) => Some(Owner::User(u.clone())),
+        (None, Some(u)) => Some(Owner::User(u.clone().into())),
         _ => None,
     }
 }

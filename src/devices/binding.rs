@@ -35,13 +35,13 @@ pub async fn link(cx: &DevicesCtx, auth: &Auth, req: LinkRequest) -> Result<Devi
     }
     let t = now();
     let (user, company) = match &owner {
-        Owner::User(u) => (Some(u.clone()), None),
+        Owner::User(u) => (Some(u.to_string()), None),
         Owner::Company(c) => (None, Some(c.clone())),
     };
     let res = devices::Entity::update_many()
         .col_expr(devices::Column::OwnerUserId, user.into())
         .col_expr(devices::Column::OwnerCompanyId, company.into())
-        .col_expr(devices::Column::BoundBy, Some(auth.user_id.clone()).into())
+        .col_expr(devices::Column::BoundBy, Some(auth.user_id.to_string()).into())
         .col_expr(devices::Column::BoundAt, Some(t).into())
         .col_expr(devices::Column::PairingHash, Option::<String>::None.into())
         .col_expr(devices::Column::UpdatedAt, t.into())
@@ -88,13 +88,13 @@ pub async fn list(cx: &DevicesCtx, auth: &Auth, f: DeviceFilter, offset: u64, li
     Ok(crate::http::List { items, total })
 }
 
-pub async fn get(cx: &DevicesCtx, auth: &Auth, id: &str) -> Result<Device, AppError> {
+pub async fn get(cx: &DevicesCtx, auth: &Auth, id: &DeviceId) -> Result<Device, AppError> {
     Ok(to_device(&visible(cx, auth, id).await?))
 }
 
 /// Unlinks a box (its secret stops working: the agent registers afresh) or deletes a Z-CLOUD
 /// machine (its capacity is released and its host is told to delete it).
-pub async fn unlink(cx: &DevicesCtx, auth: &Auth, id: &str) -> Result<(), AppError> {
+pub async fn unlink(cx: &DevicesCtx, auth: &Auth, id: &DeviceId) -> Result<(), AppError> {
     let txn = write_txn(&cx.db).await?;
     let (d, _) = managed(&txn, auth, id).await?;
     cx.guards.check(&txn, &d, DeviceChange::Unlink).await?;
@@ -125,7 +125,7 @@ pub async fn unlink(cx: &DevicesCtx, auth: &Auth, id: &str) -> Result<(), AppErr
 /// Devices still bound to a person (blocks deleting the account).
 pub async fn linked_count(conn: &impl ConnectionTrait, user_id: &str) -> Result<u64, AppError> {
     use sea_orm::PaginatorTrait;
-    Ok(devices::Entity::find().filter(owned_by(&Owner::User(user_id.to_string()))).count(conn).await?)
+    Ok(devices::Entity::find().filter(owned_by(&Owner::User(user_id.into()))).count(conn).await?)
 }
 
 /// An account with devices still bound cannot be deleted (`devices_linked`).

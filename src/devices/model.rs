@@ -19,7 +19,8 @@ fn random_chars(n: usize) -> String {
 /// separated by dashes, e.g. `7KQ2-M9XD-4HTR`. Typed ids are trimmed and upper-cased, and their
 /// groups may be separated by spaces as well (`7KQ2 M9XD 4HTR`, `7KQ2 - M9XD - 4HTR`), as a
 /// pairing code's may (issue 26).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(transparent)]
 pub struct DeviceId(String);
 
 impl DeviceId {
@@ -35,8 +36,31 @@ impl DeviceId {
         let ok = groups.len() == 3 && dashes <= 2 && groups.iter().all(|g| g.len() == 4 && g.bytes().all(|b| ALPHABET.contains(&b)));
         if ok { Ok(DeviceId(groups.join("-"))) } else { Err(err()) }
     }
-    pub fn as_str(&self) -> &str {
-        &self.0
+}
+
+crate::string_id_impls!(DeviceId);
+
+impl DeviceId {
+    /// A device id as a path (`/devices/{id}`) or a page's query names it: normalized as typed
+    /// ids are; one that is not a device id's shape is kept as written (trimmed), names no device
+    /// and answers 404, as an unknown one does. A body's device id is checked with
+    /// [`DeviceId::parse`] (400). `None` for an empty or over-long one.
+    pub fn named(raw: &str) -> Option<DeviceId> {
+        DeviceId::parse(Some(raw)).ok().or_else(|| crate::ids::trimmed(raw).map(|t| DeviceId(t.to_string())))
+    }
+}
+
+impl<'de> Deserialize<'de> for DeviceId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        DeviceId::named(&String::deserialize(d)?).ok_or_else(|| serde::de::Error::custom("not a valid DeviceId"))
+    }
+}
+
+/// A device id read from the database (already in its normal form) or required from a body
+/// (`ids::required`): normalized when it has a device id's shape, else kept (it names nothing).
+impl From<String> for DeviceId {
+    fn from(s: String) -> Self {
+        DeviceId::parse(Some(&s)).unwrap_or(DeviceId(s))
     }
 }
 

@@ -199,7 +199,7 @@ impl BoundingBox {
     }
 }
 
-pub async fn nearby_one(cx: &DevicesCtx, id: &str, q: NearbyPoint) -> Result<NearbyDevice, AppError> {
+pub async fn nearby_one(cx: &DevicesCtx, id: &DeviceId, q: NearbyPoint) -> Result<NearbyDevice, AppError> {
     let at = visitor_point(cx, q.lat, q.lng)?;
     let d = devices::Entity::find_by_id(id.to_string())
         .filter(shared_condition())
@@ -227,7 +227,7 @@ async fn page_data(cx: &DevicesCtx, page: &str, params: &[(String, String)]) -> 
             }
         }
         "/nearby/details" => {
-            let id = params.iter().find(|(k, _)| k == "id").map(|(_, v)| v.clone())?;
+            let id = params.iter().find(|(k, _)| k == "id").and_then(|(_, v)| DeviceId::named(v))?;
             let one = nearby_one(cx, &id, NearbyPoint { lat: None, lng: None }).await.ok()?;
             serde_json::to_value(one).ok().map(|v| ("nearbyDetails", v))
         }

@@ -18,7 +18,7 @@ pub(crate) async fn recipients(conn: &impl ConnectionTrait, d: &devices::Model) 
 pub async fn owner_recipients(conn: &impl ConnectionTrait, owner: Option<Owner>) -> Result<Vec<String>, AppError> {
     Ok(match owner {
         None => Vec::new(),
-        Some(Owner::User(u)) => vec![u],
+        Some(Owner::User(u)) => vec![u.into_string()],
         Some(Owner::Company(c)) => company_members::Entity::find()
             .filter(company_members::Column::CompanyId.eq(c))
             .filter(company_members::Column::Role.eq(Role::Admin))

@@ -37,7 +37,7 @@ pub const REF_TYPE: &str = "zcloud";
 
 pub(crate) fn account_of(o: &Owner) -> AccountRef {
     match o {
-        Owner::User(u) => AccountRef::User(u.clone()),
+        Owner::User(u) => AccountRef::User(u.clone().into()),
         Owner::Company(c) => AccountRef::Company(c.clone()),
     }
 }
@@ -300,7 +300,7 @@ pub async fn running_count(conn: &impl ConnectionTrait) -> Result<u64, AppError>
 }
 
 /// The machines other owners run on the caller's host (running or ending), oldest first.
-pub async fn on_host(cx: &DevicesCtx, auth: &Auth, host_id: &str) -> Result<Vec<ZcloudRental>, AppError> {
+pub async fn on_host(cx: &DevicesCtx, auth: &Auth, host_id: &DeviceId) -> Result<Vec<ZcloudRental>, AppError> {
     let owner = crate::devices::access::manager(auth)?;
     let host = devices::Entity::find_by_id(host_id.to_string())
         .filter(crate::devices::access::owned_by(&owner))
@@ -322,7 +322,7 @@ pub async fn on_host(cx: &DevicesCtx, auth: &Auth, host_id: &str) -> Result<Vec<
 /// The host's owner ends a machine rented on their host: the renter is told, and the machine is
 /// stopped after the notice period by the meter (404 when no such rental runs on this host; 409
 /// when it is already ending).
-pub async fn end_by_host(cx: &DevicesCtx, auth: &Auth, host_id: &str, machine_id: &str) -> Result<ZcloudRental, AppError> {
+pub async fn end_by_host(cx: &DevicesCtx, auth: &Auth, host_id: &DeviceId, machine_id: &DeviceId) -> Result<ZcloudRental, AppError> {
     let txn = write_txn(&cx.db).await?;
     let (host, _) = managed(&txn, auth, host_id).await?;
     let r = locked(&txn, machine_id)

@@ -58,21 +58,21 @@ async fn link_device(State(cx): State<DevicesCtx>, auth: Auth, ApiJson(req): Api
 
 #[utoipa::path(get, path = "/api/ebs/v2/devices/{id}", tag = "devices", params(("id" = String, Path)),
     responses((status = 200, body = Envelope<Device>), (status = 404)))]
-async fn get_device(State(cx): State<DevicesCtx>, auth: Auth, ApiPath(id): ApiPath<String>) -> ApiResult<Device> {
+async fn get_device(State(cx): State<DevicesCtx>, auth: Auth, ApiPath(id): ApiPath<DeviceId>) -> ApiResult<Device> {
     ok(binding::get(&cx, &auth, &id).await?)
 }
 
 /// Rename a device.
 #[utoipa::path(put, path = "/api/ebs/v2/devices/{id}", tag = "devices", params(("id" = String, Path)), request_body = RenameRequest,
     responses((status = 200, body = Envelope<Device>)))]
-async fn rename_device(State(cx): State<DevicesCtx>, auth: Auth, ApiPath(id): ApiPath<String>, Valid(req): Valid<DeviceName>) -> ApiResult<Device> {
+async fn rename_device(State(cx): State<DevicesCtx>, auth: Auth, ApiPath(id): ApiPath<DeviceId>, Valid(req): Valid<DeviceName>) -> ApiResult<Device> {
     ok(sharing::rename(&cx, &auth, &id, req).await?)
 }
 
 /// Unlink a device (its agent's secret stops working), or delete a Z-CLOUD machine.
 #[utoipa::path(delete, path = "/api/ebs/v2/devices/{id}", tag = "devices", params(("id" = String, Path)),
     responses((status = 200, body = Envelope<Null>), (status = 403), (status = 404), (status = 409)))]
-async fn unlink_device(State(cx): State<DevicesCtx>, auth: Auth, ApiPath(id): ApiPath<String>) -> ApiResult<Null> {
+async fn unlink_device(State(cx): State<DevicesCtx>, auth: Auth, ApiPath(id): ApiPath<DeviceId>) -> ApiResult<Null> {
     binding::unlink(&cx, &auth, &id).await?;
     ok(Null)
 }
@@ -80,14 +80,14 @@ async fn unlink_device(State(cx): State<DevicesCtx>, auth: Auth, ApiPath(id): Ap
 /// Sharing settings; they reach the device with its next heartbeat.
 #[utoipa::path(put, path = "/api/ebs/v2/devices/{id}/sharing", tag = "devices", params(("id" = String, Path)),
     request_body = SharingRequest, responses((status = 200, body = Envelope<Device>), (status = 409)))]
-async fn update_sharing(State(cx): State<DevicesCtx>, auth: Auth, ApiPath(id): ApiPath<String>, Valid(req): Valid<Sharing>) -> ApiResult<Device> {
+async fn update_sharing(State(cx): State<DevicesCtx>, auth: Auth, ApiPath(id): ApiPath<DeviceId>, Valid(req): Valid<Sharing>) -> ApiResult<Device> {
     ok(sharing::update_sharing(&cx, &auth, &id, req).await?)
 }
 
 /// Set (`{lat, lng}`) or clear (`{lat: null, lng: null}`) a device's location.
 #[utoipa::path(put, path = "/api/ebs/v2/devices/{id}/location", tag = "devices", params(("id" = String, Path)),
     request_body = LocationRequest, responses((status = 200, body = Envelope<Device>)))]
-async fn update_location(State(cx): State<DevicesCtx>, auth: Auth, ApiPath(id): ApiPath<String>, Valid(req): Valid<NewLocation>) -> ApiResult<Device> {
+async fn update_location(State(cx): State<DevicesCtx>, auth: Auth, ApiPath(id): ApiPath<DeviceId>, Valid(req): Valid<NewLocation>) -> ApiResult<Device> {
     ok(sharing::update_location(&cx, &auth, &id, req).await?)
 }
 
@@ -109,7 +109,7 @@ async fn zcloud_capacity(State(cx): State<DevicesCtx>, auth: Auth) -> ApiResult<
 /// time they stop), for the host's owner: each is a rental paying the host's price.
 #[utoipa::path(get, path = "/api/ebs/v2/devices/{id}/zcloud-rentals", tag = "devices", params(("id" = String, Path)),
     responses((status = 200, body = Envelope<Vec<ZcloudRental>>), (status = 403), (status = 404)))]
-async fn zcloud_rentals(State(cx): State<DevicesCtx>, auth: Auth, ApiPath(id): ApiPath<String>) -> ApiResult<Vec<ZcloudRental>> {
+async fn zcloud_rentals(State(cx): State<DevicesCtx>, auth: Auth, ApiPath(id): ApiPath<DeviceId>) -> ApiResult<Vec<ZcloudRental>> {
     ok(rental::on_host(&cx, &auth, &id).await?)
 }
 
@@ -119,7 +119,7 @@ async fn zcloud_rentals(State(cx): State<DevicesCtx>, auth: Auth, ApiPath(id): A
 #[utoipa::path(post, path = "/api/ebs/v2/devices/{id}/zcloud-rentals/{machine_id}/end", tag = "devices",
     params(("id" = String, Path), ("machine_id" = String, Path)),
     responses((status = 200, body = Envelope<ZcloudRental>), (status = 403), (status = 404), (status = 409)))]
-async fn end_zcloud_rental(State(cx): State<DevicesCtx>, auth: Auth, ApiPath((id, machine_id)): ApiPath<(String, String)>) -> ApiResult<ZcloudRental> {
+async fn end_zcloud_rental(State(cx): State<DevicesCtx>, auth: Auth, ApiPath((id, machine_id)): ApiPath<(DeviceId, DeviceId)>) -> ApiResult<ZcloudRental> {
     ok(rental::end_by_host(&cx, &auth, &id, &machine_id).await?)
 }
 
@@ -149,6 +149,6 @@ async fn nearby(State(cx): State<DevicesCtx>, ApiQuery(q): ApiQuery<NearbyQuery>
 /// One shared device with the apps on it.
 #[utoipa::path(get, path = "/api/ebs/v2/nearby/{id}", tag = "nearby", params(("id" = String, Path), NearbyPoint),
     responses((status = 200, body = Envelope<NearbyDevice>), (status = 404)))]
-async fn nearby_one(State(cx): State<DevicesCtx>, ApiPath(id): ApiPath<String>, ApiQuery(q): ApiQuery<NearbyPoint>) -> ApiResult<NearbyDevice> {
+async fn nearby_one(State(cx): State<DevicesCtx>, ApiPath(id): ApiPath<DeviceId>, ApiQuery(q): ApiQuery<NearbyPoint>) -> ApiResult<NearbyDevice> {
     ok(nearby::nearby_one(&cx, &id, q).await?)
 }

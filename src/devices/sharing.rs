@@ -12,7 +12,7 @@ use crate::devices::model::*;
 use crate::error::{AppError, Msg};
 use crate::iam::auth::Auth;
 
-pub async fn update_sharing(cx: &DevicesCtx, auth: &Auth, id: &str, req: Sharing) -> Result<Device, AppError> {
+pub async fn update_sharing(cx: &DevicesCtx, auth: &Auth, id: &DeviceId, req: Sharing) -> Result<Device, AppError> {
     let Sharing { mode, rentable, price_per_hour } = req;
     let txn = write_txn(&cx.db).await?;
     let (d, _) = managed(&txn, auth, id).await?;
@@ -42,7 +42,7 @@ pub async fn update_sharing(cx: &DevicesCtx, auth: &Auth, id: &str, req: Sharing
     Ok(to_device(&d))
 }
 
-pub async fn update_location(cx: &DevicesCtx, auth: &Auth, id: &str, NewLocation(loc): NewLocation) -> Result<Device, AppError> {
+pub async fn update_location(cx: &DevicesCtx, auth: &Auth, id: &DeviceId, NewLocation(loc): NewLocation) -> Result<Device, AppError> {
     let txn = write_txn(&cx.db).await?;
     let (d, _) = managed(&txn, auth, id).await?;
     let mut a: devices::ActiveModel = d.into();
@@ -55,7 +55,7 @@ pub async fn update_location(cx: &DevicesCtx, auth: &Auth, id: &str, NewLocation
     Ok(to_device(&d))
 }
 
-pub async fn rename(cx: &DevicesCtx, auth: &Auth, id: &str, DeviceName(name): DeviceName) -> Result<Device, AppError> {
+pub async fn rename(cx: &DevicesCtx, auth: &Auth, id: &DeviceId, DeviceName(name): DeviceName) -> Result<Device, AppError> {
     let txn = write_txn(&cx.db).await?;
     let (d, _) = managed(&txn, auth, id).await?;
     let mut a: devices::ActiveModel = d.into();

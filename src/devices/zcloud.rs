@@ -130,7 +130,7 @@ pub async fn create_zcloud(cx: &DevicesCtx, auth: &Auth, ask: ZcloudAsk) -> Resu
         id = DeviceId::new_random();
     }
     let (user, company) = match &owner {
-        Owner::User(u) => (Some(u.clone()), None),
+        Owner::User(u) => (Some(u.to_string()), None),
         Owner::Company(c) => (None, Some(c.clone())),
     };
     let t = now();
@@ -144,7 +144,7 @@ pub async fn create_zcloud(cx: &DevicesCtx, auth: &Auth, ask: ZcloudAsk) -> Resu
         pairing_hash: Set(None),
         owner_user_id: Set(user),
         owner_company_id: Set(company),
-        bound_by: Set(Some(auth.user_id.clone())),
+        bound_by: Set(Some(auth.user_id.to_string())),
         bound_at: Set(Some(t)),
         sharing_mode: Set(SharingMode::Dedicated),
         rentable: Set(false),

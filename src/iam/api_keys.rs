@@ -4,6 +4,7 @@
 use chrono::Duration;
 use sea_orm::{ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set};
 
+use crate::ids::ApiKeyId;
 use crate::db::entity::{api_keys, users};
 use crate::db::{for_update, new_id, now, write_txn};
 use crate::error::{AppError, Msg};
@@ -53,7 +54,7 @@ pub async fn create(cx: &IamCtx, auth: &Auth, req: NewApiKey) -> Result<ApiKeyCr
     let (key, prefix) = tokens::api_key();
     let row = api_keys::ActiveModel {
         id: Set(new_id()),
-        user_id: Set(auth.user_id.clone()),
+        user_id: Set(auth.user_id.to_string()),
         company_id: Set(auth.company().map(str::to_string)),
         name: Set(req.name),
         prefix: Set(prefix),
@@ -85,7 +86,7 @@ pub async fn list(cx: &IamCtx, auth: &Auth, offset: u64, limit: u64) -> Result<L
 
 /// Revokes one of the caller's keys: it stops working at once on every instance (the update
 /// moves the `sessions` version, m0016). 404 for another person's key, an unknown or a revoked one.
-pub async fn revoke(cx: &IamCtx, auth: &Auth, id: &str) -> Result<(), AppError> {
+pub async fn revoke(cx: &IamCtx, auth: &Auth, id: &ApiKeyId) -> Result<(), AppError> {
     let done = api_keys::Entity::update_many()
         .col_expr(api_keys::Column::RevokedAt, now().into())
         .filter(api_keys::Column::Id.eq(id))

@@ -16,6 +16,7 @@ use crate::db::entity::{api_keys, company_members, sessions, users};
 use crate::db::enums::Role;
 use crate::db::now;
 use crate::error::{AppError, Msg};
+use crate::ids::UserId;
 use crate::iam::tokens::{self, Keys};
 use crate::versions::{VersionedCache, Versions};
 
@@ -76,7 +77,7 @@ impl Context {
 /// Who is calling, from a verified access token and a live session, or from a live API key.
 #[derive(Debug, Clone)]
 pub struct Auth {
-    pub user_id: String,
+    pub user_id: UserId,
     /// The session of the access token; empty for an API key.
     pub session_id: String,
     pub context: Context,
@@ -190,7 +191,7 @@ impl Sessions {
         let key = (claims.sid.clone(), claims.sme.clone());
         if let Some((user, expires_at, context)) = self.resolved.get(version, &key) {
             if user == claims.sub && expires_at > now() {
-                return Ok(Some(Auth { user_id: claims.sub, session_id: claims.sid, context, api_key: None }));
+                return Ok(Some(Auth { user_id: claims.sub.into(), session_id: claims.sid, context, api_key: None }));
             }
         }
         let Some(session) = sessions::Entity::find_by_id(claims.sid.clone()).one(&self.db).await? else { return Ok(None) };
@@ -209,7 +210,7 @@ impl Sessions {
             }
         };
         self.resolved.put(version, key, (claims.sub.clone(), session.expires_at, context.clone()));
-        Ok(Some(Auth { user_id: claims.sub, session_id: claims.sid, context, api_key: None }))
+        Ok(Some(Auth { user_id: claims.sub.into(), session_id: claims.sid, context, api_key: None }))
     }
 
     /// A personal API key: live (not revoked, not expired), acting as its owner in the context
@@ -244,7 +245,7 @@ impl Sessions {
             return Ok(None);
         }
         self.touch_key(&resolved, t).await;
-        Ok(Some(Auth { user_id: resolved.user_id, session_id: String::new(), context: resolved.context, api_key: Some(resolved.id) }))
+        Ok(Some(Auth { user_id: resolved.user_id.into(), session_id: String::new(), context: resolved.context, api_key: Some(resolved.id) }))
     }
 
     /// Records a key's use, at most once a minute per key: this instance skips the write while its

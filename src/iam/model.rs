@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::ids;
 use crate::db::entity::users;
 use crate::error::{AppError, Msg};
 use crate::http::Checked;
@@ -318,8 +319,7 @@ pub struct SwitchTo(pub String);
 impl Checked for SwitchTo {
     type Body = SwitchRequest;
     fn check(req: SwitchRequest) -> Result<Self, AppError> {
-        let sme = req.sme_id.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
-        Ok(SwitchTo(sme.ok_or(AppError::invalid("smeId", Msg::CompanyIdRequired))?))
+        Ok(SwitchTo(ids::required(req.sme_id, "smeId", Msg::CompanyIdRequired)?))
     }
 }
 

@@ -8,6 +8,7 @@ use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::ids::ApiKeyId;
 use crate::client_ip::ClientIp;
 use crate::error::{ApiResult, AppError, Envelope, Msg, Null, ok};
 use crate::http::{ApiMultipart, ApiPath, ApiQuery, List, Page, Valid};
@@ -65,7 +66,7 @@ async fn list_api_keys(State(cx): State<IamCtx>, auth: Auth, ApiQuery(page): Api
 /// Revoke one of the caller's API keys: it stops working at once (404 for anyone else's).
 #[utoipa::path(delete, path = "/api/iam/v1/api-keys/{id}", tag = "identity", params(("id" = String, Path)),
     responses((status = 200, body = Envelope<Null>), (status = 404)))]
-async fn revoke_api_key(State(cx): State<IamCtx>, auth: Auth, ApiPath(id): ApiPath<String>) -> ApiResult<Null> {
+async fn revoke_api_key(State(cx): State<IamCtx>, auth: Auth, ApiPath(id): ApiPath<ApiKeyId>) -> ApiResult<Null> {
     api_keys::revoke(&cx, &auth, &id).await?;
     ok(Null)
 }

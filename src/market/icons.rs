@@ -4,6 +4,7 @@
 
 use sea_orm::{ConnectionTrait, EntityTrait};
 
+use crate::ids::AppId;
 use crate::db::entity::app_icons;
 use crate::error::AppError;
 
@@ -14,6 +15,6 @@ pub fn path(app_id: &str, version: &str) -> String {
 }
 
 /// The icon's bytes and content type.
-pub async fn load(conn: &impl ConnectionTrait, app_id: &str) -> Result<Option<(Vec<u8>, String)>, AppError> {
+pub async fn load(conn: &impl ConnectionTrait, app_id: &AppId) -> Result<Option<(Vec<u8>, String)>, AppError> {
     Ok(app_icons::Entity::find_by_id(app_id.to_string()).one(conn).await?.map(|i| (i.data, i.content_type)))
 }

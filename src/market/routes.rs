@@ -11,6 +11,7 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::ids::AppId;
 use crate::market::MarketCtx;
 use crate::error::{ApiResult, AppError, Envelope, ok};
 use crate::http::{ApiPath, ApiQuery, List, Page};
@@ -35,7 +36,7 @@ where
 /// version; cached for good).
 #[utoipa::path(get, path = "/api/ebs/v1/market/icons/{id}", tag = "market", params(("id" = String, Path)),
     responses((status = 200, content_type = "image/*"), (status = 404)))]
-async fn app_icon(State(cx): State<MarketCtx>, ApiPath(id): ApiPath<String>) -> Result<Response, AppError> {
+async fn app_icon(State(cx): State<MarketCtx>, ApiPath(id): ApiPath<AppId>) -> Result<Response, AppError> {
     let (bytes, mime) = crate::market::icons::load(&cx.db, &id).await?.ok_or(AppError::Refused(crate::error::Msg::NotFound))?;
     let mut res = axum::body::Body::from(bytes).into_response();
     let h = res.headers_mut();
@@ -90,7 +91,7 @@ async fn application(
     State(cx): State<MarketCtx>,
     lang: Lang,
     headers: HeaderMap,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<AppId>,
     ApiQuery(q): ApiQuery<LangQuery>,
 ) -> Result<Response, AppError> {
     let lang = answer_lang(q.language.as_deref(), lang)?;

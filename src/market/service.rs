@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use crate::ids::AppId;
 use crate::error::{AppError, Msg};
 use crate::http::Page;
 use crate::lang::Lang;
@@ -32,7 +33,7 @@ fn answer_list(market: &Catalogue, filter: &Filter, offset: u64, limit: u64, lan
 }
 
 /// `GET /market/applications/{id}`.
-pub fn details(market: &Catalogue, id: &str, lang: Lang) -> Result<Arc<Answer>, AppError> {
+pub fn details(market: &Catalogue, id: &AppId, lang: Lang) -> Result<Arc<Answer>, AppError> {
     let index = market.get();
     let json = index.get_json(id, lang).ok_or(AppError::Refused(Msg::AppNotFound))?.to_string();
     Ok(index.answer(format!("{}|app|{id}", lang.code()), |_| json))

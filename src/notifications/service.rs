@@ -91,7 +91,7 @@ pub async fn rebuild_counters(db: &DatabaseConnection) -> Result<u64, AppError> 
 /// from the database.
 pub async fn stats(cx: &NotificationsCtx, auth: &Auth) -> Result<Stats, AppError> {
     let version = cx.versions.fresh().await?.stats;
-    let key = (auth.user_id.clone(), auth.context.sme_id().to_string() + if auth.is_admin() { "#admin" } else { "" });
+    let key = (auth.user_id.to_string(), auth.context.sme_id().to_string() + if auth.is_admin() { "#admin" } else { "" });
     if let Some((stats, until)) = cx.cached.get(version, &key) {
         if until.is_none_or(|t| now() < t) {
             return Ok(stats);

@@ -14,6 +14,7 @@ use sea_orm::{
 };
 use serde_json::json;
 
+use crate::ids::UserId;
 use crate::billing::ledger::AccountRef;
 use crate::billing::model::{Entry, TopUp};
 use crate::db::entity::{devices, installations, ledger_accounts, sessions, users};
@@ -40,7 +41,7 @@ pub async fn list(conn: &impl ConnectionTrait, q: Option<String>, offset: u64, l
     let rows = find.order_by_desc(users::Column::CreatedAt).order_by_desc(users::Column::Id).offset(offset).limit(limit).all(conn).await?;
     let ids: Vec<String> = rows.iter().map(|u| u.id.clone()).collect();
     let accounts: HashMap<String, i64> = ledger_accounts::Entity::find()
-        .filter(ledger_accounts::Column::Id.is_in(ids.iter().map(|id| AccountRef::User(id.clone()).id())))
+        .filter(ledger_accounts::Column::Id.is_in(ids.iter().map(|id| AccountRef::User(id.clone().into()).id())))
         .all(conn)
         .await?
         .into_iter()
@@ -61,7 +62,7 @@ pub async fn list(conn: &impl ConnectionTrait, q: Option<String>, offset: u64, l
     let items = rows
         .into_iter()
         .map(|u| UserRow {
-            balance: accounts.get(&AccountRef::User(u.id.clone()).id()).copied().unwrap_or(0),
+            balance: accounts.get(&AccountRef::User(u.id.clone().into()).id()).copied().unwrap_or(0),
             devices: u64::try_from(boxes.get(&u.id).copied().unwrap_or(0)).unwrap_or(0),
             verified: u.email_verified_at.is_some(),
             suspended: u.suspended_at.is_some(),
@@ -83,8 +84,8 @@ async fn one(conn: &impl ConnectionTrait, id: &str) -> Result<UserRow, AppError>
     list.items.pop().ok_or(AppError::Refused(Msg::UserNotFound))
 }
 
-pub async fn suspend(db: &DatabaseConnection, actor: &Actor, user_id: &str, req: Suspend) -> Result<UserRow, AppError> {
-    if user_id == actor.id {
+pub async fn suspend(db: &DatabaseConnection, actor: &Actor, user_id: &UserId, req: Suspend) -> Result<UserRow, AppError> {
+    if *user_id == actor.id {
         return Err(AppError::Refused(Msg::SuspendSelf));
     }
     let txn = write_txn(db).await?;
@@ -145,7 +146,7 @@ pub async fn suspend(db: &DatabaseConnection, actor: &Actor, user_id: &str, req:
     Ok(answer)
 }
 
-pub async fn unsuspend(db: &DatabaseConnection, actor: &Actor, user_id: &str, reason: String) -> Result<UserRow, AppError> {
+pub async fn unsuspend(db: &DatabaseConnection, actor: &Actor, user_id: &UserId, reason: String) -> Result<UserRow, AppError> {
     let txn = write_txn(db).await?;
     let user = for_update(&txn, users::Entity::find_by_id(user_id.to_string())).one(&txn).await?.ok_or(AppError::Refused(Msg::UserNotFound))?;
     if user.suspended_at.is_some() {
@@ -165,14 +166,14 @@ pub async fn unsuspend(db: &DatabaseConnection, actor: &Actor, user_id: &str, re
 /// Coins into a person's wallet through the ledger (`billing::issuance::grant_to_user`, what
 /// `zmarket coins grant` posts). With an `Idempotency-Key` the ledger key is derived from it, so
 /// a retry never grants twice.
-pub async fn grant(db: &DatabaseConnection, actor: &Actor, user_id: &str, req: TopUp, idempotency_key: Option<&str>, lang: Lang) -> Result<Entry, AppError> {
+pub async fn grant(db: &DatabaseConnection, actor: &Actor, user_id: &UserId, req: TopUp, idempotency_key: Option<&str>, lang: Lang) -> Result<Entry, AppError> {
     let txn = write_txn(db).await?;
     users::Entity::find_by_id(user_id.to_string()).one(&txn).await?.ok_or(AppError::Refused(Msg::UserNotFound))?;
     let key = match idempotency_key {
         Some(k) => format!("ops_grant:{}:{user_id}:{k}", actor.id),
         None => format!("ops_grant:{}", crate::db::new_id()),
     };
-    let to = AccountRef::User(user_id.to_string());
+    let to = AccountRef::User(user_id.clone());
     let posted = crate::billing::issuance::grant_to_user(&txn, user_id, req.amount, key, req.memo.clone()).await?;
     let entry = posted.entry_of(&to).cloned().ok_or_else(|| AppError::Internal(anyhow::anyhow!("grant without the person's entry")))?;
     if !posted.replayed {

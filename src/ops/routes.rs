@@ -4,6 +4,7 @@ use axum::extract::{FromRef, State};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::ids::UserId;
 use crate::billing::idempotency::{self, IdempotencyKey};
 use crate::billing::model::{Entry, TopUp, TopUpRequest};
 use crate::error::{ApiResult, AppError, Envelope, ok};
@@ -54,7 +55,7 @@ async fn list_users(State(cx): State<OpsCtx>, _op: Operator, ApiQuery(q): ApiQue
 /// sign-in answers 403 with the reason. 409 for yourself or the last operator.
 #[utoipa::path(post, path = "/api/ops/v1/users/{id}/suspend", tag = "operator", params(("id" = String, Path)), request_body = SuspendRequest,
     responses((status = 200, body = Envelope<UserRow>), (status = 400), (status = 403), (status = 404), (status = 409)))]
-async fn suspend(State(cx): State<OpsCtx>, op: Operator, ApiPath(id): ApiPath<String>, Valid(req): Valid<Suspend>) -> ApiResult<UserRow> {
+async fn suspend(State(cx): State<OpsCtx>, op: Operator, ApiPath(id): ApiPath<UserId>, Valid(req): Valid<Suspend>) -> ApiResult<UserRow> {
     let actor = actor(&cx, &op).await?;
     ok(people::suspend(&cx.db, &actor, &id, req).await?)
 }
@@ -62,7 +63,7 @@ async fn suspend(State(cx): State<OpsCtx>, op: Operator, ApiPath(id): ApiPath<St
 /// Lift a suspension (they sign in again).
 #[utoipa::path(post, path = "/api/ops/v1/users/{id}/unsuspend", tag = "operator", params(("id" = String, Path)), request_body = UnsuspendRequest,
     responses((status = 200, body = Envelope<UserRow>), (status = 400), (status = 403), (status = 404)))]
-async fn unsuspend(State(cx): State<OpsCtx>, op: Operator, ApiPath(id): ApiPath<String>, Valid(req): Valid<UnsuspendRequest>) -> ApiResult<UserRow> {
+async fn unsuspend(State(cx): State<OpsCtx>, op: Operator, ApiPath(id): ApiPath<UserId>, Valid(req): Valid<UnsuspendRequest>) -> ApiResult<UserRow> {
     let actor = actor(&cx, &op).await?;
     ok(people::unsuspend(&cx.db, &actor, &id, req.reason.unwrap_or_default()).await?)
 }
@@ -71,7 +72,7 @@ async fn unsuspend(State(cx): State<OpsCtx>, op: Operator, ApiPath(id): ApiPath<
 #[utoipa::path(post, path = "/api/ops/v1/users/{id}/grant", tag = "operator", request_body = TopUpRequest,
     params(("id" = String, Path), ("Idempotency-Key" = Option<String>, Header, description = "1-255 characters: a retry with the same key and body answers the first answer and grants nothing")),
     responses((status = 200, body = Envelope<Entry>), (status = 400), (status = 403), (status = 404)))]
-async fn grant(State(cx): State<OpsCtx>, op: Operator, lang: Lang, IdempotencyKey(key): IdempotencyKey, ApiPath(id): ApiPath<String>, Valid(req): Valid<TopUp>) -> ApiResult<Entry> {
+async fn grant(State(cx): State<OpsCtx>, op: Operator, lang: Lang, IdempotencyKey(key): IdempotencyKey, ApiPath(id): ApiPath<UserId>, Valid(req): Valid<TopUp>) -> ApiResult<Entry> {
     let actor = actor(&cx, &op).await?;
     ok(people::grant(&cx.db, &actor, &id, req, key.as_deref(), lang).await?)
 }

@@ -4,6 +4,8 @@
 use chrono::Duration;
 use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set};
 
+use crate::devices::model::DeviceId;
+use crate::ids::{OrderId, UserId};
 use crate::apps::install::installable;
 use crate::db::entity::{apps, devices, orders};
 use crate::db::enums::OrderStatus;
@@ -29,7 +31,7 @@ pub async fn post(cx: &OrdersCtx, auth: &Auth, d: Demand, request_key: Option<St
     let row = orders::ActiveModel {
         id: Set(id.clone()),
         name: Set(d.name.clone()),
-        app_id: Set(d.terms.app_id.clone()),
+        app_id: Set(d.terms.app_id.to_string()),
         gpu_count: Set(d.terms.gpu_count),
         gpu_models: Set(d.terms.models_text()),
         distance_km: Set(d.terms.distance_km),
@@ -39,7 +41,7 @@ pub async fn post(cx: &OrdersCtx, auth: &Auth, d: Demand, request_key: Option<St
         price_per_hour: Set(d.price_per_hour),
         status: Set(OrderStatus::OrderPending),
         status_reason: Set(None),
-        demander_id: Set(me.clone()),
+        demander_id: Set(me.to_string()),
         provider_id: Set(None),
         device_id: Set(None),
         reserved_device_id: Set(None),
@@ -97,16 +99,16 @@ pub async fn open(conn: &impl ConnectionTrait, id: &str) -> Result<orders::Model
 }
 
 /// One of the caller's own devices (personal context), 404 otherwise.
-pub async fn my_device(conn: &impl ConnectionTrait, me: &str, device_id: &str) -> Result<devices::Model, AppError> {
+pub async fn my_device(conn: &impl ConnectionTrait, me: &UserId, device_id: &DeviceId) -> Result<devices::Model, AppError> {
     devices::Entity::find_by_id(device_id.to_string())
-        .filter(owned_by(&Owner::User(me.to_string())))
+        .filter(owned_by(&Owner::User(me.clone())))
         .one(conn)
         .await?
         .ok_or(AppError::Refused(Msg::DeviceNotFound))
 }
 
 /// What one of the caller's devices lacks for a demand.
-pub async fn check(cx: &OrdersCtx, auth: &Auth, id: &str, device_id: &str) -> Result<Check, AppError> {
+pub async fn check(cx: &OrdersCtx, auth: &Auth, id: &OrderId, device_id: &DeviceId) -> Result<Check, AppError> {
     let me = personal(auth)?;
     let o = open(&cx.db, id).await?;
     let d = my_device(&cx.db, &me, device_id).await?;
@@ -116,12 +118,12 @@ pub async fn check(cx: &OrdersCtx, auth: &Auth, id: &str, device_id: &str) -> Re
 }
 
 /// Every device of the caller against a demand (the board's "your devices").
-pub async fn my_devices(cx: &OrdersCtx, auth: &Auth, id: &str) -> Result<Vec<DeviceCheck>, AppError> {
+pub async fn my_devices(cx: &OrdersCtx, auth: &Auth, id: &OrderId) -> Result<Vec<DeviceCheck>, AppError> {
     let me = personal(auth)?;
     let o = open(&cx.db, id).await?;
     let app = app_of(&cx.db, &o.app_id).await?;
     let terms = terms_of(&o);
-    let mine = devices::Entity::find().filter(owned_by(&Owner::User(me))).order_by_asc(devices::Column::Name).all(&cx.db).await?;
+    let mine = devices::Entity::find().filter(owned_by(&Owner::User(me.into()))).order_by_asc(devices::Column::Name).all(&cx.db).await?;
     let mut out = Vec::new();
     for d in mine {
         let gaps = matcher::gaps(&cx.db, &terms, &app, &d).await?;

@@ -7,6 +7,7 @@ use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
 
+use crate::ids::OrderId;
 use crate::apps::model::AppStatus;
 use crate::billing::ledger;
 use crate::config::OrdersConfig;
@@ -40,7 +41,7 @@ impl DemanderAction {
     }
 }
 
-pub async fn act(cx: &OrdersCtx, auth: &Auth, id: &str, action: DemanderAction, lang: Lang) -> Result<Order, AppError> {
+pub async fn act(cx: &OrdersCtx, auth: &Auth, id: &OrderId, action: DemanderAction, lang: Lang) -> Result<Order, AppError> {
     let me = personal(auth)?;
     let txn = write_txn(&cx.db).await?;
     let o = view::mine(&txn, &me, id).await?;
@@ -49,7 +50,7 @@ pub async fn act(cx: &OrdersCtx, auth: &Auth, id: &str, action: DemanderAction, 
     }
     let refused = || AppError::Refused(Msg::OrderActionNotAllowed(action.words(), o.status.words()));
     let t = now();
-    let change = |reason: Option<&str>, set| Change { reason: reason.map(str::to_string), actor_id: Some(me.clone()), set };
+    let change = |reason: Option<&str>, set| Change { reason: reason.map(str::to_string), actor_id: Some(me.to_string()), set };
     let moved = match action {
         DemanderAction::Confirm => {
             let set = vec![

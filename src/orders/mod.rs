@@ -24,6 +24,7 @@ use tokio_cron_scheduler::{Job, JobSchedulerError};
 use crate::apps::AppsCtx;
 use crate::config::OrdersConfig;
 use crate::error::{AppError, Msg};
+use crate::ids::UserId;
 use crate::iam::auth::Auth;
 use crate::jobs::{Runs, repeated};
 
@@ -43,7 +44,7 @@ pub struct OrdersCtx {
 }
 
 /// Demands are for individual operation only (docs/product.md §1): a company context answers 403.
-pub fn personal(auth: &Auth) -> Result<String, AppError> {
+pub fn personal(auth: &Auth) -> Result<UserId, AppError> {
     match auth.company() {
         None => Ok(auth.user_id.clone()),
         Some(_) => Err(AppError::Refused(Msg::DemandsPersonalOnly)),

@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
+use crate::ids::{self, AppId};
+use crate::devices::model::DeviceId;
 use crate::db::enums::OrderStatus;
 use crate::devices::model::Location;
 use crate::error::{AppError, Msg};
@@ -38,7 +40,7 @@ pub struct DemandRequest {
 /// What a device must satisfy (the matcher's input), as posted or as asked by the live count.
 #[derive(Debug, Clone)]
 pub struct Terms {
-    pub app_id: String,
+    pub app_id: AppId,
     pub gpu_count: i64,
     pub gpu_models: Vec<String>,
     pub distance_km: Option<i64>,
@@ -53,13 +55,6 @@ pub struct Demand {
     pub price_per_hour: i64,
 }
 
-fn app_field(raw: Option<String>) -> Result<String, AppError> {
-    let v = raw.map(|s| s.trim().to_string()).unwrap_or_default();
-    if v.is_empty() || v.chars().count() > 64 {
-        return Err(AppError::invalid("app_id", Msg::InvalidField("app_id")));
-    }
-    Ok(v)
-}
 
 /// "A100, rtx 4090,," → ["A100", "rtx 4090"].
 pub fn split_models(raw: &str) -> Vec<String> {
@@ -73,7 +68,7 @@ fn in_range(field: &'static str, v: Option<i64>, range: std::ops::RangeInclusive
 impl Terms {
     /// The terms of a demand or of the live count; the same rules either way.
     pub fn check(app_id: Option<String>, gpu_count: Option<i64>, gpu_models: Option<String>, distance_km: Option<i64>, lat: Option<f64>, lng: Option<f64>) -> Result<Terms, AppError> {
-        let app_id = app_field(app_id)?;
+        let app_id: AppId = ids::required(app_id, "app_id", Msg::InvalidField("app_id"))?;
         let gpu_count = in_range("gpu_count", Some(gpu_count.unwrap_or(0)), 0..=MAX_GPUS)?;
         let raw = gpu_models.unwrap_or_default();
         if raw.chars().count() > 200 {
@@ -148,17 +143,15 @@ pub struct TakeRequest {
 }
 
 pub struct Take {
-    pub device_id: String,
+    pub device_id: DeviceId,
 }
 
 impl Checked for Take {
     type Body = TakeRequest;
     fn check(r: TakeRequest) -> Result<Self, AppError> {
-        let v = r.device_id.map(|s| s.trim().to_ascii_uppercase()).unwrap_or_default();
-        if v.is_empty() || v.chars().count() > 64 {
-            return Err(AppError::invalid("device_id", Msg::InvalidDeviceId));
-        }
-        Ok(Take { device_id: v })
+        // A device id of another shape names no device of the caller's (404, after the checks
+        // of who may take at all); a missing one is 400.
+        Ok(Take { device_id: ids::required(r.device_id, "device_id", Msg::InvalidDeviceId)? })
     }
 }
 

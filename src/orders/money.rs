@@ -26,7 +26,7 @@ pub async fn hold(conn: &impl ledger::Conn, s: &OrdersConfig, demander: &str, or
         None => format!("order:{order_id}:hold"),
     };
     let held = ledger::hold(conn, HoldSpec {
-        account: AccountRef::User(demander.to_string()),
+        account: AccountRef::User(demander.into()),
         amount: price * hours,
         key,
         reference: Reference::new("order", order_id.to_string()),
@@ -62,7 +62,7 @@ pub async fn charge(conn: &impl ledger::Conn, o: &orders::Model, until: DateTime
     ledger::capture_market(conn, MarketCapture {
         hold_id: o.hold_id.clone(),
         amount,
-        provider: AccountRef::User(provider.clone()),
+        provider: AccountRef::User(provider.clone().into()),
         fee_percent: o.fee_percent.clamp(0, 100) as u8,
         key: format!("order:{}:minutes:{k}-{}", o.id, k + m),
         memo: Memo::OrderMinutes(m).encode(),

@@ -6,6 +6,8 @@ use axum::extract::{FromRef, State};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::devices::model::DeviceId;
+use crate::ids::{self, OrderId};
 use crate::billing::idempotency::IdempotencyKey;
 use crate::db::enums::OrderStatus;
 use crate::error::{ApiResult, AppError, Envelope, Msg, ok};
@@ -62,15 +64,15 @@ async fn qualifying_devices(State(cx): State<OrdersCtx>, ApiQuery(q): ApiQuery<C
 /// What one of the caller's devices lacks for a demand: one gap per unmet requirement.
 #[utoipa::path(get, path = "/api/rmp/v1/demands/{id}/check", tag = "orders", params(("id" = String, Path), CheckQuery),
     responses((status = 200, body = Envelope<Check>), (status = 400), (status = 403), (status = 404), (status = 409)))]
-async fn check_device(State(cx): State<OrdersCtx>, auth: Auth, ApiPath(id): ApiPath<String>, ApiQuery(q): ApiQuery<CheckQuery>) -> ApiResult<Check> {
-    let device = <Take as crate::http::Checked>::check(TakeRequest { device_id: q.device_id })?;
-    ok(demands::check(&cx, &auth, &id, &device.device_id).await?)
+async fn check_device(State(cx): State<OrdersCtx>, auth: Auth, ApiPath(id): ApiPath<OrderId>, ApiQuery(q): ApiQuery<CheckQuery>) -> ApiResult<Check> {
+    let device: DeviceId = ids::required(q.device_id, "device_id", Msg::InvalidDeviceId)?;
+    ok(demands::check(&cx, &auth, &id, &device).await?)
 }
 
 /// Every device of the caller against a demand (the board's "your devices").
 #[utoipa::path(get, path = "/api/rmp/v1/demands/{id}/devices", tag = "orders", params(("id" = String, Path)),
     responses((status = 200, body = Envelope<Vec<DeviceCheck>>), (status = 403), (status = 404), (status = 409)))]
-async fn my_device_checks(State(cx): State<OrdersCtx>, auth: Auth, ApiPath(id): ApiPath<String>) -> ApiResult<Vec<DeviceCheck>> {
+async fn my_device_checks(State(cx): State<OrdersCtx>, auth: Auth, ApiPath(id): ApiPath<OrderId>) -> ApiResult<Vec<DeviceCheck>> {
     ok(demands::my_devices(&cx, &auth, &id).await?)
 }
 
@@ -79,7 +81,7 @@ async fn my_device_checks(State(cx): State<OrdersCtx>, auth: Auth, ApiPath(id): 
 /// requirements not satisfied, cannot take this order." with `data.gaps` when it does not qualify.
 #[utoipa::path(post, path = "/api/rmp/v1/demands/{id}/take", tag = "orders", params(("id" = String, Path)), request_body = TakeRequest,
     responses((status = 200, body = Envelope<Order>), (status = 400), (status = 403), (status = 404), (status = 409)))]
-async fn take_demand(State(cx): State<OrdersCtx>, auth: Auth, lang: Lang, ApiPath(id): ApiPath<String>, Valid(ask): Valid<Take>) -> ApiResult<Order> {
+async fn take_demand(State(cx): State<OrdersCtx>, auth: Auth, lang: Lang, ApiPath(id): ApiPath<OrderId>, Valid(ask): Valid<Take>) -> ApiResult<Order> {
     ok(take::take(&cx, &auth, &id, ask, lang).await?)
 }
 
@@ -98,7 +100,7 @@ async fn list_orders(State(cx): State<OrdersCtx>, auth: Auth, lang: Lang, ApiQue
 
 #[utoipa::path(get, path = "/api/rmp/v1/orders/{id}", tag = "orders", params(("id" = String, Path)),
     responses((status = 200, body = Envelope<Order>), (status = 403), (status = 404)))]
-async fn get_order(State(cx): State<OrdersCtx>, auth: Auth, lang: Lang, ApiPath(id): ApiPath<String>) -> ApiResult<Order> {
+async fn get_order(State(cx): State<OrdersCtx>, auth: Auth, lang: Lang, ApiPath(id): ApiPath<OrderId>) -> ApiResult<Order> {
     let me = personal(&auth)?;
     let o = view::mine(&cx.db, &me, &id).await?;
     ok(view::one(&cx.db, &o, &cx.settings, lang).await?)
@@ -107,7 +109,7 @@ async fn get_order(State(cx): State<OrdersCtx>, auth: Auth, lang: Lang, ApiPath(
 /// The demander confirms the app works (`order_accepted` → `order_confirmed`): billing by the minute starts.
 #[utoipa::path(post, path = "/api/rmp/v1/orders/{id}/confirm", tag = "orders", params(("id" = String, Path)),
     responses((status = 200, body = Envelope<Order>), (status = 403), (status = 404), (status = 409)))]
-async fn confirm_order(State(cx): State<OrdersCtx>, auth: Auth, lang: Lang, ApiPath(id): ApiPath<String>) -> ApiResult<Order> {
+async fn confirm_order(State(cx): State<OrdersCtx>, auth: Auth, lang: Lang, ApiPath(id): ApiPath<OrderId>) -> ApiResult<Order> {
     ok(flow::act(&cx, &auth, &id, DemanderAction::Confirm, lang).await?)
 }
 
@@ -115,13 +117,13 @@ async fn confirm_order(State(cx): State<OrdersCtx>, auth: Auth, lang: Lang, ApiP
 /// charged, the rest of the hold released.
 #[utoipa::path(post, path = "/api/rmp/v1/orders/{id}/finish", tag = "orders", params(("id" = String, Path)),
     responses((status = 200, body = Envelope<Order>), (status = 403), (status = 404), (status = 409)))]
-async fn finish_order(State(cx): State<OrdersCtx>, auth: Auth, lang: Lang, ApiPath(id): ApiPath<String>) -> ApiResult<Order> {
+async fn finish_order(State(cx): State<OrdersCtx>, auth: Auth, lang: Lang, ApiPath(id): ApiPath<OrderId>) -> ApiResult<Order> {
     ok(flow::act(&cx, &auth, &id, DemanderAction::Finish, lang).await?)
 }
 
 /// The demander withdraws a demand nobody has taken (`order_pending` → `order_failed`): the hold is released.
 #[utoipa::path(post, path = "/api/rmp/v1/orders/{id}/cancel", tag = "orders", params(("id" = String, Path)),
     responses((status = 200, body = Envelope<Order>), (status = 403), (status = 404), (status = 409)))]
-async fn cancel_order(State(cx): State<OrdersCtx>, auth: Auth, lang: Lang, ApiPath(id): ApiPath<String>) -> ApiResult<Order> {
+async fn cancel_order(State(cx): State<OrdersCtx>, auth: Auth, lang: Lang, ApiPath(id): ApiPath<OrderId>) -> ApiResult<Order> {
     ok(flow::act(&cx, &auth, &id, DemanderAction::Cancel, lang).await?)
 }

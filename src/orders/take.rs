@@ -9,6 +9,7 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::json;
 
+use crate::ids::OrderId;
 use crate::apps::install::{installable, lock_device, place};
 use crate::db::entity::orders;
 use crate::db::enums::InstallKind;
@@ -22,7 +23,7 @@ use crate::orders::model::{Order, Take};
 use crate::orders::view::{self, terms_of};
 use crate::orders::{OrdersCtx, demands, matcher, notify, personal};
 
-pub async fn take(cx: &OrdersCtx, auth: &Auth, id: &str, ask: Take, lang: Lang) -> Result<Order, AppError> {
+pub async fn take(cx: &OrdersCtx, auth: &Auth, id: &OrderId, ask: Take, lang: Lang) -> Result<Order, AppError> {
     let me = personal(auth)?;
     let txn = write_txn(&cx.db).await?;
     let o = demands::open(&txn, id).await?;
@@ -37,7 +38,7 @@ pub async fn take(cx: &OrdersCtx, auth: &Auth, id: &str, ask: Take, lang: Lang) 
         return Err(AppError::Explained { msg: Msg::OrderRequirementsNotSatisfied, data: json!({ "gaps": gaps }) });
     }
     let change = Change {
-        actor_id: Some(me.clone()),
+        actor_id: Some(me.to_string()),
         set: vec![
             (orders::Column::ProviderId, Expr::value(me.clone())),
             (orders::Column::DeviceId, Expr::value(device.id.clone())),
@@ -46,7 +47,7 @@ pub async fn take(cx: &OrdersCtx, auth: &Auth, id: &str, ask: Take, lang: Lang) 
         ..Default::default()
     };
     let taken = machine::apply(&txn, &o, Event::Take, Actor::Provider, change).await?.ok_or(AppError::Refused(Msg::DemandNotOpen))?;
-    let demander = Owner::User(o.demander_id.clone());
+    let demander = Owner::User(o.demander_id.clone().into());
     let inst = place(&cx.apps, &txn, &demander, &me, InstallKind::Rent, &app.id, &device).await?;
     orders::Entity::update_many()
         .col_expr(orders::Column::InstallationId, Expr::value(inst.id.clone()))

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use chrono::Duration;
 use sea_orm::{ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect};
 
+use crate::ids::{OrderId, UserId};
 use crate::apps::access::reason_text as app_reason;
 use crate::config::OrdersConfig;
 use crate::db::entity::{apps, devices, installations, order_events, orders, users};
@@ -20,7 +21,7 @@ use crate::orders::model::*;
 /// The terms a stored demand asks of a device.
 pub fn terms_of(o: &orders::Model) -> Terms {
     Terms {
-        app_id: o.app_id.clone(),
+        app_id: o.app_id.clone().into(),
         gpu_count: o.gpu_count,
         gpu_models: split_models(&o.gpu_models),
         distance_km: o.distance_km,
@@ -167,7 +168,7 @@ pub async fn one(conn: &impl ConnectionTrait, row: &orders::Model, s: &OrdersCon
 }
 
 /// An order the caller is a side of (demander or provider); 404 otherwise.
-pub async fn mine(conn: &impl ConnectionTrait, me: &str, id: &str) -> Result<orders::Model, AppError> {
+pub async fn mine(conn: &impl ConnectionTrait, me: &UserId, id: &OrderId) -> Result<orders::Model, AppError> {
     orders::Entity::find_by_id(id.to_string())
         .filter(Condition::any().add(orders::Column::DemanderId.eq(me)).add(orders::Column::ProviderId.eq(me)))
         .one(conn)

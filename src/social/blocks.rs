@@ -16,7 +16,7 @@ use crate::social::shared::{people, person};
 use crate::social::{friends, requests};
 
 pub async fn block(db: &DatabaseConnection, auth: &Auth, other: &str) -> Result<(), AppError> {
-    if other == auth.user_id {
+    if auth.user_id == other {
         return Err(AppError::invalid("user_id", Msg::BlockSelf));
     }
     let txn = write_txn(db).await?;

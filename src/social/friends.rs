@@ -118,7 +118,7 @@ pub async fn update(db: &DatabaseConnection, auth: &Auth, friend_id: &str, chang
             .exec(&txn)
             .await?;
         for tag_id in ids {
-            let link = links::ActiveModel { user_id: Set(auth.user_id.clone()), friend_id: Set(friend_id.to_string()), tag_id: Set(tag_id) };
+            let link = links::ActiveModel { user_id: Set(auth.user_id.to_string()), friend_id: Set(friend_id.to_string()), tag_id: Set(tag_id) };
             links::Entity::insert(link).exec_without_returning(&txn).await?;
         }
     }

@@ -61,7 +61,7 @@ pub async fn send(db: &DatabaseConnection, cfg: &SocialConfig, auth: &Auth, m: N
     let row = messages::Model {
         id: new_id(),
         sender_id: me.to_string(),
-        recipient_id: m.to.clone(),
+        recipient_id: m.to.to_string(),
         pair_key: pair_key(me, &m.to),
         body: m.body.as_str().to_string(),
         read: false,

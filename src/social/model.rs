@@ -6,6 +6,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
+use crate::ids::{self, UserId};
 use crate::db::enums::RequestStatus;
 use crate::error::{AppError, Msg};
 use crate::http::{Checked, Page};
@@ -173,15 +174,14 @@ pub struct MessageBodyRequest {
 /// A validated message to send.
 #[derive(Debug, Clone)]
 pub struct NewMessage {
-    pub to: String,
+    pub to: UserId,
     pub body: MessageBody,
 }
 
 impl Checked for NewMessage {
     type Body = MessageBodyRequest;
     fn check(r: MessageBodyRequest) -> Result<NewMessage, AppError> {
-        let to = r.to_user_id.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
-        let to = to.ok_or(AppError::invalid("to_user_id", Msg::RecipientRequired))?;
+        let to = ids::required(r.to_user_id, "to_user_id", Msg::RecipientRequired)?;
         Ok(NewMessage { to, body: MessageBody::parse(r.body.as_deref())? })
     }
 }

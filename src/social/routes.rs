@@ -236,7 +236,7 @@ async fn events_stream(State(cx): State<SocialCtx>, auth: Auth, place: crate::ht
     let sse = stream::sse(
         cx.db.clone(),
         sub,
-        auth.user_id.clone(),
+        auth.user_id.to_string(),
         cursor,
         last_event_id,
         Duration::from_secs(cfg.keep_alive_secs),

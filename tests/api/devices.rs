@@ -581,3 +581,32 @@ async fn nearby_lists_shared_devices_coarsely() {
     let html = app.get("/nearby").await.text().await.unwrap();
     assert!(!html.contains(&near));
 }
+
+/// Ids are types at the edge (issue 27): a device id in a path is read as people type it, a
+/// malformed one names nothing (404); an id a body must carry is trimmed and required, the
+/// refusal naming the field; a device id a body carries must have a device id's shape (400).
+#[tokio::test]
+async fn ids_are_read_at_the_edge() {
+    let app = TestApp::spawn().await;
+    let t = token_of(&app.signed_in("ids@example.com").await);
+    let (id, _) = crate::boxes::bound_device(&app, &t, "Z-BOX", spec(2)).await;
+    let typed = format!(" {} ", id.to_ascii_lowercase().replace('-', " "));
+    let (s, b) = app.get_auth(&format!("/api/ebs/v2/devices/{}", urlencoding(&typed)), &t).await;
+    assert_eq!((s, b["data"]["id"].as_str()), (200, Some(id.as_str())), "{b}");
+    for bad in ["nope", "7KQ2--M9XD-4HTR", "%20"] {
+        let (s, b) = app.get_auth(&format!("/api/ebs/v2/devices/{bad}"), &t).await;
+        assert!(s == 404 || (bad == "%20" && s == 400), "{bad}: {s} {b}");
+    }
+    let (s, b) = app.post_json("/api/rmp/v1/apps/install", &json!({"app_id": "  ", "device_id": id}), Some(&t)).await;
+    assert_eq!((s, b["data"]["field"].as_str()), (400, Some("app_id")), "{b}");
+    let (s, b) = app.post_json("/api/rmp/v1/apps/install", &json!({"app_id": "nginx", "device_id": "\t"}), Some(&t)).await;
+    assert_eq!((s, b["data"]["field"].as_str()), (400, Some("device_id")), "{b}");
+    let (s, b) = app.get_auth("/api/rmp/v1/demands/any/check?device_id=%20", &t).await;
+    assert_eq!((s, b["msg"].as_str(), b["error"].as_str()), (400, Some("Invalid Device ID"), Some("invalid_device_id")), "{b}");
+    let (s, b) = app.get_auth(&format!("/api/rmp/v1/apps/fit?app_id={}", "x".repeat(65)), &t).await;
+    assert_eq!((s, b["data"]["field"].as_str()), (400, Some("app_id")), "{b}");
+}
+
+fn urlencoding(s: &str) -> String {
+    s.replace(' ', "%20")
+}

@@ -208,7 +208,7 @@ async fn a_rental_whose_hold_cannot_pay_is_suspended_not_deleted() {
     // is refused and nothing changes ...
     use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
     let alice_row = zmarket::db::entity::users::Entity::find().filter(zmarket::db::entity::users::Column::Email.eq("alice@example.com")).one(&app.state.db).await.unwrap().unwrap();
-    let ua = zmarket::billing::ledger::AccountRef::User(alice_row.id);
+    let ua = zmarket::billing::ledger::AccountRef::User(alice_row.id.into());
     let other = zmarket::billing::ledger::HoldSpec {
         account: ua,
         amount: 1980,

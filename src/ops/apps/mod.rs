@@ -21,6 +21,7 @@ use axum::extract::FromRef;
 use sea_orm::{ActiveEnum, ActiveModelTrait, ConnectionTrait, EntityTrait, QueryOrder, Set};
 use serde_json::{Value, json};
 
+use crate::ids::AppId;
 use crate::apps::AppsCtx;
 use crate::db::entity::{app_icons, app_images, apps};
 use crate::db::enums::values;
@@ -113,7 +114,7 @@ pub async fn list(cx: &Publisher, q: Option<String>, listed: Option<bool>) -> Re
     Ok(List { total: items.len() as u64, items })
 }
 
-pub async fn get(cx: &Publisher, id: &str) -> Result<OpsApp, AppError> {
+pub async fn get(cx: &Publisher, id: &AppId) -> Result<OpsApp, AppError> {
     let row = apps::Entity::find_by_id(id.to_string()).one(&cx.apps.db).await?.ok_or(AppError::Refused(Msg::AppNotFound))?;
     Ok(view(&row, cx.apps.manifests.of(&row).as_ref(), &archives(&cx.apps.db).await?))
 }
@@ -285,7 +286,7 @@ fn changes(before: &OpsApp, after: &OpsApp) -> Value {
 
 /// `PUT /apps/{id}`: the fields given change, the others stay. A changed install manifest is
 /// kept with the app; without a new version it gets one (`bump`).
-pub async fn update(cx: &Publisher, actor: &Actor, id: &str, e: AppEdit) -> Result<OpsApp, AppError> {
+pub async fn update(cx: &Publisher, actor: &Actor, id: &AppId, e: AppEdit) -> Result<OpsApp, AppError> {
     if e.id.as_deref().is_some_and(|new| new != id) {
         return Err(AppError::invalid("id", Msg::AppIdInvalid));
     }
@@ -329,7 +330,7 @@ async fn write(conn: &impl ConnectionTrait, row: &apps::Model, d: Draft, manifes
 
 /// `POST /apps/{id}/icon`: a PNG, JPEG or WebP of at most 256 KB, kept in the database and
 /// served by the market at a URL that changes with it.
-pub async fn set_icon(cx: &Publisher, actor: &Actor, id: &str, bytes: Vec<u8>) -> Result<OpsApp, AppError> {
+pub async fn set_icon(cx: &Publisher, actor: &Actor, id: &AppId, bytes: Vec<u8>) -> Result<OpsApp, AppError> {
     if bytes.is_empty() {
         return Err(AppError::invalid("file", Msg::AppIconMissing));
     }

@@ -5,6 +5,7 @@ use axum::http::{HeaderMap, header};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::ids::AppId;
 use crate::error::{ApiResult, AppError, Envelope, Msg, ok};
 use crate::http::{ApiMultipart, ApiPath, ApiQuery, List, Valid};
 use crate::iam::auth::{Operator, Sessions};
@@ -43,7 +44,7 @@ async fn ops_create_app(State(ops): State<OpsCtx>, State(cx): State<Publisher>, 
 /// One app as the operator sees it.
 #[utoipa::path(get, path = "/api/ops/v1/apps/{id}", tag = "operator", params(("id" = String, Path)),
     responses((status = 200, body = Envelope<OpsApp>), (status = 403), (status = 404)))]
-async fn ops_get_app(State(cx): State<Publisher>, _op: Operator, ApiPath(id): ApiPath<String>) -> ApiResult<OpsApp> {
+async fn ops_get_app(State(cx): State<Publisher>, _op: Operator, ApiPath(id): ApiPath<AppId>) -> ApiResult<OpsApp> {
     ok(publish::get(&cx, &id).await?)
 }
 
@@ -51,7 +52,7 @@ async fn ops_get_app(State(cx): State<Publisher>, _op: Operator, ApiPath(id): Ap
 /// stay. A new image without a new version gets one, so installations see the update.
 #[utoipa::path(put, path = "/api/ops/v1/apps/{id}", tag = "operator", params(("id" = String, Path)), request_body = AppRequest,
     responses((status = 200, body = Envelope<OpsApp>), (status = 400), (status = 403), (status = 404)))]
-async fn ops_update_app(State(ops): State<OpsCtx>, State(cx): State<Publisher>, op: Operator, ApiPath(id): ApiPath<String>, Valid(req): Valid<AppEdit>) -> ApiResult<OpsApp> {
+async fn ops_update_app(State(ops): State<OpsCtx>, State(cx): State<Publisher>, op: Operator, ApiPath(id): ApiPath<AppId>, Valid(req): Valid<AppEdit>) -> ApiResult<OpsApp> {
     let actor = crate::ops::operators::actor_of(&ops.db, &op).await?;
     ok(publish::update(&cx, &actor, &id, req).await?)
 }
@@ -63,7 +64,7 @@ fn announced(headers: &HeaderMap) -> Option<u64> {
 /// Upload the app's icon (multipart `file`): PNG, JPEG or WebP, at most 256 KB.
 #[utoipa::path(post, path = "/api/ops/v1/apps/{id}/icon", tag = "operator", params(("id" = String, Path)),
     responses((status = 200, body = Envelope<OpsApp>), (status = 400), (status = 403), (status = 404), (status = 413), (status = 415)))]
-async fn ops_upload_icon(State(ops): State<OpsCtx>, State(cx): State<Publisher>, op: Operator, ApiPath(id): ApiPath<String>, headers: HeaderMap, form: ApiMultipart) -> ApiResult<OpsApp> {
+async fn ops_upload_icon(State(ops): State<OpsCtx>, State(cx): State<Publisher>, op: Operator, ApiPath(id): ApiPath<AppId>, headers: HeaderMap, form: ApiMultipart) -> ApiResult<OpsApp> {
     let actor = crate::ops::operators::actor_of(&ops.db, &op).await?;
     let bytes = form.small_file(&headers, "file", ICON_MAX_BYTES, Msg::AppIconTooLarge, Msg::AppIconMissing).await?;
     ok(publish::set_icon(&cx, &actor, &id, bytes).await?)
@@ -74,7 +75,7 @@ async fn ops_upload_icon(State(ops): State<OpsCtx>, State(cx): State<Publisher>,
 /// such an archive, 413 over `[apps] max_image_bytes`; nothing is kept then.
 #[utoipa::path(post, path = "/api/ops/v1/apps/{id}/image", tag = "operator", params(("id" = String, Path)),
     responses((status = 200, body = Envelope<ImageUpload>), (status = 400), (status = 403), (status = 404), (status = 413), (status = 415)))]
-async fn ops_upload_image(State(ops): State<OpsCtx>, State(cx): State<Publisher>, op: Operator, ApiPath(id): ApiPath<String>, headers: HeaderMap, ApiMultipart(mut form): ApiMultipart) -> ApiResult<ImageUpload> {
+async fn ops_upload_image(State(ops): State<OpsCtx>, State(cx): State<Publisher>, op: Operator, ApiPath(id): ApiPath<AppId>, headers: HeaderMap, ApiMultipart(mut form): ApiMultipart) -> ApiResult<ImageUpload> {
     let actor = crate::ops::operators::actor_of(&ops.db, &op).await?;
     // 404 before reading a byte of a possibly large body.
     publish::get(&cx, &id).await?;
