@@ -1,7 +1,7 @@
 //! Installations as other domains see them: orders follows the app an order runs, its matcher
 //! asks whether an app is on a box, and releases the app once the order is over. They ask here
-//! rather than read `installations`, which this domain owns (docs/architecture.md, "Who owns
-//! which table").
+//! rather than read `installations`, which this domain owns
+//! (docs/architecture.md "Who owns which table").
 
 use std::collections::HashMap;
 

@@ -1,5 +1,5 @@
 //! The catalogue's rows as other domains ask about them (they never read `apps`, which this
-//! domain owns: docs/architecture.md, "Who owns which table").
+//! domain owns: docs/architecture.md "Who owns which table").
 
 use sea_orm::{ColumnTrait, ConnectionTrait, DatabaseExecutor, DbErr, EntityTrait, QueryFilter};
 
