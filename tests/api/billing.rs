@@ -180,7 +180,7 @@ async fn ledger_verify_catches_corrupted_rows() {
     let app = no_bonus().await;
     let (a, p) = (app.signed_in("a@example.com").await, app.signed_in("p@example.com").await);
     grant(&app, "a@example.com", 5000).await;
-    let (ua, up) = (AccountRef::User(user_id_of(&app, &a).await), AccountRef::User(user_id_of(&app, &p).await));
+    let (ua, up) = (AccountRef::User(user_id_of(&app, &a).await.into()), AccountRef::User(user_id_of(&app, &p).await.into()));
     let h = ledger::hold(&app.state.db, hold_spec(&ua, 3000, "h1")).await.unwrap().hold;
     let spec = CaptureSpec { hold_id: h.id.clone(), amount: 1000, splits: market_splits(1000, up, 10), key: "c1".into(), memo: "m".into(), metered: true };
     ledger::capture(&app.state.db, spec).await.unwrap();
@@ -208,7 +208,7 @@ async fn hold_capture_with_the_market_fee_then_release_once() {
     let app = no_bonus().await;
     let (a, p) = (app.signed_in("a@example.com").await, app.signed_in("p@example.com").await);
     grant(&app, "a@example.com", 10_000).await;
-    let (ua, up) = (AccountRef::User(user_id_of(&app, &a).await), AccountRef::User(user_id_of(&app, &p).await));
+    let (ua, up) = (AccountRef::User(user_id_of(&app, &a).await.into()), AccountRef::User(user_id_of(&app, &p).await.into()));
     let db = &app.state.db;
     let spec = HoldSpec { burn_per_hour: 1200, ..hold_spec(&ua, 3000, "rental:r1:hold") };
     let held = ledger::hold(db, spec.clone()).await.unwrap();
@@ -263,7 +263,7 @@ async fn partial_captures_until_the_hold_is_captured_whole() {
     let app = no_bonus().await;
     let (a, p) = (app.signed_in("a@example.com").await, app.signed_in("p@example.com").await);
     grant(&app, "a@example.com", 600).await;
-    let (ua, up) = (AccountRef::User(user_id_of(&app, &a).await), AccountRef::User(user_id_of(&app, &p).await));
+    let (ua, up) = (AccountRef::User(user_id_of(&app, &a).await.into()), AccountRef::User(user_id_of(&app, &p).await.into()));
     let db = &app.state.db;
     let h = ledger::hold(db, hold_spec(&ua, 600, "h")).await.unwrap().hold;
     for (i, amount) in [100, 250, 250].into_iter().enumerate() {
@@ -288,7 +288,7 @@ async fn an_expired_hold_is_released_by_the_job() {
     let app = no_bonus().await;
     let a = app.signed_in("a@example.com").await;
     grant(&app, "a@example.com", 1000).await;
-    let ua = AccountRef::User(user_id_of(&app, &a).await);
+    let ua = AccountRef::User(user_id_of(&app, &a).await.into());
     let db = &app.state.db;
     let t = zmarket::db::now();
     let soon = ledger::hold(db, HoldSpec { expires_at: t + Duration::minutes(5), ..hold_spec(&ua, 300, "soon") }).await.unwrap().hold;
@@ -314,7 +314,7 @@ async fn a_hold_or_spend_below_zero_is_refused_naming_what_is_missing() {
     let app = no_bonus().await;
     let a = app.signed_in("a@example.com").await;
     grant(&app, "a@example.com", 1250).await;
-    let ua = AccountRef::User(user_id_of(&app, &a).await);
+    let ua = AccountRef::User(user_id_of(&app, &a).await.into());
     let e = ledger::hold(&app.state.db, hold_spec(&ua, 3000, "big")).await.unwrap_err();
     let msg = conflict_msg(&e);
     assert_eq!(msg.text(Lang::En), "Insufficient balance: 12.50 coins available, 30.00 needed");
@@ -344,7 +344,7 @@ async fn a_hold_or_spend_below_zero_is_refused_naming_what_is_missing() {
 async fn fifty_concurrent_holds(app: &TestApp) {
     let a = app.signed_in("a@example.com").await;
     grant(app, "a@example.com", 10_000).await;
-    let ua = AccountRef::User(user_id_of(app, &a).await);
+    let ua = AccountRef::User(user_id_of(app, &a).await.into());
     let tasks: Vec<_> = (0..50)
         .map(|i| {
             let (db, spec) = (app.state.db.clone(), hold_spec(&ua, 300, &format!("race:{i}")));

@@ -46,7 +46,7 @@ async fn the_fee_of_every_rental_and_order_is_exact_after_every_capture() {
     let app = no_bonus().await;
     let (renter, provider) = (app.signed_in("renter@example.com").await, app.signed_in("provider@example.com").await);
     super::grant(&app, "renter@example.com", 100_000_000).await;
-    let (payer, up) = (AccountRef::User(user_id_of(&app, &renter).await), AccountRef::User(user_id_of(&app, &provider).await));
+    let (payer, up) = (AccountRef::User(user_id_of(&app, &renter).await.into()), AccountRef::User(user_id_of(&app, &provider).await.into()));
     let db = &app.state.db;
     let mut meters: Vec<Meter> = Vec::new();
     let mut keys: Vec<(String, usize, i64)> = Vec::new();
@@ -117,7 +117,7 @@ async fn three_cent_minutes_earn_the_market_its_fee() {
     let app = no_bonus().await;
     let (renter, provider) = (app.signed_in("renter@example.com").await, app.signed_in("provider@example.com").await);
     super::grant(&app, "renter@example.com", 10_000).await;
-    let (payer, up) = (AccountRef::User(user_id_of(&app, &renter).await), AccountRef::User(user_id_of(&app, &provider).await));
+    let (payer, up) = (AccountRef::User(user_id_of(&app, &renter).await.into()), AccountRef::User(user_id_of(&app, &provider).await.into()));
     let db = &app.state.db;
     let reference = Reference::new("rental", "r1");
     let spec = HoldSpec { account: payer, amount: 200, key: "rental:r1:hold".into(), reference: reference.clone(), memo: String::new(), expires_at: zmarket::db::now() + chrono::Duration::hours(1), burn_per_hour: 200 };
@@ -148,7 +148,7 @@ async fn capture_rate_with_exact_fees() {
     let app = no_bonus().await;
     let (renter, provider) = (app.signed_in("renter@example.com").await, app.signed_in("provider@example.com").await);
     super::grant(&app, "renter@example.com", 100_000_000).await;
-    let (payer, up) = (AccountRef::User(user_id_of(&app, &renter).await), AccountRef::User(user_id_of(&app, &provider).await));
+    let (payer, up) = (AccountRef::User(user_id_of(&app, &renter).await.into()), AccountRef::User(user_id_of(&app, &provider).await.into()));
     let db = &app.state.db;
     let hold = async |name: &str| {
         let spec = HoldSpec { account: payer.clone(), amount: 10 * n, key: format!("{name}:hold"), reference: Reference::new(name, name), memo: String::new(), expires_at: zmarket::db::now() + chrono::Duration::hours(2), burn_per_hour: 0 };

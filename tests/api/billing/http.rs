@@ -189,7 +189,7 @@ async fn metered_usage_is_unbilled_until_its_period_closes() {
     let app = no_bonus().await;
     let (a, p) = (app.signed_in("a@example.com").await, app.signed_in("p@example.com").await);
     grant(&app, "a@example.com", 10_000).await;
-    let (ua, up) = (AccountRef::User(user_id_of(&app, &a).await), AccountRef::User(user_id_of(&app, &p).await));
+    let (ua, up) = (AccountRef::User(user_id_of(&app, &a).await.into()), AccountRef::User(user_id_of(&app, &p).await.into()));
     let db = &app.state.db;
     let rental = zmarket::billing::ledger::Reference::new("rental", "rental:r9:hold");
     let h = ledger::hold(db, HoldSpec { burn_per_hour: 600, reference: rental, ..hold_spec(&ua, 3000, "rental:r9:hold") }).await.unwrap().hold;
@@ -232,7 +232,7 @@ async fn held_coins_or_unbilled_usage_block_account_deletion() {
     let app = no_bonus().await;
     let a = app.signed_in("a@example.com").await;
     grant(&app, "a@example.com", 1000).await;
-    let ua = AccountRef::User(user_id_of(&app, &a).await);
+    let ua = AccountRef::User(user_id_of(&app, &a).await.into());
     let check = async || app.post_json("/api/iam/v1/account/check", &json!({}), Some(&token_of(&a))).await.1["data"].clone();
     assert_eq!(check().await, json!({"deletable": true, "reasons": []}));
     let h = ledger::hold(&app.state.db, hold_spec(&ua, 500, "h")).await.unwrap().hold;
@@ -254,7 +254,7 @@ async fn runway_notices_when_a_running_rental_is_going_to_stop() {
     let app = no_bonus().await;
     let a = app.signed_in("a@example.com").await;
     grant(&app, "a@example.com", 10_000).await;
-    let ua = AccountRef::User(user_id_of(&app, &a).await);
+    let ua = AccountRef::User(user_id_of(&app, &a).await.into());
     let db = &app.state.db;
     let notices = async |lang: &str| -> Vec<Value> {
         let res = app.client.get(app.url("/api/ebs/v1/notifications")).bearer_auth(token_of(&a)).header("Accept-Language", lang).send().await.unwrap();

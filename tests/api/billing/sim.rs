@@ -224,7 +224,7 @@ async fn a_seeded_random_simulation_keeps_every_invariant() {
     let db = state.db.clone();
     let mut rng = StdRng::seed_from_u64(seed);
     let accounts: Vec<AccountRef> =
-        (0..4).map(|i| AccountRef::User(format!("sim-user-{i}"))).chain([AccountRef::Company("sim-company".into())]).collect();
+        (0..4).map(|i| AccountRef::User(format!("sim-user-{i}").into())).chain([AccountRef::Company("sim-company".into())]).collect();
     let mut m = Model::default();
     let mut n = 0;
     let mut ops = 0;

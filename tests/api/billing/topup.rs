@@ -104,7 +104,7 @@ async fn a_redeem_and_a_rental_hold_at_once_never_overdraw() {
     let app = no_bonus().await;
     let a = app.signed_in("a@example.com").await;
     let t = token_of(&a);
-    let ua = AccountRef::User(user_id_of(&app, &a).await);
+    let ua = AccountRef::User(user_id_of(&app, &a).await.into());
     let db = &app.state.db;
     for round in 0..8 {
         let code = codes::generate(db, 500, 1, None).await.unwrap().remove(0);
