@@ -31,7 +31,7 @@ pub trait CompanyResources: Send + Sync {
         Ok(Vec::new())
     }
     /// What the company still holds of this domain that keeps it from being deleted: the
-    /// reason's stable name (docs/api.md, `CompanyNotDeletable`).
+    /// reason's stable name in DELETE /sme's 409 `data.reasons` (docs/companies.md).
     async fn held(&self, _txn: &DatabaseTransaction, _company_id: &str) -> Result<Option<&'static str>, AppError> {
         Ok(None)
     }
