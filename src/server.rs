@@ -87,6 +87,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         manifests: Arc::new(manifests),
         data_dir: config.data_dir.clone(),
         market_settings: market_settings.clone(),
+        reservations: crate::apps::reservations::DeviceReservations::new(vec![Arc::new(crate::orders::OrderReservations)]),
     };
     let orders = OrdersCtx {
         db: db.clone(),
@@ -101,6 +102,11 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         site: site.clone(),
         mailer: mailer.clone(),
         invitation_ttl_secs: config.auth.invitation_ttl_secs,
+        resources: crate::companies::resources::Resources::new(vec![
+            Arc::new(crate::devices::binding::CompanyDevices),
+            Arc::new(crate::market::apps::CompanyApps),
+            Arc::new(crate::apps::AiComputeHeld),
+        ]),
     };
     // The cross-domain questions, answered by the domains that know.
     let deletion = DeletionChecks::new(vec![

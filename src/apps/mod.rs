@@ -14,7 +14,9 @@ pub mod money;
 pub mod notify;
 pub mod rental;
 pub mod reports;
+pub mod reservations;
 pub mod routes;
+pub mod seen;
 pub mod state;
 pub mod watchdog;
 
@@ -41,6 +43,8 @@ pub struct AppsCtx {
     pub data_dir: PathBuf,
     /// The market's settings: its fee is the share of a rental, fixed when it starts.
     pub market_settings: crate::settings::LiveSettings,
+    /// Whether a box is reserved for an order (answered by orders).
+    pub reservations: reservations::DeviceReservations,
 }
 
 /// The watchdog and the rental meter.
@@ -84,5 +88,23 @@ impl crate::iam::deletion::DeletionCheck for AppsRented {
             .count(txn)
             .await?;
         Ok((n > 0).then_some("apps_rented"))
+    }
+}
+
+/// A company holding AI compute (its installations, own or rented, not yet removed, of AI
+/// compute and AI server apps) cannot be deleted (`ai_compute_held`).
+pub struct AiComputeHeld;
+
+#[async_trait::async_trait]
+impl crate::companies::resources::CompanyResources for AiComputeHeld {
+    async fn held(&self, txn: &DatabaseTransaction, company_id: &str) -> Result<Option<&'static str>, AppError> {
+        let ai = crate::market::apps::ids_of_types(txn, &install::AI_TYPES).await?;
+        let n = installations::Entity::find()
+            .filter(installations::Column::OwnerCompanyId.eq(company_id))
+            .filter(installations::Column::ActiveKey.is_not_null())
+            .filter(installations::Column::AppId.is_in(ai))
+            .count(txn)
+            .await?;
+        Ok((n > 0).then_some("ai_compute_held"))
     }
 }

@@ -21,7 +21,7 @@ use crate::apps::money::{self, charge};
 use crate::apps::state::{self, Change};
 use crate::billing::ledger::{self, AccountRef, HoldSpec, Reference};
 use crate::billing::memo::Memo;
-use crate::db::entity::{devices, installations, orders};
+use crate::db::entity::{devices, installations};
 use crate::db::enums::{DeviceStatus, NotificationKind, SharingMode};
 use crate::db::{now, write_txn};
 use crate::devices::access::{Owner, owner_of as device_owner};
@@ -66,7 +66,7 @@ pub async fn rent(cx: &AppsCtx, auth: &Auth, ask: RentAsk, request_key: Option<S
     {
         return Err(AppError::Explained { msg: Msg::OfferPriceChanged { now: device.price_per_hour }, data: serde_json::json!({ "price_per_hour": device.price_per_hour }) });
     }
-    if orders::Entity::find().filter(orders::Column::ReservedDeviceId.eq(device.id.clone())).one(&txn).await?.is_some() {
+    if !cx.reservations.reserved(&(&txn).into(), std::slice::from_ref(&device.id)).await?.is_empty() {
         return Err(AppError::Refused(Msg::DeviceReserved));
     }
     let row = place(cx, &txn, &owner, &auth.user_id, InstallKind::Rent, &app.id, &device).await?;
@@ -175,7 +175,7 @@ pub async fn meter(db: &DatabaseConnection, at: DateTime<Utc>, grace: Duration) 
 
 /// Ends a rented installation: the app is removed from the provider's box (`shutting_down`, or
 /// `deleting` what a failed install left). `None` when its state does not allow it now (e.g. still
-/// installing). Also used by orders when an order is over.
+/// installing). Also used by the operator's console and, once an order is over, by `seen::release`.
 pub async fn end(conn: &impl ledger::Conn, r: &installations::Model) -> Result<Option<installations::Model>, AppError> {
     let change = Change { command: Some(CommandBody::AppUninstall(AppCommandPayload { installation_id: r.id.clone() })), desired: Some(Desired::Removed), ..Default::default() };
     state::apply(conn, r, Event::EndRental, change).await
@@ -210,8 +210,7 @@ pub async fn options(cx: &AppsCtx, auth: &Auth, app_id: &AppId) -> Result<Vec<De
         .await?;
     // A device taken for an order is no offer (the rent refuses it; the market leaves it out).
     let ids: Vec<String> = offered.iter().map(|d| d.id.clone()).collect();
-    let reserved: Vec<String> =
-        orders::Entity::find().filter(orders::Column::ReservedDeviceId.is_in(ids)).all(&cx.db).await?.into_iter().filter_map(|o| o.reserved_device_id).collect();
+    let reserved = cx.reservations.reserved(&(&cx.db).into(), &ids).await?;
     let mut out = Vec::new();
     for d in offered.into_iter().filter(|d| device_owner(d).is_some_and(|o| o != me) && !reserved.contains(&d.id)) {
         let mut fit = fit_of(&cx.db, &app, &d).await?;

@@ -7,8 +7,7 @@ use crate::companies::CompaniesCtx;
 use crate::companies::lookup::{DEFAULT_PAGE, admin_company_locked, company_id, rfc3339, user};
 use crate::companies::history::{Event, record};
 use crate::companies::model::*;
-use crate::companies::resources;
-use crate::db::entity::{apps, devices, resource_assignments, users};
+use crate::db::entity::{resource_assignments, users};
 use crate::db::enums::ResourceType;
 use crate::db::now;
 use crate::db::write_txn;
@@ -41,7 +40,7 @@ pub async fn assign(cx: &CompaniesCtx, auth: &Auth, req: AssignRequest) -> Resul
     let txn = write_txn(&cx.db).await?;
     let c = admin_company_locked(&txn, auth).await?;
     membership(&txn, &c.id, &a.user_id).await?.ok_or(AppError::Refused(Msg::MemberNotFound))?;
-    if !resources::resource_owned_by_company(&txn, a.kind, &a.resource_id, &c.id).await? {
+    if !cx.resources.assignable(&(&txn).into(), a.kind, &a.resource_id, &c.id).await? {
         return Err(AppError::Refused(Msg::ResourceNotFound));
     }
     let key = (c.id.clone(), a.kind, a.resource_id.clone(), a.user_id.to_string());
@@ -107,16 +106,9 @@ pub async fn assignments(cx: &CompaniesCtx, auth: &Auth, q: AssignmentQuery, lan
     let ids: Vec<String> = rows.iter().map(|r| r.user_id.clone()).collect();
     let people = users::Entity::find().filter(users::Column::Id.is_in(ids)).all(&cx.db).await?;
     // What the resources are called (issue 26: the table showed bare ids).
-    let of = |kind: ResourceType| rows.iter().filter(move |r| r.resource_type == kind).map(|r| r.resource_id.clone());
-    let device_names: Vec<(String, String)> =
-        devices::Entity::find().filter(devices::Column::Id.is_in(of(ResourceType::Device))).all(&cx.db).await?.into_iter().map(|d| (d.id, d.name)).collect();
-    let app_names: Vec<(String, String)> = apps::Entity::find()
-        .filter(apps::Column::Id.is_in(of(ResourceType::App)))
-        .all(&cx.db)
-        .await?
-        .into_iter()
-        .map(|a| (a.id, if lang == Lang::Zh { a.name_zh } else { a.name_en }))
-        .collect();
+    let of = |kind: ResourceType| rows.iter().filter(|r| r.resource_type == kind).map(|r| r.resource_id.clone()).collect::<Vec<_>>();
+    let device_names = cx.resources.names(&(&cx.db).into(), ResourceType::Device, &of(ResourceType::Device), lang).await?;
+    let app_names = cx.resources.names(&(&cx.db).into(), ResourceType::App, &of(ResourceType::App), lang).await?;
     let name_of = |r: &resource_assignments::Model| {
         let names = if r.resource_type == ResourceType::Device { &device_names } else { &app_names };
         names.iter().find(|(id, _)| *id == r.resource_id).map(|(_, n)| n.clone()).unwrap_or_default()

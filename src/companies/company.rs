@@ -11,7 +11,6 @@ use crate::companies::CompaniesCtx;
 use crate::companies::lookup::{DEFAULT_PAGE, admin_company_locked, company, company_id, company_locked, rfc3339, user};
 use crate::companies::history::{Event, record, user_event};
 use crate::companies::model::*;
-use crate::companies::resources;
 use crate::db::entity::{companies, company_members, member_records, resource_assignments, users};
 use crate::db::enums::Role;
 use crate::db::{new_id, now, write_txn};
@@ -130,13 +129,7 @@ pub async fn rename(cx: &CompaniesCtx, admin: &Auth, name: CompanyName) -> Resul
 pub async fn delete(cx: &CompaniesCtx, admin: &Auth) -> Result<(), AppError> {
     let txn = write_txn(&cx.db).await?;
     let c = admin_company_locked(&txn, admin).await?;
-    let mut reasons = Vec::new();
-    if resources::company_devices_linked(&txn, &c.id).await? > 0 {
-        reasons.push("devices_linked");
-    }
-    if resources::company_ai_compute_held(&txn, &c.id).await? > 0 {
-        reasons.push("ai_compute_held");
-    }
+    let reasons = cx.resources.held(&txn, &c.id).await?;
     if !reasons.is_empty() {
         return Err(AppError::Explained { msg: Msg::CompanyNotDeletable, data: json!({ "reasons": reasons }) });
     }

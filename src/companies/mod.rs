@@ -33,6 +33,8 @@ pub struct CompaniesCtx {
     pub site: Arc<Site>,
     pub mailer: Mailer,
     pub invitation_ttl_secs: u64,
+    /// The other domains' answers about a company's resources (devices, apps, AI compute).
+    pub resources: resources::Resources,
 }
 
 /// Companies' background jobs: invitations past their expiry become `expired`.

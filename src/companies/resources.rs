@@ -2,64 +2,80 @@
 //!
 //! Companies own `resource_assignments`; the devices and apps domains read it through
 //! [`assigned_resource_ids`] to show a member only what is assigned to them. In the other
-//! direction, companies ask those domains whether a resource belongs to a company and whether
-//! anything still blocks a company's deletion. AI compute answers 0 until the apps domain exists
+//! direction, companies ask those domains (which sit left of companies on the chain) through the
+//! [`Resources`] registry, assembled in server::prepare: whether a resource belongs to a company,
+//! what it is called, and whether anything still blocks a company's deletion
 //! (docs/companies.md, "Seams").
 
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder};
+use std::sync::Arc;
 
-use crate::db::entity::{apps, devices, installations, resource_assignments};
+use sea_orm::{ColumnTrait, ConnectionTrait, DatabaseExecutor, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder};
+
+use crate::db::entity::resource_assignments;
 use crate::db::enums::Role;
 use crate::error::AppError;
 use crate::companies::model::ResourceType;
+use crate::lang::Lang;
 
-/// How many devices (of the devices domain) the company owns, or whether it owns the one named `id`.
-async fn company_device_count(db: &impl ConnectionTrait, company_id: &str, id: Option<&str>) -> Result<u64, AppError> {
-    let mut q = devices::Entity::find().filter(devices::Column::OwnerCompanyId.eq(company_id));
-    if let Some(id) = id {
-        q = q.filter(devices::Column::Id.eq(id));
+/// A domain's answers about the resources of a company it keeps. Each answer is "not mine" by
+/// default: a domain answers only for what it owns.
+#[async_trait::async_trait]
+pub trait CompanyResources: Send + Sync {
+    /// Whether `id` names a resource of `kind` of `company_id` that may be assigned to its
+    /// members; `None` when `kind` is not this domain's.
+    async fn assignable(&self, _conn: &DatabaseExecutor<'_>, _kind: ResourceType, _id: &str, _company_id: &str) -> Result<Option<bool>, AppError> {
+        Ok(None)
     }
-    Ok(q.count(db).await?)
+    /// What the resources of `kind` among `ids` are called in `lang`, by id.
+    async fn names(&self, _conn: &DatabaseExecutor<'_>, _kind: ResourceType, _ids: &[String], _lang: Lang) -> Result<Vec<(String, String)>, AppError> {
+        Ok(Vec::new())
+    }
+    /// What the company still holds of this domain that keeps it from being deleted: the
+    /// reason's stable name in DELETE /sme's 409 `data.reasons` (docs/companies.md).
+    async fn held(&self, _txn: &DatabaseTransaction, _company_id: &str) -> Result<Option<&'static str>, AppError> {
+        Ok(None)
+    }
 }
 
-/// Whether `id` names a resource of `company` that may be assigned to its members.
-///
-/// - device: a device bound in the company's context (the devices domain's `owner_company_id`).
-/// - app: an app listed in the market (the company may use any listed app).
-pub async fn resource_owned_by_company(
-    db: &impl ConnectionTrait,
-    kind: ResourceType,
-    id: &str,
-    company_id: &str,
-) -> Result<bool, AppError> {
-    Ok(match kind {
-        ResourceType::Device => company_device_count(db, company_id, Some(id)).await? > 0,
-        ResourceType::App => apps::Entity::find_by_id(id.to_string()).one(db).await?.is_some_and(|a| a.listed),
-    })
-}
+/// Every registered domain's answers, asked in order.
+#[derive(Clone, Default)]
+pub struct Resources(pub Arc<Vec<Arc<dyn CompanyResources>>>);
 
-/// How many devices are linked to the company.
-pub async fn company_devices_linked(db: &impl ConnectionTrait, company_id: &str) -> Result<u64, AppError> {
-    company_device_count(db, company_id, None).await
-}
+impl Resources {
+    pub fn new(sources: Vec<Arc<dyn CompanyResources>>) -> Self {
+        Resources(Arc::new(sources))
+    }
 
-/// How many AI compute resources the company holds: its installations (own or rented, not yet
-/// removed) of AI compute and AI server apps (the apps domain's table, read here as companies
-/// may not call apps).
-pub async fn company_ai_compute_held(db: &impl ConnectionTrait, company_id: &str) -> Result<u64, AppError> {
-    let ai: Vec<String> = apps::Entity::find()
-        .filter(apps::Column::DisplayType.is_in(["AI compute", "AI server"]))
-        .all(db)
-        .await?
-        .into_iter()
-        .map(|a| a.id)
-        .collect();
-    Ok(installations::Entity::find()
-        .filter(installations::Column::OwnerCompanyId.eq(company_id))
-        .filter(installations::Column::ActiveKey.is_not_null())
-        .filter(installations::Column::AppId.is_in(ai))
-        .count(db)
-        .await?)
+    /// Whether `id` names a resource of `company_id` that may be assigned to its members:
+    /// - device: a device bound in the company's context;
+    /// - app: an app listed in the market (the company may use any listed app).
+    pub async fn assignable(&self, conn: &DatabaseExecutor<'_>, kind: ResourceType, id: &str, company_id: &str) -> Result<bool, AppError> {
+        for s in self.0.iter() {
+            if let Some(yes) = s.assignable(conn, kind, id, company_id).await? {
+                return Ok(yes);
+            }
+        }
+        Ok(false)
+    }
+
+    /// What the resources of `kind` among `ids` are called, by id (an unknown one is left out).
+    pub async fn names(&self, conn: &DatabaseExecutor<'_>, kind: ResourceType, ids: &[String], lang: Lang) -> Result<Vec<(String, String)>, AppError> {
+        let mut out = Vec::new();
+        for s in self.0.iter() {
+            out.extend(s.names(conn, kind, ids, lang).await?);
+        }
+        Ok(out)
+    }
+
+    /// Why the company cannot be deleted now (`devices_linked`, `ai_compute_held`), in the
+    /// registry's order; empty when nothing blocks it.
+    pub async fn held(&self, txn: &DatabaseTransaction, company_id: &str) -> Result<Vec<&'static str>, AppError> {
+        let mut out = Vec::new();
+        for s in self.0.iter() {
+            out.extend(s.held(txn, company_id).await?);
+        }
+        Ok(out)
+    }
 }
 
 /// The ids of the resources of `kind` that `company_id` assigned to `user_id`, oldest first.
@@ -85,7 +101,8 @@ pub async fn assigned_resource_ids(
 /// Whether `user_id` may use resource `id` of `company_id`: an admin may use all of the
 /// company's resources, a member only those assigned to them.
 pub async fn member_may_use(
-    db: &impl ConnectionTrait,
+    db: &sea_orm::DatabaseConnection,
+    resources: &Resources,
     company_id: &str,
     user_id: &str,
     role: Role,
@@ -93,7 +110,7 @@ pub async fn member_may_use(
     id: &str,
 ) -> Result<bool, AppError> {
     if role == Role::Admin {
-        return resource_owned_by_company(db, kind, id, company_id).await;
+        return resources.assignable(&db.into(), kind, id, company_id).await;
     }
     Ok(resource_assignments::Entity::find_by_id((company_id.to_string(), kind, id.to_string(), user_id.to_string()))
         .one(db)

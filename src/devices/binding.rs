@@ -4,6 +4,7 @@
 use sea_orm::{ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder};
 
 use crate::db::entity::devices;
+use crate::db::enums::ResourceType;
 use crate::db::{for_update, now, write_txn};
 use crate::devices::DevicesCtx;
 use crate::devices::{machines, rental};
@@ -135,5 +136,34 @@ pub struct DevicesLinked;
 impl DeletionCheck for DevicesLinked {
     async fn blocks(&self, txn: &DatabaseTransaction, user_id: &str) -> Result<Option<&'static str>, AppError> {
         Ok((linked_count(txn, user_id).await? > 0).then_some("devices_linked"))
+    }
+}
+
+/// The devices bound in a company's context, for companies: a member may be assigned one, the
+/// assignments name it, and a company with one still linked cannot be deleted (`devices_linked`).
+pub struct CompanyDevices;
+
+#[async_trait::async_trait]
+impl crate::companies::resources::CompanyResources for CompanyDevices {
+    async fn assignable(&self, conn: &sea_orm::DatabaseExecutor<'_>, kind: ResourceType, id: &str, company_id: &str) -> Result<Option<bool>, AppError> {
+        if kind != ResourceType::Device {
+            return Ok(None);
+        }
+        let company = Owner::Company(company_id.into());
+        Ok(Some(devices::Entity::find_by_id(id.to_string()).filter(owned_by(&company)).one(conn).await?.is_some()))
+    }
+
+    async fn names(&self, conn: &sea_orm::DatabaseExecutor<'_>, kind: ResourceType, ids: &[String], _lang: crate::lang::Lang) -> Result<Vec<(String, String)>, AppError> {
+        if kind != ResourceType::Device {
+            return Ok(Vec::new());
+        }
+        let rows = devices::Entity::find().filter(devices::Column::Id.is_in(ids.iter().cloned())).all(conn).await?;
+        Ok(rows.into_iter().map(|d| (d.id, d.name)).collect())
+    }
+
+    async fn held(&self, txn: &DatabaseTransaction, company_id: &str) -> Result<Option<&'static str>, AppError> {
+        use sea_orm::PaginatorTrait;
+        let n = devices::Entity::find().filter(owned_by(&Owner::Company(company_id.into()))).count(txn).await?;
+        Ok((n > 0).then_some("devices_linked"))
     }
 }

@@ -1,6 +1,7 @@
 //! The public market: catalogue (seeded from assets/, served from an in-memory index), search,
 //! download links (and nearby, with the devices).
 
+pub mod apps;
 pub mod fit;
 pub mod icons;
 pub mod index;

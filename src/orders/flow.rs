@@ -11,7 +11,8 @@ use crate::ids::OrderId;
 use crate::apps::model::AppStatus;
 use crate::billing::ledger;
 use crate::config::OrdersConfig;
-use crate::db::entity::{installations, orders};
+use crate::apps::seen::{self, Seen};
+use crate::db::entity::orders;
 use crate::db::enums::OrderStatus;
 use crate::db::{now, write_txn};
 use crate::error::{AppError, Msg};
@@ -81,11 +82,11 @@ pub async fn act(cx: &OrdersCtx, auth: &Auth, id: &OrderId, action: DemanderActi
 
 /// A server-side move of one order (re-read in its own transaction): the transition, and the
 /// notifications when it happened. Returns whether it moved.
-async fn server_move(db: &DatabaseConnection, id: &str, decide: impl Fn(&orders::Model, Option<&installations::Model>) -> Option<(Event, Option<String>)>, at: DateTime<Utc>) -> Result<bool, AppError> {
+async fn server_move(db: &DatabaseConnection, id: &str, decide: impl Fn(&orders::Model, Option<&Seen>) -> Option<(Event, Option<String>)>, at: DateTime<Utc>) -> Result<bool, AppError> {
     let txn = write_txn(db).await?;
     let Some(o) = orders::Entity::find_by_id(id.to_string()).one(&txn).await? else { return Ok(false) };
     let inst = match &o.installation_id {
-        Some(i) => installations::Entity::find_by_id(i.clone()).one(&txn).await?,
+        Some(i) => seen::one(&txn, i).await?,
         None => None,
     };
     let Some((event, reason)) = decide(&o, inst.as_ref()) else { return Ok(false) };
@@ -100,7 +101,7 @@ async fn server_move(db: &DatabaseConnection, id: &str, decide: impl Fn(&orders:
 }
 
 /// What the server does with an order at `at`, if anything.
-fn decide(s: &OrdersConfig, o: &orders::Model, inst: Option<&installations::Model>, at: DateTime<Utc>) -> Option<(Event, Option<String>)> {
+fn decide(s: &OrdersConfig, o: &orders::Model, inst: Option<&Seen>, at: DateTime<Utc>) -> Option<(Event, Option<String>)> {
     let older = |secs: u64| o.state_since + Duration::seconds(secs as i64) <= at;
     match o.status {
         OrderStatus::OrderPending if o.expires_at <= at => Some((Event::Expire, Some("expired".into()))),
@@ -155,15 +156,7 @@ async fn release_apps(db: &DatabaseConnection) -> Result<(), AppError> {
         .await?;
     for o in over {
         let txn = write_txn(db).await?;
-        let inst = installations::Entity::find_by_id(o.installation_id.clone().unwrap_or_default()).one(&txn).await?;
-        let done = match &inst {
-            None => true,
-            Some(i) if i.status == AppStatus::NotInstall => true,
-            Some(i) if matches!(i.status, AppStatus::ShuttingDown | AppStatus::Deleting | AppStatus::Uninstalling) => true,
-            Some(i) if i.command_id.is_some() => false,
-            Some(i) => crate::apps::rental::end(&txn, i).await?.is_some(),
-        };
-        if done {
+        if seen::release(&txn, &o.installation_id.clone().unwrap_or_default()).await? {
             orders::Entity::update_many()
                 .col_expr(orders::Column::InstallationReleased, Expr::value(true))
                 .filter(orders::Column::Id.eq(o.id.clone()))

@@ -3,8 +3,8 @@
 
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter};
 
-use crate::apps::install::{LITE_APP, active_key, free_on, needs};
-use crate::db::entity::{apps, devices, installations, orders};
+use crate::apps::install::{LITE_APP, free_on, needs};
+use crate::db::entity::{apps, devices, orders};
 use crate::db::enums::{DeviceStatus, SharingMode};
 use crate::devices::access::gpus_of;
 use crate::devices::nearby::distance_km;
@@ -65,12 +65,7 @@ pub async fn gaps(conn: &impl ConnectionTrait, terms: &Terms, app: &apps::Model,
     for g in crate::apps::install::gaps(app_needs, free) {
         out.push(Gap::new(&g.field, g.need, g.have));
     }
-    let installed = installations::Entity::find()
-        .filter(installations::Column::ActiveKey.eq(active_key(&d.id, &app.id)))
-        .count(conn)
-        .await?
-        > 0;
-    if installed {
+    if crate::apps::seen::installed(conn, &d.id, &app.id).await? {
         out.push(Gap::new("app", "not_installed", "installed"));
     }
     Ok(out)

@@ -72,3 +72,18 @@ pub fn jobs(cx: &OrdersCtx) -> Vec<Result<Job, JobSchedulerError>> {
         }
     })]
 }
+
+/// Which boxes are reserved for an order (`orders.reserved_device_id`), for the apps domain: a
+/// reserved box is not rented meanwhile.
+pub struct OrderReservations;
+
+#[async_trait::async_trait]
+impl crate::apps::reservations::Reservations for OrderReservations {
+    async fn reserved(&self, conn: &sea_orm::DatabaseExecutor<'_>, device_ids: &[String]) -> Result<Vec<String>, sea_orm::DbErr> {
+        use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+
+        use crate::db::entity::orders;
+        let rows = orders::Entity::find().filter(orders::Column::ReservedDeviceId.is_in(device_ids.iter().cloned())).all(conn).await?;
+        Ok(rows.into_iter().filter_map(|o| o.reserved_device_id).collect())
+    }
+}

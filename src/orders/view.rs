@@ -9,7 +9,8 @@ use sea_orm::{ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTra
 use crate::ids::{OrderId, UserId};
 use crate::apps::access::reason_text as app_reason;
 use crate::config::OrdersConfig;
-use crate::db::entity::{apps, devices, installations, order_events, orders, users};
+use crate::apps::seen::{self, Seen};
+use crate::db::entity::{apps, devices, order_events, orders, users};
 use crate::db::enums::OrderStatus;
 use crate::devices::model::Location;
 use crate::devices::nearby::distance_km;
@@ -66,7 +67,7 @@ pub struct Names {
     users: HashMap<String, String>,
     apps: HashMap<String, apps::Model>,
     devices: HashMap<String, String>,
-    installations: HashMap<String, installations::Model>,
+    installations: HashMap<String, Seen>,
     history: HashMap<String, Vec<order_events::Model>>,
 }
 
@@ -76,10 +77,7 @@ impl Names {
         let users = users::Entity::find().filter(users::Column::Id.is_in(user_ids)).all(conn).await?;
         let apps = apps::Entity::find().filter(apps::Column::Id.is_in(rows.iter().map(|o| o.app_id.clone()))).all(conn).await?;
         let devices = devices::Entity::find().filter(devices::Column::Id.is_in(rows.iter().filter_map(|o| o.device_id.clone()))).all(conn).await?;
-        let insts = installations::Entity::find()
-            .filter(installations::Column::Id.is_in(rows.iter().filter_map(|o| o.installation_id.clone())))
-            .all(conn)
-            .await?;
+        let installations = seen::many(conn, rows.iter().filter_map(|o| o.installation_id.clone())).await?;
         let events = order_events::Entity::find()
             .filter(order_events::Column::OrderId.is_in(rows.iter().map(|o| o.id.clone())))
             .order_by_asc(order_events::Column::CreatedAt)
@@ -94,7 +92,7 @@ impl Names {
             users: users.into_iter().map(|u| (u.id, u.name)).collect(),
             apps: apps.into_iter().map(|a| (a.id.clone(), a)).collect(),
             devices: devices.into_iter().map(|d| (d.id, d.name)).collect(),
-            installations: insts.into_iter().map(|i| (i.id.clone(), i)).collect(),
+            installations,
             history,
         })
     }

@@ -560,8 +560,8 @@ async fn resources_are_assigned_to_members_who_see_only_theirs() {
     use zmarket::companies::resources;
     assert_eq!(resources::assigned_resource_ids(&app.state.db, &id, &bid, ResourceType::App).await.unwrap(), [APP, OTHER_APP]);
     assert!(resources::assigned_resource_ids(&app.state.db, &id, &bid, ResourceType::Device).await.unwrap().is_empty());
-    assert!(resources::member_may_use(&app.state.db, &id, &cid, Role::Member, ResourceType::App, APP).await.unwrap());
-    assert!(!resources::member_may_use(&app.state.db, &id, &cid, Role::Member, ResourceType::App, OTHER_APP).await.unwrap());
+    assert!(resources::member_may_use(&app.state.db, &app.state.companies.resources, &id, &cid, Role::Member, ResourceType::App, APP).await.unwrap());
+    assert!(!resources::member_may_use(&app.state.db, &app.state.companies.resources, &id, &cid, Role::Member, ResourceType::App, OTHER_APP).await.unwrap());
 
     let (s, _) = app.post_json(UNASSIGN, &json!({"user_id": bid, "resource_type": "app", "resource_id": APP}), Some(&t)).await;
     assert_eq!(s, 200);

@@ -1,3 +1,5 @@
+//! Owner: iam.
+
 use sea_orm::entity::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]

@@ -1,3 +1,5 @@
+//! Owner: market.
+
 use sea_orm::entity::prelude::*;
 
 /// An icon uploaded from the operator's console (m0023), served by the market.

@@ -1,3 +1,5 @@
+//! Owner: market.
+
 use sea_orm::entity::prelude::*;
 use serde::{Deserialize, Serialize};
 

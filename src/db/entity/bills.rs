@@ -1,3 +1,5 @@
+//! Owner: billing.
+
 use sea_orm::entity::prelude::*;
 
 use crate::db::enums::BillStatus;

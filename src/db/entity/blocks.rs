@@ -1,3 +1,5 @@
+//! Owner: social.
+
 use sea_orm::entity::prelude::*;
 
 /// `user_id` blocked `blocked_id`.

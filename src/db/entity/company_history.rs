@@ -1,3 +1,5 @@
+//! Owner: companies.
+
 use sea_orm::entity::prelude::*;
 
 /// One membership or allocation event of a company.

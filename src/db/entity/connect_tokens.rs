@@ -1,3 +1,5 @@
+//! Owner: connect.
+
 use sea_orm::entity::prelude::*;
 
 /// One-time tokens that open an installation's web interface on its own origin (issue 22).

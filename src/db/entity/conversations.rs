@@ -1,3 +1,5 @@
+//! Owner: social.
+
 use sea_orm::entity::prelude::*;
 
 /// `user_id`'s side of the conversation with `peer_id`.

@@ -1,3 +1,5 @@
+//! Owner: devices.
+
 use sea_orm::entity::prelude::*;
 
 use crate::db::enums::{CommandKind, CommandStatus};

@@ -1,3 +1,5 @@
+//! Owner: events.
+
 use sea_orm::entity::prelude::*;
 
 /// The last event id given to a person.

@@ -1,3 +1,5 @@
+//! Owner: events.
+
 use sea_orm::entity::prelude::*;
 pub use crate::db::enums::EventKind;
 

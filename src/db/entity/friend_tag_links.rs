@@ -1,3 +1,5 @@
+//! Owner: social.
+
 use sea_orm::entity::prelude::*;
 
 /// `user_id` put their friend `friend_id` under the tag `tag_id`.

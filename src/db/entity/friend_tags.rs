@@ -1,3 +1,5 @@
+//! Owner: social.
+
 use sea_orm::entity::prelude::*;
 
 /// A tag a person made to group their friends.

@@ -1,3 +1,5 @@
+//! Owner: social.
+
 use sea_orm::entity::prelude::*;
 
 /// One side of a friendship: `user_id` calls `friend_id` by `alias`.

@@ -1,3 +1,5 @@
+//! Owner: billing.
+
 use sea_orm::entity::prelude::*;
 
 /// An `Idempotency-Key` seen on a coin-moving call: reserved while the first request runs

@@ -1,3 +1,5 @@
+//! Owner: apps.
+
 use sea_orm::entity::prelude::*;
 
 use crate::db::enums::AppStatus;

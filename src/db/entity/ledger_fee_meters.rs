@@ -1,3 +1,5 @@
+//! Owner: billing.
+
 use sea_orm::entity::prelude::*;
 
 /// The fee meter of one rental or order: everything captured for it and the market's fee

@@ -1,3 +1,5 @@
+//! Owner: mail.
+
 use sea_orm::entity::prelude::*;
 
 use crate::db::enums::MailStatus;

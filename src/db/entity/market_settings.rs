@@ -1,3 +1,5 @@
+//! Owner: settings.
+
 use sea_orm::entity::prelude::*;
 
 /// One market setting the operator changed (src/settings.rs): its JSON value.

@@ -1,3 +1,5 @@
+//! Owner: social.
+
 use sea_orm::entity::prelude::*;
 
 /// A direct message.

@@ -1,4 +1,5 @@
-//! Entities: plain table shapes, no behaviour (the rules live in each domain's service).
+//! Entities: plain table shapes, no behaviour (the rules live in each domain's service). Each file's first
+//! line names the domain that owns the table: only that area of src/ names it (scripts/deps).
 
 pub mod api_keys;
 pub mod app_icons;

@@ -1,3 +1,5 @@
+//! Owner: notifications.
+
 use sea_orm::entity::prelude::*;
 
 /// One row per person who has had a notification: how many, and how many unread.

@@ -1,3 +1,5 @@
+//! Owner: notifications.
+
 use sea_orm::entity::prelude::*;
 
 use crate::db::enums::{NotificationKind};

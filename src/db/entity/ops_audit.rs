@@ -1,3 +1,5 @@
+//! Owner: ops.
+
 use sea_orm::entity::prelude::*;
 
 /// One operator write: who, when, what (action on target) and the detail (JSON, before/after).

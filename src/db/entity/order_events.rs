@@ -1,3 +1,5 @@
+//! Owner: orders.
+
 use sea_orm::entity::prelude::*;
 
 use crate::db::enums::OrderStatus;

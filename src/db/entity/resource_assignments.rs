@@ -1,3 +1,5 @@
+//! Owner: companies.
+
 use sea_orm::entity::prelude::*;
 
 use crate::db::enums::{ResourceType};

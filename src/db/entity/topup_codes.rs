@@ -1,3 +1,5 @@
+//! Owner: billing.
+
 use sea_orm::entity::prelude::*;
 
 /// A top-up code the operator hands out: redeemed once, into one wallet, before it expires.

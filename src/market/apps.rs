@@ -1,0 +1,36 @@
+//! The catalogue's rows as other domains ask about them (they never read `apps`, which this
+//! domain owns: docs/architecture.md "Who owns which table").
+
+use sea_orm::{ColumnTrait, ConnectionTrait, DatabaseExecutor, DbErr, EntityTrait, QueryFilter};
+
+use crate::db::entity::apps;
+use crate::db::enums::ResourceType;
+use crate::error::AppError;
+use crate::lang::Lang;
+
+/// The ids of the apps of these display types (listed or not).
+pub async fn ids_of_types(conn: &impl ConnectionTrait, types: &[&str]) -> Result<Vec<String>, DbErr> {
+    Ok(apps::Entity::find().filter(apps::Column::DisplayType.is_in(types.iter().copied())).all(conn).await?.into_iter().map(|a| a.id).collect())
+}
+
+/// The apps as company resources: a company may assign any listed app to its members, and the
+/// assignments name it in the reader's language.
+pub struct CompanyApps;
+
+#[async_trait::async_trait]
+impl crate::companies::resources::CompanyResources for CompanyApps {
+    async fn assignable(&self, conn: &DatabaseExecutor<'_>, kind: ResourceType, id: &str, _company_id: &str) -> Result<Option<bool>, AppError> {
+        if kind != ResourceType::App {
+            return Ok(None);
+        }
+        Ok(Some(apps::Entity::find_by_id(id.to_string()).one(conn).await?.is_some_and(|a| a.listed)))
+    }
+
+    async fn names(&self, conn: &DatabaseExecutor<'_>, kind: ResourceType, ids: &[String], lang: Lang) -> Result<Vec<(String, String)>, AppError> {
+        if kind != ResourceType::App {
+            return Ok(Vec::new());
+        }
+        let rows = apps::Entity::find().filter(apps::Column::Id.is_in(ids.iter().cloned())).all(conn).await?;
+        Ok(rows.into_iter().map(|a| (a.id, if lang == Lang::Zh { a.name_zh } else { a.name_en })).collect())
+    }
+}
