@@ -71,11 +71,13 @@ pub async fn list(cx: &DevicesCtx, auth: &Auth, f: DeviceFilter, offset: u64, li
         Scope::Owner(_) => Vec::new(),
     };
     let mut q = devices::Entity::find().filter(scope_condition(&s, member_ids));
-    if let Some(t) = f.device_type.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+    // A filter given is one of its values: an empty one is refused like an unknown one (the
+    // UI leaves a filter out rather than send it empty).
+    if let Some(t) = f.device_type.as_deref().map(str::trim) {
         let t = DeviceType::parse(t).ok_or(AppError::invalid("type", Msg::InvalidField("type")))?;
         q = q.filter(devices::Column::DeviceType.eq(t));
     }
-    if let Some(st) = f.status.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+    if let Some(st) = f.status.as_deref().map(str::trim) {
         q = match DeviceStatus::parse_filter(st) {
             // unknown is shown (and listed) as offline
             Some(DeviceStatus::Offline) => q.filter(devices::Column::Status.is_in([DeviceStatus::Offline, DeviceStatus::Unknown])),

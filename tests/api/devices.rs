@@ -257,6 +257,10 @@ async fn list_filters() {
     assert_eq!(b["data"]["total"], 1);
     let (_, b) = app.get_auth("/api/ebs/v2/devices?status=creating", &t).await;
     assert_eq!(b["data"]["total"], 0);
+    for empty in ["type=", "status=", "type=%20"] {
+        let (s, b) = app.get_auth(&format!("/api/ebs/v2/devices?{empty}"), &t).await;
+        assert_eq!(s, 400, "{empty}: {b}");
+    }
     let (s, b) = app.get_auth("/api/ebs/v2/devices?type=toaster", &t).await;
     assert_eq!((s, b["data"]["field"].as_str()), (400, Some("type")));
     let (s, _) = app.get_auth("/api/ebs/v2/devices?status=sleeping", &t).await;
