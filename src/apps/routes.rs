@@ -50,7 +50,7 @@ async fn list_apps(
     ApiQuery(page): ApiQuery<Page>,
 ) -> ApiResult<List<Installation>> {
     let (offset, limit) = page.checked(Page::MAX_LIMIT)?;
-    let status = match f.status.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+    let status = match f.status.as_deref().map(str::trim) {
         None => None,
         Some(s) => Some(AppStatus::parse(s).ok_or(AppError::invalid("status", Msg::InvalidField("status")))?),
     };

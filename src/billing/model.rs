@@ -112,7 +112,7 @@ pub struct BillsQuery {
 impl BillsQuery {
     pub fn checked(&self) -> Result<Option<BillStatus>, AppError> {
         match self.status.as_deref().map(str::trim) {
-            None | Some("") => Ok(None),
+            None => Ok(None),
             Some("billed") => Ok(Some(BillStatus::Billed)),
             Some("unbilled") => Ok(Some(BillStatus::Unbilled)),
             Some(_) => Err(AppError::invalid("status", Msg::InvalidField("status"))),

@@ -91,7 +91,7 @@ async fn take_demand(State(cx): State<OrdersCtx>, auth: Auth, lang: Lang, ApiPat
 async fn list_orders(State(cx): State<OrdersCtx>, auth: Auth, lang: Lang, ApiQuery(q): ApiQuery<OrdersQuery>, ApiQuery(page): ApiQuery<Page>) -> ApiResult<List<Order>> {
     let me = personal(&auth)?;
     let role = Role::parse(q.role.as_deref())?;
-    let status = match q.status.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+    let status = match q.status.as_deref().map(str::trim) {
         None => None,
         Some(s) => Some(OrderStatus::parse(s).ok_or(AppError::invalid("status", Msg::InvalidField("status")))?),
     };
