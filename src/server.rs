@@ -137,6 +137,11 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         market_settings: market_settings.clone(),
         mailer: mailer.clone(),
         public_url: config.server.public_url.clone(),
+        titles: crate::billing::titles::Titles::new(vec![
+            Arc::new(crate::apps::RentalTitles),
+            Arc::new(crate::orders::OrderTitles),
+            Arc::new(crate::devices::rental::ZcloudTitles),
+        ]),
     };
     let idempotency = IdempotencyStore::new(db.clone(), keys.clone(), config.server.body_limit_bytes);
     let ssr = Arc::new(Ssr::new(&config, public.clone(), market_settings.clone(), pages));

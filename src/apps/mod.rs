@@ -91,6 +91,37 @@ impl crate::iam::deletion::DeletionCheck for AppsRented {
     }
 }
 
+/// A rental's (or an own installation's) ledger title: its app on its box, "Terraria on Alice's
+/// box" (`billing::titles`).
+pub struct RentalTitles;
+
+#[async_trait::async_trait]
+impl crate::billing::titles::Titler for RentalTitles {
+    fn ref_type(&self) -> &'static str {
+        "rental"
+    }
+
+    async fn titles(&self, conn: &sea_orm::DatabaseExecutor<'_>, ids: &[String], lang: crate::lang::Lang) -> Result<Vec<(String, String)>, AppError> {
+        let rows = installations::Entity::find().filter(installations::Column::Id.is_in(ids.iter().cloned())).all(conn).await?;
+        let app_ids: Vec<String> = rows.iter().map(|r| r.app_id.clone()).collect();
+        let device_ids: Vec<String> = rows.iter().map(|r| r.device_id.clone()).collect();
+        let app_names = crate::market::apps::names(conn, &app_ids, lang).await?;
+        let device_names = crate::devices::binding::names(conn, &device_ids).await?;
+        Ok(rows
+            .into_iter()
+            .map(|r| {
+                let app = app_names.get(&r.app_id).cloned().unwrap_or_else(|| r.app_id.clone());
+                let title = match device_names.get(&r.device_id) {
+                    Some(d) if lang == crate::lang::Lang::Zh => format!("{app}（{d}）"),
+                    Some(d) => format!("{app} on {d}"),
+                    None => app,
+                };
+                (r.id, title)
+            })
+            .collect())
+    }
+}
+
 /// A company holding AI compute (its installations, own or rented, not yet removed, of AI
 /// compute and AI server apps) cannot be deleted (`ai_compute_held`).
 pub struct AiComputeHeld;

@@ -8,7 +8,7 @@ use sea_orm::{ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, Pag
 use crate::billing::ledger::{AccountRef, Reference};
 use crate::billing::model::{Bill, BillStatus};
 use crate::billing::store::sum_i64;
-use crate::billing::titles::titles;
+use crate::billing::titles::Titles;
 use crate::db::entity::bills;
 use crate::error::AppError;
 use crate::http::List;
@@ -19,14 +19,14 @@ use crate::lang::Lang;
 pub const CLOSE_GRACE_SECS: i64 = 60;
 
 /// Bills of `account`, newest period first.
-pub async fn list(conn: &impl ConnectionTrait, account: &AccountRef, status: Option<BillStatus>, offset: u64, limit: u64, lang: Lang) -> Result<List<Bill>, AppError> {
+pub async fn list(conn: &DatabaseConnection, titles: &Titles, account: &AccountRef, status: Option<BillStatus>, offset: u64, limit: u64, lang: Lang) -> Result<List<Bill>, AppError> {
     let mut q = bills::Entity::find().filter(bills::Column::AccountId.eq(account.id()));
     if let Some(s) = status {
         q = q.filter(bills::Column::Status.eq(s));
     }
     let total = q.clone().count(conn).await?;
     let rows = q.order_by_desc(bills::Column::PeriodStart).order_by_asc(bills::Column::Id).offset(offset).limit(limit).all(conn).await?;
-    let names = titles(conn, rows.iter().map(|b| (b.ref_type.as_str(), b.ref_id.as_str())), lang).await?;
+    let names = titles.of(&conn.into(), rows.iter().map(|b| (b.ref_type.as_str(), b.ref_id.as_str())), lang).await?;
     let items = rows
         .into_iter()
         .map(|b| Bill {

@@ -15,7 +15,7 @@ use crate::billing::ledger::{self, AMOUNT_MAX, AccountRef, Conn};
 use crate::billing::memo::Memo;
 use crate::billing::store::{begin, finish, sha256_hex};
 use crate::billing::model::{CodeRow, CodeState};
-use crate::db::entity::{companies, topup_codes as codes, users};
+use crate::db::entity::{companies, topup_codes as codes};
 use crate::db::{new_id, now};
 use crate::error::{AppError, Msg};
 use crate::http::List;
@@ -148,8 +148,8 @@ async fn holders<'a>(conn: &impl ConnectionTrait, accounts: impl Iterator<Item =
     }
     let mut out = HashMap::new();
     if !people.is_empty() {
-        for u in users::Entity::find().filter(users::Column::Id.is_in(people)).all(conn).await? {
-            out.insert(AccountRef::User(u.id.into()).id(), u.email);
+        for u in crate::iam::people::by_ids(conn, people).await?.into_values() {
+            out.insert(AccountRef::User(u.id).id(), u.email);
         }
     }
     if !firms.is_empty() {

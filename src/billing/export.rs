@@ -2,8 +2,9 @@
 //! (so Excel reads Chinese), a header row in the reader's language, amounts in coins as shown
 //! (`1,234.50` would split a column, so plain `1234.50`), times in UTC (RFC 3339).
 
-use sea_orm::ConnectionTrait;
+use sea_orm::{ConnectionTrait, DatabaseConnection};
 
+use crate::billing::titles::Titles;
 use crate::billing::{bills, codes};
 use crate::billing::ledger::AccountRef;
 use crate::billing::model::{BillStatus, CodeState, EntryKind};
@@ -46,8 +47,8 @@ fn row(w: &mut csv::Writer<Vec<u8>>, cells: &[&str]) -> Result<(), AppError> {
 }
 
 /// The account's entries (of `kind`, or all) as CSV.
-pub async fn entries_csv(conn: &impl ConnectionTrait, account: &AccountRef, kind: Option<EntryKind>, lang: Lang) -> Result<Vec<u8>, AppError> {
-    let list = wallet::entries(conn, account, kind, 0, EXPORT_MAX_ROWS, lang).await?;
+pub async fn entries_csv(conn: &DatabaseConnection, titles: &Titles, account: &AccountRef, kind: Option<EntryKind>, lang: Lang) -> Result<Vec<u8>, AppError> {
+    let list = wallet::entries(conn, titles, account, kind, 0, EXPORT_MAX_ROWS, lang).await?;
     let mut w = csv::Writer::from_writer(Vec::new());
     let head: &[&str] = match lang {
         Lang::Zh => &["时间 (UTC)", "类型", "项目", "备注", "金额 (币)", "余额 (币)", "编号"],
@@ -69,8 +70,8 @@ pub async fn entries_csv(conn: &impl ConnectionTrait, account: &AccountRef, kind
 }
 
 /// The account's bills (of `status`, or all) as CSV.
-pub async fn bills_csv(conn: &impl ConnectionTrait, account: &AccountRef, status: Option<BillStatus>, lang: Lang) -> Result<Vec<u8>, AppError> {
-    let list = bills::list(conn, account, status, 0, EXPORT_MAX_ROWS, lang).await?;
+pub async fn bills_csv(conn: &DatabaseConnection, titles: &Titles, account: &AccountRef, status: Option<BillStatus>, lang: Lang) -> Result<Vec<u8>, AppError> {
+    let list = bills::list(conn, titles, account, status, 0, EXPORT_MAX_ROWS, lang).await?;
     let mut w = csv::Writer::from_writer(Vec::new());
     let head: &[&str] = match lang {
         Lang::Zh => &["开始 (UTC)", "结束 (UTC)", "状态", "项目", "金额 (币)", "编号"],

@@ -1,12 +1,11 @@
 //! How coins enter: the signup bonus (once per verified account) and the operator's grant
 //! (`zmarket coins grant`). Both debit the issuance account, the only one allowed below zero.
 
-use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
+use sea_orm::DatabaseConnection;
 
 use crate::billing::ledger::{self, AMOUNT_MAX, AccountRef, Conn};
 use crate::billing::posting::Posted;
 use crate::coins::Coins;
-use crate::db::entity::users;
 use crate::db::new_id;
 use crate::error::AppError;
 use crate::iam::model::Email;
@@ -25,15 +24,13 @@ pub async fn grant_by_email(db: &DatabaseConnection, email: &str, amount: Coins,
     if amount.cents() <= 0 || amount.cents() > AMOUNT_MAX {
         return Err(GrantError::BadAmount);
     }
-    let user = users::Entity::find()
-        .filter(users::Column::Email.eq(email.as_str()))
-        .one(db)
+    let user = crate::iam::people::by_email(db, email.as_str())
         .await
         .map_err(|e| GrantError::Failed(e.into()))?
         .ok_or_else(|| GrantError::UnknownEmail(email.as_str().to_string()))?;
     // No memo by default: the entry's `ref_type` (grant) says what it is, in the reader's language.
     let memo = memo.trim().to_string();
-    let to = AccountRef::User(user.id.clone().into());
+    let to = AccountRef::User(user.id.clone());
     let posted = grant_to_user(db, &user.id, amount.cents(), format!("grant:{}", new_id()), memo).await.map_err(GrantError::Failed)?;
     Ok(posted.entry_of(&to).map(|e| e.balance_after).unwrap_or_default())
 }

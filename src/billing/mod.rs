@@ -46,6 +46,8 @@ pub struct BillingCtx {
     pub mailer: crate::mail::Mailer,
     /// Where mails link to (`server.public_url`).
     pub public_url: String,
+    /// What the ledger's references are called, named by their domains (`titles::Titles`).
+    pub titles: titles::Titles,
 }
 
 /// The wallet's background jobs: hold expiry, closing billing periods, runway notices, and

@@ -37,7 +37,7 @@ async fn get_wallet(State(cx): State<BillingCtx>, auth: Auth) -> ApiResult<Walle
     responses((status = 200, body = Envelope<List<Entry>>), (status = 400), (status = 403)))]
 async fn entries(State(cx): State<BillingCtx>, auth: Auth, lang: Lang, ApiQuery(q): ApiQuery<EntriesQuery>, ApiQuery(page): ApiQuery<Page>) -> ApiResult<List<Entry>> {
     let (offset, limit) = page.checked(20)?;
-    ok(wallet::entries(&cx.db, &AccountRef::of_context(&auth)?, q.checked()?, offset, limit, lang).await?)
+    ok(wallet::entries(&cx.db, &cx.titles, &AccountRef::of_context(&auth)?, q.checked()?, offset, limit, lang).await?)
 }
 
 /// Income and expense per day (UTC), oldest first, for the wallet's chart.
@@ -52,7 +52,7 @@ async fn daily(State(cx): State<BillingCtx>, auth: Auth, ApiQuery(q): ApiQuery<D
     responses((status = 200, body = Envelope<List<Bill>>), (status = 400), (status = 403)))]
 async fn list_bills(State(cx): State<BillingCtx>, auth: Auth, lang: Lang, ApiQuery(q): ApiQuery<BillsQuery>, ApiQuery(page): ApiQuery<Page>) -> ApiResult<List<Bill>> {
     let (offset, limit) = page.checked(20)?;
-    ok(bills::list(&cx.db, &AccountRef::of_context(&auth)?, q.checked()?, offset, limit, lang).await?)
+    ok(bills::list(&cx.db, &cx.titles, &AccountRef::of_context(&auth)?, q.checked()?, offset, limit, lang).await?)
 }
 
 /// Move coins from the administrator's personal wallet into the company's (company context,
@@ -86,7 +86,7 @@ async fn top_up_info(State(cx): State<BillingCtx>, _auth: Auth, lang: Lang) -> A
 #[utoipa::path(get, path = "/api/billing/v1/wallet/entries.csv", tag = "wallet", params(EntriesQuery),
     responses((status = 200, content_type = "text/csv", body = String), (status = 400), (status = 403)))]
 async fn entries_csv(State(cx): State<BillingCtx>, auth: Auth, lang: Lang, ApiQuery(q): ApiQuery<EntriesQuery>) -> Result<Response, AppError> {
-    let body = export::entries_csv(&cx.db, &AccountRef::of_context(&auth)?, q.checked()?, lang).await?;
+    let body = export::entries_csv(&cx.db, &cx.titles, &AccountRef::of_context(&auth)?, q.checked()?, lang).await?;
     Ok(crate::http::csv_response(body, "wallet-entries.csv"))
 }
 
@@ -94,6 +94,6 @@ async fn entries_csv(State(cx): State<BillingCtx>, auth: Auth, lang: Lang, ApiQu
 #[utoipa::path(get, path = "/api/billing/v1/bills.csv", tag = "wallet", params(BillsQuery),
     responses((status = 200, content_type = "text/csv", body = String), (status = 400), (status = 403)))]
 async fn bills_csv(State(cx): State<BillingCtx>, auth: Auth, lang: Lang, ApiQuery(q): ApiQuery<BillsQuery>) -> Result<Response, AppError> {
-    let body = export::bills_csv(&cx.db, &AccountRef::of_context(&auth)?, q.checked()?, lang).await?;
+    let body = export::bills_csv(&cx.db, &cx.titles, &AccountRef::of_context(&auth)?, q.checked()?, lang).await?;
     Ok(crate::http::csv_response(body, "wallet-bills.csv"))
 }

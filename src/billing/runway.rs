@@ -16,7 +16,7 @@ use crate::billing::wallet::wallet;
 use crate::coins::format_coins;
 use crate::db::entity::ledger_accounts as accounts;
 use crate::db::entity::ledger_holds as holds;
-use crate::db::entity::{company_members, users};
+use crate::db::entity::company_members;
 use crate::db::enums::{HoldStatus, NotificationKind, Role};
 use crate::error::AppError;
 use crate::mail::Mail;
@@ -136,7 +136,7 @@ async fn notice(cx: &BillingCtx, conn: &impl ConnectionTrait, user_id: &str, hou
     let body_zh = format!("冻结的币约 {left_zh} 后用完，届时租用将被暂停（保留，不删除）。当前可用 {available_text} 币：可在充值页获取币后恢复。");
     let params = json!({ "hours": hours, "available": available, "runway_secs": runway_secs, "path": TOP_UP_PATH, "title_zh": title_zh, "body_zh": body_zh });
     crate::notifications::service::notify(conn, user_id, kind, &title, &body, &params).await?;
-    let email: Option<String> = users::Entity::find_by_id(user_id).select_only().column(users::Column::Email).into_tuple().one(conn).await?;
+    let email = crate::iam::people::one(conn, user_id).await?.map(|p| p.email);
     if let Some(email) = email {
         let link = format!("{}{TOP_UP_PATH}", cx.public_url.trim_end_matches('/'));
         let subject = format!("{title_zh} / {title}");

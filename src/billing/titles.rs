@@ -1,62 +1,78 @@
 //! What a bill or an entry is for, in words a person reads: a rental names its app and device
-//! ("Terraria on Alice's box"), an order its name; never a raw id. Read from the rows the
-//! references point at (the entities are foundation; the ledger keeps only the reference).
+//! ("Terraria on Alice's box"), an order its name; never a raw id. The ledger keeps only the
+//! reference `(ref_type, ref_id)`; the domain that owns what it points at names it, through the
+//! [`Titles`] registry assembled in server::prepare (docs/architecture.md "Registries"). A
+//! reference nobody names (a grant, a top-up) has no title: its memo says it.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+use sea_orm::DatabaseExecutor;
 
-use crate::db::entity::{apps, devices, installations, orders, zcloud_rentals};
 use crate::error::AppError;
 use crate::lang::Lang;
 
-/// Titles of the references `(ref_type, ref_id)` that name something: rentals (and own
-/// installations) and orders. Others (grants, top-ups) have none: their memo says it.
-pub async fn titles<'a>(conn: &impl ConnectionTrait, refs: impl IntoIterator<Item = (&'a str, &'a str)>, lang: Lang) -> Result<HashMap<String, String>, AppError> {
-    let (mut rentals, mut order_ids, mut machines) = (Vec::new(), Vec::new(), Vec::new());
-    for (t, id) in refs {
-        match t {
-            "rental" => rentals.push(id.to_string()),
-            "order" => order_ids.push(id.to_string()),
-            "zcloud" => machines.push(id.to_string()),
-            _ => {}
+/// A domain's names for the references of one type it owns.
+#[async_trait::async_trait]
+pub trait Titler: Send + Sync {
+    /// The `ref_type` it names ("rental", "order", "zcloud").
+    fn ref_type(&self) -> &'static str;
+    /// The titles in `lang` of those among `ids` it knows, by id.
+    async fn titles(&self, conn: &DatabaseExecutor<'_>, ids: &[String], lang: Lang) -> Result<Vec<(String, String)>, AppError>;
+}
+
+/// Every registered domain's names.
+#[derive(Clone, Default)]
+pub struct Titles(Arc<Vec<Arc<dyn Titler>>>);
+
+impl Titles {
+    pub fn new(titlers: Vec<Arc<dyn Titler>>) -> Self {
+        Titles(Arc::new(titlers))
+    }
+
+    /// Titles of the references `(ref_type, ref_id)`, keyed `"<ref_type>:<ref_id>"`; one query
+    /// per type that occurs.
+    pub async fn of<'a>(&self, conn: &DatabaseExecutor<'_>, refs: impl IntoIterator<Item = (&'a str, &'a str)>, lang: Lang) -> Result<HashMap<String, String>, AppError> {
+        let mut wanted: HashMap<&str, Vec<String>> = HashMap::new();
+        for (t, id) in refs {
+            wanted.entry(t).or_default().push(id.to_string());
+        }
+        let mut out = HashMap::new();
+        for titler in self.0.iter() {
+            let Some(ids) = wanted.get(titler.ref_type()) else { continue };
+            for (id, title) in titler.titles(conn, ids, lang).await? {
+                out.insert(format!("{}:{id}", titler.ref_type()), title);
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Named(&'static str);
+
+    #[async_trait::async_trait]
+    impl Titler for Named {
+        fn ref_type(&self) -> &'static str {
+            self.0
+        }
+        async fn titles(&self, _conn: &DatabaseExecutor<'_>, ids: &[String], lang: Lang) -> Result<Vec<(String, String)>, AppError> {
+            Ok(ids.iter().filter(|id| id.as_str() != "gone").map(|id| (id.clone(), format!("{} {id} {lang:?}", self.0))).collect())
         }
     }
-    let mut out = HashMap::new();
-    if !rentals.is_empty() {
-        let rows = installations::Entity::find().filter(installations::Column::Id.is_in(rentals)).all(conn).await?;
-        let app_ids: Vec<String> = rows.iter().map(|r| r.app_id.clone()).collect();
-        let device_ids: Vec<String> = rows.iter().map(|r| r.device_id.clone()).collect();
-        let app_names: HashMap<String, String> = apps::Entity::find()
-            .filter(apps::Column::Id.is_in(app_ids))
-            .all(conn)
-            .await?
-            .into_iter()
-            .map(|a| (a.id, if lang == Lang::Zh && !a.name_zh.is_empty() { a.name_zh } else { a.name_en }))
-            .collect();
-        let device_names: HashMap<String, String> =
-            devices::Entity::find().filter(devices::Column::Id.is_in(device_ids)).all(conn).await?.into_iter().map(|d| (d.id, d.name)).collect();
-        for r in rows {
-            let app = app_names.get(&r.app_id).cloned().unwrap_or_else(|| r.app_id.clone());
-            let title = match device_names.get(&r.device_id) {
-                Some(d) if lang == Lang::Zh => format!("{app}（{d}）"),
-                Some(d) => format!("{app} on {d}"),
-                None => app,
-            };
-            out.insert(format!("rental:{}", r.id), title);
-        }
+
+    #[tokio::test]
+    async fn each_type_is_named_by_its_titler_and_the_rest_have_none() {
+        let db = sea_orm::Database::connect("sqlite::memory:").await.unwrap();
+        let titles = Titles::new(vec![Arc::new(Named("rental")), Arc::new(Named("order"))]);
+        let refs = [("rental", "r1"), ("order", "o1"), ("grant", "g1"), ("rental", "gone")];
+        let got = titles.of(&(&db).into(), refs, Lang::En).await.unwrap();
+        assert_eq!(got.len(), 2);
+        assert_eq!(got["rental:r1"], "rental r1 En");
+        assert_eq!(got["order:o1"], "order o1 En");
+        assert!(Titles::default().of(&(&db).into(), refs, Lang::Zh).await.unwrap().is_empty());
     }
-    if !machines.is_empty() {
-        for z in zcloud_rentals::Entity::find().filter(zcloud_rentals::Column::Id.is_in(machines)).all(conn).await? {
-            let title = if lang == Lang::Zh { format!("Z-CLOUD 云主机：{}", z.name) } else { format!("Z-CLOUD machine: {}", z.name) };
-            out.insert(format!("zcloud:{}", z.id), title);
-        }
-    }
-    if !order_ids.is_empty() {
-        for o in orders::Entity::find().filter(orders::Column::Id.is_in(order_ids)).all(conn).await? {
-            let title = if lang == Lang::Zh { format!("订单：{}", o.name) } else { format!("Order: {}", o.name) };
-            out.insert(format!("order:{}", o.id), title);
-        }
-    }
-    Ok(out)
 }

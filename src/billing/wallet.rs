@@ -2,7 +2,7 @@
 //! and whether the wallet keeps an account from being deleted. No HTTP types here.
 
 use chrono::{DateTime, Utc};
-use sea_orm::{ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Statement};
+use sea_orm::{ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Statement};
 
 use crate::billing::bills::unbilled_total;
 use crate::billing::ledger::{self, AccountRef, Reference, Split, TransferSpec};
@@ -10,7 +10,7 @@ use crate::billing::model::{Day, Entry, EntryKind, TopUp, TopUpInfo, Wallet};
 use crate::settings::MarketSettings;
 use crate::billing::memo::render;
 use crate::billing::store::sum_i64;
-use crate::billing::titles::titles;
+use crate::billing::titles::Titles;
 use crate::db::entity::ledger_entries as entries;
 use crate::db::entity::ledger_holds as holds;
 use crate::db::enums::HoldStatus;
@@ -75,33 +75,38 @@ pub fn runway(available: i64, burn_per_hour: i64) -> Option<i64> {
 }
 
 /// Entries of `account`, newest first.
-pub async fn entries(conn: &impl ConnectionTrait, account: &AccountRef, kind: Option<EntryKind>, offset: u64, limit: u64, lang: Lang) -> Result<List<Entry>, AppError> {
+pub async fn entries(conn: &DatabaseConnection, titles: &Titles, account: &AccountRef, kind: Option<EntryKind>, offset: u64, limit: u64, lang: Lang) -> Result<List<Entry>, AppError> {
     let mut q = entries::Entity::find().filter(entries::Column::AccountId.eq(account.id()));
     if let Some(k) = kind {
         q = q.filter(entries::Column::Kind.eq(k));
     }
     let total = q.clone().count(conn).await?;
     let rows = q.order_by_desc(entries::Column::Seq).offset(offset).limit(limit).all(conn).await?;
-    Ok(List { items: entry_views(conn, rows, lang).await?, total })
+    let names = titles.of(&conn.into(), rows.iter().filter_map(|e| Some((e.ref_type.as_str(), e.ref_id.as_deref()?))), lang).await?;
+    let items = rows
+        .into_iter()
+        .map(|e| {
+            let title = e.ref_id.as_ref().and_then(|id| names.get(&format!("{}:{id}", e.ref_type)).cloned());
+            entry_view(e, title, lang)
+        })
+        .collect();
+    Ok(List { items, total })
 }
 
-/// Entries as their owner reads them: the memo and the title in `lang`.
-pub async fn entry_views(conn: &impl ConnectionTrait, rows: Vec<entries::Model>, lang: Lang) -> Result<Vec<Entry>, AppError> {
-    let names = titles(conn, rows.iter().filter_map(|e| Some((e.ref_type.as_str(), e.ref_id.as_deref()?))), lang).await?;
-    Ok(rows
-        .into_iter()
-        .map(|e| Entry {
-            title: e.ref_id.as_ref().and_then(|id| names.get(&format!("{}:{id}", e.ref_type)).cloned()),
-            id: e.id,
-            kind: e.kind,
-            amount: e.amount,
-            balance_after: e.balance_after,
-            memo: render(&e.memo, lang),
-            ref_type: e.ref_type,
-            ref_id: e.ref_id,
-            created_at: e.created_at,
-        })
-        .collect())
+/// An entry as its owner reads it: the memo in `lang`, and its `title` (`billing::titles`; none
+/// for what names nothing but its memo, a grant or a top-up).
+pub fn entry_view(e: entries::Model, title: Option<String>, lang: Lang) -> Entry {
+    Entry {
+        title,
+        id: e.id,
+        kind: e.kind,
+        amount: e.amount,
+        balance_after: e.balance_after,
+        memo: render(&e.memo, lang),
+        ref_type: e.ref_type,
+        ref_id: e.ref_id,
+        created_at: e.created_at,
+    }
 }
 
 /// Income and expense per UTC day over the `days` days ending with `today`, oldest first, days
@@ -192,7 +197,7 @@ pub async fn top_up(conn: &impl ledger::Conn, auth: &Auth, req: TopUp, idempoten
     };
     let posted = ledger::transfer(conn, spec).await?;
     let entry = posted.entry_of(&to).cloned().ok_or_else(|| AppError::Internal(anyhow::anyhow!("top-up without the company's entry")))?;
-    Ok(entry_views(conn, vec![entry], lang).await?.remove(0))
+    Ok(entry_view(entry, None, lang))
 }
 
 /// The top-up page's words: the operator's (the market's settings), or by default that coins

@@ -7,13 +7,14 @@ use crate::companies::CompaniesCtx;
 use crate::companies::lookup::{DEFAULT_PAGE, admin_company_locked, company_id, rfc3339, user};
 use crate::companies::history::{Event, record};
 use crate::companies::model::*;
-use crate::db::entity::{resource_assignments, users};
+use crate::db::entity::resource_assignments;
 use crate::db::enums::ResourceType;
 use crate::db::now;
 use crate::db::write_txn;
 use crate::error::{AppError, Msg};
 use crate::http::{List, Page};
 use crate::iam::auth::{Auth, membership};
+use crate::iam::people;
 use crate::lang::Lang;
 
 
@@ -104,7 +105,7 @@ pub async fn assignments(cx: &CompaniesCtx, auth: &Auth, q: AssignmentQuery, lan
         .all(&cx.db)
         .await?;
     let ids: Vec<String> = rows.iter().map(|r| r.user_id.clone()).collect();
-    let people = users::Entity::find().filter(users::Column::Id.is_in(ids)).all(&cx.db).await?;
+    let people = people::by_ids(&cx.db, ids).await?;
     // What the resources are called (issue 26: the table showed bare ids).
     let of = |kind: ResourceType| rows.iter().filter(|r| r.resource_type == kind).map(|r| r.resource_id.clone()).collect::<Vec<_>>();
     let device_names = cx.resources.names(&(&cx.db).into(), ResourceType::Device, &of(ResourceType::Device), lang).await?;
@@ -116,7 +117,7 @@ pub async fn assignments(cx: &CompaniesCtx, auth: &Auth, q: AssignmentQuery, lan
     let items = rows
         .into_iter()
         .map(|r| {
-            let u = people.iter().find(|u| u.id == r.user_id);
+            let u = people.get(&r.user_id);
             Assignment {
                 resource_name: name_of(&r),
                 user_name: u.map(|u| u.name.clone()).unwrap_or_default(),

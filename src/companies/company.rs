@@ -11,13 +11,14 @@ use crate::companies::CompaniesCtx;
 use crate::companies::lookup::{DEFAULT_PAGE, admin_company_locked, company, company_id, company_locked, rfc3339, user};
 use crate::companies::history::{Event, record, user_event};
 use crate::companies::model::*;
-use crate::db::entity::{companies, company_members, member_records, resource_assignments, users};
+use crate::db::entity::{companies, company_members, member_records, resource_assignments};
 use crate::db::enums::Role;
 use crate::db::{new_id, now, write_txn};
 use crate::error::{AppError, Msg};
 use crate::http::{List, Page};
 use crate::iam::auth::{Auth, membership};
 use crate::iam::model::Organization;
+use crate::iam::people;
 use crate::iam::sessions::organizations;
 
 
@@ -96,7 +97,7 @@ pub async fn create(cx: &CompaniesCtx, auth: &Auth, name: CompanyName) -> Result
         id: Set(new_id()),
         name: Set(name),
         network_id: Set(hex::encode(rand::random::<[u8; 8]>())),
-        owner_id: Set(me.id.clone()),
+        owner_id: Set(me.id.to_string()),
         created_at: Set(now()),
     }
     .insert(&txn)
@@ -161,11 +162,11 @@ pub async fn members(cx: &CompaniesCtx, auth: &Auth, page: Page) -> Result<List<
     let total = q.clone().count(&cx.db).await?;
     let rows = q.order_by_asc(company_members::Column::JoinedAt).offset(offset).limit(limit).all(&cx.db).await?;
     let ids: Vec<String> = rows.iter().map(|m| m.user_id.clone()).collect();
-    let people = users::Entity::find().filter(users::Column::Id.is_in(ids)).all(&cx.db).await?;
+    let people = people::by_ids(&cx.db, ids).await?;
     let items = rows
         .into_iter()
         .filter_map(|m| {
-            let u = people.iter().find(|u| u.id == m.user_id)?;
+            let u = people.get(&m.user_id)?;
             Some(Member {
                 owner: c.owner_id == m.user_id,
                 user_id: m.user_id,

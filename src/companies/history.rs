@@ -6,11 +6,12 @@ use sea_orm::{ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, Databas
 use crate::companies::CompaniesCtx;
 use crate::companies::lookup::{DEFAULT_PAGE, company_id, rfc3339};
 use crate::companies::model::HistoryEntry;
-use crate::db::entity::{companies, company_history, company_members, users};
+use crate::db::entity::{companies, company_history, company_members};
 use crate::db::{new_id, now};
 use crate::error::AppError;
 use crate::http::{List, Page};
 use crate::iam::auth::Auth;
+use crate::iam::people::Person;
 
 /// One history event.
 pub(crate) struct Event<'a> {
@@ -21,12 +22,12 @@ pub(crate) struct Event<'a> {
     pub detail: String,
 }
 
-pub(crate) async fn record(conn: &impl ConnectionTrait, c: &companies::Model, actor: Option<&users::Model>, e: Event<'_>) -> Result<(), AppError> {
+pub(crate) async fn record(conn: &impl ConnectionTrait, c: &companies::Model, actor: Option<&Person>, e: Event<'_>) -> Result<(), AppError> {
     company_history::ActiveModel {
         id: Set(new_id()),
         company_id: Set(c.id.clone()),
         company_name: Set(c.name.clone()),
-        actor_id: Set(actor.map(|a| a.id.clone())),
+        actor_id: Set(actor.map(|a| a.id.to_string())),
         actor_name: Set(actor.map(|a| a.name.clone()).unwrap_or_default()),
         action: Set(e.action.into()),
         subject_type: Set(e.subject_type.into()),
@@ -40,7 +41,7 @@ pub(crate) async fn record(conn: &impl ConnectionTrait, c: &companies::Model, ac
     Ok(())
 }
 
-pub(crate) fn user_event<'a>(action: &'a str, u: &'a users::Model, detail: String) -> Event<'a> {
+pub(crate) fn user_event<'a>(action: &'a str, u: &'a Person, detail: String) -> Event<'a> {
     Event { action, subject_type: "user", subject_id: &u.id, subject_name: &u.email, detail }
 }
 

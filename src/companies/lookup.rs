@@ -2,16 +2,17 @@
 
 use sea_orm::{ConnectionTrait, EntityTrait};
 
-use crate::db::entity::{companies, users};
+use crate::db::entity::companies;
 use crate::db::enums::Role;
 use crate::db::for_update;
 use crate::error::{AppError, Msg};
 use crate::iam::auth::{Auth, membership};
+use crate::iam::people::{self, Person};
 
 pub(crate) const DEFAULT_PAGE: u64 = 20;
 
-pub(crate) async fn user(conn: &impl ConnectionTrait, id: &str) -> Result<users::Model, AppError> {
-    users::Entity::find_by_id(id.to_string()).one(conn).await?.ok_or(AppError::Refused(Msg::SessionExpired))
+pub(crate) async fn user(conn: &impl ConnectionTrait, id: &str) -> Result<Person, AppError> {
+    people::one(conn, id).await?.ok_or(AppError::Refused(Msg::SessionExpired))
 }
 
 pub(crate) async fn company(conn: &impl ConnectionTrait, id: &str) -> Result<companies::Model, AppError> {

@@ -11,12 +11,13 @@ use crate::companies::company::add_member;
 use crate::companies::lookup::{DEFAULT_PAGE, admin_company_locked, company, company_locked, rfc3339, user};
 use crate::companies::history::{Event, record, user_event};
 use crate::companies::model::*;
-use crate::db::entity::{companies, company_members, member_records, users};
+use crate::db::entity::{companies, company_members, member_records};
 use crate::db::enums::{RecordKind, RecordStatus, Role};
 use crate::db::{new_id, now, write_txn};
 use crate::error::{AppError, Msg};
 use crate::http::{List, Page};
 use crate::iam::auth::{Auth, membership};
+use crate::iam::people::{self, Person};
 use crate::iam::tokens;
 use crate::mail::Mail;
 
@@ -63,12 +64,12 @@ async fn views(conn: &impl ConnectionTrait, rows: &[member_records::Model], side
     let cids: Vec<String> = rows.iter().map(|r| r.company_id.clone()).collect();
     let uids: Vec<String> = rows.iter().filter_map(|r| r.user_id.clone()).collect();
     let cs = companies::Entity::find().filter(companies::Column::Id.is_in(cids)).all(conn).await?;
-    let us = users::Entity::find().filter(users::Column::Id.is_in(uids)).all(conn).await?;
+    let us = people::by_ids(conn, uids).await?;
     Ok(rows
         .iter()
         .map(|r| {
             let cname = cs.iter().find(|c| c.id == r.company_id).map(|c| c.name.as_str()).unwrap_or("");
-            let uname = r.user_id.as_ref().and_then(|id| us.iter().find(|u| &u.id == id)).map(|u| u.name.as_str()).unwrap_or("");
+            let uname = r.user_id.as_ref().and_then(|id| us.get(id)).map(|u| u.name.as_str()).unwrap_or("");
             view(r, cname, uname, side(r))
         })
         .collect())
@@ -79,7 +80,7 @@ pub async fn invite(cx: &CompaniesCtx, admin: &Auth, req: Invitation) -> Result<
     let txn = write_txn(&cx.db).await?;
     let c = admin_company_locked(&txn, admin).await?;
     let me = user(&txn, &admin.user_id).await?;
-    let invited = users::Entity::find().filter(users::Column::Email.eq(email.as_str())).one(&txn).await?;
+    let invited = people::by_email(&txn, email.as_str()).await?;
     if let Some(existing) = &invited
         && membership(&txn, &c.id, &existing.id).await?.is_some() {
             return Err(AppError::Refused(Msg::AlreadyMember));
@@ -107,7 +108,7 @@ pub async fn invite(cx: &CompaniesCtx, admin: &Auth, req: Invitation) -> Result<
         status: Set(RecordStatus::Invited),
         code_hash: Set(Some(tokens::hash_token(&code))),
         expires_at: Set(Some(t + Duration::seconds(ttl as i64))),
-        created_by: Set(me.id.clone()),
+        created_by: Set(me.id.to_string()),
         created_at: Set(t),
         decided_at: Set(None),
         decided_by: Set(None),
@@ -143,7 +144,7 @@ pub async fn invite(cx: &CompaniesCtx, admin: &Auth, req: Invitation) -> Result<
 /// The invited person's bell: a pending invitation is news for someone who already has an
 /// account (the mail reaches the others). It points to the company page of invitations, not to
 /// the mailed link: the code is a secret kept only hashed.
-async fn notify_invited(conn: &impl ConnectionTrait, person: &users::Model, inviter: &users::Model, c: &companies::Model) -> Result<(), AppError> {
+async fn notify_invited(conn: &impl ConnectionTrait, person: &Person, inviter: &Person, c: &companies::Model) -> Result<(), AppError> {
     let (who, name) = (&inviter.name, &c.name);
     let title = format!("Invitation to join {name}");
     let body = format!("{who} invited you to join the company \"{name}\". Accept or decline it on the Companies page.");
@@ -157,14 +158,14 @@ async fn notify_invited(conn: &impl ConnectionTrait, person: &users::Model, invi
 
 /// Accepts an invitation for `me` (the checks of a pending, unexpired invitation to `me`'s
 /// address are the caller's). Returns the updated record.
-async fn accept_invitation(conn: &impl ConnectionTrait, r: member_records::Model, me: &users::Model) -> Result<member_records::Model, AppError> {
+async fn accept_invitation(conn: &impl ConnectionTrait, r: member_records::Model, me: &Person) -> Result<member_records::Model, AppError> {
     let c = company(conn, &r.company_id).await?;
     add_member(conn, &c.id, &me.id, r.role).await?;
     let mut a: member_records::ActiveModel = r.into();
     a.status = Set(RecordStatus::Accepted);
-    a.user_id = Set(Some(me.id.clone()));
+    a.user_id = Set(Some(me.id.to_string()));
     a.decided_at = Set(Some(now()));
-    a.decided_by = Set(Some(me.id.clone()));
+    a.decided_by = Set(Some(me.id.to_string()));
     a.read_by_admin = Set(false);
     a.read_by_user = Set(true);
     let r = a.update(conn).await?;
@@ -250,12 +251,12 @@ pub async fn apply(cx: &CompaniesCtx, auth: &Auth, CompanyRef(sme): CompanyRef) 
         kind: Set(RecordKind::Apply),
         company_id: Set(c.id.clone()),
         email: Set(me.email.clone()),
-        user_id: Set(Some(me.id.clone())),
+        user_id: Set(Some(me.id.to_string())),
         role: Set(Role::Member),
         status: Set(RecordStatus::Applied),
         code_hash: Set(None),
         expires_at: Set(None),
-        created_by: Set(me.id.clone()),
+        created_by: Set(me.id.to_string()),
         created_at: Set(now()),
         decided_at: Set(None),
         decided_by: Set(None),
@@ -270,7 +271,7 @@ pub async fn apply(cx: &CompaniesCtx, auth: &Auth, CompanyRef(sme): CompanyRef) 
 }
 
 /// The records a person sees as theirs: their applications and the invitations to their address.
-fn own_records(me: &users::Model) -> Condition {
+fn own_records(me: &Person) -> Condition {
     own_records_where(&me.id, member_records::Column::Email.eq(me.email.clone()))
 }
 
@@ -349,9 +350,9 @@ pub async fn answer(cx: &CompaniesCtx, auth: &Auth, id: &str, accept: bool) -> R
         (Side::Person, false) => {
             let mut a: member_records::ActiveModel = r.into();
             a.status = Set(RecordStatus::Declined);
-            a.user_id = Set(Some(me.id.clone()));
+            a.user_id = Set(Some(me.id.to_string()));
             a.decided_at = Set(Some(now()));
-            a.decided_by = Set(Some(me.id.clone()));
+            a.decided_by = Set(Some(me.id.to_string()));
             a.read_by_admin = Set(false);
             a.read_by_user = Set(true);
             let r = a.update(&txn).await?;
@@ -367,7 +368,7 @@ pub async fn answer(cx: &CompaniesCtx, auth: &Auth, id: &str, accept: bool) -> R
             let mut a: member_records::ActiveModel = r.into();
             a.status = Set(if accept { RecordStatus::Accepted } else { RecordStatus::Declined });
             a.decided_at = Set(Some(now()));
-            a.decided_by = Set(Some(me.id.clone()));
+            a.decided_by = Set(Some(me.id.to_string()));
             a.read_by_admin = Set(true);
             a.read_by_user = Set(false);
             let r = a.update(&txn).await?;
@@ -402,7 +403,7 @@ pub fn member_records_unread_counts(auth: &Auth) -> Vec<(&'static str, Select<me
     }
     // The address and the administered companies are subqueries: no read before the count.
     let uid = auth.user_id.as_str();
-    let my_email = Query::select().column(users::Column::Email).from(users::Entity).and_where(users::Column::Id.eq(uid)).to_owned();
+    let my_email = people::email_of(uid);
     let own = member_records::Entity::find()
         .filter(own_records_where(uid, member_records::Column::Email.in_subquery(my_email)))
         .filter(member_records::Column::ReadByUser.eq(false));

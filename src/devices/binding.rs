@@ -141,6 +141,16 @@ impl DeletionCheck for DevicesLinked {
     }
 }
 
+/// What the devices among `ids` are called, by id: a company's assignments and a rental's ledger
+/// title name them so.
+pub async fn names(conn: &impl ConnectionTrait, ids: &[String]) -> Result<std::collections::HashMap<String, String>, sea_orm::DbErr> {
+    if ids.is_empty() {
+        return Ok(Default::default());
+    }
+    let rows = devices::Entity::find().filter(devices::Column::Id.is_in(ids.iter().cloned())).all(conn).await?;
+    Ok(rows.into_iter().map(|d| (d.id, d.name)).collect())
+}
+
 /// The devices bound in a company's context, for companies: a member may be assigned one, the
 /// assignments name it, and a company with one still linked cannot be deleted (`devices_linked`).
 pub struct CompanyDevices;
@@ -159,8 +169,7 @@ impl crate::companies::resources::CompanyResources for CompanyDevices {
         if kind != ResourceType::Device {
             return Ok(Vec::new());
         }
-        let rows = devices::Entity::find().filter(devices::Column::Id.is_in(ids.iter().cloned())).all(conn).await?;
-        Ok(rows.into_iter().map(|d| (d.id, d.name)).collect())
+        Ok(names(conn, ids).await?.into_iter().collect())
     }
 
     async fn held(&self, txn: &DatabaseTransaction, company_id: &str) -> Result<Option<&'static str>, AppError> {

@@ -371,3 +371,24 @@ pub async fn meter(db: &DatabaseConnection, at: DateTime<Utc>) -> Result<usize, 
     }
     Ok(ended)
 }
+
+/// A Z-CLOUD rental's ledger title: "Z-CLOUD machine: <its name>" (`billing::titles`).
+pub struct ZcloudTitles;
+
+#[async_trait::async_trait]
+impl crate::billing::titles::Titler for ZcloudTitles {
+    fn ref_type(&self) -> &'static str {
+        "zcloud"
+    }
+
+    async fn titles(&self, conn: &sea_orm::DatabaseExecutor<'_>, ids: &[String], lang: crate::lang::Lang) -> Result<Vec<(String, String)>, AppError> {
+        let rows = rentals::Entity::find().filter(rentals::Column::Id.is_in(ids.iter().cloned())).all(conn).await?;
+        Ok(rows
+            .into_iter()
+            .map(|z| {
+                let title = if lang == crate::lang::Lang::Zh { format!("Z-CLOUD 云主机：{}", z.name) } else { format!("Z-CLOUD machine: {}", z.name) };
+                (z.id, title)
+            })
+            .collect())
+    }
+}

@@ -110,8 +110,11 @@ pub async fn cursor(conn: &impl ConnectionTrait, user_id: &str) -> Result<Cursor
     Ok(Cursor { last, oldest_kept })
 }
 
+/// An event as the log keeps it: its `seq` (the stream's id), kind and JSON payload.
+pub type Logged = events::Model;
+
 /// The person's events after `seen`, oldest first, at most `limit`.
-pub async fn after(conn: &impl ConnectionTrait, user_id: &str, seen: i64, limit: u64) -> Result<Vec<events::Model>, AppError> {
+pub async fn after(conn: &impl ConnectionTrait, user_id: &str, seen: i64, limit: u64) -> Result<Vec<Logged>, AppError> {
     Ok(events::Entity::find()
         .filter(events::Column::UserId.eq(user_id))
         .filter(events::Column::Seq.gt(seen))

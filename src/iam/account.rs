@@ -2,7 +2,7 @@
 
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set, TransactionTrait};
 
-use crate::db::entity::{sessions, users};
+use crate::db::entity::users;
 use crate::db::{now, write_txn};
 use crate::error::{AppError, Msg};
 use crate::iam::IamCtx;
@@ -54,14 +54,7 @@ pub async fn change_password(cx: &IamCtx, auth: &Auth, req: PasswordChange) -> R
     a.updated_at = Set(now());
     a.update(&txn).await?;
     // Every other session of this user ends.
-    sessions::Entity::update_many()
-        .col_expr(sessions::Column::RevokedAt, now().into())
-        .col_expr(sessions::Column::RevokeReason, "password_changed".into())
-        .filter(sessions::Column::UserId.eq(user_id))
-        .filter(sessions::Column::Id.ne(auth.session_id.clone()))
-        .filter(sessions::Column::RevokedAt.is_null())
-        .exec(&txn)
-        .await?;
+    crate::iam::sessions::end_all(&txn, &user_id, Some(&auth.session_id), "password_changed", now()).await?;
     txn.commit().await?;
     Ok(())
 }

@@ -9,6 +9,7 @@ pub mod deletion;
 pub mod menus;
 pub mod model;
 pub mod password;
+pub mod people;
 pub mod ratelimit;
 pub mod recovery;
 pub mod resets;

@@ -8,7 +8,7 @@ use std::net::IpAddr;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
-use crate::db::entity::{password_resets, sessions, users};
+use crate::db::entity::{password_resets, users};
 use crate::db::{now, write_txn};
 use crate::error::{AppError, Msg};
 use crate::iam::IamCtx;
@@ -88,13 +88,7 @@ pub async fn reset_password(cx: &IamCtx, req: PasswordReset) -> Result<(), AppEr
         // The mailed link proved the address, as verifying does (the signup bonus …).
         cx.on_verified.run(&txn, &link.user_id).await?;
     }
-    sessions::Entity::update_many()
-        .col_expr(sessions::Column::RevokedAt, t.into())
-        .col_expr(sessions::Column::RevokeReason, "password_reset".into())
-        .filter(sessions::Column::UserId.eq(link.user_id))
-        .filter(sessions::Column::RevokedAt.is_null())
-        .exec(&txn)
-        .await?;
+    crate::iam::sessions::end_all(&txn, &link.user_id, None, "password_reset", t).await?;
     txn.commit().await?;
     Ok(())
 }

@@ -193,6 +193,22 @@ async fn revoke_session(conn: &impl ConnectionTrait, session_id: &str, reason: &
     Ok(())
 }
 
+/// Ends every live session of person `user_id` at `at` with `reason` (a password changed or
+/// reset, a suspension), but `except` (the caller's own, kept after a password change). The
+/// `sessions` version moves (m0014's triggers), so every instance refuses the tokens on their next
+/// call. Answers how many ended.
+pub async fn end_all(conn: &impl ConnectionTrait, user_id: &str, except: Option<&str>, reason: &str, at: DateTime<Utc>) -> Result<u64, AppError> {
+    let mut q = sessions::Entity::update_many()
+        .col_expr(sessions::Column::RevokedAt, at.into())
+        .col_expr(sessions::Column::RevokeReason, reason.into())
+        .filter(sessions::Column::UserId.eq(user_id))
+        .filter(sessions::Column::RevokedAt.is_null());
+    if let Some(keep) = except {
+        q = q.filter(sessions::Column::Id.ne(keep));
+    }
+    Ok(q.exec(conn).await?.rows_affected)
+}
+
 pub async fn switch(cx: &IamCtx, auth: &Auth, SwitchTo(sme): SwitchTo) -> Result<Session, AppError> {
     // An API key keeps the context it was created in.
     let session_id = auth.session()?.to_string();

@@ -1,6 +1,8 @@
 //! The catalogue's rows as other domains ask about them (they never read `apps`, which this
 //! domain owns: docs/architecture.md "Who owns which table").
 
+use std::collections::HashMap;
+
 use sea_orm::{ColumnTrait, ConnectionTrait, DatabaseExecutor, DbErr, EntityTrait, QueryFilter};
 
 use crate::db::entity::apps;
@@ -11,6 +13,16 @@ use crate::lang::Lang;
 /// The ids of the apps of these display types (listed or not).
 pub async fn ids_of_types(conn: &impl ConnectionTrait, types: &[&str]) -> Result<Vec<String>, DbErr> {
     Ok(apps::Entity::find().filter(apps::Column::DisplayType.is_in(types.iter().copied())).all(conn).await?.into_iter().map(|a| a.id).collect())
+}
+
+/// What the apps among `ids` are called in `lang` (the English name where there is no Chinese
+/// one), by id: a company's assignments and a rental's ledger title name them so.
+pub async fn names(conn: &impl ConnectionTrait, ids: &[String], lang: Lang) -> Result<HashMap<String, String>, DbErr> {
+    if ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let rows = apps::Entity::find().filter(apps::Column::Id.is_in(ids.iter().cloned())).all(conn).await?;
+    Ok(rows.into_iter().map(|a| (a.id, if lang == Lang::Zh && !a.name_zh.is_empty() { a.name_zh } else { a.name_en })).collect())
 }
 
 /// The apps as company resources: a company may assign any listed app to its members, and the
@@ -30,7 +42,6 @@ impl crate::companies::resources::CompanyResources for CompanyApps {
         if kind != ResourceType::App {
             return Ok(Vec::new());
         }
-        let rows = apps::Entity::find().filter(apps::Column::Id.is_in(ids.iter().cloned())).all(conn).await?;
-        Ok(rows.into_iter().map(|a| (a.id, if lang == Lang::Zh { a.name_zh } else { a.name_en })).collect())
+        Ok(names(conn, ids, lang).await?.into_iter().collect())
     }
 }

@@ -17,7 +17,7 @@ use serde_json::json;
 use crate::ids::UserId;
 use crate::billing::ledger::AccountRef;
 use crate::billing::model::{Entry, TopUp};
-use crate::db::entity::{devices, installations, ledger_accounts, sessions, users};
+use crate::db::entity::{devices, installations, ledger_accounts, users};
 use crate::db::enums::InstallKind;
 use crate::db::{for_update, now, write_txn};
 use crate::error::{AppError, Msg};
@@ -101,14 +101,7 @@ pub async fn suspend(db: &DatabaseConnection, actor: &Actor, user_id: &UserId, r
     row.suspended_reason = Set(Some(req.reason.clone()));
     row.updated_at = Set(t);
     row.update(&txn).await?;
-    let ended_sessions = sessions::Entity::update_many()
-        .col_expr(sessions::Column::RevokedAt, t.into())
-        .col_expr(sessions::Column::RevokeReason, "suspended".into())
-        .filter(sessions::Column::UserId.eq(user_id))
-        .filter(sessions::Column::RevokedAt.is_null())
-        .exec(&txn)
-        .await?
-        .rows_affected;
+    let ended_sessions = crate::iam::sessions::end_all(&txn, user_id, None, "suspended", t).await?;
     // Their rentals end and are settled (the meter's last minutes captured, the hold released).
     let rentals = installations::Entity::find()
         .filter(installations::Column::OwnerUserId.eq(user_id))
@@ -180,7 +173,8 @@ pub async fn grant(db: &DatabaseConnection, actor: &Actor, user_id: &UserId, req
         let detail = json!({"amount": req.amount, "memo": req.memo, "before": {"balance": entry.balance_after - req.amount}, "after": {"balance": entry.balance_after}});
         audit::record(&txn, actor, AuditAction::UserGrant, &format!("user:{user_id}"), detail).await?;
     }
-    let view = crate::billing::wallet::entry_views(&txn, vec![entry], lang).await?.remove(0);
+    // A grant names nothing but its memo: no title to look up.
+    let view = crate::billing::wallet::entry_view(entry, None, lang);
     txn.commit().await?;
     Ok(view)
 }

@@ -73,6 +73,30 @@ pub fn jobs(cx: &OrdersCtx) -> Vec<Result<Job, JobSchedulerError>> {
     })]
 }
 
+/// An order's ledger title: "Order: <its name>" (`billing::titles`).
+pub struct OrderTitles;
+
+#[async_trait::async_trait]
+impl crate::billing::titles::Titler for OrderTitles {
+    fn ref_type(&self) -> &'static str {
+        "order"
+    }
+
+    async fn titles(&self, conn: &sea_orm::DatabaseExecutor<'_>, ids: &[String], lang: crate::lang::Lang) -> Result<Vec<(String, String)>, crate::error::AppError> {
+        use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+
+        use crate::db::entity::orders;
+        let rows = orders::Entity::find().filter(orders::Column::Id.is_in(ids.iter().cloned())).all(conn).await?;
+        Ok(rows
+            .into_iter()
+            .map(|o| {
+                let title = if lang == crate::lang::Lang::Zh { format!("订单：{}", o.name) } else { format!("Order: {}", o.name) };
+                (o.id, title)
+            })
+            .collect())
+    }
+}
+
 /// Which boxes are reserved for an order (`orders.reserved_device_id`), for the apps domain: a
 /// reserved box is not rented meanwhile.
 pub struct OrderReservations;

@@ -10,7 +10,7 @@ use crate::ids::{OrderId, UserId};
 use crate::apps::access::reason_text as app_reason;
 use crate::config::OrdersConfig;
 use crate::apps::seen::{self, Seen};
-use crate::db::entity::{apps, devices, order_events, orders, users};
+use crate::db::entity::{apps, devices, order_events, orders};
 use crate::db::enums::OrderStatus;
 use crate::devices::model::Location;
 use crate::devices::nearby::distance_km;
@@ -74,7 +74,7 @@ pub struct Names {
 impl Names {
     pub async fn load(conn: &impl ConnectionTrait, rows: &[orders::Model]) -> Result<Names, AppError> {
         let user_ids: Vec<String> = rows.iter().flat_map(|o| std::iter::once(o.demander_id.clone()).chain(o.provider_id.clone())).collect();
-        let users = users::Entity::find().filter(users::Column::Id.is_in(user_ids)).all(conn).await?;
+        let users = crate::iam::people::by_ids(conn, user_ids).await?;
         let apps = apps::Entity::find().filter(apps::Column::Id.is_in(rows.iter().map(|o| o.app_id.clone()))).all(conn).await?;
         let devices = devices::Entity::find().filter(devices::Column::Id.is_in(rows.iter().filter_map(|o| o.device_id.clone()))).all(conn).await?;
         let installations = seen::many(conn, rows.iter().filter_map(|o| o.installation_id.clone())).await?;
@@ -89,7 +89,7 @@ impl Names {
             history.entry(e.order_id.clone()).or_default().push(e);
         }
         Ok(Names {
-            users: users.into_iter().map(|u| (u.id, u.name)).collect(),
+            users: users.into_iter().map(|(id, u)| (id, u.name)).collect(),
             apps: apps.into_iter().map(|a| (a.id.clone(), a)).collect(),
             devices: devices.into_iter().map(|d| (d.id, d.name)).collect(),
             installations,

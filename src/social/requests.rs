@@ -13,7 +13,7 @@ use sea_orm::{
 use crate::config::SocialConfig;
 use crate::db::enums::EventKind;
 use crate::db::entity::friend_requests::{self as requests, RequestStatus};
-use crate::db::entity::{blocks as blocks_t, friendships, users};
+use crate::db::entity::{blocks as blocks_t, friendships};
 use crate::db::{new_id, now, write_txn};
 use crate::error::{AppError, Msg};
 use crate::http::List;
@@ -177,7 +177,7 @@ pub async fn pending_incoming(conn: &impl ConnectionTrait, user_id: &str) -> Res
 /// The pending requests waiting for `user_id`'s answer, as a query the stats poll counts in its
 /// one statement (the address is a subquery).
 pub fn pending_for(user_id: &str) -> sea_orm::Select<requests::Entity> {
-    let my_email = Query::select().column(users::Column::Email).from(users::Entity).and_where(users::Column::Id.eq(user_id)).to_owned();
+    let my_email = crate::iam::people::email_of(user_id);
     requests::Entity::find()
         .filter(requests::Column::Status.eq(RequestStatus::Pending))
         .filter(incoming_where(requests::Column::ToEmail.in_subquery(my_email), user_id))

@@ -4,9 +4,9 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QuerySelect, SqlErr};
+use sea_orm::{ConnectionTrait, DbErr, EntityTrait, SqlErr};
 
-use crate::db::entity::{blocks as blocks_t, friendships, users};
+use crate::db::entity::{blocks as blocks_t, friendships};
 use crate::db::now;
 use crate::error::AppError;
 use crate::social::model::Person;
@@ -22,21 +22,12 @@ pub(crate) fn is_unique_violation(e: &DbErr) -> bool {
 
 /// People by id, without their avatar bytes.
 pub(crate) async fn people(conn: &impl ConnectionTrait, ids: &[String]) -> Result<HashMap<String, Person>, AppError> {
-    if ids.is_empty() {
-        return Ok(HashMap::new());
-    }
-    let rows: Vec<(String, String, String, i32)> = users::Entity::find()
-        .select_only()
-        .columns([users::Column::Id, users::Column::Name, users::Column::Email, users::Column::AvatarVersion])
-        .filter(users::Column::Id.is_in(ids.iter().cloned()))
-        .into_tuple()
-        .all(conn)
-        .await?;
-    Ok(rows
+    Ok(crate::iam::people::by_ids(conn, ids.iter().cloned())
+        .await?
         .into_iter()
-        .map(|(id, name, email, v)| {
-            let avatar_url = crate::iam::model::avatar_path(&id, v);
-            (id.clone(), Person { user_id: id, name, email, avatar_url })
+        .map(|(id, p)| {
+            let avatar_url = p.avatar_url();
+            (id, Person { user_id: p.id.into(), name: p.name, email: p.email, avatar_url })
         })
         .collect())
 }
@@ -47,13 +38,7 @@ pub(crate) async fn person(conn: &impl ConnectionTrait, id: &str) -> Result<Opti
 
 /// The account that has `email`, if any.
 pub(crate) async fn user_id_by_email(conn: &impl ConnectionTrait, email: &str) -> Result<Option<String>, AppError> {
-    Ok(users::Entity::find()
-        .select_only()
-        .column(users::Column::Id)
-        .filter(users::Column::Email.eq(email))
-        .into_tuple::<String>()
-        .one(conn)
-        .await?)
+    Ok(crate::iam::people::by_email(conn, email).await?.map(|p| p.id.into()))
 }
 
 pub(crate) async fn has_blocked(conn: &impl ConnectionTrait, user_id: &str, other: &str) -> Result<bool, AppError> {

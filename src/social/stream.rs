@@ -21,7 +21,6 @@ use sea_orm::DatabaseConnection;
 use serde_json::json;
 use tokio::time::Instant;
 
-use crate::db::entity::events as events_t;
 use crate::events::hub::Subscription;
 use crate::events::{self, Cursor};
 
@@ -40,7 +39,7 @@ struct Live {
     ends: Instant,
 }
 
-fn event_of(row: events_t::Model) -> Event {
+fn event_of(row: events::Logged) -> Event {
     Event::default().id(row.seq.to_string()).event(events::kind_name(row.kind)).data(row.payload)
 }
 
