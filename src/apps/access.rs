@@ -154,7 +154,7 @@ pub fn to_installation(r: &installations::Model, names: &Names, lang: Lang) -> I
         app_id: r.app_id.clone(),
         app_name,
         icon_url: app.map(|a| crate::market::model::icon_url(&a.icon)).unwrap_or_default(),
-        display_type: app.map(|a| a.display_type.clone()).unwrap_or_default(),
+        display_type: app.map(|a| sea_orm::ActiveEnum::to_value(&a.display_type)).unwrap_or_default(),
         device_id: r.device_id.clone(),
         device_name: device.map(|d| d.name.clone()).unwrap_or_default(),
         device_status,

@@ -16,7 +16,7 @@ use crate::apps::model::*;
 use crate::protocol::heartbeat::CommandBody;
 use crate::apps::state::{self, Change};
 use crate::db::entity::{app_images, apps, devices, installation_events, installations};
-use crate::db::enums::{DeviceStatus, SharingMode};
+use crate::db::enums::{DeviceStatus, DisplayType, SharingMode};
 use crate::db::{new_id, now, write_txn};
 use crate::devices::access::{Owner, owned_by};
 use crate::error::{AppError, Msg};
@@ -25,8 +25,6 @@ use crate::iam::auth::Auth;
 use crate::lang::Lang;
 use crate::market::fit::{self, Room, Unfit};
 
-pub use crate::market::fit::LITE_APP;
-pub const AI_TYPES: [&str; 2] = ["AI compute", "AI server"];
 
 /// What a device has left: its spec less what its installations hold.
 pub async fn free_on(conn: &impl ConnectionTrait, d: &devices::Model) -> Result<Capacity, AppError> {
@@ -270,7 +268,7 @@ pub async fn act(cx: &AppsCtx, auth: &Auth, id: &InstallationId, action: Action,
         Allowed::NotYours => return Err(AppError::Refused(Msg::NoPermissionApps)),
         Allowed::NotInState => return Err(refused()),
         Allowed::Offline => {
-            let ai = app.as_ref().is_some_and(|a| AI_TYPES.contains(&a.display_type.as_str()));
+            let ai = app.as_ref().is_some_and(|a| a.display_type.is_ai());
             return Err(AppError::Refused(match action {
                 _ if ai => Msg::AiComputeOffline,
                 Action::Start | Action::Resume | Action::Restart => Msg::AppOffline,
@@ -451,7 +449,7 @@ pub async fn on_device(cx: &AppsCtx, auth: &Auth, device_id: &DeviceId, lang: La
 /// AI compute and AI server installations of the caller's context, with endpoint and GPUs.
 pub async fn aicompute(cx: &AppsCtx, auth: &Auth, lang: Lang) -> Result<List<AiCompute>, AppError> {
     let ai_apps: Vec<String> = apps::Entity::find()
-        .filter(apps::Column::DisplayType.is_in(AI_TYPES))
+        .filter(apps::Column::DisplayType.is_in(DisplayType::AI))
         .all(&cx.db)
         .await?
         .into_iter()

@@ -10,7 +10,7 @@
 
 use sea_orm::{ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter};
 
-use crate::apps::install::LITE_APP;
+use crate::db::enums::DisplayType;
 use crate::apps::model::{AppStatus, InstallKind};
 use crate::db::entity::{apps, devices, installations};
 use crate::devices::guards::{DeviceChange, DeviceGuard};
@@ -49,7 +49,7 @@ impl DeviceGuard for LiteAppRules {
             return Ok(());
         }
         let lite_ids: Vec<String> = apps::Entity::find()
-            .filter(apps::Column::DisplayType.eq(LITE_APP))
+            .filter(apps::Column::DisplayType.eq(DisplayType::LiteApp))
             .filter(apps::Column::Id.is_in(on_device.iter().map(|i| i.app_id.clone())))
             .all(txn)
             .await?

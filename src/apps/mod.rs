@@ -129,7 +129,7 @@ pub struct AiComputeHeld;
 #[async_trait::async_trait]
 impl crate::companies::resources::CompanyResources for AiComputeHeld {
     async fn held(&self, txn: &DatabaseTransaction, company_id: &str) -> Result<Option<&'static str>, AppError> {
-        let ai = crate::market::apps::ids_of_types(txn, &install::AI_TYPES).await?;
+        let ai = crate::market::apps::ids_of_types(txn, &crate::db::enums::DisplayType::AI).await?;
         let n = installations::Entity::find()
             .filter(installations::Column::OwnerCompanyId.eq(company_id))
             .filter(installations::Column::ActiveKey.is_not_null())

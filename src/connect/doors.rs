@@ -47,7 +47,7 @@ pub async fn of_installation(cx: &ConnectCtx, d: &Door) -> Result<ConnectInfo, A
     let api = d.web_port().filter(|_| running).map(|_| ApiDoor { base_url: format!("{}/api/rmp/v1/apps/{id}/api/", cx.public_url) });
     let app = apps::Entity::find_by_id(d.row.app_id.clone()).one(&cx.db).await?;
     let ai = match (&app, &d.device) {
-        (Some(a), Some(dev)) if running && crate::apps::install::AI_TYPES.contains(&a.display_type.as_str()) => Some(AiDoor {
+        (Some(a), Some(dev)) if running && a.display_type.is_ai() => Some(AiDoor {
             endpoint: origin(cx, id),
             gpus: crate::devices::access::gpus_of(dev).into_iter().take(d.row.gpu_count.max(0) as usize).map(|g| g.name).collect(),
         }),

@@ -13,7 +13,7 @@ mod apps;
 mod market;
 
 pub use apps::{AppStatus, Desired, InstallKind};
-pub use market::{AppKind, Category, Tier};
+pub use market::{AppKind, Category, DisplayType, Tier};
 
 /// The value of a string enum that `raw` names, whatever its case and surrounding spaces (how
 /// people type a choice in a form or a query string).
@@ -523,6 +523,7 @@ mod tests {
         same_on_the_wire::<Category>();
         same_on_the_wire::<Tier>();
         same_on_the_wire::<AppKind>();
+        same_on_the_wire::<DisplayType>();
     }
 
     #[test]
@@ -535,5 +536,10 @@ mod tests {
         assert_eq!(values::<Category>(), ["AI", "Metaverse", "Game", "Work", "Home", "Others", "Z-CLOUD"]);
         assert_eq!(values::<Tier>(), ["high", "standard", "basic"]);
         assert_eq!(values::<AppKind>(), ["own", "rent"]);
+        assert_eq!(parse_any_case::<DisplayType>("lite app"), Some(DisplayType::LiteApp));
+        assert_eq!(parse_any_case::<DisplayType>(" z-server "), Some(DisplayType::ZServer));
+        assert_eq!(parse_any_case::<DisplayType>("Lite"), None);
+        assert_eq!(values::<DisplayType>(), ["Desktop", "Lite App", "NAS", "AI compute", "Server", "Remote desktop", "AI server", "Z-SERVER"]);
+        assert!(DisplayType::AiServer.is_ai() && !DisplayType::Server.is_ai());
     }
 }

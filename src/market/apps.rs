@@ -6,12 +6,12 @@ use std::collections::HashMap;
 use sea_orm::{ColumnTrait, ConnectionTrait, DatabaseExecutor, DbErr, EntityTrait, QueryFilter};
 
 use crate::db::entity::apps;
-use crate::db::enums::ResourceType;
+use crate::db::enums::{DisplayType, ResourceType};
 use crate::error::AppError;
 use crate::lang::Lang;
 
 /// The ids of the apps of these display types (listed or not).
-pub async fn ids_of_types(conn: &impl ConnectionTrait, types: &[&str]) -> Result<Vec<String>, DbErr> {
+pub async fn ids_of_types(conn: &impl ConnectionTrait, types: &[DisplayType]) -> Result<Vec<String>, DbErr> {
     Ok(apps::Entity::find().filter(apps::Column::DisplayType.is_in(types.iter().copied())).all(conn).await?.into_iter().map(|a| a.id).collect())
 }
 

@@ -3,10 +3,8 @@
 //! price the market shows is always a price the Rent dialog can charge.
 
 use crate::db::entity::{apps, devices, installations};
-use crate::db::enums::DeviceStatus;
+use crate::db::enums::{DeviceStatus, DisplayType};
 
-/// The display type that needs a GPU on the box.
-pub const LITE_APP: &str = "Lite App";
 
 /// Cores, bytes and GPUs: what an app needs or what a device has left.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -89,7 +87,7 @@ pub fn unfit(app: &apps::Model, d: &devices::Model, free: Room, installed: bool)
     let gpus = crate::devices::access::gpus_of(d);
     if d.status != DeviceStatus::Online {
         Some(Unfit::Offline)
-    } else if app.display_type == LITE_APP && gpus.is_empty() {
+    } else if app.display_type == DisplayType::LiteApp && gpus.is_empty() {
         Some(Unfit::NoGpuForLiteApp)
     } else if app.gpu_count > 0 && d.gpu_runtime == Some(false) && !gpus.is_empty() {
         // GPUs on the box that its Docker cannot hand to a container.

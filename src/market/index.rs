@@ -13,11 +13,11 @@ use sha2::{Digest, Sha256};
 
 use crate::db::entity::apps;
 use crate::lang::Lang;
-use crate::market::model::{App, AppDetails, Category, Filter, Offer, Shelf, Tier};
+use crate::market::model::{App, AppDetails, Category, DisplayType, Filter, Offer, Shelf, Tier};
 
 struct Entry {
     category: Category,
-    display_type: String,
+    display_type: DisplayType,
     tier: Tier,
     top_pick: bool,
     /// Lowercased names, English then Chinese.
@@ -85,7 +85,7 @@ impl Index {
             by_id.insert(m.id.clone(), entries.len());
             entries.push(Entry {
                 category: m.category,
-                display_type: m.display_type.clone(),
+                display_type: m.display_type,
                 tier: m.tier,
                 top_pick: m.top_pick,
                 names: [m.name_en.to_lowercase(), m.name_zh.to_lowercase()],

@@ -8,12 +8,10 @@ use crate::db::enums::parse_any_case;
 use crate::error::{AppError, Msg};
 use crate::lang::Lang;
 
-pub use crate::db::enums::{AppKind, Category, Tier};
+pub use crate::db::enums::{AppKind, Category, DisplayType, Tier};
 
 /// The category filter value that selects the chosen apps; not a stored category.
 pub const TOP_PICKS: &str = "top_picks";
-pub const DISPLAY_TYPES: [&str; 8] =
-    ["Desktop", "Lite App", "NAS", "AI compute", "Server", "Remote desktop", "AI server", "Z-SERVER"];
 /// Longest keyword accepted by the search, in characters.
 pub const KEYWORD_MAX_CHARS: usize = 100;
 /// Default page size of the market lists (the UI's first page).
@@ -52,7 +50,7 @@ pub struct SeedApp {
     pub description: Text,
     pub icon: String,
     pub category: Category,
-    pub display_type: String,
+    pub display_type: DisplayType,
     pub tier: Tier,
     pub kind: AppKind,
     pub price_per_hour: i64,
@@ -75,7 +73,7 @@ pub struct AppFields {
     pub description_zh: String,
     pub icon: String,
     pub category: Category,
-    pub display_type: String,
+    pub display_type: DisplayType,
     pub tier: Tier,
     pub kind: AppKind,
     pub price_per_hour: i64,
@@ -100,7 +98,7 @@ impl AppFields {
             description_zh: a.description.zh.clone(),
             icon: a.icon.clone(),
             category: a.category,
-            display_type: a.display_type.clone(),
+            display_type: a.display_type,
             tier: a.tier,
             kind: a.kind,
             price_per_hour: a.price_per_hour,
@@ -151,7 +149,7 @@ pub struct App {
     /// `/assets/icons/apps/<id>.svg?v=<version>` for catalogue apps (cached for good).
     pub icon_url: String,
     pub category: Category,
-    pub display_type: String,
+    pub display_type: DisplayType,
     pub tier: Tier,
     pub kind: AppKind,
     /// What renting it costs now: the cheapest online rentable offer that fits it and how many
@@ -215,7 +213,7 @@ impl App {
             description: description.clone(),
             icon_url: icon_url(&m.icon),
             category: m.category,
-            display_type: m.display_type.clone(),
+            display_type: m.display_type,
             tier: m.tier,
             kind: m.kind,
             price_per_hour: Price { from: offers.first().map(|o| o.price_per_hour), offers: offers.len() as u32 },
@@ -266,6 +264,7 @@ pub struct SearchQuery {
     /// publisher; several words must all match.
     pub keyword: Option<String>,
     pub category: Option<String>,
+    #[param(inline, value_type = Option<DisplayType>)]
     pub display_type: Option<String>,
     #[param(inline, value_type = Option<Tier>)]
     pub tier: Option<String>,
@@ -292,7 +291,7 @@ pub enum Shelf {
 pub struct Filter {
     pub terms: Vec<String>,
     pub category: Option<Shelf>,
-    pub display_type: Option<&'static str>,
+    pub display_type: Option<DisplayType>,
     pub tier: Option<Tier>,
 }
 
@@ -301,11 +300,6 @@ pub struct Filter {
 fn pick<T>(field: &'static str, value: Option<&str>, find: impl Fn(&str) -> Option<T>) -> Result<Option<T>, AppError> {
     let Some(v) = value.map(str::trim).filter(|v| !v.is_empty()) else { return Ok(None) };
     find(v).map(Some).ok_or(AppError::invalid(field, Msg::InvalidField(field)))
-}
-
-/// A display type as the catalogue spells it, from `raw` in any case.
-pub fn display_type(raw: &str) -> Option<&'static str> {
-    DISPLAY_TYPES.iter().find(|k| k.eq_ignore_ascii_case(raw.trim())).copied()
 }
 
 pub fn category_filter(value: Option<&str>) -> Result<Option<Shelf>, AppError> {
@@ -333,7 +327,7 @@ impl Filter {
         Ok(Filter {
             terms: keyword.to_lowercase().split_whitespace().map(str::to_string).collect(),
             category: category_filter(category)?,
-            display_type: pick("display_type", display_type, self::display_type)?,
+            display_type: pick("display_type", display_type, parse_any_case)?,
             tier: pick("tier", tier, parse_any_case)?,
         })
     }

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::db::entity::{apps, market_catalogue};
-use crate::market::model::{AppFields, CatalogueFile, DISPLAY_TYPES, SeedApp};
+use crate::market::model::{AppFields, CatalogueFile, SeedApp};
 
 /// The catalogue embedded in the binary.
 pub fn embedded_catalogue() -> anyhow::Result<String> {
@@ -145,12 +145,9 @@ pub fn validate(file: &CatalogueFile) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// What the parse does not check (an unknown category, tier or kind already failed it, naming the
-/// known ones).
+/// What the parse does not check (an unknown category, display type, tier or kind already failed
+/// it, naming the known ones).
 fn check_app(a: &SeedApp) -> anyhow::Result<()> {
-    if !DISPLAY_TYPES.contains(&a.display_type.as_str()) {
-        bail!("unknown display type {:?}", a.display_type);
-    }
     if a.name.en.trim().is_empty() || a.name.zh.trim().is_empty() {
         bail!("a name is empty");
     }

@@ -23,6 +23,13 @@ pub fn list(market: &Catalogue, q: &ListQuery, page: Page, lang: Lang) -> Result
 /// `GET /market/search`.
 pub fn search(market: &Catalogue, q: &SearchQuery, page: Page, lang: Lang) -> Result<Arc<Answer>, AppError> {
     let (offset, limit) = page.checked(DEFAULT_LIMIT)?;
+    // Its OpenAPI document lists the values of these two, so a blank one is refused like an
+    // unknown one (the market page's own query string stays lenient: a blank filter is none).
+    for (field, value) in [("display_type", &q.display_type), ("tier", &q.tier)] {
+        if value.as_deref().is_some_and(|v| v.trim().is_empty()) {
+            return Err(AppError::invalid(field, Msg::InvalidField(field)));
+        }
+    }
     let filter = Filter::new(q.keyword.as_deref(), q.category.as_deref(), q.display_type.as_deref(), q.tier.as_deref())?;
     Ok(answer_list(market, &filter, offset, limit, lang, "search"))
 }

@@ -3,7 +3,8 @@
 
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter};
 
-use crate::apps::install::{LITE_APP, free_on, needs};
+use crate::apps::install::{free_on, needs};
+use crate::db::enums::DisplayType;
 use crate::db::entity::{apps, devices, orders};
 use crate::db::enums::{DeviceStatus, SharingMode};
 use crate::devices::access::gpus_of;
@@ -14,7 +15,7 @@ use crate::orders::model::{Gap, Terms};
 /// How many GPUs a demand needs of a device: its own count, at least what the app needs (a Lite
 /// App needs one).
 fn gpus_needed(terms: &Terms, app: &apps::Model) -> i64 {
-    let lite = i64::from(app.display_type == LITE_APP);
+    let lite = i64::from(app.display_type == DisplayType::LiteApp);
     terms.gpu_count.max(app.gpu_count as i64).max(lite)
 }
 

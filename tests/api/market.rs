@@ -94,6 +94,16 @@ async fn bad_pagination_and_filters_are_refused_in_both_languages() {
     assert_eq!(body["msg"], "参数 tier 无效");
     let (status, body) = app.get_json(&format!("{SEARCH}?display_type=Phone")).await;
     assert_eq!((status, body["data"]["field"].as_str()), (400, Some("display_type")));
+    // The two filters whose values the OpenAPI document lists refuse a blank value too; the page's
+    // query string does not (a blank filter there is none).
+    for field in ["display_type", "tier"] {
+        let (status, body) = get_lang(&app, &format!("{SEARCH}?{field}=%20"), "zh-CN").await;
+        assert_eq!((status, body["data"]["field"].as_str()), (400, Some(field)), "{body}");
+        assert_eq!(body["msg"], format!("参数 {field} 无效"));
+    }
+    let (status, _) = app.get_json(&format!("{SEARCH}?category=&keyword=")).await;
+    assert_eq!(status, 200);
+    assert_eq!(app.get("/market/more?tier=&display_type=").await.status(), 200);
     let long = "a".repeat(101);
     let (status, body) = app.get_json(&format!("{SEARCH}?keyword={long}")).await;
     assert_eq!(status, 400);

@@ -3,7 +3,7 @@
 use sea_orm::entity::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::db::enums::{AppKind, Category, Tier};
+use crate::db::enums::{AppKind, Category, DisplayType, Tier};
 
 /// Serialize/Deserialize: the market's `AppFields` (what the catalogue provides) is read from
 /// and written to a row through their shared JSON field names (src/market/model.rs).
@@ -21,7 +21,7 @@ pub struct Model {
     pub description_zh: String,
     pub icon: String,
     pub category: Category,
-    pub display_type: String,
+    pub display_type: DisplayType,
     pub tier: Tier,
     pub kind: AppKind,
     pub price_per_hour: i64,

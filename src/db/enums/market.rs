@@ -50,3 +50,42 @@ pub enum AppKind {
     #[sea_orm(string_value = "rent")]
     Rent,
 }
+
+/// What an app is, as its card says: the market's type filter, and what the install, rent and
+/// order rules treat apart (a Lite App needs a GPU to share; AI apps open the AI door and hold a
+/// company's AI compute).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+pub enum DisplayType {
+    #[sea_orm(string_value = "Desktop")]
+    Desktop,
+    #[sea_orm(string_value = "Lite App")]
+    #[serde(rename = "Lite App")]
+    LiteApp,
+    #[sea_orm(string_value = "NAS")]
+    #[serde(rename = "NAS")]
+    Nas,
+    #[sea_orm(string_value = "AI compute")]
+    #[serde(rename = "AI compute")]
+    AiCompute,
+    #[sea_orm(string_value = "Server")]
+    Server,
+    #[sea_orm(string_value = "Remote desktop")]
+    #[serde(rename = "Remote desktop")]
+    RemoteDesktop,
+    #[sea_orm(string_value = "AI server")]
+    #[serde(rename = "AI server")]
+    AiServer,
+    #[sea_orm(string_value = "Z-SERVER")]
+    #[serde(rename = "Z-SERVER")]
+    ZServer,
+}
+
+impl DisplayType {
+    /// The AI apps: AI compute and AI server.
+    pub const AI: [DisplayType; 2] = [DisplayType::AiCompute, DisplayType::AiServer];
+
+    pub fn is_ai(self) -> bool {
+        Self::AI.contains(&self)
+    }
+}

@@ -29,12 +29,12 @@ use crate::db::{for_update, now, write_txn};
 use crate::error::{AppError, Msg};
 use crate::http::List;
 use crate::market::MarketCtx;
-use crate::market::model::{AppFields, AppKind, Category, Requirements, Tier, icon_url};
+use crate::market::model::{AppFields, AppKind, Category, DisplayType, Requirements, Tier, icon_url};
 use crate::ops::audit;
 use crate::ops::model::{Actor, AuditAction};
 use crate::protocol::apps::{Health, Manifest, PortSpec};
 
-use model::{AppEdit, ArchiveInfo, ImageUpload, OpsApp, OpsPort, display_types};
+use model::{AppEdit, ArchiveInfo, ImageUpload, OpsApp, OpsPort};
 
 /// What publishing uses: the apps' install manifests and image store, and the market to refresh.
 #[derive(Clone)]
@@ -77,7 +77,7 @@ fn view(row: &apps::Model, manifest: Option<&Manifest>, archives: &HashMap<Strin
         description_zh: row.description_zh.clone(),
         icon_url: icon_url(&row.icon),
         category: row.category,
-        display_type: row.display_type.clone(),
+        display_type: row.display_type,
         tier: row.tier,
         kind: row.kind,
         publisher: row.publisher.clone(),
@@ -216,7 +216,7 @@ pub async fn create(cx: &Publisher, actor: &Actor, e: AppEdit) -> Result<OpsApp,
         // Until an icon is uploaded: the category's.
         icon: format!("icons/category/{}.svg", category.to_value().to_ascii_lowercase()),
         category,
-        display_type: required(e.display_type, "display_type", Msg::AppChoiceInvalid("display_type", display_types()))?.into(),
+        display_type: required(e.display_type, "display_type", Msg::AppChoiceInvalid("display_type", values::<DisplayType>()))?,
         tier: required(e.tier, "tier", Msg::AppChoiceInvalid("tier", values::<Tier>()))?,
         kind: required(e.kind, "kind", Msg::AppChoiceInvalid("kind", values::<AppKind>()))?,
         price_per_hour: 0,

@@ -9,7 +9,7 @@ use crate::apps::manifest::valid_image;
 use crate::error::{AppError, Msg};
 use crate::http::Checked;
 use crate::db::enums::{parse_any_case, values};
-use crate::market::model::{AppKind, Category, DISPLAY_TYPES, Requirements, Tier, display_type};
+use crate::market::model::{AppKind, Category, DisplayType, Requirements, Tier};
 use crate::protocol::apps::VolumeSpec;
 
 pub const NAME_MAX_CHARS: usize = 60;
@@ -36,7 +36,7 @@ pub struct OpsApp {
     /// Where the market serves the icon.
     pub icon_url: String,
     pub category: Category,
-    pub display_type: String,
+    pub display_type: DisplayType,
     pub tier: Tier,
     pub kind: AppKind,
     pub publisher: String,
@@ -108,6 +108,7 @@ pub struct AppRequest {
     pub description_zh: Option<String>,
     #[schema(value_type = Option<Category>)]
     pub category: Option<String>,
+    #[schema(value_type = Option<DisplayType>)]
     pub display_type: Option<String>,
     #[schema(value_type = Option<Tier>)]
     pub tier: Option<String>,
@@ -170,7 +171,7 @@ pub struct AppEdit {
     pub description_en: Option<String>,
     pub description_zh: Option<String>,
     pub category: Option<Category>,
-    pub display_type: Option<&'static str>,
+    pub display_type: Option<DisplayType>,
     pub tier: Option<Tier>,
     pub kind: Option<AppKind>,
     pub publisher: Option<String>,
@@ -196,11 +197,6 @@ fn text(field: &'static str, v: Option<String>, min: usize, max: usize, msg: Msg
         return Err(AppError::invalid(field, msg));
     }
     Ok(Some(v))
-}
-
-/// The display types, as a refusal lists them.
-pub fn display_types() -> Vec<String> {
-    DISPLAY_TYPES.map(String::from).to_vec()
 }
 
 /// A value picked from a list: what `find` makes of it (in any case), else refused with the
@@ -256,7 +252,7 @@ impl Checked for AppEdit {
             description_en: text("description_en", r.description_en, 0, DESCRIPTION_MAX_CHARS, Msg::AppDescriptionInvalid)?,
             description_zh: text("description_zh", r.description_zh, 0, DESCRIPTION_MAX_CHARS, Msg::AppDescriptionInvalid)?,
             category: choice("category", r.category, parse_any_case, values::<Category>)?,
-            display_type: choice("display_type", r.display_type, display_type, display_types)?,
+            display_type: choice("display_type", r.display_type, parse_any_case, values::<DisplayType>)?,
             tier: choice("tier", r.tier, parse_any_case, values::<Tier>)?,
             kind: choice("kind", r.kind, parse_any_case, values::<AppKind>)?,
             publisher: text("publisher", r.publisher, 1, PUBLISHER_MAX_CHARS, Msg::AppPublisherInvalid)?,

@@ -2339,7 +2339,7 @@ export type components = {
         App: {
             category: components["schemas"]["Category"];
             description: string;
-            display_type: string;
+            display_type: components["schemas"]["DisplayType"];
             /** @description `/assets/icons/apps/<id>.svg?v=<version>` for catalogue apps (cached for good). */
             icon_url: string;
             id: string;
@@ -2372,7 +2372,7 @@ export type components = {
             category?: components["schemas"]["Category"] | null;
             description_en?: string | null;
             description_zh?: string | null;
-            display_type?: string | null;
+            display_type?: components["schemas"]["DisplayType"] | null;
             /** @description A path, or null / "" for none. */
             health?: string | null;
             /** @description POST only: lowercase-kebab, 1-64 characters. */
@@ -2682,6 +2682,13 @@ export type components = {
         DeviceType: "Z-BOX" | "P-BOX" | "Z-CLOUD" | "server group";
         /** @enum {string} */
         Direction: "incoming" | "outgoing";
+        /**
+         * @description What an app is, as its card says: the market's type filter, and what the install, rent and
+         *     order rules treat apart (a Lite App needs a GPU to share; AI apps open the AI door and hold a
+         *     company's AI compute).
+         * @enum {string}
+         */
+        DisplayType: "Desktop" | "Lite App" | "NAS" | "AI compute" | "Server" | "Remote desktop" | "AI server" | "Z-SERVER";
         /** @description Download links of the desktop and mobile clients (iOS has none). */
         DownloadLinks: {
             android: string;
@@ -3170,7 +3177,7 @@ export type components = {
                 items: {
                     category: components["schemas"]["Category"];
                     description: string;
-                    display_type: string;
+                    display_type: components["schemas"]["DisplayType"];
                     /** @description `/assets/icons/apps/<id>.svg?v=<version>` for catalogue apps (cached for good). */
                     icon_url: string;
                     id: string;
@@ -3726,7 +3733,7 @@ export type components = {
                     category: components["schemas"]["Category"];
                     description_en: string;
                     description_zh: string;
-                    display_type: string;
+                    display_type: components["schemas"]["DisplayType"];
                     /** @description The HTTP path on the web port that answers once the app is up. */
                     health?: string | null;
                     /** @description Where the market serves the icon. */
@@ -4082,7 +4089,7 @@ export type components = {
                 category: components["schemas"]["Category"];
                 description_en: string;
                 description_zh: string;
-                display_type: string;
+                display_type: components["schemas"]["DisplayType"];
                 /** @description The HTTP path on the web port that answers once the app is up. */
                 health?: string | null;
                 /** @description Where the market serves the icon. */
@@ -5136,7 +5143,7 @@ export type components = {
             category: components["schemas"]["Category"];
             description_en: string;
             description_zh: string;
-            display_type: string;
+            display_type: components["schemas"]["DisplayType"];
             /** @description The HTTP path on the web port that answers once the app is up. */
             health?: string | null;
             /** @description Where the market serves the icon. */
@@ -9543,7 +9550,7 @@ export interface operations {
         parameters: {
             query?: {
                 category?: string;
-                display_type?: string;
+                display_type?: "Desktop" | "Lite App" | "NAS" | "AI compute" | "Server" | "Remote desktop" | "AI server" | "Z-SERVER";
                 /**
                  * @description Matched case-insensitively against the English and Chinese names and summaries and the
                  *     publisher; several words must all match.

@@ -28,7 +28,7 @@ type Draft = {
   description_en: string;
   description_zh: string;
   category: OpsApp['category'];
-  display_type: string;
+  display_type: OpsApp['display_type'];
   tier: OpsApp['tier'];
   kind: OpsApp['kind'];
   publisher: string;
