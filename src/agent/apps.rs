@@ -18,7 +18,7 @@ use tokio::sync::Notify;
 use crate::agent::containers::{Runtime, port_taken};
 use crate::agent::fetch;
 use crate::apps::model::{AppStatus, ArchiveRef, InstallPayload, InstallationReport, Limits, Manifest, Reason, ReasonCode, UpdatePayload};
-use crate::db::enums::CommandKind;
+use crate::db::enums::{CommandKind, Desired};
 use crate::devices::model::{Ack, Command};
 use crate::protocol::heartbeat::CommandBody;
 
@@ -43,8 +43,9 @@ struct Saved {
 struct Known {
     app_id: String,
     manifest: Manifest,
-    /// running, stopped or suspended: what the last command left it as.
-    desired: String,
+    /// Running, stopped or suspended: what the last command left it as (the state file keeps the
+    /// server's words: "running", "stopped", "suspended").
+    desired: Desired,
     #[serde(default)]
     limits: Limits,
 }
@@ -213,13 +214,14 @@ impl AppRunner {
         let (transit, desired) = match body {
             CommandBody::AppInstall(p) => return self.install(&rt, p.clone()).await,
             CommandBody::AppUpdate(p) => return self.update(&rt, p.clone()).await,
-            CommandBody::AppStart(_) => (AppStatus::Starting, "running"),
-            CommandBody::AppStop(_) => (AppStatus::Stopping, "stopped"),
-            CommandBody::AppRestart(_) => (AppStatus::Restarting, "running"),
-            CommandBody::AppSuspend(_) => (AppStatus::Suspending, "suspended"),
-            CommandBody::AppResume(_) => (AppStatus::Resuming, "running"),
-            CommandBody::AppSnapshot(_) => (AppStatus::Snapshotting, ""),
-            CommandBody::AppUninstall(_) => (AppStatus::Uninstalling, "removed"),
+            CommandBody::AppStart(_) => (AppStatus::Starting, Some(Desired::Running)),
+            CommandBody::AppStop(_) => (AppStatus::Stopping, Some(Desired::Stopped)),
+            CommandBody::AppRestart(_) => (AppStatus::Restarting, Some(Desired::Running)),
+            CommandBody::AppSuspend(_) => (AppStatus::Suspending, Some(Desired::Suspended)),
+            CommandBody::AppResume(_) => (AppStatus::Resuming, Some(Desired::Running)),
+            // A snapshot leaves it as it was.
+            CommandBody::AppSnapshot(_) => (AppStatus::Snapshotting, None),
+            CommandBody::AppUninstall(_) => (AppStatus::Uninstalling, Some(Desired::Removed)),
             CommandBody::ZcloudCreate(_) | CommandBody::ZcloudDelete(_) => return Err(Reason::with_detail(ReasonCode::Other, "not an app command")),
         };
         self.set_live(id, transit, None);
@@ -261,10 +263,10 @@ impl AppRunner {
                 return Ok(());
             }
         }
-        if !desired.is_empty()
+        if let Some(desired) = desired
             && let Some(k) = self.0.saved.lock().unwrap().installations.get_mut(id)
         {
-            k.desired = desired.to_string();
+            k.desired = desired;
         }
         self.save();
         Ok(())
@@ -318,7 +320,7 @@ impl AppRunner {
         rt.create(&name, m, &self.volume_root(&id), self.0.opts.gpu_runtime, &id, p.limits).await?;
         {
             let mut saved = self.0.saved.lock().unwrap();
-            saved.installations.insert(id.clone(), Known { app_id: p.app_id.clone(), manifest: m.clone(), desired: "running".into(), limits: p.limits });
+            saved.installations.insert(id.clone(), Known { app_id: p.app_id.clone(), manifest: m.clone(), desired: Desired::Running, limits: p.limits });
         }
         self.save();
         self.set_live(&id, AppStatus::Installed, None);
@@ -365,7 +367,7 @@ impl AppRunner {
         rt.rename(&next, &name).await?;
         {
             let mut saved = self.0.saved.lock().unwrap();
-            saved.installations.insert(id.clone(), Known { app_id, manifest: p.manifest.clone(), desired: "running".into(), limits: p.limits });
+            saved.installations.insert(id.clone(), Known { app_id, manifest: p.manifest.clone(), desired: Desired::Running, limits: p.limits });
         }
         self.save();
         let rt2 = rt.clone();
@@ -467,7 +469,7 @@ impl AppRunner {
                         // Its restart policy starts it again and again: it is not running.
                         St::RESTARTING => (AppStatus::Failed, Some(Reason::exited(ReasonCode::KeepsExiting, seen.exit_code))),
                         St::PAUSED => (AppStatus::Suspended, None),
-                        _ if k.desired == "running" => (AppStatus::Failed, Some(Reason::exited(ReasonCode::Exited, seen.exit_code))),
+                        _ if k.desired == Desired::Running => (AppStatus::Failed, Some(Reason::exited(ReasonCode::Exited, seen.exit_code))),
                         _ => (AppStatus::Stopped, None),
                     };
                     let url = (status == AppStatus::Running).then(|| self.url_of(&k.manifest, &seen.ports)).flatten();
@@ -510,4 +512,20 @@ pub fn default_public_host(server: &str) -> String {
 /// The container an update starts beside the installation's.
 fn next_of(name: &str) -> String {
     format!("{name}-next")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A state file written before `desired` was an enum reads the same, and is written back in
+    /// the same words.
+    #[test]
+    fn the_state_file_keeps_its_words() {
+        let old = r#"{"app_id":"grafana","manifest":{"image":"grafana/grafana:11.5.0"},"desired":"suspended"}"#;
+        let k: Known = serde_json::from_str(old).unwrap();
+        assert_eq!(k.desired, Desired::Suspended);
+        assert_eq!(serde_json::to_value(&k).unwrap()["desired"], "suspended");
+        assert!(serde_json::from_str::<Known>(&old.replace("suspended", "paused")).is_err());
+    }
 }
