@@ -181,6 +181,23 @@ pub async fn end(conn: &impl ledger::Conn, r: &installations::Model) -> Result<O
     state::apply(conn, r, Event::EndRental, change).await
 }
 
+/// Ends and settles every rental person `user_id` holds as the renter, like one whose time is
+/// up (their suspension, `ops::people::suspend`). Answers the ids of those ended.
+pub async fn end_all_of(conn: &impl ledger::Conn, user_id: &str) -> Result<Vec<String>, AppError> {
+    let rentals = installations::Entity::find()
+        .filter(installations::Column::OwnerUserId.eq(user_id))
+        .filter(installations::Column::Kind.eq(InstallKind::Rent))
+        .all(conn)
+        .await?;
+    let mut ended = Vec::new();
+    for r in rentals {
+        if end(conn, &r).await?.is_some() {
+            ended.push(r.id);
+        }
+    }
+    Ok(ended)
+}
+
 async fn suspend(db: &DatabaseConnection, r: &installations::Model) -> Result<(), AppError> {
     let txn = write_txn(db).await?;
     // The minutes the hold could not pay stay unpaid: the meter stops first, so the transition

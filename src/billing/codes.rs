@@ -15,7 +15,7 @@ use crate::billing::ledger::{self, AMOUNT_MAX, AccountRef, Conn};
 use crate::billing::memo::Memo;
 use crate::billing::store::{begin, finish, sha256_hex};
 use crate::billing::model::{CodeRow, CodeState};
-use crate::db::entity::{companies, topup_codes as codes};
+use crate::db::entity::topup_codes as codes;
 use crate::db::{new_id, now};
 use crate::error::{AppError, Msg};
 use crate::http::List;
@@ -152,10 +152,8 @@ async fn holders<'a>(conn: &impl ConnectionTrait, accounts: impl Iterator<Item =
             out.insert(AccountRef::User(u.id).id(), u.email);
         }
     }
-    if !firms.is_empty() {
-        for c in companies::Entity::find().filter(companies::Column::Id.is_in(firms)).all(conn).await? {
-            out.insert(AccountRef::Company(c.id).id(), c.name);
-        }
+    for (id, name) in crate::companies::company::names(conn, firms).await? {
+        out.insert(AccountRef::Company(id).id(), name);
     }
     Ok(out)
 }

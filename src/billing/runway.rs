@@ -16,8 +16,7 @@ use crate::billing::wallet::wallet;
 use crate::coins::format_coins;
 use crate::db::entity::ledger_accounts as accounts;
 use crate::db::entity::ledger_holds as holds;
-use crate::db::entity::company_members;
-use crate::db::enums::{HoldStatus, NotificationKind, Role};
+use crate::db::enums::{HoldStatus, NotificationKind};
 use crate::error::AppError;
 use crate::mail::Mail;
 
@@ -101,14 +100,7 @@ pub async fn send_notices(cx: &BillingCtx) -> Result<u64, AppError> {
 async fn owners(conn: &impl ConnectionTrait, account: &AccountRef) -> Result<Vec<String>, AppError> {
     Ok(match account {
         AccountRef::User(u) => vec![u.to_string()],
-        AccountRef::Company(c) => company_members::Entity::find()
-            .select_only()
-            .column(company_members::Column::UserId)
-            .filter(company_members::Column::CompanyId.eq(c.as_str()))
-            .filter(company_members::Column::Role.eq(Role::Admin))
-            .into_tuple()
-            .all(conn)
-            .await?,
+        AccountRef::Company(c) => crate::companies::company::admins(conn, c.as_str()).await?,
         _ => Vec::new(),
     })
 }

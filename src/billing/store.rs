@@ -3,7 +3,7 @@
 
 use sea_orm::sea_query::{Expr, ExprTrait, IntoColumnRef, UpdateStatement};
 use sea_orm::{
-    ConnectionTrait, DatabaseTransaction, DbBackend, DbErr, EntityTrait, FromQueryResult, Set, SqliteTransactionMode, TransactionOptions,
+    ColumnTrait, ConnectionTrait, DatabaseTransaction, DbBackend, DbErr, EntityTrait, FromQueryResult, QueryFilter, Set, SqliteTransactionMode, TransactionOptions,
     TransactionTrait,
 };
 use sha2::{Digest, Sha256};
@@ -45,6 +45,12 @@ pub fn sha256_hex(text: &str) -> String {
 /// The account's row, when it has ever moved coins.
 pub async fn account(conn: &impl ConnectionTrait, account: &AccountRef) -> Result<Option<accounts::Model>, AppError> {
     Ok(accounts::Entity::find_by_id(account.id()).one(conn).await?)
+}
+
+/// The balances of `accounts` that have ever moved coins, by account id (`AccountRef::id`).
+pub async fn balances(conn: &impl ConnectionTrait, accounts: &[AccountRef]) -> Result<std::collections::HashMap<String, i64>, AppError> {
+    let rows = accounts::Entity::find().filter(accounts::Column::Id.is_in(accounts.iter().map(AccountRef::id))).all(conn).await?;
+    Ok(rows.into_iter().map(|a| (a.id, a.balance)).collect())
 }
 
 /// Creates the account's row unless it exists (two creators racing: one row).

@@ -153,7 +153,29 @@ pub async fn delete(cx: &CompaniesCtx, admin: &Auth) -> Result<(), AppError> {
     Ok(())
 }
 
+/// What the companies among `ids` are called, by id (the operator's list of top-up codes names
+/// the companies that redeemed them).
+pub async fn names(conn: &impl ConnectionTrait, ids: Vec<String>) -> Result<std::collections::HashMap<String, String>, AppError> {
+    if ids.is_empty() {
+        return Ok(Default::default());
+    }
+    Ok(companies::Entity::find().filter(companies::Column::Id.is_in(ids)).all(conn).await?.into_iter().map(|c| (c.id, c.name)).collect())
+}
+
 // ---- members ----
+
+/// The administrators of company `company_id`, by user id: who is told about its boxes and its
+/// wallet (devices::notify, billing::runway).
+pub async fn admins(conn: &impl ConnectionTrait, company_id: &str) -> Result<Vec<String>, AppError> {
+    Ok(company_members::Entity::find()
+        .select_only()
+        .column(company_members::Column::UserId)
+        .filter(company_members::Column::CompanyId.eq(company_id))
+        .filter(company_members::Column::Role.eq(Role::Admin))
+        .into_tuple()
+        .all(conn)
+        .await?)
+}
 
 pub async fn members(cx: &CompaniesCtx, auth: &Auth, page: Page) -> Result<List<Member>, AppError> {
     let (offset, limit) = page.checked(DEFAULT_PAGE.max(50))?;

@@ -141,6 +141,21 @@ impl DeletionCheck for DevicesLinked {
     }
 }
 
+/// How many boxes each of `user_ids` owns (none: absent), for the operator's people list.
+pub async fn counts_by_owner(conn: &impl ConnectionTrait, user_ids: &[String]) -> Result<std::collections::HashMap<String, u64>, AppError> {
+    use sea_orm::QuerySelect;
+    let rows: Vec<(Option<String>, i64)> = devices::Entity::find()
+        .select_only()
+        .column(devices::Column::OwnerUserId)
+        .column_as(devices::Column::Id.count(), "n")
+        .filter(devices::Column::OwnerUserId.is_in(user_ids.iter().cloned()))
+        .group_by(devices::Column::OwnerUserId)
+        .into_tuple()
+        .all(conn)
+        .await?;
+    Ok(rows.into_iter().filter_map(|(owner, n)| Some((owner?, u64::try_from(n).unwrap_or(0)))).collect())
+}
+
 /// What the devices among `ids` are called, by id: a company's assignments and a rental's ledger
 /// title name them so.
 pub async fn names(conn: &impl ConnectionTrait, ids: &[String]) -> Result<std::collections::HashMap<String, String>, sea_orm::DbErr> {

@@ -1,11 +1,11 @@
 //! What a device's owners are told about it (online, offline, Z-CLOUD results), in both
 //! languages. No HTTP types here.
 
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+use sea_orm::ConnectionTrait;
 use serde_json::json;
 
-use crate::db::entity::{company_members, devices};
-use crate::db::enums::{NotificationKind, Role};
+use crate::db::entity::devices;
+use crate::db::enums::NotificationKind;
 use crate::devices::access::{Owner, owner_of};
 use crate::error::AppError;
 
@@ -19,14 +19,7 @@ pub async fn owner_recipients(conn: &impl ConnectionTrait, owner: Option<Owner>)
     Ok(match owner {
         None => Vec::new(),
         Some(Owner::User(u)) => vec![u.into_string()],
-        Some(Owner::Company(c)) => company_members::Entity::find()
-            .filter(company_members::Column::CompanyId.eq(c))
-            .filter(company_members::Column::Role.eq(Role::Admin))
-            .all(conn)
-            .await?
-            .into_iter()
-            .map(|m| m.user_id)
-            .collect(),
+        Some(Owner::Company(c)) => crate::companies::company::admins(conn, &c).await?,
     })
 }
 

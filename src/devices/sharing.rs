@@ -1,7 +1,7 @@
 //! An owner's settings of a device: sharing (mode, rentable, price), location and name. No
 //! HTTP types here.
 
-use sea_orm::{ActiveModelTrait, Set};
+use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
 
 use crate::db::entity::devices;
 use crate::db::{now, write_txn};
@@ -40,6 +40,28 @@ pub async fn update_sharing(cx: &DevicesCtx, auth: &Auth, id: &DeviceId, req: Sh
     txn.commit().await?;
     cx.public.changed();
     Ok(to_device(&d))
+}
+
+/// Withdraws from rent every box person `user_id` offers (their suspension), as an owner's own
+/// withdrawal does (`update_sharing`): the Z-CLOUD machines others rent on their server-group
+/// hosts get the notice. Answers the boxes withdrawn; the caller tells the market
+/// (`public.changed()`) once it has committed.
+pub async fn withdraw_all_of(cx: &DevicesCtx, conn: &impl ConnectionTrait, user_id: &str) -> Result<Vec<String>, AppError> {
+    let offered = devices::Entity::find().filter(devices::Column::OwnerUserId.eq(user_id)).filter(devices::Column::Rentable.eq(true)).all(conn).await?;
+    let ids: Vec<String> = offered.iter().map(|d| d.id.clone()).collect();
+    if ids.is_empty() {
+        return Ok(ids);
+    }
+    devices::Entity::update_many()
+        .col_expr(devices::Column::Rentable, false.into())
+        .col_expr(devices::Column::UpdatedAt, now().into())
+        .filter(devices::Column::Id.is_in(ids.clone()))
+        .exec(conn)
+        .await?;
+    for host in offered.iter().filter(|d| d.device_type == DeviceType::ServerGroup) {
+        rental::withdrawn(cx, conn, host).await?;
+    }
+    Ok(ids)
 }
 
 pub async fn update_location(cx: &DevicesCtx, auth: &Auth, id: &DeviceId, NewLocation(loc): NewLocation) -> Result<Device, AppError> {

@@ -5,11 +5,10 @@
 //! their rentals (ended and settled like a rental whose time is up), withdraws their boxes from
 //! the market (`rentable` off) and refuses their sign-in with the reason.
 
-use std::collections::HashMap;
 
 use sea_orm::sea_query::{Expr, ExprTrait, Func};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, EntityTrait, IntoActiveModel, PaginatorTrait, QueryFilter, QueryOrder,
+    ActiveModelTrait, Condition, ConnectionTrait, DatabaseConnection, EntityTrait, IntoActiveModel, PaginatorTrait, QueryFilter, QueryOrder,
     QuerySelect, Set,
 };
 use serde_json::json;
@@ -17,8 +16,7 @@ use serde_json::json;
 use crate::ids::UserId;
 use crate::billing::ledger::AccountRef;
 use crate::billing::model::{Entry, TopUp};
-use crate::db::entity::{devices, installations, ledger_accounts, users};
-use crate::db::enums::InstallKind;
+use crate::db::entity::users;
 use crate::db::{for_update, now, write_txn};
 use crate::error::{AppError, Msg};
 use crate::http::List;
@@ -40,30 +38,13 @@ pub async fn list(conn: &impl ConnectionTrait, q: Option<String>, offset: u64, l
     let total = find.clone().count(conn).await?;
     let rows = find.order_by_desc(users::Column::CreatedAt).order_by_desc(users::Column::Id).offset(offset).limit(limit).all(conn).await?;
     let ids: Vec<String> = rows.iter().map(|u| u.id.clone()).collect();
-    let accounts: HashMap<String, i64> = ledger_accounts::Entity::find()
-        .filter(ledger_accounts::Column::Id.is_in(ids.iter().map(|id| AccountRef::User(id.clone().into()).id())))
-        .all(conn)
-        .await?
-        .into_iter()
-        .map(|a| (a.id, a.balance))
-        .collect();
-    let boxes: HashMap<String, i64> = devices::Entity::find()
-        .select_only()
-        .column(devices::Column::OwnerUserId)
-        .column_as(devices::Column::Id.count(), "n")
-        .filter(devices::Column::OwnerUserId.is_in(ids.clone()))
-        .group_by(devices::Column::OwnerUserId)
-        .into_tuple::<(Option<String>, i64)>()
-        .all(conn)
-        .await?
-        .into_iter()
-        .filter_map(|(owner, n)| owner.map(|o| (o, n)))
-        .collect();
+    let accounts = crate::billing::store::balances(conn, &ids.iter().map(|id| AccountRef::User(id.clone().into())).collect::<Vec<_>>()).await?;
+    let boxes = crate::devices::binding::counts_by_owner(conn, &ids).await?;
     let items = rows
         .into_iter()
         .map(|u| UserRow {
             balance: accounts.get(&AccountRef::User(u.id.clone().into()).id()).copied().unwrap_or(0),
-            devices: u64::try_from(boxes.get(&u.id).copied().unwrap_or(0)).unwrap_or(0),
+            devices: boxes.get(&u.id).copied().unwrap_or(0),
             verified: u.email_verified_at.is_some(),
             suspended: u.suspended_at.is_some(),
             suspended_reason: u.suspended_reason,
@@ -84,7 +65,7 @@ async fn one(conn: &impl ConnectionTrait, id: &str) -> Result<UserRow, AppError>
     list.items.pop().ok_or(AppError::Refused(Msg::UserNotFound))
 }
 
-pub async fn suspend(db: &DatabaseConnection, actor: &Actor, user_id: &UserId, req: Suspend) -> Result<UserRow, AppError> {
+pub async fn suspend(db: &DatabaseConnection, devices: &crate::devices::DevicesCtx, actor: &Actor, user_id: &UserId, req: Suspend) -> Result<UserRow, AppError> {
     if *user_id == actor.id {
         return Err(AppError::Refused(Msg::SuspendSelf));
     }
@@ -103,29 +84,9 @@ pub async fn suspend(db: &DatabaseConnection, actor: &Actor, user_id: &UserId, r
     row.update(&txn).await?;
     let ended_sessions = crate::iam::sessions::end_all(&txn, user_id, None, "suspended", t).await?;
     // Their rentals end and are settled (the meter's last minutes captured, the hold released).
-    let rentals = installations::Entity::find()
-        .filter(installations::Column::OwnerUserId.eq(user_id))
-        .filter(installations::Column::Kind.eq(InstallKind::Rent))
-        .all(&txn)
-        .await?;
-    let mut ended_rentals = Vec::new();
-    for r in rentals {
-        if crate::apps::rental::end(&txn, &r).await?.is_some() {
-            ended_rentals.push(r.id);
-        }
-    }
-    // Their boxes stop being offered.
-    let withdrawn: Vec<String> = devices::Entity::find()
-        .filter(devices::Column::OwnerUserId.eq(user_id))
-        .filter(devices::Column::Rentable.eq(true))
-        .all(&txn)
-        .await?
-        .into_iter()
-        .map(|d| d.id)
-        .collect();
-    if !withdrawn.is_empty() {
-        devices::Entity::update_many().col_expr(devices::Column::Rentable, false.into()).filter(devices::Column::Id.is_in(withdrawn.clone())).exec(&txn).await?;
-    }
+    let ended_rentals = crate::apps::rental::end_all_of(&txn, user_id).await?;
+    // Their boxes stop being offered; Z-CLOUD machines rented on them get the notice.
+    let withdrawn = crate::devices::sharing::withdraw_all_of(devices, &txn, user_id).await?;
     let detail = json!({
         "before": before,
         "after": {"suspended": true, "reason": req.reason},
@@ -136,6 +97,9 @@ pub async fn suspend(db: &DatabaseConnection, actor: &Actor, user_id: &UserId, r
     audit::record(&txn, actor, AuditAction::UserSuspend, &format!("user:{user_id}"), detail).await?;
     let answer = one(&txn, user_id).await?;
     txn.commit().await?;
+    if !withdrawn.is_empty() {
+        devices.public.changed();
+    }
     Ok(answer)
 }
 

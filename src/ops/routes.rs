@@ -24,6 +24,7 @@ where
     OpsCtx: FromRef<S>,
     crate::ops::apps::Publisher: FromRef<S>,
     Sessions: FromRef<S>,
+    crate::devices::DevicesCtx: FromRef<S>,
 {
     let moving = OpenApiRouter::new().routes(routes!(grant)).routes(routes!(issue_codes)).route_layer(idempotency::layer());
     OpenApiRouter::new()
@@ -55,9 +56,9 @@ async fn list_users(State(cx): State<OpsCtx>, _op: Operator, ApiQuery(q): ApiQue
 /// sign-in answers 403 with the reason. 409 for yourself or the last operator.
 #[utoipa::path(post, path = "/api/ops/v1/users/{id}/suspend", tag = "operator", params(("id" = String, Path)), request_body = SuspendRequest,
     responses((status = 200, body = Envelope<UserRow>), (status = 400), (status = 403), (status = 404), (status = 409)))]
-async fn suspend(State(cx): State<OpsCtx>, op: Operator, ApiPath(id): ApiPath<UserId>, Valid(req): Valid<Suspend>) -> ApiResult<UserRow> {
+async fn suspend(State(cx): State<OpsCtx>, State(devices): State<crate::devices::DevicesCtx>, op: Operator, ApiPath(id): ApiPath<UserId>, Valid(req): Valid<Suspend>) -> ApiResult<UserRow> {
     let actor = actor(&cx, &op).await?;
-    ok(people::suspend(&cx.db, &actor, &id, req).await?)
+    ok(people::suspend(&cx.db, &devices, &actor, &id, req).await?)
 }
 
 /// Lift a suspension (they sign in again).

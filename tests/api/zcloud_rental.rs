@@ -5,6 +5,7 @@
 //! ends them at once. `ledger verify` after each step that moves coins.
 
 use chrono::Duration;
+use sea_orm::EntityTrait;
 use serde_json::{Value, json};
 use zmarket::coins::Coins;
 
@@ -197,6 +198,31 @@ async fn a_withdrawn_host_takes_no_new_machines_and_gives_notice_to_running_ones
     let (balance, held, _) = wallet(&app, &bob).await;
     assert_eq!(held, 0);
     assert!(balance < 10_000, "the minutes up to the stop are paid");
+    verified(&app).await;
+}
+
+/// Suspending the host's owner withdraws the host as the owner's own withdrawal does: the running
+/// machines of others get the notice, and no new one is placed on it.
+#[tokio::test]
+async fn suspending_the_hosts_owner_gives_notice_to_the_machines_rented_on_it() {
+    let (app, alice, bob, _host, secret) = market().await;
+    let (s, b) = create(&app, &bob, &ask("bob vm", 2, 1, 3)).await;
+    assert_eq!(s, 200, "{b}");
+    let vm = b["data"]["id"].as_str().unwrap().to_string();
+    host_makes_them(&app, &secret).await;
+    let op = app.signed_in("op@example.com").await;
+    crate::ops::make_operator(&app, "op@example.com");
+    let (_, profile) = app.get_auth("/api/iam/v1/account/profile", &alice).await;
+    let alice_id = profile["data"]["id"].as_str().unwrap().to_string();
+    let (s, b, _) = crate::ops::send(&app, "POST", &format!("/api/ops/v1/users/{alice_id}/suspend"), Some(&json!({"reason": "spam"})), &token_of(&op), "en", None).await;
+    assert_eq!(s, 200, "{b}");
+
+    assert!(notification_kinds(&app, &bob).await.contains(&"zcloud_ending".to_string()));
+    let stored = zmarket::db::entity::zcloud_rentals::Entity::find_by_id(vm.clone()).one(&app.state.db).await.unwrap().unwrap();
+    assert_eq!(stored.status, zmarket::db::enums::ZcloudRentalStatus::Ending);
+    assert!(stored.stop_at.is_some());
+    let (s, b) = create(&app, &bob, &ask("another", 1, 0, 1)).await;
+    assert_eq!((s, b["msg"].as_str()), (409, Some("No server has enough free capacity")));
     verified(&app).await;
 }
 

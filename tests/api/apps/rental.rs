@@ -51,15 +51,33 @@ async fn suspending_a_renter_ends_their_rental_and_a_provider_stops_offering_box
     let (s, _) = app.post_json(&format!("/api/ops/v1/users/{alice_id}/unsuspend"), &json!({}), Some(&op)).await;
     assert_eq!(s, 200);
 
-    // Bob suspended: his box is no longer offered (Alice's new rental is refused).
+    // Bob suspended: his box is no longer offered (Alice's new rental is refused) and the market
+    // stops showing it at once (its index reloads on the change).
+    // (The market's index reloads a moment after each change: read until it shows what is wanted.)
+    assert_eq!(grafana_offers(&app, |o| !o.is_empty()).await, [dev.clone()]);
     let (s, b) = app.post_json(&format!("/api/ops/v1/users/{bob_id}/suspend"), &json!({"reason": "fraud"}), Some(&op)).await;
     assert_eq!(s, 200, "{b}");
+    assert_eq!(grafana_offers(&app, |o| o.is_empty()).await, Vec::<String>::new(), "the suspended provider's box is still offered");
     assert_eq!(b["data"]["devices"], 1);
     let alice = token_of(&app.login("alice@example.com", PASSWORD).await);
     let (s, b) = rent(&app, &alice, "grafana", &dev, 1).await;
     assert_ne!(s, 200, "{b}");
     let (_, audit) = app.get_auth("/api/ops/v1/audit?action=user.suspend", &op).await;
     assert_eq!(audit["data"]["items"][0]["detail"]["devices_withdrawn"], json!([dev]), "{audit}");
+}
+
+/// The devices the market offers grafana on, once `wanted` holds of them (or after two seconds).
+async fn grafana_offers(app: &TestApp, wanted: impl Fn(&[String]) -> bool) -> Vec<String> {
+    let mut shown = Vec::new();
+    for _ in 0..100 {
+        let (_, b) = app.get_json("/api/ebs/v1/market/applications/grafana").await;
+        shown = b["data"]["offers"].as_array().unwrap().iter().map(|o| o["device_id"].as_str().unwrap().to_string()).collect();
+        if wanted(&shown) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    shown
 }
 
 async fn user_id_of_token(app: &TestApp, token: &str) -> String {
