@@ -5,10 +5,11 @@ import { useState, type ChangeEvent } from 'react';
 import { createApp, fetchOpsApp, updateApp, uploadIcon, uploadImage } from '../../api/opsApps';
 import type { ImageUpload, OpsApp, OpsAppRequest } from '../../api/types';
 import { Field, SelectField, TextAreaField } from '../../components/fields';
-import { FormError, SubmitButton, useForm } from '../../components/form';
+import { ActionError, FormError, SubmitButton, useForm } from '../../components/form';
 import { PageHeader, Section } from '../../components/sections';
 import { formatSize } from '../../lib/format';
 import { useLang } from '../../lib/i18n';
+import { useAction } from '../../lib/useAction';
 import { toast } from '../../stores/feedback';
 import { useAppsT } from './appsMessages';
 
@@ -275,7 +276,7 @@ function AppFiles({ app, onChanged }: { app: OpsApp; onChanged: (a: OpsApp) => v
   const [archive, setArchive] = useState<File | null>(null);
   const [share, setShare] = useState<number | null>(null);
   const [done, setDone] = useState<ImageUpload | null>(null);
-  const icon = useForm({ action: async () => {} });
+  const icon = useAction();
   const upload = useForm({
     action: async () => {
       if (!archive) return;
@@ -314,7 +315,7 @@ function AppFiles({ app, onChanged }: { app: OpsApp; onChanged: (a: OpsApp) => v
             }}
           />
           <p className="field-hint">{t('apps_icon_hint')}</p>
-          <FormError form={icon} />
+          <ActionError action={icon} />
         </div>
       </div>
       <form className="ops-app-archive" onSubmit={upload.submit} noValidate>
