@@ -7,7 +7,8 @@ import type { OpsApp } from '../../api/types';
 import { Field, SelectField } from '../../components/fields';
 import { ActionError } from '../../components/form';
 import { ActionTable, AsyncItems, PageHeader } from '../../components/sections';
-import { useLang } from '../../lib/i18n';
+import { categoryLabel } from '../../components/apps/cards';
+import { useLang, useT } from '../../lib/i18n';
 import { useAction } from '../../lib/useAction';
 import { useAsync } from '../../lib/useAsync';
 import { toast } from '../../stores/feedback';
@@ -21,6 +22,7 @@ type View = { kind: 'list' } | { kind: 'form'; app: OpsApp | null };
 export default function AppsPage() {
   const t = useAppsT();
   const lang = useLang();
+  const common = useT();
   const [typed, setTyped] = useState('');
   const [q, setQ] = useState('');
   const [shown, setShown] = useState<Shown>('all');
@@ -94,7 +96,7 @@ export default function AppsPage() {
                     </div>
                   </div>
                 </td>
-                <td>{a.category}</td>
+                <td>{categoryLabel(common, a.category)}</td>
                 <td>{a.version}</td>
                 <td className="ops-app-image">{a.image}</td>
                 <td className="operator-status">
