@@ -1,14 +1,12 @@
 // @vitest-environment happy-dom
 // The log panel: the followed stream's `line` and `end` events, the search filter with its
 // highlights, the 5,000-line cap, the overlap after a reconnect, the downloaded file.
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { followAppLogs, logStreamEvent, type LogLine } from '../src/api/connect';
 import { LogPanel } from '../src/pages/apps/connect/LogPanel';
 import { LOG_MAX_LINES, appendCapped, dropOverlap, filterLines, logFileName, logFileText, splitMatches } from '../src/pages/apps/connect/logs';
 import { createSseParser, type SseEvent } from '../src/lib/sse';
-import { loadSession } from '../src/stores/session';
-import { useSettings } from '../src/stores/settings';
-import { click, envelope, eventStream, show, sseLine, type, unmount, waitFor } from './connect-render';
+import { click, envelope, eventStream, show, signedInEachTest, sseLine, type, waitFor } from './connect-render';
 
 const line = (i: number, text = `line ${i}`, stream: 'stdout' | 'stderr' = 'stdout'): LogLine => ({
   ts: `2025-01-02T03:04:${String(i % 60).padStart(2, '0')}.${String(i).padStart(9, '0')}Z`,
@@ -16,17 +14,7 @@ const line = (i: number, text = `line ${i}`, stream: 'stdout' | 'stderr' = 'stdo
   text,
 });
 
-beforeEach(() => {
-  localStorage.clear();
-  localStorage.setItem('token', 'ACCESS');
-  loadSession();
-  useSettings.setState({ language: 'en', isPCMode: false });
-});
-
-afterEach(async () => {
-  await unmount();
-  vi.unstubAllGlobals();
-});
+signedInEachTest();
 
 describe('the followed logs stream', () => {
   it('reads line and end events, whatever the chunking', () => {

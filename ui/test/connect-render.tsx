@@ -2,8 +2,11 @@
 import { act, StrictMode, type ReactNode } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { MemoryRouter } from 'react-router';
+import { afterEach, beforeEach, vi } from 'vitest';
 import type { Lang } from '../src/i18n';
 import { LangContext } from '../src/lib/i18n';
+import { loadSession } from '../src/stores/session';
+import { useSettings } from '../src/stores/settings';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -24,6 +27,20 @@ export async function show(node: ReactNode, lang: Lang = 'en'): Promise<HTMLElem
     );
   });
   return host;
+}
+
+/** Each test of the file runs signed in (a token), in English; after it, unmounted with the real fetch back. */
+export function signedInEachTest() {
+  beforeEach(() => {
+    localStorage.clear();
+    localStorage.setItem('token', 'ACCESS');
+    loadSession();
+    useSettings.setState({ language: 'en', isPCMode: false });
+  });
+  afterEach(async () => {
+    await unmount();
+    vi.unstubAllGlobals();
+  });
 }
 
 export async function unmount() {

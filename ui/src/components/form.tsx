@@ -90,9 +90,18 @@ export function useForm<K extends string = never>(options: FormOptions<K>): Form
 
 /** The form-error block (the server's answer, or a problem of the whole form). */
 export function FormError({ form }: { form: { formError: string | null } }) {
-  return form.formError ? (
+  return <ErrorBlock text={form.formError} />;
+}
+
+/** The same block for a button's action outside a form (lib/useAction): the text of its last failure. */
+export function ActionError({ action }: { action: { error: string | null } }) {
+  return <ErrorBlock text={action.error} />;
+}
+
+function ErrorBlock({ text }: { text: string | null }) {
+  return text ? (
     <p className="form-error" role="alert">
-      {form.formError}
+      {text}
     </p>
   ) : null;
 }

@@ -11,6 +11,7 @@ import { formatSize } from '../../lib/format';
 import { paths } from '../../lib/paths';
 import { useAction } from '../../lib/useAction';
 import { Dialog } from '../../components/Dialog';
+import { ActionError } from '../../components/form';
 import { ErrorNote, SkeletonLines } from '../../components/placeholders';
 
 const REASONS: Record<string, MessageKey> = {
@@ -97,6 +98,24 @@ export function useStartInstallation(onClose: () => void) {
   return { busy: starting.busy, error: starting.error, start };
 }
 
+/**
+ * The footer of the Install and Rent dialogs: Cancel, and the button that starts, disabled until
+ * the choice is complete (`ready`) and while the request runs.
+ */
+export function StartFooter({ label, ready, busy, onCancel, onStart }: { label: string; ready: boolean; busy: boolean; onCancel: () => void; onStart: () => void }) {
+  const t = useT();
+  return (
+    <>
+      <button type="button" className="button ghost" onClick={onCancel}>
+        {t('cancel')}
+      </button>
+      <button type="button" className="button primary" disabled={!ready || busy} onClick={onStart}>
+        {label}
+      </button>
+    </>
+  );
+}
+
 /** A company member's Install or Rent: not theirs to do (docs/product.md §6), said without asking the server. */
 export function NoPermissionDialog({ title, open, onClose }: { title: string; open: boolean; onClose: () => void }) {
   const t = useT();
@@ -122,23 +141,14 @@ export function InstallDialog({ app, open, onClose }: { app: App; open: boolean;
   const t = useT();
   const fits = useAsync(open ? (signal) => fetchDeviceFit(app.id, signal) : null, [open, app.id]);
   const [chosen, setChosen] = useState('');
-  const { busy, error, start } = useStartInstallation(onClose);
+  const starting = useStartInstallation(onClose);
   const pick = chosen || fits.data?.find((f) => f.fits)?.device_id || '';
   return (
     <Dialog
       open={open}
       title={t('install_app_title', { name: app.name })}
       onClose={onClose}
-      footer={
-        <>
-          <button type="button" className="button ghost" onClick={onClose}>
-            {t('cancel')}
-          </button>
-          <button type="button" className="button primary" disabled={!pick || busy} onClick={() => start(() => installApp(app.id, pick))}>
-            {t('install')}
-          </button>
-        </>
-      }
+      footer={<StartFooter label={t('install')} ready={!!pick} busy={starting.busy} onCancel={onClose} onStart={() => starting.start(() => installApp(app.id, pick))} />}
     >
       <DevicePicker
         state={fits}
@@ -153,11 +163,7 @@ export function InstallDialog({ app, open, onClose }: { app: App; open: boolean;
           </>
         )}
       />
-      {error ? (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ActionError action={starting} />
     </Dialog>
   );
 }

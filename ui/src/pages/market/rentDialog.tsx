@@ -10,7 +10,8 @@ import { useAsync } from '../../lib/useAsync';
 import { useT } from '../../lib/i18n';
 import { formatCoins } from '../../lib/format';
 import { Dialog } from '../../components/Dialog';
-import { DevicePicker, useStartInstallation } from './installDialog';
+import { ActionError } from '../../components/form';
+import { DevicePicker, StartFooter, useStartInstallation } from './installDialog';
 
 const MAX_HOURS = 720;
 
@@ -20,7 +21,7 @@ export function RentDialog({ app, open, onClose }: { app: App; open: boolean; on
   const wallet = useAsync(open ? (signal) => fetchWallet(signal) : null, [open]);
   const [chosen, setChosen] = useState('');
   const [hours, setHours] = useState('1');
-  const { busy, error, start } = useStartInstallation(onClose);
+  const starting = useStartInstallation(onClose);
   const list = options.data ?? [];
   const pick = list.find((f) => f.device_id === chosen) ?? list.find((f) => f.fits);
   const n = Number(hours);
@@ -30,22 +31,13 @@ export function RentDialog({ app, open, onClose }: { app: App; open: boolean; on
   const short = available !== undefined && total > available;
   const coins = (c: number) => `${formatCoins(c)} ${t('coins')}`;
   const price = pick?.price_per_hour ?? 0;
-  const submit = () => pick && start(() => rentApp(app.id, pick.device_id, n, price));
+  const submit = () => pick && starting.start(() => rentApp(app.id, pick.device_id, n, price));
   return (
     <Dialog
       open={open}
       title={t('rent_app_title', { name: app.name })}
       onClose={onClose}
-      footer={
-        <>
-          <button type="button" className="button ghost" onClick={onClose}>
-            {t('cancel')}
-          </button>
-          <button type="button" className="button primary" disabled={!pick || !hoursOk || short || busy} onClick={submit}>
-            {t('rent')}
-          </button>
-        </>
-      }
+      footer={<StartFooter label={t('rent')} ready={!!pick && hoursOk && !short} busy={starting.busy} onCancel={onClose} onStart={submit} />}
     >
       <DevicePicker
         state={options}
@@ -76,11 +68,7 @@ export function RentDialog({ app, open, onClose }: { app: App; open: boolean; on
         </p>
       ) : null}
       {short ? <p className="form-error">{t('rent_short')}</p> : null}
-      {error ? (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ActionError action={starting} />
     </Dialog>
   );
 }

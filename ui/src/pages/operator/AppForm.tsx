@@ -5,10 +5,12 @@ import { useState, type ChangeEvent } from 'react';
 import { createApp, fetchOpsApp, updateApp, uploadIcon, uploadImage } from '../../api/opsApps';
 import type { ImageUpload, OpsApp, OpsAppRequest } from '../../api/types';
 import { Field, SelectField, TextAreaField } from '../../components/fields';
-import { FormError, SubmitButton, useForm } from '../../components/form';
+import { ActionError, FormError, SubmitButton, useForm } from '../../components/form';
 import { PageHeader, Section } from '../../components/sections';
+import { categoryLabel, displayTypeLabel, tierLabel } from '../../components/apps/cards';
 import { formatSize } from '../../lib/format';
-import { useLang } from '../../lib/i18n';
+import { useLang, useT, type TFunction } from '../../lib/i18n';
+import { useAction } from '../../lib/useAction';
 import { toast } from '../../stores/feedback';
 import { useAppsT } from './appsMessages';
 
@@ -116,6 +118,7 @@ function requestOf(d: Draft, creating: boolean): OpsAppRequest {
 export default function AppForm({ app, onBack, onSaved }: { app: OpsApp | null; onBack: () => void; onSaved: (a: OpsApp) => void }) {
   const t = useAppsT();
   const lang = useLang();
+  const common = useT();
   const creating = app === null;
   const [d, setD] = useState<Draft>(() => draftOf(app));
   const set = (patch: Partial<Draft>) => setD((prev) => ({ ...prev, ...patch }));
@@ -140,7 +143,8 @@ export default function AppForm({ app, onBack, onSaved }: { app: OpsApp | null; 
   const setPort = (i: number, patch: Partial<Port>) =>
     set({ ports: d.ports.map((p, j) => (j === i ? { ...p, ...patch } : patch.web ? { ...p, web: false } : p)) });
   const setVolume = (i: number, patch: Partial<Volume>) => set({ volumes: d.volumes.map((v, j) => (j === i ? { ...v, ...patch } : v)) });
-  const choices = <V extends string>(values: readonly V[]) => values.map((v) => [v, v] as [V, string]);
+  // Each choice in the reader's language, as the market names it (the value sent stays the wire value).
+  const choices = <V extends string>(values: readonly V[], label: (t: TFunction, v: V) => string) => values.map((v) => [v, label(common, v)] as [V, string]);
 
   return (
     <div className="page operator-app-form">
@@ -162,9 +166,9 @@ export default function AppForm({ app, onBack, onSaved }: { app: OpsApp | null; 
             <Field label={t('apps_summary_zh')} error={err('summary_zh')} maxLength={200} {...text('summary_zh')} />
             <TextArea label={t('apps_description_en')} error={err('description_en')} value={d.description_en} onChange={(v) => set({ description_en: v })} />
             <TextArea label={t('apps_description_zh')} error={err('description_zh')} value={d.description_zh} onChange={(v) => set({ description_zh: v })} />
-            <SelectField id="app-category" label={t('apps_category')} value={d.category} options={choices(CATEGORIES)} onChange={(v) => set({ category: v })} />
-            <SelectField id="app-display-type" label={t('apps_display_type')} value={d.display_type} options={choices(DISPLAY_TYPES)} onChange={(v) => set({ display_type: v })} />
-            <SelectField id="app-tier" label={t('apps_tier')} value={d.tier} options={choices(TIERS)} onChange={(v) => set({ tier: v })} />
+            <SelectField id="app-category" label={t('apps_category')} value={d.category} options={choices(CATEGORIES, categoryLabel)} onChange={(v) => set({ category: v })} />
+            <SelectField id="app-display-type" label={t('apps_display_type')} value={d.display_type} options={choices(DISPLAY_TYPES, displayTypeLabel)} onChange={(v) => set({ display_type: v })} />
+            <SelectField id="app-tier" label={t('apps_tier')} value={d.tier} options={choices(TIERS, tierLabel)} onChange={(v) => set({ tier: v })} />
             <SelectField
               id="app-kind"
               label={t('apps_kind')}
@@ -275,7 +279,7 @@ function AppFiles({ app, onChanged }: { app: OpsApp; onChanged: (a: OpsApp) => v
   const [archive, setArchive] = useState<File | null>(null);
   const [share, setShare] = useState<number | null>(null);
   const [done, setDone] = useState<ImageUpload | null>(null);
-  const icon = useForm({ action: async () => {} });
+  const icon = useAction();
   const upload = useForm({
     action: async () => {
       if (!archive) return;
@@ -314,7 +318,7 @@ function AppFiles({ app, onChanged }: { app: OpsApp; onChanged: (a: OpsApp) => v
             }}
           />
           <p className="field-hint">{t('apps_icon_hint')}</p>
-          <FormError form={icon} />
+          <ActionError action={icon} />
         </div>
       </div>
       <form className="ops-app-archive" onSubmit={upload.submit} noValidate>

@@ -5,9 +5,11 @@ import { useState, type FormEvent } from 'react';
 import { fetchOpsApps, updateApp } from '../../api/opsApps';
 import type { OpsApp } from '../../api/types';
 import { Field, SelectField } from '../../components/fields';
-import { FormError, useForm } from '../../components/form';
+import { ActionError } from '../../components/form';
 import { ActionTable, AsyncItems, PageHeader } from '../../components/sections';
-import { useLang } from '../../lib/i18n';
+import { categoryLabel } from '../../components/apps/cards';
+import { useLang, useT } from '../../lib/i18n';
+import { useAction } from '../../lib/useAction';
 import { useAsync } from '../../lib/useAsync';
 import { toast } from '../../stores/feedback';
 import AppForm from './AppForm';
@@ -20,13 +22,15 @@ type View = { kind: 'list' } | { kind: 'form'; app: OpsApp | null };
 export default function AppsPage() {
   const t = useAppsT();
   const lang = useLang();
+  const common = useT();
   const [typed, setTyped] = useState('');
   const [q, setQ] = useState('');
   const [shown, setShown] = useState<Shown>('all');
   const listed = shown === 'all' ? undefined : shown === 'listed';
   const state = useAsync((signal) => fetchOpsApps(q, listed, signal), [q, listed]);
   const [view, setView] = useState<View>({ kind: 'list' });
-  const toggle = useForm({ action: async () => {} });
+  // Hiding, showing and picking: one at a time, a failure shown above the list.
+  const toggle = useAction();
   const nameOf = (a: OpsApp) => (lang === 'zh' ? a.name_zh : a.name_en);
   const replace = (a: OpsApp) => state.setData((prev) => prev && { ...prev, items: prev.items.map((x) => (x.id === a.id ? a : x)) });
   const search = (e: FormEvent) => {
@@ -74,7 +78,7 @@ export default function AppsPage() {
           {t('operator_search_button')}
         </button>
       </form>
-      <FormError form={toggle} />
+      <ActionError action={toggle} />
       <AsyncItems state={state} emptyIcon="app" emptyTitle={t('apps_none')}>
         {(items) => (
           <ActionTable columns={[t('apps_col_app'), t('apps_col_category'), t('apps_col_version'), t('apps_col_image'), t('apps_col_market')]} actionLabel={t('operator_col_actions')}>
@@ -92,7 +96,7 @@ export default function AppsPage() {
                     </div>
                   </div>
                 </td>
-                <td>{a.category}</td>
+                <td>{categoryLabel(common, a.category)}</td>
                 <td>{a.version}</td>
                 <td className="ops-app-image">{a.image}</td>
                 <td className="operator-status">
@@ -108,7 +112,7 @@ export default function AppsPage() {
                     className={a.listed ? 'button ghost danger' : 'button ghost'}
                     disabled={toggle.busy}
                     onClick={() =>
-                      toggle.run(async () => {
+                      void toggle.run(async () => {
                         replace(await updateApp(a.id, { listed: !a.listed }));
                         toast('success', t(a.listed ? 'apps_hidden_toast' : 'apps_shown_toast', { name: nameOf(a) }));
                       })
@@ -122,7 +126,7 @@ export default function AppsPage() {
                     aria-pressed={a.top_pick}
                     disabled={toggle.busy}
                     onClick={() =>
-                      toggle.run(async () => {
+                      void toggle.run(async () => {
                         replace(await updateApp(a.id, { top_pick: !a.top_pick }));
                         toast('success', t(a.top_pick ? 'apps_unpicked_toast' : 'apps_picked_toast', { name: nameOf(a) }));
                       })

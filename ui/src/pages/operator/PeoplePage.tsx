@@ -6,10 +6,11 @@ import { fetchUsers, grantCoins, suspendUser, unsuspendUser } from '../../api/op
 import type { OpsUser } from '../../api/types';
 import { Dialog } from '../../components/Dialog';
 import { Field } from '../../components/fields';
-import { FormError, SubmitButton, useForm } from '../../components/form';
+import { ActionError, FormError, SubmitButton, useForm } from '../../components/form';
 import { LoadMore } from '../../components/LoadMore';
 import { ActionTable, AsyncItems, PageHeader } from '../../components/sections';
 import { formatCoins, formatDate } from '../../lib/format';
+import { useAction } from '../../lib/useAction';
 import { useAsync } from '../../lib/useAsync';
 import { toast } from '../../stores/feedback';
 import { parseCoins, useOpsT } from './operatorText';
@@ -25,8 +26,8 @@ export default function PeoplePage() {
   const state = useAsync((signal) => fetchUsers(q, 0, signal), [q]);
   const [open, setOpen] = useState<Open>(null);
   const replace = (u: OpsUser) => state.setData((prev) => prev && { ...prev, items: prev.items.map((x) => (x.id === u.id ? u : x)) });
-  // Unsuspending is one click: its form is only the guard and the error block.
-  const unsuspend = useForm({ action: async () => {} });
+  // Unsuspending is one click: one at a time, a failure shown above the list.
+  const unsuspend = useAction();
   const search = (e: FormEvent) => {
     e.preventDefault();
     setQ(typed.trim());
@@ -40,7 +41,7 @@ export default function PeoplePage() {
           {t('operator_search_button')}
         </button>
       </form>
-      <FormError form={unsuspend} />
+      <ActionError action={unsuspend} />
       <AsyncItems state={state} emptyIcon="account" emptyTitle={t('operator_people_none')}>
         {(items) => (
           <ActionTable
@@ -66,7 +67,7 @@ export default function PeoplePage() {
                       className="button ghost"
                       disabled={unsuspend.busy}
                       onClick={() =>
-                        unsuspend.run(async () => {
+                        void unsuspend.run(async () => {
                           replace(await unsuspendUser(u.id));
                           toast('success', t('operator_unsuspended_toast', { email: u.email }));
                         })
