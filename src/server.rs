@@ -130,6 +130,8 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         hasher: Hasher::new(config.auth.hash_concurrency, std::time::Duration::from_millis(config.auth.hash_wait_ms)),
         deletion,
         on_verified,
+        versions: versions.clone(),
+        profiles: Arc::new(crate::iam::account::Profiles::new(crate::iam::account::PROFILES_KEPT)),
     };
     let billing = BillingCtx {
         db: db.clone(),

@@ -20,6 +20,8 @@ pub struct Snapshot {
     pub public: i64,
     pub sessions: i64,
     pub stats: i64,
+    /// What profiles show (users' name, email, avatar; m0024).
+    pub profiles: i64,
 }
 
 #[derive(Clone, Debug)]
@@ -76,6 +78,7 @@ async fn read(db: &DatabaseConnection) -> Result<Snapshot, DbErr> {
             "public" => s.public = version,
             "sessions" => s.sessions = version,
             "stats" => s.stats = version,
+            "profiles" => s.profiles = version,
             _ => {}
         }
     }

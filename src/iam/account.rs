@@ -27,8 +27,22 @@ fn profile_of(u: &users::Model) -> Profile {
     Profile { id: u.id.clone(), email: u.email.clone(), name: u.name.clone(), avatar_url: avatar_url(u), created_at: u.created_at.to_rfc3339() }
 }
 
+/// Profiles by user id, kept while the `profiles` version stands (every instance's cache empties
+/// when any profile changes anywhere: they change rarely and are read on every page).
+pub type Profiles = crate::versions::VersionedCache<String, Profile>;
+
+/// How many profiles an instance keeps before it starts again.
+pub const PROFILES_KEPT: usize = 10_000;
+
 pub async fn profile(cx: &IamCtx, auth: &Auth) -> Result<Profile, AppError> {
-    Ok(profile_of(&user_of(cx, auth).await?))
+    // Read before the row: a profile stored under this version reflects every change it counts.
+    let version = cx.versions.fresh().await?.profiles;
+    if let Some(p) = cx.profiles.get(version, auth.user_id.as_str()) {
+        return Ok(p);
+    }
+    let p = profile_of(&user_of(cx, auth).await?);
+    cx.profiles.put(version, auth.user_id.to_string(), p.clone());
+    Ok(p)
 }
 
 pub async fn update_name(cx: &IamCtx, auth: &Auth, name: Username) -> Result<Profile, AppError> {

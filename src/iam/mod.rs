@@ -41,6 +41,10 @@ pub struct IamCtx {
     pub deletion: deletion::DeletionChecks,
     /// What other domains do when an account becomes verified.
     pub on_verified: signup::VerifiedHooks,
+    /// The shared data versions: profiles are kept under `profiles` (m0024).
+    pub versions: crate::versions::Versions,
+    /// Profiles read since the `profiles` version last moved, by user id.
+    pub profiles: Arc<account::Profiles>,
 }
 
 /// Identity's background jobs.

@@ -188,7 +188,7 @@ pub struct RefreshResponse {
     pub access_token_expire: i64,
 }
 
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Profile {
     pub id: String,
     pub email: String,

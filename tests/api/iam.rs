@@ -284,7 +284,7 @@ async fn profile_name_and_password_changes() {
     app.login("pro@example.com", "NewPass99").await;
 }
 
-fn png_bytes() -> Vec<u8> {
+pub(crate) fn png_bytes() -> Vec<u8> {
     // A 1x1 PNG.
     let mut v = vec![0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A];
     v.extend_from_slice(&[0, 0, 0, 13, b'I', b'H', b'D', b'R', 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0, 0x1f, 0x15, 0xc4, 0x89]);
@@ -292,7 +292,7 @@ fn png_bytes() -> Vec<u8> {
     v
 }
 
-async fn upload(app: &TestApp, token: &str, name: &str, bytes: Vec<u8>) -> (u16, Value) {
+pub(crate) async fn upload(app: &TestApp, token: &str, name: &str, bytes: Vec<u8>) -> (u16, Value) {
     let part = reqwest::multipart::Part::bytes(bytes).file_name(name.to_string());
     let form = reqwest::multipart::Form::new().part("file", part);
     json_of(app.client.put(app.url("/api/iam/v1/account/profile/avatar")).bearer_auth(token).multipart(form).send().await.unwrap()).await

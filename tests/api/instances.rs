@@ -34,6 +34,32 @@ fn sign_up(email: &str) -> Value {
     json!({"email": email, "password": PASSWORD, "confirm_password": PASSWORD, "agree": true})
 }
 
+/// A profile read is answered from memory until a profile changes: a name or an avatar changed
+/// on B shows on A's very next read (A had it cached), and so does the other person's untouched one.
+#[tokio::test]
+async fn a_profile_changed_on_one_instance_shows_at_once_on_the_other() {
+    let (a, b) = pair(|_| {}).await;
+    let token = token_of(&a.signed_in("renamed@example.com").await);
+    let other = token_of(&a.signed_in("other@example.com").await);
+    for _ in 0..2 {
+        let (st, body) = a.get_auth("/api/iam/v1/account/profile", &token).await;
+        assert_eq!((st, body["data"]["name"].as_str()), (200, Some("renamed")), "{body}");
+        assert_eq!(body["data"]["avatar_url"], "");
+        assert_eq!(a.get_auth("/api/iam/v1/account/profile", &other).await.1["data"]["name"], "other");
+    }
+    let (st, body) = b.put_json("/api/iam/v1/account/profile/info", &json!({"name": "Ada"}), &token).await;
+    assert_eq!(st, 200, "{body}");
+    let (_, body) = a.get_auth("/api/iam/v1/account/profile", &token).await;
+    assert_eq!(body["data"]["name"], "Ada", "{body}");
+    assert_eq!(a.get_auth("/api/iam/v1/account/profile", &other).await.1["data"]["name"], "other");
+
+    // An avatar set on B.
+    let (st, body) = crate::iam::upload(&b, &token, "me.png", crate::iam::png_bytes()).await;
+    assert_eq!(st, 200, "{body}");
+    let (_, body) = a.get_auth("/api/iam/v1/account/profile", &token).await;
+    assert!(body["data"]["avatar_url"].as_str().unwrap().contains("?v=1"), "{body}");
+}
+
 #[tokio::test]
 async fn a_session_made_on_one_instance_lives_and_ends_on_both() {
     let (a, b) = pair(|_| {}).await;

@@ -14,7 +14,7 @@ mod foundation;
 mod hardening;
 mod hardening2;
 mod limits;
-mod iam;
+pub(crate) mod iam;
 pub(crate) mod instances;
 mod market;
 mod newcomer;

@@ -25,6 +25,7 @@ mod m0020_zcloud_rentals;
 mod m0021_operators;
 mod m0022_console;
 mod m0023_published_apps;
+mod m0024_profiles;
 
 pub struct Migrator;
 
@@ -54,6 +55,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0021_operators::Migration),
             Box::new(m0022_console::Migration),
             Box::new(m0023_published_apps::Migration),
+            Box::new(m0024_profiles::Migration),
         ]
     }
 }
