@@ -129,6 +129,11 @@ pub async fn store(db: &impl ConnectionTrait, data_dir: &Path, file: &Path, arch
     }
 }
 
+/// An archive as the store lists it: its digest, size and the image references it holds (`tags`,
+/// JSON).
+pub type Archive = app_images::Model;
+
+/// Every archive, oldest first.
 pub async fn list(db: &impl ConnectionTrait) -> anyhow::Result<Vec<app_images::Model>> {
     Ok(app_images::Entity::find().order_by_asc(app_images::Column::CreatedAt).all(db).await?)
 }

@@ -290,7 +290,7 @@ pub async fn act(cx: &AppsCtx, auth: &Auth, id: &InstallationId, action: Action,
         Action::Cancel => {
             let removing = matches!(row.status, AppStatus::Uninstalling | AppStatus::Deleting | AppStatus::ShuttingDown);
             if let (Some(c), false) = (&row.command_id, removing) {
-                state::withdraw(&txn, c, "cancelled").await?;
+                crate::devices::commands::withdraw(&txn, c, "cancelled").await?;
             }
             let installing = matches!(row.status, AppStatus::Preparing | AppStatus::Downloading | AppStatus::Installing | AppStatus::Installed);
             (installing && device.is_some()).then(|| CommandBody::app(kind, &row.id)).flatten()

@@ -10,7 +10,7 @@ use crate::apps::model::{AppStatus, Desired, InstallKind, InstallationReport, Re
 use crate::apps::money;
 use crate::protocol::heartbeat::CommandBody;
 use crate::apps::state::{self, Change};
-use crate::db::entity::{device_commands, devices, installations};
+use crate::db::entity::{devices, installations};
 use crate::db::enums::CommandStatus;
 use crate::devices::protocol::{AgentListener, Beat};
 use crate::error::AppError;
@@ -48,7 +48,7 @@ fn box_address(u: &str) -> bool {
 }
 
 /// The failure of an acknowledged command, as stored (a reason code or an older agent's prose).
-fn failure(cmd: &device_commands::Model) -> Option<String> {
+fn failure(cmd: &crate::devices::commands::Queued) -> Option<String> {
     cmd.error.as_deref().map(|e| Reason::from_stored(e).stored())
 }
 

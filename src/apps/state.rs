@@ -9,7 +9,7 @@ use crate::apps::lifecycle::{Event, next};
 use crate::apps::model::{AppStatus, Desired};
 use crate::protocol::heartbeat::CommandBody;
 use crate::apps::notify;
-use crate::db::entity::{device_commands, installation_events, installations};
+use crate::db::entity::{installation_events, installations};
 use crate::db::enums::CommandStatus;
 use crate::db::{new_id, now};
 use crate::error::AppError;
@@ -129,16 +129,3 @@ pub async fn record(conn: &impl ConnectionTrait, installation_id: &str, status: 
     Ok(())
 }
 
-/// A pending command that will not be carried out any more (the watchdog gave up on it): the
-/// agent stops receiving it.
-pub async fn withdraw(conn: &impl ConnectionTrait, command_id: &str, reason: &str) -> Result<(), AppError> {
-    device_commands::Entity::update_many()
-        .col_expr(device_commands::Column::Status, Expr::value(CommandStatus::Failed))
-        .col_expr(device_commands::Column::Error, Expr::value(reason))
-        .col_expr(device_commands::Column::AckedAt, Expr::value(now()))
-        .filter(device_commands::Column::Id.eq(command_id))
-        .filter(device_commands::Column::Status.eq(CommandStatus::Pending))
-        .exec(conn)
-        .await?;
-    Ok(())
-}

@@ -34,7 +34,7 @@ pub async fn run(db: &DatabaseConnection, settings: &AppsConfig) -> Result<usize
             let txn = write_txn(db).await?;
             let reason = Reason { code: ReasonCode::TimedOut, state: Some(s), secs: Some(limit.as_secs()), ..Default::default() }.stored();
             if let Some(cmd) = &row.command_id {
-                state::withdraw(&txn, cmd, "timed out").await?;
+                crate::devices::commands::withdraw(&txn, cmd, "timed out").await?;
             }
             if state::apply(&txn, &row, Event::Timeout, Change { reason: Some(reason), ..Default::default() }).await?.is_some() {
                 n += 1;

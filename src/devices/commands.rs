@@ -2,13 +2,17 @@
 //! install or stop, a Z-CLOUD machine's create or delete): the command is sent with each heartbeat
 //! until acknowledged, and over the agent's channel as soon as it is queued (docs/connect.md).
 
-use sea_orm::{ActiveModelTrait, ConnectionTrait, Set};
+use sea_orm::sea_query::Expr;
+use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
 
 use crate::db::entity::device_commands;
 use crate::db::enums::CommandStatus;
 use crate::db::now;
 use crate::error::AppError;
 use crate::protocol::heartbeat::CommandBody;
+
+/// A command as the queue keeps it (what an acknowledgement hands to the listeners).
+pub type Queued = device_commands::Model;
 
 /// Queues `body` (command `id`, about `subject_id`: an installation, a machine) for the agent of
 /// `device_id`, and wakes the channel's watcher: on SQLite nothing else would (PostgreSQL also
@@ -28,5 +32,19 @@ pub async fn queue(conn: &impl ConnectionTrait, id: &str, device_id: &str, subje
     .insert(conn)
     .await?;
     crate::protocol::command_queued();
+    Ok(())
+}
+
+/// A pending command that will not be carried out any more (the watchdog gave up on it): the
+/// agent stops receiving it.
+pub async fn withdraw(conn: &impl ConnectionTrait, command_id: &str, reason: &str) -> Result<(), AppError> {
+    device_commands::Entity::update_many()
+        .col_expr(device_commands::Column::Status, Expr::value(CommandStatus::Failed))
+        .col_expr(device_commands::Column::Error, Expr::value(reason))
+        .col_expr(device_commands::Column::AckedAt, Expr::value(now()))
+        .filter(device_commands::Column::Id.eq(command_id))
+        .filter(device_commands::Column::Status.eq(CommandStatus::Pending))
+        .exec(conn)
+        .await?;
     Ok(())
 }

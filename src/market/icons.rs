@@ -2,7 +2,7 @@
 //! `/api/ebs/v1/market/icons/{id}?v=<version>`: the version is the content's hash, so an answer
 //! may be cached for good and a new icon is a new URL.
 
-use sea_orm::{ConnectionTrait, EntityTrait};
+use sea_orm::{ActiveModelTrait, ConnectionTrait, EntityTrait, Set};
 
 use crate::ids::AppId;
 use crate::db::entity::app_icons;
@@ -12,6 +12,24 @@ use crate::error::AppError;
 /// as it is).
 pub fn path(app_id: &str, version: &str) -> String {
     format!("/api/ebs/v1/market/icons/{app_id}?v={version}")
+}
+
+/// Stores `bytes` (of type `mime`, checked by the caller) as app `app_id`'s icon, replacing the one
+/// it had; `version` is the content's hash, the `?v=` of its URL.
+pub async fn save(conn: &impl ConnectionTrait, app_id: &str, mime: &str, bytes: Vec<u8>, version: String) -> Result<(), AppError> {
+    let existing = app_icons::Entity::find_by_id(app_id.to_string()).one(conn).await?;
+    let row = app_icons::ActiveModel {
+        app_id: Set(app_id.to_string()),
+        content_type: Set(mime.to_string()),
+        data: Set(bytes),
+        version: Set(version),
+        updated_at: Set(crate::db::now()),
+    };
+    match existing {
+        Some(_) => row.update(conn).await?,
+        None => row.insert(conn).await?,
+    };
+    Ok(())
 }
 
 /// The icon's bytes and content type.

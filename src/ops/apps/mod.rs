@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 
 use crate::ids::AppId;
 use crate::apps::AppsCtx;
-use crate::db::entity::{app_icons, app_images, apps};
+use crate::db::entity::apps;
 use crate::db::enums::values;
 use crate::db::{for_update, now, write_txn};
 use crate::error::{AppError, Msg};
@@ -55,7 +55,7 @@ where
 
 /// The archives the store holds, by image reference (the newest for a reference held twice).
 async fn archives(conn: &impl ConnectionTrait) -> Result<HashMap<String, ArchiveInfo>, AppError> {
-    let rows = app_images::Entity::find().order_by_asc(app_images::Column::CreatedAt).all(conn).await?;
+    let rows = crate::apps::images::list(conn).await.map_err(AppError::Internal)?;
     let mut by_tag = HashMap::new();
     for r in rows {
         for tag in serde_json::from_str::<Vec<String>>(&r.tags).unwrap_or_default() {
@@ -346,18 +346,7 @@ pub async fn set_icon(cx: &Publisher, actor: &Actor, id: &AppId, bytes: Vec<u8>)
     let txn = write_txn(&cx.apps.db).await?;
     let row = for_update(&txn, apps::Entity::find_by_id(id.to_string())).one(&txn).await?.ok_or(AppError::Refused(Msg::AppNotFound))?;
     let icon = crate::market::icons::path(id, &version);
-    let existing = app_icons::Entity::find_by_id(id.to_string()).one(&txn).await?;
-    let icon_row = app_icons::ActiveModel {
-        app_id: Set(id.to_string()),
-        content_type: Set(mime.to_string()),
-        data: Set(bytes),
-        version: Set(version),
-        updated_at: Set(now()),
-    };
-    match existing {
-        Some(_) => icon_row.update(&txn).await?,
-        None => icon_row.insert(&txn).await?,
-    };
+    crate::market::icons::save(&txn, id, mime, bytes, version).await?;
     let mut fields = AppFields::from_row(&row).map_err(AppError::Internal)?;
     let before = icon_url(&row.icon);
     fields.icon = icon;

@@ -11,7 +11,6 @@ use sha2::{Digest, Sha256};
 use tokio::io::AsyncWriteExt;
 
 use crate::apps::images::{self, Checked, Placement};
-use crate::db::entity::app_images;
 use crate::error::{AppError, Msg};
 
 /// An archive received into a temporary file (removed when dropped, unless stored).
@@ -77,7 +76,7 @@ impl Received {
     }
 
     /// Moves the archive into the store (`<sha256>.tar`) and lists it, in `conn`'s transaction.
-    pub async fn store(&self, conn: &impl ConnectionTrait, data_dir: &Path, archive: Checked) -> Result<app_images::Model, AppError> {
+    pub async fn store(&self, conn: &impl ConnectionTrait, data_dir: &Path, archive: Checked) -> Result<images::Archive, AppError> {
         images::store(conn, data_dir, &self.path, archive, Placement::Move).await.map_err(AppError::Internal)
     }
 }
