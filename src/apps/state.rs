@@ -10,7 +10,6 @@ use crate::apps::model::{AppStatus, Desired};
 use crate::protocol::heartbeat::CommandBody;
 use crate::apps::notify;
 use crate::db::entity::{installation_events, installations};
-use crate::db::enums::CommandStatus;
 use crate::db::{new_id, now};
 use crate::error::AppError;
 

@@ -18,7 +18,7 @@ pub mod uploads;
 use std::collections::HashMap;
 
 use axum::extract::FromRef;
-use sea_orm::{ActiveEnum, ActiveModelTrait, ConnectionTrait, EntityTrait, QueryOrder, Set};
+use sea_orm::{ActiveEnum, ActiveModelTrait, ConnectionTrait, EntityTrait, QueryOrder};
 use serde_json::{Value, json};
 
 use crate::ids::AppId;
