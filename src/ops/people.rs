@@ -3,8 +3,9 @@
 //! Suspending someone ends their sessions (revoked in the transaction; the `sessions` version moves
 //! by m0014's and m0021's triggers, so every instance refuses the token on its next call), stops
 //! their rentals (ended and settled like a rental whose time is up), withdraws their boxes from
-//! the market (`rentable` off) and refuses their sign-in with the reason.
-
+//! the market (`rentable` off; Z-CLOUD machines others rent on them get the notice, as when an
+//! owner withdraws a host) and refuses their sign-in with the reason. Each part goes through the
+//! domain that owns it (iam, apps, devices).
 
 use sea_orm::sea_query::{Expr, ExprTrait, Func};
 use sea_orm::{
