@@ -62,8 +62,19 @@ export function containersOf(installationIds) {
   return [...found];
 }
 
-/** Removes this spec's containers (see containersOf), whatever state they are in. */
+/** Removes this spec's containers (see containersOf), whatever state they are in. A removal the
+ * agent began just before it was stopped makes `docker rm -f` fail ("already in progress", or the
+ * container gone meanwhile): then look again, for up to 10 s, and fail only if some are still there. */
 export function removeContainersOf(installationIds) {
-  const left = containersOf(installationIds);
-  if (left.length) execFileSync('docker', ['rm', '-f', ...left], { stdio: 'ignore' });
+  for (let attempt = 0; ; attempt++) {
+    const left = containersOf(installationIds);
+    if (!left.length) return;
+    try {
+      execFileSync('docker', ['rm', '-f', ...left], { stdio: 'ignore' });
+      return;
+    } catch (err) {
+      if (attempt >= 20) throw err;
+      execFileSync('sleep', ['0.5']);
+    }
+  }
 }
