@@ -54,7 +54,6 @@ pub fn router(state: AppState) -> App {
     crate::openapi::complete(&mut doc);
     let doc_json = Arc::new(doc.to_pretty_json().unwrap_or_else(|_| "{}".into()));
     let security = SecurityHeaders::new(&state.config.server.frame_ancestors, state.config.tile_origin().as_deref());
-    let trusted = crate::client_ip::TrustedProxies::new(&state.config.server.trusted_proxies).unwrap_or_default();
     let idempotency = state.idempotency.clone();
     let body_limit = state.config.server.body_limit_bytes;
     let connect = state.connect.clone();
@@ -79,7 +78,7 @@ pub fn router(state: AppState) -> App {
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state)
         .layer(DefaultBodyLimit::max(body_limit));
-    let market = Market::new(routes, security, trusted, idempotency);
+    let market = Market::new(routes, security, idempotency);
     // An app's own origin (`<label>.<apps domain>`) is the app's, not the market's: served
     // outside the market's headers and compression (src/connect/web.rs).
     Edge::new(CompressionLayer::new().gzip(true).br(true).layer(market), connect)

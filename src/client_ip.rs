@@ -6,11 +6,7 @@
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use axum::extract::FromRequestParts;
 use axum::http::HeaderMap;
-use axum::http::request::Parts;
-
-use crate::error::AppError;
 
 /// One trusted entry: an address or a CIDR block (`10.0.0.0/8`, `::1`, `fd00::/8`).
 #[derive(Debug, Clone, Copy)]
@@ -92,11 +88,6 @@ impl TrustedProxies {
     }
 }
 
-/// The client's address (see the module). Put in every request by the middleware stack
-/// (src/stack.rs) with [`TrustedProxies::client_of`].
-#[derive(Debug, Clone, Copy)]
-pub struct ClientIp(pub IpAddr);
-
 impl TrustedProxies {
     /// The client of a request from `peer` (the TCP peer, 127.0.0.1 when unknown) with these
     /// headers: `X-Forwarded-For` is read only behind a trusted proxy.
@@ -107,13 +98,6 @@ impl TrustedProxies {
         }
         let forwarded: Vec<&str> = headers.get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok()).collect();
         self.client(peer, &forwarded)
-    }
-}
-
-impl<S: Send + Sync> FromRequestParts<S> for ClientIp {
-    type Rejection = AppError;
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
-        Ok(parts.extensions.get::<ClientIp>().copied().unwrap_or(ClientIp(IpAddr::from([127, 0, 0, 1]))))
     }
 }
 

@@ -9,6 +9,7 @@ use axum::response::Response;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::client_ip::TrustedProxies;
 use crate::error::{AppError, Msg};
 
 /// A JSON body whose rejection is our envelope: 415 for another content type, 413 over the body
@@ -268,11 +269,16 @@ pub struct List<T> {
     pub total: u64,
 }
 
-/// Security headers on every response. The CSP has no inline script (the page state is a
-/// non-executable JSON script element); frames are allowed only from configured origins.
+/// Security headers on every response. A document (HTML, or SVG, which a browser may open as
+/// one) gets the page's policy: a CSP with no inline script (the page state is a non-executable
+/// JSON script element), the referrer and opener policies and the permissions. Any other answer
+/// (JSON, text, scripts, images …) cannot run anything as a page: it gets `default-src 'none'`
+/// with the same frame ancestors, `nosniff` and `X-Frame-Options` (what OWASP asks of an API),
+/// half the bytes on every API call. Frames are allowed only from configured origins.
 #[derive(Clone)]
 pub struct SecurityHeaders {
     csp: HeaderValue,
+    csp_other: HeaderValue,
     frame_options: Option<HeaderValue>,
 }
 
@@ -288,8 +294,10 @@ impl SecurityHeaders {
              font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; object-src 'none'; \
              base-uri 'none'; form-action 'self'; frame-ancestors {ancestors}"
         );
+        let csp_other = format!("default-src 'none'; frame-ancestors {ancestors}");
         SecurityHeaders {
             csp: HeaderValue::from_str(&csp).expect("validated origins form a header value"),
+            csp_other: HeaderValue::from_str(&csp_other).expect("validated origins form a header value"),
             frame_options: frame_ancestors.is_empty().then(|| HeaderValue::from_static("DENY")),
         }
     }
@@ -321,19 +329,29 @@ const COOP: HeaderName = HeaderName::from_static("cross-origin-opener-policy");
 const PERMISSIONS: HeaderName = HeaderName::from_static("permissions-policy");
 
 impl SecurityHeaders {
-    /// The market's headers on a response to a request of `kind` (every value built once).
+    /// The market's headers on a response to a request of `kind` (every value built once). An
+    /// answer without a body type (a 304, a redirect) counts as a document outside `/api/`: a
+    /// 304's headers replace the cached page's, which must keep the page's policy.
     pub fn apply(&self, kind: PathKind, h: &mut axum::http::HeaderMap) {
         // API answers (tokens, personal data) and the PC-mode entry (tokens in its URL) are never
         // stored by a browser or a proxy, unless the handler chose a policy (avatars).
-        h.reserve(7);
         if kind == PathKind::PcWeb || (kind == PathKind::Api && !h.contains_key(header::CACHE_CONTROL)) {
             h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
         }
-        h.insert(header::CONTENT_SECURITY_POLICY, self.csp.clone());
+        let document = match h.get(header::CONTENT_TYPE) {
+            Some(t) => t.as_bytes().starts_with(b"text/html") || t.as_bytes().starts_with(b"image/svg+xml"),
+            None => kind != PathKind::Api,
+        };
+        if document {
+            h.reserve(6);
+            h.insert(header::CONTENT_SECURITY_POLICY, self.csp.clone());
+            h.insert(header::REFERRER_POLICY, HeaderValue::from_static("strict-origin-when-cross-origin"));
+            h.insert(COOP, HeaderValue::from_static("same-origin"));
+            h.insert(PERMISSIONS, HeaderValue::from_static("camera=(), microphone=(), geolocation=(self)"));
+        } else {
+            h.insert(header::CONTENT_SECURITY_POLICY, self.csp_other.clone());
+        }
         h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-        h.insert(header::REFERRER_POLICY, HeaderValue::from_static("strict-origin-when-cross-origin"));
-        h.insert(COOP, HeaderValue::from_static("same-origin"));
-        h.insert(PERMISSIONS, HeaderValue::from_static("camera=(), microphone=(), geolocation=(self)"));
         if let Some(xfo) = &self.frame_options {
             h.insert(header::X_FRAME_OPTIONS, xfo.clone());
         }
@@ -446,12 +464,52 @@ where
     }
 }
 
-/// A connection's place among the connections serving requests, as the listener gave it, with
-/// the cap of event streams (a request extension).
+/// The connection a request came on, as the listener gave it (a request extension, the one
+/// clone per request an `Arc`): its peer and the proxies trusted to name a client behind it
+/// ([`ClientIp`]), its place among the connections serving requests, and the cap of event
+/// streams.
 #[derive(Clone)]
-pub struct ConnPlace {
-    pub place: std::sync::Arc<std::sync::Mutex<Option<tokio::sync::OwnedSemaphorePermit>>>,
-    pub streams: std::sync::Arc<tokio::sync::Semaphore>,
+pub struct Conn(std::sync::Arc<ConnShared>);
+
+struct ConnShared {
+    peer: std::net::IpAddr,
+    trusted: TrustedProxies,
+    place: std::sync::Mutex<Option<tokio::sync::OwnedSemaphorePermit>>,
+    streams: std::sync::Arc<tokio::sync::Semaphore>,
+}
+
+impl Conn {
+    pub fn new(
+        peer: std::net::IpAddr,
+        trusted: TrustedProxies,
+        place: tokio::sync::OwnedSemaphorePermit,
+        streams: std::sync::Arc<tokio::sync::Semaphore>,
+    ) -> Conn {
+        Conn(std::sync::Arc::new(ConnShared { peer, trusted, place: std::sync::Mutex::new(Some(place)), streams }))
+    }
+}
+
+/// The client's address (`crate::client_ip`): the peer of the request's connection, or the
+/// client a trusted proxy names in `X-Forwarded-For`; 127.0.0.1 for a request served without
+/// the listener. Worked out when asked (the few handlers with per-client limits, the connect
+/// proxy), not for every request.
+#[derive(Debug, Clone, Copy)]
+pub struct ClientIp(pub std::net::IpAddr);
+
+impl ClientIp {
+    pub fn of(extensions: &axum::http::Extensions, headers: &axum::http::HeaderMap) -> ClientIp {
+        ClientIp(match extensions.get::<Conn>() {
+            Some(c) => c.0.trusted.client_of(Some(c.0.peer), headers),
+            None => std::net::IpAddr::from([127, 0, 0, 1]),
+        })
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for ClientIp {
+    type Rejection = AppError;
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(ClientIp::of(&parts.extensions, &parts.headers))
+    }
 }
 
 /// An event stream's place (`server.max_event_streams`): taking it gives the connection's place
@@ -466,15 +524,15 @@ pub struct EventStreamPlace {
 impl<S: Send + Sync> FromRequestParts<S> for EventStreamPlace {
     type Rejection = AppError;
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        EventStreamPlace::take(parts.extensions.get::<ConnPlace>())
+        EventStreamPlace::take(parts.extensions.get::<Conn>())
     }
 }
 
 impl EventStreamPlace {
     /// The place of the connection `conn` (a handler that streams only sometimes extracts
-    /// `Option<Extension<ConnPlace>>`); served without the listener, nothing to count.
-    pub fn take(conn: Option<&ConnPlace>) -> Result<EventStreamPlace, AppError> {
-        let Some(conn) = conn else { return Ok(EventStreamPlace { _permit: None }) };
+    /// `Option<Extension<Conn>>`); served without the listener, nothing to count.
+    pub fn take(conn: Option<&Conn>) -> Result<EventStreamPlace, AppError> {
+        let Some(Conn(conn)) = conn else { return Ok(EventStreamPlace { _permit: None }) };
         let permit = conn.streams.clone().try_acquire_owned().map_err(|_| AppError::TooManyRequests { retry_after_secs: 5 })?;
         drop(conn.place.lock().unwrap_or_else(|e| e.into_inner()).take());
         Ok(EventStreamPlace { _permit: Some(permit) })

@@ -25,7 +25,6 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use crate::app::App;
-use axum::extract::ConnectInfo;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
@@ -98,14 +97,13 @@ pub async fn serve(listener: TcpListener, router: App, limits: ConnLimits, shutd
         let router = router.clone();
         let mut stop = stop_rx.clone();
         let (header_read, idle, rate, grace) = (limits.header_read, limits.idle, limits.min_body_rate, limits.body_grace);
-        let place = crate::http::ConnPlace { place: Arc::new(Mutex::new(Some(permit))), streams: streams.clone() };
+        let connection = crate::http::Conn::new(peer.ip(), limits.trusted.clone(), permit, streams.clone());
         tokio::spawn(async move {
             let exchange = Arc::new(Exchange::default());
             let io = TokioIo::new(IdleIo::new(stream, idle, header_read, exchange.clone()));
-            let conn_place = place.clone();
+            let for_requests = connection.clone();
             let service = hyper::service::service_fn(move |mut req: hyper::Request<Incoming>| {
-                req.extensions_mut().insert(ConnectInfo(peer));
-                req.extensions_mut().insert(conn_place.clone());
+                req.extensions_mut().insert(for_requests.clone());
                 let mut router = router.clone();
                 let busy = Busy::new(&exchange);
                 let upgraded = exchange.clone();
@@ -136,7 +134,7 @@ pub async fn serve(listener: TcpListener, router: App, limits: ConnLimits, shutd
                 }
             }
             drop(ip_slot);
-            drop(place);
+            drop(connection);
         });
     }
     let _ = stop_tx.send(true);
@@ -211,13 +209,21 @@ impl Drop for IpSlot {
 /// first request: after the connection opened). It also gives hyper's own answer to a request
 /// line over 64 KiB (a bare `414` with an empty body, written before any handler runs) the API's
 /// envelope (issue 16, finding 8).
+///
+/// Both limits share one timer, set lazily (issue 28 item 2): a read or a write only notes the
+/// time, and a new head only its deadline; the timer, armed at or before the earliest deadline,
+/// looks again when it fires and is set anew unless a limit has passed. So a request costs no
+/// timer-wheel update and no allocation here (before: two resets and a new boxed `Sleep`).
 struct IdleIo<T> {
     inner: T,
     idle: Duration,
-    deadline: Pin<Box<Sleep>>,
     header_read: Duration,
-    /// Running while a request's head is awaited, with the count of heads when it began.
-    head_due: Option<(Pin<Box<Sleep>>, usize)>,
+    /// The last read or write that moved bytes.
+    moved_at: Instant,
+    /// Awaited head: its deadline, with the count of heads when it began.
+    head_due: Option<(Instant, usize)>,
+    /// Fires at or before the earliest of `moved_at + idle` and the head's deadline.
+    timer: Pin<Box<Sleep>>,
     exchange: Arc<Exchange>,
     /// Bytes of a replaced answer still to write.
     pending: Vec<u8>,
@@ -227,25 +233,32 @@ const URI_TOO_LONG: &str = r#"{"code":414,"data":null,"msg":"The request address
 
 impl<T> IdleIo<T> {
     fn new(inner: T, idle: Duration, header_read: Duration, exchange: Arc<Exchange>) -> Self {
+        let now = Instant::now();
         IdleIo {
             inner,
             idle,
-            deadline: Box::pin(tokio::time::sleep(idle)),
             header_read,
-            head_due: Some((Box::pin(tokio::time::sleep(header_read)), 0)),
+            moved_at: now,
+            head_due: Some((now + header_read, 0)),
+            timer: Box::pin(tokio::time::sleep_until(now + idle.min(header_read))),
             exchange,
             pending: Vec::new(),
         }
     }
     /// Bytes arrived: with no request being answered they begin a request's head.
     fn head_bytes(&mut self) {
-        if self.exchange.upgraded.load(Ordering::SeqCst) {
+        if self.exchange.upgraded.load(Ordering::Relaxed) {
             self.head_due = None;
             return;
         }
         self.head_arrived();
         if self.head_due.is_none() && self.exchange.busy.load(Ordering::SeqCst) == 0 {
-            self.head_due = Some((Box::pin(tokio::time::sleep(self.header_read)), self.exchange.heads.load(Ordering::SeqCst)));
+            let due = self.moved_at + self.header_read;
+            self.head_due = Some((due, self.exchange.heads.load(Ordering::SeqCst)));
+            // The timer is usually due already (the last head's deadline or sooner).
+            if self.timer.deadline() > due {
+                self.timer.as_mut().reset(due);
+            }
         }
     }
     /// A head arrived since the awaited one began: it is no longer awaited.
@@ -255,16 +268,27 @@ impl<T> IdleIo<T> {
             self.head_due = None;
         }
     }
-    /// The awaited head did not arrive in time (it stops being awaited once it arrives).
-    fn head_late(&mut self, cx: &mut Context<'_>) -> bool {
-        if self.exchange.upgraded.load(Ordering::SeqCst) {
-            return false;
-        }
-        self.head_arrived();
-        self.head_due.as_mut().is_some_and(|(d, _)| d.as_mut().poll(cx).is_ready())
-    }
     fn moved(&mut self) {
-        self.deadline.as_mut().reset(Instant::now() + self.idle);
+        self.moved_at = Instant::now();
+    }
+    /// With the socket waiting: has a limit passed? If not, the timer is left armed for the
+    /// earliest deadline ahead.
+    fn overdue(&mut self, cx: &mut Context<'_>) -> bool {
+        while self.timer.as_mut().poll(cx).is_ready() {
+            if self.exchange.upgraded.load(Ordering::Relaxed) {
+                self.head_due = None;
+            }
+            self.head_arrived();
+            let idle_due = self.moved_at + self.idle;
+            let head_due = self.head_due.map(|(due, _)| due);
+            let now = Instant::now();
+            let next = head_due.map_or(idle_due, |d| d.min(idle_due));
+            if next <= now {
+                return true;
+            }
+            self.timer.as_mut().reset(next);
+        }
+        false
     }
     /// What a write to the socket answered: progress restarts the idle clock; waiting past the
     /// idle limit is the time-out.
@@ -276,12 +300,9 @@ impl<T> IdleIo<T> {
                 }
                 Poll::Ready(r)
             }
-            Poll::Pending if self.expired(cx) => Poll::Ready(Err(timed_out())),
+            Poll::Pending if self.overdue(cx) => Poll::Ready(Err(timed_out())),
             Poll::Pending => Poll::Pending,
         }
-    }
-    fn expired(&mut self, cx: &mut Context<'_>) -> bool {
-        self.deadline.as_mut().poll(cx).is_ready()
     }
 }
 
@@ -300,7 +321,7 @@ impl<T: AsyncRead + Unpin> AsyncRead for IdleIo<T> {
                 }
                 Poll::Ready(r)
             }
-            Poll::Pending if self.expired(cx) || self.head_late(cx) => Poll::Ready(Err(timed_out())),
+            Poll::Pending if self.overdue(cx) => Poll::Ready(Err(timed_out())),
             Poll::Pending => Poll::Pending,
         }
     }

@@ -7,9 +7,10 @@
 //!   carried streams of connect (src/connect/web.rs), which are not the market's: they get
 //!   neither its headers nor its compression.
 //! - tower-http's compression.
-//! - [`Market`]: the client's address (`client_ip`), the idempotency store, the answer's language
-//!   (`error::localize` writes an `AppError`'s envelope in it) and the security headers
-//!   (`http::SecurityHeaders`, values built once).
+//! - [`Market`]: the idempotency store, the answer's language (`error::localize` writes an
+//!   `AppError`'s envelope in it) and the security headers (`http::SecurityHeaders`, values built
+//!   once). The client's address is worked out only where asked (`http::ClientIp`, from the
+//!   listener's `http::Conn`).
 //!
 //! The body limit is `DefaultBodyLimit` on the router's routes (src/app.rs). A request of the
 //! market costs no allocation here beyond what the layers must keep (its id is a slice of a
@@ -18,7 +19,6 @@
 use std::any::Any;
 use std::convert::Infallible;
 use std::future::Future;
-use std::net::SocketAddr;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::Arc;
@@ -27,7 +27,7 @@ use std::time::Instant;
 
 use axum::BoxError;
 use axum::body::{Body, Bytes, HttpBody};
-use axum::extract::{ConnectInfo, Request};
+use axum::extract::Request;
 use axum::http::HeaderValue;
 use axum::response::{IntoResponse, Response};
 use pin_project_lite::pin_project;
@@ -35,7 +35,6 @@ use tower::{Service, ServiceExt};
 use tracing::Span;
 
 use crate::billing::idempotency::IdempotencyStore;
-use crate::client_ip::{ClientIp, TrustedProxies};
 use crate::connect::ConnectCtx;
 use crate::connect::web::{self, Destination};
 use crate::error::AppError;
@@ -198,13 +197,12 @@ pub struct Market<S> {
 
 struct Shared {
     security: SecurityHeaders,
-    trusted: TrustedProxies,
     idempotency: IdempotencyStore,
 }
 
 impl<S> Market<S> {
-    pub fn new(inner: S, security: SecurityHeaders, trusted: TrustedProxies, idempotency: IdempotencyStore) -> Self {
-        Market { inner, shared: Arc::new(Shared { security, trusted, idempotency }) }
+    pub fn new(inner: S, security: SecurityHeaders, idempotency: IdempotencyStore) -> Self {
+        Market { inner, shared: Arc::new(Shared { security, idempotency }) }
     }
 }
 
@@ -231,9 +229,6 @@ where
     }
 
     fn call(&mut self, mut req: Request) -> Self::Future {
-        let peer = req.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip());
-        let ip = self.shared.trusted.client_of(peer, req.headers());
-        req.extensions_mut().insert(ClientIp(ip));
         req.extensions_mut().insert(self.shared.idempotency.clone());
         let lang = Lang::from_headers(req.headers());
         let kind = PathKind::of(req.uri().path());

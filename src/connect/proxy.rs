@@ -47,7 +47,7 @@ where
     let client_side = upgrade.then(|| hyper::upgrade::on(&mut req));
     let path = req.uri().path_and_query().map(|p| p.as_str().to_string()).unwrap_or_else(|| "/".into());
     *req.uri_mut() = path.parse::<Uri>().unwrap_or_else(|_| Uri::from_static("/"));
-    let client_addr = req.extensions().get::<crate::client_ip::ClientIp>().map(|c| c.0.to_string());
+    let client_addr = crate::http::ClientIp::of(req.extensions(), req.headers()).0.to_string();
     let headers = req.headers_mut();
     strip_hop(headers);
     if upgrade && let Some(kind) = upgrade_kind {
@@ -71,9 +71,7 @@ where
             headers.insert(header::COOKIE, v);
         }
     }
-    if let Some(ip) = client_addr
-        && let Ok(v) = HeaderValue::from_str(&ip)
-    {
+    if let Ok(v) = HeaderValue::from_str(&client_addr) {
         headers.insert("x-forwarded-for", v);
     }
     if let Ok(v) = HeaderValue::from_str(forwarded_host) {
@@ -154,5 +152,40 @@ mod tests {
         ws.send(Message::Text("hi".into())).await.unwrap();
         let got = tokio::time::timeout(std::time::Duration::from_secs(5), ws.next()).await.unwrap().unwrap().unwrap();
         assert_eq!(got, Message::Text("echo:hi".into()));
+    }
+
+    /// The app is told the client's address (`X-Forwarded-For`, replacing any the client sent),
+    /// worked out from the connection the request came on; the market's cookie never reaches it.
+    #[tokio::test]
+    async fn the_app_is_told_the_client_and_not_the_market_cookie() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let app = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let app_addr = app.local_addr().unwrap();
+        let seen = tokio::spawn(async move {
+            let (mut s, _) = app.accept().await.unwrap();
+            let mut head = Vec::new();
+            let mut buf = [0u8; 1024];
+            while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                let n = s.read(&mut buf).await.unwrap();
+                head.extend_from_slice(&buf[..n]);
+            }
+            s.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await.unwrap();
+            String::from_utf8(head).unwrap().to_ascii_lowercase()
+        });
+        let permit = std::sync::Arc::new(tokio::sync::Semaphore::new(1)).try_acquire_owned().unwrap();
+        let conn = crate::http::Conn::new([10, 1, 2, 3].into(), Default::default(), permit, std::sync::Arc::new(tokio::sync::Semaphore::new(1)));
+        let mut req = axum::http::Request::get("/x")
+            .header("x-forwarded-for", "6.6.6.6")
+            .header("cookie", "zm_app=secret; theirs=1")
+            .body(axum::body::Body::empty())
+            .unwrap();
+        req.extensions_mut().insert(conn);
+        let io = tokio::net::TcpStream::connect(app_addr).await.unwrap();
+        let res = super::forward(io, req, Some("zm_app"), "app.example", "http").await;
+        assert_eq!(res.status(), 200);
+        let head = seen.await.unwrap();
+        assert!(head.contains("x-forwarded-for: 10.1.2.3\r\n"), "{head}");
+        assert!(!head.contains("6.6.6.6"), "{head}");
+        assert!(head.contains("theirs=1") && !head.contains("zm_app"), "{head}");
     }
 }

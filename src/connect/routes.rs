@@ -96,7 +96,7 @@ async fn app_logs(
     State(cx): State<ConnectCtx>,
     auth: Auth,
     lang: Lang,
-    conn: Option<axum::Extension<crate::http::ConnPlace>>,
+    conn: Option<axum::Extension<crate::http::Conn>>,
     ApiPath(id): ApiPath<InstallationId>,
     ApiQuery(q): ApiQuery<LogsQuery>,
 ) -> Result<Response, AppError> {

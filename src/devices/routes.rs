@@ -5,11 +5,10 @@ use axum::http::request::Parts;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::client_ip::ClientIp;
 use crate::devices::model::*;
 use crate::devices::{DevicesCtx, binding, nearby, protocol, rental, sharing, zcloud};
 use crate::error::{ApiResult, Envelope, Null, ok};
-use crate::http::{ApiJson, ApiPath, ApiQuery, List, Page, Valid};
+use crate::http::{ApiJson, ApiPath, ApiQuery, ClientIp, List, Page, Valid};
 use crate::iam::auth::{Auth, Sessions};
 
 pub fn router<S>() -> OpenApiRouter<S>

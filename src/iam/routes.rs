@@ -9,9 +9,8 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::ids::ApiKeyId;
-use crate::client_ip::ClientIp;
 use crate::error::{ApiResult, AppError, Envelope, Msg, Null, ok};
-use crate::http::{ApiMultipart, ApiPath, ApiQuery, List, Page, Valid};
+use crate::http::{ApiMultipart, ApiPath, ApiQuery, ClientIp, List, Page, Valid};
 use crate::iam::IamCtx;
 use crate::iam::account::{self, AVATAR_MAX_BYTES};
 use crate::iam::auth::{Auth, Sessions};

@@ -129,17 +129,37 @@ async fn map_page_is_light_others_dark() {
 #[tokio::test]
 async fn security_headers_on_every_response() {
     let app = TestApp::spawn().await;
-    for path in ["/market", "/api/ebs/v1/download/links", "/api/nope", "/healthz", "/static/missing.js"] {
+    // Documents: the page's policy.
+    for path in ["/market", "/no-such-page"] {
         let res = app.get(path).await;
         let h = res.headers();
+        assert!(header(h, "content-type").starts_with("text/html"), "{path}");
         let csp = header(h, "content-security-policy");
         assert!(csp.contains("script-src 'self'"), "{path}: {csp}");
-        assert!(!csp.contains("'unsafe-inline'") || !csp.split(';').any(|d| d.trim().starts_with("script-src") && d.contains("unsafe-inline")));
+        assert!(!csp.split(';').any(|d| d.trim().starts_with("script-src") && d.contains("unsafe-inline")), "{path}: {csp}");
         assert!(csp.contains("object-src 'none'"), "{path}");
         assert!(csp.contains("base-uri 'none'"), "{path}");
         assert!(csp.contains("frame-ancestors 'none'"), "{path}");
         assert_eq!(header(h, "x-content-type-options"), "nosniff", "{path}");
         assert_eq!(header(h, "referrer-policy"), "strict-origin-when-cross-origin", "{path}");
+        assert_eq!(header(h, "cross-origin-opener-policy"), "same-origin", "{path}");
+        assert_eq!(header(h, "x-frame-options"), "DENY", "{path}");
+        assert!(!header(h, "x-request-id").is_empty(), "{path}");
+    }
+    // Anything else can run nothing as a page: `default-src 'none'`, no page-only headers.
+    for path in ["/api/ebs/v1/download/links", "/api/nope", "/healthz", "/static/missing.js", "/assets/icons/favicon.svg"] {
+        let res = app.get(path).await;
+        let h = res.headers();
+        let csp = header(h, "content-security-policy");
+        let svg = header(h, "content-type").starts_with("image/svg+xml");
+        if svg {
+            // An SVG can be opened as a document: it keeps the page's policy.
+            assert!(csp.contains("script-src 'self'"), "{path}: {csp}");
+        } else {
+            assert_eq!(csp, "default-src 'none'; frame-ancestors 'none'", "{path}");
+            assert!(h.get("permissions-policy").is_none() && h.get("cross-origin-opener-policy").is_none(), "{path}");
+        }
+        assert_eq!(header(h, "x-content-type-options"), "nosniff", "{path}");
         assert_eq!(header(h, "x-frame-options"), "DENY", "{path}");
         assert!(!header(h, "x-request-id").is_empty(), "{path}");
     }
@@ -148,10 +168,12 @@ async fn security_headers_on_every_response() {
 #[tokio::test]
 async fn pc_mode_host_may_frame_the_app_when_configured() {
     let app = TestApp::spawn_with(|c| c.server.frame_ancestors = vec!["https://desktop.example".into()]).await;
-    let res = app.get("/market").await;
-    let h = res.headers();
-    assert!(header(h, "content-security-policy").contains("frame-ancestors https://desktop.example"));
-    assert!(h.get("x-frame-options").is_none());
+    for path in ["/market", "/api/ebs/v1/download/links"] {
+        let res = app.get(path).await;
+        let h = res.headers();
+        assert!(header(h, "content-security-policy").contains("frame-ancestors https://desktop.example"), "{path}");
+        assert!(h.get("x-frame-options").is_none(), "{path}");
+    }
 }
 
 #[tokio::test]

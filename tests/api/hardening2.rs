@@ -326,6 +326,12 @@ mod sockets {
         tokio::time::sleep(Duration::from_millis(2500)).await;
         s.write_all(get(&addr, "/healthz").as_bytes()).await.unwrap();
         assert_eq!(answer(&mut s).await, "HTTP/1.1 200 OK");
+        // A third request begun on it and never finished: closed after the header time-out,
+        // long before the idle limit (the one timer is set anew for the new head).
+        s.write_all(b"GET /healthz HTTP/1.1\r\n").await.unwrap();
+        let begun = std::time::Instant::now();
+        assert_eq!(answer(&mut s).await, "eof");
+        assert!(begun.elapsed() < Duration::from_secs(10), "closed after {:?}", begun.elapsed());
         // A request begun and never finished is closed after the header time-out.
         let mut slow = TcpStream::connect(&addr).await.unwrap();
         slow.write_all(b"GET /healthz HTTP/1.1\r\n").await.unwrap();
@@ -333,6 +339,32 @@ mod sockets {
         // So is a connection that never sends anything.
         let mut mute = TcpStream::connect(&addr).await.unwrap();
         assert_eq!(answer(&mut mute).await, "eof");
+    }
+
+    /// `server.idle_timeout_secs`: a connection on which nothing moves is closed once it passes;
+    /// one that keeps asking stays open past it (the idle clock restarts with every read and
+    /// write, though the timer is set only when it fires).
+    #[tokio::test]
+    async fn an_idle_connection_is_closed_and_a_busy_one_is_not() {
+        let app = TestApp::spawn_with(|c| {
+            c.server.header_read_timeout_secs = 10;
+            c.server.idle_timeout_secs = 2;
+        })
+        .await;
+        let addr = addr(&app);
+        let mut busy = TcpStream::connect(&addr).await.unwrap();
+        let mut idle = TcpStream::connect(&addr).await.unwrap();
+        idle.write_all(get(&addr, "/healthz").as_bytes()).await.unwrap();
+        assert_eq!(answer(&mut idle).await, "HTTP/1.1 200 OK");
+        let begun = std::time::Instant::now();
+        // 4.5 s of a request every 300 ms: more than twice the idle limit.
+        while begun.elapsed() < Duration::from_millis(4500) {
+            busy.write_all(get(&addr, "/healthz").as_bytes()).await.unwrap();
+            assert_eq!(answer(&mut busy).await, "HTTP/1.1 200 OK", "after {:?}", begun.elapsed());
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
+        // The idle one was closed meanwhile (end of stream, not an answer).
+        assert_eq!(answer(&mut idle).await, "eof");
     }
 
     /// Finding 7: a body sent a byte at a time is cut (408) once it falls below the minimum
