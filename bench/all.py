@@ -11,8 +11,9 @@ Builds bench/bare (release, its own target dir bench/bare/target), starts it and
 target/release/zmarket (fresh data dir: the seeded catalogue of 24 apps, one signed-in person) on
 127.0.0.1, runs wrk (2 threads, 100 connections, --seconds each) against every target, then the
 domain figures through the existing scripts (wallet.py, social.py, flood.py, nearby.py, rent.py, backup.py) with
-small bounds.
-Bounded: about 4 minutes in all; loopback only; every process started is stopped.
+small bounds, and connect's (connect.py: command latency, an app's origin and a tunnel through the
+market against straight; needs a Docker daemon, else its row says it was skipped).
+Bounded: about 5 minutes in all; loopback only; every process started is stopped.
 """
 import argparse
 import gzip
@@ -203,7 +204,41 @@ def domain_rows(binary, H):
     if backup:
         out.append((f"market list (3 Python readers) during `zmarket backup` of {backup[1]} MB", backup[4], "", backup[5] + "ms",
                     f"backup {backup[0]} s; before it {backup[2]} reads/s, p99 {backup[3]} ms", "- (no target)"))
+    out.extend(connect_rows(env, H))
     return out
+
+
+def connect_rows(env, H):
+    """Connect's figures (issue 22's targets), through bench/connect.py: needs a Docker daemon
+    (a real agent runs a real container); without one, one row says so."""
+    if subprocess.run(["docker", "info"], capture_output=True).returncode != 0:
+        return [("connect (bench/connect.py)", "", "", "", "skipped: no Docker daemon (start dockerd)", "-")]
+    out = subprocess.run([sys.executable, os.path.join(HERE, "connect.py")], env=dict(os.environ, BENCH_SECONDS="3", **env),
+                         capture_output=True, text=True, timeout=600).stdout
+    rows = []
+    m = re.search(r"click → command on the agent's channel, (\d+) actions: p50 (\d+) ms, p95 (\d+) ms", out)
+    if m:
+        p50, p95 = int(m.group(2)), int(m.group(3))
+        rows.append((f"click → command on the agent's channel ({m.group(1)} actions)", "", "", f"p95 {p95}ms",
+                     f"p50 {p50} ms (target p50 ≤ 100 ms, p95 ≤ 500 ms)", mark(p50 <= 100 and p95 <= 500)))
+    m = re.search(r"click → state shown: stop median ([\d.]+) s, start median ([\d.]+) s", out)
+    if m:
+        stop, start = float(m.group(1)), float(m.group(2))
+        rows.append(("real container, click → state shown", "", "", "", f"stop {stop:.2f} s, start {start:.2f} s (target ≤ 2 s)",
+                     mark(stop <= 2 and start <= 2)))
+    m = re.search(r"HTTP through the market vs straight to the container: ([\d,]+) vs ([\d,]+) req/s, ratio ([\d.]+) .*?added (-?[\d.]+) ms", out)
+    if m:
+        rps, ratio, added = int(m.group(1).replace(",", "")), float(m.group(3)), float(m.group(4))
+        rows.append(("an app's origin through the market (vs straight to it)", rps, f"{rps / H:9.4f}H", "",
+                     f"ratio to straight {ratio:.2f} (target ≥ 0.5), p50 added {added:.2f} ms (target ≤ 2 ms)", mark(ratio >= 0.5 and added <= 2)))
+    m = re.search(r"100 MB download: straight (\d+) MB/s, through the tunnel (\d+) MB/s, ratio ([\d.]+)", out)
+    if m:
+        ratio = float(m.group(3))
+        rows.append(("100 MB through `zmarket tunnel` (vs straight)", "", "", "", f"{m.group(2)} vs {m.group(1)} MB/s, ratio {ratio:.2f} (target ≥ 0.5)",
+                     mark(ratio >= 0.5)))
+    if not rows:
+        rows.append(("connect (bench/connect.py)", "", "", "", "no figures: see `python3 bench/connect.py`", "✗"))
+    return rows
 
 
 def main():
