@@ -1,14 +1,15 @@
 // The state the server rendered with (#zm-state), available to every component.
 import { createContext, useContext } from 'react';
-import type { App, AppDetails, DownloadLinks, ListPage, NearbyDevice, Order } from '../api/types';
+import type { AppCardData, AppDetails, DownloadLinks, ListPage, NearbyDevice, Order } from '../api/types';
 import type { Lang } from '../i18n';
 
 /** First-paint data of public pages, keyed by page (docs/ui-contract.md). */
 interface InitialData {
-  market?: ListPage<App>;
+  /** The list pages' keys hold cards: the API's apps without their description. */
+  market?: ListPage<AppCardData>;
   /** The chosen apps shown above the list on the market's home (no category). */
-  marketTopPicks?: ListPage<App>;
-  marketMore?: ListPage<App>;
+  marketTopPicks?: ListPage<AppCardData>;
+  marketMore?: ListPage<AppCardData>;
   marketDetails?: AppDetails;
   nearby?: ListPage<NearbyDevice>;
   nearbyDetails?: NearbyDevice;

@@ -1,5 +1,5 @@
 // Apps as the market and the nearby pages show them: cards, grids, labels and prices.
-import type { App } from '../../api/types';
+import type { App, AppCardData } from '../../api/types';
 import { formatCoins } from '../../lib/format';
 import { useLang, useT, type TFunction } from '../../lib/i18n';
 import { Reused } from '../../lib/fragments';
@@ -66,7 +66,7 @@ export function AppChips({ app }: { app: Pick<App, 'category' | 'display_type' |
   );
 }
 
-export function AppCard({ app }: { app: App }) {
+export function AppCard({ app }: { app: AppCardData }) {
   const t = useT();
   const p = usePublicPaths();
   return (
@@ -96,12 +96,12 @@ export function AppCard({ app }: { app: App }) {
  * Leaving out the long fields (description, requirements) keeps the key cheap to build; a unit
  * test changes every field of an app and checks the card's markup changes only with this.
  */
-export function cardInputs(app: App): unknown[] {
+export function cardInputs(app: AppCardData): unknown[] {
   const price = app.price_per_hour;
   return [app.id, app.name, app.publisher, app.summary, app.icon_url, app.category, app.display_type, app.tier, price.from, price.offers];
 }
 
-export function AppGrid({ apps, compact = false }: { apps: App[]; compact?: boolean }) {
+export function AppGrid({ apps, compact = false }: { apps: AppCardData[]; compact?: boolean }) {
   const lang = useLang();
   const { mobile } = usePublicPaths();
   // A card is the same markup for the same app, language and path prefix: the server renders it

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
 import { searchApplications } from '../../api/market';
-import type { App, ListPage } from '../../api/types';
+import type { AppCardData, ListPage } from '../../api/types';
 import { PAGE_SIZE } from '../../constants';
 import { useAsync } from '../../lib/useAsync';
 import { useInitialData } from '../../stores/boot';
@@ -21,7 +21,7 @@ export function MarketMorePage() {
   const displayType = params.get('display_type') ?? '';
   const tier = params.get('tier') ?? '';
   const initial = useInitialData('marketMore');
-  const state = useAsync<ListPage<App>>(
+  const state = useAsync<ListPage<AppCardData>>(
     (signal) => searchApplications({ keyword, category, display_type: displayType, tier }, signal),
     [keyword, category, displayType, tier],
     initial,
