@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """Every row of issue 18's table in one run, each as a ratio to H: a bare axum 0.8 server
 (bench/bare, same axum and tokio as Cargo.lock) answering "ok", measured by the same wrk, on the
-same machine, in the same run (at the start and at the end; H is their mean).
+same machine, in the same run, right before the row (a shared machine's speed drifts by a
+quarter within minutes: a row is compared with the H of its own minute).
 
     python3 bench/all.py                    # cargo build --release first
     python3 bench/all.py --seconds 3 --skip-domains
-    python3 bench/all.py --before /tmp/zmarket-old   # an older build measured in the same run
+    python3 bench/all.py --before /tmp/zmarket-old   # an older build measured in the same run,
+                                                     # each row next to the new build's
+    python3 bench/all.py --rounds 3 ...              # each row 3 times; the median ratio
 
 Builds bench/bare (release, its own target dir bench/bare/target), starts it and
 target/release/zmarket (fresh data dir: the seeded catalogue of 24 apps, one signed-in person) on
-127.0.0.1, runs wrk (2 threads, 100 connections, --seconds each) against every target, then the
+127.0.0.1 (and the --before build beside it), runs wrk (2 threads, 100 connections, --seconds
+each) against H and then every build for each row, then the
 domain figures through the existing scripts (wallet.py, social.py, flood.py, nearby.py, rent.py, backup.py) with
 small bounds, and connect's (connect.py: command latency, an app's origin and a tunnel through the
 market against straight; needs a Docker daemon, else its row says it was skipped).
@@ -133,40 +137,95 @@ def script_line(script, env, pattern, timeout=120):
     return m.groups() if m else None
 
 
-def http_rows(binary, bare_base, sec, conn):
-    """The HTTP rows of one binary: {label: (req/s, p99, non-2xx, target)}, and its other figures."""
-    rows = {}
-    with Server(ENV, binary) as s:
-        email = "bench@example.com"
-        call(s.base, "POST", "/api/iam/v1/register", {"email": email, "password": PASSWORD, "confirm_password": PASSWORD, "agree": True})
-        token = call(s.base, "POST", "/api/iam/v2/login/password", {"email": email, "password": PASSWORD})["data"]["token"]
-        auth = [f"Authorization: Bearer {token}"]
-        _, h, _, _ = s.get("/api/ebs/v1/notifications/stats", {"authorization": "Bearer " + token})
-        stats_etag = {k.lower(): v for k, v in h.items()}.get("etag")
-        # Warm-up: render threads, page cache, connections.
-        for path in ["/market", "/api/ebs/v1/market/applications", "/healthz"]:
-            wrk(s.base + path, 1, 8, 2)
+class Subject:
+    """One build serving on loopback (fresh data: the seeded catalogue, one signed-in person),
+    warmed up: the HTTP rows it is measured on, and its other figures."""
 
-        def measure(label, url, headers=(), target=None):
-            rps, p99, bad = wrk(url, sec, conn, 2, headers=list(headers))
-            rows[label] = (rps, p99, bad, target)
-            print(f"  {label}: {rps:.0f} req/s, p99 {p99} {bad}", flush=True)
+    def __init__(self, binary):
+        self.server = Server(ENV, binary)
+        s = self.server
+        try:
+            email = "bench@example.com"
+            call(s.base, "POST", "/api/iam/v1/register", {"email": email, "password": PASSWORD, "confirm_password": PASSWORD, "agree": True})
+            token = call(s.base, "POST", "/api/iam/v2/login/password", {"email": email, "password": PASSWORD})["data"]["token"]
+            self.auth = [f"Authorization: Bearer {token}"]
+            _, h, _, _ = s.get("/api/ebs/v1/notifications/stats", {"authorization": "Bearer " + token})
+            self.stats_etag = {k.lower(): v for k, v in h.items()}.get("etag")
+            # Warm-up: render threads, page cache, connections.
+            for path in ["/market", "/api/ebs/v1/market/applications", "/healthz"]:
+                wrk(s.base + path, 1, 8, 2)
+        except BaseException:
+            s.stop()
+            raise
 
-        measure("/healthz through the full middleware stack", s.base + "/healthz", target=Target(0.8))
-        measure("cached market list", s.base + "/api/ebs/v1/market/applications", target=Target(0.5, 5))
-        measure("/market from the render cache", s.base + "/market", target=Target(0.5))
+    def rows(self):
+        """[(label, url, headers, target)]"""
+        base, auth = self.server.base, self.auth
         # What a browser sends (every browser asks for compression): not in the issue's table; the
         # plain rows' targets (the compressed forms are made once, src/encoded.rs).
         browser = ["Accept-Encoding: gzip, deflate, br, zstd"]
-        measure("  cached market list, as a browser asks (br)", s.base + "/api/ebs/v1/market/applications", browser, target=Target(0.5, 5))
-        measure("  /market from the render cache, as a browser asks (br)", s.base + "/market", browser, target=Target(0.5))
-        measure("notification stats poll (signed in)", s.base + "/api/ebs/v1/notifications/stats", auth, target=Target(0.3, 5))
-        if stats_etag:
-            measure("  the same, If-None-Match (the poller: 304)", s.base + "/api/ebs/v1/notifications/stats",
-                    auth + [f"If-None-Match: {stats_etag}"], target=Target(0.3, 5))
-        measure("authenticated profile read", s.base + "/api/iam/v1/account/profile", auth, target=Target(p99=5, note="issue 28; was 10"))
-        other = {"rss": rss_mb(s.proc.pid), "cold": cold_renders(s, 40), "first_load": first_load(s)}
-    return rows, other
+        rows = [
+            ("/healthz through the full middleware stack", base + "/healthz", [], Target(0.8)),
+            ("cached market list", base + "/api/ebs/v1/market/applications", [], Target(0.5, 5)),
+            ("/market from the render cache", base + "/market", [], Target(0.5)),
+            ("  cached market list, as a browser asks (br)", base + "/api/ebs/v1/market/applications", browser, Target(0.5, 5)),
+            ("  /market from the render cache, as a browser asks (br)", base + "/market", browser, Target(0.5)),
+            ("notification stats poll (signed in)", base + "/api/ebs/v1/notifications/stats", auth, Target(0.3, 5)),
+        ]
+        if self.stats_etag:
+            rows.append(("  the same, If-None-Match (the poller: 304)", base + "/api/ebs/v1/notifications/stats",
+                         auth + [f"If-None-Match: {self.stats_etag}"], Target(0.3, 5)))
+        rows.append(("authenticated profile read", base + "/api/iam/v1/account/profile", auth, Target(p99=5, note="issue 28; was 10")))
+        return rows
+
+    def others(self):
+        s = self.server
+        return {"rss": rss_mb(s.proc.pid), "cold": cold_renders(s, 40), "first_load": first_load(s)}
+
+    def stop(self):
+        self.server.stop()
+
+
+def http_rows(builds, bare_base, sec, conn, rounds):
+    """Every HTTP row of every build, interleaved: for each row and round, H (the bare server)
+    and then each build (in turns: the order flips each round), one right after the other. A
+    row's ratio is the median over rounds of its req/s over the H measured next to it, so a
+    machine that slows down or speeds up during the run (a shared one does) moves H and the
+    row together. Returns {build: ({label: (req/s, ratio, p99 ms text, non-2xx, target)}, others)}
+    and every H measured."""
+    subjects = []
+    try:
+        for name, binary in builds:
+            subjects.append((name, Subject(binary)))
+        per_build = {name: subj.rows() for name, subj in subjects}
+        got = {name: {} for name, _ in subjects}
+        hs = []
+        for i, row in enumerate(per_build[subjects[-1][0]]):
+            label, target = row[0], row[3]
+            for r in range(rounds):
+                h, _, _ = wrk(bare_base + "/", sec, conn, 2)
+                hs.append(h)
+                order = subjects if r % 2 == 0 else subjects[::-1]
+                line = [f"H {h:.0f}"]
+                for name, _ in order:
+                    _, url, headers, _ = per_build[name][i]
+                    rps, p99, bad = wrk(url, sec, conn, 2, headers=list(headers))
+                    got[name].setdefault(label, []).append((rps, p99, bad, h))
+                    line.append(f"{name} {rps:.0f} (p99 {p99}{' ' + bad if bad else ''})")
+                print(f"  {label.strip()}, round {r + 1}: " + ", ".join(line), flush=True)
+        results = {}
+        for name, subj in subjects:
+            rows = {}
+            for label, runs in got[name].items():
+                target = next(t for lbl, _, _, t in per_build[name] if lbl == label)
+                p99s = sorted(runs, key=lambda x: ms(x[1]))
+                rows[label] = (median([x[0] for x in runs]), median([x[0] / x[3] for x in runs]), p99s[len(p99s) // 2][1],
+                               next((x[2] for x in runs if x[2]), ""), target)
+            results[name] = (rows, subj.others())
+        return results, hs
+    finally:
+        for _, subj in subjects:
+            subj.stop()
 
 
 def domain_rows(binary, H):
@@ -247,6 +306,7 @@ def main():
     ap.add_argument("--connections", type=int, default=100)
     ap.add_argument("--skip-domains", action="store_true", help="only the HTTP rows (no flood, wallet, events, nearby, rent)")
     ap.add_argument("--before", metavar="BIN", help="another build (e.g. of an older commit): every row measured for it too, in the same run")
+    ap.add_argument("--rounds", type=int, default=1, help="measurements of each row per build, each next to its own H (default 1)")
     args = ap.parse_args()
     sec, conn = args.seconds, args.connections
     t_start = time.time()
@@ -254,24 +314,19 @@ def main():
     builds = ([("before", args.before)] if args.before else []) + [("now", BIN)]
 
     bare = Bare()
-    results = {}
     try:
-        print(f"load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; wrk -t2 -c{conn} -d{sec}s", flush=True)
-        h1, h1_p99, _ = wrk(bare.base + "/", sec, conn, 2)
-        print(f"  H (bare axum, start): {h1:.0f} req/s, p99 {h1_p99}", flush=True)
-        for name, binary in builds:
-            print(f"{name}: {binary}", flush=True)
-            results[name] = http_rows(binary, bare.base, sec, conn)
-        h2, h2_p99, _ = wrk(bare.base + "/", sec, conn, 2)
-        print(f"  H (bare axum, end): {h2:.0f} req/s, p99 {h2_p99}", flush=True)
+        print(f"load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; wrk -t2 -c{conn} -d{sec}s; "
+              f"{args.rounds} round(s) a row; " + ", ".join(f"{n}: {b}" for n, b in builds), flush=True)
+        results, hs = http_rows(builds, bare.base, sec, conn, args.rounds)
         load_end = os.getloadavg()
     finally:
         bare.stop()
 
-    H = (h1 + h2) / 2
+    H = median(hs)
     print()
-    print(f"zmarket bench/all.py: H = {H:.0f} req/s (start {h1:.0f}, end {h2:.0f}); load average {load[0]:.2f} before, "
-          f"{load_end[0]:.2f} after the HTTP rows; {os.cpu_count()} CPUs; wrk -t2 -c{conn} -d{sec}s, 127.0.0.1")
+    print(f"zmarket bench/all.py: H = {H:.0f} req/s (median of {len(hs)}, from {min(hs):.0f} to {max(hs):.0f}; each row's ratio "
+          f"is to the H measured next to it); load average {load[0]:.2f} before, {load_end[0]:.2f} after the HTTP rows; "
+          f"{os.cpu_count()} CPUs; wrk -t2 -c{conn} -d{sec}s, 127.0.0.1")
     names = [n for n, _ in builds]
     head = " | ".join(f"{n + ' req/s':>12} | {n + ' ratio':>12} | {n + ' p99':>10}" for n in names)
     marks = " | ".join(f"{n:>6}" for n in names)
@@ -280,11 +335,11 @@ def main():
     labels = list(results["now"][0].keys())
     for label in labels:
         cells, verdicts = [], []
-        target = results["now"][0][label][3]
+        target = results["now"][0][label][4]
         for n in names:
             r = results[n][0].get(label)
-            cells.append(f"{r[0]:12.0f} | {r[0] / H:11.3f}H | {r[1]:>10}" if r else f"{'-':>12} | {'-':>12} | {'-':>10}")
-            verdicts.append(f"{mark(target.met(r[0] / H, ms(r[1])) and not r[2]) if r else '-':>6}")  # errors fail the row
+            cells.append(f"{r[0]:12.0f} | {r[1]:11.3f}H | {r[2]:>10}" if r else f"{'-':>12} | {'-':>12} | {'-':>10}")
+            verdicts.append(f"{mark(target.met(r[1], ms(r[2])) and not r[3]) if r else '-':>6}")  # errors fail the row
         print(f"| {label:56} | {' | '.join(cells)} | {str(target):34} | {' | '.join(verdicts)} |")
     for n in names:
         o = results[n][1]
