@@ -35,7 +35,7 @@ impl Scope {
 
 pub async fn scope(conn: &impl ConnectionTrait, auth: &Auth) -> Result<Scope, AppError> {
     Ok(match auth.company() {
-        None => Scope::Owner(Owner::User(auth.user_id.clone().into())),
+        None => Scope::Owner(Owner::User(auth.user_id.clone())),
         Some(c) if auth.is_admin() => Scope::Owner(Owner::Company(c.to_string())),
         Some(c) => Scope::Member { company: c.to_string(), apps: assigned_resource_ids(conn, c, &auth.user_id, ResourceType::App).await? },
     })
@@ -44,7 +44,7 @@ pub async fn scope(conn: &impl ConnectionTrait, auth: &Auth) -> Result<Scope, Ap
 /// The owner an install or rent acts for; members may not install or rent.
 pub fn installer(auth: &Auth) -> Result<Owner, AppError> {
     match auth.company() {
-        None => Ok(Owner::User(auth.user_id.clone().into())),
+        None => Ok(Owner::User(auth.user_id.clone())),
         Some(c) if auth.is_admin() => Ok(Owner::Company(c.to_string())),
         Some(_) => Err(AppError::Refused(Msg::NoPermissionApps)),
     }

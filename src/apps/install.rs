@@ -87,7 +87,7 @@ pub async fn unfit(conn: &impl ConnectionTrait, app: &apps::Model, d: &devices::
             let data = json!({ "gaps": g });
             let msg = Msg::RequirementsShort(g.iter().map(|x| (field_name(&x.field), x.need, x.have)).collect());
             fit.gaps = g;
-            AppError::Explained { msg, data: data }
+            AppError::Explained { msg, data }
         }
     };
     Ok(Some((err, fit)))
@@ -121,7 +121,7 @@ pub async fn installable(cx: &AppsCtx, conn: &impl ConnectionTrait, app_id: &str
 /// lock already serializes), so two installs cannot both take its last free capacity.
 pub async fn lock_device(conn: &impl ConnectionTrait, id: &str) -> Result<(), AppError> {
     devices::Entity::update_many()
-        .col_expr(devices::Column::UpdatedAt, Expr::col(devices::Column::UpdatedAt).into())
+        .col_expr(devices::Column::UpdatedAt, Expr::col(devices::Column::UpdatedAt))
         .filter(devices::Column::Id.eq(id))
         .exec(conn)
         .await?;

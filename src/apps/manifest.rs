@@ -194,7 +194,7 @@ pub fn validate(m: &Manifest, needs_gpu: bool) -> Result<(), String> {
     if m.ports.iter().filter(|p| p.web).count() > 1 {
         return Err("more than one web port".into());
     }
-    for (k, _) in &m.env {
+    for k in m.env.keys() {
         let mut b = k.bytes();
         let first = b.next().is_some_and(|c| c.is_ascii_alphabetic() || c == b'_');
         if !first || !b.all(|c| c.is_ascii_alphanumeric() || c == b'_') {

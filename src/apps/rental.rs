@@ -31,7 +31,7 @@ use crate::lang::Lang;
 
 fn account_of(o: &Owner) -> AccountRef {
     match o {
-        Owner::User(u) => AccountRef::User(u.clone().into()),
+        Owner::User(u) => AccountRef::User(u.clone()),
         Owner::Company(c) => AccountRef::Company(c.clone()),
     }
 }

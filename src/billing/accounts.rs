@@ -68,7 +68,7 @@ impl AccountRef {
     /// its administrators; members have none (403).
     pub fn of_context(auth: &Auth) -> Result<AccountRef, AppError> {
         match auth.company() {
-            None => Ok(AccountRef::User(auth.user_id.clone().into())),
+            None => Ok(AccountRef::User(auth.user_id.clone())),
             Some(c) if auth.is_admin() => Ok(AccountRef::Company(c.to_string())),
             Some(_) => Err(AppError::Refused(Msg::NotAdmin)),
         }

@@ -26,7 +26,7 @@ pub async fn grant_by_email(db: &DatabaseConnection, email: &str, amount: Coins,
     }
     let user = crate::iam::people::by_email(db, email.as_str())
         .await
-        .map_err(|e| GrantError::Failed(e.into()))?
+        .map_err(GrantError::Failed)?
         .ok_or_else(|| GrantError::UnknownEmail(email.as_str().to_string()))?;
     // No memo by default: the entry's `ref_type` (grant) says what it is, in the reader's language.
     let memo = memo.trim().to_string();

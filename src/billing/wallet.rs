@@ -188,7 +188,7 @@ pub async fn top_up(conn: &impl ledger::Conn, auth: &Auth, req: TopUp, idempoten
         None => format!("top_up:{}", new_id()),
     };
     let spec = TransferSpec {
-        from: AccountRef::User(auth.user_id.clone().into()),
+        from: AccountRef::User(auth.user_id.clone()),
         splits: vec![Split { account: to.clone(), amount: req.amount }],
         key,
         reference: Reference::new("top_up", company),

@@ -29,7 +29,7 @@ pub(crate) enum Scope {
 
 pub(crate) fn scope(auth: &Auth) -> Scope {
     match auth.company() {
-        None => Scope::Owner(Owner::User(auth.user_id.clone().into())),
+        None => Scope::Owner(Owner::User(auth.user_id.clone())),
         Some(c) if auth.is_admin() => Scope::Owner(Owner::Company(c.to_string())),
         Some(c) => Scope::Member { company: c.to_string(), user: auth.user_id.clone() },
     }

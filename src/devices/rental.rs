@@ -37,7 +37,7 @@ pub const REF_TYPE: &str = "zcloud";
 
 pub(crate) fn account_of(o: &Owner) -> AccountRef {
     match o {
-        Owner::User(u) => AccountRef::User(u.clone().into()),
+        Owner::User(u) => AccountRef::User(u.clone()),
         Owner::Company(c) => AccountRef::Company(c.clone()),
     }
 }

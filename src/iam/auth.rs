@@ -189,10 +189,11 @@ impl Sessions {
         // Read before the rows: an entry stored under this version reflects every write it counts.
         let version = self.versions.fresh().await?.sessions;
         let key = (claims.sid.clone(), claims.sme.clone());
-        if let Some((user, expires_at, context)) = self.resolved.get(version, &key) {
-            if user == claims.sub && expires_at > now() {
-                return Ok(Some(Auth { user_id: claims.sub.into(), session_id: claims.sid, context, api_key: None }));
-            }
+        if let Some((user, expires_at, context)) = self.resolved.get(version, &key)
+            && user == claims.sub
+            && expires_at > now()
+        {
+            return Ok(Some(Auth { user_id: claims.sub.into(), session_id: claims.sid, context, api_key: None }));
         }
         let Some(session) = sessions::Entity::find_by_id(claims.sid.clone()).one(&self.db).await? else { return Ok(None) };
         if session.revoked_at.is_some() || session.expires_at <= now() || session.user_id != claims.sub {

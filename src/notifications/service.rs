@@ -92,10 +92,10 @@ pub async fn rebuild_counters(db: &DatabaseConnection) -> Result<u64, AppError> 
 pub async fn stats(cx: &NotificationsCtx, auth: &Auth) -> Result<Stats, AppError> {
     let version = cx.versions.fresh().await?.stats;
     let key = (auth.user_id.to_string(), auth.context.sme_id().to_string() + if auth.is_admin() { "#admin" } else { "" });
-    if let Some((stats, until)) = cx.cached.get(version, &key) {
-        if until.is_none_or(|t| now() < t) {
-            return Ok(stats);
-        }
+    if let Some((stats, until)) = cx.cached.get(version, &key)
+        && until.is_none_or(|t| now() < t)
+    {
+        return Ok(stats);
     }
     let (stats, until) = count_stats(&cx.db, &cx.stats, auth).await?;
     cx.cached.put(version, key, (stats.clone(), until));

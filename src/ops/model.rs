@@ -117,7 +117,7 @@ impl UsersQuery {
     pub fn checked(&self) -> Result<Option<String>, AppError> {
         let q = self.q.as_deref().unwrap_or("").trim().to_lowercase();
         if q.chars().count() > QUERY_MAX_CHARS || q.chars().any(char::is_control) {
-            return Err(AppError::invalid("q", Msg::InvalidField("q".into())));
+            return Err(AppError::invalid("q", Msg::InvalidField("q")));
         }
         Ok((!q.is_empty()).then_some(q))
     }
@@ -379,7 +379,7 @@ impl CodesQuery {
         };
         let batch = self.batch.as_deref().map(str::trim).filter(|b| !b.is_empty());
         if batch.is_some_and(|b| b.len() > 64 || !b.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')) {
-            return Err(AppError::invalid("batch", Msg::InvalidField("batch".into())));
+            return Err(AppError::invalid("batch", Msg::InvalidField("batch")));
         }
         Ok((state, batch.map(str::to_string)))
     }

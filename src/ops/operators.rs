@@ -25,7 +25,7 @@ pub async fn locked_operators(conn: &impl ConnectionTrait) -> Result<Vec<users::
 
 /// Sets or clears the operator flag of the account with this email; answers whether it changed.
 pub async fn set_operator(db: &DatabaseConnection, email: &str, operator: bool) -> Result<bool, AppError> {
-    let email = Email::parse(Some(email)).map_err(|_| AppError::invalid("email", Msg::InvalidField("email".into())))?;
+    let email = Email::parse(Some(email)).map_err(|_| AppError::invalid("email", Msg::InvalidField("email")))?;
     let txn = write_txn(db).await?;
     let operators = locked_operators(&txn).await?;
     let user = for_update(&txn, users::Entity::find().filter(users::Column::Email.eq(email.as_str())))

@@ -123,7 +123,7 @@ pub async fn my_devices(cx: &OrdersCtx, auth: &Auth, id: &OrderId) -> Result<Vec
     let o = open(&cx.db, id).await?;
     let app = app_of(&cx.db, &o.app_id).await?;
     let terms = terms_of(&o);
-    let mine = devices::Entity::find().filter(owned_by(&Owner::User(me.into()))).order_by_asc(devices::Column::Name).all(&cx.db).await?;
+    let mine = devices::Entity::find().filter(owned_by(&Owner::User(me))).order_by_asc(devices::Column::Name).all(&cx.db).await?;
     let mut out = Vec::new();
     for d in mine {
         let gaps = matcher::gaps(&cx.db, &terms, &app, &d).await?;

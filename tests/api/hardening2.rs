@@ -210,7 +210,7 @@ async fn status_and_type_query_parameters_are_enums_in_the_document() {
                     .filter_map(|v| v.as_str().map(str::to_string))
                     .collect();
                 assert!(!values.is_empty(), "{method} {path} ?{name}: {schema}");
-                assert_eq!(p["required"].as_bool().unwrap_or(false), false, "{method} {path} ?{name}");
+                assert!(!p["required"].as_bool().unwrap_or(false), "{method} {path} ?{name}");
                 seen.push(format!("{method} {path} ?{name}"));
             }
         }
