@@ -197,18 +197,21 @@ def http_rows(builds, bare_base, sec, conn, rounds):
     try:
         for name, binary in builds:
             subjects.append((name, Subject(binary)))
-        per_build = {name: subj.rows() for name, subj in subjects}
+        # Rows by label (a build without an ETag on the stats poll has no 304 row).
+        per_build = {name: {label: (url, headers) for label, url, headers, _ in subj.rows()} for name, subj in subjects}
+        targets = {label: target for label, _, _, target in subjects[-1][1].rows()}
         got = {name: {} for name, _ in subjects}
         hs = []
-        for i, row in enumerate(per_build[subjects[-1][0]]):
-            label, target = row[0], row[3]
+        for label in targets:
             for r in range(rounds):
                 h, _, _ = wrk(bare_base + "/", sec, conn, 2)
                 hs.append(h)
                 order = subjects if r % 2 == 0 else subjects[::-1]
                 line = [f"H {h:.0f}"]
                 for name, _ in order:
-                    _, url, headers, _ = per_build[name][i]
+                    if label not in per_build[name]:
+                        continue
+                    url, headers = per_build[name][label]
                     rps, p99, bad = wrk(url, sec, conn, 2, headers=list(headers))
                     got[name].setdefault(label, []).append((rps, p99, bad, h))
                     line.append(f"{name} {rps:.0f} (p99 {p99}{' ' + bad if bad else ''})")
@@ -217,10 +220,9 @@ def http_rows(builds, bare_base, sec, conn, rounds):
         for name, subj in subjects:
             rows = {}
             for label, runs in got[name].items():
-                target = next(t for lbl, _, _, t in per_build[name] if lbl == label)
                 p99s = sorted(runs, key=lambda x: ms(x[1]))
                 rows[label] = (median([x[0] for x in runs]), median([x[0] / x[3] for x in runs]), p99s[len(p99s) // 2][1],
-                               next((x[2] for x in runs if x[2]), ""), target)
+                               next((x[2] for x in runs if x[2]), ""), targets[label])
             results[name] = (rows, subj.others())
         return results, hs
     finally:

@@ -86,13 +86,10 @@ impl TrustedProxies {
             forwarded_for.iter().flat_map(|v| v.split(',')).filter_map(|h| h.trim().parse::<IpAddr>().ok()).map(canonical).collect();
         hops.iter().rev().copied().find(|ip| !self.trusts(*ip)).or(hops.first().copied()).unwrap_or(peer)
     }
-}
 
-impl TrustedProxies {
-    /// The client of a request from `peer` (the TCP peer, 127.0.0.1 when unknown) with these
-    /// headers: `X-Forwarded-For` is read only behind a trusted proxy.
-    pub fn client_of(&self, peer: Option<IpAddr>, headers: &HeaderMap) -> IpAddr {
-        let peer = peer.unwrap_or(IpAddr::from([127, 0, 0, 1]));
+    /// The client of a request from `peer` (the TCP peer) with these headers: `X-Forwarded-For`
+    /// is read only behind a trusted proxy.
+    pub fn client_of(&self, peer: IpAddr, headers: &HeaderMap) -> IpAddr {
         if !self.trusts(peer) {
             return canonical(peer);
         }

@@ -499,7 +499,7 @@ pub struct ClientIp(pub std::net::IpAddr);
 impl ClientIp {
     pub fn of(extensions: &axum::http::Extensions, headers: &axum::http::HeaderMap) -> ClientIp {
         ClientIp(match extensions.get::<Conn>() {
-            Some(c) => c.0.trusted.client_of(Some(c.0.peer), headers),
+            Some(c) => c.0.trusted.client_of(c.0.peer, headers),
             None => std::net::IpAddr::from([127, 0, 0, 1]),
         })
     }

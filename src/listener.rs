@@ -247,11 +247,9 @@ impl<T> IdleIo<T> {
     }
     /// Bytes arrived: with no request being answered they begin a request's head.
     fn head_bytes(&mut self) {
-        if self.exchange.upgraded.load(Ordering::Relaxed) {
-            self.head_due = None;
+        if self.settle_head() {
             return;
         }
-        self.head_arrived();
         if self.head_due.is_none() && self.exchange.busy.load(Ordering::SeqCst) == 0 {
             let due = self.moved_at + self.header_read;
             self.head_due = Some((due, self.exchange.heads.load(Ordering::SeqCst)));
@@ -261,12 +259,15 @@ impl<T> IdleIo<T> {
             }
         }
     }
-    /// A head arrived since the awaited one began: it is no longer awaited.
-    fn head_arrived(&mut self) {
+    /// Forgets the awaited head once it arrived (a head came since it began) or once the
+    /// connection became a WebSocket (no heads from then on). True when upgraded.
+    fn settle_head(&mut self) -> bool {
+        let upgraded = self.exchange.upgraded.load(Ordering::SeqCst);
         let heads = self.exchange.heads.load(Ordering::SeqCst);
-        if self.head_due.as_ref().is_some_and(|(_, at)| *at != heads) {
+        if upgraded || self.head_due.is_some_and(|(_, at)| at != heads) {
             self.head_due = None;
         }
+        upgraded
     }
     fn moved(&mut self) {
         self.moved_at = Instant::now();
@@ -275,10 +276,7 @@ impl<T> IdleIo<T> {
     /// earliest deadline ahead.
     fn overdue(&mut self, cx: &mut Context<'_>) -> bool {
         while self.timer.as_mut().poll(cx).is_ready() {
-            if self.exchange.upgraded.load(Ordering::Relaxed) {
-                self.head_due = None;
-            }
-            self.head_arrived();
+            self.settle_head();
             let idle_due = self.moved_at + self.idle;
             let head_due = self.head_due.map(|(due, _)| due);
             let now = Instant::now();
