@@ -9,14 +9,12 @@ use axum::extract::{DefaultBodyLimit, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
-use tower::Layer;
-use tower_http::compression::{Compression, CompressionLayer};
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
 use crate::error::{AppError, Msg};
 use crate::http::SecurityHeaders;
-use crate::stack::{Edge, Market};
+use crate::stack::{Compress, Edge, Market};
 use crate::state::AppState;
 
 #[derive(OpenApi)]
@@ -41,14 +39,13 @@ pub fn api() -> OpenApiRouter<AppState> {
 
 /// What the listener serves: the router inside the middleware stack (src/stack.rs), a concrete
 /// type (cloning it per request costs a few reference counts, no allocation).
-pub type App = Edge<Compression<Market<Router>>>;
+pub type App = Edge<Compress<Market<Router>>>;
 
 /// The routes, wrapped once by the middleware stack (outermost first: request id, trace, panic
-/// guard, app origins; compression; client address, idempotency store, localized errors,
-/// security headers: src/stack.rs). The stack wraps the whole router rather than each route
+/// guard, app origins; compression; body limit, idempotency store, localized errors, security
+/// headers: src/stack.rs). The stack wraps the whole router rather than each route
 /// (`Router::layer`), so a request passes through it once, before routing, without cloning a
-/// per-route stack; only the body limit (an extension `DefaultBodyLimit` puts in the request) is
-/// a layer of each route.
+/// per-route stack. A route with its own body limit (an upload) has it as its own layer, inside.
 pub fn router(state: AppState) -> App {
     let (api, mut doc) = api().split_for_parts();
     crate::openapi::complete(&mut doc);
@@ -76,12 +73,11 @@ pub fn router(state: AppState) -> App {
         .route("/favicon.ico", get(crate::ssr::favicon))
         .fallback(crate::ssr::page)
         .method_not_allowed_fallback(method_not_allowed)
-        .with_state(state)
-        .layer(DefaultBodyLimit::max(body_limit));
-    let market = Market::new(routes, security, idempotency);
+        .with_state(state);
+    let market = Market::new(routes, DefaultBodyLimit::max(body_limit), security, idempotency);
     // An app's own origin (`<label>.<apps domain>`) is the app's, not the market's: served
     // outside the market's headers and compression (src/connect/web.rs).
-    Edge::new(CompressionLayer::new().gzip(true).br(true).layer(market), connect)
+    Edge::new(Compress::new(market), connect)
 }
 
 async fn api_not_found() -> AppError {

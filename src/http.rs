@@ -275,11 +275,20 @@ pub struct List<T> {
 /// (JSON, text, scripts, images …) cannot run anything as a page: it gets `default-src 'none'`
 /// with the same frame ancestors, `nosniff` and `X-Frame-Options` (what OWASP asks of an API),
 /// half the bytes on every API call. Frames are allowed only from configured origins.
-#[derive(Clone)]
 pub struct SecurityHeaders {
     csp: HeaderValue,
     csp_other: HeaderValue,
     frame_options: Option<HeaderValue>,
+}
+
+impl Clone for SecurityHeaders {
+    /// A copy with buffers of its own (the listener's copy for each connection, see
+    /// `stack::Market`): every response takes a reference to them, and connections served on
+    /// different cores should not all count on one buffer.
+    fn clone(&self) -> Self {
+        let own = |v: &HeaderValue| HeaderValue::from_bytes(v.as_bytes()).expect("a header value's own bytes");
+        SecurityHeaders { csp: own(&self.csp), csp_other: own(&self.csp_other), frame_options: self.frame_options.clone() }
+    }
 }
 
 impl SecurityHeaders {

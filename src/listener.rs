@@ -102,13 +102,16 @@ pub async fn serve(listener: TcpListener, router: App, limits: ConnLimits, shutd
             let exchange = Arc::new(Exchange::default());
             let io = TokioIo::new(IdleIo::new(stream, idle, header_read, exchange.clone()));
             let for_requests = connection.clone();
+            // The connection's own copy of the stack (HTTP/1.1 answers one request at a time):
+            // a request clones nothing every core shares (src/stack.rs, `Market`'s clone).
+            let router = std::cell::RefCell::new(router);
             let service = hyper::service::service_fn(move |mut req: hyper::Request<Incoming>| {
                 req.extensions_mut().insert(for_requests.clone());
-                let mut router = router.clone();
                 let busy = Busy::new(&exchange);
                 let upgraded = exchange.clone();
+                let answer = router.borrow_mut().call(req.map(|b| axum::body::Body::new(crate::http::MinRate::new(b, rate, grace))));
                 async move {
-                    let res = router.call(req.map(|b| axum::body::Body::new(crate::http::MinRate::new(b, rate, grace)))).await;
+                    let res = answer.await;
                     // A WebSocket from here on: its frames are not requests, no head is awaited.
                     if res.as_ref().is_ok_and(|r| r.status() == hyper::StatusCode::SWITCHING_PROTOCOLS) {
                         upgraded.upgraded.store(true, Ordering::SeqCst);

@@ -36,10 +36,13 @@ pub fn new_request_id() -> HeaderValue {
     IDS.with(|ids| {
         let mut ids = ids.borrow_mut();
         if ids.1 + ID_LEN > ids.0.len() {
+            // The chunk's randomness in one call (the generator works in blocks).
+            let mut random = [0u8; IDS_PER_CHUNK * 16];
+            rand::fill(&mut random[..]);
             let mut chunk = BytesMut::with_capacity(IDS_PER_CHUNK * ID_LEN);
             let mut buf = uuid::Uuid::encode_buffer();
-            for _ in 0..IDS_PER_CHUNK {
-                let id = uuid::Builder::from_random_bytes(rand::random()).into_uuid();
+            for bytes in random.as_chunks::<16>().0 {
+                let id = uuid::Builder::from_random_bytes(*bytes).into_uuid();
                 chunk.extend_from_slice(id.hyphenated().encode_lower(&mut buf).as_bytes());
             }
             *ids = (chunk.freeze(), 0);
