@@ -11,7 +11,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use sea_orm::{ConnectionTrait, DatabaseConnection, DbErr, Statement};
+use sea_orm::{DatabaseConnection, DbBackend, DbErr, sqlx};
 use tokio::sync::Mutex;
 
 /// The versions as one read saw them (0 for a row that is missing).
@@ -68,12 +68,19 @@ impl Versions {
     }
 }
 
+/// One read, through sqlx itself (a prepared statement of the connection): sea-orm's generic
+/// query path moved futures of several kilobytes for each of these reads, one per burst of
+/// requests, and cost `/market` more than its page did.
 async fn read(db: &DatabaseConnection) -> Result<Snapshot, DbErr> {
-    let rows = db.query_all_raw(Statement::from_string(db.get_database_backend(), "SELECT name, version FROM data_versions")).await?;
+    const READ: &str = "SELECT name, version FROM data_versions";
+    let rows: Vec<(String, i64)> = match db.get_database_backend() {
+        DbBackend::Sqlite => sqlx::query_as(READ).fetch_all(db.get_sqlite_connection_pool()).await,
+        DbBackend::Postgres => sqlx::query_as(READ).fetch_all(db.get_postgres_connection_pool()).await,
+        other => return Err(DbErr::Custom(format!("no versions on {other:?}"))),
+    }
+    .map_err(|e| DbErr::Custom(e.to_string()))?;
     let mut s = Snapshot::default();
-    for row in rows {
-        let name: String = row.try_get("", "name")?;
-        let version: i64 = row.try_get("", "version")?;
+    for (name, version) in rows {
         match name.as_str() {
             "public" => s.public = version,
             "sessions" => s.sessions = version,

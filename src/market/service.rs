@@ -50,6 +50,10 @@ pub fn details(market: &Catalogue, id: &AppId, lang: Lang) -> Result<Arc<Answer>
 /// answer without each app's `description`. The cards never show it and the details page fetches
 /// its own, so the page state stops carrying it twice (the market's home: 58 → 47 KB, 10.8 →
 /// 6.7 KB gzip).
+/// What an app card never shows (ui `AppCardData`): left out of the list pages' first HTML, which
+/// every first visit downloads (the details page fetches its own).
+pub const NOT_ON_CARDS: &[&str] = &["description", "requirements", "kind", "version", "top_pick"];
+
 pub fn page_values(market: &Catalogue, filter: &Filter, limit: u64, lang: Lang) -> serde_json::Value {
     let index = market.get();
     let selection = index.select(filter);
@@ -59,7 +63,9 @@ pub fn page_values(market: &Catalogue, filter: &Filter, limit: u64, lang: Lang) 
         .map(|app| {
             let mut card = serde_json::to_value(app).unwrap_or_default();
             if let Some(fields) = card.as_object_mut() {
-                fields.remove("description");
+                for field in NOT_ON_CARDS {
+                    fields.remove(*field);
+                }
             }
             card
         })

@@ -393,10 +393,15 @@ async fn market_pages_are_rendered_with_their_data() {
     let state = page_state(&html);
     assert_eq!(state["data"]["market"]["total"], 50);
     assert_eq!(state["data"]["market"]["items"].as_array().unwrap().len(), 24);
-    // The cards' fields, not the description they never show (the details page fetches its own).
+    // The cards' fields, not those they never show (the details page fetches its own).
     let first = &state["data"]["market"]["items"][0];
     assert!(first["summary"].is_string() && first["icon_url"].is_string() && first["price_per_hour"].is_object(), "{first}");
-    assert!(first.get("description").is_none(), "{first}");
+    for field in ["description", "requirements", "kind", "version", "top_pick"] {
+        assert!(first.get(field).is_none(), "{field}: {first}");
+    }
+    for field in ["id", "name", "publisher", "category", "display_type", "tier"] {
+        assert!(first[field].is_string(), "{field}: {first}");
+    }
     if real_ui(&html) {
         let root = html.split(r#"data-ssr="1">"#).nth(1).unwrap();
         assert!(root.contains("Ollama") && root.contains("Open WebUI"), "app names in the first HTML");

@@ -18,9 +18,9 @@ export interface ListPage<T> {
 }
 
 export type App = Schemas['App'];
-/** An app as a card shows it: the server-rendered list pages leave out the long description
- * (src/market/service.rs `page_values`); a fetched list's apps are cards too. */
-export type AppCardData = Omit<App, 'description'>;
+/** An app as a card shows it: the server-rendered list pages leave out what no card shows
+ * (src/market/service.rs `NOT_ON_CARDS`); a fetched list's apps are cards too. */
+export type AppCardData = Omit<App, 'description' | 'requirements' | 'kind' | 'version' | 'top_pick'>;
 /** An app with its offers, cheapest first (the details page). */
 export type AppDetails = AlwaysSent<Schemas['AppDetails']>;
 export type DownloadLinks = Schemas['DownloadLinks'];
