@@ -38,7 +38,7 @@ pub fn api() -> OpenApiRouter<AppState> {
 }
 
 /// What the listener serves: the router inside the middleware stack (src/stack.rs), a concrete
-/// type (cloning it per request costs a few reference counts, no allocation).
+/// type; the listener keeps one copy of it per connection.
 pub type App = Edge<Compress<Market<Router>>>;
 
 /// The routes, wrapped once by the middleware stack (outermost first: request id, trace, panic

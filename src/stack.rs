@@ -292,7 +292,7 @@ fn through_tower(res: Response, accept: HeaderValue) -> Response {
     }
 }
 
-// ---- the market: client address, idempotency store, language, security headers ----
+// ---- the market: body limit, idempotency store, language, security headers ----
 
 /// The market's own layer, inside compression (see the module).
 pub struct Market<S> {
@@ -330,7 +330,6 @@ impl<S: Clone> Market<S> {
         Market { limited: limit.layer(inner.clone()), inner, shared: Arc::new(Shared { security, idempotency }) }
     }
 }
-
 
 pin_project! {
     pub struct MarketFuture<F> {

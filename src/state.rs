@@ -95,7 +95,7 @@ pub struct StateParts {
     pub market: MarketCtx,
     pub notifications: NotificationsCtx,
     pub billing: BillingCtx,
-    /// Answers kept for `Idempotency-Key` retries (installed on every request by src/app.rs).
+    /// Answers kept for `Idempotency-Key` retries (put in a request that has a key by src/stack.rs).
     pub idempotency: IdempotencyStore,
     pub social: SocialCtx,
     pub connect: ConnectCtx,
