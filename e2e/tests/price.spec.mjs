@@ -93,7 +93,7 @@ for (const [lang, t] of Object.entries(LANGS)) {
     await page.goto(`/market/more?keyword=${encodeURIComponent(t.app)}&language=${lang}`);
     await expectHydrated(page);
     const card = page.locator('.app-card', { hasText: t.name });
-    await expect(card.getByTestId('app-price')).toHaveText(t.card);
+    await expect(card.locator('.price')).toHaveText(t.card);
     await page.goto(`/market/details?id=${t.app}&language=${lang}`);
     await expectHydrated(page);
     await expect(page.getByTestId('app-price')).toHaveText(t.card);
@@ -136,7 +136,7 @@ for (const [lang, t] of Object.entries(LANGS)) {
     await page.goto(`/market/more?keyword=ollama&language=${lang}`);
     await expectHydrated(page);
     const card = page.locator('.app-card').filter({ has: page.getByRole('heading', { name: 'Ollama', exact: true }) });
-    await expect(card.getByTestId('app-price')).toHaveText(t.none);
+    await expect(card.locator('.price')).toHaveText(t.none);
     await page.goto(`/m/market/details?id=ollama&language=${lang}`);
     await expect(page.getByTestId('app-price')).toHaveText(t.none);
     await expect(page.getByTestId('offers')).toHaveCount(0);

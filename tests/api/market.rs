@@ -402,6 +402,20 @@ async fn market_pages_are_rendered_with_their_data() {
     for field in ["id", "name", "publisher", "category", "display_type", "tier"] {
         assert!(first[field].is_string(), "{field}: {first}");
     }
+    // The top picks the list's first page holds come as their ids (the UI puts the cards back);
+    // the others come whole. In the seeded catalogue, 6 of the 10 picks are on that page.
+    let listed: Vec<&str> = state["data"]["market"]["items"].as_array().unwrap().iter().map(|a| a["id"].as_str().unwrap()).collect();
+    let picks = state["data"]["marketTopPicks"]["items"].as_array().unwrap();
+    assert_eq!(picks.len(), 10);
+    let (referred, whole): (Vec<&Value>, Vec<&Value>) = picks.iter().partition(|p| p.is_string());
+    assert_eq!((referred.len(), whole.len()), (6, 4), "{picks:?}");
+    assert!(referred.iter().all(|id| listed.contains(&id.as_str().unwrap())));
+    assert!(whole.iter().all(|card| !listed.contains(&card["id"].as_str().unwrap()) && card["summary"].is_string()));
+    if real_ui(&html) {
+        // Every pick is a card of the first HTML, the referred ones too.
+        let picks_html = html.split(r#"class="top-picks""#).nth(1).unwrap().split("</section>").next().unwrap();
+        assert_eq!(picks_html.matches(r#"<li class="card app-card">"#).count(), 10);
+    }
     if real_ui(&html) {
         let root = html.split(r#"data-ssr="1">"#).nth(1).unwrap();
         assert!(root.contains("Ollama") && root.contains("Open WebUI"), "app names in the first HTML");

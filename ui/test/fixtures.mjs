@@ -54,6 +54,8 @@ export const renderCases = [
   ['/market', {}, 200, 'Explore Market - ZMarket', 'skeleton-card'],
   ['/market', { data: { market: { items: [], total: 0 } } }, 200, 'Explore Market - ZMarket', 'No apps here yet'],
   ['/market', { data: { market: { items: [app], total: 1 }, marketTopPicks: { items: [app], total: 1 } } }, 200, 'Explore Market - ZMarket', 'top-picks'],
+  // A top pick the list also holds comes as its id (src/market/ssr.rs), and renders as a card.
+  ['/market', { data: { market: { items: [app], total: 1 }, marketTopPicks: { items: ['app-1'], total: 1 } } }, 200, 'Explore Market - ZMarket', '<ul class="card-grid compact" role="list"><li class="card app-card">'],
   ['/market?category=AI', { data: { market: { items: [app], total: 1 } } }, 200, 'Explore Market - ZMarket', 'Stable Diffusion WebUI'],
   ['/market', { lang: 'zh', data: { market: { items: [], total: 0 } } }, 200, '探索市场 - ZMarket', '暂无应用'],
   ['/market/more?keyword=sd', { data: { marketMore: { items: [app], total: 30 } } }, 200, 'More Apps - ZMarket', 'Load more'],

@@ -7,7 +7,8 @@ import type { Lang } from '../i18n';
 interface InitialData {
   /** The list pages' keys hold cards: the API's apps without their description. */
   market?: ListPage<AppCardData>;
-  /** The chosen apps shown above the list on the market's home (no category). */
+  /** The chosen apps shown above the list on the market's home (no category). The server sends
+   * those `market` also holds as their ids; `normalizeBootState` puts the cards back. */
   marketTopPicks?: ListPage<AppCardData>;
   marketMore?: ListPage<AppCardData>;
   marketDetails?: AppDetails;
@@ -66,8 +67,23 @@ export function normalizeBootState(raw: unknown): BootState {
         zoom: typeof map.zoom === 'number' ? map.zoom : defaultBootState.config.map.zoom,
       },
     },
-    data: s.data && typeof s.data === 'object' ? s.data : {},
+    data: s.data && typeof s.data === 'object' ? withTopPicksResolved(s.data) : {},
   };
+}
+
+/**
+ * The server sends a top pick that the market list also carries as its id (src/market/ssr.rs
+ * `refer_to_listed`): this puts the cards back. A reference the list does not resolve drops the
+ * key, so the page fetches the picks rather than render a hole.
+ */
+function withTopPicksResolved(data: InitialData): InitialData {
+  const top = data.marketTopPicks as ListPage<AppCardData | string> | undefined;
+  if (!top || !Array.isArray(top.items) || !top.items.some((card) => typeof card === 'string')) return data;
+  const listed = new Map((data.market?.items ?? []).map((app) => [app.id, app]));
+  const items = top.items.map((card) => (typeof card === 'string' ? listed.get(card) : card));
+  if (items.every((card): card is AppCardData => card !== undefined)) return { ...data, marketTopPicks: { ...top, items } };
+  const { marketTopPicks: _unresolved, ...rest } = data;
+  return rest;
 }
 
 export const BootContext = createContext<BootState>(defaultBootState);

@@ -70,22 +70,16 @@ export function AppCard({ app }: { app: AppCardData }) {
   const t = useT();
   const p = usePublicPaths();
   return (
+    // One flat grid (styles/front.css `.card-link`): no wrapper elements, since 34 cards are in
+    // the market home's first HTML.
     <li className="card app-card">
       <ListLink to={p.details(app.id)} className="card-link">
-        <div className="app-card-top">
-          <AppIcon app={app} />
-          <div className="app-card-title">
-            <h3>{app.name}</h3>
-            <span className="muted small">{app.publisher}</span>
-          </div>
-        </div>
+        <AppIcon app={app} />
+        <h3>{app.name}</h3>
+        <span className="muted small">{app.publisher}</span>
         <p className="app-card-summary">{app.summary}</p>
         <AppChips app={app} />
-        <div className="app-card-foot">
-          <span className="price" data-testid="app-price">
-            {offersText(t, app.price_per_hour)}
-          </span>
-        </div>
+        <span className="price">{offersText(t, app.price_per_hour)}</span>
       </ListLink>
     </li>
   );
