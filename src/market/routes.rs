@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::{FromRef, State};
+use axum::extract::{FromRef, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
@@ -73,13 +73,13 @@ async fn download_links(State(cx): State<MarketCtx>) -> ApiResult<DownloadLinks>
 async fn applications(
     State(cx): State<MarketCtx>,
     lang: Lang,
-    headers: HeaderMap,
     ApiQuery(q): ApiQuery<ListQuery>,
     ApiQuery(page): ApiQuery<Page>,
     ApiQuery(l): ApiQuery<LangQuery>,
+    req: Request,
 ) -> Result<Response, AppError> {
     let lang = answer_lang(l.language.as_deref(), lang)?;
-    Ok(respond(&headers, service::list(&cx.catalogue, &q, page, lang)?))
+    Ok(respond(req.headers(), service::list(&cx.catalogue, &q, page, lang)?))
 }
 
 /// One app (404 "App not found" for an unknown id).
@@ -90,12 +90,12 @@ async fn applications(
 async fn application(
     State(cx): State<MarketCtx>,
     lang: Lang,
-    headers: HeaderMap,
     ApiPath(id): ApiPath<AppId>,
     ApiQuery(q): ApiQuery<LangQuery>,
+    req: Request,
 ) -> Result<Response, AppError> {
     let lang = answer_lang(q.language.as_deref(), lang)?;
-    Ok(respond(&headers, service::details(&cx.catalogue, &id, lang)?))
+    Ok(respond(req.headers(), service::details(&cx.catalogue, &id, lang)?))
 }
 
 /// Search by keyword (English and Chinese names and summaries, publisher; case-insensitive; all
@@ -106,13 +106,13 @@ async fn application(
 async fn search(
     State(cx): State<MarketCtx>,
     lang: Lang,
-    headers: HeaderMap,
     ApiQuery(q): ApiQuery<SearchQuery>,
     ApiQuery(page): ApiQuery<Page>,
     ApiQuery(l): ApiQuery<LangQuery>,
+    req: Request,
 ) -> Result<Response, AppError> {
     let lang = answer_lang(l.language.as_deref(), lang)?;
-    Ok(respond(&headers, service::search(&cx.catalogue, &q, page, lang)?))
+    Ok(respond(req.headers(), service::search(&cx.catalogue, &q, page, lang)?))
 }
 
 /// What a market answer depends on besides its URL (the 304 names it too).

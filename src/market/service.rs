@@ -12,6 +12,7 @@ use crate::market::index::Catalogue;
 use crate::market::model::{AppDetails, DEFAULT_LIMIT, Filter, ListQuery, SearchQuery, category_filter};
 
 pub use crate::market::index::Answer;
+use crate::market::index::AnswerKey;
 
 /// `GET /market/applications`: the listed apps in listing order, optionally of one category.
 pub fn list(market: &Catalogue, q: &ListQuery, page: Page, lang: Lang) -> Result<Arc<Answer>, AppError> {
@@ -34,16 +35,16 @@ pub fn search(market: &Catalogue, q: &SearchQuery, page: Page, lang: Lang) -> Re
     Ok(answer_list(market, &filter, offset, limit, lang, "search"))
 }
 
-fn answer_list(market: &Catalogue, filter: &Filter, offset: u64, limit: u64, lang: Lang, kind: &str) -> Arc<Answer> {
-    let key = format!("{}|{kind}|{filter:?}|{offset}|{limit}", lang.code());
+fn answer_list(market: &Catalogue, filter: &Filter, offset: u64, limit: u64, lang: Lang, call: &'static str) -> Arc<Answer> {
+    let key = AnswerKey::List { lang, call, filter: filter.clone(), offset, limit };
     market.get().answer(key, |index| index.page_json(&index.select(filter), offset, limit, lang))
 }
 
 /// `GET /market/applications/{id}`.
 pub fn details(market: &Catalogue, id: &AppId, lang: Lang) -> Result<Arc<Answer>, AppError> {
     let index = market.get();
-    let json = index.get_json(id, lang).ok_or(AppError::Refused(Msg::AppNotFound))?.to_string();
-    Ok(index.answer(format!("{}|app|{id}", lang.code()), |_| json))
+    let json = index.get_json(id, lang).ok_or(AppError::Refused(Msg::AppNotFound))?;
+    Ok(index.answer(AnswerKey::App { lang, id: id.to_string() }, |_| json.to_string()))
 }
 
 /// What an app card never shows (ui `AppCardData`): left out of the list pages' first HTML, which

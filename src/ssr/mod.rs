@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use lru::LruCache;
@@ -197,17 +197,19 @@ pub fn page_lang(query: Option<&str>, headers: &HeaderMap) -> Lang {
 }
 
 /// The fallback handler: every path that is not an API call, a bundle file or an asset is a page.
-pub async fn page(State(ssr): State<Arc<Ssr>>, method: Method, uri: Uri, headers: HeaderMap) -> Response {
+/// Takes the request whole: extracting its URI and headers would copy them.
+pub async fn page(State(ssr): State<Arc<Ssr>>, req: Request) -> Response {
+    let (method, uri, headers) = (req.method(), req.uri(), req.headers());
     if method != Method::GET && method != Method::HEAD {
         return (StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed").into_response();
     }
     let path = uri.path();
     let query = uri.query();
-    let phone = is_phone(&headers);
+    let phone = is_phone(headers);
     if let Some(to) = redirect_for(path, query, phone) {
         return found(&to);
     }
-    let lang = page_lang(query, &headers);
+    let lang = page_lang(query, headers);
     let url = match query {
         Some(q) => format!("{path}?{q}"),
         None => path.to_string(),
@@ -215,7 +217,7 @@ pub async fn page(State(ssr): State<Arc<Ssr>>, method: Method, uri: Uri, headers
     // Read from the database: a write on another instance shows on the next page here.
     let version = ssr.public.current().await;
     let (page, kind, render_ms) = ssr.page_for(PageKey { url: &url, lang, phone }, version, false).await;
-    html_response(&page, kind, render_ms, &headers)
+    html_response(&page, kind, render_ms, headers)
 }
 
 /// What a rendered page depends on besides the public data version.
