@@ -192,7 +192,9 @@ def http_rows(builds, bare_base, sec, conn, rounds):
     row's ratio is the median over rounds of its req/s over the H measured next to it, so a
     machine that slows down or speeds up during the run (a shared one does) moves H and the
     row together. Returns {build: ({label: (req/s, ratio, p99 ms text, non-2xx, target)}, others)}
-    and every H measured."""
+    and every H measured, with its p99 (the floor of any row's tail on this machine: H's own p99
+    under this load is 4.4-5.3 ms on 2 shared cores, where wrk's and the server's threads take
+    turns)."""
     subjects = []
     try:
         for name, binary in builds:
@@ -204,10 +206,10 @@ def http_rows(builds, bare_base, sec, conn, rounds):
         hs = []
         for label in targets:
             for r in range(rounds):
-                h, _, _ = wrk(bare_base + "/", sec, conn, 2)
-                hs.append(h)
+                h, h_p99, _ = wrk(bare_base + "/", sec, conn, 2)
+                hs.append((h, h_p99))
                 order = subjects if r % 2 == 0 else subjects[::-1]
-                line = [f"H {h:.0f}"]
+                line = [f"H {h:.0f} (p99 {h_p99})"]
                 for name, _ in order:
                     if label not in per_build[name]:
                         continue
@@ -324,11 +326,15 @@ def main():
     finally:
         bare.stop()
 
+    h_p99s = sorted(ms(p) for _, p in hs)
+    hs = [h for h, _ in hs]
     H = median(hs)
     print()
     print(f"zmarket bench/all.py: H = {H:.0f} req/s (median of {len(hs)}, from {min(hs):.0f} to {max(hs):.0f}; each row's ratio "
           f"is to the H measured next to it); load average {load[0]:.2f} before, {load_end[0]:.2f} after the HTTP rows; "
           f"{os.cpu_count()} CPUs; wrk -t2 -c{conn} -d{sec}s, 127.0.0.1")
+    print(f"H's own p99 (the bare server's tail under the same load, the floor of every row's): median {median(h_p99s):.2f} ms, "
+          f"from {h_p99s[0]:.2f} to {h_p99s[-1]:.2f} ms")
     names = [n for n, _ in builds]
     head = " | ".join(f"{n + ' req/s':>12} | {n + ' ratio':>12} | {n + ' p99':>10}" for n in names)
     marks = " | ".join(f"{n:>6}" for n in names)
