@@ -276,11 +276,7 @@ fn may_refuse_all(accept: &HeaderValue) -> bool {
 }
 
 fn names_accept_encoding(headers: &HeaderMap) -> bool {
-    // Compared only where an `a` starts: a page's `Vary` has 51 places to look at.
-    headers
-        .get_all(header::VARY)
-        .iter()
-        .any(|v| v.as_bytes().windows(15).any(|w| w[0].eq_ignore_ascii_case(&b'a') && w.eq_ignore_ascii_case(b"accept-encoding")))
+    headers.get_all(header::VARY).iter().any(|v| v.as_bytes().windows(15).any(|w| w.eq_ignore_ascii_case(b"accept-encoding")))
 }
 
 /// The answer through tower-http's compression, as the request's `Accept-Encoding` asks.
