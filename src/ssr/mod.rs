@@ -335,8 +335,7 @@ fn html_response(page: &CachedPage, kind: RenderKind, render_ms: Option<f64>, re
     let mut res = if page.cached {
         page.html.response(request, "Accept-Language, Cookie, User-Agent, Accept-Encoding")
     } else {
-        let mut r = Response::new(Body::from(page.html.raw().clone()));
-        *r.headers_mut() = crate::encoded::answer_headers();
+        let mut r = crate::encoded::answer(page.html.raw().clone());
         r.headers_mut().insert(header::VARY, HeaderValue::from_static("Accept-Language, Cookie, User-Agent"));
         r
     };
