@@ -222,7 +222,9 @@ impl AppRunner {
             // A snapshot leaves it as it was.
             CommandBody::AppSnapshot(_) => (AppStatus::Snapshotting, None),
             CommandBody::AppUninstall(_) => (AppStatus::Uninstalling, Some(Desired::Removed)),
-            CommandBody::ZcloudCreate(_) | CommandBody::ZcloudDelete(_) => return Err(Reason::with_detail(ReasonCode::Other, "not an app command")),
+            CommandBody::ZcloudCreate(_) | CommandBody::ZcloudDelete(_) | CommandBody::GpuVerify(_) => {
+                return Err(Reason::with_detail(ReasonCode::Other, "not an app command"));
+            }
         };
         self.set_live(id, transit, None);
         let known = self.0.saved.lock().unwrap().installations.get(id).cloned();

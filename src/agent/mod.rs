@@ -116,6 +116,7 @@ pub async fn run(opts: AgentOptions) -> anyhow::Result<()> {
             metrics: Some(probe.metrics()),
             installations: runner.reports().await,
             acks: dispatch.take_acks(),
+            verification: None,
         };
         // Over the channel while it is up (its answer comes back on it), else over HTTP.
         if !channel.beat(&beat).await {
@@ -321,9 +322,9 @@ impl Probe {
             Some(s) => {
                 s.refresh_cpu_usage();
                 s.refresh_memory();
-                Metrics { cpu_percent: s.global_cpu_usage() as f64, memory_used_bytes: s.used_memory() as i64, disk_used_bytes: used_disk }
+                Metrics { cpu_percent: s.global_cpu_usage() as f64, memory_used_bytes: s.used_memory() as i64, disk_used_bytes: used_disk, gpus: Vec::new() }
             }
-            None => Metrics { cpu_percent: 0.0, memory_used_bytes: 0, disk_used_bytes: used_disk },
+            None => Metrics { cpu_percent: 0.0, memory_used_bytes: 0, disk_used_bytes: used_disk, gpus: Vec::new() },
         }
     }
 }
@@ -365,7 +366,7 @@ fn parse_nvidia_smi(text: &str, passthrough: bool) -> Vec<Gpu> {
             let mut parts = line.rsplitn(2, ',');
             let mib = parts.next()?.trim().parse::<i64>().ok()?;
             let name = parts.next()?.trim();
-            (!name.is_empty()).then(|| Gpu { name: name.to_string(), passthrough, vram: mib * 1024 * 1024 })
+            (!name.is_empty()).then(|| Gpu { name: name.to_string(), passthrough, vram: mib * 1024 * 1024, ..Default::default() })
         })
         .collect()
 }

@@ -151,6 +151,7 @@ pub async fn install_payload(conn: &impl ConnectionTrait, row: &installations::M
         manifest: manifest.clone(),
         archive,
         limits: limits_of(row),
+        gpus: Vec::new(),
     }))
 }
 
@@ -329,6 +330,7 @@ async fn update_payload(cx: &AppsCtx, conn: &impl ConnectionTrait, row: &install
         version: app.version.clone(),
         from_version: row.version.clone(),
         limits: limits_of(row),
+        gpus: Vec::new(),
     }))
 }
 

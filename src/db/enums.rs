@@ -142,6 +142,9 @@ pub enum CommandKind {
     AppUninstall,
     #[sea_orm(string_value = "app_update")]
     AppUpdate,
+    /// Measure the box's GPUs (docs/gpus.md).
+    #[sea_orm(string_value = "gpu_verify")]
+    GpuVerify,
 }
 
 /// Where a command is in its send-until-acknowledged cycle.

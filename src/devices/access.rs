@@ -115,6 +115,7 @@ pub fn to_device(d: &devices::Model) -> Device {
         cpu_percent: cpu,
         memory_used_bytes: d.memory_used_bytes.unwrap_or(0),
         disk_used_bytes: d.disk_used_bytes.unwrap_or(0),
+        gpus: Vec::new(),
     });
     Device {
         id: d.id.clone(),

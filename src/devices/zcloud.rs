@@ -123,7 +123,7 @@ pub async fn create_zcloud(cx: &DevicesCtx, auth: &Auth, ask: ZcloudAsk) -> Resu
     let Some((free, model)) = chosen else { return Err(AppError::Refused(Msg::NoCapacity)) };
     let host_gpu = gpus_of(&free.host).into_iter().find(|g| g.name == model);
     let gpus: Vec<Gpu> = (0..ask.gpu_count)
-        .map(|_| Gpu { name: model.clone(), passthrough: ask.passthrough, vram: host_gpu.as_ref().map(|g| g.vram).unwrap_or(0) })
+        .map(|_| Gpu { name: model.clone(), passthrough: ask.passthrough, vram: host_gpu.as_ref().map(|g| g.vram).unwrap_or(0), ..Default::default() })
         .collect();
     let mut id = DeviceId::new_random();
     while devices::Entity::find_by_id(id.as_str().to_string()).one(&txn).await?.is_some() {
@@ -179,6 +179,7 @@ pub async fn create_zcloud(cx: &DevicesCtx, auth: &Auth, ask: ZcloudAsk) -> Resu
         gpu_count: ask.gpu_count,
         gpu_model: model.clone(),
         passthrough: ask.passthrough,
+        gpus: Vec::new(),
     });
     crate::devices::commands::queue(&txn, &new_id(), &free.host.id, &machine.id, &create).await?;
     // On another owner's host it is a rental: held from the wallet now (409, nothing made, when the

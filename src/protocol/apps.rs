@@ -82,6 +82,10 @@ pub struct InstallPayload {
     pub archive: Option<ArchiveRef>,
     #[serde(default)]
     pub limits: Limits,
+    /// The GPUs the market assigned (their keys: UUIDs, or an older box's indexes): the
+    /// container gets exactly these, never a count, never all.
+    #[serde(default)]
+    pub gpus: Vec<String>,
 }
 
 /// Where the agent downloads an image archive (resumable ranges) and what it must hash to.
@@ -105,6 +109,9 @@ pub struct UpdatePayload {
     pub from_version: String,
     #[serde(default)]
     pub limits: Limits,
+    /// The GPUs the installation holds (as in [`InstallPayload::gpus`]).
+    #[serde(default)]
+    pub gpus: Vec<String>,
 }
 
 /// What the container may use on the box: the app's requirements, reserved by the install.

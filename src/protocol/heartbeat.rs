@@ -9,18 +9,7 @@ use crate::db::enums::{CommandKind, SharingMode};
 use crate::error::{AppError, Msg};
 use crate::protocol::apps::{AppCommandPayload, InstallPayload, InstallationReport, UpdatePayload};
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
-pub struct Gpu {
-    pub name: String,
-    pub passthrough: bool,
-    /// bytes
-    pub vram: i64,
-}
-
-/// At most this many GPUs in a spec, each name at most this long: a registration is a few
-/// hundred bytes, never kilobytes (with `AGENT_BODY_LIMIT` on the agent routes' bodies).
-pub const MAX_GPUS: usize = 32;
-pub const MAX_GPU_NAME: usize = 100;
+pub use crate::protocol::gpus::{Gpu, GpuUse, MAX_GPU_NAME, MAX_GPUS, VerificationReport};
 /// Largest agent registration body.
 pub const AGENT_REGISTER_BODY_LIMIT: usize = 8 * 1024;
 
@@ -47,10 +36,7 @@ impl Spec {
         if self.memory_bytes < 0 || self.disk_bytes < 0 {
             return Err(AppError::invalid("spec", Msg::InvalidField("spec")));
         }
-        if self.gpus.len() > MAX_GPUS || self.gpus.iter().any(|g| g.name.chars().count() > MAX_GPU_NAME || g.vram < 0) {
-            return Err(AppError::invalid("spec.gpus", Msg::InvalidField("spec.gpus")));
-        }
-        Ok(())
+        crate::protocol::gpus::check_spec(&self.gpus)
     }
 }
 
@@ -62,6 +48,16 @@ pub struct Metrics {
     pub cpu_percent: f64,
     pub memory_used_bytes: i64,
     pub disk_used_bytes: i64,
+    /// How busy each GPU is (by UUID); empty from a box without GPUs or an older agent.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub gpus: Vec<GpuUse>,
+}
+
+impl Metrics {
+    /// The GPU figures' bounds (crate::protocol::gpus::check_use); the others are clamped.
+    pub fn check(&self) -> Result<(), AppError> {
+        crate::protocol::gpus::check_use(&self.gpus)
+    }
 }
 
 // ---- the agent protocol ----
@@ -109,6 +105,9 @@ pub struct HeartbeatRequest {
     pub installations: Vec<InstallationReport>,
     #[serde(default)]
     pub acks: Vec<Ack>,
+    /// What a `gpu_verify` command measured, sent once with the beat after it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verification: Option<VerificationReport>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
@@ -150,6 +149,7 @@ pub enum CommandBody {
     AppSnapshot(AppCommandPayload),
     AppUninstall(AppCommandPayload),
     AppUpdate(UpdatePayload),
+    GpuVerify(crate::protocol::gpus::VerifyPayload),
 }
 
 /// A Z-CLOUD machine to create on a host (given to the host's provisioner on its stdin).
@@ -163,6 +163,9 @@ pub struct ZcloudMachine {
     pub gpu_count: i64,
     pub gpu_model: String,
     pub passthrough: bool,
+    /// The host's GPUs (their keys: UUIDs) the machine is given, one holder each.
+    #[serde(default)]
+    pub gpus: Vec<String>,
 }
 
 /// The Z-CLOUD machine a delete names.
@@ -185,6 +188,7 @@ impl CommandBody {
             CommandBody::AppSnapshot(_) => CommandKind::AppSnapshot,
             CommandBody::AppUninstall(_) => CommandKind::AppUninstall,
             CommandBody::AppUpdate(_) => CommandKind::AppUpdate,
+            CommandBody::GpuVerify(_) => CommandKind::GpuVerify,
         }
     }
 
@@ -199,7 +203,11 @@ impl CommandBody {
             CommandKind::AppResume => CommandBody::AppResume(p),
             CommandKind::AppSnapshot => CommandBody::AppSnapshot(p),
             CommandKind::AppUninstall => CommandBody::AppUninstall(p),
-            CommandKind::AppInstall | CommandKind::AppUpdate | CommandKind::ZcloudCreate | CommandKind::ZcloudDelete => return None,
+            CommandKind::AppInstall
+            | CommandKind::AppUpdate
+            | CommandKind::ZcloudCreate
+            | CommandKind::ZcloudDelete
+            | CommandKind::GpuVerify => return None,
         })
     }
 
@@ -223,7 +231,7 @@ impl CommandBody {
             | CommandBody::AppResume(p)
             | CommandBody::AppSnapshot(p)
             | CommandBody::AppUninstall(p) => Some(&p.installation_id),
-            CommandBody::ZcloudCreate(_) | CommandBody::ZcloudDelete(_) => None,
+            CommandBody::ZcloudCreate(_) | CommandBody::ZcloudDelete(_) | CommandBody::GpuVerify(_) => None,
         }
     }
 }

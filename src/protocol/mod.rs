@@ -5,6 +5,7 @@
 
 pub mod apps;
 pub mod frames;
+pub mod gpus;
 pub mod heartbeat;
 pub mod reasons;
 
