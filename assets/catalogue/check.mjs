@@ -101,7 +101,9 @@ cat.apps.forEach((a, i) => {
 
   const r = a.requirements || {};
   for (const f of REQ_FIELDS) if (!Number.isSafeInteger(r[f])) err(`${id}: requirements.${f} must be an integer`);
-  for (const f of Object.keys(r)) if (!REQ_FIELDS.includes(f)) err(`${id}: unknown requirements field "${f}"`);
+  for (const f of Object.keys(r)) if (!REQ_FIELDS.includes(f) && f !== 'cuda') err(`${id}: unknown requirements field "${f}"`);
+  // The lowest CUDA version the image runs on, for apps that need GPUs (docs/gpus.md).
+  if ('cuda' in r && !(typeof r.cuda === 'string' && /^\d{1,3}\.\d{1,3}$/.test(r.cuda) && r.gpu_count > 0)) err(`${id}: requirements.cuda must be "major.minor" on an app that needs GPUs`);
   if (r.cpu_cores < 1) err(`${id}: cpu_cores must be >= 1`);
   if (r.gpu_count < 0) err(`${id}: gpu_count must be >= 0`);
   for (const f of ['memory_bytes', 'disk_bytes']) {

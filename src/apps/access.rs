@@ -83,6 +83,8 @@ pub async fn visible(conn: &impl ConnectionTrait, auth: &Auth, id: &Installation
 pub struct Names {
     apps: HashMap<String, apps::Model>,
     devices: HashMap<String, devices::Model>,
+    /// The GPUs each installation holds.
+    gpus: HashMap<String, Vec<crate::devices::gpus::HeldGpu>>,
     /// Who reads: the actions offered are theirs.
     role: Role,
 }
@@ -93,9 +95,11 @@ impl Names {
         let device_ids: Vec<String> = rows.iter().map(|r| r.device_id.clone()).collect();
         let apps = apps::Entity::find().filter(apps::Column::Id.is_in(app_ids)).all(conn).await?;
         let devices = devices::Entity::find().filter(devices::Column::Id.is_in(device_ids)).all(conn).await?;
+        let ids: Vec<String> = rows.iter().filter(|r| r.gpu_count > 0).map(|r| r.id.clone()).collect();
         Ok(Names {
             apps: apps.into_iter().map(|a| (a.id.clone(), a)).collect(),
             devices: devices.into_iter().map(|d| (d.id.clone(), d)).collect(),
+            gpus: crate::devices::gpus::held_by(conn, &ids).await?,
             role: Role::Owner,
         })
     }
@@ -172,6 +176,7 @@ pub fn to_installation(r: &installations::Model, names: &Names, lang: Lang) -> I
         created_at: r.created_at,
         updated_at: r.updated_at,
         rental,
+        gpus: names.gpus.get(&r.id).cloned().unwrap_or_default(),
     }
 }
 

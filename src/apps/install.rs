@@ -33,7 +33,16 @@ pub async fn free_on(conn: &impl ConnectionTrait, d: &devices::Model) -> Result<
         .filter(installations::Column::ActiveKey.is_not_null())
         .all(conn)
         .await?;
-    Ok(capacity(Room::free_on(d, held.iter().map(Room::held_by))))
+    let holds = crate::devices::gpus::held_on(conn, std::slice::from_ref(&d.id)).await?;
+    let usable = crate::devices::gpus::usable_count(d, holds.get(&d.id));
+    Ok(capacity(Room::free_on(d, held.iter().map(Room::held_by), usable)))
+}
+
+/// What the fit answers say of a device's GPUs: how many are free, verified, its CUDA.
+async fn gpu_facts(conn: &impl ConnectionTrait, d: &devices::Model) -> Result<(i64, Option<bool>, Option<String>), AppError> {
+    let holds = crate::devices::gpus::held_on(conn, std::slice::from_ref(&d.id)).await?;
+    let free = crate::devices::gpus::free_count(d, holds.get(&d.id));
+    Ok((free, crate::devices::gpus::verified(d), crate::devices::gpus::cuda_of(d).map(|c| c.to_string())))
 }
 
 fn gpu_names(d: &devices::Model) -> Vec<String> {
@@ -53,7 +62,7 @@ pub fn needs(app: &apps::Model) -> Capacity {
 }
 
 pub fn gaps(need: Capacity, free: Capacity) -> Vec<Gap> {
-    fit::short(room(need), room(free)).into_iter().map(|(f, n, h)| Gap { field: f.to_string(), need: n, have: h }).collect()
+    fit::short(room(need), room(free)).into_iter().map(|(f, n, h)| Gap { field: f.to_string(), need: n.into(), have: h.into() }).collect()
 }
 
 /// Why `device` cannot take `app` now, if it cannot: the market's rule (src/market/fit.rs), with
@@ -66,6 +75,7 @@ pub async fn unfit(conn: &impl ConnectionTrait, app: &apps::Model, d: &devices::
         .await?
         .is_some();
     let Some(why) = fit::unfit(app, d, room(free), installed) else { return Ok(None) };
+    let (gpus_free, verified, cuda) = gpu_facts(conn, d).await?;
     let mut fit = DeviceFit {
         device_id: d.id.clone(),
         device_name: d.name.clone(),
@@ -75,6 +85,9 @@ pub async fn unfit(conn: &impl ConnectionTrait, app: &apps::Model, d: &devices::
         gaps: Vec::new(),
         free,
         gpus: gpu_names(d),
+        gpus_free,
+        verified,
+        cuda,
         price_per_hour: None,
     };
     let err = match why {
@@ -82,10 +95,18 @@ pub async fn unfit(conn: &impl ConnectionTrait, app: &apps::Model, d: &devices::
         Unfit::NoGpuForLiteApp => AppError::Refused(Msg::LiteAppNeedsGpu),
         Unfit::NoGpuRuntime => AppError::Refused(Msg::NoGpuRuntime),
         Unfit::Installed => AppError::Refused(Msg::AppAlreadyInstalled),
+        Unfit::NoFreeGpu => AppError::Refused(Msg::NoFreeGpu),
+        Unfit::GpuFailedCheck => AppError::Refused(Msg::GpuFailedCheck),
+        Unfit::CudaTooOld { need, have } => {
+            let (need, have) = (need.to_string(), have.to_string());
+            fit.gaps = vec![Gap { field: "cuda".into(), need: need.clone().into(), have: have.clone().into() }];
+            AppError::Explained { msg: Msg::CudaTooOld(need, have), data: json!({ "gaps": fit.gaps }) }
+        }
         Unfit::Short(_) => {
             let g = gaps(needs(app), free);
             let data = json!({ "gaps": g });
-            let msg = Msg::RequirementsShort(g.iter().map(|x| (field_name(&x.field), x.need, x.have)).collect());
+            let figure = |v: &serde_json::Value| v.as_i64().unwrap_or(0);
+            let msg = Msg::RequirementsShort(g.iter().map(|x| (field_name(&x.field), figure(&x.need), figure(&x.have))).collect());
             fit.gaps = g;
             AppError::Explained { msg, data }
         }
@@ -145,13 +166,14 @@ pub fn limits_of(row: &installations::Model) -> Limits {
 /// image, the archive.
 pub async fn install_payload(conn: &impl ConnectionTrait, row: &installations::Model, manifest: &Manifest) -> Result<CommandBody, AppError> {
     let archive = archive_of(conn, &manifest.image).await?;
+    let gpus = crate::devices::gpus::keys_of(conn, &row.id).await?;
     Ok(CommandBody::AppInstall(InstallPayload {
         installation_id: row.id.clone(),
         app_id: row.app_id.clone(),
         manifest: manifest.clone(),
         archive,
         limits: limits_of(row),
-        gpus: Vec::new(),
+        gpus,
     }))
 }
 
@@ -210,6 +232,8 @@ pub async fn create(conn: &impl ConnectionTrait, n: NewInstallation<'_>) -> Resu
     }
     .insert(conn)
     .await?;
+    // The GPUs it needs, by UUID, in the transaction that reserved the box's capacity.
+    crate::devices::gpus::assign(conn, n.device, need.gpu_count, None, crate::devices::gpus::Holder::Installation(&id)).await?;
     let payload = install_payload(conn, &row, n.manifest).await?;
     crate::devices::commands::queue(conn, &command_id, &n.device.id, &id, &payload).await?;
     state::record(conn, &id, AppStatus::Preparing, None, &n.app.version).await?;
@@ -330,7 +354,7 @@ async fn update_payload(cx: &AppsCtx, conn: &impl ConnectionTrait, row: &install
         version: app.version.clone(),
         from_version: row.version.clone(),
         limits: limits_of(row),
-        gpus: Vec::new(),
+        gpus: crate::devices::gpus::keys_of(conn, &row.id).await?,
     }))
 }
 
@@ -412,6 +436,9 @@ pub async fn fit_of(conn: &impl ConnectionTrait, app: &apps::Model, d: &devices:
             gaps: Vec::new(),
             free: free_on(conn, d).await?,
             gpus: gpu_names(d),
+            gpus_free: gpu_facts(conn, d).await?.0,
+            verified: crate::devices::gpus::verified(d),
+            cuda: crate::devices::gpus::cuda_of(d).map(|c| c.to_string()),
             price_per_hour: None,
         },
     })
@@ -470,8 +497,7 @@ pub async fn aicompute(cx: &AppsCtx, auth: &Auth, lang: Lang) -> Result<List<AiC
         .iter()
         .map(|r| {
             let inst = to_installation(r, &names, lang);
-            let gpus = names.device(&r.device_id).map(crate::devices::access::gpus_of).unwrap_or_default();
-            AiCompute { endpoint: inst.open_url.clone(), gpus: gpus.into_iter().take(r.gpu_count.max(0) as usize).collect(), installation: inst }
+            AiCompute { endpoint: inst.open_url.clone(), gpus: inst.gpus.clone(), installation: inst }
         })
         .collect();
     Ok(List { total: items.len() as u64, items })

@@ -3,6 +3,7 @@
 //! docs/apps.md. The agent's side is src/agent/.
 
 pub mod access;
+pub mod gpus;
 pub mod images;
 pub mod install;
 pub mod lifecycle;

@@ -10,7 +10,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::devices::model::DeviceId;
 use crate::ids::{self, AppId};
-use crate::devices::model::Gpu;
+use crate::devices::gpus::HeldGpu;
 use crate::error::{AppError, Msg};
 use crate::lang::Words;
 use crate::http::Checked;
@@ -63,6 +63,8 @@ pub struct Installation {
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     pub rental: Option<Rental>,
+    /// The GPUs it holds on its device (by UUID), empty when none.
+    pub gpus: Vec<HeldGpu>,
 }
 
 /// A state the installation went through.
@@ -94,8 +96,8 @@ pub struct AiCompute {
     pub installation: Installation,
     /// Where its API answers (its web port), when running.
     pub endpoint: Option<String>,
-    /// The device's GPUs it uses.
-    pub gpus: Vec<Gpu>,
+    /// The GPUs it holds.
+    pub gpus: Vec<HeldGpu>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema, PartialEq, Eq, Default)]
@@ -107,12 +109,14 @@ pub struct Capacity {
 }
 
 /// What a device lacks for an app.
-#[derive(Debug, Clone, Serialize, ToSchema, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, ToSchema, PartialEq)]
 pub struct Gap {
-    /// cpu_cores, memory_bytes, disk_bytes or gpu_count
+    /// cpu_cores, memory_bytes, disk_bytes, gpu_count (numbers) or cuda (versions, "12.4")
     pub field: String,
-    pub need: i64,
-    pub have: i64,
+    #[schema(value_type = Object)]
+    pub need: serde_json::Value,
+    #[schema(value_type = Object)]
+    pub have: serde_json::Value,
 }
 
 /// How one device fits an app (the install and rent dialogs).
@@ -129,6 +133,12 @@ pub struct DeviceFit {
     pub free: Capacity,
     /// The device's GPUs (their names), empty when it has none.
     pub gpus: Vec<String>,
+    /// How many of its GPUs no installation or machine holds.
+    pub gpus_free: i64,
+    /// Whether its GPUs passed their last verification (null: never verified).
+    pub verified: Option<bool>,
+    /// The CUDA version its driver runs, when it says.
+    pub cuda: Option<String>,
     /// Rent dialog: the owner's price per hour.
     pub price_per_hour: Option<i64>,
 }

@@ -54,6 +54,26 @@ fn failure(cmd: &crate::devices::commands::Queued) -> Option<String> {
 
 #[async_trait::async_trait]
 impl AgentListener for AppsListener {
+    /// An installation whose GPU left its box fails with `gpu_gone` (its meter stops with the
+    /// run); one failed already stays as it is.
+    async fn gpus_gone(&self, txn: &DatabaseTransaction, device: &devices::Model, holders: &[String]) -> Result<bool, AppError> {
+        let rows = installations::Entity::find()
+            .filter(installations::Column::Id.is_in(holders.to_vec()))
+            .filter(installations::Column::DeviceId.eq(device.id.clone()))
+            .all(txn)
+            .await?;
+        let mut changed = false;
+        for row in rows {
+            let reason = Some(Reason::new(crate::protocol::apps::ReasonCode::GpuGone).stored());
+            let event = if matches!(row.status, AppStatus::Running | AppStatus::Suspended) { Event::Report(AppStatus::Failed) } else { Event::Fail };
+            if state::apply(txn, &row, event, Change { reason, ..Default::default() }).await?.is_some() {
+                tracing::warn!(installation = %row.id, device = %device.id, "a GPU the installation holds is gone: failed");
+                changed = true;
+            }
+        }
+        Ok(changed)
+    }
+
     async fn heartbeat(&self, txn: &DatabaseTransaction, beat: Beat<'_>) -> Result<bool, AppError> {
         let Beat { device, silent_since, installations: reports, acked } = beat;
         let reports: Vec<InstallationReport> =

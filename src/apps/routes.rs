@@ -35,6 +35,7 @@ where
         .routes(routes!(act))
         .routes(routes!(aicompute))
         .routes(routes!(device_apps))
+        .routes(routes!(device_metrics))
         .routes(routes!(image_archive))
 }
 
@@ -149,4 +150,29 @@ async fn image_archive(State(cx): State<AppsCtx>, State(devices): State<DevicesC
     let req = Request::from_parts(parts, body);
     let res = tower_http::services::ServeFile::new(path).oneshot(req).await.map_err(|e| AppError::Internal(e.into()))?;
     Ok(res.into_response())
+}
+
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct MetricsQuery {
+    /// How far back, 1 to 1440 (a day); 60 when left out. An hour or less comes at beat
+    /// resolution, more at one point a minute.
+    pub minutes: Option<i64>,
+}
+
+/// A box's recent figures (docs/gpus.md): CPU, memory and each GPU's use. The owner reads the
+/// whole box; a person whose installation holds GPUs on it reads those GPUs (404 otherwise).
+#[utoipa::path(get, path = "/api/ebs/v2/devices/{id}/metrics", tag = "devices", params(("id" = String, Path), MetricsQuery),
+    responses((status = 200, body = Envelope<crate::devices::telemetry::DeviceMetrics>), (status = 400), (status = 404)))]
+async fn device_metrics(
+    State(cx): State<AppsCtx>,
+    auth: Auth,
+    ApiPath(id): ApiPath<DeviceId>,
+    ApiQuery(q): ApiQuery<MetricsQuery>,
+) -> ApiResult<crate::devices::telemetry::DeviceMetrics> {
+    let minutes = q.minutes.unwrap_or(60);
+    if !(1..=crate::devices::telemetry::MAX_MINUTES).contains(&minutes) {
+        return Err(AppError::invalid("minutes", Msg::InvalidField("minutes")));
+    }
+    ok(crate::apps::gpus::device_metrics(&cx, &auth, &id, minutes).await?)
 }

@@ -71,6 +71,10 @@ pub async fn apply(
     if q.exec(conn).await?.rows_affected != 1 {
         return Ok(None);
     }
+    if to == AppStatus::NotInstall {
+        // Its GPUs are free for the next holder.
+        crate::devices::gpus::release(conn, &row.id).await?;
+    }
     if let (Some(body), Some(id)) = (change.command, &command_id) {
         crate::devices::commands::queue(conn, id, &row.device_id, &row.id, &body).await?;
     }

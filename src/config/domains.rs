@@ -22,6 +22,9 @@ pub struct DevicesConfig {
     /// A Z-CLOUD machine rented on another owner's host that the host's owner ends (or whose host
     /// is withdrawn from rent) is stopped this long after its renter is told.
     pub zcloud_notice_minutes: u64,
+    /// A box's figures are kept at most once per this many seconds at beat resolution (the last
+    /// hour; a day at one point a minute): a box that beats faster writes no more (docs/gpus.md).
+    pub sample_every_secs: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -216,6 +219,7 @@ impl Default for DevicesConfig {
             unbound_ttl_secs: 6 * 3600,
             registration_token: String::new(),
             zcloud_notice_minutes: 15,
+            sample_every_secs: 5,
         }
     }
 }

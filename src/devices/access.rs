@@ -92,6 +92,15 @@ pub(crate) async fn visible(cx: &DevicesCtx, auth: &Auth, id: &str) -> Result<de
         .ok_or(AppError::Refused(Msg::DeviceNotFound))
 }
 
+/// Whether the caller sees `d` as its owner does (the owner, the owning company's admin, a
+/// member it is assigned to).
+pub async fn may_see(db: &DatabaseConnection, auth: &Auth, d: &devices::Model) -> Result<bool, AppError> {
+    Ok(match scope(auth) {
+        Scope::Owner(o) => owner_of(d).as_ref() == Some(&o),
+        Scope::Member { company, user } => devices_visible_to_member(db, &company, &user).await?.contains(&d.id),
+    })
+}
+
 /// A device the caller may manage (403 for members, 404 for another owner's device), its row
 /// locked until the transaction ends (`db::for_update`): the caller is about to change it.
 pub(crate) async fn managed(conn: &impl ConnectionTrait, auth: &Auth, id: &str) -> Result<(devices::Model, Owner), AppError> {
@@ -110,12 +119,19 @@ pub(crate) fn gpus_of(d: &devices::Model) -> Vec<Gpu> {
 }
 
 
-pub fn to_device(d: &devices::Model) -> Device {
+/// A device as its owner sees it, with how many of its GPUs are free (one read of the holds).
+pub async fn device_view(conn: &impl ConnectionTrait, d: &devices::Model) -> Result<Device, AppError> {
+    let held = crate::devices::gpus::held_on(conn, std::slice::from_ref(&d.id)).await?;
+    Ok(to_device(d, crate::devices::gpus::free_count(d, held.get(&d.id))))
+}
+
+/// A device as its owner sees it; `gpus_free` read by the caller (devices::gpus).
+pub fn to_device(d: &devices::Model, gpus_free: i64) -> Device {
     let metrics = d.cpu_percent.map(|cpu| Metrics {
         cpu_percent: cpu,
         memory_used_bytes: d.memory_used_bytes.unwrap_or(0),
         disk_used_bytes: d.disk_used_bytes.unwrap_or(0),
-        gpus: Vec::new(),
+        gpus: d.gpu_use.as_deref().and_then(|u| serde_json::from_str(u).ok()).unwrap_or_default(),
     });
     Device {
         id: d.id.clone(),
@@ -136,6 +152,8 @@ pub fn to_device(d: &devices::Model) -> Device {
         host_id: d.host_id.clone(),
         last_seen_at: d.last_seen_at,
         created_at: d.created_at,
+        gpus_free,
+        verification: crate::devices::gpus::verification_of(d),
     }
 }
 

@@ -57,7 +57,7 @@ pub async fn link(cx: &DevicesCtx, auth: &Auth, req: LinkRequest) -> Result<Devi
     let d = devices::Entity::find_by_id(d.id).one(&txn).await?.ok_or(AppError::Refused(Msg::DeviceNotFound))?;
     txn.commit().await?;
     cx.public.changed();
-    Ok(to_device(&d))
+    device_view(&cx.db, &d).await
 }
 
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
@@ -87,12 +87,14 @@ pub async fn list(cx: &DevicesCtx, auth: &Auth, f: DeviceFilter, offset: u64, li
     }
     let all = q.order_by_asc(devices::Column::CreatedAt).order_by_asc(devices::Column::Id).all(&cx.db).await?;
     let total = all.len() as u64;
-    let items = all.iter().skip(offset as usize).take(limit as usize).map(to_device).collect();
+    let page: Vec<devices::Model> = all.into_iter().skip(offset as usize).take(limit as usize).collect();
+    let free = crate::devices::gpus::free_counts(&cx.db, &page).await?;
+    let items = page.iter().map(|d| to_device(d, free.get(&d.id).copied().unwrap_or(0))).collect();
     Ok(crate::http::List { items, total })
 }
 
 pub async fn get(cx: &DevicesCtx, auth: &Auth, id: &DeviceId) -> Result<Device, AppError> {
-    Ok(to_device(&visible(cx, auth, id).await?))
+    device_view(&cx.db, &visible(cx, auth, id).await?).await
 }
 
 /// Unlinks a box (its secret stops working: the agent registers afresh) or deletes a Z-CLOUD

@@ -28,8 +28,10 @@ pub(crate) async fn remove(conn: &impl ConnectionTrait, d: &devices::Model) -> R
             .exec(conn)
             .await?;
     }
-    // Its allocations to company members end with it.
+    // Its allocations to company members end with it, and its GPUs are free again.
     resource_released(conn, ResourceType::Device, &d.id).await?;
+    crate::devices::gpus::release(conn, &d.id).await?;
+    crate::devices::gpus::release_on(conn, &d.id).await?;
     devices::Entity::delete_by_id(d.id.clone()).exec(conn).await?;
     Ok(())
 }

@@ -5,6 +5,7 @@
 pub mod access;
 pub mod binding;
 pub mod commands;
+pub mod gpus;
 pub mod guards;
 pub mod machines;
 pub mod model;
@@ -14,6 +15,7 @@ pub mod protocol;
 pub mod rental;
 pub mod routes;
 pub mod sharing;
+pub mod telemetry;
 pub mod zcloud;
 
 use std::sync::Arc;
@@ -107,6 +109,18 @@ pub fn jobs(cx: &DevicesCtx) -> Vec<Result<Job, JobSchedulerError>> {
                     Ok(n) if n > 0 => tracing::info!(rentals = n, "zcloud rentals ended"),
                     Ok(_) => {}
                     Err(e) => tracing::warn!(error = %e, "zcloud meter failed"),
+                }
+            }
+        })
+    }, {
+        let db = cx.db.clone();
+        repeated(&cx.db, "devices.prune_samples", Duration::from_secs(60), Runs::Shared, move || {
+            let db = db.clone();
+            async move {
+                match telemetry::prune(&db, crate::db::now()).await {
+                    Ok(n) if n > 0 => tracing::debug!(rows = n, "device samples pruned"),
+                    Ok(_) => {}
+                    Err(e) => tracing::warn!(error = %e, "pruning device samples failed"),
                 }
             }
         })

@@ -148,6 +148,10 @@ pub struct Device {
     pub host_id: Option<String>,
     pub last_seen_at: Option<chrono::DateTime<chrono::Utc>>,
     pub created_at: chrono::DateTime<chrono::Utc>,
+    /// How many of its GPUs no installation or Z-CLOUD machine holds.
+    pub gpus_free: i64,
+    /// The last verification of its GPUs (null: never verified).
+    pub verification: Option<crate::devices::gpus::Verification>,
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -301,6 +305,10 @@ pub struct NearbyDevice {
     pub lng: f64,
     pub price_per_hour: i64,
     pub gpus: Vec<Gpu>,
+    /// How many of its GPUs nobody holds now.
+    pub gpus_free: i64,
+    /// Whether its GPUs passed their last verification (null: never verified).
+    pub verified: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Vec<Object>>)]
     pub apps: Option<Vec<serde_json::Value>>,

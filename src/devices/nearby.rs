@@ -57,7 +57,9 @@ fn listed_distance(at: (f64, f64), lat: Option<f64>, lng: Option<f64>) -> i64 {
     distance_km(at.0, at.1, coarse(lat.unwrap_or(0.0)), coarse(lng.unwrap_or(0.0)))
 }
 
-fn nearby_of(d: &devices::Model, at: (f64, f64)) -> NearbyDevice {
+/// A box as visitors see it; `free` its GPUs nobody holds. A GPU's UUID is left out: it names the
+/// hardware, which a visitor has no need to follow from box to box.
+fn nearby_of(d: &devices::Model, at: (f64, f64), free: i64) -> NearbyDevice {
     let (lat, lng) = (coarse(d.lat.unwrap_or(0.0)), coarse(d.lng.unwrap_or(0.0)));
     NearbyDevice {
         id: d.id.clone(),
@@ -68,7 +70,9 @@ fn nearby_of(d: &devices::Model, at: (f64, f64)) -> NearbyDevice {
         lat,
         lng,
         price_per_hour: d.price_per_hour,
-        gpus: gpus_of(d),
+        gpus: gpus_of(d).into_iter().map(|g| Gpu { uuid: None, ..g }).collect(),
+        gpus_free: free,
+        verified: crate::devices::gpus::verified(d),
         apps: None,
     }
 }
@@ -124,7 +128,9 @@ async fn nearby_uncached(cx: &DevicesCtx, at: (f64, f64), radius: Option<f64>, o
     let mut items: Vec<NearbyDevice> = if page.is_empty() {
         Vec::new()
     } else {
-        devices::Entity::find().filter(devices::Column::Id.is_in(page)).all(&cx.db).await?.iter().map(|d| nearby_of(d, at)).collect()
+        let rows = devices::Entity::find().filter(devices::Column::Id.is_in(page)).all(&cx.db).await?;
+        let free = crate::devices::gpus::free_counts(&cx.db, &rows).await?;
+        rows.iter().map(|d| nearby_of(d, at, free.get(&d.id).copied().unwrap_or(0))).collect()
     };
     items.sort_by(|a, b| a.distance_km.cmp(&b.distance_km).then_with(|| a.id.cmp(&b.id)));
     Ok(crate::http::List { items, total })
@@ -206,7 +212,8 @@ pub async fn nearby_one(cx: &DevicesCtx, id: &DeviceId, q: NearbyPoint) -> Resul
         .one(&cx.db)
         .await?
         .ok_or(AppError::Refused(Msg::DeviceNotFound))?;
-    let mut n = nearby_of(&d, at);
+    let free = crate::devices::gpus::free_counts(&cx.db, std::slice::from_ref(&d)).await?;
+    let mut n = nearby_of(&d, at, free.get(&d.id).copied().unwrap_or(0));
     n.apps = Some(Vec::new());
     Ok(n)
 }

@@ -24,6 +24,12 @@ use crate::iam::tokens;
 #[async_trait::async_trait]
 pub trait AgentListener: Send + Sync {
     async fn heartbeat(&self, txn: &sea_orm::DatabaseTransaction, beat: Beat<'_>) -> Result<bool, AppError>;
+
+    /// The installations among `holders` hold a GPU `device` no longer has (docs/gpus.md):
+    /// answers whether something people see changed.
+    async fn gpus_gone(&self, _txn: &sea_orm::DatabaseTransaction, _device: &devices::Model, _holders: &[String]) -> Result<bool, AppError> {
+        Ok(false)
+    }
 }
 
 /// One heartbeat as the listeners see it.
@@ -98,6 +104,8 @@ pub async fn register(cx: &DevicesCtx, ip: IpAddr, req: AgentRegistration) -> Re
         channel_instance: Set(None),
         created_at: Set(t),
         updated_at: Set(t),
+        verification: Set(None),
+        gpu_use: Set(None),
     }
     .insert(&txn)
     .await?;
@@ -137,6 +145,12 @@ pub async fn beat(cx: &DevicesCtx, device: &devices::Model, req: HeartbeatReques
     if let Some(spec) = &req.spec {
         spec.check()?;
     }
+    if let Some(m) = &req.metrics {
+        m.check()?;
+    }
+    if let Some(v) = &req.verification {
+        v.check()?;
+    }
     // A beat's work is bounded whatever its size, and agents hold at most `AGENT_WRITERS` of the
     // database's writers, each given back only after as long again as its beat held it: beats
     // take at most half of the write time, and people's sign-ins and edits find it free.
@@ -164,6 +178,7 @@ async fn beat_written(cx: &DevicesCtx, device: &devices::Model, req: HeartbeatRe
     let came_online = d.status != DeviceStatus::Online;
     let offline_after = Duration::seconds(cx.settings.offline_after_secs as i64);
     let silent_since = d.last_seen_at.filter(|s| came_online || t - *s > offline_after);
+    let prev_seen = d.last_seen_at;
     let mut a: devices::ActiveModel = d.clone().into();
     if let Some(spec) = &req.spec {
         a.cpu_cores = Set(spec.cpu_cores);
@@ -177,13 +192,33 @@ async fn beat_written(cx: &DevicesCtx, device: &devices::Model, req: HeartbeatRe
         a.cpu_percent = Set(Some(cpu));
         a.memory_used_bytes = Set(Some(m.memory_used_bytes.max(0)));
         a.disk_used_bytes = Set(Some(m.disk_used_bytes.max(0)));
+        let used = (!m.gpus.is_empty()).then(|| serde_json::to_string(&m.gpus)).transpose().map_err(|e| AppError::Internal(e.into()))?;
+        if d.gpu_use != used {
+            a.gpu_use = Set(used);
+        }
+    }
+    if let Some(v) = &req.verification {
+        let at = crate::devices::gpus::Verification { at: t, gpus: v.gpus.clone() };
+        a.verification = Set(Some(serde_json::to_string(&at).map_err(|e| AppError::Internal(e.into()))?));
     }
     a.status = Set(DeviceStatus::Online);
     a.last_seen_at = Set(Some(t));
     a.updated_at = Set(t);
     let d = a.update(&txn).await?;
+    if let Some(m) = &req.metrics {
+        crate::devices::telemetry::record(&txn, &d.id, prev_seen, t, m, cx.settings.sample_every_secs).await?;
+    }
     if came_online {
         notify(&txn, &d, NotificationKind::DeviceOnline, None).await?;
+    }
+    let mut changed = came_online || req.verification.is_some();
+    if req.spec.is_some() {
+        let gone = crate::devices::gpus::gone(&txn, &d).await?;
+        if !gone.is_empty() {
+            for l in cx.listeners.0.iter() {
+                changed |= l.gpus_gone(&txn, &d, &gone).await?;
+            }
+        }
     }
     // A host's heartbeat speaks for the Z-CLOUD machines running on it.
     let hosted = devices::Entity::find()
@@ -191,7 +226,6 @@ async fn beat_written(cx: &DevicesCtx, device: &devices::Model, req: HeartbeatRe
         .filter(devices::Column::Status.is_in([DeviceStatus::Online, DeviceStatus::Offline]))
         .all(&txn)
         .await?;
-    let mut changed = came_online;
     for m in hosted {
         let back = m.status != DeviceStatus::Online;
         let mut a: devices::ActiveModel = m.into();

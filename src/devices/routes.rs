@@ -23,6 +23,7 @@ where
         .routes(routes!(get_device, rename_device, unlink_device))
         .routes(routes!(update_sharing))
         .routes(routes!(update_location))
+        .routes(routes!(verify_gpus))
         .routes(routes!(create_zcloud))
         .routes(routes!(zcloud_capacity))
         .routes(routes!(zcloud_rentals))
@@ -74,6 +75,14 @@ async fn rename_device(State(cx): State<DevicesCtx>, auth: Auth, ApiPath(id): Ap
 async fn unlink_device(State(cx): State<DevicesCtx>, auth: Auth, ApiPath(id): ApiPath<DeviceId>) -> ApiResult<Null> {
     binding::unlink(&cx, &auth, &id).await?;
     ok(Null)
+}
+
+/// Measure the box's GPUs now (the owner): the agent copies through each GPU for a few seconds
+/// and reports `verification` (docs/gpus.md). 409 when the box is offline.
+#[utoipa::path(post, path = "/api/ebs/v2/devices/{id}/verify", tag = "devices", params(("id" = String, Path)),
+    responses((status = 200, body = Envelope<Device>), (status = 403), (status = 404), (status = 409)))]
+async fn verify_gpus(State(cx): State<DevicesCtx>, auth: Auth, ApiPath(id): ApiPath<DeviceId>) -> ApiResult<Device> {
+    ok(crate::devices::gpus::request_verify(&cx, &auth, &id).await?)
 }
 
 /// Sharing settings; they reach the device with its next heartbeat.

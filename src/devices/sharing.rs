@@ -6,7 +6,7 @@ use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, Query
 use crate::db::entity::devices;
 use crate::db::{now, write_txn};
 use crate::devices::{DevicesCtx, rental};
-use crate::devices::access::{managed, to_device};
+use crate::devices::access::{device_view, managed};
 use crate::devices::guards::DeviceChange;
 use crate::devices::model::*;
 use crate::error::{AppError, Msg};
@@ -39,7 +39,7 @@ pub async fn update_sharing(cx: &DevicesCtx, auth: &Auth, id: &DeviceId, req: Sh
     }
     txn.commit().await?;
     cx.public.changed();
-    Ok(to_device(&d))
+    device_view(&cx.db, &d).await
 }
 
 /// Withdraws from rent every box person `user_id` offers (their suspension), as an owner's own
@@ -74,7 +74,7 @@ pub async fn update_location(cx: &DevicesCtx, auth: &Auth, id: &DeviceId, NewLoc
     let d = a.update(&txn).await?;
     txn.commit().await?;
     cx.public.changed();
-    Ok(to_device(&d))
+    device_view(&cx.db, &d).await
 }
 
 pub async fn rename(cx: &DevicesCtx, auth: &Auth, id: &DeviceId, DeviceName(name): DeviceName) -> Result<Device, AppError> {
@@ -86,6 +86,6 @@ pub async fn rename(cx: &DevicesCtx, auth: &Auth, id: &DeviceId, DeviceName(name
     let d = a.update(&txn).await?;
     txn.commit().await?;
     cx.public.changed();
-    Ok(to_device(&d))
+    device_view(&cx.db, &d).await
 }
 

@@ -167,9 +167,17 @@ pub async fn create_zcloud(cx: &DevicesCtx, auth: &Auth, ask: ZcloudAsk) -> Resu
         channel_instance: Set(None),
         created_at: Set(t),
         updated_at: Set(t),
+        verification: Set(None),
+        gpu_use: Set(None),
     }
     .insert(&txn)
     .await?;
+    // Passthrough GPUs are the machine's alone: held by UUID (virtual ones are shared).
+    let held = if ask.passthrough {
+        crate::devices::gpus::assign(&txn, &free.host, ask.gpu_count, Some(&model), crate::devices::gpus::Holder::Machine(&machine.id)).await?
+    } else {
+        Vec::new()
+    };
     let create = CommandBody::ZcloudCreate(ZcloudMachine {
         machine_id: machine.id.clone(),
         name: ask.name.clone(),
@@ -179,7 +187,7 @@ pub async fn create_zcloud(cx: &DevicesCtx, auth: &Auth, ask: ZcloudAsk) -> Resu
         gpu_count: ask.gpu_count,
         gpu_model: model.clone(),
         passthrough: ask.passthrough,
-        gpus: Vec::new(),
+        gpus: held.into_iter().map(|g| g.uuid).collect(),
     });
     crate::devices::commands::queue(&txn, &new_id(), &free.host.id, &machine.id, &create).await?;
     // On another owner's host it is a rental: held from the wallet now (409, nothing made, when the
@@ -188,7 +196,7 @@ pub async fn create_zcloud(cx: &DevicesCtx, auth: &Auth, ask: ZcloudAsk) -> Resu
         rental::start(cx, &txn, &free.host, &machine, &owner, &provider, &auth.user_id, &ask).await?;
     }
     txn.commit().await?;
-    Ok(to_device(&machine))
+    device_view(&cx.db, &machine).await
 }
 
 /// A company and one of its administrators are the same people: a machine of one on the other's

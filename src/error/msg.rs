@@ -96,6 +96,12 @@ pub enum Msg {
     AppNotInstallable,
     NoUpdate,
     NoGpuRuntime,
+    /// Every GPU of the box that the app could be given is held by another installation or machine.
+    NoFreeGpu,
+    /// The app's image needs a newer CUDA than the box's driver runs: (need, have).
+    CudaTooOld(String, String),
+    /// A GPU of the box failed its last verification: it is not offered for GPU apps.
+    GpuFailedCheck,
     AppAlreadyInstalled,
     /// What a device lacks for an app: (cpu_cores | memory_bytes | disk_bytes | gpu_count, need, have).
     RequirementsShort(Vec<(&'static str, i64, i64)>),
@@ -306,6 +312,9 @@ impl Msg {
             Msg::AppNotInstallable => (S::CONFLICT, "app_not_installable"),
             Msg::NoUpdate => (S::CONFLICT, "no_update"),
             Msg::NoGpuRuntime => (S::CONFLICT, "no_gpu_runtime"),
+            Msg::NoFreeGpu => (S::CONFLICT, "no_free_gpu"),
+            Msg::CudaTooOld(..) => (S::CONFLICT, "cuda_too_old"),
+            Msg::GpuFailedCheck => (S::CONFLICT, "gpu_failed_check"),
             Msg::AppAlreadyInstalled => (S::CONFLICT, "app_already_installed"),
             Msg::RequirementsShort(..) => (S::CONFLICT, "requirements_short"),
             Msg::InstallationNotFound => (S::NOT_FOUND, "installation_not_found"),

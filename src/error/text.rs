@@ -182,6 +182,18 @@ impl Msg {
                 "The app needs GPUs and the device's Docker has no NVIDIA runtime",
                 "应用需要 GPU，但设备的 Docker 没有 NVIDIA 运行时",
             ),
+            Msg::NoFreeGpu => (
+                "Every GPU of this device is already in use by another app or machine",
+                "此设备的 GPU 都已被其他应用或云主机占用",
+            ),
+            Msg::CudaTooOld(need, have) => return match lang {
+                Lang::En => format!("The app needs CUDA {need} or newer; this device's driver runs CUDA {have}"),
+                Lang::Zh => format!("应用需要 CUDA {need} 或更新版本，此设备的驱动只支持 CUDA {have}"),
+            },
+            Msg::GpuFailedCheck => (
+                "A GPU of this device failed its last check, so it is not offered for GPU apps",
+                "此设备有 GPU 未通过最近一次检测，暂不提供给 GPU 应用",
+            ),
             Msg::AppAlreadyInstalled => ("This app is already installed on this device", "该应用已安装在此设备上"),
             Msg::InstallationNotFound => ("App not found on your devices", "未找到该应用的安装"),
             Msg::AppOffline => ("Cannot launch while Z-APP is offline", "Z-APP 离线时无法启动"),

@@ -4,6 +4,15 @@
 
 use crate::db::entity::{apps, devices, installations};
 use crate::db::enums::{DeviceStatus, DisplayType};
+use crate::protocol::gpus::CudaVersion;
+
+/// The app's CUDA and the box's, when the app needs GPUs and a newer CUDA than the box's driver
+/// runs (a box that does not say its CUDA is not refused for it).
+pub fn cuda_short(app: &apps::Model, d: &devices::Model) -> Option<(CudaVersion, CudaVersion)> {
+    let need = app.cuda.as_deref().and_then(CudaVersion::parse).filter(|_| app.gpu_count > 0)?;
+    let have = crate::devices::gpus::cuda_of(d)?;
+    (have < need).then_some((need, have))
+}
 
 
 /// Cores, bytes and GPUs: what an app needs or what a device has left.
@@ -24,19 +33,14 @@ impl Room {
         Room { cpu_cores: h.cpu_cores, memory_bytes: h.memory_bytes, disk_bytes: h.disk_bytes, gpu_count: h.gpu_count }
     }
 
-    /// What is left on `d` once `held` (what its installations hold) is taken.
-    pub fn free_on(d: &devices::Model, held: impl IntoIterator<Item = Room>) -> Room {
-        let mut free = Room {
-            cpu_cores: d.cpu_cores,
-            memory_bytes: d.memory_bytes,
-            disk_bytes: d.disk_bytes,
-            gpu_count: crate::devices::access::gpus_of(d).len() as i64,
-        };
+    /// What is left on `d` once `held` (what its installations hold) is taken; its GPUs are
+    /// `usable_gpus`, those nobody holds by UUID and none failed (devices::gpus::usable_count).
+    pub fn free_on(d: &devices::Model, held: impl IntoIterator<Item = Room>, usable_gpus: i64) -> Room {
+        let mut free = Room { cpu_cores: d.cpu_cores, memory_bytes: d.memory_bytes, disk_bytes: d.disk_bytes, gpu_count: usable_gpus };
         for h in held {
             free.cpu_cores -= h.cpu_cores;
             free.memory_bytes -= h.memory_bytes;
             free.disk_bytes -= h.disk_bytes;
-            free.gpu_count -= h.gpu_count;
         }
         free
     }
@@ -50,6 +54,12 @@ pub enum Unfit {
     NoGpuRuntime,
     /// The app is on the device already.
     Installed,
+    /// A GPU of the box failed its last verification.
+    GpuFailedCheck,
+    /// The app's CUDA (need) is newer than the box's driver runs (have).
+    CudaTooOld { need: CudaVersion, have: CudaVersion },
+    /// The box has the GPUs, but they are held.
+    NoFreeGpu,
     /// What is short: (field, need, have), `have` never below 0.
     Short(Vec<(&'static str, i64, i64)>),
 }
@@ -62,6 +72,9 @@ impl Unfit {
             Unfit::NoGpuForLiteApp => "no_gpu_for_lite_app",
             Unfit::NoGpuRuntime => "no_gpu_runtime",
             Unfit::Installed => "installed",
+            Unfit::GpuFailedCheck => "gpu_failed_check",
+            Unfit::CudaTooOld { .. } => "cuda_too_old",
+            Unfit::NoFreeGpu => "no_free_gpu",
             Unfit::Short(_) => "resources",
         }
     }
@@ -94,6 +107,12 @@ pub fn unfit(app: &apps::Model, d: &devices::Model, free: Room, installed: bool)
         Some(Unfit::NoGpuRuntime)
     } else if installed {
         Some(Unfit::Installed)
+    } else if app.gpu_count > 0 && crate::devices::gpus::verified(d) == Some(false) {
+        Some(Unfit::GpuFailedCheck)
+    } else if let Some((need, have)) = cuda_short(app, d) {
+        Some(Unfit::CudaTooOld { need, have })
+    } else if app.gpu_count > 0 && gpus.len() as i64 >= app.gpu_count as i64 && free.gpu_count < app.gpu_count as i64 {
+        Some(Unfit::NoFreeGpu)
     } else {
         let s = short(Room::of_app(app), free);
         if s.is_empty() { None } else { Some(Unfit::Short(s)) }

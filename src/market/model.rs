@@ -32,12 +32,16 @@ pub struct Text {
     pub zh: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Requirements {
     pub cpu_cores: i32,
     pub memory_bytes: i64,
     pub disk_bytes: i64,
     pub gpu_count: i32,
+    /// For an app that needs GPUs: the lowest CUDA version its image runs on ("12.4"); null when
+    /// its image brings no CUDA of its own (docs/gpus.md).
+    #[serde(default)]
+    pub cuda: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -84,6 +88,8 @@ pub struct AppFields {
     pub memory_bytes: i64,
     pub disk_bytes: i64,
     pub gpu_count: i32,
+    #[serde(default)]
+    pub cuda: Option<String>,
 }
 
 impl AppFields {
@@ -109,6 +115,7 @@ impl AppFields {
             memory_bytes: a.requirements.memory_bytes,
             disk_bytes: a.requirements.disk_bytes,
             gpu_count: a.requirements.gpu_count,
+            cuda: a.requirements.cuda.clone(),
         }
     }
 
@@ -225,6 +232,7 @@ impl App {
                 memory_bytes: m.memory_bytes,
                 disk_bytes: m.disk_bytes,
                 gpu_count: m.gpu_count,
+                cuda: m.cuda.clone(),
             },
         }
     }

@@ -47,10 +47,14 @@ pub async fn load(db: &impl ConnectionTrait, rows: &[apps::Model]) -> Result<Has
         holds.entry(h.device_id.as_str()).or_default().push(Room::held_by(h));
         installed.insert((h.device_id.as_str(), h.app_id.as_str()));
     }
+    let gpus_held = crate::devices::gpus::held_on(db, &offered.iter().map(|d| d.id.clone()).collect::<Vec<_>>()).await?;
     let devices: Vec<(&devices::Model, Room)> = offered
         .iter()
         .filter(|d| !reserved.contains(&d.id))
-        .map(|d| (d, Room::free_on(d, holds.get(d.id.as_str()).into_iter().flatten().copied())))
+        .map(|d| {
+            let usable = crate::devices::gpus::usable_count(d, gpus_held.get(&d.id));
+            (d, Room::free_on(d, holds.get(d.id.as_str()).into_iter().flatten().copied(), usable))
+        })
         .collect();
     let mut out = HashMap::new();
     for app in rows {

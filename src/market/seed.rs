@@ -151,7 +151,7 @@ fn check_app(a: &SeedApp) -> anyhow::Result<()> {
     if a.name.en.trim().is_empty() || a.name.zh.trim().is_empty() {
         bail!("a name is empty");
     }
-    let r = a.requirements;
+    let r = &a.requirements;
     if a.price_per_hour < 0 || r.cpu_cores < 0 || r.memory_bytes < 0 || r.disk_bytes < 0 || r.gpu_count < 0 {
         bail!("negative price or requirement");
     }

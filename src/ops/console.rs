@@ -36,6 +36,7 @@ pub async fn overview(cx: &OpsCtx) -> Result<Overview, AppError> {
         fee_income,
         fee_income_30d: days.into_iter().map(|d| FeeDay { day: d.day, amount: d.income }).collect(),
         last_backup: crate::ops::backup::last_backup(&cx.data_dir),
+        gpus: crate::devices::gpus::market(db).await?,
     })
 }
 

@@ -206,6 +206,8 @@ pub struct Overview {
     pub fee_income_30d: Vec<FeeDay>,
     /// The newest copy in `<data_dir>/backups` (none yet, or a PostgreSQL market: null).
     pub last_backup: Option<crate::ops::backup::BackupInfo>,
+    /// GPUs across the market: known, online, held, busy, mean use.
+    pub gpus: crate::devices::gpus::MarketGpus,
 }
 
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]

@@ -223,6 +223,8 @@ pub enum ReasonCode {
     Cancelled,
     /// The app's data folders could not be made or removed (`detail`).
     Storage,
+    /// A GPU the installation holds is no longer on the box.
+    GpuGone,
     /// A reason this server does not know (an older or newer agent): `detail` as it came.
     #[default]
     #[serde(other)]
@@ -248,6 +250,7 @@ impl ReasonCode {
             ReasonCode::TimedOut => "timed_out",
             ReasonCode::Cancelled => "cancelled",
             ReasonCode::Storage => "storage",
+            ReasonCode::GpuGone => "gpu_gone",
             ReasonCode::Other => "other",
         }
     }

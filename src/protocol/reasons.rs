@@ -37,6 +37,8 @@ pub fn reason_text(r: &Reason, lang: Lang) -> String {
         C::HealthFailed => format!("The app did not pass its health check within {} seconds", r.secs.unwrap_or(0)),
         C::RolledBack if zh => format!("更新到 {} 失败，已恢复为之前的版本", r.version.as_deref().unwrap_or("?")),
         C::RolledBack => format!("Updating to {} failed; the previous version runs again", r.version.as_deref().unwrap_or("?")),
+        C::GpuGone if zh => "此应用占用的 GPU 已不在设备上".into(),
+        C::GpuGone => "A GPU this app holds is no longer on the device".into(),
         C::DeviceOffline if zh => "设备离线".into(),
         C::DeviceOffline => "The device is offline".into(),
         C::TimedOut => {

@@ -11,6 +11,7 @@ mod connect;
 pub(crate) mod devices;
 mod documents;
 mod foundation;
+mod gpus;
 mod hardening;
 mod hardening2;
 mod limits;

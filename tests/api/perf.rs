@@ -136,6 +136,8 @@ async fn nearby_through_the_box_answers_as_a_scan_of_every_device() {
             channel_instance: Set(None),
             created_at: Set(now),
             updated_at: Set(now),
+            verification: Set(None),
+            gpu_use: Set(None),
         })
         .collect();
     for chunk in rows.chunks(100) {

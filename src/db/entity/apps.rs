@@ -32,6 +32,8 @@ pub struct Model {
     pub memory_bytes: i64,
     pub disk_bytes: i64,
     pub gpu_count: i32,
+    /// The lowest CUDA version its image runs on ("12.4"), for apps that need GPUs.
+    pub cuda: Option<String>,
     pub listed: bool,
     pub origin: String,
     pub seed_version: Option<String>,

@@ -46,6 +46,10 @@ pub struct Model {
     pub channel_instance: Option<String>,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
+    /// JSON {at, gpus: [GpuCheck]} of the last GPU verification (docs/gpus.md).
+    pub verification: Option<String>,
+    /// JSON list of GpuUse: how busy each GPU was at the latest beat.
+    pub gpu_use: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -26,6 +26,7 @@ mod m0021_operators;
 mod m0022_console;
 mod m0023_published_apps;
 mod m0024_profiles;
+mod m0025_gpus;
 
 pub struct Migrator;
 
@@ -56,6 +57,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0022_console::Migration),
             Box::new(m0023_published_apps::Migration),
             Box::new(m0024_profiles::Migration),
+            Box::new(m0025_gpus::Migration),
         ]
     }
 }

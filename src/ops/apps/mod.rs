@@ -82,7 +82,13 @@ fn view(row: &apps::Model, manifest: Option<&Manifest>, archives: &HashMap<Strin
         kind: row.kind,
         publisher: row.publisher.clone(),
         version: row.version.clone(),
-        requirements: Requirements { cpu_cores: row.cpu_cores, memory_bytes: row.memory_bytes, disk_bytes: row.disk_bytes, gpu_count: row.gpu_count },
+        requirements: Requirements {
+            cpu_cores: row.cpu_cores,
+            memory_bytes: row.memory_bytes,
+            disk_bytes: row.disk_bytes,
+            gpu_count: row.gpu_count,
+            cuda: row.cuda.clone(),
+        },
         ports: manifest
             .map(|m| {
                 m.ports.iter().map(|p| OpsPort { container: p.container, web: p.web, name: p.name.clone(), protocol: p.protocol.clone() }).collect()
@@ -133,7 +139,7 @@ fn apply(d: &mut Draft, e: AppEdit) -> Result<(), AppError> {
     }
     set!(name_en, name_zh, summary_en, summary_zh, description_en, description_zh, category, display_type, tier, kind, publisher, version, top_pick);
     if let Some(r) = e.requirements {
-        (f.cpu_cores, f.memory_bytes, f.disk_bytes, f.gpu_count) = (r.cpu_cores, r.memory_bytes, r.disk_bytes, r.gpu_count);
+        (f.cpu_cores, f.memory_bytes, f.disk_bytes, f.gpu_count, f.cuda) = (r.cpu_cores, r.memory_bytes, r.disk_bytes, r.gpu_count, r.cuda);
     }
     if let Some(l) = e.listed {
         d.listed = l;
@@ -203,7 +209,7 @@ fn required<T>(v: Option<T>, field: &'static str, msg: Msg) -> Result<T, AppErro
 /// `POST /apps`: publishes a new app (`origin: local`), listed unless `listed: false`.
 pub async fn create(cx: &Publisher, actor: &Actor, e: AppEdit) -> Result<OpsApp, AppError> {
     let id = required(e.id.clone(), "id", Msg::AppIdInvalid)?;
-    let requirements = required(e.requirements, "requirements", Msg::AppRequirementsInvalid)?;
+    let requirements = required(e.requirements.clone(), "requirements", Msg::AppRequirementsInvalid)?;
     let category = required(e.category, "category", Msg::AppChoiceInvalid("category", values::<Category>()))?;
     let fields = AppFields {
         position: 0,
@@ -227,6 +233,7 @@ pub async fn create(cx: &Publisher, actor: &Actor, e: AppEdit) -> Result<OpsApp,
         memory_bytes: requirements.memory_bytes,
         disk_bytes: requirements.disk_bytes,
         gpu_count: requirements.gpu_count,
+        cuda: requirements.cuda,
     };
     required(e.image.as_ref(), "image", Msg::AppImageInvalid)?;
     let mut draft = Draft { fields, manifest: None, listed: true };

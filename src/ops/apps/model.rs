@@ -140,6 +140,9 @@ pub struct RequirementsRequest {
     pub memory_bytes: i64,
     pub disk_bytes: i64,
     pub gpu_count: i64,
+    /// The lowest CUDA version the image runs on ("12.4"), for an app that needs GPUs.
+    #[serde(default)]
+    pub cuda: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, ToSchema)]
@@ -224,7 +227,14 @@ impl Checked for AppEdit {
                 if !ok {
                     return Err(AppError::invalid("requirements", Msg::AppRequirementsInvalid));
                 }
-                Some(Requirements { cpu_cores: q.cpu_cores as i32, memory_bytes: q.memory_bytes, disk_bytes: q.disk_bytes, gpu_count: q.gpu_count as i32 })
+                let cuda = match q.cuda.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
+                    None => None,
+                    Some(c) => match crate::protocol::gpus::CudaVersion::parse(c) {
+                        Some(v) if q.gpu_count > 0 => Some(v.to_string()),
+                        _ => return Err(AppError::invalid("requirements.cuda", Msg::InvalidField("requirements.cuda"))),
+                    },
+                };
+                Some(Requirements { cpu_cores: q.cpu_cores as i32, memory_bytes: q.memory_bytes, disk_bytes: q.disk_bytes, gpu_count: q.gpu_count as i32, cuda })
             }
         };
         let image = match r.image.map(|i| i.trim().to_string()) {

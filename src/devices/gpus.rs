@@ -1,0 +1,372 @@
+//! A box's GPUs as the market sells them (docs/gpus.md): each known by its key (the UUID), held
+//! by at most one installation or Z-CLOUD machine (`gpu_holds`, whose primary key refuses a
+//! second holder), assigned in the transaction that reserves the box's capacity and free again
+//! when the holder goes; the box's CUDA version and its last verification. No HTTP types here.
+
+use std::collections::{HashMap, HashSet};
+
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::db::entity::{devices, gpu_holds};
+use crate::db::now;
+use crate::devices::access::gpus_of;
+use crate::error::{AppError, Msg};
+use crate::protocol::gpus::{CudaVersion, Gpu, GpuCheck};
+
+/// What holds a GPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Holder<'a> {
+    Installation(&'a str),
+    Machine(&'a str),
+}
+
+impl Holder<'_> {
+    fn kind(&self) -> &'static str {
+        match self {
+            Holder::Installation(_) => "installation",
+            Holder::Machine(_) => "machine",
+        }
+    }
+
+    fn id(&self) -> &str {
+        match self {
+            Holder::Installation(id) | Holder::Machine(id) => id,
+        }
+    }
+}
+
+/// A GPU an installation holds, as its page shows it.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+pub struct HeldGpu {
+    /// The GPU's UUID (an older agent's GPU: its index).
+    pub uuid: String,
+    pub name: String,
+    /// bytes
+    pub vram: i64,
+}
+
+/// The last verification of a box's GPUs.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+pub struct Verification {
+    pub at: chrono::DateTime<chrono::Utc>,
+    pub gpus: Vec<GpuCheck>,
+}
+
+/// A box's GPUs with their keys, in the order the box lists them.
+pub fn keyed(d: &devices::Model) -> Vec<(String, Gpu)> {
+    gpus_of(d).into_iter().enumerate().map(|(i, g)| (g.key(i), g)).collect()
+}
+
+/// The box's last verification, if any.
+pub fn verification_of(d: &devices::Model) -> Option<Verification> {
+    d.verification.as_deref().and_then(|v| serde_json::from_str(v).ok())
+}
+
+/// Whether the box's GPUs passed their last verification: `Some(true)` all of them, `Some(false)`
+/// one failed, `None` never verified (or GPUs added since).
+pub fn verified(d: &devices::Model) -> Option<bool> {
+    let v = verification_of(d)?;
+    let gpus = keyed(d);
+    if gpus.is_empty() {
+        return None;
+    }
+    if v.gpus.iter().any(|c| !c.ok && gpus.iter().any(|(k, _)| k.eq_ignore_ascii_case(&c.uuid))) {
+        return Some(false);
+    }
+    gpus.iter().all(|(k, _)| v.gpus.iter().any(|c| c.ok && c.uuid.eq_ignore_ascii_case(k))).then_some(true)
+}
+
+/// The keys of the GPUs that failed the box's last verification.
+fn failed(d: &devices::Model) -> HashSet<String> {
+    verification_of(d).map(|v| v.gpus.into_iter().filter(|c| !c.ok).map(|c| c.uuid).collect()).unwrap_or_default()
+}
+
+/// The CUDA version the box's driver runs (the lowest any of its GPUs reports; `None` when
+/// none says).
+pub fn cuda_of(d: &devices::Model) -> Option<CudaVersion> {
+    gpus_of(d).iter().filter_map(Gpu::cuda_version).min()
+}
+
+/// The keys held on each of `device_ids`.
+pub async fn held_on(conn: &impl ConnectionTrait, device_ids: &[String]) -> Result<HashMap<String, HashSet<String>>, sea_orm::DbErr> {
+    if device_ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let rows = gpu_holds::Entity::find().filter(gpu_holds::Column::DeviceId.is_in(device_ids.to_vec())).all(conn).await?;
+    let mut out: HashMap<String, HashSet<String>> = HashMap::new();
+    for r in rows {
+        out.entry(r.device_id).or_default().insert(r.gpu_key);
+    }
+    Ok(out)
+}
+
+/// How many of `d`'s GPUs nobody holds, given the keys held on it.
+pub fn free_count(d: &devices::Model, held: Option<&HashSet<String>>) -> i64 {
+    keyed(d).iter().filter(|(k, _)| !held.is_some_and(|h| h.contains(k))).count() as i64
+}
+
+/// How many of `d`'s GPUs an app may be given: neither held nor failed at their last check.
+pub fn usable_count(d: &devices::Model, held: Option<&HashSet<String>>) -> i64 {
+    let failed = failed(d);
+    keyed(d).iter().filter(|(k, _)| !held.is_some_and(|h| h.contains(k)) && !failed.contains(k)).count() as i64
+}
+
+/// `gpus_free` of each device among `rows`.
+pub async fn free_counts(conn: &impl ConnectionTrait, rows: &[devices::Model]) -> Result<HashMap<String, i64>, AppError> {
+    let ids: Vec<String> = rows.iter().map(|d| d.id.clone()).collect();
+    let held = held_on(conn, &ids).await?;
+    Ok(rows.iter().map(|d| (d.id.clone(), free_count(d, held.get(&d.id)))).collect())
+}
+
+/// Gives `holder` `n` free GPUs of `d` (whose row the caller locked in this transaction), in
+/// the box's order, skipping those that failed their last verification; of a model named by
+/// `model` when given. `no_free_gpu` when there are not that many: nothing is written. The
+/// primary key of `gpu_holds` refuses a GPU held twice even if two writers got here at once.
+pub async fn assign(conn: &impl ConnectionTrait, d: &devices::Model, n: i64, model: Option<&str>, holder: Holder<'_>) -> Result<Vec<HeldGpu>, AppError> {
+    if n <= 0 {
+        return Ok(Vec::new());
+    }
+    let held = held_on(conn, std::slice::from_ref(&d.id)).await?;
+    let held = held.get(&d.id);
+    let failed = failed(d);
+    let chosen: Vec<(String, Gpu)> = keyed(d)
+        .into_iter()
+        .filter(|(k, g)| !held.is_some_and(|h| h.contains(k)) && !failed.contains(k) && model.is_none_or(|m| g.name == m))
+        .take(n as usize)
+        .collect();
+    if (chosen.len() as i64) < n {
+        return Err(AppError::Refused(Msg::NoFreeGpu));
+    }
+    let t = now();
+    let rows = chosen.iter().map(|(k, _)| gpu_holds::ActiveModel {
+        device_id: Set(d.id.clone()),
+        gpu_key: Set(k.clone()),
+        holder_kind: Set(holder.kind().to_string()),
+        holder_id: Set(holder.id().to_string()),
+        created_at: Set(t),
+    });
+    gpu_holds::Entity::insert_many(rows).exec(conn).await.map_err(|e| match e.sql_err() {
+        Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => AppError::Refused(Msg::NoFreeGpu),
+        _ => AppError::from(e),
+    })?;
+    Ok(chosen.into_iter().map(|(uuid, g)| HeldGpu { uuid, name: g.name, vram: g.vram }).collect())
+}
+
+/// Frees every GPU `holder_id` holds.
+pub async fn release(conn: &impl ConnectionTrait, holder_id: &str) -> Result<(), AppError> {
+    gpu_holds::Entity::delete_many().filter(gpu_holds::Column::HolderId.eq(holder_id)).exec(conn).await?;
+    Ok(())
+}
+
+/// Frees every GPU of device `device_id` (the box leaves the market).
+pub async fn release_on(conn: &impl ConnectionTrait, device_id: &str) -> Result<(), AppError> {
+    gpu_holds::Entity::delete_many().filter(gpu_holds::Column::DeviceId.eq(device_id)).exec(conn).await?;
+    Ok(())
+}
+
+/// The keys `holder_id` holds, in the box's order.
+pub async fn keys_of(conn: &impl ConnectionTrait, holder_id: &str) -> Result<Vec<String>, AppError> {
+    Ok(held_by(conn, &[holder_id.to_string()]).await?.remove(holder_id).unwrap_or_default().into_iter().map(|g| g.uuid).collect())
+}
+
+/// The GPUs each of `holder_ids` holds (described from its box's spec), in the box's order.
+pub async fn held_by(conn: &impl ConnectionTrait, holder_ids: &[String]) -> Result<HashMap<String, Vec<HeldGpu>>, AppError> {
+    if holder_ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let rows = gpu_holds::Entity::find().filter(gpu_holds::Column::HolderId.is_in(holder_ids.to_vec())).all(conn).await?;
+    if rows.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let device_ids: HashSet<String> = rows.iter().map(|r| r.device_id.clone()).collect();
+    let boxes: HashMap<String, Vec<(String, Gpu)>> = devices::Entity::find()
+        .filter(devices::Column::Id.is_in(device_ids))
+        .all(conn)
+        .await?
+        .into_iter()
+        .map(|d| (d.id.clone(), keyed(&d)))
+        .collect();
+    let mut out: HashMap<String, Vec<(usize, HeldGpu)>> = HashMap::new();
+    for r in rows {
+        let gpus = boxes.get(&r.device_id).map(Vec::as_slice).unwrap_or_default();
+        let (pos, gpu) = match gpus.iter().position(|(k, _)| *k == r.gpu_key) {
+            Some(i) => (i, Some(&gpus[i].1)),
+            None => (usize::MAX, None),
+        };
+        let held = HeldGpu { uuid: r.gpu_key, name: gpu.map(|g| g.name.clone()).unwrap_or_default(), vram: gpu.map(|g| g.vram).unwrap_or(0) };
+        out.entry(r.holder_id).or_default().push((pos, held));
+    }
+    Ok(out
+        .into_iter()
+        .map(|(k, mut v)| {
+            v.sort_by_key(|(p, g)| (*p, g.uuid.clone()));
+            (k, v.into_iter().map(|(_, g)| g).collect())
+        })
+        .collect())
+}
+
+/// The installations holding a GPU of `d` that its spec no longer lists (a GPU gone while held),
+/// for their domain to fail them. Their holds stay: a GPU seated again is theirs again.
+pub async fn gone(conn: &impl ConnectionTrait, d: &devices::Model) -> Result<Vec<String>, AppError> {
+    let keys: HashSet<String> = keyed(d).into_iter().map(|(k, _)| k).collect();
+    let rows = gpu_holds::Entity::find().filter(gpu_holds::Column::DeviceId.eq(d.id.clone())).all(conn).await?;
+    let lost: Vec<gpu_holds::Model> = rows.into_iter().filter(|r| !keys.contains(&r.gpu_key)).collect();
+    if lost.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut holders: Vec<String> = lost.iter().filter(|r| r.holder_kind == "installation").map(|r| r.holder_id.clone()).collect();
+    holders.sort();
+    holders.dedup();
+    Ok(holders)
+}
+
+/// The owner asks the box to measure its GPUs: a `gpu_verify` command (409 when the box is
+/// offline; one waiting already is not queued twice).
+pub async fn request_verify(cx: &crate::devices::DevicesCtx, auth: &crate::iam::auth::Auth, id: &str) -> Result<crate::devices::model::Device, AppError> {
+    use crate::db::entity::device_commands;
+    use crate::db::enums::{CommandKind, CommandStatus, DeviceStatus};
+    let txn = crate::db::write_txn(&cx.db).await?;
+    let (d, _) = crate::devices::access::managed(&txn, auth, id).await?;
+    if d.status != DeviceStatus::Online {
+        return Err(AppError::Refused(Msg::DeviceOffline));
+    }
+    let waiting = device_commands::Entity::find()
+        .filter(device_commands::Column::DeviceId.eq(d.id.clone()))
+        .filter(device_commands::Column::Kind.eq(CommandKind::GpuVerify))
+        .filter(device_commands::Column::Status.eq(CommandStatus::Pending))
+        .one(&txn)
+        .await?;
+    if waiting.is_none() {
+        let body = crate::protocol::heartbeat::CommandBody::GpuVerify(crate::protocol::gpus::VerifyPayload {});
+        crate::devices::commands::queue(&txn, &crate::db::new_id(), &d.id, &d.id, &body).await?;
+    }
+    let view = crate::devices::access::device_view(&txn, &d).await?;
+    txn.commit().await?;
+    Ok(view)
+}
+
+/// GPUs across the market (the operator's overview).
+#[derive(Debug, Clone, Default, Serialize, ToSchema)]
+pub struct MarketGpus {
+    /// GPUs of bound boxes.
+    pub total: u64,
+    /// Of them, on boxes online now.
+    pub online: u64,
+    /// Held by an installation or a Z-CLOUD machine.
+    pub held: u64,
+    /// Busy (10 % or more) at their box's last beat.
+    pub busy: u64,
+    /// The mean utilization of online GPUs at their last beat (0-100); null when none reports.
+    pub utilization: Option<f64>,
+}
+
+/// GPUs across the market, read from the boxes and the holds.
+pub async fn market(conn: &impl ConnectionTrait) -> Result<MarketGpus, AppError> {
+    use crate::db::enums::DeviceStatus;
+    let boxes = devices::Entity::find()
+        .filter(devices::Column::Gpus.ne("[]"))
+        .filter(sea_orm::Condition::any().add(devices::Column::OwnerUserId.is_not_null()).add(devices::Column::OwnerCompanyId.is_not_null()))
+        .filter(devices::Column::HostId.is_null())
+        .all(conn)
+        .await?;
+    let mut m = MarketGpus { held: gpu_holds::Entity::find().all(conn).await?.len() as u64, ..Default::default() };
+    let (mut sum, mut reporting) = (0.0, 0u64);
+    for d in &boxes {
+        let n = gpus_of(d).len() as u64;
+        m.total += n;
+        if d.status != DeviceStatus::Online {
+            continue;
+        }
+        m.online += n;
+        let used: Vec<crate::protocol::gpus::GpuUse> = d.gpu_use.as_deref().and_then(|u| serde_json::from_str(u).ok()).unwrap_or_default();
+        for u in used {
+            sum += u.utilization;
+            reporting += 1;
+            if u.utilization >= 10.0 {
+                m.busy += 1;
+            }
+        }
+    }
+    m.utilization = (reporting > 0).then(|| (sum / reporting as f64 * 10.0).round() / 10.0);
+    Ok(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn device(gpus: &[(&str, &str)], verification: Option<&str>) -> devices::Model {
+        let list: Vec<Gpu> = gpus.iter().enumerate().map(|(i, (u, n))| Gpu { index: Some(i as i64), uuid: Some(u.to_string()), name: n.to_string(), vram: 80 << 30, ..Default::default() }).collect();
+        devices::Model {
+            id: "D".into(),
+            name: "box".into(),
+            device_type: crate::db::enums::DeviceType::ZBox,
+            status: crate::db::enums::DeviceStatus::Online,
+            status_reason: None,
+            secret_hash: None,
+            pairing_hash: None,
+            owner_user_id: None,
+            owner_company_id: None,
+            bound_by: None,
+            bound_at: None,
+            sharing_mode: crate::db::enums::SharingMode::Manual,
+            rentable: false,
+            price_per_hour: 0,
+            cpu_cores: 8,
+            memory_bytes: 1 << 34,
+            disk_bytes: 1 << 40,
+            gpus: serde_json::to_string(&list).unwrap(),
+            gpu_runtime: Some(true),
+            cpu_percent: None,
+            memory_used_bytes: None,
+            disk_used_bytes: None,
+            lat: None,
+            lng: None,
+            host_id: None,
+            gpu_count: 0,
+            gpu_model: String::new(),
+            passthrough: false,
+            last_seen_at: None,
+            channel_instance: None,
+            created_at: chrono::Utc::now(),
+            updated_at: chrono::Utc::now(),
+            verification: verification.map(str::to_string),
+            gpu_use: None,
+        }
+    }
+
+    const A: &str = "GPU-aaaaaaaa-0000-0000-0000-000000000000";
+    const B: &str = "GPU-bbbbbbbb-0000-0000-0000-000000000000";
+
+    #[test]
+    fn free_and_usable_leave_out_held_and_failed() {
+        let check = format!(r#"{{"at":"2026-11-28T00:00:00Z","gpus":[{{"uuid":"{A}","ok":true,"d2d_gbps":3000.0,"h2d_gbps":50.0,"reason":null}},{{"uuid":"{B}","ok":false,"d2d_gbps":400.0,"h2d_gbps":50.0,"reason":"slow_memory"}}]}}"#);
+        let d = device(&[(A, "NVIDIA H200"), (B, "NVIDIA H200")], Some(&check));
+        let held: HashSet<String> = [A.to_string()].into();
+        assert_eq!(free_count(&d, None), 2);
+        assert_eq!(free_count(&d, Some(&held)), 1);
+        assert_eq!(usable_count(&d, None), 1, "B failed its check");
+        assert_eq!(usable_count(&d, Some(&held)), 0);
+        assert_eq!(verified(&d), Some(false));
+    }
+
+    #[test]
+    fn verified_needs_every_gpu_checked() {
+        let one = format!(r#"{{"at":"2026-11-28T00:00:00Z","gpus":[{{"uuid":"{A}","ok":true,"d2d_gbps":3000.0,"h2d_gbps":50.0,"reason":null}}]}}"#);
+        assert_eq!(verified(&device(&[(A, "H200"), (B, "H200")], Some(&one))), None, "B never checked");
+        assert_eq!(verified(&device(&[(A, "H200")], Some(&one))), Some(true));
+        assert_eq!(verified(&device(&[(A, "H200")], None)), None);
+    }
+
+    #[test]
+    fn the_box_cuda_is_its_lowest() {
+        let mut d = device(&[(A, "H200"), (B, "H200")], None);
+        let mut list = gpus_of(&d);
+        list[0].cuda = Some("12.4".into());
+        list[1].cuda = Some("12.2".into());
+        d.gpus = serde_json::to_string(&list).unwrap();
+        assert_eq!(cuda_of(&d), Some(CudaVersion(12, 2)));
+    }
+}
