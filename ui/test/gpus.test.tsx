@@ -7,15 +7,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { GpuPoint, OfferFit } from '../src/api/gpus';
 import { LineChart, chartRuns, latestValue } from '../src/components/LineChart';
 import { GpuUseCharts } from '../src/components/devices/GpuCharts';
-import { checkReasonText, gbFigure, gpuUseText, latestUse, offerGpuMarks, percentFigure, yourGpuText } from '../src/components/devices/gpuWords';
+import { checkReasonText, gbFigure, gpuEn, gpuTranslate, gpuUseText, gpuZh, latestUse, percentFigure, yourGpuText, type GpuKey } from '../src/components/devices/gpuText';
+import { offerGpuMarks } from '../src/components/devices/gpuMarks';
 import { fitText } from '../src/pages/market/installDialog';
 import { gapText } from '../src/pages/ondemand/orders';
-import { translate, type MessageKey } from '../src/i18n';
+import type { MessageKey } from '../src/i18n';
 import { LangContext } from '../src/lib/i18n';
 import { show, unmount } from './connect-render';
 
-const en = (key: MessageKey, params?: Record<string, string | number>) => translate('en', key, params);
-const zh = (key: MessageKey, params?: Record<string, string | number>) => translate('zh', key, params);
+const en = (key: GpuKey | MessageKey, params?: Record<string, string | number>) => gpuTranslate('en', key, params);
+const zh = (key: GpuKey | MessageKey, params?: Record<string, string | number>) => gpuTranslate('zh', key, params);
 
 const H200 = 150_754_820_096; // what NVML reports of an H200: 140.4 GiB
 const at = (min: number) => new Date(Date.UTC(2026, 10, 28, 8, min)).toISOString();
@@ -23,6 +24,23 @@ const points = (values: (number | null)[]) => values.map((value, i) => ({ at: at
 
 afterEach(async () => {
   await unmount();
+});
+
+describe('the GPU words', () => {
+  it('have both languages, none empty, the same placeholders', () => {
+    const ph = (text: string) => (text.match(/\{\w+\}/g) ?? []).sort().join(',');
+    expect(Object.keys(gpuZh).sort()).toEqual(Object.keys(gpuEn).sort());
+    for (const k of Object.keys(gpuEn) as GpuKey[]) {
+      expect(gpuEn[k].trim(), k).not.toBe('');
+      expect(gpuZh[k].trim(), k).not.toBe('');
+      expect(ph(gpuZh[k]), k).toBe(ph(gpuEn[k]));
+    }
+  });
+  it('fall back to the app words', () => {
+    expect(en('gpu_measuring')).toBe('Measuring…');
+    expect(zh('gpu_verify')).toBe('验证 GPU');
+    expect(zh('no_gpu')).toBe('无 GPU');
+  });
 });
 
 describe('GB figures and percentages', () => {
@@ -86,6 +104,7 @@ describe('verification and offers in words', () => {
     free: { cpu_cores: 8, memory_bytes: 0, disk_bytes: 0, gpu_count: 0 },
     gaps: [],
     gpus: ['NVIDIA H200', 'NVIDIA H200'],
+    price_per_hour: null,
     reason: null,
     ...over,
   });
@@ -104,7 +123,7 @@ describe('verification and offers in words', () => {
   it('marks an offer with its free GPUs, CUDA and verification', () => {
     expect(offerGpuMarks(en, offer({ gpus_free: 1, cuda: '13.0', verified: true }))).toEqual(['1 of 2 GPUs free', 'CUDA 13.0', 'Verified']);
     expect(offerGpuMarks(zh, offer({ gpus_free: 0, cuda: '12.2', verified: false }))).toEqual(['2 块 GPU 中 0 块空闲', 'CUDA 12.2', '验证未通过']);
-    expect(offerGpuMarks(en, offer({ verified: null }))).toEqual(['Unverified']);
+    expect(offerGpuMarks(en, offer({ verified: null }))).toEqual(['Not verified yet']);
     // A box without GPUs, and a server that does not send the fields: no marks.
     expect(offerGpuMarks(en, offer({ gpus: [], gpus_free: 0, verified: true }))).toEqual([]);
     expect(offerGpuMarks(en, offer({}))).toEqual([]);

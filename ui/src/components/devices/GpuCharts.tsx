@@ -4,13 +4,12 @@
 import { useEffect, useRef, useState } from 'react';
 import { fetchDeviceMetrics, type DeviceMetrics, type GpuPoint, type GpuSeries } from '../../api/gpus';
 import { copyText } from '../../lib/clipboard';
-import { useT, type TFunction } from '../../lib/i18n';
 import { useInterval } from '../../lib/timing';
 import { useAsync, type AsyncState } from '../../lib/useAsync';
 import { toast } from '../../stores/feedback';
 import { Icon } from '../Icon';
 import { LineChart, latestValue, type ChartPoint } from '../LineChart';
-import { GPU_METRICS_MINUTES, GPU_METRICS_REFRESH_MS, celsius, gbFigure, latestUse, percentFigure, watts } from './gpuWords';
+import { GPU_METRICS_MINUTES, GPU_METRICS_REFRESH_MS, celsius, chartLabel, gbFigure, latestUse, percentFigure, useGpuT, watts } from './gpuText';
 
 /**
  * The device's series of the last `minutes`, fetched after mount and again every 10 s while the page
@@ -28,16 +27,11 @@ export function seriesOf(metrics: DeviceMetrics | undefined, uuid: string | null
   return metrics.gpus.find((g: GpuSeries) => g.uuid.toLowerCase() === uuid.toLowerCase())?.series ?? [];
 }
 
-/** The accessible name of a chart: what it shows over the window, and its latest figure. */
-export function chartLabel(t: TFunction, what: string, latest: string | null, minutes: number): string {
-  return latest === null ? t('chart_label_empty', { what }) : t('chart_label', { what, minutes, latest });
-}
-
 const percent = (v: number) => `${percentFigure(v)} %`;
 
 /** A box's CPU use (percent) over the window. */
 export function PercentChart({ title, points, minutes = GPU_METRICS_MINUTES }: { title: string; points: ChartPoint[]; minutes?: number }) {
-  const t = useT();
+  const t = useGpuT();
   const last = latestValue(points);
   return (
     <LineChart
@@ -54,7 +48,7 @@ export function PercentChart({ title, points, minutes = GPU_METRICS_MINUTES }: {
 
 /** Memory used (bytes) of `total` over the window; the caption says "36 of 140 GB". */
 export function BytesChart({ title, points, total, minutes = GPU_METRICS_MINUTES }: { title: string; points: ChartPoint[]; total: number; minutes?: number }) {
-  const t = useT();
+  const t = useGpuT();
   const last = latestValue(points);
   const caption = last === null ? null : t('gpu_used_of', { used: gbFigure(last), total: gbFigure(total) });
   return (
@@ -73,7 +67,7 @@ export function BytesChart({ title, points, total, minutes = GPU_METRICS_MINUTES
 
 /** One GPU's utilization and memory charts, then its latest temperature and power. */
 export function GpuUseCharts({ series, vram, minutes = GPU_METRICS_MINUTES }: { series: GpuPoint[]; vram: number; minutes?: number }) {
-  const t = useT();
+  const t = useGpuT();
   const latest = latestUse(series);
   return (
     <div className="gpu-use">
@@ -98,7 +92,7 @@ export function GpuUseCharts({ series, vram, minutes = GPU_METRICS_MINUTES }: { 
 
 /** A GPU's UUID in monospace, cut short with an ellipsis where the space ends, with a Copy button. */
 export function UuidCopy({ uuid }: { uuid: string }) {
-  const t = useT();
+  const t = useGpuT();
   const [copied, setCopied] = useState(false);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
   useEffect(
@@ -128,7 +122,7 @@ export function UuidCopy({ uuid }: { uuid: string }) {
 
 /** Verified / failed / not verified yet, as a small chip. */
 export function VerifiedMark({ state }: { state: 'ok' | 'failed' | 'never' }) {
-  const t = useT();
+  const t = useGpuT();
   const text = state === 'ok' ? t('gpu_verified') : state === 'failed' ? t('gpu_failed') : t('gpu_unverified');
   return (
     <span className={`gpu-mark gpu-mark-${state}`} data-verified={state}>

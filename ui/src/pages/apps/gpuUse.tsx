@@ -4,16 +4,15 @@
 // the GPUs their installation holds; an owner gets all, and the held ones are picked here by UUID.
 import { fetchDeviceMetrics, type DeviceMetrics, type HeldGpu } from '../../api/gpus';
 import { GpuUseCharts, seriesOf, useDeviceMetrics } from '../../components/devices/GpuCharts';
-import { GPU_METRICS_REFRESH_MS, gbFigure, latestUse, percentFigure, gpuUseText, yourGpuText } from '../../components/devices/gpuWords';
+import { GPU_METRICS_REFRESH_MS, gbFigure, gpuUseText, latestUse, percentFigure, useGpuT, yourGpuText } from '../../components/devices/gpuText';
 import { Section } from '../../components/sections';
 import { formatSize } from '../../lib/format';
-import { useT } from '../../lib/i18n';
 import { useInterval } from '../../lib/timing';
 import { useAsync } from '../../lib/useAsync';
 
 /** "Your GPU": each GPU the installation holds with its live use. Nothing when it holds none. */
 export function YourGpu({ deviceId, gpus }: { deviceId: string; gpus: HeldGpu[] | null | undefined }) {
-  const t = useT();
+  const t = useGpuT();
   const held = gpus ?? [];
   const metrics = useDeviceMetrics(held.length ? deviceId : null);
   if (!held.length) return null;
@@ -63,7 +62,7 @@ export function useLatestMetrics(deviceIds: string[]) {
 
 /** AI compute's GPU column: each held GPU with its latest utilization and memory. */
 export function GpuLiveList({ gpus, metrics }: { gpus: HeldGpu[]; metrics: DeviceMetrics | undefined }) {
-  const t = useT();
+  const t = useGpuT();
   if (!gpus.length) return <>{t('no_gpu')}</>;
   return (
     <ul className="gpu-live-list">

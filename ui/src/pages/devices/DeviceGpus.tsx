@@ -6,9 +6,9 @@ import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { fetchDevice } from '../../api/devices';
 import { verifyDevice, type DeviceMetrics, type GpuDetails, type GpuDevice } from '../../api/gpus';
 import { GpuUseCharts, UuidCopy, VerifiedMark, seriesOf } from '../../components/devices/GpuCharts';
-import { anyFailed, checkOf, checkReasonText, gbps, gpuTitle, migText } from '../../components/devices/gpuWords';
+import { anyFailed, checkOf, checkReasonText, gbps, gpuTitle, useGpuT, type GpuT } from '../../components/devices/gpuText';
+import { migText } from '../../components/devices/gpuMarks';
 import { formatDateTime, formatSize } from '../../lib/format';
-import { useT, type TFunction } from '../../lib/i18n';
 import { useAction } from '../../lib/useAction';
 import { toast, toastError } from '../../stores/feedback';
 
@@ -26,7 +26,7 @@ function Fact({ label, children }: { label: string; children: ReactNode }) {
 }
 
 /** What the last verification found of one GPU, in a sentence. */
-function VerificationLine({ t, device, gpu }: { t: TFunction; device: GpuDevice; gpu: GpuDetails }) {
+function VerificationLine({ t, device, gpu }: { t: GpuT; device: GpuDevice; gpu: GpuDetails }) {
   const check = checkOf(device.verification, gpu.uuid);
   if (!check) return <p className="gpu-verification muted">{t('gpu_never_text')}</p>;
   const date = formatDateTime(device.verification!.at);
@@ -40,7 +40,7 @@ function VerificationLine({ t, device, gpu }: { t: TFunction; device: GpuDevice;
   );
 }
 
-function GpuCard({ t, device, gpu, position, metrics }: { t: TFunction; device: GpuDevice; gpu: GpuDetails; position: number; metrics: DeviceMetrics | undefined }) {
+function GpuCard({ t, device, gpu, position, metrics }: { t: GpuT; device: GpuDevice; gpu: GpuDetails; position: number; metrics: DeviceMetrics | undefined }) {
   const check = checkOf(device.verification, gpu.uuid);
   const series = seriesOf(metrics, gpu.uuid);
   const dash = (v: string | null | undefined) => v || '-';
@@ -76,7 +76,7 @@ function GpuCard({ t, device, gpu, position, metrics }: { t: TFunction; device: 
  * every 3 s for up to a minute, saying "Measuring…" meanwhile.
  */
 function useVerify(device: GpuDevice, onChanged: (d: GpuDevice) => void) {
-  const t = useT();
+  const t = useGpuT();
   const action = useAction({ onError: toastError });
   const [since, setSince] = useState<{ at: string | null; until: number } | null>(null);
   const measuring = since !== null;
@@ -114,7 +114,7 @@ function useVerify(device: GpuDevice, onChanged: (d: GpuDevice) => void) {
 }
 
 export function DeviceGpus({ device, metrics, onChanged }: { device: GpuDevice; metrics: DeviceMetrics | undefined; onChanged: (d: GpuDevice) => void }) {
-  const t = useT();
+  const t = useGpuT();
   const verify = useVerify(device, onChanged);
   const gpus = device.spec.gpus;
   if (!gpus.length) return null;

@@ -6,7 +6,7 @@ import { useNavigate } from 'react-router';
 import { fetchDeviceFit, installApp } from '../../api/apps';
 import type { App, Installation } from '../../api/types';
 import type { OfferFit } from '../../api/gpus';
-import { offerGpuMarks } from '../../components/devices/gpuWords';
+import { offerGpuMarks } from '../../components/devices/gpuMarks';
 import { useAsync, type AsyncState } from '../../lib/useAsync';
 import { useT, type TFunction } from '../../lib/i18n';
 import type { MessageKey } from '../../i18n';

@@ -12,13 +12,13 @@ import { usePublicPaths } from '../../lib/paths';
 import { useNearbyPoint } from './location';
 import type { GpuNearbyDevice } from '../../api/gpus';
 import { formatSize } from '../../lib/format';
-import { migText } from '../../components/devices/gpuWords';
+import { migText, verifiedWord } from '../../components/devices/gpuMarks';
 import type { TFunction } from '../../lib/i18n';
 
 /** The box's GPUs as it reads them (issue 38), how many are free and whether they passed their verification. */
 function NearbyGpus({ t, device }: { t: TFunction; device: GpuNearbyDevice }) {
   if (!device.gpus.length) return null;
-  const mark = device.verified === true ? t('gpu_verified') : device.verified === false ? t('gpu_failed') : device.verified === null ? t('offer_unverified') : null;
+  const mark = verifiedWord(t, device.verified);
   const tone = device.verified === true ? 'ok' : device.verified === false ? 'failed' : 'never';
   return (
     <section className="nearby-gpus" aria-labelledby="nearby-gpus-title">
