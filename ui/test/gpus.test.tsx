@@ -9,6 +9,7 @@ import { LineChart, chartRuns, latestValue } from '../src/components/LineChart';
 import { GpuUseCharts } from '../src/components/devices/GpuCharts';
 import { checkReasonText, gbFigure, gpuEn, gpuTranslate, gpuUseText, gpuZh, latestUse, percentFigure, yourGpuText, type GpuKey } from '../src/components/devices/gpuText';
 import { offerGpuMarks } from '../src/components/devices/gpuMarks';
+import { gpuText, groupNames } from '../src/components/devices/deviceStatus';
 import { fitText } from '../src/pages/market/installDialog';
 import { gapText } from '../src/pages/ondemand/orders';
 import type { MessageKey } from '../src/i18n';
@@ -184,5 +185,14 @@ describe('the line chart', () => {
     expect(el.querySelectorAll('svg').length).toBe(2);
     expect(el.textContent).toContain('No figures yet');
     expect(el.querySelector('[data-testid="gpu-temperature"]')).toBeNull();
+  });
+});
+
+describe('GPU names', () => {
+  it('name a repeated GPU once with its count, in their first order', () => {
+    expect(groupNames(['NVIDIA H200', 'NVIDIA H200', 'RTX 4090', 'NVIDIA H200'])).toBe('NVIDIA H200 ×3, RTX 4090');
+    expect(groupNames(['A100'])).toBe('A100');
+    expect(gpuText(en, [{ name: 'NVIDIA H200', passthrough: true, vram: H200 }, { name: 'NVIDIA H200', passthrough: true, vram: H200 }])).toBe('NVIDIA H200 (140.40 GB) ×2');
+    expect(gpuText(zh, [])).toBe('无 GPU');
   });
 });

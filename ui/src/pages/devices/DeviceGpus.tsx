@@ -16,9 +16,9 @@ import { toast, toastError } from '../../stores/feedback';
 export const VERIFY_POLL_MS = 3_000;
 export const VERIFY_WAIT_MS = 60_000;
 
-function Fact({ label, children }: { label: string; children: ReactNode }) {
+function Fact({ label, children, className }: { label: string; children: ReactNode; className?: string }) {
   return (
-    <div>
+    <div className={className}>
       <dt>{label}</dt>
       <dd>{children}</dd>
     </div>
@@ -54,7 +54,7 @@ function GpuCard({ t, device, gpu, position, metrics }: { t: GpuT; device: GpuDe
       </header>
       <dl className="facts gpu-facts">
         <Fact label={t('gpu_vram')}>{formatSize(gpu.vram)}</Fact>
-        <Fact label={t('gpu_uuid')}>{gpu.uuid ? <UuidCopy uuid={gpu.uuid} /> : '-'}</Fact>
+        <Fact label={t('gpu_uuid')} className="gpu-uuid-fact">{gpu.uuid ? <UuidCopy uuid={gpu.uuid} /> : '-'}</Fact>
         <Fact label={t('gpu_driver')}>
           <span data-testid="gpu-driver">{dash(gpu.driver)}</span>
         </Fact>
