@@ -125,9 +125,9 @@ export function DeviceGpus({ device, metrics, onChanged }: { device: GpuDevice; 
         <h2 id="device-gpus-title">
           {t('gpus')}
           {typeof free === 'number' ? (
-            <span className="muted device-gpus-free" data-testid="gpus-free">
+            <span className="muted device-gpus-free">
               {' · '}
-              {t('gpu_free_of', { free, total: gpus.length })}
+              <span data-testid="gpus-free">{t('gpu_free_of', { free, total: gpus.length })}</span>
             </span>
           ) : null}
         </h2>
