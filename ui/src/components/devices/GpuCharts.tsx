@@ -2,7 +2,7 @@
 // the metrics call polled while the page is visible, a GPU's utilization and memory charts with
 // its temperature and power, a UUID one can copy, the verified mark.
 import { useEffect, useRef, useState } from 'react';
-import { fetchDeviceMetrics, type DeviceMetrics, type GpuPoint, type GpuSeries } from '../../api/gpus';
+import { fetchDeviceMetrics, type DeviceMetrics, type GpuPoint, type GpuSeries, type GpuUse } from '../../api/gpus';
 import { copyText } from '../../lib/clipboard';
 import { useInterval } from '../../lib/timing';
 import { useAsync, type AsyncState } from '../../lib/useAsync';
@@ -65,10 +65,10 @@ export function BytesChart({ title, points, total, minutes = GPU_METRICS_MINUTES
   );
 }
 
-/** One GPU's utilization and memory charts, then its latest temperature and power. */
-export function GpuUseCharts({ series, vram, minutes = GPU_METRICS_MINUTES }: { series: GpuPoint[]; vram: number; minutes?: number }) {
+/** One GPU's utilization and memory charts, then its latest temperature and power (from the series, else the latest beat). */
+export function GpuUseCharts({ series, vram, beat, minutes = GPU_METRICS_MINUTES }: { series: GpuPoint[]; vram: number; beat?: GpuUse | null; minutes?: number }) {
   const t = useGpuT();
-  const latest = latestUse(series);
+  const latest = latestUse(series, beat);
   return (
     <div className="gpu-use">
       <div className="gpu-charts">

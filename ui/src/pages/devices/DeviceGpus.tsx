@@ -66,7 +66,7 @@ function GpuCard({ t, device, gpu, position, metrics }: { t: GpuT; device: GpuDe
         {gpu.passthrough ? <Fact label={t('passthrough')}>✓</Fact> : null}
       </dl>
       <VerificationLine t={t} device={device} gpu={gpu} />
-      <GpuUseCharts series={series} vram={gpu.vram} />
+      <GpuUseCharts series={series} vram={gpu.vram} beat={gpu.uuid ? device.metrics?.gpus?.find((u) => u.uuid.toLowerCase() === gpu.uuid!.toLowerCase()) : null} />
     </article>
   );
 }
