@@ -5,7 +5,7 @@
 // field a box reports may be missing or null (an agent older than issue 38, a server without them):
 // the pages show what there is.
 import { api } from './client';
-import type { AiCompute, Device, DeviceFit, Gap, Installation, InstallationDetails, NearbyDevice, OpsOverview } from './types';
+import type { AiCompute, Device, DeviceFit, Gap, InstallationDetails, NearbyDevice, OpsOverview } from './types';
 
 const EBS2 = '/api/ebs/v2';
 
@@ -84,7 +84,6 @@ export interface HeldGpu {
 /** An installation with the GPUs it holds (empty when none). */
 export type GpuInstallation = InstallationDetails & { gpus?: HeldGpu[] | null };
 export type GpuAiCompute = Omit<AiCompute, 'gpus'> & { gpus: HeldGpu[] };
-export type { Installation };
 
 /**
  * A device of the install and rent dialogs: how many GPUs are free, whether its GPUs passed their
