@@ -16,6 +16,7 @@ import './styles/operator-apps.css';
 import './styles/social.css';
 import '@xterm/xterm/css/xterm.css';
 import './styles/connect.css';
+import './styles/gpus.css';
 import { start } from './app/start';
 import { isLang, loadMessages } from './i18n';
 

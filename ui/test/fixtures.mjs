@@ -33,6 +33,19 @@ export const device = {
   apps: [app],
 };
 
+/** A box with its GPUs as they are (issue 38): one read through NVML, one from an older agent. */
+export const gpuDevice = {
+  ...device,
+  id: 'dev-2',
+  name: 'H200 box',
+  gpus: [
+    { index: 0, uuid: 'GPU-5c9a1e2b-7f3d-4a6e-9b8c-0d1e2f3a4b5c', name: 'NVIDIA H200', vram: 150754820096, passthrough: true, driver: '580.159.04', cuda: '13.0', compute_capability: '9.0', mig: false },
+    { name: 'NVIDIA H200', passthrough: true, vram: 150754820096 },
+  ],
+  gpus_free: 1,
+  verified: true,
+};
+
 export function state(overrides = {}) {
   return {
     lang: 'en',
@@ -64,6 +77,7 @@ export const renderCases = [
   ['/m/market/details?id=nope', { isMobile: true, lang: 'zh', data: { notFound: true } }, 404, '页面不存在 - ZMarket', 'tab-bar'],
   ['/nearby', { data: { nearby: { items: [device], total: 1 } } }, 200, 'Nearby - ZMarket', '4 km'],
   ['/nearby/details?id=dev-1', { data: { nearbyDetails: device } }, 200, 'Device Details - ZMarket', 'RTX 4090'],
+  ['/nearby/details?id=dev-2', { lang: 'zh', data: { nearbyDetails: gpuDevice } }, 200, '设备详情 - ZMarket', '<td>580.159.04</td><td>13.0</td><td>9.0</td><td>关闭</td>'],
   ['/nearby/map', { theme: 'light' }, 200, 'Nearby Map - ZMarket', 'Loading map'],
   ['/on-demand', {}, 200, 'On Demand - ZMarket', 'Place an Order'],
   ['/on-demand/place-an-order', {}, 200, 'Place an Order - ZMarket', 'GPU'],

@@ -1,23 +1,24 @@
 // Apps on devices (docs/api.md §Apps on devices): installations, actions, the install dialog's device fit, AI compute.
 import { api } from './client';
-import type { AiCompute, DeviceFit, Installation, InstallationDetails, ListPage } from './types';
+import type { Installation, ListPage } from './types';
+import type { GpuAiCompute, GpuInstallation, OfferFit } from './gpus';
 
 const RMP = '/api/rmp/v1';
 
 export const fetchInstallations = (q: { status?: string; offset?: number; limit?: number } = {}, signal?: AbortSignal) =>
   api.get<ListPage<Installation>>(`${RMP}/apps`, { query: q, signal });
 export const fetchInstallation = (id: string, signal?: AbortSignal) =>
-  api.get<InstallationDetails>(`${RMP}/apps/${encodeURIComponent(id)}`, { signal });
+  api.get<GpuInstallation>(`${RMP}/apps/${encodeURIComponent(id)}`, { signal });
 export const installApp = (app_id: string, device_id: string) => api.post<Installation>(`${RMP}/apps/install`, { app_id, device_id });
 export const appAction = (id: string, action: string) =>
   api.post<Installation>(`${RMP}/apps/${encodeURIComponent(id)}/actions`, { action });
 export const fetchDeviceFit = (app_id: string, signal?: AbortSignal) =>
-  api.get<DeviceFit[]>(`${RMP}/apps/fit`, { query: { app_id }, signal });
+  api.get<OfferFit[]>(`${RMP}/apps/fit`, { query: { app_id }, signal });
 export const fetchDeviceApps = (device_id: string, signal?: AbortSignal) =>
   api.get<ListPage<Installation>>(`${RMP}/devices/${encodeURIComponent(device_id)}/apps`, { signal });
-export const fetchAiCompute = (signal?: AbortSignal) => api.get<ListPage<AiCompute>>(`${RMP}/aicompute`, { signal });
+export const fetchAiCompute = (signal?: AbortSignal) => api.get<ListPage<GpuAiCompute>>(`${RMP}/aicompute`, { signal });
 /** Rents the offer `device_id` at the price the person was shown (409 when it changed since). */
 export const rentApp = (app_id: string, device_id: string, hours: number, price_per_hour: number) =>
   api.post<Installation>(`${RMP}/apps/rent`, { app_id, device_id, hours, price_per_hour });
 export const fetchRentOptions = (app_id: string, signal?: AbortSignal) =>
-  api.get<DeviceFit[]>(`${RMP}/apps/rent-options`, { query: { app_id }, signal });
+  api.get<OfferFit[]>(`${RMP}/apps/rent-options`, { query: { app_id }, signal });

@@ -3,6 +3,7 @@
 import { apiKeysEn } from './apikeys';
 import { enApps } from './apps.en';
 import { enConnect } from './connect.en';
+import { enGpus } from './gpus.en';
 import { ordersEn } from './orders';
 import { enOnboarding } from './en.onboarding';
 import { walletEn } from './wallet';
@@ -468,6 +469,7 @@ export const en = {
 
   ...enApps,
   ...enConnect,
+  ...enGpus,
   ...apiKeysEn,
   // The operator's menu (the pages' own words: pages/operator/messages.ts)
   operator: 'Operator',

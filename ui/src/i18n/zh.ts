@@ -1,5 +1,6 @@
 import type { MessageKey } from './en';
 import { zhConnect } from './connect.zh';
+import { zhGpus } from './gpus.zh';
 import { apiKeysZh } from './apikeys';
 import { zhApps } from './apps.zh';
 import { ordersZh } from './orders';
@@ -450,6 +451,7 @@ export const zh: Record<MessageKey, string> = {
 
   ...zhApps,
   ...zhConnect,
+  ...zhGpus,
   ...apiKeysZh,
   operator: '运营',
   operator_people: '用户',

@@ -38,11 +38,18 @@ export function StatusBadge({ status, showFailed = true }: { status: string; sho
   return <span className={`status status-${shownStatus(status, showFailed)}`}>{statusLabel(t, status, showFailed)}</span>;
 }
 
+/** Names in their first order, a repeated one once with its count: "NVIDIA H200 ×8, RTX 4090". */
+export function groupNames(names: string[]): string {
+  const counts = new Map<string, number>();
+  for (const n of names) counts.set(n, (counts.get(n) ?? 0) + 1);
+  return [...counts].map(([n, c]) => (c > 1 ? `${n} ×${c}` : n)).join(', ');
+}
+
 /** docs/product.md §3's GPU forms: a list of entries, a byte count or a name. */
 export function gpuText(t: TFunction, gpus: NearbyDevice['gpus']): string {
   if (Array.isArray(gpus)) {
     if (!gpus.length) return t('no_gpu');
-    return gpus.map((g) => (g.vram ? `${g.name} (${formatSize(g.vram)})` : g.name)).join(', ');
+    return groupNames(gpus.map((g) => (g.vram ? `${g.name} (${formatSize(g.vram)})` : g.name)));
   }
   const n = gpuCount(gpus);
   if (!n) return t('no_gpu');

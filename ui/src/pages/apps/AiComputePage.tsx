@@ -1,14 +1,15 @@
-// /app/aicompute: the AI compute and AI server installations with their endpoint, GPUs and live status.
+// /app/aicompute: the AI compute and AI server installations with their endpoint, the GPUs each
+// holds with their live use, and live status.
 import { useCallback } from 'react';
 import { Link } from 'react-router';
 import { fetchAiCompute } from '../../api/apps';
-import type { AiCompute } from '../../api/types';
+import type { GpuAiCompute } from '../../api/gpus';
 import { useAsync } from '../../lib/useAsync';
 import { useT } from '../../lib/i18n';
 import { ActionTable, AsyncItems, PageHeader } from '../../components/sections';
 import { AppActions, AppStatusChip, usePollWhileBusy } from '../../components/apps/appStatus';
-import { gpuText } from '../../components/devices/deviceStatus';
 import { paths } from '../../lib/paths';
+import { GpuLiveList, useLatestMetrics } from './gpuUse';
 
 export default function AiComputePage() {
   const t = useT();
@@ -20,12 +21,14 @@ export default function AiComputePage() {
       .catch(() => {});
   }, [setData]);
   usePollWhileBusy(state.data?.items ?? [], refresh);
+  const items = state.data?.items ?? [];
+  const live = useLatestMetrics(items.filter((i) => i.gpus.some((g) => g.uuid)).map((i) => i.device_id));
   const changed = () => refresh();
   return (
     <div className="page">
       <PageHeader title={t('ai_compute')} subtitle={t('ai_compute_subtitle')} />
       <AsyncItems state={state} emptyIcon="/app/aicompute" emptyTitle={t('ai_compute_empty')}>
-        {(items: AiCompute[]) => (
+        {(items: GpuAiCompute[]) => (
           <ActionTable columns={[t('name'), t('device'), t('status'), t('endpoint'), t('gpus')]} actionLabel={t('actions')}>
             {items.map((i) => (
               <tr key={i.id} data-installation={i.id}>
@@ -40,7 +43,9 @@ export default function AiComputePage() {
                   <AppStatusChip status={i.status} />
                 </td>
                 <td className="mono">{i.endpoint ?? '-'}</td>
-                <td>{gpuText(t, i.gpus)}</td>
+                <td>
+                  <GpuLiveList gpus={i.gpus} metrics={live?.[i.device_id]} />
+                </td>
                 <td>
                   <AppActions inst={i} onChanged={changed} />
                 </td>

@@ -1,5 +1,5 @@
-// /app/details?id=: an installation's facts, state history, rental meter and actions, and the doors
-// to it (the Connect section: web, logs, terminal, SSH, TCP, API, AI).
+// /app/details?id=: an installation's facts, state history, rental meter and actions, the doors
+// to it (the Connect section: web, logs, terminal, SSH, TCP, API, AI) and the GPUs it holds, live.
 import { useCallback } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { fetchInstallation } from '../../api/apps';
@@ -15,6 +15,7 @@ import { Icon } from '../../components/Icon';
 import { formatCoins, formatDateTime, formatSize } from '../../lib/format';
 import { paths } from '../../lib/paths';
 import { ConnectSection } from './connect/ConnectSection';
+import { YourGpu } from './gpuUse';
 
 export default function AppDetailsPage() {
   const t = useT();
@@ -60,6 +61,7 @@ export default function AppDetailsPage() {
           <AppProgress inst={inst} />
           <ConnectSection inst={inst} />
           <div className="device-sections">
+            {inst.status !== 'not_install' ? <YourGpu deviceId={inst.device_id} gpus={inst.gpus} /> : null}
             <Section id="app-facts" title={t('facts')}>
               <dl className="facts">
                 <div>

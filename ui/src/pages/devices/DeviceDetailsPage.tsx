@@ -3,6 +3,7 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import { fetchDevice, unlinkDevice, updateLocation, updateSharing } from '../../api/devices';
 import { FormError, SubmitButton, useForm } from '../../components/form';
 import type { Device } from '../../api/types';
+import type { DeviceMetrics, GpuDevice } from '../../api/gpus';
 import { useAsync } from '../../lib/useAsync';
 import { useT, type TFunction } from '../../lib/i18n';
 import { ConfirmDialog } from '../../components/Dialog';
@@ -19,13 +20,16 @@ import { useInterval } from '../../lib/timing';
 import { DEVICE_REFRESH_MS, MODE_KEYS } from './deviceInfo';
 import { DeviceSsh } from './DeviceSsh';
 import { HostRentals } from './HostRentals';
+import { DeviceGpus } from './DeviceGpus';
+import { BytesChart, PercentChart, useDeviceMetrics } from '../../components/devices/GpuCharts';
 
 export default function DeviceDetailsPage() {
   const t = useT();
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const id = params.get('id') ?? '';
-  const state = useAsync(id ? (signal) => fetchDevice(id, signal) : null, [id]);
+  const state = useAsync<GpuDevice>(id ? (signal) => fetchDevice(id, signal) : null, [id]);
+  const metrics = useDeviceMetrics(id || null);
   const { setData } = state;
   const refresh = useCallback(() => {
     if (id) fetchDevice(id).then((d) => setData(() => d)).catch(() => {});
@@ -33,6 +37,7 @@ export default function DeviceDetailsPage() {
   useInterval(refresh, DEVICE_REFRESH_MS);
   const [confirm, setConfirm] = useState(false);
   const d = state.data;
+  const changed = useCallback((x: GpuDevice) => setData(() => x), [setData]);
   const unlink = useForm({
     action: () =>
       toastFailure(async () => {
@@ -96,6 +101,7 @@ export default function DeviceDetailsPage() {
               <dd>
                 {gpuText(t, d.spec.gpus)}
                 {d.spec.gpus.some((g) => g.passthrough) ? ` · ${t('passthrough')}` : ''}
+                {d.spec.gpus.length && typeof d.gpus_free === 'number' ? ` · ${t('gpu_free_of', { free: d.gpus_free, total: d.spec.gpus.length })}` : ''}
               </dd>
             </div>
             <div>
@@ -104,10 +110,11 @@ export default function DeviceDetailsPage() {
             </div>
           </dl>
           <div className="device-sections">
-            <Metrics t={t} device={d} />
+            <DeviceGpus device={d} metrics={metrics.data} onChanged={changed} />
+            <Metrics t={t} device={d} series={metrics.data} />
             <DeviceSsh id={d.id} status={d.status} />
-            <SharingForm t={t} device={d} onSaved={(x) => setData(() => x)} />
-            <LocationForm t={t} device={d} onSaved={(x) => setData(() => x)} />
+            <SharingForm t={t} device={d} onSaved={changed} />
+            <LocationForm t={t} device={d} onSaved={changed} />
             {d.type === 'server group' ? <HostRentals hostId={d.id} /> : null}
             <section className="card device-apps">
               <h2>{t('installed_apps')}</h2>
@@ -144,10 +151,11 @@ function Meter({ label, value, total, text }: { label: string; value: number; to
   );
 }
 
-function Metrics({ t, device }: { t: TFunction; device: Device }) {
+/** The latest beat's figures, then the box's CPU and memory over the last hour. */
+function Metrics({ t, device, series }: { t: TFunction; device: Device; series: DeviceMetrics | undefined }) {
   const m = device.metrics;
   return (
-    <section className="card">
+    <section className="card device-metrics">
       <h2>{t('live_metrics')}</h2>
       {m ? (
         <dl className="facts">
@@ -168,6 +176,12 @@ function Metrics({ t, device }: { t: TFunction; device: Device }) {
       ) : (
         <p className="muted">{t('no_metrics')}</p>
       )}
+      {series && (series.cpu.length || series.memory.length) ? (
+        <div className="gpu-charts">
+          <PercentChart title={t('cpu_usage')} points={series.cpu} />
+          <BytesChart title={t('memory_used')} points={series.memory} total={device.spec.memory_bytes} />
+        </div>
+      ) : null}
     </section>
   );
 }

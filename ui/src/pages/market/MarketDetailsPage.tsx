@@ -14,6 +14,7 @@ import { formatCoins } from '../../lib/format';
 import { resourceWords } from './catalogue';
 import { InstallDialog, NoPermissionDialog } from './installDialog';
 import { RentDialog } from './rentDialog';
+import { groupNames } from '../../components/devices/deviceStatus';
 import { useSession } from '../../stores/session';
 
 export function MarketDetailsPage() {
@@ -102,7 +103,7 @@ export function MarketDetailsPage() {
                 {app.offers.map((o) => (
                   <li key={o.device_id} className="offer">
                     <span className="offer-device">{o.device_name}</span>
-                    <span className="muted small">{o.gpus.length ? o.gpus.join(', ') : t('offer_no_gpu')}</span>
+                    <span className="muted small">{o.gpus.length ? groupNames(o.gpus) : t('offer_no_gpu')}</span>
                     <span className="price">{`${formatCoins(o.price_per_hour)} ${t('coins')} ${t('per_hour')}`}</span>
                   </li>
                 ))}

@@ -1,9 +1,12 @@
 // The market's Install: pick one of my devices, each shown with how it fits the app (free
-// capacity, what is short, or why it cannot take it), then install and go to /app.
+// capacity, what is short, or why it cannot take it) and its GPUs (how many free, CUDA, verified),
+// then install and go to /app.
 import { useState, type ReactNode } from 'react';
 import { useNavigate } from 'react-router';
 import { fetchDeviceFit, installApp } from '../../api/apps';
-import type { App, DeviceFit, Installation } from '../../api/types';
+import type { App, Installation } from '../../api/types';
+import type { OfferFit } from '../../api/gpus';
+import { offerGpuMarks } from '../../components/devices/gpuMarks';
 import { useAsync, type AsyncState } from '../../lib/useAsync';
 import { useT, type TFunction } from '../../lib/i18n';
 import type { MessageKey } from '../../i18n';
@@ -19,10 +22,14 @@ const REASONS: Record<string, MessageKey> = {
   installed: 'fit_installed',
   no_gpu_for_lite_app: 'fit_no_gpu',
   sharing_mode: 'fit_sharing_mode',
+  no_free_gpu: 'fit_no_free_gpu',
+  cuda_too_old: 'fit_cuda_too_old',
 };
 
-function amount(field: string, v: number): string {
-  return field.endsWith('_bytes') ? formatSize(v) : String(v);
+/** A gap's figure: bytes as a size, a CUDA version as sent. */
+function amount(field: string, v: number | string | boolean | null): string {
+  if (v === null) return '-';
+  return field.endsWith('_bytes') && typeof v === 'number' ? formatSize(v) : String(v);
 }
 
 const GAP_KEYS: Record<string, MessageKey> = {
@@ -30,16 +37,38 @@ const GAP_KEYS: Record<string, MessageKey> = {
   memory_bytes: 'gap_memory',
   disk_bytes: 'gap_disk',
   gpu_count: 'gap_gpu',
+  cuda: 'gap_cuda',
 };
 
-export function fitText(t: TFunction, f: DeviceFit): string {
+const gapsText = (t: TFunction, f: OfferFit) =>
+  f.gaps.map((g) => (GAP_KEYS[g.field] ? t(GAP_KEYS[g.field], { need: amount(g.field, g.need), have: amount(g.field, g.have) }) : `${g.field}: ${amount(g.field, g.need)} / ${amount(g.field, g.have)}`)).join(' · ');
+
+export function fitText(t: TFunction, f: OfferFit): string {
   if (f.fits) {
     return t('fit_ok', { cpu: f.free.cpu_cores, memory: formatSize(f.free.memory_bytes), gpu: f.free.gpu_count });
   }
-  if (f.reason === 'resources') {
-    return f.gaps.map((g) => t(GAP_KEYS[g.field] ?? 'gap_cpu', { need: amount(g.field, g.need), have: amount(g.field, g.have) })).join(' · ');
-  }
-  return t(REASONS[f.reason ?? ''] ?? 'fit_offline');
+  if (f.reason === 'resources' || (f.reason === 'cuda_too_old' && f.gaps.length)) return gapsText(t, f);
+  if (!f.reason) return t('fit_offline');
+  const key = REASONS[f.reason];
+  return key ? t(key) : t('fit_other', { reason: f.reason });
+}
+
+/** An offer's GPUs: free of all, CUDA, verified (a failed verification in the danger colour). */
+function OfferGpuMarks({ f }: { f: OfferFit }) {
+  const t = useT();
+  const marks = offerGpuMarks(t, f);
+  if (!marks.length) return null;
+  const tone = f.verified === true ? 'verified' : f.verified === false ? 'failed' : '';
+  return (
+    <span className="device-choice-gpus" data-testid="offer-gpus">
+      {marks.map((m, i) => (
+        <span key={i} className={i === marks.length - 1 && typeof f.verified === 'boolean' ? tone : undefined}>
+          {i ? ' · ' : ''}
+          {m}
+        </span>
+      ))}
+    </span>
+  );
 }
 
 /** The devices an app can go on, each with how it fits; the unfit ones cannot be picked. */
@@ -52,13 +81,13 @@ export function DevicePicker({
   onPick,
   label,
 }: {
-  state: AsyncState<DeviceFit[]>;
+  state: AsyncState<OfferFit[]>;
   empty: string;
   legend: string;
   name: string;
   picked: string | undefined;
   onPick: (deviceId: string) => void;
-  label: (f: DeviceFit) => ReactNode;
+  label: (f: OfferFit) => ReactNode;
 }) {
   const t = useT();
   const list = state.data ?? [];
@@ -75,7 +104,10 @@ export function DevicePicker({
           {list.map((f) => (
             <label key={f.device_id} className={`device-choice ${f.fits ? '' : 'unfit'}`} data-device={f.device_id}>
               <input type="radio" name={name} value={f.device_id} disabled={!f.fits} checked={picked === f.device_id} onChange={() => onPick(f.device_id)} />
-              <span className="device-choice-name">{label(f)}</span>
+              <span className="device-choice-name">
+                {label(f)}
+                <OfferGpuMarks f={f} />
+              </span>
               <span className={f.fits ? 'fit-ok' : 'fit-bad'}>{fitText(t, f)}</span>
             </label>
           ))}

@@ -1,5 +1,5 @@
-// The market's Rent: pick an offer (another owner's rentable device: its GPUs, its price per hour,
-// how it fits the app), the hours, see exactly what the wallet will hold and what is charged per
+// The market's Rent: pick an offer (another owner's rentable device: its GPUs (how many free, CUDA,
+// verified), its price per hour, how it fits the app), the hours, see exactly what the wallet will hold and what is charged per
 // hour, then rent. The price shown is sent with the rent: the server refuses (409) when the offer
 // changed since, and nothing is held.
 import { useState } from 'react';
@@ -12,6 +12,7 @@ import { formatCoins } from '../../lib/format';
 import { Dialog } from '../../components/Dialog';
 import { ActionError } from '../../components/form';
 import { DevicePicker, StartFooter, useStartInstallation } from './installDialog';
+import { groupNames } from '../../components/devices/deviceStatus';
 
 const MAX_HOURS = 720;
 
@@ -46,7 +47,7 @@ export function RentDialog({ app, open, onClose }: { app: App; open: boolean; on
         name="rent-device"
         picked={pick?.device_id}
         onPick={setChosen}
-        label={(f) => `${f.device_name} · ${f.gpus.length ? f.gpus.join(', ') : t('offer_no_gpu')} · ${coins(f.price_per_hour ?? 0)} ${t('per_hour')}`}
+        label={(f) => `${f.device_name} · ${f.gpus.length ? groupNames(f.gpus) : t('offer_no_gpu')} · ${coins(f.price_per_hour ?? 0)} ${t('per_hour')}`}
       />
       <div className="field">
         <label htmlFor="rent-hours">{t('rent_hours')}</label>

@@ -10,6 +10,54 @@ import { StatusBadge } from '../../components/devices/deviceStatus';
 import { NearbyFacts } from './DeviceCard';
 import { usePublicPaths } from '../../lib/paths';
 import { useNearbyPoint } from './location';
+import type { GpuNearbyDevice } from '../../api/gpus';
+import { formatSize } from '../../lib/format';
+import { migText, verifiedWord } from '../../components/devices/gpuMarks';
+import type { TFunction } from '../../lib/i18n';
+
+/** The box's GPUs as it reads them (issue 38), how many are free and whether they passed their verification. */
+function NearbyGpus({ t, device }: { t: TFunction; device: GpuNearbyDevice }) {
+  if (!device.gpus.length) return null;
+  const mark = verifiedWord(t, device.verified);
+  const tone = device.verified === true ? 'ok' : device.verified === false ? 'failed' : 'never';
+  return (
+    <section className="nearby-gpus" aria-labelledby="nearby-gpus-title">
+      <h2 id="nearby-gpus-title">
+        {t('gpus')}
+        {typeof device.gpus_free === 'number' ? <span className="muted device-gpus-free"> · {t('gpu_free_of', { free: device.gpus_free, total: device.gpus.length })}</span> : null}{' '}
+        {mark ? <span className={`gpu-mark gpu-mark-${tone}`}>{mark}</span> : null}
+      </h2>
+      <div className="table-wrap">
+        <table className="table">
+          <thead>
+            <tr>
+              <th>#</th>
+              <th>{t('gpu_model')}</th>
+              <th>{t('gpu_vram')}</th>
+              <th>{t('gpu_driver')}</th>
+              <th>{t('gpu_cuda')}</th>
+              <th>{t('gpu_compute_capability')}</th>
+              <th>{t('gpu_mig')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {device.gpus.map((g, i) => (
+              <tr key={g.uuid ?? i}>
+                <td>{g.index ?? i}</td>
+                <td>{g.name}</td>
+                <td>{formatSize(g.vram)}</td>
+                <td>{g.driver || '-'}</td>
+                <td>{g.cuda || '-'}</td>
+                <td>{g.compute_capability || '-'}</td>
+                <td>{migText(t, g.mig)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
 
 export function NearbyDetailsPage() {
   const t = useT();
@@ -20,7 +68,7 @@ export function NearbyDetailsPage() {
   // Measured from the visitor's location when they gave it on the list (the server rendered from the centre).
   const { at } = useNearbyPoint();
   const state = useAsync(id ? (signal) => fetchNearbyDevice(id, at, signal) : null, [id, at.lat, at.lng], initial);
-  const device = state.data;
+  const device: GpuNearbyDevice | undefined = state.data;
   return (
     <div className="page container narrow">
       <Link to={p.nearby()} className="back-link">
@@ -46,6 +94,7 @@ export function NearbyDetailsPage() {
             </div>
           </header>
           <NearbyFacts device={device} className="facts" />
+          <NearbyGpus t={t} device={device} />
           <section>
             <h2>{t('apps_on_device')}</h2>
             {device.apps?.length ? <AppGrid apps={device.apps} /> : <EmptyState icon="app" title={t('no_apps')} />}

@@ -36,6 +36,8 @@ export function gapText(t: TFunction, g: Gap): string {
       return g.have === null ? t('gap_distance_unknown', params) : t('gap_distance_km', params);
     case 'gpu_models':
       return t('gap_gpu_models', { ...params, have: g.have === null ? t('gap_no_gpu') : params.have });
+    case 'cuda':
+      return t('gap_cuda', { ...params, have: g.have === null ? t('gap_no_gpu') : params.have });
     case 'rentable':
     case 'reserved':
     case 'app':

@@ -1,7 +1,7 @@
-// /operator: the operator's console. The market at a glance (people, boxes, what runs, the coins,
-// the fee income of the last 30 days, the last backup), then its pages.
+// /operator: the operator's console. The market at a glance (people, boxes, GPUs in use, what runs,
+// the coins, the fee income of the last 30 days, the last backup), then its pages.
 import { fetchOverview } from '../../api/ops';
-import type { OpsOverview } from '../../api/types';
+import type { GpuOpsOverview } from '../../api/gpus';
 import { ListLink } from '../../components/ListLink';
 import { AsyncItems, PageHeader, Section } from '../../components/sections';
 import { formatCoins, formatDateTime, formatNumber, formatSize } from '../../lib/format';
@@ -43,15 +43,28 @@ export default function OperatorPage() {
   );
 }
 
-function Overview({ o, t }: { o: OpsOverview; t: OpsT }) {
+function Overview({ o, t }: { o: GpuOpsOverview; t: OpsT }) {
   const coins = t('coins');
   const last30 = o.fee_income_30d.reduce((s, d) => s + d.amount, 0);
   const backup = o.last_backup;
+  const gpus = o.gpus;
+  const mean = gpus?.utilization;
   return (
     <>
       <dl className="wallet-figures">
         <Figure id="people" label={t('operator_stat_people')} value={formatNumber(o.users)} hint={t('operator_stat_people_new', { n: o.users_7d })} />
         <Figure id="boxes" label={t('operator_stat_boxes')} value={formatNumber(o.devices_online)} hint={t('operator_stat_boxes_of', { n: o.devices_total })} />
+        {gpus ? (
+          <>
+            <Figure id="gpus-held" label={t('operator_stat_gpus')} value={formatNumber(gpus.held)} hint={t('operator_stat_gpus_of', { total: gpus.total, online: gpus.online })} />
+            <Figure
+              id="gpus-busy"
+              label={t('operator_stat_gpus_busy')}
+              value={formatNumber(gpus.busy)}
+              hint={typeof mean === 'number' ? t('operator_stat_gpus_mean', { n: formatNumber(mean, 0) }) : t('operator_stat_gpus_none')}
+            />
+          </>
+        ) : null}
         <Figure id="running" label={t('operator_stat_running')} value={formatNumber(o.installations_running)} hint={t('operator_stat_rentals', { n: o.rentals_running })} />
         <Figure id="coins" label={t('operator_stat_coins')} value={formatCoins(o.coins_in_circulation)} unit={coins} hint={t('operator_stat_held', { amount: formatCoins(o.held) })} />
         <Figure id="fee" label={t('operator_stat_fee')} value={formatCoins(o.fee_income)} unit={coins} hint={t('operator_stat_fee_30d', { amount: formatCoins(last30) })} />
