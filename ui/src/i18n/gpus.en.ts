@@ -17,6 +17,8 @@ export const enGpus = {
   offer_cuda: 'CUDA {cuda}',
   fit_no_free_gpu: 'All its GPUs are taken',
   fit_cuda_too_old: 'Its CUDA is too old for this app',
+  fit_gpu_failed_check: 'A GPU failed its last check: not offered for GPU apps',
+  fit_no_gpu_runtime: "Its Docker has no NVIDIA runtime",
   fit_other: 'Cannot take this app now ({reason})',
   gap_cuda: 'CUDA: needs {need}, the box runs {have}',
 };

@@ -18,6 +18,8 @@ export const zhGpus: Record<keyof typeof enGpus, string> = {
   offer_cuda: 'CUDA {cuda}',
   fit_no_free_gpu: '它的 GPU 已全部被占用',
   fit_cuda_too_old: '它的 CUDA 版本过低，无法运行此应用',
+  fit_gpu_failed_check: '有 GPU 未通过最近一次检测，暂不提供给 GPU 应用',
+  fit_no_gpu_runtime: '它的 Docker 没有 NVIDIA 运行时',
   fit_other: '暂时无法运行此应用（{reason}）',
   gap_cuda: 'CUDA：需要 {need}，设备为 {have}',
 };

@@ -24,6 +24,8 @@ const REASONS: Record<string, MessageKey> = {
   sharing_mode: 'fit_sharing_mode',
   no_free_gpu: 'fit_no_free_gpu',
   cuda_too_old: 'fit_cuda_too_old',
+  gpu_failed_check: 'fit_gpu_failed_check',
+  no_gpu_runtime: 'fit_no_gpu_runtime',
 };
 
 /** A gap's figure: bytes as a size, a CUDA version as sent. */
