@@ -84,7 +84,7 @@ pub struct Names {
     apps: HashMap<String, apps::Model>,
     devices: HashMap<String, devices::Model>,
     /// The GPUs each installation holds.
-    gpus: HashMap<String, Vec<crate::devices::gpus::HeldGpu>>,
+    gpus: HashMap<String, Vec<crate::devices::model::HeldGpu>>,
     /// Who reads: the actions offered are theirs.
     role: Role,
 }

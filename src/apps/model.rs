@@ -10,7 +10,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::devices::model::DeviceId;
 use crate::ids::{self, AppId};
-use crate::devices::gpus::HeldGpu;
+use crate::devices::model::HeldGpu;
 use crate::error::{AppError, Msg};
 use crate::lang::Words;
 use crate::http::Checked;

@@ -52,37 +52,42 @@ fn failure(cmd: &crate::devices::commands::Queued) -> Option<String> {
     cmd.error.as_deref().map(|e| Reason::from_stored(e).stored())
 }
 
+/// Fails the installations among `holders` (they hold a GPU `device` no longer lists) with
+/// `gpu_gone`; one failed already stays as it is.
+async fn gpu_gone(txn: &DatabaseTransaction, device: &devices::Model, holders: &[String]) -> Result<bool, AppError> {
+    if holders.is_empty() {
+        return Ok(false);
+    }
+    let rows = installations::Entity::find()
+        .filter(installations::Column::Id.is_in(holders.to_vec()))
+        .filter(installations::Column::DeviceId.eq(device.id.clone()))
+        .all(txn)
+        .await?;
+    let mut changed = false;
+    for row in rows {
+        let reason = Some(Reason::new(crate::protocol::apps::ReasonCode::GpuGone).stored());
+        let event = if matches!(row.status, AppStatus::Running | AppStatus::Suspended) { Event::Report(AppStatus::Failed) } else { Event::Fail };
+        if state::apply(txn, &row, event, Change { reason, ..Default::default() }).await?.is_some() {
+            tracing::warn!(installation = %row.id, device = %device.id, "a GPU the installation holds is gone from its box: failed");
+            changed = true;
+        }
+    }
+    Ok(changed)
+}
+
 #[async_trait::async_trait]
 impl AgentListener for AppsListener {
-    /// An installation whose GPU left its box fails with `gpu_gone` (its meter stops with the
-    /// run); one failed already stays as it is.
-    async fn gpus_gone(&self, txn: &DatabaseTransaction, device: &devices::Model, holders: &[String]) -> Result<bool, AppError> {
-        let rows = installations::Entity::find()
-            .filter(installations::Column::Id.is_in(holders.to_vec()))
-            .filter(installations::Column::DeviceId.eq(device.id.clone()))
-            .all(txn)
-            .await?;
-        let mut changed = false;
-        for row in rows {
-            let reason = Some(Reason::new(crate::protocol::apps::ReasonCode::GpuGone).stored());
-            let event = if matches!(row.status, AppStatus::Running | AppStatus::Suspended) { Event::Report(AppStatus::Failed) } else { Event::Fail };
-            if state::apply(txn, &row, event, Change { reason, ..Default::default() }).await?.is_some() {
-                tracing::warn!(installation = %row.id, device = %device.id, "a GPU the installation holds is gone: failed");
-                changed = true;
-            }
-        }
-        Ok(changed)
-    }
-
     async fn heartbeat(&self, txn: &DatabaseTransaction, beat: Beat<'_>) -> Result<bool, AppError> {
-        let Beat { device, silent_since, installations: reports, acked } = beat;
+        let Beat { device, silent_since, installations: reports, acked, gpus_gone } = beat;
+        // An installation whose GPU left the box fails (its meter stops with the run); what the
+        // box says of it is not believed until the GPU is back.
+        let mut changed = gpu_gone(txn, device, gpus_gone).await?;
         let reports: Vec<InstallationReport> =
-            reports.iter().cloned().map(clean).collect();
+            reports.iter().filter(|r| !gpus_gone.contains(&r.id)).cloned().map(clean).collect();
         let report_of = |id: &str| reports.iter().find(|r| r.id == id);
         if let Some(since) = silent_since {
             silence(txn, device, since, &reports).await?;
         }
-        let mut changed = false;
         // The install phases passed since the last report, before the acknowledgement that may
         // end the install (the table lets an install only move forward through them).
         for r in reports.iter().filter(|r| !r.passed.is_empty()) {

@@ -115,7 +115,7 @@ pub(crate) async fn managed(conn: &impl ConnectionTrait, auth: &Auth, id: &str) 
 // ---- shapes ----
 
 pub(crate) fn gpus_of(d: &devices::Model) -> Vec<Gpu> {
-    serde_json::from_str(&d.gpus).unwrap_or_default()
+    crate::devices::gpus::gpus_of(d)
 }
 
 

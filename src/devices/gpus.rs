@@ -6,12 +6,12 @@
 use std::collections::{HashMap, HashSet};
 
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::db::entity::{devices, gpu_holds};
 use crate::db::now;
-use crate::devices::access::gpus_of;
+use crate::devices::model::{HeldGpu, Verification};
 use crate::error::{AppError, Msg};
 use crate::protocol::gpus::{CudaVersion, Gpu, GpuCheck};
 
@@ -37,21 +37,9 @@ impl Holder<'_> {
     }
 }
 
-/// A GPU an installation holds, as its page shows it.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
-pub struct HeldGpu {
-    /// The GPU's UUID (an older agent's GPU: its index).
-    pub uuid: String,
-    pub name: String,
-    /// bytes
-    pub vram: i64,
-}
-
-/// The last verification of a box's GPUs.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
-pub struct Verification {
-    pub at: chrono::DateTime<chrono::Utc>,
-    pub gpus: Vec<GpuCheck>,
+/// A box's GPUs as its agent last reported them (none when unreadable).
+pub fn gpus_of(d: &devices::Model) -> Vec<Gpu> {
+    serde_json::from_str(&d.gpus).unwrap_or_default()
 }
 
 /// A box's GPUs with their keys, in the order the box lists them.
@@ -220,31 +208,6 @@ pub async fn gone(conn: &impl ConnectionTrait, d: &devices::Model) -> Result<Vec
     holders.sort();
     holders.dedup();
     Ok(holders)
-}
-
-/// The owner asks the box to measure its GPUs: a `gpu_verify` command (409 when the box is
-/// offline; one waiting already is not queued twice).
-pub async fn request_verify(cx: &crate::devices::DevicesCtx, auth: &crate::iam::auth::Auth, id: &str) -> Result<crate::devices::model::Device, AppError> {
-    use crate::db::entity::device_commands;
-    use crate::db::enums::{CommandKind, CommandStatus, DeviceStatus};
-    let txn = crate::db::write_txn(&cx.db).await?;
-    let (d, _) = crate::devices::access::managed(&txn, auth, id).await?;
-    if d.status != DeviceStatus::Online {
-        return Err(AppError::Refused(Msg::DeviceOffline));
-    }
-    let waiting = device_commands::Entity::find()
-        .filter(device_commands::Column::DeviceId.eq(d.id.clone()))
-        .filter(device_commands::Column::Kind.eq(CommandKind::GpuVerify))
-        .filter(device_commands::Column::Status.eq(CommandStatus::Pending))
-        .one(&txn)
-        .await?;
-    if waiting.is_none() {
-        let body = crate::protocol::heartbeat::CommandBody::GpuVerify(crate::protocol::gpus::VerifyPayload {});
-        crate::devices::commands::queue(&txn, &crate::db::new_id(), &d.id, &d.id, &body).await?;
-    }
-    let view = crate::devices::access::device_view(&txn, &d).await?;
-    txn.commit().await?;
-    Ok(view)
 }
 
 /// GPUs across the market (the operator's overview).

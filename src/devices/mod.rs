@@ -16,6 +16,7 @@ pub mod rental;
 pub mod routes;
 pub mod sharing;
 pub mod telemetry;
+pub mod verify;
 pub mod zcloud;
 
 use std::sync::Arc;

@@ -151,7 +151,26 @@ pub struct Device {
     /// How many of its GPUs no installation or Z-CLOUD machine holds.
     pub gpus_free: i64,
     /// The last verification of its GPUs (null: never verified).
-    pub verification: Option<crate::devices::gpus::Verification>,
+    pub verification: Option<Verification>,
+}
+
+// ---- GPUs (docs/gpus.md) ----
+
+/// A GPU an installation holds, as its page shows it.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+pub struct HeldGpu {
+    /// The GPU's UUID (an older agent's GPU: its index).
+    pub uuid: String,
+    pub name: String,
+    /// bytes
+    pub vram: i64,
+}
+
+/// The last verification of a box's GPUs.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+pub struct Verification {
+    pub at: chrono::DateTime<chrono::Utc>,
+    pub gpus: Vec<crate::protocol::gpus::GpuCheck>,
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]

@@ -24,12 +24,6 @@ use crate::iam::tokens;
 #[async_trait::async_trait]
 pub trait AgentListener: Send + Sync {
     async fn heartbeat(&self, txn: &sea_orm::DatabaseTransaction, beat: Beat<'_>) -> Result<bool, AppError>;
-
-    /// The installations among `holders` hold a GPU `device` no longer has (docs/gpus.md):
-    /// answers whether something people see changed.
-    async fn gpus_gone(&self, _txn: &sea_orm::DatabaseTransaction, _device: &devices::Model, _holders: &[String]) -> Result<bool, AppError> {
-        Ok(false)
-    }
 }
 
 /// One heartbeat as the listeners see it.
@@ -41,6 +35,9 @@ pub struct Beat<'a> {
     pub silent_since: Option<chrono::DateTime<chrono::Utc>>,
     pub installations: &'a [crate::protocol::apps::InstallationReport],
     pub acked: &'a [device_commands::Model],
+    /// Installations holding a GPU this box no longer lists (docs/gpus.md): they fail with
+    /// `gpu_gone`, and what the box reports of them is not believed while the GPU is away.
+    pub gpus_gone: &'a [String],
 }
 
 /// Every registered listener.
@@ -198,7 +195,7 @@ async fn beat_written(cx: &DevicesCtx, device: &devices::Model, req: HeartbeatRe
         }
     }
     if let Some(v) = &req.verification {
-        let at = crate::devices::gpus::Verification { at: t, gpus: v.gpus.clone() };
+        let at = crate::devices::model::Verification { at: t, gpus: v.gpus.clone() };
         a.verification = Set(Some(serde_json::to_string(&at).map_err(|e| AppError::Internal(e.into()))?));
     }
     a.status = Set(DeviceStatus::Online);
@@ -212,14 +209,7 @@ async fn beat_written(cx: &DevicesCtx, device: &devices::Model, req: HeartbeatRe
         notify(&txn, &d, NotificationKind::DeviceOnline, None).await?;
     }
     let mut changed = came_online || req.verification.is_some();
-    if req.spec.is_some() {
-        let gone = crate::devices::gpus::gone(&txn, &d).await?;
-        if !gone.is_empty() {
-            for l in cx.listeners.0.iter() {
-                changed |= l.gpus_gone(&txn, &d, &gone).await?;
-            }
-        }
-    }
+    let gone = crate::devices::gpus::gone(&txn, &d).await?;
     // A host's heartbeat speaks for the Z-CLOUD machines running on it.
     let hosted = devices::Entity::find()
         .filter(devices::Column::HostId.eq(d.id.clone()))
@@ -246,7 +236,7 @@ async fn beat_written(cx: &DevicesCtx, device: &devices::Model, req: HeartbeatRe
         acked.push(cmd);
     }
     for l in cx.listeners.0.iter() {
-        let beat = Beat { device: &d, silent_since, installations: &req.installations, acked: &acked };
+        let beat = Beat { device: &d, silent_since, installations: &req.installations, acked: &acked, gpus_gone: &gone };
         changed |= l.heartbeat(&txn, beat).await?;
     }
     let commands = pending_commands(&txn, &d.id).await?;

@@ -82,7 +82,7 @@ async fn unlink_device(State(cx): State<DevicesCtx>, auth: Auth, ApiPath(id): Ap
 #[utoipa::path(post, path = "/api/ebs/v2/devices/{id}/verify", tag = "devices", params(("id" = String, Path)),
     responses((status = 200, body = Envelope<Device>), (status = 403), (status = 404), (status = 409)))]
 async fn verify_gpus(State(cx): State<DevicesCtx>, auth: Auth, ApiPath(id): ApiPath<DeviceId>) -> ApiResult<Device> {
-    ok(crate::devices::gpus::request_verify(&cx, &auth, &id).await?)
+    ok(crate::devices::verify::request_verify(&cx, &auth, &id).await?)
 }
 
 /// Sharing settings; they reach the device with its next heartbeat.
