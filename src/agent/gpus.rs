@@ -314,6 +314,19 @@ mod tests {
         assert_eq!(sent[1], GpuUse { uuid: U2.into(), utilization: 100.0, memory_used: 0, temperature: None, power_watts: Some(MAX_GPU_WATTS) });
     }
 
+    /// On whatever box the tests run: opening never fails, and what it reads the market accepts
+    /// (no GPUs on a box without NVIDIA, the box's own on one with).
+    #[tokio::test]
+    async fn this_box_opens_and_reports_within_bounds() {
+        let gpus = Arc::new(tokio::task::spawn_blocking(Gpus::open).await.unwrap());
+        check_spec(gpus.inventory()).unwrap();
+        let usage = gpus.usage().await;
+        check_use(&usage).unwrap();
+        if gpus.inventory().is_empty() {
+            assert!(usage.is_empty());
+        }
+    }
+
     #[tokio::test]
     async fn a_box_without_gpus_reads_nothing() {
         let gpus = Arc::new(Gpus::none());

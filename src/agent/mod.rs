@@ -164,6 +164,12 @@ pub async fn run(opts: AgentOptions) -> anyhow::Result<()> {
                 }
                 Ok(res) => {
                     tracing::warn!(status = res.status().as_u16(), "heartbeat refused; retrying");
+                    // The agent sends reports within the market's bounds; should one still be
+                    // refused as invalid, it must not hold back every beat after it.
+                    if res.status().is_client_error() && verification.is_some() {
+                        tracing::warn!("the market refused a beat carrying a GPU verification: the report is dropped");
+                        sent_report();
+                    }
                     dispatch.put_back(beat.acks);
                     tokio::time::sleep(backoff).await;
                     backoff = (backoff * 2).min(MAX_BACKOFF);
