@@ -118,13 +118,17 @@ pub async fn run(opts: AgentOptions) -> anyhow::Result<()> {
     let mut backoff = Duration::from_secs(1);
     let mut bound_seen = false;
     loop {
-        // A verification's report goes with every beat until one carrying it is accepted.
+        let metrics = probe.metrics().await;
+        let installations = runner.reports().await;
+        let acks = dispatch.take_acks();
+        // A verification's report goes with every beat until one carrying it is accepted. Read
+        // after the acknowledgements: a `gpu_verify` acknowledged goes with its report.
         let verification = dispatch.verification();
         let beat = HeartbeatRequest {
             spec: Some(probe.spec()),
-            metrics: Some(probe.metrics().await),
-            installations: runner.reports().await,
-            acks: dispatch.take_acks(),
+            metrics: Some(metrics),
+            installations,
+            acks,
             verification: verification.as_ref().map(|(_, r)| r.clone()),
         };
         let sent_report = || {
