@@ -48,6 +48,11 @@ struct Known {
     desired: Desired,
     #[serde(default)]
     limits: Limits,
+    /// The GPUs the market assigned it (their keys): a container made again (a restart of the
+    /// agent, a port given up, an update) gets the same ones. A state file from before GPUs were
+    /// assigned has none.
+    #[serde(default)]
+    gpus: Vec<String>,
 }
 
 /// An operation under way on one installation.
@@ -319,10 +324,11 @@ impl AppRunner {
         self.image(rt, &id, m, p.archive.as_ref(), AppStatus::Downloading).await?;
         self.set_live(&id, AppStatus::Installing, Some(50));
         let name = container(&id);
-        rt.create(&name, m, &self.volume_root(&id), self.0.opts.gpu_runtime, &id, p.limits).await?;
+        rt.create(&name, m, &self.volume_root(&id), self.0.opts.gpu_runtime, &id, p.limits, &p.gpus).await?;
         {
             let mut saved = self.0.saved.lock().unwrap();
-            saved.installations.insert(id.clone(), Known { app_id: p.app_id.clone(), manifest: m.clone(), desired: Desired::Running, limits: p.limits });
+            let known = Known { app_id: p.app_id.clone(), manifest: m.clone(), desired: Desired::Running, limits: p.limits, gpus: p.gpus.clone() };
+            saved.installations.insert(id.clone(), known);
         }
         self.save();
         self.set_live(&id, AppStatus::Installed, None);
@@ -351,7 +357,7 @@ impl AppRunner {
         self.set_live(&id, AppStatus::Updating, Some(60));
         rt.remove(&next).await.map_err(rolled_back)?;
         let started = async {
-            rt.create(&next, &p.manifest, &self.volume_root(&id), self.0.opts.gpu_runtime, &id, p.limits).await?;
+            rt.create(&next, &p.manifest, &self.volume_root(&id), self.0.opts.gpu_runtime, &id, p.limits, &p.gpus).await?;
             self.start_checked(rt, &next, &p.manifest).await
         }
         .await;
@@ -369,7 +375,8 @@ impl AppRunner {
         rt.rename(&next, &name).await?;
         {
             let mut saved = self.0.saved.lock().unwrap();
-            saved.installations.insert(id.clone(), Known { app_id, manifest: p.manifest.clone(), desired: Desired::Running, limits: p.limits });
+            let known = Known { app_id, manifest: p.manifest.clone(), desired: Desired::Running, limits: p.limits, gpus: p.gpus.clone() };
+            saved.installations.insert(id.clone(), known);
         }
         self.save();
         let rt2 = rt.clone();
@@ -395,7 +402,7 @@ impl AppRunner {
         }
         tracing::warn!(installation = id, ports = ?seen.bound, "a host port of the app is taken on the box: choosing another");
         rt.remove(&name).await?;
-        rt.create(&name, &k.manifest, &self.volume_root(id), self.0.opts.gpu_runtime, id, k.limits).await
+        rt.create(&name, &k.manifest, &self.volume_root(id), self.0.opts.gpu_runtime, id, k.limits, &k.gpus).await
     }
 
     /// Waits until the app runs (and answers its health path, when it has one); an app that
@@ -529,5 +536,21 @@ mod tests {
         assert_eq!(k.desired, Desired::Suspended);
         assert_eq!(serde_json::to_value(&k).unwrap()["desired"], "suspended");
         assert!(serde_json::from_str::<Known>(&old.replace("suspended", "paused")).is_err());
+    }
+
+    /// The GPU keys an installation was given survive a restart; a state file written before
+    /// GPUs were assigned still loads, with none.
+    #[test]
+    fn the_state_file_keeps_the_gpus() {
+        let old = r#"{"installations":{"I1":{"app_id":"vllm","manifest":{"image":"vllm/vllm-openai:v0.6.0","gpu":true},"desired":"running","limits":{"cpu_cores":4,"memory_bytes":0,"gpu_count":1}}},"done":[]}"#;
+        let saved: Saved = serde_json::from_str(old).unwrap();
+        let k = &saved.installations["I1"];
+        assert!(k.gpus.is_empty());
+        assert_eq!(k.limits.gpu_count, 1);
+        let mut saved = saved;
+        let uuid = "GPU-5a1b2c3d-0000-1111-2222-333344445555".to_string();
+        saved.installations.get_mut("I1").unwrap().gpus = vec![uuid.clone()];
+        let again: Saved = serde_json::from_str(&serde_json::to_string(&saved).unwrap()).unwrap();
+        assert_eq!(again.installations["I1"].gpus, vec![uuid]);
     }
 }

@@ -1,7 +1,9 @@
 //! Carries out the market's commands, whichever way they came (a heartbeat's answer over HTTP
 //! or the channel): `app_*` commands go to the app runner (apps.rs), Z-CLOUD commands to the
-//! host's provisioner. A command is carried out once: one sent again (its acknowledgement was
-//! lost) is acknowledged again, never run twice. Acknowledgements wait for the next beat.
+//! host's provisioner, `gpu_verify` to the GPU verification (gpus/verify.rs). A command is
+//! carried out once: one sent again (its acknowledgement was lost) is acknowledged again, never
+//! run twice. Acknowledgements wait for the next beat; so does a verification's report, which
+//! goes out with beats until one carrying it was accepted.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -12,11 +14,17 @@ use std::time::Duration;
 use tokio::sync::Notify;
 
 use crate::agent::apps::AppRunner;
+use crate::agent::gpus::{Gpus, verify};
+use crate::protocol::gpus::VerificationReport;
 use crate::protocol::heartbeat::{Ack, Command, CommandBody, HeartbeatResponse};
 
 pub struct Dispatcher {
     runner: AppRunner,
     provisioner: Option<PathBuf>,
+    gpus: Arc<Gpus>,
+    /// The last verification's report with its number, until a beat carrying it is accepted.
+    verification: Mutex<Option<(u64, VerificationReport)>>,
+    verifications: AtomicU64,
     /// Acknowledgements of the Z-CLOUD commands carried out, by id (sent again when asked again).
     done: Mutex<HashMap<String, Ack>>,
     running: Mutex<HashSet<String>>,
@@ -30,10 +38,13 @@ pub struct Dispatcher {
 }
 
 impl Dispatcher {
-    pub fn new(runner: AppRunner, provisioner: Option<PathBuf>, interval: u64) -> Arc<Dispatcher> {
+    pub fn new(runner: AppRunner, provisioner: Option<PathBuf>, gpus: Arc<Gpus>, interval: u64) -> Arc<Dispatcher> {
         Arc::new(Dispatcher {
             runner,
             provisioner,
+            gpus,
+            verification: Mutex::new(None),
+            verifications: AtomicU64::new(0),
             done: Mutex::new(HashMap::new()),
             running: Mutex::new(HashSet::new()),
             acks: Mutex::new(Vec::new()),
@@ -80,6 +91,8 @@ impl Dispatcher {
             let result = match &body {
                 CommandBody::ZcloudCreate(m) => provision(me.provisioner.as_deref(), "create", &m.machine_id, m).await,
                 CommandBody::ZcloudDelete(r) => provision(me.provisioner.as_deref(), "delete", &r.machine_id, r).await,
+                // Ok once it ran, whatever it found: the report says how each GPU did.
+                CommandBody::GpuVerify(_) => me.verify().await,
                 _ => Err(format!("this agent does not support the command {}", cmd.kind)),
             };
             let ack = match result {
@@ -120,6 +133,30 @@ impl Dispatcher {
     pub fn put_back(&self, acks: Vec<Ack>) {
         self.acks.lock().unwrap().extend(acks);
     }
+
+    /// Verifies the box's GPUs (off the async runtime: a few seconds of copies) and keeps the
+    /// report for the next beats; wakes the heartbeat.
+    pub async fn verify(&self) -> Result<(), String> {
+        let gpus = self.gpus.clone();
+        let report = tokio::task::spawn_blocking(move || verify::run(&gpus)).await.map_err(|e| format!("the GPU verification stopped: {e}"))?;
+        let n = self.verifications.fetch_add(1, Ordering::Relaxed) + 1;
+        *self.verification.lock().unwrap() = Some((n, report));
+        self.wake.notify_one();
+        Ok(())
+    }
+
+    /// The report waiting to go out, with its number (for [`Dispatcher::verification_sent`]).
+    pub fn verification(&self) -> Option<(u64, VerificationReport)> {
+        self.verification.lock().unwrap().clone()
+    }
+
+    /// A beat carrying report `n` was accepted: it is not sent again (a newer one still is).
+    pub fn verification_sent(&self, n: u64) {
+        let mut v = self.verification.lock().unwrap();
+        if v.as_ref().is_some_and(|(m, _)| *m == n) {
+            *v = None;
+        }
+    }
 }
 
 /// Runs `<provisioner> create|delete <machine id>` with the command's payload (JSON) on stdin.
@@ -159,6 +196,78 @@ async fn provision(provisioner: Option<&Path>, action: &str, machine: &str, payl
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn dispatcher(gpus: Gpus) -> (Arc<Dispatcher>, tempfile::TempDir) {
+        // As `agent::run` does first (the app runner's HTTP client needs it).
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let dir = tempfile::tempdir().unwrap();
+        let opts = crate::agent::apps::AppsOptions {
+            server: "http://127.0.0.1:9".into(),
+            state_dir: dir.path().to_path_buf(),
+            registry_mirror: String::new(),
+            docker_socket: String::new(),
+            public_host: "127.0.0.1".into(),
+            gpu_runtime: false,
+        };
+        (Dispatcher::new(AppRunner::new(opts, "s"), None, Arc::new(gpus), 5), dir)
+    }
+
+    fn answer(commands: Vec<Command>) -> HeartbeatResponse {
+        let settings = crate::protocol::heartbeat::Settings {
+            name: "box".into(),
+            sharing_mode: crate::db::enums::SharingMode::Manual,
+            rentable: false,
+            price_per_hour: 0,
+            bound: true,
+            heartbeat_secs: 5,
+        };
+        HeartbeatResponse { settings, commands }
+    }
+
+    /// A `gpu_verify` command is acknowledged once it ran, and its report waits for a beat that
+    /// gets through; one sent again is acknowledged again, not run again.
+    #[tokio::test]
+    async fn a_verification_is_acknowledged_and_reported_until_sent() {
+        use crate::protocol::gpus::{CheckReason, Gpu};
+        let uuid = "GPU-5a1b2c3d-0000-1111-2222-333344445555";
+        let gpus = Gpus::listed(vec![Gpu { index: Some(0), uuid: Some(uuid.into()), name: "NVIDIA H200".into(), ..Default::default() }]);
+        let (d, _dir) = dispatcher(gpus);
+        let cmd = Command { id: "C1".into(), kind: "gpu_verify".into(), payload: serde_json::json!({}) };
+        d.on_answer(answer(vec![cmd.clone()]));
+        let mut acks = Vec::new();
+        for _ in 0..200 {
+            acks = d.take_acks();
+            if !acks.is_empty() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert_eq!(acks, vec![Ack { id: "C1".into(), ok: true, error: None, reason: None }]);
+        let (n, report) = d.verification().expect("a report waits for the beat");
+        report.check().unwrap();
+        assert_eq!(report.gpus.len(), 1);
+        assert_eq!((report.gpus[0].uuid.as_str(), report.gpus[0].ok), (uuid, false));
+        // This machine has no GPU: the made-up UUID is either not among CUDA's or CUDA is absent.
+        assert!(matches!(report.gpus[0].reason, Some(CheckReason::CudaUnavailable | CheckReason::NotFound)));
+        // A beat that did not get through keeps it; a stale number does not clear a newer one.
+        assert!(d.verification().is_some());
+        d.verification_sent(n + 1);
+        assert!(d.verification().is_some());
+        d.verification_sent(n);
+        assert!(d.verification().is_none());
+        // Sent again (its acknowledgement was lost): acknowledged again, not measured again.
+        d.on_answer(answer(vec![cmd]));
+        assert_eq!(d.take_acks().len(), 1);
+        assert!(d.verification().is_none());
+    }
+
+    #[tokio::test]
+    async fn a_box_without_gpus_reports_an_empty_verification() {
+        let (d, _dir) = dispatcher(Gpus::none());
+        d.verify().await.unwrap();
+        let (_, report) = d.verification().unwrap();
+        assert!(report.gpus.is_empty());
+    }
 
     #[tokio::test]
     async fn no_provisioner_is_a_clear_failure() {

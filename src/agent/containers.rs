@@ -202,10 +202,21 @@ impl Runtime {
     }
 
     /// Creates the container (kept if it already exists: an install resumed after a restart),
-    /// with the CPU and memory of `limits` and, when the app asks for them and the box's Docker
-    /// can hand them over, its GPUs. It restarts by itself only once it proved healthy
-    /// ([`Runtime::keep_running`]), so a failing start shows the app's own exit code.
-    pub async fn create(&self, name: &str, m: &Manifest, volume_root: &Path, gpu_runtime: bool, installation: &str, limits: Limits) -> Result<(), Reason> {
+    /// with the CPU and memory of `limits` and exactly the GPUs the market assigned it (`gpus`,
+    /// their keys; none: no GPU, whatever the manifest says). It restarts by itself only once it
+    /// proved healthy ([`Runtime::keep_running`]), so a failing start shows the app's own exit
+    /// code.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn create(
+        &self,
+        name: &str,
+        m: &Manifest,
+        volume_root: &Path,
+        gpu_runtime: bool,
+        installation: &str,
+        limits: Limits,
+        gpus: &[String],
+    ) -> Result<(), Reason> {
         if self.inspect(name).await?.is_some() {
             return Ok(());
         }
@@ -225,13 +236,10 @@ impl Runtime {
             std::fs::create_dir_all(&dir).map_err(|e| Reason::with_detail(ReasonCode::Storage, format!("{}: {e}", v.name)))?;
             binds.push(format!("{}:{}", dir.display(), v.path));
         }
-        if limits.gpu_count > 0 && !gpu_runtime {
+        if !gpus.is_empty() && !gpu_runtime {
             return Err(Reason::new(ReasonCode::NoGpuRuntime));
         }
-        let device_requests = ((m.gpu || limits.gpu_count > 0) && gpu_runtime).then(|| {
-            let count = if limits.gpu_count > 0 { limits.gpu_count } else { -1 };
-            vec![DeviceRequest { driver: Some("nvidia".into()), count: Some(count), capabilities: Some(vec![vec!["gpu".into()]]), ..Default::default() }]
-        });
+        let device_requests = gpu_requests(gpus);
         let body = ContainerCreateBody {
             image: Some(m.image.clone()),
             cmd: m.command.clone(),
@@ -388,6 +396,21 @@ impl Runtime {
     }
 }
 
+/// The Docker device requests that hand a container exactly the GPUs `keys` name (UUIDs, or an
+/// older box's indexes): by id, never by count and never all; no keys, no request (the
+/// container sees no GPU).
+pub fn gpu_requests(keys: &[String]) -> Option<Vec<DeviceRequest>> {
+    (!keys.is_empty()).then(|| {
+        vec![DeviceRequest {
+            driver: Some("nvidia".into()),
+            count: None,
+            device_ids: Some(keys.to_vec()),
+            capabilities: Some(vec![vec!["gpu".into()]]),
+            options: None,
+        }]
+    })
+}
+
 /// `registry.example/a/b:1` → `a/b:1`; `a/b:1` stays (a first part with a dot, a colon or
 /// `localhost` names a registry).
 fn strip_registry(image: &str) -> &str {
@@ -421,6 +444,24 @@ mod tests {
         let r = image_reason("a/b:1", e(404, "pull access denied for a/b"));
         assert_eq!((r.code, r.image.as_deref()), (ReasonCode::ImageMissing, Some("a/b:1")));
         assert_eq!(docker_reason(e(409, "conflict")).code, ReasonCode::DockerError);
+    }
+
+    #[test]
+    fn gpus_are_asked_for_by_id() {
+        let keys = vec!["GPU-5a1b2c3d-0000-1111-2222-333344445555".to_string(), "GPU-9f8e7d6c-aaaa-bbbb-cccc-ddddeeeeffff".to_string()];
+        let req = gpu_requests(&keys).unwrap();
+        assert_eq!(req.len(), 1);
+        assert_eq!(req[0].device_ids.as_deref(), Some(keys.as_slice()), "exactly the assigned GPUs, in order");
+        assert_eq!(req[0].count, None, "never a count (-1 would be every GPU of the box)");
+        assert_eq!(req[0].driver.as_deref(), Some("nvidia"));
+        assert_eq!(req[0].capabilities, Some(vec![vec!["gpu".to_string()]]));
+        // An older box's GPUs by index.
+        assert_eq!(gpu_requests(&["1".to_string()]).unwrap()[0].device_ids, Some(vec!["1".to_string()]));
+        assert!(gpu_requests(&[]).is_none(), "no GPUs assigned: no GPU at all");
+        // As Docker gets it.
+        let json = serde_json::to_value(HostConfig { device_requests: gpu_requests(&keys), ..Default::default() }).unwrap();
+        assert_eq!(json["DeviceRequests"][0]["DeviceIDs"], serde_json::json!(keys));
+        assert!(json["DeviceRequests"][0].get("Count").is_none());
     }
 
     #[test]

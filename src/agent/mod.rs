@@ -10,12 +10,17 @@
 //!
 //! Apps (`app_*` commands) run as containers through the Docker Engine API (apps.rs,
 //! containers.rs); their actual state goes out with every heartbeat.
+//!
+//! GPUs (gpus.rs) are read through NVML (nvidia-smi as the fallback): each one by its UUID in
+//! the spec, how busy each is in every beat's metrics, and a verification's report in the beat
+//! after it ran (on a `gpu_verify` command, and once when the device is first bound).
 
 mod apps;
 mod channel;
 mod commands;
 mod containers;
 mod fetch;
+mod gpus;
 mod streams;
 pub mod tunnel;
 
@@ -26,7 +31,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::devices::model::{DeviceType, Gpu, HeartbeatRequest, HeartbeatResponse, Metrics, RegisterResponse, Spec};
+use crate::devices::model::{DeviceType, HeartbeatRequest, HeartbeatResponse, Metrics, RegisterResponse, Spec};
 
 #[derive(Debug, Clone)]
 pub struct AgentOptions {
@@ -81,7 +86,9 @@ pub async fn run(opts: AgentOptions) -> anyhow::Result<()> {
         Ok(rt) => rt.daemon().await,
         Err(_) => containers::Daemon::default(),
     };
-    let mut probe = Probe::new(daemon.root.clone().unwrap_or_else(|| opts.state_dir.clone()), daemon.gpu_runtime);
+    // NVML (or nvidia-smi) once, off the async runtime; kept open for the agent's life.
+    let gpus = Arc::new(tokio::task::spawn_blocking(gpus::Gpus::open).await.unwrap_or_else(|_| gpus::Gpus::none()));
+    let mut probe = Probe::new(daemon.root.clone().unwrap_or_else(|| opts.state_dir.clone()), daemon.gpu_runtime, gpus.clone());
     let name = opts.name.clone().filter(|n| !n.trim().is_empty()).unwrap_or_else(default_name);
 
     let mut state = match load_state(&opts.state_dir) {
@@ -103,7 +110,7 @@ pub async fn run(opts: AgentOptions) -> anyhow::Result<()> {
     );
 
     let secret = Arc::new(Mutex::new(state.device_secret.clone()));
-    let dispatch = commands::Dispatcher::new(runner.clone(), opts.provisioner.clone(), opts.heartbeat_secs);
+    let dispatch = commands::Dispatcher::new(runner.clone(), opts.provisioner.clone(), gpus.clone(), opts.heartbeat_secs);
     let channel = Arc::new(channel::Channel::default());
     let reach = Arc::new(streams::Reach { runner: runner.clone(), tcp_ports: opts.tcp_ports.clone(), ports: Default::default() });
     tokio::spawn(channel::run(channel.clone(), server.clone(), secret.clone(), dispatch.clone(), reach));
@@ -111,15 +118,28 @@ pub async fn run(opts: AgentOptions) -> anyhow::Result<()> {
     let mut backoff = Duration::from_secs(1);
     let mut bound_seen = false;
     loop {
+        let metrics = probe.metrics().await;
+        let installations = runner.reports().await;
+        let acks = dispatch.take_acks();
+        // A verification's report goes with every beat until one carrying it is accepted. Read
+        // after the acknowledgements: a `gpu_verify` acknowledged goes with its report.
+        let verification = dispatch.verification();
         let beat = HeartbeatRequest {
             spec: Some(probe.spec()),
-            metrics: Some(probe.metrics()),
-            installations: runner.reports().await,
-            acks: dispatch.take_acks(),
-            verification: None,
+            metrics: Some(metrics),
+            installations,
+            acks,
+            verification: verification.as_ref().map(|(_, r)| r.clone()),
+        };
+        let sent_report = || {
+            if let Some((n, _)) = &verification {
+                dispatch.verification_sent(*n);
+            }
         };
         // Over the channel while it is up (its answer comes back on it), else over HTTP.
-        if !channel.beat(&beat).await {
+        if channel.beat(&beat).await {
+            sent_report();
+        } else {
             let sent = client.post(format!("{server}/api/agent/v1/heartbeat")).bearer_auth(&state.device_secret).json(&beat).send().await;
             match sent {
                 Ok(res) if res.status() == reqwest::StatusCode::UNAUTHORIZED => {
@@ -132,18 +152,28 @@ pub async fn run(opts: AgentOptions) -> anyhow::Result<()> {
                     dispatch.bound.store(false, std::sync::atomic::Ordering::Relaxed);
                     continue;
                 }
-                Ok(res) if res.status().is_success() => match res.json::<Envelope<HeartbeatResponse>>().await {
-                    Ok(env) => {
-                        backoff = Duration::from_secs(1);
-                        dispatch.on_answer(env.data);
+                Ok(res) if res.status().is_success() => {
+                    // The market took the beat: the report it carried is not sent again.
+                    sent_report();
+                    match res.json::<Envelope<HeartbeatResponse>>().await {
+                        Ok(env) => {
+                            backoff = Duration::from_secs(1);
+                            dispatch.on_answer(env.data);
+                        }
+                        Err(e) => {
+                            tracing::warn!(error = %e, "unreadable heartbeat answer");
+                            dispatch.put_back(beat.acks);
+                        }
                     }
-                    Err(e) => {
-                        tracing::warn!(error = %e, "unreadable heartbeat answer");
-                        dispatch.put_back(beat.acks);
-                    }
-                },
+                }
                 Ok(res) => {
                     tracing::warn!(status = res.status().as_u16(), "heartbeat refused; retrying");
+                    // The agent sends reports within the market's bounds; should one still be
+                    // refused as invalid, it must not hold back every beat after it.
+                    if res.status().is_client_error() && verification.is_some() {
+                        tracing::warn!("the market refused a beat carrying a GPU verification: the report is dropped");
+                        sent_report();
+                    }
                     dispatch.put_back(beat.acks);
                     tokio::time::sleep(backoff).await;
                     backoff = (backoff * 2).min(MAX_BACKOFF);
@@ -161,8 +191,18 @@ pub async fn run(opts: AgentOptions) -> anyhow::Result<()> {
         if dispatch.bound.load(std::sync::atomic::Ordering::Relaxed) && !bound_seen {
             bound_seen = true;
             tracing::info!(device_id = %state.device_id, "device is bound");
+            // The first bind of this registration (its pairing code is then forgotten, so a
+            // restart does not count as one): the GPUs are verified once, unasked.
             if state.pairing_code.take().is_some() {
                 save_state(&opts.state_dir, &state)?;
+                if !gpus.inventory().is_empty() {
+                    let d = dispatch.clone();
+                    tokio::spawn(async move {
+                        if let Err(e) = d.verify().await {
+                            tracing::warn!(error = %e, "GPU verification on bind failed");
+                        }
+                    });
+                }
             }
         }
         let interval = dispatch.interval.load(std::sync::atomic::Ordering::Relaxed).max(1);
@@ -279,17 +319,17 @@ fn restrict_dir(dir: &Path) {
 
 // ---- the machine ----
 
-/// Reads the machine's specification and metrics with sysinfo (and nvidia-smi for GPUs).
+/// Reads the machine's specification and metrics with sysinfo (and NVML for GPUs).
 struct Probe {
     sys: Option<sysinfo::System>,
-    gpus: Vec<Gpu>,
+    gpus: Arc<gpus::Gpus>,
     /// The disk figures are this path's filesystem.
     disk_path: PathBuf,
     gpu_runtime: bool,
 }
 
 impl Probe {
-    fn new(disk_path: PathBuf, gpu_runtime: bool) -> Probe {
+    fn new(disk_path: PathBuf, gpu_runtime: bool, gpus: Arc<gpus::Gpus>) -> Probe {
         let sys = match sysinfo::System::new() {
             Ok(mut s) => {
                 s.refresh_cpu_all();
@@ -301,7 +341,7 @@ impl Probe {
                 None
             }
         };
-        Probe { sys, gpus: detect_gpus(), disk_path, gpu_runtime }
+        Probe { sys, gpus, disk_path, gpu_runtime }
     }
 
     fn spec(&mut self) -> Spec {
@@ -313,18 +353,20 @@ impl Probe {
             }
             None => (std::thread::available_parallelism().map(|n| n.get() as i64).unwrap_or(0), 0),
         };
-        Spec { cpu_cores, memory_bytes, disk_bytes: total_disk, gpus: self.gpus.clone(), gpu_runtime: Some(self.gpu_runtime) }
+        Spec { cpu_cores, memory_bytes, disk_bytes: total_disk, gpus: self.gpus.inventory().to_vec(), gpu_runtime: Some(self.gpu_runtime) }
     }
 
-    fn metrics(&mut self) -> Metrics {
+    /// How busy the machine is now; each GPU's figures too (nothing to do on a box without).
+    async fn metrics(&mut self) -> Metrics {
         let (_, used_disk) = disk_of(&self.disk_path);
+        let gpus = self.gpus.usage().await;
         match &mut self.sys {
             Some(s) => {
                 s.refresh_cpu_usage();
                 s.refresh_memory();
-                Metrics { cpu_percent: s.global_cpu_usage() as f64, memory_used_bytes: s.used_memory() as i64, disk_used_bytes: used_disk, gpus: Vec::new() }
+                Metrics { cpu_percent: s.global_cpu_usage() as f64, memory_used_bytes: s.used_memory() as i64, disk_used_bytes: used_disk, gpus }
             }
-            None => Metrics { cpu_percent: 0.0, memory_used_bytes: 0, disk_used_bytes: used_disk, gpus: Vec::new() },
+            None => Metrics { cpu_percent: 0.0, memory_used_bytes: 0, disk_used_bytes: used_disk, gpus },
         }
     }
 }
@@ -345,32 +387,6 @@ fn mount_of<'a>(path: &Path, mounts: &'a [(PathBuf, u64, u64)]) -> Option<&'a (P
     mounts.iter().filter(|(m, total, _)| *total > 0 && path.starts_with(m)).max_by_key(|(m, _, _)| m.components().count())
 }
 
-/// GPUs nvidia-smi reports (none when it is absent). A GPU counts as passthrough-capable when
-/// the kernel has IOMMU groups.
-fn detect_gpus() -> Vec<Gpu> {
-    let out = std::process::Command::new("nvidia-smi")
-        .args(["--query-gpu=name,memory.total", "--format=csv,noheader,nounits"])
-        .stderr(std::process::Stdio::null())
-        .output();
-    let Ok(out) = out else { return Vec::new() };
-    if !out.status.success() {
-        return Vec::new();
-    }
-    let iommu = std::fs::read_dir("/sys/kernel/iommu_groups").map(|mut d| d.next().is_some()).unwrap_or(false);
-    parse_nvidia_smi(&String::from_utf8_lossy(&out.stdout), iommu)
-}
-
-fn parse_nvidia_smi(text: &str, passthrough: bool) -> Vec<Gpu> {
-    text.lines()
-        .filter_map(|line| {
-            let mut parts = line.rsplitn(2, ',');
-            let mib = parts.next()?.trim().parse::<i64>().ok()?;
-            let name = parts.next()?.trim();
-            (!name.is_empty()).then(|| Gpu { name: name.to_string(), passthrough, vram: mib * 1024 * 1024, ..Default::default() })
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -389,15 +405,6 @@ mod tests {
         // The same answer however many container mounts come and go.
         let fewer: Vec<_> = mounts.iter().filter(|m| !m.0.starts_with("/var/lib/docker/overlay2")).cloned().collect();
         assert_eq!(mount_of(Path::new("/var/lib/docker"), &fewer), mount_of(Path::new("/var/lib/docker"), &mounts));
-    }
-
-    #[test]
-    fn nvidia_smi_lines_become_gpus() {
-        let gpus = parse_nvidia_smi("NVIDIA GeForce RTX 4090, 24564\nNVIDIA A100-SXM4-40GB, 40960\n\n", true);
-        assert_eq!(gpus.len(), 2);
-        assert_eq!(gpus[0].name, "NVIDIA GeForce RTX 4090");
-        assert_eq!(gpus[1].vram, 40960 * 1024 * 1024);
-        assert!(gpus[0].passthrough);
     }
 
     #[test]
