@@ -13,7 +13,7 @@ use crate::db::entity::{devices, gpu_holds};
 use crate::db::now;
 use crate::devices::model::{HeldGpu, Verification};
 use crate::error::{AppError, Msg};
-use crate::protocol::gpus::{CudaVersion, Gpu, GpuCheck};
+use crate::protocol::gpus::{CudaVersion, Gpu};
 
 /// What holds a GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
