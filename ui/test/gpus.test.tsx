@@ -107,6 +107,9 @@ describe('verification and offers in words', () => {
     gpus: ['NVIDIA H200', 'NVIDIA H200'],
     price_per_hour: null,
     reason: null,
+    gpus_free: 2,
+    verified: null,
+    cuda: null,
     ...over,
   });
 
@@ -124,10 +127,9 @@ describe('verification and offers in words', () => {
   it('marks an offer with its free GPUs, CUDA and verification', () => {
     expect(offerGpuMarks(en, offer({ gpus_free: 1, cuda: '13.0', verified: true }))).toEqual(['1 of 2 GPUs free', 'CUDA 13.0', 'Verified']);
     expect(offerGpuMarks(zh, offer({ gpus_free: 0, cuda: '12.2', verified: false }))).toEqual(['2 块 GPU 中 0 块空闲', 'CUDA 12.2', '验证未通过']);
-    expect(offerGpuMarks(en, offer({ verified: null }))).toEqual(['Not verified yet']);
-    // A box without GPUs, and a server that does not send the fields: no marks.
+    expect(offerGpuMarks(en, offer({ verified: null }))).toEqual(['2 of 2 GPUs free', 'Not verified yet']);
+    // A box without GPUs: no marks.
     expect(offerGpuMarks(en, offer({ gpus: [], gpus_free: 0, verified: true }))).toEqual([]);
-    expect(offerGpuMarks(en, offer({}))).toEqual([]);
   });
 });
 

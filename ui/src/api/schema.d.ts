@@ -801,6 +801,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/ebs/v2/devices/{id}/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A box's recent figures (docs/gpus.md): CPU, memory and each GPU's use. The owner reads the
+         *     whole box; a person whose installation holds GPUs on it reads those GPUs (404 otherwise).
+         */
+        get: operations["device_metrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ebs/v2/devices/{id}/sharing": {
         parameters: {
             query?: never;
@@ -832,6 +852,26 @@ export type paths = {
         get: operations["device_tcp"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ebs/v2/devices/{id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Measure the box's GPUs now (the owner): the agent copies through each GPU for a few seconds
+         *     and reports `verification` (docs/gpus.md). 409 when the box is offline.
+         */
+        post: operations["verify_gpus"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2291,8 +2331,8 @@ export type components = {
         AiCompute: components["schemas"]["Installation"] & {
             /** @description Where its API answers (its web port), when running. */
             endpoint?: string | null;
-            /** @description The device's GPUs it uses. */
-            gpus: components["schemas"]["Gpu"][];
+            /** @description The GPUs it holds. */
+            gpus: components["schemas"]["HeldGpu"][];
         };
         AiDoor: {
             endpoint: string;
@@ -2506,6 +2546,11 @@ export type components = {
             gaps: components["schemas"]["OrderGap"][];
             ok: boolean;
         };
+        /**
+         * @description Why a GPU failed its verification (a stable name; the pages word it in both languages).
+         * @enum {string}
+         */
+        CheckReason: "slow_memory" | "slow_host_link" | "ecc_errors" | "throttled" | "cuda_unavailable" | "copy_failed" | "not_found";
         CodeRow: {
             /**
              * Format: int64
@@ -2611,6 +2656,11 @@ export type components = {
         Device: {
             /** Format: date-time */
             created_at: string;
+            /**
+             * Format: int64
+             * @description How many of its GPUs no installation or Z-CLOUD machine holds.
+             */
+            gpus_free: number;
             /** @description Z-CLOUD: the server-group device it runs on. */
             host_id?: string | null;
             id: string;
@@ -2635,6 +2685,7 @@ export type components = {
             status_reason?: string | null;
             /** @description Z-BOX, P-BOX, Z-CLOUD or server group */
             type: components["schemas"]["DeviceType"];
+            verification?: components["schemas"]["Verification"] | null;
         };
         /** @description One of the caller's devices against a demand (the board's "your devices"). */
         DeviceCheck: {
@@ -2650,6 +2701,8 @@ export type components = {
         };
         /** @description How one device fits an app (the install and rent dialogs). */
         DeviceFit: {
+            /** @description The CUDA version its driver runs, when it says. */
+            cuda?: string | null;
             device_id: string;
             device_name: string;
             device_status: string;
@@ -2660,6 +2713,11 @@ export type components = {
             gpus: string[];
             /**
              * Format: int64
+             * @description How many of its GPUs no installation or machine holds.
+             */
+            gpus_free: number;
+            /**
+             * Format: int64
              * @description Rent dialog: the owner's price per hour.
              */
             price_per_hour?: number | null;
@@ -2668,6 +2726,16 @@ export type components = {
              *     `sharing_mode`, or `resources` (then `gaps` names what is short).
              */
             reason?: string | null;
+            /** @description Whether its GPUs passed their last verification (null: never verified). */
+            verified?: boolean | null;
+        };
+        /** @description The figures of a box over the last minutes. */
+        DeviceMetrics: {
+            /** @description CPU use, percent. */
+            cpu: components["schemas"]["Point"][];
+            gpus: components["schemas"]["GpuSeries"][];
+            /** @description Memory used, bytes. */
+            memory: components["schemas"]["Point"][];
         };
         /**
          * @description A device's status as stored. `unknown` (and anything not online, creating or failed) is shown
@@ -2854,6 +2922,11 @@ export type components = {
             data: {
                 /** Format: date-time */
                 created_at: string;
+                /**
+                 * Format: int64
+                 * @description How many of its GPUs no installation or Z-CLOUD machine holds.
+                 */
+                gpus_free: number;
                 /** @description Z-CLOUD: the server-group device it runs on. */
                 host_id?: string | null;
                 id: string;
@@ -2878,6 +2951,7 @@ export type components = {
                 status_reason?: string | null;
                 /** @description Z-BOX, P-BOX, Z-CLOUD or server group */
                 type: components["schemas"]["DeviceType"];
+                verification?: components["schemas"]["Verification"] | null;
             };
             msg: string;
         };
@@ -2892,6 +2966,23 @@ export type components = {
             data: {
                 device_online: boolean;
                 ssh?: components["schemas"]["SshDoor"] | null;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_DeviceMetrics: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description The figures of a box over the last minutes. */
+            data: {
+                /** @description CPU use, percent. */
+                cpu: components["schemas"]["Point"][];
+                gpus: components["schemas"]["GpuSeries"][];
+                /** @description Memory used, bytes. */
+                memory: components["schemas"]["Point"][];
             };
             msg: string;
         };
@@ -3050,6 +3141,8 @@ export type components = {
                 /** @description online, offline, …: the device's status (an offline device's apps cannot be launched). */
                 device_status: string;
                 display_type: string;
+                /** @description The GPUs it holds on its device (by UUID), empty when none. */
+                gpus: components["schemas"]["HeldGpu"][];
                 icon_url: string;
                 id: string;
                 kind: components["schemas"]["InstallKind"];
@@ -3126,8 +3219,8 @@ export type components = {
                 items: (components["schemas"]["Installation"] & {
                     /** @description Where its API answers (its web port), when running. */
                     endpoint?: string | null;
-                    /** @description The device's GPUs it uses. */
-                    gpus: components["schemas"]["Gpu"][];
+                    /** @description The GPUs it holds. */
+                    gpus: components["schemas"]["HeldGpu"][];
                 })[];
                 /** Format: int64 */
                 total: number;
@@ -3378,6 +3471,11 @@ export type components = {
                 items: {
                     /** Format: date-time */
                     created_at: string;
+                    /**
+                     * Format: int64
+                     * @description How many of its GPUs no installation or Z-CLOUD machine holds.
+                     */
+                    gpus_free: number;
                     /** @description Z-CLOUD: the server-group device it runs on. */
                     host_id?: string | null;
                     id: string;
@@ -3402,6 +3500,7 @@ export type components = {
                     status_reason?: string | null;
                     /** @description Z-BOX, P-BOX, Z-CLOUD or server group */
                     type: components["schemas"]["DeviceType"];
+                    verification?: components["schemas"]["Verification"] | null;
                 }[];
                 /** Format: int64 */
                 total: number;
@@ -3548,6 +3647,8 @@ export type components = {
                     /** @description online, offline, …: the device's status (an offline device's apps cannot be launched). */
                     device_status: string;
                     display_type: string;
+                    /** @description The GPUs it holds on its device (by UUID), empty when none. */
+                    gpus: components["schemas"]["HeldGpu"][];
                     icon_url: string;
                     id: string;
                     kind: components["schemas"]["InstallKind"];
@@ -3673,6 +3774,11 @@ export type components = {
                     /** Format: int64 */
                     distance_km: number;
                     gpus: components["schemas"]["Gpu"][];
+                    /**
+                     * Format: int64
+                     * @description How many of its GPUs nobody holds now.
+                     */
+                    gpus_free: number;
                     id: string;
                     /** Format: double */
                     lat: number;
@@ -3683,6 +3789,8 @@ export type components = {
                     price_per_hour: number;
                     status: components["schemas"]["DeviceStatus"];
                     type: components["schemas"]["DeviceType"];
+                    /** @description Whether its GPUs passed their last verification (null: never verified). */
+                    verified?: boolean | null;
                 }[];
                 /** Format: int64 */
                 total: number;
@@ -4033,6 +4141,11 @@ export type components = {
                 /** Format: int64 */
                 distance_km: number;
                 gpus: components["schemas"]["Gpu"][];
+                /**
+                 * Format: int64
+                 * @description How many of its GPUs nobody holds now.
+                 */
+                gpus_free: number;
                 id: string;
                 /** Format: double */
                 lat: number;
@@ -4043,6 +4156,8 @@ export type components = {
                 price_per_hour: number;
                 status: components["schemas"]["DeviceStatus"];
                 type: components["schemas"]["DeviceType"];
+                /** @description Whether its GPUs passed their last verification (null: never verified). */
+                verified?: boolean | null;
             };
             msg: string;
         };
@@ -4226,6 +4341,8 @@ export type components = {
                 fee_income: number;
                 /** @description The fee income per UTC day, the last 30 days, oldest first. */
                 fee_income_30d: components["schemas"]["FeeDay"][];
+                /** @description GPUs across the market: known, online, held, busy, mean use. */
+                gpus: components["schemas"]["MarketGpus"];
                 /**
                  * Format: int64
                  * @description The part of it held for what runs.
@@ -4505,6 +4622,8 @@ export type components = {
              */
             code: number;
             data: {
+                /** @description The CUDA version its driver runs, when it says. */
+                cuda?: string | null;
                 device_id: string;
                 device_name: string;
                 device_status: string;
@@ -4515,6 +4634,11 @@ export type components = {
                 gpus: string[];
                 /**
                  * Format: int64
+                 * @description How many of its GPUs no installation or machine holds.
+                 */
+                gpus_free: number;
+                /**
+                 * Format: int64
                  * @description Rent dialog: the owner's price per hour.
                  */
                 price_per_hour?: number | null;
@@ -4523,6 +4647,8 @@ export type components = {
                  *     `sharing_mode`, or `resources` (then `gaps` names what is short).
                  */
                 reason?: string | null;
+                /** @description Whether its GPUs passed their last verification (null: never verified). */
+                verified?: boolean | null;
             }[];
             msg: string;
         };
@@ -4753,21 +4879,55 @@ export type components = {
         };
         /** @description What a device lacks for an app. */
         Gap: {
-            /** @description cpu_cores, memory_bytes, disk_bytes or gpu_count */
+            /** @description cpu_cores, memory_bytes, disk_bytes, gpu_count (numbers) or cuda (versions, "12.4") */
             field: string;
-            /** Format: int64 */
-            have: number;
-            /** Format: int64 */
-            need: number;
+            have: Record<string, never>;
+            need: Record<string, never>;
         };
+        /**
+         * @description One GPU of a box. `index`, `uuid` and the versions come from NVML (or nvidia-smi); an agent
+         *     older than issue 38 sends only `name`, `passthrough` and `vram`, and its GPUs are then known
+         *     by their place in the list (see [`Gpu::key`]).
+         */
         Gpu: {
+            /** @description e.g. "9.0" (Hopper). */
+            compute_capability?: string | null;
+            /** @description The highest CUDA version the driver runs, e.g. "13.0". */
+            cuda?: string | null;
+            /** @description The driver's version, e.g. "580.159.04". */
+            driver?: string | null;
+            /**
+             * Format: int64
+             * @description NVML's index (the order nvidia-smi lists them in).
+             */
+            index?: number | null;
+            /** @description Whether MIG mode is on. */
+            mig?: boolean | null;
             name: string;
             passthrough: boolean;
+            /** @description NVIDIA's `GPU-…` UUID. */
+            uuid?: string | null;
             /**
              * Format: int64
              * @description bytes
              */
             vram: number;
+        };
+        /** @description What a verification found of one GPU. */
+        GpuCheck: {
+            /**
+             * Format: double
+             * @description Device-to-device copy bandwidth, GB/s.
+             */
+            d2d_gbps?: number | null;
+            /**
+             * Format: double
+             * @description Host-to-device copy bandwidth (pinned memory), GB/s.
+             */
+            h2d_gbps?: number | null;
+            ok: boolean;
+            reason?: components["schemas"]["CheckReason"] | null;
+            uuid: string;
         };
         GpuFree: {
             /** Format: int64 */
@@ -4775,16 +4935,83 @@ export type components = {
             name: string;
             passthrough: boolean;
         };
+        /** @description One point of a GPU's series. */
+        GpuPoint: {
+            /** Format: date-time */
+            at: string;
+            /**
+             * Format: int64
+             * @description bytes
+             */
+            memory_used: number;
+            /**
+             * Format: double
+             * @description W
+             */
+            power_watts?: number | null;
+            /**
+             * Format: double
+             * @description °C
+             */
+            temperature?: number | null;
+            /**
+             * Format: double
+             * @description 0-100
+             */
+            utilization: number;
+        };
+        /** @description A GPU's series. */
+        GpuSeries: {
+            name: string;
+            series: components["schemas"]["GpuPoint"][];
+            uuid: string;
+        };
+        /** @description How busy one GPU is now (a beat's `metrics.gpus`). */
+        GpuUse: {
+            /**
+             * Format: int64
+             * @description bytes
+             */
+            memory_used: number;
+            /**
+             * Format: double
+             * @description W
+             */
+            power_watts?: number | null;
+            /**
+             * Format: double
+             * @description °C
+             */
+            temperature?: number | null;
+            /**
+             * Format: double
+             * @description Percent of time a kernel ran over the last sample period, 0-100.
+             */
+            utilization: number;
+            uuid: string;
+        };
         HeartbeatRequest: {
             acks?: components["schemas"]["Ack"][];
             /** @description Apps installed on the device, as the agent sees them. */
             installations?: components["schemas"]["InstallationReport"][];
             metrics?: components["schemas"]["Metrics"] | null;
             spec?: components["schemas"]["Spec"] | null;
+            verification?: components["schemas"]["VerificationReport"] | null;
         };
         HeartbeatResponse: {
             commands: components["schemas"]["Command"][];
             settings: components["schemas"]["Settings"];
+        };
+        /** @description A GPU an installation holds, as its page shows it. */
+        HeldGpu: {
+            name: string;
+            /** @description The GPU's UUID (an older agent's GPU: its index). */
+            uuid: string;
+            /**
+             * Format: int64
+             * @description bytes
+             */
+            vram: number;
         };
         HistoryEntry: {
             /**
@@ -4841,6 +5068,8 @@ export type components = {
             /** @description online, offline, …: the device's status (an offline device's apps cannot be launched). */
             device_status: string;
             display_type: string;
+            /** @description The GPUs it holds on its device (by UUID), empty when none. */
+            gpus: components["schemas"]["HeldGpu"][];
             icon_url: string;
             id: string;
             kind: components["schemas"]["InstallKind"];
@@ -4955,6 +5184,34 @@ export type components = {
         LogLines: {
             lines: Record<string, never>[];
         };
+        /** @description GPUs across the market (the operator's overview). */
+        MarketGpus: {
+            /**
+             * Format: int64
+             * @description Busy (10 % or more) at their box's last beat.
+             */
+            busy: number;
+            /**
+             * Format: int64
+             * @description Held by an installation or a Z-CLOUD machine.
+             */
+            held: number;
+            /**
+             * Format: int64
+             * @description Of them, on boxes online now.
+             */
+            online: number;
+            /**
+             * Format: int64
+             * @description GPUs of bound boxes.
+             */
+            total: number;
+            /**
+             * Format: double
+             * @description The mean utilization of online GPUs at their last beat (0-100); null when none reports.
+             */
+            utilization?: number | null;
+        };
         /** @description The settings in force. */
         MarketSettings: {
             /** @description Where the desktop and phone clients are downloaded (empty: not offered). */
@@ -5065,6 +5322,11 @@ export type components = {
              */
             disk_used_bytes: number;
             /**
+             * @description How busy each GPU is (by UUID); empty from a box without GPUs or an older agent.
+             * @default []
+             */
+            gpus: components["schemas"]["GpuUse"][];
+            /**
              * Format: int64
              * @default 0
              */
@@ -5079,6 +5341,11 @@ export type components = {
             /** Format: int64 */
             distance_km: number;
             gpus: components["schemas"]["Gpu"][];
+            /**
+             * Format: int64
+             * @description How many of its GPUs nobody holds now.
+             */
+            gpus_free: number;
             id: string;
             /** Format: double */
             lat: number;
@@ -5089,6 +5356,8 @@ export type components = {
             price_per_hour: number;
             status: components["schemas"]["DeviceStatus"];
             type: components["schemas"]["DeviceType"];
+            /** @description Whether its GPUs passed their last verification (null: never verified). */
+            verified?: boolean | null;
         };
         /** @description One notification, its texts in the request's language. */
         Notification: {
@@ -5287,6 +5556,8 @@ export type components = {
             fee_income: number;
             /** @description The fee income per UTC day, the last 30 days, oldest first. */
             fee_income_30d: components["schemas"]["FeeDay"][];
+            /** @description GPUs across the market: known, online, held, busy, mean use. */
+            gpus: components["schemas"]["MarketGpus"];
             /**
              * Format: int64
              * @description The part of it held for what runs.
@@ -5331,6 +5602,13 @@ export type components = {
             email: string;
             name: string;
             user_id: string;
+        };
+        /** @description One point of a box-wide series. */
+        Point: {
+            /** Format: date-time */
+            at: string;
+            /** Format: double */
+            value: number;
         };
         PortRequest: {
             /** Format: int64 */
@@ -5400,7 +5678,7 @@ export type components = {
          * @description The stable names of `Reason` (docs/api.md `status_reason_code`).
          * @enum {string}
          */
-        ReasonCode: "exited" | "keeps_exiting" | "container_gone" | "image_missing" | "archive_failed" | "docker_unavailable" | "docker_error" | "port_in_use" | "no_space" | "no_gpu_runtime" | "health_failed" | "rolled_back" | "device_offline" | "timed_out" | "cancelled" | "storage" | "other";
+        ReasonCode: "exited" | "keeps_exiting" | "container_gone" | "image_missing" | "archive_failed" | "docker_unavailable" | "docker_error" | "port_in_use" | "no_space" | "no_gpu_runtime" | "health_failed" | "rolled_back" | "device_offline" | "timed_out" | "cancelled" | "storage" | "gpu_gone" | "other";
         /**
          * @description An invitation (sent by an admin) or an application (sent by a person).
          * @enum {string}
@@ -5484,6 +5762,11 @@ export type components = {
         Requirements: {
             /** Format: int32 */
             cpu_cores: number;
+            /**
+             * @description For an app that needs GPUs: the lowest CUDA version its image runs on ("12.4"); null when
+             *     its image brings no CUDA of its own (docs/gpus.md).
+             */
+            cuda?: string | null;
             /** Format: int64 */
             disk_bytes: number;
             /** Format: int32 */
@@ -5494,6 +5777,8 @@ export type components = {
         RequirementsRequest: {
             /** Format: int64 */
             cpu_cores: number;
+            /** @description The lowest CUDA version the image runs on ("12.4"), for an app that needs GPUs. */
+            cuda?: string | null;
             /** Format: int64 */
             disk_bytes: number;
             /** Format: int64 */
@@ -5747,6 +6032,16 @@ export type components = {
          * @enum {string}
          */
         UserType: "user" | "admin" | "member";
+        /** @description The last verification of a box's GPUs. */
+        Verification: {
+            /** Format: date-time */
+            at: string;
+            gpus: components["schemas"]["GpuCheck"][];
+        };
+        /** @description A verification as the agent reports it (a beat's `verification`). */
+        VerificationReport: {
+            gpus: components["schemas"]["GpuCheck"][];
+        };
         VolumeRequest: {
             name: string;
             path: string;
@@ -10799,6 +11094,105 @@ export interface operations {
             };
         };
     };
+    device_metrics: {
+        parameters: {
+            query?: {
+                /**
+                 * @description How far back, 1 to 1440 (a day); 60 when left out. An hour or less comes at beat
+                 *     resolution, more at one point a minute.
+                 */
+                minutes?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_DeviceMetrics"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     update_sharing: {
         parameters: {
             query?: never;
@@ -10914,6 +11308,99 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    verify_gpus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Device"];
+                };
             };
             /** @description Invalid input; `data.field` names the offending field */
             400: {
