@@ -93,7 +93,13 @@ let box;
 
 test.describe.configure({ mode: 'serial' });
 
-test.beforeAll(async ({ request }) => {
+// The fake box beats from every test, so it has a request context of its own (a test's
+// `request` fixture may not outlive its test).
+let agentApi;
+
+test.beforeAll(async ({ playwright, baseURL }) => {
+  agentApi = await playwright.request.newContext({ baseURL });
+  const request = agentApi;
   owner = `gpus-owner-${Date.now()}@example.com`;
   await verifiedAccount(request, owner);
   ownerAuth = await apiSession(request, owner);
@@ -105,6 +111,10 @@ test.beforeAll(async ({ request }) => {
   await ok(await request.put(`/api/ebs/v2/devices/${deviceId}/sharing`, { headers: ownerAuth, data: { mode: 'manual', rentable: true, price_per_hour: 100 } }));
   // About five beats of telemetry (and the answer to a verification the bind may have asked for).
   for (let i = 0; i < 5; i++) await box.beat();
+});
+
+test.afterAll(async () => {
+  await agentApi?.dispose();
 });
 
 test.beforeEach(async () => {
