@@ -76,10 +76,10 @@ def day_of_samples(db_path, device):
     rows = []
     for k in range(1440):
         at = now - timedelta(minutes=k)
-        rows.append((device, 1, at.strftime('%Y-%m-%d %H:%M:%S.%f+00:00'), 35.0, 200 * GIB, json.dumps(metrics(True, k)["gpus"])))
+        rows.append((device, 1, at.isoformat(), 35.0, 200 * GIB, json.dumps(metrics(True, k)["gpus"])))
     for k in range(720):
         at = now - timedelta(seconds=5 * k + 1)
-        rows.append((device, 0, at.strftime('%Y-%m-%d %H:%M:%S.%f+00:00'), 35.0, 200 * GIB, json.dumps(metrics(True, k)["gpus"])))
+        rows.append((device, 0, at.isoformat(), 35.0, 200 * GIB, json.dumps(metrics(True, k)["gpus"])))
     con = sqlite3.connect(db_path, timeout=30)
     con.executemany("INSERT OR IGNORE INTO device_samples (device_id, tier, at, cpu_percent, memory_used, gpus) VALUES (?,?,?,?,?,?)", rows)
     con.commit()
@@ -88,12 +88,16 @@ def day_of_samples(db_path, device):
 
 
 def timed(base, path, token, n):
+    """n calls, each timed from the request to the answer's last byte (the client's JSON decoding
+    is not the server's time); answers the latencies, the last answer decoded and its size."""
     lat = []
     for _ in range(n):
+        req = urllib.request.Request(base + path, headers={"authorization": "Bearer " + token})
         t0 = time.perf_counter()
-        d = call(base, "GET", path, token=token)
+        with urllib.request.urlopen(req, timeout=30) as r:
+            raw = r.read()
         lat.append((time.perf_counter() - t0) * 1000)
-    return lat, d["data"]
+    return lat, json.loads(raw)["data"], len(raw)
 
 
 def main():
@@ -119,11 +123,11 @@ def main():
 
         rows = day_of_samples(os.path.join(s.dir, "data", "zmarket.db"), gpu[0])
         for minutes, target in ((1440, 20.0), (60, None)):
-            lat, data = timed(s.base, f"/api/ebs/v2/devices/{gpu[0]}/metrics?minutes={minutes}", token, 50)
+            lat, data, size = timed(s.base, f"/api/ebs/v2/devices/{gpu[0]}/metrics?minutes={minutes}", token, 50)
             points = sum(len(g["series"]) for g in data["gpus"])
             mark = "" if target is None else f"  (target p50 <= {target:.0f} ms)  {'✓' if pct(lat, 0.5) <= target else '✗'}"
             print(f"metrics ?minutes={minutes}: {len(data['gpus'])} GPUs, {points} GPU points, {len(data['cpu'])} CPU points "
-                  f"({rows} rows stored): p50 {pct(lat, 0.5):.1f} ms, p99 {pct(lat, 0.99):.1f} ms{mark}")
+                  f"({rows} rows stored, {size / 1024:.0f} KiB): p50 {pct(lat, 0.5):.1f} ms, p99 {pct(lat, 0.99):.1f} ms{mark}")
 
 
 if __name__ == "__main__":

@@ -3,8 +3,6 @@
 //! first sample of each minute for a day (`device_samples`, tier 0 and 1), pruned by a job; read
 //! as series for the charts (`GET /api/ebs/v2/devices/{id}/metrics`). No HTTP types here.
 
-use std::collections::HashMap;
-
 use chrono::{DateTime, Duration, DurationRound, Utc};
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set};
@@ -13,7 +11,6 @@ use utoipa::ToSchema;
 
 use crate::db::entity::{device_samples, devices};
 use crate::error::AppError;
-use crate::protocol::gpus::GpuUse;
 use crate::protocol::heartbeat::Metrics;
 
 /// Every beat, kept an hour.
@@ -35,7 +32,10 @@ pub struct Point {
 /// One point of a GPU's series.
 #[derive(Debug, Clone, Serialize, ToSchema, PartialEq)]
 pub struct GpuPoint {
-    pub at: DateTime<Utc>,
+    /// RFC 3339, as every time of the API (written once per sample, shared by its GPUs' points:
+    /// a day of 8 GPUs is 11,520 points).
+    #[schema(value_type = String, format = DateTime)]
+    pub at: std::sync::Arc<str>,
     /// 0-100
     pub utilization: f64,
     /// bytes
@@ -62,6 +62,19 @@ pub struct DeviceMetrics {
     /// Memory used, bytes.
     pub memory: Vec<Point>,
     pub gpus: Vec<GpuSeries>,
+}
+
+/// A GPU's figures as a sample keeps them, read without copying the UUID.
+#[derive(serde::Deserialize)]
+struct StoredUse<'a> {
+    #[serde(borrow)]
+    uuid: std::borrow::Cow<'a, str>,
+    utilization: f64,
+    memory_used: i64,
+    #[serde(default)]
+    temperature: Option<f64>,
+    #[serde(default)]
+    power_watts: Option<f64>,
 }
 
 /// Keeps this beat's figures of `d` (its row as before the beat: `prev_seen` its last beat's
@@ -94,11 +107,15 @@ pub async fn series(conn: &impl ConnectionTrait, d: &devices::Model, minutes: i6
     let minutes = minutes.clamp(1, MAX_MINUTES);
     let since = crate::db::now() - Duration::minutes(minutes);
     let tier = if minutes <= 60 { FINE } else { MINUTE };
-    let rows = device_samples::Entity::find()
+    use sea_orm::QuerySelect;
+    let rows: Vec<(DateTime<Utc>, Option<f64>, Option<i64>, String)> = device_samples::Entity::find()
+        .select_only()
+        .columns([device_samples::Column::At, device_samples::Column::CpuPercent, device_samples::Column::MemoryUsed, device_samples::Column::Gpus])
         .filter(device_samples::Column::DeviceId.eq(d.id.clone()))
         .filter(device_samples::Column::Tier.eq(tier))
         .filter(device_samples::Column::At.gte(since))
         .order_by_asc(device_samples::Column::At)
+        .into_tuple()
         .all(conn)
         .await?;
     let gpus: Vec<(String, String)> = crate::devices::gpus::keyed(d)
@@ -107,23 +124,27 @@ pub async fn series(conn: &impl ConnectionTrait, d: &devices::Model, minutes: i6
         .map(|(k, g)| (k, g.name))
         .collect();
     let mut out = DeviceMetrics { gpus: gpus.iter().map(|(u, n)| GpuSeries { uuid: u.clone(), name: n.clone(), series: Vec::new() }).collect(), ..Default::default() };
-    let place: HashMap<String, usize> = gpus.iter().enumerate().map(|(i, (u, _))| (u.to_ascii_lowercase(), i)).collect();
-    for r in rows {
+    for s in &mut out.gpus {
+        s.series.reserve(rows.len());
+    }
+    for (at, cpu, memory, used) in rows {
         if whole_box {
-            if let Some(c) = r.cpu_percent {
-                out.cpu.push(Point { at: r.at, value: c });
+            if let Some(c) = cpu {
+                out.cpu.push(Point { at, value: c });
             }
-            if let Some(m) = r.memory_used {
-                out.memory.push(Point { at: r.at, value: m as f64 });
+            if let Some(m) = memory {
+                out.memory.push(Point { at, value: m as f64 });
             }
         }
         if out.gpus.is_empty() {
             continue;
         }
-        let used: Vec<GpuUse> = serde_json::from_str(&r.gpus).unwrap_or_default();
+        let stamp: std::sync::Arc<str> = at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true).into();
+        let used: Vec<StoredUse> = serde_json::from_str(&used).unwrap_or_default();
         for u in used {
-            if let Some(&i) = place.get(&u.uuid.to_ascii_lowercase()) {
-                out.gpus[i].series.push(GpuPoint { at: r.at, utilization: u.utilization, memory_used: u.memory_used, temperature: u.temperature, power_watts: u.power_watts });
+            if let Some(s) = out.gpus.iter_mut().find(|s| s.uuid.eq_ignore_ascii_case(&u.uuid)) {
+                let at = stamp.clone();
+                s.series.push(GpuPoint { at, utilization: u.utilization, memory_used: u.memory_used, temperature: u.temperature, power_watts: u.power_watts });
             }
         }
     }
