@@ -95,10 +95,22 @@ pub fn free_count(d: &devices::Model, held: Option<&HashSet<String>>) -> i64 {
     keyed(d).iter().filter(|(k, _)| !held.is_some_and(|h| h.contains(k))).count() as i64
 }
 
+/// The GPUs of `d` an app may be given, in the box's order: neither held nor failed at their
+/// last check.
+pub fn usable(d: &devices::Model, held: Option<&HashSet<String>>) -> Vec<Gpu> {
+    let failed = failed(d);
+    keyed(d).into_iter().filter(|(k, _)| !held.is_some_and(|h| h.contains(k)) && !failed.contains(k)).map(|(_, g)| g).collect()
+}
+
 /// How many of `d`'s GPUs an app may be given: neither held nor failed at their last check.
 pub fn usable_count(d: &devices::Model, held: Option<&HashSet<String>>) -> i64 {
-    let failed = failed(d);
-    keyed(d).iter().filter(|(k, _)| !held.is_some_and(|h| h.contains(k)) && !failed.contains(k)).count() as i64
+    usable(d, held).len() as i64
+}
+
+/// The memory (bytes) of each GPU of `d` an app may be given now, in the box's order.
+pub async fn usable_vram(conn: &impl ConnectionTrait, d: &devices::Model) -> Result<Vec<i64>, AppError> {
+    let held = held_on(conn, std::slice::from_ref(&d.id)).await?;
+    Ok(usable(d, held.get(&d.id)).into_iter().map(|g| g.vram).collect())
 }
 
 /// `gpus_free` of each device among `rows`.
@@ -312,6 +324,7 @@ mod tests {
         assert_eq!(free_count(&d, Some(&held)), 1);
         assert_eq!(usable_count(&d, None), 1, "B failed its check");
         assert_eq!(usable_count(&d, Some(&held)), 0);
+        assert_eq!(usable(&d, None).into_iter().map(|g| g.uuid).collect::<Vec<_>>(), vec![Some(A.to_string())]);
         assert_eq!(verified(&d), Some(false));
     }
 

@@ -6,10 +6,16 @@ use crate::db::entity::{apps, devices, installations};
 use crate::db::enums::{DeviceStatus, DisplayType};
 use crate::protocol::gpus::CudaVersion;
 
+/// The lowest CUDA the app's image runs on, when the app needs GPUs (an app without GPUs needs
+/// no CUDA, whatever its row says).
+pub fn cuda_need(app: &apps::Model) -> Option<CudaVersion> {
+    app.cuda.as_deref().and_then(CudaVersion::parse).filter(|_| app.gpu_count > 0)
+}
+
 /// The app's CUDA and the box's, when the app needs GPUs and a newer CUDA than the box's driver
 /// runs (a box that does not say its CUDA is not refused for it).
 pub fn cuda_short(app: &apps::Model, d: &devices::Model) -> Option<(CudaVersion, CudaVersion)> {
-    let need = app.cuda.as_deref().and_then(CudaVersion::parse).filter(|_| app.gpu_count > 0)?;
+    let need = cuda_need(app)?;
     let have = crate::devices::gpus::cuda_of(d)?;
     (have < need).then_some((need, have))
 }

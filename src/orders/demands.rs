@@ -37,6 +37,8 @@ pub async fn post(cx: &OrdersCtx, auth: &Auth, d: Demand, request_key: Option<St
         distance_km: Set(d.terms.distance_km),
         lat: Set(d.terms.point.as_ref().map(|p| p.lat)),
         lng: Set(d.terms.point.as_ref().map(|p| p.lng)),
+        min_cuda: Set(d.terms.min_cuda.map(|c| c.to_string())),
+        min_vram: Set(d.terms.min_vram),
         hours: Set(d.hours),
         price_per_hour: Set(d.price_per_hour),
         status: Set(OrderStatus::OrderPending),

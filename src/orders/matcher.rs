@@ -8,9 +8,12 @@ use crate::db::enums::DisplayType;
 use crate::db::entity::{apps, devices, orders};
 use crate::db::enums::{DeviceStatus, SharingMode};
 use crate::devices::access::gpus_of;
+use crate::devices::gpus::{cuda_of, usable_vram};
 use crate::devices::nearby::distance_km;
 use crate::error::AppError;
+use crate::market::fit::cuda_need;
 use crate::orders::model::{Gap, Terms};
+use crate::protocol::gpus::CudaVersion;
 
 /// How many GPUs a demand needs of a device: its own count, at least what the app needs (a Lite
 /// App needs one).
@@ -19,9 +22,36 @@ fn gpus_needed(terms: &Terms, app: &apps::Model) -> i64 {
     terms.gpu_count.max(app.gpu_count as i64).max(lite)
 }
 
+/// The CUDA gap, if any: the higher of the demand's `min_cuda` and the app's own need against the
+/// box's CUDA. A box that does not say its CUDA is refused only when the demand itself asked for
+/// one (the app's need alone does not refuse it; nor does the fit).
+fn cuda_gap(terms: &Terms, app: &apps::Model, d: &devices::Model) -> Option<Gap> {
+    let need: CudaVersion = terms.min_cuda.max(cuda_need(app))?;
+    match cuda_of(d) {
+        Some(have) if have < need => Some(Gap::new("cuda", need.to_string(), have.to_string())),
+        None if terms.min_cuda.is_some() => Some(Gap::new("cuda", need.to_string(), serde_json::Value::Null)),
+        _ => None,
+    }
+}
+
+/// The VRAM gap, if any: fewer than `need` (at least one) of the GPUs the box could give now
+/// have `min_vram` bytes. `have` is the largest usable GPU's memory, null when none is usable.
+async fn vram_gap(conn: &impl ConnectionTrait, terms: &Terms, need: i64, d: &devices::Model) -> Result<Option<Gap>, AppError> {
+    if terms.min_vram <= 0 {
+        return Ok(None);
+    }
+    let vram = usable_vram(conn, d).await?;
+    let big_enough = vram.iter().filter(|v| **v >= terms.min_vram).count() as i64;
+    if big_enough >= need.max(1) {
+        return Ok(None);
+    }
+    let largest = vram.into_iter().max().map_or(serde_json::Value::Null, serde_json::Value::from);
+    Ok(Some(Gap::new("min_vram", terms.min_vram, largest)))
+}
+
 /// Every requirement of `terms` (and of its app) that `d` does not meet now; empty = it qualifies.
-/// Order: status, rentable, reserved, distance_km, gpu_count, gpu_models, cpu_cores, memory_bytes,
-/// disk_bytes, app.
+/// Order: status, rentable, reserved, distance_km, gpu_count, gpu_models, cuda, min_vram,
+/// cpu_cores, memory_bytes, disk_bytes, app.
 pub async fn gaps(conn: &impl ConnectionTrait, terms: &Terms, app: &apps::Model, d: &devices::Model) -> Result<Vec<Gap>, AppError> {
     let mut out = Vec::new();
     if d.status != DeviceStatus::Online {
@@ -61,6 +91,8 @@ pub async fn gaps(conn: &impl ConnectionTrait, terms: &Terms, app: &apps::Model,
             out.push(Gap::new("gpu_models", terms.models_text(), have));
         }
     }
+    out.extend(cuda_gap(terms, app, d));
+    out.extend(vram_gap(conn, terms, need, d).await?);
     let mut app_needs = needs(app);
     app_needs.gpu_count = 0;
     for g in crate::apps::install::gaps(app_needs, free) {

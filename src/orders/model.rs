@@ -12,6 +12,7 @@ use crate::db::enums::OrderStatus;
 use crate::devices::model::Location;
 use crate::error::{AppError, Msg};
 use crate::http::Checked;
+use crate::protocol::gpus::{CudaVersion, MAX_GPU_MEMORY};
 
 /// Longest order at once: 30 days.
 pub const MAX_HOURS: i64 = 720;
@@ -20,6 +21,8 @@ pub const MAX_PRICE: i64 = 100_000_000;
 pub const MAX_GPUS: i64 = 64;
 /// Half the Earth's circumference, rounded up: every distance is within it.
 pub const MAX_DISTANCE_KM: i64 = 20_016;
+/// Most VRAM per GPU a demand may ask (bytes): what a GPU may report, 16 TiB.
+pub const MAX_MIN_VRAM: i64 = MAX_GPU_MEMORY;
 
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct DemandRequest {
@@ -35,6 +38,10 @@ pub struct DemandRequest {
     pub hours: Option<i64>,
     /// Cents of a coin.
     pub price_per_hour: Option<i64>,
+    /// The lowest CUDA version the device's driver must run, `major.minor` ("12.4"); empty or null = any.
+    pub min_cuda: Option<String>,
+    /// Bytes of VRAM each GPU given must have, 0 to 16 TiB; null or 0 = any.
+    pub min_vram: Option<i64>,
 }
 
 /// What a device must satisfy (the matcher's input), as posted or as asked by the live count.
@@ -45,6 +52,10 @@ pub struct Terms {
     pub gpu_models: Vec<String>,
     pub distance_km: Option<i64>,
     pub point: Option<Location>,
+    /// The lowest CUDA the device's driver must run (with the app's own need, the higher counts).
+    pub min_cuda: Option<CudaVersion>,
+    /// Bytes of VRAM each needed GPU must have; 0 = any.
+    pub min_vram: i64,
 }
 
 /// A checked demand: its terms, name, hours and price.
@@ -65,26 +76,43 @@ fn in_range(field: &'static str, v: Option<i64>, range: std::ops::RangeInclusive
     v.filter(|v| range.contains(v)).ok_or(AppError::invalid(field, Msg::InvalidField(field)))
 }
 
+/// "12.4" → 12.4 (also "12", read as 12.0); empty = any; anything else is not a CUDA version.
+fn cuda_in(raw: Option<String>) -> Result<Option<CudaVersion>, AppError> {
+    let raw = raw.unwrap_or_default();
+    let raw = raw.trim();
+    if raw.is_empty() {
+        return Ok(None);
+    }
+    let (major, minor) = raw.split_once('.').unwrap_or((raw, "0"));
+    let digits = |p: &str| (1..=3).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit());
+    match CudaVersion::parse(raw) {
+        Some(v) if digits(major) && digits(minor) => Ok(Some(v)),
+        _ => Err(AppError::invalid("min_cuda", Msg::InvalidField("min_cuda"))),
+    }
+}
+
 impl Terms {
     /// The terms of a demand or of the live count; the same rules either way.
-    pub fn check(app_id: Option<String>, gpu_count: Option<i64>, gpu_models: Option<String>, distance_km: Option<i64>, lat: Option<f64>, lng: Option<f64>) -> Result<Terms, AppError> {
-        let app_id: AppId = ids::required(app_id, "app_id", Msg::InvalidField("app_id"))?;
-        let gpu_count = in_range("gpu_count", Some(gpu_count.unwrap_or(0)), 0..=MAX_GPUS)?;
-        let raw = gpu_models.unwrap_or_default();
+    pub fn check(q: CountQuery) -> Result<Terms, AppError> {
+        let app_id: AppId = ids::required(q.app_id, "app_id", Msg::InvalidField("app_id"))?;
+        let gpu_count = in_range("gpu_count", Some(q.gpu_count.unwrap_or(0)), 0..=MAX_GPUS)?;
+        let raw = q.gpu_models.unwrap_or_default();
         if raw.chars().count() > 200 {
             return Err(AppError::invalid("gpu_models", Msg::InvalidField("gpu_models")));
         }
         let gpu_models = split_models(&raw);
-        let distance_km = match distance_km {
+        let distance_km = match q.distance_km {
             None => None,
             v => Some(in_range("distance_km", v, 1..=MAX_DISTANCE_KM)?),
         };
-        let point = match (lat, lng) {
+        let point = match (q.lat, q.lng) {
             (None, None) if distance_km.is_some() => return Err(AppError::invalid("lat", Msg::DistanceNeedsLocation)),
             (None, None) => None,
             (lat, lng) => Some(Location::check(lat, lng)?),
         };
-        Ok(Terms { app_id, gpu_count, gpu_models, distance_km, point })
+        let min_cuda = cuda_in(q.min_cuda)?;
+        let min_vram = in_range("min_vram", Some(q.min_vram.unwrap_or(0)), 0..=MAX_MIN_VRAM)?;
+        Ok(Terms { app_id, gpu_count, gpu_models, distance_km, point, min_cuda, min_vram })
     }
     pub fn models_text(&self) -> String {
         self.gpu_models.join(", ")
@@ -98,7 +126,8 @@ impl Checked for Demand {
         if name.is_empty() || name.chars().count() > 100 {
             return Err(AppError::invalid("name", Msg::InvalidField("name")));
         }
-        let terms = Terms::check(r.app_id, r.gpu_count, r.gpu_models, r.distance_km, r.lat, r.lng)?;
+        let q = CountQuery { app_id: r.app_id, gpu_count: r.gpu_count, gpu_models: r.gpu_models, distance_km: r.distance_km, lat: r.lat, lng: r.lng, min_cuda: r.min_cuda, min_vram: r.min_vram };
+        let terms = Terms::check(q)?;
         let hours = in_range("hours", r.hours, 1..=MAX_HOURS)?;
         let price_per_hour = in_range("price_per_hour", r.price_per_hour, 1..=MAX_PRICE)?;
         Ok(Demand { name, terms, hours, price_per_hour })
@@ -115,6 +144,10 @@ pub struct CountQuery {
     pub distance_km: Option<i64>,
     pub lat: Option<f64>,
     pub lng: Option<f64>,
+    /// The lowest CUDA version, "12.4"; empty = any.
+    pub min_cuda: Option<String>,
+    /// Bytes of VRAM per GPU; 0 = any.
+    pub min_vram: Option<i64>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -182,7 +215,8 @@ impl Role {
 }
 
 /// One unmet requirement: `{field: "gpu_count", need: 4, have: 2}`. Fields: status, rentable,
-/// reserved, distance_km, gpu_count, gpu_models, cpu_cores, memory_bytes, disk_bytes, app.
+/// reserved, distance_km, gpu_count, gpu_models, cuda, min_vram, cpu_cores, memory_bytes,
+/// disk_bytes, app.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 #[schema(as = OrderGap)]
 pub struct Gap {
@@ -237,6 +271,10 @@ pub struct Order {
     pub gpu_count: i64,
     pub gpu_models: String,
     pub distance_km: Option<i64>,
+    /// The lowest CUDA version the device must run ("12.4"); null = any.
+    pub min_cuda: Option<String>,
+    /// Bytes of VRAM each GPU must have; 0 = any.
+    pub min_vram: i64,
     pub hours: i64,
     pub price_per_hour: i64,
     /// price_per_hour × hours, held on the demander's wallet while the order lasts.

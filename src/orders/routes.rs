@@ -57,7 +57,7 @@ async fn list_demands(State(cx): State<OrdersCtx>, lang: Lang, ApiQuery(q): ApiQ
 #[utoipa::path(get, path = "/api/rmp/v1/demands/qualifying", tag = "orders", params(CountQuery),
     responses((status = 200, body = Envelope<Qualifying>), (status = 400), (status = 404)))]
 async fn qualifying_devices(State(cx): State<OrdersCtx>, ApiQuery(q): ApiQuery<CountQuery>) -> ApiResult<Qualifying> {
-    let terms = Terms::check(q.app_id, q.gpu_count, q.gpu_models, q.distance_km, q.lat, q.lng)?;
+    let terms = Terms::check(q)?;
     ok(demands::qualifying(&cx, terms).await?)
 }
 

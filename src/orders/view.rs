@@ -18,6 +18,7 @@ use crate::error::{AppError, Msg};
 use crate::http::List;
 use crate::lang::Lang;
 use crate::orders::model::*;
+use crate::protocol::gpus::CudaVersion;
 
 /// The terms a stored demand asks of a device.
 pub fn terms_of(o: &orders::Model) -> Terms {
@@ -27,6 +28,8 @@ pub fn terms_of(o: &orders::Model) -> Terms {
         gpu_models: split_models(&o.gpu_models),
         distance_km: o.distance_km,
         point: o.lat.zip(o.lng).map(|(lat, lng)| Location { lat, lng }),
+        min_cuda: o.min_cuda.as_deref().and_then(CudaVersion::parse),
+        min_vram: o.min_vram,
     }
 }
 
@@ -126,6 +129,8 @@ pub fn to_order(o: &orders::Model, n: &Names, s: &OrdersConfig, lang: Lang, view
         gpu_count: o.gpu_count,
         gpu_models: o.gpu_models.clone(),
         distance_km: o.distance_km,
+        min_cuda: o.min_cuda.clone(),
+        min_vram: o.min_vram,
         hours: o.hours,
         price_per_hour: o.price_per_hour,
         total: o.price_per_hour * o.hours,

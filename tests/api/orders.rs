@@ -1,9 +1,11 @@
 //! Demands and orders over HTTP: posting with the wallet's hold, the board, the matcher's gaps
 //! field by field (check, take and the live count agree), taking (refusals in both languages,
 //! 20 providers racing), every transition of the state machine through the API and the sweep
-//! (time-outs included), the money at each end, `ledger verify` after each test.
+//! (time-outs included), the money at each end, `ledger verify` after each test; a demand's
+//! minimum CUDA and VRAM (orders/gpus.rs).
 
 mod flow;
+mod gpus;
 
 use chrono::Duration;
 use serde_json::{Value, json};
@@ -47,7 +49,12 @@ pub async fn wallet(app: &TestApp, token: &str) -> Value {
 
 /// A provider's online, rentable device at a point; returns (device id, secret).
 pub async fn offered(app: &TestApp, token: &str, gpus: &[&str], at: (f64, f64)) -> (String, String) {
-    let (dev, secret) = bound_device(app, token, "Z-BOX", gpu_box(gpus, 64)).await;
+    offered_spec(app, token, gpu_box(gpus, 64), at).await
+}
+
+/// [`offered`] with the box's whole spec.
+pub async fn offered_spec(app: &TestApp, token: &str, spec: Value, at: (f64, f64)) -> (String, String) {
+    let (dev, secret) = bound_device(app, token, "Z-BOX", spec).await;
     let (s, b) = heartbeat(app, &secret, json!({"acks": []})).await;
     assert_eq!(s, 200, "{b}");
     let (s, b) = app.put_json(&format!("/api/ebs/v2/devices/{dev}/sharing"), &json!({"mode": "manual", "rentable": true, "price_per_hour": 100}), token).await;

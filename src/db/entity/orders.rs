@@ -16,6 +16,10 @@ pub struct Model {
     pub distance_km: Option<i64>,
     pub lat: Option<f64>,
     pub lng: Option<f64>,
+    /// The lowest CUDA version the device must run ("12.4"); null = any.
+    pub min_cuda: Option<String>,
+    /// Bytes of VRAM each GPU must have; 0 = any.
+    pub min_vram: i64,
     pub hours: i64,
     pub price_per_hour: i64,
     pub status: OrderStatus,

@@ -27,6 +27,7 @@ mod m0022_console;
 mod m0023_published_apps;
 mod m0024_profiles;
 mod m0025_gpus;
+mod m0026_demand_gpus;
 
 pub struct Migrator;
 
@@ -58,6 +59,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0023_published_apps::Migration),
             Box::new(m0024_profiles::Migration),
             Box::new(m0025_gpus::Migration),
+            Box::new(m0026_demand_gpus::Migration),
         ]
     }
 }

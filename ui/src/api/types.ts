@@ -121,6 +121,10 @@ export type DemandBody = {
   lng: number | null;
   hours: number;
   price_per_hour: number;
+  /** The lowest CUDA the box's driver must run, "12.4"; null = any. */
+  min_cuda: string | null;
+  /** Bytes of VRAM each GPU must have; null = any. */
+  min_vram: number | null;
 };
 
 /** A person as the operator sees them (GET /api/ops/v1/users). */

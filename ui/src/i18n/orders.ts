@@ -59,6 +59,13 @@ export const ordersEn = {
   gap_memory_bytes: 'Needs {need} free memory, it has {have}',
   gap_disk_bytes: 'Needs {need} free disk, it has {have}',
   gap_app: 'The app is already installed on this device',
+  gap_min_vram: 'VRAM per GPU: needs {need}, has {have}',
+  demand_min_cuda_label: 'Minimum CUDA',
+  demand_min_vram_label: 'Minimum VRAM per GPU (GB)',
+  demand_min_cuda: 'CUDA {cuda} or newer',
+  demand_min_vram: 'At least {size} VRAM per GPU',
+  cuda_format: 'Write a CUDA version such as 12.4',
+  vram_format: 'A number of GB from 0 to 16384',
 } as const;
 
 export const ordersZh: Record<keyof typeof ordersEn, string> = {
@@ -120,4 +127,11 @@ export const ordersZh: Record<keyof typeof ordersEn, string> = {
   gap_memory_bytes: '需要 {need} 空闲内存，当前 {have}',
   gap_disk_bytes: '需要 {need} 空闲磁盘，当前 {have}',
   gap_app: '该设备上已安装此应用',
+  gap_min_vram: '每块 GPU 显存：需要 {need}，实际 {have}',
+  demand_min_cuda_label: '最低 CUDA 版本',
+  demand_min_vram_label: '每块 GPU 最低显存（GB）',
+  demand_min_cuda: 'CUDA {cuda} 或更新版本',
+  demand_min_vram: '每块 GPU 显存至少 {size}',
+  cuda_format: '请填写 CUDA 版本，例如 12.4',
+  vram_format: '请填写 0 到 16384 之间的 GB 数',
 };

@@ -1,5 +1,5 @@
-// /on-demand/place-an-order: compose a demand (app, GPUs, models, distance from your location,
-// hours, price) with a live count of the online devices that satisfy it; posting holds price ×
+// /on-demand/place-an-order: compose a demand (app, GPUs, models, the lowest CUDA and the VRAM per
+// GPU, distance from your location, hours, price) with a live count of the online devices that satisfy it; posting holds price ×
 // hours on the wallet. The page is public; posting needs a sign-in.
 import { useEffect, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
@@ -23,8 +23,28 @@ const wholeIn = (v: string, min: number) => (/^\d+$/.test(v.trim()) && Number(v)
 const cents = (v: string) => (/^\d+(\.\d{1,2})?$/.test(v.trim()) && Number(v) > 0 ? Math.round(Number(v) * 100) : null);
 const coord = (v: string, max: number) => (v.trim() !== '' && Number.isFinite(Number(v)) && Math.abs(Number(v)) <= max ? Number(v) : null);
 
+/** Sizes are binary, as everywhere in the product: 1 GB = 1024³ bytes. */
+const GB = 1024 ** 3;
+/** The most VRAM per GPU a demand may ask: 16 TiB, as the server allows. */
+const MAX_VRAM_GB = 16 * 1024;
+
+/**
+ * The form's minimum CUDA ("12.4") and VRAM per GPU (GB) as the demand sends them: empty is any
+ * (null); `undefined` when a value is not one (the CUDA not `major.minor`, the GB not a number
+ * from 0 to 16384). 0 GB is any, as the server reads it.
+ */
+export function gpuMinimums(cuda: string, vramGb: string): { min_cuda: string | null | undefined; min_vram: number | null | undefined } {
+  const c = cuda.trim();
+  const v = vramGb.trim();
+  const gb = Number(v);
+  return {
+    min_cuda: c === '' ? null : /^\d{1,3}(\.\d{1,3})?$/.test(c) ? c : undefined,
+    min_vram: v === '' ? null : /^\d+(\.\d+)?$/.test(v) && gb <= MAX_VRAM_GB ? Math.round(gb * GB) || null : undefined,
+  };
+}
+
 const DRAFT_KEY = 'zm_order_draft';
-type Draft = Record<'name' | 'app' | 'gpuCount' | 'gpuModels' | 'distance' | 'lat' | 'lng' | 'hours' | 'price', string>;
+type Draft = Record<'name' | 'app' | 'gpuCount' | 'gpuModels' | 'minCuda' | 'minVram' | 'distance' | 'lat' | 'lng' | 'hours' | 'price', string>;
 
 function keepDraft(draft: Draft) {
   try {
@@ -46,7 +66,7 @@ function takeDraft(): Partial<Draft> | null {
     return null;
   }
 }
-const DRAFT_FIELDS = ['name', 'app', 'gpuCount', 'gpuModels', 'distance', 'lat', 'lng', 'hours', 'price'];
+const DRAFT_FIELDS = ['name', 'app', 'gpuCount', 'gpuModels', 'minCuda', 'minVram', 'distance', 'lat', 'lng', 'hours', 'price'];
 
 export function PlaceOrderPage() {
   const t = useT();
@@ -59,6 +79,8 @@ export function PlaceOrderPage() {
     app: '',
     gpuCount: '1',
     gpuModels: '',
+    minCuda: '',
+    minVram: '',
     distance: '',
     lat: String(centre.lat),
     lng: String(centre.lng),
@@ -81,9 +103,11 @@ export function PlaceOrderPage() {
     const distance = form.distance.trim() === '' ? null : wholeIn(form.distance, 1);
     const lat = coord(form.lat, 90);
     const lng = coord(form.lng, 180);
+    const { min_cuda, min_vram } = gpuMinimums(form.minCuda, form.minVram);
     if (!form.app || gpu_count === null || hours === null || price === null) return null;
     if (form.distance.trim() !== '' && (distance === null || lat === null || lng === null)) return null;
-    return { name: form.name.trim(), app_id: form.app, gpu_count, gpu_models: form.gpuModels, distance_km: distance, lat, lng, hours, price_per_hour: price };
+    if (min_cuda === undefined || min_vram === undefined) return null;
+    return { name: form.name.trim(), app_id: form.app, gpu_count, gpu_models: form.gpuModels, min_cuda, min_vram, distance_km: distance, lat, lng, hours, price_per_hour: price };
   };
   const terms = body();
   const termsKey = terms ? JSON.stringify({ ...terms, name: '', hours: 0, price_per_hour: 0 }) : '';
@@ -105,11 +129,15 @@ export function PlaceOrderPage() {
     };
   }, [termsKey]);
 
-  const submission = useForm<'name' | 'gpuCount' | 'distance' | 'lat' | 'hours' | 'price'>({
+  const submission = useForm<'name' | 'gpuCount' | 'minCuda' | 'minVram' | 'distance' | 'lat' | 'hours' | 'price'>({
+    // The server's 400 for a minimum shows under its field.
+    serverFields: { min_cuda: 'minCuda', min_vram: 'minVram' },
     validate: () => ({
       name: form.name.trim() ? null : 'field_required',
       form: form.app ? null : 'choose_app',
       gpuCount: wholeIn(form.gpuCount, 0) === null ? 'must_be_positive' : null,
+      minCuda: gpuMinimums(form.minCuda, '').min_cuda === undefined ? 'cuda_format' : null,
+      minVram: gpuMinimums('', form.minVram).min_vram === undefined ? 'vram_format' : null,
       distance: form.distance.trim() !== '' && wholeIn(form.distance, 1) === null ? 'must_be_positive' : null,
       lat: form.distance.trim() !== '' && (coord(form.lat, 90) === null || coord(form.lng, 180) === null) ? 'field_required' : null,
       hours: wholeIn(form.hours, 1) === null ? 'must_be_positive' : null,
@@ -147,6 +175,8 @@ export function PlaceOrderPage() {
         />
         <Field label={t('gpu_count')} inputMode="numeric" value={form.gpuCount} onChange={set('gpuCount')} error={submission.error('gpuCount')} />
         <Field label={t('gpu_models')} value={form.gpuModels} onChange={set('gpuModels')} placeholder="A100, 4090" />
+        <Field label={t('demand_min_cuda_label')} value={form.minCuda} onChange={set('minCuda')} error={submission.error('minCuda')} placeholder="12.4" />
+        <Field label={t('demand_min_vram_label')} inputMode="decimal" value={form.minVram} onChange={set('minVram')} error={submission.error('minVram')} placeholder="80" />
         <Field label={t('distance_limit_km')} inputMode="numeric" value={form.distance} onChange={set('distance')} error={submission.error('distance')} />
         <fieldset className="field-row">
           <legend>{t('your_location')}</legend>

@@ -1,6 +1,7 @@
 // Demands and orders shown to people: an order's status chip, a demand's terms in words, and the
 // matcher's gaps in words (the board, the signed-in page).
 import type { Gap, Order } from '../../api/types';
+import type { GpuOrder } from '../../api/orders';
 import { useT, type TFunction } from '../../lib/i18n';
 import type { MessageKey } from '../../i18n';
 import { formatCoins, formatDateTime, formatSize } from '../../lib/format';
@@ -38,6 +39,8 @@ export function gapText(t: TFunction, g: Gap): string {
       return t('gap_gpu_models', { ...params, have: g.have === null ? t('gap_no_gpu') : params.have });
     case 'cuda':
       return t('gap_cuda', { ...params, have: g.have === null ? t('gap_no_gpu') : params.have });
+    case 'min_vram':
+      return t('gap_min_vram', { need: show(g.need, true), have: g.have === null ? t('gap_no_gpu') : show(g.have, true) });
     case 'rentable':
     case 'reserved':
     case 'app':
@@ -64,14 +67,19 @@ export function GapList({ gaps }: { gaps: Gap[] }) {
   );
 }
 
-/** What a demand asks: app, GPUs, models, distance, hours × price, and the distance from the viewer. */
-export function DemandTerms({ order }: { order: Order }) {
+/**
+ * What a demand asks: app, GPUs, models, the lowest CUDA and the VRAM per GPU when set, distance,
+ * hours × price, and the distance from the viewer.
+ */
+export function DemandTerms({ order }: { order: GpuOrder }) {
   const t = useT();
   const o = order;
   const parts = [
     o.app_name,
     o.gpu_count > 0 ? t('demand_gpus', { count: o.gpu_count }) : t('demand_any_gpu'),
     o.gpu_models ? t('demand_models', { models: o.gpu_models }) : null,
+    o.min_cuda ? t('demand_min_cuda', { cuda: o.min_cuda }) : null,
+    o.min_vram ? t('demand_min_vram', { size: formatSize(o.min_vram) }) : null,
     o.distance_km !== null ? t('demand_within', { km: o.distance_km }) : t('demand_anywhere'),
     t('demand_terms', { hours: o.hours, price: formatCoins(o.price_per_hour) }),
     o.distance_from_you_km !== null ? t('demand_from_you', { km: o.distance_from_you_km }) : null,
