@@ -6,17 +6,6 @@ import type { DemandBody, DeviceCheck, ListPage, Order } from './types';
 const RMP = '/api/rmp/v1';
 type Point = { lat: number; lng: number } | null;
 
-/**
- * What a demand asks of a box's GPUs beyond their count (issue 38): written by hand until the
- * server's OpenAPI document (schema.d.ts) has them; an older server leaves them out.
- */
-export type GpuOrder = Order & {
-  /** The lowest CUDA the box's driver must run, "12.4"; null = any. */
-  min_cuda?: string | null;
-  /** Bytes of VRAM each GPU must have; 0 = any. */
-  min_vram?: number | null;
-};
-
 export const postDemand = (body: DemandBody) => api.post<Order>(`${RMP}/demands`, body);
 export const fetchBoard = (at: Point, signal?: AbortSignal) =>
   api.get<ListPage<Order>>(`${RMP}/demands`, { query: { limit: 50, lat: at?.lat, lng: at?.lng }, signal });

@@ -2640,6 +2640,13 @@ export type components = {
             lat?: number | null;
             /** Format: double */
             lng?: number | null;
+            /** @description The lowest CUDA version the device's driver must run, `major.minor` ("12.4"); empty or null = any. */
+            min_cuda?: string | null;
+            /**
+             * Format: int64
+             * @description Bytes of VRAM each GPU given must have, 0 to 16 TiB; null or 0 = any.
+             */
+            min_vram?: number | null;
             name?: string | null;
             /**
              * Format: int64
@@ -3922,6 +3929,13 @@ export type components = {
                     hours: number;
                     id: string;
                     installation_id?: string | null;
+                    /** @description The lowest CUDA version the device must run ("12.4"); null = any. */
+                    min_cuda?: string | null;
+                    /**
+                     * Format: int64
+                     * @description Bytes of VRAM each GPU must have; 0 = any.
+                     */
+                    min_vram: number;
                     name: string;
                     open_url?: string | null;
                     /** Format: int64 */
@@ -4281,6 +4295,13 @@ export type components = {
                 hours: number;
                 id: string;
                 installation_id?: string | null;
+                /** @description The lowest CUDA version the device must run ("12.4"); null = any. */
+                min_cuda?: string | null;
+                /**
+                 * Format: int64
+                 * @description Bytes of VRAM each GPU must have; 0 = any.
+                 */
+                min_vram: number;
                 name: string;
                 open_url?: string | null;
                 /** Format: int64 */
@@ -4937,7 +4958,11 @@ export type components = {
         };
         /** @description One point of a GPU's series. */
         GpuPoint: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description RFC 3339, as every time of the API (written once per sample, shared by its GPUs' points:
+             *     a day of 8 GPUs is 11,520 points).
+             */
             at: string;
             /**
              * Format: int64
@@ -5493,6 +5518,13 @@ export type components = {
             hours: number;
             id: string;
             installation_id?: string | null;
+            /** @description The lowest CUDA version the device must run ("12.4"); null = any. */
+            min_cuda?: string | null;
+            /**
+             * Format: int64
+             * @description Bytes of VRAM each GPU must have; 0 = any.
+             */
+            min_vram: number;
             name: string;
             open_url?: string | null;
             /** Format: int64 */
@@ -5517,7 +5549,8 @@ export type components = {
         };
         /**
          * @description One unmet requirement: `{field: "gpu_count", need: 4, have: 2}`. Fields: status, rentable,
-         *     reserved, distance_km, gpu_count, gpu_models, cpu_cores, memory_bytes, disk_bytes, app.
+         *     reserved, distance_km, gpu_count, gpu_models, cuda, min_vram, cpu_cores, memory_bytes,
+         *     disk_bytes, app.
          */
         OrderGap: {
             field: string;
@@ -18852,6 +18885,10 @@ export interface operations {
                 gpu_models?: string;
                 lat?: number;
                 lng?: number;
+                /** @description The lowest CUDA version, "12.4"; empty = any. */
+                min_cuda?: string;
+                /** @description Bytes of VRAM per GPU; 0 = any. */
+                min_vram?: number;
             };
             header?: never;
             path?: never;

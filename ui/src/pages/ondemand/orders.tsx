@@ -1,7 +1,6 @@
 // Demands and orders shown to people: an order's status chip, a demand's terms in words, and the
 // matcher's gaps in words (the board, the signed-in page).
 import type { Gap, Order } from '../../api/types';
-import type { GpuOrder } from '../../api/orders';
 import { useT, type TFunction } from '../../lib/i18n';
 import type { MessageKey } from '../../i18n';
 import { formatCoins, formatDateTime, formatSize } from '../../lib/format';
@@ -71,7 +70,7 @@ export function GapList({ gaps }: { gaps: Gap[] }) {
  * What a demand asks: app, GPUs, models, the lowest CUDA and the VRAM per GPU when set, distance,
  * hours × price, and the distance from the viewer.
  */
-export function DemandTerms({ order }: { order: GpuOrder }) {
+export function DemandTerms({ order }: { order: Order }) {
   const t = useT();
   const o = order;
   const parts = [
