@@ -26,27 +26,27 @@ use crate::lang::Lang;
 use crate::market::fit::{self, Room, Unfit};
 
 
-/// What a device has left: its spec less what its installations hold.
-pub async fn free_on(conn: &impl ConnectionTrait, d: &devices::Model) -> Result<Capacity, AppError> {
+/// What a device has left (its spec less what its installations hold) and how many of its GPUs
+/// nobody holds: one read of its installations and one of its GPU holds.
+async fn standing(conn: &impl ConnectionTrait, d: &devices::Model) -> Result<(Capacity, i64), AppError> {
     let held = installations::Entity::find()
         .filter(installations::Column::DeviceId.eq(d.id.clone()))
         .filter(installations::Column::ActiveKey.is_not_null())
         .all(conn)
         .await?;
     let holds = crate::devices::gpus::held_on(conn, std::slice::from_ref(&d.id)).await?;
-    let usable = crate::devices::gpus::usable_count(d, holds.get(&d.id));
-    Ok(capacity(Room::free_on(d, held.iter().map(Room::held_by), usable)))
+    let holds = holds.get(&d.id);
+    let usable = crate::devices::gpus::usable_count(d, holds);
+    Ok((capacity(Room::free_on(d, held.iter().map(Room::held_by), usable)), crate::devices::gpus::free_count(d, holds)))
 }
 
-/// What the fit answers say of a device's GPUs: how many are free, verified, its CUDA.
-async fn gpu_facts(conn: &impl ConnectionTrait, d: &devices::Model) -> Result<(i64, Option<bool>, Option<String>), AppError> {
-    let holds = crate::devices::gpus::held_on(conn, std::slice::from_ref(&d.id)).await?;
-    let free = crate::devices::gpus::free_count(d, holds.get(&d.id));
-    Ok((free, crate::devices::gpus::verified(d), crate::devices::gpus::cuda_of(d).map(|c| c.to_string())))
+/// What a device has left: its spec less what its installations hold.
+pub async fn free_on(conn: &impl ConnectionTrait, d: &devices::Model) -> Result<Capacity, AppError> {
+    Ok(standing(conn, d).await?.0)
 }
 
 fn gpu_names(d: &devices::Model) -> Vec<String> {
-    crate::devices::access::gpus_of(d).into_iter().map(|g| g.name).collect()
+    crate::devices::gpus::gpus_of(d).into_iter().map(|g| g.name).collect()
 }
 
 fn capacity(r: Room) -> Capacity {
@@ -65,31 +65,32 @@ pub fn gaps(need: Capacity, free: Capacity) -> Vec<Gap> {
     fit::short(room(need), room(free)).into_iter().map(|(f, n, h)| Gap { field: f.to_string(), need: n.into(), have: h.into() }).collect()
 }
 
-/// Why `device` cannot take `app` now, if it cannot: the market's rule (src/market/fit.rs), with
-/// the device's free capacity and installations read here.
-pub async fn unfit(conn: &impl ConnectionTrait, app: &apps::Model, d: &devices::Model) -> Result<Option<(AppError, DeviceFit)>, AppError> {
-    let free = free_on(conn, d).await?;
+/// How `d` fits `app` now, and the refusal when it does not: the market's rule
+/// (src/market/fit.rs), with the device's free capacity, GPUs and installations read here.
+async fn judged(conn: &impl ConnectionTrait, app: &apps::Model, d: &devices::Model) -> Result<(Option<AppError>, DeviceFit), AppError> {
+    let (free, gpus_free) = standing(conn, d).await?;
     let installed = installations::Entity::find()
         .filter(installations::Column::ActiveKey.eq(active_key(&d.id, &app.id)))
         .one(conn)
         .await?
         .is_some();
-    let Some(why) = fit::unfit(app, d, room(free), installed) else { return Ok(None) };
-    let (gpus_free, verified, cuda) = gpu_facts(conn, d).await?;
     let mut fit = DeviceFit {
         device_id: d.id.clone(),
         device_name: d.name.clone(),
         device_status: sea_orm::ActiveEnum::to_value(&d.status.shown()),
-        fits: false,
-        reason: Some(why.code().to_string()),
+        fits: true,
+        reason: None,
         gaps: Vec::new(),
         free,
         gpus: gpu_names(d),
         gpus_free,
-        verified,
-        cuda,
+        verified: crate::devices::gpus::verified(d),
+        cuda: crate::devices::gpus::cuda_of(d).map(|c| c.to_string()),
         price_per_hour: None,
     };
+    let Some(why) = fit::unfit(app, d, room(free), installed) else { return Ok((None, fit)) };
+    fit.fits = false;
+    fit.reason = Some(why.code().to_string());
     let err = match why {
         Unfit::Offline => AppError::Refused(Msg::DeviceNotRunning),
         Unfit::NoGpuForLiteApp => AppError::Refused(Msg::LiteAppNeedsGpu),
@@ -111,7 +112,13 @@ pub async fn unfit(conn: &impl ConnectionTrait, app: &apps::Model, d: &devices::
             AppError::Explained { msg, data }
         }
     };
-    Ok(Some((err, fit)))
+    Ok((Some(err), fit))
+}
+
+/// Why `device` cannot take `app` now, if it cannot (with how it fits, for the dialogs).
+pub async fn unfit(conn: &impl ConnectionTrait, app: &apps::Model, d: &devices::Model) -> Result<Option<(AppError, DeviceFit)>, AppError> {
+    let (err, fit) = judged(conn, app, d).await?;
+    Ok(err.map(|e| (e, fit)))
 }
 
 fn field_name(f: &str) -> &'static str {
@@ -425,23 +432,7 @@ pub async fn fit_mine(cx: &AppsCtx, auth: &Auth, app_id: &AppId) -> Result<Vec<D
 }
 
 pub async fn fit_of(conn: &impl ConnectionTrait, app: &apps::Model, d: &devices::Model) -> Result<DeviceFit, AppError> {
-    Ok(match unfit(conn, app, d).await? {
-        Some((_, fit)) => fit,
-        None => DeviceFit {
-            device_id: d.id.clone(),
-            device_name: d.name.clone(),
-            device_status: sea_orm::ActiveEnum::to_value(&d.status.shown()),
-            fits: true,
-            reason: None,
-            gaps: Vec::new(),
-            free: free_on(conn, d).await?,
-            gpus: gpu_names(d),
-            gpus_free: gpu_facts(conn, d).await?.0,
-            verified: crate::devices::gpus::verified(d),
-            cuda: crate::devices::gpus::cuda_of(d).map(|c| c.to_string()),
-            price_per_hour: None,
-        },
-    })
+    Ok(judged(conn, app, d).await?.1)
 }
 
 /// Whether a device may be rented out now: online, rentable, not dedicated.

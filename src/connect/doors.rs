@@ -49,7 +49,7 @@ pub async fn of_installation(cx: &ConnectCtx, d: &Door) -> Result<ConnectInfo, A
     let ai = match (&app, &d.device) {
         (Some(a), Some(dev)) if running && a.display_type.is_ai() => Some(AiDoor {
             endpoint: origin(cx, id),
-            gpus: crate::devices::access::gpus_of(dev).into_iter().take(d.row.gpu_count.max(0) as usize).map(|g| g.name).collect(),
+            gpus: crate::devices::gpus::gpus_of(dev).into_iter().take(d.row.gpu_count.max(0) as usize).map(|g| g.name).collect(),
         }),
         _ => None,
     };

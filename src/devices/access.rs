@@ -114,15 +114,11 @@ pub(crate) async fn managed(conn: &impl ConnectionTrait, auth: &Auth, id: &str) 
 
 // ---- shapes ----
 
-pub(crate) fn gpus_of(d: &devices::Model) -> Vec<Gpu> {
-    crate::devices::gpus::gpus_of(d)
-}
-
 
 /// A device as its owner sees it, with how many of its GPUs are free (one read of the holds).
 pub async fn device_view(conn: &impl ConnectionTrait, d: &devices::Model) -> Result<Device, AppError> {
-    let held = crate::devices::gpus::held_on(conn, std::slice::from_ref(&d.id)).await?;
-    Ok(to_device(d, crate::devices::gpus::free_count(d, held.get(&d.id))))
+    let free = crate::devices::gpus::free_counts(conn, std::slice::from_ref(d)).await?;
+    Ok(to_device(d, free.get(&d.id).copied().unwrap_or(0)))
 }
 
 /// A device as its owner sees it; `gpus_free` read by the caller (devices::gpus).
@@ -142,7 +138,7 @@ pub fn to_device(d: &devices::Model, gpus_free: i64) -> Device {
         sharing_mode: d.sharing_mode,
         rentable: d.rentable,
         price_per_hour: d.price_per_hour,
-        spec: Spec { cpu_cores: d.cpu_cores, memory_bytes: d.memory_bytes, disk_bytes: d.disk_bytes, gpus: gpus_of(d), gpu_runtime: d.gpu_runtime },
+        spec: Spec { cpu_cores: d.cpu_cores, memory_bytes: d.memory_bytes, disk_bytes: d.disk_bytes, gpus: crate::devices::gpus::gpus_of(d), gpu_runtime: d.gpu_runtime },
         metrics,
         location: match (d.lat, d.lng) {
             (Some(lat), Some(lng)) => Some(Location { lat, lng }),

@@ -22,10 +22,13 @@ pub enum Holder<'a> {
     Machine(&'a str),
 }
 
+/// `gpu_holds.holder_kind` of an installation's hold (a machine's is "machine").
+const INSTALLATION: &str = "installation";
+
 impl Holder<'_> {
     fn kind(&self) -> &'static str {
         match self {
-            Holder::Installation(_) => "installation",
+            Holder::Installation(_) => INSTALLATION,
             Holder::Machine(_) => "machine",
         }
     }
@@ -95,11 +98,17 @@ pub fn free_count(d: &devices::Model, held: Option<&HashSet<String>>) -> i64 {
     keyed(d).iter().filter(|(k, _)| !held.is_some_and(|h| h.contains(k))).count() as i64
 }
 
+/// The GPUs of `d` an app may be given, with their keys, in the box's order: neither held nor
+/// failed at their last check.
+fn usable_keyed(d: &devices::Model, held: Option<&HashSet<String>>) -> Vec<(String, Gpu)> {
+    let failed = failed(d);
+    keyed(d).into_iter().filter(|(k, _)| !held.is_some_and(|h| h.contains(k)) && !failed.contains(k)).collect()
+}
+
 /// The GPUs of `d` an app may be given, in the box's order: neither held nor failed at their
 /// last check.
 pub fn usable(d: &devices::Model, held: Option<&HashSet<String>>) -> Vec<Gpu> {
-    let failed = failed(d);
-    keyed(d).into_iter().filter(|(k, _)| !held.is_some_and(|h| h.contains(k)) && !failed.contains(k)).map(|(_, g)| g).collect()
+    usable_keyed(d, held).into_iter().map(|(_, g)| g).collect()
 }
 
 /// How many of `d`'s GPUs an app may be given: neither held nor failed at their last check.
@@ -129,13 +138,8 @@ pub async fn assign(conn: &impl ConnectionTrait, d: &devices::Model, n: i64, mod
         return Ok(Vec::new());
     }
     let held = held_on(conn, std::slice::from_ref(&d.id)).await?;
-    let held = held.get(&d.id);
-    let failed = failed(d);
-    let chosen: Vec<(String, Gpu)> = keyed(d)
-        .into_iter()
-        .filter(|(k, g)| !held.is_some_and(|h| h.contains(k)) && !failed.contains(k) && model.is_none_or(|m| g.name == m))
-        .take(n as usize)
-        .collect();
+    let chosen: Vec<(String, Gpu)> =
+        usable_keyed(d, held.get(&d.id)).into_iter().filter(|(_, g)| model.is_none_or(|m| g.name == m)).take(n as usize).collect();
     if (chosen.len() as i64) < n {
         return Err(AppError::Refused(Msg::NoFreeGpu));
     }
@@ -216,7 +220,7 @@ pub async fn gone(conn: &impl ConnectionTrait, d: &devices::Model) -> Result<Vec
     if lost.is_empty() {
         return Ok(Vec::new());
     }
-    let mut holders: Vec<String> = lost.iter().filter(|r| r.holder_kind == "installation").map(|r| r.holder_id.clone()).collect();
+    let mut holders: Vec<String> = lost.iter().filter(|r| r.holder_kind == INSTALLATION).map(|r| r.holder_id.clone()).collect();
     holders.sort();
     holders.dedup();
     Ok(holders)
@@ -246,7 +250,8 @@ pub async fn market(conn: &impl ConnectionTrait) -> Result<MarketGpus, AppError>
         .filter(devices::Column::HostId.is_null())
         .all(conn)
         .await?;
-    let mut m = MarketGpus { held: gpu_holds::Entity::find().all(conn).await?.len() as u64, ..Default::default() };
+    use sea_orm::PaginatorTrait;
+    let mut m = MarketGpus { held: gpu_holds::Entity::find().count(conn).await?, ..Default::default() };
     let (mut sum, mut reporting) = (0.0, 0u64);
     for d in &boxes {
         let n = gpus_of(d).len() as u64;

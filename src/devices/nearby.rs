@@ -7,7 +7,7 @@ use sea_orm::{ColumnTrait, Condition, DbBackend, EntityTrait, PaginatorTrait, Qu
 
 use crate::db::entity::devices;
 use crate::devices::DevicesCtx;
-use crate::devices::access::gpus_of;
+use crate::devices::gpus::gpus_of;
 use crate::devices::model::*;
 use crate::error::{AppError, Msg};
 use crate::lang::Lang;

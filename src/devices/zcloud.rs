@@ -7,6 +7,7 @@ use crate::db::entity::devices;
 use crate::db::{for_update, new_id, now, write_txn};
 use crate::devices::{DevicesCtx, rental};
 use crate::devices::access::*;
+use crate::devices::gpus::gpus_of;
 use crate::devices::model::*;
 use crate::protocol::heartbeat::{CommandBody, ZcloudMachine};
 use crate::error::{AppError, Msg};

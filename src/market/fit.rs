@@ -103,7 +103,7 @@ pub fn short(need: Room, free: Room) -> Vec<(&'static str, i64, i64)> {
 /// Why `d` (with `free` left and the app already on it when `installed`) cannot take `app`, if
 /// it cannot.
 pub fn unfit(app: &apps::Model, d: &devices::Model, free: Room, installed: bool) -> Option<Unfit> {
-    let gpus = crate::devices::access::gpus_of(d);
+    let gpus = crate::devices::gpus::gpus_of(d);
     if d.status != DeviceStatus::Online {
         Some(Unfit::Offline)
     } else if app.display_type == DisplayType::LiteApp && gpus.is_empty() {

@@ -193,7 +193,7 @@ impl Offer {
         Offer {
             device_id: d.id.clone(),
             device_name: d.name.clone(),
-            gpus: crate::devices::access::gpus_of(d).into_iter().map(|g| g.name).collect(),
+            gpus: crate::devices::gpus::gpus_of(d).into_iter().map(|g| g.name).collect(),
             price_per_hour: d.price_per_hour,
         }
     }

@@ -7,7 +7,7 @@ use crate::apps::install::{free_on, needs};
 use crate::db::enums::DisplayType;
 use crate::db::entity::{apps, devices, orders};
 use crate::db::enums::{DeviceStatus, SharingMode};
-use crate::devices::access::gpus_of;
+use crate::devices::gpus::gpus_of;
 use crate::devices::gpus::{cuda_of, usable_vram};
 use crate::devices::nearby::distance_km;
 use crate::error::AppError;
