@@ -21,7 +21,8 @@ export default defineConfig({
   workers: 1,
   retries: 0,
   reporter: [['list']],
-  outputDir: './test-results',
+  // E2E_OUTPUT_DIR: scripts/test runs two spec lanes at once, each with its own results folder.
+  outputDir: process.env.E2E_OUTPUT_DIR || './test-results',
   use: {
     baseURL: external || `http://127.0.0.1:${port}`,
     trace: 'retain-on-failure',

@@ -23,30 +23,35 @@ use crate::error::{AppError, Msg};
 use crate::http::List;
 use crate::iam::auth::Auth;
 use crate::lang::Lang;
-use crate::market::fit::{self, Room, Unfit};
+use crate::market::fit::{self, Room, Standing, Unfit};
+use crate::protocol::heartbeat::Spec;
 
 
-/// What a device has left (its spec less what its installations hold) and how many of its GPUs
-/// nobody holds: one read of its installations and one of its GPU holds.
-async fn standing(conn: &impl ConnectionTrait, d: &devices::Model) -> Result<(Capacity, i64), AppError> {
-    let held = installations::Entity::find()
-        .filter(installations::Column::DeviceId.eq(d.id.clone()))
-        .filter(installations::Column::ActiveKey.is_not_null())
-        .all(conn)
-        .await?;
-    let holds = crate::devices::gpus::held_on(conn, std::slice::from_ref(&d.id)).await?;
-    let holds = holds.get(&d.id);
-    let usable = crate::devices::gpus::usable_count(d, holds);
-    Ok((capacity(Room::free_on(d, held.iter().map(Room::held_by), usable)), crate::devices::gpus::free_count(d, holds)))
+/// Where a device stands now (src/market/fit.rs): one read of its installations and of its GPU holds.
+async fn standing(conn: &impl ConnectionTrait, d: &devices::Model) -> Result<Standing, AppError> {
+    Ok(Standing::load(conn, std::slice::from_ref(d)).await?.remove(&d.id).unwrap_or_default())
 }
 
 /// What a device has left: its spec less what its installations hold.
 pub async fn free_on(conn: &impl ConnectionTrait, d: &devices::Model) -> Result<Capacity, AppError> {
-    Ok(standing(conn, d).await?.0)
+    Ok(capacity(standing(conn, d).await?.free))
 }
 
-fn gpu_names(d: &devices::Model) -> Vec<String> {
-    crate::devices::gpus::gpus_of(d).into_iter().map(|g| g.name).collect()
+/// A box's spec as a renter reads it: its GPUs with their memory and CUDA, without their UUIDs.
+fn offer_spec(d: &devices::Model, gpus: Vec<crate::protocol::gpus::Gpu>) -> Spec {
+    Spec {
+        cpu_cores: d.cpu_cores,
+        memory_bytes: d.memory_bytes,
+        disk_bytes: d.disk_bytes,
+        gpus: gpus.into_iter().map(|g| crate::protocol::gpus::Gpu { uuid: None, ..g }).collect(),
+        gpu_runtime: d.gpu_runtime,
+    }
+}
+
+/// The share of the last 7 and 30 days the market heard from `d` (src/devices/presence.rs).
+fn reliability(d: &devices::Model, at: chrono::DateTime<chrono::Utc>) -> Reliability {
+    let up = |days| crate::devices::presence::uptime(d.presence.as_deref(), d.presence_hour, d.bound_at, at, days);
+    Reliability { uptime_7d: up(7), uptime_30d: up(30) }
 }
 
 fn capacity(r: Room) -> Capacity {
@@ -68,12 +73,13 @@ pub fn gaps(need: Capacity, free: Capacity) -> Vec<Gap> {
 /// How `d` fits `app` now, and the refusal when it does not: the market's rule
 /// (src/market/fit.rs), with the device's free capacity, GPUs and installations read here.
 async fn judged(conn: &impl ConnectionTrait, app: &apps::Model, d: &devices::Model) -> Result<(Option<AppError>, DeviceFit), AppError> {
-    let (free, gpus_free) = standing(conn, d).await?;
-    let installed = installations::Entity::find()
-        .filter(installations::Column::ActiveKey.eq(active_key(&d.id, &app.id)))
-        .one(conn)
-        .await?
-        .is_some();
+    Ok(judge(app, d, &standing(conn, d).await?))
+}
+
+/// How `d`, standing as it does, fits `app`, and the refusal when it does not.
+pub fn judge(app: &apps::Model, d: &devices::Model, standing: &Standing) -> (Option<AppError>, DeviceFit) {
+    let free = capacity(standing.free);
+    let gpus = crate::devices::gpus::gpus_of(d);
     let mut fit = DeviceFit {
         device_id: d.id.clone(),
         device_name: d.name.clone(),
@@ -82,13 +88,17 @@ async fn judged(conn: &impl ConnectionTrait, app: &apps::Model, d: &devices::Mod
         reason: None,
         gaps: Vec::new(),
         free,
-        gpus: gpu_names(d),
-        gpus_free,
+        gpus: gpus.iter().map(|g| g.name.clone()).collect(),
+        gpus_free: standing.gpus_free,
         verified: crate::devices::gpus::verified(d),
         cuda: crate::devices::gpus::cuda_of(d).map(|c| c.to_string()),
         price_per_hour: None,
+        spec: offer_spec(d, gpus),
+        reliability: reliability(d, now()),
+        distance_km: None,
+        location: None,
     };
-    let Some(why) = fit::unfit(app, d, room(free), installed) else { return Ok((None, fit)) };
+    let Some(why) = fit::unfit(app, d, standing.free, standing.has(&app.id)) else { return (None, fit) };
     fit.fits = false;
     fit.reason = Some(why.code().to_string());
     let err = match why {
@@ -112,7 +122,7 @@ async fn judged(conn: &impl ConnectionTrait, app: &apps::Model, d: &devices::Mod
             AppError::Explained { msg, data }
         }
     };
-    Ok((Some(err), fit))
+    (Some(err), fit)
 }
 
 /// Why `device` cannot take `app` now, if it cannot (with how it fits, for the dialogs).

@@ -141,6 +141,22 @@ pub struct DeviceFit {
     pub cuda: Option<String>,
     /// Rent dialog: the owner's price per hour.
     pub price_per_hour: Option<i64>,
+    /// What the box has: cores, bytes, and its GPUs with their memory and CUDA (no UUIDs).
+    pub spec: crate::protocol::heartbeat::Spec,
+    /// How often the market heard from the box, measured from its beats.
+    pub reliability: Reliability,
+    /// Kilometres from the point given as `lat`/`lng` to the box's listed place (null without).
+    pub distance_km: Option<i64>,
+    /// The box's place as visitors see it (coarsened, as on the nearby map); null when unset.
+    pub location: Option<crate::devices::model::Location>,
+}
+
+/// The share (0-1) of the last 7 and 30 days the market heard from a box since it was bound
+/// (its beats, one mark an hour); null for its first day.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Reliability {
+    pub uptime_7d: Option<f64>,
+    pub uptime_30d: Option<f64>,
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -155,6 +171,95 @@ pub struct AppsFilter {
 #[into_params(parameter_in = Query)]
 pub struct FitQuery {
     pub app_id: Option<String>,
+}
+
+/// The Rent dialog's offers: the app, the renter's point, a sort and filters (docs/api.md
+/// §Offers and the meter). Numbers are read here so a bad one is refused naming its filter.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct OffersQuery {
+    pub app_id: Option<String>,
+    /// The renter's point: each offer's `distance_km` is measured from it.
+    #[param(value_type = Option<f64>)]
+    pub lat: Option<String>,
+    #[param(value_type = Option<f64>)]
+    pub lng: Option<String>,
+    /// `price` (cheapest first, the default), `reliability` (most heard first), `distance`
+    /// (nearest first; needs `lat` and `lng`) or `vram` (largest GPU first).
+    pub sort: Option<String>,
+    /// Boxes with a GPU whose name holds this (any case), e.g. `H200`.
+    pub gpu_model: Option<String>,
+    /// Boxes with a GPU of at least this memory (bytes).
+    #[param(value_type = Option<i64>)]
+    pub min_vram: Option<String>,
+    /// Boxes whose driver runs at least this CUDA, e.g. `12.4`.
+    pub min_cuda: Option<String>,
+    /// Boxes heard from at least this share (0-1) of the last 30 days.
+    #[param(value_type = Option<f64>)]
+    pub min_reliability: Option<String>,
+}
+
+/// How offers are ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OfferSort {
+    #[default]
+    Price,
+    Reliability,
+    Distance,
+    Vram,
+}
+
+/// An offers query, checked.
+#[derive(Debug)]
+pub struct OffersAsk {
+    pub app_id: AppId,
+    pub at: Option<crate::devices::model::Location>,
+    pub sort: OfferSort,
+    pub gpu_model: Option<String>,
+    pub min_vram: Option<i64>,
+    pub min_cuda: Option<crate::protocol::gpus::CudaVersion>,
+    pub min_reliability: Option<f64>,
+}
+
+impl OffersQuery {
+    pub fn checked(self) -> Result<OffersAsk, AppError> {
+        fn bad(field: &'static str) -> AppError {
+            AppError::invalid(field, Msg::InvalidField(field))
+        }
+        fn given(v: Option<String>) -> Option<String> {
+            v.map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+        }
+        let number = |v: Option<String>, field: &'static str| -> Result<Option<f64>, AppError> {
+            given(v).map(|s| s.parse::<f64>().ok().filter(|f| f.is_finite()).ok_or_else(|| bad(field))).transpose()
+        };
+        let app_id = ids::required(self.app_id, "app_id", Msg::InvalidField("app_id"))?;
+        let (lat, lng) = (number(self.lat, "lat")?, number(self.lng, "lng")?);
+        let at = match (lat, lng) {
+            (None, None) => None,
+            (lat, lng) => Some(crate::devices::model::Location::check(lat, lng)?),
+        };
+        let sort = match given(self.sort).as_deref() {
+            None | Some("price") => OfferSort::Price,
+            Some("reliability") => OfferSort::Reliability,
+            Some("distance") if at.is_some() => OfferSort::Distance,
+            Some("distance") => return Err(bad("lat")),
+            Some("vram") => OfferSort::Vram,
+            Some(_) => return Err(bad("sort")),
+        };
+        let gpu_model = given(self.gpu_model);
+        if gpu_model.as_ref().is_some_and(|m| m.chars().count() > 64) {
+            return Err(bad("gpu_model"));
+        }
+        let min_vram = given(self.min_vram).map(|s| s.parse::<i64>().ok().filter(|v| *v >= 0).ok_or_else(|| bad("min_vram"))).transpose()?;
+        let min_cuda = given(self.min_cuda)
+            .map(|s| crate::protocol::gpus::CudaVersion::parse(&s).ok_or_else(|| bad("min_cuda")))
+            .transpose()?;
+        let min_reliability = number(self.min_reliability, "min_reliability")?;
+        if min_reliability.is_some_and(|r| !(0.0..=1.0).contains(&r)) {
+            return Err(bad("min_reliability"));
+        }
+        Ok(OffersAsk { app_id, at, sort, gpu_model, min_vram, min_cuda, min_reliability })
+    }
 }
 
 #[derive(Debug, Deserialize, ToSchema)]

@@ -9,10 +9,12 @@ use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect};
 
-use crate::ids::AppId;
 use crate::apps::AppsCtx;
 use crate::apps::access::{Names, installer, to_installation};
-use crate::apps::install::{fit_of, installable, lock_device, place, rentable};
+use crate::apps::install::{installable, judge, lock_device, place, rentable};
+use crate::devices::model::Location;
+use crate::devices::nearby::{coarse, distance_km};
+use crate::market::fit::Standing;
 use crate::apps::lifecycle::Event;
 use crate::apps::model::*;
 use crate::protocol::heartbeat::CommandBody;
@@ -214,25 +216,77 @@ async fn suspend(db: &DatabaseConnection, r: &installations::Model) -> Result<()
 
 /// Other owners' online, rentable devices not reserved for an order, with how each fits the app
 /// (the market's rule, src/market/fit.rs), its GPUs and its price (the rent dialog), cheapest first.
-pub async fn options(cx: &AppsCtx, auth: &Auth, app_id: &AppId) -> Result<Vec<DeviceFit>, AppError> {
+/// The most boxes one offers answer weighs (the cheapest first), and the most it lists.
+pub const OFFER_CANDIDATES: u64 = 500;
+pub const OFFERS_LISTED: usize = 100;
+
+/// Other owners' online, rentable boxes as offers for `app`: each with how it fits (a "why not"
+/// for one that does not), its spec, free GPUs, verification, reliability and place; filtered and
+/// sorted as asked. Where every box stands is read at once (two queries, whatever their number).
+pub async fn options(cx: &AppsCtx, auth: &Auth, ask: OffersAsk) -> Result<Vec<DeviceFit>, AppError> {
     let me = installer(auth)?;
-    let (app, _) = installable(cx, &cx.db, app_id).await?;
+    let (app, _) = installable(cx, &cx.db, &ask.app_id).await?;
     let offered = devices::Entity::find()
         .filter(devices::Column::Rentable.eq(true))
         .filter(devices::Column::Status.eq(DeviceStatus::Online))
         .filter(devices::Column::SharingMode.ne(SharingMode::Dedicated))
         .order_by_asc(devices::Column::PricePerHour)
-        .limit(100)
+        .limit(OFFER_CANDIDATES)
         .all(&cx.db)
         .await?;
     // A device taken for an order is no offer (the rent refuses it; the market leaves it out).
     let ids: Vec<String> = offered.iter().map(|d| d.id.clone()).collect();
     let reserved = cx.reservations.reserved(&(&cx.db).into(), &ids).await?;
-    let mut out = Vec::new();
-    for d in offered.into_iter().filter(|d| device_owner(d).is_some_and(|o| o != me) && !reserved.contains(&d.id)) {
-        let mut fit = fit_of(&cx.db, &app, &d).await?;
+    let offered: Vec<devices::Model> = offered
+        .into_iter()
+        .filter(|d| device_owner(d).is_some_and(|o| o != me) && !reserved.contains(&d.id) && wanted(&ask, d))
+        .collect();
+    let standing = Standing::load(&cx.db, &offered).await?;
+    let mut out: Vec<DeviceFit> = Vec::new();
+    for d in &offered {
+        let Some(st) = standing.get(&d.id) else { continue };
+        let (_, mut fit) = judge(&app, d, st);
+        if ask.min_reliability.is_some_and(|min| fit.reliability.uptime_30d.is_none_or(|u| u < min)) {
+            continue;
+        }
         fit.price_per_hour = Some(d.price_per_hour);
+        fit.location = d.lat.zip(d.lng).map(|(lat, lng)| Location { lat: coarse(lat), lng: coarse(lng) });
+        fit.distance_km = ask.at.as_ref().zip(fit.location.as_ref()).map(|(a, l)| distance_km(a.lat, a.lng, l.lat, l.lng));
         out.push(fit);
     }
+    sort_offers(&mut out, ask.sort);
+    out.truncate(OFFERS_LISTED);
     Ok(out)
+}
+
+/// Whether `d` passes the offers' GPU filters (model, memory, CUDA).
+fn wanted(ask: &OffersAsk, d: &devices::Model) -> bool {
+    if ask.gpu_model.is_none() && ask.min_vram.is_none() && ask.min_cuda.is_none() {
+        return true;
+    }
+    let gpus = crate::devices::gpus::gpus_of(d);
+    let model = ask.gpu_model.as_deref().map(str::to_lowercase);
+    let has_model = model.is_none_or(|m| gpus.iter().any(|g| g.name.to_lowercase().contains(&m)));
+    let has_vram = ask.min_vram.is_none_or(|v| gpus.iter().any(|g| g.vram >= v));
+    let has_cuda = ask.min_cuda.is_none_or(|need| gpus.iter().filter_map(|g| g.cuda_version()).min().is_some_and(|have| have >= need));
+    has_model && has_vram && has_cuda
+}
+
+/// Orders offers by `sort`, then by price, name and id (a stable order for equal figures); a
+/// figure the box lacks (no reliability yet, no place) sorts last.
+fn sort_offers(out: &mut [DeviceFit], sort: OfferSort) {
+    let vram = |f: &DeviceFit| f.spec.gpus.iter().map(|g| g.vram).max().unwrap_or(0);
+    let tie = |a: &DeviceFit, b: &DeviceFit| (a.price_per_hour, &a.device_name, &a.device_id).cmp(&(b.price_per_hour, &b.device_name, &b.device_id));
+    out.sort_by(|a, b| {
+        let first = match sort {
+            OfferSort::Price => std::cmp::Ordering::Equal,
+            OfferSort::Reliability => {
+                let r = |f: &DeviceFit| f.reliability.uptime_30d.map_or(-1.0, |u| u);
+                r(b).total_cmp(&r(a))
+            }
+            OfferSort::Distance => a.distance_km.unwrap_or(i64::MAX).cmp(&b.distance_km.unwrap_or(i64::MAX)),
+            OfferSort::Vram => vram(b).cmp(&vram(a)),
+        };
+        first.then_with(|| tie(a, b))
+    });
 }

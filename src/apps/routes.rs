@@ -107,13 +107,15 @@ async fn rent_app(State(cx): State<AppsCtx>, auth: Auth, lang: Lang, Idempotency
     ok(rental::rent(&cx, &auth, req, key, lang).await?)
 }
 
-/// Other owners' online, rentable devices, with their price and how each fits the app (the rent
-/// dialog), cheapest first.
-#[utoipa::path(get, path = "/api/rmp/v1/apps/rent-options", tag = "apps", params(FitQuery),
-    responses((status = 200, body = Envelope<Vec<DeviceFit>>), (status = 403), (status = 404)))]
-async fn rent_options(State(cx): State<AppsCtx>, auth: Auth, ApiQuery(q): ApiQuery<FitQuery>) -> ApiResult<Vec<DeviceFit>> {
-    let app_id = ids::required(q.app_id, "app_id", Msg::InvalidField("app_id"))?;
-    ok(rental::options(&cx, &auth, &app_id).await?)
+/// Offers for the Rent dialog: other owners' online, rentable boxes, each with its price, how it
+/// fits the app (a "why not" when it does not), its spec, free GPUs, verification, reliability
+/// (uptime over 7 and 30 days, measured from its beats) and place; `lat`/`lng` give each its
+/// distance. Sorted by `sort` (price by default) and filtered by GPU model, VRAM, CUDA and
+/// reliability; a bad filter is refused naming it. At most 100.
+#[utoipa::path(get, path = "/api/rmp/v1/apps/rent-options", tag = "apps", params(OffersQuery),
+    responses((status = 200, body = Envelope<Vec<DeviceFit>>), (status = 400), (status = 403), (status = 404)))]
+async fn rent_options(State(cx): State<AppsCtx>, auth: Auth, ApiQuery(q): ApiQuery<OffersQuery>) -> ApiResult<Vec<DeviceFit>> {
+    ok(rental::options(&cx, &auth, q.checked()?).await?)
 }
 
 /// start, stop, restart, suspend, resume, snapshot, retry (a failed install), uninstall, update

@@ -314,6 +314,8 @@ mod tests {
             updated_at: chrono::Utc::now(),
             verification: verification.map(str::to_string),
             gpu_use: None,
+            presence: None,
+            presence_hour: None,
         }
     }
 

@@ -11,6 +11,7 @@ pub mod machines;
 pub mod model;
 pub mod nearby;
 pub mod notify;
+pub mod presence;
 pub mod protocol;
 pub mod rental;
 pub mod routes;

@@ -103,6 +103,8 @@ pub async fn register(cx: &DevicesCtx, ip: IpAddr, req: AgentRegistration) -> Re
         updated_at: Set(t),
         verification: Set(None),
         gpu_use: Set(None),
+        presence: Set(None),
+        presence_hour: Set(None),
     }
     .insert(&txn)
     .await?;
@@ -201,6 +203,10 @@ async fn beat_written(cx: &DevicesCtx, device: &devices::Model, req: HeartbeatRe
     a.status = Set(DeviceStatus::Online);
     a.last_seen_at = Set(Some(t));
     a.updated_at = Set(t);
+    if let Some((ring, hour)) = crate::devices::presence::mark(d.presence.as_deref(), d.presence_hour, t) {
+        a.presence = Set(Some(ring));
+        a.presence_hour = Set(Some(hour));
+    }
     let d = a.update(&txn).await?;
     // A box nobody bound keeps no series (anyone may register one).
     if let Some(m) = req.metrics.as_ref().filter(|_| owner_of(&d).is_some()) {
@@ -219,9 +225,14 @@ async fn beat_written(cx: &DevicesCtx, device: &devices::Model, req: HeartbeatRe
         .await?;
     for m in hosted {
         let back = m.status != DeviceStatus::Online;
+        let mark = crate::devices::presence::mark(m.presence.as_deref(), m.presence_hour, t);
         let mut a: devices::ActiveModel = m.into();
         a.status = Set(DeviceStatus::Online);
         a.last_seen_at = Set(Some(t));
+        if let Some((ring, hour)) = mark {
+            a.presence = Set(Some(ring));
+            a.presence_hour = Set(Some(hour));
+        }
         let m = a.update(&txn).await?;
         if back {
             changed = true;

@@ -170,6 +170,8 @@ pub async fn create_zcloud(cx: &DevicesCtx, auth: &Auth, ask: ZcloudAsk) -> Resu
         updated_at: Set(t),
         verification: Set(None),
         gpu_use: Set(None),
+        presence: Set(None),
+        presence_hour: Set(None),
     }
     .insert(&txn)
     .await?;

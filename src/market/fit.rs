@@ -2,6 +2,10 @@
 //! and for the install and rent flows (src/apps/install.rs asks it before placing an app), so a
 //! price the market shows is always a price the Rent dialog can charge.
 
+use std::collections::{HashMap, HashSet};
+
+use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter};
+
 use crate::db::entity::{apps, devices, installations};
 use crate::db::enums::{DeviceStatus, DisplayType};
 use crate::protocol::gpus::CudaVersion;
@@ -49,6 +53,55 @@ impl Room {
             free.disk_bytes -= h.disk_bytes;
         }
         free
+    }
+}
+
+/// Where a device stands now: what it has left, how many of its GPUs nobody holds, and the apps
+/// on it.
+#[derive(Debug, Clone, Default)]
+pub struct Standing {
+    pub free: Room,
+    pub gpus_free: i64,
+    installed: HashSet<String>,
+}
+
+impl Standing {
+    /// Whether `app_id` is on the device already.
+    pub fn has(&self, app_id: &str) -> bool {
+        self.installed.contains(app_id)
+    }
+
+    /// Where each of `devices` stands: one read of their installations and one of their GPU holds,
+    /// whatever their number.
+    pub async fn load(conn: &impl ConnectionTrait, devices: &[devices::Model]) -> Result<HashMap<String, Standing>, DbErr> {
+        if devices.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let ids: Vec<String> = devices.iter().map(|d| d.id.clone()).collect();
+        let gpus_held = crate::devices::gpus::held_on(conn, &ids).await?;
+        let held = installations::Entity::find()
+            .filter(installations::Column::ActiveKey.is_not_null())
+            .filter(installations::Column::DeviceId.is_in(ids))
+            .all(conn)
+            .await?;
+        let mut on: HashMap<&str, Vec<&installations::Model>> = HashMap::new();
+        for h in &held {
+            on.entry(h.device_id.as_str()).or_default().push(h);
+        }
+        Ok(devices
+            .iter()
+            .map(|d| {
+                let here = on.get(d.id.as_str()).map(Vec::as_slice).unwrap_or_default();
+                let holds = gpus_held.get(&d.id);
+                let usable = crate::devices::gpus::usable_count(d, holds);
+                let standing = Standing {
+                    free: Room::free_on(d, here.iter().map(|h| Room::held_by(h)), usable),
+                    gpus_free: crate::devices::gpus::free_count(d, holds),
+                    installed: here.iter().map(|h| h.app_id.clone()).collect(),
+                };
+                (d.id.clone(), standing)
+            })
+            .collect())
     }
 }
 

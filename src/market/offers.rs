@@ -7,9 +7,9 @@ use std::collections::{HashMap, HashSet};
 
 use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter};
 
-use crate::db::entity::{apps, devices, installations, orders};
+use crate::db::entity::{apps, devices, orders};
 use crate::db::enums::{DeviceStatus, SharingMode};
-use crate::market::fit::{Room, unfit};
+use crate::market::fit::{Standing, unfit};
 use crate::market::model::Offer;
 
 /// The offers of each app (by id), cheapest first; an app without offers has no entry.
@@ -36,31 +36,14 @@ pub async fn load(db: &impl ConnectionTrait, rows: &[apps::Model]) -> Result<Has
         .into_iter()
         .filter_map(|o| o.reserved_device_id)
         .collect();
-    let held = installations::Entity::find()
-        .filter(installations::Column::ActiveKey.is_not_null())
-        .filter(installations::Column::DeviceId.is_in(ids))
-        .all(db)
-        .await?;
-    let mut holds: HashMap<&str, Vec<Room>> = HashMap::new();
-    let mut installed: HashSet<(&str, &str)> = HashSet::new();
-    for h in &held {
-        holds.entry(h.device_id.as_str()).or_default().push(Room::held_by(h));
-        installed.insert((h.device_id.as_str(), h.app_id.as_str()));
-    }
-    let gpus_held = crate::devices::gpus::held_on(db, &offered.iter().map(|d| d.id.clone()).collect::<Vec<_>>()).await?;
-    let devices: Vec<(&devices::Model, Room)> = offered
-        .iter()
-        .filter(|d| !reserved.contains(&d.id))
-        .map(|d| {
-            let usable = crate::devices::gpus::usable_count(d, gpus_held.get(&d.id));
-            (d, Room::free_on(d, holds.get(d.id.as_str()).into_iter().flatten().copied(), usable))
-        })
-        .collect();
+    let standing = Standing::load(db, &offered).await?;
+    let devices: Vec<(&devices::Model, &Standing)> =
+        offered.iter().filter(|d| !reserved.contains(&d.id)).filter_map(|d| Some((d, standing.get(&d.id)?))).collect();
     let mut out = HashMap::new();
     for app in rows {
         let mut list: Vec<Offer> = devices
             .iter()
-            .filter(|(d, free)| unfit(app, d, *free, installed.contains(&(d.id.as_str(), app.id.as_str()))).is_none())
+            .filter(|(d, st)| unfit(app, d, st.free, st.has(&app.id)).is_none())
             .map(|(d, _)| Offer::of(d))
             .collect();
         if list.is_empty() {

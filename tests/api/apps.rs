@@ -5,6 +5,7 @@
 
 pub(crate) mod agent;
 mod lite;
+mod offers;
 mod price;
 mod rental;
 

@@ -138,6 +138,8 @@ async fn nearby_through_the_box_answers_as_a_scan_of_every_device() {
             updated_at: Set(now),
             verification: Set(None),
             gpu_use: Set(None),
+            presence: Set(None),
+            presence_hour: Set(None),
         })
         .collect();
     for chunk in rows.chunks(100) {

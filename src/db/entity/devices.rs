@@ -50,6 +50,10 @@ pub struct Model {
     pub verification: Option<String>,
     /// JSON list of GpuUse: how busy each GPU was at the latest beat.
     pub gpu_use: Option<String>,
+    /// The hours of the last 30 days a beat arrived in: 720 bits, bit (hour % 720) (docs/market.md).
+    pub presence: Option<Vec<u8>>,
+    /// Hours since the Unix epoch of the last hour marked in `presence`.
+    pub presence_hour: Option<i64>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
