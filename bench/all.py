@@ -258,6 +258,15 @@ def domain_rows(binary, H):
         m = re.match(r"\s+(.+?)\s+total\s+(\d+): +(\d+) req/s, p99 (\S+)", line)
         if m:
             out.append((f"nearby, {int(devices):,} devices, {m.group(1)}", m.group(3), f"{int(m.group(3)) / H:9.4f}H", m.group(4), f"{m.group(2)} listed", "- (no target)"))
+    offers = subprocess.run([sys.executable, os.path.join(HERE, "offers.py")], env=dict(os.environ, BENCH_SECONDS="3", **env),
+                            capture_output=True, text=True, timeout=600).stdout
+    for line in offers.splitlines():
+        m = re.match(r"\s+offers, (\d+) boxes, (.+?): (\d+) fitting listed, (\d+) req/s, p99 (\S+)", line)
+        if m:
+            target = Target(0.3, 10, "issue 39")
+            rps = int(m.group(4))
+            out.append((f"rent offers, {m.group(1)} boxes, {m.group(2)}", m.group(4), f"{rps / H:9.4f}H", m.group(5), f"{m.group(3)} fitting; {target}",
+                        mark(target.met(rps / H, ms(m.group(5))))))
     rent = script_line("rent.py", dict(env, BENCH_SECONDS="3"), r"rent calls: (\d+)/s, p99 (\S+); statuses ([^(]*)")
     if rent:
         out.append(("rent calls/s (SQLite, 16 renters, 199 boxes)", rent[0], f"{int(rent[0]) / H:9.4f}H", rent[1], rent[2].strip(), "- (no target)"))

@@ -323,6 +323,10 @@ pub struct NearbyDevice {
     pub lat: f64,
     pub lng: f64,
     pub price_per_hour: i64,
+    /// What the box has (as its agent last reported): cores and bytes.
+    pub cpu_cores: i64,
+    pub memory_bytes: i64,
+    pub disk_bytes: i64,
     pub gpus: Vec<Gpu>,
     /// How many of its GPUs nobody holds now.
     pub gpus_free: i64,

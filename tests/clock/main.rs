@@ -10,6 +10,7 @@ mod common;
 #[path = "../api/boxes.rs"]
 mod boxes;
 mod meter;
+mod offers;
 mod overview;
 mod rental;
 

@@ -110,6 +110,10 @@ describe('verification and offers in words', () => {
     gpus_free: 2,
     verified: null,
     cuda: null,
+    spec: { cpu_cores: 8, memory_bytes: 0, disk_bytes: 0, gpus: [] },
+    reliability: { uptime_7d: null, uptime_30d: null },
+    distance_km: null,
+    location: null,
     ...over,
   });
 

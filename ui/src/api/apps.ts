@@ -20,5 +20,6 @@ export const fetchAiCompute = (signal?: AbortSignal) => api.get<ListPage<GpuAiCo
 /** Rents the offer `device_id` at the price the person was shown (409 when it changed since). */
 export const rentApp = (app_id: string, device_id: string, hours: number, price_per_hour: number) =>
   api.post<Installation>(`${RMP}/apps/rent`, { app_id, device_id, hours, price_per_hour });
-export const fetchRentOptions = (app_id: string, signal?: AbortSignal) =>
-  api.get<OfferFit[]>(`${RMP}/apps/rent-options`, { query: { app_id }, signal });
+/** The Rent dialog's offers, sorted and filtered as asked (pages/market/offers.ts builds `query`). */
+export const fetchRentOptions = (app_id: string, query: Record<string, string | number>, signal?: AbortSignal) =>
+  api.get<OfferFit[]>(`${RMP}/apps/rent-options`, { query: { app_id, ...query }, signal });

@@ -2075,8 +2075,11 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * Other owners' online, rentable devices, with their price and how each fits the app (the rent
-         *     dialog), cheapest first.
+         * Offers for the Rent dialog: other owners' online, rentable boxes, each with its price, how it
+         *     fits the app (a "why not" when it does not), its spec, free GPUs, verification, reliability
+         *     (uptime over 7 and 30 days, measured from its beats) and place; `lat`/`lng` give each its
+         *     distance. Sorted by `sort` (price by default) and filtered by GPU model, VRAM, CUDA and
+         *     reliability; a bad filter is refused naming it. At most 100.
          */
         get: operations["rent_options"];
         put?: never;
@@ -2713,6 +2716,11 @@ export type components = {
             device_id: string;
             device_name: string;
             device_status: string;
+            /**
+             * Format: int64
+             * @description Kilometres from the point given as `lat`/`lng` to the box's listed place (null without).
+             */
+            distance_km?: number | null;
             fits: boolean;
             free: components["schemas"]["Capacity"];
             gaps: components["schemas"]["Gap"][];
@@ -2723,6 +2731,7 @@ export type components = {
              * @description How many of its GPUs no installation or machine holds.
              */
             gpus_free: number;
+            location?: components["schemas"]["Location"] | null;
             /**
              * Format: int64
              * @description Rent dialog: the owner's price per hour.
@@ -2733,6 +2742,10 @@ export type components = {
              *     `sharing_mode`, or `resources` (then `gaps` names what is short).
              */
             reason?: string | null;
+            /** @description How often the market heard from the box, measured from its beats. */
+            reliability: components["schemas"]["Reliability"];
+            /** @description What the box has: cores, bytes, and its GPUs with their memory and CUDA (no UUIDs). */
+            spec: components["schemas"]["Spec"];
             /** @description Whether its GPUs passed their last verification (null: never verified). */
             verified?: boolean | null;
         };
@@ -4648,6 +4661,11 @@ export type components = {
                 device_id: string;
                 device_name: string;
                 device_status: string;
+                /**
+                 * Format: int64
+                 * @description Kilometres from the point given as `lat`/`lng` to the box's listed place (null without).
+                 */
+                distance_km?: number | null;
                 fits: boolean;
                 free: components["schemas"]["Capacity"];
                 gaps: components["schemas"]["Gap"][];
@@ -4658,6 +4676,7 @@ export type components = {
                  * @description How many of its GPUs no installation or machine holds.
                  */
                 gpus_free: number;
+                location?: components["schemas"]["Location"] | null;
                 /**
                  * Format: int64
                  * @description Rent dialog: the owner's price per hour.
@@ -4668,6 +4687,10 @@ export type components = {
                  *     `sharing_mode`, or `resources` (then `gaps` names what is short).
                  */
                 reason?: string | null;
+                /** @description How often the market heard from the box, measured from its beats. */
+                reliability: components["schemas"]["Reliability"];
+                /** @description What the box has: cores, bytes, and its GPUs with their memory and CUDA (no UUIDs). */
+                spec: components["schemas"]["Spec"];
                 /** @description Whether its GPUs passed their last verification (null: never verified). */
                 verified?: boolean | null;
             }[];
@@ -5758,6 +5781,16 @@ export type components = {
         RegisterResponse: {
             email: string;
             verification_required: boolean;
+        };
+        /**
+         * @description The share (0-1) of the last 7 and 30 days the market heard from a box since it was bound
+         *     (its beats, one mark an hour); null for its first day.
+         */
+        Reliability: {
+            /** Format: double */
+            uptime_7d?: number | null;
+            /** Format: double */
+            uptime_30d?: number | null;
         };
         RenameRequest: {
             name?: string | null;
@@ -18309,6 +18342,22 @@ export interface operations {
         parameters: {
             query?: {
                 app_id?: string;
+                /** @description Boxes with a GPU whose name holds this (any case), e.g. `H200`. */
+                gpu_model?: string;
+                /** @description The renter's point: each offer's `distance_km` is measured from it. */
+                lat?: number;
+                lng?: number;
+                /** @description Boxes whose driver runs at least this CUDA, e.g. `12.4`. */
+                min_cuda?: string;
+                /** @description Boxes heard from at least this share (0-1) of the last 30 days. */
+                min_reliability?: number;
+                /** @description Boxes with a GPU of at least this memory (bytes). */
+                min_vram?: number;
+                /**
+                 * @description `price` (cheapest first, the default), `reliability` (most heard first), `distance`
+                 *     (nearest first; needs `lat` and `lng`) or `vram` (largest GPU first).
+                 */
+                sort?: string;
             };
             header?: never;
             path?: never;

@@ -241,6 +241,11 @@ export function safeRedirect(target: string | null | undefined, fallback: string
 }
 
 /** Market and nearby links stay inside /m/ on the mobile pages. */
+/** The market's page of app `id` with its Rent dialog open on box `device` (the nearby details' Rent). */
+export function rentOnPath(id: string, device: string): string {
+  return withQuery(paths.market.details.pattern, { id, do: 'rent', device });
+}
+
 export function usePublicPaths() {
   const { pathname } = useLocation();
   const mobile = pathname.startsWith(`${paths.mobile.root.pattern}/`);

@@ -32,6 +32,8 @@ export function MarketDetailsPage() {
   const [dialog, setDialog] = useState<'install' | 'rent' | null>(null);
   // Back from sign-in with ?do=install|rent: the same choice opens again.
   const wants = params.get('do');
+  // ?device=: the box to rent on (from its nearby page).
+  const preferred = params.get('device') ?? undefined;
   useEffect(() => {
     if ((wants === 'install' || wants === 'rent') && signedIn && app) setDialog(wants);
   }, [wants, signedIn, app]);
@@ -125,7 +127,7 @@ export function MarketDetailsPage() {
           ) : (
             <>
               <InstallDialog app={app} open={dialog === 'install'} onClose={() => setDialog(null)} />
-              <RentDialog app={app} open={dialog === 'rent'} onClose={() => setDialog(null)} />
+              <RentDialog app={app} open={dialog === 'rent'} onClose={() => setDialog(null)} preferred={preferred} />
             </>
           )}
         </article>

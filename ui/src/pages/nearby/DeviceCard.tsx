@@ -1,13 +1,13 @@
 import type { NearbyDevice } from '../../api/types';
 import { priceText } from '../../components/apps/cards';
 import { StatusBadge, deviceTypeLabel, gpuText } from '../../components/devices/deviceStatus';
-import { formatDistance } from '../../lib/format';
+import { formatDistance, formatSize } from '../../lib/format';
 import { useT } from '../../lib/i18n';
 import { usePublicPaths } from '../../lib/paths';
 import { ListLink } from '../../components/ListLink';
 
-/** Type, distance and GPUs of a nearby device. */
-export function NearbyFacts({ device, className }: { device: NearbyDevice; className: string }) {
+/** Type, distance and GPUs of a nearby device; with `spec`, its cores, memory and disk. */
+export function NearbyFacts({ device, className, spec = false }: { device: NearbyDevice; className: string; spec?: boolean }) {
   const t = useT();
   return (
     <dl className={className}>
@@ -23,6 +23,12 @@ export function NearbyFacts({ device, className }: { device: NearbyDevice; class
         <dt>{t('gpus')}</dt>
         <dd>{gpuText(t, device.gpus)}</dd>
       </div>
+      {spec && device.cpu_cores > 0 ? (
+        <div>
+          <dt>{t('device_spec')}</dt>
+          <dd data-testid="nearby-spec">{t('offer_spec', { cores: device.cpu_cores, memory: formatSize(device.memory_bytes), disk: formatSize(device.disk_bytes) })}</dd>
+        </div>
+      ) : null}
     </dl>
   );
 }

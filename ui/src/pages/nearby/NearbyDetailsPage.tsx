@@ -1,5 +1,7 @@
-import { Link, useSearchParams } from 'react-router';
-import { fetchNearbyDevice } from '../../api/market';
+import { useState } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { fetchApplications, fetchNearbyDevice } from '../../api/market';
+import { useSession } from '../../stores/session';
 import { useAsync } from '../../lib/useAsync';
 import { useInitialData } from '../../stores/boot';
 import { useT } from '../../lib/i18n';
@@ -8,7 +10,7 @@ import { Icon } from '../../components/Icon';
 import { AppGrid, priceText } from '../../components/apps/cards';
 import { StatusBadge } from '../../components/devices/deviceStatus';
 import { NearbyFacts } from './DeviceCard';
-import { usePublicPaths } from '../../lib/paths';
+import { paths, rentOnPath, usePublicPaths } from '../../lib/paths';
 import { useNearbyPoint } from './location';
 import type { GpuNearbyDevice } from '../../api/gpus';
 import { formatSize } from '../../lib/format';
@@ -59,6 +61,42 @@ function NearbyGpus({ t, device }: { t: TFunction; device: GpuNearbyDevice }) {
   );
 }
 
+/** Rent this box: pick an app, then the market's Rent dialog opens on it with this box picked. */
+function NearbyRent({ device }: { device: GpuNearbyDevice }) {
+  const t = useT();
+  const navigate = useNavigate();
+  const signedIn = useSession((s) => Boolean(s.token));
+  const apps = useAsync((signal) => fetchApplications({ limit: 100 }, signal), []);
+  const [appId, setAppId] = useState('');
+  const list = apps.data?.items ?? [];
+  const chosen = appId || list[0]?.id || '';
+  const go = () => {
+    const to = rentOnPath(chosen, device.id);
+    navigate(signedIn ? to : paths.auth.signIn(to));
+  };
+  return (
+    <section className="nearby-rent" aria-labelledby="nearby-rent-title">
+      <h2 id="nearby-rent-title">{t('nearby_rent_title')}</h2>
+      <div className="nearby-rent-row">
+        <div className="field">
+          <label htmlFor="nearby-rent-app">{t('nearby_rent_app')}</label>
+          <select id="nearby-rent-app" value={chosen} onChange={(e) => setAppId(e.target.value)} disabled={!list.length}>
+            {list.map((a) => (
+              <option key={a.id} value={a.id}>
+                {a.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button type="button" className="button primary" disabled={!chosen} onClick={go}>
+          {t('rent')}
+        </button>
+      </div>
+      <p className="muted small">{t('nearby_rent_hint')}</p>
+    </section>
+  );
+}
+
 export function NearbyDetailsPage() {
   const t = useT();
   const p = usePublicPaths();
@@ -93,8 +131,9 @@ export function NearbyDetailsPage() {
               <span className="price large">{priceText(t, device.price_per_hour)}</span>
             </div>
           </header>
-          <NearbyFacts device={device} className="facts" />
+          <NearbyFacts device={device} className="facts" spec />
           <NearbyGpus t={t} device={device} />
+          {!p.mobile ? <NearbyRent device={device} /> : null}
           <section>
             <h2>{t('apps_on_device')}</h2>
             {device.apps?.length ? <AppGrid apps={device.apps} /> : <EmptyState icon="app" title={t('no_apps')} />}
