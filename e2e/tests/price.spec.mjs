@@ -1,7 +1,8 @@
 // One price (issue 24): the market card shows the cheapest online offer that fits and how many
 // there are, the details page lists the offers, the Rent dialog charges exactly the offer chosen
 // and says so, and the wallet then holds exactly that; "no offers now" when no box fits. In
-// English and in Chinese, desktop and phone.
+// English and in Chinese, desktop and phone. Offers a renter can choose from (issue 39): each
+// offer's box in figures, the dialog's filter and sort; the nearby page of a box rents from there.
 import { test, expect, expectHydrated, verifiedAccount, apiSession, signIn } from './fixtures.mjs';
 
 const GIB = 2 ** 30;
@@ -24,6 +25,8 @@ async function offeredBoxes(request) {
       ['put', `/api/ebs/v2/devices/${device_id}`, { name }],
       ['put', `/api/ebs/v2/devices/${device_id}/sharing`, { mode: 'manual', rentable: true, price_per_hour: price }],
     ];
+    // Box A has a place (near the map's centre): it is on the nearby pages and has a distance.
+    if (name === 'Price box A') calls.push(['put', `/api/ebs/v2/devices/${device_id}/location`, { lat: 22.55, lng: 114.06 }]);
     for (const [method, url, data] of calls) {
       const res = await request[method](url, { headers, data });
       expect(res.status(), `${method} ${url}: ${await res.text()}`).toBe(200);
@@ -71,6 +74,12 @@ const LANGS = {
     rent: 'Rent',
     charge: 'Held now: 1.20 coins. While the app runs on Price box A, 1.20 coins are charged per hour, never more.',
     total: '1.20 coins',
+    facts: /^8 vCPU · 16\.00 GB memory · 512\.00 GB disk · New box: uptime is measured after its first day · \d+ km away$/,
+    factsB: '8 vCPU · 16.00 GB memory · 512.00 GB disk · New box: uptime is measured after its first day',
+    gpuModel: 'GPU model',
+    noneMatch: 'No box matches these filters',
+    sort: 'Sort by',
+    viaNearby: false,
   },
   zh: {
     app: 'terraria-server',
@@ -82,6 +91,14 @@ const LANGS = {
     rent: '租用',
     charge: '现在冻结 1.20 币。应用在 Price box A 上运行期间，每小时收取 1.20 币，不会多收。',
     total: '1.20 币',
+    facts: /^8 核 CPU · 内存 16\.00 GB · 磁盘 512\.00 GB · 新设备：首日之后开始统计在线率 · 距离 \d+ km$/,
+    factsB: '8 核 CPU · 内存 16.00 GB · 磁盘 512.00 GB · 新设备：首日之后开始统计在线率',
+    gpuModel: 'GPU 型号',
+    noneMatch: '没有符合筛选条件的设备',
+    sort: '排序',
+    spec: '配置',
+    rentBox: '租用这台设备',
+    viaNearby: true,
   },
 };
 
@@ -114,11 +131,35 @@ for (const [lang, t] of Object.entries(LANGS)) {
     const renter = `price-renter-${lang}-${Date.now()}@example.com`;
     await verifiedAccount(request, renter);
     await signIn(page, renter, { redirect: '/wallet', fresh: true });
-    await page.goto(`/market/details?id=${t.app}&language=${lang}`);
-    await expectHydrated(page);
-    await page.locator('.details-buttons').getByRole('button', { name: t.rent, exact: true }).click();
+    if (t.viaNearby) {
+      // From the box's nearby page: its spec, then Rent with the app picked opens the market's
+      // Rent dialog on this box.
+      await page.goto(`/nearby/details?id=${boxes[0].id}&language=${lang}`);
+      await expectHydrated(page);
+      await expect(page.getByTestId('nearby-spec')).toHaveText('8 核 CPU · 内存 16.00 GB · 磁盘 512.00 GB');
+      const rentBox = page.getByRole('region', { name: t.rentBox });
+      await rentBox.getByRole('combobox').selectOption({ label: t.name });
+      await page.screenshot({ path: `test-results/price-nearby-rent-${lang}.png`, fullPage: true });
+      await rentBox.getByRole('button', { name: t.rent, exact: true }).click();
+      await expect(page).toHaveURL(new RegExp(`/market/details\\?id=${t.app}&do=rent&device=${boxes[0].id}`));
+    } else {
+      await page.goto(`/market/details?id=${t.app}&language=${lang}`);
+      await expectHydrated(page);
+      await page.locator('.details-buttons').getByRole('button', { name: t.rent, exact: true }).click();
+    }
     const dialog = page.getByRole('dialog');
     await expect(dialog.locator(`[data-device="${boxes[0].id}"] input`)).toBeChecked();
+    // Each offer says what its box is, measured by the market; the filters narrow, the sort orders.
+    const offerA = dialog.locator(`[data-device="${boxes[0].id}"]`);
+    await expect(offerA.getByTestId('offer-facts')).toHaveText(t.facts);
+    await expect(dialog.locator(`[data-device="${boxes[1].id}"]`).getByTestId('offer-facts')).toHaveText(t.factsB);
+    await dialog.getByLabel(t.gpuModel).fill('H200');
+    await expect(dialog.getByText(t.noneMatch)).toBeVisible();
+    await dialog.getByLabel(t.gpuModel).fill('');
+    await expect(offerA.locator('input')).toBeChecked();
+    await dialog.getByLabel(t.sort).selectOption('distance');
+    await expect(dialog.locator('[data-device]').first()).toHaveAttribute('data-device', boxes[0].id);
+    await page.screenshot({ path: `test-results/price-offers-${lang}.png` });
     await expect(dialog.getByTestId('rent-total')).toHaveText(t.total);
     await expect(dialog.getByTestId('rent-charge')).toHaveText(t.charge);
     await page.screenshot({ path: `test-results/price-rent-dialog-${lang}.png` });

@@ -3791,6 +3791,13 @@ export type components = {
             data: {
                 items: {
                     apps?: Record<string, never>[] | null;
+                    /**
+                     * Format: int64
+                     * @description What the box has (as its agent last reported): cores and bytes.
+                     */
+                    cpu_cores: number;
+                    /** Format: int64 */
+                    disk_bytes: number;
                     /** Format: int64 */
                     distance_km: number;
                     gpus: components["schemas"]["Gpu"][];
@@ -3804,6 +3811,8 @@ export type components = {
                     lat: number;
                     /** Format: double */
                     lng: number;
+                    /** Format: int64 */
+                    memory_bytes: number;
                     name: string;
                     /** Format: int64 */
                     price_per_hour: number;
@@ -4165,6 +4174,13 @@ export type components = {
             /** @description A shared device as a visitor sees it: coordinates coarsened to about 1 km. */
             data: {
                 apps?: Record<string, never>[] | null;
+                /**
+                 * Format: int64
+                 * @description What the box has (as its agent last reported): cores and bytes.
+                 */
+                cpu_cores: number;
+                /** Format: int64 */
+                disk_bytes: number;
                 /** Format: int64 */
                 distance_km: number;
                 gpus: components["schemas"]["Gpu"][];
@@ -4178,6 +4194,8 @@ export type components = {
                 lat: number;
                 /** Format: double */
                 lng: number;
+                /** Format: int64 */
+                memory_bytes: number;
                 name: string;
                 /** Format: int64 */
                 price_per_hour: number;
@@ -5386,6 +5404,13 @@ export type components = {
         /** @description A shared device as a visitor sees it: coordinates coarsened to about 1 km. */
         NearbyDevice: {
             apps?: Record<string, never>[] | null;
+            /**
+             * Format: int64
+             * @description What the box has (as its agent last reported): cores and bytes.
+             */
+            cpu_cores: number;
+            /** Format: int64 */
+            disk_bytes: number;
             /** Format: int64 */
             distance_km: number;
             gpus: components["schemas"]["Gpu"][];
@@ -5399,6 +5424,8 @@ export type components = {
             lat: number;
             /** Format: double */
             lng: number;
+            /** Format: int64 */
+            memory_bytes: number;
             name: string;
             /** Format: int64 */
             price_per_hour: number;
