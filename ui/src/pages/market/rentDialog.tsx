@@ -3,12 +3,16 @@
 // hour, then rent. The price shown is sent with the rent: the server refuses (409) when the offer
 // changed since, and nothing is held.
 import { useState } from 'react';
+import { Link } from 'react-router';
 import { fetchRentOptions, rentApp } from '../../api/apps';
 import { fetchWallet } from '../../api/wallet';
 import type { App } from '../../api/types';
 import { useAsync } from '../../lib/useAsync';
 import { useT } from '../../lib/i18n';
 import { formatCoins } from '../../lib/format';
+import { paths } from '../../lib/paths';
+import { PERSONAL_SME_ID } from '../../constants';
+import { useSession } from '../../stores/session';
 import { Dialog } from '../../components/Dialog';
 import { ActionError } from '../../components/form';
 import { DevicePicker, StartFooter, useStartInstallation } from './installDialog';
@@ -20,6 +24,7 @@ export function RentDialog({ app, open, onClose }: { app: App; open: boolean; on
   const t = useT();
   const options = useAsync(open ? (signal) => fetchRentOptions(app.id, signal) : null, [open, app.id]);
   const wallet = useAsync(open ? (signal) => fetchWallet(signal) : null, [open]);
+  const inCompany = useSession((st) => st.smeId) !== PERSONAL_SME_ID;
   const [chosen, setChosen] = useState('');
   const [hours, setHours] = useState('1');
   const starting = useStartInstallation(onClose);
@@ -68,7 +73,15 @@ export function RentDialog({ app, open, onClose }: { app: App; open: boolean; on
           {t('rent_charge_note', { total: formatCoins(total), price: formatCoins(price), device: pick.device_name })}
         </p>
       ) : null}
-      {short ? <p className="form-error">{t('rent_short')}</p> : null}
+      {short ? (
+        <p className="form-error rent-short">
+          {t('rent_short')}{' '}
+          {/* A company pays from its own wallet, funded on the company page (its admins have no /wallet). */}
+          <Link to={inCompany ? paths.console.company() : paths.console.topUp()} onClick={onClose}>
+            {t(inCompany ? 'rent_fund_company' : 'rent_get_coins')}
+          </Link>
+        </p>
+      ) : null}
       <ActionError action={starting} />
     </Dialog>
   );
