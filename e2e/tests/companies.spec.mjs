@@ -1,8 +1,9 @@
 // A creates a company, invites B; B opens the mailed link (signed out: signs in on the page) and
 // joins; A binds a device to the company and allocates it to B; B switches into the company, sees
 // only the member menu and only that device.
-// In English and in Chinese, through the real UI and the real binary.
-import { test, expect, expectHydrated, mailedLink, verifiedAccount, signIn, submitSignIn } from './fixtures.mjs';
+// In English and in Chinese, through the real UI and the real binary. Then the company's wallet on
+// the company page: an admin funds it from their own wallet (the signup bonus).
+import { test, expect, expectHydrated, mailedLink, verifiedAccount, apiSession, signIn, submitSignIn } from './fixtures.mjs';
 
 const T = {
   en: {
@@ -133,5 +134,42 @@ for (const lang of ['en', 'zh']) {
     // 403: the member opening the company's pages, as checked above.
     expect(errorsB.filter((e) => !/status of 403/.test(e))).toEqual([]);
     expect(consoleErrors).toEqual([]);
+  });
+}
+
+const W = {
+  en: { wallet: 'Company wallet', fund: 'Fund from your wallet', coins: 'Coins', submit: 'Fund', funded: 'Moved 25.00 coins into the company wallet', invalid: 'Enter a number of coins above 0, with at most two decimals', short: 'Insufficient balance: 75.00 coins available, 500.00 needed', topUp: 'Company top-up', redeem: 'Redeem a top-up code' },
+  zh: { wallet: '企业钱包', fund: '从我的钱包转入', coins: '币数', submit: '转入', funded: '已向企业钱包转入 25.00 币', invalid: '请输入大于 0 的币数，最多两位小数', short: '余额不足：可用 75.00 币，需要 500.00 币', topUp: '企业充值', redeem: '兑换充值码' },
+};
+
+for (const lang of ['en', 'zh']) {
+  test(`company wallet: an admin funds it from their own wallet (${lang})`, async ({ page, request, consoleErrors }) => {
+    const t = { ...T[lang], ...W[lang] };
+    const a = `funder-${lang}-${Date.now()}@example.com`;
+    await verifiedAccount(request, a);
+    const made = await request.post('/api/iam/v1/sme', { headers: await apiSession(request, a), data: { name: `Fund Co ${Date.now() % 100000}` } });
+    expect(made.status()).toBe(200);
+    const sme = (await made.json()).data.id;
+    await signIn(page, a, { lang });
+    await page.getByRole('combobox', { name: t.switchCompany }).selectOption(sme);
+    await expect.poll(() => menuLabels(page)).toContain(t.companyMenu);
+    await page.goto(`/company?language=${lang}`);
+    await expect(page.getByRole('heading', { name: t.wallet })).toBeVisible();
+    const fund = page.locator('form', { has: page.getByRole('heading', { name: t.fund }) });
+    await expect(page.getByRole('heading', { name: t.redeem })).toBeVisible();
+    // Not a number: refused in the form; more than one has: the server's 409, under the field.
+    await fund.getByLabel(t.coins).fill('ten');
+    await fund.getByRole('button', { name: t.submit, exact: true }).click();
+    await expect(fund.getByText(t.invalid)).toBeVisible();
+    await fund.getByLabel(t.coins).fill('25');
+    await fund.getByRole('button', { name: t.submit, exact: true }).click();
+    await expect(page.getByText(t.funded).first()).toBeVisible();
+    await expect(page.locator('[data-figure="balance"] .figure-value')).toHaveText('25.00');
+    await expect(page.locator('tr[data-entry-kind="income"]', { hasText: t.topUp })).toContainText('+25.00');
+    await fund.getByLabel(t.coins).fill('500');
+    await fund.getByRole('button', { name: t.submit, exact: true }).click();
+    await expect(fund.getByText(t.short)).toBeVisible();
+    await page.screenshot({ path: `test-results/companies-wallet-${lang}.png`, fullPage: true });
+    expect(consoleErrors.filter((e) => !/status of 409/.test(e))).toEqual([]);
   });
 }

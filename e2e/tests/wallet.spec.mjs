@@ -48,12 +48,12 @@ async function spendThroughApi(request, email, cents) {
   const switched = await request.post('/api/iam/v1/switch', { headers: personal, data: { smeId: sme } });
   expect(switched.status()).toBe(200);
   const admin = { authorization: `Bearer ${(await switched.json()).data.token}` };
-  const key = `e2e-top-up-${Date.now()}`;
+  const key = `e2e-fund-${Date.now()}`;
   const body = { amount: cents, memo: 'GPU time for the team' };
-  const first = await request.post('/api/billing/v1/wallet/top-up', { headers: { ...admin, 'idempotency-key': key }, data: body });
+  const first = await request.post('/api/billing/v1/wallet/fund', { headers: { ...admin, 'idempotency-key': key }, data: body });
   expect(first.status(), await first.text()).toBe(200);
   // A retry with the same key answers the same entry and moves nothing.
-  const again = await request.post('/api/billing/v1/wallet/top-up', { headers: { ...admin, 'idempotency-key': key }, data: body });
+  const again = await request.post('/api/billing/v1/wallet/fund', { headers: { ...admin, 'idempotency-key': key }, data: body });
   expect(again.headers()['idempotent-replayed']).toBe('true');
   expect((await again.json()).data.id).toBe((await first.json()).data.id);
 }

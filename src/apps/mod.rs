@@ -25,7 +25,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use sea_orm::{ColumnTrait, DatabaseConnection, DatabaseTransaction, EntityTrait, PaginatorTrait, QueryFilter};
+use sea_orm::{ColumnTrait, DatabaseConnection, DatabaseTransaction, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect};
 use tokio_cron_scheduler::{Job, JobSchedulerError};
 
 use crate::config::AppsConfig;
@@ -120,6 +120,17 @@ impl crate::billing::titles::Titler for RentalTitles {
                 (r.id, title)
             })
             .collect())
+    }
+
+    /// The person who rented (or installed) it: a company's bill names them.
+    async fn makers(&self, conn: &sea_orm::DatabaseExecutor<'_>, ids: &[String]) -> Result<Vec<(String, String)>, AppError> {
+        Ok(installations::Entity::find()
+            .select_only()
+            .columns([installations::Column::Id, installations::Column::CreatedBy])
+            .filter(installations::Column::Id.is_in(ids.iter().cloned()))
+            .into_tuple()
+            .all(conn)
+            .await?)
     }
 }
 

@@ -1,6 +1,8 @@
 //! Bills: metered usage of one thing (a rental, an order) in one hourly period, `unbilled` while
 //! the period is open and `billed` once the job closes it. Postings add to them (posting.rs).
 
+use std::collections::HashMap;
+
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect};
@@ -26,10 +28,13 @@ pub async fn list(conn: &DatabaseConnection, titles: &Titles, account: &AccountR
     }
     let total = q.clone().count(conn).await?;
     let rows = q.order_by_desc(bills::Column::PeriodStart).order_by_asc(bills::Column::Id).offset(offset).limit(limit).all(conn).await?;
-    let names = titles.of(&conn.into(), rows.iter().map(|b| (b.ref_type.as_str(), b.ref_id.as_str())), lang).await?;
+    let refs = || rows.iter().map(|b| (b.ref_type.as_str(), b.ref_id.as_str()));
+    let names = titles.of(&conn.into(), refs(), lang).await?;
+    let by = makers(conn, titles, account, refs()).await?;
     let items = rows
         .into_iter()
         .map(|b| Bill {
+            by: by.get(&format!("{}:{}", b.ref_type, b.ref_id)).cloned(),
             title: names.get(&format!("{}:{}", b.ref_type, b.ref_id)).cloned(),
             id: b.id,
             status: b.status,
@@ -42,6 +47,17 @@ pub async fn list(conn: &DatabaseConnection, titles: &Titles, account: &AccountR
         })
         .collect();
     Ok(List { items, total })
+}
+
+/// Who made each reference of a company's bills (the person who rented), by name, keyed
+/// `"<ref_type>:<ref_id>"`; nobody for a person's own wallet (it is theirs).
+async fn makers<'a>(conn: &DatabaseConnection, titles: &Titles, account: &AccountRef, refs: impl Iterator<Item = (&'a str, &'a str)>) -> Result<HashMap<String, String>, AppError> {
+    if !matches!(account, AccountRef::Company(_)) {
+        return Ok(HashMap::new());
+    }
+    let users = titles.makers_of(&conn.into(), refs).await?;
+    let people = crate::iam::people::by_ids(conn, users.values().cloned()).await?;
+    Ok(users.into_iter().filter_map(|(r, u)| Some((r, people.get(&u)?.name.clone()))).collect())
 }
 
 /// The account's usage in periods still open.

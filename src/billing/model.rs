@@ -50,6 +50,9 @@ pub struct Bill {
     pub ref_id: String,
     /// The app and device of a rental, or the order, in the reader's language.
     pub title: Option<String>,
+    /// On a company's bill, the name of the person who rented it (an administrator or member of
+    /// the company); null on a person's own bills.
+    pub by: Option<String>,
     pub period_start: DateTime<Utc>,
     pub period_end: DateTime<Utc>,
     pub amount: i64,

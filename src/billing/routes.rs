@@ -21,7 +21,7 @@ where
     BillingCtx: FromRef<S>,
     Sessions: FromRef<S>,
 {
-    let moving = OpenApiRouter::new().routes(routes!(top_up)).routes(routes!(redeem)).route_layer(idempotency::layer());
+    let moving = OpenApiRouter::new().routes(routes!(fund)).routes(routes!(redeem)).route_layer(idempotency::layer());
     OpenApiRouter::new().routes(routes!(get_wallet)).routes(routes!(top_up_info)).routes(routes!(entries)).routes(routes!(daily)).routes(routes!(list_bills)).routes(routes!(entries_csv)).routes(routes!(bills_csv)).merge(moving)
 }
 
@@ -55,13 +55,14 @@ async fn list_bills(State(cx): State<BillingCtx>, auth: Auth, lang: Lang, ApiQue
     ok(bills::list(&cx.db, &cx.titles, &AccountRef::of_context(&auth)?, q.checked()?, offset, limit, lang).await?)
 }
 
-/// Move coins from the administrator's personal wallet into the company's (company context,
-/// administrators only). Accepts `Idempotency-Key`; 409 when the personal wallet has too little.
-#[utoipa::path(post, path = "/api/billing/v1/wallet/top-up", tag = "wallet", request_body = TopUpRequest,
+/// Fund the company's wallet from the administrator's own (an administrator in the company
+/// context; members and the personal context 403). Accepts `Idempotency-Key`; 409 with
+/// `{available, needed}` when the administrator's wallet has too little.
+#[utoipa::path(post, path = "/api/billing/v1/wallet/fund", tag = "wallet", request_body = TopUpRequest,
     params(("Idempotency-Key" = Option<String>, Header, description = "1-255 characters: a retry with the same key and body answers the first answer and moves nothing")),
     responses((status = 200, body = Envelope<Entry>), (status = 400), (status = 403), (status = 409)))]
-async fn top_up(State(cx): State<BillingCtx>, auth: Auth, lang: Lang, IdempotencyKey(key): IdempotencyKey, Valid(req): Valid<TopUp>) -> ApiResult<Entry> {
-    ok(wallet::top_up(&cx.db, &auth, req, key.as_deref(), lang).await?)
+async fn fund(State(cx): State<BillingCtx>, auth: Auth, lang: Lang, IdempotencyKey(key): IdempotencyKey, Valid(req): Valid<TopUp>) -> ApiResult<Entry> {
+    ok(wallet::fund(&cx.db, &auth, req, key.as_deref(), lang).await?)
 }
 
 /// Redeem a top-up code into the wallet of the current context (a person's own, or the company's

@@ -2,7 +2,8 @@
 //! ("Terraria on Alice's box"), an order its name; never a raw id. The ledger keeps only the
 //! reference `(ref_type, ref_id)`; the domain that owns what it points at names it, through the
 //! [`Titles`] registry assembled in server::prepare (docs/architecture.md "Registries"). A
-//! reference nobody names (a grant, a top-up) has no title: its memo says it.
+//! reference nobody names (a grant, a top-up) has no title: its memo says it. The same domains
+//! say who made a reference (`Titler::makers`: a rental's renter), which a company's bills name.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -19,6 +20,11 @@ pub trait Titler: Send + Sync {
     fn ref_type(&self) -> &'static str;
     /// The titles in `lang` of those among `ids` it knows, by id.
     async fn titles(&self, conn: &DatabaseExecutor<'_>, ids: &[String], lang: Lang) -> Result<Vec<(String, String)>, AppError>;
+    /// Who made each of those among `ids` it knows (a user id), by id: the person a company's
+    /// bill names (a rental's renter). None by default.
+    async fn makers(&self, _conn: &DatabaseExecutor<'_>, _ids: &[String]) -> Result<Vec<(String, String)>, AppError> {
+        Ok(Vec::new())
+    }
 }
 
 /// Every registered domain's names.
@@ -33,10 +39,7 @@ impl Titles {
     /// Titles of the references `(ref_type, ref_id)`, keyed `"<ref_type>:<ref_id>"`; one query
     /// per type that occurs.
     pub async fn of<'a>(&self, conn: &DatabaseExecutor<'_>, refs: impl IntoIterator<Item = (&'a str, &'a str)>, lang: Lang) -> Result<HashMap<String, String>, AppError> {
-        let mut wanted: HashMap<&str, Vec<String>> = HashMap::new();
-        for (t, id) in refs {
-            wanted.entry(t).or_default().push(id.to_string());
-        }
+        let wanted = by_type(refs);
         let mut out = HashMap::new();
         for titler in self.0.iter() {
             let Some(ids) = wanted.get(titler.ref_type()) else { continue };
@@ -46,6 +49,28 @@ impl Titles {
         }
         Ok(out)
     }
+
+    /// Who made the references `(ref_type, ref_id)` (a user id), keyed `"<ref_type>:<ref_id>"`;
+    /// one query per type that occurs and names its makers.
+    pub async fn makers_of<'a>(&self, conn: &DatabaseExecutor<'_>, refs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<HashMap<String, String>, AppError> {
+        let wanted = by_type(refs);
+        let mut out = HashMap::new();
+        for titler in self.0.iter() {
+            let Some(ids) = wanted.get(titler.ref_type()) else { continue };
+            for (id, user) in titler.makers(conn, ids).await? {
+                out.insert(format!("{}:{id}", titler.ref_type()), user);
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn by_type<'a>(refs: impl IntoIterator<Item = (&'a str, &'a str)>) -> HashMap<&'a str, Vec<String>> {
+    let mut wanted: HashMap<&str, Vec<String>> = HashMap::new();
+    for (t, id) in refs {
+        wanted.entry(t).or_default().push(id.to_string());
+    }
+    wanted
 }
 
 #[cfg(test)]

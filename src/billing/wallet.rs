@@ -1,4 +1,4 @@
-//! A wallet as its owner sees it: the figures, the entries, the daily chart, the company top-up,
+//! A wallet as its owner sees it: the figures, the entries, the daily chart, funding a company,
 //! and whether the wallet keeps an account from being deleted. No HTTP types here.
 
 use chrono::{DateTime, Utc};
@@ -173,10 +173,11 @@ pub async fn blocks_deletion(conn: &impl ConnectionTrait, user_id: &str) -> Resu
     Ok(unbilled_total(conn, &account).await? > 0)
 }
 
-/// Moves coins from the administrator's personal wallet into the company's. With an
-/// `Idempotency-Key` the transfer's key is derived from it, so a retry never moves twice even
-/// when the HTTP layer's record of the first answer is lost. Answers the company's entry.
-pub async fn top_up(conn: &impl ledger::Conn, auth: &Auth, req: TopUp, idempotency_key: Option<&str>, lang: Lang) -> Result<Entry, AppError> {
+/// Funds a company's wallet: moves coins from the administrator's personal wallet into the
+/// company's (`POST /wallet/fund`; the ledger calls it a `top_up`). With an `Idempotency-Key` the
+/// transfer's key is derived from it, so a retry never moves twice even when the HTTP layer's
+/// record of the first answer is lost. Answers the company's entry.
+pub async fn fund(conn: &impl ledger::Conn, auth: &Auth, req: TopUp, idempotency_key: Option<&str>, lang: Lang) -> Result<Entry, AppError> {
     let company = match auth.company() {
         None => return Err(AppError::Refused(Msg::CompanyContextRequired)),
         Some(_) if !auth.is_admin() => return Err(AppError::Refused(Msg::NotAdmin)),

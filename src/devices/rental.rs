@@ -392,4 +392,16 @@ impl crate::billing::titles::Titler for ZcloudTitles {
             })
             .collect())
     }
+
+    /// The person who created the machine: a company's bill names them.
+    async fn makers(&self, conn: &sea_orm::DatabaseExecutor<'_>, ids: &[String]) -> Result<Vec<(String, String)>, AppError> {
+        use sea_orm::QuerySelect;
+        Ok(rentals::Entity::find()
+            .select_only()
+            .columns([rentals::Column::Id, rentals::Column::CreatedBy])
+            .filter(rentals::Column::Id.is_in(ids.iter().cloned()))
+            .into_tuple()
+            .all(conn)
+            .await?)
+    }
 }

@@ -25,7 +25,7 @@ use crate::common::{TestApp, cli, seed_company, token_of, user_id_of};
 const WALLET: &str = "/api/billing/v1/wallet";
 const ENTRIES: &str = "/api/billing/v1/wallet/entries";
 const BILLS: &str = "/api/billing/v1/bills";
-const TOP_UP: &str = "/api/billing/v1/wallet/top-up";
+const FUND: &str = "/api/billing/v1/wallet/fund";
 
 /// `zmarket ledger verify` on the app's database: every invariant holds.
 pub async fn verified(app: &TestApp) {
@@ -325,15 +325,15 @@ async fn a_hold_or_spend_below_zero_is_refused_naming_what_is_missing() {
     let company = seed_company(&app, "Acme Compute", &a, &[]).await;
     let admin = app.switch(&a, &company).await;
     for (lang, text) in [("en", "Insufficient balance: 12.50 coins available, 30.00 needed"), ("zh-CN", "余额不足：可用 12.50 币，需要 30.00 币")] {
-        let (s, body, _) = post(&app, TOP_UP, &json!({"amount": 3000}), &token_of(&admin), None, lang).await;
+        let (s, body, _) = post(&app, FUND, &json!({"amount": 3000}), &token_of(&admin), None, lang).await;
         assert_eq!((s, body["msg"].as_str().unwrap()), (409, text));
         assert_eq!(body["data"], json!({"available": 1250, "needed": 3000}));
     }
     // Held coins are not available: 10.00 held leaves 2.50.
     ledger::hold(&app.state.db, hold_spec(&ua, 1000, "small")).await.unwrap();
-    let (s, body, _) = post(&app, TOP_UP, &json!({"amount": 251}), &token_of(&admin), None, "en").await;
+    let (s, body, _) = post(&app, FUND, &json!({"amount": 251}), &token_of(&admin), None, "en").await;
     assert_eq!((s, body["msg"].as_str().unwrap()), (409, "Insufficient balance: 2.50 coins available, 2.51 needed"));
-    let (s, body, _) = post(&app, TOP_UP, &json!({"amount": 250}), &token_of(&admin), None, "en").await;
+    let (s, body, _) = post(&app, FUND, &json!({"amount": 250}), &token_of(&admin), None, "en").await;
     assert_eq!(s, 200, "{body}");
     let w = wallet(&app, &token_of(&a)).await;
     assert_eq!((w["balance"].as_i64(), w["held"].as_i64(), w["available"].as_i64()), (Some(1000), Some(1000), Some(0)));

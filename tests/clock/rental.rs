@@ -12,6 +12,56 @@ use crate::boxes::{ack_pending, act, beat, bound_device, box_spec, command_for, 
 use crate::common::*;
 use crate::{CLOCK, market, meter, pass, reporting};
 
+/// Issue 39 item 5: a company pays from its own wallet. Empty, it cannot rent (409 naming what is
+/// available); an administrator funds it from their own wallet; a rental made in the company
+/// context is held and charged on the company's wallet (the renter's own stays as it was), and the
+/// company's bill names the person who rented, to every administrator; the provider is paid.
+#[tokio::test]
+async fn a_company_rental_is_held_and_charged_on_the_company_wallet_and_its_bill_names_the_renter() {
+    let _clock = CLOCK.lock().await;
+    let app = market(|_| {}).await;
+    let boss_s = app.signed_in("boss@example.com").await;
+    let ann_s = app.signed_in("ann@example.com").await;
+    zmarket::billing::issuance::grant_by_email(&app.state.db, "ann@example.com", Coins::from_cents(5000), "test").await.unwrap();
+    let company = seed_company(&app, "Acme Labs", &boss_s, &[(&ann_s, "admin")]).await;
+    let ann = token_of(&app.switch(&ann_s, &company).await);
+    let boss = token_of(&app.switch(&boss_s, &company).await);
+    let bob = token_of(&app.signed_in("bob@example.com").await);
+    let (dev, secret) = bound_device(&app, &bob, "Z-BOX", box_spec(8, 0)).await;
+    let (s, b) = app.put_json(&format!("/api/ebs/v2/devices/{dev}/sharing"), &json!({"mode": "manual", "rentable": true, "price_per_hour": 600}), &bob).await;
+    assert_eq!(s, 200, "{b}");
+
+    let (s, b) = rent(&app, &ann, "grafana", &dev, 2).await;
+    assert_eq!((s, b["data"].clone()), (409, json!({"available": 0, "needed": 1200})), "{b}");
+    let (s, b) = app.post_json("/api/billing/v1/wallet/fund", &json!({"amount": 1500}), Some(&ann)).await;
+    assert_eq!(s, 200, "{b}");
+    let (s, b) = rent(&app, &ann, "grafana", &dev, 2).await;
+    assert_eq!(s, 200, "{b}");
+    let id = b["data"]["id"].as_str().unwrap().to_string();
+    let w = wallet(&app, &boss).await;
+    assert_eq!((w["balance"].as_i64(), w["held"].as_i64(), w["available"].as_i64()), (Some(1500), Some(1200), Some(300)));
+    let mine = wallet(&app, &token_of(&ann_s)).await;
+    assert_eq!((mine["balance"].as_i64(), mine["held"].as_i64()), (Some(3500), Some(0)));
+    verified(&app).await;
+
+    running(&app, &secret, &id).await;
+    reporting(&app, &secret, json!([{"id": id, "status": "running"}]), 3).await;
+    meter(&app).await;
+    let w = wallet(&app, &boss).await;
+    assert_eq!((w["balance"].as_i64(), w["held"].as_i64(), w["expense_total"].as_i64()), (Some(1470), Some(1170), Some(30)));
+    assert_eq!(wallet(&app, &token_of(&ann_s)).await["balance"], 3500);
+    assert_eq!(wallet(&app, &bob).await["balance"], 27, "the provider gets the price less 10%");
+    let (s, b) = app.get_auth("/api/billing/v1/bills", &boss).await;
+    assert_eq!(s, 200, "{b}");
+    let bill = &b["data"]["items"][0];
+    assert_eq!((bill["ref_id"].as_str(), bill["amount"].as_i64(), bill["by"].as_str()), (Some(id.as_str()), Some(30), ann_s["userInfo"]["name"].as_str()), "{b}");
+    act(&app, &ann, &id, "uninstall").await;
+    ack_pending(&app, &secret, &id, true, None).await;
+    let w = wallet(&app, &boss).await;
+    assert_eq!((w["balance"].as_i64(), w["held"].as_i64()), (Some(1470), Some(0)));
+    verified(&app).await;
+}
+
 #[tokio::test]
 async fn a_rental_is_held_charged_by_the_running_minute_and_released() {
     let _clock = CLOCK.lock().await;

@@ -9,6 +9,7 @@ import type { App, DeviceFit, OpsApp, OpsUser } from '../src/api/types';
 import { ActionError } from '../src/components/form';
 import { InstallDialog, StartFooter } from '../src/pages/market/installDialog';
 import { RentDialog } from '../src/pages/market/rentDialog';
+import { useSession } from '../src/stores/session';
 import AppsPage from '../src/pages/operator/AppsPage';
 import PeoplePage from '../src/pages/operator/PeoplePage';
 import { click, envelope, settle, show, signedInEachTest, unmount, waitFor } from './connect-render';
@@ -167,7 +168,14 @@ describe('Rent dialog', () => {
     const short = 'Your wallet does not have enough available coins for this rental.';
     expect(document.body.textContent).not.toContain(short);
     await act(async () => fireEvent.input(hours, '3'));
-    expect(document.body.querySelector('.dialog .form-error')?.textContent).toBe(short);
+    // Short: the way to coins, the top-up page for a person...
+    const note = () => document.body.querySelector('.dialog .form-error');
+    expect(note()?.textContent).toBe(`${short} Get coins`);
+    expect(note()?.querySelector('a')?.getAttribute('href')).toBe('/wallet/top-up');
+    // ...and the company page (its wallet, funded there) in a company context.
+    await act(async () => useSession.setState({ smeId: 'company-1' }));
+    expect(note()?.textContent).toBe(`${short} Fund the company wallet`);
+    expect(note()?.querySelector('a')?.getAttribute('href')).toBe('/company');
   });
 
   it('sends the price shown, disabled while it runs, and shows the server’s refusal', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { translate, type MessageKey } from '../src/i18n';
 import { niceMax } from '../src/components/DailyChart';
-import { refLabel, runwayText, signedCoins } from '../src/pages/wallet/walletText';
+import { refLabel, runwayText, signedCoins } from '../src/components/wallet/walletText';
 
 const en = (key: MessageKey, params?: Record<string, string | number>) => translate('en', key, params);
 const zh = (key: MessageKey, params?: Record<string, string | number>) => translate('zh', key, params);

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use zmarket::billing::ledger;
 use zmarket::billing::ledger::{AccountRef, CaptureSpec, HoldSpec, MarketCapture, market_splits};
 
-use super::{BILLS, ENTRIES, TOP_UP, WALLET, grant, hold_spec, no_bonus, post, verified, wallet};
+use super::{BILLS, ENTRIES, FUND, WALLET, grant, hold_spec, no_bonus, post, verified, wallet};
 use crate::common::{TestApp, seed_company, token_of, user_id_of};
 
 /// A person with `cents` coins who administers a company, in that company's context.
@@ -19,47 +19,53 @@ async fn admin_with(app: &TestApp, email: &str, cents: i64, company: &str) -> (V
 }
 
 #[tokio::test]
-async fn a_retried_top_up_moves_coins_once() {
+async fn a_retried_fund_moves_coins_once() {
     let app = no_bonus().await;
     let (person, admin, _) = admin_with(&app, "a@example.com", 10_000, "Acme Compute").await;
     let t = token_of(&admin);
-    let (s, first, h) = post(&app, TOP_UP, &json!({"amount": 2500, "memo": "for rentals"}), &t, Some("k-1"), "en").await;
+    let (s, first, h) = post(&app, FUND, &json!({"amount": 2500, "memo": "for rentals"}), &t, Some("k-1"), "en").await;
     assert_eq!(s, 200, "{first}");
     assert!(h.get("idempotent-replayed").is_none());
     let e = &first["data"];
     assert_eq!((e["kind"].as_str(), e["amount"].as_i64(), e["balance_after"].as_i64(), e["memo"].as_str(), e["ref_type"].as_str()), (Some("income"), Some(2500), Some(2500), Some("for rentals"), Some("top_up")));
     // The same key and body: the first answer again, nothing moved.
-    let (s, again, h) = post(&app, TOP_UP, &json!({"amount": 2500, "memo": "for rentals"}), &t, Some("k-1"), "zh-CN").await;
+    let (s, again, h) = post(&app, FUND, &json!({"amount": 2500, "memo": "for rentals"}), &t, Some("k-1"), "zh-CN").await;
     assert_eq!((s, &again), (200, &first));
     assert_eq!(h.get("idempotent-replayed").unwrap(), "true");
     assert_eq!(wallet(&app, &t).await["balance"], 2500);
     assert_eq!(wallet(&app, &token_of(&person)).await["balance"], 7500);
     // The same key with another body: refused, in both languages.
     for (lang, text) in [("en", "This Idempotency-Key was already used with a different request"), ("zh-CN", "该 Idempotency-Key 已用于另一个不同的请求")] {
-        let (s, body, _) = post(&app, TOP_UP, &json!({"amount": 2600}), &t, Some("k-1"), lang).await;
+        let (s, body, _) = post(&app, FUND, &json!({"amount": 2600}), &t, Some("k-1"), lang).await;
         assert_eq!((s, body["msg"].as_str().unwrap()), (409, text));
     }
     // A malformed key.
     let long = "k".repeat(256);
     for bad in [long.as_str(), "has space", "é"] {
-        let (s, body, _) = post(&app, TOP_UP, &json!({"amount": 1}), &t, Some(bad), "en").await;
+        let (s, body, _) = post(&app, FUND, &json!({"amount": 1}), &t, Some(bad), "en").await;
         assert_eq!((s, body["data"]["field"].as_str()), (400, Some("Idempotency-Key")), "{bad}: {body}");
     }
     // A refusal is not kept: the same key succeeds once the request can.
-    let (s, body, _) = post(&app, TOP_UP, &json!({"amount": 9000}), &t, Some("k-2"), "en").await;
+    let (s, body, _) = post(&app, FUND, &json!({"amount": 9000}), &t, Some("k-2"), "en").await;
     assert_eq!(s, 409, "{body}");
-    let (s, body, _) = post(&app, TOP_UP, &json!({"amount": 0}), &t, Some("k-2"), "en").await;
-    assert_eq!((s, body["data"]["field"].as_str()), (400, Some("amount")));
+    // An amount that is not positive, or not a number: 400 naming `amount`, in both languages.
+    for bad in [json!(0), json!(-5), json!("ten"), json!(12.5), json!(null)] {
+        let (s, body, _) = post(&app, FUND, &json!({ "amount": bad }), &t, Some("k-2"), "zh-CN").await;
+        assert_eq!((s, body["data"]["field"].as_str()), (400, Some("amount")), "{bad}: {body}");
+        assert!(body["msg"].as_str().unwrap().chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)), "{body}");
+    }
+    let (s, body, _) = post(&app, FUND, &json!({"amount": "ten"}), &t, Some("k-2"), "en").await;
+    assert_eq!((s, body["data"]["field"].as_str()), (400, Some("amount")), "{body}");
     grant(&app, "a@example.com", 2000).await;
-    let (s, body, _) = post(&app, TOP_UP, &json!({"amount": 9000}), &t, Some("k-2"), "en").await;
+    let (s, body, _) = post(&app, FUND, &json!({"amount": 9000}), &t, Some("k-2"), "en").await;
     assert_eq!(s, 200, "{body}");
     // Keys are the caller's: another admin's "k-1" is theirs.
     let (_, other, _) = admin_with(&app, "b@example.com", 1000, "Beta Compute").await;
-    let (s, body, _) = post(&app, TOP_UP, &json!({"amount": 100}), &token_of(&other), Some("k-1"), "en").await;
+    let (s, body, _) = post(&app, FUND, &json!({"amount": 100}), &token_of(&other), Some("k-1"), "en").await;
     assert_eq!((s, body["data"]["balance_after"].as_i64()), (200, Some(100)));
     // Without a key every call moves.
     for _ in 0..2 {
-        let (s, _, _) = post(&app, TOP_UP, &json!({"amount": 100}), &t, None, "en").await;
+        let (s, _, _) = post(&app, FUND, &json!({"amount": 100}), &t, None, "en").await;
         assert_eq!(s, 200);
     }
     assert_eq!(wallet(&app, &t).await["balance"], 2500 + 9000 + 200);
@@ -74,7 +80,7 @@ async fn racing_retries_and_racing_spends_over_http() {
     // Ten copies of one request at once: one moves; the others answer it or "still running".
     let copies: Vec<_> = (0..10)
         .map(|_| {
-            let (client, url, t) = (app.client.clone(), app.url(TOP_UP), t.clone());
+            let (client, url, t) = (app.client.clone(), app.url(FUND), t.clone());
             tokio::spawn(async move {
                 let res = client.post(url).bearer_auth(t).header("Idempotency-Key", "same").json(&json!({"amount": 700})).send().await.unwrap();
                 (res.status().as_u16(), res.json::<Value>().await.unwrap())
@@ -96,7 +102,7 @@ async fn racing_retries_and_racing_spends_over_http() {
     // Fifty different spends of 3.00 from the 93.00 left: 31 succeed, never below zero.
     let spends: Vec<_> = (0..50)
         .map(|i| {
-            let (client, url, t) = (app.client.clone(), app.url(TOP_UP), t.clone());
+            let (client, url, t) = (app.client.clone(), app.url(FUND), t.clone());
             tokio::spawn(async move {
                 let res = client.post(url).bearer_auth(t).header("Idempotency-Key", format!("spend-{i}")).json(&json!({"amount": 300})).send().await.unwrap();
                 res.status().as_u16()
@@ -124,7 +130,7 @@ async fn wallets_follow_the_context_and_companies_stay_apart() {
     let (s, _) = app.get_auth(&format!("/api/iam/v1/sme/join?code={code}"), &token_of(&m)).await;
     assert_eq!(s, 200);
     let member = app.switch(&m, &acme).await;
-    let (s, _, _) = post(&app, TOP_UP, &json!({"amount": 1000}), &token_of(&admin_a), Some("x"), "en").await;
+    let (s, _, _) = post(&app, FUND, &json!({"amount": 1000}), &token_of(&admin_a), Some("x"), "en").await;
     assert_eq!(s, 200);
     assert_eq!(wallet(&app, &token_of(&admin_a)).await["balance"], 1000);
     assert_eq!(wallet(&app, &token_of(&a)).await["balance"], 4000);
@@ -136,10 +142,10 @@ async fn wallets_follow_the_context_and_companies_stay_apart() {
         let (s, body) = app.get_auth(path, &token_of(&member)).await;
         assert_eq!((s, body["msg"].as_str().unwrap()), (403, "Only company administrators can do this, please contact the administrator"), "{path}");
     }
-    let (s, body, _) = post(&app, TOP_UP, &json!({"amount": 1}), &token_of(&member), None, "zh-CN").await;
+    let (s, body, _) = post(&app, FUND, &json!({"amount": 1}), &token_of(&member), None, "zh-CN").await;
     assert_eq!((s, body["msg"].as_str().unwrap()), (403, "只有企业管理员可以执行此操作，请联系管理员"));
-    // A top-up needs a company context; the member's personal wallet is their own.
-    let (s, body, _) = post(&app, TOP_UP, &json!({"amount": 1}), &token_of(&a), None, "en").await;
+    // Funding needs a company context; the member's personal wallet is their own.
+    let (s, body, _) = post(&app, FUND, &json!({"amount": 1}), &token_of(&a), None, "en").await;
     assert_eq!((s, body["msg"].as_str().unwrap()), (403, "Switch to a company first"));
     assert_eq!(wallet(&app, &token_of(&m)).await["balance"], 0);
     let (s, _) = app.get_json(WALLET).await;
@@ -153,7 +159,7 @@ async fn entries_filter_and_page_newest_first() {
     let (person, _admin, _) = admin_with(&app, "a@example.com", 1000, "Acme Compute").await;
     let admin = app.switch(&person, &seed_company(&app, "Second Co", &person, &[]).await).await;
     for i in 1..=3 {
-        let (s, _, _) = post(&app, TOP_UP, &json!({"amount": i * 100}), &token_of(&admin), None, "en").await;
+        let (s, _, _) = post(&app, FUND, &json!({"amount": i * 100}), &token_of(&admin), None, "en").await;
         assert_eq!(s, 200);
     }
     let t = token_of(&person);
@@ -310,9 +316,9 @@ async fn runway_notices_when_a_running_rental_is_going_to_stop() {
 async fn the_wallet_is_in_the_openapi_document() {
     let app = TestApp::spawn().await;
     let (_, doc) = app.get_json("/api/openapi.json").await;
-    for path in [WALLET, ENTRIES, BILLS, TOP_UP, "/api/billing/v1/wallet/daily"] {
+    for path in [WALLET, ENTRIES, BILLS, FUND, "/api/billing/v1/wallet/daily"] {
         assert!(doc["paths"][path].is_object(), "{path}");
     }
-    let params = doc["paths"][TOP_UP]["post"]["parameters"].as_array().unwrap();
+    let params = doc["paths"][FUND]["post"]["parameters"].as_array().unwrap();
     assert!(params.iter().any(|p| p["name"] == "Idempotency-Key" && p["in"] == "header"));
 }

@@ -179,6 +179,27 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/billing/v1/wallet/fund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fund the company's wallet from the administrator's own (an administrator in the company
+         *     context; members and the personal context 403). Accepts `Idempotency-Key`; 409 with
+         *     `{available, needed}` when the administrator's wallet has too little.
+         */
+        post: operations["fund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/billing/v1/wallet/redeem": {
         parameters: {
             query?: never;
@@ -193,26 +214,6 @@ export type paths = {
          *     for its administrators). Accepts `Idempotency-Key`; 404 unknown code, 409 used or expired.
          */
         post: operations["redeem"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/billing/v1/wallet/top-up": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Move coins from the administrator's personal wallet into the company's (company context,
-         *     administrators only). Accepts `Idempotency-Key`; 409 when the personal wallet has too little.
-         */
-        post: operations["top_up"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2502,6 +2503,11 @@ export type components = {
         Bill: {
             /** Format: int64 */
             amount: number;
+            /**
+             * @description On a company's bill, the name of the person who rented it (an administrator or member of
+             *     the company); null on a person's own bills.
+             */
+            by?: string | null;
             /** Format: date-time */
             created_at: string;
             id: string;
@@ -3381,6 +3387,11 @@ export type components = {
                 items: {
                     /** Format: int64 */
                     amount: number;
+                    /**
+                     * @description On a company's bill, the name of the person who rented it (an administrator or member of
+                     *     the company); null on a person's own bills.
+                     */
+                    by?: string | null;
                     /** Format: date-time */
                     created_at: string;
                     id: string;
@@ -7189,11 +7200,11 @@ export interface operations {
             };
         };
     };
-    redeem: {
+    fund: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-255 characters: a retry with the same key and body answers the first answer and redeems nothing */
+                /** @description 1-255 characters: a retry with the same key and body answers the first answer and moves nothing */
                 "Idempotency-Key"?: string | null;
             };
             path?: never;
@@ -7201,7 +7212,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["RedeemRequest"];
+                "application/json": components["schemas"]["TopUpRequest"];
             };
         };
         responses: {
@@ -7210,7 +7221,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Envelope_Wallet"];
+                    "application/json": components["schemas"]["Envelope_Entry"];
                 };
             };
             /** @description Invalid input; `data.field` names the offending field */
@@ -7287,11 +7298,11 @@ export interface operations {
             };
         };
     };
-    top_up: {
+    redeem: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-255 characters: a retry with the same key and body answers the first answer and moves nothing */
+                /** @description 1-255 characters: a retry with the same key and body answers the first answer and redeems nothing */
                 "Idempotency-Key"?: string | null;
             };
             path?: never;
@@ -7299,7 +7310,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["TopUpRequest"];
+                "application/json": components["schemas"]["RedeemRequest"];
             };
         };
         responses: {
@@ -7308,7 +7319,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Envelope_Entry"];
+                    "application/json": components["schemas"]["Envelope_Wallet"];
                 };
             };
             /** @description Invalid input; `data.field` names the offending field */

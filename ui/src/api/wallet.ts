@@ -24,6 +24,11 @@ export const fetchTopUpInfo = (signal?: AbortSignal) => api.get<TopUpInfo>(`${BI
 /** Redeems a top-up code into the wallet of the current context; answers the wallet. */
 export const redeemCode = (code: string, idempotencyKey: string) => api.post<Wallet>(`${BILLING}/wallet/redeem`, { code }, { idempotencyKey });
 
+/** Funds the company's wallet (an administrator in the company context) from the administrator's own
+ * wallet with `amount` cents; answers the company's income entry. */
+export const fundCompany = (amount: number, idempotencyKey: string) =>
+  api.post<WalletEntry>(`${BILLING}/wallet/fund`, { amount }, { idempotencyKey });
+
 /** The entries (`kind`) or bills (`status`) as CSV, UTF-8 with a byte-order mark. */
 export function fetchCsv(what: 'entries' | 'bills', filter: string | null): Promise<Blob> {
   const path = what === 'entries' ? `${BILLING}/wallet/entries.csv` : `${BILLING}/bills.csv`;

@@ -65,6 +65,14 @@ export function formatCoins(minorUnits: number): string {
   return (negative ? '-' : '') + groupThousands(String(intPart)) + padded;
 }
 
+/** Cents of a typed amount of coins ("12.50"), or null when it is not a positive amount. */
+export function parseCoins(typed: string): number | null {
+  const m = /^(\d{1,9})(?:[.,](\d{1,2}))?$/.exec(typed.trim());
+  if (!m) return null;
+  const cents = Number(m[1]) * 100 + Number((m[2] ?? '').padEnd(2, '0'));
+  return cents > 0 ? cents : null;
+}
+
 /** Great-circle distance in kilometres, rounded up to a whole kilometre. */
 export function distanceKm(a: { lat: number; lng: number }, b: { lat: number; lng: number }): number {
   const rad = Math.PI / 180;

@@ -18,6 +18,7 @@ import { CompanyHub } from './CompanyHub';
 import { RecordsSection } from './RecordsTable';
 import { ActionTable, AsyncItems, Section } from '../../components/sections';
 import { CompanyNameForm } from './CompanyNameForm';
+import { CompanyWallet } from './CompanyWallet';
 import { FormCard, useForm } from '../../components/form';
 import { SelectField } from '../../components/fields';
 import { useConfirm } from '../../components/Dialog';
@@ -147,6 +148,7 @@ function AdminCompany({ id, name }: { id: string; name: string }) {
       </div>
       <RecordsSection id="records-title" title={t('company_records')} emptyIcon="history" nonce={nonce} onAnswered={bump} />
       <Members nonce={nonce} />
+      <CompanyWallet />
       <DeleteCompany name={name} />
     </div>
   );

@@ -4,12 +4,16 @@
 // exactly what the wallet will hold and what is charged per hour, then rent. The price shown is sent with the rent: the server refuses (409) when the offer
 // changed since, and nothing is held.
 import { useState } from 'react';
+import { Link } from 'react-router';
 import { fetchRentOptions, rentApp } from '../../api/apps';
 import { fetchWallet } from '../../api/wallet';
 import type { App } from '../../api/types';
 import { useAsync } from '../../lib/useAsync';
 import { useT } from '../../lib/i18n';
 import { formatCoins } from '../../lib/format';
+import { paths } from '../../lib/paths';
+import { PERSONAL_SME_ID } from '../../constants';
+import { useSession } from '../../stores/session';
 import { Dialog } from '../../components/Dialog';
 import { ActionError } from '../../components/form';
 import { DevicePicker, StartFooter, useStartInstallation } from './installDialog';
@@ -26,6 +30,7 @@ export function RentDialog({ app, open, onClose, preferred }: { app: App; open: 
   const query = offerQuery(filters, at);
   const options = useAsync(open ? (signal) => fetchRentOptions(app.id, query, signal) : null, [open, app.id, JSON.stringify(query)]);
   const wallet = useAsync(open ? (signal) => fetchWallet(signal) : null, [open]);
+  const inCompany = useSession((st) => st.smeId) !== PERSONAL_SME_ID;
   // `preferred`: the box the renter came from (the nearby details' Rent), picked when it fits.
   const [chosen, setChosen] = useState(preferred ?? '');
   const [hours, setHours] = useState('1');
@@ -83,7 +88,15 @@ export function RentDialog({ app, open, onClose, preferred }: { app: App; open: 
           {t('rent_charge_note', { total: formatCoins(total), price: formatCoins(price), device: pick.device_name })}
         </p>
       ) : null}
-      {short ? <p className="form-error">{t('rent_short')}</p> : null}
+      {short ? (
+        <p className="form-error rent-short">
+          {t('rent_short')}{' '}
+          {/* A company pays from its own wallet, funded on the company page (its admins have no /wallet). */}
+          <Link to={inCompany ? paths.console.company() : paths.console.topUp()} onClick={onClose}>
+            {t(inCompany ? 'rent_fund_company' : 'rent_get_coins')}
+          </Link>
+        </p>
+      ) : null}
       <ActionError action={starting} />
     </Dialog>
   );

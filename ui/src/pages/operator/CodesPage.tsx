@@ -12,10 +12,10 @@ import { LoadMore } from '../../components/LoadMore';
 import { AsyncItems, PageHeader, Section } from '../../components/sections';
 import { copyText } from '../../lib/clipboard';
 import { saveBlob } from '../../lib/download';
-import { formatCoins, formatDate, formatDateTime } from '../../lib/format';
+import { formatCoins, formatDate, formatDateTime, parseCoins } from '../../lib/format';
 import { useAsync } from '../../lib/useAsync';
 import { toast } from '../../stores/feedback';
-import { parseCoins, useOpsT, type OpsT } from './operatorText';
+import { useOpsT, type OpsT } from './operatorText';
 
 type State = '' | 'unused' | 'redeemed' | 'expired';
 

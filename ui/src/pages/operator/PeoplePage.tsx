@@ -9,11 +9,11 @@ import { Field } from '../../components/fields';
 import { ActionError, FormError, SubmitButton, useForm } from '../../components/form';
 import { LoadMore } from '../../components/LoadMore';
 import { ActionTable, AsyncItems, PageHeader } from '../../components/sections';
-import { formatCoins, formatDate } from '../../lib/format';
+import { formatCoins, formatDate, parseCoins } from '../../lib/format';
 import { useAction } from '../../lib/useAction';
 import { useAsync } from '../../lib/useAsync';
 import { toast } from '../../stores/feedback';
-import { parseCoins, useOpsT } from './operatorText';
+import { useOpsT } from './operatorText';
 
 const newKey = () => `grant-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 

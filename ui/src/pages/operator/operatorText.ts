@@ -2,6 +2,7 @@
 // typed by the operator.
 import { useCallback } from 'react';
 import type { MessageKey } from '../../i18n';
+import { parseCoins } from '../../lib/format';
 import { useLang, useT } from '../../lib/i18n';
 import { operatorEn, operatorZh, type OpsKey } from './messages';
 
@@ -25,14 +26,6 @@ const ACTIONS: Record<string, OpsKey> = {
 export function actionLabel(t: OpsT, action: string): string {
   const key = ACTIONS[action];
   return key ? t(key) : action;
-}
-
-/** Cents of a typed amount of coins ("12.50"), or null when it is not a positive amount. */
-export function parseCoins(typed: string): number | null {
-  const m = /^(\d{1,9})(?:[.,](\d{1,2}))?$/.exec(typed.trim());
-  if (!m) return null;
-  const cents = Number(m[1]) * 100 + Number((m[2] ?? '').padEnd(2, '0'));
-  return cents > 0 ? cents : null;
 }
 
 /** Cents of a typed amount of coins that may be 0 ("0", "12.50"), or null. */

@@ -4,9 +4,7 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { fetchDaily, fetchWallet } from '../../api/wallet';
-import type { Wallet } from '../../api/types';
 import { PERSONAL_SME_ID, WALLET_CHART_DAYS } from '../../constants';
-import { formatCoins } from '../../lib/format';
 import { paths } from '../../lib/paths';
 import { useT } from '../../lib/i18n';
 import { useAsync } from '../../lib/useAsync';
@@ -15,28 +13,9 @@ import { ErrorNote, SkeletonLines } from '../../components/placeholders';
 import { PageHeader, Section } from '../../components/sections';
 import { Icon } from '../../components/Icon';
 import { DailyChart } from '../../components/DailyChart';
-import { Figure } from '../../components/Figure';
-import { EntriesSection } from './EntriesSection';
-import { BillsSection } from './BillsSection';
-import { runwayText } from './walletText';
-
-function Figures({ w }: { w: Wallet }) {
-  const t = useT();
-  const coins = t('coins');
-  return (
-    <>
-      <dl className="wallet-figures">
-        <Figure id="balance" label={t('wallet_balance')} value={formatCoins(w.balance)} unit={coins} hint={t('wallet_balance_hint')} />
-        <Figure id="held" label={t('wallet_held')} value={formatCoins(w.held)} unit={coins} hint={t('wallet_held_hint')} />
-        <Figure id="available" label={t('wallet_available')} value={formatCoins(w.available)} unit={coins} hint={t('wallet_available_hint')} />
-        <Figure id="runway" label={t('wallet_runway')} value={runwayText(t, w.runway_secs)} hint={t('wallet_runway_hint')} />
-      </dl>
-      <p className="muted wallet-totals">
-        {t('wallet_totals', { income: formatCoins(w.income_total), expense: formatCoins(w.expense_total), unbilled: formatCoins(w.unbilled) })}
-      </p>
-    </>
-  );
-}
+import { WalletFigures } from '../../components/wallet/WalletFigures';
+import { EntriesSection } from '../../components/wallet/EntriesSection';
+import { BillsSection } from '../../components/wallet/BillsSection';
 
 export default function WalletPage() {
   const t = useT();
@@ -62,7 +41,7 @@ export default function WalletPage() {
         }
       />
       {wallet.error ? <ErrorNote text={wallet.error} onRetry={wallet.reload} /> : null}
-      {wallet.data ? <Figures w={wallet.data} /> : wallet.loading ? <SkeletonLines lines={2} /> : null}
+      {wallet.data ? <WalletFigures w={wallet.data} /> : wallet.loading ? <SkeletonLines lines={2} /> : null}
       <Section id="wallet-chart-title" title={t('wallet_chart', { n: WALLET_CHART_DAYS })} className="wallet-section">
         {daily.error ? <ErrorNote text={daily.error} onRetry={daily.reload} /> : null}
         {daily.loading ? <SkeletonLines lines={3} /> : daily.data ? (moved ? <DailyChart days={daily.data} /> : <p className="muted">{t('wallet_chart_empty', { n: WALLET_CHART_DAYS })}</p>) : null}

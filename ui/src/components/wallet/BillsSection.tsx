@@ -5,8 +5,8 @@ import type { MessageKey } from '../../i18n';
 import { formatCoins, formatDateTime } from '../../lib/format';
 import { useT } from '../../lib/i18n';
 import { useAsync } from '../../lib/useAsync';
-import { LoadMore } from '../../components/LoadMore';
-import { AsyncItems, Section } from '../../components/sections';
+import { LoadMore } from '../LoadMore';
+import { AsyncItems, Section } from '../sections';
 import { refLabel } from './walletText';
 import { useQueryChoice } from './useQueryChoice';
 import { CsvButton } from './CsvButton';
@@ -18,6 +18,8 @@ const TABS: { value: BillStatus; label: MessageKey; empty: MessageKey; hint: Mes
 
 function BillsTable({ items }: { items: Bill[] }) {
   const t = useT();
+  // A company's bills name who rented (`by`); a person's own bills do not.
+  const named = items.some((b) => b.by);
   return (
     <div className="table-wrap">
       <table className="table wallet-table">
@@ -25,6 +27,7 @@ function BillsTable({ items }: { items: Bill[] }) {
           <tr>
             <th scope="col">{t('bill_period')}</th>
             <th scope="col">{t('bill_for')}</th>
+            {named ? <th scope="col">{t('bill_by')}</th> : null}
             <th scope="col" className="num">
               {t('wallet_amount')}
             </th>
@@ -39,6 +42,7 @@ function BillsTable({ items }: { items: Bill[] }) {
               <td>
                 {b.title ?? refLabel(t, b.ref_type)}
               </td>
+              {named ? <td className="bill-by">{b.by ?? '-'}</td> : null}
               <td className="num">{formatCoins(b.amount)}</td>
             </tr>
           ))}

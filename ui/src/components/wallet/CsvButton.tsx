@@ -1,7 +1,7 @@
 // Downloads the wallet's entries or bills (as filtered) as CSV: UTF-8 with a byte-order mark, so
 // spreadsheet programs read Chinese intact.
 import { fetchCsv } from '../../api/wallet';
-import { Icon } from '../../components/Icon';
+import { Icon } from '../Icon';
 import { saveBlob } from '../../lib/download';
 import { useT } from '../../lib/i18n';
 import { useAction } from '../../lib/useAction';
