@@ -58,6 +58,11 @@ const fit = (over: Partial<DeviceFit>): DeviceFit =>
     gpus: ['RTX 4090'],
     price_per_hour: null,
     reason: null,
+    gpus_free: 1,
+    spec: { cpu_cores: 8, memory_bytes: 16 << 30, disk_bytes: 200 << 30, gpus: [] },
+    reliability: { uptime_7d: null, uptime_30d: null },
+    distance_km: null,
+    location: null,
     ...over,
   }) as DeviceFit;
 
