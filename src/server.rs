@@ -88,6 +88,8 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         data_dir: config.data_dir.clone(),
         market_settings: market_settings.clone(),
         reservations: crate::apps::reservations::DeviceReservations::new(vec![Arc::new(crate::orders::OrderReservations)]),
+        public: public.clone(),
+        offers: Arc::new(crate::apps::rental::OfferAnswers::new(crate::apps::rental::OFFER_ANSWERS_KEPT)),
     };
     let orders = OrdersCtx {
         db: db.clone(),

@@ -92,6 +92,22 @@ async fn read(db: &DatabaseConnection) -> Result<Snapshot, DbErr> {
     Ok(s)
 }
 
+/// What this instance changed of where boxes stand (an app placed on or taken off a box, a GPU
+/// held or let go, a box reserved for an order): moved by those writes, read by the Rent dialog's
+/// offers cache (src/apps/rental.rs) so a person sees their own change at once. Writes made by
+/// another instance are not seen here: the offers cache keeps an answer one second at most.
+static STANDING: AtomicU64 = AtomicU64::new(0);
+
+/// A write changed where a box stands.
+pub fn standing_changed() {
+    STANDING.fetch_add(1, Ordering::Relaxed);
+}
+
+/// How many times this instance changed where boxes stand.
+pub fn standing() -> u64 {
+    STANDING.load(Ordering::Relaxed)
+}
+
 /// Answers kept under one version of [`Versions`]: an entry is served only for a request that
 /// read the same version after it arrived; a newer version empties the map (so does reaching
 /// `capacity`: the map starts again rather than growing without bound).

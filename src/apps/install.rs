@@ -249,6 +249,7 @@ pub async fn create(conn: &impl ConnectionTrait, n: NewInstallation<'_>) -> Resu
     }
     .insert(conn)
     .await?;
+    crate::versions::standing_changed();
     // The GPUs it needs, by UUID, in the transaction that reserved the box's capacity.
     crate::devices::gpus::assign(conn, n.device, need.gpu_count, None, crate::devices::gpus::Holder::Installation(&id)).await?;
     let payload = install_payload(conn, &row, n.manifest).await?;

@@ -46,6 +46,10 @@ pub struct AppsCtx {
     pub market_settings: crate::settings::LiveSettings,
     /// Whether a box is reserved for an order (answered by orders).
     pub reservations: reservations::DeviceReservations,
+    /// The public data version: a box online or offline, shared or not (the offers cache's key).
+    pub public: crate::public::PublicData,
+    /// The Rent dialog's answers, kept a moment (src/apps/rental.rs).
+    pub offers: Arc<rental::OfferAnswers>,
 }
 
 /// The watchdog and the rental meter.

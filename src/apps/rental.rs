@@ -12,7 +12,10 @@ use sea_orm::{ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, Pag
 use crate::apps::AppsCtx;
 use crate::apps::access::{Names, installer, to_installation};
 use crate::apps::install::{installable, judge, lock_device, place, rentable};
+use std::sync::Arc;
+
 use crate::devices::model::Location;
+use crate::encoded::Encoded;
 use crate::devices::nearby::{coarse, distance_km};
 use crate::market::fit::Standing;
 use crate::apps::lifecycle::Event;
@@ -216,6 +219,33 @@ async fn suspend(db: &DatabaseConnection, r: &installations::Model) -> Result<()
 
 /// Other owners' online, rentable devices not reserved for an order, with how each fits the app
 /// (the market's rule, src/market/fit.rs), its GPUs and its price (the rent dialog), cheapest first.
+/// Offers answers (the envelope's bytes, compressed once per encoding when asked) by (who asks,
+/// what they ask), under the public data version and this instance's standing epoch
+/// (`versions::standing`), each kept at most [`OFFER_ANSWER_FRESH`]: a renter who reopens the
+/// dialog, or a page polling it, costs no query. A change made here shows at once; one made on
+/// another instance within a second (the rent itself re-checks everything under the box's lock).
+pub type OfferAnswers = crate::versions::VersionedCache<String, (std::time::Instant, Arc<Encoded>)>;
+pub const OFFER_ANSWERS_KEPT: usize = 128;
+pub const OFFER_ANSWER_FRESH: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The Rent dialog's answer for `ask`, from the cache when it is fresh.
+pub async fn options_answer(cx: &AppsCtx, auth: &Auth, ask: OffersAsk) -> Result<Arc<Encoded>, AppError> {
+    let me = installer(auth)?;
+    let key = format!("{me:?}|{ask:?}");
+    // Both only grow: either moving starts the cache again.
+    let version = ((cx.public.current().await as i64) << 32) + (crate::versions::standing() & 0xffff_ffff) as i64;
+    if let Some((at, body)) = cx.offers.get(version, &key)
+        && at.elapsed() < OFFER_ANSWER_FRESH
+    {
+        return Ok(body);
+    }
+    let list = options(cx, auth, ask).await?;
+    let data = serde_json::to_string(&list).map_err(|e| AppError::Internal(e.into()))?;
+    let body = Arc::new(Encoded::new(format!("{{\"code\":200,\"data\":{data},\"msg\":\"success\"}}")));
+    cx.offers.put(version, key, (std::time::Instant::now(), body.clone()));
+    Ok(body)
+}
+
 /// The most boxes one offers answer weighs (the cheapest first), and the most it lists.
 pub const OFFER_CANDIDATES: u64 = 500;
 pub const OFFERS_LISTED: usize = 100;

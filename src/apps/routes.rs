@@ -114,8 +114,17 @@ async fn rent_app(State(cx): State<AppsCtx>, auth: Auth, lang: Lang, Idempotency
 /// reliability; a bad filter is refused naming it. At most 100.
 #[utoipa::path(get, path = "/api/rmp/v1/apps/rent-options", tag = "apps", params(OffersQuery),
     responses((status = 200, body = Envelope<Vec<DeviceFit>>), (status = 400), (status = 403), (status = 404)))]
-async fn rent_options(State(cx): State<AppsCtx>, auth: Auth, ApiQuery(q): ApiQuery<OffersQuery>) -> ApiResult<Vec<DeviceFit>> {
-    ok(rental::options(&cx, &auth, q.checked()?).await?)
+async fn rent_options(
+    State(cx): State<AppsCtx>,
+    auth: Auth,
+    headers: axum::http::HeaderMap,
+    ApiQuery(q): ApiQuery<OffersQuery>,
+) -> Result<axum::response::Response, AppError> {
+    let body = rental::options_answer(&cx, &auth, q.checked()?).await?;
+    let mut res = body.response(&headers, "Accept-Encoding, Authorization, Cookie");
+    res.headers_mut().insert(axum::http::header::CONTENT_TYPE, axum::http::HeaderValue::from_static("application/json"));
+    res.headers_mut().insert(axum::http::header::CACHE_CONTROL, axum::http::HeaderValue::from_static("private, no-store"));
+    Ok(res)
 }
 
 /// start, stop, restart, suspend, resume, snapshot, retry (a failed install), uninstall, update

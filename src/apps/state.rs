@@ -72,6 +72,7 @@ pub async fn apply(
         return Ok(None);
     }
     if to == AppStatus::NotInstall {
+        crate::versions::standing_changed();
         // Its GPUs are free for the next holder.
         crate::devices::gpus::release(conn, &row.id).await?;
     }

@@ -155,18 +155,21 @@ pub async fn assign(conn: &impl ConnectionTrait, d: &devices::Model, n: i64, mod
         Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => AppError::Refused(Msg::NoFreeGpu),
         _ => AppError::from(e),
     })?;
+    crate::versions::standing_changed();
     Ok(chosen.into_iter().map(|(uuid, g)| HeldGpu { uuid, name: g.name, vram: g.vram }).collect())
 }
 
 /// Frees every GPU `holder_id` holds.
 pub async fn release(conn: &impl ConnectionTrait, holder_id: &str) -> Result<(), AppError> {
     gpu_holds::Entity::delete_many().filter(gpu_holds::Column::HolderId.eq(holder_id)).exec(conn).await?;
+    crate::versions::standing_changed();
     Ok(())
 }
 
 /// Frees every GPU of device `device_id` (the box leaves the market).
 pub async fn release_on(conn: &impl ConnectionTrait, device_id: &str) -> Result<(), AppError> {
     gpu_holds::Entity::delete_many().filter(gpu_holds::Column::DeviceId.eq(device_id)).exec(conn).await?;
+    crate::versions::standing_changed();
     Ok(())
 }
 

@@ -100,6 +100,7 @@ pub async fn apply(conn: &impl ledger::Conn, row: &orders::Model, event: Event, 
     }
     if to.is_over() {
         q = q.col_expr(orders::Column::ReservedDeviceId, Expr::value(Option::<String>::None));
+        crate::versions::standing_changed();
     }
     for (col, v) in change.set {
         q = q.col_expr(col, v);

@@ -110,6 +110,21 @@ async fn offers_carry_the_box_and_sort_and_filter() {
     assert_eq!(names(&offers(&app, &alice, "&gpu_model=4090&sort=vram&min_cuda=12.0").await), ["Bob 4090s"]);
     let _ = b;
 
+    // Answers are kept a moment, but a change shows at once: rented on Bob's box, Grafana is on it.
+    zmarket::billing::issuance::grant_by_email(&app.state.db, "alice@example.com", zmarket::coins::Coins::from_cents(10_000), "test").await.unwrap();
+    let before = offers(&app, &alice, "").await;
+    assert_eq!(before[1]["fits"], true);
+    let (s, body) = app
+        .post_json("/api/rmp/v1/apps/rent", &json!({"app_id": "grafana", "device_id": a, "hours": 1, "price_per_hour": 100}), Some(&alice))
+        .await;
+    assert_eq!(s, 200, "{body}");
+    let after = offers(&app, &alice, "").await;
+    assert_eq!((after[1]["device_id"].as_str(), after[1]["fits"].as_bool(), after[1]["reason"].as_str()), (Some(a.as_str()), Some(false), Some("installed")));
+    // Another renter's answer is their own.
+    let erin = token_of(&app.signed_in("erin@example.com").await);
+    assert_eq!(offers(&app, &erin, "").await.len(), 3);
+    assert_eq!(offers(&app, &bob, "").await.len(), 2, "Bob's own box is no offer to him");
+
     // A bad filter is refused naming it, and in Chinese too.
     for (query, field) in [
         ("&sort=cheapest", "sort"),
