@@ -22,3 +22,6 @@ export const rentApp = (app_id: string, device_id: string, hours: number, price_
   api.post<Installation>(`${RMP}/apps/rent`, { app_id, device_id, hours, price_per_hour });
 export const fetchRentOptions = (app_id: string, signal?: AbortSignal) =>
   api.get<OfferFit[]>(`${RMP}/apps/rent-options`, { query: { app_id }, signal });
+/** Extends a rental under way by `hours`: its hold grows by price × hours (409 when the wallet cannot hold it). */
+export const extendRental = (id: string, hours: number, idempotencyKey: string) =>
+  api.post<Installation>(`${RMP}/apps/${encodeURIComponent(id)}/extend`, { hours }, { idempotencyKey });
