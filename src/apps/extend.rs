@@ -8,6 +8,7 @@ use sea_orm::{ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, Entit
 
 use crate::apps::AppsCtx;
 use crate::apps::access::{Names, installer, owned_by, to_installation};
+use crate::apps::lifecycle::{extendable, under_way};
 use crate::apps::model::*;
 use crate::apps::notify;
 use crate::billing::ledger::{self, Growth};
@@ -21,18 +22,6 @@ use crate::lang::Lang;
 
 /// How long before its end a rental's ending notice goes out.
 pub const ENDING_NOTICE_MINUTES: i64 = 10;
-
-/// Whether a rental in `status` is still under way (not ended, not ending, not failed): it may be
-/// extended and is told of its end.
-pub fn under_way(status: AppStatus) -> bool {
-    use AppStatus::*;
-    !matches!(status, Uninstalling | Deleting | ShuttingDown | NotInstall | Failed | InstallFailed | UninstallFailed | RentFailed)
-}
-
-/// Whether the renter may extend `r` now: a rental under way whose paid time is not up.
-pub fn extendable(r: &installations::Model, at: DateTime<Utc>) -> bool {
-    r.kind == InstallKind::Rent && r.active_key.is_some() && under_way(r.status) && r.rent_ends_at.is_some_and(|e| e > at)
-}
 
 /// Extends the caller's rental `id` by `ask.hours`: the hold grows by `price × hours` (409 when
 /// the wallet cannot hold it), `rental.ends_at` moves that far. `request_key` (the
