@@ -340,9 +340,9 @@ async fn both_sides_are_told_of_a_rental_its_box_and_its_end() {
     let earned = zmarket::coins::format_coins(billed - billed / 10);
     let ended = told(&bob, "rental_ended", "en").await;
     assert_eq!(ended.len(), 1);
-    assert_eq!(ended[0]["body"], format!("The rental of Grafana on Z-BOX has ended: it earned you {earned} coins."));
+    assert_eq!(ended[0]["body"], format!("The rental of Grafana on box one has ended: it earned you {earned} coins."));
     assert_eq!(ended[0]["path"], format!("/devices/details?id={dev}"));
-    assert_eq!(told(&bob, "rental_ended", "zh-CN").await[0]["body"], format!("Z-BOX 上 Grafana 的租用已结束：您获得 {earned} 币。"));
+    assert_eq!(told(&bob, "rental_ended", "zh-CN").await[0]["body"], format!("box one 上 Grafana 的租用已结束：您获得 {earned} 币。"));
     assert_eq!(told(&alice, "rental_ended", "en").await.len(), 1);
     verified(&app).await;
 }
