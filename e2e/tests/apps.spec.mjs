@@ -123,6 +123,13 @@ test('install from the market on my box, open it, stop, start, uninstall (en, zh
     await expect(page.getByText('Rental meter')).toBeVisible();
     // The meter posts whole running minutes (the job runs every 15 s); the page follows it live.
     await expect(page.getByTestId('rental-billed')).not.toHaveText('0.00 coins', { timeout: 150_000 });
+    // Extend (issue 39): an hour more; the wallet holds 6.00 more and the end moves an hour later.
+    const endsBefore = await page.getByTestId('rental-ends-at').textContent();
+    await page.getByLabel('Extend by (hours)').fill('1');
+    await expect(page.getByTestId('extend-note')).toContainText('6.00 coins more for 1 h');
+    await page.screenshot({ path: 'test-results/apps-rental-extend.png', fullPage: true });
+    await page.getByTestId('extend-form').getByRole('button', { name: 'Extend' }).click();
+    await expect(page.getByTestId('rental-ends-at')).not.toHaveText(endsBefore);
     await page.locator('.app-details-head').getByRole('button', { name: 'Stop' }).click();
     await expect(rentChip).toHaveText('Stopped', { timeout: 60_000 });
     await page.screenshot({ path: 'test-results/apps-rented-stopped.png', fullPage: true });

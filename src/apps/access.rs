@@ -152,6 +152,7 @@ pub fn to_installation(r: &installations::Model, names: &Names, lang: Lang) -> I
         ends_at: r.rent_ends_at,
         billed: r.billed,
         unbilled: crate::apps::meter::unbilled(r, crate::db::now()),
+        extendable: names.role == Role::Owner && crate::apps::lifecycle::extendable(r, crate::db::now()),
     });
     Installation {
         id: r.id.clone(),

@@ -238,6 +238,7 @@ pub async fn create(conn: &impl ConnectionTrait, n: NewInstallation<'_>) -> Resu
         rent_hours: Set(None),
         rent_started_at: Set(None),
         rent_ends_at: Set(None),
+        rent_end_noticed: Set(None),
         hold_id: Set(None),
         rent_provider: Set(None),
         rent_fee_percent: Set(None),

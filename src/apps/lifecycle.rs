@@ -92,6 +92,18 @@ pub fn next(from: AppStatus, event: Event, kind: InstallKind) -> Option<AppStatu
     })
 }
 
+/// Whether a rental in `s` is still under way (not ended, not ending, not failed): it may be
+/// extended and is told of its end.
+pub fn under_way(s: AppStatus) -> bool {
+    !matches!(s, Uninstalling | Deleting | ShuttingDown | NotInstall | Failed | InstallFailed | UninstallFailed | RentFailed)
+}
+
+/// Whether the renter may extend `r` at `at` (`POST /apps/{id}/extend`): a rental under way whose
+/// paid time is not up.
+pub fn extendable(r: &crate::db::entity::installations::Model, at: chrono::DateTime<chrono::Utc>) -> bool {
+    r.kind == InstallKind::Rent && r.active_key.is_some() && under_way(r.status) && r.rent_ends_at.is_some_and(|e| e > at)
+}
+
 /// States a command is under way in (the watchdog watches them).
 pub fn is_transitional(s: AppStatus) -> bool {
     matches!(

@@ -3,6 +3,7 @@
 //! docs/apps.md. The agent's side is src/agent/.
 
 pub mod access;
+pub mod extend;
 pub mod gpus;
 pub mod images;
 pub mod install;
@@ -52,7 +53,7 @@ pub struct AppsCtx {
     pub offers: Arc<rental::OfferAnswers>,
 }
 
-/// The watchdog and the rental meter.
+/// The watchdog, the rental meter and the rentals' ending notices.
 pub fn jobs(cx: &AppsCtx) -> Vec<Result<Job, JobSchedulerError>> {
     let every = Duration::from_secs((cx.settings.action_timeout_secs / 4).clamp(1, 15));
     let cx2 = cx.clone();
@@ -64,6 +65,9 @@ pub fn jobs(cx: &AppsCtx) -> Vec<Result<Job, JobSchedulerError>> {
                 Ok(n) if n > 0 => tracing::info!(rentals = n, "rentals ended or suspended"),
                 Ok(_) => {}
                 Err(e) => tracing::warn!(error = %e, "rental meter failed"),
+            }
+            if let Err(e) = extend::ending_notices(&db, crate::db::now()).await {
+                tracing::warn!(error = %e, "rental ending notices failed");
             }
         }
     });

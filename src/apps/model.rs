@@ -29,6 +29,9 @@ pub struct Rental {
     pub ends_at: Option<DateTime<Utc>>,
     pub billed: i64,
     pub unbilled: i64,
+    /// Whether the reader may extend it now (`POST /apps/{id}/extend`): the renter's rental under
+    /// way whose paid time is not up.
+    pub extendable: bool,
 }
 
 /// One app on one device.
@@ -320,6 +323,24 @@ impl Checked for RentAsk {
             p => p,
         };
         Ok(RentAsk { app_id, device_id, hours, seen_price })
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct ExtendRequest {
+    /// 1 to 720.
+    pub hours: Option<i64>,
+}
+
+pub struct ExtendAsk {
+    pub hours: i64,
+}
+
+impl Checked for ExtendAsk {
+    type Body = ExtendRequest;
+    fn check(req: ExtendRequest) -> Result<Self, AppError> {
+        let hours = req.hours.filter(|h| (1..=MAX_RENT_HOURS).contains(h)).ok_or(AppError::invalid("hours", Msg::InvalidField("hours")))?;
+        Ok(ExtendAsk { hours })
     }
 }
 

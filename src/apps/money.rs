@@ -97,6 +97,7 @@ async fn renew(conn: &impl ledger::Conn, r: &installations::Model, t: DateTime<U
     })
     .await?;
     ledger::release(conn, old).await?;
+    ledger::set_end(conn, &held.hold.id, ends).await?;
     installations::Entity::update_many()
         .col_expr(installations::Column::HoldId, Expr::value(held.hold.id))
         .col_expr(installations::Column::RentEndsAt, Expr::value(ends))
@@ -134,6 +135,7 @@ pub async fn on_transition(conn: &impl ledger::Conn, before: &installations::Mod
     }
     if after.status == NotInstall && before.status != NotInstall {
         notify::send(conn, after, NotificationKind::RentalEnded).await?;
+        notify::send_provider(conn, after, NotificationKind::RentalEnded).await?;
     }
     Ok(())
 }

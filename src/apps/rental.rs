@@ -92,6 +92,7 @@ pub async fn rent(cx: &AppsCtx, auth: &Auth, ask: RentAsk, request_key: Option<S
             burn_per_hour: 0,
         })
         .await?;
+        ledger::set_end(&txn, &held.hold.id, ends).await?;
         Some(held.hold.id)
     } else {
         None
@@ -109,6 +110,7 @@ pub async fn rent(cx: &AppsCtx, auth: &Auth, ask: RentAsk, request_key: Option<S
         .await?;
     let row = installations::Entity::find_by_id(row.id).one(&txn).await?.ok_or(AppError::Refused(Msg::InstallationNotFound))?;
     notify::send(&txn, &row, NotificationKind::RentalStarted).await?;
+    notify::send_provider(&txn, &row, NotificationKind::DeviceRented).await?;
     let names = Names::load(&txn, std::slice::from_ref(&row)).await?;
     txn.commit().await?;
     Ok(to_installation(&row, &names, lang))

@@ -7,11 +7,11 @@ use sea_orm::{ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter};
 
 use crate::apps::lifecycle::Event;
 use crate::apps::model::{AppStatus, Desired, InstallKind, InstallationReport, Reason};
-use crate::apps::money;
+use crate::apps::{money, notify};
 use crate::protocol::heartbeat::CommandBody;
 use crate::apps::state::{self, Change};
 use crate::db::entity::{devices, installations};
-use crate::db::enums::CommandStatus;
+use crate::db::enums::{CommandStatus, NotificationKind};
 use crate::devices::protocol::{AgentListener, Beat};
 use crate::error::AppError;
 
@@ -77,8 +77,15 @@ async fn gpu_gone(txn: &DatabaseTransaction, device: &devices::Model, holders: &
 
 #[async_trait::async_trait]
 impl AgentListener for AppsListener {
+    async fn offline(&self, txn: &DatabaseTransaction, device: &devices::Model) -> Result<(), AppError> {
+        notify::rented_box(txn, &device.id, NotificationKind::RentalDeviceOffline).await
+    }
+
     async fn heartbeat(&self, txn: &DatabaseTransaction, beat: Beat<'_>) -> Result<bool, AppError> {
-        let Beat { device, silent_since, installations: reports, acked, gpus_gone } = beat;
+        let Beat { device, silent_since, came_online, installations: reports, acked, gpus_gone } = beat;
+        if came_online {
+            notify::rented_box(txn, &device.id, NotificationKind::RentalDeviceBack).await?;
+        }
         // An installation whose GPU left the box fails (its meter stops with the run); what the
         // box says of it is not believed until the GPU is back.
         let mut changed = gpu_gone(txn, device, gpus_gone).await?;

@@ -9,7 +9,7 @@ use utoipa_axum::routes;
 use crate::devices::model::DeviceId;
 use crate::ids::{self, InstallationId};
 use crate::apps::model::*;
-use crate::apps::{AppsCtx, images, install, rental};
+use crate::apps::{AppsCtx, extend, images, install, rental};
 use crate::billing::idempotency::IdempotencyKey;
 use crate::devices::DevicesCtx;
 use crate::error::{ApiResult, AppError, Envelope, Msg, ok};
@@ -31,7 +31,7 @@ where
         .routes(routes!(app_history))
         .routes(routes!(install_app))
         .routes(routes!(rent_options))
-        .merge(OpenApiRouter::new().routes(routes!(rent_app)).route_layer(crate::billing::idempotency::layer()))
+        .merge(OpenApiRouter::new().routes(routes!(rent_app)).routes(routes!(extend_app)).route_layer(crate::billing::idempotency::layer()))
         .routes(routes!(act))
         .routes(routes!(aicompute))
         .routes(routes!(device_apps))
@@ -105,6 +105,24 @@ async fn install_app(State(cx): State<AppsCtx>, auth: Auth, lang: Lang, Valid(re
     responses((status = 200, body = Envelope<Installation>), (status = 400), (status = 403), (status = 404), (status = 409)))]
 async fn rent_app(State(cx): State<AppsCtx>, auth: Auth, lang: Lang, IdempotencyKey(key): IdempotencyKey, Valid(req): Valid<RentAsk>) -> ApiResult<Installation> {
     ok(rental::rent(&cx, &auth, req, key, lang).await?)
+}
+
+/// Extend a rental under way by `hours` (1-720): its hold grows by `price_per_hour × hours` from
+/// the wallet that pays for it (409 when it cannot hold it) and `rental.ends_at` moves that far.
+/// The renter only (another's rental: 404); an ended, failed or spent rental: 409. Accepts
+/// `Idempotency-Key`.
+#[utoipa::path(post, path = "/api/rmp/v1/apps/{id}/extend", tag = "apps", request_body = ExtendRequest,
+    params(("id" = String, Path), ("Idempotency-Key" = Option<String>, Header)),
+    responses((status = 200, body = Envelope<Installation>), (status = 400), (status = 403), (status = 404), (status = 409)))]
+async fn extend_app(
+    State(cx): State<AppsCtx>,
+    auth: Auth,
+    lang: Lang,
+    IdempotencyKey(key): IdempotencyKey,
+    ApiPath(id): ApiPath<InstallationId>,
+    Valid(req): Valid<ExtendAsk>,
+) -> ApiResult<Installation> {
+    ok(extend::extend(&cx, &auth, &id, req, key, lang).await?)
 }
 
 /// Offers for the Rent dialog: other owners' online, rentable boxes, each with its price, how it

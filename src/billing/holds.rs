@@ -9,6 +9,7 @@ use sea_orm::{ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, Fr
 use crate::billing::accounts::{AMOUNT_MAX, HoldSpec, insufficient};
 use crate::billing::store::{ensure_account, returning_account, sha256_hex};
 use crate::db::entity::ledger_accounts as accounts;
+use crate::db::entity::ledger_hold_growths as growths;
 use crate::db::entity::ledger_holds as holds;
 use crate::db::enums::HoldStatus;
 use crate::db::{new_id, now};
@@ -75,6 +76,7 @@ pub(crate) async fn place(txn: &DatabaseTransaction, spec: HoldSpec) -> Result<H
         ref_id: spec.reference.ref_id,
         memo: spec.memo,
         expires_at: spec.expires_at,
+        ends_at: None,
         created_at: t,
         resolved_at: None,
     };
@@ -102,6 +104,74 @@ pub(crate) async fn place(txn: &DatabaseTransaction, spec: HoldSpec) -> Result<H
         return Err(insufficient(a.map(|a| std::cmp::max(a.balance - a.held, 0)).unwrap_or(0), spec.amount));
     }
     Ok(Held { hold: row, replayed: false })
+}
+
+/// Grow a pending hold by `amount` (a rental extended): its work now ends at `ends_at`, and the
+/// hold expires at `expires_at`.
+#[derive(Debug, Clone)]
+pub struct Growth {
+    pub hold_id: String,
+    pub amount: i64,
+    /// Unique per growth, e.g. `rental:{id}:extend:{request key}`: a retry grows the hold once.
+    pub key: String,
+    pub ends_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+}
+
+/// Grows a pending hold once per key, in the order of every other write: the key (a row written
+/// with `ON CONFLICT DO NOTHING`), the hold (`UPDATE … WHERE status = 'pending'`), then its
+/// account's `held` by one conditional UPDATE (`balance - held >= amount`; 409 otherwise).
+pub(crate) async fn grow(txn: &DatabaseTransaction, g: Growth) -> Result<Held, AppError> {
+    use accounts::Column as A;
+    use holds::Column as H;
+    if !(1..=AMOUNT_MAX).contains(&g.amount) {
+        return Err(AppError::invalid("amount", Msg::AmountInvalid));
+    }
+    let fp = sha256_hex(&format!("grow|{}|{}", g.hold_id, g.amount));
+    let t = now();
+    let row = growths::ActiveModel {
+        key: sea_orm::Set(g.key.clone()),
+        fingerprint: sea_orm::Set(fp.clone()),
+        hold_id: sea_orm::Set(g.hold_id.clone()),
+        amount: sea_orm::Set(g.amount),
+        created_at: sea_orm::Set(t),
+    };
+    let inserted = growths::Entity::insert(row).on_conflict_do_nothing_on([growths::Column::Key]).exec_without_returning(txn).await?;
+    if !matches!(inserted, sea_orm::TryInsertResult::Inserted(n) if n > 0) {
+        let first = growths::Entity::find_by_id(g.key.clone())
+            .one(txn)
+            .await?
+            .ok_or_else(|| AppError::Internal(anyhow::anyhow!("growth key {} neither inserted nor found", g.key)))?;
+        if first.fingerprint != fp {
+            return Err(AppError::Refused(Msg::IdempotencyKeyReused));
+        }
+        let hold = holds::Entity::find_by_id(g.hold_id).one(txn).await?.ok_or(AppError::Refused(Msg::HoldNotFound))?;
+        return Ok(Held { hold, replayed: true });
+    }
+    let mut q = Query::update();
+    q.table(holds::Entity)
+        .value(H::Amount, Expr::col(H::Amount).add(g.amount))
+        .value(H::EndsAt, g.ends_at)
+        .value(H::ExpiresAt, g.expires_at)
+        .and_where(Expr::col(H::Id).eq(g.hold_id.clone()))
+        .and_where(Expr::col(H::Status).eq(HoldStatus::Pending))
+        .returning_all();
+    let Some(row) = txn.query_one(&q).await? else {
+        holds::Entity::find_by_id(g.hold_id).one(txn).await?.ok_or(AppError::Refused(Msg::HoldNotFound))?;
+        return Err(AppError::Refused(Msg::HoldResolved));
+    };
+    let hold = holds::Model::from_query_result(&row, "")?;
+    let mut q = Query::update();
+    q.table(accounts::Entity)
+        .value(A::Held, Expr::col(A::Held).add(g.amount))
+        .value(A::UpdatedAt, t)
+        .and_where(Expr::col(A::Id).eq(hold.account_id.clone()))
+        .and_where(Expr::col(A::Balance).sub(Expr::col(A::Held)).gte(g.amount));
+    if returning_account(txn, q).await?.is_none() {
+        let a = accounts::Entity::find_by_id(hold.account_id.clone()).one(txn).await?;
+        return Err(insufficient(a.map(|a| std::cmp::max(a.balance - a.held, 0)).unwrap_or(0), g.amount));
+    }
+    Ok(Held { hold, replayed: false })
 }
 
 /// Takes `amount` of a pending hold for a capture; the hold resolves as captured when nothing is left.

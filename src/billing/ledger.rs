@@ -15,7 +15,7 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 
 pub use crate::billing::accounts::*;
-pub use crate::billing::holds::Held;
+pub use crate::billing::holds::{Growth, Held};
 use crate::billing::holds::{self, HoldEvent};
 pub use crate::billing::posting::Posted;
 use crate::billing::posting::{Leg, Posting, post, splits_total};
@@ -72,6 +72,16 @@ pub async fn transfer(conn: &impl Conn, spec: TransferSpec) -> Result<Posted, Ap
 pub async fn hold(conn: &impl Conn, spec: HoldSpec) -> Result<Held, AppError> {
     let txn = begin(conn).await?;
     let r = holds::place(&txn, spec).await;
+    finish(txn, r).await
+}
+
+/// Grows a pending hold by `amount` from the account's available coins (a rental extended), its
+/// work's end and its expiry moved; refused (409) when the account has less, or the hold resolved.
+/// The same key again answers the hold as it is (`replayed`) and moves nothing; with another
+/// growth, 409.
+pub async fn grow(conn: &impl Conn, growth: Growth) -> Result<Held, AppError> {
+    let txn = begin(conn).await?;
+    let r = holds::grow(&txn, growth).await;
     finish(txn, r).await
 }
 
@@ -159,6 +169,18 @@ pub async fn expire_due(conn: &impl Conn, at: DateTime<Utc>) -> Result<u64, AppE
 pub async fn set_burn(conn: &impl ConnectionTrait, hold_id: &str, burn_per_hour: i64) -> Result<(), AppError> {
     ledger_holds::Entity::update_many()
         .col_expr(ledger_holds::Column::BurnPerHour, Expr::value(std::cmp::max(burn_per_hour, 0)))
+        .filter(ledger_holds::Column::Id.eq(hold_id))
+        .filter(ledger_holds::Column::Status.eq(HoldStatus::Pending))
+        .exec(conn)
+        .await?;
+    Ok(())
+}
+
+/// Records when the work a pending hold pays for is due to end (a rental's end): the runway notice
+/// speaks of the hold only when its coins run out before then.
+pub async fn set_end(conn: &impl ConnectionTrait, hold_id: &str, ends_at: DateTime<Utc>) -> Result<(), AppError> {
+    ledger_holds::Entity::update_many()
+        .col_expr(ledger_holds::Column::EndsAt, Expr::value(ends_at))
         .filter(ledger_holds::Column::Id.eq(hold_id))
         .filter(ledger_holds::Column::Status.eq(HoldStatus::Pending))
         .exec(conn)

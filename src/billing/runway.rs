@@ -1,6 +1,7 @@
-//! Runway notices: a wallet's owners are told when something running on it is going to stop —
-//! a running rental whose held coins are used up within `billing.low_balance_hours`, and again
-//! within an hour — once per crossing (the level noticed is kept on the account and reset when the
+//! Runway notices: a wallet's owners are told when something running on it is going to stop for
+//! want of coins — a running rental whose held coins are used up within `billing.low_balance_hours`,
+//! and again within an hour, before the rental's own end (a hold that pays to its end stops
+//! nothing early: the rental's ending notice, src/apps/rental.rs, speaks of that) — once per crossing (the level noticed is kept on the account and reset when the
 //! runway grows past the widest level again), as a notification in both languages (with the
 //! top-up page's path) and a mail. Coins already held for a fixed order or an idle rental stop
 //! nothing, so they send nothing. At zero the apps domain suspends the rental; the wallet never does.
@@ -12,7 +13,7 @@ use serde_json::json;
 use crate::billing::BillingCtx;
 use crate::billing::ledger::{self, AccountRef};
 use crate::billing::store::begin;
-use crate::billing::wallet::wallet;
+use crate::billing::wallet::{runway, wallet};
 use crate::coins::format_coins;
 use crate::db::entity::ledger_accounts as accounts;
 use crate::db::entity::ledger_holds as holds;
@@ -68,7 +69,8 @@ pub async fn send_notices(cx: &BillingCtx) -> Result<u64, AppError> {
     for id in ids {
         let account = AccountRef::parse(&id)?;
         let w = wallet(db, &account).await?;
-        let level = notice_level(w.runway_secs, cx.market_settings.current().low_balance_hours);
+        let short = short_runway(db, &account, crate::db::now()).await?;
+        let level = notice_level(short, cx.market_settings.current().low_balance_hours);
         let txn = begin(db).await?;
         let Some(a) = ledger::account(&txn, &account).await? else { continue };
         let notify = due(a.runway_notice, level);
@@ -83,7 +85,7 @@ pub async fn send_notices(cx: &BillingCtx) -> Result<u64, AppError> {
                 .rows_affected;
             if changed == 1 && notify {
                 for user_id in owners(&txn, &account).await? {
-                    notice(cx, &txn, &user_id, level, w.runway_secs.unwrap_or(0), w.available).await?;
+                    notice(cx, &txn, &user_id, level, short.unwrap_or(0), w.available).await?;
                     sent += 1;
                 }
             }
@@ -94,6 +96,33 @@ pub async fn send_notices(cx: &BillingCtx) -> Result<u64, AppError> {
         cx.mailer.wake();
     }
     Ok(sent)
+}
+
+/// Seconds until the first running thing of the account stops for want of coins: of its burning
+/// pending holds, those whose coins are used up before the end of the work they pay for (or whose
+/// end is not known), the one used up first; `None` when none.
+async fn short_runway(conn: &impl ConnectionTrait, account: &AccountRef, at: chrono::DateTime<chrono::Utc>) -> Result<Option<i64>, AppError> {
+    let burning: Vec<(i64, i64, i64, Option<chrono::DateTime<chrono::Utc>>)> = holds::Entity::find()
+        .select_only()
+        .column(holds::Column::Amount)
+        .column(holds::Column::Captured)
+        .column(holds::Column::BurnPerHour)
+        .column(holds::Column::EndsAt)
+        .filter(holds::Column::AccountId.eq(account.id()))
+        .filter(holds::Column::Status.eq(HoldStatus::Pending))
+        .filter(holds::Column::BurnPerHour.gt(0))
+        .into_tuple()
+        .all(conn)
+        .await?;
+    Ok(burning.into_iter().filter_map(|(amount, captured, burn, ends)| stops_early(runway(amount - captured, burn)?, ends, at)).min())
+}
+
+/// `runway` seconds, when the coins run out before `ends` (always, when the end is not known).
+fn stops_early(runway: i64, ends: Option<chrono::DateTime<chrono::Utc>>, at: chrono::DateTime<chrono::Utc>) -> Option<i64> {
+    match ends {
+        Some(e) if runway >= (e - at).num_seconds() => None,
+        _ => Some(runway),
+    }
 }
 
 /// The people who answer for a wallet: its person, or the company's administrators.
@@ -153,6 +182,14 @@ mod tests {
         assert_eq!(notice_level(Some(7 * 3600), 8), 8);
         assert_eq!(notice_level(Some(0), 0), 0);
         assert_eq!(notice_level(Some(10), 1), 1);
+    }
+
+    #[test]
+    fn a_hold_that_pays_to_its_end_stops_nothing_early() {
+        let at = crate::db::now();
+        assert_eq!(stops_early(3600, Some(at + chrono::Duration::hours(1)), at), None);
+        assert_eq!(stops_early(3599, Some(at + chrono::Duration::hours(1)), at), Some(3599));
+        assert_eq!(stops_early(3600, None, at), Some(3600));
     }
 
     #[test]

@@ -250,6 +250,18 @@ pub enum NotificationKind {
     RentalEnded,
     #[sea_orm(string_value = "rental_suspended")]
     RentalSuspended,
+    /// A rental ends in ten minutes (once per end; the notice links to its Extend).
+    #[sea_orm(string_value = "rental_ending")]
+    RentalEnding,
+    /// The box of a running rental went offline (to the renter).
+    #[sea_orm(string_value = "rental_device_offline")]
+    RentalDeviceOffline,
+    /// The box of a running rental is back online (to the renter).
+    #[sea_orm(string_value = "rental_device_back")]
+    RentalDeviceBack,
+    /// One of the owner's boxes was rented (to the owner).
+    #[sea_orm(string_value = "device_rented")]
+    DeviceRented,
     #[sea_orm(string_value = "company_invitation")]
     CompanyInvitation,
     /// A wallet's runway fell to a day or less.

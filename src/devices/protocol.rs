@@ -24,6 +24,10 @@ use crate::iam::tokens;
 #[async_trait::async_trait]
 pub trait AgentListener: Send + Sync {
     async fn heartbeat(&self, txn: &sea_orm::DatabaseTransaction, beat: Beat<'_>) -> Result<bool, AppError>;
+    /// The device went offline (its owners are told already), inside that change's transaction.
+    async fn offline(&self, _txn: &sea_orm::DatabaseTransaction, _device: &devices::Model) -> Result<(), AppError> {
+        Ok(())
+    }
 }
 
 /// One heartbeat as the listeners see it.
@@ -33,6 +37,8 @@ pub struct Beat<'a> {
     /// When the device was last heard from before this beat, if it was silent for longer than
     /// `offline_after_secs` since (offline, whether or not the sweep had marked it yet).
     pub silent_since: Option<chrono::DateTime<chrono::Utc>>,
+    /// The device was offline before this beat (the first beat back: one of many at once).
+    pub came_online: bool,
     pub installations: &'a [crate::protocol::apps::InstallationReport],
     pub acked: &'a [device_commands::Model],
     /// Installations holding a GPU this box no longer lists (docs/gpus.md): they fail with
@@ -248,7 +254,7 @@ async fn beat_written(cx: &DevicesCtx, device: &devices::Model, req: HeartbeatRe
         acked.push(cmd);
     }
     for l in cx.listeners.0.iter() {
-        let beat = Beat { device: &d, silent_since, installations: &req.installations, acked: &acked, gpus_gone: &gone };
+        let beat = Beat { device: &d, silent_since, came_online, installations: &req.installations, acked: &acked, gpus_gone: &gone };
         changed |= l.heartbeat(&txn, beat).await?;
     }
     let commands = pending_commands(&txn, &d.id).await?;
@@ -320,7 +326,7 @@ pub async fn channel_closed(cx: &DevicesCtx, device_id: &str, token: &str) -> Re
     }
     let d = a.update(&txn).await?;
     if went {
-        notify(&txn, &d, NotificationKind::DeviceOffline, None).await?;
+        went_offline(cx, &txn, &d).await?;
         let hosted = devices::Entity::find()
             .filter(devices::Column::HostId.eq(d.id.clone()))
             .filter(devices::Column::Status.eq(DeviceStatus::Online))
@@ -330,7 +336,7 @@ pub async fn channel_closed(cx: &DevicesCtx, device_id: &str, token: &str) -> Re
             let mut a: devices::ActiveModel = m.into();
             a.status = Set(DeviceStatus::Offline);
             let m = a.update(&txn).await?;
-            notify(&txn, &m, NotificationKind::DeviceOffline, None).await?;
+            went_offline(cx, &txn, &m).await?;
         }
     }
     txn.commit().await?;
@@ -414,6 +420,15 @@ async fn apply_ack(conn: &impl ConnectionTrait, cmd: device_commands::Model, ack
     Ok((false, cmd))
 }
 
+/// `d` went offline: its owners are told, and the listeners hear of it (the renters of its rentals).
+async fn went_offline(cx: &DevicesCtx, txn: &sea_orm::DatabaseTransaction, d: &devices::Model) -> Result<(), AppError> {
+    notify(txn, d, NotificationKind::DeviceOffline, None).await?;
+    for l in cx.listeners.0.iter() {
+        l.offline(txn, d).await?;
+    }
+    Ok(())
+}
+
 /// Marks devices offline whose last heartbeat is older than `offline_after_secs`; also forgets
 /// devices that registered but were never bound and have not been heard from for
 /// `unbound_ttl_secs` (hours: registrations nobody binds do not pile up).
@@ -440,7 +455,7 @@ pub async fn mark_offline(cx: &DevicesCtx) -> Result<usize, AppError> {
         if res.rows_affected == 1 {
             let mut d = d;
             d.status = DeviceStatus::Offline;
-            notify(&txn, &d, NotificationKind::DeviceOffline, None).await?;
+            went_offline(cx, &txn, &d).await?;
             n += 1;
         }
         txn.commit().await?;

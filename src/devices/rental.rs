@@ -87,6 +87,7 @@ pub(crate) async fn start(
             burn_per_hour: price,
         })
         .await?;
+        ledger::set_end(conn, &held.hold.id, ends).await?;
         Some(held.hold.id)
     } else {
         None

@@ -129,6 +129,7 @@ pub enum Msg {
     RentWithinCompany,
     DeviceNotRentable,
     RentalSpent,
+    RentalNotExtendable,
     // wallet (amounts in cents)
     InsufficientBalance { available: i64, needed: i64 },
     AmountInvalid,
@@ -339,6 +340,7 @@ impl Msg {
             Msg::RentWithinCompany => (S::CONFLICT, "rent_within_company"),
             Msg::DeviceNotRentable => (S::CONFLICT, "device_not_rentable"),
             Msg::RentalSpent => (S::CONFLICT, "rental_spent"),
+            Msg::RentalNotExtendable => (S::CONFLICT, "rental_not_extendable"),
             Msg::InsufficientBalance { .. } => (S::CONFLICT, "insufficient_balance"),
             Msg::AmountInvalid => (S::BAD_REQUEST, "amount_invalid"),
             Msg::MemoInvalid => (S::BAD_REQUEST, "memo_invalid"),

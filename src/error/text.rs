@@ -237,6 +237,10 @@ impl Msg {
                 "This rental has ended or its held coins are used up: rent the app again",
                 "此次租用已结束或冻结的金币已用完：请重新租用",
             ),
+            Msg::RentalNotExtendable => (
+                "Only a rental that is still under way can be extended: this one has ended, failed or used up its time",
+                "只有进行中的租用可以续租：此次租用已结束、失败或已到期",
+            ),
             Msg::AmountInvalid => ("The amount must be a whole number of cents, at least 1", "金额必须是至少为 1 的整数（单位：分）"),
             Msg::MemoInvalid => ("The memo must be at most 200 characters on one line", "备注最多 200 个字符，且不能换行"),
             Msg::HoldNotFound => ("Hold not found", "冻结记录不存在"),

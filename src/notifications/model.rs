@@ -63,7 +63,10 @@ pub fn path_of(kind: NotificationKind, params: &serde_json::Value) -> Option<Str
         K::DeviceOnline | K::DeviceOffline | K::ZcloudReady | K::ZcloudFailed | K::ZcloudEnding => by_id("/devices/details", "device_id"),
         // The machine is gone.
         K::ZcloudEnded => Some("/devices".to_string()),
-        K::AppInstalled | K::AppFailed | K::RentalStarted | K::RentalEnded | K::RentalSuspended => by_id("/app/details", "installation_id"),
+        K::AppInstalled | K::AppFailed | K::RentalStarted | K::RentalEnded | K::RentalSuspended | K::RentalEnding | K::RentalDeviceOffline | K::RentalDeviceBack => {
+            by_id("/app/details", "installation_id")
+        }
+        K::DeviceRented => by_id("/devices/details", "device_id"),
         K::OrderTaken | K::OrderAccepted | K::OrderConfirmed | K::OrderFinished | K::OrderFailed => Some("/demands-and-offers".to_string()),
         K::Runway24h | K::Runway1h => Some("/wallet".to_string()),
         K::CompanyInvitation => Some("/company-email".to_string()),

@@ -322,3 +322,77 @@ async fn a_rental_whose_time_is_up_is_suspended_for_the_grace_period_then_ended(
     assert_eq!(wallet(&app, &bob).await["balance"], 531);
     verified(&app).await;
 }
+
+/// Issue 39: the renter is told when the box of their running rental goes offline and comes back,
+/// once ten minutes before the rental's end with a link to its Extend (and again before an extended
+/// end); the owner that the box was rented and, when the rental ends, what it earned them.
+#[tokio::test]
+async fn both_sides_are_told_of_a_rental_its_box_and_its_end() {
+    let _clock = CLOCK.lock().await;
+    let app = market(|_| {}).await;
+    let (alice, bob, dev, secret, id) = rented_running(&app, 1).await;
+    let up = json!([{"id": id, "status": "running"}]);
+    let told = async |t: &str, kind: &str, lang: &str| -> Vec<serde_json::Value> {
+        let res = app.client.get(app.url("/api/ebs/v1/notifications?limit=100")).bearer_auth(t).header("Accept-Language", lang).send().await.unwrap();
+        let (_, b) = json_of(res).await;
+        b["data"]["items"].as_array().unwrap().iter().filter(|n| n["kind"] == kind).cloned().collect()
+    };
+    let ending = async || {
+        for _ in 0..2 {
+            zmarket::apps::extend::ending_notices(&app.state.db, zmarket::db::now()).await.unwrap();
+        }
+    };
+    let rented = told(&bob, "device_rented", "en").await;
+    assert_eq!(rented.len(), 1, "{rented:?}");
+    assert_eq!(rented[0]["path"], format!("/devices/details?id={dev}"));
+    assert_eq!(told(&bob, "device_rented", "zh-CN").await[0]["title"], "设备已被租用");
+
+    // The box goes silent and the sweep marks it offline: the renter is told; then it is back.
+    pass(Duration::minutes(5));
+    assert_eq!(zmarket::devices::protocol::mark_offline(&app.state.devices).await.unwrap(), 1);
+    let off = told(&alice, "rental_device_offline", "en").await;
+    assert_eq!((off.len(), off[0]["path"].as_str()), (1, Some(format!("/app/details?id={id}").as_str())));
+    assert_eq!(told(&alice, "rental_device_offline", "zh-CN").await[0]["title"], "租用的设备离线");
+    beat(&app, &secret, up.clone(), json!([])).await;
+    beat(&app, &secret, up.clone(), json!([])).await;
+    assert_eq!(told(&alice, "rental_device_back", "en").await.len(), 1);
+    assert_eq!(told(&alice, "rental_device_back", "zh-CN").await[0]["title"], "租用的设备已恢复在线");
+
+    // Eleven minutes before the end: nothing yet; nine: told once, with the Extend link.
+    reporting(&app, &secret, up.clone(), 44).await;
+    ending().await;
+    assert!(told(&alice, "rental_ending", "en").await.is_empty());
+    reporting(&app, &secret, up.clone(), 2).await;
+    ending().await;
+    let soon = told(&alice, "rental_ending", "en").await;
+    assert_eq!(soon.len(), 1, "{soon:?}");
+    assert_eq!((soon[0]["title"].as_str(), soon[0]["path"].as_str()), (Some("Rental ending soon"), Some(format!("/app/details?id={id}&extend=1").as_str())));
+    assert_eq!(told(&alice, "rental_ending", "zh-CN").await[0]["title"], "租用即将结束");
+    // Extended by an hour: told again before the new end, once.
+    let (s, b) = app.post_json(&format!("/api/rmp/v1/apps/{id}/extend"), &json!({"hours": 1}), Some(&alice)).await;
+    assert_eq!(s, 200, "{b}");
+    reporting(&app, &secret, up.clone(), 40).await;
+    ending().await;
+    assert_eq!(told(&alice, "rental_ending", "en").await.len(), 1);
+    reporting(&app, &secret, up.clone(), 20).await;
+    ending().await;
+    assert_eq!(told(&alice, "rental_ending", "en").await.len(), 2);
+    // No runway notice: the held coins pay to the end.
+    zmarket::billing::runway::send_notices(&app.state.billing).await.unwrap();
+    assert!(told(&alice, "runway_1h", "en").await.is_empty() && told(&alice, "runway_24h", "en").await.is_empty());
+    verified(&app).await;
+
+    // It ends: the owner is told what it earned them (the captures less the 10% fee).
+    act(&app, &alice, &id, "uninstall").await;
+    ack_pending(&app, &secret, &id, true, None).await;
+    let billed = get(&app, &alice, &id).await["rental"]["billed"].as_i64().unwrap();
+    assert!(billed > 0);
+    let earned = zmarket::coins::format_coins(billed - billed / 10);
+    let ended = told(&bob, "rental_ended", "en").await;
+    assert_eq!(ended.len(), 1);
+    assert_eq!(ended[0]["body"], format!("The rental of Grafana on box one has ended: it earned you {earned} coins."));
+    assert_eq!(ended[0]["path"], format!("/devices/details?id={dev}"));
+    assert_eq!(told(&bob, "rental_ended", "zh-CN").await[0]["body"], format!("box one 上 Grafana 的租用已结束：您获得 {earned} 币。"));
+    assert_eq!(told(&alice, "rental_ended", "en").await.len(), 1);
+    verified(&app).await;
+}

@@ -33,6 +33,8 @@ pub struct Model {
     pub rent_hours: Option<i64>,
     pub rent_started_at: Option<DateTimeUtc>,
     pub rent_ends_at: Option<DateTimeUtc>,
+    /// The end whose ending notice went out (once per end: an extended rental is told again).
+    pub rent_end_noticed: Option<DateTimeUtc>,
     pub hold_id: Option<String>,
     pub rent_provider: Option<String>,
     pub rent_fee_percent: Option<i32>,

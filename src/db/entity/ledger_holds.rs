@@ -26,6 +26,9 @@ pub struct Model {
     pub ref_id: Option<String>,
     pub memo: String,
     pub expires_at: DateTimeUtc,
+    /// When the work it pays for is due to end (a rental's end); null when not known. The runway
+    /// notice speaks of a hold only when its coins run out before then.
+    pub ends_at: Option<DateTimeUtc>,
     pub created_at: DateTimeUtc,
     pub resolved_at: Option<DateTimeUtc>,
 }

@@ -30,6 +30,7 @@ pub mod installations;
 pub mod ledger_accounts;
 pub mod ledger_entries;
 pub mod ledger_fee_meters;
+pub mod ledger_hold_growths;
 pub mod ledger_holds;
 pub mod ledger_transfers;
 pub mod mail_outbox;

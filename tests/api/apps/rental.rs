@@ -84,3 +84,86 @@ async fn user_id_of_token(app: &TestApp, token: &str) -> String {
     let (_, p) = app.get_auth("/api/iam/v1/account/profile", token).await;
     p["data"]["id"].as_str().unwrap().to_string()
 }
+
+async fn extend(app: &TestApp, token: &str, id: &str, body: serde_json::Value, key: Option<&str>, lang: &str) -> (u16, serde_json::Value) {
+    let mut req = app.client.post(app.url(&format!("/api/rmp/v1/apps/{id}/extend"))).bearer_auth(token).header("Accept-Language", lang).json(&body);
+    if let Some(k) = key {
+        req = req.header("Idempotency-Key", k);
+    }
+    json_of(req.send().await.unwrap()).await
+}
+
+fn ends_at(inst: &serde_json::Value) -> chrono::DateTime<chrono::Utc> {
+    inst["rental"]["ends_at"].as_str().unwrap().parse().unwrap()
+}
+
+/// Issue 39: a running rental is extended (its hold grows by price × hours, its end moves), once
+/// per Idempotency-Key; bad hours, another's rental, a wallet that cannot hold it and an ended
+/// rental are refused and change nothing; a rental the wallet pays to its end sends no runway notice.
+#[tokio::test]
+async fn a_running_rental_is_extended_once_per_key_and_refused_what_it_cannot_hold() {
+    let app = TestApp::spawn_with(|c| c.billing.signup_bonus = Coins::from_cents(0)).await;
+    let (alice, bob, _dev, secret, id) = rented_running(&app, 1).await;
+    let wallet = async |t: &str| crate::boxes::wallet(&app, t).await;
+    assert_eq!(wallet(&alice).await["held"], 600);
+    let first = crate::boxes::get(&app, &alice, &id).await;
+    assert_eq!(first["rental"]["extendable"], true);
+    // Held to its end: the wallet does not run out before it, so no runway notice.
+    zmarket::billing::runway::send_notices(&app.state.billing).await.unwrap();
+    let (_, n) = app.get_auth("/api/ebs/v1/notifications", &alice).await;
+    assert!(n["data"]["items"].as_array().unwrap().iter().all(|n| !n["kind"].as_str().unwrap().starts_with("runway")), "{n}");
+
+    for bad in [json!({"hours": 0}), json!({"hours": -2}), json!({"hours": 721}), json!({})] {
+        let (s, b) = extend(&app, &alice, &id, bad, None, "en").await;
+        assert_eq!((s, b["data"]["field"].as_str(), b["msg"].as_str()), (400, Some("hours"), Some("Invalid value for hours")));
+    }
+    let (s, b) = extend(&app, &alice, &id, json!({"hours": 0}), None, "zh-CN").await;
+    assert_eq!((s, b["msg"].as_str()), (400, Some("参数 hours 无效")));
+    let (s, _) = extend(&app, &bob, &id, json!({"hours": 1}), None, "en").await;
+    assert_eq!(s, 404, "another's rental");
+    // 14.00 available: 3 more hours (18.00) cannot be held.
+    let (s, b) = extend(&app, &alice, &id, json!({"hours": 3}), None, "en").await;
+    assert_eq!((s, &b["data"]), (409, &json!({"available": 1400, "needed": 1800})), "{b}");
+    assert_eq!(wallet(&alice).await["held"], 600);
+
+    let (s, b) = extend(&app, &alice, &id, json!({"hours": 2}), Some("x-1"), "en").await;
+    assert_eq!(s, 200, "{b}");
+    assert_eq!(ends_at(&b["data"]) - ends_at(&first), chrono::Duration::hours(2));
+    assert_eq!(wallet(&alice).await["held"], 1800);
+    let (s, again) = extend(&app, &alice, &id, json!({"hours": 2}), Some("x-1"), "en").await;
+    assert_eq!((s, ends_at(&again["data"])), (200, ends_at(&b["data"])));
+    assert_eq!(wallet(&alice).await["held"], 1800, "a retried extend holds once");
+    verified(&app).await;
+
+    // Ended (being removed from the box): refused, nothing held.
+    let (s, b) = crate::boxes::act(&app, &alice, &id, "uninstall").await;
+    assert_eq!(s, 200, "{b}");
+    let (s, b) = extend(&app, &alice, &id, json!({"hours": 1}), None, "en").await;
+    assert_eq!((s, b["error"].as_str()), (409, Some("rental_not_extendable")), "{b}");
+    let (_, b) = extend(&app, &alice, &id, json!({"hours": 1}), None, "zh-CN").await;
+    assert_eq!(b["msg"], "只有进行中的租用可以续租：此次租用已结束、失败或已到期");
+    ack_pending(&app, &secret, &id, true, None).await;
+    assert_eq!(wallet(&alice).await["held"], 0);
+    verified(&app).await;
+}
+
+/// Ten extends with different keys at once never hold more than the wallet has (SQLite and,
+/// with TEST_DATABASE_URL, PostgreSQL).
+#[tokio::test]
+async fn ten_extends_at_once_never_overdraw() {
+    let app = TestApp::spawn_with(|c| c.billing.signup_bonus = Coins::from_cents(0)).await;
+    let (alice, _bob, _dev, _secret, id) = rented_running(&app, 1).await;
+    let before = ends_at(&crate::boxes::get(&app, &alice, &id).await);
+    // 14.00 available: two hours of 6.00 fit, a third does not.
+    let calls = (0..10).map(|i| {
+        let (app, alice, id) = (&app, alice.clone(), id.clone());
+        async move { extend(app, &alice, &id, json!({"hours": 1}), Some(&format!("race-{i}")), "en").await.0 }
+    });
+    let mut answers = futures::future::join_all(calls).await;
+    answers.sort();
+    assert_eq!(answers, [200, 200, 409, 409, 409, 409, 409, 409, 409, 409]);
+    let w = crate::boxes::wallet(&app, &alice).await;
+    assert_eq!((w["held"].as_i64(), w["available"].as_i64()), (Some(1800), Some(200)));
+    assert_eq!(ends_at(&crate::boxes::get(&app, &alice, &id).await) - before, chrono::Duration::hours(2));
+    verified(&app).await;
+}

@@ -23,3 +23,6 @@ export const rentApp = (app_id: string, device_id: string, hours: number, price_
 /** The Rent dialog's offers, sorted and filtered as asked (pages/market/offers.ts builds `query`). */
 export const fetchRentOptions = (app_id: string, query: Record<string, string | number>, signal?: AbortSignal) =>
   api.get<OfferFit[]>(`${RMP}/apps/rent-options`, { query: { app_id, ...query }, signal });
+/** Extends a rental under way by `hours`: its hold grows by price × hours (409 when the wallet cannot hold it). */
+export const extendRental = (id: string, hours: number, idempotencyKey: string) =>
+  api.post<Installation>(`${RMP}/apps/${encodeURIComponent(id)}/extend`, { hours }, { idempotencyKey });

@@ -1906,6 +1906,28 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/rmp/v1/apps/{id}/extend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Extend a rental under way by `hours` (1-720): its hold grows by `price_per_hour × hours` from
+         *     the wallet that pays for it (409 when it cannot hold it) and `rental.ends_at` moves that far.
+         *     The renter only (another's rental: 404); an ended, failed or spent rental: 409. Accepts
+         *     `Idempotency-Key`.
+         */
+        post: operations["extend_app"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/rmp/v1/apps/{id}/history": {
         parameters: {
             query?: never;
@@ -4913,6 +4935,13 @@ export type components = {
             /** @description in the language of Accept-Language */
             msg: string;
         };
+        ExtendRequest: {
+            /**
+             * Format: int64
+             * @description 1 to 720.
+             */
+            hours?: number | null;
+        };
         FeeDay: {
             /** Format: int64 */
             amount: number;
@@ -5467,7 +5496,7 @@ export type components = {
          *     domain.
          * @enum {string}
          */
-        NotificationKind: "device_online" | "device_offline" | "zcloud_ready" | "zcloud_failed" | "zcloud_ending" | "zcloud_ended" | "app_installed" | "app_failed" | "rental_started" | "rental_ended" | "rental_suspended" | "company_invitation" | "runway_24h" | "runway_1h" | "order_taken" | "order_accepted" | "order_confirmed" | "order_finished" | "order_failed";
+        NotificationKind: "device_online" | "device_offline" | "zcloud_ready" | "zcloud_failed" | "zcloud_ending" | "zcloud_ended" | "app_installed" | "app_failed" | "rental_started" | "rental_ended" | "rental_suspended" | "rental_ending" | "rental_device_offline" | "rental_device_back" | "device_rented" | "company_invitation" | "runway_24h" | "runway_1h" | "order_taken" | "order_accepted" | "order_confirmed" | "order_finished" | "order_failed";
         /**
          * @description `data: null` of a call that answers nothing.
          * @default null
@@ -5839,6 +5868,11 @@ export type components = {
             billed: number;
             /** Format: date-time */
             ends_at?: string | null;
+            /**
+             * @description Whether the reader may extend it now (`POST /apps/{id}/extend`): the renter's rental under
+             *     way whose paid time is not up.
+             */
+            extendable: boolean;
             /** Format: int64 */
             price_per_hour: number;
             /** Format: date-time */
@@ -17535,6 +17569,105 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Envelope_ConnectInfo"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    extend_app: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExtendRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Installation"];
                 };
             };
             /** @description Invalid input; `data.field` names the offending field */

@@ -16,6 +16,7 @@ import { formatCoins, formatDateTime, formatSize } from '../../lib/format';
 import { paths } from '../../lib/paths';
 import { ConnectSection } from './connect/ConnectSection';
 import { YourGpu } from './gpuUse';
+import { ExtendForm } from './extendForm';
 
 export default function AppDetailsPage() {
   const t = useT();
@@ -120,9 +121,10 @@ export default function AppDetailsPage() {
                   </div>
                   <div>
                     <dt>{t('ends_at')}</dt>
-                    <dd>{formatDateTime(inst.rental.ends_at)}</dd>
+                    <dd data-testid="rental-ends-at">{formatDateTime(inst.rental.ends_at)}</dd>
                   </div>
                 </dl>
+                {inst.rental.extendable ? <ExtendForm inst={inst} focus={params.get('extend') === '1'} onExtended={changed} /> : null}
               </Section>
             ) : null}
             <Section id="app-history" title={t('state_history')}>
