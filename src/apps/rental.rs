@@ -229,6 +229,7 @@ async fn suspend(db: &DatabaseConnection, r: &installations::Model) -> Result<()
 pub type OfferAnswers = crate::versions::VersionedCache<String, (std::time::Instant, Arc<Encoded>)>;
 pub const OFFER_ANSWERS_KEPT: usize = 128;
 pub const OFFER_ANSWER_FRESH: std::time::Duration = std::time::Duration::from_secs(1);
+static OFFERS_MADE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// The Rent dialog's answer for `ask`, from the cache when it is fresh.
 pub async fn options_answer(cx: &AppsCtx, auth: &Auth, ask: OffersAsk) -> Result<Arc<Encoded>, AppError> {
@@ -236,9 +237,14 @@ pub async fn options_answer(cx: &AppsCtx, auth: &Auth, ask: OffersAsk) -> Result
     let key = format!("{me:?}|{ask:?}");
     // Both only grow: either moving starts the cache again.
     let version = ((cx.public.current().await as i64) << 32) + (crate::versions::standing() & 0xffff_ffff) as i64;
-    if let Some((at, body)) = cx.offers.get(version, &key)
-        && at.elapsed() < OFFER_ANSWER_FRESH
-    {
+    let fresh = || cx.offers.get(version, &key).filter(|(at, _)| at.elapsed() < OFFER_ANSWER_FRESH).map(|(_, body)| body);
+    if let Some(body) = fresh() {
+        return Ok(body);
+    }
+    // One answer computed at a time: when an answer many are asking for goes stale, one of them
+    // makes the next and the others take it, rather than all making it at once.
+    let _making = OFFERS_MADE.lock().await;
+    if let Some(body) = fresh() {
         return Ok(body);
     }
     let list = options(cx, auth, ask).await?;
