@@ -28,6 +28,7 @@ mod m0023_published_apps;
 mod m0024_profiles;
 mod m0025_gpus;
 mod m0026_demand_gpus;
+mod m0027_meter_seconds;
 
 pub struct Migrator;
 
@@ -60,6 +61,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0024_profiles::Migration),
             Box::new(m0025_gpus::Migration),
             Box::new(m0026_demand_gpus::Migration),
+            Box::new(m0027_meter_seconds::Migration),
         ]
     }
 }
