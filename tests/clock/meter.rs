@@ -5,9 +5,10 @@
 //! seconds in which the renter wanted the app running (`desired = running`), the box's last
 //! report said it was running, and the box was online (heard from within `offline_after_secs`);
 //! and they fall short of the seconds in which, besides, the market showed it `running` within
-//! its paid time by at most one heartbeat interval per transition (a stretch of that time ending:
-//! the charge stops at the box's last report before it, and a beat is at most
-//! `offline_after_secs` apart within such a stretch). What the renter paid is the price of the
+//! its paid time by at most one heartbeat interval per transition: where such a stretch ends the
+//! charge stops at the box's last report before it, so what it may lose is the time from that
+//! report to the stretch's end (itself at most `offline_after_secs`), and two seconds for the
+//! requests' own time and the meter's rounding down. What the renter paid is the price of the
 //! seconds charged, to the cent (the fraction carried), and the books balance.
 //!
 //! Each run is one seed; `ZM_METER_SEEDS=first..last` replays others (a failure prints its seed).
@@ -46,8 +47,10 @@ struct Seen {
     ends: DateTime<Utc>,
     /// The time the three held with `shown`, within the paid time.
     sure: Duration,
-    /// How many stretches of `sure` time ended (each may lose one heartbeat interval).
-    ends_of_stretches: i64,
+    /// How many stretches of `sure` time ended.
+    stretches: i64,
+    /// What those ends may lose: from the box's last report before each to the end, and 2 s.
+    slack: Duration,
 }
 
 impl Seen {
@@ -64,9 +67,19 @@ impl Seen {
                 self.sure += end - self.since;
                 // The box fell silent or the paid time ran out before the next event.
                 if until > online_until || until > self.ends {
-                    self.ends_of_stretches += 1;
+                    self.end_stretch(until);
                 }
             }
+        }
+    }
+
+    /// A stretch of `sure` time ends at `at`: the time since the box's last report (counted at
+    /// most to the box's going silent and the paid time's end) may go uncharged.
+    fn end_stretch(&mut self, at: DateTime<Utc>) {
+        if let Some(beat) = self.last_beat {
+            let end = at.min(beat + Duration::seconds(OFFLINE_AFTER_SECS)).min(self.ends);
+            self.slack += (end - beat).max(Duration::zero()) + Duration::seconds(2);
+            self.stretches += 1;
         }
     }
 
@@ -147,7 +160,8 @@ async fn run(app: &TestApp, seed: u64) -> (i64, f64) {
     let id = b["data"]["id"].as_str().unwrap().to_string();
     let mut agent = Agent { secret, installation: id.clone(), actual: None, answered: Vec::new() };
     let (wanted, shown, ends) = state(app, &renter, &id).await;
-    let mut seen = Seen { wanted, reported: false, last_beat: Some(before), since: before, total: Duration::zero(), shown, ends, sure: Duration::zero(), ends_of_stretches: 0 };
+    let mut seen =
+        Seen { wanted, reported: false, last_beat: Some(before), since: before, total: Duration::zero(), shown, ends, sure: Duration::zero(), stretches: 0, slack: Duration::zero() };
 
     for _ in 0..STEPS {
         // Time passes first (no event), then one event between `start` and `end`: the time up
@@ -186,6 +200,7 @@ async fn run(app: &TestApp, seed: u64) -> (i64, f64) {
         let end = now();
         seen.count(end);
         let was_sure = seen.sure_now();
+        let before = (seen.last_beat, seen.ends);
         if let Some(running) = beat {
             seen.reported = running;
             seen.last_beat = Some(end);
@@ -193,13 +208,20 @@ async fn run(app: &TestApp, seed: u64) -> (i64, f64) {
         (seen.wanted, seen.shown, seen.ends) = state(app, &renter, &id).await;
         seen.since = start;
         if was_sure && !seen.sure_now() {
-            seen.ends_of_stretches += 1;
+            // Ended by this event: measured from the report before it.
+            let after = (seen.last_beat, seen.ends);
+            (seen.last_beat, seen.ends) = before;
+            seen.end_stretch(end);
+            (seen.last_beat, seen.ends) = after;
         }
     }
     meter(app).await;
     // The last stretch ends here: charged up to the box's last report.
-    seen.count(now());
-    seen.ends_of_stretches += 1;
+    let at = now();
+    seen.count(at);
+    if seen.sure_now() {
+        seen.end_stretch(at);
+    }
 
     let row = zmarket::db::entity::installations::Entity::find_by_id(id.clone()).one(&app.state.db).await.unwrap().unwrap();
     let charged = row.rent_seconds;
@@ -208,15 +230,14 @@ async fn run(app: &TestApp, seed: u64) -> (i64, f64) {
         (charged as f64) <= seen_secs,
         "seed {seed}: charged {charged} seconds, but the app was seen running while wanted and online for only {seen_secs:.2}"
     );
-    // One heartbeat interval (at most `offline_after_secs` within a stretch) and the second the
-    // meter rounds down, per transition.
+    // At most one heartbeat interval per transition.
     let sure_secs = seen.sure.num_milliseconds() as f64 / 1000.0;
-    let slack = (seen.ends_of_stretches * (OFFLINE_AFTER_SECS + 1)) as f64;
+    let slack = seen.slack.num_milliseconds() as f64 / 1000.0;
     assert!(
         charged as f64 >= sure_secs - slack,
         "seed {seed}: charged {charged} seconds, but the market showed it running while wanted, reported and online for {sure_secs:.2} \
-         over {} stretches",
-        seen.ends_of_stretches
+         in {} stretches, whose ends may lose {slack:.2}",
+        seen.stretches
     );
     // What the renter paid is the price of those seconds to the cent, and the books balance.
     let billed = get(app, &renter, &id).await["rental"]["billed"].as_i64().unwrap();

@@ -259,13 +259,13 @@ async fn a_rental_whose_time_is_up_is_suspended_for_the_grace_period_then_ended(
     let (alice, bob, _dev, secret, id) = rented_running(&app, 1).await;
     meter(&app).await;
     // The hour is up: suspended, not removed; charged up to its end (the meter started a moment
-    // after the rental, so 59 whole minutes).
+    // after the rental, so 3599 seconds: 599 cents, not the 590 of 59 whole minutes).
     reporting(&app, &secret, json!([{"id": id, "status": "running"}]), 61).await;
     meter(&app).await;
     assert_eq!(get(&app, &alice, &id).await["status"], "suspending");
     ack_pending(&app, &secret, &id, true, None).await;
     let d = get(&app, &alice, &id).await;
-    assert_eq!((d["status"].as_str(), d["rental"]["billed"].as_i64()), (Some("suspended"), Some(590)), "{d}");
+    assert_eq!((d["status"].as_str(), d["rental"]["billed"].as_i64()), (Some("suspended"), Some(599)), "{d}");
     // Within the grace period it stays (the box still reserved for it).
     pass(Duration::hours(20));
     meter(&app).await;
