@@ -276,8 +276,8 @@ async fn a_rental_whose_time_is_up_is_suspended_for_the_grace_period_then_ended(
     assert_eq!(get(&app, &alice, &id).await["status"], "shutting_down");
     let cmds = beat(&app, &secret, json!([]), json!([])).await;
     assert_eq!(command_for(&cmds, &id)["kind"], "app_uninstall");
-    // The market kept exactly its 10% of what was charged (59 cents); the provider the rest.
-    assert_eq!(wallet(&app, &bob).await["balance"], 531);
+    // The market kept exactly its 10% of what was charged (59 cents of 599); the provider the rest.
+    assert_eq!(wallet(&app, &bob).await["balance"], 540);
     verified(&app).await;
 }
 
