@@ -48,7 +48,7 @@ def admin_session(base, email):
 
 def top_up(base, token):
     headers = {"idempotency-key": uuid.uuid4().hex}
-    call(base, "POST", "/api/billing/v1/wallet/top-up", {"amount": 1, "memo": "bench"}, token=token, headers=headers)
+    call(base, "POST", "/api/billing/v1/wallet/fund", {"amount": 1, "memo": "bench"}, token=token, headers=headers)
 
 
 def measure(label, env, verify_env):

@@ -101,7 +101,7 @@ test('install from the market on my box, open it, stop, start, uninstall (en, zh
     expect(execFileSync('docker', ['ps', '-aq', '--no-trunc', '--filter', `id=${foreign}`]).toString().trim()).toBe(foreign);
 
     // Renting: the box's owner offers it at 6 coins an hour; another person rents it from the
-    // market for 2 hours, the app runs, minutes are charged and the owner is credited.
+    // market for 2 hours, the app runs, seconds are charged and the owner is credited.
     const sharing = await request.put(`/api/ebs/v2/devices/${deviceId}/sharing`, {
       headers: { authorization: `Bearer ${token}` },
       data: { mode: 'manual', rentable: true, price_per_hour: 600 },
@@ -121,7 +121,7 @@ test('install from the market on my box, open it, stop, start, uninstall (en, zh
     const rentChip = page.locator('.app-details-head .app-status');
     await expect(rentChip).toHaveText('Running', { timeout: 120_000 });
     await expect(page.getByText('Rental meter')).toBeVisible();
-    // The meter posts whole running minutes (the job runs every 15 s); the page follows it live.
+    // The meter posts the running seconds (the job runs every 15 s); the page follows it live.
     await expect(page.getByTestId('rental-billed')).not.toHaveText('0.00 coins', { timeout: 150_000 });
     // Extend (issue 39): an hour more; the wallet holds 6.00 more and the end moves an hour later.
     const endsBefore = await page.getByTestId('rental-ends-at').textContent();

@@ -1,7 +1,7 @@
 // Demands and orders end to end with a real `zmarket agent` and real Docker: a demander posts a
 // demand (the live count shows the provider's box qualifies), the provider sees their box qualify
 // and a second device's gaps in words, takes it, the app runs on the box, the demander confirms
-// (in Chinese), the meter charges a minute, the demander finishes, and both wallets show it.
+// (in Chinese), the meter charges the seconds seen running, the demander finishes, and both wallets show it.
 //
 // Run like the apps spec (a test manifest, a short heartbeat, a fast order sweep):
 //   ZMARKET_DEVICES__HEARTBEAT_SECS=1 ZMARKET_APPS__MANIFESTS=$PWD/apps-manifests.json ZMARKET_ORDERS__SWEEP_SECS=1 \
@@ -89,7 +89,7 @@ test('post a demand, a provider takes it with a real box, the app runs, confirm,
     await expect(took.locator('.app-status')).toHaveText(/Installing on the provider’s device|Running: confirm it works/);
     await expect(took.locator('.app-status')).toHaveText('Running: confirm it works', { timeout: 150_000 });
 
-    // The demander, in Chinese: the app runs on the box; confirm, let a minute be charged, finish.
+    // The demander, in Chinese: the app runs on the box; confirm, let some seconds be charged, finish.
     await signIn(page, demander, { redirect: '/demands-and-offers', fresh: true });
     await page.goto('/demands-and-offers?language=zh');
     const order = page.locator('#my-demands').locator('..').locator('[data-order]');
@@ -101,11 +101,11 @@ test('post a demand, a provider takes it with a real box, the app runs, confirm,
     await appPage.close();
     await page.screenshot({ path: 'test-results/orders-accepted-zh.png', fullPage: true });
     await order.getByRole('button', { name: '确认可用' }).click();
-    await expect(order.locator('.app-status')).toHaveText('使用中（按分钟计费）');
+    await expect(order.locator('.app-status')).toHaveText('使用中（按秒计费）');
     await expect.poll(async () => {
       await page.reload();
       return order.textContent();
-    }, { timeout: 120_000, intervals: [5_000] }).toContain('已扣费：0.10 币');
+    }, { timeout: 120_000, intervals: [5_000] }).toMatch(/已扣费：(?!0\.00 )\d+\.\d\d 币/);
     await order.getByRole('button', { name: '结束' }).click();
     const finishDialog = page.getByRole('dialog', { name: '结束这个订单？' });
     await expect(finishDialog).toContainText('此操作无法撤销');
@@ -115,11 +115,11 @@ test('post a demand, a provider takes it with a real box, the app runs, confirm,
     await expect(order).toContainText('需求方提前结束');
     await page.screenshot({ path: 'test-results/orders-finished-zh.png', fullPage: true });
 
-    // Both wallets: the demander paid the minutes, nothing stays held; the provider was credited.
+    // Both wallets: the demander paid the seconds, nothing stays held; the provider was credited.
       const aw = (await (await request.get('/api/billing/v1/wallet', { headers: alice })).json()).data;
     expect(aw.held).toBe(0);
     const paid = before - aw.balance;
-    expect(paid).toBeGreaterThanOrEqual(10); // at least one minute at 6 coins an hour
+    expect(paid).toBeGreaterThan(0); // the seconds seen running at 6 coins an hour
     expect(paid).toBeLessThan(1200);
     const bw = (await (await request.get('/api/billing/v1/wallet', { headers: bob })).json()).data;
     expect(bw.income_total).toBeGreaterThan(0);

@@ -151,7 +151,7 @@ pub fn to_installation(r: &installations::Model, names: &Names, lang: Lang) -> I
         started_at: r.rent_started_at,
         ends_at: r.rent_ends_at,
         billed: r.billed,
-        unbilled: crate::apps::meter::unbilled(r, crate::db::now()),
+        unbilled: crate::apps::meter::unbilled(r, crate::db::now(), device.and_then(|d| d.last_seen_at)),
         extendable: names.role == Role::Owner && crate::apps::lifecycle::extendable(r, crate::db::now()),
     });
     Installation {

@@ -242,7 +242,7 @@ pub async fn create(conn: &impl ConnectionTrait, n: NewInstallation<'_>) -> Resu
         hold_id: Set(None),
         rent_provider: Set(None),
         rent_fee_percent: Set(None),
-        rent_minutes: Set(0),
+        rent_seconds: Set(0),
         billed: Set(0),
         metered_until: Set(None),
         created_at: Set(t),

@@ -7,51 +7,60 @@ use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 
-use crate::apps::meter::cost;
+use crate::apps::meter::unmetered_secs;
 use crate::apps::model::{AppStatus, InstallKind};
 use crate::apps::notify;
-use crate::billing::ledger::{self, AccountRef, HoldSpec, MarketCapture, Reference};
+use crate::billing::ledger::{self, AccountRef, HoldSpec, MeteredCapture, Reference};
 use crate::billing::memo::Memo;
 use crate::db::entity::{devices, installations};
 use crate::db::enums::{HoldStatus, NotificationKind};
 use crate::db::now;
 use crate::error::{AppError, Msg};
 
-/// Charges the whole minutes the rental ran from `metered_until` up to `until`, never past its
-/// end nor past the device's last heartbeat (a minute nobody saw running is not charged): one
-/// capture, the provider credited less the fee. Refused (409) when the hold cannot pay.
+/// Charges the seconds the rental was seen running from `metered_until` up to `until`, never
+/// past its end nor past the device's last report (a second nobody saw running is not charged):
+/// one capture of their cents with the fraction of a cent carried from before
+/// (`ledger::capture_seconds`), the provider credited less the fee. The seconds are claimed first
+/// with a conditional UPDATE of the meter's position, so two writers (the meter job, a
+/// transition, another instance) never charge them twice; the capture's key names them. All or
+/// nothing: refused (409) when the hold cannot pay, leaving the meter as it was. An order's
+/// installation (no price of its own) counts its seconds the same way; the order charges them
+/// (`seen::running_secs`).
 pub async fn charge(conn: &impl ledger::Conn, r: &installations::Model, until: DateTime<Utc>) -> Result<(), AppError> {
-    let (Some(price), Some(from), Some(ends)) = (r.rent_price_per_hour, r.metered_until, r.rent_ends_at) else { return Ok(()) };
-    let seen = devices::Entity::find_by_id(r.device_id.clone()).one(conn).await?.and_then(|d| d.last_seen_at).unwrap_or(from);
-    let minutes = (until.min(ends).min(seen) - from).num_seconds() / 60;
-    if minutes <= 0 {
-        return Ok(());
-    }
-    let k = r.rent_minutes;
-    let amount = cost(price, k, minutes);
-    if let (Some(hold), true) = (&r.hold_id, amount > 0) {
-        let provider = AccountRef::parse(r.rent_provider.as_deref().unwrap_or(""))?;
-        let fee_percent = r.rent_fee_percent.unwrap_or(0).clamp(0, 100) as u8;
-        ledger::capture_market(conn, MarketCapture {
-            hold_id: hold.clone(),
-            amount,
-            provider,
-            fee_percent,
-            key: format!("rental:{}:minutes:{k}-{}", r.id, k + minutes),
-            memo: Memo::RentalMinutes(minutes).encode(),
-            metered: true,
+    let price = r.rent_price_per_hour.unwrap_or(0);
+    let seen = devices::Entity::find_by_id(r.device_id.clone()).one(conn).await?.and_then(|d| d.last_seen_at);
+    let secs = unmetered_secs(r, until, seen);
+    let (Some(from), true) = (r.metered_until, secs > 0) else { return Ok(()) };
+    let k = r.rent_seconds;
+    let txn = ledger::begin(conn).await?;
+    let result = async {
+        let claimed = installations::Entity::update_many()
+            .col_expr(installations::Column::RentSeconds, Expr::value(k + secs))
+            .col_expr(installations::Column::MeteredUntil, Expr::value(from + Duration::seconds(secs)))
+            .filter(installations::Column::Id.eq(r.id.clone()))
+            .filter(installations::Column::RentSeconds.eq(k))
+            .exec(&txn)
+            .await?;
+        let Some(hold) = r.hold_id.clone().filter(|_| claimed.rows_affected == 1 && price > 0) else { return Ok(()) };
+        let amount = ledger::capture_seconds(&txn, MeteredCapture {
+            hold_id: hold,
+            per_hour: price,
+            seconds: secs,
+            provider: AccountRef::parse(r.rent_provider.as_deref().unwrap_or(""))?,
+            fee_percent: r.rent_fee_percent.unwrap_or(0).clamp(0, 100) as u8,
+            key: format!("rental:{}:seconds:{k}-{}", r.id, k + secs),
+            memo: Memo::RentalSeconds(secs).encode(),
         })
         .await?;
+        installations::Entity::update_many()
+            .col_expr(installations::Column::Billed, sea_orm::sea_query::ExprTrait::add(Expr::col(installations::Column::Billed), amount))
+            .filter(installations::Column::Id.eq(r.id.clone()))
+            .exec(&txn)
+            .await?;
+        Ok::<(), AppError>(())
     }
-    installations::Entity::update_many()
-        .col_expr(installations::Column::RentMinutes, Expr::value(k + minutes))
-        .col_expr(installations::Column::Billed, Expr::value(r.billed + amount))
-        .col_expr(installations::Column::MeteredUntil, Expr::value(from + Duration::minutes(minutes)))
-        .filter(installations::Column::Id.eq(r.id.clone()))
-        .filter(installations::Column::RentMinutes.eq(k))
-        .exec(conn)
-        .await?;
-    Ok(())
+    .await;
+    ledger::finish(txn, result).await
 }
 
 /// Whether a rental may run again (start, resume, restart). One whose paid time is up or whose

@@ -171,19 +171,20 @@ impl AgentListener for AppsListener {
     }
 }
 
-/// The device was silent since `since` (longer than `offline_after_secs`): its running rentals
-/// are charged up to then and their meters restart with this beat if it reports them running, so
-/// a silence is never charged, whether or not the offline sweep saw it (issue 29).
+/// The device was silent since `since` (longer than `offline_after_secs`, or marked offline):
+/// its running rentals are charged up to then and their meters restart with this beat if it
+/// reports them running, so a silence is never charged, whether or not the offline sweep saw it
+/// (issue 29), and the seconds after it are charged from this beat on, also when the meter job
+/// paused the meter meanwhile (issue 39).
 async fn silence(txn: &DatabaseTransaction, device: &devices::Model, since: DateTime<Utc>, reports: &[InstallationReport]) -> Result<(), AppError> {
-    let metered = installations::Entity::find()
+    let running = installations::Entity::find()
         .filter(installations::Column::DeviceId.eq(device.id.clone()))
         .filter(installations::Column::Kind.eq(InstallKind::Rent))
         .filter(installations::Column::Status.eq(AppStatus::Running))
-        .filter(installations::Column::MeteredUntil.is_not_null())
         .all(txn)
         .await?;
-    for r in metered {
-        if money::pause(txn, &r, since).await.is_err() {
+    for r in running {
+        if r.metered_until.is_some() && money::pause(txn, &r, since).await.is_err() {
             // The hold cannot pay what ran before: the meter stops, and its job suspends the rental.
             money::halt(txn, &r).await?;
             continue;

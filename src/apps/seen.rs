@@ -5,12 +5,14 @@
 
 use std::collections::HashMap;
 
+use chrono::{DateTime, Utc};
 use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, PaginatorTrait, QueryFilter};
 
 use crate::apps::install::active_key;
+use crate::apps::meter::unmetered_secs;
 use crate::apps::model::AppStatus;
 use crate::billing::ledger;
-use crate::db::entity::installations;
+use crate::db::entity::{devices, installations};
 use crate::error::AppError;
 
 /// What another domain reads of an installation: its state, the reason it failed, its open link.
@@ -36,6 +38,15 @@ pub async fn one(conn: &impl ConnectionTrait, id: &str) -> Result<Option<Seen>, 
 pub async fn many(conn: &impl ConnectionTrait, ids: impl IntoIterator<Item = String>) -> Result<HashMap<String, Seen>, DbErr> {
     let rows = installations::Entity::find().filter(installations::Column::Id.is_in(ids)).all(conn).await?;
     Ok(rows.into_iter().map(|i| (i.id.clone(), Seen::of(i))).collect())
+}
+
+/// The seconds the installation `id` was seen running under its meter up to `at` (between two
+/// reports of its box, never past the last one; silences not counted): its count so far and what
+/// its running meter has not counted yet. What an order charges. `None` when it does not exist.
+pub async fn running_secs(conn: &impl ConnectionTrait, id: &str, at: DateTime<Utc>) -> Result<Option<i64>, DbErr> {
+    let Some(i) = installations::Entity::find_by_id(id.to_string()).one(conn).await? else { return Ok(None) };
+    let seen = devices::Entity::find_by_id(i.device_id.clone()).one(conn).await?.and_then(|d| d.last_seen_at);
+    Ok(Some(i.rent_seconds + unmetered_secs(&i, at, seen)))
 }
 
 /// Whether `app_id` is on the box `device_id` (installed, installing or rented, not yet removed).

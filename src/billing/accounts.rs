@@ -141,6 +141,22 @@ pub struct MarketCapture {
     pub metered: bool,
 }
 
+/// Charge `seconds` of metered work (a rental's, an order's) at `per_hour` cents an hour from its
+/// hold, to its provider less the market's fee: the cents they come to with the fraction of a
+/// cent the hold's reference carried from its earlier seconds (`billing::fees::carry`), the new
+/// fraction carried to the next capture.
+#[derive(Debug, Clone)]
+pub struct MeteredCapture {
+    pub hold_id: String,
+    pub per_hour: i64,
+    pub seconds: i64,
+    pub provider: AccountRef,
+    pub fee_percent: u8,
+    /// Unique per stretch, named by the seconds it charges: `rental:{id}:seconds:{from}-{to}`.
+    pub key: String,
+    pub memo: String,
+}
+
 /// Spend from `from`'s available balance (no hold) to `splits`.
 #[derive(Debug, Clone)]
 pub struct TransferSpec {

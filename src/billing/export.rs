@@ -30,6 +30,7 @@ fn ref_label(ref_type: &str, lang: Lang) -> String {
         "top_up" => ("Company top-up", "企业充值"),
         "rental" => ("Rental", "租用"),
         "order" => ("Order", "订单"),
+        "zcloud" => ("Z-CLOUD machine", "Z-CLOUD 云主机"),
         other => (other, other),
     };
     (if lang == Lang::Zh { zh } else { en }).to_string()
@@ -51,8 +52,8 @@ pub async fn entries_csv(conn: &DatabaseConnection, titles: &Titles, account: &A
     let list = wallet::entries(conn, titles, account, kind, 0, EXPORT_MAX_ROWS, lang).await?;
     let mut w = csv::Writer::from_writer(Vec::new());
     let head: &[&str] = match lang {
-        Lang::Zh => &["时间 (UTC)", "类型", "项目", "备注", "金额 (币)", "余额 (币)", "编号"],
-        Lang::En => &["Time (UTC)", "Kind", "What", "Memo", "Amount (coins)", "Balance after (coins)", "Reference"],
+        Lang::Zh => &["时间 (UTC)", "类型", "项目", "备注", "金额 (币)", "总额 (币)", "市场费 (币)", "余额 (币)", "编号"],
+        Lang::En => &["Time (UTC)", "Kind", "What", "Memo", "Amount (coins)", "Gross (coins)", "Market fee (coins)", "Balance after (coins)", "Reference"],
     };
     row(&mut w, head)?;
     for e in list.items {
@@ -64,7 +65,8 @@ pub async fn entries_csv(conn: &DatabaseConnection, titles: &Titles, account: &A
         };
         let what = e.title.clone().unwrap_or_else(|| ref_label(&e.ref_type, lang));
         let time = e.created_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-        row(&mut w, &[&time, kind, &what, &e.memo, &coins(e.amount), &coins(e.balance_after), e.ref_id.as_deref().unwrap_or("")])?;
+        let (gross, fee) = (e.gross.map(coins).unwrap_or_default(), e.fee.map(coins).unwrap_or_default());
+        row(&mut w, &[&time, kind, &what, &e.memo, &coins(e.amount), &gross, &fee, &coins(e.balance_after), e.ref_id.as_deref().unwrap_or("")])?;
     }
     finish(w)
 }

@@ -27,6 +27,51 @@ fn meter_id(r: &Reference) -> Result<(String, &str), AppError> {
     Ok((format!("{}:{ref_id}", r.ref_type), ref_id))
 }
 
+/// Creates the reference's meter at `percent` unless it exists (two creators racing: one row).
+async fn ensure(conn: &impl ConnectionTrait, reference: &Reference, percent: u8) -> Result<String, AppError> {
+    let (id, ref_id) = meter_id(reference)?;
+    meters::Entity::insert(meters::ActiveModel {
+        id: Set(id.clone()),
+        ref_type: Set(reference.ref_type.clone()),
+        ref_id: Set(ref_id.to_string()),
+        fee_percent: Set(i32::from(percent)),
+        captured: Set(0),
+        fee: Set(0),
+        carry: Set(0),
+        updated_at: Set(now()),
+    })
+    .on_conflict_do_nothing_on([meters::Column::Id])
+    .exec_without_returning(conn)
+    .await?;
+    Ok(id)
+}
+
+/// Adds `seconds` at `per_hour` cents an hour to what the reference's meter carries (in 1/3600 of
+/// a cent) and takes the whole cents out: answers them, the fraction staying carried for the next
+/// seconds. Over a reference's life the cents taken add up to `floor(per_hour × all its seconds /
+/// 3600)`: nothing lost at a pause, nothing taken twice. Changed by conditional `UPDATE … RETURNING`s
+/// inside the capture's transaction (the row lock orders two writers), so a refused or replayed
+/// capture leaves the carry as it was.
+pub(crate) async fn carry(conn: &impl ConnectionTrait, reference: &Reference, percent: u8, per_hour: i64, seconds: i64) -> Result<i64, AppError> {
+    use meters::Column as M;
+    let worth = per_hour.checked_mul(seconds).filter(|w| *w >= 0).ok_or_else(|| AppError::invalid("amount", crate::error::Msg::AmountInvalid))?;
+    let id = ensure(conn, reference, std::cmp::min(percent, 100)).await?;
+    let step = |by: i64| {
+        let mut q = Query::update();
+        q.table(meters::Entity).value(M::Carry, Expr::col(M::Carry).add(by)).value(M::UpdatedAt, now()).and_where(Expr::col(M::Id).eq(id.clone())).returning_col(M::Carry);
+        q
+    };
+    let carried: i64 = match conn.query_one(&step(worth)).await? {
+        Some(row) => row.try_get("", "carry")?,
+        None => return Err(AppError::Internal(anyhow::anyhow!("the fee meter {id} is gone"))),
+    };
+    let cents = carried / 3600;
+    if cents > 0 {
+        conn.execute(&step(-cents * 3600)).await?;
+    }
+    Ok(cents)
+}
+
 async fn add(conn: &impl ConnectionTrait, id: &str, percent: u8, amount: i64) -> Result<Option<meters::Model>, AppError> {
     use meters::Column as M;
     let p = i64::from(percent);
@@ -49,22 +94,11 @@ async fn add(conn: &impl ConnectionTrait, id: &str, percent: u8, amount: i64) ->
 /// `floor(captured × percent / 100)`. A reference's percent is fixed by its first capture.
 pub(crate) async fn claim(conn: &impl ConnectionTrait, reference: &Reference, provider: AccountRef, percent: u8, amount: i64) -> Result<Vec<Split>, AppError> {
     let percent = std::cmp::min(percent, 100);
-    let (id, ref_id) = meter_id(reference)?;
+    let (id, _) = meter_id(reference)?;
     let row = match add(conn, &id, percent, amount).await? {
         Some(row) => row,
         None => {
-            meters::Entity::insert(meters::ActiveModel {
-                id: Set(id.clone()),
-                ref_type: Set(reference.ref_type.clone()),
-                ref_id: Set(ref_id.to_string()),
-                fee_percent: Set(i32::from(percent)),
-                captured: Set(0),
-                fee: Set(0),
-                updated_at: Set(now()),
-            })
-            .on_conflict_do_nothing_on([meters::Column::Id])
-            .exec_without_returning(conn)
-            .await?;
+            ensure(conn, reference, percent).await?;
             add(conn, &id, percent, amount).await?.ok_or_else(|| AppError::Internal(anyhow::anyhow!("the fee meter {id} is kept at another percent than {percent}")))?
         }
     };

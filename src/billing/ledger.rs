@@ -12,16 +12,16 @@
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+use sea_orm::{ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 
 pub use crate::billing::accounts::*;
 pub use crate::billing::holds::{Growth, Held};
 use crate::billing::holds::{self, HoldEvent};
 pub use crate::billing::posting::Posted;
 use crate::billing::posting::{Leg, Posting, post, splits_total};
-pub use crate::billing::store::{Conn, account};
+pub use crate::billing::store::{Conn, account, begin, finish};
 use crate::billing::fees;
-use crate::billing::store::{begin, finish, sha256_hex};
+use crate::billing::store::sha256_hex;
 use crate::db::entity::ledger_holds;
 use crate::db::enums::{HoldStatus, TransferKind};
 use crate::db::now;
@@ -115,13 +115,7 @@ pub async fn capture_market(conn: &impl Conn, spec: MarketCapture) -> Result<Pos
     let txn = begin(conn).await?;
     let r = async {
         let h = ledger_holds::Entity::find_by_id(spec.hold_id.clone()).one(&txn).await?.ok_or(AppError::Refused(Msg::HoldNotFound))?;
-        let payer = AccountRef::parse(&h.account_id)?;
-        let reference = Reference { ref_type: h.ref_type.clone(), ref_id: h.ref_id.clone() };
-        let fp = sha256_hex(&format!("market|{}|{}|{}|{}|{}", h.id, spec.amount, spec.provider.id(), spec.fee_percent, spec.metered));
-        let splits = fees::claim(&txn, &reference, spec.provider, spec.fee_percent, spec.amount).await?;
-        let legs = Leg::spread(Leg { from_held: true, ..Leg::debit(payer, spec.amount) }, splits);
-        let posting = Posting { key: spec.key, kind: TransferKind::Capture, legs, hold: Some(h.id), reference, memo: spec.memo, metered: spec.metered, fingerprint: Some(fp) };
-        post(&txn, posting).await
+        market_posting(&txn, h, spec).await
     }
     .await;
     match r {
@@ -131,6 +125,50 @@ pub async fn capture_market(conn: &impl Conn, spec: MarketCapture) -> Result<Pos
             Ok(p)
         }
         r => finish(txn, r).await,
+    }
+}
+
+async fn market_posting(txn: &DatabaseTransaction, h: ledger_holds::Model, spec: MarketCapture) -> Result<Posted, AppError> {
+    let payer = AccountRef::parse(&h.account_id)?;
+    let reference = Reference { ref_type: h.ref_type.clone(), ref_id: h.ref_id.clone() };
+    let fp = sha256_hex(&format!("market|{}|{}|{}|{}|{}", h.id, spec.amount, spec.provider.id(), spec.fee_percent, spec.metered));
+    let splits = fees::claim(txn, &reference, spec.provider, spec.fee_percent, spec.amount).await?;
+    let legs = Leg::spread(Leg { from_held: true, ..Leg::debit(payer, spec.amount) }, splits);
+    let posting = Posting { key: spec.key, kind: TransferKind::Capture, legs, hold: Some(h.id), reference, memo: spec.memo, metered: spec.metered, fingerprint: Some(fp) };
+    post(txn, posting).await
+}
+
+/// Charges metered seconds from a rental's or order's pending hold (see [`MeteredCapture`]): the
+/// whole cents they come to with what the hold's reference carried are captured as
+/// [`capture_market`] captures (fee exact, metered), the fraction of a cent left carried to the
+/// next seconds. Answers the cents captured: 0 when the seconds and the carry come to less than a
+/// cent (then only the carry moves) or when the key was posted before (a replay moves nothing,
+/// the carry included). Refused as [`capture`] is, leaving the carry as it was.
+pub async fn capture_seconds(conn: &impl Conn, spec: MeteredCapture) -> Result<i64, AppError> {
+    if spec.seconds <= 0 {
+        return Ok(0);
+    }
+    let txn = begin(conn).await?;
+    let r = async {
+        let h = ledger_holds::Entity::find_by_id(spec.hold_id.clone()).one(&txn).await?.ok_or(AppError::Refused(Msg::HoldNotFound))?;
+        let reference = Reference { ref_type: h.ref_type.clone(), ref_id: h.ref_id.clone() };
+        let cents = fees::carry(&txn, &reference, spec.fee_percent, spec.per_hour, spec.seconds).await?;
+        if cents == 0 {
+            return Ok(None);
+        }
+        if cents > AMOUNT_MAX {
+            return Err(AppError::invalid("amount", Msg::AmountInvalid));
+        }
+        let capture = MarketCapture { hold_id: spec.hold_id, amount: cents, provider: spec.provider, fee_percent: spec.fee_percent, key: spec.key, memo: spec.memo, metered: true };
+        Ok(Some((market_posting(&txn, h, capture).await?, cents)))
+    }
+    .await;
+    match r {
+        Ok(Some((p, _))) if p.replayed => {
+            txn.rollback().await?;
+            Ok(0)
+        }
+        r => finish(txn, r).await.map(|p| p.map_or(0, |(_, cents)| cents)),
     }
 }
 

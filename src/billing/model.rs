@@ -38,6 +38,11 @@ pub struct Entry {
     /// What it is for, in the reader's language: the app and device of a rental, the order's
     /// name; null for grants, bonuses and top-ups (the memo says it).
     pub title: Option<String>,
+    /// A provider's income from a rental, an order or a Z-CLOUD machine: what the renter paid for
+    /// it (`amount` is this less `fee`); null for other entries.
+    pub gross: Option<i64>,
+    /// The market's fee kept of `gross`; null where `gross` is.
+    pub fee: Option<i64>,
     pub created_at: DateTime<Utc>,
 }
 

@@ -153,6 +153,10 @@ const CHECKS: &[Check] = &[
                  OR m.captured <> (SELECT CAST(COALESCE(SUM(t.amount), 0) AS BIGINT) FROM ledger_transfers t \
                                    WHERE t.kind = 'capture' AND t.ref_type = m.ref_type AND t.ref_id = m.ref_id)",
     },
+    Check {
+        what: "a fee meter carrying a whole cent or more (or less than nothing) of its metered seconds",
+        sql: "SELECT m.id AS subject, m.carry AS figure FROM ledger_fee_meters m WHERE m.carry < 0 OR m.carry >= 3600",
+    },
 ];
 
 /// Runs every check; the first breach is the error.

@@ -83,14 +83,46 @@ pub async fn entries(conn: &DatabaseConnection, titles: &Titles, account: &Accou
     let total = q.clone().count(conn).await?;
     let rows = q.order_by_desc(entries::Column::Seq).offset(offset).limit(limit).all(conn).await?;
     let names = titles.of(&conn.into(), rows.iter().filter_map(|e| Some((e.ref_type.as_str(), e.ref_id.as_deref()?))), lang).await?;
+    let splits = income_splits(conn, &rows).await?;
     let items = rows
         .into_iter()
         .map(|e| {
             let title = e.ref_id.as_ref().and_then(|id| names.get(&format!("{}:{id}", e.ref_type)).cloned());
-            entry_view(e, title, lang)
+            let split = splits.get(&e.transfer_id).copied();
+            let mut view = entry_view(e, title, lang);
+            if let Some((gross, fee)) = split.filter(|_| view.amount > 0) {
+                (view.gross, view.fee) = (Some(gross), Some(fee));
+            }
+            view
         })
         .collect();
     Ok(List { items, total })
+}
+
+/// What is paid for work a provider is credited for: rentals, orders, Z-CLOUD machines.
+const EARNED: [&str; 3] = ["rental", "order", "zcloud"];
+
+/// The gross and the market's fee of each transfer that credited a provider among `rows` (their
+/// income entries of rentals, orders and Z-CLOUD machines), by transfer id: the payer's debit and
+/// the market fee's credit of the same transfer, read in one query.
+async fn income_splits(conn: &impl ConnectionTrait, rows: &[entries::Model]) -> Result<std::collections::HashMap<String, (i64, i64)>, AppError> {
+    let fee_account = AccountRef::MarketFee.id();
+    let ids: Vec<String> =
+        rows.iter().filter(|e| e.amount > 0 && e.account_id != fee_account && EARNED.contains(&e.ref_type.as_str())).map(|e| e.transfer_id.clone()).collect();
+    let mut out = std::collections::HashMap::new();
+    if ids.is_empty() {
+        return Ok(out);
+    }
+    let legs = entries::Entity::find().filter(entries::Column::TransferId.is_in(ids)).all(conn).await?;
+    for leg in legs {
+        let (gross, fee) = out.entry(leg.transfer_id.clone()).or_insert((0, 0));
+        if leg.amount < 0 {
+            *gross -= leg.amount;
+        } else if leg.account_id == fee_account {
+            *fee += leg.amount;
+        }
+    }
+    Ok(out)
 }
 
 /// An entry as its owner reads it: the memo in `lang`, and its `title` (`billing::titles`; none
@@ -105,6 +137,8 @@ pub fn entry_view(e: entries::Model, title: Option<String>, lang: Lang) -> Entry
         memo: render(&e.memo, lang),
         ref_type: e.ref_type,
         ref_id: e.ref_id,
+        gross: None,
+        fee: None,
         created_at: e.created_at,
     }
 }

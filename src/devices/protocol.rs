@@ -245,6 +245,10 @@ async fn beat_written(cx: &DevicesCtx, device: &devices::Model, req: HeartbeatRe
             notify(&txn, &m, NotificationKind::DeviceOnline, None).await?;
         }
     }
+    // The machines rented on a host that was silent: the silence is not charged.
+    if let Some(since) = silent_since {
+        crate::devices::rental::silence(&txn, &d.id, since, t).await?;
+    }
     let mut acked = Vec::new();
     let mut waiting = acked_pending(&txn, &d, &req.acks).await?;
     for ack in &req.acks {
@@ -413,6 +417,9 @@ async fn apply_ack(conn: &impl ConnectionTrait, cmd: device_commands::Model, ack
                 }
                 a.updated_at = Set(now());
                 let m = a.update(conn).await?;
+                if ack.ok {
+                    crate::devices::rental::made(conn, &m.id, now()).await?;
+                }
                 let kind = if ack.ok { NotificationKind::ZcloudReady } else { NotificationKind::ZcloudFailed };
                 notify(conn, &m, kind, error.as_deref()).await?;
                 return Ok((true, cmd));

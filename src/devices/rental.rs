@@ -4,9 +4,10 @@
 //! - its price is the host's `price_per_hour` scaled by the largest share of the host it takes
 //!   (cores, memory, GPUs), rounded up; a hold of `price × hours` on the creator's wallet (the
 //!   company's in a company context) when it is created, 409 when the wallet cannot;
-//! - the meter charges the whole minutes the machine is online on an online host, each capture
-//!   crediting the host's owner the price less the market fee (`ledger::capture_market`,
-//!   reference `zcloud:<machine id>`);
+//! - the meter charges by the second the time the machine is seen running (between two reports
+//!   of its host, never past the last one; a silence is not charged), the fraction of a cent
+//!   carried, each capture crediting the host's owner the price less the market fee
+//!   (`ledger::capture_seconds`, reference `zcloud:<machine id>`);
 //! - the host's owner may end it: the renter is told (`zcloud_ending`), the machine stops after
 //!   `devices.zcloud_notice_minutes`, is removed from the host and the rental is settled (final
 //!   charge, the hold's rest released, `zcloud_ended`). Withdrawing the host from rent does the
@@ -19,7 +20,7 @@ use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder, Set};
 
-use crate::billing::ledger::{self, AccountRef, HoldSpec, MarketCapture, Reference};
+use crate::billing::ledger::{self, AccountRef, HoldSpec, MeteredCapture, Reference};
 use crate::billing::memo::Memo;
 use crate::db::entity::{devices, zcloud_rentals as rentals};
 use crate::db::enums::NotificationKind;
@@ -107,7 +108,7 @@ pub(crate) async fn start(
         started_at: Set(t),
         ends_at: Set(ends),
         metered_until: Set(t),
-        minutes: Set(0),
+        seconds: Set(0),
         billed: Set(0),
         stop_at: Set(None),
         end_reason: Set(None),
@@ -118,79 +119,108 @@ pub(crate) async fn start(
     Ok(())
 }
 
-/// The price of minutes `k .. k + m` at `per_hour`: any 60 consecutive minutes cost exactly the
-/// hourly price (as the app rental's meter spreads it).
-fn cost(per_hour: i64, k: i64, m: i64) -> i64 {
-    per_hour * (k + m) / 60 - per_hour * k / 60
-}
-
-/// Charges the whole minutes from `metered_until` up to `until` (never past the paid time): one
-/// market capture. Refused (409) when the hold cannot pay.
+/// Charges the seconds from `metered_until` up to `until`, never past the paid time nor past the
+/// machine's last report (its host's heartbeat speaks for it): one market capture of their cents,
+/// the fraction of a cent carried (`ledger::capture_seconds`). The seconds are claimed first with
+/// a conditional UPDATE; all or nothing: refused (409) when the hold cannot pay.
 async fn charge(conn: &impl ledger::Conn, r: &rentals::Model, until: DateTime<Utc>) -> Result<(), AppError> {
-    let minutes = (until.min(r.ends_at) - r.metered_until).num_seconds() / 60;
-    if minutes <= 0 {
+    let seen = devices::Entity::find_by_id(r.id.clone()).one(conn).await?.and_then(|m| m.last_seen_at);
+    let Some(seen) = seen else { return Ok(()) };
+    let secs = (until.min(r.ends_at).min(seen) - r.metered_until).num_seconds();
+    if secs <= 0 {
         return Ok(());
     }
-    let k = r.minutes;
-    let amount = cost(r.price_per_hour, k, minutes);
-    if let (Some(hold), true) = (&r.hold_id, amount > 0) {
-        ledger::capture_market(conn, MarketCapture {
-            hold_id: hold.clone(),
-            amount,
+    let k = r.seconds;
+    let txn = ledger::begin(conn).await?;
+    let result = async {
+        let claimed = rentals::Entity::update_many()
+            .col_expr(rentals::Column::Seconds, Expr::value(k + secs))
+            .col_expr(rentals::Column::MeteredUntil, Expr::value(r.metered_until + Duration::seconds(secs)))
+            .filter(rentals::Column::Id.eq(r.id.clone()))
+            .filter(rentals::Column::Seconds.eq(k))
+            .exec(&txn)
+            .await?;
+        let Some(hold) = r.hold_id.clone().filter(|_| claimed.rows_affected == 1) else { return Ok(()) };
+        let amount = ledger::capture_seconds(&txn, MeteredCapture {
+            hold_id: hold,
+            per_hour: r.price_per_hour,
+            seconds: secs,
             provider: AccountRef::parse(&r.provider)?,
             fee_percent: r.fee_percent.clamp(0, 100) as u8,
-            key: format!("{REF_TYPE}:{}:minutes:{k}-{}", r.id, k + minutes),
-            memo: Memo::RentalMinutes(minutes).encode(),
-            metered: true,
+            key: format!("{REF_TYPE}:{}:seconds:{k}-{}", r.id, k + secs),
+            memo: Memo::RentalSeconds(secs).encode(),
         })
         .await?;
+        rentals::Entity::update_many()
+            .col_expr(rentals::Column::Billed, sea_orm::sea_query::ExprTrait::add(Expr::col(rentals::Column::Billed), amount))
+            .filter(rentals::Column::Id.eq(r.id.clone()))
+            .exec(&txn)
+            .await?;
+        Ok::<(), AppError>(())
     }
-    rentals::Entity::update_many()
-        .col_expr(rentals::Column::Minutes, Expr::value(k + minutes))
-        .col_expr(rentals::Column::Billed, Expr::value(r.billed + amount))
-        .col_expr(rentals::Column::MeteredUntil, Expr::value(r.metered_until + Duration::minutes(minutes)))
-        .filter(rentals::Column::Id.eq(r.id.clone()))
-        .filter(rentals::Column::Minutes.eq(k))
-        .exec(conn)
-        .await?;
-    Ok(())
+    .await;
+    ledger::finish(txn, result).await
 }
 
-/// Skips the meter to `at` without charging (minutes nobody saw the machine running).
+/// Skips the meter to `at` without charging (seconds nobody saw the machine running).
 async fn skip(conn: &impl ConnectionTrait, r: &rentals::Model, at: DateTime<Utc>) -> Result<(), AppError> {
-    let whole = (at.min(r.ends_at) - r.metered_until).num_seconds() / 60;
-    if whole > 0 {
+    let to = at.min(r.ends_at);
+    if to > r.metered_until {
         rentals::Entity::update_many()
-            .col_expr(rentals::Column::MeteredUntil, Expr::value(r.metered_until + Duration::minutes(whole)))
+            .col_expr(rentals::Column::MeteredUntil, Expr::value(to))
             .filter(rentals::Column::Id.eq(r.id.clone()))
+            .filter(rentals::Column::Seconds.eq(r.seconds))
             .exec(conn)
             .await?;
     }
     Ok(())
 }
 
+/// The rented machine `id` was made at `at`: its meter starts there (the time it was being made
+/// is not charged).
+pub(crate) async fn made(conn: &impl ConnectionTrait, id: &str, at: DateTime<Utc>) -> Result<(), AppError> {
+    if let Some(r) = rentals::Entity::find_by_id(id.to_string()).one(conn).await? {
+        skip(conn, &r, at).await?;
+    }
+    Ok(())
+}
+
+/// The host `host_id` reports again at `back` after a silence since `since` (longer than
+/// `offline_after_secs`, or marked offline): the machines rented on it are charged up to `since`
+/// and their meters skip the silence, whether or not the meter ran meanwhile.
+pub(crate) async fn silence(conn: &impl ledger::Conn, host_id: &str, since: DateTime<Utc>, back: DateTime<Utc>) -> Result<(), AppError> {
+    for r in active_on(conn, host_id).await? {
+        if let Err(e) = charge(conn, &r, since).await {
+            tracing::info!(rental = %r.id, error = %e, "zcloud rental: the hold cannot pay the seconds before a silence");
+        }
+        if let Some(r) = rentals::Entity::find_by_id(r.id.clone()).one(conn).await? {
+            skip(conn, &r, back).await?;
+        }
+    }
+    Ok(())
+}
+
 /// Whether the machine is running where the market can see it: online on an online host.
-async fn seen_running(conn: &impl ConnectionTrait, r: &rentals::Model) -> Result<(bool, Option<devices::Model>), AppError> {
+async fn seen_running(conn: &impl ConnectionTrait, r: &rentals::Model) -> Result<bool, AppError> {
     let machine = devices::Entity::find_by_id(r.id.clone()).one(conn).await?;
     let host = devices::Entity::find_by_id(r.host_id.clone()).one(conn).await?;
-    let running = machine.as_ref().is_some_and(|m| m.status == DeviceStatus::Online) && host.is_some_and(|h| h.status == DeviceStatus::Online);
-    Ok((running, machine))
+    Ok(machine.is_some_and(|m| m.status == DeviceStatus::Online) && host.is_some_and(|h| h.status == DeviceStatus::Online))
 }
 
 async fn locked(conn: &impl ConnectionTrait, id: &str) -> Result<Option<rentals::Model>, AppError> {
     Ok(for_update(conn, rentals::Entity::find_by_id(id.to_string())).one(conn).await?)
 }
 
-/// Ends a rental now: the minutes up to `until` are charged when the machine was seen running
-/// (what the hold cannot pay stays unpaid), the rest of the hold is released, the machine is
-/// removed from its host and the renter told (`zcloud_ended`). The row must be locked.
+/// Ends a rental now: the seconds up to `until` the machine was seen running are charged (what
+/// the hold cannot pay stays unpaid), the rest of the hold is released, the machine is removed
+/// from its host and the renter told (`zcloud_ended`). The row must be locked.
 async fn settle(conn: &impl ledger::Conn, r: &rentals::Model, reason: ZcloudEndReason, until: DateTime<Utc>) -> Result<(), AppError> {
     if r.status == ZcloudRentalStatus::Ended {
         return Ok(());
     }
-    let (running, machine) = seen_running(conn, r).await?;
-    if running && let Err(e) = charge(conn, r, until).await {
-        tracing::info!(rental = %r.id, error = %e, "zcloud rental: the hold cannot pay its last minutes");
+    let machine = devices::Entity::find_by_id(r.id.clone()).one(conn).await?;
+    if let Err(e) = charge(conn, r, until).await {
+        tracing::info!(rental = %r.id, error = %e, "zcloud rental: the hold cannot pay its last seconds");
     }
     if let Some(h) = &r.hold_id {
         ledger::release(conn, h).await?;
@@ -342,7 +372,7 @@ pub async fn end_by_host(cx: &DevicesCtx, auth: &Auth, host_id: &DeviceId, machi
 }
 
 /// The Z-CLOUD rental meter (a shared job, and tests call it as if at `at`): charges the running
-/// rentals' minutes up to `at`, and stops and settles those whose notice ran out, whose paid time
+/// rentals' seconds up to `at` (up to their last report), and stops and settles those whose notice ran out, whose paid time
 /// is up, whose hold cannot pay or whose machine failed to be made. Returns how many it ended.
 pub async fn meter(db: &DatabaseConnection, at: DateTime<Utc>) -> Result<usize, AppError> {
     let active = rentals::Entity::find().filter(rentals::Column::Status.ne(ZcloudRentalStatus::Ended)).all(db).await?;
@@ -360,13 +390,13 @@ pub async fn meter(db: &DatabaseConnection, at: DateTime<Utc>) -> Result<usize, 
         } else if r.ends_at <= at {
             settle(&txn, &r, ZcloudEndReason::PaidUp, r.ends_at).await?;
             ended += 1;
-        } else if seen_running(&txn, &r).await?.0 {
-            if let Err(e) = charge(&txn, &r, at).await {
-                tracing::info!(rental = %r.id, error = %e, "zcloud rental ended: its hold cannot pay");
-                settle(&txn, &r, ZcloudEndReason::PaidUp, r.metered_until).await?;
-                ended += 1;
-            }
-        } else {
+        } else if let Err(e) = charge(&txn, &r, at).await {
+            tracing::info!(rental = %r.id, error = %e, "zcloud rental ended: its hold cannot pay");
+            settle(&txn, &r, ZcloudEndReason::PaidUp, r.metered_until).await?;
+            ended += 1;
+        } else if !seen_running(&txn, &r).await? {
+            // Charged up to its last report; the time it is not seen running is not.
+            let r = rentals::Entity::find_by_id(r.id.clone()).one(&txn).await?.unwrap_or(r);
             skip(&txn, &r, at).await?;
         }
         txn.commit().await?;

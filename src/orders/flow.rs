@@ -57,6 +57,7 @@ pub async fn act(cx: &OrdersCtx, auth: &Auth, id: &OrderId, action: DemanderActi
             let set = vec![
                 (orders::Column::ConfirmedAt, Expr::value(t)),
                 (orders::Column::EndsAt, Expr::value(t + Duration::hours(o.hours))),
+                (orders::Column::SeenBase, Expr::value(money::seen_base(&txn, &o, t).await?)),
             ];
             let moved = machine::apply(&txn, &o, Event::Confirm, Actor::Demander, change(None, set)).await?.ok_or_else(refused)?;
             ledger::set_burn(&txn, &o.hold_id, o.price_per_hour).await?;

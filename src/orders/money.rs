@@ -1,14 +1,14 @@
-//! An order's money: the hold of price × hours when the demand is posted, the minutes captured
-//! from it once the demander confirms (the provider credited the price less the market fee in the
-//! same transfer, the minute arithmetic of the rental meter, `apps::meter::cost`). Releasing what
-//! is left is part of every transition that ends an order (`orders::machine::apply`).
+//! An order's money: the hold of price × hours when the demand is posted, the seconds its app is
+//! seen running captured from it once the demander confirms (the provider credited the price less
+//! the market fee in the same transfer, by the rental meter's rule). Releasing what is left is
+//! part of every transition that ends an order (`orders::machine::apply`).
 
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
-use crate::apps::meter::cost;
-use crate::billing::ledger::{self, AccountRef, HoldSpec, MarketCapture, Reference};
+use crate::apps::seen;
+use crate::billing::ledger::{self, AccountRef, HoldSpec, MeteredCapture, Reference};
 use crate::billing::memo::Memo;
 use crate::config::OrdersConfig;
 use crate::db::entity::orders;
@@ -38,36 +38,56 @@ pub async fn hold(conn: &impl ledger::Conn, s: &OrdersConfig, demander: &str, or
     Ok(held.hold.id)
 }
 
-/// Charges the whole minutes since confirmation up to `until` (never past the hours ordered) not
-/// charged yet: one capture of the hold. The minutes are claimed first with a conditional UPDATE,
-/// so two writers (the sweep and the demander's finish) never charge them twice.
-pub async fn charge(conn: &impl ledger::Conn, o: &orders::Model, until: DateTime<Utc>) -> Result<(), AppError> {
-    let (Some(from), Some(ends), Some(provider)) = (o.confirmed_at, o.ends_at, &o.provider_id) else { return Ok(()) };
-    let total = ((until.min(ends) - from).num_seconds() / 60).max(0);
-    let (k, m) = (o.billed_minutes, total - o.billed_minutes);
-    if m <= 0 {
+/// Charges the seconds its app was seen running since confirmation up to `at` not charged yet
+/// (the rental meter's rule, as the installation's meter counts them: between two reports of the
+/// box, never past its last one, a silence never charged; `seen::running_secs`), never more than
+/// the hours ordered: one capture of their cents, the fraction of a cent carried
+/// (`ledger::capture_seconds`). The seconds are claimed first with a conditional UPDATE, so two
+/// writers (the sweep and the demander's finish) never charge them twice; all or nothing.
+pub async fn charge(conn: &impl ledger::Conn, o: &orders::Model, at: DateTime<Utc>) -> Result<(), AppError> {
+    let (Some(_), Some(provider), Some(inst)) = (o.confirmed_at, &o.provider_id, &o.installation_id) else { return Ok(()) };
+    let at = o.ends_at.map_or(at, |e| e.min(at));
+    let Some(seen) = seen::running_secs(conn, inst, at).await? else { return Ok(()) };
+    let total = (seen - o.seen_base).clamp(0, o.hours.saturating_mul(3600));
+    let (k, s) = (o.billed_seconds, total - o.billed_seconds);
+    if s <= 0 {
         return Ok(());
     }
-    let amount = cost(o.price_per_hour, k, m);
-    let claimed = orders::Entity::update_many()
-        .col_expr(orders::Column::BilledMinutes, Expr::value(k + m))
-        .col_expr(orders::Column::Billed, Expr::value(o.billed + amount))
-        .filter(orders::Column::Id.eq(o.id.clone()))
-        .filter(orders::Column::BilledMinutes.eq(k))
-        .exec(conn)
+    let txn = ledger::begin(conn).await?;
+    let result = async {
+        let claimed = orders::Entity::update_many()
+            .col_expr(orders::Column::BilledSeconds, Expr::value(k + s))
+            .filter(orders::Column::Id.eq(o.id.clone()))
+            .filter(orders::Column::BilledSeconds.eq(k))
+            .exec(&txn)
+            .await?;
+        if claimed.rows_affected != 1 {
+            return Ok(());
+        }
+        let amount = ledger::capture_seconds(&txn, MeteredCapture {
+            hold_id: o.hold_id.clone(),
+            per_hour: o.price_per_hour,
+            seconds: s,
+            provider: AccountRef::User(provider.clone().into()),
+            fee_percent: o.fee_percent.clamp(0, 100) as u8,
+            key: format!("order:{}:seconds:{k}-{}", o.id, k + s),
+            memo: Memo::OrderSeconds(s).encode(),
+        })
         .await?;
-    if claimed.rows_affected != 1 || amount == 0 {
-        return Ok(());
+        orders::Entity::update_many()
+            .col_expr(orders::Column::Billed, sea_orm::sea_query::ExprTrait::add(Expr::col(orders::Column::Billed), amount))
+            .filter(orders::Column::Id.eq(o.id.clone()))
+            .exec(&txn)
+            .await?;
+        Ok::<(), AppError>(())
     }
-    ledger::capture_market(conn, MarketCapture {
-        hold_id: o.hold_id.clone(),
-        amount,
-        provider: AccountRef::User(provider.clone().into()),
-        fee_percent: o.fee_percent.clamp(0, 100) as u8,
-        key: format!("order:{}:minutes:{k}-{}", o.id, k + m),
-        memo: Memo::OrderMinutes(m).encode(),
-        metered: true,
-    })
-    .await?;
-    Ok(())
+    .await;
+    ledger::finish(txn, result).await
+}
+
+/// Where the order's meter starts when the demander confirms at `at`: the seconds its app had
+/// been seen running by then are not charged.
+pub async fn seen_base(conn: &impl ledger::Conn, o: &orders::Model, at: DateTime<Utc>) -> Result<i64, AppError> {
+    let inst = o.installation_id.as_deref().unwrap_or_default();
+    Ok(seen::running_secs(conn, inst, at).await?.unwrap_or(0))
 }

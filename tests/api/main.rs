@@ -29,4 +29,3 @@ mod api_keys;
 pub(crate) mod apps;
 mod recovery;
 mod social;
-mod zcloud_rental;

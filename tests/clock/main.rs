@@ -1,6 +1,7 @@
 //! Tests that move the market's clock (`zmarket::db::move_clock_ahead`) to play hours of a rental
-//! in seconds, with the box heartbeating through it: the rental meter's charges by the minute, its
-//! pauses, ends and grace period, and its property test. The clock is one for the whole process,
+//! in seconds, with the box heartbeating through it: the rental meter's charges by the second, its
+//! pauses, ends and grace period, and its property test; Z-CLOUD rentals and orders on the same
+//! meter. The clock is one for the whole process,
 //! so these live in a test binary of their own and each holds `CLOCK` while it runs.
 
 #[allow(dead_code)]
@@ -11,8 +12,10 @@ mod common;
 mod boxes;
 mod meter;
 mod offers;
+mod orders;
 mod overview;
 mod rental;
+mod zcloud;
 
 use chrono::Duration;
 use serde_json::Value;

@@ -1,9 +1,15 @@
-//! The rental meter's property (issue 29). For random sequences of the renter's wishes (stop,
-//! start, restart, suspend, resume), the box's reports and acknowledgements (done, failed, not
-//! yet), the app crashing or being started by hand on the box, silences longer than
-//! `offline_after_secs`, offline sweeps and meter runs, the minutes charged never exceed the
-//! minutes in which the renter wanted the app running (`desired = running`), the box's last
-//! report said it was running, and the box was online (heard from within `offline_after_secs`).
+//! The rental meter's property (issues 29 and 39). For random sequences of the renter's wishes
+//! (stop, start, restart, suspend, resume), the box's reports and acknowledgements (done, failed,
+//! not yet), the app crashing or being started by hand on the box, silences longer than
+//! `offline_after_secs`, offline sweeps and meter runs, the seconds charged never exceed the
+//! seconds in which the renter wanted the app running (`desired = running`), the box's last
+//! report said it was running, and the box was online (heard from within `offline_after_secs`);
+//! and they fall short of the seconds in which, besides, the market showed it `running` within
+//! its paid time by at most one heartbeat interval per transition: where such a stretch ends the
+//! charge stops at the box's last report before it, so what it may lose is the time from that
+//! report to the stretch's end (itself at most `offline_after_secs`), and two seconds for the
+//! requests' own time and the meter's rounding down. What the renter paid is the price of the
+//! seconds charged, to the cent (the fraction carried), and the books balance.
 //!
 //! Each run is one seed; `ZM_METER_SEEDS=first..last` replays others (a failure prints its seed).
 
@@ -35,17 +41,51 @@ struct Seen {
     since: DateTime<Utc>,
     /// The time the three held together.
     total: Duration,
+    /// The market shows the installation `running`.
+    shown: bool,
+    /// The rental's paid time ends.
+    ends: DateTime<Utc>,
+    /// The time the three held with `shown`, within the paid time.
+    sure: Duration,
+    /// How many stretches of `sure` time ended.
+    stretches: i64,
+    /// What those ends may lose: from the box's last report before each to the end, and 2 s.
+    slack: Duration,
 }
 
 impl Seen {
     /// Counts the time from the last event up to `until` under the state the event left.
     fn count(&mut self, until: DateTime<Utc>) {
         if let (true, true, Some(beat)) = (self.wanted, self.reported, self.last_beat) {
-            let end = until.min(beat + Duration::seconds(OFFLINE_AFTER_SECS));
+            let online_until = beat + Duration::seconds(OFFLINE_AFTER_SECS);
+            let end = until.min(online_until);
             if end > self.since {
                 self.total += end - self.since;
             }
+            let end = end.min(self.ends);
+            if self.shown && end > self.since {
+                self.sure += end - self.since;
+                // The box fell silent or the paid time ran out before the next event.
+                if until > online_until || until > self.ends {
+                    self.end_stretch(until);
+                }
+            }
         }
+    }
+
+    /// A stretch of `sure` time ends at `at`: the time since the box's last report (counted at
+    /// most to the box's going silent and the paid time's end) may go uncharged.
+    fn end_stretch(&mut self, at: DateTime<Utc>) {
+        if let Some(beat) = self.last_beat {
+            let end = at.min(beat + Duration::seconds(OFFLINE_AFTER_SECS)).min(self.ends);
+            self.slack += (end - beat).max(Duration::zero()) + Duration::seconds(2);
+            self.stretches += 1;
+        }
+    }
+
+    /// Whether `sure` time is counted now.
+    fn sure_now(&self) -> bool {
+        self.wanted && self.reported && self.shown
     }
 }
 
@@ -94,11 +134,15 @@ impl Agent {
     }
 }
 
-async fn desired(app: &TestApp, token: &str, id: &str) -> bool {
-    get(app, token, id).await["desired"] == "running"
+/// Whether the renter wants it running, whether the market shows it running, and the end of its
+/// paid time.
+async fn state(app: &TestApp, token: &str, id: &str) -> (bool, bool, DateTime<Utc>) {
+    let d = get(app, token, id).await;
+    let ends = d["rental"]["ends_at"].as_str().and_then(|e| DateTime::parse_from_rfc3339(e).ok()).map(|e| e.with_timezone(&Utc)).expect("ends_at");
+    (d["desired"] == "running", d["status"] == "running", ends)
 }
 
-/// One random run; returns (charged minutes, minutes seen running while wanted and online).
+/// One random run; returns (charged seconds, seconds seen running while wanted and online).
 async fn run(app: &TestApp, seed: u64) -> (i64, f64) {
     let mut rng = StdRng::seed_from_u64(seed);
     let renter_email = format!("renter{seed}@example.com");
@@ -115,7 +159,9 @@ async fn run(app: &TestApp, seed: u64) -> (i64, f64) {
     assert_eq!(s, 200, "{b}");
     let id = b["data"]["id"].as_str().unwrap().to_string();
     let mut agent = Agent { secret, installation: id.clone(), actual: None, answered: Vec::new() };
-    let mut seen = Seen { wanted: desired(app, &renter, &id).await, reported: false, last_beat: Some(before), since: before, total: Duration::zero() };
+    let (wanted, shown, ends) = state(app, &renter, &id).await;
+    let mut seen =
+        Seen { wanted, reported: false, last_beat: Some(before), since: before, total: Duration::zero(), shown, ends, sure: Duration::zero(), stretches: 0, slack: Duration::zero() };
 
     for _ in 0..STEPS {
         // Time passes first (no event), then one event between `start` and `end`: the time up
@@ -153,28 +199,51 @@ async fn run(app: &TestApp, seed: u64) -> (i64, f64) {
         }
         let end = now();
         seen.count(end);
+        let was_sure = seen.sure_now();
+        let before = (seen.last_beat, seen.ends);
         if let Some(running) = beat {
             seen.reported = running;
             seen.last_beat = Some(end);
         }
-        seen.wanted = desired(app, &renter, &id).await;
+        (seen.wanted, seen.shown, seen.ends) = state(app, &renter, &id).await;
         seen.since = start;
+        if was_sure && !seen.sure_now() {
+            // Ended by this event: measured from the report before it.
+            let after = (seen.last_beat, seen.ends);
+            (seen.last_beat, seen.ends) = before;
+            seen.end_stretch(end);
+            (seen.last_beat, seen.ends) = after;
+        }
     }
     meter(app).await;
-    seen.count(now());
+    // The last stretch ends here: charged up to the box's last report.
+    let at = now();
+    seen.count(at);
+    if seen.sure_now() {
+        seen.end_stretch(at);
+    }
 
     let row = zmarket::db::entity::installations::Entity::find_by_id(id.clone()).one(&app.state.db).await.unwrap().unwrap();
-    let charged = row.rent_minutes;
-    let seen_minutes = seen.total.num_milliseconds() as f64 / 60_000.0;
+    let charged = row.rent_seconds;
+    let seen_secs = seen.total.num_milliseconds() as f64 / 1000.0;
     assert!(
-        (charged as f64) <= seen_minutes,
-        "seed {seed}: charged {charged} minutes, but the app was seen running while wanted and online for only {seen_minutes:.2}"
+        (charged as f64) <= seen_secs,
+        "seed {seed}: charged {charged} seconds, but the app was seen running while wanted and online for only {seen_secs:.2}"
     );
-    // What the renter paid is the price of those minutes, and the books balance.
+    // At most one heartbeat interval per transition.
+    let sure_secs = seen.sure.num_milliseconds() as f64 / 1000.0;
+    let slack = seen.slack.num_milliseconds() as f64 / 1000.0;
+    assert!(
+        charged as f64 >= sure_secs - slack,
+        "seed {seed}: charged {charged} seconds, but the market showed it running while wanted, reported and online for {sure_secs:.2} \
+         in {} stretches, whose ends may lose {slack:.2}",
+        seen.stretches
+    );
+    // What the renter paid is the price of those seconds to the cent, and the books balance.
     let billed = get(app, &renter, &id).await["rental"]["billed"].as_i64().unwrap();
-    assert_eq!(billed, zmarket::apps::meter::cost(price, 0, charged), "seed {seed}");
+    assert_eq!(billed, zmarket::apps::meter::cents(price, 0, charged), "seed {seed}");
     verified(app).await;
-    (charged, seen_minutes)
+    (charged, seen_secs)
 }
 
 fn seeds() -> std::ops::RangeInclusive<u64> {
@@ -185,13 +254,13 @@ fn seeds() -> std::ops::RangeInclusive<u64> {
 }
 
 #[tokio::test]
-async fn charged_minutes_never_exceed_the_minutes_seen_running_while_wanted_and_online() {
+async fn charged_seconds_stay_within_one_beat_per_transition_of_the_seconds_seen_running() {
     let _clock = CLOCK.lock().await;
     let app = market(|c| c.devices.offline_after_secs = OFFLINE_AFTER_SECS as u64).await;
     let mut charged_runs = 0;
     for seed in seeds() {
         let (charged, seen) = run(&app, seed).await;
-        eprintln!("meter property, seed {seed}: charged {charged} minutes of {seen:.2} seen");
+        eprintln!("meter property, seed {seed}: charged {charged} seconds of {seen:.2} seen");
         charged_runs += usize::from(charged > 0);
     }
     // The runs exercise the meter: some of them are charged at all.

@@ -145,6 +145,14 @@ async fn a_rental_is_held_charged_by_the_running_minute_and_released() {
     assert_eq!(wallet(&app, &bob).await["balance"], 45);
     ack_pending(&app, &secret, &id, true, None).await;
     assert_eq!(get(&app, &alice, &id).await["status"], "not_install");
+    // Ended, it keeps its total and stays in the history of ended ones (`/app?show=ended`).
+    assert_eq!(get(&app, &alice, &id).await["rental"]["billed"], 50);
+    let (s, b) = app.get_auth("/api/rmp/v1/apps?status=not_install", &alice).await;
+    assert_eq!(s, 200, "{b}");
+    let ended = b["data"]["items"].as_array().unwrap().iter().find(|i| i["id"] == id.as_str()).cloned().expect("in the history");
+    assert_eq!(ended["rental"]["billed"], 50);
+    let (_, b) = app.get_auth("/api/rmp/v1/apps", &alice).await;
+    assert!(b["data"]["items"].as_array().unwrap().iter().all(|i| i["id"] != id.as_str()), "not among the current ones: {b}");
     let (_, n) = app.get_auth("/api/ebs/v1/notifications", &alice).await;
     let kinds: Vec<&str> = n["data"]["items"].as_array().unwrap().iter().map(|i| i["kind"].as_str().unwrap()).collect();
     assert!(kinds.contains(&"rental_started") && kinds.contains(&"rental_ended"), "{kinds:?}");
@@ -301,13 +309,13 @@ async fn a_rental_whose_time_is_up_is_suspended_for_the_grace_period_then_ended(
     let (alice, bob, _dev, secret, id) = rented_running(&app, 1).await;
     meter(&app).await;
     // The hour is up: suspended, not removed; charged up to its end (the meter started a moment
-    // after the rental, so 59 whole minutes).
+    // after the rental, so 3599 seconds: 599 cents, not the 590 of 59 whole minutes).
     reporting(&app, &secret, json!([{"id": id, "status": "running"}]), 61).await;
     meter(&app).await;
     assert_eq!(get(&app, &alice, &id).await["status"], "suspending");
     ack_pending(&app, &secret, &id, true, None).await;
     let d = get(&app, &alice, &id).await;
-    assert_eq!((d["status"].as_str(), d["rental"]["billed"].as_i64()), (Some("suspended"), Some(590)), "{d}");
+    assert_eq!((d["status"].as_str(), d["rental"]["billed"].as_i64()), (Some("suspended"), Some(599)), "{d}");
     // Within the grace period it stays (the box still reserved for it).
     pass(Duration::hours(20));
     meter(&app).await;
@@ -318,8 +326,8 @@ async fn a_rental_whose_time_is_up_is_suspended_for_the_grace_period_then_ended(
     assert_eq!(get(&app, &alice, &id).await["status"], "shutting_down");
     let cmds = beat(&app, &secret, json!([]), json!([])).await;
     assert_eq!(command_for(&cmds, &id)["kind"], "app_uninstall");
-    // The market kept exactly its 10% of what was charged (59 cents); the provider the rest.
-    assert_eq!(wallet(&app, &bob).await["balance"], 531);
+    // The market kept exactly its 10% of what was charged (59 cents of 599); the provider the rest.
+    assert_eq!(wallet(&app, &bob).await["balance"], 540);
     verified(&app).await;
 }
 
@@ -395,4 +403,69 @@ async fn both_sides_are_told_of_a_rental_its_box_and_its_end() {
     assert_eq!(told(&bob, "rental_ended", "zh-CN").await[0]["body"], format!("box one 上 Grafana 的租用已结束：您获得 {earned} 币。"));
     assert_eq!(told(&alice, "rental_ended", "en").await.len(), 1);
     verified(&app).await;
+}
+
+/// Issue 39: a renter who stops a little before every minute pays for every second seen running,
+/// and the provider's income entries carry the gross and the fee beside the net, in the list and
+/// in the CSV.
+#[tokio::test]
+async fn a_rental_stopped_every_59_seconds_is_charged_by_the_second() {
+    let _clock = CLOCK.lock().await;
+    let app = market(|_| {}).await;
+    let (alice, bob, _dev, secret, id) = rented_running(&app, 2).await;
+    let run = json!([{"id": id, "status": "running"}]);
+    // Ten stretches of 59 seconds seen running (beats 20, 20 and 19 seconds apart), each stopped 5
+    // seconds after the box's last report and started again.
+    for _ in 0..10 {
+        for step in [20, 20, 19] {
+            pass(Duration::seconds(step));
+            beat(&app, &secret, run.clone(), json!([])).await;
+        }
+        pass(Duration::seconds(5));
+        act(&app, &alice, &id, "stop").await;
+        ack_pending(&app, &secret, &id, true, None).await;
+        assert_eq!(get(&app, &alice, &id).await["status"], "stopped");
+        act(&app, &alice, &id, "start").await;
+        ack_pending(&app, &secret, &id, true, None).await;
+        assert_eq!(get(&app, &alice, &id).await["status"], "running");
+    }
+    meter(&app).await;
+    // 590 seconds seen (a second more per stretch at most, should requests take that long) at
+    // 6 coins an hour: 98 cents, each stop's fraction of a cent carried to the next. By the
+    // minute nothing was charged at all.
+    let billed = get(&app, &alice, &id).await["rental"]["billed"].as_i64().unwrap();
+    assert!((98..=100).contains(&billed), "{billed}");
+    assert_eq!(wallet(&app, &alice).await["balance"], 2000 - billed);
+    verified(&app).await;
+
+    // The provider's income: per capture the gross, the market's exact fee and the net.
+    let (s, b) = app.get_auth("/api/billing/v1/wallet/entries?limit=100", &bob).await;
+    assert_eq!(s, 200, "{b}");
+    let items = b["data"]["items"].as_array().unwrap();
+    assert_eq!(items.len(), 10, "one capture per stretch: {b}");
+    let mut gross = 0;
+    let mut fee = 0;
+    for e in items {
+        assert_eq!((e["kind"].as_str(), e["ref_type"].as_str()), (Some("income"), Some("rental")), "{e}");
+        assert_eq!(e["amount"].as_i64().unwrap(), e["gross"].as_i64().unwrap() - e["fee"].as_i64().unwrap(), "{e}");
+        assert!(e["memo"].as_str().unwrap().starts_with("Rental charged: "), "{e}");
+        gross += e["gross"].as_i64().unwrap();
+        fee += e["fee"].as_i64().unwrap();
+    }
+    assert_eq!((gross, fee), (billed, billed / 10), "the fee is exact over the rental");
+    assert_eq!(wallet(&app, &bob).await["balance"], billed - billed / 10);
+    // The renter's expense entries carry none.
+    let (_, b) = app.get_auth("/api/billing/v1/wallet/entries?kind=expense&limit=1", &alice).await;
+    assert!(b["data"]["items"][0]["gross"].is_null() && b["data"]["items"][0]["fee"].is_null(), "{b}");
+    let res = app.client.get(app.url("/api/billing/v1/wallet/entries.csv")).bearer_auth(&bob).send().await.unwrap();
+    let text = String::from_utf8(res.bytes().await.unwrap()[3..].to_vec()).unwrap();
+    let mut rows = csv::Reader::from_reader(text.as_bytes());
+    let head: Vec<String> = rows.headers().unwrap().iter().map(str::to_string).collect();
+    assert_eq!(&head[4..7], ["Amount (coins)", "Gross (coins)", "Market fee (coins)"]);
+    let coins = |s: &str| (s.parse::<f64>().unwrap() * 100.0).round() as i64;
+    let (mut g, mut f, mut n) = (0, 0, 0);
+    for r in rows.records().map(Result::unwrap) {
+        (n, g, f) = (n + coins(&r[4]), g + coins(&r[5]), f + coins(&r[6]));
+    }
+    assert_eq!((g, f, n), (billed, billed / 10, billed - billed / 10));
 }

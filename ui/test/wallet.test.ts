@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { translate, type MessageKey } from '../src/i18n';
 import { niceMax } from '../src/components/DailyChart';
-import { refLabel, runwayText, signedCoins } from '../src/components/wallet/walletText';
+import { refLabel, runwayText, signedCoins, splitText } from '../src/components/wallet/walletText';
 
 const en = (key: MessageKey, params?: Record<string, string | number>) => translate('en', key, params);
 const zh = (key: MessageKey, params?: Record<string, string | number>) => translate('zh', key, params);
@@ -23,6 +23,14 @@ describe('wallet words', () => {
     expect(refLabel(en, 'signup_bonus')).toBe('Signup bonus');
     expect(refLabel(zh, 'grant')).toBe('运营者发放');
     expect(refLabel(en, 'something_new')).toBe('something_new');
+    expect(refLabel(zh, 'zcloud')).toBe('Z-CLOUD 云主机');
+  });
+
+  it("shows a provider's income as what was paid and the market's fee, and nothing for other entries", () => {
+    expect(splitText(en, { gross: 98, fee: 9 })).toBe('0.98 paid, market fee 0.09');
+    expect(splitText(zh, { gross: 1_234_50, fee: 0 })).toBe('对方支付 1,234.50，市场费 0.00');
+    expect(splitText(en, { gross: null, fee: null })).toBeNull();
+    expect(splitText(en, {})).toBeNull();
   });
 
   it('rounds the chart axis up to 1, 2 or 5 times a power of ten', () => {

@@ -38,7 +38,8 @@ pub struct Model {
     pub hold_id: Option<String>,
     pub rent_provider: Option<String>,
     pub rent_fee_percent: Option<i32>,
-    pub rent_minutes: i64,
+    /// Seconds of the rental charged so far (the meter's position; its captures' keys name them).
+    pub rent_seconds: i64,
     pub billed: i64,
     pub metered_until: Option<DateTimeUtc>,
     pub created_at: DateTimeUtc,

@@ -15,6 +15,9 @@ pub struct Model {
     pub fee_percent: i32,
     pub captured: i64,
     pub fee: i64,
+    /// The fraction of a cent the metered seconds captured so far left over, in 1/3600 of a
+    /// cent (`price × seconds mod 3600`): added to the next capture (`ledger::capture_seconds`).
+    pub carry: i64,
     pub updated_at: DateTimeUtc,
 }
 

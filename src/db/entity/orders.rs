@@ -32,8 +32,12 @@ pub struct Model {
     pub installation_released: bool,
     pub hold_id: String,
     pub fee_percent: i32,
-    pub billed_minutes: i64,
+    /// Seconds charged so far.
+    pub billed_seconds: i64,
     pub billed: i64,
+    /// The seconds its app had been seen running when the demander confirmed (its installation's
+    /// count, `apps::seen::running_secs`): the order is charged those seen after.
+    pub seen_base: i64,
     pub expires_at: DateTimeUtc,
     pub confirmed_at: Option<DateTimeUtc>,
     pub ends_at: Option<DateTimeUtc>,

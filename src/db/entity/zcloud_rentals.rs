@@ -29,8 +29,8 @@ pub struct Model {
     pub ends_at: DateTimeUtc,
     /// Charged up to here.
     pub metered_until: DateTimeUtc,
-    /// Minutes charged so far.
-    pub minutes: i64,
+    /// Seconds charged so far.
+    pub seconds: i64,
     pub billed: i64,
     /// `ending`: when the machine is stopped.
     pub stop_at: Option<DateTimeUtc>,

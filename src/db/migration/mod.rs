@@ -28,6 +28,7 @@ mod m0023_published_apps;
 mod m0024_profiles;
 mod m0025_gpus;
 mod m0026_demand_gpus;
+mod m0027_meter_seconds;
 mod m0029_rental_extend;
 mod m0030_presence;
 
@@ -62,6 +63,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0024_profiles::Migration),
             Box::new(m0025_gpus::Migration),
             Box::new(m0026_demand_gpus::Migration),
+            Box::new(m0027_meter_seconds::Migration),
             Box::new(m0029_rental_extend::Migration),
             Box::new(m0030_presence::Migration),
         ]

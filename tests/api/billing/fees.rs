@@ -81,7 +81,7 @@ async fn the_fee_of_every_rental_and_order_is_exact_after_every_capture() {
             keys[rng.random_range(0..keys.len())].clone()
         } else {
             let n = rng.random_range(1..=7);
-            let amount = zmarket::apps::meter::cost(m.price, m.minutes, n).max(1);
+            let amount = zmarket::apps::meter::cents(m.price, m.minutes * 60, n * 60).max(1);
             (format!("{}:{}:minutes:{}-{}", m.reference.ref_type, m.reference.ref_id.as_deref().unwrap(), m.minutes, m.minutes + n), i, amount)
         };
         let m = &meters[target];
@@ -124,7 +124,7 @@ async fn three_cent_minutes_earn_the_market_its_fee() {
     let hold = ledger::hold(db, spec).await.unwrap().hold.id;
     // 2.00 coins an hour: minutes of 3 and 4 cents, each with a rounded-down fee of 0 before.
     for n in 0..60 {
-        let amount = zmarket::apps::meter::cost(200, n, 1);
+        let amount = zmarket::apps::meter::cents(200, n * 60, 60);
         let spec = MarketCapture { hold_id: hold.clone(), amount, provider: up.clone(), fee_percent: 10, key: format!("rental:r1:minutes:{n}-{}", n + 1), memo: String::new(), metered: true };
         ledger::capture_market(db, spec).await.unwrap();
     }

@@ -162,10 +162,12 @@ async fn entries_and_bills_export_as_csv_with_chinese_intact() {
     assert_eq!(&body[..3], b"\xEF\xBB\xBF");
     let text = String::from_utf8(body[3..].to_vec()).unwrap();
     let mut rows = csv::Reader::from_reader(text.as_bytes());
-    assert_eq!(rows.headers().unwrap().iter().collect::<Vec<_>>(), vec!["时间 (UTC)", "类型", "项目", "备注", "金额 (币)", "余额 (币)", "编号"]);
+    assert_eq!(rows.headers().unwrap().iter().collect::<Vec<_>>(), vec!["时间 (UTC)", "类型", "项目", "备注", "金额 (币)", "总额 (币)", "市场费 (币)", "余额 (币)", "编号"]);
     let records: Vec<csv::StringRecord> = rows.records().map(Result::unwrap).collect();
     assert_eq!(records.len(), 1);
     assert_eq!((&records[0][1], &records[0][2], &records[0][3], &records[0][4]), ("收入", "运营者发放", "给测试的币, \"引号\"", "12.34"));
+    // A grant has no gross nor fee (a provider's income has: tests/clock/rental.rs).
+    assert_eq!((&records[0][5], &records[0][6], &records[0][7]), ("", "", "12.34"));
     let en = String::from_utf8(get("/api/billing/v1/wallet/entries.csv?kind=expense", "en").await[3..].to_vec()).unwrap();
     assert_eq!(en.lines().count(), 1, "{en}");
     let bills = String::from_utf8(get("/api/billing/v1/bills.csv", "en").await[3..].to_vec()).unwrap();

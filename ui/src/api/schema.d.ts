@@ -2834,6 +2834,17 @@ export type components = {
             balance_after: number;
             /** Format: date-time */
             created_at: string;
+            /**
+             * Format: int64
+             * @description The market's fee kept of `gross`; null where `gross` is.
+             */
+            fee?: number | null;
+            /**
+             * Format: int64
+             * @description A provider's income from a rental, an order or a Z-CLOUD machine: what the renter paid for
+             *     it (`amount` is this less `fee`); null for other entries.
+             */
+            gross?: number | null;
             id: string;
             kind: components["schemas"]["EntryKind"];
             memo: string;
@@ -3083,6 +3094,17 @@ export type components = {
                 balance_after: number;
                 /** Format: date-time */
                 created_at: string;
+                /**
+                 * Format: int64
+                 * @description The market's fee kept of `gross`; null where `gross` is.
+                 */
+                fee?: number | null;
+                /**
+                 * Format: int64
+                 * @description A provider's income from a rental, an order or a Z-CLOUD machine: what the renter paid for
+                 *     it (`amount` is this less `fee`); null for other entries.
+                 */
+                gross?: number | null;
                 id: string;
                 kind: components["schemas"]["EntryKind"];
                 memo: string;
@@ -3576,6 +3598,17 @@ export type components = {
                     balance_after: number;
                     /** Format: date-time */
                     created_at: string;
+                    /**
+                     * Format: int64
+                     * @description The market's fee kept of `gross`; null where `gross` is.
+                     */
+                    fee?: number | null;
+                    /**
+                     * Format: int64
+                     * @description A provider's income from a rental, an order or a Z-CLOUD machine: what the renter paid for
+                     *     it (`amount` is this less `fee`); null for other entries.
+                     */
+                    gross?: number | null;
                     id: string;
                     kind: components["schemas"]["EntryKind"];
                     memo: string;

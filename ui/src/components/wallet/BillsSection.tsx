@@ -8,7 +8,7 @@ import { useAsync } from '../../lib/useAsync';
 import { LoadMore } from '../LoadMore';
 import { AsyncItems, Section } from '../sections';
 import { refLabel } from './walletText';
-import { useQueryChoice } from './useQueryChoice';
+import { useQueryChoice } from '../../lib/useQueryChoice';
 import { CsvButton } from './CsvButton';
 
 const TABS: { value: BillStatus; label: MessageKey; empty: MessageKey; hint: MessageKey }[] = [

@@ -7,8 +7,8 @@ import { useT } from '../../lib/i18n';
 import { useAsync } from '../../lib/useAsync';
 import { LoadMore } from '../LoadMore';
 import { AsyncItems, Section } from '../sections';
-import { refLabel, signedCoins } from './walletText';
-import { useQueryChoice } from './useQueryChoice';
+import { refLabel, signedCoins, splitText } from './walletText';
+import { useQueryChoice } from '../../lib/useQueryChoice';
 import { CsvButton } from './CsvButton';
 
 const KINDS: { value: EntryKind | null; label: MessageKey; empty: MessageKey; hint: MessageKey }[] = [
@@ -36,15 +36,21 @@ function EntriesTable({ items }: { items: WalletEntry[] }) {
           </tr>
         </thead>
         <tbody>
-          {items.map((e) => (
-            <tr key={e.id} data-entry-kind={e.kind}>
-              <td>{formatDateTime(e.created_at)}</td>
-              <td>{e.title ?? refLabel(t, e.ref_type)}</td>
-              <td>{e.memo || '-'}</td>
-              <td className={`num amount ${e.kind}`}>{signedCoins(e.amount)}</td>
-              <td className="num">{formatCoins(e.balance_after)}</td>
-            </tr>
-          ))}
+          {items.map((e) => {
+            const split = splitText(t, e);
+            return (
+              <tr key={e.id} data-entry-kind={e.kind}>
+                <td>{formatDateTime(e.created_at)}</td>
+                <td>{e.title ?? refLabel(t, e.ref_type)}</td>
+                <td>{e.memo || '-'}</td>
+                <td className={`num amount ${e.kind}`}>
+                  {signedCoins(e.amount)}
+                  {split && <small className="amount-split">{split}</small>}
+                </td>
+                <td className="num">{formatCoins(e.balance_after)}</td>
+              </tr>
+            );
+          })}
         </tbody>
       </table>
     </div>

@@ -23,12 +23,20 @@ const REFS: Record<string, MessageKey> = {
   top_up: 'ref_top_up',
   rental: 'ref_rental',
   order: 'ref_order',
+  zcloud: 'ref_zcloud',
 };
 
 /** What a movement was about, from its `ref_type`; an unknown one is shown as it is. */
 export function refLabel(t: T, refType: string): string {
   const key = REFS[refType];
   return key ? t(key) : refType;
+}
+
+/** A provider's income from a rental, order or Z-CLOUD machine: what was paid and the market's
+ * fee of it ("0.10 paid, market fee 0.01"), the amount being the net; null for other entries. */
+export function splitText(t: T, e: { gross?: number | null; fee?: number | null }): string | null {
+  if (e.gross == null || e.fee == null) return null;
+  return t('wallet_split', { gross: formatCoins(e.gross), fee: formatCoins(e.fee) });
 }
 
 /** "+12.50" for income, "-3.00" for an expense. */

@@ -1,10 +1,14 @@
 // /app: my installations (own and rented) with status chips, install progress, the actions the
-// state allows and Open; polled while a transition is under way.
+// state allows and Open; polled while a transition is under way. `?show=ended`: the history of
+// removed apps and ended rentals, each rental with what it was charged in all.
 import { useCallback } from 'react';
 import { Link } from 'react-router';
 import { fetchInstallations } from '../../api/apps';
 import type { Installation } from '../../api/types';
 import { useAsync } from '../../lib/useAsync';
+import { useQueryChoice } from '../../lib/useQueryChoice';
+import { formatCoins } from '../../lib/format';
+import type { MessageKey } from '../../i18n';
 import { useT } from '../../lib/i18n';
 import { AsyncItems, PageHeader } from '../../components/sections';
 import { AllocatedToMe } from './AllocatedToMe';
@@ -13,17 +17,23 @@ import { AppActions, AppBadges, AppProgress, AppStatusChip, usePollWhileBusy } f
 import { paths } from '../../lib/paths';
 import { useSession } from '../../stores/session';
 
+const SHOWS: { value: string | null; label: MessageKey; empty: MessageKey; status?: string }[] = [
+  { value: null, label: 'apps_current', empty: 'apps_empty' },
+  { value: 'ended', label: 'apps_ended', empty: 'apps_ended_empty', status: 'not_install' },
+];
+
 export default function AppsPage() {
   const t = useT();
   // A company member's menu is /app only (docs/product.md §2): no details or AI compute pages to link to.
   const member = useSession((s) => s.userType === 'member');
-  const state = useAsync((signal) => fetchInstallations({ limit: 100 }, signal), []);
+  const [show, choose] = useQueryChoice('show', SHOWS);
+  const state = useAsync((signal) => fetchInstallations({ status: show.status, limit: 100 }, signal), [show.status]);
   const { setData } = state;
   const refresh = useCallback(() => {
-    fetchInstallations({ limit: 100 })
+    fetchInstallations({ status: show.status, limit: 100 })
       .then((d) => setData(() => d))
       .catch(() => {});
-  }, [setData]);
+  }, [setData, show.status]);
   usePollWhileBusy(state.data?.items ?? [], refresh);
   const replace = (next: Installation) =>
     setData((d) => (d ? { ...d, items: d.items.map((i) => (i.id === next.id ? next : i)) } : d));
@@ -45,7 +55,14 @@ export default function AppsPage() {
           </>
         }
       />
-      <AsyncItems state={state} emptyIcon="/app" emptyTitle={t('apps_empty')}>
+      <div className="segmented" role="group" aria-label={t('apps_show')}>
+        {SHOWS.map((s) => (
+          <button key={s.label} type="button" aria-pressed={s === show} onClick={() => choose(s)}>
+            {t(s.label)}
+          </button>
+        ))}
+      </div>
+      <AsyncItems state={state} emptyIcon="/app" emptyTitle={t(show.empty)}>
         {(items) => (
           <ul className="app-list">
             {items.map((i) => (
@@ -60,6 +77,11 @@ export default function AppsPage() {
                     {i.device_name || i.device_id}
                   </div>
                   {i.status_reason && i.device_online ? <div className="app-reason">{i.status_reason}</div> : null}
+                  {i.rental && i.status === 'not_install' ? (
+                    <div className="muted small-text" data-testid="rental-total">
+                      {t('rental_charged_total', { coins: formatCoins(i.rental.billed) })}
+                    </div>
+                  ) : null}
                   <AppProgress inst={i} />
                 </div>
                 <AppStatusChip status={i.status} />

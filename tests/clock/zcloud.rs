@@ -2,23 +2,18 @@
 //! the host's offer, held and charged through the ledger with the market fee, visible to the
 //! host's owner with an End (notice, then stop, settled); a withdrawn host takes no new ones and
 //! gives notice to the running ones; unlinking the host (and then deleting its owner's account)
-//! ends them at once. `ledger verify` after each step that moves coins.
+//! ends them at once. Charged by the second while the host reports (the market's clock moved
+//! ahead, the host beating through it), never a silence. `ledger verify` after each step that
+//! moves coins.
 
 use chrono::Duration;
 use sea_orm::EntityTrait;
 use serde_json::{Value, json};
 use zmarket::coins::Coins;
 
+use crate::boxes::{GIB, bound_device, heartbeat, verified};
 use crate::common::*;
-use crate::devices::{bound_device, heartbeat};
-
-const GIB: i64 = 1024 * 1024 * 1024;
-
-async fn verified(app: &TestApp) {
-    if let Err(e) = zmarket::billing::verify::verify(&app.state.db).await {
-        panic!("ledger verify: {e}");
-    }
-}
+use crate::{CLOCK, pass};
 
 async fn wallet(app: &TestApp, token: &str) -> (i64, i64, i64) {
     let (s, b) = app.get_auth("/api/billing/v1/wallet", token).await;
@@ -27,9 +22,19 @@ async fn wallet(app: &TestApp, token: &str) -> (i64, i64, i64) {
     (w["balance"].as_i64().unwrap(), w["held"].as_i64().unwrap(), w["available"].as_i64().unwrap())
 }
 
-/// The Z-CLOUD meter run as if at `minutes` from now.
-async fn meter_at(app: &TestApp, minutes: i64) -> usize {
-    zmarket::devices::rental::meter(&app.state.db, zmarket::db::now() + Duration::minutes(minutes)).await.expect("meter")
+/// `minutes` go by with the host beating once a minute, then the Z-CLOUD meter runs.
+async fn meter_at(app: &TestApp, secret: &str, minutes: i64) -> usize {
+    for _ in 0..minutes {
+        pass(Duration::minutes(1));
+        let (s, b) = heartbeat(app, secret, json!({})).await;
+        assert_eq!(s, 200, "{b}");
+    }
+    meter(app).await
+}
+
+/// The Z-CLOUD meter, run now.
+async fn meter(app: &TestApp) -> usize {
+    zmarket::devices::rental::meter(&app.state.db, zmarket::db::now()).await.expect("meter")
 }
 
 /// A 16-core, 64 GiB server group with four passthrough H100s.
@@ -81,6 +86,7 @@ async fn market() -> (TestApp, String, String, String, String) {
 
 #[tokio::test]
 async fn a_machine_on_another_owners_host_is_held_charged_and_ended_by_the_host_owner() {
+    let _clock = CLOCK.lock().await;
     let (app, alice, bob, host, secret) = market().await;
 
     // More than the wallet holds: 409 with the amounts, in English and Chinese, and nothing made.
@@ -126,15 +132,15 @@ async fn a_machine_on_another_owners_host_is_held_charged_and_ended_by_the_host_
     let (s, _) = app.post_json(&format!("/api/ebs/v2/devices/{host}/zcloud-rentals/{vm}/end"), &json!({}), Some(&bob)).await;
     assert_eq!(s, 404, "only the host's owner ends it");
 
-    // Not charged while it is being made; then by the minute, the host's owner paid less 10%.
-    meter_at(&app, 5).await;
+    // Not charged while it is being made; then by the second, the host's owner paid less 10%.
+    meter_at(&app, &secret, 5).await;
     assert_eq!(wallet(&app, &bob).await.0, 10_000);
     host_makes_them(&app, &secret).await;
-    meter_at(&app, 10).await;
+    meter_at(&app, &secret, 5).await;
     assert_eq!(wallet(&app, &bob).await, (10_000 - 66, 1600 - 66, 8400), "5 minutes at 8 coins an hour");
     assert_eq!(wallet(&app, &alice).await.0, 66 - 6);
-    // The same minutes are never charged twice.
-    meter_at(&app, 10).await;
+    // The same seconds are never charged twice.
+    meter(&app).await;
     assert_eq!(wallet(&app, &bob).await.0, 10_000 - 66);
     verified(&app).await;
 
@@ -155,7 +161,7 @@ async fn a_machine_on_another_owners_host_is_held_charged_and_ended_by_the_host_
     assert_eq!(s, 200, "still there during the notice");
 
     // … then it is stopped: removed from the host, charged up to the stop, the hold's rest back.
-    assert_eq!(meter_at(&app, 60).await, 1);
+    assert_eq!(meter_at(&app, &secret, 60).await, 1);
     let (s, _) = app.get_auth(&format!("/api/ebs/v2/devices/{vm}"), &bob).await;
     assert_eq!(s, 404);
     let (_, b) = rentals_on(&app, &host, &alice).await;
@@ -163,19 +169,21 @@ async fn a_machine_on_another_owners_host_is_held_charged_and_ended_by_the_host_
     let (balance, held, available) = wallet(&app, &bob).await;
     assert_eq!((held, available), (0, balance));
     let billed = 10_000 - balance;
-    assert!((133..=160).contains(&billed), "charged up to the stop (15 minutes after the end), not to the meter's run: {billed}");
+    // 20 minutes at 8 coins an hour, the fraction of a cent of the first 5 carried.
+    assert!((266..=267).contains(&billed), "charged up to the stop (15 minutes after the end), not to the meter's run: {billed}");
     assert_eq!(wallet(&app, &alice).await.0, billed - billed * 10 / 100, "the fee is exact over the rental");
     let (_, b) = heartbeat(&app, &secret, json!({})).await;
     assert!(b["data"]["commands"].as_array().unwrap().iter().any(|c| c["kind"] == "zcloud_delete" && c["payload"]["machine_id"] == vm.as_str()), "{b}");
     assert!(notification_kinds(&app, &bob).await.contains(&"zcloud_ended".to_string()));
     // Nothing more is charged.
-    meter_at(&app, 90).await;
+    meter_at(&app, &secret, 10).await;
     assert_eq!(wallet(&app, &bob).await.0, balance);
     verified(&app).await;
 }
 
 #[tokio::test]
 async fn a_withdrawn_host_takes_no_new_machines_and_gives_notice_to_running_ones() {
+    let _clock = CLOCK.lock().await;
     let (app, alice, bob, host, secret) = market().await;
     let (s, b) = create(&app, &bob, &ask("bob vm", 2, 1, 3)).await;
     assert_eq!(s, 200, "{b}");
@@ -192,7 +200,7 @@ async fn a_withdrawn_host_takes_no_new_machines_and_gives_notice_to_running_ones
     assert_eq!((b["data"][0]["machine_id"].as_str(), b["data"][0]["status"].as_str()), (Some(vm.as_str()), Some("ending")), "{b}");
     assert!(notification_kinds(&app, &bob).await.contains(&"zcloud_ending".to_string()));
 
-    assert_eq!(meter_at(&app, 20).await, 1);
+    assert_eq!(meter_at(&app, &secret, 20).await, 1);
     let (s, _) = app.get_auth(&format!("/api/ebs/v2/devices/{vm}"), &bob).await;
     assert_eq!(s, 404);
     let (balance, held, _) = wallet(&app, &bob).await;
@@ -205,16 +213,18 @@ async fn a_withdrawn_host_takes_no_new_machines_and_gives_notice_to_running_ones
 /// machines of others get the notice, and no new one is placed on it.
 #[tokio::test]
 async fn suspending_the_hosts_owner_gives_notice_to_the_machines_rented_on_it() {
+    let _clock = CLOCK.lock().await;
     let (app, alice, bob, _host, secret) = market().await;
     let (s, b) = create(&app, &bob, &ask("bob vm", 2, 1, 3)).await;
     assert_eq!(s, 200, "{b}");
     let vm = b["data"]["id"].as_str().unwrap().to_string();
     host_makes_them(&app, &secret).await;
     let op = app.signed_in("op@example.com").await;
-    crate::ops::make_operator(&app, "op@example.com");
+    let (ok, out, err) = cli(&app, &["operator", "grant", "--email", "op@example.com"]);
+    assert!(ok, "{out}{err}");
     let (_, profile) = app.get_auth("/api/iam/v1/account/profile", &alice).await;
     let alice_id = profile["data"]["id"].as_str().unwrap().to_string();
-    let (s, b, _) = crate::ops::send(&app, "POST", &format!("/api/ops/v1/users/{alice_id}/suspend"), Some(&json!({"reason": "spam"})), &token_of(&op), "en", None).await;
+    let (s, b) = app.post_json(&format!("/api/ops/v1/users/{alice_id}/suspend"), &json!({"reason": "spam"}), Some(&token_of(&op))).await;
     assert_eq!(s, 200, "{b}");
 
     assert!(notification_kinds(&app, &bob).await.contains(&"zcloud_ending".to_string()));
@@ -228,12 +238,13 @@ async fn suspending_the_hosts_owner_gives_notice_to_the_machines_rented_on_it() 
 
 #[tokio::test]
 async fn the_host_and_its_owners_account_go_with_a_strangers_machine_running() {
+    let _clock = CLOCK.lock().await;
     let (app, alice, bob, host, secret) = market().await;
     let (s, b) = create(&app, &bob, &ask("bob vm", 4, 0, 2)).await;
     assert_eq!(s, 200, "{b}");
     let vm = b["data"]["id"].as_str().unwrap().to_string();
     host_makes_them(&app, &secret).await;
-    meter_at(&app, 10).await;
+    meter_at(&app, &secret, 10).await;
     assert_eq!(wallet(&app, &bob).await.0, 10_000 - 66);
 
     // Her own machine still keeps the host (she deletes it herself) …
@@ -259,18 +270,20 @@ async fn the_host_and_its_owners_account_go_with_a_strangers_machine_running() {
     // Nothing blocks her account's deletion any more.
     let (s, b) = app.delete_json("/api/iam/v1/account", &json!({"password": PASSWORD}), &alice).await;
     assert_eq!(s, 200, "{b}");
-    assert_eq!(meter_at(&app, 30).await, 0);
+    pass(Duration::minutes(30));
+    assert_eq!(meter(&app).await, 0);
     assert_eq!(wallet(&app, &bob).await.0, 10_000 - 66);
 }
 
 #[tokio::test]
 async fn the_renter_deleting_the_machine_settles_it() {
+    let _clock = CLOCK.lock().await;
     let (app, alice, bob, host, secret) = market().await;
     let (s, b) = create(&app, &bob, &ask("bob vm", 4, 0, 2)).await;
     assert_eq!(s, 200, "{b}");
     let vm = b["data"]["id"].as_str().unwrap().to_string();
     host_makes_them(&app, &secret).await;
-    meter_at(&app, 60).await;
+    meter_at(&app, &secret, 60).await;
     assert_eq!(wallet(&app, &bob).await, (9600, 400, 9200));
     let (s, _) = app.delete_json(&format!("/api/ebs/v2/devices/{vm}"), &json!({}), &bob).await;
     assert_eq!(s, 200);
@@ -278,5 +291,29 @@ async fn the_renter_deleting_the_machine_settles_it() {
     assert_eq!(wallet(&app, &alice).await.0, 360);
     let (_, b) = rentals_on(&app, &host, &alice).await;
     assert_eq!(b["data"], json!([]));
+    verified(&app).await;
+}
+
+/// Issue 39: a silence of the host is never charged, whether the meter runs during it or not,
+/// and the seconds seen on either side of it are, to the second.
+#[tokio::test]
+async fn a_silence_of_the_host_is_not_charged() {
+    let _clock = CLOCK.lock().await;
+    let (app, _alice, bob, _host, secret) = market().await;
+    // A quarter of the host: 4 coins an hour.
+    let (s, b) = create(&app, &bob, &ask("bob vm", 4, 0, 2)).await;
+    assert_eq!(s, 200, "{b}");
+    host_makes_them(&app, &secret).await;
+    meter_at(&app, &secret, 5).await;
+    assert_eq!(wallet(&app, &bob).await.0, 10_000 - 33, "5 minutes");
+    // The host says nothing for 20 minutes; the meter runs meanwhile; then it reports again.
+    pass(Duration::minutes(20));
+    meter(&app).await;
+    assert_eq!(wallet(&app, &bob).await.0, 10_000 - 33);
+    let (s, b) = heartbeat(&app, &secret, json!({})).await;
+    assert_eq!(s, 200, "{b}");
+    meter_at(&app, &secret, 4).await;
+    // 9 minutes seen in all, the fraction of a cent of the first 5 carried: 60 cents.
+    assert_eq!(wallet(&app, &bob).await.0, 10_000 - 60);
     verified(&app).await;
 }
