@@ -1,4 +1,4 @@
-"""Ledger transfers per second through the HTTP API (POST /api/billing/v1/wallet/top-up with an
+"""Ledger transfers per second through the HTTP API (POST /api/billing/v1/wallet/fund with an
 Idempotency-Key: the key layer, one ledger transfer of two entries, the kept answer), on SQLite and,
 when BENCH_DATABASE_URL names a PostgreSQL server, on a fresh database there too. Two shapes: every
 worker moving between its own two accounts (no shared row), and every worker moving between the
