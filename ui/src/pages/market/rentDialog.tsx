@@ -18,7 +18,7 @@ import { Dialog } from '../../components/Dialog';
 import { ActionError } from '../../components/form';
 import { DevicePicker, StartFooter, useStartInstallation } from './installDialog';
 import { groupNames } from '../../components/devices/deviceStatus';
-import { useNearbyPoint } from '../nearby/location';
+import { useNearbyPoint } from '../../components/location';
 import { NO_FILTERS, OFFER_SORTS, RELIABILITY_STEPS, filtering, offerFacts, offerQuery, type OfferFilters, type OfferSort } from './offers';
 
 const MAX_HOURS = 720;

@@ -15,7 +15,7 @@ import { formatDistance } from '../../lib/format';
 import { paths } from '../../lib/paths';
 import { storageGet, storageSet } from '../../lib/storage';
 import { shownStatus, statusLabel } from '../../components/devices/deviceStatus';
-import { useNearbyPoint } from './location';
+import { useNearbyPoint } from '../../components/location';
 import { BASE_MAP_COLORS, MAP_STYLES, MAP_STYLE_KEY, clusterPoints, clusterSize, type MapStyle } from './cluster';
 
 /** The closest zoom the view is fitted to (one device, or the visitor alone). */

@@ -11,7 +11,7 @@ import { AppGrid, priceText } from '../../components/apps/cards';
 import { StatusBadge } from '../../components/devices/deviceStatus';
 import { NearbyFacts } from './DeviceCard';
 import { paths, rentOnPath, usePublicPaths } from '../../lib/paths';
-import { useNearbyPoint } from './location';
+import { useNearbyPoint } from '../../components/location';
 import type { GpuNearbyDevice } from '../../api/gpus';
 import { formatSize } from '../../lib/format';
 import { migText, verifiedWord } from '../../components/devices/gpuMarks';

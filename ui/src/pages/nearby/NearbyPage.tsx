@@ -11,7 +11,7 @@ import { PageHeader } from '../../components/sections';
 import { Icon } from '../../components/Icon';
 import { paths, usePublicPaths } from '../../lib/paths';
 import { DeviceCard } from './DeviceCard';
-import { useLocate, useNearbyPoint } from './location';
+import { useLocate, useNearbyPoint } from '../../components/location';
 
 export function NearbyPage() {
   const t = useT();

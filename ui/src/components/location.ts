@@ -1,9 +1,9 @@
-// Where the nearby pages measure from: the visitor's location once given ("Use my location"), else
+// Where the nearby pages and the Rent dialog's distances measure from: the visitor's location once given ("Use my location"), else
 // the configured map centre.
 import { useEffect, useState } from 'react';
-import { useT } from '../../lib/i18n';
-import { useBoot } from '../../stores/boot';
-import { loadVisitorLocation, setVisitorLocation, useVisitorLocation, type LatLng } from '../../stores/location';
+import { useT } from '../lib/i18n';
+import { useBoot } from '../stores/boot';
+import { loadVisitorLocation, setVisitorLocation, useVisitorLocation, type LatLng } from '../stores/location';
 
 /** The point distances are measured from, and whether it is the visitor's own. */
 export function useNearbyPoint(): { at: LatLng; own: boolean } {
