@@ -36,6 +36,7 @@ export function RedeemForm({ title, actions, onRedeemed }: { title?: string; act
         autoComplete="off"
         spellCheck={false}
         placeholder="ZM-XXXX-XXXX-XXXX-XXXX"
+        translate="no"
         value={code}
         onChange={(e) => setCode(e.target.value)}
         error={form.error('code')}
