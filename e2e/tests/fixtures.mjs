@@ -3,6 +3,12 @@ import { test as base, expect } from '@playwright/test';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+/**
+ * How long a page may take to attach React. CI runs two spec lanes at once on two cores (a Docker
+ * build in one, a cold Chromium in the other): a first page has taken over 10 s there.
+ */
+export const HYDRATE_MS = 30_000;
+
 export const test = base.extend({
   // The page is used once React has attached, as `goto` returns: a click or a choice made on the
   // server's markup before is lost, as it would be for a person (forms keep what is typed). A
@@ -33,14 +39,14 @@ export const test = base.extend({
  */
 async function attached(page) {
   await page
-    .waitForFunction(() => !document.getElementById('root') || window.__zmHydrated === true, null, { timeout: 10_000 })
+    .waitForFunction(() => !document.getElementById('root') || window.__zmHydrated === true, null, { timeout: HYDRATE_MS })
     .catch(() => {});
 }
 
 /** True when the page hydrated the server markup (not a client-only fallback render). */
 export async function expectHydrated(page) {
   await expect(page.locator('#root')).toHaveAttribute('data-ssr', '1');
-  await page.waitForFunction(() => window.__zmHydrated === true, null, { timeout: 10_000 });
+  await page.waitForFunction(() => window.__zmHydrated === true, null, { timeout: HYDRATE_MS });
 }
 
 export { expect };
@@ -140,7 +146,7 @@ const SIGN_IN = {
  */
 export async function submitSignIn(page, email, { lang = 'en', password = PASSWORD } = {}) {
   const t = SIGN_IN[lang];
-  await page.waitForFunction(() => window.__zmHydrated === true, null, { timeout: 10_000 });
+  await page.waitForFunction(() => window.__zmHydrated === true, null, { timeout: HYDRATE_MS });
   const form = page.locator('form', { has: page.getByLabel(t.password, { exact: true }) });
   await form.getByLabel(t.email, { exact: true }).fill(email);
   await form.getByLabel(t.password, { exact: true }).fill(password);

@@ -2,7 +2,7 @@
 // and asks before replacing another signed-in account (finding 9); sign-in never follows a
 // redirect with a backslash or a control character (finding 10). Issue 29, finding 9: a signed-out
 // visitor is asked too, and what is shown is the token's account, never the link's `email`.
-import { test, expect, verifiedAccount, PASSWORD, submitSignIn } from './fixtures.mjs';
+import { test, expect, verifiedAccount, PASSWORD, submitSignIn, HYDRATE_MS } from './fixtures.mjs';
 
 async function session(request, email) {
   await verifiedAccount(request, email);
@@ -124,7 +124,7 @@ test('what is typed into sign-in before the page’s scripts run is kept and sig
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
   expect(await page.evaluate(() => window.__zmHydrated === true)).toBe(false);
   release();
-  await page.waitForFunction(() => window.__zmHydrated === true, null, { timeout: 10_000 });
+  await page.waitForFunction(() => window.__zmHydrated === true, null, { timeout: HYDRATE_MS });
   // Still there once React has attached, and what the form sends.
   await expect(page.getByLabel('Email', { exact: true })).toHaveValue(email);
   await page.getByRole('button', { name: 'Sign In', exact: true }).click();
