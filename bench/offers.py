@@ -17,23 +17,13 @@ import random
 import sqlite3
 import time
 
-from common import Server, call, wrk
+from common import OPEN_SIGNUP, Server, call, person, wrk
 
-PASSWORD = "Secret123"
 SECONDS = int(os.environ.get("BENCH_SECONDS", "3"))
 DEVICES = int(os.environ.get("BENCH_DEVICES", "200"))
-ENV = {
-    "ZMARKET_AUTH__EMAIL_VERIFICATION": "false",
-    "ZMARKET_AUTH__LOGIN_IP_BURST": "100000",
-    "ZMARKET_AUTH__REGISTER_IP_BURST": "100000",
-}
+ENV = OPEN_SIGNUP
 GIB = 1 << 30
 KINDS = [("NVIDIA RTX 4090", 24, "12.2"), ("NVIDIA A100", 80, "12.4"), ("NVIDIA H200", 141, "12.8")]
-
-
-def person(base, email):
-    call(base, "POST", "/api/iam/v1/register", {"email": email, "password": PASSWORD, "confirm_password": PASSWORD, "agree": True})
-    return call(base, "POST", "/api/iam/v2/login/password", {"email": email, "password": PASSWORD})["data"]["token"]
 
 
 def gpus(i, rnd):

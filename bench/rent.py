@@ -17,23 +17,12 @@ import subprocess
 import tempfile
 import time
 
-from common import BIN, Server, call
+from common import BIN, OPEN_SIGNUP, Server, call, person
 
-PASSWORD = "Secret123"
 SECONDS = int(os.environ.get("BENCH_SECONDS", "4"))
 RENTERS = int(os.environ.get("BENCH_RENTERS", "16"))
 DEVICES = int(os.environ.get("BENCH_DEVICES", "200"))
-ENV = {
-    "ZMARKET_AUTH__EMAIL_VERIFICATION": "false",
-    "ZMARKET_AUTH__LOGIN_IP_BURST": "100000",
-    "ZMARKET_AUTH__REGISTER_IP_BURST": "100000",
-    "ZMARKET_BILLING__SIGNUP_BONUS": "1000000000",
-}
-
-
-def person(base, email):
-    call(base, "POST", "/api/iam/v1/register", {"email": email, "password": PASSWORD, "confirm_password": PASSWORD, "agree": True})
-    return call(base, "POST", "/api/iam/v2/login/password", {"email": email, "password": PASSWORD})["data"]["token"]
+ENV = {**OPEN_SIGNUP, "ZMARKET_BILLING__SIGNUP_BONUS": "1000000000"}
 
 
 def boxes(db_path, owner, n):

@@ -38,12 +38,12 @@ pub async fn free_on(conn: &impl ConnectionTrait, d: &devices::Model) -> Result<
 }
 
 /// A box's spec as a renter reads it: its GPUs with their memory and CUDA, without their UUIDs.
-fn offer_spec(d: &devices::Model, gpus: Vec<crate::protocol::gpus::Gpu>) -> Spec {
+fn offer_spec(d: &devices::Model, gpus: &crate::devices::gpus::BoxGpus) -> Spec {
     Spec {
         cpu_cores: d.cpu_cores,
         memory_bytes: d.memory_bytes,
         disk_bytes: d.disk_bytes,
-        gpus: gpus.into_iter().map(|g| crate::protocol::gpus::Gpu { uuid: None, ..g }).collect(),
+        gpus: gpus.list().map(|g| crate::protocol::gpus::Gpu { uuid: None, ..g.clone() }).collect(),
         gpu_runtime: d.gpu_runtime,
     }
 }
@@ -79,7 +79,7 @@ async fn judged(conn: &impl ConnectionTrait, app: &apps::Model, d: &devices::Mod
 /// How `d`, standing as it does, fits `app`, and the refusal when it does not.
 pub fn judge(app: &apps::Model, d: &devices::Model, standing: &Standing) -> (Option<AppError>, DeviceFit) {
     let free = capacity(standing.free);
-    let gpus = crate::devices::gpus::gpus_of(d);
+    let gpus = &standing.gpus;
     let mut fit = DeviceFit {
         device_id: d.id.clone(),
         device_name: d.name.clone(),
@@ -88,17 +88,17 @@ pub fn judge(app: &apps::Model, d: &devices::Model, standing: &Standing) -> (Opt
         reason: None,
         gaps: Vec::new(),
         free,
-        gpus: gpus.iter().map(|g| g.name.clone()).collect(),
+        gpus: gpus.list().map(|g| g.name.clone()).collect(),
         gpus_free: standing.gpus_free,
-        verified: crate::devices::gpus::verified(d),
-        cuda: crate::devices::gpus::cuda_of(d).map(|c| c.to_string()),
+        verified: gpus.verified(),
+        cuda: gpus.cuda().map(|c| c.to_string()),
         price_per_hour: None,
         spec: offer_spec(d, gpus),
         reliability: reliability(d, now()),
         distance_km: None,
         location: None,
     };
-    let Some(why) = fit::unfit(app, d, standing.free, standing.has(&app.id)) else { return (None, fit) };
+    let Some(why) = fit::unfit(app, d, standing) else { return (None, fit) };
     fit.fits = false;
     fit.reason = Some(why.code().to_string());
     let err = match why {

@@ -237,14 +237,25 @@ pub async fn options_answer(cx: &AppsCtx, auth: &Auth, ask: OffersAsk) -> Result
     let key = format!("{me:?}|{ask:?}");
     // Both only grow: either moving starts the cache again.
     let version = ((cx.public.current().await as i64) << 32) + (crate::versions::standing() & 0xffff_ffff) as i64;
-    let fresh = || cx.offers.get(version, &key).filter(|(at, _)| at.elapsed() < OFFER_ANSWER_FRESH).map(|(_, body)| body);
-    if let Some(body) = fresh() {
-        return Ok(body);
+    let kept = cx.offers.get(version, &key);
+    if let Some((at, body)) = &kept
+        && at.elapsed() < OFFER_ANSWER_FRESH
+    {
+        return Ok(body.clone());
     }
-    // One answer computed at a time: when an answer many are asking for goes stale, one of them
-    // makes the next and the others take it, rather than all making it at once.
-    let _making = OFFERS_MADE.lock().await;
-    if let Some(body) = fresh() {
+    // One answer computed at a time. While it is made, the others asking take the answer it
+    // replaces (same version: nothing changed here, it is only older than a second), or wait
+    // for it when there is none.
+    let _making = match OFFERS_MADE.try_lock() {
+        Ok(guard) => guard,
+        Err(_) => match kept {
+            Some((_, body)) => return Ok(body),
+            None => OFFERS_MADE.lock().await,
+        },
+    };
+    if let Some((at, body)) = cx.offers.get(version, &key)
+        && at.elapsed() < OFFER_ANSWER_FRESH
+    {
         return Ok(body);
     }
     let list = options(cx, auth, ask).await?;

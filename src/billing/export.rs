@@ -75,11 +75,16 @@ pub async fn entries_csv(conn: &DatabaseConnection, titles: &Titles, account: &A
 pub async fn bills_csv(conn: &DatabaseConnection, titles: &Titles, account: &AccountRef, status: Option<BillStatus>, lang: Lang) -> Result<Vec<u8>, AppError> {
     let list = bills::list(conn, titles, account, status, 0, EXPORT_MAX_ROWS, lang).await?;
     let mut w = csv::Writer::from_writer(Vec::new());
-    let head: &[&str] = match lang {
-        Lang::Zh => &["开始 (UTC)", "结束 (UTC)", "状态", "项目", "金额 (币)", "编号"],
-        Lang::En => &["Period start (UTC)", "Period end (UTC)", "Status", "For", "Amount (coins)", "Reference"],
+    // A company's bills name who rented (`Bill.by`); a person's own bills have no such column.
+    let company = matches!(account, AccountRef::Company(_));
+    let mut head: Vec<&str> = match lang {
+        Lang::Zh => vec!["开始 (UTC)", "结束 (UTC)", "状态", "项目", "金额 (币)", "编号"],
+        Lang::En => vec!["Period start (UTC)", "Period end (UTC)", "Status", "For", "Amount (coins)", "Reference"],
     };
-    row(&mut w, head)?;
+    if company {
+        head.push(if lang == Lang::Zh { "使用人" } else { "By" });
+    }
+    row(&mut w, &head)?;
     for b in list.items {
         let status = match (b.status, lang) {
             (BillStatus::Billed, Lang::Zh) => "已结算",
@@ -89,7 +94,12 @@ pub async fn bills_csv(conn: &DatabaseConnection, titles: &Titles, account: &Acc
         };
         let what = b.title.clone().unwrap_or_else(|| ref_label(&b.ref_type, lang));
         let fmt = |t: chrono::DateTime<chrono::Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-        row(&mut w, &[&fmt(b.period_start), &fmt(b.period_end), status, &what, &coins(b.amount), &b.ref_id])?;
+        let (start, end, amount) = (fmt(b.period_start), fmt(b.period_end), coins(b.amount));
+        let mut cells: Vec<&str> = vec![&start, &end, status, &what, &amount, &b.ref_id];
+        if company {
+            cells.push(b.by.as_deref().unwrap_or(""));
+        }
+        row(&mut w, &cells)?;
     }
     finish(w)
 }

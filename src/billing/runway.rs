@@ -13,7 +13,7 @@ use serde_json::json;
 use crate::billing::BillingCtx;
 use crate::billing::ledger::{self, AccountRef};
 use crate::billing::store::begin;
-use crate::billing::wallet::{runway, wallet};
+use crate::billing::wallet::{burning, runway, wallet};
 use crate::coins::format_coins;
 use crate::db::entity::ledger_accounts as accounts;
 use crate::db::entity::ledger_holds as holds;
@@ -21,8 +21,10 @@ use crate::db::enums::{HoldStatus, NotificationKind};
 use crate::error::AppError;
 use crate::mail::Mail;
 
-/// The top-up page, where a notice sends its reader.
+/// The top-up page, where a person's notice sends its reader.
 pub const TOP_UP_PATH: &str = "/wallet/top-up";
+/// The company page, where a company's admins see and fund its wallet.
+pub const COMPANY_WALLET_PATH: &str = "/company";
 
 /// The levels noticed, in hours, widest first: `low_balance_hours`, then 1 (0 disables both).
 fn levels(low_balance_hours: u32) -> Vec<i64> {
@@ -85,7 +87,7 @@ pub async fn send_notices(cx: &BillingCtx) -> Result<u64, AppError> {
                 .rows_affected;
             if changed == 1 && notify {
                 for user_id in owners(&txn, &account).await? {
-                    notice(cx, &txn, &user_id, level, short.unwrap_or(0), w.available).await?;
+                    notice(cx, &txn, &user_id, &account, level, short.unwrap_or(0), w.available).await?;
                     sent += 1;
                 }
             }
@@ -102,19 +104,7 @@ pub async fn send_notices(cx: &BillingCtx) -> Result<u64, AppError> {
 /// pending holds, those whose coins are used up before the end of the work they pay for (or whose
 /// end is not known), the one used up first; `None` when none.
 async fn short_runway(conn: &impl ConnectionTrait, account: &AccountRef, at: chrono::DateTime<chrono::Utc>) -> Result<Option<i64>, AppError> {
-    let burning: Vec<(i64, i64, i64, Option<chrono::DateTime<chrono::Utc>>)> = holds::Entity::find()
-        .select_only()
-        .column(holds::Column::Amount)
-        .column(holds::Column::Captured)
-        .column(holds::Column::BurnPerHour)
-        .column(holds::Column::EndsAt)
-        .filter(holds::Column::AccountId.eq(account.id()))
-        .filter(holds::Column::Status.eq(HoldStatus::Pending))
-        .filter(holds::Column::BurnPerHour.gt(0))
-        .into_tuple()
-        .all(conn)
-        .await?;
-    Ok(burning.into_iter().filter_map(|(amount, captured, burn, ends)| stops_early(runway(amount - captured, burn)?, ends, at)).min())
+    Ok(burning(conn, account).await?.into_iter().filter_map(|b| stops_early(runway(b.left, b.burn_per_hour)?, b.ends_at, at)).min())
 }
 
 /// `runway` seconds, when the coins run out before `ends` (always, when the end is not known).
@@ -145,21 +135,40 @@ fn duration_text(secs: i64, zh: bool) -> String {
     }
 }
 
-async fn notice(cx: &BillingCtx, conn: &impl ConnectionTrait, user_id: &str, hours: i64, runway_secs: i64, available: i64) -> Result<(), AppError> {
+async fn notice(
+    cx: &BillingCtx,
+    conn: &impl ConnectionTrait,
+    user_id: &str,
+    account: &AccountRef,
+    hours: i64,
+    runway_secs: i64,
+    available: i64,
+) -> Result<(), AppError> {
     let available_text = format_coins(available);
     let kind = if hours == 1 { NotificationKind::Runway1h } else { NotificationKind::Runway24h };
     let (left, left_zh) = (duration_text(runway_secs, false), duration_text(runway_secs, true));
+    // A company's wallet is funded on the company page by its admins; a person tops up their own.
+    let (path, whose, whose_zh, get, get_zh) = match account {
+        AccountRef::Company(_) => (
+            COMPANY_WALLET_PATH,
+            "the company's",
+            "企业的",
+            "fund the company's wallet on the company page",
+            "可在企业页为企业钱包充值",
+        ),
+        _ => (TOP_UP_PATH, "your", "你的", "get coins on the top-up page", "可在充值页获取币"),
+    };
     let title = format!("A running rental stops in about {left}");
     let title_zh = format!("运行中的租用约 {left_zh} 后暂停");
     let body = format!(
-        "Its held coins are used up in about {left}; it is then suspended (kept, not deleted). {available_text} coins are available: get coins on the top-up page and resume it."
+        "Its held coins are used up in about {left}; it is then suspended (kept, not deleted). {available_text} coins are available in {whose} wallet: {get} and resume it."
     );
-    let body_zh = format!("冻结的币约 {left_zh} 后用完，届时租用将被暂停（保留，不删除）。当前可用 {available_text} 币：可在充值页获取币后恢复。");
-    let params = json!({ "hours": hours, "available": available, "runway_secs": runway_secs, "path": TOP_UP_PATH, "title_zh": title_zh, "body_zh": body_zh });
+    let body_zh = format!("冻结的币约 {left_zh} 后用完，届时租用将被暂停（保留，不删除）。{whose_zh}钱包当前可用 {available_text} 币：{get_zh}后恢复。");
+    let params = json!({ "hours": hours, "available": available, "runway_secs": runway_secs, "path": path, "title_zh": title_zh, "body_zh": body_zh });
     crate::notifications::service::notify(conn, user_id, kind, &title, &body, &params).await?;
     let email = crate::iam::people::one(conn, user_id).await?.map(|p| p.email);
     if let Some(email) = email {
-        let link = format!("{}{TOP_UP_PATH}", cx.public_url.trim_end_matches('/'));
+        let link = format!("{}{path}", cx.public_url.trim_end_matches('/'));
         let subject = format!("{title_zh} / {title}");
         let text = format!("{body_zh}\n{link}\n\n{body}\n{link}\n");
         cx.mailer.enqueue(conn, Mail { to: &email, subject: &subject, body: &text, link: Some(&link) }).await?;

@@ -36,22 +36,37 @@ pub async fn wallet(conn: &impl ConnectionTrait, account: &AccountRef) -> Result
     })
 }
 
-/// Seconds until the first running thing of the account stops: the pending hold (a running
-/// rental) whose held coins, at its rate, are used up first; `None` when nothing runs. Coins held
-/// are what pay for running work, so this, not the available balance, says when something stops.
-pub async fn first_stop_secs(conn: &impl ConnectionTrait, account: &AccountRef) -> Result<Option<i64>, AppError> {
-    let burning: Vec<(i64, i64, i64)> = holds::Entity::find()
+/// A running thing's pending hold: the coins it has left, the cents an hour it spends, and the end
+/// of the work it pays for when that is known (a rental's `ends_at`).
+#[derive(Debug, Clone, Copy)]
+pub struct Burning {
+    pub left: i64,
+    pub burn_per_hour: i64,
+    pub ends_at: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+/// The account's burning pending holds (its running rentals).
+pub async fn burning(conn: &impl ConnectionTrait, account: &AccountRef) -> Result<Vec<Burning>, AppError> {
+    let rows: Vec<(i64, i64, i64, Option<chrono::DateTime<chrono::Utc>>)> = holds::Entity::find()
         .select_only()
         .column(holds::Column::Amount)
         .column(holds::Column::Captured)
         .column(holds::Column::BurnPerHour)
+        .column(holds::Column::EndsAt)
         .filter(holds::Column::AccountId.eq(account.id()))
         .filter(holds::Column::Status.eq(HoldStatus::Pending))
         .filter(holds::Column::BurnPerHour.gt(0))
         .into_tuple()
         .all(conn)
         .await?;
-    Ok(burning.into_iter().filter_map(|(amount, captured, burn)| runway(amount - captured, burn)).min())
+    Ok(rows.into_iter().map(|(amount, captured, burn_per_hour, ends_at)| Burning { left: amount - captured, burn_per_hour, ends_at }).collect())
+}
+
+/// Seconds until the first running thing of the account stops: the pending hold (a running
+/// rental) whose held coins, at its rate, are used up first; `None` when nothing runs. Coins held
+/// are what pay for running work, so this, not the available balance, says when something stops.
+pub async fn first_stop_secs(conn: &impl ConnectionTrait, account: &AccountRef) -> Result<Option<i64>, AppError> {
+    Ok(burning(conn, account).await?.into_iter().filter_map(|b| runway(b.left, b.burn_per_hour)).min())
 }
 
 /// Cents per hour the account's running work is spending (its metered pending holds).

@@ -55,29 +55,94 @@ pub fn verification_of(d: &devices::Model) -> Option<Verification> {
     d.verification.as_deref().and_then(|v| serde_json::from_str(v).ok())
 }
 
-/// Whether the box's GPUs passed their last verification: `Some(true)` all of them, `Some(false)`
-/// one failed, `None` never verified (or GPUs added since).
+/// A box's GPUs (with their keys, in the box's order) and their last verification, read from its
+/// row once: the offers weigh hundreds of boxes, each asked several questions.
+#[derive(Debug, Clone, Default)]
+pub struct BoxGpus {
+    keyed: Vec<(String, Gpu)>,
+    verification: Option<Verification>,
+}
+
+impl BoxGpus {
+    pub fn of(d: &devices::Model) -> Self {
+        BoxGpus { keyed: keyed(d), verification: verification_of(d) }
+    }
+
+    /// The GPUs, in the box's order.
+    pub fn list(&self) -> impl Iterator<Item = &Gpu> {
+        self.keyed.iter().map(|(_, g)| g)
+    }
+
+    pub fn len(&self) -> usize {
+        self.keyed.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keyed.is_empty()
+    }
+
+    /// Whether the GPUs passed their last verification: `Some(true)` all of them, `Some(false)`
+    /// one failed, `None` never verified (or GPUs added since).
+    pub fn verified(&self) -> Option<bool> {
+        let v = self.verification.as_ref()?;
+        if self.keyed.is_empty() {
+            return None;
+        }
+        if v.gpus.iter().any(|c| !c.ok && self.keyed.iter().any(|(k, _)| k.eq_ignore_ascii_case(&c.uuid))) {
+            return Some(false);
+        }
+        self.keyed.iter().all(|(k, _)| v.gpus.iter().any(|c| c.ok && c.uuid.eq_ignore_ascii_case(k))).then_some(true)
+    }
+
+    /// The CUDA version the box's driver runs (the lowest any GPU reports; `None` when none says).
+    pub fn cuda(&self) -> Option<CudaVersion> {
+        self.list().filter_map(Gpu::cuda_version).min()
+    }
+
+    /// How many GPUs are not held (`gpus_free`).
+    pub fn free_count(&self, held: Option<&HashSet<String>>) -> i64 {
+        self.keyed.iter().filter(|(k, _)| !held.is_some_and(|h| h.contains(k))).count() as i64
+    }
+
+    /// The GPUs an app may be given, with their keys, in the box's order: neither held nor failed
+    /// at their last check.
+    fn usable_keyed(&self, held: Option<&HashSet<String>>) -> impl Iterator<Item = &(String, Gpu)> {
+        let failed: HashSet<&str> =
+            self.verification.iter().flat_map(|v| v.gpus.iter()).filter(|c| !c.ok).map(|c| c.uuid.as_str()).collect();
+        self.keyed.iter().filter(move |(k, _)| !held.is_some_and(|h| h.contains(k)) && !failed.contains(k.as_str()))
+    }
+
+    /// How many GPUs an app may be given now.
+    pub fn usable_count(&self, held: Option<&HashSet<String>>) -> i64 {
+        self.usable_keyed(held).count() as i64
+    }
+}
+
+/// Whether the box's GPUs passed their last verification ([`BoxGpus::verified`]).
 pub fn verified(d: &devices::Model) -> Option<bool> {
-    let v = verification_of(d)?;
-    let gpus = keyed(d);
-    if gpus.is_empty() {
-        return None;
-    }
-    if v.gpus.iter().any(|c| !c.ok && gpus.iter().any(|(k, _)| k.eq_ignore_ascii_case(&c.uuid))) {
-        return Some(false);
-    }
-    gpus.iter().all(|(k, _)| v.gpus.iter().any(|c| c.ok && c.uuid.eq_ignore_ascii_case(k))).then_some(true)
+    BoxGpus::of(d).verified()
 }
 
-/// The keys of the GPUs that failed the box's last verification.
-fn failed(d: &devices::Model) -> HashSet<String> {
-    verification_of(d).map(|v| v.gpus.into_iter().filter(|c| !c.ok).map(|c| c.uuid).collect()).unwrap_or_default()
-}
-
-/// The CUDA version the box's driver runs (the lowest any of its GPUs reports; `None` when
-/// none says).
+/// The CUDA version the box's driver runs ([`BoxGpus::cuda`]).
 pub fn cuda_of(d: &devices::Model) -> Option<CudaVersion> {
     gpus_of(d).iter().filter_map(Gpu::cuda_version).min()
+}
+
+/// How many GPUs of `d` are not held (`gpus_free`).
+pub fn free_count(d: &devices::Model, held: Option<&HashSet<String>>) -> i64 {
+    BoxGpus::of(d).free_count(held)
+}
+
+/// The GPUs of `d` an app may be given, with their keys, in the box's order: neither held nor
+/// failed at their last check.
+fn usable_keyed(d: &devices::Model, held: Option<&HashSet<String>>) -> Vec<(String, Gpu)> {
+    BoxGpus::of(d).usable_keyed(held).cloned().collect()
+}
+
+/// The GPUs of `d` an app may be given, in the box's order: neither held nor failed at their
+/// last check.
+pub fn usable(d: &devices::Model, held: Option<&HashSet<String>>) -> Vec<Gpu> {
+    usable_keyed(d, held).into_iter().map(|(_, g)| g).collect()
 }
 
 /// The keys held on each of `device_ids`.
@@ -91,29 +156,6 @@ pub async fn held_on(conn: &impl ConnectionTrait, device_ids: &[String]) -> Resu
         out.entry(r.device_id).or_default().insert(r.gpu_key);
     }
     Ok(out)
-}
-
-/// How many of `d`'s GPUs nobody holds, given the keys held on it.
-pub fn free_count(d: &devices::Model, held: Option<&HashSet<String>>) -> i64 {
-    keyed(d).iter().filter(|(k, _)| !held.is_some_and(|h| h.contains(k))).count() as i64
-}
-
-/// The GPUs of `d` an app may be given, with their keys, in the box's order: neither held nor
-/// failed at their last check.
-fn usable_keyed(d: &devices::Model, held: Option<&HashSet<String>>) -> Vec<(String, Gpu)> {
-    let failed = failed(d);
-    keyed(d).into_iter().filter(|(k, _)| !held.is_some_and(|h| h.contains(k)) && !failed.contains(k)).collect()
-}
-
-/// The GPUs of `d` an app may be given, in the box's order: neither held nor failed at their
-/// last check.
-pub fn usable(d: &devices::Model, held: Option<&HashSet<String>>) -> Vec<Gpu> {
-    usable_keyed(d, held).into_iter().map(|(_, g)| g).collect()
-}
-
-/// How many of `d`'s GPUs an app may be given: neither held nor failed at their last check.
-pub fn usable_count(d: &devices::Model, held: Option<&HashSet<String>>) -> i64 {
-    usable(d, held).len() as i64
 }
 
 /// The memory (bytes) of each GPU of `d` an app may be given now, in the box's order.
@@ -332,8 +374,8 @@ mod tests {
         let held: HashSet<String> = [A.to_string()].into();
         assert_eq!(free_count(&d, None), 2);
         assert_eq!(free_count(&d, Some(&held)), 1);
-        assert_eq!(usable_count(&d, None), 1, "B failed its check");
-        assert_eq!(usable_count(&d, Some(&held)), 0);
+        assert_eq!(BoxGpus::of(&d).usable_count(None), 1, "B failed its check");
+        assert_eq!(BoxGpus::of(&d).usable_count(Some(&held)), 0);
         assert_eq!(usable(&d, None).into_iter().map(|g| g.uuid).collect::<Vec<_>>(), vec![Some(A.to_string())]);
         assert_eq!(verified(&d), Some(false));
     }

@@ -8,6 +8,7 @@ use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter};
 
 use crate::db::entity::{apps, devices, installations};
 use crate::db::enums::{DeviceStatus, DisplayType};
+use crate::devices::gpus::BoxGpus;
 use crate::protocol::gpus::CudaVersion;
 
 /// The lowest CUDA the app's image runs on, when the app needs GPUs (an app without GPUs needs
@@ -18,9 +19,9 @@ pub fn cuda_need(app: &apps::Model) -> Option<CudaVersion> {
 
 /// The app's CUDA and the box's, when the app needs GPUs and a newer CUDA than the box's driver
 /// runs (a box that does not say its CUDA is not refused for it).
-pub fn cuda_short(app: &apps::Model, d: &devices::Model) -> Option<(CudaVersion, CudaVersion)> {
+pub fn cuda_short(app: &apps::Model, gpus: &BoxGpus) -> Option<(CudaVersion, CudaVersion)> {
     let need = cuda_need(app)?;
-    let have = crate::devices::gpus::cuda_of(d)?;
+    let have = gpus.cuda()?;
     (have < need).then_some((need, have))
 }
 
@@ -62,6 +63,8 @@ impl Room {
 pub struct Standing {
     pub free: Room,
     pub gpus_free: i64,
+    /// The box's GPUs, read from its row once.
+    pub gpus: BoxGpus,
     installed: HashSet<String>,
 }
 
@@ -93,10 +96,11 @@ impl Standing {
             .map(|d| {
                 let here = on.get(d.id.as_str()).map(Vec::as_slice).unwrap_or_default();
                 let holds = gpus_held.get(&d.id);
-                let usable = crate::devices::gpus::usable_count(d, holds);
+                let gpus = BoxGpus::of(d);
                 let standing = Standing {
-                    free: Room::free_on(d, here.iter().map(|h| Room::held_by(h)), usable),
-                    gpus_free: crate::devices::gpus::free_count(d, holds),
+                    free: Room::free_on(d, here.iter().map(|h| Room::held_by(h)), gpus.usable_count(holds)),
+                    gpus_free: gpus.free_count(holds),
+                    gpus,
                     installed: here.iter().map(|h| h.app_id.clone()).collect(),
                 };
                 (d.id.clone(), standing)
@@ -153,10 +157,10 @@ pub fn short(need: Room, free: Room) -> Vec<(&'static str, i64, i64)> {
     .collect()
 }
 
-/// Why `d` (with `free` left and the app already on it when `installed`) cannot take `app`, if
-/// it cannot.
-pub fn unfit(app: &apps::Model, d: &devices::Model, free: Room, installed: bool) -> Option<Unfit> {
-    let gpus = crate::devices::gpus::gpus_of(d);
+/// Why `d`, standing as it does (what is free, its GPUs, what is on it), cannot take `app`, if it
+/// cannot.
+pub fn unfit(app: &apps::Model, d: &devices::Model, standing: &Standing) -> Option<Unfit> {
+    let (gpus, free) = (&standing.gpus, standing.free);
     if d.status != DeviceStatus::Online {
         Some(Unfit::Offline)
     } else if app.display_type == DisplayType::LiteApp && gpus.is_empty() {
@@ -164,11 +168,11 @@ pub fn unfit(app: &apps::Model, d: &devices::Model, free: Room, installed: bool)
     } else if app.gpu_count > 0 && d.gpu_runtime == Some(false) && !gpus.is_empty() {
         // GPUs on the box that its Docker cannot hand to a container.
         Some(Unfit::NoGpuRuntime)
-    } else if installed {
+    } else if standing.has(&app.id) {
         Some(Unfit::Installed)
-    } else if app.gpu_count > 0 && crate::devices::gpus::verified(d) == Some(false) {
+    } else if app.gpu_count > 0 && gpus.verified() == Some(false) {
         Some(Unfit::GpuFailedCheck)
-    } else if let Some((need, have)) = cuda_short(app, d) {
+    } else if let Some((need, have)) = cuda_short(app, gpus) {
         Some(Unfit::CudaTooOld { need, have })
     } else if app.gpu_count > 0 && gpus.len() as i64 >= app.gpu_count as i64 && free.gpu_count < app.gpu_count as i64 {
         Some(Unfit::NoFreeGpu)

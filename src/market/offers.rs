@@ -43,7 +43,7 @@ pub async fn load(db: &impl ConnectionTrait, rows: &[apps::Model]) -> Result<Has
     for app in rows {
         let mut list: Vec<Offer> = devices
             .iter()
-            .filter(|(d, st)| unfit(app, d, st.free, st.has(&app.id)).is_none())
+            .filter(|(d, st)| unfit(app, d, st).is_none())
             .map(|(d, _)| Offer::of(d))
             .collect();
         if list.is_empty() {

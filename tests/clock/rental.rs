@@ -55,6 +55,13 @@ async fn a_company_rental_is_held_and_charged_on_the_company_wallet_and_its_bill
     assert_eq!(s, 200, "{b}");
     let bill = &b["data"]["items"][0];
     assert_eq!((bill["ref_id"].as_str(), bill["amount"].as_i64(), bill["by"].as_str()), (Some(id.as_str()), Some(30), ann_s["userInfo"]["name"].as_str()), "{b}");
+    // The company's bills CSV names who rented in its last column.
+    let res = app.client.get(app.url("/api/billing/v1/bills.csv")).bearer_auth(&boss).header("Accept-Language", "en").send().await.unwrap();
+    let csv = res.text().await.unwrap();
+    let mut lines = csv.trim_start_matches('\u{feff}').lines();
+    assert!(lines.next().unwrap().ends_with(",Reference,By"), "{csv}");
+    let name = ann_s["userInfo"]["name"].as_str().unwrap();
+    assert!(lines.any(|l| l.contains(id.as_str()) && l.ends_with(&format!(",{name}"))), "{csv}");
     act(&app, &ann, &id, "uninstall").await;
     ack_pending(&app, &secret, &id, true, None).await;
     let w = wallet(&app, &boss).await;

@@ -313,6 +313,28 @@ async fn runway_notices_when_a_running_rental_is_going_to_stop() {
 }
 
 #[tokio::test]
+async fn a_company_runway_notice_sends_its_admins_to_the_company_page() {
+    let app = no_bonus().await;
+    let (person, admin, id) = admin_with(&app, "a@example.com", 10_000, "Acme Compute").await;
+    let (s, body, _) = post(&app, FUND, &json!({"amount": 5000}), &token_of(&admin), Some("f-1"), "en").await;
+    assert_eq!(s, 200, "{body}");
+    let company = AccountRef::Company(id.into());
+    // A company rental holding 50.00 at 3.00 an hour: 16 h 40 min, within the 24 of low_balance_hours.
+    ledger::hold(&app.state.db, HoldSpec { burn_per_hour: 300, ..hold_spec(&company, 5000, "r1") }).await.unwrap();
+    zmarket::billing::runway::send_notices(&app.state.billing).await.unwrap();
+    let res = app.client.get(app.url("/api/ebs/v1/notifications")).bearer_auth(token_of(&person)).header("Accept-Language", "en").send().await.unwrap();
+    let told: Value = res.json().await.unwrap();
+    let items = told["data"]["items"].as_array().unwrap();
+    assert_eq!(items.len(), 1, "{told}");
+    assert_eq!(items[0]["title"], "A running rental stops in about 16 h 40 min");
+    assert_eq!(items[0]["path"], "/company", "{told}");
+    assert!(items[0]["body"].as_str().unwrap().contains("the company's wallet"), "{told}");
+    app.wait_for_mail_to("a@example.com", "/company", 0).await;
+    assert_eq!(app.mail_count_to("a@example.com", "/wallet/top-up").await, 0);
+    verified(&app).await;
+}
+
+#[tokio::test]
 async fn the_wallet_is_in_the_openapi_document() {
     let app = TestApp::spawn().await;
     let (_, doc) = app.get_json("/api/openapi.json").await;
