@@ -9,6 +9,7 @@ import { DemandTerms, GapList, OrderDeadline, OrderStatusChip } from './orders';
 import { AsyncItems, PageHeader, Section } from '../../components/sections';
 import { ConfirmDialog, useConfirm } from '../../components/Dialog';
 import { Icon } from '../../components/Icon';
+import { OpenAppButton } from '../../components/apps/connect';
 import { SkeletonLines } from '../../components/placeholders';
 import { formatCoins, formatDateTime } from '../../lib/format';
 import { useT } from '../../lib/i18n';
@@ -69,11 +70,7 @@ function OrderCard({ order, asDemander, onChanged }: { order: Order; asDemander:
         </details>
       </div>
       <div className="page-actions">
-        {asDemander && o.open_url ? (
-          <a className="button ghost" href={o.open_url} target="_blank" rel="noreferrer">
-            {t('open_app')}
-          </a>
-        ) : null}
+        {asDemander && o.openable && o.installation_id ? <OpenAppButton id={o.installation_id} className="button ghost" /> : null}
         {action ? (
           <button type="button" className={action === 'cancel' ? 'button ghost' : 'button primary'} onClick={act} disabled={acting.busy}>
             {t(ACTION_LABEL[action])}

@@ -46,7 +46,8 @@ export function useOpsT(): (key: OpsKey | MessageKey, params?: Record<string, st
     (key, params) => {
       const own = (lang === 'zh' ? operatorZh : operatorEn) as Record<string, string>;
       if (!(key in own)) return t(key as MessageKey, params);
-      let text = own[key];
+      // A count of one takes the `_one` form, as translate() does.
+      let text = (params && String(params.count ?? params.n) === '1' && own[`${key}_one`]) || own[key];
       for (const name of Object.keys(params ?? {})) text = text.split(`{${name}}`).join(String(params![name]));
       return text;
     },
