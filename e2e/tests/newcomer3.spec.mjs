@@ -12,7 +12,7 @@ const BIN = process.env.E2E_ZMARKET_BIN || resolve(import.meta.dirname, '../../t
 
 const T = {
   en: {
-    granted: 'Granted 200.00 coins', edit: 'Edit', save: 'Save', summary: 'Summary (English)', version: 'Version', image: 'Image', saved: 'is saved',
+    granted: 'Granted 200.00 coins', backUpNow: 'Back up now', byHand: 'by hand', edit: 'Edit', save: 'Save', summary: 'Summary (English)', version: 'Version', image: 'Image', saved: 'is saved',
     stale: 'This app changed since you opened the form (an upload or another edit): it has been reloaded, check it and save again',
     joinCompany: 'Join Company', accept: 'Accept and join', decline: 'Decline', joined: 'You joined the company.', declined: 'This invitation was declined.',
     invitedBy: (who, company) => `${who} invited you to join ${company} as Member.`,
@@ -20,7 +20,7 @@ const T = {
     endsAt: 'Ends at', endedAt: 'Ended at', boxAddress: "Address on the box's network", open: 'Open', uninstall: 'Uninstall', noGpu: 'No GPU',
   },
   zh: {
-    granted: '发放 200.00 币', edit: '编辑', save: '保存', summary: '简介（英文）', version: '版本', image: '镜像', saved: '已保存',
+    granted: '发放 200.00 币', backUpNow: '立即备份', byHand: '手动', edit: '编辑', save: '保存', summary: '简介（英文）', version: '版本', image: '镜像', saved: '已保存',
     stale: '打开表单后此应用已有改动（上传或其他编辑）：已重新载入，请检查后再保存',
     joinCompany: '加入企业', accept: '接受并加入', decline: '拒绝', joined: '您已加入企业。', declined: '该邀请已被拒绝。',
     invitedBy: (who, company) => `${who} 邀请您以成员身份加入「${company}」。`,
@@ -157,6 +157,13 @@ for (const lang of ['en', 'zh']) {
     const action = await grant.locator('td.audit-action').boundingBox();
     expect(action.height).toBeLessThan(40);
     await page.screenshot({ path: `test-results/newcomer3-audit-${lang}.png`, fullPage: true });
+
+    // Back up now, from the overview: the last backup is it, taken by hand.
+    await page.goto(`/operator?language=${lang}`);
+    await expectHydrated(page);
+    await page.getByRole('button', { name: t.backUpNow }).click();
+    await expect(page.locator('[data-backup="manual"]')).toContainText(t.byHand);
+    await page.screenshot({ path: `test-results/newcomer3-backup-${lang}.png`, fullPage: true });
     expect(consoleErrors.filter((e) => !e.includes('409'))).toEqual([]);
   });
 

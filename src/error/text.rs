@@ -356,6 +356,10 @@ impl Msg {
                 "应用 ID 须为 1 到 64 个小写字母、数字和单个连字符，例如 my-app",
             ),
             Msg::AppIdTaken => ("An app with this id already exists", "该应用 ID 已存在"),
+            Msg::BackupSqliteOnly => (
+                "This market's database is PostgreSQL: back it up with pg_dump",
+                "本市场的数据库是 PostgreSQL：请用 pg_dump 备份",
+            ),
             Msg::StaleEdit => (
                 "This app changed since you opened the form (an upload or another edit): it has been reloaded, check it and save again",
                 "打开表单后此应用已有改动（上传或其他编辑）：已重新载入，请检查后再保存",

@@ -274,3 +274,45 @@ async fn startup_logs_are_quiet_by_default() {
         assert!(!text.contains(chatter), "{chatter:?} at start-up:\n{text}");
     }
 }
+
+/// Item 10: every backup counts for the overview (`zmarket backup --to FILE` too), with its kind;
+/// the console's "Back up now" writes into the backups folder.
+#[tokio::test]
+async fn every_backup_counts_and_the_console_backs_up_now() {
+    let app = TestApp::spawn().await;
+    if !app.state.config.database.url.is_empty() {
+        return; // PostgreSQL: pg_dump's job (the refusal is below).
+    }
+    let op = token_of(&app.signed_in("op@example.com").await);
+    make_operator(&app, "op@example.com");
+    let person = token_of(&app.signed_in("p@example.com").await);
+    let (_, b) = app.get_auth("/api/ops/v1/overview", &op).await;
+    assert!(b["data"]["last_backup"].is_null(), "{b}");
+
+    // A backup on the command line, to a file of the operator's choosing.
+    let out = tempfile::tempdir().unwrap();
+    let to = out.path().join("by-hand.sqlite3");
+    let (ok, stdout, stderr) = cli(&app, &["backup", "--to", to.to_str().unwrap()]);
+    assert!(ok, "{stdout}{stderr}");
+    let (_, b) = app.get_auth("/api/ops/v1/overview", &op).await;
+    let last = &b["data"]["last_backup"];
+    assert_eq!((last["kind"].as_str(), last["file"].as_str()), (Some("manual"), to.to_str()), "{b}");
+    assert_eq!(last["size"].as_u64(), Some(std::fs::metadata(&to).unwrap().len()));
+
+    // Back up now: only for operators; a copy in the backups folder, the last backup, audited.
+    let (s, b) = app.post_json("/api/ops/v1/backup", &json!({}), Some(&person)).await;
+    assert_eq!(s, 403, "{b}");
+    let (s, b) = app.post_json("/api/ops/v1/backup", &json!({}), Some(&op)).await;
+    assert_eq!(s, 200, "{b}");
+    let file = b["data"]["file"].as_str().unwrap().to_string();
+    assert_eq!(b["data"]["kind"], "manual");
+    let copy = app.state.config.data_dir.join("backups").join(&file);
+    assert_eq!(b["data"]["size"].as_u64(), Some(std::fs::metadata(&copy).unwrap().len()));
+    let (_, o) = app.get_auth("/api/ops/v1/overview", &op).await;
+    assert_eq!((o["data"]["last_backup"]["file"].as_str(), o["data"]["last_backup"]["kind"].as_str()), (Some(file.as_str()), Some("manual")), "{o}");
+    let (_, audit) = app.get_auth("/api/ops/v1/audit?action=backup.run", &op).await;
+    assert_eq!(audit["data"]["items"][0]["detail"]["file"], file.as_str(), "{audit}");
+    // The scheduled job does not take another at once (the folder's newest is fresh).
+    let took = zmarket::ops::backup::run_due(&app.state.db, &app.state.config.data_dir, &app.state.config.backup, zmarket::db::now()).await.unwrap();
+    assert_eq!(took, None);
+}

@@ -4,7 +4,7 @@
 // The form keeps the app's `revision`: an upload here moves the image, version and revision the
 // form shows; a save the server calls stale (`stale_edit`: the app changed elsewhere) reloads the
 // form, the server's message saying why (issue 44 item 1).
-import { useEffect, useState, type ChangeEvent } from 'react';
+import { useEffect, useRef, useState, type ChangeEvent } from 'react';
 import { createApp, fetchOpsApp, updateApp, uploadIcon, uploadImage } from '../../api/opsApps';
 import type { ImageUpload, OpsApp, OpsAppRequest } from '../../api/types';
 import { Field, SelectField, TextAreaField } from '../../components/fields';
@@ -203,6 +203,7 @@ export default function AppForm({ app, onBack, onSaved }: { app: OpsApp | null; 
                 ['rent', t('apps_kind_rent')],
               ]}
               onChange={(v) => set({ kind: v })}
+              hint={t('apps_kind_hint')}
             />
             <Field label={t('apps_publisher')} error={err('publisher')} maxLength={60} {...text('publisher')} />
             <Field label={t('apps_version')} hint={t('apps_version_hint')} error={err('version')} maxLength={40} {...text('version')} />
@@ -302,11 +303,14 @@ function TextArea({ label, error, value, onChange }: { label: string; error?: st
 function AppFiles({ app, onChanged }: { app: OpsApp; onChanged: (a: OpsApp) => void }) {
   const t = useAppsT();
   const [archive, setArchive] = useState<File | null>(null);
+  // The file the upload sends: set as it is chosen, which starts the upload (no second click).
+  const chosen = useRef<File | null>(null);
   const [share, setShare] = useState<number | null>(null);
   const [done, setDone] = useState<ImageUpload | null>(null);
   const icon = useAction();
   const upload = useForm({
     action: async () => {
+      const archive = chosen.current;
       if (!archive) return;
       setDone(null);
       setShare(0);
@@ -349,7 +353,18 @@ function AppFiles({ app, onChanged }: { app: OpsApp; onChanged: (a: OpsApp) => v
       <form className="ops-app-archive" onSubmit={upload.submit} noValidate>
         <div className="field">
           <label htmlFor="app-archive-file">{t('apps_archive')}</label>
-          <input id="app-archive-file" type="file" accept=".tar,application/x-tar" disabled={upload.busy} onChange={(e) => setArchive(e.target.files?.[0] ?? null)} />
+          <input
+            id="app-archive-file"
+            type="file"
+            accept=".tar,application/x-tar"
+            disabled={upload.busy}
+            onChange={(e) => {
+              const file = e.target.files?.[0] ?? null;
+              chosen.current = file;
+              setArchive(file);
+              if (file) e.currentTarget.form?.requestSubmit();
+            }}
+          />
           <p className="field-hint">{t('apps_archive_hint')}</p>
         </div>
         <p className="muted" data-testid="archive-held">

@@ -20,6 +20,7 @@ const ACTIONS: Record<string, OpsKey> = {
   'app.image': 'operator_action_app_image',
   'settings.update': 'operator_action_settings_update',
   'codes.issue': 'operator_action_codes_issue',
+  'backup.run': 'operator_action_backup_run',
 };
 
 /** The action's name in the reader's language (an action this UI does not know: as sent). */
@@ -56,6 +57,8 @@ export function auditSentence(t: OpsT, action: string, detail: Detail): string {
       return t('audit_published', { version: show(after.version) });
     case 'app.icon':
       return t('audit_icon');
+    case 'backup.run':
+      return t('operator_backup_of', { file: show(d.file), size: formatSize(num(d.size)) });
     case 'app.image': {
       const archive = obj(d.archive);
       return [t('audit_image', { image: show(after.image ?? (Array.isArray(archive.tags) ? archive.tags[0] : '')), size: formatSize(num(archive.size)) }), changed(t, before, after)].filter(Boolean).join(' · ');
