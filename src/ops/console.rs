@@ -18,7 +18,6 @@ use crate::settings::{self, MarketSettings};
 /// The console's "Back up now": a copy into the backups folder, counted as the last backup
 /// (manual) and audited. 409 on PostgreSQL (pg_dump's job).
 pub async fn back_up_now(cx: &OpsCtx, actor: &Actor) -> Result<crate::ops::backup::BackupInfo, AppError> {
-    use sea_orm::ConnectionTrait;
     if cx.db.get_database_backend() != sea_orm::DbBackend::Sqlite {
         return Err(AppError::Refused(Msg::BackupSqliteOnly));
     }

@@ -171,7 +171,7 @@ async fn a_renter_never_gets_the_box_network_address_and_the_api_root_takes_a_sl
     assert_eq!(s, 200, "{b}");
     assert_eq!((b["data"]["status"].as_str(), b["data"]["openable"].as_bool()), (Some("running"), Some(true)), "{b}");
     assert!(!b.to_string().contains(ADDRESS), "the renter got the box's address: {b}");
-    for path in ["/api/rmp/v1/apps", "/api/rmp/v1/apps/aicompute"] {
+    for path in ["/api/rmp/v1/apps", "/api/rmp/v1/aicompute"] {
         let (s, b) = app.get_auth(path, &alice).await;
         assert_eq!(s, 200, "{path}: {b}");
         assert!(!b.to_string().contains(ADDRESS), "{path}: {b}");

@@ -22,10 +22,6 @@ async fn post(app: &TestApp, path: String, body: Value, token: &str) -> (u16, Va
     app.post_json(&path, &body, Some(token)).await
 }
 
-async fn get(app: &TestApp, path: String, token: &str) -> (u16, Value) {
-    app.get_auth(&path, token).await
-}
-
 /// Statuses of concurrent answers, counted.
 fn tally(answers: &[(u16, Value)]) -> BTreeMap<u16, usize> {
     let mut t = BTreeMap::new();

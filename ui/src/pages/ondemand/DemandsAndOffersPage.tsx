@@ -18,6 +18,7 @@ import { useInterval } from '../../lib/timing';
 import { useAction } from '../../lib/useAction';
 import { useAsync } from '../../lib/useAsync';
 import { toast, toastError } from '../../stores/feedback';
+import { useLiveEvent } from '../../stores/live';
 import type { MessageKey } from '../../i18n';
 
 const ACTIONS: Record<string, 'confirm' | 'finish' | 'cancel'> = {
@@ -35,7 +36,9 @@ function OrderCard({ order, asDemander, onChanged }: { order: Order; asDemander:
   const action = asDemander ? ACTIONS[o.status] : undefined;
   const run = () =>
     acting.run(async () => {
-      if (action) onChanged(await orderAction(o.id, action));
+      if (!action) return;
+      onChanged(await orderAction(o.id, action));
+      if (action === 'confirm') toast('success', t('order_confirmed_toast'));
     });
   // Finishing stops the order for good: asked first (issue 26).
   const finish = useConfirm(run);
@@ -156,6 +159,14 @@ export default function DemandsAndOffersPage() {
   useInterval(() => {
     if (moving) refresh();
   }, 3000);
+  // An order of mine moved (taken, running, finished): its notification arrives on the live
+  // stream the messages use, and the lists follow at once (issue 44 item 6).
+  useLiveEvent((e) => {
+    if (e.kind === 'notification' && String((e.data as { kind?: string } | null)?.kind ?? '').startsWith('order_')) {
+      refresh();
+      board.reload();
+    }
+  });
   const replace = (next: Order) =>
     mine.setData((d: ListPage<Order> | undefined) => (d ? { ...d, items: d.items.map((o) => (o.id === next.id ? next : o)) } : d));
   const myIds = new Set((mine.data?.items ?? []).map((o) => o.id));
