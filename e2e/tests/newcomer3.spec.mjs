@@ -113,7 +113,11 @@ for (const lang of ['en', 'zh']) {
     await signIn(page, op, { lang, redirect: '/operator/apps' });
     await page.goto(`/operator/apps?language=${lang}`);
     await expectHydrated(page);
-    await page.locator('tr', { hasText: id }).getByRole('button', { name: t.edit }).click();
+    await page.locator(`tr[data-app="${id}"]`).getByRole('button', { name: t.edit }).click();
+    // The form has its own address: a reload opens it again (item 11).
+    await expect(page).toHaveURL(new RegExp(`edit=${id}`));
+    await page.reload();
+    await expectHydrated(page);
     const version = page.getByLabel(t.version, { exact: true });
     await expect(version).toHaveValue('1.0');
 

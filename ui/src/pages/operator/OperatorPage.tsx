@@ -31,7 +31,7 @@ export default function OperatorPage() {
       <PageHeader title={t('operator')} subtitle={t('operator_intro')} />
       <Section id="operator-overview-title" title={t('operator_overview')} className="operator-overview">
         <AsyncItems state={state} emptyIcon="history" emptyTitle={t('operator_overview')}>
-          {(items) => <Overview o={items[0]} t={t} onBackedUp={(b) => state.setData({ items: [{ ...items[0], last_backup: b }], total: 1 })} />}
+          {(items) => <Overview o={items[0]} t={t} onBackedUp={(b) => state.setData(() => ({ items: [{ ...items[0], last_backup: b }], total: 1 }))} />}
         </AsyncItems>
       </Section>
       <ul className="card operator-links">
