@@ -35,7 +35,10 @@ export default function AuditPage() {
                     <td>
                       <code>{e.target}</code>
                     </td>
-                    <td className="audit-detail">{auditSentence(t, e.action, e.detail as Record<string, unknown> | null)}</td>
+                    {/* It quotes what operators typed (reasons, memos, field values) as typed: not the UI's words. */}
+                    <td className="audit-detail" translate="no">
+                      {auditSentence(t, e.action, e.detail as Record<string, unknown> | null)}
+                    </td>
                   </tr>
                 ))}
               </tbody>
