@@ -11,10 +11,16 @@ use tracing_subscriber::EnvFilter;
 use crate::config::LogConfig;
 
 pub fn init(cfg: &LogConfig) {
-    // sqlx logs every statement at INFO: keep it quiet unless asked.
-    let filter = EnvFilter::try_new(format!("{},sqlx=warn,sea_orm=warn", cfg.level)).unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter = EnvFilter::try_new(filter_of(&cfg.level)).unwrap_or_else(|_| EnvFilter::new(filter_of("info")));
     let builder = tracing_subscriber::fmt().with_env_filter(filter).with_target(false);
     let _ = if cfg.format == "json" { builder.json().flatten_event(true).try_init() } else { builder.compact().try_init() };
+}
+
+/// The filter of `[log] level`: the level asked, with the chatty crates one step quieter unless
+/// the level names them (a later directive for a crate wins): sqlx logs every statement at INFO,
+/// the job scheduler ~20 lines of its own start-up ("Uninited", "Job creator created"; issue 44).
+pub fn filter_of(level: &str) -> String {
+    format!("sqlx=warn,sea_orm=warn,tokio_cron_scheduler=warn,{level}")
 }
 
 /// The header a request id travels in (kept when a client or a proxy sent one).

@@ -39,7 +39,7 @@ async function seed(request, lang) {
   await mailedLink(member, JOIN_LINK);
   const code = mailMatch(member, JOIN_LINK)[1];
   const memberH = await apiSession(request, member);
-  await ok(await request.get(`/api/iam/v1/sme/join?code=${code}`, { headers: memberH }));
+  await ok(await request.post('/api/iam/v1/sme/join', { headers: memberH, data: { code, accept: true } }));
   const me = await ok(await request.get('/api/iam/v1/account/profile', { headers: memberH }));
 
   const reg = await ok(

@@ -9,7 +9,7 @@ const T = {
   en: {
     email: 'Email', switchCompany: 'Switch company', companies: 'Companies',
     companyName: 'Company name', create: 'Create', companyMenu: 'Company', appMenu: 'Z-APP', accountMenu: 'Account',
-    invite: 'Invite', invited: 'Invitation sent', joinCompany: 'Join Company', joined: 'You joined the company.',
+    invite: 'Invite', invited: 'Invitation sent', joinCompany: 'Join Company', accept: 'Accept and join', joined: 'You joined the company.',
     allocate: 'Allocate Resources', member: 'Member', resourceType: 'Resource type', resource: 'Resource',
     assign: 'Assign', assigned: 'Assigned', waitingAccepted: 'Accepted', history: 'Company History',
     allocatedTo: 'Allocated to', switchTo: (name) => `Switch to ${name}`, deviceId: 'Device ID',
@@ -18,7 +18,7 @@ const T = {
   zh: {
     email: '邮箱', switchCompany: '切换企业', companies: '企业',
     companyName: '企业名称', create: '创建', companyMenu: '企业', appMenu: 'Z-APP', accountMenu: '账户',
-    invite: '邀请', invited: '邀请已发送', joinCompany: '加入企业', joined: '您已加入企业。',
+    invite: '邀请', invited: '邀请已发送', joinCompany: '加入企业', accept: '接受并加入', joined: '您已加入企业。',
     allocate: '分配资源', member: '成员', resourceType: '资源类型', resource: '资源',
     assign: '分配', assigned: '已分配', waitingAccepted: '已接受', history: '企业历史',
     allocatedTo: '分配给', switchTo: (name) => `切换到 ${name}`, deviceId: '设备 ID',
@@ -78,6 +78,8 @@ for (const lang of ['en', 'zh']) {
     await expectHydrated(pageB);
     await expect(pageB.getByRole('heading', { name: t.joinCompany })).toBeVisible();
     await submitSignIn(pageB, b, { lang });
+    // The link asks first (issue 44): it joins on Accept.
+    await pageB.getByRole('button', { name: t.accept }).click();
     await expect(pageB.getByRole('heading', { name: t.joined })).toBeVisible();
     await pageB.screenshot({ path: `test-results/companies-joined-${lang}.png`, fullPage: true });
 

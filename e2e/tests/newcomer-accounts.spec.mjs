@@ -9,7 +9,7 @@ const T = {
     send: 'Send the reset link', sentTitle: 'Check your email', newPassword: 'New password', confirm: 'Confirm password',
     setNew: 'Set the new password', changed: 'Password changed', resendLink: "Didn't get the verification email?",
     resend: 'Resend verification email', resent: 'a new link is on its way', signUp: 'Sign Up', create: 'Create Account',
-    checkEmail: 'Check Your Email', verified: 'Email Verified', continue: 'Sign in and join the company', joinCompany: 'Join Company',
+    checkEmail: 'Check Your Email', verified: 'Email Verified', continue: 'Sign in and join the company', joinCompany: 'Join Company', accept: 'Accept and join',
     joined: 'You joined the company.', switchCompany: 'Switch company', allocated: 'Allocated to you', used: 'This password reset link has already been used, please ask for a new one',
   },
   zh: {
@@ -17,7 +17,7 @@ const T = {
     send: '发送重置链接', sentTitle: '请查收邮件', newPassword: '新密码', confirm: '确认密码',
     setNew: '设置新密码', changed: '密码已修改', resendLink: '没有收到验证邮件？',
     resend: '重新发送验证邮件', resent: '新的验证链接已经发出', signUp: '注册', create: '创建账户',
-    checkEmail: '查收邮件', verified: '邮箱已验证', continue: '登录并加入企业', joinCompany: '加入企业',
+    checkEmail: '查收邮件', verified: '邮箱已验证', continue: '登录并加入企业', joinCompany: '加入企业', accept: '接受并加入',
     joined: '您已加入企业。', switchCompany: '切换企业', allocated: '分配给您的资源', used: '该密码重置链接已使用过，请重新获取',
   },
 };
@@ -136,6 +136,7 @@ for (const lang of ['en', 'zh']) {
     await page.getByRole('link', { name: t.continue }).click();
     await expect(page.getByRole('heading', { name: t.joinCompany })).toBeVisible();
     await submitSignIn(page, newbie, { lang });
+    await page.getByRole('button', { name: t.accept }).click();
     await expect(page.getByRole('heading', { name: t.joined })).toBeVisible();
     await page.screenshot({ path: `test-results/newcomer-invite-joined-${lang}.png` });
 

@@ -45,7 +45,7 @@ async function apiJoin(request, admin, member) {
   expect(inv.status(), await inv.text()).toBe(200);
   const link = await mailedLink(member, /\/iam\/v1\/sme\/join\?code=([A-Za-z0-9_-]+)/);
   const code = link.split('code=')[1];
-  const join = await request.get(`/api/iam/v1/sme/join?code=${code}`, { headers: await apiSession(request, member) });
+  const join = await request.post('/api/iam/v1/sme/join', { headers: await apiSession(request, member), data: { code, accept: true } });
   expect(join.status(), await join.text()).toBe(200);
 }
 

@@ -110,7 +110,7 @@ test('every route in Chinese has no untranslated Latin words', async ({ browser,
   await request.post('/api/iam/v1/sme/invite', { headers: admin, data: { email: member } });
   const join = await mailedLink(member, /\/iam\/v1\/sme\/join\?code=[A-Za-z0-9_-]+/);
   const code = join.split('code=')[1];
-  expect((await request.get(`/api/iam/v1/sme/join?code=${code}`, { headers: await apiSession(request, member) })).status()).toBe(200);
+  expect((await request.post('/api/iam/v1/sme/join', { headers: await apiSession(request, member), data: { code, accept: true } })).status()).toBe(200);
 
   const found = [];
   const visitorPaths = [

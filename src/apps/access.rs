@@ -87,6 +87,9 @@ pub struct Names {
     gpus: HashMap<String, Vec<crate::devices::model::HeldGpu>>,
     /// Who reads: the actions offered are theirs.
     role: Role,
+    /// The box's side reads (its manager's device page): a rental's address on the box's network
+    /// is theirs to see; a renter never gets it (issue 44 item 7).
+    box_side: bool,
 }
 
 impl Names {
@@ -101,7 +104,13 @@ impl Names {
             devices: devices.into_iter().map(|d| (d.id.clone(), d)).collect(),
             gpus: crate::devices::gpus::held_by(conn, &ids).await?,
             role: Role::Owner,
+            box_side: false,
         })
+    }
+    /// Read by the box's manager (every installation on their box, renters' too).
+    pub fn for_box_side(mut self) -> Names {
+        self.box_side = true;
+        self
     }
     pub fn for_role(mut self, role: Role) -> Names {
         self.role = role;
@@ -172,7 +181,8 @@ pub fn to_installation(r: &installations::Model, names: &Names, lang: Lang) -> I
         device_online,
         version: r.version.clone(),
         update_available,
-        open_url: if matches!(r.status, AppStatus::Running | AppStatus::Updating) { r.open_url.clone() } else { None },
+        openable: matches!(r.status, AppStatus::Running | AppStatus::Updating) && r.open_url.is_some(),
+        open_url: if matches!(r.status, AppStatus::Running | AppStatus::Updating) && (r.kind != InstallKind::Rent || names.box_side) { r.open_url.clone() } else { None },
         actions: offered,
         created_at: r.created_at,
         updated_at: r.updated_at,

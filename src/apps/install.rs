@@ -473,7 +473,7 @@ pub async fn on_device(cx: &AppsCtx, auth: &Auth, device_id: &DeviceId, lang: La
         .order_by_desc(installations::Column::CreatedAt)
         .all(&cx.db)
         .await?;
-    let names = Names::load(&cx.db, &rows).await?;
+    let names = Names::load(&cx.db, &rows).await?.for_box_side();
     let items: Vec<Installation> = rows.iter().map(|r| to_installation(r, &names, lang)).collect();
     Ok(List { total: items.len() as u64, items })
 }

@@ -60,7 +60,12 @@ pub struct Installation {
     pub version: String,
     /// The catalogue's newer version, when there is one.
     pub update_available: Option<String>,
+    /// The address the box reports for the app's web page, on the box's own network: its owner's
+    /// only (a renter never gets it; they open the app through the market, `openable`).
     pub open_url: Option<String>,
+    /// Whether its web page can be opened now (`POST /apps/{id}/open`): running, with a web port
+    /// the box reported.
+    pub openable: bool,
     /// The actions the current state allows the caller.
     pub actions: Vec<Action>,
     pub created_at: DateTime<Utc>,

@@ -196,37 +196,77 @@ fn not_pending(r: &member_records::Model) -> AppError {
     AppError::Explained { msg: Msg::RecordNotPending, data: json!({ "status": r.status, "sme_id": r.company_id }) }
 }
 
-/// The invitation link: accepts the invitation for the signed-in caller, whose email must be
-/// the invited one.
-pub async fn join(cx: &CompaniesCtx, auth: &Auth, code: Option<&str>) -> Result<JoinResult, AppError> {
+/// The invitation of a link, found by its code, for the signed-in caller, whose email must be
+/// the invited one (403 for another account, 404 for an unknown code).
+async fn invitation_of(conn: &impl ConnectionTrait, me: &Person, code: Option<&str>) -> Result<member_records::Model, AppError> {
     let code = code.map(str::trim).filter(|c| !c.is_empty()).ok_or(AppError::invalid("code", Msg::InvalidField("code")))?;
-    let txn = write_txn(&cx.db).await?;
-    let found = member_records::Entity::find()
+    let r = member_records::Entity::find()
         .filter(member_records::Column::CodeHash.eq(tokens::hash_token(code)))
-        .one(&txn)
+        .filter(member_records::Column::Kind.eq(RecordKind::Invite))
+        .one(conn)
         .await?
         .ok_or(AppError::Refused(Msg::InvitationNotFound))?;
-    let r = record_locked(&txn, found).await?;
-    let me = user(&txn, &auth.user_id).await?;
     if r.email != me.email {
         return Err(AppError::Refused(Msg::InvitationNotForYou));
     }
+    Ok(r)
+}
+
+/// `GET /sme/join?code=`: the company and who invited, for the page that asks before joining.
+/// Changes nothing.
+pub async fn invitation(cx: &CompaniesCtx, auth: &Auth, code: Option<&str>) -> Result<JoinInvitation, AppError> {
+    let me = user(&cx.db, &auth.user_id).await?;
+    let r = invitation_of(&cx.db, &me, code).await?;
+    let c = company(&cx.db, &r.company_id).await?;
+    let inviter = people::by_ids(&cx.db, [r.created_by.clone()]).await?.remove(&r.created_by).map(|p| p.name).unwrap_or_default();
+    let status = match effective_status(&r, now()) {
+        // Accepted by someone else under this address: not theirs to show as joined.
+        RecordStatus::Accepted if r.user_id.as_deref() != Some(me.id.as_str()) => RecordStatus::Expired,
+        s => s,
+    };
+    Ok(JoinInvitation { sme_id: c.id, company: c.name, invited_by: inviter, role: r.role, status, expires_at: r.expires_at.map(rfc3339) })
+}
+
+/// `POST /sme/join`: accepts (joins) or declines the invitation of a link, under the lock of its
+/// company. Accepting again once joined is fine; anything else no longer pending is 409.
+pub async fn join(cx: &CompaniesCtx, auth: &Auth, code: Option<&str>, accept: Option<bool>) -> Result<JoinResult, AppError> {
+    let accept = accept.ok_or(AppError::invalid("accept", Msg::InvalidField("accept")))?;
+    let txn = write_txn(&cx.db).await?;
+    let me = user(&txn, &auth.user_id).await?;
+    let found = invitation_of(&txn, &me, code).await?;
+    let r = record_locked(&txn, found).await?;
     let sme_id = r.company_id.clone();
-    match effective_status(&r, now()) {
-        RecordStatus::Invited => {
-            accept_invitation(&txn, r, &me).await?;
+    let status = match (effective_status(&r, now()), accept) {
+        (RecordStatus::Invited, true) => accept_invitation(&txn, r, &me).await?.status,
+        (RecordStatus::Invited, false) => {
+            let c = company(&txn, &r.company_id).await?;
+            decline_invitation(&txn, r, &me, &c).await?.status
         }
         // Opening the link again after joining is fine.
-        RecordStatus::Accepted if r.user_id.as_deref() == Some(me.id.as_str()) => {}
-        RecordStatus::Expired => {
+        (RecordStatus::Accepted, true) if r.user_id.as_deref() == Some(me.id.as_str()) => RecordStatus::Accepted,
+        (RecordStatus::Expired, _) => {
             let e = refuse_expired(&txn, &r).await?;
             txn.commit().await?;
             return Err(e);
         }
         _ => return Err(not_pending(&r)),
-    }
+    };
     txn.commit().await?;
-    Ok(JoinResult { sme_id, status: RecordStatus::Accepted })
+    Ok(JoinResult { sme_id, status })
+}
+
+/// Declines an invitation for `me` (the checks are the caller's).
+async fn decline_invitation(conn: &impl ConnectionTrait, r: member_records::Model, me: &Person, c: &companies::Model) -> Result<member_records::Model, AppError> {
+    let mut a: member_records::ActiveModel = r.into();
+    a.status = Set(RecordStatus::Declined);
+    a.user_id = Set(Some(me.id.to_string()));
+    a.decided_at = Set(Some(now()));
+    a.decided_by = Set(Some(me.id.to_string()));
+    a.read_by_admin = Set(false);
+    a.read_by_user = Set(true);
+    let r = a.update(conn).await?;
+    record(conn, c, Some(me), user_event("invitation_declined", me, String::new())).await?;
+    Ok(r)
 }
 
 pub async fn apply(cx: &CompaniesCtx, auth: &Auth, CompanyRef(sme): CompanyRef) -> Result<MemberRecord, AppError> {
@@ -347,18 +387,7 @@ pub async fn answer(cx: &CompaniesCtx, auth: &Auth, id: &str, accept: bool) -> R
     let c = company(&txn, &r.company_id).await?;
     let r = match (side, accept) {
         (Side::Person, true) => accept_invitation(&txn, r, &me).await?,
-        (Side::Person, false) => {
-            let mut a: member_records::ActiveModel = r.into();
-            a.status = Set(RecordStatus::Declined);
-            a.user_id = Set(Some(me.id.to_string()));
-            a.decided_at = Set(Some(now()));
-            a.decided_by = Set(Some(me.id.to_string()));
-            a.read_by_admin = Set(false);
-            a.read_by_user = Set(true);
-            let r = a.update(&txn).await?;
-            record(&txn, &c, Some(&me), user_event("invitation_declined", &me, String::new())).await?;
-            r
-        }
+        (Side::Person, false) => decline_invitation(&txn, r, &me, &c).await?,
         (Side::Admin, _) => {
             let applicant_id = r.user_id.clone().ok_or(AppError::Refused(Msg::MemberNotFound))?;
             let applicant = user(&txn, &applicant_id).await?;

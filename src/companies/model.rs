@@ -87,11 +87,37 @@ pub struct JoinQuery {
     pub code: Option<String>,
 }
 
+/// `POST /sme/join`: the invitation link's answer.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct JoinRequest {
+    pub code: Option<String>,
+    /// true joins the company, false declines the invitation.
+    pub accept: Option<bool>,
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 pub struct JoinResult {
     pub sme_id: String,
-    /// `accepted` (a refusal answers 409 with `data.status` `expired` or `declined`).
+    /// `accepted` or `declined` (a refusal answers 409 with `data.status` `expired` or `declined`).
     pub status: RecordStatus,
+}
+
+/// `GET /sme/join?code=`: the invitation a link carries, as its invited person sees it before
+/// answering (nothing changes).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct JoinInvitation {
+    pub sme_id: String,
+    /// The company's name.
+    pub company: String,
+    /// The name of the admin who sent the invitation.
+    pub invited_by: String,
+    /// The role it gives: member or admin.
+    pub role: Role,
+    /// invited (to answer), accepted (by you), declined or expired.
+    pub status: RecordStatus,
+    /// RFC 3339.
+    pub expires_at: Option<String>,
 }
 
 /// An invitation or application, as the caller sees it: an admin sees applications as

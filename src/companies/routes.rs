@@ -26,7 +26,7 @@ where
         .routes(routes!(remove_member))
         .routes(routes!(leave))
         .routes(routes!(invite))
-        .routes(routes!(join))
+        .routes(routes!(invitation, join))
         .routes(routes!(apply))
         .routes(routes!(records))
         .routes(routes!(accept))
@@ -98,12 +98,22 @@ async fn invite(State(cx): State<CompaniesCtx>, Admin(auth): Admin, Valid(req): 
     ok(membership::invite(&cx, &auth, req).await?)
 }
 
-/// Accept the invitation of a link, signed in as its address: `accepted`, or 409 with
-/// `data.status` `expired` (or `declined`); 403 for another account.
+/// The invitation of a link, for its invited address: the company, who invited, the role and
+/// whether it is still to answer. Changes nothing (the page asks before joining). 403 for
+/// another account, 404 for an unknown code.
 #[utoipa::path(get, path = "/api/iam/v1/sme/join", tag = "companies", params(JoinQuery),
-    responses((status = 200, body = Envelope<JoinResult>), (status = 403), (status = 404), (status = 409)))]
-async fn join(State(cx): State<CompaniesCtx>, auth: Auth, ApiQuery(q): ApiQuery<JoinQuery>) -> ApiResult<JoinResult> {
-    ok(membership::join(&cx, &auth, q.code.as_deref()).await?)
+    responses((status = 200, body = Envelope<JoinInvitation>), (status = 400), (status = 403), (status = 404)))]
+async fn invitation(State(cx): State<CompaniesCtx>, auth: Auth, ApiQuery(q): ApiQuery<JoinQuery>) -> ApiResult<JoinInvitation> {
+    ok(membership::invitation(&cx, &auth, q.code.as_deref()).await?)
+}
+
+/// Answer the invitation of a link, signed in as its address: `accept: true` joins
+/// (`accepted`, also when already joined), `false` declines (`declined`); 409 with `data.status`
+/// `expired` (or `declined`) when it is no longer pending; 403 for another account.
+#[utoipa::path(post, path = "/api/iam/v1/sme/join", tag = "companies", request_body = JoinRequest,
+    responses((status = 200, body = Envelope<JoinResult>), (status = 400), (status = 403), (status = 404), (status = 409)))]
+async fn join(State(cx): State<CompaniesCtx>, auth: Auth, ApiJson(req): ApiJson<JoinRequest>) -> ApiResult<JoinResult> {
+    ok(membership::join(&cx, &auth, req.code.as_deref(), req.accept).await?)
 }
 
 /// Apply to a company by its id: `applied` for the applicant, `waiting` for its admins.

@@ -36,6 +36,8 @@ where
         .routes(routes!(device_connect))
         .routes(routes!(device_tcp))
         .route("/api/rmp/v1/apps/{id}/api", axum::routing::any(app_api))
+        // The root with a trailing slash, as the API block's example writes it (issue 44).
+        .route("/api/rmp/v1/apps/{id}/api/", axum::routing::any(app_api))
         .route("/api/rmp/v1/apps/{id}/api/{*path}", axum::routing::any(app_api))
 }
 

@@ -197,6 +197,7 @@ pub enum Msg {
     ApiKeyExpiryPast,
     TooManyApiKeys(u64),
     ApiKeyNotFound,
+    ApiKeyInvalid,
     SessionRequired,
     // the operator's console
     NotOperator,
@@ -209,6 +210,8 @@ pub enum Msg {
     // publishing apps (the operator's console)
     AppIdInvalid,
     AppIdTaken,
+    StaleEdit,
+    BackupSqliteOnly,
     AppNameInvalid,
     AppSummaryInvalid,
     AppDescriptionInvalid,
@@ -401,6 +404,7 @@ impl Msg {
             Msg::ApiKeyExpiryPast => (S::BAD_REQUEST, "api_key_expiry_past"),
             Msg::TooManyApiKeys(..) => (S::CONFLICT, "too_many_api_keys"),
             Msg::ApiKeyNotFound => (S::NOT_FOUND, "api_key_not_found"),
+            Msg::ApiKeyInvalid => (S::UNAUTHORIZED, "api_key_invalid"),
             Msg::SessionRequired => (S::FORBIDDEN, "session_required"),
             Msg::NotOperator => (S::FORBIDDEN, "not_operator"),
             Msg::LastOperator => (S::CONFLICT, "last_operator"),
@@ -410,6 +414,8 @@ impl Msg {
             Msg::AuditActionInvalid => (S::BAD_REQUEST, "audit_action_invalid"),
             Msg::AppIdInvalid => (S::BAD_REQUEST, "app_id_invalid"),
             Msg::AppIdTaken => (S::CONFLICT, "app_id_taken"),
+            Msg::StaleEdit => (S::CONFLICT, "stale_edit"),
+            Msg::BackupSqliteOnly => (S::CONFLICT, "backup_sqlite_only"),
             Msg::AppNameInvalid => (S::BAD_REQUEST, "app_name_invalid"),
             Msg::AppSummaryInvalid => (S::BAD_REQUEST, "app_summary_invalid"),
             Msg::AppDescriptionInvalid => (S::BAD_REQUEST, "app_description_invalid"),

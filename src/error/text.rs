@@ -337,6 +337,7 @@ impl Msg {
                 Lang::Zh => format!("最多只能有 {max} 个 API 密钥：请先撤销一个"),
             },
             Msg::ApiKeyNotFound => ("API key not found", "API 密钥不存在"),
+            Msg::ApiKeyInvalid => ("This API key is not valid: create a new one on your account page", "此 API 密钥无效：请在账户页面新建一个"),
             Msg::SessionRequired => (
                 "Sign in to do this: an API key cannot",
                 "请登录后操作：API 密钥不能执行此操作",
@@ -355,6 +356,14 @@ impl Msg {
                 "应用 ID 须为 1 到 64 个小写字母、数字和单个连字符，例如 my-app",
             ),
             Msg::AppIdTaken => ("An app with this id already exists", "该应用 ID 已存在"),
+            Msg::BackupSqliteOnly => (
+                "This market's database is PostgreSQL: back it up with pg_dump",
+                "本市场的数据库是 PostgreSQL：请用 pg_dump 备份",
+            ),
+            Msg::StaleEdit => (
+                "This app changed since you opened the form (an upload or another edit): it has been reloaded, check it and save again",
+                "打开表单后此应用已有改动（上传或其他编辑）：已重新载入，请检查后再保存",
+            ),
             Msg::AppNameInvalid => ("Give the name in English and Chinese, 1 to 60 characters each", "请填写中英文名称，各 1 到 60 个字符"),
             Msg::AppSummaryInvalid => ("Give the summary in English and Chinese, 1 to 200 characters each", "请填写中英文简介，各 1 到 200 个字符"),
             Msg::AppDescriptionInvalid => ("The description may be at most 5000 characters", "描述最多 5000 个字符"),

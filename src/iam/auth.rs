@@ -306,7 +306,9 @@ where
     type Rejection = AppError;
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         let token = bearer(parts).ok_or(AppError::Refused(Msg::Unauthorized))?;
-        Sessions::from_ref(state).authenticate(token).await?.ok_or(AppError::Refused(Msg::SessionExpired))
+        // A key is not a session: an unknown, revoked, expired or malformed one says so.
+        let refused = if tokens::is_api_key(token) { Msg::ApiKeyInvalid } else { Msg::SessionExpired };
+        Sessions::from_ref(state).authenticate(token).await?.ok_or(AppError::Refused(refused))
     }
 }
 

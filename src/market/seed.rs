@@ -76,7 +76,8 @@ pub async fn apply(db: &DatabaseConnection, json: &str) -> anyhow::Result<SeedRe
                 base["seed_version"] = json!(app.version);
                 base["seed_fields"] = json!(new_json);
                 base["updated_at"] = json!(now);
-                merged.into_row(base, &["seed_version", "seed_fields", "updated_at"])?.update(&txn).await?;
+                base["revision"] = json!(row.revision + 1);
+                merged.into_row(base, &["seed_version", "seed_fields", "updated_at", "revision"])?.update(&txn).await?;
                 report.updated += 1;
                 report.kept_fields += kept;
             }

@@ -1,6 +1,9 @@
 //! Backups of the market's SQLite database (issue 25, item 8; docs/operations.md): `zmarket backup
 //! --to FILE`, `zmarket restore FILE`, the `[backup]` job writing into `<data_dir>/backups`, and
 //! the last backup for the operator's overview. How a copy is made and put back: `db::backup`.
+//! Every backup this market takes counts for the overview (issue 44 item 10): the scheduled ones
+//! are the files of `<data_dir>/backups`; a manual one (`zmarket backup --to FILE`, the console's
+//! "Back up now") is also recorded in `<data_dir>/backups/manual.json`.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -24,14 +27,29 @@ const STAMP: &str = "%Y%m%dT%H%M%SZ";
 /// restart does not put the next one off (it is due from the newest file's time, not the start).
 const TICK: Duration = Duration::from_secs(600);
 
-/// One backup in `<data_dir>/backups`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+/// The record of the last manual backup, in the backups folder.
+const MANUAL: &str = "manual.json";
+
+/// How a backup was taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum BackupKind {
+    /// By the `[backup]` job.
+    Scheduled,
+    /// `zmarket backup --to FILE` or the console's "Back up now".
+    Manual,
+}
+
+/// One backup this market took.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, utoipa::ToSchema)]
 pub struct BackupInfo {
-    /// When it was taken (UTC, from its name).
+    /// When it was taken (UTC).
     pub at: DateTime<Utc>,
-    /// Its file name in `<data_dir>/backups`.
+    /// Its file name in `<data_dir>/backups`, or the path a manual backup was written to.
     pub file: String,
-    pub bytes: u64,
+    /// Its size in bytes.
+    pub size: u64,
+    pub kind: BackupKind,
 }
 
 /// The name of a backup taken at `at`: `zmarket-20261125T043358Z.sqlite3`.
@@ -54,16 +72,62 @@ pub fn backups(data_dir: &Path) -> Vec<BackupInfo> {
             let file = e.file_name().to_str()?.to_string();
             let at = taken_at(&file)?;
             let meta = e.metadata().ok().filter(|m| m.is_file())?;
-            Some(BackupInfo { at, file, bytes: meta.len() })
+            Some(BackupInfo { at, file, size: meta.len(), kind: BackupKind::Scheduled })
         })
         .collect();
     found.sort_by(|a, b| a.at.cmp(&b.at).then_with(|| a.file.cmp(&b.file)));
     found
 }
 
-/// The newest backup in `<data_dir>/backups` (the operator's overview shows it), if any.
-pub fn last_backup(data_dir: &Path) -> Option<BackupInfo> {
+/// The newest backup in `<data_dir>/backups`, by its file's name, if any.
+fn newest_file(data_dir: &Path) -> Option<BackupInfo> {
     backups(data_dir).pop()
+}
+
+/// The last manual backup recorded, if any.
+fn last_manual(data_dir: &Path) -> Option<BackupInfo> {
+    serde_json::from_slice(&std::fs::read(data_dir.join(DIR).join(MANUAL)).ok()?).ok()
+}
+
+/// Records a manual backup (written next to the scheduled ones; a failure only logs).
+fn record_manual(data_dir: &Path, b: &BackupInfo) {
+    let dir = data_dir.join(DIR);
+    let written = crate::secrets::private_dir(&dir)
+        .map_err(anyhow::Error::from)
+        .and_then(|_| Ok(std::fs::write(dir.join(MANUAL), serde_json::to_vec(b)?)?));
+    if let Err(e) = written {
+        tracing::warn!(error = %e, "a manual backup could not be recorded for the overview");
+    }
+}
+
+/// The newest backup this market took (the operator's overview shows it), scheduled or manual.
+pub fn last_backup(data_dir: &Path) -> Option<BackupInfo> {
+    let manual = last_manual(data_dir);
+    match (newest_file(data_dir), manual) {
+        // "Back up now" writes into the folder: that file is the manual one.
+        (Some(f), Some(m)) if f.file == m.file => Some(m),
+        (Some(f), Some(m)) => Some(if m.at > f.at { m } else { f }),
+        (f, m) => f.or(m),
+    }
+}
+
+/// The console's "Back up now": a copy into `<data_dir>/backups` under the scheduled ones' name
+/// (counted by their retention), recorded as manual. SQLite only.
+pub async fn back_up_now(db: &DatabaseConnection, data_dir: &Path) -> anyhow::Result<BackupInfo> {
+    let dir = data_dir.join(DIR);
+    crate::secrets::private_dir(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    forget_partial(&dir);
+    let now = crate::db::now();
+    let mut file = file_name(now);
+    // Two in one second: the second waits for a name of its own.
+    if dir.join(&file).exists() {
+        tokio::time::sleep(Duration::from_millis(1100)).await;
+        file = file_name(crate::db::now());
+    }
+    let size = copy::copy_into(db, &dir.join(&file)).await?;
+    let b = BackupInfo { at: taken_at(&file).unwrap_or(now), file, size, kind: BackupKind::Manual };
+    record_manual(data_dir, &b);
+    Ok(b)
 }
 
 fn postgres_advice(what: &str) -> String {
@@ -93,6 +157,9 @@ pub async fn backup(config: &Config, to: &Path) -> anyhow::Result<String> {
     let copied = copy::copy_into(&db, to).await;
     let _ = db.close().await;
     let bytes = copied?;
+    let at = crate::db::now();
+    let file = std::path::absolute(to).unwrap_or_else(|_| to.to_path_buf()).display().to_string();
+    record_manual(&config.data_dir, &BackupInfo { at, file, size: bytes, kind: BackupKind::Manual });
     Ok(format!("backed up {} to {} ({bytes} bytes in {:.1} s)", database.display(), to.display(), started.elapsed().as_secs_f64()))
 }
 
@@ -119,7 +186,7 @@ pub async fn run_due(db: &DatabaseConnection, data_dir: &Path, settings: &Backup
         return Ok(None);
     }
     let dir = data_dir.join(DIR);
-    let due = match last_backup(data_dir) {
+    let due = match newest_file(data_dir) {
         Some(last) => now - last.at >= chrono::Duration::hours(i64::from(settings.every_hours)),
         None => true,
     };
@@ -129,7 +196,7 @@ pub async fn run_due(db: &DatabaseConnection, data_dir: &Path, settings: &Backup
     crate::secrets::private_dir(&dir).with_context(|| format!("creating {}", dir.display()))?;
     forget_partial(&dir);
     let file = file_name(now);
-    let bytes = copy::copy_into(db, &dir.join(&file)).await?;
+    let size = copy::copy_into(db, &dir.join(&file)).await?;
     let all = backups(data_dir);
     let extra = all.len().saturating_sub(settings.keep as usize);
     for old in &all[..extra] {
@@ -137,7 +204,7 @@ pub async fn run_due(db: &DatabaseConnection, data_dir: &Path, settings: &Backup
             tracing::warn!(file = %old.file, error = %e, "an old backup could not be deleted");
         }
     }
-    Ok(Some(BackupInfo { at: taken_at(&file).unwrap_or(now), file, bytes }))
+    Ok(Some(BackupInfo { at: taken_at(&file).unwrap_or(now), file, size, kind: BackupKind::Scheduled }))
 }
 
 /// Removes what an interrupted copy left in the backups folder (`.<name>.partial-<pid>` files
@@ -177,7 +244,7 @@ pub fn jobs(db: &DatabaseConnection, config: &Config) -> Vec<Result<Job, JobSche
         let (db, data_dir, settings) = (conn.clone(), data_dir.clone(), settings.clone());
         async move {
             match run_due(&db, &data_dir, &settings, crate::db::now()).await {
-                Ok(Some(b)) => tracing::info!(file = %b.file, bytes = b.bytes, "backup written"),
+                Ok(Some(b)) => tracing::info!(file = %b.file, bytes = b.size, "backup written"),
                 Ok(None) => {}
                 Err(e) => tracing::warn!(error = %format!("{e:#}"), "scheduled backup failed"),
             }

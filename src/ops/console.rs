@@ -9,11 +9,24 @@ use serde_json::{Map, Value, json};
 use crate::billing::ledger::AccountRef;
 use crate::billing::{codes, wallet};
 use crate::db::{now, write_txn};
-use crate::error::AppError;
+use crate::error::{AppError, Msg};
 use crate::ops::audit;
 use crate::ops::model::{Actor, AuditAction, FeeDay, IssueCodes, IssuedCode, IssuedCodes, Overview, SettingsChange};
 use crate::ops::OpsCtx;
 use crate::settings::{self, MarketSettings};
+
+/// The console's "Back up now": a copy into the backups folder, counted as the last backup
+/// (manual) and audited. 409 on PostgreSQL (pg_dump's job).
+pub async fn back_up_now(cx: &OpsCtx, actor: &Actor) -> Result<crate::ops::backup::BackupInfo, AppError> {
+    if cx.db.get_database_backend() != sea_orm::DbBackend::Sqlite {
+        return Err(AppError::Refused(Msg::BackupSqliteOnly));
+    }
+    let b = crate::ops::backup::back_up_now(&cx.db, &cx.data_dir).await.map_err(AppError::Internal)?;
+    let txn = write_txn(&cx.db).await?;
+    audit::record(&txn, actor, AuditAction::BackupRun, "backup", json!({ "file": b.file, "size": b.size })).await?;
+    txn.commit().await?;
+    Ok(b)
+}
 
 pub async fn overview(cx: &OpsCtx) -> Result<Overview, AppError> {
     let db = &cx.db;

@@ -36,10 +36,11 @@ pub enum AuditAction {
     AppUpdate,
     AppIcon,
     AppImage,
+    BackupRun,
 }
 
 impl AuditAction {
-    pub const ALL: [AuditAction; 11] = [
+    pub const ALL: [AuditAction; 12] = [
         Self::OperatorGrant,
         Self::OperatorRevoke,
         Self::UserSuspend,
@@ -51,6 +52,7 @@ impl AuditAction {
         Self::AppUpdate,
         Self::AppIcon,
         Self::AppImage,
+        Self::BackupRun,
     ];
     pub fn as_str(self) -> &'static str {
         match self {
@@ -65,6 +67,7 @@ impl AuditAction {
             Self::AppUpdate => "app.update",
             Self::AppIcon => "app.icon",
             Self::AppImage => "app.image",
+            Self::BackupRun => "backup.run",
         }
     }
     pub fn parse(s: &str) -> Option<AuditAction> {
@@ -204,7 +207,8 @@ pub struct Overview {
     pub fee_income: i64,
     /// The fee income per UTC day, the last 30 days, oldest first.
     pub fee_income_30d: Vec<FeeDay>,
-    /// The newest copy in `<data_dir>/backups` (none yet, or a PostgreSQL market: null).
+    /// The newest backup this market took, scheduled or manual (`zmarket backup --to FILE`, "Back
+    /// up now"); none yet, or a PostgreSQL market: null.
     pub last_backup: Option<crate::ops::backup::BackupInfo>,
     /// GPUs across the market: known, online, held, busy, mean use.
     pub gpus: crate::devices::gpus::MarketGpus,

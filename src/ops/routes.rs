@@ -33,6 +33,7 @@ where
         .routes(routes!(unsuspend))
         .routes(routes!(list_audit))
         .routes(routes!(overview))
+        .routes(routes!(back_up_now))
         .routes(routes!(get_settings, put_settings))
         .routes(routes!(list_codes))
         .routes(routes!(codes_csv))
@@ -107,6 +108,15 @@ async fn get_settings(State(cx): State<OpsCtx>, _op: Operator) -> ApiResult<Mark
 async fn put_settings(State(cx): State<OpsCtx>, op: Operator, Valid(change): Valid<SettingsChange>) -> ApiResult<MarketSettings> {
     let actor = actor(&cx, &op).await?;
     ok(console::update_settings(&cx, &actor, change).await?)
+}
+
+/// Back up now: a copy of the SQLite database into `<data_dir>/backups` (the overview's last
+/// backup, `kind: manual`). 409 on PostgreSQL.
+#[utoipa::path(post, path = "/api/ops/v1/backup", tag = "operator",
+    responses((status = 200, body = Envelope<crate::ops::backup::BackupInfo>), (status = 403), (status = 409)))]
+async fn back_up_now(State(cx): State<OpsCtx>, op: Operator) -> ApiResult<crate::ops::backup::BackupInfo> {
+    let actor = actor(&cx, &op).await?;
+    ok(console::back_up_now(&cx, &actor).await?)
 }
 
 /// Issues top-up codes: answered once (only their hash is kept). Accepts `Idempotency-Key`.

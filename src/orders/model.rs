@@ -298,7 +298,9 @@ pub struct Order {
     pub distance_from_you_km: Option<i64>,
     /// The installation's status on the provider's device while taken.
     pub app_status: Option<String>,
-    pub open_url: Option<String>,
+    /// Whether the app's web page can be opened now (`POST /api/rmp/v1/apps/{installation_id}/open`);
+    /// the address on the provider's network is never sent (issue 44 item 7).
+    pub openable: bool,
     pub history: Vec<OrderEvent>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,

@@ -149,7 +149,7 @@ pub fn to_order(o: &orders::Model, n: &Names, s: &OrdersConfig, lang: Lang, view
             _ => None,
         },
         app_status: live.map(|i| sea_orm::ActiveEnum::to_value(&i.status)),
-        open_url: live.filter(|i| i.status == crate::db::enums::AppStatus::Running).and_then(|i| i.open_url.clone()),
+        openable: live.is_some_and(|i| i.status == crate::db::enums::AppStatus::Running && i.open_url.is_some()),
         history: n
             .history
             .get(&o.id)

@@ -110,7 +110,7 @@ async fn a_key_acts_as_its_owner_until_revoked() {
     assert!(body["data"].is_null());
     let (status, body) = app.get_auth(PROFILE, &key).await;
     assert_eq!(status, 401, "{body}");
-    assert_eq!(body["msg"], "Session expired, please sign in again");
+    assert_eq!((body["error"].as_str(), body["msg"].as_str()), (Some("api_key_invalid"), Some("This API key is not valid: create a new one on your account page")));
     // Gone from the list; revoking again is unknown.
     let listed = list(&app, &session).await;
     assert_eq!(listed["total"], 1);

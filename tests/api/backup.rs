@@ -454,7 +454,7 @@ async fn the_backup_job_keeps_the_newest_keep_files() {
     assert_eq!(names, ["notes.txt".to_string(), second.file.clone(), third.file.clone()], "{first:?}");
     assert_eq!(zmarket::ops::backup::last_backup(data), Some(third.clone()));
     assert!(third.file.starts_with("zmarket-") && third.file.ends_with(".sqlite3"));
-    assert_eq!(third.bytes, std::fs::metadata(data.join("backups").join(&third.file)).unwrap().len());
+    assert_eq!(third.size, std::fs::metadata(data.join("backups").join(&third.file)).unwrap().len());
     assert!(column(&data.join("backups").join(&third.file), "SELECT email FROM users").await.contains("a@example.com"));
 
     let off = zmarket::config::BackupConfig { every_hours: 0, keep: 2 };

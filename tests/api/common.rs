@@ -322,7 +322,7 @@ pub async fn seed_company(app: &TestApp, name: &str, owner: &Value, members: &[(
     for (m, role) in members {
         let email = m["userInfo"]["email"].as_str().unwrap();
         let code = app.invite(&token_of(&admin), email, role).await;
-        let (status, body) = app.get_auth(&format!("/api/iam/v1/sme/join?code={code}"), &token_of(m)).await;
+        let (status, body) = app.post_json("/api/iam/v1/sme/join", &serde_json::json!({"code": code, "accept": true}), Some(&token_of(m))).await;
         assert_eq!(status, 200, "{body}");
     }
     id

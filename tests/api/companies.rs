@@ -212,23 +212,31 @@ async fn an_invitation_link_joins_the_invited_account_only() {
     assert_eq!(bob_records, vec![(rec["id"].as_str().unwrap().to_string(), "invite".into(), "invited".into())]);
 
     let join = |c: &str| format!("{SME}/join?code={c}");
+    let answer = |c: &str| json!({"code": c, "accept": true});
     let (s, _) = app.get_json(&join(code)).await;
     assert_eq!(s, 401);
     let (s, body) = app.get_auth(&format!("{SME}/join"), &token_of(&b)).await;
+    assert_eq!((s, body["data"]["field"].as_str().unwrap()), (400, "code"));
+    let (s, body) = app.post_json(&format!("{SME}/join"), &json!({"accept": true}), Some(&token_of(&b))).await;
     assert_eq!((s, body["data"]["field"].as_str().unwrap()), (400, "code"));
     let (s, body) = app.get_auth(&join("no-such-code"), &token_of(&b)).await;
     assert_eq!((s, body["msg"].as_str().unwrap()), (404, "Invitation not found"));
     // Another account cannot use the link.
     let (s, body) = app.get_auth(&join(code), &token_of(&eve)).await;
     assert_eq!((s, body["msg"].as_str().unwrap()), (403, "This invitation was sent to another email address"));
+    let (s, body) = app.post_json(&format!("{SME}/join"), &answer(code), Some(&token_of(&eve))).await;
+    assert_eq!((s, body["msg"].as_str().unwrap()), (403, "This invitation was sent to another email address"));
     let (s, _) = app.post_json("/api/iam/v1/switch", &json!({"smeId": id}), Some(&token_of(&eve))).await;
     assert_eq!(s, 403);
 
+    // Opening the link joins nothing: it shows the invitation.
     let (s, body) = app.get_auth(&join(code), &token_of(&b)).await;
+    assert_eq!((s, body["data"]["status"].as_str(), body["data"]["company"].as_str()), (200, Some("invited"), Some("Acme Compute")), "{body}");
+    let (s, body) = app.post_json(&format!("{SME}/join"), &answer(code), Some(&token_of(&b))).await;
     assert_eq!(s, 200, "{body}");
     assert_eq!(body["data"], json!({"sme_id": id, "status": "accepted"}));
-    // Opening it again is harmless.
-    let (s, body) = app.get_auth(&join(code), &token_of(&b)).await;
+    // Answering it again is harmless.
+    let (s, body) = app.post_json(&format!("{SME}/join"), &answer(code), Some(&token_of(&b))).await;
     assert_eq!((s, body["data"]["status"].as_str().unwrap()), (200, "accepted"));
     let member = app.switch(&b, &id).await;
     assert_eq!(member["userType"], "member");
@@ -256,7 +264,7 @@ async fn an_invitation_expires_after_its_ttl() {
     let id = create(&app, &a, "Acme Compute").await;
     let admin = app.switch(&a, &id).await;
     let code = app.invite(&token_of(&admin), "late@example.com", "member").await;
-    let (s, body) = app.get_auth(&format!("{SME}/join?code={code}"), &token_of(&b)).await;
+    let (s, body) = app.post_json(&format!("{SME}/join"), &json!({"code": code, "accept": true}), Some(&token_of(&b))).await;
     assert_eq!(s, 409, "{body}");
     assert_eq!(body["data"]["status"], "expired");
     assert_eq!(body["msg"], "The invitation has expired");
@@ -293,9 +301,9 @@ async fn a_new_invitation_replaces_the_old_link() {
     let admin = app.switch(&a, &id).await;
     let old = app.invite(&token_of(&admin), "bob@example.com", "member").await;
     let new = app.invite(&token_of(&admin), "bob@example.com", "member").await;
-    let (s, body) = app.get_auth(&format!("{SME}/join?code={old}"), &token_of(&b)).await;
+    let (s, body) = app.post_json(&format!("{SME}/join"), &json!({"code": old, "accept": true}), Some(&token_of(&b))).await;
     assert_eq!((s, body["data"]["status"].as_str().unwrap()), (409, "expired"));
-    let (s, _) = app.get_auth(&format!("{SME}/join?code={new}"), &token_of(&b)).await;
+    let (s, _) = app.post_json(&format!("{SME}/join"), &json!({"code": new, "accept": true}), Some(&token_of(&b))).await;
     assert_eq!(s, 200);
     let statuses: Vec<String> = records(&app, &token_of(&admin)).await.into_iter().map(|r| r.2).collect();
     assert_eq!(statuses, ["accepted", "expired"]);
@@ -326,7 +334,7 @@ async fn an_invitation_can_be_accepted_or_declined_from_the_records() {
     assert_eq!(s, 200, "{body}");
     assert_eq!(body["data"]["status"], "declined");
     assert_eq!(body["data"]["actionable"], false);
-    let (s, body) = app.get_auth(&format!("{SME}/join?code={bob_code}"), &token_of(&b)).await;
+    let (s, body) = app.post_json(&format!("{SME}/join"), &json!({"code": bob_code, "accept": true}), Some(&token_of(&b))).await;
     assert_eq!((s, body["data"]["status"].as_str().unwrap()), (409, "declined"));
     let (s, _) = app.post_json(&format!("{SME}/member/records/{bob_rec}/accept"), &json!({}), Some(&token_of(&b))).await;
     assert_eq!(s, 409);
@@ -724,7 +732,7 @@ async fn company_scoped_calls_never_reach_another_company() {
     }
     // Inviting A's member into B is B's own business: a B invitation, nothing in A.
     let code = app.invite(&tb, "a-member@example.com", "member").await;
-    let (s, body) = app.get_auth(&format!("{SME}/join?code={code}"), &token_of(&am)).await;
+    let (s, body) = app.post_json(&format!("{SME}/join"), &json!({"code": code, "accept": true}), Some(&token_of(&am))).await;
     assert_eq!((s, body["data"]["sme_id"].as_str().unwrap()), (200, cb.as_str()));
     // A's admin cannot answer B's invitation for A's member either.
     let b_invite = records(&app, &tb).await.into_iter().find(|r| r.1 == "invite").unwrap().0;

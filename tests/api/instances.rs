@@ -276,7 +276,7 @@ async fn cached_sessions_and_stats_follow_writes_made_on_the_other_instance() {
     assert_eq!(body["data"]["pending_friend_requests_exists"], true, "{body}");
 
     // Carol joins on B and works in the company on A (A resolves her company token) ...
-    let (st, body) = b.get_auth(&format!("/api/iam/v1/sme/join?code={code}"), &tc).await;
+    let (st, body) = b.post_json("/api/iam/v1/sme/join", &json!({"code": code, "accept": true}), Some(&tc)).await;
     assert_eq!(st, 200, "{body}");
     let member = token_of(&a.switch(&carol, &company).await);
     for _ in 0..2 {

@@ -19,6 +19,7 @@ pub(crate) mod iam;
 pub(crate) mod instances;
 mod market;
 mod newcomer;
+mod newcomer3;
 mod notifications;
 pub(crate) mod ops;
 mod ops_console;

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::common::*;
 
-mod apps;
+pub(crate) mod apps;
 
 pub(crate) fn make_operator(app: &TestApp, email: &str) {
     let (ok, out, err) = cli(app, &["operator", "grant", "--email", email]);

@@ -285,7 +285,7 @@ async fn the_overview_counts_people_boxes_what_runs_and_the_coins() {
         let took = took.expect("a first backup is due");
         let (_, b) = app.get_auth("/api/ops/v1/overview", &op).await;
         assert_eq!(b["data"]["last_backup"]["file"], took.file, "{b}");
-        assert!(b["data"]["last_backup"]["bytes"].as_u64().unwrap() > 0, "{b}");
+        assert!(b["data"]["last_backup"]["size"].as_u64().unwrap() > 0, "{b}");
     }
 }
 

@@ -234,13 +234,15 @@ describe('invitation link page', () => {
     expect(errors).toEqual([]);
   });
 
-  it('signed in, joins and offers to switch into the company', async () => {
+  it('signed in, shows the invitation; only Accept joins, then offers to switch (issue 44)', async () => {
     signedIn();
     const calls: string[] = [];
-    vi.stubGlobal('fetch', vi.fn((input: RequestInfo | URL) => {
+    const invitation = { sme_id: 'c1', company: 'Acme Compute', invited_by: 'Olivia', role: 'member', status: 'invited', expires_at: null };
+    vi.stubGlobal('fetch', vi.fn((input: RequestInfo | URL, init?: RequestInit) => {
       const url = String(input);
-      calls.push(url);
-      if (url.startsWith('/api/iam/v1/sme/join?code=abc')) return Promise.resolve(envelope({ sme_id: 'c1', status: 'accepted' }));
+      calls.push(`${init?.method ?? 'GET'} ${url}`);
+      if (url.startsWith('/api/iam/v1/sme/join?code=abc')) return Promise.resolve(envelope(invitation));
+      if (url === '/api/iam/v1/sme/join' && init?.method === 'POST') return Promise.resolve(envelope({ sme_id: 'c1', status: 'accepted' }));
       if (url === '/api/iam/v1/sme') {
         return Promise.resolve(envelope([
           { id: 'user', name: 'Personal', network_id: '', owner: '' },
@@ -250,22 +252,26 @@ describe('invitation link page', () => {
       return new Promise<Response>(() => {});
     }));
     mount('/iam/v1/sme/join?code=abc');
+    await waitFor(() => expect(document.body.textContent).toContain('Olivia invited you to join Acme Compute as Member.'));
+    expect(calls.filter((c) => c.startsWith('POST'))).toEqual([]);
+    const accept = [...document.querySelectorAll('button')].find((b) => b.textContent === 'Accept and join')!;
+    accept.click();
     await waitFor(() => expect(document.body.textContent).toContain('You joined the company.'));
     await waitFor(() => expect(document.body.textContent).toContain('Switch to Acme Compute'));
     expect(JSON.parse(localStorage.getItem('organizationList')!)).toHaveLength(2);
-    // (StrictMode runs the effect twice in development; opening the link twice is harmless.)
-    expect(calls.some((c) => c.startsWith('/api/iam/v1/sme/join?code=abc'))).toBe(true);
+    expect(calls.filter((c) => c.startsWith('POST /api/iam/v1/sme/join'))).toHaveLength(1);
   });
 
   it('says so when the invitation expired', async () => {
     signedIn();
     vi.stubGlobal('fetch', vi.fn((input: RequestInfo | URL) =>
       String(input).startsWith('/api/iam/v1/sme/join')
-        ? Promise.resolve(envelope({ status: 'expired', sme_id: 'c1' }, 409, 'The invitation has expired'))
+        ? Promise.resolve(envelope({ sme_id: 'c1', company: 'Acme Compute', invited_by: 'Olivia', role: 'member', status: 'expired', expires_at: null }))
         : new Promise<Response>(() => {}),
     ));
     mount('/iam/v1/sme/join?code=old');
     await waitFor(() => expect(document.body.textContent).toContain('This invitation has expired.'));
+    expect([...document.querySelectorAll('button')].some((b) => b.textContent === 'Accept and join')).toBe(false);
   });
 
   it('shows the refusal for another account with a way to switch accounts', async () => {

@@ -41,6 +41,9 @@ pub struct Model {
     /// The install manifest published from the operator's console (JSON of
     /// `protocol::apps::Manifest`, m0023); `None`: the built-in or `[apps] manifests` one.
     pub manifest: Option<String>,
+    /// Moved by every change of the app (m0032): a stale edit is refused.
+    #[serde(default)]
+    pub revision: i64,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
 }

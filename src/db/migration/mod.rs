@@ -31,6 +31,7 @@ mod m0026_demand_gpus;
 mod m0027_meter_seconds;
 mod m0029_rental_extend;
 mod m0030_presence;
+mod m0032_app_revision;
 
 pub struct Migrator;
 
@@ -66,6 +67,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0027_meter_seconds::Migration),
             Box::new(m0029_rental_extend::Migration),
             Box::new(m0030_presence::Migration),
+            Box::new(m0032_app_revision::Migration),
         ]
     }
 }

@@ -101,6 +101,7 @@ fn view(row: &apps::Model, manifest: Option<&Manifest>, archives: &HashMap<Strin
         origin: row.origin.clone(),
         archive: archives.get(&image).cloned(),
         image,
+        revision: row.revision,
         updated_at: row.updated_at,
     }
 }
@@ -283,7 +284,7 @@ fn changes(before: &OpsApp, after: &OpsApp) -> Value {
     let (Ok(Value::Object(b)), Ok(Value::Object(a))) = (serde_json::to_value(before), serde_json::to_value(after)) else { return Value::Null };
     let (mut was, mut now) = (serde_json::Map::new(), serde_json::Map::new());
     for (k, v) in a {
-        if k != "updated_at" && b.get(&k) != Some(&v) {
+        if k != "updated_at" && k != "revision" && b.get(&k) != Some(&v) {
             was.insert(k.clone(), b.get(&k).cloned().unwrap_or(Value::Null));
             now.insert(k, v);
         }
@@ -292,13 +293,18 @@ fn changes(before: &OpsApp, after: &OpsApp) -> Value {
 }
 
 /// `PUT /apps/{id}`: the fields given change, the others stay. A changed install manifest is
-/// kept with the app; without a new version it gets one (`bump`).
+/// kept with the app; without a new version it gets one (`bump`). A `revision` older than the
+/// app's (it changed since the form was opened: an edit, an icon, an archive) is refused with
+/// 409 `stale_edit` and changes nothing.
 pub async fn update(cx: &Publisher, actor: &Actor, id: &AppId, e: AppEdit) -> Result<OpsApp, AppError> {
     if e.id.as_deref().is_some_and(|new| new != id) {
         return Err(AppError::invalid("id", Msg::AppIdInvalid));
     }
     let txn = write_txn(&cx.apps.db).await?;
     let row = for_update(&txn, apps::Entity::find_by_id(id.to_string())).one(&txn).await?.ok_or(AppError::Refused(Msg::AppNotFound))?;
+    if e.revision.is_some_and(|r| r != row.revision) {
+        return Err(AppError::Refused(Msg::StaleEdit));
+    }
     let manifest = cx.apps.manifests.of(&row);
     let version_given = e.version.as_deref().is_some_and(|v| v != row.version);
     let mut draft = Draft { fields: AppFields::from_row(&row).map_err(AppError::Internal)?, manifest: manifest.clone(), listed: row.listed };
@@ -323,15 +329,16 @@ pub async fn update(cx: &Publisher, actor: &Actor, id: &AppId, e: AppEdit) -> Re
 }
 
 /// Writes a draft over its row: the catalogue's fields, `listed`, and the manifest when it
-/// changed (a seed app's unchanged manifest stays the built-in one).
+/// changed (a seed app's unchanged manifest stays the built-in one); moves the revision.
 async fn write(conn: &impl ConnectionTrait, row: &apps::Model, d: Draft, manifest_changed: bool) -> Result<apps::Model, AppError> {
     let mut base = serde_json::to_value(row).map_err(|e| AppError::Internal(e.into()))?;
     base["listed"] = json!(d.listed);
     base["updated_at"] = json!(now());
+    base["revision"] = json!(row.revision + 1);
     if manifest_changed {
         base["manifest"] = json!(manifest_json(d.manifest.as_ref())?);
     }
-    let active = d.fields.into_row(base, &["listed", "manifest", "updated_at"]).map_err(AppError::Internal)?;
+    let active = d.fields.into_row(base, &["listed", "manifest", "updated_at", "revision"]).map_err(AppError::Internal)?;
     Ok(active.update(conn).await?)
 }
 

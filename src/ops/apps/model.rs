@@ -55,6 +55,9 @@ pub struct OpsApp {
     pub origin: String,
     /// The archive of `image` the market holds for boxes with no internet, if any.
     pub archive: Option<ArchiveInfo>,
+    /// Moved by every change (an edit, the icon, an image archive): `PUT` takes it back and
+    /// answers 409 `stale_edit` when the app changed since.
+    pub revision: i64,
     pub updated_at: DateTime<Utc>,
 }
 
@@ -127,6 +130,9 @@ pub struct AppRequest {
     pub health: Option<Option<String>>,
     pub listed: Option<bool>,
     pub top_pick: Option<bool>,
+    /// PUT: the `revision` the form was opened with; 409 `stale_edit` when the app changed
+    /// since. Left out, the edit applies to whatever the app is now.
+    pub revision: Option<i64>,
 }
 
 fn some_option<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
@@ -186,6 +192,7 @@ pub struct AppEdit {
     pub health: Option<Option<String>>,
     pub listed: Option<bool>,
     pub top_pick: Option<bool>,
+    pub revision: Option<i64>,
 }
 
 pub fn valid_slug(id: &str) -> bool {
@@ -274,6 +281,10 @@ impl Checked for AppEdit {
             health,
             listed: r.listed,
             top_pick: r.top_pick,
+            revision: match r.revision {
+                Some(n) if n < 0 => return Err(AppError::invalid("revision", Msg::InvalidField("revision"))),
+                n => n,
+            },
         })
     }
 }

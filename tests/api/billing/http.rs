@@ -127,7 +127,7 @@ async fn wallets_follow_the_context_and_companies_stay_apart() {
     let (_, admin_b, _) = admin_with(&app, "b@example.com", 5000, "Beta Compute").await;
     let m = app.signed_in("m@example.com").await;
     let code = app.invite(&token_of(&admin_a), "m@example.com", "member").await;
-    let (s, _) = app.get_auth(&format!("/api/iam/v1/sme/join?code={code}"), &token_of(&m)).await;
+    let (s, _) = app.post_json("/api/iam/v1/sme/join", &json!({"code": code, "accept": true}), Some(&token_of(&m))).await;
     assert_eq!(s, 200);
     let member = app.switch(&m, &acme).await;
     let (s, _, _) = post(&app, FUND, &json!({"amount": 1000}), &token_of(&admin_a), Some("x"), "en").await;

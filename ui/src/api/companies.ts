@@ -1,6 +1,6 @@
 // Company calls of docs/api.md (/api/iam/v1/sme…, /api/ebs/v1/sme/resources…).
 import { api } from './client';
-import type { AssignBody, Assignment, HistoryEntry, JoinResult, ListPage, Member, MemberRecord, Organization } from './types';
+import type { AssignBody, Assignment, HistoryEntry, JoinInvitation, JoinResult, ListPage, Member, MemberRecord, Organization } from './types';
 
 const IAM = '/api/iam/v1';
 const RESOURCES = '/api/ebs/v1/sme/resources';
@@ -13,7 +13,10 @@ export const removeMember = (user_id: string) => api.post<null>(`${IAM}/sme/remo
 export const leaveCompany = (sme_id: string) => api.post<null>(`${IAM}/sme/leave`, { sme_id });
 export const inviteMember = (email: string, role: 'member' | 'admin' = 'member') =>
   api.post<MemberRecord>(`${IAM}/sme/invite`, { email, role });
-export const joinCompany = (code: string) => api.get<JoinResult>(`${IAM}/sme/join`, { query: { code } });
+/** The invitation of a link (changes nothing). */
+export const fetchInvitation = (code: string) => api.get<JoinInvitation>(`${IAM}/sme/join`, { query: { code } });
+/** Joins (accept) or declines the invitation of a link. */
+export const answerInvitation = (code: string, accept: boolean) => api.post<JoinResult>(`${IAM}/sme/join`, { code, accept });
 export const applyToCompany = (sme_id: string) => api.post<MemberRecord>(`${IAM}/sme/apply`, { sme_id });
 export const fetchMemberRecords = (scope?: 'mine') =>
   api.get<ListPage<MemberRecord>>(`${IAM}/sme/member/records`, { query: { limit: 100, scope } });

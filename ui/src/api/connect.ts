@@ -133,6 +133,8 @@ export async function followAppLogs(
     }
     throw new ApiError(msg, 'http', res.status);
   }
+  // Open: an app that printed nothing sends no line for a while, and the panel says so.
+  onLines([]);
   try {
     await readEventStream(res.body, (chunk) => {
       parser.push(chunk);

@@ -20,6 +20,8 @@ export const fetchAudit = (offset = 0, signal?: AbortSignal) =>
   api.get<ListPage<AuditEntry>>(`${OPS}/audit`, { query: { offset, limit: OPS_PAGE_SIZE }, signal });
 
 export const fetchOverview = (signal?: AbortSignal) => api.get<OpsOverview>(`${OPS}/overview`, { signal });
+/** Back up now: a copy into the backups folder, the overview's last backup from then on. */
+export const backUpNow = () => api.post<NonNullable<OpsOverview['last_backup']>>(`${OPS}/backup`, {});
 
 export const fetchMarketSettings = (signal?: AbortSignal) => api.get<MarketSettings>(`${OPS}/settings`, { signal });
 

@@ -1370,12 +1370,18 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * Accept the invitation of a link, signed in as its address: `accepted`, or 409 with
-         *     `data.status` `expired` (or `declined`); 403 for another account.
+         * The invitation of a link, for its invited address: the company, who invited, the role and
+         *     whether it is still to answer. Changes nothing (the page asks before joining). 403 for
+         *     another account, 404 for an unknown code.
          */
-        get: operations["join"];
+        get: operations["invitation"];
         put?: never;
-        post?: never;
+        /**
+         * Answer the invitation of a link, signed in as its address: `accept: true` joins
+         *     (`accepted`, also when already joined), `false` declines (`declined`); 409 with `data.status`
+         *     `expired` (or `declined`) when it is no longer pending; 403 for another account.
+         */
+        post: operations["join"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1660,6 +1666,26 @@ export type paths = {
         get: operations["list_audit"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/v1/backup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Back up now: a copy of the SQLite database into `<data_dir>/backups` (the overview's last
+         *     backup, `kind: manual`). 409 on PostgreSQL.
+         */
+        post: operations["back_up_now"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2451,6 +2477,12 @@ export type components = {
             ports?: components["schemas"]["PortRequest"][] | null;
             publisher?: string | null;
             requirements?: components["schemas"]["RequirementsRequest"] | null;
+            /**
+             * Format: int64
+             * @description PUT: the `revision` the form was opened with; 409 `stale_edit` when the app changed
+             *     since. Left out, the edit applies to whatever the app is now.
+             */
+            revision?: number | null;
             summary_en?: string | null;
             summary_zh?: string | null;
             tier?: components["schemas"]["Tier"] | null;
@@ -2509,18 +2541,27 @@ export type components = {
         AvatarResponse: {
             avatar_url: string;
         };
-        /** @description One backup in `<data_dir>/backups`. */
+        /** @description One backup this market took. */
         BackupInfo: {
             /**
              * Format: date-time
-             * @description When it was taken (UTC, from its name).
+             * @description When it was taken (UTC).
              */
             at: string;
-            /** Format: int64 */
-            bytes: number;
-            /** @description Its file name in `<data_dir>/backups`. */
+            /** @description Its file name in `<data_dir>/backups`, or the path a manual backup was written to. */
             file: string;
+            kind: components["schemas"]["BackupKind"];
+            /**
+             * Format: int64
+             * @description Its size in bytes.
+             */
+            size: number;
         };
+        /**
+         * @description How a backup was taken.
+         * @enum {string}
+         */
+        BackupKind: "scheduled" | "manual";
         /** @description Metered usage of one thing in one period. */
         Bill: {
             /** Format: int64 */
@@ -2938,6 +2979,31 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_BackupInfo: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description One backup this market took. */
+            data: {
+                /**
+                 * Format: date-time
+                 * @description When it was taken (UTC).
+                 */
+                at: string;
+                /** @description Its file name in `<data_dir>/backups`, or the path a manual backup was written to. */
+                file: string;
+                kind: components["schemas"]["BackupKind"];
+                /**
+                 * Format: int64
+                 * @description Its size in bytes.
+                 */
+                size: number;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_Check: {
             /**
              * Format: int32
@@ -3216,7 +3282,16 @@ export type components = {
                 icon_url: string;
                 id: string;
                 kind: components["schemas"]["InstallKind"];
+                /**
+                 * @description The address the box reports for the app's web page, on the box's own network: its owner's
+                 *     only (a renter never gets it; they open the app through the market, `openable`).
+                 */
                 open_url?: string | null;
+                /**
+                 * @description Whether its web page can be opened now (`POST /apps/{id}/open`): running, with a web port
+                 *     the box reported.
+                 */
+                openable: boolean;
                 /** Format: int32 */
                 progress?: number | null;
                 rental?: components["schemas"]["Rental"] | null;
@@ -3264,6 +3339,32 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_JoinInvitation: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /**
+             * @description `GET /sme/join?code=`: the invitation a link carries, as its invited person sees it before
+             *     answering (nothing changes).
+             */
+            data: {
+                /** @description The company's name. */
+                company: string;
+                /** @description RFC 3339. */
+                expires_at?: string | null;
+                /** @description The name of the admin who sent the invitation. */
+                invited_by: string;
+                /** @description The role it gives: member or admin. */
+                role: components["schemas"]["Role"];
+                sme_id: string;
+                /** @description invited (to answer), accepted (by you), declined or expired. */
+                status: components["schemas"]["RecordStatus"];
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_JoinResult: {
             /**
              * Format: int32
@@ -3272,7 +3373,7 @@ export type components = {
             code: number;
             data: {
                 sme_id: string;
-                /** @description `accepted` (a refusal answers 409 with `data.status` `expired` or `declined`). */
+                /** @description `accepted` or `declined` (a refusal answers 409 with `data.status` `expired` or `declined`). */
                 status: components["schemas"]["RecordStatus"];
             };
             msg: string;
@@ -3738,7 +3839,16 @@ export type components = {
                     icon_url: string;
                     id: string;
                     kind: components["schemas"]["InstallKind"];
+                    /**
+                     * @description The address the box reports for the app's web page, on the box's own network: its owner's
+                     *     only (a renter never gets it; they open the app through the market, `openable`).
+                     */
                     open_url?: string | null;
+                    /**
+                     * @description Whether its web page can be opened now (`POST /apps/{id}/open`): running, with a web port
+                     *     the box reported.
+                     */
+                    openable: boolean;
                     /** Format: int32 */
                     progress?: number | null;
                     rental?: components["schemas"]["Rental"] | null;
@@ -3954,6 +4064,12 @@ export type components = {
                     ports: components["schemas"]["OpsPort"][];
                     publisher: string;
                     requirements: components["schemas"]["Requirements"];
+                    /**
+                     * Format: int64
+                     * @description Moved by every change (an edit, the icon, an image archive): `PUT` takes it back and
+                     *     answers 409 `stale_edit` when the app changed since.
+                     */
+                    revision: number;
                     summary_en: string;
                     summary_zh: string;
                     tier: components["schemas"]["Tier"];
@@ -4025,7 +4141,11 @@ export type components = {
                      */
                     min_vram: number;
                     name: string;
-                    open_url?: string | null;
+                    /**
+                     * @description Whether the app's web page can be opened now (`POST /api/rmp/v1/apps/{installation_id}/open`);
+                     *     the address on the provider's network is never sent (issue 44 item 7).
+                     */
+                    openable: boolean;
                     /** Format: int64 */
                     price_per_hour: number;
                     provider?: components["schemas"]["Party"] | null;
@@ -4333,6 +4453,12 @@ export type components = {
                 ports: components["schemas"]["OpsPort"][];
                 publisher: string;
                 requirements: components["schemas"]["Requirements"];
+                /**
+                 * Format: int64
+                 * @description Moved by every change (an edit, the icon, an image archive): `PUT` takes it back and
+                 *     answers 409 `stale_edit` when the app changed since.
+                 */
+                revision: number;
                 summary_en: string;
                 summary_zh: string;
                 tier: components["schemas"]["Tier"];
@@ -4400,7 +4526,11 @@ export type components = {
                  */
                 min_vram: number;
                 name: string;
-                open_url?: string | null;
+                /**
+                 * @description Whether the app's web page can be opened now (`POST /api/rmp/v1/apps/{installation_id}/open`);
+                 *     the address on the provider's network is never sent (issue 44 item 7).
+                 */
+                openable: boolean;
                 /** Format: int64 */
                 price_per_hour: number;
                 provider?: components["schemas"]["Party"] | null;
@@ -5212,7 +5342,16 @@ export type components = {
             icon_url: string;
             id: string;
             kind: components["schemas"]["InstallKind"];
+            /**
+             * @description The address the box reports for the app's web page, on the box's own network: its owner's
+             *     only (a renter never gets it; they open the app through the market, `openable`).
+             */
             open_url?: string | null;
+            /**
+             * @description Whether its web page can be opened now (`POST /apps/{id}/open`): running, with a web port
+             *     the box reported.
+             */
+            openable: boolean;
             /** Format: int32 */
             progress?: number | null;
             rental?: components["schemas"]["Rental"] | null;
@@ -5295,9 +5434,32 @@ export type components = {
             batch: string;
             items: components["schemas"]["IssuedCode"][];
         };
+        /**
+         * @description `GET /sme/join?code=`: the invitation a link carries, as its invited person sees it before
+         *     answering (nothing changes).
+         */
+        JoinInvitation: {
+            /** @description The company's name. */
+            company: string;
+            /** @description RFC 3339. */
+            expires_at?: string | null;
+            /** @description The name of the admin who sent the invitation. */
+            invited_by: string;
+            /** @description The role it gives: member or admin. */
+            role: components["schemas"]["Role"];
+            sme_id: string;
+            /** @description invited (to answer), accepted (by you), declined or expired. */
+            status: components["schemas"]["RecordStatus"];
+        };
+        /** @description `POST /sme/join`: the invitation link's answer. */
+        JoinRequest: {
+            /** @description true joins the company, false declines the invitation. */
+            accept?: boolean | null;
+            code?: string | null;
+        };
         JoinResult: {
             sme_id: string;
-            /** @description `accepted` (a refusal answers 409 with `data.status` `expired` or `declined`). */
+            /** @description `accepted` or `declined` (a refusal answers 409 with `data.status` `expired` or `declined`). */
             status: components["schemas"]["RecordStatus"];
         };
         LinkRequest: {
@@ -5578,6 +5740,12 @@ export type components = {
             ports: components["schemas"]["OpsPort"][];
             publisher: string;
             requirements: components["schemas"]["Requirements"];
+            /**
+             * Format: int64
+             * @description Moved by every change (an edit, the icon, an image archive): `PUT` takes it back and
+             *     answers 409 `stale_edit` when the app changed since.
+             */
+            revision: number;
             summary_en: string;
             summary_zh: string;
             tier: components["schemas"]["Tier"];
@@ -5649,7 +5817,11 @@ export type components = {
              */
             min_vram: number;
             name: string;
-            open_url?: string | null;
+            /**
+             * @description Whether the app's web page can be opened now (`POST /api/rmp/v1/apps/{installation_id}/open`);
+             *     the address on the provider's network is never sent (issue 44 item 7).
+             */
+            openable: boolean;
             /** Format: int64 */
             price_per_hour: number;
             provider?: components["schemas"]["Party"] | null;
@@ -14454,7 +14626,7 @@ export interface operations {
             };
         };
     };
-    join: {
+    invitation: {
         parameters: {
             query?: {
                 code?: string;
@@ -14464,6 +14636,101 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_JoinInvitation"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    join: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JoinRequest"];
+            };
+        };
         responses: {
             200: {
                 headers: {
@@ -16173,6 +16440,97 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Envelope_List_AuditEntry"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    back_up_now: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_BackupInfo"];
                 };
             };
             /** @description Invalid input; `data.field` names the offending field */

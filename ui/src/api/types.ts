@@ -35,6 +35,7 @@ export type RefreshData = Schemas['RefreshResponse'];
 export type RegisterData = Schemas['RegisterResponse'];
 export type VerifiedEmail = Schemas['EmailVerified'];
 export type JoinResult = Schemas['JoinResult'];
+export type JoinInvitation = Schemas['JoinInvitation'];
 export type NotificationStats = Schemas['Stats'];
 export type NotificationItem = Schemas['Notification'];
 export type HostFree = Schemas['HostFree'];

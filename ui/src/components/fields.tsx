@@ -102,23 +102,30 @@ export function SelectField<V extends string>({
   value,
   options,
   onChange,
+  hint,
 }: {
   id: string;
   label: string;
   value: V;
   options: [V, string][];
   onChange: (value: V) => void;
+  hint?: string;
 }) {
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <select id={id} value={value} onChange={(e) => onChange(e.target.value as V)}>
+      <select id={id} value={value} onChange={(e) => onChange(e.target.value as V)} aria-describedby={hint ? `${id}-hint` : undefined}>
         {options.map(([v, text]) => (
           <option key={v} value={v}>
             {text}
           </option>
         ))}
       </select>
+      {hint ? (
+        <p className="field-hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      ) : null}
     </div>
   );
 }

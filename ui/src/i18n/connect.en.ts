@@ -13,7 +13,7 @@ export const enConnect = {
   logs_search: 'Search the loaded lines',
   logs_count: '{shown} of {total} lines',
   logs_loading: 'Loading logs…',
-  logs_empty: 'No log lines yet.',
+  logs_empty: 'No output yet: what the app prints appears here.',
   logs_no_match: 'No loaded line matches.',
   logs_capped: 'Only the newest {max} lines are kept.',
   logs_lost: 'The connection to the logs was lost.',

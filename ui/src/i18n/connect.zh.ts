@@ -14,7 +14,7 @@ export const zhConnect: Record<keyof typeof enConnect, string> = {
   logs_search: '在已加载的日志中搜索',
   logs_count: '显示 {shown} 行，共 {total} 行',
   logs_loading: '正在加载日志…',
-  logs_empty: '暂无日志。',
+  logs_empty: '暂无输出：应用输出的内容会显示在这里。',
   logs_no_match: '已加载的日志中没有匹配的行。',
   logs_capped: '只保留最新的 {max} 行。',
   logs_lost: '与日志的连接已断开。',

@@ -290,8 +290,9 @@ export const en = {
   not_available: 'Not available yet',
 
   // Company / join
-  joining_company: 'Joining the company…',
   joined_company: 'You joined the company.',
+  invitation_from: '{inviter} invited you to join {company} as {role}.',
+  invitation_accept: 'Accept and join',
   invitation_expired: 'This invitation has expired.',
   invitation_invalid: 'This invitation link is not valid.',
   go_to_console: 'Go to console',
@@ -428,6 +429,7 @@ export const en = {
   resources: 'Resources',
   no_gpu: 'No GPU',
   cores_cpu: 'Cores CPU',
+  core_cpu: 'Core CPU',
   gb_memory: 'GB Memory',
   gb_ssd_disk: 'GB SSD Disk',
   status_failed: 'Failed',
@@ -461,6 +463,7 @@ export const en = {
   link_agent_hint: 'Run {command} on the box: it prints the device ID and pairing code.',
   device_id_placeholder: 'e.g. 7KQ2-M9XD-4HTR',
   spec_cores: '{n} cores',
+  spec_cores_one: '{n} core',
   price_invalid: 'Enter a price of 0 or more with at most 2 decimals',
   lat_lng_invalid: 'Latitude must be -90 to 90 and longitude -180 to 180',
 

@@ -28,9 +28,11 @@ export function isLang(value: unknown): value is Lang {
   return value === 'en' || value === 'zh';
 }
 
-/** Looks a key up in `lang`, filling `{name}` placeholders. An unknown key is returned as is. */
+/** Looks a key up in `lang`, filling `{name}` placeholders. An unknown key is returned as is. A
+ * count of one (`count` or `n`) takes the key's `_one` form where the table has one ("1 core"). */
 export function translate(lang: Lang, key: MessageKey | string, params?: Record<string, string | number>): string {
   const table = (messages[lang] ?? messages.en) as Record<string, string>;
+  if (params && String(params.count ?? params.n) === '1' && table[`${key}_one`]) key = `${key}_one`;
   let text = table[key] ?? (messages.en as Record<string, string>)[key] ?? key;
   if (params) {
     for (const name of Object.keys(params)) {

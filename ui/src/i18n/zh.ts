@@ -275,8 +275,9 @@ export const zh: Record<MessageKey, string> = {
   download_ios: 'iOS',
   not_available: '暂未提供',
 
-  joining_company: '正在加入企业…',
   joined_company: '您已加入企业。',
+  invitation_from: '{inviter} 邀请您以{role}身份加入「{company}」。',
+  invitation_accept: '接受并加入',
   invitation_expired: '此邀请已过期。',
   invitation_invalid: '此邀请链接无效。',
   go_to_console: '进入控制台',
@@ -412,6 +413,7 @@ export const zh: Record<MessageKey, string> = {
   resources: '资源',
   no_gpu: '无 GPU',
   cores_cpu: '核 CPU',
+  core_cpu: '核 CPU',
   gb_memory: 'GB 内存',
   gb_ssd_disk: 'GB SSD 硬盘',
   status_failed: '失败',
@@ -445,6 +447,7 @@ export const zh: Record<MessageKey, string> = {
   link_agent_hint: '在设备上运行 {command}：它会显示设备 ID 和配对码。',
   device_id_placeholder: '例如 7KQ2-M9XD-4HTR',
   spec_cores: '{n} 核',
+  spec_cores_one: '{n} 核',
   price_invalid: '请输入不小于 0 且最多两位小数的价格',
   lat_lng_invalid: '纬度须在 -90 到 90 之间，经度须在 -180 到 180 之间',
 

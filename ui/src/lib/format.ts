@@ -162,6 +162,8 @@ interface ResourceSpec {
 }
 
 export interface ResourceWords {
+  /** For one core. */
+  core: string;
   cores: string;
   memory: string;
   disk: string;
@@ -169,6 +171,7 @@ export interface ResourceWords {
 }
 
 const RESOURCE_WORDS_EN: ResourceWords = {
+  core: 'Core CPU',
   cores: 'Cores CPU',
   memory: 'GB Memory',
   disk: 'GB SSD Disk',
@@ -179,5 +182,5 @@ const RESOURCE_WORDS_EN: ResourceWords = {
 export function describeResources(spec: ResourceSpec, words: ResourceWords = RESOURCE_WORDS_EN): string {
   const count = typeof spec.gpu_count === 'number' ? spec.gpu_count : gpuCount(spec.gpus);
   const gpu = count > 0 ? `GPU*${count}` : words.noGpu;
-  return `${spec.cpu_cores} ${words.cores}, ${bytesToGbText(spec.memory_bytes)} ${words.memory}, ${bytesToGbText(spec.disk_bytes)} ${words.disk}, ${gpu}`;
+  return `${spec.cpu_cores} ${spec.cpu_cores === 1 ? words.core : words.cores}, ${bytesToGbText(spec.memory_bytes)} ${words.memory}, ${bytesToGbText(spec.disk_bytes)} ${words.disk}, ${gpu}`;
 }

@@ -10,6 +10,8 @@ interface Envelope<T> {
   code: number;
   data: T;
   msg: string;
+  /** A refusal's stable name (`stale_edit`, …). */
+  error?: string;
 }
 
 type ApiErrorKind = 'api' | 'http' | 'timeout' | 'network' | 'unauthorized' | 'aborted';
@@ -20,6 +22,8 @@ export class ApiError extends Error {
     readonly kind: ApiErrorKind,
     readonly code: number,
     readonly data: unknown = null,
+    /** The refusal's stable name, when the server gave one. */
+    readonly error: string | null = null,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -143,11 +147,11 @@ export function createClient(hooks: ClientHooks) {
     if (response.status === 401 || code === 401) {
       const msg = envelope?.msg || translate(hooks.language(), 'session_expired');
       if (!opts.skipUnauthorized) hooks.unauthorized();
-      throw new ApiError(msg, 'unauthorized', 401, envelope?.data ?? null);
+      throw new ApiError(msg, 'unauthorized', 401, envelope?.data ?? null, envelope?.error ?? null);
     }
     if (!response.ok || !envelope || code !== SUCCESS_CODE) {
       const msg = envelope?.msg || translate(hooks.language(), 'request_failed', { status: response.status });
-      throw new ApiError(msg, response.ok ? 'api' : 'http', code, envelope?.data ?? null);
+      throw new ApiError(msg, response.ok ? 'api' : 'http', code, envelope?.data ?? null, envelope?.error ?? null);
     }
     return envelope.data;
   }

@@ -112,17 +112,25 @@ export function AppActions({ inst, onChanged }: { inst: Installation; onChanged:
   const [asking, setAsking] = useState<string | null>(null);
   const run = (action: string) => acting.run(async () => onChanged(await appAction(inst.id, action))).then(() => setAsking(null));
   const removal = inst.status.endsWith('failed') || inst.status === 'failed' || !inst.device_online;
+  // Ending a rental says so: it stops the meter and releases the hold (issue 44 item 8).
+  const rental = inst.kind === 'rent';
   const label = (a: string) =>
-    a === 'uninstall' && removal ? t('act_remove') : t(ACTION_KEYS[a] ?? 'act_start', { version: inst.update_available ?? '' });
+    a === 'uninstall' && rental
+      ? t('act_end_rental')
+      : a === 'uninstall' && removal
+        ? t('act_remove')
+        : t(ACTION_KEYS[a] ?? 'act_start', { version: inst.update_available ?? '' });
   const dialog =
     asking === 'cancel'
       ? { title: t('cancel_title'), text: t('cancel_text', { name: inst.app_name }), danger: true }
       : asking === 'update'
         ? { title: t('update_title', { name: inst.app_name }), text: t('update_text', { version: inst.update_available ?? '' }), danger: false }
-        : { title: t('uninstall_title'), text: t('uninstall_text', { name: inst.app_name }), danger: true };
+        : rental
+          ? { title: t('act_end_rental'), text: t('end_rental_text', { name: inst.app_name }), danger: true }
+          : { title: t('uninstall_title'), text: t('uninstall_text', { name: inst.app_name }), danger: true };
   return (
     <div className="app-actions">
-      {inst.open_url && inst.device_online ? <OpenAppButton id={inst.id} /> : null}
+      {inst.openable && inst.device_online ? <OpenAppButton id={inst.id} /> : null}
       {inst.actions.map((a) => (
         <button
           key={a}

@@ -87,6 +87,7 @@ export default function AppDetailsPage() {
                   <dt>{t('holds')}</dt>
                   <dd>
                     {t('holds_text', {
+                      count: inst.holds.cpu_cores,
                       cpu: inst.holds.cpu_cores,
                       memory: formatSize(inst.holds.memory_bytes),
                       disk: formatSize(inst.holds.disk_bytes),
@@ -94,10 +95,16 @@ export default function AppDetailsPage() {
                     })}
                   </dd>
                 </div>
-                <div>
-                  <dt>{t('web_address')}</dt>
-                  <dd>{inst.open_url ? <a href={inst.open_url} target="_blank" rel="noopener noreferrer">{inst.open_url}</a> : '-'}</dd>
-                </div>
+                {inst.open_url && inst.kind !== 'rent' ? (
+                  <div>
+                    <dt>{t('web_address')}</dt>
+                    <dd>
+                      <a href={inst.open_url} target="_blank" rel="noopener noreferrer">
+                        {inst.open_url}
+                      </a>
+                    </dd>
+                  </div>
+                ) : null}
                 <div>
                   <dt>{t('installed_at')}</dt>
                   <dd>{formatDateTime(inst.created_at)}</dd>
@@ -119,10 +126,17 @@ export default function AppDetailsPage() {
                     <dt>{t('unbilled')}</dt>
                     <dd>{`${formatCoins(inst.rental.unbilled)} ${t('coins')}`}</dd>
                   </div>
-                  <div>
-                    <dt>{t('ends_at')}</dt>
-                    <dd data-testid="rental-ends-at">{formatDateTime(inst.rental.ends_at)}</dd>
-                  </div>
+                  {inst.status === 'not_install' ? (
+                    <div>
+                      <dt>{t('ended_at')}</dt>
+                      <dd data-testid="rental-ended-at">{formatDateTime(inst.history[inst.history.length - 1]?.at ?? inst.updated_at)}</dd>
+                    </div>
+                  ) : (
+                    <div>
+                      <dt>{t('ends_at')}</dt>
+                      <dd data-testid="rental-ends-at">{formatDateTime(inst.rental.ends_at)}</dd>
+                    </div>
+                  )}
                 </dl>
                 {inst.rental.extendable ? <ExtendForm inst={inst} focus={params.get('extend') === '1'} onExtended={changed} /> : null}
               </Section>

@@ -1,7 +1,9 @@
+import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { joinCompany } from '../../api/companies';
-import { ApiError } from '../../lib/http';
+import { answerInvitation, fetchInvitation } from '../../api/companies';
+import type { JoinInvitation } from '../../api/types';
 import { useAsync } from '../../lib/useAsync';
+import { useAction } from '../../lib/useAction';
 import { useT } from '../../lib/i18n';
 import { logout } from '../../api/iam';
 import { reloadOrganizations, switchCompany } from '../../api/sessionActions';
@@ -9,71 +11,71 @@ import { Icon } from '../../components/Icon';
 import { Spinner } from '../../components/placeholders';
 import { paths } from '../../lib/paths';
 import { toastFailure, withLoading } from '../../stores/feedback';
-import { clearSession, useSession } from '../../stores/session';
+import { clearSession } from '../../stores/session';
 import { SignedInHere } from './SignedInHere';
 
-type Outcome = { sme_id: string; status: 'accepted' | 'expired' | 'declined' };
-
+/** The invitation as the link shows it, then as it was answered here. */
 function Join({ code }: { code: string }) {
   const t = useT();
-  const orgs = useSession((s) => s.organizationList);
-  const state = useAsync<Outcome>(
-    () =>
-      joinCompany(code)
-        .then(async (r) => {
-          await reloadOrganizations().catch(() => undefined);
-          return { sme_id: r.sme_id, status: 'accepted' as const };
-        })
-        .catch((err) => {
-          const status = err instanceof ApiError ? (err.data as { status?: string } | null)?.status : undefined;
-          if (status === 'expired' || status === 'declined') return { sme_id: '', status };
-          throw err;
-        }),
-    [code],
+  const state = useAsync<JoinInvitation>(() => fetchInvitation(code), [code]);
+  const [answered, setAnswered] = useState<JoinInvitation['status'] | null>(null);
+  const acting = useAction();
+  const inv = state.data;
+  const status = answered ?? inv?.status;
+  const answer = (accept: boolean) =>
+    void acting.run(async () => {
+      const r = await answerInvitation(code, accept);
+      if (r.status === 'accepted') await reloadOrganizations().catch(() => undefined);
+      setAnswered(r.status);
+    });
+  const icon = (name: 'error' | 'warning' | 'success', tone: string) => (
+    <span className={`big-icon ${tone}`}>
+      <Icon name={name} size={32} />
+    </span>
   );
-  const company = orgs.find((o) => o.id === state.data?.sme_id);
-  const forbidden = state.error !== null;
   return (
     <section className="auth-card card center-text" aria-live="polite">
       {state.loading ? (
+        <Spinner label={t('loading')} />
+      ) : state.error !== null || !inv ? (
         <>
-          <Spinner label={t('joining_company')} />
-          <h1>{t('joining_company')}</h1>
-        </>
-      ) : forbidden ? (
-        <>
-          <span className="big-icon error">
-            <Icon name="error" size={32} />
-          </span>
+          {icon('error', 'error')}
           <h1>{t('invitation_invalid')}</h1>
           <p role="alert">{state.error}</p>
           <button type="button" className="button ghost" onClick={() => void logout().catch(() => undefined).then(clearSession)}>
             {t('sign_out_use_other')}
           </button>
         </>
-      ) : state.data?.status === 'expired' || state.data?.status === 'declined' ? (
+      ) : status === 'invited' ? (
         <>
-          <span className="big-icon error">
-            <Icon name="warning" size={32} />
-          </span>
-          <h1>{state.data.status === 'expired' ? t('invitation_expired') : t('invitation_declined_text')}</h1>
+          <h1>{t('join_company')}</h1>
+          <p data-testid="invitation">
+            {t('invitation_from', { inviter: inv.invited_by || '—', company: inv.company, role: t(inv.role === 'admin' ? 'role_admin' : 'role_member') })}
+          </p>
+          {acting.error ? <p role="alert" className="form-error">{acting.error}</p> : null}
+          <div className="row-actions">
+            <button type="button" className="button primary" disabled={acting.busy} onClick={() => answer(true)}>
+              {t('invitation_accept')}
+            </button>
+            <button type="button" className="button ghost" disabled={acting.busy} onClick={() => answer(false)}>
+              {t('decline')}
+            </button>
+          </div>
+        </>
+      ) : status === 'accepted' ? (
+        <>
+          {icon('success', 'success')}
+          <h1>{t('joined_company')}</h1>
+          <p>{inv.company}</p>
+          <button type="button" className="button primary" onClick={() => void toastFailure(() => withLoading(() => switchCompany(inv.sme_id)))}>
+            {t('switch_to_company', { name: inv.company })}
+          </button>
         </>
       ) : (
         <>
-          <span className="big-icon success">
-            <Icon name="success" size={32} />
-          </span>
-          <h1>{t('joined_company')}</h1>
-          {company ? <p>{company.name}</p> : null}
-          {state.data?.sme_id ? (
-            <button
-              type="button"
-              className="button primary"
-              onClick={() => void toastFailure(() => withLoading(() => switchCompany(state.data!.sme_id)))}
-            >
-              {t('switch_to_company', { name: company?.name ?? '' })}
-            </button>
-          ) : null}
+          {icon('warning', 'error')}
+          <h1>{status === 'declined' ? t('invitation_declined_text') : t('invitation_expired')}</h1>
+          <p>{inv.company}</p>
         </>
       )}
       <Link className="button ghost" to={paths.console.app()}>
@@ -83,7 +85,8 @@ function Join({ code }: { code: string }) {
   );
 }
 
-/** The invitation link /iam/v1/sme/join?code=…: signs in in place when needed, then joins. */
+/** The invitation link /iam/v1/sme/join?code=…: signs in in place when needed, shows the company and
+ * who invited, and joins only on Accept (issue 44 item 2). */
 export function CompanyJoinPage() {
   const t = useT();
   const [params] = useSearchParams();

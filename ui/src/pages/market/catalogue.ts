@@ -18,5 +18,5 @@ const listsMatchTheSchema: [
 void listsMatchTheSchema;
 
 export function resourceWords(t: TFunction): ResourceWords {
-  return { cores: t('cores_cpu'), memory: t('gb_memory'), disk: t('gb_ssd_disk'), noGpu: t('no_gpu') };
+  return { core: t('core_cpu'), cores: t('cores_cpu'), memory: t('gb_memory'), disk: t('gb_ssd_disk'), noGpu: t('no_gpu') };
 }

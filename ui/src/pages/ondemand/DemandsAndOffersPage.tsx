@@ -9,6 +9,7 @@ import { DemandTerms, GapList, OrderDeadline, OrderStatusChip } from './orders';
 import { AsyncItems, PageHeader, Section } from '../../components/sections';
 import { ConfirmDialog, useConfirm } from '../../components/Dialog';
 import { Icon } from '../../components/Icon';
+import { OpenAppButton } from '../../components/apps/connect';
 import { SkeletonLines } from '../../components/placeholders';
 import { formatCoins, formatDateTime } from '../../lib/format';
 import { useT } from '../../lib/i18n';
@@ -17,6 +18,7 @@ import { useInterval } from '../../lib/timing';
 import { useAction } from '../../lib/useAction';
 import { useAsync } from '../../lib/useAsync';
 import { toast, toastError } from '../../stores/feedback';
+import { useLiveEvent } from '../../stores/live';
 import type { MessageKey } from '../../i18n';
 
 const ACTIONS: Record<string, 'confirm' | 'finish' | 'cancel'> = {
@@ -34,7 +36,9 @@ function OrderCard({ order, asDemander, onChanged }: { order: Order; asDemander:
   const action = asDemander ? ACTIONS[o.status] : undefined;
   const run = () =>
     acting.run(async () => {
-      if (action) onChanged(await orderAction(o.id, action));
+      if (!action) return;
+      onChanged(await orderAction(o.id, action));
+      if (action === 'confirm') toast('success', t('order_confirmed_toast'));
     });
   // Finishing stops the order for good: asked first (issue 26).
   const finish = useConfirm(run);
@@ -69,11 +73,7 @@ function OrderCard({ order, asDemander, onChanged }: { order: Order; asDemander:
         </details>
       </div>
       <div className="page-actions">
-        {asDemander && o.open_url ? (
-          <a className="button ghost" href={o.open_url} target="_blank" rel="noreferrer">
-            {t('open_app')}
-          </a>
-        ) : null}
+        {asDemander && o.openable && o.installation_id ? <OpenAppButton id={o.installation_id} className="button ghost" /> : null}
         {action ? (
           <button type="button" className={action === 'cancel' ? 'button ghost' : 'button primary'} onClick={act} disabled={acting.busy}>
             {t(ACTION_LABEL[action])}
@@ -159,6 +159,14 @@ export default function DemandsAndOffersPage() {
   useInterval(() => {
     if (moving) refresh();
   }, 3000);
+  // An order of mine moved (taken, running, finished): its notification arrives on the live
+  // stream the messages use, and the lists follow at once (issue 44 item 6).
+  useLiveEvent((e) => {
+    if (e.kind === 'notification' && String((e.data as { kind?: string } | null)?.kind ?? '').startsWith('order_')) {
+      refresh();
+      board.reload();
+    }
+  });
   const replace = (next: Order) =>
     mine.setData((d: ListPage<Order> | undefined) => (d ? { ...d, items: d.items.map((o) => (o.id === next.id ? next : o)) } : d));
   const myIds = new Set((mine.data?.items ?? []).map((o) => o.id));

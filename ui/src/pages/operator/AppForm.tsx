@@ -1,7 +1,10 @@
 // The form of one app in the operator's console: publish a new one or edit one (every field the
 // market shows, in both languages, and how it installs: image, ports with the web one, data
 // folders, health path), then its icon and an archive of its image (with the upload's progress).
-import { useState, type ChangeEvent } from 'react';
+// The form keeps the app's `revision`: an upload here moves the image, version and revision the
+// form shows; a save the server calls stale (`stale_edit`: the app changed elsewhere) reloads the
+// form, the server's message saying why (issue 44 item 1).
+import { useEffect, useRef, useState, type ChangeEvent } from 'react';
 import { createApp, fetchOpsApp, updateApp, uploadIcon, uploadImage } from '../../api/opsApps';
 import type { ImageUpload, OpsApp, OpsAppRequest } from '../../api/types';
 import { Field, SelectField, TextAreaField } from '../../components/fields';
@@ -9,6 +12,7 @@ import { ActionError, FormError, SubmitButton, useForm } from '../../components/
 import { PageHeader, Section } from '../../components/sections';
 import { categoryLabel, displayTypeLabel, tierLabel } from '../../components/apps/cards';
 import { formatSize } from '../../lib/format';
+import { ApiError } from '../../lib/http';
 import { useLang, useT, type TFunction } from '../../lib/i18n';
 import { useAction } from '../../lib/useAction';
 import { toast } from '../../stores/feedback';
@@ -45,6 +49,8 @@ type Draft = {
   health: string;
   listed: boolean;
   top_pick: boolean;
+  /** The app's revision the form was loaded from (0 for a new one). */
+  revision: number;
 };
 /** The form's fields that a server answer may name (`data.field`). */
 type FieldName =
@@ -78,7 +84,7 @@ function draftOf(a: OpsApp | null): Draft {
       id: '', name_en: '', name_zh: '', summary_en: '', summary_zh: '', description_en: '', description_zh: '',
       category: 'Work', display_type: 'Server', tier: 'basic', kind: 'own', publisher: '', version: '1.0',
       cpu: '1', memory: '0.5', disk: '1', gpus: '0', image: '',
-      ports: [{ container: '80', name: 'web', protocol: 'tcp', web: true }], volumes: [], health: '', listed: true, top_pick: false,
+      ports: [{ container: '80', name: 'web', protocol: 'tcp', web: true }], volumes: [], health: '', listed: true, top_pick: false, revision: 0,
     };
   }
   return {
@@ -89,6 +95,7 @@ function draftOf(a: OpsApp | null): Draft {
     gpus: String(a.requirements.gpu_count), image: a.image,
     ports: a.ports.map((p) => ({ container: String(p.container), name: p.name ?? '', protocol: p.protocol === 'udp' ? 'udp' : 'tcp', web: p.web })),
     volumes: a.volumes.map((v) => ({ name: v.name, path: v.path })), health: a.health ?? '', listed: a.listed, top_pick: a.top_pick,
+    revision: a.revision,
   };
 }
 
@@ -112,6 +119,7 @@ function requestOf(d: Draft, creating: boolean): OpsAppRequest {
     health: d.health.trim() || null,
     listed: d.listed,
     top_pick: d.top_pick,
+    ...(creating ? {} : { revision: d.revision }),
   };
 }
 
@@ -122,6 +130,12 @@ export default function AppForm({ app, onBack, onSaved }: { app: OpsApp | null; 
   const creating = app === null;
   const [d, setD] = useState<Draft>(() => draftOf(app));
   const set = (patch: Partial<Draft>) => setD((prev) => ({ ...prev, ...patch }));
+  // The app changed under the form (an icon or an archive uploaded below): what that changes
+  // (the image, its version) is shown, the rest of what is being typed stays.
+  useEffect(() => {
+    if (app && app.revision !== d.revision) setD((prev) => ({ ...prev, image: app.image, version: app.version, revision: app.revision }));
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [app?.revision]);
   const text = (name: keyof Draft) => ({
     name,
     value: d[name] as string,
@@ -130,7 +144,18 @@ export default function AppForm({ app, onBack, onSaved }: { app: OpsApp | null; 
   const form = useForm<FieldName>({
     action: async () => {
       const body = requestOf(d, creating);
-      const saved = creating ? await createApp(body) : await updateApp(app.id, body);
+      let saved: OpsApp;
+      try {
+        saved = creating ? await createApp(body) : await updateApp(app.id, body);
+      } catch (e) {
+        if (!creating && e instanceof ApiError && e.error === 'stale_edit') {
+          // Changed since it was opened: show what it is now; the message says why.
+          const fresh = await fetchOpsApp(app.id);
+          setD(draftOf(fresh));
+          onSaved(fresh);
+        }
+        throw e;
+      }
       const name = lang === 'zh' ? saved.name_zh : saved.name_en;
       toast('success', t(creating ? 'apps_published_toast' : 'apps_saved_toast', { name }));
       setD(draftOf(saved));
@@ -178,6 +203,7 @@ export default function AppForm({ app, onBack, onSaved }: { app: OpsApp | null; 
                 ['rent', t('apps_kind_rent')],
               ]}
               onChange={(v) => set({ kind: v })}
+              hint={t('apps_kind_hint')}
             />
             <Field label={t('apps_publisher')} error={err('publisher')} maxLength={60} {...text('publisher')} />
             <Field label={t('apps_version')} hint={t('apps_version_hint')} error={err('version')} maxLength={40} {...text('version')} />
@@ -277,11 +303,14 @@ function TextArea({ label, error, value, onChange }: { label: string; error?: st
 function AppFiles({ app, onChanged }: { app: OpsApp; onChanged: (a: OpsApp) => void }) {
   const t = useAppsT();
   const [archive, setArchive] = useState<File | null>(null);
+  // The file the upload sends: set as it is chosen, which starts the upload (no second click).
+  const chosen = useRef<File | null>(null);
   const [share, setShare] = useState<number | null>(null);
   const [done, setDone] = useState<ImageUpload | null>(null);
   const icon = useAction();
   const upload = useForm({
     action: async () => {
+      const archive = chosen.current;
       if (!archive) return;
       setDone(null);
       setShare(0);
@@ -324,7 +353,18 @@ function AppFiles({ app, onChanged }: { app: OpsApp; onChanged: (a: OpsApp) => v
       <form className="ops-app-archive" onSubmit={upload.submit} noValidate>
         <div className="field">
           <label htmlFor="app-archive-file">{t('apps_archive')}</label>
-          <input id="app-archive-file" type="file" accept=".tar,application/x-tar" disabled={upload.busy} onChange={(e) => setArchive(e.target.files?.[0] ?? null)} />
+          <input
+            id="app-archive-file"
+            type="file"
+            accept=".tar,application/x-tar"
+            disabled={upload.busy}
+            onChange={(e) => {
+              const file = e.target.files?.[0] ?? null;
+              chosen.current = file;
+              setArchive(file);
+              if (file) e.currentTarget.form?.requestSubmit();
+            }}
+          />
           <p className="field-hint">{t('apps_archive_hint')}</p>
         </div>
         <p className="muted" data-testid="archive-held">

@@ -1,8 +1,10 @@
 // /operator/apps: every app of the market, hidden ones too: find them, hide or show them, make
 // them top picks, and publish or edit one (AppForm: texts in both languages, how it installs, its
-// icon and an archive of its image).
-import { useState, type FormEvent } from 'react';
-import { fetchOpsApps, updateApp } from '../../api/opsApps';
+// icon and an archive of its image). The form has its address (`?edit=<id>`, `?edit=new`): a
+// reload or a link opens it again (issue 44 item 11).
+import { useEffect, useState, type FormEvent } from 'react';
+import { useSearchParams } from 'react-router';
+import { fetchOpsApp, fetchOpsApps, updateApp } from '../../api/opsApps';
 import type { OpsApp } from '../../api/types';
 import { Field, SelectField } from '../../components/fields';
 import { ActionError } from '../../components/form';
@@ -28,7 +30,27 @@ export default function AppsPage() {
   const [shown, setShown] = useState<Shown>('all');
   const listed = shown === 'all' ? undefined : shown === 'listed';
   const state = useAsync((signal) => fetchOpsApps(q, listed, signal), [q, listed]);
-  const [view, setView] = useState<View>({ kind: 'list' });
+  const [view, setViewState] = useState<View>({ kind: 'list' });
+  const [params, setParams] = useSearchParams();
+  const editing = params.get('edit');
+  /** Shows the list or a form, and puts it in the address. */
+  const setView = (v: View) => {
+    setViewState(v);
+    setParams(v.kind === 'form' ? { edit: v.app ? v.app.id : 'new' } : {}, { replace: v.kind === 'form' && editing === (v.app ? v.app.id : 'new') });
+  };
+  // The address names a form (a reload, a link, Back): show it.
+  useEffect(() => {
+    if (!editing) return setViewState({ kind: 'list' });
+    if (editing === 'new') return setViewState((v) => (v.kind === 'form' && !v.app ? v : { kind: 'form', app: null }));
+    if (view.kind === 'form' && view.app?.id === editing) return;
+    const ctl = new AbortController();
+    fetchOpsApp(editing, ctl.signal).then(
+      (a) => setViewState({ kind: 'form', app: a }),
+      () => undefined,
+    );
+    return () => ctl.abort();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [editing]);
   // Hiding, showing and picking: one at a time, a failure shown above the list.
   const toggle = useAction();
   const nameOf = (a: OpsApp) => (lang === 'zh' ? a.name_zh : a.name_en);

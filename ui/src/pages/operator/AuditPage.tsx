@@ -1,10 +1,11 @@
-// /operator/audit: every operator write, newest first: when, who, what and the detail.
+// /operator/audit: every operator write, newest first: when, who, what and the detail as a
+// sentence with amounts in coins.
 import { fetchAudit } from '../../api/ops';
 import { LoadMore } from '../../components/LoadMore';
 import { AsyncItems, PageHeader } from '../../components/sections';
 import { formatDateTime } from '../../lib/format';
 import { useAsync } from '../../lib/useAsync';
-import { actionLabel, useOpsT } from './operatorText';
+import { actionLabel, auditSentence, useOpsT } from './operatorText';
 
 export default function AuditPage() {
   const t = useOpsT();
@@ -30,12 +31,13 @@ export default function AuditPage() {
                   <tr key={`${e.at}-${i}`} data-action={e.action}>
                     <td>{formatDateTime(e.at)}</td>
                     <td>{e.operator === 'command line' ? t('operator_command_line') : e.operator}</td>
-                    <td>{actionLabel(t, e.action)}</td>
+                    <td className="audit-action">{actionLabel(t, e.action)}</td>
                     <td>
                       <code>{e.target}</code>
                     </td>
-                    <td>
-                      <code className="audit-detail">{JSON.stringify(e.detail)}</code>
+                    {/* It quotes what operators typed (reasons, memos, field values) as typed: not the UI's words. */}
+                    <td className="audit-detail" translate="no">
+                      {auditSentence(t, e.action, e.detail as Record<string, unknown> | null)}
                     </td>
                   </tr>
                 ))}

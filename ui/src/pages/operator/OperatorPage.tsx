@@ -1,6 +1,9 @@
 // /operator: the operator's console. The market at a glance (people, boxes, GPUs in use, what runs,
 // the coins, the fee income of the last 30 days, the last backup), then its pages.
-import { fetchOverview } from '../../api/ops';
+import { backUpNow, fetchOverview } from '../../api/ops';
+import { ActionError } from '../../components/form';
+import { useAction } from '../../lib/useAction';
+import { toast } from '../../stores/feedback';
 import type { GpuOpsOverview } from '../../api/gpus';
 import { ListLink } from '../../components/ListLink';
 import { AsyncItems, PageHeader, Section } from '../../components/sections';
@@ -28,7 +31,7 @@ export default function OperatorPage() {
       <PageHeader title={t('operator')} subtitle={t('operator_intro')} />
       <Section id="operator-overview-title" title={t('operator_overview')} className="operator-overview">
         <AsyncItems state={state} emptyIcon="history" emptyTitle={t('operator_overview')}>
-          {(items) => <Overview o={items[0]} t={t} />}
+          {(items) => <Overview o={items[0]} t={t} onBackedUp={(b) => state.setData(() => ({ items: [{ ...items[0], last_backup: b }], total: 1 }))} />}
         </AsyncItems>
       </Section>
       <ul className="card operator-links">
@@ -43,7 +46,8 @@ export default function OperatorPage() {
   );
 }
 
-function Overview({ o, t }: { o: GpuOpsOverview; t: OpsT }) {
+function Overview({ o, t, onBackedUp }: { o: GpuOpsOverview; t: OpsT; onBackedUp: (b: NonNullable<GpuOpsOverview['last_backup']>) => void }) {
+  const backingUp = useAction();
   const coins = t('coins');
   const last30 = o.fee_income_30d.reduce((s, d) => s + d.amount, 0);
   const backup = o.last_backup;
@@ -71,10 +75,28 @@ function Overview({ o, t }: { o: GpuOpsOverview; t: OpsT }) {
       </dl>
       <h3 className="operator-chart-title">{t('operator_fee_chart')}</h3>
       <DailyChart days={o.fee_income_30d.map((d) => ({ day: d.day, income: d.amount, expense: 0 }))} incomeOnly={t('operator_stat_fee')} />
-      <p className="muted operator-backup" data-backup={backup ? 'yes' : 'none'}>
-        {t('operator_last_backup')}:{' '}
-        {backup ? `${formatDateTime(backup.at)} · ${t('operator_backup_of', { file: backup.file, size: formatSize(backup.bytes) })}` : t('operator_no_backup')}
-      </p>
+      <div className="row-actions operator-backup">
+        <p className="muted" data-backup={backup ? backup.kind : 'none'}>
+          {t('operator_last_backup')}:{' '}
+          {backup
+            ? `${formatDateTime(backup.at)} · ${t(backup.kind === 'manual' ? 'operator_backup_manual' : 'operator_backup_scheduled')} · ${t('operator_backup_of', { file: backup.file, size: formatSize(backup.size) })}`
+            : t('operator_no_backup')}
+        </p>
+        <button
+          type="button"
+          className="button ghost small"
+          disabled={backingUp.busy}
+          onClick={() =>
+            void backingUp.run(async () => {
+              onBackedUp(await backUpNow());
+              toast('success', t('operator_backed_up'));
+            })
+          }
+        >
+          {t('operator_back_up_now')}
+        </button>
+      </div>
+      <ActionError action={backingUp} />
     </>
   );
 }

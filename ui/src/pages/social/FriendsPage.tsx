@@ -100,7 +100,7 @@ export default function FriendsPage() {
   });
 
   return (
-    <div className="stack">
+    <div className="page stack">
       <PageHeader
         title={t('friends')}
         subtitle={t('friends_intro')}

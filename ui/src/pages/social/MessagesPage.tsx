@@ -127,7 +127,7 @@ export default function MessagesPage() {
   const peerId = params.get('with');
   const unreadNotifications = useNotifications((s) => s.stats?.unread ?? 0);
   return (
-    <div className="stack">
+    <div className="page stack">
       <PageHeader title={t('messages')} />
       <nav className="category-tabs" aria-label={t('messages')}>
         <Link className={tab === 'messages' ? 'tab active' : 'tab'} aria-current={tab === 'messages' ? 'page' : undefined} to={paths.console.messages()}>

@@ -75,7 +75,7 @@ export default function TagsPage() {
     tags.refresh();
   });
   return (
-    <div className="stack">
+    <div className="page stack">
       <PageHeader
         title={t('friend_tags')}
         subtitle={t('tags_intro')}

@@ -168,10 +168,12 @@ export function LogPanel({ id, name }: { id: string; name: string }) {
           <Icon name="search" size={14} />
           <input type="search" value={query} onChange={(e) => setQuery(e.target.value)} placeholder={t('logs_search')} aria-label={t('logs_search')} />
         </label>
-        <span className="muted small" data-testid="log-count">
-          {t('logs_count', { shown: shown.length, total: lines.length })}
-          {lines.length >= LOG_MAX_LINES ? ` · ${t('logs_capped', { max: LOG_MAX_LINES })}` : ''}
-        </span>
+        {lines.length ? (
+          <span className="muted small" data-testid="log-count">
+            {t('logs_count', { shown: shown.length, total: lines.length })}
+            {lines.length >= LOG_MAX_LINES ? ` · ${t('logs_capped', { max: LOG_MAX_LINES })}` : ''}
+          </span>
+        ) : null}
       </div>
       <div className="log-view" ref={box} onScroll={onScroll} role="log" aria-live="off" aria-label={t('connect_logs')} data-phase={phase}>
         {shown.map((l) => (
