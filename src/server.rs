@@ -146,6 +146,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
             Arc::new(crate::orders::OrderTitles),
             Arc::new(crate::devices::rental::ZcloudTitles),
         ]),
+        redeem_limits: Arc::new(crate::billing::limits::RedeemLimits::from_config(db.clone(), &config.auth)),
     };
     let idempotency = IdempotencyStore::new(db.clone(), keys.clone(), config.server.body_limit_bytes);
     let ssr = Arc::new(Ssr::new(&config, public.clone(), market_settings.clone(), pages));

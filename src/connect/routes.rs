@@ -19,6 +19,7 @@ use crate::http::{ApiPath, ApiQuery};
 use crate::iam::auth::{Auth, Sessions};
 use crate::lang::Lang;
 use crate::protocol::frames::Target;
+use crate::sockets::{Kind, SocketPlace};
 
 pub fn router<S>() -> OpenApiRouter<S>
 where
@@ -45,9 +46,17 @@ fn upgrade(ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>) -> Result<We
 
 /// Opens `target` on the box, then bridges it to the socket once upgraded (`terminal`: text
 /// frames are keystrokes and resizes). A stream the box refuses is an HTTP answer, not a socket.
-async fn bridged(ws: WebSocketUpgrade, link: &std::sync::Arc<crate::connect::hub::Link>, target: Target, terminal: bool, lang: Lang) -> Result<Response, AppError> {
+async fn bridged(ws: WebSocketUpgrade, place: SocketPlace, link: &std::sync::Arc<crate::connect::hub::Link>, target: Target, terminal: bool, lang: Lang) -> Result<Response, AppError> {
     let stream = link.open(target).await.map_err(logs::refused)?;
-    Ok(ws.protocols(["zmarket"]).on_upgrade(move |socket| terminal::bridge(socket, stream, terminal, lang)))
+    Ok(ws.protocols(["zmarket"]).on_upgrade(move |socket| async move {
+        let _place = place;
+        terminal::bridge(socket, stream, terminal, lang).await
+    }))
+}
+
+/// A terminal's or tunnel's place (issue 43, item 1): counted per kind, address and account.
+fn stream_place(parts: &Parts, auth: &Auth) -> Result<SocketPlace, AppError> {
+    crate::http::socket_place(&parts.extensions, &parts.headers, Kind::Stream, Some(auth.user_id.as_str()))
 }
 
 /// The agent's channel (Bearer device secret): a WebSocket carrying commands at once and the
@@ -57,7 +66,13 @@ async fn bridged(ws: WebSocketUpgrade, link: &std::sync::Arc<crate::connect::hub
 async fn agent_channel(State(cx): State<ConnectCtx>, parts: Parts, ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>) -> Result<Response, AppError> {
     let device = crate::devices::protocol::device_by_secret(&cx.devices, crate::iam::auth::bearer(&parts)).await?;
     let ws = upgrade(ws)?;
-    Ok(ws.max_message_size(crate::protocol::frames::MAX_CONTROL + 64).on_upgrade(move |socket| channel::serve(cx, device, socket)))
+    // One channel per box: a new one closes the older (src/connect/hub.rs), so the box is not
+    // the owner counted here; the kind and the address are.
+    let place = crate::http::socket_place(&parts.extensions, &parts.headers, Kind::Channel, None)?;
+    Ok(ws.max_message_size(crate::protocol::frames::MAX_CONTROL + 64).on_upgrade(move |socket| async move {
+        let _place = place;
+        channel::serve(cx, device, socket).await
+    }))
 }
 
 /// What the caller may open of an installation (its owner or renter, the company's admin, or
@@ -119,6 +134,7 @@ async fn app_terminal(
     State(cx): State<ConnectCtx>,
     auth: Auth,
     lang: Lang,
+    parts: Parts,
     ApiPath(id): ApiPath<InstallationId>,
     ApiQuery(q): ApiQuery<TerminalQuery>,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
@@ -127,7 +143,8 @@ async fn app_terminal(
     d.running()?;
     let link = d.link(&cx)?;
     let (cols, rows) = q.size();
-    bridged(upgrade(ws)?, &link, Target::Exec { installation: d.row.id.clone(), cols, rows }, true, lang).await
+    let ws = upgrade(ws)?;
+    bridged(ws, stream_place(&parts, &auth)?, &link, Target::Exec { installation: d.row.id.clone(), cols, rows }, true, lang).await
 }
 
 /// One TCP connection to a port the app declares, carried by a WebSocket's binary frames
@@ -138,6 +155,7 @@ async fn app_tcp(
     State(cx): State<ConnectCtx>,
     auth: Auth,
     lang: Lang,
+    parts: Parts,
     ApiPath(id): ApiPath<InstallationId>,
     ApiQuery(q): ApiQuery<PortQuery>,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
@@ -149,7 +167,8 @@ async fn app_tcp(
     }
     d.running()?;
     let link = d.link(&cx)?;
-    bridged(upgrade(ws)?, &link, Target::App { installation: d.row.id.clone(), port }, false, lang).await
+    let ws = upgrade(ws)?;
+    bridged(ws, stream_place(&parts, &auth)?, &link, Target::App { installation: d.row.id.clone(), port }, false, lang).await
 }
 
 /// What the owner may open of the box itself.
@@ -168,6 +187,7 @@ async fn device_tcp(
     State(cx): State<ConnectCtx>,
     auth: Auth,
     lang: Lang,
+    parts: Parts,
     ApiPath(id): ApiPath<DeviceId>,
     ApiQuery(q): ApiQuery<PortQuery>,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
@@ -175,7 +195,8 @@ async fn device_tcp(
     let port = q.port()?;
     let d = owned_device(&cx, &auth, &id).await?;
     let link = device_link(&cx, &d)?;
-    bridged(upgrade(ws)?, &link, Target::Host { port }, false, lang).await
+    let ws = upgrade(ws)?;
+    bridged(ws, stream_place(&parts, &auth)?, &link, Target::Host { port }, false, lang).await
 }
 
 /// The app's HTTP API through the market (the `api` door): `…/apps/{id}/api/<path>` goes to
@@ -196,9 +217,11 @@ async fn app_api(State(cx): State<ConnectCtx>, auth: Auth, req: axum::extract::R
         None => target,
     };
     parts.uri = target.parse().map_err(|_| AppError::invalid("path", Msg::InvalidField("path")))?;
-    // The market's credentials are the market's: the app does not see them.
-    parts.headers.remove(header::AUTHORIZATION);
+    // The market's credentials are the market's: the app does not see them (issue 43, item 5).
+    crate::connect::proxy::strip_market_credentials(&mut parts.headers);
     let host = parts.headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("").to_string();
     let proto = if cx.public_url.starts_with("https:") { "https" } else { "http" };
-    Ok(crate::connect::proxy::forward(stream.into_io(), axum::extract::Request::from_parts(parts, body), None, &host, proto).await)
+    let mut res = crate::connect::proxy::forward(stream.into_io(), axum::extract::Request::from_parts(parts, body), None, &host, proto, (Kind::App, Some(d.row.device_id.as_str()))).await;
+    crate::connect::proxy::on_market_origin(&mut res);
+    Ok(res)
 }
