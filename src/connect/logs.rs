@@ -13,6 +13,7 @@ use futures::Stream;
 use crate::connect::ConnectCtx;
 use crate::connect::access::Door;
 use crate::connect::hub::AgentStream;
+use crate::connect::rights::Watched;
 use crate::connect::model::LogLines;
 use crate::connect::web::reason_name;
 use crate::error::{AppError, Msg};
@@ -120,7 +121,7 @@ fn take_lines(buf: &mut BytesMut) -> Vec<LogLine> {
 }
 
 /// The last `tail` lines, then new ones as they come, as Server-Sent Events.
-pub async fn follow(cx: &ConnectCtx, door: &Door, tail: u32, lang: Lang) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>> + use<>>, AppError> {
+pub async fn follow(cx: &ConnectCtx, door: &Door, tail: u32, lang: Lang, watched: Watched) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>> + use<>>, AppError> {
     let s = open(cx, door, tail, true).await?;
     struct St {
         s: AgentStream,
@@ -128,8 +129,9 @@ pub async fn follow(cx: &ConnectCtx, door: &Door, tail: u32, lang: Lang) -> Resu
         queue: std::collections::VecDeque<Event>,
         ended: bool,
         past: Past,
+        watched: Watched,
     }
-    let st = St { s, buf: BytesMut::new(), queue: Default::default(), ended: false, past: Past::new(tail) };
+    let st = St { s, buf: BytesMut::new(), queue: Default::default(), ended: false, past: Past::new(tail), watched };
     let events = futures::stream::unfold(st, move |mut st| async move {
         loop {
             if let Some(e) = st.queue.pop_front() {
@@ -138,7 +140,18 @@ pub async fn follow(cx: &ConnectCtx, door: &Door, tail: u32, lang: Lang) -> Resu
             if st.ended {
                 return None;
             }
-            match st.s.recv().await {
+            // The caller lost the right to the log (src/connect/rights.rs): the stream ends.
+            let got = tokio::select! {
+                g = st.s.recv() => Some(g),
+                _ = st.watched.lost() => None,
+            };
+            let Some(got) = got else {
+                st.ended = true;
+                let data = serde_json::json!({"code": "access_ended", "reason": Msg::AccessEnded.text(lang)});
+                st.queue.push_back(Event::default().event("end").data(data.to_string()));
+                continue;
+            };
+            match got {
                 Ok(b) => {
                     st.buf.extend_from_slice(&b);
                     for l in take_lines(&mut st.buf) {

@@ -19,6 +19,7 @@ use crate::http::{ApiPath, ApiQuery};
 use crate::iam::auth::{Auth, Sessions};
 use crate::lang::Lang;
 use crate::protocol::frames::Target;
+use crate::connect::rights::{Reach, Watched};
 use crate::sockets::{Kind, SocketPlace};
 
 pub fn router<S>() -> OpenApiRouter<S>
@@ -46,11 +47,11 @@ fn upgrade(ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>) -> Result<We
 
 /// Opens `target` on the box, then bridges it to the socket once upgraded (`terminal`: text
 /// frames are keystrokes and resizes). A stream the box refuses is an HTTP answer, not a socket.
-async fn bridged(ws: WebSocketUpgrade, place: SocketPlace, link: &std::sync::Arc<crate::connect::hub::Link>, target: Target, terminal: bool, lang: Lang) -> Result<Response, AppError> {
+async fn bridged(ws: WebSocketUpgrade, place: SocketPlace, watched: Watched, link: &std::sync::Arc<crate::connect::hub::Link>, target: Target, terminal: bool, lang: Lang) -> Result<Response, AppError> {
     let stream = link.open(target).await.map_err(logs::refused)?;
     Ok(ws.protocols(["zmarket"]).on_upgrade(move |socket| async move {
         let _place = place;
-        terminal::bridge(socket, stream, terminal, lang).await
+        terminal::bridge(socket, stream, terminal, lang, watched).await
     }))
 }
 
@@ -120,7 +121,8 @@ async fn app_logs(
     if q.follow() {
         // Counted among event streams, not request connections (issue 29, finding 7).
         let place = crate::http::EventStreamPlace::take(conn.as_deref())?;
-        return Ok(place.hold(logs::follow(&cx, &d, tail, lang).await?.into_response()));
+        let watched = cx.rights.watch(&auth, Reach::Log(id.clone()));
+        return Ok(place.hold(logs::follow(&cx, &d, tail, lang, watched).await?.into_response()));
     }
     Ok(ok(logs::tail(&cx, &d, tail).await?)?.into_response())
 }
@@ -144,7 +146,8 @@ async fn app_terminal(
     let link = d.link(&cx)?;
     let (cols, rows) = q.size();
     let ws = upgrade(ws)?;
-    bridged(ws, stream_place(&parts, &auth)?, &link, Target::Exec { installation: d.row.id.clone(), cols, rows }, true, lang).await
+    let watched = cx.rights.watch(&auth, Reach::Running(id.clone()));
+    bridged(ws, stream_place(&parts, &auth)?, watched, &link, Target::Exec { installation: d.row.id.clone(), cols, rows }, true, lang).await
 }
 
 /// One TCP connection to a port the app declares, carried by a WebSocket's binary frames
@@ -168,7 +171,8 @@ async fn app_tcp(
     d.running()?;
     let link = d.link(&cx)?;
     let ws = upgrade(ws)?;
-    bridged(ws, stream_place(&parts, &auth)?, &link, Target::App { installation: d.row.id.clone(), port }, false, lang).await
+    let watched = cx.rights.watch(&auth, Reach::Running(id.clone()));
+    bridged(ws, stream_place(&parts, &auth)?, watched, &link, Target::App { installation: d.row.id.clone(), port }, false, lang).await
 }
 
 /// What the owner may open of the box itself.
@@ -196,7 +200,8 @@ async fn device_tcp(
     let d = owned_device(&cx, &auth, &id).await?;
     let link = device_link(&cx, &d)?;
     let ws = upgrade(ws)?;
-    bridged(ws, stream_place(&parts, &auth)?, &link, Target::Host { port }, false, lang).await
+    let watched = cx.rights.watch(&auth, Reach::Device(id.clone()));
+    bridged(ws, stream_place(&parts, &auth)?, watched, &link, Target::Host { port }, false, lang).await
 }
 
 /// The app's HTTP API through the market (the `api` door): `…/apps/{id}/api/<path>` goes to

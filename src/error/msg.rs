@@ -118,6 +118,7 @@ pub enum Msg {
     OpenLinkInvalid,
     TooManyStreams,
     TooManySockets,
+    AccessEnded,
     WebSocketRequired,
     AppSignInRequired,
     /// Why a stream to a box ended or could not open (a `frames::CloseReason`'s name).
@@ -330,6 +331,7 @@ impl Msg {
             Msg::OpenLinkInvalid => (S::FORBIDDEN, "open_link_invalid"),
             Msg::TooManyStreams => (S::CONFLICT, "too_many_streams"),
             Msg::TooManySockets => (S::TOO_MANY_REQUESTS, "too_many_sockets"),
+            Msg::AccessEnded => (S::FORBIDDEN, "access_ended"),
             Msg::WebSocketRequired => (S::BAD_REQUEST, "web_socket_required"),
             Msg::AppSignInRequired => (S::UNAUTHORIZED, "app_sign_in_required"),
             Msg::StreamEnded("not_found") => (S::NOT_FOUND, "stream_not_found"),

@@ -167,6 +167,8 @@ async fn play_agent(mut ch: Ws, logs: LogsOf, reply: Vec<u8>, seen: tokio::sync:
         request: Vec<u8>,
         app: bool,
         answered: bool,
+        /// A shell: what comes is sent back, and it never ends by itself.
+        echo: bool,
     }
     let chunks = |bytes: Vec<u8>| bytes.chunks(CHUNK).map(<[u8]>::to_vec).collect::<VecDeque<_>>();
     let mut streams: HashMap<u64, Out> = HashMap::new();
@@ -186,7 +188,7 @@ async fn play_agent(mut ch: Ws, logs: LogsOf, reply: Vec<u8>, seen: tokio::sync:
                     return;
                 }
             }
-            if out.queue.is_empty() && (!out.app || out.answered) {
+            if out.queue.is_empty() && !out.echo && (!out.app || out.answered) {
                 done.push(*id);
             }
         }
@@ -206,12 +208,13 @@ async fn play_agent(mut ch: Ws, logs: LogsOf, reply: Vec<u8>, seen: tokio::sync:
                     Some("open") => {
                         let target = &f["target"];
                         let app = target["kind"] == "app";
-                        let queue = if app {
+                        let echo = target["kind"] == "exec";
+                        let queue = if app || echo {
                             VecDeque::new()
                         } else {
                             chunks(logs(target["tail"].as_u64().unwrap_or(0), target["follow"].as_bool().unwrap_or(false)).concat().into_bytes())
                         };
-                        streams.insert(id, Out { queue, credit: WINDOW, request: Vec::new(), app, answered: false });
+                        streams.insert(id, Out { queue, credit: WINDOW, request: Vec::new(), app, answered: false, echo });
                         ch.send(Message::Text(json!({"t": "opened", "stream": id}).to_string().into())).await.unwrap();
                     }
                     Some("window") => {
@@ -229,6 +232,10 @@ async fn play_agent(mut ch: Ws, logs: LogsOf, reply: Vec<u8>, seen: tokio::sync:
                 let (head, body) = b.split_at(4);
                 let id = u32::from_be_bytes(head.try_into().unwrap()) as u64;
                 if let Some(out) = streams.get_mut(&id) {
+                    if out.echo {
+                        out.queue.push_back(body.to_vec());
+                        continue;
+                    }
                     out.request.extend_from_slice(body);
                     if out.app && !out.answered && out.request.windows(4).any(|w| w == b"\r\n\r\n") {
                         let _ = seen.send(String::from_utf8_lossy(&out.request).into_owned());
@@ -476,4 +483,57 @@ async fn a_copy_with_a_foreign_trigger_is_not_restored() {
     assert!(!target.path().join("zmarket.db").exists(), "nothing restored");
     let (ok, o, e) = run(&clean);
     assert!(ok && o.contains("restored"), "{o}{e}");
+}
+
+// ---- item 2: open streams end with the right to them ----
+
+async fn terminal(app: &TestApp, token: &str, id: &str) -> Ws {
+    let mut req = ws_url(app, &format!("/api/rmp/v1/apps/{id}/terminal")).into_client_request().unwrap();
+    req.headers_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
+    req.headers_mut().insert("accept-language", "zh-CN".parse().unwrap());
+    let (mut ws, _) = tokio_tungstenite::connect_async(req).await.expect("the terminal opens");
+    ws.send(Message::Text("echo hi".into())).await.unwrap();
+    loop {
+        match ws.next().await {
+            Some(Ok(Message::Binary(b))) if b.as_ref() == b"echo hi" => return ws,
+            Some(Ok(_)) => {}
+            other => panic!("the shell answers: {other:?}"),
+        }
+    }
+}
+
+/// How an open terminal ended: the close frame's code and reason (the socket must end; a guard
+/// fails the test after 30 s instead of hanging).
+async fn ended(ws: &mut Ws) -> (u16, String) {
+    let end = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            match ws.next().await {
+                Some(Ok(Message::Close(Some(f)))) => return (u16::from(f.code), f.reason.to_string()),
+                Some(Ok(Message::Close(None))) | None | Some(Err(_)) => return (0, String::new()),
+                Some(Ok(_)) => {}
+            }
+        }
+    })
+    .await;
+    end.expect("the terminal is closed once its right is gone")
+}
+
+/// A renter's open terminal ends when the rental does (the renter uninstalls), and another one
+/// when its session is signed out; the reason says so in the reader's language (before: both
+/// kept working, only new requests were refused).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_terminal_ends_with_the_rental_and_with_the_session() {
+    let app = TestApp::spawn().await;
+    let (alice, id, _) = played_app(&app, Arc::new(|_, _| Vec::new()), b"").await;
+    // Signed out: the terminal of that session closes.
+    let other = token_of(&app.login("alice@example.com", PASSWORD).await);
+    let mut ws = terminal(&app, &other, &id).await;
+    let (s, b) = app.post_json("/api/iam/v1/logout", &json!({}), Some(&other)).await;
+    assert_eq!(s, 200, "{b}");
+    assert_eq!(ended(&mut ws).await, (4403, "你对此的访问权限已结束".to_string()));
+    // The rental ends: the renter's terminal closes.
+    let mut ws = terminal(&app, &alice, &id).await;
+    let (s, b) = crate::boxes::act(&app, &alice, &id, "uninstall").await;
+    assert_eq!(s, 200, "{b}");
+    assert_eq!(ended(&mut ws).await.0, 4403);
 }
