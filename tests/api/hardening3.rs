@@ -366,7 +366,7 @@ async fn guessing_top_up_codes_is_limited_per_person() {
     let guesser = token_of(&app.signed_in("guesser@example.com").await);
     let other = token_of(&app.signed_in("other@example.com").await);
     let codes = zmarket::billing::codes::generate(&app.state.db, 500, 2, None).await.unwrap();
-    for i in 0..3 {
+    for i in 2..5 {
         let (s, b) = redeem(&app, &guesser, &format!("ZM-2222-3333-4444-555{i}"), "en").await;
         assert_eq!(s, 404, "{b}");
     }
@@ -395,7 +395,7 @@ async fn redeeming_is_limited_per_address() {
     let b = token_of(&app.signed_in("b@example.com").await);
     let code = zmarket::billing::codes::generate(&app.state.db, 100, 1, None).await.unwrap().remove(0);
     let mut statuses = Vec::new();
-    for i in 0..5 {
+    for i in 2..7 {
         statuses.push(redeem(&app, if i % 2 == 0 { &a } else { &b }, &format!("ZM-2222-3333-4444-555{i}"), "en").await.0);
     }
     assert_eq!(statuses, vec![404; 5]);
