@@ -351,14 +351,23 @@ impl SecurityHeaders {
             Some(t) => t.as_bytes().starts_with(b"text/html") || t.as_bytes().starts_with(b"image/svg+xml"),
             None => kind != PathKind::Api,
         };
+        // A policy the handler set (the API door's `sandbox`, issue 43 item 5) stays: the
+        // market's is added beside it, and a browser enforces both.
+        let csp = |h: &mut axum::http::HeaderMap, v: HeaderValue| {
+            if h.contains_key(header::CONTENT_SECURITY_POLICY) {
+                h.append(header::CONTENT_SECURITY_POLICY, v);
+            } else {
+                h.insert(header::CONTENT_SECURITY_POLICY, v);
+            }
+        };
         if document {
             h.reserve(6);
-            h.insert(header::CONTENT_SECURITY_POLICY, self.csp.clone());
+            csp(h, self.csp.clone());
             h.insert(header::REFERRER_POLICY, HeaderValue::from_static("strict-origin-when-cross-origin"));
             h.insert(COOP, HeaderValue::from_static("same-origin"));
             h.insert(PERMISSIONS, HeaderValue::from_static("camera=(), microphone=(), geolocation=(self)"));
         } else {
-            h.insert(header::CONTENT_SECURITY_POLICY, self.csp_other.clone());
+            csp(h, self.csp_other.clone());
         }
         h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
         if let Some(xfo) = &self.frame_options {
@@ -379,99 +388,12 @@ pub fn not_modified(headers: &axum::http::HeaderMap, etag: &HeaderValue) -> bool
         .any(|t| t == "*" || t.as_bytes() == tag)
 }
 
-// ---- slow bodies and event streams (issue 29, finding 7) ----
+// ---- slow bodies (src/http/rate.rs) and event streams (issue 29, finding 7) ----
 
-/// The error a [`MinRate`] body ends with.
-#[derive(Debug)]
-pub struct BodyTooSlow;
+mod rate;
 
-impl std::fmt::Display for BodyTooSlow {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("the request body arrived too slowly")
-    }
-}
-
-impl std::error::Error for BodyTooSlow {}
-
-/// True when `e` (a body rejection) came from a [`MinRate`] body.
-fn too_slow(e: &(dyn std::error::Error + 'static)) -> bool {
-    let mut at = Some(e);
-    while let Some(err) = at {
-        if err.is::<BodyTooSlow>() {
-            return true;
-        }
-        at = err.source();
-    }
-    false
-}
-
-/// A request body that must arrive at `rate` bytes a second at least, averaged from its first
-/// read, once it has taken `grace`: a client sending a byte every two seconds cannot hold a
-/// connection (and a handler) for as long as its body lasts. Time runs only while someone reads
-/// the body; a slower body ends with [`BodyTooSlow`] (408), and its connection is closed.
-pub struct MinRate<B> {
-    inner: B,
-    rate: u64,
-    grace: std::time::Duration,
-    started: Option<tokio::time::Instant>,
-    bytes: u64,
-    due: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
-}
-
-impl<B> MinRate<B> {
-    pub fn new(inner: B, rate: u64, grace: std::time::Duration) -> Self {
-        MinRate { inner, rate: rate.max(1), grace, started: None, bytes: 0, due: None }
-    }
-}
-
-impl<B> hyper::body::Body for MinRate<B>
-where
-    B: hyper::body::Body<Data = axum::body::Bytes> + Unpin,
-    B::Error: Into<axum::BoxError>,
-{
-    type Data = axum::body::Bytes;
-    type Error = axum::BoxError;
-
-    fn poll_frame(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Self::Data>, Self::Error>>> {
-        use std::future::Future;
-        use std::task::Poll;
-        let this = &mut *self;
-        let started = *this.started.get_or_insert_with(tokio::time::Instant::now);
-        match std::pin::Pin::new(&mut this.inner).poll_frame(cx) {
-            Poll::Ready(Some(Ok(frame))) => {
-                if let Some(data) = frame.data_ref() {
-                    this.bytes += data.len() as u64;
-                }
-                Poll::Ready(Some(Ok(frame)))
-            }
-            Poll::Ready(Some(Err(e))) => Poll::Ready(Some(Err(e.into()))),
-            Poll::Ready(None) => Poll::Ready(None),
-            Poll::Pending => {
-                // When the bytes read so far stop being enough.
-                let due = started + this.grace + std::time::Duration::from_secs_f64(this.bytes as f64 / this.rate as f64);
-                let sleep = this.due.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(due)));
-                if sleep.deadline() != due {
-                    sleep.as_mut().reset(due);
-                }
-                if sleep.as_mut().poll(cx).is_ready() {
-                    return Poll::Ready(Some(Err(Box::new(BodyTooSlow))));
-                }
-                Poll::Pending
-            }
-        }
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
-    }
-
-    fn size_hint(&self) -> hyper::body::SizeHint {
-        self.inner.size_hint()
-    }
-}
+pub use rate::{BodyTooSlow, MinRate};
+use rate::too_slow;
 
 /// The connection a request came on, as the listener gave it (a request extension, the one
 /// clone per request an `Arc`): its peer and the proxies trusted to name a client behind it
@@ -485,6 +407,9 @@ struct ConnShared {
     trusted: TrustedProxies,
     place: std::sync::Mutex<Option<tokio::sync::OwnedSemaphorePermit>>,
     streams: std::sync::Arc<tokio::sync::Semaphore>,
+    /// The connection's share of its address (the listener's), given back with the last clone.
+    _ip_slot: Box<dyn Send + Sync>,
+    sockets: std::sync::Arc<crate::sockets::SocketCaps>,
 }
 
 impl Conn {
@@ -493,9 +418,28 @@ impl Conn {
         trusted: TrustedProxies,
         place: tokio::sync::OwnedSemaphorePermit,
         streams: std::sync::Arc<tokio::sync::Semaphore>,
+        ip_slot: Box<dyn Send + Sync>,
+        sockets: std::sync::Arc<crate::sockets::SocketCaps>,
     ) -> Conn {
-        Conn(std::sync::Arc::new(ConnShared { peer, trusted, place: std::sync::Mutex::new(Some(place)), streams }))
+        Conn(std::sync::Arc::new(ConnShared { peer, trusted, place: std::sync::Mutex::new(Some(place)), streams, _ip_slot: ip_slot, sockets }))
     }
+}
+
+/// The place of a WebSocket of `kind` for `owner` on the request's connection (issue 43, item
+/// 1, src/sockets.rs): it holds the connection, so its places among the connections and its
+/// address's are kept until the socket closes; 429 when a cap of the kind is reached. Take it
+/// before upgrading and move it into the socket's task.
+pub fn socket_place(
+    extensions: &axum::http::Extensions,
+    headers: &axum::http::HeaderMap,
+    kind: crate::sockets::Kind,
+    owner: Option<&str>,
+) -> Result<crate::sockets::SocketPlace, AppError> {
+    let Some(conn) = extensions.get::<Conn>() else { return Ok(crate::sockets::SocketPlace::uncounted()) };
+    let c = &conn.0;
+    // A trusted proxy's own connections are not counted per address; the client it names is.
+    let ip = if c.trusted.trusts(c.peer) && !headers.contains_key("x-forwarded-for") { None } else { Some(c.trusted.client_of(c.peer, headers)) };
+    c.sockets.take(kind, ip, owner, Box::new(conn.clone()))
 }
 
 /// The client's address (`crate::client_ip`): the peer of the request's connection, or the

@@ -34,6 +34,7 @@ pub mod secrets;
 pub mod server;
 pub mod settings;
 pub mod social;
+pub mod sockets;
 pub mod state;
 pub mod ssr;
 pub mod stack;

@@ -13,6 +13,10 @@
 //! an ECONNRESET when a client sent on a connection the server was closing). A request body must
 //! keep `server.min_body_rate_bytes` (`http::MinRate`); an event stream gives its connection's
 //! place back and takes one of `server.max_event_streams` instead (`http::EventStreamPlace`).
+//!
+//! Issue 43, item 1: a connection that becomes a WebSocket keeps both its places (the
+//! connection's and its address's) for as long as the socket lives, and takes one of its kind's
+//! (src/sockets.rs, `http::socket_place`).
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -47,6 +51,8 @@ pub struct ConnLimits {
     pub min_body_rate: u64,
     pub body_grace: Duration,
     pub streams: usize,
+    /// WebSockets of each kind; of each kind per address; per owner (src/sockets.rs).
+    pub sockets: (usize, usize, usize),
 }
 
 impl ConnLimits {
@@ -60,6 +66,7 @@ impl ConnLimits {
             min_body_rate: c.server.min_body_rate_bytes,
             body_grace: Duration::from_secs(c.server.body_grace_secs),
             streams: c.event_stream_cap(),
+            sockets: (c.socket_cap(), c.socket_cap_per_ip(), c.server.max_sockets_per_owner),
         }
     }
 }
@@ -70,6 +77,7 @@ pub async fn serve(listener: TcpListener, router: App, limits: ConnLimits, shutd
     let slots = Arc::new(Semaphore::new(limits.max));
     let streams = Arc::new(Semaphore::new(limits.streams));
     let per_ip = Arc::new(Mutex::new(HashMap::<IpAddr, usize>::new()));
+    let sockets = crate::sockets::SocketCaps::new(limits.sockets.0, limits.sockets.1, limits.sockets.2);
     let (stop_tx, stop_rx) = watch::channel(false);
     tokio::pin!(shutdown);
     loop {
@@ -97,7 +105,8 @@ pub async fn serve(listener: TcpListener, router: App, limits: ConnLimits, shutd
         let router = router.clone();
         let mut stop = stop_rx.clone();
         let (header_read, idle, rate, grace) = (limits.header_read, limits.idle, limits.min_body_rate, limits.body_grace);
-        let connection = crate::http::Conn::new(peer.ip(), limits.trusted.clone(), permit, streams.clone());
+        // The address's share goes with the connection: a WebSocket holding it keeps it (issue 43).
+        let connection = crate::http::Conn::new(peer.ip(), limits.trusted.clone(), permit, streams.clone(), Box::new(ip_slot), sockets.clone());
         tokio::spawn(async move {
             let exchange = Arc::new(Exchange::default());
             let io = TokioIo::new(IdleIo::new(stream, idle, header_read, exchange.clone()));
@@ -136,7 +145,6 @@ pub async fn serve(listener: TcpListener, router: App, limits: ConnLimits, shutd
                     let _ = conn.await;
                 }
             }
-            drop(ip_slot);
             drop(connection);
         });
     }

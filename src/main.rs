@@ -221,7 +221,7 @@ fn main() -> ExitCode {
                 Ok(())
             }
             Command::Coins { command: CoinsCommand::Grant { email, amount, memo } } => {
-                println!("{}", zmarket::billing::cli::grant(&config, &email, &amount, &memo).await?);
+                println!("{}", zmarket::ops::cli::coins_grant(&config, &email, &amount, &memo).await?);
                 Ok(())
             }
             Command::Operator { command: OperatorCommand::Grant { email } } => {
@@ -233,7 +233,7 @@ fn main() -> ExitCode {
                 Ok(())
             }
             Command::Coins { command: CoinsCommand::Codes { amount, count, expires } } => {
-                println!("{}", zmarket::billing::cli::codes(&config, &amount, count, expires.as_deref()).await?);
+                println!("{}", zmarket::ops::cli::coins_codes(&config, &amount, count, expires.as_deref()).await?);
                 Ok(())
             }
             Command::Ledger { command: LedgerCommand::Verify } => {

@@ -146,6 +146,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
             Arc::new(crate::orders::OrderTitles),
             Arc::new(crate::devices::rental::ZcloudTitles),
         ]),
+        redeem_limits: Arc::new(crate::billing::limits::RedeemLimits::from_config(db.clone(), &config.auth)),
     };
     let idempotency = IdempotencyStore::new(db.clone(), keys.clone(), config.server.body_limit_bytes);
     let ssr = Arc::new(Ssr::new(&config, public.clone(), market_settings.clone(), pages));
@@ -199,11 +200,13 @@ pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future
     let limits = crate::listener::ConnLimits::from_config(&state.config);
     let warm = crate::ssr::keep_warm(state.ssr.clone());
     let commands = crate::connect::channel::start_watcher(state.connect.clone());
+    let rights = crate::connect::rights::start_watcher(state.connect.clone());
     let router = app::router(state);
     crate::listener::serve(listener, router, limits, shutdown).await;
     warm.abort();
     events.abort();
     commands.abort();
+    rights.abort();
     let _ = jobs.shutdown().await;
     Ok(())
 }

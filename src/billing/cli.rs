@@ -1,9 +1,10 @@
-//! The operator's commands: `zmarket coins grant`, `zmarket coins codes` and `zmarket ledger verify`. They open the
+//! The operator's commands: the arguments of `zmarket coins grant` and `zmarket coins codes`
+//! (their writes are `ops::cli`'s, audited), and `zmarket ledger verify`. They open the
 //! configured database themselves, so they work while the server runs.
 
 use anyhow::Context;
 
-use crate::billing::issuance::{self, GrantError};
+use crate::billing::issuance::GrantError;
 use crate::coins::{Coins, format_coins};
 use crate::config::Config;
 
@@ -13,20 +14,20 @@ async fn database(config: &Config) -> anyhow::Result<sea_orm::DatabaseConnection
     Ok(db)
 }
 
-/// `zmarket coins grant --email E --amount N [--memo M]`: N in coins ("12.50"). Prints the new balance.
-pub async fn grant(config: &Config, email: &str, amount: &str, memo: &str) -> anyhow::Result<String> {
+/// `zmarket coins grant`'s amount, in coins ("12.50"). The grant itself (with the operator's
+/// audit, issue 43 item 9) is `ops::cli::coins_grant`: billing cannot name the audit.
+pub fn grant_amount(amount: &str) -> anyhow::Result<Coins> {
     let coins = Coins::parse(amount).ok_or(GrantError::BadAmount)?;
     if coins.cents() <= 0 {
         return Err(GrantError::BadAmount.into());
     }
-    let db = database(config).await?;
-    let balance = issuance::grant_by_email(&db, email, coins, memo).await?;
-    Ok(format!("granted {coins} coins to {}; balance: {} coins", email.trim().to_lowercase(), format_coins(balance)))
+    Ok(coins)
 }
 
-/// `zmarket coins codes --amount N --count K [--expires DATE]`: K new top-up codes of N coins,
-/// one a line. DATE is a day (`2026-12-31`, valid through that UTC day) or an RFC 3339 time.
-pub async fn codes(config: &Config, amount: &str, count: u32, expires: Option<&str>) -> anyhow::Result<String> {
+/// `zmarket coins codes --amount N --count K [--expires DATE]`'s checked arguments: (cents,
+/// count, expiry). DATE is a day (`2026-12-31`, valid through that UTC day) or an RFC 3339 time.
+/// The codes are made (and audited) by `ops::cli::coins_codes`.
+pub fn codes_args(amount: &str, count: u32, expires: Option<&str>) -> anyhow::Result<(i64, u32, Option<chrono::DateTime<chrono::Utc>>)> {
     let coins = Coins::parse(amount).filter(|c| c.cents() > 0).ok_or(GrantError::BadAmount)?;
     if !(1..=10_000).contains(&count) {
         anyhow::bail!("--count must be between 1 and 10000");
@@ -38,8 +39,12 @@ pub async fn codes(config: &Config, amount: &str, count: u32, expires: Option<&s
     if expires_at.is_some_and(|e| e <= crate::db::now()) {
         anyhow::bail!("--expires is already past");
     }
-    let db = database(config).await?;
-    Ok(crate::billing::codes::generate(&db, coins.cents(), count, expires_at).await?.join("\n"))
+    Ok((coins.cents(), count, expires_at))
+}
+
+/// The line `coins grant` prints.
+pub fn granted_line(coins: Coins, email: &str, balance: i64) -> String {
+    format!("granted {coins} coins to {}; balance: {} coins", email.trim().to_lowercase(), format_coins(balance))
 }
 
 fn expiry(raw: &str) -> Option<chrono::DateTime<chrono::Utc>> {

@@ -43,8 +43,18 @@ fn finish(w: csv::Writer<Vec<u8>>) -> Result<Vec<u8>, AppError> {
     Ok(out)
 }
 
+/// Every row of every CSV the market writes goes through here, each cell through [`cell`].
 fn row(w: &mut csv::Writer<Vec<u8>>, cells: &[&str]) -> Result<(), AppError> {
-    w.write_record(cells).map_err(|e| AppError::Internal(anyhow::anyhow!("csv: {e}")))
+    w.write_record(cells.iter().map(|c| cell(c).into_owned())).map_err(|e| AppError::Internal(anyhow::anyhow!("csv: {e}")))
+}
+
+/// A cell a spreadsheet reads as text (issue 43, item 9: a memo `=HYPERLINK(…)` was written
+/// verbatim into the wallet's CSV): one beginning with `=`, `+`, `-`, `@`, a tab or a carriage
+/// return gets a leading `'`, unless it is a plain number (the amounts, `-12.50`).
+pub fn cell(s: &str) -> std::borrow::Cow<'_, str> {
+    let risky = s.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    let number = s.strip_prefix('-').is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit() || b == b'.'));
+    if risky && !number { format!("'{s}").into() } else { s.into() }
 }
 
 /// The account's entries (of `kind`, or all) as CSV.
@@ -142,6 +152,16 @@ pub async fn codes_csv(conn: &impl ConnectionTrait, state: Option<CodeState>, ba
 #[cfg(test)]
 mod tests {
     use super::coins;
+
+    #[test]
+    fn formula_cells_are_text_and_amounts_stay_numbers() {
+        assert_eq!(cell("=HYPERLINK(\"http://x\")"), "'=HYPERLINK(\"http://x\")");
+        assert_eq!(cell("+1"), "'+1");
+        assert_eq!(cell("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(cell("-2+3"), "'-2+3");
+        assert_eq!(cell("-12.50"), "-12.50");
+        assert_eq!(cell("memo"), "memo");
+    }
 
     #[test]
     fn coins_are_written_without_grouping() {

@@ -20,19 +20,25 @@ pub async fn signup_bonus(conn: &impl Conn, amount: Coins, user_id: &str) -> Res
 /// The operator's grant: refuses unknown emails and non-positive amounts; answers the
 /// person's new balance.
 pub async fn grant_by_email(db: &DatabaseConnection, email: &str, amount: Coins, memo: &str) -> Result<i64, GrantError> {
+    Ok(grant_by_email_in(db, email, amount, memo).await?.1)
+}
+
+/// [`grant_by_email`] on `conn` (a transaction the caller commits, with its audit): the person's
+/// id, the posting's ledger key and the balance after.
+pub async fn grant_by_email_in(conn: &impl Conn, email: &str, amount: Coins, memo: &str) -> Result<(String, i64), GrantError> {
     let email = Email::parse(Some(email)).map_err(|_| GrantError::BadEmail(email.to_string()))?;
     if amount.cents() <= 0 || amount.cents() > AMOUNT_MAX {
         return Err(GrantError::BadAmount);
     }
-    let user = crate::iam::people::by_email(db, email.as_str())
+    let user = crate::iam::people::by_email(conn, email.as_str())
         .await
         .map_err(GrantError::Failed)?
         .ok_or_else(|| GrantError::UnknownEmail(email.as_str().to_string()))?;
     // No memo by default: the entry's `ref_type` (grant) says what it is, in the reader's language.
     let memo = memo.trim().to_string();
     let to = AccountRef::User(user.id.clone());
-    let posted = grant_to_user(db, &user.id, amount.cents(), format!("grant:{}", new_id()), memo).await.map_err(GrantError::Failed)?;
-    Ok(posted.entry_of(&to).map(|e| e.balance_after).unwrap_or_default())
+    let posted = grant_to_user(conn, &user.id, amount.cents(), format!("grant:{}", new_id()), memo).await.map_err(GrantError::Failed)?;
+    Ok((user.id.to_string(), posted.entry_of(&to).map(|e| e.balance_after).unwrap_or_default()))
 }
 
 /// The operator's grant to one person's wallet, from the command line (`grant_by_email`) or the

@@ -13,6 +13,7 @@ pub mod holds;
 pub mod idempotency;
 pub mod issuance;
 pub mod ledger;
+pub mod limits;
 pub mod memo;
 pub mod model;
 pub mod posting;
@@ -48,6 +49,8 @@ pub struct BillingCtx {
     pub public_url: String,
     /// What the ledger's references are called, named by their domains (`titles::Titles`).
     pub titles: titles::Titles,
+    /// Redemption attempts per address and failures per person (`limits`).
+    pub redeem_limits: Arc<limits::RedeemLimits>,
 }
 
 /// The wallet's background jobs: hold expiry, closing billing periods, runway notices, and
@@ -95,7 +98,12 @@ pub fn jobs(cx: &BillingCtx) -> Vec<Result<Job, JobSchedulerError>> {
             }
         }
     });
-    vec![expire, close, notices, keys]
+    let limits = cx.redeem_limits.clone();
+    let retain = repeated(&cx.db, "billing.redeem_limits_retain", Duration::from_secs(300), Runs::PerInstance, move || {
+        let limits = limits.clone();
+        async move { limits.retain_recent() }
+    });
+    vec![expire, close, notices, keys, retain]
 }
 
 /// A negative or held balance, or usage not billed yet, keeps an account from being deleted

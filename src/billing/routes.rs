@@ -69,10 +69,17 @@ async fn fund(State(cx): State<BillingCtx>, auth: Auth, lang: Lang, IdempotencyK
 /// for its administrators). Accepts `Idempotency-Key`; 404 unknown code, 409 used or expired.
 #[utoipa::path(post, path = "/api/billing/v1/wallet/redeem", tag = "wallet", request_body = RedeemRequest,
     params(("Idempotency-Key" = Option<String>, Header, description = "1-255 characters: a retry with the same key and body answers the first answer and redeems nothing")),
-    responses((status = 200, body = Envelope<Wallet>), (status = 400), (status = 403), (status = 404), (status = 409)))]
-async fn redeem(State(cx): State<BillingCtx>, auth: Auth, Valid(req): Valid<Redeem>) -> ApiResult<Wallet> {
+    responses((status = 200, body = Envelope<Wallet>), (status = 400), (status = 403), (status = 404), (status = 409), (status = 429)))]
+async fn redeem(State(cx): State<BillingCtx>, auth: Auth, ip: crate::http::ClientIp, Valid(req): Valid<Redeem>) -> ApiResult<Wallet> {
     let to = AccountRef::of_context(&auth)?;
-    crate::billing::codes::redeem(&cx.db, &to, &req.code).await?;
+    // Limited like sign-in (issue 43, item 8): attempts per address, failures per person.
+    cx.redeem_limits.attempt(ip.0, auth.user_id.as_str()).await?;
+    if let Err(e) = crate::billing::codes::redeem(&cx.db, &to, &req.code).await {
+        if e.status().is_client_error() {
+            cx.redeem_limits.failed(auth.user_id.as_str()).await?;
+        }
+        return Err(e);
+    }
     ok(wallet::wallet(&cx.db, &to).await?)
 }
 

@@ -19,6 +19,9 @@ impl Config {
         if self.server.max_connections_per_ip == 0 {
             return bad("server.max_connections_per_ip", "must be at least 1");
         }
+        if self.server.max_sockets_per_owner == 0 {
+            return bad("server.max_sockets_per_owner", "must be at least 1");
+        }
         if self.auth.hash_wait_ms == 0 {
             return bad("auth.hash_wait_ms", "must be at least 1");
         }
@@ -49,6 +52,25 @@ impl Config {
             return self.server.max_event_streams;
         }
         (self.connection_cap() / 4).max(1)
+    }
+}
+
+impl Config {
+    /// `server.max_sockets`, or a sixth of the connection cap, at least 1: the three kinds
+    /// together hold at most half of the connections, the rest serves requests.
+    pub fn socket_cap(&self) -> usize {
+        if self.server.max_sockets > 0 {
+            return self.server.max_sockets.min(self.connection_cap());
+        }
+        (self.connection_cap() / 6).max(1)
+    }
+
+    /// `server.max_sockets_per_ip`, or a quarter of `max_connections_per_ip`, at least 1.
+    pub fn socket_cap_per_ip(&self) -> usize {
+        if self.server.max_sockets_per_ip > 0 {
+            return self.server.max_sockets_per_ip;
+        }
+        (self.server.max_connections_per_ip / 4).max(1)
     }
 }
 

@@ -33,6 +33,16 @@ pub struct ServerConfig {
     /// Event streams (Server-Sent Events) open at once, counted apart from the connections
     /// serving requests; 0 = a quarter of the connection cap.
     pub max_event_streams: usize,
+    /// Upgraded WebSockets open at once, for each kind (agent channels; terminals and tunnels;
+    /// apps' own sockets): they keep their connection's place among `max_connections`, so
+    /// together they stay below it; 0 = a sixth of the connection cap each (issue 43, item 1).
+    pub max_sockets: usize,
+    /// WebSockets of one kind one client address may hold; 0 = a quarter of
+    /// `max_connections_per_ip`, so the address keeps room for its requests.
+    pub max_sockets_per_ip: usize,
+    /// WebSockets of one kind one account (terminals, tunnels) or one box (apps' sockets) may
+    /// hold. A box's agent channel is one: a new one closes the older.
+    pub max_sockets_per_owner: usize,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -154,6 +164,9 @@ impl Default for ServerConfig {
             min_body_rate_bytes: 1024,
             body_grace_secs: 10,
             max_event_streams: 0,
+            max_sockets: 0,
+            max_sockets_per_ip: 0,
+            max_sockets_per_owner: 32,
         }
     }
 }

@@ -74,6 +74,7 @@ pub async fn serve(cx: ConnectCtx, device: devices::Model, socket: WebSocket) {
                 Ok(Some(Err(_))) | Ok(None) | Err(_) => break,
             },
             _ = link.commands.notified() => alive = push(&cx, &link, &device).await,
+            _ = link.replaced.notified() => break,
         }
     }
     writer.abort();

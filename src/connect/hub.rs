@@ -63,10 +63,13 @@ impl Channels {
             next_stream: AtomicU32::new(1),
             commands: Notify::new(),
             pushed: Mutex::new(HashSet::new()),
+            replaced: Notify::new(),
         });
         let old = self.0.links.lock().unwrap().insert(device_id.to_string(), link.clone());
         if let Some(old) = old {
             old.lost();
+            // One channel per box (issue 43, item 1): the older socket closes, not only its streams.
+            old.replaced.notify_one();
         }
         self.0.opened.notify_one();
         (link, rx)
@@ -122,6 +125,8 @@ pub struct Link {
     pub commands: Notify,
     /// Command ids sent on this connection (a command is sent again only with a beat's answer).
     pushed: Mutex<HashSet<String>>,
+    /// A newer channel of the device replaced this one: its loop closes the socket.
+    pub replaced: Notify,
 }
 
 struct Slot {

@@ -13,14 +13,13 @@ use futures::Stream;
 use crate::connect::ConnectCtx;
 use crate::connect::access::Door;
 use crate::connect::hub::AgentStream;
+use crate::connect::rights::Watched;
 use crate::connect::model::LogLines;
 use crate::connect::web::reason_name;
 use crate::error::{AppError, Msg};
 use crate::lang::Lang;
 use crate::protocol::frames::{CloseReason, LogLine, Target};
 
-/// Largest tail answered as JSON.
-const MAX_TAIL_BYTES: usize = 8 * 1024 * 1024;
 /// Longest line kept (a longer one is cut).
 const MAX_LINE: usize = 64 * 1024;
 
@@ -43,25 +42,60 @@ async fn open(cx: &ConnectCtx, door: &Door, tail: u32, follow: bool) -> Result<A
     link.open(Target::Logs { installation: door.row.id.clone(), tail, follow }).await.map_err(refused)
 }
 
-/// The last `tail` lines.
+/// The last `tail` lines, whatever the box sends (issue 43, item 6: a hostile box answered
+/// `?tail=10` with 223,258 lines): only the last `tail` lines are kept, and at most
+/// [`MAX_ANSWER_BYTES`] of them; after [`MAX_STREAM_BYTES`] read the stream is closed and what
+/// was kept is the answer.
 pub async fn tail(cx: &ConnectCtx, door: &Door, tail: u32) -> Result<LogLines, AppError> {
     let mut s = open(cx, door, tail, false).await?;
     let mut buf = BytesMut::new();
-    let mut lines = Vec::new();
+    let mut kept = Kept::new(tail);
+    let mut read = 0usize;
     loop {
         match s.recv().await {
             Ok(b) => {
-                if buf.len() + b.len() > MAX_TAIL_BYTES {
+                read += b.len();
+                buf.extend_from_slice(&b);
+                for l in take_lines(&mut buf) {
+                    kept.push(l);
+                }
+                if read >= MAX_STREAM_BYTES {
                     break;
                 }
-                buf.extend_from_slice(&b);
-                lines.extend(take_lines(&mut buf));
             }
             Err(CloseReason::Done) => break,
             Err(reason) => return Err(refused(reason)),
         }
     }
-    Ok(LogLines { lines })
+    Ok(LogLines { lines: kept.lines.into() })
+}
+
+/// Largest answer of a tail (the bytes of its lines' texts).
+const MAX_ANSWER_BYTES: usize = 1024 * 1024;
+/// Bytes read from a box for one tail (and dropped in a follow) before its stream is closed.
+const MAX_STREAM_BYTES: usize = 8 * 1024 * 1024;
+
+/// The last `tail` lines of those pushed, at most [`MAX_ANSWER_BYTES`] of text.
+struct Kept {
+    tail: usize,
+    lines: std::collections::VecDeque<LogLine>,
+    bytes: usize,
+}
+
+impl Kept {
+    fn new(tail: u32) -> Kept {
+        Kept { tail: tail as usize, lines: Default::default(), bytes: 0 }
+    }
+    fn push(&mut self, l: LogLine) {
+        self.bytes += l.text.len() + l.ts.len();
+        self.lines.push_back(l);
+        while self.lines.len() > self.tail || self.bytes > MAX_ANSWER_BYTES {
+            match self.lines.pop_front() {
+                Some(old) => self.bytes -= old.text.len() + old.ts.len(),
+                None => break,
+            }
+        }
+    }
 }
 
 /// Complete lines at the front of `buf`, parsed (an unreadable one is skipped).
@@ -87,15 +121,17 @@ fn take_lines(buf: &mut BytesMut) -> Vec<LogLine> {
 }
 
 /// The last `tail` lines, then new ones as they come, as Server-Sent Events.
-pub async fn follow(cx: &ConnectCtx, door: &Door, tail: u32, lang: Lang) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>> + use<>>, AppError> {
+pub async fn follow(cx: &ConnectCtx, door: &Door, tail: u32, lang: Lang, watched: Watched) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>> + use<>>, AppError> {
     let s = open(cx, door, tail, true).await?;
     struct St {
         s: AgentStream,
         buf: BytesMut,
         queue: std::collections::VecDeque<Event>,
         ended: bool,
+        past: Past,
+        watched: Watched,
     }
-    let st = St { s, buf: BytesMut::new(), queue: Default::default(), ended: false };
+    let st = St { s, buf: BytesMut::new(), queue: Default::default(), ended: false, past: Past::new(tail), watched };
     let events = futures::stream::unfold(st, move |mut st| async move {
         loop {
             if let Some(e) = st.queue.pop_front() {
@@ -104,13 +140,33 @@ pub async fn follow(cx: &ConnectCtx, door: &Door, tail: u32, lang: Lang) -> Resu
             if st.ended {
                 return None;
             }
-            match st.s.recv().await {
+            // The caller lost the right to the log (src/connect/rights.rs): the stream ends.
+            let got = tokio::select! {
+                g = st.s.recv() => Some(g),
+                _ = st.watched.lost() => None,
+            };
+            let Some(got) = got else {
+                st.ended = true;
+                let data = serde_json::json!({"code": "access_ended", "reason": Msg::AccessEnded.text(lang)});
+                st.queue.push_back(Event::default().event("end").data(data.to_string()));
+                continue;
+            };
+            match got {
                 Ok(b) => {
                     st.buf.extend_from_slice(&b);
                     for l in take_lines(&mut st.buf) {
+                        if !st.past.passes(&l) {
+                            continue;
+                        }
                         if let Ok(data) = serde_json::to_string(&l) {
                             st.queue.push_back(Event::default().event("line").data(data));
                         }
+                    }
+                    if st.past.dropped >= MAX_STREAM_BYTES {
+                        // A box that keeps sending the past: the stream ends.
+                        st.ended = true;
+                        let data = serde_json::json!({"code": "too_many", "reason": Msg::StreamEnded("too_many").text(lang)});
+                        st.queue.push_back(Event::default().event("end").data(data.to_string()));
                     }
                 }
                 Err(reason) => {
@@ -123,6 +179,44 @@ pub async fn follow(cx: &ConnectCtx, door: &Door, tail: u32, lang: Lang) -> Resu
         }
     });
     Ok(Sse::new(events).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
+}
+
+/// A follow's past (issue 43, item 6): the first `tail` lines (at most [`MAX_ANSWER_BYTES`])
+/// pass; after them, a line stamped no later than the newest of those is more of the past than
+/// was asked for and is dropped (the box's own clock is compared with itself, never with the
+/// market's). New lines are paced by the reader (the stream's flow control, src/connect/hub.rs).
+struct Past {
+    left: usize,
+    bytes: usize,
+    newest: Option<chrono::DateTime<chrono::FixedOffset>>,
+    dropped: usize,
+}
+
+impl Past {
+    fn new(tail: u32) -> Past {
+        Past { left: tail as usize, bytes: 0, newest: None, dropped: 0 }
+    }
+    fn passes(&mut self, l: &LogLine) -> bool {
+        let ts = chrono::DateTime::parse_from_rfc3339(&l.ts).ok();
+        if self.left > 0 && self.bytes + l.text.len() <= MAX_ANSWER_BYTES {
+            self.left -= 1;
+            self.bytes += l.text.len();
+            self.newest = self.newest.max(ts);
+            return true;
+        }
+        // Past the tail: only what is newer than the tail's newest line.
+        self.left = 0;
+        if let (Some(ts), Some(newest)) = (ts, self.newest)
+            && ts > newest
+        {
+            return true;
+        }
+        if ts.is_none() && self.newest.is_none() {
+            return true;
+        }
+        self.dropped += l.text.len();
+        false
+    }
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ pub mod hub;
 pub mod logs;
 pub mod model;
 pub mod proxy;
+pub mod rights;
 pub mod routes;
 pub mod terminal;
 pub mod web;
@@ -35,6 +36,8 @@ pub struct ConnectCtx {
     pub sessions: Sessions,
     /// The channels open on this instance.
     pub channels: hub::Channels,
+    /// The streams open on this instance and the right to them (`rights`).
+    pub rights: rights::Rights,
     pub settings: Arc<ConnectConfig>,
     /// Where people reach the market, e.g. `http://localhost:8080`.
     pub public_url: Arc<str>,
@@ -80,6 +83,7 @@ impl ConnectCtx {
             apps,
             sessions,
             channels: hub::Channels::new(internal_url),
+            rights: rights::Rights::default(),
             settings: Arc::new(settings.clone()),
             public_url: public_url.trim_end_matches('/').into(),
             apps_domain: domain.into(),

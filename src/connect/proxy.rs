@@ -6,6 +6,9 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, Request, Response, StatusCo
 use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncWrite};
 
+use crate::sockets::Kind;
+use axum::response::IntoResponse;
+
 /// Headers of one hop that a proxy does not pass on (RFC 9110 §7.6.1).
 const HOP: &[HeaderName] = &[
     header::CONNECTION,
@@ -31,18 +34,67 @@ fn strip_hop(headers: &mut HeaderMap) {
     headers.remove("keep-alive");
 }
 
+/// The API door (`/api/rmp/v1/apps/{id}/api/…`) is on the market's own origin (issue 43, item
+/// 5): every credential the market reads leaves the request before it goes to the box (the
+/// `Authorization` header, a `zmarket.bearer.*` WebSocket subprotocol, and every cookie: all
+/// cookies of the market's origin are the market's).
+pub fn strip_market_credentials(headers: &mut HeaderMap) {
+    headers.remove(header::AUTHORIZATION);
+    headers.remove(header::COOKIE);
+    let kept: Vec<String> = headers
+        .get_all(header::SEC_WEBSOCKET_PROTOCOL)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .filter(|p| !p.is_empty() && !p.starts_with("zmarket.bearer."))
+        .map(str::to_string)
+        .collect();
+    headers.remove(header::SEC_WEBSOCKET_PROTOCOL);
+    if !kept.is_empty()
+        && let Ok(v) = HeaderValue::from_str(&kept.join(", "))
+    {
+        headers.insert(header::SEC_WEBSOCKET_PROTOCOL, v);
+    }
+}
+
+/// An app's answer through the API door, made harmless on the market's origin: it sets no
+/// cookie there, and a browser neither renders it as a page of the market (`sandbox`: no
+/// script, no same-origin access) nor shows it inline (`attachment`).
+pub fn on_market_origin(res: &mut Response<Body>) {
+    let h = res.headers_mut();
+    h.remove(header::SET_COOKIE);
+    h.remove(HeaderName::from_static("set-cookie2"));
+    if res.status() == StatusCode::SWITCHING_PROTOCOLS {
+        return;
+    }
+    let h = res.headers_mut();
+    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static("sandbox"));
+    h.insert(header::CONTENT_DISPOSITION, HeaderValue::from_static("attachment"));
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+}
+
 fn is_upgrade(headers: &HeaderMap) -> bool {
     headers.get(header::UPGRADE).is_some()
         && headers.get_all(header::CONNECTION).iter().filter_map(|v| v.to_str().ok()).any(|v| v.to_ascii_lowercase().contains("upgrade"))
 }
 
 /// Sends `req` over `io` and answers with what came back. `strip_cookie` is removed from the
-/// request's cookies (the market's own cookie never reaches the app).
-pub async fn forward<I>(io: I, mut req: Request<Body>, strip_cookie: Option<&str>, forwarded_host: &str, proto: &str) -> Response<Body>
+/// request's cookies (the market's own cookie never reaches the app). An upgrade takes a
+/// WebSocket place of `socket` (its kind and owner, src/sockets.rs) first: 429 when none is left.
+pub async fn forward<I>(io: I, mut req: Request<Body>, strip_cookie: Option<&str>, forwarded_host: &str, proto: &str, socket: (Kind, Option<&str>)) -> Response<Body>
 where
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let upgrade = is_upgrade(req.headers());
+    let place = if upgrade {
+        match crate::http::socket_place(req.extensions(), req.headers(), socket.0, socket.1) {
+            Ok(p) => Some(p),
+            Err(e) => return e.into_response(),
+        }
+    } else {
+        None
+    };
     let upgrade_kind = req.headers().get(header::UPGRADE).cloned();
     let client_side = upgrade.then(|| hyper::upgrade::on(&mut req));
     let path = req.uri().path_and_query().map(|p| p.as_str().to_string()).unwrap_or_else(|| "/".into());
@@ -99,6 +151,7 @@ where
     {
         let app_side = hyper::upgrade::on(&mut res);
         tokio::spawn(async move {
+            let _place = place;
             if let (Ok(c), Ok(a)) = (client_side.await, app_side.await) {
                 let _ = tokio::io::copy_bidirectional(&mut TokioIo::new(c), &mut TokioIo::new(a)).await;
             }
@@ -144,7 +197,7 @@ mod tests {
         let front_addr = front.local_addr().unwrap();
         let router = axum::Router::new().fallback(move |req: axum::extract::Request| async move {
             let io = tokio::net::TcpStream::connect(app_addr).await.unwrap();
-            super::forward(io, req, Some("zm_app"), "x", "http").await
+            super::forward(io, req, Some("zm_app"), "x", "http", (Kind::App, None)).await
         });
         tokio::spawn(async move { axum::serve(front, router).await.unwrap() });
         let (mut ws, res) = tokio_tungstenite::connect_async(format!("ws://{front_addr}/socket")).await.expect("the upgrade passes");
@@ -181,7 +234,7 @@ mod tests {
             .unwrap();
         req.extensions_mut().insert(conn);
         let io = tokio::net::TcpStream::connect(app_addr).await.unwrap();
-        let res = super::forward(io, req, Some("zm_app"), "app.example", "http").await;
+        let res = super::forward(io, req, Some("zm_app"), "app.example", "http", (Kind::App, None)).await;
         assert_eq!(res.status(), 200);
         let head = seen.await.unwrap();
         assert!(head.contains("x-forwarded-for: 10.1.2.3\r\n"), "{head}");

@@ -19,6 +19,8 @@ use crate::http::{ApiPath, ApiQuery};
 use crate::iam::auth::{Auth, Sessions};
 use crate::lang::Lang;
 use crate::protocol::frames::Target;
+use crate::connect::rights::{Reach, Watched};
+use crate::sockets::{Kind, SocketPlace};
 
 pub fn router<S>() -> OpenApiRouter<S>
 where
@@ -47,9 +49,17 @@ fn upgrade(ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>) -> Result<We
 
 /// Opens `target` on the box, then bridges it to the socket once upgraded (`terminal`: text
 /// frames are keystrokes and resizes). A stream the box refuses is an HTTP answer, not a socket.
-async fn bridged(ws: WebSocketUpgrade, link: &std::sync::Arc<crate::connect::hub::Link>, target: Target, terminal: bool, lang: Lang) -> Result<Response, AppError> {
+async fn bridged(ws: WebSocketUpgrade, place: SocketPlace, watched: Watched, link: &std::sync::Arc<crate::connect::hub::Link>, target: Target, terminal: bool, lang: Lang) -> Result<Response, AppError> {
     let stream = link.open(target).await.map_err(logs::refused)?;
-    Ok(ws.protocols(["zmarket"]).on_upgrade(move |socket| terminal::bridge(socket, stream, terminal, lang)))
+    Ok(ws.protocols(["zmarket"]).on_upgrade(move |socket| async move {
+        let _place = place;
+        terminal::bridge(socket, stream, terminal, lang, watched).await
+    }))
+}
+
+/// A terminal's or tunnel's place (issue 43, item 1): counted per kind, address and account.
+fn stream_place(parts: &Parts, auth: &Auth) -> Result<SocketPlace, AppError> {
+    crate::http::socket_place(&parts.extensions, &parts.headers, Kind::Stream, Some(auth.user_id.as_str()))
 }
 
 /// The agent's channel (Bearer device secret): a WebSocket carrying commands at once and the
@@ -59,7 +69,13 @@ async fn bridged(ws: WebSocketUpgrade, link: &std::sync::Arc<crate::connect::hub
 async fn agent_channel(State(cx): State<ConnectCtx>, parts: Parts, ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>) -> Result<Response, AppError> {
     let device = crate::devices::protocol::device_by_secret(&cx.devices, crate::iam::auth::bearer(&parts)).await?;
     let ws = upgrade(ws)?;
-    Ok(ws.max_message_size(crate::protocol::frames::MAX_CONTROL + 64).on_upgrade(move |socket| channel::serve(cx, device, socket)))
+    // One channel per box: a new one closes the older (src/connect/hub.rs), so the box is not
+    // the owner counted here; the kind and the address are.
+    let place = crate::http::socket_place(&parts.extensions, &parts.headers, Kind::Channel, None)?;
+    Ok(ws.max_message_size(crate::protocol::frames::MAX_CONTROL + 64).on_upgrade(move |socket| async move {
+        let _place = place;
+        channel::serve(cx, device, socket).await
+    }))
 }
 
 /// What the caller may open of an installation (its owner or renter, the company's admin, or
@@ -107,7 +123,8 @@ async fn app_logs(
     if q.follow() {
         // Counted among event streams, not request connections (issue 29, finding 7).
         let place = crate::http::EventStreamPlace::take(conn.as_deref())?;
-        return Ok(place.hold(logs::follow(&cx, &d, tail, lang).await?.into_response()));
+        let watched = cx.rights.watch(&auth, Reach::Log(id.clone()));
+        return Ok(place.hold(logs::follow(&cx, &d, tail, lang, watched).await?.into_response()));
     }
     Ok(ok(logs::tail(&cx, &d, tail).await?)?.into_response())
 }
@@ -121,6 +138,7 @@ async fn app_terminal(
     State(cx): State<ConnectCtx>,
     auth: Auth,
     lang: Lang,
+    parts: Parts,
     ApiPath(id): ApiPath<InstallationId>,
     ApiQuery(q): ApiQuery<TerminalQuery>,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
@@ -129,7 +147,9 @@ async fn app_terminal(
     d.running()?;
     let link = d.link(&cx)?;
     let (cols, rows) = q.size();
-    bridged(upgrade(ws)?, &link, Target::Exec { installation: d.row.id.clone(), cols, rows }, true, lang).await
+    let ws = upgrade(ws)?;
+    let watched = cx.rights.watch(&auth, Reach::Running(id.clone()));
+    bridged(ws, stream_place(&parts, &auth)?, watched, &link, Target::Exec { installation: d.row.id.clone(), cols, rows }, true, lang).await
 }
 
 /// One TCP connection to a port the app declares, carried by a WebSocket's binary frames
@@ -140,6 +160,7 @@ async fn app_tcp(
     State(cx): State<ConnectCtx>,
     auth: Auth,
     lang: Lang,
+    parts: Parts,
     ApiPath(id): ApiPath<InstallationId>,
     ApiQuery(q): ApiQuery<PortQuery>,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
@@ -151,7 +172,9 @@ async fn app_tcp(
     }
     d.running()?;
     let link = d.link(&cx)?;
-    bridged(upgrade(ws)?, &link, Target::App { installation: d.row.id.clone(), port }, false, lang).await
+    let ws = upgrade(ws)?;
+    let watched = cx.rights.watch(&auth, Reach::Running(id.clone()));
+    bridged(ws, stream_place(&parts, &auth)?, watched, &link, Target::App { installation: d.row.id.clone(), port }, false, lang).await
 }
 
 /// What the owner may open of the box itself.
@@ -170,6 +193,7 @@ async fn device_tcp(
     State(cx): State<ConnectCtx>,
     auth: Auth,
     lang: Lang,
+    parts: Parts,
     ApiPath(id): ApiPath<DeviceId>,
     ApiQuery(q): ApiQuery<PortQuery>,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
@@ -177,7 +201,9 @@ async fn device_tcp(
     let port = q.port()?;
     let d = owned_device(&cx, &auth, &id).await?;
     let link = device_link(&cx, &d)?;
-    bridged(upgrade(ws)?, &link, Target::Host { port }, false, lang).await
+    let ws = upgrade(ws)?;
+    let watched = cx.rights.watch(&auth, Reach::Device(id.clone()));
+    bridged(ws, stream_place(&parts, &auth)?, watched, &link, Target::Host { port }, false, lang).await
 }
 
 /// The app's HTTP API through the market (the `api` door): `…/apps/{id}/api/<path>` goes to
@@ -198,9 +224,11 @@ async fn app_api(State(cx): State<ConnectCtx>, auth: Auth, req: axum::extract::R
         None => target,
     };
     parts.uri = target.parse().map_err(|_| AppError::invalid("path", Msg::InvalidField("path")))?;
-    // The market's credentials are the market's: the app does not see them.
-    parts.headers.remove(header::AUTHORIZATION);
+    // The market's credentials are the market's: the app does not see them (issue 43, item 5).
+    crate::connect::proxy::strip_market_credentials(&mut parts.headers);
     let host = parts.headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("").to_string();
     let proto = if cx.public_url.starts_with("https:") { "https" } else { "http" };
-    Ok(crate::connect::proxy::forward(stream.into_io(), axum::extract::Request::from_parts(parts, body), None, &host, proto).await)
+    let mut res = crate::connect::proxy::forward(stream.into_io(), axum::extract::Request::from_parts(parts, body), None, &host, proto, (Kind::App, Some(d.row.device_id.as_str()))).await;
+    crate::connect::proxy::on_market_origin(&mut res);
+    Ok(res)
 }

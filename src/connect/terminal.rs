@@ -8,6 +8,7 @@ use futures::{SinkExt, StreamExt};
 use serde::Deserialize;
 
 use crate::connect::hub::AgentStream;
+use crate::connect::rights::Watched;
 use crate::connect::web::reason_name;
 use crate::error::Msg;
 use crate::lang::Lang;
@@ -34,7 +35,7 @@ pub fn close_frame(reason: CloseReason, lang: Lang) -> Message {
 
 /// Bridges the socket and the stream until either ends. `terminal`: text frames are
 /// keystrokes or resizes; otherwise (a TCP stream) only binary frames carry bytes.
-pub async fn bridge(socket: WebSocket, mut stream: AgentStream, terminal: bool, lang: Lang) {
+pub async fn bridge(socket: WebSocket, mut stream: AgentStream, terminal: bool, lang: Lang, watched: Watched) {
     let (mut tx, mut rx) = socket.split();
     // A ping now and then: the socket stays open through proxies and the idle limit while
     // nobody types.
@@ -42,6 +43,12 @@ pub async fn bridge(socket: WebSocket, mut stream: AgentStream, terminal: bool, 
     ping.tick().await;
     loop {
         tokio::select! {
+            // The caller lost the right to it (src/connect/rights.rs): closed, saying so.
+            _ = watched.lost() => {
+                let text = Msg::AccessEnded.text(lang);
+                let _ = tx.send(Message::Close(Some(CloseFrame { code: 4403, reason: text.into() }))).await;
+                return;
+            },
             _ = ping.tick() => {
                 if tx.send(Message::Ping(Default::default())).await.is_err() {
                     return;

@@ -160,7 +160,7 @@ pub async fn serve(cx: &ConnectCtx, id: String, req: Request) -> Response {
         }
     };
     let host = req.headers().get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("").to_string();
-    crate::connect::proxy::forward(stream.into_io(), req, Some(COOKIE), &host, proto(cx)).await
+    crate::connect::proxy::forward(stream.into_io(), req, Some(COOKIE), &host, proto(cx), (crate::sockets::Kind::App, Some(device.as_str()))).await
 }
 
 /// The stable name of a close reason (its serde name).

@@ -210,8 +210,61 @@ async fn check_open(db: &DatabaseConnection, file: &Path) -> anyhow::Result<Sche
             newer.join(", ")
         );
     }
+    let foreign = foreign_objects(db, applied.len()).await?;
+    if !foreign.is_empty() {
+        bail!(
+            "{} holds schema objects this zmarket does not create ({}): a restore accepts only what its migrations make; nothing was restored",
+            file.display(),
+            foreign.join(", ")
+        );
+    }
     let latest = applied.last().cloned().unwrap_or_default();
     Ok(Schema { latest, pending: known.len() - applied.len() })
+}
+
+/// The schema objects (`sqlite_master`) of `db` that this binary's first `applied` migrations do
+/// not make, as `<type> <name>` (issue 43, item 10: a copy with an extra `CREATE TRIGGER … SET
+/// operator=1` restored with exit 0). The expected set is what those migrations make in an empty
+/// database; a trigger or a view must also be written as they write it (its SQL), a table or an
+/// index must bear an expected name. SQLite's own objects (`sqlite_sequence`, `sqlite_stat*`, an
+/// automatic index, which has no SQL) are its.
+async fn foreign_objects(db: &DatabaseConnection, applied: usize) -> anyhow::Result<Vec<String>> {
+    let mut opts = ConnectOptions::new("sqlite::memory:");
+    opts.max_connections(1).min_connections(1).sqlx_logging(false);
+    let fresh = Database::connect(opts).await.context("opening an empty database to compare with")?;
+    crate::db::migration::Migrator::up(&fresh, Some(applied as u32)).await.context("making the expected schema")?;
+    let expected = objects(&fresh).await?;
+    let _ = fresh.close().await;
+    let found = objects(db).await?;
+    let foreign = found
+        .into_iter()
+        .filter(|(kind, name, sql)| {
+            let sqlite_own = match kind.as_str() {
+                "table" => matches!(name.as_str(), "sqlite_sequence" | "sqlite_stat1" | "sqlite_stat2" | "sqlite_stat3" | "sqlite_stat4"),
+                "index" => name.starts_with("sqlite_autoindex_") && sql.is_none(),
+                _ => false,
+            };
+            let made = expected.iter().any(|(k, n, s)| k == kind && n == name && (!matches!(kind.as_str(), "trigger" | "view") || s == sql));
+            !sqlite_own && !made
+        })
+        .map(|(kind, name, _)| format!("{kind} {name}"))
+        .collect();
+    Ok(foreign)
+}
+
+/// Every object of `sqlite_master`: (type, name, SQL).
+async fn objects(db: &DatabaseConnection) -> anyhow::Result<Vec<(String, String, Option<String>)>> {
+    let rows = db.query_all_raw(Statement::from_string(DbBackend::Sqlite, "SELECT type, name, sql FROM sqlite_master ORDER BY type, name")).await?;
+    Ok(rows
+        .iter()
+        .map(|r| {
+            (
+                r.try_get_by_index::<String>(0).unwrap_or_default(),
+                r.try_get_by_index::<String>(1).unwrap_or_default(),
+                r.try_get_by_index::<Option<String>>(2).ok().flatten(),
+            )
+        })
+        .collect())
 }
 
 /// What a restore did.

@@ -117,6 +117,8 @@ pub enum Msg {
     PortNotAllowed,
     OpenLinkInvalid,
     TooManyStreams,
+    TooManySockets,
+    AccessEnded,
     WebSocketRequired,
     AppSignInRequired,
     /// Why a stream to a box ended or could not open (a `frames::CloseReason`'s name).
@@ -331,6 +333,8 @@ impl Msg {
             Msg::PortNotAllowed => (S::BAD_REQUEST, "port_not_allowed"),
             Msg::OpenLinkInvalid => (S::FORBIDDEN, "open_link_invalid"),
             Msg::TooManyStreams => (S::CONFLICT, "too_many_streams"),
+            Msg::TooManySockets => (S::TOO_MANY_REQUESTS, "too_many_sockets"),
+            Msg::AccessEnded => (S::FORBIDDEN, "access_ended"),
             Msg::WebSocketRequired => (S::BAD_REQUEST, "web_socket_required"),
             Msg::AppSignInRequired => (S::UNAUTHORIZED, "app_sign_in_required"),
             Msg::StreamEnded("not_found") => (S::NOT_FOUND, "stream_not_found"),

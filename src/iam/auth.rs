@@ -214,6 +214,34 @@ impl Sessions {
         Ok(Some(Auth { user_id: claims.sub.into(), session_id: claims.sid, context, api_key: None }))
     }
 
+    /// Whether what `auth` was resolved from still holds (an open stream's recheck, issue 43
+    /// item 2, src/connect/rights.rs): its session or API key is live, its person is not
+    /// suspended, and a company context is still theirs. The access token's own expiry is not
+    /// asked: a stream opened with a valid token lives as long as its session.
+    pub async fn still_holds(&self, auth: &Auth) -> Result<bool, AppError> {
+        let t = now();
+        if let Some(key) = &auth.api_key {
+            let Some(row) = api_keys::Entity::find_by_id(key.clone()).one(&self.db).await? else { return Ok(false) };
+            if row.revoked_at.is_some() || row.expires_at.is_some_and(|e| e <= t) {
+                return Ok(false);
+            }
+        } else {
+            let Some(s) = sessions::Entity::find_by_id(auth.session_id.clone()).one(&self.db).await? else { return Ok(false) };
+            if s.revoked_at.is_some() || s.expires_at <= t {
+                return Ok(false);
+            }
+        }
+        if suspended(&self.db, auth.user_id.as_str()).await? {
+            return Ok(false);
+        }
+        if let Some(company) = auth.company()
+            && membership(&self.db, company, auth.user_id.as_str()).await?.is_none()
+        {
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
     /// A personal API key: live (not revoked, not expired), acting as its owner in the context
     /// it was created in while the owner is still a member there.
     async fn authenticate_key(&self, key: &str) -> Result<Option<Auth>, AppError> {
