@@ -151,7 +151,7 @@ pub async fn codes_csv(conn: &impl ConnectionTrait, state: Option<CodeState>, ba
 
 #[cfg(test)]
 mod tests {
-    use super::coins;
+    use super::{cell, coins};
 
     #[test]
     fn formula_cells_are_text_and_amounts_stay_numbers() {

@@ -174,6 +174,8 @@ mod tests {
     use futures::{SinkExt, StreamExt};
     use tokio_tungstenite::tungstenite::Message;
 
+    use crate::sockets::{Kind, SocketCaps};
+
     /// A WebSocket through the proxy: the upgrade passes both ways and frames flow.
     #[tokio::test]
     async fn websockets_pass_through() {
@@ -226,7 +228,14 @@ mod tests {
             String::from_utf8(head).unwrap().to_ascii_lowercase()
         });
         let permit = std::sync::Arc::new(tokio::sync::Semaphore::new(1)).try_acquire_owned().unwrap();
-        let conn = crate::http::Conn::new([10, 1, 2, 3].into(), Default::default(), permit, std::sync::Arc::new(tokio::sync::Semaphore::new(1)));
+        let conn = crate::http::Conn::new(
+            [10, 1, 2, 3].into(),
+            Default::default(),
+            permit,
+            std::sync::Arc::new(tokio::sync::Semaphore::new(1)),
+            Box::new(()),
+            SocketCaps::new(8, 8, 8),
+        );
         let mut req = axum::http::Request::get("/x")
             .header("x-forwarded-for", "6.6.6.6")
             .header("cookie", "zm_app=secret; theirs=1")
