@@ -14,6 +14,7 @@ mod foundation;
 mod gpus;
 mod hardening;
 mod hardening2;
+mod install;
 mod limits;
 pub(crate) mod iam;
 pub(crate) mod instances;
