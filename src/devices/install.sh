@@ -55,7 +55,7 @@ if ! docker info >/dev/null 2>&1; then
 fi
 
 # 2. The agent, from the market itself; a broken download resumes where it stopped.
-mkdir -p "$(dirname "$BIN")" "$STATE"
+mkdir -p "$(dirname "$BIN")" "$STATE" "$(dirname "$ENVFILE")"
 part="$BIN.part"
 url="$MARKET/downloads/$FILE"
 say "downloading the agent from $url"
