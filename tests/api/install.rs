@@ -141,7 +141,7 @@ async fn the_phone_site_is_installable() {
     }
     // Every page's head names it, with the home-screen icon; no service worker is registered.
     let phone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
-    for (path, ua) in [("/m/market", phone), ("/", "Mozilla/5.0 (X11; Linux x86_64)")] {
+    for (path, ua) in [("/m/market", phone), ("/market", "Mozilla/5.0 (X11; Linux x86_64)")] {
         let html = app.client.get(app.url(path)).header("user-agent", ua).send().await.unwrap().text().await.unwrap();
         assert!(html.contains(r#"<link rel="manifest" href="/manifest.webmanifest">"#), "{path}");
         assert!(html.contains(r#"<link rel="apple-touch-icon" href="/assets/icons/app-192.png">"#), "{path}");
@@ -150,15 +150,17 @@ async fn the_phone_site_is_installable() {
     }
 }
 
-/// `zmarket agent doctor` with these arguments and environment: (exit code, stdout).
-fn doctor(args: &[&str], env: &[(&str, &str)]) -> (i32, String) {
-    let out = Command::new(BIN)
+/// `zmarket agent doctor` with these arguments and environment: (exit code, stdout). Awaited:
+/// the test's market answers on this same (one-thread) runtime.
+async fn doctor(args: &[&str], env: &[(&str, &str)]) -> (i32, String) {
+    let out = tokio::process::Command::new(BIN)
         .args(["agent", "doctor"])
         .args(args)
         .env("ZMARKET_LOG__LEVEL", "warn")
         .env_remove("ZMARKET_AGENT__DOCKER_SOCKET")
         .envs(env.iter().copied())
         .output()
+        .await
         .expect("doctor runs");
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr))
 }
@@ -173,7 +175,7 @@ async fn doctor_fails_without_docker_and_changes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("agent-state");
     let closed = format!("unix://{}", dir.path().join("closed.sock").display());
-    let (code, out) = doctor(&["--server", &app.base, "--state-dir", state.to_str().unwrap()], &[("DOCKER_HOST", &closed)]);
+    let (code, out) = doctor(&["--server", &app.base, "--state-dir", state.to_str().unwrap()], &[("DOCKER_HOST", &closed)]).await;
     assert_eq!(code, 1, "{out}");
     assert!(has_line(&out, "FAIL", "docker") && out.contains("install Docker"), "{out}");
     assert!(has_line(&out, "ok", "market") && has_line(&out, "ok", "clock") && has_line(&out, "ok", "channel"), "{out}");
@@ -183,7 +185,7 @@ async fn doctor_fails_without_docker_and_changes_nothing() {
 
     // A market that does not answer fails too, saying what to check.
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let (code, out) = doctor(&["--server", &format!("http://127.0.0.1:{port}"), "--state-dir", state.to_str().unwrap()], &[("DOCKER_HOST", &closed)]);
+    let (code, out) = doctor(&["--server", &format!("http://127.0.0.1:{port}"), "--state-dir", state.to_str().unwrap()], &[("DOCKER_HOST", &closed)]).await;
     assert_eq!(code, 1, "{out}");
     assert!(has_line(&out, "FAIL", "market") && out.contains("firewall"), "{out}");
     assert!(!state.exists());
@@ -197,7 +199,7 @@ async fn doctor_passes_with_a_reachable_docker() {
     }
     let app = TestApp::spawn().await;
     let dir = tempfile::tempdir().unwrap();
-    let (code, out) = doctor(&["--server", &app.base, "--state-dir", dir.path().to_str().unwrap()], &[("DOCKER_HOST", "unix:///var/run/docker.sock")]);
+    let (code, out) = doctor(&["--server", &app.base, "--state-dir", dir.path().to_str().unwrap()], &[("DOCKER_HOST", "unix:///var/run/docker.sock")]).await;
     assert!(has_line(&out, "ok", "docker"), "{out}");
     assert!(!out.lines().any(|l| l.starts_with("FAIL")), "{out}");
     assert_eq!(code, 0, "{out}");
@@ -343,7 +345,7 @@ async fn install_sh_installs_checks_and_starts_the_agent_in_a_scratch_root() {
     assert_eq!(client.post(format!("{base}/api/iam/v1/register")).json(&body).send().await.unwrap().status(), 200);
     let (s, session) = json_of(client.post(format!("{base}/api/iam/v2/login/password")).json(&json!({"email": email, "password": PASSWORD})).send().await.unwrap()).await;
     assert_eq!(s, 200, "{session}");
-    let token = token_of(&session);
+    let token = token_of(&session["data"]);
     let res = client.get(format!("{base}/api/ebs/v2/devices/pending?pairing_code=k7q2 m9xd")).bearer_auth(&token).send().await.unwrap();
     let (s, b) = json_of(res).await;
     assert_eq!(s, 200, "{b}");
@@ -356,7 +358,7 @@ async fn install_sh_installs_checks_and_starts_the_agent_in_a_scratch_root() {
     assert_eq!(res.status(), 404);
 
     // doctor, with the installed agent's state: the market knows this box.
-    let (_, out) = doctor(&["--state-dir", state.to_str().unwrap()], &[("DOCKER_HOST", "unix:///nonexistent.sock")]);
+    let (_, out) = doctor(&["--state-dir", state.to_str().unwrap()], &[("DOCKER_HOST", "unix:///nonexistent.sock")]).await;
     assert!(has_line(&out, "ok", "channel") && out.contains(&format!("device id {id}")), "{out}");
     drop(guard);
 }
