@@ -71,6 +71,8 @@ pub fn router(state: AppState) -> App {
         .route("/static/{*file}", get(crate::ssr::static_file))
         .route("/assets/{*file}", get(crate::ssr::asset_file))
         .route("/favicon.ico", get(crate::ssr::favicon))
+        .route("/manifest.webmanifest", get(crate::ssr::web_manifest))
+        .merge(crate::devices::routes::install_router())
         .fallback(crate::ssr::page)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state);

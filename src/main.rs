@@ -29,11 +29,14 @@ enum Command {
     Migrate,
     /// Print the OpenAPI document (what /api/openapi.json serves) as pretty JSON.
     Openapi,
-    /// Run the device agent on this machine, reporting to a zmarket server.
+    /// Run the device agent on this machine, reporting to a zmarket server
+    /// (`agent doctor`: check what the box needs, changing nothing).
     Agent {
+        #[command(subcommand)]
+        check: Option<AgentCheck>,
         /// The server's base URL, e.g. http://market.example:8080
         #[arg(long)]
-        server: String,
+        server: Option<String>,
         /// Z-BOX, P-BOX or "server group".
         #[arg(long = "type", default_value = "Z-BOX")]
         device_type: String,
@@ -54,6 +57,10 @@ enum Command {
         /// Where people reach this box's apps (wins over `[agent] public_host`).
         #[arg(long, value_name = "HOST")]
         public_host: Option<String>,
+        /// The pairing code to register with (the bind page's, from its install line); default:
+        /// the market makes one.
+        #[arg(long, env = "ZMARKET_AGENT_PAIRING_CODE", hide_env_values = true)]
+        pairing_code: Option<String>,
     },
     /// A local port that carries TCP through the market to a port of an app you run or rent
     /// (`--app`) or of your own box (`--device`), e.g. `ssh -p 2222 root@127.0.0.1` after it.
@@ -106,6 +113,19 @@ enum Command {
     Images {
         #[command(subcommand)]
         action: ImagesAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum AgentCheck {
+    /// Checks Docker, the NVIDIA runtime, free disk, the clock against the market, the market's
+    /// reachability and the channel: one line each with what to do; exit 1 when one fails.
+    Doctor {
+        /// The market (default: the one the state directory's agent registered with).
+        #[arg(long)]
+        server: Option<String>,
+        #[arg(long, default_value = "./agent-state")]
+        state_dir: PathBuf,
     },
 }
 
@@ -258,7 +278,12 @@ fn main() -> ExitCode {
             Command::Tunnel { server, key, app, device, port, local } => {
                 zmarket::agent::tunnel::run(zmarket::agent::tunnel::TunnelOptions { server, key, app, device, port, local }).await
             }
-            Command::Agent { server, device_type, name, state_dir, provisioner, heartbeat_secs, registration_token, public_host } => {
+            Command::Agent { check: Some(AgentCheck::Doctor { server, state_dir }), .. } => {
+                let opts = zmarket::agent::doctor::DoctorOptions { server, state_dir, docker_socket: config.agent.docker_socket.clone() };
+                if zmarket::agent::doctor::run(opts).await? { Ok(()) } else { Err(anyhow::anyhow!("a check failed: see the lines marked FAIL")) }
+            }
+            Command::Agent { check: None, server, device_type, name, state_dir, provisioner, heartbeat_secs, registration_token, public_host, pairing_code } => {
+                let Some(server) = server else { anyhow::bail!("--server is required: zmarket agent --server https://your-market") };
                 let registration_token = registration_token.or_else(|| {
                     let t = config.agent.registration_token.trim();
                     (!t.is_empty()).then(|| t.to_string())
@@ -279,6 +304,7 @@ fn main() -> ExitCode {
                     docker_socket: config.agent.docker_socket.clone(),
                     public_host: public_host.unwrap_or_else(|| config.agent.public_host.clone()),
                     tcp_ports: config.agent.tcp_ports.clone(),
+                    pairing_code,
                 })
                 .await
             }

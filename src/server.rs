@@ -80,6 +80,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         AgentListeners(Arc::new(vec![Arc::new(crate::apps::reports::AppsListener)])),
         crate::devices::guards::DeviceGuards::new(vec![Arc::new(crate::apps::lite::LiteAppRules)]),
         market_settings.clone(),
+        crate::devices::install::Installer::new(&config),
     );
     let apps = AppsCtx {
         db: db.clone(),

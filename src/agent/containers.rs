@@ -145,6 +145,11 @@ impl Runtime {
         }
     }
 
+    /// The Engine's version (`agent doctor`).
+    pub async fn version(&self) -> Option<String> {
+        self.docker.version().await.ok().and_then(|v| v.version)
+    }
+
     pub async fn image_present(&self, image: &str) -> bool {
         self.docker.inspect_image(image).await.is_ok()
     }

@@ -19,6 +19,7 @@ mod apps;
 mod channel;
 mod commands;
 mod containers;
+pub mod doctor;
 mod fetch;
 mod gpus;
 mod streams;
@@ -51,6 +52,8 @@ pub struct AgentOptions {
     pub public_host: String,
     /// Ports of this box its owner may reach through the market (`[agent] tcp_ports`).
     pub tcp_ports: Vec<u16>,
+    /// The pairing code to propose on first registration (the bind page's, issue 41).
+    pub pairing_code: Option<String>,
 }
 
 /// What the agent keeps between runs.
@@ -236,7 +239,7 @@ async fn register(
 ) -> anyhow::Result<AgentState> {
     let mut backoff = Duration::from_secs(1);
     loop {
-        let body = serde_json::json!({"type": opts.device_type, "name": name, "spec": probe.spec(), "registration_token": opts.registration_token});
+        let body = serde_json::json!({"type": opts.device_type, "name": name, "spec": probe.spec(), "registration_token": opts.registration_token, "pairing_code": opts.pairing_code});
         match client.post(format!("{server}/api/agent/v1/register")).json(&body).send().await {
             Ok(res) if res.status().is_success() => {
                 let env: Envelope<RegisterResponse> = res.json().await?;

@@ -7,6 +7,7 @@ pub mod binding;
 pub mod commands;
 pub mod gpus;
 pub mod guards;
+pub mod install;
 pub mod machines;
 pub mod model;
 pub mod nearby;
@@ -60,6 +61,8 @@ pub struct DevicesCtx {
     pub agent_writers: Arc<tokio::sync::Semaphore>,
     /// The market's settings: its fee is the share of a Z-CLOUD rental, fixed when it starts.
     pub market_settings: crate::settings::LiveSettings,
+    /// `/install.sh` and the agent's download (install.rs).
+    pub installer: Arc<install::Installer>,
 }
 
 impl DevicesCtx {
@@ -71,6 +74,7 @@ impl DevicesCtx {
         listeners: protocol::AgentListeners,
         guards: guards::DeviceGuards,
         market_settings: crate::settings::LiveSettings,
+        installer: install::Installer,
     ) -> Self {
         let register_limit = SharedLimit::new("agent_register_ip", settings.register_ip_burst, Duration::from_secs(settings.register_ip_refill_secs));
         DevicesCtx {
@@ -84,6 +88,7 @@ impl DevicesCtx {
             nearby_answers: Arc::new(nearby::Answers::new(1024)),
             agent_writers: Arc::new(tokio::sync::Semaphore::new(model::AGENT_WRITERS)),
             market_settings,
+            installer: Arc::new(installer),
         }
     }
 }

@@ -197,6 +197,30 @@ pub enum DeviceStatusFilter {
     Failed,
 }
 
+/// `GET /install.sh?code=`: the pairing code the bind page made (issue 41).
+#[derive(Debug, Deserialize)]
+pub struct InstallQuery {
+    pub code: Option<String>,
+}
+
+/// `GET /api/ebs/v2/devices/pending?pairing_code=`: the bind page waiting for the box it gave
+/// a code to (issue 41).
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct PendingQuery {
+    pub pairing_code: Option<String>,
+}
+
+/// A box registered with that code in the last hour and bound to nobody yet.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PendingDevice {
+    pub device_id: String,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub device_type: DeviceType,
+    pub registered_at: chrono::DateTime<chrono::Utc>,
+}
+
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct LinkRequest {
     pub device_id: Option<String>,
@@ -345,6 +369,8 @@ pub struct AgentRegistration {
     pub name: String,
     pub spec: Spec,
     pub registration_token: Option<String>,
+    /// The code the box proposes, checked (issue 41).
+    pub pairing_code: Option<PairingCode>,
 }
 
 impl Checked for AgentRegistration {
@@ -356,7 +382,11 @@ impl Checked for AgentRegistration {
         let name = device_name("name", req.name.as_deref())?;
         let spec = req.spec.ok_or(AppError::invalid("spec", Msg::InvalidField("spec")))?;
         spec.check()?;
-        Ok(AgentRegistration { device_type, name, spec, registration_token: req.registration_token })
+        let pairing_code = match req.pairing_code.as_deref().filter(|c| !c.trim().is_empty()) {
+            Some(c) => Some(PairingCode::parse(Some(c)).ok_or(AppError::invalid("pairing_code", Msg::PairingCodeIncorrect))?),
+            None => None,
+        };
+        Ok(AgentRegistration { device_type, name, spec, registration_token: req.registration_token, pairing_code })
     }
 }
 

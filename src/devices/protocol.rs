@@ -53,7 +53,7 @@ pub struct AgentListeners(pub std::sync::Arc<Vec<std::sync::Arc<dyn AgentListene
 /// Registers an agent's machine: limited per client IP, and in a closed market (a
 /// `devices.registration_token` is set) only with that token.
 pub async fn register(cx: &DevicesCtx, ip: IpAddr, req: AgentRegistration) -> Result<RegisterResponse, AppError> {
-    let AgentRegistration { device_type, name, spec, registration_token } = req;
+    let AgentRegistration { device_type, name, spec, registration_token, pairing_code } = req;
     let expected = cx.settings.registration_token.as_str();
     if !expected.is_empty() {
         // Compared as digests: the time taken says nothing about the token.
@@ -64,7 +64,7 @@ pub async fn register(cx: &DevicesCtx, ip: IpAddr, req: AgentRegistration) -> Re
     }
     cx.register_limit.check(&cx.db, &ip.to_string()).await?;
     let secret = tokens::random_token();
-    let code = PairingCode::new_random();
+    let code = pairing_code.unwrap_or_else(PairingCode::new_random);
     let txn = write_txn(&cx.db).await?;
     let mut id = DeviceId::new_random();
     for _ in 0..8 {

@@ -6,7 +6,8 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::devices::model::*;
-use crate::devices::{DevicesCtx, binding, nearby, protocol, rental, sharing, zcloud};
+use crate::devices::{DevicesCtx, binding, install, nearby, protocol, rental, sharing, zcloud};
+use axum::http::header;
 use crate::error::{ApiResult, Envelope, Null, ok};
 use crate::http::{ApiJson, ApiPath, ApiQuery, ClientIp, List, Page, Valid};
 use crate::iam::auth::{Auth, Sessions};
@@ -20,6 +21,7 @@ where
     OpenApiRouter::new()
         .routes(routes!(list_devices))
         .routes(routes!(link_device))
+        .routes(routes!(pending_device))
         .routes(routes!(get_device, rename_device, unlink_device))
         .routes(routes!(update_sharing))
         .routes(routes!(update_location))
@@ -54,6 +56,14 @@ async fn list_devices(
     responses((status = 200, body = Envelope<Device>), (status = 400), (status = 403), (status = 409)))]
 async fn link_device(State(cx): State<DevicesCtx>, auth: Auth, ApiJson(req): ApiJson<LinkRequest>) -> ApiResult<Device> {
     ok(binding::link(&cx, &auth, req).await?)
+}
+
+/// The box that registered with this pairing code (the bind page's, baked into its install
+/// line) in the last hour, bound to nobody yet; 404 `device_not_found` until it has.
+#[utoipa::path(get, path = "/api/ebs/v2/devices/pending", tag = "devices", params(PendingQuery),
+    responses((status = 200, body = Envelope<PendingDevice>), (status = 400), (status = 404)))]
+async fn pending_device(State(cx): State<DevicesCtx>, auth: Auth, ApiQuery(q): ApiQuery<PendingQuery>) -> ApiResult<PendingDevice> {
+    ok(binding::pending(&cx, &auth, q.pairing_code.as_deref()).await?)
 }
 
 #[utoipa::path(get, path = "/api/ebs/v2/devices/{id}", tag = "devices", params(("id" = String, Path)),
@@ -159,4 +169,56 @@ async fn nearby(State(cx): State<DevicesCtx>, ApiQuery(q): ApiQuery<NearbyQuery>
     responses((status = 200, body = Envelope<NearbyDevice>), (status = 404)))]
 async fn nearby_one(State(cx): State<DevicesCtx>, ApiPath(id): ApiPath<DeviceId>, ApiQuery(q): ApiQuery<NearbyPoint>) -> ApiResult<NearbyDevice> {
     ok(nearby::nearby_one(&cx, &id, q).await?)
+}
+
+/// `/install.sh` and `/downloads/{file}`: a box set up in one line (devices::install). Outside
+/// the API (plain text and bytes, no envelope but the 404's) and so outside the OpenAPI document.
+pub fn install_router<S>() -> axum::Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    DevicesCtx: FromRef<S>,
+{
+    axum::Router::new().route("/install.sh", axum::routing::get(install_script)).route("/downloads/{file}", axum::routing::get(download))
+}
+
+async fn install_script(State(cx): State<DevicesCtx>, ApiQuery(q): ApiQuery<InstallQuery>) -> Result<axum::response::Response, crate::error::AppError> {
+    use axum::response::IntoResponse;
+    let script = cx.installer.script(q.code.as_deref()).await?;
+    Ok(([(header::CONTENT_TYPE, "text/x-shellscript; charset=utf-8"), (header::CACHE_CONTROL, "no-cache")], script).into_response())
+}
+
+/// The agent (ranges answered, `X-Checksum-Sha256`), or `<file>.sha256` (`sha256sum` format).
+async fn download(State(cx): State<DevicesCtx>, axum::extract::Path(file): axum::extract::Path<String>, headers: axum::http::HeaderMap) -> Result<axum::response::Response, crate::error::AppError> {
+    use axum::response::IntoResponse;
+    if let Some(name) = file.strip_suffix(".sha256") {
+        let bin = cx.installer.binary(name).await?;
+        let body = format!("{}  {}\n", bin.sha256, install::AGENT_FILE);
+        return Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8"), (header::CACHE_CONTROL, "no-cache")], body).into_response());
+    }
+    let bin = cx.installer.binary(&file).await?;
+    let range = headers.get(header::RANGE).and_then(|v| v.to_str().ok());
+    let (status, first, len) = match install::span(range, bin.size) {
+        install::Span::Whole => (axum::http::StatusCode::OK, 0, bin.size),
+        install::Span::Part(a, b) => (axum::http::StatusCode::PARTIAL_CONTENT, a, b - a + 1),
+        install::Span::Unsatisfiable => {
+            return Ok((axum::http::StatusCode::RANGE_NOT_SATISFIABLE, [(header::CONTENT_RANGE, format!("bytes */{}", bin.size))]).into_response());
+        }
+    };
+    let body = axum::body::Body::from_stream(install::chunks(&bin, first, len).await?);
+    let mut res = (status, body).into_response();
+    let h = res.headers_mut();
+    let value = |s: String| axum::http::HeaderValue::from_str(&s).unwrap_or(axum::http::HeaderValue::from_static(""));
+    h.insert(header::CONTENT_TYPE, axum::http::HeaderValue::from_static("application/octet-stream"));
+    h.insert(header::CONTENT_LENGTH, value(len.to_string()));
+    h.insert(header::ACCEPT_RANGES, axum::http::HeaderValue::from_static("bytes"));
+    h.insert(header::ETAG, value(format!("\"{}\"", bin.sha256)));
+    h.insert("x-checksum-sha256", value(bin.sha256.clone()));
+    h.insert(header::CONTENT_DISPOSITION, value(format!("attachment; filename=\"{}\"", install::AGENT_FILE)));
+    // Bytes as they are: never compressed on the way (a range is of the file, not of a gzip).
+    h.insert(header::CONTENT_ENCODING, axum::http::HeaderValue::from_static("identity"));
+    h.insert(header::CACHE_CONTROL, axum::http::HeaderValue::from_static("no-cache"));
+    if status == axum::http::StatusCode::PARTIAL_CONTENT {
+        h.insert(header::CONTENT_RANGE, value(format!("bytes {}-{}/{}", first, first + len - 1, bin.size)));
+    }
+    Ok(res)
 }

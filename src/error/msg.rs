@@ -87,6 +87,8 @@ pub enum Msg {
     HostHasMachines,
     ZcloudRentalNotFound,
     ZcloudRentalEnding,
+    /// `/downloads/<file>` for a platform this market does not serve (only Linux x86-64).
+    DownloadNotServed,
     // market
     AppNotFound,
     KeywordTooLong,
@@ -312,6 +314,7 @@ impl Msg {
             Msg::HostHasMachines => (S::CONFLICT, "host_has_machines"),
             Msg::ZcloudRentalNotFound => (S::NOT_FOUND, "zcloud_rental_not_found"),
             Msg::ZcloudRentalEnding => (S::CONFLICT, "zcloud_rental_ending"),
+            Msg::DownloadNotServed => (S::NOT_FOUND, "download_not_served"),
             Msg::AppNotFound => (S::NOT_FOUND, "app_not_found"),
             Msg::KeywordTooLong => (S::BAD_REQUEST, "keyword_too_long"),
             Msg::NotificationNotFound => (S::NOT_FOUND, "notification_not_found"),

@@ -169,6 +169,10 @@ impl Msg {
             ),
             Msg::ZcloudRentalNotFound => ("No such Z-CLOUD machine runs on this server", "此服务器上没有这台 Z-CLOUD 云主机"),
             Msg::ZcloudRentalEnding => ("This Z-CLOUD machine is already being stopped", "这台 Z-CLOUD 云主机已在停止中"),
+            Msg::DownloadNotServed => (
+                "This market serves the agent for Linux x86-64 only: this platform is not served here",
+                "本市场只提供 Linux x86-64 版代理程序，此平台不在这里提供",
+            ),
             Msg::AppNotFound => ("App not found", "应用不存在"),
             Msg::RequirementsShort(gaps) => return requirements_short(gaps, lang),
             Msg::ActionNotAllowed(action, status) => return match lang {

@@ -72,6 +72,10 @@ pub struct RegisterRequest {
     pub spec: Option<Spec>,
     /// Required when the server sets `devices.registration_token` (a closed market).
     pub registration_token: Option<String>,
+    /// The pairing code the box proposes (8 characters of the device-id alphabet): the bind
+    /// page that made it for `/install.sh?code=` then finds the box by it (issue 41). Absent:
+    /// the market makes one.
+    pub pairing_code: Option<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize, ToSchema)]

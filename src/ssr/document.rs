@@ -46,6 +46,9 @@ pub fn page(manifest: &Manifest, lang: Lang, theme: &str, title: &str, descripti
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
             "<meta name=\"theme-color\" content=\"#486aed\"><meta name=\"description\" content=\"{description}\">",
             "<title>{title}</title><link rel=\"icon\" href=\"/assets/icons/favicon.svg\" type=\"image/svg+xml\">",
+            // Installable (issue 41): the manifest and the home-screen icon; no service worker.
+            "<link rel=\"manifest\" href=\"/manifest.webmanifest\"><link rel=\"apple-touch-icon\" href=\"/assets/icons/app-192.png\">",
+            "<meta name=\"mobile-web-app-capable\" content=\"yes\"><meta name=\"apple-mobile-web-app-capable\" content=\"yes\">",
             "{css}</head><body><div id=\"root\" data-ssr=\"{ssr}\">{body}</div>",
             "<script id=\"zm-state\" type=\"application/json\">{state}</script>",
             "{script}</body></html>"
@@ -60,6 +63,26 @@ pub fn page(manifest: &Manifest, lang: Lang, theme: &str, title: &str, descripti
         state = escape_json_for_script(state_json),
         script = script,
     )
+}
+
+/// `/manifest.webmanifest`: the phone site added to a home screen opens the market, standalone.
+pub fn web_manifest(product: &str) -> String {
+    let short: String = product.chars().take(12).collect();
+    serde_json::json!({
+        "name": product,
+        "short_name": short,
+        "start_url": "/m/market",
+        "scope": "/",
+        "display": "standalone",
+        "theme_color": "#486aed",
+        "background_color": "#ffffff",
+        "icons": [
+            {"src": "/assets/icons/app-192.png", "sizes": "192x192", "type": "image/png", "purpose": "any"},
+            {"src": "/assets/icons/app-512.png", "sizes": "512x512", "type": "image/png", "purpose": "any"},
+            {"src": "/assets/icons/favicon.svg", "sizes": "any", "type": "image/svg+xml"}
+        ]
+    })
+    .to_string()
 }
 
 pub fn escape_html(s: &str) -> String {

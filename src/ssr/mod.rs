@@ -391,6 +391,12 @@ pub async fn asset_file(Path(file): Path<String>, uri: Uri) -> Response {
     }
 }
 
+/// `/manifest.webmanifest` (document::web_manifest).
+pub async fn web_manifest(State(ssr): State<Arc<Ssr>>) -> Response {
+    let body = document::web_manifest(&ssr.product_name);
+    ([(header::CONTENT_TYPE, "application/manifest+json"), (header::CACHE_CONTROL, "public, max-age=3600")], body).into_response()
+}
+
 pub async fn favicon() -> Response {
     match Assets::get("icons/favicon.svg") {
         Some(f) => embedded(f, "public, max-age=86400"),

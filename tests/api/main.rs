@@ -15,6 +15,7 @@ mod gpus;
 mod hardening;
 mod hardening2;
 mod hardening3;
+mod install;
 mod limits;
 pub(crate) mod iam;
 pub(crate) mod instances;

@@ -940,6 +940,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/ebs/v2/devices/pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The box that registered with this pairing code (the bind page's, baked into its install
+         *     line) in the last hour, bound to nobody yet; 404 `device_not_found` until it has.
+         */
+        get: operations["pending_device"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ebs/v2/nearby": {
         parameters: {
             query?: never;
@@ -2366,6 +2386,12 @@ export type components = {
         };
         AgentRegisterRequest: {
             name?: string | null;
+            /**
+             * @description The pairing code the box proposes (8 characters of the device-id alphabet): the bind
+             *     page that made it for `/install.sh?code=` then finds the box by it (issue 41). Absent:
+             *     the market makes one.
+             */
+            pairing_code?: string | null;
             /** @description Required when the server sets `devices.registration_token` (a closed market). */
             registration_token?: string | null;
             spec?: components["schemas"]["Spec"] | null;
@@ -4621,6 +4647,23 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_PendingDevice: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description A box registered with that code in the last hour and bound to nobody yet. */
+            data: {
+                device_id: string;
+                name: string;
+                /** Format: date-time */
+                registered_at: string;
+                type: components["schemas"]["DeviceType"];
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_Profile: {
             /**
              * Format: int32
@@ -5923,6 +5966,14 @@ export type components = {
             avatar_url: string;
             name: string;
             user_id: string;
+        };
+        /** @description A box registered with that code in the last hour and bound to nobody yet. */
+        PendingDevice: {
+            device_id: string;
+            name: string;
+            /** Format: date-time */
+            registered_at: string;
+            type: components["schemas"]["DeviceType"];
         };
         /** @description Someone as another person sees them. */
         Person: {
@@ -12025,6 +12076,99 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Envelope_Device"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    pending_device: {
+        parameters: {
+            query?: {
+                pairing_code?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_PendingDevice"];
                 };
             };
             /** @description Invalid input; `data.field` names the offending field */

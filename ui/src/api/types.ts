@@ -39,6 +39,7 @@ export type JoinInvitation = Schemas['JoinInvitation'];
 export type NotificationStats = Schemas['Stats'];
 export type NotificationItem = Schemas['Notification'];
 export type HostFree = Schemas['HostFree'];
+export type PendingDevice = Schemas['PendingDevice'];
 export type ZcloudRental = Schemas['ZcloudRental'];
 export type Member = Schemas['Member'];
 export type MemberRecord = AlwaysSent<Schemas['MemberRecord']>;

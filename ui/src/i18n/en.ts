@@ -287,6 +287,9 @@ export const en = {
   download_mac: 'macOS',
   download_android: 'Android',
   download_ios: 'iOS',
+  home_screen: 'Add to home screen',
+  home_screen_ios: 'iPhone, iPad (Safari): tap Share, then “Add to Home Screen”.',
+  home_screen_android: 'Android (Chrome): open the ⋮ menu, then “Add to Home screen” or “Install app”.',
   not_available: 'Not available yet',
 
   // Company / join
@@ -460,7 +463,11 @@ export const en = {
   capacity_host: 'Host {n}: {res}',
   capacity_fits: 'This size fits on a host.',
   capacity_too_big: 'No host can take this size now.',
-  link_agent_hint: 'Run {command} on the box: it prints the device ID and pairing code.',
+  install_line_title: 'Set up a box in one line',
+  install_line_hint: 'On the box (Linux x86-64 with Docker), run this as root. It installs the agent from this market and starts it at every boot.',
+  install_waiting: 'Waiting for the box to appear…',
+  install_found: '{name} ({id}) is ready.',
+  install_manual: 'Or type the device ID and pairing code the box printed:',
   device_id_placeholder: 'e.g. 7KQ2-M9XD-4HTR',
   spec_cores: '{n} cores',
   spec_cores_one: '{n} core',

@@ -52,6 +52,16 @@ export function DownloadPage() {
           ))}
         </ul>
       )}
+      {boot.isMobile ? (
+        <section className="card download-card" data-home-screen>
+          <Icon name="download" size={28} />
+          <h2>{t('home_screen')}</h2>
+          <ul className="muted">
+            <li>{t('home_screen_ios')}</li>
+            <li>{t('home_screen_android')}</li>
+          </ul>
+        </section>
+      ) : null}
       {desktopOnly.length ? (
         <p className="muted">{t('download_on_computer', { platforms: desktopOnly.map((p) => t(p.label)).join(', ') })}</p>
       ) : null}

@@ -2,7 +2,7 @@
 // capacity, what is short, or why it cannot take it) and its GPUs (how many free, CUDA, verified),
 // then install and go to /app.
 import { useState, type ReactNode } from 'react';
-import { useNavigate } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { fetchDeviceFit, installApp } from '../../api/apps';
 import type { App, Installation } from '../../api/types';
 import type { OfferFit } from '../../api/gpus';
@@ -84,7 +84,7 @@ export function DevicePicker({
   label,
 }: {
   state: AsyncState<OfferFit[]>;
-  empty: string;
+  empty: ReactNode;
   legend: string;
   name: string;
   picked: string | undefined;
@@ -186,7 +186,11 @@ export function InstallDialog({ app, open, onClose }: { app: App; open: boolean;
     >
       <DevicePicker
         state={fits}
-        empty={t('install_no_devices')}
+        empty={
+          <>
+            {t('install_no_devices')} <Link to={paths.console.link()}>{t('link_device')}</Link>
+          </>
+        }
         legend={t('pick_device')}
         name="device"
         picked={pick}
