@@ -137,8 +137,9 @@ test('install from the market on my box, open it, stop, start, uninstall (en, zh
     expect(ownerWallet.data.income_total).toBeGreaterThan(0);
     const billed = Math.round(parseFloat(await page.getByTestId('rental-billed').textContent()) * 100);
     expect(billed).toBeGreaterThan(0);
-    await page.locator('.app-details-head').getByRole('button', { name: 'Uninstall' }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Uninstall' }).click();
+    // A rental ends (its button says so, issue 44), not "Uninstall".
+    await page.locator('.app-details-head').getByRole('button', { name: 'End rental' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'End rental' }).click();
     await expect(rentChip).toHaveText('Not installed', { timeout: 60_000 });
     // The renter's wallet: the signup bonus (100 coins) less what the meter charged, nothing held.
     await page.goto('/wallet');

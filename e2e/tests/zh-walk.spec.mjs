@@ -11,6 +11,8 @@ const BIN = process.env.E2E_ZMARKET_BIN || resolve(import.meta.dirname, '../../t
 const PRODUCT_NAMES = [
   'ZMarket', 'Z-APP', 'Z-BOX', 'P-BOX', 'Z-CLOUD', 'Z-SERVER', 'NAS', 'AI', 'GPU', 'CPU', 'SSD', 'ID', 'API', 'SSH', 'EN',
   'JPG', 'JPEG', 'PNG', 'WEBP', 'GIF', 'PDF', 'B', 'KB', 'MB', 'GB', 'TB', 'km', 'Cookie', 'Android', 'iOS', 'Windows', 'macOS', 'Leaflet',
+  // Browsers, devices and the box's one-line install (a command and the names it uses).
+  'iPhone', 'iPad', 'Safari', 'Chrome', 'Linux', 'Docker', 'NVIDIA', 'systemd', 'root', 'curl', 'fsSL', 'sudo', 'sh',
 ];
 
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
