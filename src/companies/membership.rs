@@ -161,16 +161,21 @@ async fn notify_invited(conn: &impl ConnectionTrait, person: &Person, inviter: &
 async fn accept_invitation(conn: &impl ConnectionTrait, r: member_records::Model, me: &Person) -> Result<member_records::Model, AppError> {
     let c = company(conn, &r.company_id).await?;
     add_member(conn, &c.id, &me.id, r.role).await?;
+    let r = decide(conn, r, me, RecordStatus::Accepted).await?;
+    record(conn, &c, Some(me), user_event("invitation_accepted", me, r.role.to_value())).await?;
+    Ok(r)
+}
+
+/// Marks invitation `r` answered by `me` with `status` (unread by the company's admins).
+async fn decide(conn: &impl ConnectionTrait, r: member_records::Model, me: &Person, status: RecordStatus) -> Result<member_records::Model, AppError> {
     let mut a: member_records::ActiveModel = r.into();
-    a.status = Set(RecordStatus::Accepted);
+    a.status = Set(status);
     a.user_id = Set(Some(me.id.to_string()));
     a.decided_at = Set(Some(now()));
     a.decided_by = Set(Some(me.id.to_string()));
     a.read_by_admin = Set(false);
     a.read_by_user = Set(true);
-    let r = a.update(conn).await?;
-    record(conn, &c, Some(me), user_event("invitation_accepted", me, r.role.to_value())).await?;
-    Ok(r)
+    Ok(a.update(conn).await?)
 }
 
 /// Locks the record's company (`company_locked`) and reads the record again under that lock:
@@ -257,14 +262,7 @@ pub async fn join(cx: &CompaniesCtx, auth: &Auth, code: Option<&str>, accept: Op
 
 /// Declines an invitation for `me` (the checks are the caller's).
 async fn decline_invitation(conn: &impl ConnectionTrait, r: member_records::Model, me: &Person, c: &companies::Model) -> Result<member_records::Model, AppError> {
-    let mut a: member_records::ActiveModel = r.into();
-    a.status = Set(RecordStatus::Declined);
-    a.user_id = Set(Some(me.id.to_string()));
-    a.decided_at = Set(Some(now()));
-    a.decided_by = Set(Some(me.id.to_string()));
-    a.read_by_admin = Set(false);
-    a.read_by_user = Set(true);
-    let r = a.update(conn).await?;
+    let r = decide(conn, r, me, RecordStatus::Declined).await?;
     record(conn, c, Some(me), user_event("invitation_declined", me, String::new())).await?;
     Ok(r)
 }
