@@ -234,30 +234,6 @@ async fn on_postgresql_backup_and_restore_point_to_pg_dump() {
     assert_eq!(files_in(dir.path()), ["x.sqlite3"]);
 }
 
-/// The server's address once `zmarket serve` answers /healthz.
-async fn serve(dir: &Path) -> (std::process::Child, String) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_zmarket"))
-        .arg("--data-dir")
-        .arg(dir)
-        .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
-        .env("ZMARKET_LOG__LEVEL", "warn")
-        .env("ZMARKET_AUTH__EMAIL_VERIFICATION", "false")
-        .env_remove("ZMARKET_DATABASE__URL")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let base = format!("http://127.0.0.1:{port}");
-    for _ in 0..300 {
-        if reqwest::get(format!("{base}/healthz")).await.is_ok_and(|r| r.status() == 200) {
-            return (child, base);
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("zmarket serve did not answer");
-}
-
 async fn sign_up(base: &str, email: &str) {
     let body = json!({"email": email, "password": PASSWORD, "confirm_password": PASSWORD, "agree": true});
     let res = reqwest::Client::new().post(format!("{base}/api/iam/v1/register")).json(&body).send().await.unwrap();
@@ -284,7 +260,7 @@ async fn restore_is_refused_while_a_server_runs_and_keeps_the_previous_database(
 
     // The binary, in its own process (SQLite whatever the suite runs on).
     let data = tempfile::tempdir().unwrap();
-    let (mut server, base) = serve(data.path()).await;
+    let (mut server, base) = crate::common::serve_binary(data.path(), Duration::from_secs(15)).await;
     sign_up(&base, "early@example.com").await;
     let (ok, stdout, stderr) = zmarket(data.path(), &["backup", "--to", copy.to_str().unwrap()], &[]);
     assert!(ok, "{stdout}{stderr}");
@@ -309,7 +285,7 @@ async fn restore_is_refused_while_a_server_runs_and_keeps_the_previous_database(
     assert!(kept.contains("late@example.com"), "the set-aside database has everything the server wrote: {kept:?}");
 
     // The server starts on the restored database.
-    let (mut server, base) = serve(data.path()).await;
+    let (mut server, base) = crate::common::serve_binary(data.path(), Duration::from_secs(15)).await;
     let (status, body) = json_of(
         reqwest::Client::new()
             .post(format!("{base}/api/iam/v2/login/password"))

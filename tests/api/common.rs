@@ -365,3 +365,29 @@ pub async fn stored(app: &TestApp, sql: &str) -> Vec<Vec<String>> {
         .map(|r| (0..).map_while(|i| r.try_get_by_index::<String>(i).ok()).collect())
         .collect()
 }
+
+/// `zmarket serve` (the real binary) on a free loopback port with data in `dir`, and its address
+/// once /healthz answers, waiting at most `within`.
+pub async fn serve_binary(dir: &std::path::Path, within: std::time::Duration) -> (std::process::Child, String) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_zmarket"))
+        .arg("--data-dir")
+        .arg(dir)
+        .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
+        .env("ZMARKET_LOG__LEVEL", "warn")
+        .env("ZMARKET_AUTH__EMAIL_VERIFICATION", "false")
+        .env_remove("ZMARKET_DATABASE__URL")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let base = format!("http://127.0.0.1:{port}");
+    let until = std::time::Instant::now() + within;
+    while std::time::Instant::now() < until {
+        if reqwest::get(format!("{base}/healthz")).await.is_ok_and(|r| r.status() == 200) {
+            return (child, base);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("zmarket serve did not answer");
+}

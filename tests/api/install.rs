@@ -261,34 +261,11 @@ impl Drop for Killed {
     }
 }
 
-/// `zmarket serve` (the real binary: what it serves at /downloads is itself).
-async fn serve(dir: &Path) -> (std::process::Child, String) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let child = Command::new(BIN)
-        .arg("--data-dir")
-        .arg(dir)
-        .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
-        .env("ZMARKET_LOG__LEVEL", "warn")
-        .env("ZMARKET_AUTH__EMAIL_VERIFICATION", "false")
-        .env_remove("ZMARKET_DATABASE__URL")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let base = format!("http://127.0.0.1:{port}");
-    for _ in 0..600 {
-        if reqwest::get(format!("{base}/healthz")).await.is_ok_and(|r| r.status() == 200) {
-            return (child, base);
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("zmarket serve did not answer");
-}
-
 #[tokio::test]
 async fn install_sh_installs_checks_and_starts_the_agent_in_a_scratch_root() {
     let data = tempfile::tempdir().unwrap();
-    let (server, base) = serve(data.path()).await;
+    // The real binary: what it serves at /downloads is itself.
+    let (server, base) = crate::common::serve_binary(data.path(), Duration::from_secs(30)).await;
     let mut guard = Killed(vec![], Some(server));
     let binary = std::fs::read(BIN).unwrap();
 
