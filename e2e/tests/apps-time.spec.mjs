@@ -10,24 +10,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { test, expect, verifiedAccount, apiSession, signIn } from './fixtures.mjs';
+import { test, expect, verifiedAccount, apiSession, signIn, fakeBox } from './fixtures.mjs';
 import { needDocker, startAgent } from './agent.mjs';
 
 async function ok(res) {
   const body = await res.json();
   expect(res.status(), JSON.stringify(body)).toBe(200);
   return body.data;
-}
-
-/** A box that speaks the agent protocol from here (it never runs anything). */
-async function fakeBox(request, auth, name) {
-  const spec = { cpu_cores: 8, memory_bytes: 34359738368, disk_bytes: 1099511627776, gpus: [] };
-  const reg = await ok(await request.post('/api/agent/v1/register', { data: { type: 'Z-BOX', name, spec } }));
-  await ok(await request.post('/api/ebs/v2/devices/link', { headers: auth, data: { device_id: reg.device_id, pairing_code: reg.pairing_code } }));
-  const agent = { authorization: `Bearer ${reg.device_secret}` };
-  const beat = async (body = {}) => (await ok(await request.post('/api/agent/v1/heartbeat', { headers: agent, data: { spec, ...body } }))).commands;
-  await beat();
-  return { id: reg.device_id, beat };
 }
 
 test('an offline box offers Cancel at once; a failure reads in Chinese (en, zh)', async ({ page, request, consoleErrors }) => {

@@ -172,3 +172,24 @@ export async function signIn(page, email, { lang = 'en', redirect = '', password
     await expect(page).not.toHaveURL(/\/auth\/signin/);
   }
 }
+
+/** The `data` of a 200 answer (the test fails on any other, with the body). */
+async function ok(res) {
+  const text = await res.text();
+  expect(res.status(), text).toBe(200);
+  return JSON.parse(text).data;
+}
+
+/**
+ * A box bound by `auth` that speaks the agent protocol from here (it never runs anything):
+ * `{ id, beat(body) }`, `beat` answering the commands the market sends it.
+ */
+export async function fakeBox(request, auth, name) {
+  const spec = { cpu_cores: 8, memory_bytes: 34359738368, disk_bytes: 1099511627776, gpus: [] };
+  const reg = await ok(await request.post('/api/agent/v1/register', { data: { type: 'Z-BOX', name, spec } }));
+  await ok(await request.post('/api/ebs/v2/devices/link', { headers: auth, data: { device_id: reg.device_id, pairing_code: reg.pairing_code } }));
+  const agent = { authorization: `Bearer ${reg.device_secret}` };
+  const beat = async (body = {}) => (await ok(await request.post('/api/agent/v1/heartbeat', { headers: agent, data: { spec, ...body } }))).commands;
+  await beat();
+  return { id: reg.device_id, beat };
+}

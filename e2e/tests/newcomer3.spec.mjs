@@ -6,7 +6,7 @@
 // at 1440 and 390 px; real binary, real Chromium, a box that speaks the agent protocol from here.
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
-import { test, expect, expectHydrated, mailMatch, verifiedAccount, apiSession, signIn } from './fixtures.mjs';
+import { test, expect, expectHydrated, mailMatch, verifiedAccount, apiSession, signIn, fakeBox } from './fixtures.mjs';
 
 const BIN = process.env.E2E_ZMARKET_BIN || resolve(import.meta.dirname, '../../target/release/zmarket');
 
@@ -69,17 +69,6 @@ function dockerSave(tags) {
   entry('manifest.json', Buffer.from(JSON.stringify([{ Config: 'config.json', RepoTags: tags, Layers: ['layer.tar'] }])));
   blocks.push(Buffer.alloc(1024));
   return Buffer.concat(blocks);
-}
-
-/** A box that speaks the agent protocol from here (it never runs anything). */
-async function fakeBox(request, auth, name) {
-  const spec = { cpu_cores: 8, memory_bytes: 34359738368, disk_bytes: 1099511627776, gpus: [] };
-  const reg = await ok(await request.post('/api/agent/v1/register', { data: { type: 'Z-BOX', name, spec } }));
-  await ok(await request.post('/api/ebs/v2/devices/link', { headers: auth, data: { device_id: reg.device_id, pairing_code: reg.pairing_code } }));
-  const agent = { authorization: `Bearer ${reg.device_secret}` };
-  const beat = async (body = {}) => (await ok(await request.post('/api/agent/v1/heartbeat', { headers: agent, data: { spec, ...body } }))).commands;
-  await beat();
-  return { id: reg.device_id, beat };
 }
 
 /** The page heading is not under the sticky header. */
