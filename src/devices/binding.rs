@@ -199,7 +199,7 @@ impl crate::companies::resources::CompanyResources for CompanyDevices {
 /// The box that registered with this pairing code in the last hour and is bound to nobody (the
 /// bind page made the code for its install line and waits for the box): 404 until it has.
 /// Only someone who may bind asks; the code is the page's secret, as it is the bind's.
-pub async fn pending(cx: &DevicesCtx, auth: &Auth, code: Option<&str>) -> Result<PendingDevice, AppError> {
+pub async fn pending(cx: &DevicesCtx, auth: &Auth, code: Option<&str>) -> Result<Option<PendingDevice>, AppError> {
     manager(auth)?;
     let code = PairingCode::parse(code).ok_or(AppError::invalid("pairing_code", Msg::PairingCodeIncorrect))?;
     let since = now() - chrono::Duration::hours(1);
@@ -211,7 +211,6 @@ pub async fn pending(cx: &DevicesCtx, auth: &Auth, code: Option<&str>) -> Result
         .filter(devices::Column::CreatedAt.gt(since))
         .order_by_desc(devices::Column::CreatedAt)
         .one(&cx.db)
-        .await?
-        .ok_or(AppError::Refused(Msg::DeviceNotFound))?;
-    Ok(PendingDevice { device_id: d.id, name: d.name, device_type: d.device_type, registered_at: d.created_at.into() })
+        .await?;
+    Ok(d.map(|d| PendingDevice { device_id: d.id, name: d.name, device_type: d.device_type, registered_at: d.created_at.into() }))
 }

@@ -59,10 +59,11 @@ async fn link_device(State(cx): State<DevicesCtx>, auth: Auth, ApiJson(req): Api
 }
 
 /// The box that registered with this pairing code (the bind page's, baked into its install
-/// line) in the last hour, bound to nobody yet; 404 `device_not_found` until it has.
+/// line) in the last hour, bound to nobody yet; `data: null` until one has (the page asks every
+/// few seconds: waiting is not an error).
 #[utoipa::path(get, path = "/api/ebs/v2/devices/pending", tag = "devices", params(PendingQuery),
-    responses((status = 200, body = Envelope<PendingDevice>), (status = 400), (status = 404)))]
-async fn pending_device(State(cx): State<DevicesCtx>, auth: Auth, ApiQuery(q): ApiQuery<PendingQuery>) -> ApiResult<PendingDevice> {
+    responses((status = 200, body = Envelope<Option<PendingDevice>>), (status = 400), (status = 403)))]
+async fn pending_device(State(cx): State<DevicesCtx>, auth: Auth, ApiQuery(q): ApiQuery<PendingQuery>) -> ApiResult<Option<PendingDevice>> {
     ok(binding::pending(&cx, &auth, q.pairing_code.as_deref()).await?)
 }
 

@@ -9,9 +9,9 @@ export const fetchDevice = (id: string, signal?: AbortSignal) =>
   api.get<Device>(`${EBS2}/devices/${encodeURIComponent(id)}`, { signal });
 export const linkDevice = (device_id: string, pairing_code: string) =>
   api.post<Device>(`${EBS2}/devices/link`, { device_id, pairing_code });
-/** The box that registered with this pairing code (the bind page's install line); 404 until then. */
+/** The box that registered with this pairing code (the bind page's install line); null until then. */
 export const fetchPendingDevice = (pairing_code: string, signal?: AbortSignal) =>
-  api.get<PendingDevice>(`${EBS2}/devices/pending`, { query: { pairing_code }, signal });
+  api.get<PendingDevice | null>(`${EBS2}/devices/pending`, { query: { pairing_code }, signal });
 export const unlinkDevice = (id: string) => api.del<null>(`${EBS2}/devices/${encodeURIComponent(id)}`);
 export const updateSharing = (id: string, body: SharingBody) =>
   api.put<Device>(`${EBS2}/devices/${encodeURIComponent(id)}/sharing`, body);

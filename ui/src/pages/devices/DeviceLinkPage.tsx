@@ -17,9 +17,14 @@ const ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
 
 /** A pairing code for this page's install line (`install.sh?code=`): the box registers with it. */
 function newCode(): string {
-  const bytes = new Uint8Array(8);
-  crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => ALPHABET[b % ALPHABET.length]).join('');
+  const out: string[] = [];
+  const bytes = new Uint8Array(16);
+  while (out.length < 8) {
+    crypto.getRandomValues(bytes);
+    // 248 = 8 × 31: bytes at or above it would favour the first letters; they are skipped.
+    for (const b of bytes) if (b < 248 && out.length < 8) out.push(ALPHABET[b % ALPHABET.length]);
+  }
+  return out.join('');
 }
 
 /**
