@@ -12,8 +12,10 @@ use axum::routing::{any, get};
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
+use crate::client_ip::TrustedProxies;
 use crate::error::{AppError, Msg};
-use crate::http::SecurityHeaders;
+use crate::http::{ClientIp, SecurityHeaders};
+use crate::observe::{self, HttpMetrics};
 use crate::stack::{Compress, Edge, Market};
 use crate::state::AppState;
 
@@ -49,6 +51,7 @@ pub type App = Edge<Compress<Market<Router>>>;
 pub fn router(state: AppState) -> App {
     let (api, mut doc) = api().split_for_parts();
     crate::openapi::complete(&mut doc);
+    let http = HttpMetrics::new(doc.paths.paths.keys().map(String::as_str));
     let doc_json = Arc::new(doc.to_pretty_json().unwrap_or_else(|_| "{}".into()));
     let security = SecurityHeaders::new(&state.config.server.frame_ancestors, state.config.tile_origin().as_deref());
     let idempotency = state.idempotency.clone();
@@ -68,6 +71,7 @@ pub fn router(state: AppState) -> App {
         .route("/api/{*rest}", any(api_not_found))
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
         .route("/static/{*file}", get(crate::ssr::static_file))
         .route("/assets/{*file}", get(crate::ssr::asset_file))
         .route("/favicon.ico", get(crate::ssr::favicon))
@@ -79,7 +83,7 @@ pub fn router(state: AppState) -> App {
     let market = Market::new(routes, DefaultBodyLimit::max(body_limit), security, idempotency);
     // An app's own origin (`<label>.<apps domain>`) is the app's, not the market's: served
     // outside the market's headers and compression (src/connect/web.rs).
-    Edge::new(Compress::new(market), connect)
+    Edge::new(Compress::new(market), connect, http)
 }
 
 async fn api_not_found() -> AppError {
@@ -93,6 +97,27 @@ async fn method_not_allowed() -> AppError {
 /// The process is up.
 async fn healthz() -> &'static str {
     "ok"
+}
+
+/// The process's metrics in Prometheus text (docs/api.md "Observability"), to the addresses of
+/// `[server] metrics_allow` only (403 otherwise). The gauges read from the database (its pool,
+/// the GPUs of the boxes) are read now.
+async fn metrics(State(state): State<AppState>, ClientIp(ip): ClientIp) -> Response {
+    let allowed = TrustedProxies::new(&state.config.server.metrics_allow).is_ok_and(|list| list.trusts(ip));
+    if !allowed {
+        return AppError::Refused(Msg::MetricsNotAllowed).into_response();
+    }
+    let mut now = crate::db::pool_gauges(&state.db);
+    match crate::devices::gpus::live_use(&state.db).await {
+        Ok(gpus) => {
+            let busy = gpus.iter().map(|(d, g)| (vec![("device", d.as_str()), ("uuid", g.uuid.as_str())], g.utilization));
+            now.push_str(&observe::gauge_lines(observe::GPU_UTILIZATION, "GPU utilization (0-100) at its online box's last beat.", busy));
+            let memory = gpus.iter().map(|(d, g)| (vec![("device", d.as_str()), ("uuid", g.uuid.as_str())], g.memory_used as f64));
+            now.push_str(&observe::gauge_lines(observe::GPU_MEMORY_USED, "GPU memory in use, in bytes, at its online box's last beat.", memory));
+        }
+        Err(e) => tracing::warn!(error = %e, "GPU figures unreadable for /metrics"),
+    }
+    ([(axum::http::header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], observe::render(&now)).into_response()
 }
 
 /// The database answers.

@@ -3,6 +3,7 @@
 //! several instances behind a load balancer never run it twice at once; SQLite has one instance),
 //! a `PerInstance` job on every instance (it keeps that instance's own memory).
 
+use std::cell::Cell;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
@@ -33,16 +34,38 @@ where
     Job::new_repeated_async(every, move |_, _| {
         let (db, work) = (db.clone(), work.clone());
         Box::pin(async move {
-            if runs == Runs::PerInstance {
-                return work().await;
-            }
-            match exclusive(&db, name, work()).await {
-                Ok(Some(())) => {}
-                Ok(None) => tracing::debug!(job = name, "another instance is running it"),
-                Err(e) => tracing::warn!(job = name, error = %e, "job lock failed"),
-            }
+            let run = FAILED.scope(Cell::new(false), async {
+                if runs == Runs::PerInstance {
+                    work().await;
+                } else {
+                    match exclusive(&db, name, work()).await {
+                        Ok(Some(())) => {}
+                        Ok(None) => {
+                            tracing::debug!(job = name, "another instance is running it");
+                            return "elsewhere";
+                        }
+                        Err(e) => {
+                            tracing::warn!(job = name, error = %e, "job lock failed");
+                            return "failed";
+                        }
+                    }
+                }
+                if FAILED.with(Cell::get) { "failed" } else { "ok" }
+            });
+            let result = run.await;
+            metrics::counter!(crate::observe::JOB_RUNS, "job" => name, "result" => result).increment(1);
         })
     })
+}
+
+tokio::task_local! {
+    /// Whether the job running on this task met a failure (`zmarket_job_runs_total{result}`).
+    static FAILED: Cell<bool>;
+}
+
+/// Marks the running job's run as failed, once the job has logged why (outside a job, nothing).
+pub fn failed() {
+    let _ = FAILED.try_with(|f| f.set(true));
 }
 
 /// Runs `work` unless another instance holds the lock named `name`: `Ok(None)` when it does.

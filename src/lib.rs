@@ -23,6 +23,7 @@ pub mod listener;
 pub mod mail;
 pub mod market;
 pub mod notifications;
+pub mod observe;
 pub mod ops;
 pub mod orders;
 pub mod openapi;

@@ -18,6 +18,7 @@ pub async fn start(state: &AppState) -> anyhow::Result<JobScheduler> {
         async move {
             if let Err(e) = mailer.deliver_due().await {
                 tracing::warn!(error = %e, "mail job failed");
+                crate::jobs::failed();
             }
         }
     });
@@ -49,6 +50,7 @@ pub async fn start(state: &AppState) -> anyhow::Result<JobScheduler> {
         async move {
             if let Err(e) = crate::ratelimit::forget_idle(&db).await {
                 tracing::warn!(error = %e, "rate limit clean-up failed");
+                crate::jobs::failed();
             }
         }
     });

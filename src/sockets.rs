@@ -26,6 +26,17 @@ pub enum Kind {
     App = 2,
 }
 
+impl Kind {
+    /// Its `/metrics` gauge: agent channels, or the streams of its kind.
+    fn gauge(self) -> metrics::Gauge {
+        match self {
+            Kind::Channel => metrics::gauge!(crate::observe::AGENT_CHANNELS),
+            Kind::Stream => metrics::gauge!(crate::observe::STREAMS, "kind" => "terminal_or_tunnel"),
+            Kind::App => metrics::gauge!(crate::observe::STREAMS, "kind" => "app_socket"),
+        }
+    }
+}
+
 #[derive(Default)]
 struct Count {
     total: usize,
@@ -75,6 +86,7 @@ impl SocketCaps {
         if let Some(o) = owner {
             *c.per_owner.entry(o.to_string()).or_insert(0) += 1;
         }
+        kind.gauge().increment(1.0);
         Ok(SocketPlace { caps: Some(self.clone()), kind, ip, owner: owner.map(str::to_string), _connection: Some(connection) })
     }
 }
@@ -101,6 +113,7 @@ impl Drop for SocketPlace {
         let Some(caps) = &self.caps else { return };
         let mut c = caps.kinds[self.kind as usize].lock().unwrap_or_else(|e| e.into_inner());
         c.total = c.total.saturating_sub(1);
+        self.kind.gauge().decrement(1.0);
         if let Some(ip) = self.ip
             && let Some(n) = c.per_ip.get_mut(&ip)
         {

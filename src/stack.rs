@@ -44,6 +44,7 @@ use crate::connect::web::{self, Destination};
 use crate::error::AppError;
 use crate::http::{PathKind, SecurityHeaders};
 use crate::lang::Lang;
+use crate::observe::HttpMetrics;
 use crate::telemetry::{REQUEST_ID, log_response, new_request_id, request_span};
 
 // ---- the edge: request id, span and log line, panic guard, app origins ----
@@ -53,11 +54,12 @@ use crate::telemetry::{REQUEST_ID, log_response, new_request_id, request_span};
 pub struct Edge<S> {
     inner: S,
     connect: Arc<ConnectCtx>,
+    http: Arc<HttpMetrics>,
 }
 
 impl<S> Edge<S> {
-    pub fn new(inner: S, connect: ConnectCtx) -> Self {
-        Edge { inner, connect: Arc::new(connect) }
+    pub fn new(inner: S, connect: ConnectCtx, http: HttpMetrics) -> Self {
+        Edge { inner, connect: Arc::new(connect), http: Arc::new(http) }
     }
 }
 
@@ -72,6 +74,8 @@ pin_project! {
         span: Span,
         started: Instant,
         id: Option<HeaderValue>,
+        http: Arc<HttpMetrics>,
+        route: usize,
     }
 }
 
@@ -103,11 +107,12 @@ where
         let id = req.headers().get(REQUEST_ID).cloned().unwrap_or_else(new_request_id);
         let span = request_span(&id, req.method(), req.uri().path());
         let started = Instant::now();
+        let mut route = self.http.route(req.uri().path(), false);
         let kind = {
             let _entered = span.enter();
-            catch_unwind(AssertUnwindSafe(|| self.route(req, &id))).unwrap_or_else(|panic| Kind::Panicked { panic: Some(panic) })
+            catch_unwind(AssertUnwindSafe(|| self.route(req, &id, &mut route))).unwrap_or_else(|panic| Kind::Panicked { panic: Some(panic) })
         };
-        EdgeFuture { kind, span, started, id: Some(id) }
+        EdgeFuture { kind, span, started, id: Some(id), http: self.http.clone(), route }
     }
 }
 
@@ -118,7 +123,8 @@ where
     B: HttpBody<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
 {
-    fn route(&mut self, mut req: Request, id: &HeaderValue) -> Kind<S::Future> {
+    /// Where the request goes; `route` becomes the app origin's metrics label when it goes there.
+    fn route(&mut self, mut req: Request, id: &HeaderValue, route: &mut usize) -> Kind<S::Future> {
         let destination = web::destination(&self.connect, &req);
         if !matches!(destination, Destination::Market) {
             // Carried on: the app, or the instance holding the device, is told the request's id.
@@ -127,6 +133,7 @@ where
         match destination {
             Destination::Market => Kind::Market { fut: self.inner.call(req) },
             Destination::App(id) => {
+                *route = self.http.route("", true);
                 let cx = self.connect.clone();
                 Kind::Other { fut: Box::pin(async move { web::serve(&cx, id, req).await }) }
             }
@@ -179,6 +186,7 @@ where
             res.headers_mut().insert(REQUEST_ID, id);
         }
         log_response(res.status(), *this.started);
+        this.http.record(*this.route, res.status().as_u16(), this.started.elapsed().as_secs_f64());
         Poll::Ready(Ok(res))
     }
 }

@@ -64,10 +64,14 @@ pub fn jobs(cx: &AppsCtx) -> Vec<Result<Job, JobSchedulerError>> {
             match rental::meter(&db, crate::db::now(), grace).await {
                 Ok(n) if n > 0 => tracing::info!(rentals = n, "rentals ended or suspended"),
                 Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "rental meter failed"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "rental meter failed");
+                    crate::jobs::failed();
+                }
             }
             if let Err(e) = extend::ending_notices(&db, crate::db::now()).await {
                 tracing::warn!(error = %e, "rental ending notices failed");
+                crate::jobs::failed();
             }
         }
     });
@@ -77,7 +81,10 @@ pub fn jobs(cx: &AppsCtx) -> Vec<Result<Job, JobSchedulerError>> {
             match watchdog::run(&cx.db, &cx.settings).await {
                 Ok(n) if n > 0 => tracing::info!(installations = n, "stuck installations failed by the watchdog"),
                 Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "apps watchdog failed"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "apps watchdog failed");
+                    crate::jobs::failed();
+                }
             }
         }
     })]

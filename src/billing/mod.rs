@@ -63,7 +63,10 @@ pub fn jobs(cx: &BillingCtx) -> Vec<Result<Job, JobSchedulerError>> {
             match ledger::expire_due(&db, crate::db::now()).await {
                 Ok(n) if n > 0 => tracing::info!(holds = n, "expired holds released"),
                 Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "hold expiry failed"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "hold expiry failed");
+                    crate::jobs::failed();
+                }
             }
         }
     });
@@ -74,7 +77,10 @@ pub fn jobs(cx: &BillingCtx) -> Vec<Result<Job, JobSchedulerError>> {
             match bills::close_due(&db, crate::db::now()).await {
                 Ok(n) if n > 0 => tracing::info!(bills = n, "billing periods closed"),
                 Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "closing billing periods failed"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "closing billing periods failed");
+                    crate::jobs::failed();
+                }
             }
         }
     });
@@ -85,7 +91,10 @@ pub fn jobs(cx: &BillingCtx) -> Vec<Result<Job, JobSchedulerError>> {
             match runway::send_notices(&billing).await {
                 Ok(n) if n > 0 => tracing::info!(notices = n, "runway notices sent"),
                 Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "runway notices failed"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "runway notices failed");
+                    crate::jobs::failed();
+                }
             }
         }
     });
@@ -95,6 +104,7 @@ pub fn jobs(cx: &BillingCtx) -> Vec<Result<Job, JobSchedulerError>> {
         async move {
             if let Err(e) = idempotency::cleanup(&db, ttl).await {
                 tracing::warn!(error = %e, "idempotency key cleanup failed");
+                crate::jobs::failed();
             }
         }
     });

@@ -206,6 +206,9 @@ pub(crate) async fn post(txn: &DatabaseTransaction, p: Posting) -> Result<Posted
         add_to_bill(txn, Bill { id, account_id: payer, reference: p.reference, start, end }, credited, t).await?;
     }
     let entries = entries_of(txn, &transfer.id).await?;
+    // Counted as posted (a replay is not); the rare transaction that rolls back after posting
+    // is counted too.
+    metrics::counter!(crate::observe::LEDGER_TRANSFERS).increment(1);
     Ok(Posted { transfer, entries, replayed: false })
 }
 

@@ -46,7 +46,10 @@ pub fn jobs(cx: &CompaniesCtx) -> Vec<Result<Job, JobSchedulerError>> {
             match membership::expire_invitations(&db).await {
                 Ok(n) if n > 0 => tracing::info!(rows = n, "company invitations expired"),
                 Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "invitation expiry failed"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "invitation expiry failed");
+                    crate::jobs::failed();
+                }
             }
         }
     })]

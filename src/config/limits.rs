@@ -10,6 +10,9 @@ impl Config {
         if let Err(e) = TrustedProxies::new(&self.server.trusted_proxies) {
             return bad("server.trusted_proxies", &e);
         }
+        if let Err(e) = TrustedProxies::new(&self.server.metrics_allow) {
+            return bad("server.metrics_allow", &e);
+        }
         if self.server.header_read_timeout_secs == 0 || self.server.idle_timeout_secs == 0 {
             return bad("server.header_read_timeout_secs", "timeouts must be at least 1 second");
         }

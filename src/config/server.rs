@@ -43,6 +43,9 @@ pub struct ServerConfig {
     /// WebSockets of one kind one account (terminals, tunnels) or one box (apps' sockets) may
     /// hold. A box's agent channel is one: a new one closes the older.
     pub max_sockets_per_owner: usize,
+    /// Addresses or CIDR blocks that may read `GET /metrics` (the client as the trusted proxies
+    /// name it); others get 403.
+    pub metrics_allow: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -167,6 +170,7 @@ impl Default for ServerConfig {
             max_sockets: 0,
             max_sockets_per_ip: 0,
             max_sockets_per_owner: 32,
+            metrics_allow: vec!["127.0.0.0/8".into(), "::1".into()],
         }
     }
 }

@@ -89,6 +89,23 @@ pub fn for_update<E: sea_orm::EntityTrait>(conn: &impl ConnectionTrait, select: 
     }
 }
 
+/// The pool's open connections, idle and in use, as `/metrics` text (read when it is asked).
+pub fn pool_gauges(db: &DatabaseConnection) -> String {
+    let (open, idle) = match db.get_database_backend() {
+        DbBackend::Sqlite => {
+            let p = db.get_sqlite_connection_pool();
+            (p.size() as usize, p.num_idle())
+        }
+        DbBackend::Postgres => {
+            let p = db.get_postgres_connection_pool();
+            (p.size() as usize, p.num_idle())
+        }
+        _ => return String::new(),
+    };
+    let values = [(vec![("state", "idle")], idle as f64), (vec![("state", "in_use")], open.saturating_sub(idle) as f64)];
+    crate::observe::gauge_lines(crate::observe::DB_POOL, "Connections of the database pool, idle and in use.", values)
+}
+
 /// True when the database answers a trivial query.
 pub async fn ping(db: &DatabaseConnection) -> bool {
     db.execute_unprepared("SELECT 1").await.is_ok()

@@ -286,6 +286,23 @@ pub struct MarketGpus {
     pub utilization: Option<f64>,
 }
 
+/// Every GPU's use at its online box's last beat, with the box's id (the `/metrics` gauges).
+pub async fn live_use(conn: &impl ConnectionTrait) -> Result<Vec<(String, crate::protocol::gpus::GpuUse)>, AppError> {
+    use crate::db::enums::DeviceStatus;
+    let boxes = devices::Entity::find()
+        .filter(devices::Column::Status.eq(DeviceStatus::Online))
+        .filter(devices::Column::GpuUse.is_not_null())
+        .all(conn)
+        .await?;
+    Ok(boxes
+        .into_iter()
+        .flat_map(|d| {
+            let used: Vec<crate::protocol::gpus::GpuUse> = d.gpu_use.as_deref().and_then(|u| serde_json::from_str(u).ok()).unwrap_or_default();
+            used.into_iter().map(move |u| (d.id.clone(), u))
+        })
+        .collect())
+}
+
 /// GPUs across the market, read from the boxes and the holds.
 pub async fn market(conn: &impl ConnectionTrait) -> Result<MarketGpus, AppError> {
     use crate::db::enums::DeviceStatus;

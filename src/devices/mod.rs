@@ -104,7 +104,10 @@ pub fn jobs(cx: &DevicesCtx) -> Vec<Result<Job, JobSchedulerError>> {
             match protocol::mark_offline(&cx).await {
                 Ok(n) if n > 0 => tracing::info!(devices = n, "devices marked offline"),
                 Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "offline marking failed"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "offline marking failed");
+                    crate::jobs::failed();
+                }
             }
         }
     }), {
@@ -115,7 +118,10 @@ pub fn jobs(cx: &DevicesCtx) -> Vec<Result<Job, JobSchedulerError>> {
                 match rental::meter(&db, crate::db::now()).await {
                     Ok(n) if n > 0 => tracing::info!(rentals = n, "zcloud rentals ended"),
                     Ok(_) => {}
-                    Err(e) => tracing::warn!(error = %e, "zcloud meter failed"),
+                    Err(e) => {
+                    tracing::warn!(error = %e, "zcloud meter failed");
+                    crate::jobs::failed();
+                }
                 }
             }
         })
@@ -127,7 +133,10 @@ pub fn jobs(cx: &DevicesCtx) -> Vec<Result<Job, JobSchedulerError>> {
                 match telemetry::prune(&db, crate::db::now()).await {
                     Ok(n) if n > 0 => tracing::debug!(rows = n, "device samples pruned"),
                     Ok(_) => {}
-                    Err(e) => tracing::warn!(error = %e, "pruning device samples failed"),
+                    Err(e) => {
+                    tracing::warn!(error = %e, "pruning device samples failed");
+                    crate::jobs::failed();
+                }
                 }
             }
         })

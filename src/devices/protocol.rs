@@ -147,6 +147,7 @@ pub async fn heartbeat(cx: &DevicesCtx, secret: Option<&str>, req: HeartbeatRequ
 /// A beat of `device` (authenticated by its secret before), over HTTP or the channel: the same
 /// rules either way; the answer holds every pending command.
 pub async fn beat(cx: &DevicesCtx, device: &devices::Model, req: HeartbeatRequest) -> Result<HeartbeatResponse, AppError> {
+    metrics::counter!(crate::observe::AGENT_BEATS).increment(1);
     if let Some(spec) = &req.spec {
         spec.check()?;
     }

@@ -120,6 +120,8 @@ pub enum Msg {
     OpenLinkInvalid,
     TooManyStreams,
     TooManySockets,
+    /// `GET /metrics` from an address outside `[server] metrics_allow`.
+    MetricsNotAllowed,
     AccessEnded,
     WebSocketRequired,
     AppSignInRequired,
@@ -337,6 +339,7 @@ impl Msg {
             Msg::OpenLinkInvalid => (S::FORBIDDEN, "open_link_invalid"),
             Msg::TooManyStreams => (S::CONFLICT, "too_many_streams"),
             Msg::TooManySockets => (S::TOO_MANY_REQUESTS, "too_many_sockets"),
+            Msg::MetricsNotAllowed => (S::FORBIDDEN, "metrics_not_allowed"),
             Msg::AccessEnded => (S::FORBIDDEN, "access_ended"),
             Msg::WebSocketRequired => (S::BAD_REQUEST, "web_socket_required"),
             Msg::AppSignInRequired => (S::UNAUTHORIZED, "app_sign_in_required"),

@@ -214,6 +214,7 @@ impl Msg {
             Msg::AppSignInRequired => ("Open this app from the market to use it", "请从市场打开此应用"),
             Msg::AccessEnded => ("Your access to this has ended", "你对此的访问权限已结束"),
             Msg::TooManySockets => ("Too many live connections of this kind are open; close some and try again", "此类实时连接打开的过多，请关闭一些后重试"),
+            Msg::MetricsNotAllowed => ("Metrics are served only to the addresses in server.metrics_allow", "指标仅对 server.metrics_allow 中的地址提供"),
             Msg::TooManyStreams => ("Too many connections to this device are open; close some and try again", "此设备打开的连接过多，请关闭一些后重试"),
             Msg::StreamEnded(reason) => match *reason {
                 "done" => ("The connection ended", "连接已结束"),

@@ -56,12 +56,18 @@ pub fn jobs(cx: &IamCtx) -> Vec<Result<Job, JobSchedulerError>> {
             match api_keys::cleanup(&db).await {
                 Ok(n) if n > 0 => tracing::info!(rows = n, "revoked and long-expired API keys deleted"),
                 Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "API key cleanup failed"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "API key cleanup failed");
+                    crate::jobs::failed();
+                }
             }
             match sessions::cleanup_expired(&db).await {
                 Ok(n) if n > 0 => tracing::info!(rows = n, "expired sessions and verification links deleted"),
                 Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "session cleanup failed"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "session cleanup failed");
+                    crate::jobs::failed();
+                }
             }
         }
     });

@@ -52,7 +52,10 @@ pub fn follow_public(cx: &MarketCtx) {
                 // old offers): they are rendered again. The next reload finds nothing new.
                 Ok(true) => cx.public.changed_here(),
                 Ok(false) => {}
-                Err(e) => tracing::warn!(error = %e, "market reload failed"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "market reload failed");
+                    crate::jobs::failed();
+                }
             }
         }
     });
@@ -68,7 +71,10 @@ pub fn jobs(cx: &MarketCtx) -> Vec<Result<Job, JobSchedulerError>> {
             match service::refresh(&cx).await {
                 Ok(true) => tracing::info!("market catalogue changed in the database: index reloaded"),
                 Ok(false) => {}
-                Err(e) => tracing::warn!(error = %e, "market reload failed"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "market reload failed");
+                    crate::jobs::failed();
+                }
             }
         }
     })]

@@ -82,7 +82,10 @@ pub fn jobs(cx: &NotificationsCtx) -> Vec<Result<Job, JobSchedulerError>> {
             match service::rebuild_counters(&db).await {
                 Ok(n) if n > 0 => tracing::warn!(counters = n, "notification counters were off and are rebuilt"),
                 Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "notification counter rebuild failed"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "notification counter rebuild failed");
+                    crate::jobs::failed();
+                }
             }
         }
     })]

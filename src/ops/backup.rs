@@ -97,6 +97,7 @@ fn record_manual(data_dir: &Path, b: &BackupInfo) {
         .and_then(|_| Ok(std::fs::write(dir.join(MANUAL), serde_json::to_vec(b)?)?));
     if let Err(e) = written {
         tracing::warn!(error = %e, "a manual backup could not be recorded for the overview");
+        crate::jobs::failed();
     }
 }
 
@@ -202,6 +203,7 @@ pub async fn run_due(db: &DatabaseConnection, data_dir: &Path, settings: &Backup
     for old in &all[..extra] {
         if let Err(e) = std::fs::remove_file(dir.join(&old.file)) {
             tracing::warn!(file = %old.file, error = %e, "an old backup could not be deleted");
+            crate::jobs::failed();
         }
     }
     Ok(Some(BackupInfo { at: taken_at(&file).unwrap_or(now), file, size, kind: BackupKind::Scheduled }))
@@ -246,7 +248,10 @@ pub fn jobs(db: &DatabaseConnection, config: &Config) -> Vec<Result<Job, JobSche
             match run_due(&db, &data_dir, &settings, crate::db::now()).await {
                 Ok(Some(b)) => tracing::info!(file = %b.file, bytes = b.size, "backup written"),
                 Ok(None) => {}
-                Err(e) => tracing::warn!(error = %format!("{e:#}"), "scheduled backup failed"),
+                Err(e) => {
+                    tracing::warn!(error = %format!("{e:#}"), "scheduled backup failed");
+                    crate::jobs::failed();
+                }
             }
         }
     })]

@@ -67,7 +67,10 @@ pub fn jobs(cx: &OrdersCtx) -> Vec<Result<Job, JobSchedulerError>> {
                     tracing::info!(orders = n, "orders moved by the sweep")
                 }
                 Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "order sweep failed"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "order sweep failed");
+                    crate::jobs::failed();
+                }
             }
         }
     })]

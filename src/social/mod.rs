@@ -44,7 +44,10 @@ pub fn jobs(cx: &SocialCtx) -> Vec<Result<Job, JobSchedulerError>> {
             match crate::events::prune(&db, settings.events_keep_per_user, settings.events_keep_days).await {
                 Ok(n) if n > 0 => tracing::info!(events = n, "old events pruned"),
                 Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "event pruning failed"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "event pruning failed");
+                    crate::jobs::failed();
+                }
             }
         }
     })]

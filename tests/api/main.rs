@@ -23,6 +23,7 @@ mod market;
 mod newcomer;
 mod newcomer3;
 mod notifications;
+mod observability;
 pub(crate) mod ops;
 mod ops_console;
 mod races;
