@@ -76,12 +76,12 @@ describe('place names on the offline map', () => {
     expect(texts(placeLabels(data, 'zh', view(6)), 'city')).toEqual(expect.arrayContaining(['南昌', '武汉', '南京', '上海']));
   });
 
-  it('never draws two labels over each other, and leaves out those off the view', () => {
+  it('never draws two labels over each other, nor one not whole inside the view', () => {
     for (const zoom of [2, 3, 4, 5, 6, 7, 8]) {
       for (const lang of ['en', 'zh'] as const) {
         const labels = placeLabels(data, lang, view(zoom));
         for (const [i, a] of labels.entries()) {
-          expect(a.x + a.w >= 0 && a.y + a.h >= 0 && a.x <= 980 && a.y <= 700).toBe(true);
+          expect(a.x >= 0 && a.y >= 0 && a.x + a.w <= 980 && a.y + a.h <= 700, a.text).toBe(true);
           for (const b of labels.slice(i + 1)) {
             const overlap = a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
             expect(overlap, `${a.text} / ${b.text} at zoom ${zoom}`).toBe(false);
@@ -101,5 +101,24 @@ describe('place names on the offline map', () => {
       ],
     };
     expect(texts(placeLabels(two, 'en', view(5)), 'city')).toEqual(['Big', 'Far']);
+  });
+
+  it('keeps clear of the device markers: a city name goes left of its dot, else is left out', () => {
+    const one: PlaceData = { countries: [['Land', '陆', 115, 31, 50]], cities: [['Town', '镇', 115, 31, 4]] };
+    const v = view(5);
+    const free = placeLabels(one, 'en', v);
+    expect(free.map((l) => [l.text, l.side])).toEqual([['Land', 'centre']]); // the town is under the country's name
+    const town = placeLabels({ countries: [], cities: one.cities }, 'en', v);
+    expect(town.map((l) => l.side)).toEqual(['right']);
+    // At the right edge of the view its name goes left of the dot.
+    const edge = { ...v, width: town[0].x + town[0].w - 1 };
+    expect(placeLabels({ countries: [], cities: one.cities }, 'en', edge).map((l) => l.side)).toEqual(['left']);
+    // A marker just right of the town: its name goes left; markers on both sides: no name.
+    const rightOf = { x: town[0].x + 20, y: town[0].y, w: 22, h: 22 };
+    expect(placeLabels({ countries: [], cities: one.cities }, 'en', { ...v, obstacles: [rightOf] }).map((l) => l.side)).toEqual(['left']);
+    const leftOf = { x: town[0].x - 40, y: town[0].y, w: 22, h: 22 };
+    expect(placeLabels({ countries: [], cities: one.cities }, 'en', { ...v, obstacles: [rightOf, leftOf] })).toEqual([]);
+    // A marker on the country's name hides it.
+    expect(placeLabels({ countries: one.countries, cities: [] }, 'en', { ...v, obstacles: [{ x: 480, y: 340, w: 22, h: 22 }] })).toEqual([]);
   });
 });

@@ -17,7 +17,7 @@ import { paths } from '../../lib/paths';
 import { storageGet, storageSet } from '../../lib/storage';
 import { shownStatus, statusLabel } from '../../components/devices/deviceStatus';
 import { useNearbyPoint } from '../../components/location';
-import { CITY_DOT, LABEL_HEIGHT, placeLabels, type PlaceData, type PlaceKind } from './placeLabels';
+import { CITY_DOT, LABEL_HEIGHT, placeLabels, type Box, type PlaceData, type PlaceKind } from './placeLabels';
 import { BASE_MAP_COLORS, MAP_STYLES, MAP_STYLE_KEY, clusterPoints, clusterSize, type MapStyle } from './cluster';
 
 /** The closest zoom the view is fitted to (one device, or the visitor alone). */
@@ -67,6 +67,17 @@ function textMeasurer(container: HTMLElement): (text: string, kind: PlaceKind) =
     }
     return w;
   };
+}
+
+/** Where the device markers of `layer` are on the screen (the place names keep clear of them). */
+function markerBoxes(map: L.Map, layer: L.LayerGroup): Box[] {
+  return layer.getLayers().map((l) => {
+    const m = l as L.Marker;
+    const { iconSize = [0, 0], iconAnchor = [0, 0] } = m.options.icon?.options ?? {};
+    const corner = map.latLngToContainerPoint(m.getLatLng()).subtract(iconAnchor);
+    const size = L.point(iconSize);
+    return { x: corner.x, y: corner.y, w: size.x, h: size.y };
+  });
 }
 
 export default function MapView() {
@@ -171,41 +182,6 @@ export default function MapView() {
     worldRef.current?.setStyle({ color: colors.border, fillColor: colors.land });
   }, [style]);
 
-  // Place names in the page's language, laid out again whenever the view changes.
-  useEffect(() => {
-    const map = mapRef.current;
-    if (!map || !places || !el.current) return;
-    const layer = L.layerGroup().addTo(map);
-    const measure = textMeasurer(el.current);
-    const draw = () => {
-      layer.clearLayers();
-      const size = map.getSize();
-      const labels = placeLabels(places, lang, {
-        zoom: map.getZoom(),
-        width: size.x,
-        height: size.y,
-        project: (lat, lng) => map.latLngToContainerPoint([lat, lng]),
-        measure,
-      });
-      for (const l of labels) {
-        const city = l.kind === 'city';
-        const icon = L.divIcon({
-          className: `map-label map-label-${l.kind}`,
-          html: city ? `<i></i><span>${escapeHtml(l.text)}</span>` : escapeHtml(l.text),
-          iconSize: [l.w, l.h],
-          iconAnchor: city ? [CITY_DOT / 2, LABEL_HEIGHT / 2] : [l.w / 2, LABEL_HEIGHT / 2],
-        });
-        layer.addLayer(L.marker([l.lat, l.lng], { icon, pane: LABEL_PANE, interactive: false, keyboard: false }));
-      }
-    };
-    draw();
-    map.on('moveend resize', draw);
-    return () => {
-      map.off('moveend resize', draw);
-      layer.remove();
-    };
-  }, [places, lang]);
-
   // Markers, re-clustered whenever the view changes.
   useEffect(() => {
     const map = mapRef.current;
@@ -276,6 +252,44 @@ export default function MapView() {
       map.off('popupopen', onPopupOpen);
     };
   }, [items, t]);
+
+  // Place names in the page's language, laid out again whenever the view changes (after the
+  // markers, which they keep clear of: this effect comes after theirs, zoomend before moveend).
+  useEffect(() => {
+    const map = mapRef.current;
+    const markers = markersRef.current;
+    if (!map || !markers || !places || !el.current) return;
+    const layer = L.layerGroup().addTo(map);
+    const measure = textMeasurer(el.current);
+    const draw = () => {
+      layer.clearLayers();
+      const size = map.getSize();
+      const labels = placeLabels(places, lang, {
+        zoom: map.getZoom(),
+        width: size.x,
+        height: size.y,
+        project: (lat, lng) => map.latLngToContainerPoint([lat, lng]),
+        measure,
+        obstacles: markerBoxes(map, markers),
+      });
+      for (const l of labels) {
+        const city = l.kind === 'city';
+        const icon = L.divIcon({
+          className: `map-label map-label-${l.kind} map-label-${l.side}`,
+          html: city ? `<i></i><span>${escapeHtml(l.text)}</span>` : escapeHtml(l.text),
+          iconSize: [l.w, l.h],
+          iconAnchor: [l.side === 'right' ? CITY_DOT / 2 : l.side === 'left' ? l.w - CITY_DOT / 2 : l.w / 2, LABEL_HEIGHT / 2],
+        });
+        layer.addLayer(L.marker([l.lat, l.lng], { icon, pane: LABEL_PANE, interactive: false, keyboard: false }));
+      }
+    };
+    draw();
+    map.on('moveend resize', draw);
+    return () => {
+      map.off('moveend resize', draw);
+      layer.remove();
+    };
+  }, [places, lang, items]);
 
   return (
     <div className={`map-view map-style-${style}`}>
