@@ -9,8 +9,9 @@ type CountryRow = [string, string, number, number, number];
 /** [English name, Chinese name, longitude, latitude, the zoom from which it is shown]. */
 type CityRow = [string, string, number, number, number];
 
-/** The shipped file: both lists in priority order (countries by area, cities capitals first, then
- *  by population), so a label drawn earlier wins over a later one it would overlap. */
+/** The shipped file: both lists in priority order (countries by area; cities: capitals, seats of
+ *  provinces and states, the rest, each by population), so a label placed earlier wins over a
+ *  later one it would overlap. */
 export interface PlaceData {
   countries: CountryRow[];
   cities: CityRow[];
@@ -39,7 +40,8 @@ export interface PlacedLabel extends Box {
 export const LABEL_HEIGHT = 16;
 /** Diameter of a city's dot, in pixels; the dot is centred on the city. */
 export const CITY_DOT = 6;
-/** The city's name starts this far right of the left edge of its dot, in pixels. */
+/** The city's name starts this far from the outer edge of its dot (the left edge when the name is
+ *  right of the dot, the right edge when it is left of it), in pixels. */
 export const CITY_TEXT_OFFSET = 10;
 /** A country is named once its inner circle is this much of the name's width. */
 const COUNTRY_FIT = 0.7;
