@@ -174,6 +174,7 @@ test.describe('desktop, English', () => {
     await expect(label('country', 'China')).toBeVisible();
     await expect(label('city', 'Shanghai')).toBeVisible();
     await expect(label('city', 'Macau')).toHaveCount(0);
+    await expect(page.locator('.leaflet-control-attribution')).toHaveText('© GeoNames (CC BY 4.0) · Natural Earth · Unicode CLDR');
     await page.screenshot({ path: `${SHOTS}/map-en.png` });
 
     // Two styles.

@@ -30,6 +30,8 @@ const WORLD_URL = '/assets/map/world.json';
 const PLACES_URL = '/assets/map/places.json';
 /** The pane of the place names: above the world outline (overlay pane, 400), below the markers (600). */
 const LABEL_PANE = 'labels';
+/** The credit the offline data asks for (GeoNames' CC BY 4.0); proper names, the same in every language. */
+const OFFLINE_ATTRIBUTION = '© GeoNames (CC BY 4.0) · Natural Earth · Unicode CLDR';
 /** Font size of the place names, in pixels (the CSS of .map-label uses the same). */
 const LABEL_FONT_PX = 12;
 
@@ -125,6 +127,7 @@ export default function MapView() {
     if (tileUrl) {
       L.tileLayer(tileUrl, { attribution, maxZoom: 18 }).addTo(map);
     } else {
+      L.control.attribution({ prefix: false }).addAttribution(OFFLINE_ATTRIBUTION).addTo(map);
       fetch(WORLD_URL, { signal: controller.signal })
         .then((r) => (r.ok ? r.json() : Promise.reject(new Error(String(r.status)))))
         .then((geo) => {
