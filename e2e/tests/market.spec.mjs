@@ -168,6 +168,13 @@ test.describe('desktop, English', () => {
     const clusterText = await page.locator('.map-cluster').allTextContents();
     expect(clusterText.map(Number).reduce((a, b) => a + b, 0) + (await page.locator('.map-marker').count())).toBe(DEVICES.length);
     await expect(page.getByText('Devices on the map: 9')).toBeVisible();
+    // Place names (issue 44): at the fitted zoom the countries that fit and the big cities; Macau,
+    // beside the markers of Hong Kong and Shenzhen, only once zoomed in (no label under a marker).
+    const label = (kind, name) => page.locator(`.map-label-${kind}`, { hasText: new RegExp(`^${name}$`) });
+    await expect(label('country', 'China')).toBeVisible();
+    await expect(label('city', 'Shanghai')).toBeVisible();
+    await expect(label('city', 'Macau')).toHaveCount(0);
+    await expect(page.locator('.leaflet-control-attribution')).toHaveText('© GeoNames (CC BY 4.0) · Natural Earth · Unicode CLDR');
     await page.screenshot({ path: `${SHOTS}/map-en.png` });
 
     // Two styles.
@@ -190,6 +197,7 @@ test.describe('desktop, English', () => {
       await page.waitForTimeout(500); // the zoom animation
     }
     await expect(page.locator('.leaflet-popup')).toBeVisible();
+    await expect(label('city', 'Macau')).toBeVisible();
     await page.screenshot({ path: `${SHOTS}/map-zoomed-en.png` });
     const picked = await page.locator('.leaflet-popup a').first().textContent();
     expect(picked).toMatch(/^Shenzhen box /);
@@ -234,7 +242,18 @@ test.describe('desktop, Chinese', () => {
     await expectHydrated(page);
     await expect(page.getByRole('button', { name: '深色' })).toBeVisible();
     await expect(page.locator('.map-cluster').first()).toBeVisible();
+    // Place names in Chinese; Macau's only closer in.
+    const label = (kind, name) => page.locator(`.map-label-${kind}`, { hasText: new RegExp(`^${name}$`) });
+    await expect(label('country', '中国')).toBeVisible();
+    await expect(label('city', '上海')).toBeVisible();
+    await expect(label('city', '澳门')).toHaveCount(0);
     await page.screenshot({ path: `${SHOTS}/map-zh.png` });
+    await page.getByRole('button', { name: '深色' }).click();
+    // The biggest cluster (the Shenzhen boxes) zooms in to them.
+    const counts = (await page.locator('.map-cluster').allTextContents()).map(Number);
+    await page.locator('.map-cluster').nth(counts.indexOf(Math.max(...counts))).click();
+    await expect(label('city', '澳门')).toBeVisible();
+    await page.screenshot({ path: `${SHOTS}/map-zoomed-dark-zh.png` });
     expect(consoleErrors).toEqual([]);
     expect(outside).toEqual([]);
   });
@@ -319,6 +338,7 @@ test.describe('narrow screen, desktop browser', () => {
     const box = await page.locator('.leaflet-container').boundingBox();
     expect(box.width).toBeLessThanOrEqual(390);
     expect(box.height).toBeGreaterThan(200);
+    await expect(page.locator('.map-label-country', { hasText: /^中国$/ })).toBeVisible();
     await page.screenshot({ path: `${SHOTS}/map-narrow-zh.png` });
     expect(consoleErrors).toEqual([]);
     expect(outside).toEqual([]);

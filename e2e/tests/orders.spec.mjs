@@ -10,10 +10,62 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { test, expect, verifiedAccount, apiSession, signIn } from './fixtures.mjs';
+import { test, expect, verifiedAccount, apiSession, signIn, fakeBox } from './fixtures.mjs';
 import { bin, needDocker, removeContainersOf, serverHoldsTestImage, startAgent } from './agent.mjs';
 
 const SZ = { lat: 22.5431, lng: 114.0579 };
+
+// Issue 44 item 6: the demander's page follows the order on the live event stream the messages
+// use. The provider takes the demand in a browser of their own (a box that speaks the agent
+// protocol from here: no Docker needed); the demander's open page changes without a reload, and
+// Confirm says that billing has started.
+test('the demander sees the order taken live from another browser; Confirm says so', async ({ page, browser, request, baseURL, consoleErrors }) => {
+  const stamp = Date.now();
+  const demander = `live-demander-${stamp}@example.com`;
+  const provider = `live-provider-${stamp}@example.com`;
+  const name = `Live demand ${stamp}`;
+  await verifiedAccount(request, demander);
+  await verifiedAccount(request, provider);
+  execFileSync(bin, ['coins', 'grant', '--email', demander, '--amount', '50', '--data-dir', process.env.E2E_DATA_DIR], { stdio: 'ignore' });
+  const bob = await apiSession(request, provider);
+  const alice = await apiSession(request, demander);
+  const box = await fakeBox(request, bob, `Live box ${stamp}`);
+  expect((await request.put(`/api/ebs/v2/devices/${box.id}/sharing`, { headers: bob, data: { mode: 'manual', rentable: true, price_per_hour: 600 } })).ok()).toBeTruthy();
+  expect((await request.put(`/api/ebs/v2/devices/${box.id}/location`, { headers: bob, data: SZ })).ok()).toBeTruthy();
+  const demand = { name, app_id: 'grafana', gpu_count: 0, gpu_models: '', distance_km: 25, ...SZ, hours: 1, price_per_hour: 600 };
+  expect((await request.post('/api/rmp/v1/demands', { headers: alice, data: demand })).ok()).toBeTruthy();
+
+  // The demander's page stays open from here on: a reload would lose this mark.
+  await signIn(page, demander, { redirect: '/demands-and-offers', fresh: true });
+  const mine = page.locator('#my-demands').locator('..').locator('[data-order]', { hasText: name });
+  await expect(mine.locator('.app-status')).toHaveText('Waiting for a provider');
+  await page.evaluate(() => (window.zmSamePage = true));
+
+  const other = await browser.newContext({ baseURL, locale: 'en-US' });
+  try {
+    const bobPage = await other.newPage();
+    await signIn(bobPage, provider, { redirect: '/demands-and-offers', fresh: true });
+    const open = bobPage.locator('[data-demand]', { hasText: name });
+    await open.locator(`[data-device="${box.id}"]`).getByRole('button', { name: 'Take' }).click();
+    await bobPage.getByRole('dialog', { name: 'Take this demand?' }).getByRole('button', { name: 'Take' }).click();
+    await expect(bobPage.getByText('Order taken: the app is being installed on your device')).toBeVisible();
+  } finally {
+    await other.close();
+  }
+  await expect(mine.locator('.app-status')).toHaveText('Installing on the provider’s device');
+
+  // The box runs the app; the demander confirms and is told billing started.
+  const order = (await (await request.get('/api/rmp/v1/orders?role=demander', { headers: alice })).json()).data.items.find((o) => o.name === name);
+  const install = (await box.beat()).find((c) => c.payload.installation_id === order.installation_id);
+  await box.beat({ installations: [{ id: order.installation_id, status: 'running', url: 'http://10.9.8.7:32768/' }], acks: [{ id: install.id, ok: true }] });
+  await expect(mine.locator('.app-status')).toHaveText('Running: confirm it works');
+  await mine.getByRole('button', { name: 'Confirm it works' }).click();
+  await expect(page.getByText('Confirmed: billing by the second has started')).toBeVisible();
+  await expect(mine.locator('.app-status')).toHaveText('In use (billed by the second)');
+  await page.screenshot({ path: 'test-results/orders-live-en.png', fullPage: true });
+  expect(await page.evaluate(() => window.zmSamePage)).toBe(true);
+  expect(consoleErrors).toEqual([]);
+});
 
 
 test('post a demand, a provider takes it with a real box, the app runs, confirm, finish (en, zh)', async ({ page, request, baseURL, consoleErrors }) => {

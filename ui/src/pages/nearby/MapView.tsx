@@ -1,6 +1,7 @@
 // The nearby map (its own lazy chunk with Leaflet): the offline world outline shipped in
-// assets/map/world.json, or raster tiles when map.tile_url is configured; two styles (light,
-// dark); device markers clustered on a screen grid; a marker opens the device's details.
+// assets/map/world.json with the place names of assets/map/places.json, or raster tiles when
+// map.tile_url is configured; two styles (light, dark); device markers clustered on a screen grid;
+// a marker opens the device's details.
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import L from 'leaflet';
@@ -9,13 +10,14 @@ import type { ListPage, NearbyDevice } from '../../api/types';
 import { LIST_LIMIT_MAX } from '../../constants';
 import { useAsync } from '../../lib/useAsync';
 import { useBoot } from '../../stores/boot';
-import { useT } from '../../lib/i18n';
+import { useLang, useT } from '../../lib/i18n';
 import { ErrorNote } from '../../components/placeholders';
 import { formatDistance } from '../../lib/format';
 import { paths } from '../../lib/paths';
 import { storageGet, storageSet } from '../../lib/storage';
 import { shownStatus, statusLabel } from '../../components/devices/deviceStatus';
 import { useNearbyPoint } from '../../components/location';
+import { CITY_DOT, LABEL_HEIGHT, placeLabels, type Box, type PlaceData, type PlaceKind } from './placeLabels';
 import { BASE_MAP_COLORS, MAP_STYLES, MAP_STYLE_KEY, clusterPoints, clusterSize, type MapStyle } from './cluster';
 
 /** The closest zoom the view is fitted to (one device, or the visitor alone). */
@@ -25,6 +27,13 @@ const CLUSTER_CELL = 56;
 /** At most this many devices are put on the map (pages of LIST_LIMIT_MAX). */
 const MAP_DEVICE_CAP = 1000;
 const WORLD_URL = '/assets/map/world.json';
+const PLACES_URL = '/assets/map/places.json';
+/** The pane of the place names: above the world outline (overlay pane, 400), below the markers (600). */
+const LABEL_PANE = 'labels';
+/** The credit the offline data asks for (GeoNames' CC BY 4.0); proper names, the same in every language. */
+const OFFLINE_ATTRIBUTION = '© GeoNames (CC BY 4.0) · Natural Earth · Unicode CLDR';
+/** Font size of the place names, in pixels (the CSS of .map-label uses the same). */
+const LABEL_FONT_PX = 12;
 
 async function fetchAllNearby(at: { lat: number; lng: number }, signal: AbortSignal): Promise<ListPage<NearbyDevice>> {
   const first = await fetchNearby({ lat: at.lat, lng: at.lng, offset: 0, limit: LIST_LIMIT_MAX }, signal);
@@ -45,8 +54,37 @@ function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 }
 
+/** Measures label text in the map's font on a canvas (country names are bold), remembering each. */
+function textMeasurer(container: HTMLElement): (text: string, kind: PlaceKind) => number {
+  const ctx = document.createElement('canvas').getContext('2d');
+  const family = getComputedStyle(container).fontFamily || 'sans-serif';
+  const seen = new Map<string, number>();
+  return (text, kind) => {
+    const key = `${kind}:${text}`;
+    let w = seen.get(key);
+    if (w === undefined) {
+      if (ctx) ctx.font = `${kind === 'country' ? 600 : 400} ${LABEL_FONT_PX}px ${family}`;
+      w = Math.ceil(ctx ? ctx.measureText(text).width : text.length * LABEL_FONT_PX);
+      seen.set(key, w);
+    }
+    return w;
+  };
+}
+
+/** Where the device markers of `layer` are on the screen (the place names keep clear of them). */
+function markerBoxes(map: L.Map, layer: L.LayerGroup): Box[] {
+  return layer.getLayers().map((l) => {
+    const m = l as L.Marker;
+    const { iconSize = [0, 0], iconAnchor = [0, 0] } = m.options.icon?.options ?? {};
+    const corner = map.latLngToContainerPoint(m.getLatLng()).subtract(iconAnchor);
+    const size = L.point(iconSize);
+    return { x: corner.x, y: corner.y, w: size.x, h: size.y };
+  });
+}
+
 export default function MapView() {
   const t = useT();
+  const lang = useLang();
   const boot = useBoot();
   const navigate = useNavigate();
   const { tileUrl, center, zoom } = boot.config.map;
@@ -56,6 +94,7 @@ export default function MapView() {
   const items = useMemo(() => state.data?.items ?? [], [state.data]);
   const [style, setStyle] = useState<MapStyle>(readStyle);
   const [baseError, setBaseError] = useState(false);
+  const [places, setPlaces] = useState<PlaceData | null>(null);
   const el = useRef<HTMLDivElement>(null);
   const mapRef = useRef<L.Map | null>(null);
   const worldRef = useRef<L.GeoJSON | null>(null);
@@ -81,10 +120,14 @@ export default function MapView() {
     L.control.zoom({ zoomInTitle: t('zoom_in'), zoomOutTitle: t('zoom_out') }).addTo(map);
     mapRef.current = map;
     markersRef.current = L.layerGroup().addTo(map);
+    const labelPane = map.createPane(LABEL_PANE);
+    labelPane.style.zIndex = '450';
+    labelPane.style.pointerEvents = 'none';
     const controller = new AbortController();
     if (tileUrl) {
       L.tileLayer(tileUrl, { attribution, maxZoom: 18 }).addTo(map);
     } else {
+      L.control.attribution({ prefix: false }).addAttribution(OFFLINE_ATTRIBUTION).addTo(map);
       fetch(WORLD_URL, { signal: controller.signal })
         .then((r) => (r.ok ? r.json() : Promise.reject(new Error(String(r.status)))))
         .then((geo) => {
@@ -98,6 +141,15 @@ export default function MapView() {
         })
         .catch(() => {
           if (!controller.signal.aborted) setBaseError(true);
+        });
+      // The place names come after the outline; without them the map still works.
+      fetch(PLACES_URL, { signal: controller.signal })
+        .then((r) => (r.ok ? (r.json() as Promise<PlaceData>) : Promise.reject(new Error(String(r.status)))))
+        .then((data) => {
+          if (!controller.signal.aborted) setPlaces(data);
+        })
+        .catch((err: unknown) => {
+          if (!controller.signal.aborted) console.warn('place names not loaded', err);
         });
     }
     return () => {
@@ -203,6 +255,44 @@ export default function MapView() {
       map.off('popupopen', onPopupOpen);
     };
   }, [items, t]);
+
+  // Place names in the page's language, laid out again whenever the view changes (after the
+  // markers, which they keep clear of: this effect comes after theirs, zoomend before moveend).
+  useEffect(() => {
+    const map = mapRef.current;
+    const markers = markersRef.current;
+    if (!map || !markers || !places || !el.current) return;
+    const layer = L.layerGroup().addTo(map);
+    const measure = textMeasurer(el.current);
+    const draw = () => {
+      layer.clearLayers();
+      const size = map.getSize();
+      const labels = placeLabels(places, lang, {
+        zoom: map.getZoom(),
+        width: size.x,
+        height: size.y,
+        project: (lat, lng) => map.latLngToContainerPoint([lat, lng]),
+        measure,
+        obstacles: markerBoxes(map, markers),
+      });
+      for (const l of labels) {
+        const city = l.kind === 'city';
+        const icon = L.divIcon({
+          className: `map-label map-label-${l.kind} map-label-${l.side}`,
+          html: city ? `<i></i><span>${escapeHtml(l.text)}</span>` : escapeHtml(l.text),
+          iconSize: [l.w, l.h],
+          iconAnchor: [l.side === 'right' ? CITY_DOT / 2 : l.side === 'left' ? l.w - CITY_DOT / 2 : l.w / 2, LABEL_HEIGHT / 2],
+        });
+        layer.addLayer(L.marker([l.lat, l.lng], { icon, pane: LABEL_PANE, interactive: false, keyboard: false }));
+      }
+    };
+    draw();
+    map.on('moveend resize', draw);
+    return () => {
+      map.off('moveend resize', draw);
+      layer.remove();
+    };
+  }, [places, lang, items]);
 
   return (
     <div className={`map-view map-style-${style}`}>
