@@ -7,13 +7,61 @@
 // Needs what apps.spec.mjs needs (a Docker daemon, the test images, the test manifest and a short
 // heartbeat), and the apps origin on `*.localhost` (`[connect] apps_domain = "localhost"`, e.g.
 // ZMARKET_CONNECT__APPS_DOMAIN=localhost, when the market's public URL is http://127.0.0.1:PORT).
+//
+// Issue 43, item 3 (no Docker: a box played over HTTP heartbeats): the app origin's cookie is a
+// `__Host-` cookie Chromium keeps on http://*.localhost (Secure, host-only, `Path=/`), and a page
+// of a neighbouring app origin cannot post to the app with it (403, en and zh).
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { test, expect, verifiedAccount, signIn } from './fixtures.mjs';
+import { test, expect, verifiedAccount, signIn, apiSession, fakeBox } from './fixtures.mjs';
 import { needDocker, removeContainersOf, serverHoldsTestImage, startAgent } from './agent.mjs';
 
 test.describe('connect', () => {
+
+  for (const lang of ['en', 'zh']) {
+    test(`an app origin keeps a __Host- cookie and refuses a neighbour's post (${lang})`, async ({ page, context, request, baseURL }) => {
+      const email = `origin-${lang}-${Date.now()}@example.com`;
+      await verifiedAccount(request, email);
+      const auth = await apiSession(request, email);
+      const box = await fakeBox(request, auth, `Origin box ${lang}`);
+      const installed = await request.post('/api/rmp/v1/apps/install', { headers: auth, data: { app_id: 'grafana', device_id: box.id } });
+      expect(installed.ok()).toBeTruthy();
+      const id = (await installed.json()).data.id;
+      const cmd = (await box.beat()).find((c) => c.payload.installation_id === id);
+      await box.beat({ installations: [{ id, status: 'running', url: 'http://10.9.8.7:32768/' }], acks: [{ id: cmd.id, ok: true }] });
+      const opened = await request.get(`/api/rmp/v1/apps/${id}/open`, { headers: { ...auth, accept: 'application/json' } });
+      expect(opened.status()).toBe(200);
+      const link = new URL((await opened.json()).data.url);
+      const origin = link.origin;
+      expect(link.hostname.endsWith('.localhost')).toBeTruthy();
+
+      // The one-time link: the browser keeps the origin's cookie, a __Host- one, on plain HTTP.
+      await page.goto(link.href);
+      const cookies = await context.cookies(origin);
+      expect(cookies.map((c) => c.name)).toEqual(['__Host-zm_app']);
+      expect(cookies[0]).toMatchObject({ domain: link.hostname, path: '/', secure: true, httpOnly: true, sameSite: 'Lax' });
+
+      // A neighbour's page (another label on the same apps domain) posts a form to the app: the
+      // browser sends the cookie (same site), the market refuses it.
+      const neighbour = `${baseURL.replace('127.0.0.1', `${'ab'.repeat(16)}.localhost`)}`;
+      await page.setExtraHTTPHeaders({ 'accept-language': lang === 'zh' ? 'zh-CN' : 'en' });
+      await page.goto(`${neighbour}/`);
+      const answer = page.waitForResponse((r) => r.url().startsWith(origin) && r.request().method() === 'POST');
+      await page.evaluate((target) => {
+        const form = document.createElement('form');
+        form.method = 'POST';
+        form.action = `${target}/api/settings`;
+        document.body.append(form);
+        form.submit();
+      }, origin);
+      expect((await answer).status()).toBe(403);
+      await expect(page.getByRole('heading', { level: 1 })).toHaveText(
+        lang === 'zh' ? '此应用不接受来自其他网站的更改请求' : 'This app does not accept changes sent from another site',
+      );
+      await page.screenshot({ path: `test-results/connect-neighbour-${lang}.png` });
+    });
+  }
 
   test('the Connect section: open the web page, the terminal, the logs (en, zh)', async ({ page, context, request, baseURL, consoleErrors }) => {
     needDocker('connect');

@@ -119,7 +119,7 @@ impl<B> MinRate<B> {
     /// The same, counted against `ip`'s slow bodies: its grace is what the address has left.
     pub fn counted(inner: B, rate: u64, ledger: &Arc<SlowBodies>, ip: IpAddr) -> Self {
         let grace = ledger.grace_for(ip);
-        MinRate { ledger: Some((ledger.clone(), ip)), ..MinRate::new(inner, rate, grace) }
+        MinRate { inner, rate: rate.max(1), grace, started: None, bytes: 0, due: None, ledger: Some((ledger.clone(), ip)), cut: false }
     }
 
     /// Tells the ledger how far behind the rate the body ended (once).

@@ -23,7 +23,9 @@ impl MigrationTrait for Migration {
             .value("expires_at", Expr::val(expiry))
             .and_where(Expr::col("expires_at").is_null())
             .to_owned();
-        m.exec_stmt(update).await
+        let db = m.get_connection();
+        db.execute(&update).await?;
+        Ok(())
     }
 
     async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {

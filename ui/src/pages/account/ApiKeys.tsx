@@ -4,8 +4,7 @@
 // for their password (docs/identity.md, "API keys").
 import { useRef, useState } from 'react';
 import { createApiKey, fetchApiKeys, revokeApiKey } from '../../api/iam';
-import type { ApiKey, ApiKeyCreated, ApiKeyScope } from '../../api/types';
-import { flattenMenu } from '../../app/menu';
+import type { ApiKey, ApiKeyCreated, ApiKeyScope, MenuEntry } from '../../api/types';
 import { ConfirmDialog, Dialog, useConfirm } from '../../components/Dialog';
 import { Field, PasswordField, SelectField } from '../../components/fields';
 import { FormError, SubmitButton, useForm } from '../../components/form';
@@ -29,7 +28,8 @@ const SCOPES: ApiKeyScope[] = ['read', 'apps', 'wallet'];
 function useIsOperator(): boolean {
   const menu = useSession((s) => s.menu);
   const personal = useSession((s) => s.smeId === PERSONAL_SME_ID);
-  return personal && !!menu && flattenMenu(menu).some((e) => e.path === '/operator' || e.path === 'operator');
+  const has = (list: MenuEntry[]): boolean => list.some((e) => e.path === '/operator' || e.path === 'operator' || has(e.children ?? []));
+  return personal && !!menu && has(menu);
 }
 
 function CreateKey({ onCreated }: { onCreated: (key: ApiKeyCreated) => void }) {
