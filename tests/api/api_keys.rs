@@ -138,9 +138,9 @@ async fn another_persons_key_is_not_found() {
     assert_eq!((status, body["msg"].as_str().unwrap()), (404, "API key not found"));
     let (status, body) = revoke(&app, &token_of(&bob), id, "zh-CN").await;
     assert_eq!((status, body["msg"].as_str().unwrap()), (404, "API 密钥不存在"));
-    // Nor with Bob's own key.
+    // Nor with Bob's own key: a key revokes no key (that takes a session, issue 43 item 4).
     let bobs = key_of(&create_key(&app, &token_of(&bob), "bob's", None).await);
-    assert_eq!(revoke(&app, &bobs, id, "en").await.0, 404);
+    assert_eq!(revoke(&app, &bobs, id, "en").await.1["error"], "session_required");
     for unknown in ["0190c1d2-0000-7000-8000-000000000000", "nope"] {
         assert_eq!(revoke(&app, &token_of(&ada), unknown, "en").await.0, 404, "{unknown}");
     }
@@ -415,7 +415,7 @@ async fn a_key_does_only_what_its_scopes_allow() {
     let (status, body) = app.get_auth("/api/rmp/v1/apps/anything/api/models", &payer).await;
     assert_eq!((status, body["error"].as_str()), (403, Some("api_key_scope")), "{body}");
     // What no scope covers needs a session.
-    let (status, body) = call(&app, reqwest::Method::PUT, "/api/iam/v1/account/username", Some(&json!({"username": "keyed"})), &default, "en").await;
+    let (status, body) = call(&app, reqwest::Method::PUT, "/api/iam/v1/account/profile/info", Some(&json!({"name": "keyed"})), &default, "en").await;
     assert_eq!((status, body["error"].as_str()), (403, Some("session_required")), "{body}");
     // Nothing of the console without `ops`, even for an operator's key.
     crate::ops::make_operator(&app, "ada@example.com");
