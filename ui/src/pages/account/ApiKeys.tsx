@@ -41,7 +41,7 @@ function CreateKey({ onCreated }: { onCreated: (key: ApiKeyCreated) => void }) {
   const [password, setPassword] = useState('');
   const ops = scopes.includes('ops');
   const form = useForm<'name' | 'expiry' | 'scopes' | 'password'>({
-    validate: () => ({ name: validateApiKeyName(name), password: ops && !password ? t('api_key_ops_confirm') : undefined }),
+    validate: () => ({ name: validateApiKeyName(name), password: ops && !password ? 'api_key_ops_confirm' : undefined }),
     action: async () => {
       const expiresAt = new Date(Date.now() + Number(expiry) * DAY_MS).toISOString();
       const created = await withLoading(() => createApiKey({ name: name.trim(), expires_at: expiresAt, scopes, ...(ops ? { password } : {}) }));
