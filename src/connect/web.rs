@@ -2,9 +2,10 @@
 //! where the label is the installation id (32 hex digits). "Open" (`GET /apps/{id}/open`)
 //! hands a one-time link `…/_zmarket/enter?token=…` on that origin; the origin swaps it for an
 //! HttpOnly `__Host-` cookie scoped to itself, so one app never sees another's cookie or the
-//! market's session (src/connect/cookies.rs: what reaches the app, what a sibling cannot do). Every request on the origin is checked against the cookie (the session
-//! that opened it still alive, the person still allowed, the app running) and carried to the
-//! container's web port over the agent channel; WebSockets pass through.
+//! market's session (src/connect/cookies.rs: what reaches the app, what a sibling cannot do).
+//! Every request on the origin is checked against the cookie (the session that opened it still
+//! alive, the person still allowed, the app running) and carried to the container's web port
+//! over the agent channel; WebSockets pass through.
 
 use std::collections::HashMap;
 use std::sync::Mutex;

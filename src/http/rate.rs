@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::net::IpAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -42,6 +43,8 @@ pub(super) fn too_slow(e: &(dyn std::error::Error + 'static)) -> bool {
 pub struct SlowBodies {
     grace: Duration,
     debts: Mutex<HashMap<IpAddr, Debt>>,
+    /// Whether any debt was ever noted: until then a request takes no lock here.
+    noted: AtomicBool,
 }
 
 struct Debt {
@@ -60,7 +63,7 @@ const MAX_ADDRESSES: usize = 65_536;
 
 impl SlowBodies {
     pub fn new(grace: Duration) -> Arc<SlowBodies> {
-        Arc::new(SlowBodies { grace, debts: Mutex::new(HashMap::new()) })
+        Arc::new(SlowBodies { grace, debts: Mutex::new(HashMap::new()), noted: AtomicBool::new(false) })
     }
 
     fn owed(d: &Debt, now: Instant) -> f64 {
@@ -69,6 +72,9 @@ impl SlowBodies {
 
     /// The grace of a body of `ip` starting now.
     pub fn grace_for(&self, ip: IpAddr) -> Duration {
+        if !self.noted.load(Ordering::Relaxed) {
+            return self.grace;
+        }
         let Ok(debts) = self.debts.lock() else { return self.grace };
         let owed = debts.get(&ip).map_or(0.0, |d| Self::owed(d, Instant::now()));
         let floor = GRACE_FLOOR.min(self.grace);
@@ -88,6 +94,7 @@ impl SlowBodies {
                 return;
             }
         }
+        self.noted.store(true, Ordering::Relaxed);
         let d = debts.entry(ip).or_insert(Debt { secs: 0.0, at: now });
         d.secs = Self::owed(d, now) + unpaid.max(0.0);
         d.at = now;
