@@ -392,7 +392,7 @@ pub fn not_modified(headers: &axum::http::HeaderMap, etag: &HeaderValue) -> bool
 
 mod rate;
 
-pub use rate::{BodyTooSlow, MinRate};
+pub use rate::{BodyTooSlow, MinRate, SlowBodies};
 use rate::too_slow;
 
 /// The connection a request came on, as the listener gave it (a request extension, the one

@@ -16,7 +16,9 @@
 //!
 //! Issue 43, item 1: a connection that becomes a WebSocket keeps both its places (the
 //! connection's and its address's) for as long as the socket lives, and takes one of its kind's
-//! (src/sockets.rs, `http::socket_place`).
+//! (src/sockets.rs, `http::socket_place`). Item 7: the slow bodies of a client address are
+//! counted across its connections (`http::SlowBodies`): one that drops each slow body just
+//! before its grace and reconnects gets less grace each time, down to a second.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -78,6 +80,8 @@ pub async fn serve(listener: TcpListener, router: App, limits: ConnLimits, shutd
     let streams = Arc::new(Semaphore::new(limits.streams));
     let per_ip = Arc::new(Mutex::new(HashMap::<IpAddr, usize>::new()));
     let sockets = crate::sockets::SocketCaps::new(limits.sockets.0, limits.sockets.1, limits.sockets.2);
+    // Slow bodies counted per client address across its connections (issue 43, item 7).
+    let slow = crate::http::SlowBodies::new(limits.body_grace);
     let (stop_tx, stop_rx) = watch::channel(false);
     tokio::pin!(shutdown);
     loop {
@@ -104,7 +108,8 @@ pub async fn serve(listener: TcpListener, router: App, limits: ConnLimits, shutd
         let _ = stream.set_nodelay(true);
         let router = router.clone();
         let mut stop = stop_rx.clone();
-        let (header_read, idle, rate, grace) = (limits.header_read, limits.idle, limits.min_body_rate, limits.body_grace);
+        let (header_read, idle, rate) = (limits.header_read, limits.idle, limits.min_body_rate);
+        let (slow, trusted, peer_ip) = (slow.clone(), limits.trusted.clone(), peer.ip());
         // The address's share goes with the connection: a WebSocket holding it keeps it (issue 43).
         let connection = crate::http::Conn::new(peer.ip(), limits.trusted.clone(), permit, streams.clone(), Box::new(ip_slot), sockets.clone());
         tokio::spawn(async move {
@@ -118,7 +123,8 @@ pub async fn serve(listener: TcpListener, router: App, limits: ConnLimits, shutd
                 req.extensions_mut().insert(for_requests.clone());
                 let busy = Busy::new(&exchange);
                 let upgraded = exchange.clone();
-                let answer = router.borrow_mut().call(req.map(|b| axum::body::Body::new(crate::http::MinRate::new(b, rate, grace))));
+                let client = trusted.client_of(peer_ip, req.headers());
+                let answer = router.borrow_mut().call(req.map(|b| axum::body::Body::new(crate::http::MinRate::counted(b, rate, &slow, client))));
                 async move {
                     let res = answer.await;
                     // A WebSocket from here on: its frames are not requests, no head is awaited.
@@ -134,6 +140,9 @@ pub async fn serve(listener: TcpListener, router: App, limits: ConnLimits, shutd
             let conn = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
                 .header_read_timeout(None)
+                // A browser's cookies for a site reach ~740 KB (180 of 4 KB): an app origin drops
+                // a bombed Cookie header instead of answering 431 (issue 43, item 3).
+                .max_buf_size(MAX_HEAD_BYTES)
                 .serve_connection(io, service)
                 // WebSockets (the agent channel, terminals, tunnels, apps' own sockets).
                 .with_upgrades();
@@ -152,6 +161,9 @@ pub async fn serve(listener: TcpListener, router: App, limits: ConnLimits, shutd
     let all = u32::try_from(limits.max).unwrap_or(u32::MAX);
     let _ = tokio::time::timeout(Duration::from_secs(30), slots.acquire_many(all)).await;
 }
+
+/// The longest request head read (hyper's default is ~400 KB).
+const MAX_HEAD_BYTES: usize = 1024 * 1024;
 
 /// What the requests of a connection tell its socket.
 #[derive(Default)]

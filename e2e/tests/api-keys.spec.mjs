@@ -9,14 +9,14 @@ const T = {
     in30: 'In 30 days', create: 'Create key', required: 'Please name the key', newTitle: 'Your new API key',
     warning: 'it will not be shown again', copy: 'Copy', copied: 'Key copied', done: 'I have copied it', never: 'Never',
     revoke: 'Revoke', revokeTitle: 'Revoke API key', revoked: 'Key revoked', none: 'No API keys yet', actsIn: 'Acts in',
-    keyName: 'deploy script',
+    keyName: 'deploy script', scopes: 'Read · Apps',
   },
   zh: {
     section: 'API 密钥', name: '密钥名称', expiry: '过期时间',
     in30: '30 天后', create: '创建密钥', required: '请输入密钥名称', newTitle: '您的新 API 密钥',
     warning: '它不会再次显示', copy: '复制', copied: '密钥已复制', done: '我已复制', never: '从未使用',
     revoke: '撤销', revokeTitle: '撤销 API 密钥', revoked: '密钥已撤销', none: '还没有 API 密钥', actsIn: '所属账户',
-    keyName: '部署脚本',
+    keyName: '部署脚本', scopes: '读取 · 应用',
   },
 };
 
@@ -60,7 +60,9 @@ for (const lang of ['en', 'zh']) {
     await expect(row).toContainText(`${key.slice(0, 9)}…`);
     // Every key acts in the personal context here: the context column is left out.
     expect(await section.locator('th').allTextContents()).not.toContain(t.actsIn);
-    await expect(row.locator('td').nth(3)).toHaveText(t.never);
+    // What it may do: the default scopes, named.
+    await expect(row.locator('td').nth(2)).toHaveText(t.scopes);
+    await expect(row.locator('td').nth(4)).toHaveText(t.never);
 
     // The key works as a Bearer credential; the list then shows its use.
     const used = await request.get('/api/iam/v1/account/profile', { headers: { authorization: `Bearer ${key}` } });
@@ -68,8 +70,8 @@ for (const lang of ['en', 'zh']) {
     expect((await used.json()).data.email).toBe(email);
     await page.reload();
     await expectHydrated(page);
-    await expect(row.locator('td').nth(3)).toHaveText(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/);
-    await expect(row.locator('td').nth(4)).toHaveText(/^\d{4}-\d{2}-\d{2}$/);
+    await expect(row.locator('td').nth(4)).toHaveText(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/);
+    await expect(row.locator('td').nth(5)).toHaveText(/^\d{4}-\d{2}-\d{2}$/);
     await page.screenshot({ path: `test-results/api-keys-list-${lang}.png`, fullPage: true });
 
     // Revoked after a confirmation: gone from the list and refused.

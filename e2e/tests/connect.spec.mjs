@@ -7,13 +7,110 @@
 // Needs what apps.spec.mjs needs (a Docker daemon, the test images, the test manifest and a short
 // heartbeat), and the apps origin on `*.localhost` (`[connect] apps_domain = "localhost"`, e.g.
 // ZMARKET_CONNECT__APPS_DOMAIN=localhost, when the market's public URL is http://127.0.0.1:PORT).
+//
+// Issue 43, item 3 (no Docker: a box played over HTTP heartbeats): the app origin's cookie is a
+// `__Host-` cookie Chromium keeps on http://*.localhost (Secure, host-only, `Path=/`), and a page
+// of a neighbouring app origin cannot post to the app with it (403, en and zh).
+import crypto from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import { join } from 'node:path';
-import { test, expect, verifiedAccount, signIn } from './fixtures.mjs';
+import { test, expect, verifiedAccount, signIn, apiSession, fakeBox } from './fixtures.mjs';
 import { needDocker, removeContainersOf, serverHoldsTestImage, startAgent } from './agent.mjs';
 
+/**
+ * A box's agent channel played from here (a bare WebSocket over node:http): the market's streams
+ * are refused at once (`not_running`). Resolves with the socket once upgraded.
+ */
+function playedChannel(baseURL, secret) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${baseURL}/api/agent/v1/channel`, {
+      headers: {
+        connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13',
+        'sec-websocket-key': crypto.randomBytes(16).toString('base64'), authorization: `Bearer ${secret}`,
+      },
+    });
+    req.on('upgrade', (_res, socket) => {
+      const send = (text) => {
+        const payload = Buffer.from(text);
+        const mask = crypto.randomBytes(4);
+        socket.write(Buffer.concat([Buffer.from([0x81, 0x80 | payload.length]), mask, payload.map((b, i) => b ^ mask[i % 4])]));
+      };
+      let buf = Buffer.alloc(0);
+      socket.on('data', (chunk) => {
+        buf = Buffer.concat([buf, chunk]);
+        while (buf.length >= 2) {
+          let len = buf[1] & 0x7f;
+          let off = 2;
+          if (len === 126) [len, off] = [buf.length >= 4 ? buf.readUInt16BE(2) : Infinity, 4];
+          else if (len === 127) [len, off] = [buf.length >= 10 ? Number(buf.readBigUInt64BE(2)) : Infinity, 10];
+          if (buf.length < off + len) return;
+          const text = (buf[0] & 0x0f) === 1 ? buf.subarray(off, off + len).toString() : null;
+          buf = buf.subarray(off + len);
+          const frame = text ? JSON.parse(text) : null;
+          if (frame?.t === 'open') send(JSON.stringify({ t: 'close', stream: frame.stream, reason: 'not_running' }));
+        }
+      });
+      resolve(socket);
+    });
+    req.on('response', (res) => reject(new Error(`the channel was refused: ${res.statusCode}`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 test.describe('connect', () => {
+
+  for (const lang of ['en', 'zh']) {
+    test(`an app origin keeps a __Host- cookie and refuses a neighbour's post (${lang})`, async ({ browser, request, baseURL }) => {
+      // The browser's own language: the refusal page follows Accept-Language.
+      const context = await browser.newContext({ locale: lang === 'zh' ? 'zh-CN' : 'en-US' });
+      const page = await context.newPage();
+      const email = `origin-${lang}-${Date.now()}@example.com`;
+      await verifiedAccount(request, email);
+      const auth = await apiSession(request, email);
+      const box = await fakeBox(request, auth, `Origin box ${lang}`);
+      const installed = await request.post('/api/rmp/v1/apps/install', { headers: auth, data: { app_id: 'grafana', device_id: box.id } });
+      expect(installed.ok()).toBeTruthy();
+      const id = (await installed.json()).data.id;
+      const cmd = (await box.beat()).find((c) => c.payload.installation_id === id);
+      await box.beat({ installations: [{ id, status: 'running', url: 'http://10.9.8.7:32768/' }], acks: [{ id: cmd.id, ok: true }] });
+      const channel = await playedChannel(baseURL, box.secret);
+      const open = () => request.get(`/api/rmp/v1/apps/${id}/open`, { headers: { ...auth, accept: 'application/json' } });
+      await expect.poll(async () => (await open()).status()).toBe(200);
+      const opened = await open();
+      const link = new URL((await opened.json()).data.url);
+      const origin = link.origin;
+      expect(link.hostname.endsWith('.localhost')).toBeTruthy();
+
+      // The one-time link: the browser keeps the origin's cookie, a __Host- one, on plain HTTP.
+      await page.goto(link.href);
+      const cookies = await context.cookies(origin);
+      expect(cookies.map((c) => c.name)).toEqual(['__Host-zm_app']);
+      expect(cookies[0]).toMatchObject({ domain: link.hostname, path: '/', secure: true, httpOnly: true, sameSite: 'Lax' });
+
+      // A neighbour's page (another label on the same apps domain) posts a form to the app: the
+      // browser sends the cookie (same site), the market refuses it.
+      const neighbour = `${baseURL.replace('127.0.0.1', `${'ab'.repeat(16)}.localhost`)}`;
+      await page.goto(`${neighbour}/`);
+      const answer = page.waitForResponse((r) => r.url().startsWith(origin) && r.request().method() === 'POST');
+      await page.evaluate((target) => {
+        const form = document.createElement('form');
+        form.method = 'POST';
+        form.action = `${target}/api/settings`;
+        document.body.append(form);
+        form.submit();
+      }, origin);
+      expect((await answer).status()).toBe(403);
+      await expect(page.getByRole('heading', { level: 1 })).toHaveText(
+        lang === 'zh' ? '此应用不接受来自其他网站的更改请求' : 'This app does not accept changes sent from another site',
+      );
+      await page.screenshot({ path: `test-results/connect-neighbour-${lang}.png` });
+      channel.destroy();
+      await context.close();
+    });
+  }
 
   test('the Connect section: open the web page, the terminal, the logs (en, zh)', async ({ page, context, request, baseURL, consoleErrors }) => {
     needDocker('connect');

@@ -191,5 +191,5 @@ export async function fakeBox(request, auth, name) {
   const agent = { authorization: `Bearer ${reg.device_secret}` };
   const beat = async (body = {}) => (await ok(await request.post('/api/agent/v1/heartbeat', { headers: agent, data: { spec, ...body } }))).commands;
   await beat();
-  return { id: reg.device_id, beat };
+  return { id: reg.device_id, beat, secret: reg.device_secret };
 }

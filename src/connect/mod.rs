@@ -7,6 +7,7 @@
 
 pub mod access;
 pub mod channel;
+pub mod cookies;
 pub mod doors;
 pub mod forward;
 pub mod hub;
@@ -74,6 +75,13 @@ impl ConnectCtx {
     ) -> ConnectCtx {
         use sha2::Digest;
         let domain = Some(settings.apps_domain.trim().trim_start_matches('.').to_ascii_lowercase()).filter(|d| !d.is_empty()).unwrap_or_else(|| default_apps_domain(public_url));
+        // Apps on the market's own site can reach its pages with their cookies (issue 43, item 3).
+        if let Some(warning) = cookies::same_site_warning(public_url, &domain) {
+            tracing::warn!("{warning}");
+        }
+        if !cookies::secure(public_url, &domain) {
+            tracing::warn!("public_url is plain HTTP away from the loopback: app origins keep a zm_app cookie that their neighbours can shadow; serve the market over HTTPS");
+        }
         let mut h = sha2::Sha256::new();
         h.update(b"zmarket app cookies\0");
         h.update(secret);

@@ -1,10 +1,11 @@
 //! Apps through the market, each on its own origin: `http://<label>.<apps domain>:<port>/`
 //! where the label is the installation id (32 hex digits). "Open" (`GET /apps/{id}/open`)
 //! hands a one-time link `…/_zmarket/enter?token=…` on that origin; the origin swaps it for an
-//! HttpOnly cookie scoped to itself (host-only), so one app never sees another's cookie or the
-//! market's session. Every request on the origin is checked against the cookie (the session
-//! that opened it still alive, the person still allowed, the app running) and carried to the
-//! container's web port over the agent channel; WebSockets pass through.
+//! HttpOnly `__Host-` cookie scoped to itself, so one app never sees another's cookie or the
+//! market's session (src/connect/cookies.rs: what reaches the app, what a sibling cannot do).
+//! Every request on the origin is checked against the cookie (the session that opened it still
+//! alive, the person still allowed, the app running) and carried to the container's web port
+//! over the agent channel; WebSockets pass through.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -22,7 +23,7 @@ use sha2::Sha256;
 use crate::ids::InstallationId;
 use crate::connect::ConnectCtx;
 use crate::connect::access::door;
-use crate::connect::forward;
+use crate::connect::{cookies, forward};
 use crate::db::entity::{connect_tokens, sessions};
 use crate::db::now;
 use crate::error::{AppError, Msg};
@@ -31,8 +32,6 @@ use crate::iam::tokens::{hash_token, random_token};
 use crate::lang::Lang;
 use crate::protocol::frames::Target;
 
-/// The app origin's cookie.
-pub const COOKIE: &str = "zm_app";
 /// Where the one-time link lands on the app origin.
 pub const ENTER: &str = "/_zmarket/enter";
 /// How long a checked cookie is trusted before it is checked again.
@@ -129,6 +128,11 @@ fn proto(cx: &ConnectCtx) -> &'static str {
     if cx.public_url.starts_with("https:") { "https" } else { "http" }
 }
 
+/// Whether the app origins keep a Secure `__Host-` cookie (src/connect/cookies.rs).
+fn secure_cookies(cx: &ConnectCtx) -> bool {
+    cookies::secure(&cx.public_url, &cx.apps_domain)
+}
+
 /// A request for the app origin of installation `id`.
 pub async fn serve(cx: &ConnectCtx, id: String, req: Request) -> Response {
     let lang = Lang::from_headers(req.headers());
@@ -136,7 +140,14 @@ pub async fn serve(cx: &ConnectCtx, id: String, req: Request) -> Response {
         let query = req.uri().query().map(str::to_string);
         return enter(cx, &id, query.as_deref(), lang).await;
     }
-    let Some(cookie) = cookie_of(&req) else { return page(StatusCode::UNAUTHORIZED, Msg::AppSignInRequired, lang, cx) };
+    let host = req.headers().get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("").to_string();
+    // A sibling's page acting on this app with its cookie (issue 43, item 3).
+    let (asked, canonical) = (format!("{}://{host}", proto(cx)), origin(cx, &id));
+    if cookies::cross_origin(req.method(), req.headers(), &[&asked, &canonical]) {
+        return page(StatusCode::FORBIDDEN, Msg::AppCrossOrigin, lang, cx);
+    }
+    let secure = secure_cookies(cx);
+    let Some(cookie) = cookies::ours(req.headers(), secure) else { return page(StatusCode::UNAUTHORIZED, Msg::AppSignInRequired, lang, cx) };
     let (device, port) = match checked(cx, &id, &cookie).await {
         Ok(x) => x,
         Err(e) => return error_page(e, lang, cx),
@@ -159,8 +170,11 @@ pub async fn serve(cx: &ConnectCtx, id: String, req: Request) -> Response {
             return page(status, Msg::StreamEnded(reason_name(reason)), lang, cx);
         }
     };
-    let host = req.headers().get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("").to_string();
-    crate::connect::proxy::forward(stream.into_io(), req, Some(COOKIE), &host, proto(cx), (crate::sockets::Kind::App, Some(device.as_str()))).await
+    let mut req = req;
+    cookies::for_app(req.headers_mut(), secure);
+    let mut res = crate::connect::proxy::forward(stream.into_io(), req, None, &host, proto(cx), (crate::sockets::Kind::App, Some(device.as_str()))).await;
+    cookies::from_app(res.headers_mut(), secure);
+    res
 }
 
 /// The stable name of a close reason (its serde name).
@@ -201,8 +215,9 @@ async fn enter(cx: &ConnectCtx, id: &str, query: Option<&str>, lang: Lang) -> Re
     };
     let exp = Utc::now().timestamp() + cx.settings.cookie_ttl_secs as i64;
     let value = sign(cx, &format!("{id}.{}.{}.{exp}", row.session_id, row.sme_id));
-    let secure = if cx.public_url.starts_with("https:") { "; Secure" } else { "" };
-    let cookie = format!("{COOKIE}={value}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{secure}", cx.settings.cookie_ttl_secs);
+    let secure = secure_cookies(cx);
+    let attrs = if secure { "; Secure" } else { "" };
+    let cookie = format!("{}={value}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{attrs}", cookies::name(secure), cx.settings.cookie_ttl_secs);
     let mut res = StatusCode::FOUND.into_response();
     res.headers_mut().insert(header::LOCATION, HeaderValue::from_static("/"));
     if let Ok(v) = HeaderValue::from_str(&cookie) {
@@ -231,15 +246,6 @@ fn verify(cx: &ConnectCtx, id: &str, value: &str) -> Option<(String, String)> {
         return None;
     }
     Some((session.to_string(), sme.to_string()))
-}
-
-fn cookie_of(req: &Request) -> Option<String> {
-    req.headers()
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .find_map(|c| c.trim().strip_prefix(&format!("{COOKIE}=")).map(str::to_string))
 }
 
 /// Cookies checked in the last moments: (device id, web port) until the instant.

@@ -125,6 +125,7 @@ pub enum Msg {
     AccessEnded,
     WebSocketRequired,
     AppSignInRequired,
+    AppCrossOrigin,
     /// Why a stream to a box ended or could not open (a `frames::CloseReason`'s name).
     StreamEnded(&'static str),
     AiComputeOffline,
@@ -205,6 +206,14 @@ pub enum Msg {
     ApiKeyNotFound,
     ApiKeyInvalid,
     SessionRequired,
+    /// The longest life a key may have, in days.
+    ApiKeyExpiryTooFar(u64),
+    ApiKeyScopeUnknown,
+    ApiKeyScopesRequired,
+    ApiKeyOpsOperatorOnly,
+    ApiKeyOpsConfirm,
+    /// The scope the request needs (its stable name: `read`, `apps`, `wallet`, `ops`).
+    ApiKeyScope(&'static str),
     // the operator's console
     NotOperator,
     LastOperator,
@@ -343,6 +352,7 @@ impl Msg {
             Msg::AccessEnded => (S::FORBIDDEN, "access_ended"),
             Msg::WebSocketRequired => (S::BAD_REQUEST, "web_socket_required"),
             Msg::AppSignInRequired => (S::UNAUTHORIZED, "app_sign_in_required"),
+            Msg::AppCrossOrigin => (S::FORBIDDEN, "app_cross_origin"),
             Msg::StreamEnded("not_found") => (S::NOT_FOUND, "stream_not_found"),
             Msg::StreamEnded(_) => (S::CONFLICT, "stream_ended"),
             Msg::AiComputeOffline => (S::CONFLICT, "ai_compute_offline"),
@@ -416,6 +426,12 @@ impl Msg {
             Msg::ApiKeyNotFound => (S::NOT_FOUND, "api_key_not_found"),
             Msg::ApiKeyInvalid => (S::UNAUTHORIZED, "api_key_invalid"),
             Msg::SessionRequired => (S::FORBIDDEN, "session_required"),
+            Msg::ApiKeyExpiryTooFar(..) => (S::BAD_REQUEST, "api_key_expiry_too_far"),
+            Msg::ApiKeyScopeUnknown => (S::BAD_REQUEST, "api_key_scope_unknown"),
+            Msg::ApiKeyScopesRequired => (S::BAD_REQUEST, "api_key_scopes_required"),
+            Msg::ApiKeyOpsOperatorOnly => (S::FORBIDDEN, "api_key_ops_operator_only"),
+            Msg::ApiKeyOpsConfirm => (S::BAD_REQUEST, "api_key_ops_confirm"),
+            Msg::ApiKeyScope(..) => (S::FORBIDDEN, "api_key_scope"),
             Msg::NotOperator => (S::FORBIDDEN, "not_operator"),
             Msg::LastOperator => (S::CONFLICT, "last_operator"),
             Msg::AccountSuspended(..) => (S::FORBIDDEN, "account_suspended"),

@@ -212,6 +212,7 @@ impl Msg {
             ),
             Msg::WebSocketRequired => ("This address takes a WebSocket connection", "此地址需要 WebSocket 连接"),
             Msg::AppSignInRequired => ("Open this app from the market to use it", "请从市场打开此应用"),
+            Msg::AppCrossOrigin => ("This app does not accept changes sent from another site", "此应用不接受来自其他网站的更改请求"),
             Msg::AccessEnded => ("Your access to this has ended", "你对此的访问权限已结束"),
             Msg::TooManySockets => ("Too many live connections of this kind are open; close some and try again", "此类实时连接打开的过多，请关闭一些后重试"),
             Msg::MetricsNotAllowed => ("Metrics are served only to the addresses in server.metrics_allow", "指标仅对 server.metrics_allow 中的地址提供"),
@@ -349,6 +350,24 @@ impl Msg {
                 "Sign in to do this: an API key cannot",
                 "请登录后操作：API 密钥不能执行此操作",
             ),
+            Msg::ApiKeyExpiryTooFar(days) => return match lang {
+                Lang::En => format!("A key can live at most {days} days"),
+                Lang::Zh => format!("密钥的有效期最长为 {days} 天"),
+            },
+            Msg::ApiKeyScopeUnknown => ("A key's scopes are read, apps, wallet and ops", "密钥的权限只能是 read、apps、wallet 和 ops"),
+            Msg::ApiKeyScopesRequired => ("Choose at least one thing the key may do", "请至少选择一项密钥权限"),
+            Msg::ApiKeyOpsOperatorOnly => (
+                "Only an operator, in their personal account, can make a key for the operator's console",
+                "只有运营者在个人账户中才能创建用于运营控制台的密钥",
+            ),
+            Msg::ApiKeyOpsConfirm => (
+                "Enter your password to make a key for the operator's console",
+                "请输入您的密码以创建用于运营控制台的密钥",
+            ),
+            Msg::ApiKeyScope(scope) => return match lang {
+                Lang::En => format!("This API key may not do this: it needs the \"{scope}\" scope"),
+                Lang::Zh => format!("此 API 密钥无权执行此操作：需要“{scope}”权限"),
+            },
             Msg::NotOperator => ("Only the market's operators can do this", "只有市场运营者可以执行此操作"),
             Msg::LastOperator => ("The market must keep at least one operator", "市场至少需要保留一位运营者"),
             Msg::AccountSuspended(reason) => return match lang {

@@ -10,8 +10,9 @@ use crate::db::{for_update, new_id, now, write_txn};
 use crate::error::{AppError, Msg};
 use crate::http::List;
 use crate::iam::IamCtx;
-use crate::iam::auth::{Auth, PERSONAL};
+use crate::iam::auth::{Auth, Context, PERSONAL, is_operator};
 use crate::iam::model::{ApiKey, ApiKeyCreated, NewApiKey};
+use crate::iam::scopes::{self, Scope};
 use crate::iam::tokens;
 
 /// Live keys (neither revoked nor expired) a person may hold at once.
@@ -31,13 +32,25 @@ fn to_api_key(row: api_keys::Model) -> ApiKey {
         created_at: row.created_at,
         last_used_at: row.last_used_at,
         expires_at: row.expires_at,
+        scopes: scopes::from_column(&row.scopes),
     }
 }
 
 /// A new key acting as the caller in the current context. Only a signed-in session may create
-/// one (403 for an API key), at most [`MAX_LIVE_KEYS`] live at once (409).
+/// one (403 for an API key), at most [`MAX_LIVE_KEYS`] live at once (409). An `ops` key only by
+/// an operator in their personal context (403), confirmed with their password (400).
 pub async fn create(cx: &IamCtx, auth: &Auth, req: NewApiKey) -> Result<ApiKeyCreated, AppError> {
     auth.session()?;
+    if req.scopes.contains(&Scope::Ops) {
+        if auth.context != Context::Personal || !is_operator(&cx.db, &auth.user_id).await? {
+            return Err(AppError::Refused(Msg::ApiKeyOpsOperatorOnly));
+        }
+        let password = req.password.clone().ok_or(AppError::invalid("password", Msg::ApiKeyOpsConfirm))?;
+        let user = users::Entity::find_by_id(auth.user_id.clone()).one(&cx.db).await?.ok_or(AppError::Refused(Msg::SessionExpired))?;
+        if !cx.hasher.verify(password, Some(user.password_hash)).await? {
+            return Err(AppError::invalid("password", Msg::PasswordIncorrect));
+        }
+    }
     let txn = write_txn(&cx.db).await?;
     // The person locked first: two creations at once count one after the other.
     for_update(&txn, users::Entity::find_by_id(auth.user_id.clone())).one(&txn).await?.ok_or(AppError::Refused(Msg::SessionExpired))?;
@@ -61,13 +74,27 @@ pub async fn create(cx: &IamCtx, auth: &Auth, req: NewApiKey) -> Result<ApiKeyCr
         key_hash: Set(tokens::hash_token(&key)),
         created_at: Set(t),
         last_used_at: Set(None),
-        expires_at: Set(req.expires_at),
+        expires_at: Set(Some(req.expires_at)),
         revoked_at: Set(None),
+        scopes: Set(scopes::to_column(&req.scopes)),
     }
     .insert(&txn)
     .await?;
     txn.commit().await?;
-    Ok(ApiKeyCreated { id: row.id, name: row.name, key, prefix: row.prefix, created_at: row.created_at, expires_at: row.expires_at })
+    let scopes = scopes::from_column(&row.scopes);
+    Ok(ApiKeyCreated { id: row.id, name: row.name, key, prefix: row.prefix, created_at: row.created_at, expires_at: row.expires_at, scopes })
+}
+
+/// Revokes every live key of a person, in the caller's transaction: a password changed or reset
+/// ends them (issue 43, item 4), on every instance (m0016). Answers how many.
+pub async fn revoke_all(txn: &impl ConnectionTrait, user_id: &str) -> Result<u64, AppError> {
+    let done = api_keys::Entity::update_many()
+        .col_expr(api_keys::Column::RevokedAt, now().into())
+        .filter(api_keys::Column::UserId.eq(user_id))
+        .filter(api_keys::Column::RevokedAt.is_null())
+        .exec(txn)
+        .await?;
+    Ok(done.rows_affected)
 }
 
 /// The caller's keys not revoked (expired ones included), newest first.

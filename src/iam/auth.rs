@@ -17,6 +17,7 @@ use crate::db::enums::Role;
 use crate::db::now;
 use crate::error::{AppError, Msg};
 use crate::ids::UserId;
+use crate::iam::scopes::{self as key_scopes, Needed, Scope};
 use crate::iam::tokens::{self, Keys};
 use crate::versions::{VersionedCache, Versions};
 
@@ -155,6 +156,8 @@ pub struct ResolvedKey {
     pub user_id: String,
     pub expires_at: Option<DateTime<Utc>>,
     pub context: Context,
+    /// What the key may do (`iam::scopes`).
+    pub scopes: Arc<[Scope]>,
     /// When `last_used_at` was last written as far as this instance knows (epoch seconds; shared
     /// by the clones of this entry), so a busy key costs one write a minute, not one per request.
     pub used_at: Arc<AtomicI64>,
@@ -182,9 +185,18 @@ impl Sessions {
     /// Resolves an access token or an API key (`zk_…`) to the caller; `None` when the token or
     /// its session (the key) is not valid.
     pub async fn authenticate(&self, token: &str) -> Result<Option<Auth>, AppError> {
+        Ok(self.resolve(token).await?.map(|(auth, _)| auth))
+    }
+
+    /// As [`Sessions::authenticate`], with an API key's scopes (None: an access token).
+    async fn resolve(&self, token: &str) -> Result<Option<(Auth, Option<Arc<[Scope]>>)>, AppError> {
         if tokens::is_api_key(token) {
             return self.authenticate_key(token).await;
         }
+        Ok(self.authenticate_token(token).await?.map(|auth| (auth, None)))
+    }
+
+    async fn authenticate_token(&self, token: &str) -> Result<Option<Auth>, AppError> {
         let Some(claims) = self.keys.verify(token) else { return Ok(None) };
         // Read before the rows: an entry stored under this version reflects every write it counts.
         let version = self.versions.fresh().await?.sessions;
@@ -244,7 +256,7 @@ impl Sessions {
 
     /// A personal API key: live (not revoked, not expired), acting as its owner in the context
     /// it was created in while the owner is still a member there.
-    async fn authenticate_key(&self, key: &str) -> Result<Option<Auth>, AppError> {
+    async fn authenticate_key(&self, key: &str) -> Result<Option<(Auth, Option<Arc<[Scope]>>)>, AppError> {
         let hash = tokens::hash_token(key);
         let version = self.versions.fresh().await?.sessions;
         let t = now();
@@ -265,7 +277,8 @@ impl Sessions {
                     },
                 };
                 let used = row.last_used_at.map_or(i64::MIN, |u| u.timestamp());
-                let k = ResolvedKey { id: row.id, user_id: row.user_id, expires_at: row.expires_at, context, used_at: Arc::new(AtomicI64::new(used)) };
+                let scopes = key_scopes::from_column(&row.scopes).into();
+                let k = ResolvedKey { id: row.id, user_id: row.user_id, expires_at: row.expires_at, context, scopes, used_at: Arc::new(AtomicI64::new(used)) };
                 self.resolved_keys.put(version, hash, k.clone());
                 k
             }
@@ -274,7 +287,8 @@ impl Sessions {
             return Ok(None);
         }
         self.touch_key(&resolved, t).await;
-        Ok(Some(Auth { user_id: resolved.user_id.into(), session_id: String::new(), context: resolved.context, api_key: Some(resolved.id) }))
+        let auth = Auth { user_id: resolved.user_id.into(), session_id: String::new(), context: resolved.context, api_key: Some(resolved.id) };
+        Ok(Some((auth, Some(resolved.scopes))))
     }
 
     /// Records a key's use, at most once a minute per key: this instance skips the write while its
@@ -336,7 +350,16 @@ where
         let token = bearer(parts).ok_or(AppError::Refused(Msg::Unauthorized))?;
         // A key is not a session: an unknown, revoked, expired or malformed one says so.
         let refused = if tokens::is_api_key(token) { Msg::ApiKeyInvalid } else { Msg::SessionExpired };
-        Sessions::from_ref(state).authenticate(token).await?.ok_or(AppError::Refused(refused))
+        let (auth, scopes) = Sessions::from_ref(state).resolve(token).await?.ok_or(AppError::Refused(refused))?;
+        // A key answers only what its scopes cover (issue 43, item 4).
+        if let Some(scopes) = scopes {
+            match key_scopes::needed(&parts.method, parts.uri.path(), &parts.headers) {
+                Needed::Scope(s) if scopes.contains(&s) => {}
+                Needed::Scope(s) => return Err(AppError::Refused(Msg::ApiKeyScope(s.as_str()))),
+                Needed::Session => return Err(AppError::Refused(Msg::SessionRequired)),
+            }
+        }
+        Ok(auth)
     }
 }
 

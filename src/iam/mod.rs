@@ -14,6 +14,7 @@ pub mod ratelimit;
 pub mod recovery;
 pub mod resets;
 pub mod routes;
+pub mod scopes;
 pub mod sessions;
 pub mod signup;
 pub mod tokens;

@@ -9,6 +9,7 @@ use crate::db::entity::users;
 use crate::error::{AppError, Msg};
 use crate::http::Checked;
 use crate::iam::auth::UserType;
+use crate::iam::scopes::{DEFAULT_SCOPES, Scope};
 
 /// An email address: trimmed, lower-cased, at most 254 characters, valid per RFC 5321.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -462,8 +463,12 @@ pub fn after_verification(raw: Option<&str>) -> Result<Option<String>, AppError>
 pub struct ApiKeyRequest {
     /// 1-64 characters, no control characters.
     pub name: Option<String>,
-    /// RFC 3339, in the future; null or absent: the key does not expire.
+    /// RFC 3339, in the future, at most 365 days ahead; null or absent: in 90 days.
     pub expires_at: Option<String>,
+    /// What the key may do (`read`, `apps`, `wallet`, `ops`); absent: `read` and `apps`.
+    pub scopes: Option<Vec<String>>,
+    /// The caller's password: required for an `ops` key (its own confirmation).
+    pub password: Option<String>,
 }
 
 /// A new key: its only appearance in clear (`key`, `zk_…`); the database keeps its hash.
@@ -475,6 +480,7 @@ pub struct ApiKeyCreated {
     pub prefix: String,
     pub created_at: DateTime<Utc>,
     pub expires_at: Option<DateTime<Utc>>,
+    pub scopes: Vec<Scope>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -490,16 +496,23 @@ pub struct ApiKey {
     /// Recorded at most once a minute.
     pub last_used_at: Option<DateTime<Utc>>,
     pub expires_at: Option<DateTime<Utc>>,
+    pub scopes: Vec<Scope>,
 }
 
-/// A checked key request: a trimmed name and an expiry in the future (or none).
+/// A checked key request: a trimmed name, an expiry in the future, its scopes (at least one),
+/// and the password that confirms an `ops` key (checked by `api_keys::create`).
 pub struct NewApiKey {
     pub name: String,
-    pub expires_at: Option<DateTime<Utc>>,
+    pub expires_at: DateTime<Utc>,
+    pub scopes: Vec<Scope>,
+    pub password: Option<String>,
 }
 
 impl NewApiKey {
     pub const MAX_NAME: usize = 64;
+    /// A key's life when its creator names none, and the longest one may name.
+    pub const DEFAULT_DAYS: i64 = 90;
+    pub const MAX_DAYS: i64 = 365;
 }
 
 impl Checked for NewApiKey {
@@ -512,16 +525,37 @@ impl Checked for NewApiKey {
         if name.chars().count() > Self::MAX_NAME || name.chars().any(char::is_control) {
             return Err(AppError::invalid("name", Msg::ApiKeyNameInvalid));
         }
+        let t = crate::db::now();
         let expires_at = match req.expires_at.as_deref().map(str::trim) {
-            None | Some("") => None,
+            None | Some("") => t + chrono::Duration::days(Self::DEFAULT_DAYS),
             Some(raw) => {
                 let at = DateTime::parse_from_rfc3339(raw).map_err(|_| AppError::invalid("expires_at", Msg::ApiKeyExpiryInvalid))?.with_timezone(&Utc);
-                if at <= crate::db::now() {
+                if at <= t {
                     return Err(AppError::invalid("expires_at", Msg::ApiKeyExpiryPast));
                 }
-                Some(at)
+                // A day of slack: "in a year" picked in a browser whose clock runs ahead.
+                if at > t + chrono::Duration::days(Self::MAX_DAYS + 1) {
+                    return Err(AppError::invalid("expires_at", Msg::ApiKeyExpiryTooFar(Self::MAX_DAYS as u64)));
+                }
+                at
             }
         };
-        Ok(NewApiKey { name: name.to_string(), expires_at })
+        let scopes = match req.scopes {
+            None => DEFAULT_SCOPES.to_vec(),
+            Some(names) => {
+                let mut scopes = Vec::new();
+                for n in &names {
+                    scopes.push(Scope::parse(n.trim()).ok_or(AppError::invalid("scopes", Msg::ApiKeyScopeUnknown))?);
+                }
+                scopes.sort();
+                scopes.dedup();
+                if scopes.is_empty() {
+                    return Err(AppError::invalid("scopes", Msg::ApiKeyScopesRequired));
+                }
+                scopes
+            }
+        };
+        let password = req.password.filter(|p| !p.is_empty());
+        Ok(NewApiKey { name: name.to_string(), expires_at, scopes, password })
     }
 }

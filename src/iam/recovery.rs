@@ -89,6 +89,7 @@ pub async fn reset_password(cx: &IamCtx, req: PasswordReset) -> Result<(), AppEr
         cx.on_verified.run(&txn, &link.user_id).await?;
     }
     crate::iam::sessions::end_all(&txn, &link.user_id, None, "password_reset", t).await?;
+    crate::iam::api_keys::revoke_all(&txn, &link.user_id).await?;
     txn.commit().await?;
     Ok(())
 }

@@ -57,7 +57,11 @@ async fn a_key_acts_as_its_owner_until_revoked() {
     assert!(key[3..].chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'), "{key}");
     assert_eq!(created["name"], "deploy script", "the name is trimmed");
     assert_eq!(created["prefix"], &key[..9]);
-    assert!(created["expires_at"].is_null());
+    // No expiry asked: 90 days (issue 43, item 4); the default scopes.
+    let expires = chrono::DateTime::parse_from_rfc3339(created["expires_at"].as_str().expect("an expiry")).unwrap();
+    let days = (expires.with_timezone(&Utc) - Utc::now()).num_hours() as f64 / 24.0;
+    assert!((89.9..=90.0).contains(&days), "{days}");
+    assert_eq!(created["scopes"], json!(["read", "apps"]));
     assert!(created["created_at"].as_str().is_some());
     let id = created["id"].as_str().unwrap().to_string();
     // A second key is another secret.
@@ -90,7 +94,8 @@ async fn a_key_acts_as_its_owner_until_revoked() {
     assert_eq!(item["name"], "deploy script");
     assert_eq!(item["prefix"], &key[..9]);
     assert_eq!(item["smeId"], "user");
-    assert!(item["expires_at"].is_null());
+    assert_eq!(item["expires_at"], created["expires_at"]);
+    assert_eq!(item["scopes"], json!(["read", "apps"]));
     assert!(item.get("key").is_none());
     let used = item["last_used_at"].as_str().expect("last_used_at set after a use").to_string();
     assert!(listed["items"][0]["last_used_at"].is_null(), "the other key was never used");
@@ -133,9 +138,9 @@ async fn another_persons_key_is_not_found() {
     assert_eq!((status, body["msg"].as_str().unwrap()), (404, "API key not found"));
     let (status, body) = revoke(&app, &token_of(&bob), id, "zh-CN").await;
     assert_eq!((status, body["msg"].as_str().unwrap()), (404, "API 密钥不存在"));
-    // Nor with Bob's own key.
+    // Nor with Bob's own key: a key revokes no key (that takes a session, issue 43 item 4).
     let bobs = key_of(&create_key(&app, &token_of(&bob), "bob's", None).await);
-    assert_eq!(revoke(&app, &bobs, id, "en").await.0, 404);
+    assert_eq!(revoke(&app, &bobs, id, "en").await.1["error"], "session_required");
     for unknown in ["0190c1d2-0000-7000-8000-000000000000", "nope"] {
         assert_eq!(revoke(&app, &token_of(&ada), unknown, "en").await.0, 404, "{unknown}");
     }
@@ -154,6 +159,7 @@ async fn bad_input_is_refused_in_both_languages_and_creates_nothing() {
     let ada = app.signed_in("ada@example.com").await;
     let token = token_of(&ada);
     let past = (Utc::now() - Duration::minutes(1)).to_rfc3339();
+    let far = (Utc::now() + Duration::days(400)).to_rfc3339();
     let cases: Vec<(Value, &str, &str, &str)> = vec![
         (json!({}), "name", "Please name the key", "请输入密钥名称"),
         (json!({"name": "   ", "expires_at": null}), "name", "Please name the key", "请输入密钥名称"),
@@ -165,6 +171,9 @@ async fn bad_input_is_refused_in_both_languages_and_creates_nothing() {
         (json!({"name": "ci", "expires_at": "2030-01-31"}), "expires_at",
             "The expiry must be a date and time such as 2030-01-31T00:00:00Z", "过期时间必须是日期和时间，例如 2030-01-31T00:00:00Z"),
         (json!({"name": "ci", "expires_at": past}), "expires_at", "The expiry must be in the future", "过期时间必须晚于当前时间"),
+        (json!({"name": "ci", "expires_at": far}), "expires_at", "A key can live at most 365 days", "密钥的有效期最长为 365 天"),
+        (json!({"name": "ci", "scopes": []}), "scopes", "Choose at least one thing the key may do", "请至少选择一项密钥权限"),
+        (json!({"name": "ci", "scopes": ["read", "admin"]}), "scopes", "A key's scopes are read, apps, wallet and ops", "密钥的权限只能是 read、apps、wallet 和 ops"),
     ];
     for (body, field, en, zh) in cases {
         let (status, res) = call(&app, reqwest::Method::POST, KEYS, Some(&body), &token, "en").await;
@@ -331,4 +340,116 @@ async fn a_key_revoked_on_one_instance_ends_on_both() {
     assert_eq!(status, 200);
     let (status, body) = b.get_auth(PROFILE, &key).await;
     assert_eq!(status, 401, "{body}");
+}
+
+// ---- issue 43, item 4: keys end with the password, expire, and do only what they may ----
+
+/// A password change ends every key of the person (and a reset does too); the list is empty
+/// after, and a new key works again.
+#[tokio::test]
+async fn a_password_change_or_reset_revokes_every_key() {
+    let app = TestApp::spawn().await;
+    let ada = app.signed_in("ada@example.com").await;
+    let session = token_of(&ada);
+    let keys = [key_of(&create_key(&app, &session, "ci", None).await), key_of(&create_key(&app, &session, "laptop", None).await)];
+    for k in &keys {
+        assert_eq!(app.get_auth(PROFILE, k).await.0, 200);
+    }
+    let change = json!({"old_password": PASSWORD, "new_password": "Another-pass-1", "confirm_password": "Another-pass-1"});
+    let (status, body) = app.put_json("/api/iam/v1/account/password", &change, &session).await;
+    assert_eq!(status, 200, "{body}");
+    for k in &keys {
+        let (status, body) = app.get_auth(PROFILE, k).await;
+        assert_eq!((status, body["error"].as_str()), (401, Some("api_key_invalid")), "{body}");
+    }
+    assert_eq!(list(&app, &session).await["total"], 0);
+
+    // A reset by the mailed link ends the keys made since.
+    let key = key_of(&create_key(&app, &session, "after", None).await);
+    assert_eq!(app.get_auth(PROFILE, &key).await.0, 200);
+    let (status, _) = app.post_json("/api/iam/v1/password/forgot", &json!({"email": "ada@example.com"}), None).await;
+    assert_eq!(status, 200);
+    let mail = app.wait_for_mail_to("ada@example.com", "reset-password?token=", 0).await;
+    let token = link_in(&mail).split("token=").nth(1).unwrap().split('&').next().unwrap().to_string();
+    let (status, body) = app.post_json("/api/iam/v1/password/reset", &json!({"token": token, "password": "Third-pass-1", "confirm_password": "Third-pass-1"}), None).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(app.get_auth(PROFILE, &key).await.0, 401);
+    let again = app.login("ada@example.com", "Third-pass-1").await;
+    let fresh = key_of(&create_key(&app, &token_of(&again), "new", None).await);
+    assert_eq!(app.get_auth(PROFILE, &fresh).await.0, 200);
+}
+
+/// A key answers only the requests its scopes cover: the others are refused with 403
+/// `api_key_scope` naming the scope (en, zh), or `session_required` for what no key may do.
+#[tokio::test]
+async fn a_key_does_only_what_its_scopes_allow() {
+    let app = TestApp::spawn().await;
+    let ada = app.signed_in("ada@example.com").await;
+    let session = token_of(&ada);
+    let default = key_of(&create_key(&app, &session, "default", None).await);
+    let (status, body) = app.post_json(KEYS, &json!({"name": "reader", "scopes": ["read"]}), Some(&session)).await;
+    assert_eq!(status, 200, "{body}");
+    let reader = key_of(&body["data"]);
+    let (status, body) = app.post_json(KEYS, &json!({"name": "payer", "scopes": ["wallet", "read", "wallet"]}), Some(&session)).await;
+    assert_eq!((status, &body["data"]["scopes"]), (200, &json!(["read", "wallet"])), "{body}");
+    let payer = key_of(&body["data"]);
+
+    assert_eq!(app.get_auth(PROFILE, &reader).await.0, 200);
+    assert_eq!(app.get_auth("/api/billing/v1/wallet", &reader).await.0, 200);
+    let redeem = json!({"code": "NOPE-NOPE-NOPE"});
+    for (key, lang, en_or_zh) in [(&default, "en", "This API key may not do this: it needs the \"wallet\" scope"), (&reader, "zh-CN", "此 API 密钥无权执行此操作：需要“wallet”权限")] {
+        let (status, body) = call(&app, reqwest::Method::POST, "/api/billing/v1/wallet/redeem", Some(&redeem), key, lang).await;
+        assert_eq!((status, body["error"].as_str(), body["msg"].as_str()), (403, Some("api_key_scope"), Some(en_or_zh)), "{body}");
+    }
+    // The wallet key gets past the scope (the code itself is unknown).
+    let (status, body) = call(&app, reqwest::Method::POST, "/api/billing/v1/wallet/redeem", Some(&redeem), &payer, "en").await;
+    assert_ne!(body["error"], "api_key_scope", "{status} {body}");
+    // Apps: a read key may not install; a default one may try.
+    let install = json!({"app_id": "nothing", "device_id": "nothing"});
+    let (status, body) = call(&app, reqwest::Method::POST, "/api/rmp/v1/apps/install", Some(&install), &reader, "en").await;
+    assert_eq!((status, body["msg"].as_str()), (403, Some("This API key may not do this: it needs the \"apps\" scope")), "{body}");
+    let (_, body) = call(&app, reqwest::Method::POST, "/api/rmp/v1/apps/install", Some(&install), &default, "en").await;
+    assert_ne!(body["error"], "api_key_scope", "{body}");
+    let (status, body) = app.get_auth("/api/rmp/v1/apps/anything/api/models", &reader).await;
+    assert_eq!((status, body["error"].as_str()), (403, Some("api_key_scope")), "the app's API door is apps: {body}");
+    let (status, body) = app.get_auth("/api/rmp/v1/apps/anything/api/models", &payer).await;
+    assert_eq!((status, body["error"].as_str()), (403, Some("api_key_scope")), "{body}");
+    // What no scope covers needs a session.
+    let (status, body) = call(&app, reqwest::Method::PUT, "/api/iam/v1/account/profile/info", Some(&json!({"name": "keyed"})), &default, "en").await;
+    assert_eq!((status, body["error"].as_str()), (403, Some("session_required")), "{body}");
+    // Nothing of the console without `ops`, even for an operator's key.
+    crate::ops::make_operator(&app, "ada@example.com");
+    let (status, body) = app.get_auth("/api/ops/v1/users", &default).await;
+    assert_eq!((status, body["msg"].as_str()), (403, Some("This API key may not do this: it needs the \"ops\" scope")), "{body}");
+    assert_eq!(app.get_auth("/api/ops/v1/users", &session).await.0, 200);
+}
+
+/// An `ops` key is made only by an operator, in their personal context, with their password;
+/// it reaches the console. Anyone else is refused, and nothing is made.
+#[tokio::test]
+async fn only_an_operator_makes_an_ops_key_and_confirms_it_with_the_password() {
+    let app = TestApp::spawn().await;
+    let bob = app.signed_in("bob@example.com").await;
+    let ops = json!({"name": "console", "scopes": ["ops"], "password": PASSWORD});
+    let (status, body) = call(&app, reqwest::Method::POST, KEYS, Some(&ops), &token_of(&bob), "en").await;
+    assert_eq!((status, body["error"].as_str(), body["msg"].as_str()), (403, Some("api_key_ops_operator_only"), Some("Only an operator, in their personal account, can make a key for the operator's console")), "{body}");
+    let (status, body) = call(&app, reqwest::Method::POST, KEYS, Some(&ops), &token_of(&bob), "zh-CN").await;
+    assert_eq!((status, body["msg"].as_str()), (403, Some("只有运营者在个人账户中才能创建用于运营控制台的密钥")), "{body}");
+
+    let op = app.signed_in("op@example.com").await;
+    crate::ops::make_operator(&app, "op@example.com");
+    let token = token_of(&op);
+    let (status, body) = call(&app, reqwest::Method::POST, KEYS, Some(&json!({"name": "console", "scopes": ["ops"]})), &token, "en").await;
+    assert_eq!((status, body["data"]["field"].as_str(), body["msg"].as_str()), (400, Some("password"), Some("Enter your password to make a key for the operator's console")), "{body}");
+    let (status, body) = call(&app, reqwest::Method::POST, KEYS, Some(&json!({"name": "console", "scopes": ["ops"], "password": "wrong-Pass-1"})), &token, "en").await;
+    assert_eq!((status, body["error"].as_str()), (400, Some("password_incorrect")), "{body}");
+    assert_eq!(list(&app, &token).await["total"], 0, "nothing was made");
+
+    let (status, body) = app.post_json(KEYS, &ops, Some(&token)).await;
+    assert_eq!((status, &body["data"]["scopes"]), (200, &json!(["ops"])), "{body}");
+    let key = key_of(&body["data"]);
+    let (status, body) = app.get_auth("/api/ops/v1/users", &key).await;
+    assert_eq!(status, 200, "{body}");
+    // Only the console: reading the rest needs `read`.
+    assert_eq!(app.get_auth(PROFILE, &key).await.1["error"], "api_key_scope");
 }

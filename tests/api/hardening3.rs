@@ -550,3 +550,111 @@ async fn an_open_terminal_ends_with_the_rental_and_with_the_session() {
     assert_eq!(s, 200, "{b}");
     assert_eq!(ended(&mut ws).await.0, 4403);
 }
+
+// ---- item 7: slow bodies count per address, across connections ----
+
+/// The reconnecting trickler, bounded: each connection sends a sign-in head announcing
+/// 100,000 bytes and one byte of it, waits 2.5 s for an answer (under the 4 s grace), gives up
+/// and reconnects. Its address's slow bodies are counted together: after the first, the market
+/// cuts it (408) before it gives up, every time (before: never; each connection had the whole
+/// grace, so a client reconnecting just before it ends held its connections for ever).
+#[tokio::test]
+async fn a_slow_client_that_reconnects_before_the_grace_keeps_being_cut() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let app = TestApp::spawn_with(|c| {
+        c.server.min_body_rate_bytes = 1000;
+        c.server.body_grace_secs = 4;
+    })
+    .await;
+    let addr = app.base.trim_start_matches("http://").to_string();
+    let mut cut = Vec::new();
+    for _ in 0..4 {
+        let mut s = tokio::net::TcpStream::connect(&addr).await.unwrap();
+        let head = format!(
+            "POST /api/iam/v2/login/password HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{{"
+        );
+        s.write_all(head.as_bytes()).await.unwrap();
+        let mut buf = [0u8; 256];
+        // The client's own patience (the attack's period), not a limit of the market's.
+        let answer = match tokio::time::timeout(Duration::from_millis(2500), s.read(&mut buf)).await {
+            Ok(Ok(n)) => String::from_utf8_lossy(&buf[..n]).to_string(),
+            _ => String::new(),
+        };
+        cut.push(answer.starts_with("HTTP/1.1 408"));
+    }
+    eprintln!("cut before the client gave up: {cut:?}");
+    assert!(!cut[0], "the first slow body has the whole grace");
+    assert!(cut[2..].iter().all(|c| *c), "a reconnecting slow client keeps being cut: {cut:?}");
+    assert_eq!(app.get("/healthz").await.status(), 200);
+}
+
+// ---- item 3: an app origin is neither the market's nor its neighbours' ----
+
+/// A request to an app origin (`host`), from the test's client: (status, headers, body).
+async fn on_app(app: &TestApp, method: reqwest::Method, host: &str, path: &str, headers: &[(&str, String)]) -> (u16, reqwest::header::HeaderMap, String) {
+    let mut req = app.client.request(method, format!("{}{path}", app.base)).header("host", host);
+    for (k, v) in headers {
+        req = req.header(*k, v);
+    }
+    let res = req.send().await.unwrap();
+    let (status, h) = (res.status().as_u16(), res.headers().clone());
+    (status, h, res.text().await.unwrap_or_default())
+}
+
+/// The app's cookie is `__Host-zm_app` (Secure on the loopback, host-only, `Path=/`): no
+/// neighbour can set or shadow it. The app receives only the cookies it set itself (kept as
+/// `__Host-app_*` in the browser, renamed back), so a neighbour's parent-domain cookies, a
+/// shadowing `zm_app` and a 600 KB cookie bomb never reach it and never make the origin answer
+/// 431. A neighbour's page can neither post to the app nor open its WebSocket (403, en and zh);
+/// the app's own page can. Before: `zm_app` without Secure, every cookie passed, 431.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_app_origin_keeps_its_cookie_and_refuses_its_neighbours() {
+    let app = TestApp::spawn().await;
+    let reply = "HTTP/1.1 200 OK\r\nSet-Cookie: sid=app1; Domain=localhost; Path=/x; HttpOnly\r\nSet-Cookie: __Host-zm_app=evil; Path=/; Secure\r\nContent-Length: 2\r\n\r\nok";
+    let (alice, id, mut seen) = played_app(&app, Arc::new(|_, _| Vec::new()), reply.as_bytes()).await;
+    let res = app.client.get(app.url(&format!("/api/rmp/v1/apps/{id}/open"))).bearer_auth(&alice).header("accept", "application/json").send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    let body: serde_json::Value = res.json().await.unwrap();
+    let link = url::Url::parse(body["data"]["url"].as_str().unwrap()).unwrap();
+    let host = format!("{}:{}", link.host_str().unwrap(), link.port().unwrap());
+    let own = format!("http://{host}");
+    let (status, h, _) = on_app(&app, reqwest::Method::GET, &host, &format!("{}?{}", link.path(), link.query().unwrap()), &[]).await;
+    assert_eq!(status, 302);
+    let set = header(&h, "set-cookie").to_string();
+    assert!(set.starts_with("__Host-zm_app=") && set.contains("; Secure") && set.contains("Path=/;") && set.contains("HttpOnly"), "{set}");
+    assert!(!set.to_ascii_lowercase().contains("domain="), "{set}");
+    let cookie = set.split(';').next().unwrap().to_string();
+
+    // With a neighbour's cookies, a shadowing zm_app and a bomb beside it: the app sees only its own.
+    let bomb = (0..150).map(|i| format!("bomb{i}={}", "x".repeat(4000))).collect::<Vec<_>>().join("; ");
+    let jar = format!("zm_app=shadow; theme=neighbour; {cookie}; __Host-app_sid=mine; {bomb}");
+    let (status, h, text) = on_app(&app, reqwest::Method::GET, &host, "/", &[("cookie", jar)]).await;
+    assert_eq!((status, text.as_str()), (200, "ok"));
+    let request = seen.recv().await.expect("the app saw the request").to_ascii_lowercase();
+    assert!(request.contains("\r\ncookie: sid=mine\r\n"), "{}", &request[..request.len().min(800)]);
+    assert!(!request.contains("neighbour") && !request.contains("shadow") && !request.contains("bomb") && !request.contains("zm_app"), "{}", &request[..request.len().min(800)]);
+    // What the app sets stays on its origin, under its own protected name; never the market's.
+    let sets: Vec<&str> = h.get_all("set-cookie").iter().filter_map(|v| v.to_str().ok()).collect();
+    assert_eq!(sets, ["__Host-app_sid=app1; Path=/; Secure; HttpOnly"]);
+
+    // A neighbour's page: no post, no WebSocket, in the reader's language.
+    let neighbour = format!("http://{}.localhost:{}", "ab".repeat(16), link.port().unwrap());
+    for (lang, words) in [("en", "This app does not accept changes sent from another site"), ("zh-CN", "此应用不接受来自其他网站的更改请求")] {
+        let headers = [("cookie", cookie.clone()), ("origin", neighbour.clone()), ("accept-language", lang.to_string())];
+        let (status, _, text) = on_app(&app, reqwest::Method::POST, &host, "/api/settings", &headers).await;
+        assert_eq!(status, 403, "{text}");
+        assert!(text.contains(words), "{text}");
+    }
+    let upgrade = [
+        ("cookie", cookie.clone()),
+        ("origin", neighbour.clone()),
+        ("connection", "upgrade".to_string()),
+        ("upgrade", "websocket".to_string()),
+        ("sec-websocket-version", "13".to_string()),
+        ("sec-websocket-key", "dGhlIHNhbXBsZSBub25jZQ==".to_string()),
+    ];
+    assert_eq!(on_app(&app, reqwest::Method::GET, &host, "/socket", &upgrade).await.0, 403);
+    // Its own page may.
+    let (status, _, text) = on_app(&app, reqwest::Method::POST, &host, "/api/settings", &[("cookie", cookie.clone()), ("origin", own)]).await;
+    assert_eq!((status, text.as_str()), (200, "ok"));
+}

@@ -19,6 +19,8 @@ pub struct Model {
     pub last_used_at: Option<DateTimeUtc>,
     pub expires_at: Option<DateTimeUtc>,
     pub revoked_at: Option<DateTimeUtc>,
+    /// What the key may do: scope names joined by commas (`iam::scopes`, m0033).
+    pub scopes: String,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -32,6 +32,7 @@ mod m0027_meter_seconds;
 mod m0029_rental_extend;
 mod m0030_presence;
 mod m0032_app_revision;
+mod m0033_api_key_scopes;
 
 pub struct Migrator;
 
@@ -68,6 +69,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0029_rental_extend::Migration),
             Box::new(m0030_presence::Migration),
             Box::new(m0032_app_revision::Migration),
+            Box::new(m0033_api_key_scopes::Migration),
         ]
     }
 }

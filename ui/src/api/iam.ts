@@ -1,6 +1,6 @@
 // Identity calls of docs/api.md (/api/iam/v1, /api/iam/v2/login/password).
 import { api } from './client';
-import type { AccountCheck, ApiKey, ApiKeyCreated, ListPage, MenuEntry, Organization, Profile, RecoveryAnswer, RefreshData, RegisterBody, RegisterData, SessionData, VerifiedEmail } from './types';
+import type { AccountCheck, ApiKey, ApiKeyBody, ApiKeyCreated, ListPage, MenuEntry, Organization, Profile, RecoveryAnswer, RefreshData, RegisterBody, RegisterData, SessionData, VerifiedEmail } from './types';
 
 const IAM = '/api/iam/v1';
 
@@ -58,5 +58,5 @@ export const resendVerification = (email: string, redirect?: string) =>
 
 /** Personal API keys: the key itself is in the creation's answer only. */
 export const fetchApiKeys = () => api.get<ListPage<ApiKey>>(`${IAM}/api-keys`);
-export const createApiKey = (name: string, expires_at: string | null) => api.post<ApiKeyCreated>(`${IAM}/api-keys`, { name, expires_at });
+export const createApiKey = (body: ApiKeyBody) => api.post<ApiKeyCreated>(`${IAM}/api-keys`, body);
 export const revokeApiKey = (id: string) => api.del<null>(`${IAM}/api-keys/${encodeURIComponent(id)}`);

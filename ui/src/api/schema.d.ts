@@ -949,7 +949,8 @@ export type paths = {
         };
         /**
          * The box that registered with this pairing code (the bind page's, baked into its install
-         *     line) in the last hour, bound to nobody yet; 404 `device_not_found` until it has.
+         *     line) in the last hour, bound to nobody yet; `data: null` until one has (the page asks every
+         *     few seconds: waiting is not an error).
          */
         get: operations["pending_device"];
         put?: never;
@@ -2433,6 +2434,7 @@ export type components = {
             name: string;
             /** @description The key's first characters (`zk_ab12cd`). */
             prefix: string;
+            scopes: components["schemas"]["Scope"][];
             /** @description The context the key acts in: `"user"` or a company id. */
             smeId: string;
         };
@@ -2446,12 +2448,17 @@ export type components = {
             key: string;
             name: string;
             prefix: string;
+            scopes: components["schemas"]["Scope"][];
         };
         ApiKeyRequest: {
-            /** @description RFC 3339, in the future; null or absent: the key does not expire. */
+            /** @description RFC 3339, in the future, at most 365 days ahead; null or absent: in 90 days. */
             expires_at?: string | null;
             /** @description 1-64 characters, no control characters. */
             name?: string | null;
+            /** @description The caller's password: required for an `ops` key (its own confirmation). */
+            password?: string | null;
+            /** @description What the key may do (`read`, `apps`, `wallet`, `ops`); absent: `read` and `apps`. */
+            scopes?: string[] | null;
         };
         /** @description An app of the market, with its texts in the request language. */
         App: {
@@ -2976,6 +2983,7 @@ export type components = {
                 key: string;
                 name: string;
                 prefix: string;
+                scopes: components["schemas"]["Scope"][];
             };
             msg: string;
         };
@@ -3447,6 +3455,7 @@ export type components = {
                     name: string;
                     /** @description The key's first characters (`zk_ab12cd`). */
                     prefix: string;
+                    scopes: components["schemas"]["Scope"][];
                     /** @description The context the key acts in: `"user"` or a company id. */
                     smeId: string;
                 }[];
@@ -4497,6 +4506,22 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_Option_PendingDevice: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            data: null | {
+                device_id: string;
+                name: string;
+                /** Format: date-time */
+                registered_at: string;
+                type: components["schemas"]["DeviceType"];
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_Order: {
             /**
              * Format: int32
@@ -4643,23 +4668,6 @@ export type components = {
                  * @description Of them, those who joined in the last 7 days.
                  */
                 users_7d: number;
-            };
-            msg: string;
-        };
-        /** @description The success envelope. */
-        Envelope_PendingDevice: {
-            /**
-             * Format: int32
-             * @description 200 on success.
-             */
-            code: number;
-            /** @description A box registered with that code in the last hour and bound to nobody yet. */
-            data: {
-                device_id: string;
-                name: string;
-                /** Format: date-time */
-                registered_at: string;
-                type: components["schemas"]["DeviceType"];
             };
             msg: string;
         };
@@ -6196,6 +6204,11 @@ export type components = {
          * @enum {string}
          */
         Role: "admin" | "member";
+        /**
+         * @description One power of an API key.
+         * @enum {string}
+         */
+        Scope: "read" | "apps" | "wallet" | "ops";
         /** @description The signed-in session, as docs/product.md §3 names its fields. */
         Session: {
             /**
@@ -12168,7 +12181,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Envelope_PendingDevice"];
+                    "application/json": components["schemas"]["Envelope_Option_PendingDevice"];
                 };
             };
             /** @description Invalid input; `data.field` names the offending field */

@@ -33,7 +33,7 @@ export const enOnboarding = {
   set_new_password: 'Set the new password',
   reset_link_missing: 'This page needs the link from the reset mail: ask for a new one.',
   password_reset_done: 'Password changed',
-  password_reset_done_text: 'You were signed out everywhere. Sign in with your new password.',
+  password_reset_done_text: 'You were signed out everywhere and your API keys were revoked. Sign in with your new password.',
   ask_new_link: 'Ask for a new link',
   resend_verification: 'Resend verification email',
   resend_verification_link: 'Didn\'t get the verification email?',

@@ -34,7 +34,7 @@ export const zhOnboarding: Record<keyof typeof enOnboarding, string> = {
   set_new_password: '设置新密码',
   reset_link_missing: '此页面需要通过重置邮件中的链接打开：请重新获取链接。',
   password_reset_done: '密码已修改',
-  password_reset_done_text: '您已在所有设备上退出登录。请使用新密码登录。',
+  password_reset_done_text: '您已在所有设备上退出登录，您的 API 密钥也已全部撤销。请使用新密码登录。',
   ask_new_link: '重新获取链接',
   resend_verification: '重新发送验证邮件',
   resend_verification_link: '没有收到验证邮件？',

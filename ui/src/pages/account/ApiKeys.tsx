@@ -1,10 +1,12 @@
-// The "API keys" section of /account: create a key (name, optional expiry), see the new key once
-// (copy it), the list of keys (name, prefix…, context, created, last used, expires), revoke one.
+// The "API keys" section of /account: create a key (name, expiry, what it may do), see the new
+// key once (copy it), the list of keys (name, prefix…, context, scopes, created, last used,
+// expires), revoke one. A key for the operator's console is offered to operators only and asks
+// for their password (docs/identity.md, "API keys").
 import { useRef, useState } from 'react';
 import { createApiKey, fetchApiKeys, revokeApiKey } from '../../api/iam';
-import type { ApiKey, ApiKeyCreated } from '../../api/types';
+import type { ApiKey, ApiKeyCreated, ApiKeyScope, MenuEntry } from '../../api/types';
 import { ConfirmDialog, Dialog, useConfirm } from '../../components/Dialog';
-import { Field, SelectField } from '../../components/fields';
+import { Field, PasswordField, SelectField } from '../../components/fields';
 import { FormError, SubmitButton, useForm } from '../../components/form';
 import { Icon } from '../../components/Icon';
 import { ActionTable, AsyncItems, Section } from '../../components/sections';
@@ -16,32 +18,48 @@ import { validateApiKeyName } from '../../lib/validation';
 import { toast, withLoading } from '../../stores/feedback';
 import { useSession } from '../../stores/session';
 
-type Expiry = 'never' | '7' | '30' | '90' | '365';
+type Expiry = '7' | '30' | '90' | '365';
 
 const DAY_MS = 86_400_000;
 
+const SCOPES: ApiKeyScope[] = ['read', 'apps', 'wallet'];
+
+/** Whether the signed-in person runs the market (their menu has the operator's console). */
+function useIsOperator(): boolean {
+  const menu = useSession((s) => s.menu);
+  const personal = useSession((s) => s.smeId === PERSONAL_SME_ID);
+  const has = (list: MenuEntry[]): boolean => list.some((e) => e.path === '/operator' || e.path === 'operator' || has(e.children ?? []));
+  return personal && !!menu && has(menu);
+}
+
 function CreateKey({ onCreated }: { onCreated: (key: ApiKeyCreated) => void }) {
   const t = useT();
+  const operator = useIsOperator();
   const [name, setName] = useState('');
-  const [expiry, setExpiry] = useState<Expiry>('never');
-  const form = useForm<'name' | 'expiry'>({
-    validate: () => ({ name: validateApiKeyName(name) }),
+  const [expiry, setExpiry] = useState<Expiry>('90');
+  const [scopes, setScopes] = useState<ApiKeyScope[]>(['read', 'apps']);
+  const [password, setPassword] = useState('');
+  const ops = scopes.includes('ops');
+  const form = useForm<'name' | 'expiry' | 'scopes' | 'password'>({
+    validate: () => ({ name: validateApiKeyName(name), password: ops && !password ? 'api_key_ops_confirm' : undefined }),
     action: async () => {
-      const expiresAt = expiry === 'never' ? null : new Date(Date.now() + Number(expiry) * DAY_MS).toISOString();
-      const created = await withLoading(() => createApiKey(name.trim(), expiresAt));
+      const expiresAt = new Date(Date.now() + Number(expiry) * DAY_MS).toISOString();
+      const created = await withLoading(() => createApiKey({ name: name.trim(), expires_at: expiresAt, scopes, ...(ops ? { password } : {}) }));
       setName('');
-      setExpiry('never');
+      setExpiry('90');
+      setScopes(['read', 'apps']);
+      setPassword('');
       onCreated(created);
     },
-    serverFields: { name: 'name', expires_at: 'expiry' },
+    serverFields: { name: 'name', expires_at: 'expiry', scopes: 'scopes', password: 'password' },
   });
   const options: [Expiry, string][] = [
-    ['never', t('api_key_never')],
     ['7', t('api_key_days', { days: 7 })],
     ['30', t('api_key_days', { days: 30 })],
     ['90', t('api_key_days', { days: 90 })],
     ['365', t('api_key_year')],
   ];
+  const toggle = (scope: ApiKeyScope, on: boolean) => setScopes((now) => (on ? [...now, scope] : now.filter((s) => s !== scope)));
   return (
     <form className="api-key-form" onSubmit={form.submit} noValidate aria-label={t('api_key_create')}>
       <Field
@@ -54,9 +72,27 @@ function CreateKey({ onCreated }: { onCreated: (key: ApiKeyCreated) => void }) {
       />
       <SelectField id="api-key-expiry" label={t('api_key_expiry')} value={expiry} options={options} onChange={setExpiry} />
       <SubmitButton form={form}>{t('api_key_create')}</SubmitButton>
-      {form.error('expiry') ? (
+      <fieldset className="api-key-scopes">
+        <legend>{t('api_key_scopes')}</legend>
+        {(operator ? [...SCOPES, 'ops' as const] : SCOPES).map((scope) => (
+          <label key={scope} className="checkbox-row">
+            <input type="checkbox" name={`scope-${scope}`} checked={scopes.includes(scope)} onChange={(e) => toggle(scope, e.target.checked)} />
+            <span>{t(`api_key_scope_${scope}` as const)}</span>
+          </label>
+        ))}
+      </fieldset>
+      {ops ? (
+        <div className="api-key-ops">
+          <p className="api-key-warning" role="note">
+            <Icon name="warning" size={18} />
+            <span>{t('api_key_ops_warning')}</span>
+          </p>
+          <PasswordField label={t('api_key_ops_password')} autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} error={form.error('password')} />
+        </div>
+      ) : null}
+      {form.error('expiry') || form.error('scopes') ? (
         <p className="field-error" role="alert">
-          {form.error('expiry')}
+          {form.error('expiry') ?? form.error('scopes')}
         </p>
       ) : null}
       <FormError form={form} />
@@ -148,6 +184,7 @@ export function ApiKeys() {
                 t('api_key_name'),
                 t('api_key_prefix'),
                 companies && t('api_key_context'),
+                t('api_key_scopes'),
                 t('api_key_created_at'),
                 t('api_key_last_used'),
                 t('api_key_expiry'),
@@ -159,10 +196,11 @@ export function ApiKeys() {
                   <td>{key.name}</td>
                   <td className="mono nowrap">{key.prefix}…</td>
                   {companies ? <td>{contextName(key.smeId)}</td> : null}
+                  <td>{key.scopes.map((s) => t(`api_key_scope_${s}_short` as const)).join(' · ')}</td>
                   <td className="nowrap">{formatDate(key.created_at)}</td>
                   <td className="nowrap">{key.last_used_at ? formatDateTime(key.last_used_at) : t('api_key_never_used')}</td>
                   <td className={expired(key) ? 'nowrap api-key-expired' : 'nowrap'}>
-                    {key.expires_at ? formatDate(key.expires_at) : t('api_key_never')}
+                    {key.expires_at ? formatDate(key.expires_at) : '—'}
                     {expired(key) ? ` (${t('api_key_expired')})` : null}
                   </td>
                   <td className="row-actions">

@@ -35,6 +35,7 @@ export default function PasswordPage() {
     <div className="page narrow">
       <PageHeader title={t('change_password')} />
       <form className="card form-card" onSubmit={form.submit} noValidate>
+        <p className="muted">{t('password_change_note')}</p>
         <PasswordField label={t('old_password')} autoComplete="current-password" value={f.old} onChange={(e) => setF({ ...f, old: e.target.value })} error={form.error('old')} />
         <PasswordField label={t('new_password')} autoComplete="new-password" value={f.next} onChange={(e) => setF({ ...f, next: e.target.value })} error={form.error('next')} hint={t('password_rule')} />
         <PasswordField label={t('confirm_password')} autoComplete="new-password" value={f.confirm} onChange={(e) => setF({ ...f, confirm: e.target.value })} error={form.error('confirm')} />
