@@ -9,7 +9,7 @@ import { useSettings } from '../stores/settings';
 import { consoleTitleKey, legalTexts, paths } from '../lib/paths';
 import { useBoot } from '../stores/boot';
 import { useT } from '../lib/i18n';
-import { CompanySwitcher, NotificationBell, SettingsButton, UserMenu } from './header';
+import { CompanySwitcher, NotificationBell, PhoneAccount, SettingsButton, UserMenu } from './header';
 import { LanguageSwitcher } from '../components/LanguageSwitcher';
 import { Guard } from './Guard';
 import { isExternalLink, visibleMenu } from './menu';
@@ -146,7 +146,10 @@ export function MobileLayout() {
     <div className="mobile">
       <header className="mobile-header">
         <Brand to={paths.mobile.market()} />
-        <LanguageSwitcher />
+        <div className="header-actions">
+          <LanguageSwitcher />
+          <PhoneAccount />
+        </div>
       </header>
       <main id="main" className="mobile-main">
         <PageSuspense>
@@ -161,6 +164,10 @@ export function MobileLayout() {
         <NavLink to={paths.mobile.nearby()}>
           <Icon name="nearby" />
           <span>{t('nearby')}</span>
+        </NavLink>
+        <NavLink to={paths.mobile.app()}>
+          <Icon name={paths.console.app.pattern} />
+          <span>{t('z_app')}</span>
         </NavLink>
         <NavLink to={paths.download()}>
           <Icon name="download" />

@@ -15,8 +15,6 @@ export const enOnboarding = {
   download_none_hint: 'The operator of this {product} has not published a client. The market, the nearby devices and your account all work in the browser.',
   download_on_computer: 'Also for {platforms}: open this page on a computer to download.',
   download_none_hint_phone: 'The operator of this {product} has not published a client. On this phone the market and the nearby devices work in the browser; to sign in and use your account, open {product} on a computer.',
-  phone_account_on_computer: 'Your account opens on a computer: open {product} in a desktop browser to sign in. On this phone you can explore the market and the nearby devices, or get the app.',
-  phone_get_app: 'Get the app',
   guide_read: 'Read the user guide',
   guide: 'User guide',
   guide_pdf: 'Download as PDF',

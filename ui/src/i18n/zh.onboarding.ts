@@ -16,8 +16,6 @@ export const zhOnboarding: Record<keyof typeof enOnboarding, string> = {
   download_none_hint: '本 {product} 的运营者尚未发布客户端。市场、附近设备和您的账户都可以直接在浏览器中使用。',
   download_on_computer: '另有 {platforms} 版本：请在电脑上打开本页下载。',
   download_none_hint_phone: '本 {product} 的运营者尚未发布客户端。在这部手机上，市场和附近设备可直接在浏览器中使用；登录和使用账户请在电脑上打开 {product}。',
-  phone_account_on_computer: '账户需要在电脑上使用：请在电脑浏览器中打开 {product} 登录。在这部手机上，您可以浏览市场和附近设备，或下载客户端。',
-  phone_get_app: '下载客户端',
   guide_read: '阅读用户指南',
   guide: '用户指南',
   guide_pdf: '下载 PDF',
