@@ -307,6 +307,15 @@ export function ConsoleLayout() {
         <nav className="side-menu" aria-label={t('console_menu')}>
           <SideMenu collapsed={collapse} />
         </nav>
+        {/* A narrow screen's header keeps the menu button, the bell and the avatar; the rest of it
+            is here, in the menu it opens (issue 41). */}
+        {mobileOpen ? (
+          <div className="sidebar-tools show-narrow">
+            <CompanySwitcher />
+            <LanguageSwitcher />
+            <SettingsButton />
+          </div>
+        ) : null}
         <button
           type="button"
           className="collapse-button hide-narrow"
@@ -335,10 +344,16 @@ export function ConsoleLayout() {
             </NavLink>
           </nav>
           <div className="header-actions">
-            <CompanySwitcher />
+            <span className="hide-narrow">
+              <CompanySwitcher />
+            </span>
             <NotificationBell />
-            <LanguageSwitcher />
-            <SettingsButton />
+            <span className="hide-narrow">
+              <LanguageSwitcher />
+            </span>
+            <span className="hide-narrow">
+              <SettingsButton />
+            </span>
             <UserMenu />
           </div>
         </header>

@@ -14,7 +14,7 @@ export const enOnboarding = {
   download_none: 'No client downloads are offered here yet',
   download_none_hint: 'The operator of this {product} has not published a client. The market, the nearby devices and your account all work in the browser.',
   download_on_computer: 'Also for {platforms}: open this page on a computer to download.',
-  download_none_hint_phone: 'The operator of this {product} has not published a client. On this phone the market and the nearby devices work in the browser; to sign in and use your account, open {product} on a computer.',
+  download_none_hint_phone: 'The operator of this {product} has not published a client. On this phone everything works in the browser: the market, the nearby devices, and once signed in your apps and rentals, your wallet and your notifications.',
   guide_read: 'Read the user guide',
   guide: 'User guide',
   guide_pdf: 'Download as PDF',

@@ -15,7 +15,7 @@ export const zhOnboarding: Record<keyof typeof enOnboarding, string> = {
   download_none: '这里暂未提供客户端下载',
   download_none_hint: '本 {product} 的运营者尚未发布客户端。市场、附近设备和您的账户都可以直接在浏览器中使用。',
   download_on_computer: '另有 {platforms} 版本：请在电脑上打开本页下载。',
-  download_none_hint_phone: '本 {product} 的运营者尚未发布客户端。在这部手机上，市场和附近设备可直接在浏览器中使用；登录和使用账户请在电脑上打开 {product}。',
+  download_none_hint_phone: '本 {product} 的运营者尚未发布客户端。在这部手机上，一切都可直接在浏览器中使用：市场、附近设备，登录后还有您的应用和租用、钱包和通知。',
   guide_read: '阅读用户指南',
   guide: '用户指南',
   guide_pdf: '下载 PDF',
