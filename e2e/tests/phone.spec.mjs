@@ -84,7 +84,7 @@ for (const [phone, lang] of [['iPhone', 'en'], ['Android', 'zh']]) {
       await expect(page.locator('[data-phone-account="signin"]')).toHaveText(t.signIn);
       await page.screenshot({ path: `test-results/phone-signin-${phone}-${lang}.png`, fullPage: true });
       await submitSignIn(page, renter, { lang });
-      await expect(page).toHaveURL(/\/m\/app$/);
+      await expect(page).toHaveURL(new RegExp(`/m/app\\?language=${lang}$`));
 
       // The rental: its state, then Stop and Start, the box answering each.
       const row = page.locator(`.app-row[data-installation="${inst.id}"]`);

@@ -949,7 +949,8 @@ export type paths = {
         };
         /**
          * The box that registered with this pairing code (the bind page's, baked into its install
-         *     line) in the last hour, bound to nobody yet; 404 `device_not_found` until it has.
+         *     line) in the last hour, bound to nobody yet; `data: null` until one has (the page asks every
+         *     few seconds: waiting is not an error).
          */
         get: operations["pending_device"];
         put?: never;
@@ -2692,6 +2693,12 @@ export type components = {
             api?: components["schemas"]["ApiDoor"] | null;
             device_online: boolean;
             logs: boolean;
+            /**
+             * @description The app's protocol needs a native client (a remote desktop app with ports besides its web
+             *     one, doors::needs_native_client): the page shows its tunnels and where the operator's
+             *     client downloads are.
+             */
+            native_client: boolean;
             ssh?: components["schemas"]["SshDoor"] | null;
             tcp: components["schemas"]["TcpDoor"][];
             terminal: boolean;
@@ -3055,6 +3062,12 @@ export type components = {
                 api?: components["schemas"]["ApiDoor"] | null;
                 device_online: boolean;
                 logs: boolean;
+                /**
+                 * @description The app's protocol needs a native client (a remote desktop app with ports besides its web
+                 *     one, doors::needs_native_client): the page shows its tunnels and where the operator's
+                 *     client downloads are.
+                 */
+                native_client: boolean;
                 ssh?: components["schemas"]["SshDoor"] | null;
                 tcp: components["schemas"]["TcpDoor"][];
                 terminal: boolean;
@@ -4497,6 +4510,22 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_Option_PendingDevice: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            data: null | {
+                device_id: string;
+                name: string;
+                /** Format: date-time */
+                registered_at: string;
+                type: components["schemas"]["DeviceType"];
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_Order: {
             /**
              * Format: int32
@@ -4643,23 +4672,6 @@ export type components = {
                  * @description Of them, those who joined in the last 7 days.
                  */
                 users_7d: number;
-            };
-            msg: string;
-        };
-        /** @description The success envelope. */
-        Envelope_PendingDevice: {
-            /**
-             * Format: int32
-             * @description 200 on success.
-             */
-            code: number;
-            /** @description A box registered with that code in the last hour and bound to nobody yet. */
-            data: {
-                device_id: string;
-                name: string;
-                /** Format: date-time */
-                registered_at: string;
-                type: components["schemas"]["DeviceType"];
             };
             msg: string;
         };
@@ -12168,7 +12180,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Envelope_PendingDevice"];
+                    "application/json": components["schemas"]["Envelope_Option_PendingDevice"];
                 };
             };
             /** @description Invalid input; `data.field` names the offending field */

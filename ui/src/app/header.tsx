@@ -225,6 +225,7 @@ export function PhoneAccount() {
   const loaded = useSession((s) => s.loaded);
   const token = useSession((s) => s.token);
   const info = useSession((s) => s.userInfo);
+  const person = useSession((s) => s.userType === 'user');
   const unread = useNotifications((s) => s.stats?.unread ?? 0);
   const location = useLocation();
   const { open, setOpen, ref } = usePopover();
@@ -252,12 +253,17 @@ export function PhoneAccount() {
             <Link to={paths.mobile.app()}>
               <Icon name="/app" size={16} /> {t('z_app')}
             </Link>
-            <Link to={paths.mobile.wallet()}>
-              <Icon name="wallet" size={16} /> {t('wallet')}
-            </Link>
-            <Link to={paths.mobile.notifications()}>
-              <Icon name="bell" size={16} /> {t('notifications')} <Badge count={unread} label={t('unread')} />
-            </Link>
+            {/* A company context's menu has no wallet or messages (docs/product.md §2). */}
+            {person ? (
+              <>
+                <Link to={paths.mobile.wallet()}>
+                  <Icon name="wallet" size={16} /> {t('wallet')}
+                </Link>
+                <Link to={paths.mobile.notifications()}>
+                  <Icon name="bell" size={16} /> {t('notifications')} <Badge count={unread} label={t('unread')} />
+                </Link>
+              </>
+            ) : null}
           </nav>
           <button type="button" className="button ghost full" onClick={() => void signOut()}>
             <Icon name="logout" size={16} /> {t('sign_out')}
