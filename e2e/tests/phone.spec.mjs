@@ -63,7 +63,7 @@ for (const [phone, lang] of [['iPhone', 'en'], ['Android', 'zh']]) {
     test(`sign in on /m/, stop and start a rental, redeem a code, follow a notification, sign in again mid-action`, async ({ page, request, consoleErrors }) => {
       test.setTimeout(180_000);
       const t = T[lang];
-      const s = `${phone}-${lang}-${Date.now()}`;
+      const s = `${phone.toLowerCase()}-${lang}-${Date.now()}`;
       const owner = `phone-owner-${s}@example.com`;
       const renter = `phone-renter-${s}@example.com`;
       await verifiedAccount(request, owner);
@@ -163,8 +163,18 @@ async function overflowing(page, paths, width) {
     // The page's content, not the guard's skeleton.
     await expect(page.locator('.console-main h1').first()).toBeVisible();
     await expect(page.locator('.console-main .skeleton')).toHaveCount(0);
-    const wide = await page.evaluate(() => ({ scroll: document.scrollingElement.scrollWidth, inner: window.innerWidth }));
-    if (wide.scroll > wide.inner) found.push(`${path} at ${width}px: ${wide.scroll}px wide`);
+    const wide = await page.evaluate(() => {
+      const inner = window.innerWidth;
+      // What sticks out, so a failure names it: the innermost elements past the right edge.
+      const past = (el) => {
+        const r = el.getBoundingClientRect();
+        return r.width > 0 && r.right > inner + 1;
+      };
+      const out = [...document.querySelectorAll('body *')].filter((el) => past(el) && ![...el.children].some(past));
+      const name = (el) => `${el.tagName.toLowerCase()}${el.className && typeof el.className === 'string' ? `.${el.className.trim().split(/\s+/).join('.')}` : ''}`;
+      return { scroll: document.scrollingElement.scrollWidth, inner, out: out.slice(0, 4).map(name) };
+    });
+    if (wide.scroll > wide.inner) found.push(`${path} at ${width}px: ${wide.scroll}px wide (${wide.out.join(', ')})`);
   }
   return found;
 }

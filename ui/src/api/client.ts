@@ -25,8 +25,11 @@ export function handleUnauthorized() {
   // A phone page (under /m/) goes to the phone's sign-in, which brings the person back (issue 41).
   const pathname = typeof window === 'undefined' ? '' : window.location.pathname;
   const here = typeof window === 'undefined' ? '' : pathname + window.location.search;
+  // Already on a sign-in page (a second call answered 401 after the first sent the person there:
+  // the live stream, a poll): stay, keeping where sign-in returns to.
   const onSignIn = here.startsWith(`${paths.auth.root.pattern}/`) || here.startsWith(`${paths.mobile.root.pattern}${paths.auth.root.pattern}/`);
-  navigateTo(signInFor(pathname, onSignIn ? undefined : here), { replace: true });
+  if (onSignIn) return;
+  navigateTo(signInFor(pathname, here), { replace: true });
 }
 
 export const api = createClient({
