@@ -9,7 +9,6 @@ import { phoneConsole, trimSlash } from '../lib/paths';
 import { useSession } from '../stores/session';
 import { Guard } from './Guard';
 import { flattenMenu } from './menu';
-import { useLiveEvents } from './useLiveEvents';
 
 function Granted() {
   const { pathname } = useLocation();
@@ -20,8 +19,12 @@ function Granted() {
   return granted ? <Outlet /> : <ErrorPage code={403} />;
 }
 
+/**
+ * No live event stream here (the desktop console opens one): a phone's pages load what they show
+ * when opened and poll what moves (a rental's meter, the unread count), which keeps a phone's first
+ * paint light.
+ */
 export function PhoneConsole() {
-  useLiveEvents();
   return (
     <div className="phone-console">
       <Guard

@@ -64,7 +64,7 @@ export default function AppsPage() {
           </button>
         ))}
       </div>
-      <AsyncItems state={state} emptyIcon="/app" emptyTitle={t(show.empty)}>
+      <AsyncItems state={state} emptyIcon="/app" emptyTitle={t(show.empty)} emptyLevel={2}>
         {(items) => (
           <ul className="app-list">
             {items.map((i) => (
