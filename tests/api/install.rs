@@ -439,7 +439,7 @@ async fn the_phone_console_is_rendered_for_a_phone_and_desktop_console_paths_ope
     }
 }
 
-/// SPEC.md §8's two messages (issue 41, item 5): a remote desktop app whose ports a browser cannot
+/// docs/product.md §8's two messages (issue 41, item 5): a remote desktop app whose ports a browser cannot
 /// speak (RustDesk's relay) is marked as needing the native client (the page shows its tunnels
 /// and "{product} client not installed, download now"), a browser remote desktop or a web app is
 /// not; the market refusing a tunnel or an app's origin for the network says "Network
