@@ -73,13 +73,15 @@ for (const lang of ['en', 'zh']) {
     const page = await context.newPage();
     const errors = [];
     page.on('pageerror', (e) => errors.push(String(e)));
-    // No link configured (the test server has none): said honestly, and no sign-in that loops.
+    // No link configured (the test server has none): said honestly; sign-in is the phone's own
+    // (issue 41), never the desktop page that would send a phone away.
     await page.goto(`/m/download?language=${lang}`);
     await expectHydrated(page);
     await expect(page).toHaveURL(/\/m\/download/);
     await expect(page.locator('nav.tab-bar')).toBeVisible();
     await expect(page.getByText(t.noDownloads)).toBeVisible();
-    await expect(page.getByRole('link', { name: t.signIn })).toHaveCount(0);
+    await expect(page.getByRole('link', { name: t.signIn })).toHaveAttribute('href', '/m/auth/signin?redirect=%2Fm%2Fdownload%3Flanguage%3D' + lang);
+    await expect(page.locator('a[href^="/auth/"]')).toHaveCount(0);
     // No client to download; the one card is how to add the market to the home screen (issue 41).
     await expect(page.locator('.download-card:not([data-home-screen])')).toHaveCount(0);
     await expect(page.locator('.download-card[data-home-screen]')).toHaveCount(1);

@@ -10,8 +10,7 @@ const T = {
   en: {
     messages: 'Messages', message: 'Message', pickFriend: 'Pick a friend to message',
     edit: 'Edit', newTag: 'New tag', save: 'Save', switchCompany: 'Switch company', notifications: 'Notifications',
-    companies: 'Companies', myCompanies: 'My companies', signedIn: 'Signed in', getApp: 'Get the app', exploreMarket: 'Explore Market',
-    onComputer: 'open ZMarket in a desktop browser to sign in', downloadPhone: 'to sign in and use your account, open ZMarket on a computer',
+    companies: 'Companies', myCompanies: 'My companies', signedIn: 'Signed in', exploreMarket: 'Explore Market',
     noMatch: (k) => `No app matches “${k}”`, demandName: 'Demand name', hours: 'Hours', app: 'App', signInToOrder: 'Sign in to place an order',
     submitOrder: 'Submit order', cancel: 'Cancel', cancelled: 'Cancelled', failed: 'Failed', deviceId: 'Device ID', pairingCode: 'Pairing code',
     bind: 'Bind', bound: 'Device bound', verifyFailed: 'This verification link is not valid.', checkEmail: 'Check Your Email',
@@ -19,8 +18,7 @@ const T = {
   zh: {
     messages: '消息', message: '发消息', pickFriend: '选择一位好友发消息',
     edit: '编辑', newTag: '新标签', save: '保存', switchCompany: '切换企业', notifications: '通知',
-    companies: '企业', myCompanies: '我的企业', signedIn: '登录成功', getApp: '下载客户端', exploreMarket: '探索市场',
-    onComputer: '请在电脑浏览器中打开 ZMarket 登录', downloadPhone: '登录和使用账户请在电脑上打开 ZMarket',
+    companies: '企业', myCompanies: '我的企业', signedIn: '登录成功', exploreMarket: '探索市场',
     noMatch: (k) => `没有与“${k}”匹配的应用`, demandName: '需求名称', hours: '时长（小时）', app: '应用', signInToOrder: '登录后下单',
     submitOrder: '提交订单', cancel: '取消', cancelled: '已取消', failed: '已失败', deviceId: '设备 ID', pairingCode: '配对码',
     bind: '绑定', bound: '设备已绑定', verifyFailed: '此验证链接无效。', checkEmail: '查收邮件',
@@ -155,30 +153,30 @@ for (const lang of ['en', 'zh']) {
     expect(consoleErrors).toEqual([]);
   });
 
-  test(`a phone is told what it can do; desktop links keep their page (${lang})`, async ({ browser, baseURL }) => {
+  test(`a phone signs in on its own pages; desktop links keep their page (${lang})`, async ({ browser, baseURL }) => {
     const t = T[lang];
     // eslint-disable-next-line no-unused-vars
     const { defaultBrowserType, ...iphone } = devices['iPhone 13'];
     const phone = await browser.newContext({ ...iphone, baseURL });
     const page = await phone.newPage();
     try {
-      // Check your email: no sign-in link that would bounce to the market.
+      // Check your email: the phone's own sign-in and password pages (issue 41), none that would
+      // bounce to the market.
       await page.goto(`/check-email?email=phone-${lang}@example.com&language=${lang}`);
       await expectHydrated(page);
       await expect(page.getByRole('heading', { name: t.checkEmail })).toBeVisible();
       await expect(page.locator('a[href^="/auth/"], a[href^="/forgot-password"]')).toHaveCount(0);
-      await expect(page.getByText(t.onComputer)).toBeVisible();
+      await expect(page.locator('.auth-links a[href^="/m/auth/signin"]')).toHaveCount(1);
+      await expect(page.locator('.auth-links a[href^="/m/forgot-password"]')).toHaveCount(1);
       await page.screenshot({ path: `test-results/newcomer2-phone-check-email-${lang}.png`, fullPage: true });
-      await page.getByRole('link', { name: t.getApp }).click();
-      await expect(page).toHaveURL(/\/m\/download/);
-      await expect(page.getByText(t.downloadPhone)).toBeVisible();
-      await page.screenshot({ path: `test-results/newcomer2-phone-download-${lang}.png`, fullPage: true });
+      await page.locator('.auth-links a[href^="/m/auth/signin"]').click();
+      await expect(page).toHaveURL(/\/m\/auth\/signin/);
+      await expect(page.locator('.tab-bar')).toBeVisible();
 
-      // Email verified (here: a link that is not valid): the same, never "Sign in".
+      // Email verified (here: a link that is not valid): the same.
       await page.goto(`/email-verified?token=not-a-token&language=${lang}`);
       await expect(page.getByRole('heading', { name: t.verifyFailed })).toBeVisible();
       await expect(page.locator('a[href^="/auth/"]')).toHaveCount(0);
-      await expect(page.getByRole('link', { name: t.exploreMarket })).toHaveAttribute('href', '/m/market');
 
       // A desktop link on a phone lands on its phone twin, subject kept.
       await page.goto(`/market/details?id=grafana&language=${lang}`);
@@ -187,6 +185,8 @@ for (const lang of ['en', 'zh']) {
       await page.goto(`/guide?language=${lang}`);
       await expect(page).toHaveURL(/\/m\/guide\?language=/);
       await page.goto(`/wallet?language=${lang}`);
+      await expect(page).toHaveURL(/\/m\/auth\/signin\?redirect=%2Fm%2Fwallet/);
+      await page.goto(`/devices?language=${lang}`);
       await expect(page).toHaveURL(new RegExp(`/m/market\\?language=${lang}$`));
     } finally {
       await phone.close();

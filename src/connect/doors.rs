@@ -9,7 +9,8 @@ use crate::connect::access::Door;
 use crate::connect::model::*;
 use crate::connect::web::origin;
 use crate::db::entity::{apps, devices};
-use crate::db::enums::DeviceStatus;
+use crate::db::enums::{DeviceStatus, DisplayType};
+use crate::apps::model::Manifest;
 use crate::error::AppError;
 
 /// The local port a tunnel to `port` listens on by default.
@@ -27,6 +28,14 @@ fn tunnel(cx: &ConnectCtx, what: &str, id: &str, port: u16) -> String {
 
 fn ssh(cx: &ConnectCtx, what: &str, id: &str) -> SshDoor {
     SshDoor { tunnel: tunnel(cx, what, id, 22), command: format!("ssh -p {} root@127.0.0.1", local_port(22)) }
+}
+
+/// Whether an app's protocol needs a native client (docs/product.md §8 "{product} client not
+/// installed, download now"): a remote desktop app whose manifest declares ports besides its web
+/// interface (Sunshine's stream, RustDesk's relay), which a browser cannot speak. A remote desktop
+/// reached in the browser (Guacamole, a web desktop) has its web port only.
+pub fn needs_native_client(display_type: DisplayType, manifest: Option<&Manifest>) -> bool {
+    display_type == DisplayType::RemoteDesktop && manifest.is_some_and(|m| m.ports.iter().any(|p| !p.web))
 }
 
 pub async fn of_installation(cx: &ConnectCtx, d: &Door) -> Result<ConnectInfo, AppError> {
@@ -53,7 +62,8 @@ pub async fn of_installation(cx: &ConnectCtx, d: &Door) -> Result<ConnectInfo, A
         }),
         _ => None,
     };
-    Ok(ConnectInfo { device_online: online, web, terminal: running, logs: online && d.has_container(), tcp, api, ssh, ai })
+    let native_client = app.as_ref().is_some_and(|a| needs_native_client(a.display_type, d.manifest.as_ref()));
+    Ok(ConnectInfo { device_online: online, web, terminal: running, logs: online && d.has_container(), tcp, api, ssh, ai, native_client })
 }
 
 pub fn of_device(cx: &ConnectCtx, d: &devices::Model) -> DeviceConnect {

@@ -17,6 +17,10 @@ pub struct ConnectInfo {
     pub api: Option<ApiDoor>,
     pub ssh: Option<SshDoor>,
     pub ai: Option<AiDoor>,
+    /// The app's protocol needs a native client (a remote desktop app with ports besides its web
+    /// one, doors::needs_native_client): the page shows its tunnels and where the operator's
+    /// client downloads are.
+    pub native_client: bool,
 }
 
 #[derive(Debug, Serialize, ToSchema)]

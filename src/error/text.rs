@@ -159,9 +159,11 @@ impl Msg {
                 "This device is not registered or was unlinked: register it again",
                 "该设备未注册或已解绑：请重新注册",
             ),
+            // docs/product.md §8 "Network authorization failed" (issue 41): the market refusing a
+            // box, a tunnel or an app's origin on the network says so first, then why.
             Msg::RegistrationTokenInvalid => (
-                "This market needs a registration token to register a device (set agent.registration_token)",
-                "本市场注册设备需要注册令牌（请设置 agent.registration_token）",
+                "Network authorization failed: this market needs a registration token to register a device (set agent.registration_token)",
+                "网络授权失败：本市场注册设备需要注册令牌（请设置 agent.registration_token）",
             ),
             Msg::HostHasMachines => (
                 "Delete the Z-CLOUD machines running on this server first",
@@ -204,14 +206,14 @@ impl Msg {
             Msg::DeviceOffline => ("The device is offline", "设备离线"),
             Msg::AppNotRunning => ("The app is not running", "应用未在运行"),
             Msg::AppHasNoWeb => ("This app has no web interface", "该应用没有网页界面"),
-            Msg::PortNotDeclared => ("The app does not declare this port", "该应用未声明此端口"),
-            Msg::PortNotAllowed => ("This port is not open for tunnels on the box", "该设备未开放此端口的隧道"),
+            Msg::PortNotDeclared => ("Network authorization failed: the app does not declare this port", "网络授权失败：该应用未声明此端口"),
+            Msg::PortNotAllowed => ("Network authorization failed: this port is not open for tunnels on the box", "网络授权失败：该设备未开放此端口的隧道"),
             Msg::OpenLinkInvalid => (
-                "This link has expired or was already used. Open the app again from the market.",
-                "此链接已过期或已被使用，请从市场重新打开应用。",
+                "Network authorization failed: this link has expired or was already used. Open the app again from the market.",
+                "网络授权失败：此链接已过期或已被使用，请从市场重新打开应用。",
             ),
             Msg::WebSocketRequired => ("This address takes a WebSocket connection", "此地址需要 WebSocket 连接"),
-            Msg::AppSignInRequired => ("Open this app from the market to use it", "请从市场打开此应用"),
+            Msg::AppSignInRequired => ("Network authorization failed: open this app from the market to use it", "网络授权失败：请从市场打开此应用"),
             Msg::AppCrossOrigin => ("This app does not accept changes sent from another site", "此应用不接受来自其他网站的更改请求"),
             Msg::AccessEnded => ("Your access to this has ended", "你对此的访问权限已结束"),
             Msg::TooManySockets => ("Too many live connections of this kind are open; close some and try again", "此类实时连接打开的过多，请关闭一些后重试"),
@@ -221,7 +223,7 @@ impl Msg {
                 "done" => ("The connection ended", "连接已结束"),
                 "not_found" => ("The app's container is gone", "应用的容器已不存在"),
                 "not_running" => ("The app is not running", "应用未在运行"),
-                "port_not_allowed" => ("This port is not open on the box", "该设备未开放此端口"),
+                "port_not_allowed" => ("Network authorization failed: this port is not open on the box", "网络授权失败：该设备未开放此端口"),
                 "refused" => ("Nothing answers on this port", "此端口无服务响应"),
                 "docker_unavailable" => ("Docker is not available on the device", "此设备上没有可用的 Docker"),
                 "too_many" => ("Too many connections to this device are open", "此设备打开的连接过多"),

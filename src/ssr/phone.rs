@@ -5,7 +5,8 @@
 //!   - `platforms`: a user agent containing one of these (lower case) is a phone's;
 //!   - `exempt`: the pages a phone opens from a mail (docs/product.md §2, and the mailed password
 //!     reset link of issue 17): a phone stays on them;
-//!   - `twins`: the desktop pages with a phone page showing the same thing (issue 26).
+//!   - `twins`: the desktop pages with a phone page showing the same thing (issue 26), the
+//!     console's among them (issue 41: sign-in, Z-APP, the wallet, the notifications).
 
 use std::sync::LazyLock;
 
@@ -48,6 +49,8 @@ mod tests {
         assert!(super::is_exempt("/reset-password"));
         assert!(!super::is_exempt("/market"));
         assert_eq!(super::twin("/market/details"), Some("/m/market/details"));
-        assert_eq!(super::twin("/wallet"), None);
+        assert_eq!(super::twin("/wallet"), Some("/m/wallet"));
+        assert_eq!(super::twin("/auth/signin"), Some("/m/auth/signin"));
+        assert_eq!(super::twin("/devices"), None);
     }
 }

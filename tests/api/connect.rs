@@ -328,7 +328,7 @@ async fn a_real_agent_serves_web_logs_terminal_and_tunnels_through_the_market() 
     // No cookie, a forged cookie, another person: refused with a page that says why.
     let res = on_origin(&app, &origin, "/", None).await;
     assert_eq!(res.status(), 401);
-    assert!(res.text().await.unwrap().contains("Open this app from the market"));
+    assert!(res.text().await.unwrap().contains("Network authorization failed: open this app from the market"));
     let res = on_origin(&app, &origin, "/", Some(&format!("{cookie}x"))).await;
     assert_eq!(res.status(), 401);
     let (s, _) = app.get_auth(&format!("/api/rmp/v1/apps/{id}/open"), &bob).await;
@@ -424,6 +424,7 @@ async fn a_real_agent_serves_web_logs_terminal_and_tunnels_through_the_market() 
     // A port the app does not declare, and a port the box does not allow.
     let (s, b) = app.get_auth(&format!("/api/rmp/v1/apps/{id}/tcp?port=81"), &alice).await;
     assert_eq!((s, b["data"]["field"].as_str()), (400, Some("port")), "{b}");
+    assert_eq!(b["msg"], "Network authorization failed: the app does not declare this port");
 
     // The box's own port, for its owner only.
     let mut req = ws_url(&app, &format!("/api/ebs/v2/devices/{}/tcp?port={box_port}", agent.device_id)).into_client_request().unwrap();

@@ -79,9 +79,11 @@ async fn other_redirects_and_phone_redirect() {
         ("/guide?language=zh", "/m/guide?language=zh"),
         ("/terms-of-use", "/m/terms-of-use"),
         ("/privacy-policy", "/m/privacy-policy"),
-        ("/auth/signin?redirect=/app", "/m/market"),
-        ("/app?language=zh&x=1", "/m/market?language=zh"),
-        ("/wallet?language=fr", "/m/market"),
+        // The console pages a phone has (issue 41) keep their query too.
+        ("/auth/signin?redirect=/app", "/m/auth/signin?redirect=/app"),
+        ("/app?language=zh&x=1", "/m/app?language=zh&x=1"),
+        ("/devices?language=zh&x=1", "/m/market?language=zh"),
+        ("/company?language=fr", "/m/market"),
         ("/friends", "/m/market"),
     ] {
         let res = app.client.get(app.url(from)).header("user-agent", phone).send().await.unwrap();

@@ -372,3 +372,117 @@ async fn a_box_registered_with_the_pages_code_is_found_by_it() {
     let (s, b) = app.post_json("/api/agent/v1/register", &bad, None).await;
     assert_eq!((s, b["data"]["field"].as_str()), (400, Some("pairing_code")), "{b}");
 }
+
+/// The phone console (issue 41): its pages are rendered for a phone where they are (no redirect:
+/// the phone rule leaves /m/ alone), in the asked language, with the mobile layout's state; a
+/// desktop console path on a phone (a link in a mail) opens its phone twin with its query, the
+/// console pages a phone has none of land on the mobile market.
+#[tokio::test]
+async fn the_phone_console_is_rendered_for_a_phone_and_desktop_console_paths_open_their_twins() {
+    let app = TestApp::spawn().await;
+    let phones = [
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1",
+        "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36",
+    ];
+    let pages = [
+        ("/m/auth/signin?redirect=%2Fm%2Fwallet", "Sign In", "登录"),
+        ("/m/auth/signup", "Sign Up", "注册"),
+        ("/m/forgot-password", "Forgot password", "忘记密码"),
+        ("/m/app", "Z-APP", "Z-APP"),
+        ("/m/app?show=ended", "Z-APP", "Z-APP"),
+        ("/m/app/details?id=0190a1b2-0000-7000-8000-000000000001", "Z-APP Details", "Z-APP 详情"),
+        ("/m/wallet", "Wallet", "钱包"),
+        ("/m/notifications", "Notifications", "通知"),
+    ];
+    for ua in phones {
+        for (path, en, zh) in pages {
+            for (lang, title) in [("en", en), ("zh", zh)] {
+                let sep = if path.contains('?') { '&' } else { '?' };
+                let url = format!("{path}{sep}language={lang}");
+                let res = app.client.get(app.url(&url)).header("user-agent", ua).send().await.unwrap();
+                assert_eq!(res.status(), 200, "{url} ({ua})");
+                let html = res.text().await.unwrap();
+                assert!(html.contains(&format!(r#"<html lang="{lang}""#)), "{url}");
+                assert!(html.contains(r#""isMobile":true"#), "{url}: the phone's state");
+                if !html.contains("The UI bundle was not built") {
+                    assert!(html.contains(&format!("<title>{title} - ZMarket</title>")), "{url}: {title}");
+                    assert!(html.contains(r#"data-ssr="1""#), "{url}: rendered on the server");
+                    assert!(html.contains("tab-bar"), "{url}: in the mobile layout");
+                }
+            }
+        }
+    }
+    // A desktop console path (the links in mails) on a phone: its phone twin, query kept.
+    for (from, to) in [
+        ("/auth/signin?redirect=%2Fwallet", "/m/auth/signin?redirect=%2Fwallet"),
+        ("/auth/signup?language=zh", "/m/auth/signup?language=zh"),
+        ("/forgot-password?email=a%40b.co", "/m/forgot-password?email=a%40b.co"),
+        ("/app", "/m/app"),
+        ("/app/?show=ended", "/m/app?show=ended"),
+        ("/app/details?id=i1&extend=1", "/m/app/details?id=i1&extend=1"),
+        ("/wallet?language=zh", "/m/wallet?language=zh"),
+        ("/wallet/top-up", "/m/wallet"),
+        ("/messages?tab=notifications", "/m/notifications?tab=notifications"),
+        // No phone page: the mobile market in the same language.
+        ("/devices?language=zh", "/m/market?language=zh"),
+        ("/app/aicompute", "/m/market"),
+        ("/account", "/m/market"),
+    ] {
+        for ua in phones {
+            let res = app.client.get(app.url(from)).header("user-agent", ua).send().await.unwrap();
+            assert_eq!(res.status(), 302, "{from}");
+            assert_eq!(header(res.headers(), "location"), to, "{from}");
+        }
+        // A computer stays on the desktop page.
+        let res = app.client.get(app.url(from)).header("user-agent", "Mozilla/5.0 (X11; Linux x86_64)").send().await.unwrap();
+        assert_eq!(res.status(), 200, "{from} on a computer");
+    }
+}
+
+/// docs/product.md §8's two messages (issue 41, item 5): a remote desktop app whose ports a browser cannot
+/// speak (RustDesk's relay) is marked as needing the native client (the page shows its tunnels
+/// and "{product} client not installed, download now"), a browser remote desktop or a web app is
+/// not; the market refusing a tunnel or an app's origin for the network says "Network
+/// authorization failed", then why, in both languages (the closed market's token: limits.rs).
+#[tokio::test]
+async fn a_native_client_app_is_marked_and_network_refusals_say_network_authorization_failed() {
+    use crate::boxes::{beat, bound_device, box_spec};
+    let app = TestApp::spawn().await;
+    let alice = token_of(&app.signed_in("alice@example.com").await);
+    let (dev, secret) = bound_device(&app, &alice, "Z-BOX", box_spec(16, 0)).await;
+    beat(&app, &secret, json!([]), json!([])).await;
+    let mut ids = std::collections::HashMap::new();
+    for app_id in ["rustdesk-server", "guacamole", "grafana"] {
+        let (s, b) = app.post_json("/api/rmp/v1/apps/install", &json!({"app_id": app_id, "device_id": dev}), Some(&alice)).await;
+        assert_eq!(s, 200, "{app_id}: {b}");
+        ids.insert(app_id, b["data"]["id"].as_str().unwrap().to_string());
+    }
+    for (app_id, native) in [("rustdesk-server", true), ("guacamole", false), ("grafana", false)] {
+        let (s, b) = app.get_auth(&format!("/api/rmp/v1/apps/{}/connect", ids[app_id]), &alice).await;
+        assert_eq!(s, 200, "{b}");
+        assert_eq!(b["data"]["native_client"], native, "{app_id}: {b}");
+    }
+
+    // A tunnel to a port the app does not declare.
+    let grafana = &ids["grafana"];
+    for (lang, want) in [("en", "Network authorization failed: the app does not declare this port"), ("zh-CN", "网络授权失败：该应用未声明此端口")] {
+        let res = app.client.get(app.url(&format!("/api/rmp/v1/apps/{grafana}/tcp?port=81"))).bearer_auth(&alice).header("accept-language", lang).send().await.unwrap();
+        let (s, b) = json_of(res).await;
+        assert_eq!((s, b["error"].as_str(), b["data"]["field"].as_str()), (400, Some("port_not_declared"), Some("port")), "{b}");
+        assert_eq!(b["msg"], want);
+    }
+    let err = crate::newcomer3::tunnel_error(&app, &format!("/api/rmp/v1/apps/{grafana}/tcp?port=81"), &alice, zmarket::lang::Lang::En).await;
+    assert_eq!(err, "The market refused the tunnel: Network authorization failed: the app does not declare this port.");
+
+    // The app's own origin without the market's link: a page that says so, in the reader's language.
+    let base = url::Url::parse(&app.base).unwrap();
+    let host = format!("{}.localhost:{}", grafana.replace('-', ""), base.port().unwrap());
+    for (lang, want) in [("en", "Network authorization failed: open this app from the market to use it"), ("zh-CN", "网络授权失败：请从市场打开此应用")] {
+        let res = app.client.get(format!("{}/", app.base)).header("host", &host).header("accept-language", lang).send().await.unwrap();
+        assert_eq!(res.status(), 401);
+        assert!(res.text().await.unwrap().contains(want), "{lang}");
+    }
+    let res = app.client.get(format!("{}/_zmarket/enter?token=used-or-made-up", app.base)).header("host", &host).send().await.unwrap();
+    assert_eq!(res.status(), 403);
+    assert!(res.text().await.unwrap().contains("Network authorization failed: this link has expired or was already used."));
+}

@@ -169,12 +169,14 @@ async fn a_closed_market_needs_the_registration_token() {
     let reg = |token: Option<&str>| json!({"type": "Z-BOX", "name": "box", "spec": spec(4), "registration_token": token});
     let (s, b) = app.post_json("/api/agent/v1/register", &reg(None), None).await;
     assert_eq!(s, 403, "{b}");
-    assert_eq!(b["msg"], "This market needs a registration token to register a device (set agent.registration_token)");
+    // docs/product.md §8's "Network authorization failed", then why (issue 41).
+    assert_eq!(b["msg"], "Network authorization failed: this market needs a registration token to register a device (set agent.registration_token)");
+    assert_eq!(b["error"], "registration_token_invalid");
     let (s, _) = app.post_json("/api/agent/v1/register", &reg(Some("guess")), None).await;
     assert_eq!(s, 403);
     let zh = app.client.post(app.url("/api/agent/v1/register")).header("Accept-Language", "zh").json(&reg(None)).send().await.unwrap();
     let (_, b) = json_of(zh).await;
-    assert_eq!(b["msg"], "本市场注册设备需要注册令牌（请设置 agent.registration_token）");
+    assert_eq!(b["msg"], "网络授权失败：本市场注册设备需要注册令牌（请设置 agent.registration_token）");
     let (s, b) = app.post_json("/api/agent/v1/register", &reg(Some("s3cret-token-for-agents")), None).await;
     assert_eq!(s, 200, "{b}");
 }

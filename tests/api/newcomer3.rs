@@ -228,7 +228,7 @@ async fn an_invalid_api_key_is_named_and_the_tunnel_says_so_in_sentences() {
 }
 
 /// The error `zmarket tunnel` prints for one local connection to `path`.
-async fn tunnel_error(app: &TestApp, path: &str, key: &str, lang: zmarket::lang::Lang) -> String {
+pub(crate) async fn tunnel_error(app: &TestApp, path: &str, key: &str, lang: zmarket::lang::Lang) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (client, accepted) = tokio::join!(tokio::net::TcpStream::connect(addr), listener.accept());

@@ -94,6 +94,26 @@ describe('Connect blocks', () => {
     expect(off.textContent).toContain('设备已离线');
   });
 
+  it('an app that needs a native client: the tunnels and "{product} client not installed, download now" (SPEC.md §8)', async () => {
+    const c = { ...none, tcp: [{ port: 21116, name: 'tcp 21116' }], native_client: true };
+    const el = await show(<ConnectBlocks id={ID} name="RustDesk Server" c={c} />);
+    const note = el.querySelector('[data-testid="native-client"]')!;
+    const link = note.querySelector('a')!;
+    expect(link.textContent).toBe('ZMarket client not installed, download now');
+    expect(link.getAttribute('href')).toBe('/m/download');
+    expect(kinds(el)).toEqual(['tcp']);
+    await unmount();
+    const zh = await show(<ConnectBlocks id={ID} name="RustDesk Server" c={c} />, 'zh');
+    expect(zh.querySelector('[data-testid="native-client"] a')!.textContent).toBe('ZMarket 客户端未安装，立即下载');
+    await unmount();
+    // Inside the client (PC mode) it is installed; a web app needs none.
+    useSettings.setState({ isPCMode: true });
+    expect((await show(<ConnectBlocks id={ID} name="RustDesk Server" c={c} />)).querySelector('[data-testid="native-client"]')).toBeNull();
+    await unmount();
+    useSettings.setState({ isPCMode: false });
+    expect((await show(<ConnectBlocks id={ID} name="Grafana" c={full} />)).querySelector('[data-testid="native-client"]')).toBeNull();
+  });
+
   it('the command helpers', () => {
     expect(tunnelCommand('https://m.example', 'a1', 22)).toBe('zmarket tunnel --server https://m.example --key <YOUR_KEY> --app a1 --port 22');
     expect(curlExample('https://m.example/api/rmp/v1/apps/a1/api')).toBe('curl -H "Authorization: Bearer zk_…" https://m.example/api/rmp/v1/apps/a1/api');

@@ -111,5 +111,13 @@ export const renderCases = [
   ['/m/guide', { isMobile: true, url: '/m/guide', data: { document: { name: 'guide', html: '<h1>Guide</h1>', custom: false } } }, 200, 'User guide - ZMarket', 'tab-bar'],
   ['/forgot-password', {}, 200, 'Forgot password - ZMarket', 'Send the reset link'],
   ['/reset-password?token=t', { lang: 'zh' }, 200, '设置新密码 - ZMarket', '8-15'],
+  // Issue 41: the phone console, in the mobile layout (the signed-in pages a skeleton on the server).
+  ['/m/auth/signin?redirect=%2Fm%2Fwallet', { isMobile: true }, 200, 'Sign In - ZMarket', 'Sign in to ZMarket'],
+  ['/m/auth/signup', { isMobile: true, lang: 'zh' }, 200, '注册 - ZMarket', 'tab-bar'],
+  ['/m/forgot-password', { isMobile: true }, 200, 'Forgot password - ZMarket', 'Send the reset link'],
+  ['/m/app', { isMobile: true }, 200, 'Z-APP - ZMarket', 'console-skeleton'],
+  ['/m/app/details?id=i1', { isMobile: true, lang: 'zh' }, 200, 'Z-APP 详情 - ZMarket', 'tab-bar'],
+  ['/m/wallet', { isMobile: true }, 200, 'Wallet - ZMarket', 'data-phone-account="signin"'],
+  ['/m/notifications', { isMobile: true, lang: 'zh' }, 200, '通知 - ZMarket', 'console-skeleton'],
   ['/m/download', { isMobile: true, config: { downloadLinks: { windows: '', mac: '', android: '', ios: '' }, map: { tileUrl: '', center: { lat: 0, lng: 0 }, zoom: 3 } } }, 200, 'Download - ZMarket', 'No client downloads are offered here yet'],
 ];

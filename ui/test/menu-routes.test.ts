@@ -55,6 +55,8 @@ describe('menu', () => {
       '/devices/link', '/devices/details', '/devices/zcloud/create', '/company', '/company/allocate', '/company/history',
       '/friends', '/friends/tags', '/wallet', '/account', '/account/username', '/account/password', '/messages',
       '/demands-and-offers', '/history', '/', '/auth', '/m',
+      // The phone console (issue 41).
+      '/m/auth/signin', '/m/auth/signup', '/m/forgot-password', '/m/app', '/m/app/details', '/m/wallet', '/m/notifications',
     ];
     for (const p of all) expect(resolveRoute(p).notFound, p).toBeFalsy();
   });
@@ -62,13 +64,16 @@ describe('menu', () => {
     for (const p of ['/pc-web', '/403', '/404', '/500', '/market', '/market/more', '/market/details', '/nearby', '/nearby/details', '/nearby/map', '/on-demand', '/on-demand/place-an-order', '/m/market', '/m/nearby/details', '/auth/signin', '/auth/signup', '/check-email', '/email-verified']) {
       expect(isGuardExempt(p), p).toBe(true);
     }
-    for (const p of ['/app', '/devices', '/company-email', '/iam/v1/sme/join']) expect(isGuardExempt(p), p).toBe(false);
+    for (const p of ['/m/auth/signin', '/m/auth/signup', '/m/forgot-password']) expect(isGuardExempt(p), p).toBe(true);
+    for (const p of ['/app', '/devices', '/company-email', '/iam/v1/sme/join', '/m/app', '/m/app/details', '/m/wallet', '/m/notifications/']) {
+      expect(isGuardExempt(p), p).toBe(false);
+    }
   });
   it('phone redirect', () => {
     const android = 'Mozilla/5.0 (Linux; Android 14) Mobile';
     const iphone = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)';
     expect(phoneRedirectTarget('/market', '', android)).toBe('/m/market');
-    expect(phoneRedirectTarget('/app', '', iphone)).toBe('/m/market');
+    expect(phoneRedirectTarget('/devices', '', iphone)).toBe('/m/market');
     expect(phoneRedirectTarget('/m/nearby', '', android)).toBeNull();
     for (const p of ['/email-verified', '/check-email', '/iam/v1/sme/join', '/company-email', '/reset-password']) expect(phoneRedirectTarget(p, '', android)).toBeNull();
     expect(phoneRedirectTarget('/market', '', 'Mozilla/5.0 (Windows NT 10.0)')).toBeNull();
@@ -76,10 +81,15 @@ describe('menu', () => {
     expect(phoneRedirectTarget('/market/details', '?id=grafana', iphone)).toBe('/m/market/details?id=grafana');
     expect(phoneRedirectTarget('/nearby/details/', '?id=d1', android)).toBe('/m/nearby/details?id=d1');
     expect(phoneRedirectTarget('/guide', '', android)).toBe('/m/guide');
-    expect(phoneRedirectTarget('/auth/signin', '?redirect=%2Fapp&language=zh', android)).toBe('/m/market?language=zh');
-    expect(phoneRedirectTarget('/wallet', '?language=fr', android)).toBe('/m/market');
+    // Issue 41: the console pages a phone has open their phone twin, query kept.
+    expect(phoneRedirectTarget('/auth/signin', '?redirect=%2Fapp&language=zh', android)).toBe('/m/auth/signin?redirect=%2Fapp&language=zh');
+    expect(phoneRedirectTarget('/app/details', '?id=i1', iphone)).toBe('/m/app/details?id=i1');
+    expect(phoneRedirectTarget('/wallet/top-up', '', android)).toBe('/m/wallet');
+    expect(phoneRedirectTarget('/messages', '?tab=notifications', iphone)).toBe('/m/notifications?tab=notifications');
+    expect(phoneRedirectTarget('/friends', '?language=fr', android)).toBe('/m/market');
   });
   it('the phone rules (lib/phone-rules.json, read by the server too) name known pages', () => {
+    const MERGED: Record<string, string> = { '/wallet/top-up': '/m/wallet', '/messages': '/m/notifications' };
     expect(phoneRules.exempt).toContain('/reset-password');
     for (const p of phoneRules.exempt) {
       expect(resolveRoute(p).notFound, p).toBeFalsy();
@@ -88,8 +98,9 @@ describe('menu', () => {
     expect(phoneRules.twins.length).toBeGreaterThan(0);
     for (const [from, to] of phoneRules.twins) {
       expect(resolveRoute(from).notFound, from).toBeFalsy();
-      // A twin is the same page under /m/ (docs/product.md §2 "Phone pages").
-      expect(to, from).toBe(`/m${from}`);
+      // A twin is the same page under /m/ (docs/product.md §2 "Phone pages"), but for the two
+      // whose phone page holds them: the top-up (/m/wallet redeems) and the notifications tab.
+      expect(to, from).toBe(MERGED[from] ?? `/m${from}`);
       expect(resolveRoute(to).notFound, to).toBeFalsy();
     }
   });

@@ -2,7 +2,7 @@
 // the language setting.
 import { createClient } from '../lib/http';
 import { navigateTo } from '../lib/navigation';
-import { paths } from '../lib/paths';
+import { paths, signInFor } from '../lib/paths';
 import { useSettings } from '../stores/settings';
 import { clearSession, currentSession } from '../stores/session';
 
@@ -22,9 +22,14 @@ export function handleUnauthorized() {
     navigateTo(paths.market.home(), { replace: true });
     return;
   }
-  const here = typeof window === 'undefined' ? '' : window.location.pathname + window.location.search;
-  const redirect = here.startsWith(`${paths.auth.root.pattern}/`) ? undefined : here;
-  navigateTo(paths.auth.signIn(redirect), { replace: true });
+  // A phone page (under /m/) goes to the phone's sign-in, which brings the person back (issue 41).
+  const pathname = typeof window === 'undefined' ? '' : window.location.pathname;
+  const here = typeof window === 'undefined' ? '' : pathname + window.location.search;
+  // Already on a sign-in page (a second call answered 401 after the first sent the person there:
+  // the live stream, a poll): stay, keeping where sign-in returns to.
+  const onSignIn = here.startsWith(`${paths.auth.root.pattern}/`) || here.startsWith(`${paths.mobile.root.pattern}${paths.auth.root.pattern}/`);
+  if (onSignIn) return;
+  navigateTo(signInFor(pathname, here), { replace: true });
 }
 
 export const api = createClient({

@@ -35,6 +35,8 @@ export interface AppConnect {
   api: { base_url: string } | null;
   ssh: SshDoor | null;
   ai: { endpoint: string; gpus: (GpuInfo | string)[] } | null;
+  /** The app's protocol needs a native client (a remote desktop app with ports besides its web one). */
+  native_client?: boolean;
 }
 
 interface DeviceConnect {

@@ -2699,6 +2699,12 @@ export type components = {
             api?: components["schemas"]["ApiDoor"] | null;
             device_online: boolean;
             logs: boolean;
+            /**
+             * @description The app's protocol needs a native client (a remote desktop app with ports besides its web
+             *     one, doors::needs_native_client): the page shows its tunnels and where the operator's
+             *     client downloads are.
+             */
+            native_client: boolean;
             ssh?: components["schemas"]["SshDoor"] | null;
             tcp: components["schemas"]["TcpDoor"][];
             terminal: boolean;
@@ -3063,6 +3069,12 @@ export type components = {
                 api?: components["schemas"]["ApiDoor"] | null;
                 device_online: boolean;
                 logs: boolean;
+                /**
+                 * @description The app's protocol needs a native client (a remote desktop app with ports besides its web
+                 *     one, doors::needs_native_client): the page shows its tunnels and where the operator's
+                 *     client downloads are.
+                 */
+                native_client: boolean;
                 ssh?: components["schemas"]["SshDoor"] | null;
                 tcp: components["schemas"]["TcpDoor"][];
                 terminal: boolean;

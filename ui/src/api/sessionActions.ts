@@ -2,7 +2,7 @@
 import { PERSONAL_SME_ID } from '../constants';
 import { errorText } from '../lib/http';
 import { navigateTo } from '../lib/navigation';
-import { landingAfterSwitch, paths } from '../lib/paths';
+import { landingAfterSwitch, signInFor } from '../lib/paths';
 import { toast } from '../stores/feedback';
 import { resetNotifications } from '../stores/notifications';
 import { clearSession, saveSession, saveTokens, setMenu, setOrganizations, useSession } from '../stores/session';
@@ -11,6 +11,9 @@ import { fetchMenus, fetchOrganizations, logout, refreshTokens, switchContext } 
 import type { SessionData } from './types';
 
 let menuRequest: Promise<boolean> | null = null;
+
+/** The page the person is on (its sign-in is the phone's under /m/). */
+const here = () => (typeof window === 'undefined' ? '' : window.location.pathname);
 
 /**
  * Loads the menu for the signed-in user. Empty menu: warn, clear the token, go to sign-in.
@@ -24,7 +27,7 @@ export function loadMenu(): Promise<boolean> {
       if (!menu.length) {
         toast('warning', t('no_menu_access'));
         clearSession();
-        navigateTo(paths.auth.signIn(), { replace: true });
+        navigateTo(signInFor(here()), { replace: true });
         return false;
       }
       setMenu(menu, 'loaded');
@@ -33,7 +36,7 @@ export function loadMenu(): Promise<boolean> {
     .catch((err) => {
       toast('error', errorText(err));
       clearSession();
-      navigateTo(paths.auth.signIn(), { replace: true });
+      navigateTo(signInFor(here()), { replace: true });
       return false;
     })
     .finally(() => {
@@ -58,7 +61,7 @@ export async function signOut() {
   clearSession();
   resetNotifications();
   toast('success', t('signed_out'));
-  navigateTo(paths.auth.signIn(), { replace: true });
+  navigateTo(signInFor(here()), { replace: true });
 }
 
 /**

@@ -1,11 +1,11 @@
 import { useEffect, type ReactNode } from 'react';
 import { useLocation, useNavigate } from 'react-router';
 import { useSession } from '../stores/session';
-import { paths } from '../lib/paths';
+import { signInFor } from '../lib/paths';
 import { loadMenu } from '../api/sessionActions';
 
 /**
- * docs/product.md §2 guard. Not signed in: to /auth/signin. Signed in without a menu: load it, then
+ * docs/product.md §2 guard. Not signed in: to /auth/signin (a phone page: /m/auth/signin). Signed in without a menu: load it, then
  * navigate again (unless the person has moved on meanwhile). Until the session is read (always on the server and in the first client render)
  * the fallback (a skeleton) is shown, so server markup and hydration agree.
  */
@@ -19,7 +19,7 @@ export function Guard({ children, fallback }: { children: ReactNode; fallback: R
   useEffect(() => {
     if (!loaded) return;
     if (!token) {
-      navigate(paths.auth.signIn(location.pathname + location.search), { replace: true });
+      navigate(signInFor(location.pathname, location.pathname + location.search), { replace: true });
       return;
     }
     if (menuStatus === 'idle') {

@@ -1,6 +1,6 @@
 // Header widgets: company switcher, notifications, user menu, settings.
 import { useEffect, useRef, useState } from 'react';
-import { Link } from 'react-router';
+import { Link, useLocation } from 'react-router';
 import { NOTIFICATION_POLL_MS, PERSONAL_SME_ID } from '../constants';
 import { errorText } from '../lib/http';
 import { fetchNotificationStats, fetchUnreadPreview, markNotificationRead } from '../api/notifications';
@@ -12,7 +12,7 @@ import { Badge } from '../components/Badge';
 import { NotificationTitle } from '../components/social/NotificationTitle';
 import { Icon } from '../components/Icon';
 import { formatDateTime } from '../lib/format';
-import { paths } from '../lib/paths';
+import { paths, safeRedirect } from '../lib/paths';
 import { useT } from '../lib/i18n';
 import { Avatar } from '../components/Avatar';
 import { reloadOrganizations, signOut, switchCompany } from '../api/sessionActions';
@@ -86,18 +86,16 @@ export function CompanySwitcher() {
   );
 }
 
-export function NotificationBell() {
-  const t = useT();
+/**
+ * Polls the notification stats (docs/product.md §6: only for signed-in individual users outside PC
+ * mode); true while it does.
+ */
+function useNotificationPolling(): boolean {
   const loaded = useSession((s) => s.loaded);
   const token = useSession((s) => s.token);
   const userType = useSession((s) => s.userType);
   const pcMode = useSettings((s) => s.isPCMode);
-  const stats = useNotifications((s) => s.stats);
-  const preview = useNotifications((s) => s.preview);
-  const { open, setOpen, ref } = usePopover();
-  // docs/product.md §6: polling only for signed-in individual users outside PC mode.
   const polling = loaded && Boolean(token) && userType === 'user' && !pcMode;
-
   useEffect(() => {
     if (!polling) return;
     return poll(async () => {
@@ -107,6 +105,15 @@ export function NotificationBell() {
       useNotifications.setState({ stats: s });
     }, NOTIFICATION_POLL_MS);
   }, [polling]);
+  return polling;
+}
+
+export function NotificationBell() {
+  const t = useT();
+  const stats = useNotifications((s) => s.stats);
+  const preview = useNotifications((s) => s.preview);
+  const { open, setOpen, ref } = usePopover();
+  const polling = useNotificationPolling();
 
   useEffect(() => {
     if (!open || !polling) return;
@@ -198,6 +205,65 @@ export function UserMenu() {
             <Link to={paths.console.password()} onClick={() => setOpen(false)}>
               <Icon name="settings" size={16} /> {t('change_password')}
             </Link>
+          </nav>
+          <button type="button" className="button ghost full" onClick={() => void signOut()}>
+            <Icon name="logout" size={16} /> {t('sign_out')}
+          </button>
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+/**
+ * The phone header's account entry (issue 41): "Sign in" for a visitor (and on the server, before the
+ * stored session is read), else the avatar with the unread count, opening the phone console's
+ * pages and Sign out.
+ */
+export function PhoneAccount() {
+  const t = useT();
+  const loaded = useSession((s) => s.loaded);
+  const token = useSession((s) => s.token);
+  const info = useSession((s) => s.userInfo);
+  const person = useSession((s) => s.userType === 'user');
+  const unread = useNotifications((s) => s.stats?.unread ?? 0);
+  const location = useLocation();
+  const { open, setOpen, ref } = usePopover();
+  useNotificationPolling();
+  useEffect(() => setOpen(false), [location.pathname, setOpen]);
+  if (!loaded || !token) {
+    // Back to this page after signing in (not to a sign-in page).
+    const back = safeRedirect(location.pathname + location.search, '') || undefined;
+    return (
+      <Link className="button ghost small" to={paths.mobile.signIn(back)} data-phone-account="signin">
+        {t('sign_in')}
+      </Link>
+    );
+  }
+  return (
+    <div className="popover-anchor" ref={ref} data-phone-account="user">
+      <button type="button" className="user-button" aria-label={t('user_menu')} aria-expanded={open} onClick={() => setOpen(!open)}>
+        <Avatar name={info.name || info.email} url={info.avatar_url} />
+        <Badge count={unread} label={t('unread')} />
+      </button>
+      {open ? (
+        <div className="popover user-popover">
+          <p className="popover-title">{info.email}</p>
+          <nav aria-label={t('user_menu')}>
+            <Link to={paths.mobile.app()}>
+              <Icon name="/app" size={16} /> {t('z_app')}
+            </Link>
+            {/* A company context's menu has no wallet or messages (docs/product.md §2). */}
+            {person ? (
+              <>
+                <Link to={paths.mobile.wallet()}>
+                  <Icon name="wallet" size={16} /> {t('wallet')}
+                </Link>
+                <Link to={paths.mobile.notifications()}>
+                  <Icon name="bell" size={16} /> {t('notifications')} <Badge count={unread} label={t('unread')} />
+                </Link>
+              </>
+            ) : null}
           </nav>
           <button type="button" className="button ghost full" onClick={() => void signOut()}>
             <Icon name="logout" size={16} /> {t('sign_out')}

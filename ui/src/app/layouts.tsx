@@ -9,7 +9,7 @@ import { useSettings } from '../stores/settings';
 import { consoleTitleKey, legalTexts, paths } from '../lib/paths';
 import { useBoot } from '../stores/boot';
 import { useT } from '../lib/i18n';
-import { CompanySwitcher, NotificationBell, SettingsButton, UserMenu } from './header';
+import { CompanySwitcher, NotificationBell, PhoneAccount, SettingsButton, UserMenu } from './header';
 import { LanguageSwitcher } from '../components/LanguageSwitcher';
 import { Guard } from './Guard';
 import { isExternalLink, visibleMenu } from './menu';
@@ -146,7 +146,10 @@ export function MobileLayout() {
     <div className="mobile">
       <header className="mobile-header">
         <Brand to={paths.mobile.market()} />
-        <LanguageSwitcher />
+        <div className="header-actions">
+          <LanguageSwitcher />
+          <PhoneAccount />
+        </div>
       </header>
       <main id="main" className="mobile-main">
         <PageSuspense>
@@ -161,6 +164,10 @@ export function MobileLayout() {
         <NavLink to={paths.mobile.nearby()}>
           <Icon name="nearby" />
           <span>{t('nearby')}</span>
+        </NavLink>
+        <NavLink to={paths.mobile.app()}>
+          <Icon name={paths.console.app.pattern} />
+          <span>{t('z_app')}</span>
         </NavLink>
         <NavLink to={paths.download()}>
           <Icon name="download" />
@@ -300,6 +307,15 @@ export function ConsoleLayout() {
         <nav className="side-menu" aria-label={t('console_menu')}>
           <SideMenu collapsed={collapse} />
         </nav>
+        {/* A narrow screen's header keeps the menu button, the bell and the avatar; the rest of it
+            is here, in the menu it opens (issue 41). */}
+        {mobileOpen ? (
+          <div className="sidebar-tools show-narrow">
+            <CompanySwitcher />
+            <LanguageSwitcher />
+            <SettingsButton />
+          </div>
+        ) : null}
         <button
           type="button"
           className="collapse-button hide-narrow"
@@ -328,10 +344,16 @@ export function ConsoleLayout() {
             </NavLink>
           </nav>
           <div className="header-actions">
-            <CompanySwitcher />
+            <span className="hide-narrow">
+              <CompanySwitcher />
+            </span>
             <NotificationBell />
-            <LanguageSwitcher />
-            <SettingsButton />
+            <span className="hide-narrow">
+              <LanguageSwitcher />
+            </span>
+            <span className="hide-narrow">
+              <SettingsButton />
+            </span>
             <UserMenu />
           </div>
         </header>

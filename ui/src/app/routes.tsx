@@ -4,8 +4,9 @@ import { lazy, useEffect, type ComponentType, type LazyExoticComponent, type Rea
 import { matchRoutes, useNavigate, type RouteObject } from 'react-router';
 import type { MenuEntry } from '../api/types';
 import { translate, type Lang, type MessageKey } from '../i18n';
-import { componentName, consolePages, consoleTitleKey, paths, trimSlash, type PagePath } from '../lib/paths';
+import { componentName, consolePages, consoleTitleKey, paths, phoneConsole, trimSlash, type PagePath } from '../lib/paths';
 import { CenteredLayout, ConsoleLayout, FrontLayout, MobileLayout } from './layouts';
+import { PhoneConsole } from './PhoneConsole';
 import { flattenMenu } from './menu';
 import { MarketPage } from '../pages/market/MarketPage';
 import { MarketMorePage } from '../pages/market/MarketMorePage';
@@ -83,6 +84,25 @@ const consolePageOf = new Map<string, LazyPage>([
   [paths.console.operatorSettings.pattern, lazy(() => import('../pages/operator/SettingsPage'))],
   [paths.console.operatorCodes.pattern, lazy(() => import('../pages/operator/CodesPage'))],
 ]);
+
+/**
+ * The phone console's pages (issue 41): the desktop pages themselves in the phone layout (they
+ * link inside /m/ there: lib/paths.ts usePublicPaths), notifications aside (the desktop shows them
+ * as a tab of /messages, which a phone does not have).
+ */
+const phonePageOf = new Map<string, LazyPage>([
+  [paths.mobile.app.pattern, consolePageOf.get(paths.console.app.pattern)!],
+  [paths.mobile.appDetails.pattern, consolePageOf.get(paths.console.appDetails.pattern)!],
+  [paths.mobile.wallet.pattern, consolePageOf.get(paths.console.wallet.pattern)!],
+  [paths.mobile.notifications.pattern, lazy(() => import('../pages/social/PhoneNotificationsPage'))],
+]);
+
+function phoneConsoleRoutes(): RouteObject[] {
+  return phoneConsole.map(([phone]) => {
+    const Page = phonePageOf.get(phone.pattern) ?? placeholder;
+    return route(phone, <Page />);
+  });
+}
 
 const pageByComponent = new Map(consolePages.map((p) => [componentName(p), consolePageOf.get(p.pattern) ?? placeholder]));
 
@@ -164,6 +184,10 @@ function createRoutes(menu: MenuEntry[] | null): RouteObject[] {
         route(paths.mobile.guide, <DocumentPage name="guide" />),
         route(paths.mobile.terms, <DocumentPage name="terms-of-use" />),
         route(paths.mobile.privacy, <DocumentPage name="privacy-policy" />),
+        route(paths.mobile.signIn, <SignInPage />),
+        route(paths.mobile.signUp, <SignUpPage />),
+        route(paths.mobile.forgot, <ForgotPasswordPage />),
+        { element: <PhoneConsole />, children: phoneConsoleRoutes() },
       ],
     },
     {

@@ -32,6 +32,7 @@ export function AsyncItems<T>({
   emptyIcon,
   emptyTitle,
   emptyText,
+  emptyLevel,
   children,
 }: {
   state: AsyncState<ListPage<T>>;
@@ -39,6 +40,8 @@ export function AsyncItems<T>({
   emptyTitle: string;
   /** What the empty state explains (how things arrive here). */
   emptyText?: string;
+  /** The empty state's heading level: 2 for a list right under the page's h1 (EmptyState). */
+  emptyLevel?: 2 | 3;
   children: (items: T[]) => ReactNode;
 }) {
   const items = state.data?.items ?? [];
@@ -50,7 +53,7 @@ export function AsyncItems<T>({
       ) : items.length ? (
         children(items)
       ) : !state.error ? (
-        <EmptyState icon={emptyIcon} title={emptyTitle} text={emptyText} />
+        <EmptyState icon={emptyIcon} title={emptyTitle} text={emptyText} level={emptyLevel} />
       ) : null}
     </>
   );

@@ -5,6 +5,9 @@ export const enConnect = {
   connect_offline: 'The device is offline',
   connect_offline_hint: 'The web page, logs, terminal and tunnels come back when the device is online again.',
   connect_none: 'Nothing to open for this app right now.',
+  // docs/product.md §8, word for word.
+  native_client_missing: '{product} client not installed, download now',
+  native_client_hint: 'This app speaks its own protocol, which a browser cannot open: run the tunnel command of each port below on your computer, then connect the app\'s own client to the local address.',
   connect_web: 'Web',
   connect_web_hint: 'Opens the app in a new tab, through the market, on its own address.',
   connect_opening: 'Opening…',

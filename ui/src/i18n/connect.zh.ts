@@ -6,6 +6,8 @@ export const zhConnect: Record<keyof typeof enConnect, string> = {
   connect_offline: '设备已离线',
   connect_offline_hint: '设备重新上线后，网页、日志、终端和隧道即可再次使用。',
   connect_none: '此应用目前没有可打开的入口。',
+  native_client_missing: '{product} 客户端未安装，立即下载',
+  native_client_hint: '此应用使用自己的协议，浏览器无法打开：请在电脑上为下方每个端口运行隧道命令，再用该应用自己的客户端连接本地地址。',
   connect_web: '网页',
   connect_web_hint: '在新标签页中经由市场打开应用，使用应用自己的地址。',
   connect_opening: '正在打开…',

@@ -75,7 +75,7 @@ export const walletEn = {
   fund_amount_invalid: 'Enter a number of coins above 0, with at most two decimals',
   fund_submit: 'Fund',
   fund_done: 'Moved {amount} coins into the company wallet',
-  redeem_into_company: 'Redeem a top-up code',
+  redeem_code_title: 'Redeem a top-up code',
   rent_fund_company: 'Fund the company wallet',
   rent_get_coins: 'Get coins',
 };
@@ -155,7 +155,7 @@ export const walletZh = {
   fund_amount_invalid: '请输入大于 0 的币数，最多两位小数',
   fund_submit: '转入',
   fund_done: '已向企业钱包转入 {amount} 币',
-  redeem_into_company: '兑换充值码',
+  redeem_code_title: '兑换充值码',
   rent_fund_company: '为企业钱包充值',
   rent_get_coins: '获取币',
 };

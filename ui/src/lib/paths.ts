@@ -94,6 +94,14 @@ export const paths = {
     guide: page('/m/guide', 'guide'),
     terms: page('/m/terms-of-use', 'terms_of_use'),
     privacy: page('/m/privacy-policy', 'privacy_policy'),
+    // The phone console (issue 41): the desktop pages' twins, the same pages in the phone layout.
+    signIn: page('/m/auth/signin', 'sign_in', (p, redirect?: string) => withQuery(p, { redirect })),
+    signUp: page('/m/auth/signup', 'sign_up', (p, redirect?: string) => withQuery(p, { redirect })),
+    forgot: page('/m/forgot-password', 'forgot_password', (p, email?: string) => withQuery(p, { email })),
+    app: page('/m/app', 'z_app'),
+    appDetails: page('/m/app/details', 'app_details', byId),
+    wallet: page('/m/wallet', 'wallet'),
+    notifications: page('/m/notifications', 'notifications'),
   },
   /** The signed-in pages; the menu (GET /api/iam/v1/menus) says which a user may open. */
   console: {
@@ -193,9 +201,21 @@ const GUARD_EXEMPT = new Set(
 
 const isMobilePath = (p: string) => p === paths.mobile.root.pattern || p.startsWith(`${paths.mobile.root.pattern}/`);
 
+/**
+ * The phone console (issue 41): signed-in pages under /m/, each with the desktop page whose menu
+ * entry grants it (a company member's menu has /app only).
+ */
+export const phoneConsole: [AnyPage, AnyPage][] = [
+  [paths.mobile.app, paths.console.app],
+  [paths.mobile.appDetails, paths.console.appDetails],
+  [paths.mobile.wallet, paths.console.wallet],
+  [paths.mobile.notifications, paths.console.messages],
+];
+const PHONE_CONSOLE = new Set(phoneConsole.map(([p]) => p.pattern));
+
 export function isGuardExempt(pathname: string): boolean {
   const p = trimSlash(pathname);
-  return GUARD_EXEMPT.has(p) || isMobilePath(p);
+  return GUARD_EXEMPT.has(p) || (isMobilePath(p) && !PHONE_CONSOLE.has(p));
 }
 
 /**
@@ -237,18 +257,41 @@ export function safeRedirect(target: string | null | undefined, fallback: string
   // eslint-disable-next-line no-control-regex
   if (/[\\\u0000-\u001f\u007f]/.test(target)) return fallback;
   if (target === paths.auth.root.pattern || target.startsWith(`${paths.auth.root.pattern}/`)) return fallback;
+  if (target.startsWith(`${paths.mobile.root.pattern}${paths.auth.root.pattern}/`)) return fallback;
   return target;
 }
 
-/** Market and nearby links stay inside /m/ on the mobile pages. */
 /** The market's page of app `id` with its Rent dialog open on box `device` (the nearby details' Rent). */
 export function rentOnPath(id: string, device: string): string {
   return withQuery(paths.market.details.pattern, { id, do: 'rent', device });
 }
 
+/** Whether `pathname` is one of the phone pages (under /m/). */
+export function isPhonePath(pathname: string): boolean {
+  return pathname.startsWith(`${paths.mobile.root.pattern}/`);
+}
+
+/**
+ * `target` (a path with its query) as the phone pages link it: a desktop page with a phone twin
+ * becomes the twin, query kept; anything else stays as it is (a notification's link, a redirect
+ * after sign-in).
+ */
+export function onPhone(target: string): string {
+  const cut = target.search(/[?#]/);
+  const [path, rest] = cut < 0 ? [target, ''] : [target.slice(0, cut), target.slice(cut)];
+  const twin = PHONE_TWINS.get(trimSlash(path));
+  return twin ? twin + rest : target;
+}
+
+/** The sign-in page for a person on `pathname`: the phone's own under /m/, else the desktop one. */
+export function signInFor(pathname: string, redirect?: string): string {
+  return isPhonePath(pathname) ? paths.mobile.signIn(redirect) : paths.auth.signIn(redirect);
+}
+
+/** The paths a page links to: on the phone pages (under /m/) their phone twins, so links stay inside /m/. */
 export function usePublicPaths() {
   const { pathname } = useLocation();
-  const mobile = pathname.startsWith(`${paths.mobile.root.pattern}/`);
+  const mobile = isPhonePath(pathname);
   return mobile
     ? {
         mobile,
@@ -258,6 +301,12 @@ export function usePublicPaths() {
         nearby: paths.mobile.nearby,
         nearbyDetails: paths.mobile.nearbyDetails,
         guide: paths.mobile.guide,
+        signIn: paths.mobile.signIn,
+        signUp: paths.mobile.signUp,
+        forgot: paths.mobile.forgot,
+        app: paths.mobile.app,
+        appDetails: paths.mobile.appDetails,
+        wallet: paths.mobile.wallet,
       }
     : {
         mobile,
@@ -267,6 +316,12 @@ export function usePublicPaths() {
         nearby: paths.nearby.home,
         nearbyDetails: paths.nearby.details,
         guide: paths.documents.guide,
+        signIn: paths.auth.signIn,
+        signUp: paths.auth.signUp,
+        forgot: paths.auth.forgot,
+        app: paths.console.app,
+        appDetails: paths.console.appDetails,
+        wallet: paths.console.wallet,
       };
 }
 

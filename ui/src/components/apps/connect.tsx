@@ -5,7 +5,7 @@ import { Link } from 'react-router';
 import { fetchAppOpenUrl, type SshDoor } from '../../api/connect';
 import { copyText } from '../../lib/clipboard';
 import { useT } from '../../lib/i18n';
-import { paths } from '../../lib/paths';
+import { paths, usePublicPaths } from '../../lib/paths';
 import { useAction } from '../../lib/useAction';
 import { toast, toastError } from '../../stores/feedback';
 import { Icon } from '../Icon';
@@ -53,9 +53,11 @@ export function CopyLine({ text, label }: { text: string; label?: string }) {
   );
 }
 
-/** A link to the account page, where API keys are made. */
+/** A link to the account page, where API keys are made (a computer's page: none on the phone pages). */
 export function ApiKeysLink() {
   const t = useT();
+  const { mobile } = usePublicPaths();
+  if (mobile) return null;
   return (
     <Link className="inline-link" to={paths.console.account()}>
       <Icon name="link" size={14} /> {t('api_keys_link')}

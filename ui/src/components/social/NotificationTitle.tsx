@@ -1,11 +1,14 @@
 // A notification's title: a link to the page it is about when it has one (issue 26: `path`),
-// shared by the bell and the notifications list. Opening it counts as reading it.
+// shared by the bell and the notifications list. Opening it counts as reading it. On the phone pages
+// it opens the page's phone twin (issue 41) when there is one.
 import { Link } from 'react-router';
 import type { NotificationItem } from '../../api/types';
-import { safeRedirect } from '../../lib/paths';
+import { onPhone, safeRedirect, usePublicPaths } from '../../lib/paths';
 
 export function NotificationTitle({ n, onOpen }: { n: NotificationItem; onOpen: () => void }) {
-  const to = safeRedirect(n.path, '');
+  const { mobile } = usePublicPaths();
+  const path = safeRedirect(n.path, '');
+  const to = mobile && path ? onPhone(path) : path;
   return (
     <strong>
       {to ? (

@@ -1,5 +1,6 @@
 // /app/details?id=: an installation's facts, state history, rental meter and actions, the doors
 // to it (the Connect section: web, logs, terminal, SSH, TCP, API, AI) and the GPUs it holds, live.
+// Also the phone's /m/app/details (issue 41).
 import { useCallback } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { fetchInstallation } from '../../api/apps';
@@ -13,13 +14,14 @@ import { AppActions, AppBadges, AppProgress, AppStatusChip, appStatusLabel, useP
 import { ErrorPage } from '../../components/ErrorPage';
 import { Icon } from '../../components/Icon';
 import { formatCoins, formatDateTime, formatSize } from '../../lib/format';
-import { paths } from '../../lib/paths';
+import { usePublicPaths } from '../../lib/paths';
 import { ConnectSection } from './connect/ConnectSection';
 import { YourGpu } from './gpuUse';
 import { ExtendForm } from './extendForm';
 
 export default function AppDetailsPage() {
   const t = useT();
+  const p = usePublicPaths();
   const [params] = useSearchParams();
   const id = params.get('id') ?? '';
   const state = useAsync(id ? (signal) => fetchInstallation(id, signal) : null, [id]);
@@ -38,7 +40,7 @@ export default function AppDetailsPage() {
   };
   return (
     <div className="page">
-      <Link to={paths.console.app()} className="back-link">
+      <Link to={p.app()} className="back-link">
         <Icon name="chevronLeft" size={16} /> {t('back')}
       </Link>
       {state.error ? <ErrorNote text={state.error} onRetry={state.reload} /> : null}

@@ -1,6 +1,7 @@
 // /app: my installations (own and rented) with status chips, install progress, the actions the
 // state allows and Open; polled while a transition is under way. `?show=ended`: the history of
-// removed apps and ended rentals, each rental with what it was charged in all.
+// removed apps and ended rentals, each rental with what it was charged in all. Also the phone's
+// /m/app (issue 41), where its links stay on the phone pages and AI compute (no phone page) is left out.
 import { useCallback } from 'react';
 import { Link } from 'react-router';
 import { fetchInstallations } from '../../api/apps';
@@ -14,7 +15,7 @@ import { AsyncItems, PageHeader } from '../../components/sections';
 import { AllocatedToMe } from './AllocatedToMe';
 import { AppIcon } from '../../components/apps/cards';
 import { AppActions, AppBadges, AppProgress, AppStatusChip, usePollWhileBusy } from '../../components/apps/appStatus';
-import { paths } from '../../lib/paths';
+import { paths, usePublicPaths } from '../../lib/paths';
 import { useSession } from '../../stores/session';
 
 const SHOWS: { value: string | null; label: MessageKey; empty: MessageKey; status?: string }[] = [
@@ -26,6 +27,7 @@ export default function AppsPage() {
   const t = useT();
   // A company member's menu is /app only (docs/product.md §2): no details or AI compute pages to link to.
   const member = useSession((s) => s.userType === 'member');
+  const p = usePublicPaths();
   const [show, choose] = useQueryChoice('show', SHOWS);
   const state = useAsync((signal) => fetchInstallations({ status: show.status, limit: 100 }, signal), [show.status]);
   const { setData } = state;
@@ -44,12 +46,12 @@ export default function AppsPage() {
         subtitle={t('apps_subtitle')}
         actions={
           <>
-            {member ? null : (
+            {member || p.mobile ? null : (
               <Link className="button ghost" to={paths.console.aiCompute()}>
                 {t('ai_compute')}
               </Link>
             )}
-            <Link className="button primary" to={paths.market.home()}>
+            <Link className="button primary" to={p.market()}>
               {t('explore_market')}
             </Link>
           </>
@@ -62,7 +64,7 @@ export default function AppsPage() {
           </button>
         ))}
       </div>
-      <AsyncItems state={state} emptyIcon="/app" emptyTitle={t(show.empty)}>
+      <AsyncItems state={state} emptyIcon="/app" emptyTitle={t(show.empty)} emptyLevel={2}>
         {(items) => (
           <ul className="app-list">
             {items.map((i) => (
@@ -70,7 +72,7 @@ export default function AppsPage() {
                 <AppIcon app={{ icon_url: i.icon_url, name: i.app_name }} size={44} />
                 <div className="app-row-main">
                   <div className="app-row-title">
-                    {member ? <span>{i.app_name}</span> : <Link to={paths.console.appDetails(i.id)}>{i.app_name}</Link>}
+                    {member ? <span>{i.app_name}</span> : <Link to={p.appDetails(i.id)}>{i.app_name}</Link>}
                     <span className="tag">{i.kind === 'rent' ? t('kind_rent') : t('kind_own')}</span>
                   </div>
                   <div className="muted small-text">

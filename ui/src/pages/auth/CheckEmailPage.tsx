@@ -6,7 +6,6 @@ import { FormError, SubmitButton, useForm } from '../../components/form';
 import { useT } from '../../lib/i18n';
 import { Icon } from '../../components/Icon';
 import { paths, safeRedirect } from '../../lib/paths';
-import { PhoneNextSteps } from './PhoneNextSteps';
 import { useBoot } from '../../stores/boot';
 import { validateEmail } from '../../lib/validation';
 import { toast } from '../../stores/feedback';
@@ -40,15 +39,11 @@ export function CheckEmailPage() {
           {t('resend_verification')}
         </SubmitButton>
       </form>
-      {/* Sign-in and the password pages are not phone pages (docs/product.md §2; issue 26). */}
-      {phone ? (
-        <PhoneNextSteps />
-      ) : (
-        <p className="auth-links">
-          <Link to={paths.auth.signIn(redirect)}>{t('back_to_sign_in')}</Link>
-          <Link to={paths.auth.forgot(address.trim() || undefined)}>{t('forgot_password_link')}</Link>
-        </p>
-      )}
+      {/* A phone stays on its own sign-in and password pages (/m/…, issue 41). */}
+      <p className="auth-links">
+        <Link to={(phone ? paths.mobile.signIn : paths.auth.signIn)(redirect)}>{t('back_to_sign_in')}</Link>
+        <Link to={(phone ? paths.mobile.forgot : paths.auth.forgot)(address.trim() || undefined)}>{t('forgot_password_link')}</Link>
+      </p>
     </section>
   );
 }

@@ -5,7 +5,6 @@ import { useT } from '../../lib/i18n';
 import { Icon } from '../../components/Icon';
 import { Spinner } from '../../components/placeholders';
 import { paths, safeRedirect } from '../../lib/paths';
-import { PhoneNextSteps } from './PhoneNextSteps';
 import { useBoot } from '../../stores/boot';
 
 export function EmailVerifiedPage() {
@@ -15,9 +14,9 @@ export function EmailVerifiedPage() {
   const redirect = safeRedirect(params.get('redirect'), '');
   // The invitation page signs in in place (also on phones); other pages go through sign-in.
   const toInvitation = redirect.startsWith(paths.companies.join.pattern);
-  const next = toInvitation ? redirect : paths.auth.signIn(redirect || undefined);
-  // A phone cannot open sign-in (docs/product.md §2): it is told where to go instead (issue 26).
+  // A phone signs in on its own sign-in page (/m/auth/signin, issue 41).
   const phone = useBoot().isMobile;
+  const next = toInvitation ? redirect : (phone ? paths.mobile.signIn : paths.auth.signIn)(redirect || undefined);
   const state = useAsync(token ? () => verifyEmail(token) : null, [token]);
   // Several sign-ups of the address were pending: none of their passwords is valid, the answer
   // carries a reset token to choose one with.
@@ -58,8 +57,6 @@ export function EmailVerifiedPage() {
         <Link className="button primary" to={`${paths.auth.reset.pattern}?token=${encodeURIComponent(choose)}`}>
           {t('choose_password')}
         </Link>
-      ) : phone && !toInvitation ? (
-        <PhoneNextSteps />
       ) : (
         <Link className="button primary" to={next}>
           {toInvitation ? t('continue_to_invitation') : t('sign_in')}

@@ -5,12 +5,13 @@ import { Field } from '../../components/fields';
 import { FormError, SubmitButton, useForm } from '../../components/form';
 import { Icon } from '../../components/Icon';
 import { useT } from '../../lib/i18n';
-import { paths } from '../../lib/paths';
+import { usePublicPaths } from '../../lib/paths';
 import { validateEmail } from '../../lib/validation';
 
 /** "Forgot password": mails a reset link; says the same whether or not the address has an account. */
 export function ForgotPasswordPage() {
   const t = useT();
+  const p = usePublicPaths();
   const [params] = useSearchParams();
   const [email, setEmail] = useState(params.get('email') ?? '');
   const [sentTo, setSentTo] = useState<string | null>(null);
@@ -30,7 +31,7 @@ export function ForgotPasswordPage() {
         </span>
         <h1>{t('forgot_password_sent_title')}</h1>
         <p>{t('forgot_password_sent', { email: sentTo })}</p>
-        <Link className="button primary" to={paths.auth.signIn()}>
+        <Link className="button primary" to={p.signIn()}>
           {t('back_to_sign_in')}
         </Link>
       </section>
@@ -48,7 +49,7 @@ export function ForgotPasswordPage() {
         </SubmitButton>
       </form>
       <p className="auth-switch">
-        <Link to={paths.auth.signIn()}>{t('back_to_sign_in')}</Link>
+        <Link to={p.signIn()}>{t('back_to_sign_in')}</Link>
       </p>
     </section>
   );

@@ -6,12 +6,15 @@ import { FormError, SubmitButton, useForm } from '../../components/form';
 import { Icon } from '../../components/Icon';
 import { useT } from '../../lib/i18n';
 import { paths } from '../../lib/paths';
+import { useBoot } from '../../stores/boot';
 import { validateConfirm, validateNewPassword } from '../../lib/validation';
 import { clearSession } from '../../stores/session';
 
 /** The mailed reset link: a new password, once; every session of the account ends. */
 export function ResetPasswordPage() {
   const t = useT();
+  // A phone signs in on its own sign-in page (issue 41).
+  const phone = useBoot().isMobile;
   const [params] = useSearchParams();
   const token = params.get('token') ?? '';
   const [f, setF] = useState({ password: '', confirm: '' });
@@ -38,7 +41,7 @@ export function ResetPasswordPage() {
         </span>
         <h1>{t('password_reset_done')}</h1>
         <p>{t('password_reset_done_text')}</p>
-        <Link className="button primary" to={paths.auth.signIn()}>
+        <Link className="button primary" to={(phone ? paths.mobile.signIn : paths.auth.signIn)()}>
           {t('sign_in')}
         </Link>
       </section>

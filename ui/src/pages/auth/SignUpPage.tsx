@@ -5,12 +5,13 @@ import { useBoot } from '../../stores/boot';
 import { useT } from '../../lib/i18n';
 import { Field, PasswordField } from '../../components/fields';
 import { FormError, SubmitButton, useForm } from '../../components/form';
-import { legalTexts, paths, safeRedirect } from '../../lib/paths';
+import { legalTexts, paths, safeRedirect, usePublicPaths } from '../../lib/paths';
 import { validateConfirm, validateEmail, validateNewPassword, validateUsername } from '../../lib/validation';
 
 export function SignUpPage() {
   const t = useT();
   const boot = useBoot();
+  const p = usePublicPaths();
   const navigate = useNavigate();
   const [params] = useSearchParams();
   // An invitation (or another page) to come back to after verifying: carried through the mail.
@@ -112,7 +113,7 @@ export function SignUpPage() {
         </SubmitButton>
       </form>
       <p className="auth-switch">
-        {t('have_account')} <Link to={paths.auth.signIn(redirect)}>{t('sign_in')}</Link>
+        {t('have_account')} <Link to={p.signIn(redirect)}>{t('sign_in')}</Link>
       </p>
     </section>
   );

@@ -65,7 +65,7 @@ export function CompanyWallet() {
       </Section>
       <div className="grid-2">
         <Fund onFunded={bump} />
-        <RedeemForm title={t('redeem_into_company')} onRedeemed={bump} />
+        <RedeemForm title={t('redeem_code_title')} onRedeemed={bump} />
       </div>
       <EntriesSection nonce={nonce} />
       <BillsSection nonce={nonce} />

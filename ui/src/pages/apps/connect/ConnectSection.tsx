@@ -3,6 +3,7 @@
 // only when its field is there; while the device is offline one line says so and the doors that
 // need the device are hidden (the API and AI references stay: they are addresses to keep).
 import { useEffect, useRef } from 'react';
+import { Link } from 'react-router';
 import { fetchAppConnect, type AppConnect } from '../../../api/connect';
 import type { InstallationDetails } from '../../../api/types';
 import { useT } from '../../../lib/i18n';
@@ -11,6 +12,9 @@ import { ApiKeysLink, ConnectBlock, CopyLine, SshBlock, useOpenApp } from '../..
 import { Icon } from '../../../components/Icon';
 import { ErrorNote, SkeletonLines } from '../../../components/placeholders';
 import { Section } from '../../../components/sections';
+import { paths } from '../../../lib/paths';
+import { useBoot } from '../../../stores/boot';
+import { useSettings } from '../../../stores/settings';
 import { LogPanel } from './LogPanel';
 import { TerminalPanel } from './TerminalPanel';
 
@@ -51,6 +55,27 @@ function WebBlock({ id, origin }: { id: string; origin: string }) {
   );
 }
 
+/**
+ * An app whose protocol needs a native client (docs/product.md §8; Sunshine, RustDesk): its ports are
+ * reached through the tunnel commands below with the product's client, whose downloads the
+ * operator offers (the download page). Inside the client (PC mode) it is there already.
+ */
+function NativeClientNote() {
+  const t = useT();
+  const boot = useBoot();
+  const pcMode = useSettings((s) => s.isPCMode);
+  if (pcMode) return null;
+  return (
+    <div className="connect-client" role="note" data-testid="native-client">
+      <Icon name="download" size={18} />
+      <div>
+        <Link to={paths.download()}>{t('native_client_missing', { product: boot.productName })}</Link>
+        <p className="muted small">{t('native_client_hint')}</p>
+      </div>
+    </div>
+  );
+}
+
 function gpuNames(gpus: NonNullable<AppConnect['ai']>['gpus']): string {
   return gpus.map((g) => (typeof g === 'string' ? g : g.name)).join(', ');
 }
@@ -72,6 +97,7 @@ export function ConnectBlocks({ id, name, c }: { id: string; name: string; c: Ap
           </div>
         </div>
       ) : null}
+      {c.native_client ? <NativeClientNote /> : null}
       {!any && !c.api && !c.ai && online ? <p className="muted">{t('connect_none')}</p> : null}
       <div className="connect-grid">
         {online && c.web ? <WebBlock id={id} origin={c.web.origin ?? c.web.url} /> : null}
