@@ -30,8 +30,9 @@ const WORLD_URL = '/assets/map/world.json';
 const PLACES_URL = '/assets/map/places.json';
 /** The pane of the place names: above the world outline (overlay pane, 400), below the markers (600). */
 const LABEL_PANE = 'labels';
-/** The credit the offline data asks for (GeoNames' CC BY 4.0); proper names, the same in every language. */
-const OFFLINE_ATTRIBUTION = '© GeoNames (CC BY 4.0) · Natural Earth · Unicode CLDR';
+/** The credit the offline data asks for (GeoNames' CC BY 4.0): proper names, the same in every
+ *  language, so marked as not to translate (a browser's translator and the zh walk leave it). */
+const OFFLINE_ATTRIBUTION = '<span translate="no">© GeoNames (CC BY 4.0) · Natural Earth · Unicode CLDR</span>';
 /** Font size of the place names, in pixels (the CSS of .map-label uses the same). */
 const LABEL_FONT_PX = 12;
 
