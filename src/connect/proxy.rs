@@ -6,6 +6,7 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, Request, Response, StatusCo
 use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncWrite};
 
+use crate::connect::rights::Watched;
 use crate::sockets::Kind;
 use axum::response::IntoResponse;
 
@@ -74,15 +75,24 @@ pub fn on_market_origin(res: &mut Response<Body>) {
     h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
 }
 
-fn is_upgrade(headers: &HeaderMap) -> bool {
+pub fn is_upgrade(headers: &HeaderMap) -> bool {
     headers.get(header::UPGRADE).is_some()
         && headers.get_all(header::CONNECTION).iter().filter_map(|v| v.to_str().ok()).any(|v| v.to_ascii_lowercase().contains("upgrade"))
 }
 
 /// Sends `req` over `io` and answers with what came back. `strip_cookie` is removed from the
 /// request's cookies (the market's own cookie never reaches the app). An upgrade takes a
-/// WebSocket place of `socket` (its kind and owner, src/sockets.rs) first: 429 when none is left.
-pub async fn forward<I>(io: I, mut req: Request<Body>, strip_cookie: Option<&str>, forwarded_host: &str, proto: &str, socket: (Kind, Option<&str>)) -> Response<Body>
+/// WebSocket place of `socket` (its kind and owner, src/sockets.rs) first: 429 when none is left;
+/// once upgraded it lasts until either side ends or `watched` says its right is gone.
+pub async fn forward<I>(
+    io: I,
+    mut req: Request<Body>,
+    strip_cookie: Option<&str>,
+    forwarded_host: &str,
+    proto: &str,
+    socket: (Kind, Option<&str>),
+    watched: Option<Watched>,
+) -> Response<Body>
 where
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
@@ -153,7 +163,18 @@ where
         tokio::spawn(async move {
             let _place = place;
             if let (Ok(c), Ok(a)) = (client_side.await, app_side.await) {
-                let _ = tokio::io::copy_bidirectional(&mut TokioIo::new(c), &mut TokioIo::new(a)).await;
+                let (mut c, mut a) = (TokioIo::new(c), TokioIo::new(a));
+                let piped = tokio::io::copy_bidirectional(&mut c, &mut a);
+                match watched {
+                    // Both ends are dropped, so both connections close.
+                    Some(w) => tokio::select! {
+                        _ = piped => {}
+                        _ = w.lost() => tracing::info!("an app WebSocket closed: its right is gone"),
+                    },
+                    None => {
+                        let _ = piped.await;
+                    }
+                }
             }
         });
         return res.map(|_| Body::empty());
@@ -199,7 +220,7 @@ mod tests {
         let front_addr = front.local_addr().unwrap();
         let router = axum::Router::new().fallback(move |req: axum::extract::Request| async move {
             let io = tokio::net::TcpStream::connect(app_addr).await.unwrap();
-            super::forward(io, req, Some("zm_app"), "x", "http", (Kind::App, None)).await
+            super::forward(io, req, Some("zm_app"), "x", "http", (Kind::App, None), None).await
         });
         tokio::spawn(async move { axum::serve(front, router).await.unwrap() });
         let (mut ws, res) = tokio_tungstenite::connect_async(format!("ws://{front_addr}/socket")).await.expect("the upgrade passes");
@@ -243,7 +264,7 @@ mod tests {
             .unwrap();
         req.extensions_mut().insert(conn);
         let io = tokio::net::TcpStream::connect(app_addr).await.unwrap();
-        let res = super::forward(io, req, Some("zm_app"), "app.example", "http", (Kind::App, None)).await;
+        let res = super::forward(io, req, Some("zm_app"), "app.example", "http", (Kind::App, None), None).await;
         assert_eq!(res.status(), 200);
         let head = seen.await.unwrap();
         assert!(head.contains("x-forwarded-for: 10.1.2.3\r\n"), "{head}");

@@ -228,7 +228,9 @@ async fn app_api(State(cx): State<ConnectCtx>, auth: Auth, req: axum::extract::R
     crate::connect::proxy::strip_market_credentials(&mut parts.headers);
     let host = parts.headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("").to_string();
     let proto = if cx.public_url.starts_with("https:") { "https" } else { "http" };
-    let mut res = crate::connect::proxy::forward(stream.into_io(), axum::extract::Request::from_parts(parts, body), None, &host, proto, (Kind::App, Some(d.row.device_id.as_str()))).await;
+    let watched = crate::connect::proxy::is_upgrade(&parts.headers).then(|| cx.rights.watch(&auth, Reach::Running(InstallationId::from(id))));
+    let req = axum::extract::Request::from_parts(parts, body);
+    let mut res = crate::connect::proxy::forward(stream.into_io(), req, None, &host, proto, (Kind::App, Some(d.row.device_id.as_str())), watched).await;
     crate::connect::proxy::on_market_origin(&mut res);
     Ok(res)
 }

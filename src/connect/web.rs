@@ -23,7 +23,8 @@ use sha2::Sha256;
 use crate::ids::InstallationId;
 use crate::connect::ConnectCtx;
 use crate::connect::access::door;
-use crate::connect::{cookies, forward};
+use crate::connect::rights::Reach;
+use crate::connect::{cookies, forward, proxy};
 use crate::db::entity::{connect_tokens, sessions};
 use crate::db::now;
 use crate::error::{AppError, Msg};
@@ -148,7 +149,7 @@ pub async fn serve(cx: &ConnectCtx, id: String, req: Request) -> Response {
     }
     let secure = secure_cookies(cx);
     let Some(cookie) = cookies::ours(req.headers(), secure) else { return page(StatusCode::UNAUTHORIZED, Msg::AppSignInRequired, lang, cx) };
-    let (device, port) = match checked(cx, &id, &cookie).await {
+    let (device, port, auth) = match checked(cx, &id, &cookie).await {
         Ok(x) => x,
         Err(e) => return error_page(e, lang, cx),
     };
@@ -172,7 +173,10 @@ pub async fn serve(cx: &ConnectCtx, id: String, req: Request) -> Response {
     };
     let mut req = req;
     cookies::for_app(req.headers_mut(), secure);
-    let mut res = crate::connect::proxy::forward(stream.into_io(), req, None, &host, proto(cx), (crate::sockets::Kind::App, Some(device.as_str()))).await;
+    // An app's WebSocket is an open stream like a terminal: it ends with the right that opened
+    // it (the session, the person, the company, the assignment, the rental; issue 43, item 2).
+    let watched = proxy::is_upgrade(req.headers()).then(|| cx.rights.watch(&auth, Reach::Running(InstallationId::from(id.clone()))));
+    let mut res = proxy::forward(stream.into_io(), req, None, &host, proto(cx), (crate::sockets::Kind::App, Some(device.as_str())), watched).await;
     cookies::from_app(res.headers_mut(), secure);
     res
 }
@@ -248,19 +252,19 @@ fn verify(cx: &ConnectCtx, id: &str, value: &str) -> Option<(String, String)> {
     Some((session.to_string(), sme.to_string()))
 }
 
-/// Cookies checked in the last moments: (device id, web port) until the instant.
-type Checked = Mutex<HashMap<String, (Instant, String, u16)>>;
+/// Cookies checked in the last moments: (checked at, device id, web port, who) until the instant.
+type Checked = Mutex<HashMap<String, (Instant, String, u16, Auth)>>;
 
 static CHECKED: std::sync::LazyLock<Checked> = std::sync::LazyLock::new(|| Mutex::new(HashMap::new()));
 
-/// Who the cookie speaks for may reach the installation's web interface now: its device and
-/// the container's web port.
-async fn checked(cx: &ConnectCtx, id: &str, cookie: &str) -> Result<(String, u16), AppError> {
+/// Who the cookie speaks for may reach the installation's web interface now: its device, the
+/// container's web port, and who that is.
+async fn checked(cx: &ConnectCtx, id: &str, cookie: &str) -> Result<(String, u16, Auth), AppError> {
     let key = format!("{id} {cookie}");
-    if let Some((at, device, port)) = CHECKED.lock().unwrap().get(&key).cloned()
+    if let Some((at, device, port, auth)) = CHECKED.lock().unwrap().get(&key).cloned()
         && at.elapsed() < CHECKED_FOR
     {
-        return Ok((device, port));
+        return Ok((device, port, auth));
     }
     let (session_id, sme) = verify(cx, id, cookie).ok_or(AppError::Refused(Msg::AppSignInRequired))?;
     let session = sessions::Entity::find_by_id(session_id.clone()).one(&cx.db).await?.ok_or(AppError::Refused(Msg::AppSignInRequired))?;
@@ -280,10 +284,10 @@ async fn checked(cx: &ConnectCtx, id: &str, cookie: &str) -> Result<(String, u16
     let device = d.device.as_ref().filter(|_| d.device_online()).map(|d| d.id.clone()).ok_or(AppError::Refused(Msg::DeviceOffline))?;
     let mut cache = CHECKED.lock().unwrap();
     if cache.len() > 10_000 {
-        cache.retain(|_, (at, _, _)| at.elapsed() < CHECKED_FOR);
+        cache.retain(|_, (at, ..)| at.elapsed() < CHECKED_FOR);
     }
-    cache.insert(key, (Instant::now(), device.clone(), port));
-    Ok((device, port))
+    cache.insert(key, (Instant::now(), device.clone(), port, auth.clone()));
+    Ok((device, port, auth))
 }
 
 fn error_page(e: AppError, lang: Lang, cx: &ConnectCtx) -> Response {

@@ -23,7 +23,7 @@ async fn install(app: &TestApp, token: &str, app_id: &str, device: &str) -> (u16
 }
 
 /// Plays the agent through an install to `running`; returns the installation id.
-async fn installed_running(app: &TestApp, token: &str, secret: &str, app_id: &str, device: &str) -> String {
+pub(crate) async fn installed_running(app: &TestApp, token: &str, secret: &str, app_id: &str, device: &str) -> String {
     let (s, b) = install(app, token, app_id, device).await;
     assert_eq!(s, 200, "{b}");
     let id = b["data"]["id"].as_str().unwrap().to_string();

@@ -254,6 +254,8 @@ async fn play_agent(mut ch: Ws, logs: LogsOf, reply: Vec<u8>, seen: tokio::sync:
                         let _ = seen.send(String::from_utf8_lossy(&out.request).into_owned());
                         out.queue = chunks(reply.clone());
                         out.answered = true;
+                        // An upgraded app (a WebSocket) stays open and sends back what comes.
+                        out.echo = reply.starts_with(b"HTTP/1.1 101");
                     }
                 }
             }
@@ -601,6 +603,19 @@ async fn on_app(app: &TestApp, method: reqwest::Method, host: &str, path: &str, 
     (status, h, res.text().await.unwrap_or_default())
 }
 
+/// Opens the app's origin as `token`: "Open", then its one-time link. Returns the origin's host
+/// (with the port) and the cookie it set (the whole `Set-Cookie`).
+async fn entered(app: &TestApp, token: &str, id: &str) -> (String, String) {
+    let res = app.client.get(app.url(&format!("/api/rmp/v1/apps/{id}/open"))).bearer_auth(token).header("accept", "application/json").send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    let body: serde_json::Value = res.json().await.unwrap();
+    let link = url::Url::parse(body["data"]["url"].as_str().unwrap()).unwrap();
+    let host = format!("{}:{}", link.host_str().unwrap(), link.port().unwrap());
+    let (status, h, _) = on_app(app, reqwest::Method::GET, &host, &format!("{}?{}", link.path(), link.query().unwrap()), &[]).await;
+    assert_eq!(status, 302);
+    (host, header(&h, "set-cookie").to_string())
+}
+
 /// The app's cookie is `__Host-zm_app` (Secure on the loopback, host-only, `Path=/`): no
 /// neighbour can set or shadow it. The app receives only the cookies it set itself (kept as
 /// `__Host-app_*` in the browser, renamed back), so a neighbour's parent-domain cookies, a
@@ -612,15 +627,8 @@ async fn an_app_origin_keeps_its_cookie_and_refuses_its_neighbours() {
     let app = TestApp::spawn().await;
     let reply = "HTTP/1.1 200 OK\r\nSet-Cookie: sid=app1; Domain=localhost; Path=/x; HttpOnly\r\nSet-Cookie: __Host-zm_app=evil; Path=/; Secure\r\nContent-Length: 2\r\n\r\nok";
     let (alice, id, mut seen) = played_app(&app, Arc::new(|_, _| Vec::new()), reply.as_bytes()).await;
-    let res = app.client.get(app.url(&format!("/api/rmp/v1/apps/{id}/open"))).bearer_auth(&alice).header("accept", "application/json").send().await.unwrap();
-    assert_eq!(res.status(), 200);
-    let body: serde_json::Value = res.json().await.unwrap();
-    let link = url::Url::parse(body["data"]["url"].as_str().unwrap()).unwrap();
-    let host = format!("{}:{}", link.host_str().unwrap(), link.port().unwrap());
+    let (host, set) = entered(&app, &alice, &id).await;
     let own = format!("http://{host}");
-    let (status, h, _) = on_app(&app, reqwest::Method::GET, &host, &format!("{}?{}", link.path(), link.query().unwrap()), &[]).await;
-    assert_eq!(status, 302);
-    let set = header(&h, "set-cookie").to_string();
     assert!(set.starts_with("__Host-zm_app=") && set.contains("; Secure") && set.contains("Path=/;") && set.contains("HttpOnly"), "{set}");
     assert!(!set.to_ascii_lowercase().contains("domain="), "{set}");
     let cookie = set.split(';').next().unwrap().to_string();
@@ -638,7 +646,7 @@ async fn an_app_origin_keeps_its_cookie_and_refuses_its_neighbours() {
     assert_eq!(sets, ["__Host-app_sid=app1; Path=/; Secure; HttpOnly"]);
 
     // A neighbour's page: no post, no WebSocket, in the reader's language.
-    let neighbour = format!("http://{}.localhost:{}", "ab".repeat(16), link.port().unwrap());
+    let neighbour = format!("http://{}.localhost:{}", "ab".repeat(16), host.rsplit_once(':').unwrap().1);
     for (lang, words) in [("en", "This app does not accept changes sent from another site"), ("zh-CN", "此应用不接受来自其他网站的更改请求")] {
         let headers = [("cookie", cookie.clone()), ("origin", neighbour.clone()), ("accept-language", lang.to_string())];
         let (status, _, text) = on_app(&app, reqwest::Method::POST, &host, "/api/settings", &headers).await;
@@ -658,3 +666,5 @@ async fn an_app_origin_keeps_its_cookie_and_refuses_its_neighbours() {
     let (status, _, text) = on_app(&app, reqwest::Method::POST, &host, "/api/settings", &[("cookie", cookie.clone()), ("origin", own)]).await;
     assert_eq!((status, text.as_str()), (200, "ok"));
 }
+
+mod streams;
