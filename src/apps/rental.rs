@@ -235,8 +235,10 @@ static OFFERS_MADE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 pub async fn options_answer(cx: &AppsCtx, auth: &Auth, ask: OffersAsk) -> Result<Arc<Encoded>, AppError> {
     let me = installer(auth)?;
     let key = format!("{me:?}|{ask:?}");
-    // Both only grow: either moving starts the cache again.
-    let version = ((cx.public.current().await as i64) << 32) + (crate::versions::standing() & 0xffff_ffff) as i64;
+    // Both only grow: either moving starts the cache again. The public version as this instance
+    // knows it (no database read): its own changes move it at once, another instance's within a
+    // second (the follow job), and an answer is kept a second at most anyway.
+    let version = ((cx.public.version() as i64) << 32) + (crate::versions::standing() & 0xffff_ffff) as i64;
     let kept = cx.offers.get(version, &key);
     if let Some((at, body)) = &kept
         && at.elapsed() < OFFER_ANSWER_FRESH
