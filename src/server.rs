@@ -148,6 +148,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
             Arc::new(crate::devices::rental::ZcloudTitles),
         ]),
         redeem_limits: Arc::new(crate::billing::limits::RedeemLimits::from_config(db.clone(), &config.auth)),
+        step_up: crate::iam::two_factor::StepUp { db: db.clone(), limiter: iam.limiter.clone(), threshold: config.auth.two_factor_step_up },
     };
     let idempotency = IdempotencyStore::new(db.clone(), keys.clone(), config.server.body_limit_bytes);
     let ssr = Arc::new(Ssr::new(&config, public.clone(), market_settings.clone(), pages));
@@ -156,7 +157,8 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         settings: Arc::new(config.social.clone()),
         hub: crate::events::hub::Hub::new(config.social.streams_per_user),
     };
-    let sessions = Sessions::new(keys, db.clone(), versions.clone());
+    let mut sessions = Sessions::new(keys, db.clone(), versions.clone());
+    sessions.two_factor_required_for_staff = config.auth.two_factor_required_for_staff;
     let connect = crate::connect::ConnectCtx::new(
         db.clone(),
         devices.clone(),

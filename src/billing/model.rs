@@ -163,6 +163,9 @@ pub struct TopUpRequest {
     /// Cents, at least 1.
     pub amount: Option<i64>,
     pub memo: Option<String>,
+    /// A current code of the caller's authenticator app: asked when two-factor sign-in is on
+    /// and the amount is above `auth.two_factor_step_up` (the company funding only).
+    pub code: Option<String>,
 }
 
 pub const MEMO_MAX_CHARS: usize = 200;
@@ -172,6 +175,8 @@ pub const MEMO_MAX_CHARS: usize = 200;
 pub struct TopUp {
     pub amount: i64,
     pub memo: String,
+    /// The two-factor code presented, if any (checked by `iam::two_factor::StepUp`).
+    pub code: Option<String>,
 }
 
 impl Checked for TopUp {
@@ -185,7 +190,7 @@ impl Checked for TopUp {
         if memo.chars().count() > MEMO_MAX_CHARS || memo.chars().any(char::is_control) {
             return Err(AppError::invalid("memo", Msg::MemoInvalid));
         }
-        Ok(TopUp { amount, memo })
+        Ok(TopUp { amount, memo, code: req.code })
     }
 }
 

@@ -120,6 +120,9 @@ pub struct Sessions {
     pub versions: Versions,
     pub resolved: Arc<Resolved>,
     pub resolved_keys: Arc<ResolvedKeys>,
+    /// `auth.two_factor_required_for_staff`: `Admin` and `Operator` refuse a caller without
+    /// two-factor sign-in (403 `two_factor_enrolment_required`).
+    pub two_factor_required_for_staff: bool,
 }
 
 impl Sessions {
@@ -130,6 +133,7 @@ impl Sessions {
             versions,
             resolved: Arc::new(Resolved::new(RESOLVED_CAPACITY)),
             resolved_keys: Arc::new(ResolvedKeys::new(RESOLVED_CAPACITY)),
+            two_factor_required_for_staff: false,
         }
     }
 }
@@ -363,6 +367,15 @@ where
     }
 }
 
+/// 403 `two_factor_enrolment_required` for an operator or administrator without two-factor
+/// sign-in while the operator requires it (issue 43, item 12).
+async fn staff_enrolled(sessions: &Sessions, auth: &Auth) -> Result<(), AppError> {
+    if sessions.two_factor_required_for_staff && crate::iam::two_factor::enrolment_required(&sessions.db, true, auth).await? {
+        return Err(AppError::Refused(Msg::TwoFactorEnrolmentRequired));
+    }
+    Ok(())
+}
+
 /// The caller in a company context as its administrator (403 otherwise).
 pub struct Admin(pub Auth);
 
@@ -373,7 +386,11 @@ where
     type Rejection = AppError;
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         let auth = Auth::from_request_parts(parts, state).await?;
-        if auth.is_admin() { Ok(Admin(auth)) } else { Err(AppError::Refused(Msg::NotAdmin)) }
+        if !auth.is_admin() {
+            return Err(AppError::Refused(Msg::NotAdmin));
+        }
+        staff_enrolled(&Sessions::from_ref(state), &auth).await?;
+        Ok(Admin(auth))
     }
 }
 
@@ -389,7 +406,9 @@ where
     type Rejection = AppError;
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         let auth = Auth::from_request_parts(parts, state).await?;
-        if auth.context == Context::Personal && is_operator(&Sessions::from_ref(state).db, &auth.user_id).await? {
+        let sessions = Sessions::from_ref(state);
+        if auth.context == Context::Personal && is_operator(&sessions.db, &auth.user_id).await? {
+            staff_enrolled(&sessions, &auth).await?;
             Ok(Operator(auth))
         } else {
             Err(AppError::Refused(Msg::NotOperator))
