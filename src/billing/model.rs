@@ -163,9 +163,6 @@ pub struct TopUpRequest {
     /// Cents, at least 1.
     pub amount: Option<i64>,
     pub memo: Option<String>,
-    /// A current code of the caller's authenticator app: asked when two-factor sign-in is on
-    /// and the amount is above `auth.two_factor_step_up` (the company funding only).
-    pub code: Option<String>,
 }
 
 pub const MEMO_MAX_CHARS: usize = 200;
@@ -175,8 +172,6 @@ pub const MEMO_MAX_CHARS: usize = 200;
 pub struct TopUp {
     pub amount: i64,
     pub memo: String,
-    /// The two-factor code presented, if any (checked by `iam::two_factor::StepUp`).
-    pub code: Option<String>,
 }
 
 impl Checked for TopUp {
@@ -190,7 +185,31 @@ impl Checked for TopUp {
         if memo.chars().count() > MEMO_MAX_CHARS || memo.chars().any(char::is_control) {
             return Err(AppError::invalid("memo", Msg::MemoInvalid));
         }
-        Ok(TopUp { amount, memo, code: req.code })
+        Ok(TopUp { amount, memo })
+    }
+}
+
+/// Funding the company's wallet: a top-up, and a current two-factor code when the amount is above
+/// `auth.two_factor_step_up` and the caller has two-factor sign-in on.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct FundRequest {
+    /// Cents, at least 1.
+    pub amount: Option<i64>,
+    pub memo: Option<String>,
+    /// 6 digits from the caller's authenticator app (or a recovery code).
+    pub code: Option<String>,
+}
+
+pub struct Fund {
+    pub top_up: TopUp,
+    /// Checked by `iam::two_factor::StepUp`.
+    pub code: Option<String>,
+}
+
+impl Checked for Fund {
+    type Body = FundRequest;
+    fn check(req: FundRequest) -> Result<Fund, AppError> {
+        Ok(Fund { top_up: TopUp::check(TopUpRequest { amount: req.amount, memo: req.memo })?, code: req.code })
     }
 }
 
