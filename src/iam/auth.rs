@@ -12,7 +12,7 @@ use sea_orm::{ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, Entit
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::db::entity::{api_keys, company_members, sessions, users};
+use crate::db::entity::{api_keys, company_members, sessions, two_factor, users};
 use crate::db::enums::Role;
 use crate::db::now;
 use crate::error::{AppError, Msg};
@@ -178,6 +178,24 @@ pub async fn membership(db: &impl ConnectionTrait, company_id: &str, user_id: &s
 /// a resolved token or key cached before is read again.
 async fn suspended(db: &impl ConnectionTrait, user_id: &str) -> Result<bool, AppError> {
     Ok(users::Entity::find_by_id(user_id.to_string()).one(db).await?.is_none_or(|u| u.suspended_at.is_some()))
+}
+
+/// Whether two-factor sign-in is on for this person (`iam::two_factor`).
+pub async fn two_factor_on(db: &impl ConnectionTrait, user_id: &str) -> Result<bool, AppError> {
+    Ok(two_factor::Entity::find_by_id(user_id.to_string()).one(db).await?.is_some_and(|r| r.enabled_at.is_some()))
+}
+
+/// Whether the operator's rule (`auth.two_factor_required_for_staff`, `required_for_staff`) asks
+/// this caller to turn two-factor sign-in on first: an operator (in their personal context) or a
+/// company administrator (in the company's) without it.
+pub async fn enrolment_required(db: &impl ConnectionTrait, required_for_staff: bool, auth: &Auth) -> Result<bool, AppError> {
+    if !required_for_staff || two_factor_on(db, auth.user_id.as_str()).await? {
+        return Ok(false);
+    }
+    Ok(match auth.context {
+        Context::Company { .. } => auth.is_admin(),
+        Context::Personal => is_operator(db, auth.user_id.as_str()).await?,
+    })
 }
 
 /// Whether the person runs the market (`users.operator`).
@@ -370,7 +388,7 @@ where
 /// 403 `two_factor_enrolment_required` for an operator or administrator without two-factor
 /// sign-in while the operator requires it (issue 43, item 12).
 async fn staff_enrolled(sessions: &Sessions, auth: &Auth) -> Result<(), AppError> {
-    if sessions.two_factor_required_for_staff && crate::iam::two_factor::enrolment_required(&sessions.db, true, auth).await? {
+    if enrolment_required(&sessions.db, sessions.two_factor_required_for_staff, auth).await? {
         return Err(AppError::Refused(Msg::TwoFactorEnrolmentRequired));
     }
     Ok(())

@@ -131,7 +131,7 @@ async fn login(
 #[utoipa::path(post, path = "/api/iam/v2/login/two-factor", tag = "identity", request_body = TwoFactorLoginRequest,
     responses((status = 200, body = Envelope<Session>), (status = 400), (status = 429)))]
 async fn login_two_factor(State(cx): State<IamCtx>, ClientIp(ip): ClientIp, Valid(req): Valid<SecondStep>) -> Result<Response, AppError> {
-    let (session, remember) = two_factor::sign_in::second_step(&cx, ip, req).await?;
+    let (session, remember) = sessions::login_second_step(&cx, ip, req).await?;
     let mut res = ok(session)?.into_response();
     if let Some(token) = remember {
         let secure = cx.site.public_url.starts_with("https://");

@@ -38,8 +38,15 @@ pub async fn login(cx: &IamCtx, ip: IpAddr, req: Credentials, remembered: Option
     open(cx, &user).await
 }
 
+/// The sign-in's second step (two-factor sign-in on): the challenge and a code open a session;
+/// the remembered-browser token too when asked (`two_factor::sign_in`).
+pub async fn login_second_step(cx: &IamCtx, ip: IpAddr, req: crate::iam::two_factor::model::SecondStep) -> Result<(Session, Option<String>), AppError> {
+    let (user, remember) = crate::iam::two_factor::sign_in::second_step(cx, ip, req).await?;
+    Ok((open(cx, &user).await?, remember))
+}
+
 /// A new session (personal context) for a person whose sign-in succeeded.
-pub async fn open(cx: &IamCtx, user: &users::Model) -> Result<Session, AppError> {
+async fn open(cx: &IamCtx, user: &users::Model) -> Result<Session, AppError> {
     let txn = write_txn(&cx.db).await?;
     let t = now();
     let session_id = new_id();

@@ -24,7 +24,7 @@ use crate::db::entity::{remembered_browsers, two_factor, two_factor_recovery_cod
 use crate::db::{for_update, now, write_txn};
 use crate::error::{AppError, Msg};
 use crate::iam::IamCtx;
-use crate::iam::auth::{Auth, Context, is_operator};
+use crate::iam::auth::{Auth, enrolment_required, two_factor_on};
 use crate::iam::ratelimit::Limits;
 use crate::iam::tokens::hash_token;
 use model::*;
@@ -76,19 +76,7 @@ async fn row(db: &impl ConnectionTrait, user_id: &str) -> Result<Option<two_fact
 
 /// Whether two-factor sign-in is on for this person.
 pub async fn enabled(db: &impl ConnectionTrait, user_id: &str) -> Result<bool, AppError> {
-    Ok(row(db, user_id).await?.is_some_and(|r| r.enabled_at.is_some()))
-}
-
-/// Whether the operator's rule (`two_factor_required_for_staff`) asks this caller to enrol first:
-/// an operator (in their personal context) or a company administrator without 2FA.
-pub async fn enrolment_required(db: &impl ConnectionTrait, required_for_staff: bool, auth: &Auth) -> Result<bool, AppError> {
-    if !required_for_staff || enabled(db, auth.user_id.as_str()).await? {
-        return Ok(false);
-    }
-    Ok(match auth.context {
-        Context::Company { .. } => auth.is_admin(),
-        Context::Personal => is_operator(db, auth.user_id.as_str()).await?,
-    })
+    two_factor_on(db, user_id).await
 }
 
 pub async fn status(cx: &IamCtx, auth: &Auth) -> Result<TwoFactorStatus, AppError> {

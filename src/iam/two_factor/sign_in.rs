@@ -14,7 +14,6 @@ use crate::db::entity::{remembered_browsers, two_factor_challenges, users};
 use crate::db::{now, write_txn};
 use crate::error::{AppError, Msg};
 use crate::iam::IamCtx;
-use crate::iam::model::Session;
 use crate::iam::tokens::{hash_token, random_token};
 use crate::iam::two_factor::model::SecondStep;
 use crate::iam::two_factor::{enabled, use_code};
@@ -53,10 +52,11 @@ pub async fn after_password(cx: &IamCtx, user: &users::Model, remembered: Option
     Err(AppError::Explained { msg: Msg::TwoFactorRequired, data: json!({ "challenge": challenge, "expires_in": CHALLENGE_SECS }) })
 }
 
-/// The second step: the challenge (live, unused) and a good code open a session; a wrong code
-/// is charged as a wrong password and leaves the challenge usable until it expires. Answers the
-/// session and, when asked to remember, the new cookie token.
-pub async fn second_step(cx: &IamCtx, ip: IpAddr, req: SecondStep) -> Result<(Session, Option<String>), AppError> {
+/// The second step: the challenge (live, unused) and a good code let the person in (the caller,
+/// `sessions::login_second_step`, opens the session); a wrong code is charged as a wrong password
+/// and leaves the challenge usable until it expires. Answers the person and, when asked to
+/// remember, the new cookie token.
+pub async fn second_step(cx: &IamCtx, ip: IpAddr, req: SecondStep) -> Result<(users::Model, Option<String>), AppError> {
     let invalid = || AppError::invalid("challenge", Msg::TwoFactorChallengeInvalid);
     let hash = hash_token(&req.challenge);
     let challenge = two_factor_challenges::Entity::find_by_id(hash.clone()).one(&cx.db).await?.ok_or_else(invalid)?;
@@ -86,8 +86,7 @@ pub async fn second_step(cx: &IamCtx, ip: IpAddr, req: SecondStep) -> Result<(Se
     }
     let remember = if req.remember { Some(remember_browser(&txn, &user.id).await?) } else { None };
     txn.commit().await?;
-    let session = crate::iam::sessions::open(cx, &user).await?;
-    Ok((session, remember))
+    Ok((user, remember))
 }
 
 async fn remember_browser(conn: &impl ConnectionTrait, user_id: &str) -> Result<String, AppError> {
