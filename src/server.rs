@@ -135,6 +135,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         on_verified,
         versions: versions.clone(),
         profiles: Arc::new(crate::iam::account::Profiles::new(crate::iam::account::PROFILES_KEPT)),
+        market_settings: market_settings.clone(),
     };
     let billing = BillingCtx {
         db: db.clone(),
@@ -157,8 +158,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         settings: Arc::new(config.social.clone()),
         hub: crate::events::hub::Hub::new(config.social.streams_per_user),
     };
-    let mut sessions = Sessions::new(keys, db.clone(), versions.clone());
-    sessions.two_factor_required_for_staff = config.auth.two_factor_required_for_staff;
+    let sessions = Sessions::new(keys, db.clone(), versions.clone(), market_settings.clone());
     let connect = crate::connect::ConnectCtx::new(
         db.clone(),
         devices.clone(),

@@ -90,8 +90,8 @@ pub struct AuthConfig {
     /// Sign-ups (each mails a link) of one address in a burst, then one every `register_email_refill_secs`.
     pub register_email_burst: u32,
     pub register_email_refill_secs: u64,
-    /// Operators and company administrators must turn two-factor sign-in on before they use
-    /// what their role allows (issue 43, item 12).
+    /// The default of the operator's setting of that name (`settings::MarketSettings`):
+    /// operators and company administrators must turn two-factor sign-in on first.
     pub two_factor_required_for_staff: bool,
     /// A money move above this asks a person with two-factor sign-in on for a current code.
     pub two_factor_step_up: crate::coins::Coins,

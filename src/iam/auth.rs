@@ -120,20 +120,20 @@ pub struct Sessions {
     pub versions: Versions,
     pub resolved: Arc<Resolved>,
     pub resolved_keys: Arc<ResolvedKeys>,
-    /// `auth.two_factor_required_for_staff`: `Admin` and `Operator` refuse a caller without
-    /// two-factor sign-in (403 `two_factor_enrolment_required`).
-    pub two_factor_required_for_staff: bool,
+    /// The operator's settings: while `two_factor_required_for_staff` is on, `Admin` and
+    /// `Operator` refuse a caller without two-factor sign-in (403 `two_factor_enrolment_required`).
+    pub market_settings: crate::settings::LiveSettings,
 }
 
 impl Sessions {
-    pub fn new(keys: Arc<Keys>, db: DatabaseConnection, versions: Versions) -> Self {
+    pub fn new(keys: Arc<Keys>, db: DatabaseConnection, versions: Versions, market_settings: crate::settings::LiveSettings) -> Self {
         Sessions {
             keys,
             db,
             versions,
             resolved: Arc::new(Resolved::new(RESOLVED_CAPACITY)),
             resolved_keys: Arc::new(ResolvedKeys::new(RESOLVED_CAPACITY)),
-            two_factor_required_for_staff: false,
+            market_settings,
         }
     }
 }
@@ -185,7 +185,7 @@ pub async fn two_factor_on(db: &impl ConnectionTrait, user_id: &str) -> Result<b
     Ok(two_factor::Entity::find_by_id(user_id.to_string()).one(db).await?.is_some_and(|r| r.enabled_at.is_some()))
 }
 
-/// Whether the operator's rule (`auth.two_factor_required_for_staff`, `required_for_staff`) asks
+/// Whether the operator's setting (`two_factor_required_for_staff`, `required_for_staff`) asks
 /// this caller to turn two-factor sign-in on first: an operator (in their personal context) or a
 /// company administrator (in the company's) without it.
 pub async fn enrolment_required(db: &impl ConnectionTrait, required_for_staff: bool, auth: &Auth) -> Result<bool, AppError> {
@@ -388,7 +388,7 @@ where
 /// 403 `two_factor_enrolment_required` for an operator or administrator without two-factor
 /// sign-in while the operator requires it (issue 43, item 12).
 async fn staff_enrolled(sessions: &Sessions, auth: &Auth) -> Result<(), AppError> {
-    if enrolment_required(&sessions.db, sessions.two_factor_required_for_staff, auth).await? {
+    if enrolment_required(&sessions.db, sessions.market_settings.current().two_factor_required_for_staff, auth).await? {
         return Err(AppError::Refused(Msg::TwoFactorEnrolmentRequired));
     }
     Ok(())

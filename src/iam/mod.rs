@@ -47,6 +47,8 @@ pub struct IamCtx {
     pub versions: crate::versions::Versions,
     /// Profiles read since the `profiles` version last moved, by user id.
     pub profiles: Arc<account::Profiles>,
+    /// The operator's settings (whether staff must use two-factor sign-in).
+    pub market_settings: crate::settings::LiveSettings,
 }
 
 /// Identity's background jobs.

@@ -285,10 +285,20 @@ async fn turning_off_needs_the_password_and_a_code() {
 
 #[tokio::test]
 async fn operators_and_company_admins_enrol_first_when_the_operator_requires_it() {
-    let app = TestApp::spawn_with(|c| c.auth.two_factor_required_for_staff = true).await;
+    let app = TestApp::spawn().await;
     let op = app.signed_in("op@example.com").await;
     crate::ops::make_operator(&app, "op@example.com");
     let token = token_of(&op);
+    // Off by default (`auth.two_factor_required_for_staff`); the operator turns it on in the
+    // console's settings. A value that is not a boolean changes nothing.
+    let (s, body) = app.get_auth("/api/ops/v1/overview", &token).await;
+    assert_eq!(s, 200, "{body}");
+    let (s, body) = app.put_json("/api/ops/v1/settings", &json!({"two_factor_required_for_staff": "yes"}), &token).await;
+    assert_eq!((s, body["data"]["field"].as_str()), (400, Some("two_factor_required_for_staff")), "{body}");
+    let (s, body) = app.get_auth("/api/ops/v1/settings", &token).await;
+    assert_eq!((s, &body["data"]["two_factor_required_for_staff"]), (200, &json!(false)), "{body}");
+    let (s, body) = app.put_json("/api/ops/v1/settings", &json!({"two_factor_required_for_staff": true}), &token).await;
+    assert_eq!((s, &body["data"]["two_factor_required_for_staff"]), (200, &json!(true)), "{body}");
     for (lang, text) in [
         ("en", "Turn on two-factor sign-in on your account page first: it is required for operators and company administrators"),
         ("zh-CN", "请先在账户页面开启两步验证：运营者和企业管理员必须开启"),
@@ -348,4 +358,14 @@ async fn a_large_money_move_asks_for_a_current_code() {
     assert_eq!(s, 200, "{body}");
     let (_, w) = app.get_auth("/api/billing/v1/wallet", &admin).await;
     assert_eq!(w["data"]["balance"], 9600, "{w}");
+}
+
+/// The default of the setting comes from config.toml.
+#[tokio::test]
+async fn the_requirement_defaults_from_the_config() {
+    let app = TestApp::spawn_with(|c| c.auth.two_factor_required_for_staff = true).await;
+    let op = app.signed_in("op@example.com").await;
+    crate::ops::make_operator(&app, "op@example.com");
+    let (s, body) = app.get_auth("/api/ops/v1/settings", &token_of(&op)).await;
+    assert_eq!((s, body["error"].as_str()), (403, Some("two_factor_enrolment_required")), "{body}");
 }

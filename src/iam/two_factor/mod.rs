@@ -1,7 +1,7 @@
 //! Two-factor sign-in (issue 43, item 12): TOTP (RFC 6238: SHA-1, 6 digits, 30 s steps, one step
 //! of skew either way; the `totp-rs` crate), enrolled on the account page, asked after the
 //! password (`sign_in`), required of operators and company administrators when the operator says
-//! so (`auth.two_factor_required_for_staff`), and asked again for a money move above
+//! so (the setting `two_factor_required_for_staff`, `settings`), and asked again for a money move above
 //! `auth.two_factor_step_up` (`StepUp`). docs/identity.md says why each rule is so.
 //!
 //! A code is good once: the last accepted step is kept, and a code is accepted only by a
@@ -90,7 +90,7 @@ pub async fn status(cx: &IamCtx, auth: &Auth) -> Result<TwoFactorStatus, AppErro
     } else {
         0
     };
-    let required = enrolment_required(&cx.db, cx.settings.two_factor_required_for_staff, auth).await?;
+    let required = enrolment_required(&cx.db, cx.market_settings.current().two_factor_required_for_staff, auth).await?;
     Ok(TwoFactorStatus { enabled: on, recovery_codes_left: left, required })
 }
 
