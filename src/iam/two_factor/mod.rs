@@ -103,6 +103,8 @@ pub async fn start(cx: &IamCtx, auth: &Auth) -> Result<TwoFactorSetup, AppError>
     rand::rng().fill_bytes(&mut bytes);
     let secret = Secret::from(bytes.to_vec()).to_base32();
     let txn = write_txn(&cx.db).await?;
+    // The person's row first: two starts at once take turns (no second insert of the same row).
+    for_update(&txn, users::Entity::find_by_id(user.id.clone())).one(&txn).await?;
     match for_update(&txn, two_factor::Entity::find_by_id(user.id.clone())).one(&txn).await? {
         Some(r) if r.enabled_at.is_some() => return Err(AppError::Refused(Msg::TwoFactorAlreadyOn)),
         Some(r) => {
