@@ -4439,6 +4439,11 @@ export type components = {
                  * @description Cents credited once to every newly verified account; 0 disables it.
                  */
                 signup_bonus: number;
+                /**
+                 * @description Operators and company administrators must turn two-factor sign-in on before they use what
+                 *     their role allows (`iam::auth::enrolment_required`; issue 43, item 12).
+                 */
+                two_factor_required_for_staff?: boolean;
             };
             msg: string;
         };
@@ -5358,6 +5363,20 @@ export type components = {
             /** @description Tag names; missing ones are created. `[]` takes the friend out of every tag. */
             tags?: string[] | null;
         };
+        /**
+         * @description Funding the company's wallet: a top-up, and a current two-factor code when the amount is above
+         *     `auth.two_factor_step_up` and the caller has two-factor sign-in on.
+         */
+        FundRequest: {
+            /**
+             * Format: int64
+             * @description Cents, at least 1.
+             */
+            amount?: number | null;
+            /** @description 6 digits from the caller's authenticator app (or a recovery code). */
+            code?: string | null;
+            memo?: string | null;
+        };
         /** @description What a device lacks for an app. */
         Gap: {
             /** @description cpu_cores, memory_bytes, disk_bytes, gpu_count (numbers) or cuda (versions, "12.4") */
@@ -5753,6 +5772,11 @@ export type components = {
              * @description Cents credited once to every newly verified account; 0 disables it.
              */
             signup_bonus: number;
+            /**
+             * @description Operators and company administrators must turn two-factor sign-in on before they use what
+             *     their role allows (`iam::auth::enrolment_required`; issue 43, item 12).
+             */
+            two_factor_required_for_staff?: boolean;
         };
         Member: {
             email: string;
@@ -6427,6 +6451,8 @@ export type components = {
              * @description Cents, 0 or more: applies to accounts verified after the change.
              */
             signup_bonus?: number | null;
+            /** @description Operators and company administrators must turn two-factor sign-in on first. */
+            two_factor_required_for_staff?: boolean | null;
         };
         /**
          * @description How an owner shares a device: manual, autopilot (rented whenever idle, for max profit) or
@@ -6566,11 +6592,6 @@ export type components = {
              * @description Cents, at least 1.
              */
             amount?: number | null;
-            /**
-             * @description A current code of the caller's authenticator app: asked when two-factor sign-in is on
-             *     and the amount is above `auth.two_factor_step_up` (the company funding only).
-             */
-            code?: string | null;
             memo?: string | null;
         };
         TwoFactorCodeRequest: {
@@ -7724,7 +7745,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["TopUpRequest"];
+                "application/json": components["schemas"]["FundRequest"];
             };
         };
         responses: {
