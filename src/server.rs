@@ -135,6 +135,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         on_verified,
         versions: versions.clone(),
         profiles: Arc::new(crate::iam::account::Profiles::new(crate::iam::account::PROFILES_KEPT)),
+        market_settings: market_settings.clone(),
     };
     let billing = BillingCtx {
         db: db.clone(),
@@ -148,6 +149,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
             Arc::new(crate::devices::rental::ZcloudTitles),
         ]),
         redeem_limits: Arc::new(crate::billing::limits::RedeemLimits::from_config(db.clone(), &config.auth)),
+        step_up: crate::iam::two_factor::StepUp { db: db.clone(), limiter: iam.limiter.clone(), threshold: config.auth.two_factor_step_up },
     };
     let idempotency = IdempotencyStore::new(db.clone(), keys.clone(), config.server.body_limit_bytes);
     let ssr = Arc::new(Ssr::new(&config, public.clone(), market_settings.clone(), pages));
@@ -156,7 +158,7 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         settings: Arc::new(config.social.clone()),
         hub: crate::events::hub::Hub::new(config.social.streams_per_user),
     };
-    let sessions = Sessions::new(keys, db.clone(), versions.clone());
+    let sessions = Sessions::new(keys, db.clone(), versions.clone(), market_settings.clone());
     let connect = crate::connect::ConnectCtx::new(
         db.clone(),
         devices.clone(),

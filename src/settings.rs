@@ -1,6 +1,7 @@
 //! The market's settings an operator changes while it runs (the operator's console): the market's
-//! fee, the sign-up bonus, the client download links, the low-balance notice and the words of the
-//! wallet's top-up page. config.toml gives the defaults; a setting the operator changed is a row
+//! fee, the sign-up bonus, the client download links, the low-balance notice, the words of the
+//! wallet's top-up page and whether operators and company administrators must use two-factor
+//! sign-in. config.toml gives the defaults; a setting the operator changed is a row
 //! of `market_settings` (m0022) and wins over its default.
 //!
 //! Every instance keeps the settings in memory ([`LiveSettings`]): the one that writes applies them
@@ -42,6 +43,10 @@ pub struct MarketSettings {
     /// The wallet's top-up page: how people get coins on this market (empty: a default text).
     pub how_to_get_coins: String,
     pub how_to_get_coins_zh: String,
+    /// Operators and company administrators must turn two-factor sign-in on before they use what
+    /// their role allows (`iam::auth::enrolment_required`; issue 43, item 12).
+    #[serde(default)]
+    pub two_factor_required_for_staff: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -63,6 +68,7 @@ impl MarketSettings {
             low_balance_hours: b.low_balance_hours,
             how_to_get_coins: b.how_to_get_coins.clone(),
             how_to_get_coins_zh: b.how_to_get_coins_zh.clone(),
+            two_factor_required_for_staff: config.auth.two_factor_required_for_staff,
         }
     }
 

@@ -51,6 +51,8 @@ pub struct BillingCtx {
     pub titles: titles::Titles,
     /// Redemption attempts per address and failures per person (`limits`).
     pub redeem_limits: Arc<limits::RedeemLimits>,
+    /// A current code asked again for a move above the threshold (two-factor sign-in).
+    pub step_up: crate::iam::two_factor::StepUp,
 }
 
 /// The wallet's background jobs: hold expiry, closing billing periods, runway notices, and

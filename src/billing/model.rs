@@ -189,6 +189,30 @@ impl Checked for TopUp {
     }
 }
 
+/// Funding the company's wallet: a top-up, and a current two-factor code when the amount is above
+/// `auth.two_factor_step_up` and the caller has two-factor sign-in on.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct FundRequest {
+    /// Cents, at least 1.
+    pub amount: Option<i64>,
+    pub memo: Option<String>,
+    /// 6 digits from the caller's authenticator app (or a recovery code).
+    pub code: Option<String>,
+}
+
+pub struct Fund {
+    pub top_up: TopUp,
+    /// Checked by `iam::two_factor::StepUp`.
+    pub code: Option<String>,
+}
+
+impl Checked for Fund {
+    type Body = FundRequest;
+    fn check(req: FundRequest) -> Result<Fund, AppError> {
+        Ok(Fund { top_up: TopUp::check(TopUpRequest { amount: req.amount, memo: req.memo })?, code: req.code })
+    }
+}
+
 /// A top-up code as the operator lists it (the code itself is never stored).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]

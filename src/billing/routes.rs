@@ -56,13 +56,16 @@ async fn list_bills(State(cx): State<BillingCtx>, auth: Auth, lang: Lang, ApiQue
 }
 
 /// Fund the company's wallet from the administrator's own (an administrator in the company
-/// context; members and the personal context 403). Accepts `Idempotency-Key`; 409 with
+/// context; members and the personal context 403). Above `auth.two_factor_step_up` coins, a
+/// person with two-factor sign-in on adds a current code (`code`). Accepts `Idempotency-Key`; 409 with
 /// `{available, needed}` when the administrator's wallet has too little.
-#[utoipa::path(post, path = "/api/billing/v1/wallet/fund", tag = "wallet", request_body = TopUpRequest,
+#[utoipa::path(post, path = "/api/billing/v1/wallet/fund", tag = "wallet", request_body = FundRequest,
     params(("Idempotency-Key" = Option<String>, Header, description = "1-255 characters: a retry with the same key and body answers the first answer and moves nothing")),
     responses((status = 200, body = Envelope<Entry>), (status = 400), (status = 403), (status = 409)))]
-async fn fund(State(cx): State<BillingCtx>, auth: Auth, lang: Lang, IdempotencyKey(key): IdempotencyKey, Valid(req): Valid<TopUp>) -> ApiResult<Entry> {
-    ok(wallet::fund(&cx.db, &auth, req, key.as_deref(), lang).await?)
+async fn fund(State(cx): State<BillingCtx>, auth: Auth, lang: Lang, ip: crate::http::ClientIp, IdempotencyKey(key): IdempotencyKey, Valid(req): Valid<Fund>) -> ApiResult<Entry> {
+    // Above the threshold, a person with two-factor sign-in on presents a current code (400 naming `code`).
+    cx.step_up.check(&auth, ip.0, req.top_up.amount, req.code.as_deref()).await?;
+    ok(wallet::fund(&cx.db, &auth, req.top_up, key.as_deref(), lang).await?)
 }
 
 /// Redeem a top-up code into the wallet of the current context (a person's own, or the company's

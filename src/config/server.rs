@@ -90,6 +90,11 @@ pub struct AuthConfig {
     /// Sign-ups (each mails a link) of one address in a burst, then one every `register_email_refill_secs`.
     pub register_email_burst: u32,
     pub register_email_refill_secs: u64,
+    /// The default of the operator's setting of that name (`settings::MarketSettings`):
+    /// operators and company administrators must turn two-factor sign-in on first.
+    pub two_factor_required_for_staff: bool,
+    /// A money move above this asks a person with two-factor sign-in on for a current code.
+    pub two_factor_step_up: crate::coins::Coins,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -201,6 +206,8 @@ impl Default for AuthConfig {
             register_ip_refill_secs: 10,
             register_email_burst: 3,
             register_email_refill_secs: 600,
+            two_factor_required_for_staff: false,
+            two_factor_step_up: crate::coins::Coins::from_cents(1000 * 100),
         }
     }
 }

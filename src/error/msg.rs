@@ -214,6 +214,18 @@ pub enum Msg {
     ApiKeyOpsConfirm,
     /// The scope the request needs (its stable name: `read`, `apps`, `wallet`, `ops`).
     ApiKeyScope(&'static str),
+    // two-factor sign-in (issue 43, item 12)
+    /// The password was right; the code is asked next (`data`: the challenge).
+    TwoFactorRequired,
+    TwoFactorCodeRequired,
+    TwoFactorCodeInvalid,
+    TwoFactorChallengeInvalid,
+    TwoFactorAlreadyOn,
+    TwoFactorNotOn,
+    TwoFactorNotStarted,
+    TwoFactorEnrolmentRequired,
+    /// A money move above this many coins (formatted) asks for a current code in `code`.
+    TwoFactorStepUp(String),
     // the operator's console
     NotOperator,
     LastOperator,
@@ -432,6 +444,15 @@ impl Msg {
             Msg::ApiKeyOpsOperatorOnly => (S::FORBIDDEN, "api_key_ops_operator_only"),
             Msg::ApiKeyOpsConfirm => (S::BAD_REQUEST, "api_key_ops_confirm"),
             Msg::ApiKeyScope(..) => (S::FORBIDDEN, "api_key_scope"),
+            Msg::TwoFactorRequired => (S::UNAUTHORIZED, "two_factor_required"),
+            Msg::TwoFactorCodeRequired => (S::BAD_REQUEST, "two_factor_code_required"),
+            Msg::TwoFactorCodeInvalid => (S::BAD_REQUEST, "two_factor_code_invalid"),
+            Msg::TwoFactorChallengeInvalid => (S::BAD_REQUEST, "two_factor_challenge_invalid"),
+            Msg::TwoFactorAlreadyOn => (S::CONFLICT, "two_factor_already_on"),
+            Msg::TwoFactorNotOn => (S::CONFLICT, "two_factor_not_on"),
+            Msg::TwoFactorNotStarted => (S::CONFLICT, "two_factor_not_started"),
+            Msg::TwoFactorEnrolmentRequired => (S::FORBIDDEN, "two_factor_enrolment_required"),
+            Msg::TwoFactorStepUp(..) => (S::BAD_REQUEST, "two_factor_step_up"),
             Msg::NotOperator => (S::FORBIDDEN, "not_operator"),
             Msg::LastOperator => (S::CONFLICT, "last_operator"),
             Msg::AccountSuspended(..) => (S::FORBIDDEN, "account_suspended"),

@@ -370,6 +370,30 @@ impl Msg {
                 Lang::En => format!("This API key may not do this: it needs the \"{scope}\" scope"),
                 Lang::Zh => format!("此 API 密钥无权执行此操作：需要“{scope}”权限"),
             },
+            Msg::TwoFactorRequired => ("Enter the 6-digit code from your authenticator app", "请输入身份验证器应用中的 6 位验证码"),
+            Msg::TwoFactorCodeRequired => (
+                "Enter the 6-digit code from your authenticator app, or a recovery code",
+                "请输入身份验证器应用中的 6 位验证码，或一个恢复码",
+            ),
+            Msg::TwoFactorCodeInvalid => ("That code is not right, or it was already used", "验证码不正确或已被使用"),
+            Msg::TwoFactorChallengeInvalid => (
+                "This sign-in has expired: enter your email and password again",
+                "本次登录已过期：请重新输入邮箱和密码",
+            ),
+            Msg::TwoFactorAlreadyOn => ("Two-factor sign-in is already on", "两步验证已开启"),
+            Msg::TwoFactorNotOn => ("Two-factor sign-in is not on", "两步验证未开启"),
+            Msg::TwoFactorNotStarted => (
+                "Start the set-up again: scan a new QR code first",
+                "请重新开始设置：先扫描新的二维码",
+            ),
+            Msg::TwoFactorEnrolmentRequired => (
+                "Turn on two-factor sign-in on your account page first: it is required for operators and company administrators",
+                "请先在账户页面开启两步验证：运营者和企业管理员必须开启",
+            ),
+            Msg::TwoFactorStepUp(coins) => return match lang {
+                Lang::En => format!("Moving more than {coins} coins needs a current code from your authenticator app (field code)"),
+                Lang::Zh => format!("转移超过 {coins} 币需要身份验证器应用中的当前验证码（字段 code）"),
+            },
             Msg::NotOperator => ("Only the market's operators can do this", "只有市场运营者可以执行此操作"),
             Msg::LastOperator => ("The market must keep at least one operator", "市场至少需要保留一位运营者"),
             Msg::AccountSuspended(reason) => return match lang {

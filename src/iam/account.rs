@@ -71,6 +71,8 @@ pub async fn change_password(cx: &IamCtx, auth: &Auth, req: PasswordChange) -> R
     crate::iam::sessions::end_all(&txn, &user_id, Some(&auth.session_id), "password_changed", now()).await?;
     // And every API key: it was made under the old password (issue 43, item 4).
     crate::iam::api_keys::revoke_all(&txn, &user_id).await?;
+    // And every browser remembered for two-factor sign-in.
+    crate::iam::two_factor::forget_browsers(&txn, &user_id).await?;
     txn.commit().await?;
     Ok(())
 }

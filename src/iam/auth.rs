@@ -12,7 +12,7 @@ use sea_orm::{ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, Entit
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::db::entity::{api_keys, company_members, sessions, users};
+use crate::db::entity::{api_keys, company_members, sessions, two_factor, users};
 use crate::db::enums::Role;
 use crate::db::now;
 use crate::error::{AppError, Msg};
@@ -120,16 +120,20 @@ pub struct Sessions {
     pub versions: Versions,
     pub resolved: Arc<Resolved>,
     pub resolved_keys: Arc<ResolvedKeys>,
+    /// The operator's settings: while `two_factor_required_for_staff` is on, `Admin` and
+    /// `Operator` refuse a caller without two-factor sign-in (403 `two_factor_enrolment_required`).
+    pub market_settings: crate::settings::LiveSettings,
 }
 
 impl Sessions {
-    pub fn new(keys: Arc<Keys>, db: DatabaseConnection, versions: Versions) -> Self {
+    pub fn new(keys: Arc<Keys>, db: DatabaseConnection, versions: Versions, market_settings: crate::settings::LiveSettings) -> Self {
         Sessions {
             keys,
             db,
             versions,
             resolved: Arc::new(Resolved::new(RESOLVED_CAPACITY)),
             resolved_keys: Arc::new(ResolvedKeys::new(RESOLVED_CAPACITY)),
+            market_settings,
         }
     }
 }
@@ -174,6 +178,24 @@ pub async fn membership(db: &impl ConnectionTrait, company_id: &str, user_id: &s
 /// a resolved token or key cached before is read again.
 async fn suspended(db: &impl ConnectionTrait, user_id: &str) -> Result<bool, AppError> {
     Ok(users::Entity::find_by_id(user_id.to_string()).one(db).await?.is_none_or(|u| u.suspended_at.is_some()))
+}
+
+/// Whether two-factor sign-in is on for this person (`iam::two_factor`).
+pub async fn two_factor_on(db: &impl ConnectionTrait, user_id: &str) -> Result<bool, AppError> {
+    Ok(two_factor::Entity::find_by_id(user_id.to_string()).one(db).await?.is_some_and(|r| r.enabled_at.is_some()))
+}
+
+/// Whether the operator's setting (`two_factor_required_for_staff`, `required_for_staff`) asks
+/// this caller to turn two-factor sign-in on first: an operator (in their personal context) or a
+/// company administrator (in the company's) without it.
+pub async fn enrolment_required(db: &impl ConnectionTrait, required_for_staff: bool, auth: &Auth) -> Result<bool, AppError> {
+    if !required_for_staff || two_factor_on(db, auth.user_id.as_str()).await? {
+        return Ok(false);
+    }
+    Ok(match auth.context {
+        Context::Company { .. } => auth.is_admin(),
+        Context::Personal => is_operator(db, auth.user_id.as_str()).await?,
+    })
 }
 
 /// Whether the person runs the market (`users.operator`).
@@ -363,6 +385,15 @@ where
     }
 }
 
+/// 403 `two_factor_enrolment_required` for an operator or administrator without two-factor
+/// sign-in while the operator requires it (issue 43, item 12).
+async fn staff_enrolled(sessions: &Sessions, auth: &Auth) -> Result<(), AppError> {
+    if enrolment_required(&sessions.db, sessions.market_settings.current().two_factor_required_for_staff, auth).await? {
+        return Err(AppError::Refused(Msg::TwoFactorEnrolmentRequired));
+    }
+    Ok(())
+}
+
 /// The caller in a company context as its administrator (403 otherwise).
 pub struct Admin(pub Auth);
 
@@ -373,7 +404,11 @@ where
     type Rejection = AppError;
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         let auth = Auth::from_request_parts(parts, state).await?;
-        if auth.is_admin() { Ok(Admin(auth)) } else { Err(AppError::Refused(Msg::NotAdmin)) }
+        if !auth.is_admin() {
+            return Err(AppError::Refused(Msg::NotAdmin));
+        }
+        staff_enrolled(&Sessions::from_ref(state), &auth).await?;
+        Ok(Admin(auth))
     }
 }
 
@@ -389,7 +424,9 @@ where
     type Rejection = AppError;
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         let auth = Auth::from_request_parts(parts, state).await?;
-        if auth.context == Context::Personal && is_operator(&Sessions::from_ref(state).db, &auth.user_id).await? {
+        let sessions = Sessions::from_ref(state);
+        if auth.context == Context::Personal && is_operator(&sessions.db, &auth.user_id).await? {
+            staff_enrolled(&sessions, &auth).await?;
             Ok(Operator(auth))
         } else {
             Err(AppError::Refused(Msg::NotOperator))

@@ -18,6 +18,7 @@ pub mod scopes;
 pub mod sessions;
 pub mod signup;
 pub mod tokens;
+pub mod two_factor;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -46,6 +47,8 @@ pub struct IamCtx {
     pub versions: crate::versions::Versions,
     /// Profiles read since the `profiles` version last moved, by user id.
     pub profiles: Arc<account::Profiles>,
+    /// The operator's settings (whether staff must use two-factor sign-in).
+    pub market_settings: crate::settings::LiveSettings,
 }
 
 /// Identity's background jobs.
@@ -61,6 +64,10 @@ pub fn jobs(cx: &IamCtx) -> Vec<Result<Job, JobSchedulerError>> {
                     tracing::warn!(error = %e, "API key cleanup failed");
                     crate::jobs::failed();
                 }
+            }
+            if let Err(e) = two_factor::cleanup(&db).await {
+                tracing::warn!(error = %e, "two-factor challenge cleanup failed");
+                crate::jobs::failed();
             }
             match sessions::cleanup_expired(&db).await {
                 Ok(n) if n > 0 => tracing::info!(rows = n, "expired sessions and verification links deleted"),

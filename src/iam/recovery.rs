@@ -90,6 +90,8 @@ pub async fn reset_password(cx: &IamCtx, req: PasswordReset) -> Result<(), AppEr
     }
     crate::iam::sessions::end_all(&txn, &link.user_id, None, "password_reset", t).await?;
     crate::iam::api_keys::revoke_all(&txn, &link.user_id).await?;
+    // Two-factor sign-in stays on (a mailbox is not the second factor); remembered browsers go.
+    crate::iam::two_factor::forget_browsers(&txn, &link.user_id).await?;
     txn.commit().await?;
     Ok(())
 }

@@ -3,7 +3,7 @@
 use axum::body::Body;
 use axum::extract::{DefaultBodyLimit, FromRef, State};
 use axum::http::request::Parts;
-use axum::http::{HeaderValue, header};
+use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -15,6 +15,7 @@ use crate::iam::IamCtx;
 use crate::iam::account::{self, AVATAR_MAX_BYTES};
 use crate::iam::auth::{Auth, Sessions};
 use crate::iam::model::*;
+use crate::iam::two_factor::{self, model::*};
 use crate::iam::{api_keys, sessions, signup};
 use crate::ids::UserId;
 
@@ -28,6 +29,11 @@ where
         .routes(routes!(register))
         .routes(routes!(verify_email))
         .routes(routes!(login))
+        .routes(routes!(login_two_factor))
+        .routes(routes!(two_factor_status))
+        .routes(routes!(two_factor_setup))
+        .routes(routes!(two_factor_confirm))
+        .routes(routes!(two_factor_off))
         .routes(routes!(refresh))
         .routes(routes!(switch))
         .routes(routes!(logout))
@@ -112,9 +118,59 @@ async fn verify_email(State(cx): State<IamCtx>, ApiQuery(q): ApiQuery<VerifyQuer
 async fn login(
     State(cx): State<IamCtx>,
     ClientIp(ip): ClientIp,
+    headers: HeaderMap,
     Valid(req): Valid<Credentials>,
 ) -> ApiResult<Session> {
-    ok(sessions::login(&cx, ip, req).await?)
+    let cookie = headers.get(header::COOKIE).and_then(|v| v.to_str().ok());
+    ok(sessions::login(&cx, ip, req, two_factor::sign_in::remembered_token(cookie)).await?)
+}
+
+/// The second step of the sign-in when two-factor sign-in is on: the challenge of the
+/// `two_factor_required` answer and a code (or a recovery code) give the session; `remember`
+/// sets an HttpOnly cookie that skips this step on this browser for 30 days.
+#[utoipa::path(post, path = "/api/iam/v2/login/two-factor", tag = "identity", request_body = TwoFactorLoginRequest,
+    responses((status = 200, body = Envelope<Session>), (status = 400), (status = 429)))]
+async fn login_two_factor(State(cx): State<IamCtx>, ClientIp(ip): ClientIp, Valid(req): Valid<SecondStep>) -> Result<Response, AppError> {
+    let (session, remember) = sessions::login_second_step(&cx, ip, req).await?;
+    let mut res = ok(session)?.into_response();
+    if let Some(token) = remember {
+        let secure = cx.site.public_url.starts_with("https://");
+        let v = HeaderValue::from_str(&two_factor::sign_in::remember_cookie(&token, secure)).map_err(|e| AppError::Internal(e.into()))?;
+        res.headers_mut().insert(header::SET_COOKIE, v);
+    }
+    Ok(res)
+}
+
+/// Whether two-factor sign-in is on for the caller, their recovery codes left, and whether the
+/// operator requires it of them.
+#[utoipa::path(get, path = "/api/iam/v1/account/two-factor", tag = "identity", responses((status = 200, body = Envelope<TwoFactorStatus>)))]
+async fn two_factor_status(State(cx): State<IamCtx>, auth: Auth) -> ApiResult<TwoFactorStatus> {
+    ok(two_factor::status(&cx, &auth).await?)
+}
+
+/// Start enrolling: a new secret, its `otpauth://` URI and its QR code (SVG). Not in force until
+/// confirmed with a code; 409 while two-factor sign-in is on.
+#[utoipa::path(post, path = "/api/iam/v1/account/two-factor/setup", tag = "identity",
+    responses((status = 200, body = Envelope<TwoFactorSetup>), (status = 409)))]
+async fn two_factor_setup(State(cx): State<IamCtx>, auth: Auth) -> ApiResult<TwoFactorSetup> {
+    ok(two_factor::start(&cx, &auth).await?)
+}
+
+/// Confirm the enrolment with a 6-digit code: two-factor sign-in is on, and the 10 recovery
+/// codes are answered this once.
+#[utoipa::path(post, path = "/api/iam/v1/account/two-factor/confirm", tag = "identity", request_body = TwoFactorCodeRequest,
+    responses((status = 200, body = Envelope<RecoveryCodes>), (status = 400), (status = 409), (status = 429)))]
+async fn two_factor_confirm(State(cx): State<IamCtx>, auth: Auth, ClientIp(ip): ClientIp, Valid(req): Valid<EnrolCode>) -> ApiResult<RecoveryCodes> {
+    ok(two_factor::confirm(&cx, &auth, ip, &req.0).await?)
+}
+
+/// Turn two-factor sign-in off: the password and a current code (or a recovery code); every
+/// remembered browser is forgotten.
+#[utoipa::path(post, path = "/api/iam/v1/account/two-factor/off", tag = "identity", request_body = TwoFactorOffRequest,
+    responses((status = 200, body = Envelope<Null>), (status = 400), (status = 409), (status = 429)))]
+async fn two_factor_off(State(cx): State<IamCtx>, auth: Auth, ClientIp(ip): ClientIp, Valid(req): Valid<TurnOff>) -> ApiResult<Null> {
+    two_factor::turn_off(&cx, &auth, ip, req).await?;
+    ok(Null)
 }
 
 /// Exchange the refresh token (as Bearer) for a new token pair.

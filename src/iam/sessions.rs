@@ -16,7 +16,10 @@ use crate::iam::tokens::{self, ACCESS, Claims};
 
 // ---- sign-in and sessions ----
 
-pub async fn login(cx: &IamCtx, ip: IpAddr, req: Credentials) -> Result<Session, AppError> {
+/// The password sign-in. With two-factor sign-in on (and this browser not remembered, `remembered`
+/// being its cookie's token) it answers 401 `two_factor_required` with a challenge instead
+/// (`two_factor::sign_in`).
+pub async fn login(cx: &IamCtx, ip: IpAddr, req: Credentials, remembered: Option<&str>) -> Result<Session, AppError> {
     let Credentials { email, password: pass } = req;
     cx.limiter.login_attempt(ip, email.as_str()).await?;
     let user = users::Entity::find().filter(users::Column::Email.eq(email.as_str())).one(&cx.db).await?;
@@ -31,6 +34,19 @@ pub async fn login(cx: &IamCtx, ip: IpAddr, req: Credentials) -> Result<Session,
     if user.suspended_at.is_some() {
         return Err(AppError::Refused(Msg::AccountSuspended(user.suspended_reason.clone().unwrap_or_default())));
     }
+    crate::iam::two_factor::sign_in::after_password(cx, &user, remembered).await?;
+    open(cx, &user).await
+}
+
+/// The sign-in's second step (two-factor sign-in on): the challenge and a code open a session;
+/// the remembered-browser token too when asked (`two_factor::sign_in`).
+pub async fn login_second_step(cx: &IamCtx, ip: IpAddr, req: crate::iam::two_factor::model::SecondStep) -> Result<(Session, Option<String>), AppError> {
+    let (user, remember) = crate::iam::two_factor::sign_in::second_step(cx, ip, req).await?;
+    Ok((open(cx, &user).await?, remember))
+}
+
+/// A new session (personal context) for a person whose sign-in succeeded.
+async fn open(cx: &IamCtx, user: &users::Model) -> Result<Session, AppError> {
     let txn = write_txn(&cx.db).await?;
     let t = now();
     let session_id = new_id();
@@ -47,7 +63,7 @@ pub async fn login(cx: &IamCtx, ip: IpAddr, req: Credentials) -> Result<Session,
     .await?;
     let refresh = new_refresh_token(&txn, &session_id).await?;
     txn.commit().await?;
-    build_session(cx, &user, &session_id, &Context::Personal, refresh).await
+    build_session(cx, user, &session_id, &Context::Personal, refresh).await
 }
 
 async fn new_refresh_token(conn: &impl ConnectionTrait, session_id: &str) -> Result<String, AppError> {

@@ -234,6 +234,8 @@ pub struct SettingsRequest {
     /// At most 2,000 characters each; empty gives the default text.
     pub how_to_get_coins: Option<String>,
     pub how_to_get_coins_zh: Option<String>,
+    /// Operators and company administrators must turn two-factor sign-in on first.
+    pub two_factor_required_for_staff: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, utoipa::ToSchema)]
@@ -278,6 +280,9 @@ impl SettingsChange {
         }
         if let Some(t) = &r.how_to_get_coins_zh {
             s.how_to_get_coins_zh = t.trim().to_string();
+        }
+        if let Some(v) = r.two_factor_required_for_staff {
+            s.two_factor_required_for_staff = v;
         }
         s
     }

@@ -33,3 +33,4 @@ mod api_keys;
 pub(crate) mod apps;
 mod recovery;
 mod social;
+mod two_factor;

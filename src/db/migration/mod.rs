@@ -33,6 +33,7 @@ mod m0029_rental_extend;
 mod m0030_presence;
 mod m0032_app_revision;
 mod m0033_api_key_scopes;
+mod m0034_two_factor;
 
 pub struct Migrator;
 
@@ -70,6 +71,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0030_presence::Migration),
             Box::new(m0032_app_revision::Migration),
             Box::new(m0033_api_key_scopes::Migration),
+            Box::new(m0034_two_factor::Migration),
         ]
     }
 }

@@ -39,6 +39,11 @@ export const api = createClient({
     return kind === 'refresh' ? session.refresh_token : session.token;
   },
   unauthorized: handleUnauthorized,
+  // An operator or company administrator the operator requires two-factor sign-in of, without it:
+  // the account page, where it is turned on (docs/identity.md).
+  refused: (error) => {
+    if (error === 'two_factor_enrolment_required') navigateTo(paths.console.account());
+  },
 });
 
 /** A file the API answers (a CSV export), fetched with the session's token in the reader's language. */

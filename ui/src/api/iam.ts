@@ -1,11 +1,15 @@
-// Identity calls of docs/api.md (/api/iam/v1, /api/iam/v2/login/password).
+// Identity calls of docs/api.md (/api/iam/v1, /api/iam/v2/login/password and /two-factor).
 import { api } from './client';
-import type { AccountCheck, ApiKey, ApiKeyBody, ApiKeyCreated, ListPage, MenuEntry, Organization, Profile, RecoveryAnswer, RefreshData, RegisterBody, RegisterData, SessionData, VerifiedEmail } from './types';
+import type { AccountCheck, ApiKey, ApiKeyBody, ApiKeyCreated, ListPage, MenuEntry, Organization, Profile, RecoveryAnswer, RecoveryCodes, RefreshData, RegisterBody, RegisterData, SessionData, TwoFactorSetup, TwoFactorStatus, VerifiedEmail } from './types';
 
 const IAM = '/api/iam/v1';
 
 export const signIn = (email: string, password: string) =>
   api.post<SessionData>('/api/iam/v2/login/password', { email, password }, { auth: 'none', skipUnauthorized: true });
+
+/** The second step when two-factor sign-in is on: the challenge of the `two_factor_required` answer and a code. */
+export const signInTwoFactor = (challenge: string, code: string, remember: boolean) =>
+  api.post<SessionData>('/api/iam/v2/login/two-factor', { challenge, code, remember }, { auth: 'none', skipUnauthorized: true });
 
 export const register = (body: RegisterBody) => api.post<RegisterData>(`${IAM}/register`, body, { auth: 'none' });
 
@@ -60,3 +64,9 @@ export const resendVerification = (email: string, redirect?: string) =>
 export const fetchApiKeys = () => api.get<ListPage<ApiKey>>(`${IAM}/api-keys`);
 export const createApiKey = (body: ApiKeyBody) => api.post<ApiKeyCreated>(`${IAM}/api-keys`, body);
 export const revokeApiKey = (id: string) => api.del<null>(`${IAM}/api-keys/${encodeURIComponent(id)}`);
+
+/** Two-factor sign-in on /account: status, start (secret, otpauth:// URI, QR code as SVG), confirm (recovery codes once), off. */
+export const fetchTwoFactor = () => api.get<TwoFactorStatus>(`${IAM}/account/two-factor`);
+export const startTwoFactor = () => api.post<TwoFactorSetup>(`${IAM}/account/two-factor/setup`);
+export const confirmTwoFactor = (code: string) => api.post<RecoveryCodes>(`${IAM}/account/two-factor/confirm`, { code });
+export const turnOffTwoFactor = (password: string, code: string) => api.post<null>(`${IAM}/account/two-factor/off`, { password, code });

@@ -190,7 +190,8 @@ export type paths = {
         put?: never;
         /**
          * Fund the company's wallet from the administrator's own (an administrator in the company
-         *     context; members and the personal context 403). Accepts `Idempotency-Key`; 409 with
+         *     context; members and the personal context 403). Above `auth.two_factor_step_up` coins, a
+         *     person with two-factor sign-in on adds a current code (`code`). Accepts `Idempotency-Key`; 409 with
          *     `{available, needed}` when the administrator's wallet has too little.
          */
         post: operations["fund"];
@@ -1133,6 +1134,86 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/iam/v1/account/two-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether two-factor sign-in is on for the caller, their recovery codes left, and whether the
+         *     operator requires it of them.
+         */
+        get: operations["two_factor_status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/iam/v1/account/two-factor/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm the enrolment with a 6-digit code: two-factor sign-in is on, and the 10 recovery
+         *     codes are answered this once.
+         */
+        post: operations["two_factor_confirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/iam/v1/account/two-factor/off": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn two-factor sign-in off: the password and a current code (or a recovery code); every
+         *     remembered browser is forgotten.
+         */
+        post: operations["two_factor_off"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/iam/v1/account/two-factor/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start enrolling: a new secret, its `otpauth://` URI and its QR code (SVG). Not in force until
+         *     confirmed with a code; 409 while two-factor sign-in is on.
+         */
+        post: operations["two_factor_setup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/iam/v1/api-keys": {
         parameters: {
             query?: never;
@@ -1593,6 +1674,27 @@ export type paths = {
         put?: never;
         /** Sign in with email and password (403 before the email is verified; 429 when limited). */
         post: operations["login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/iam/v2/login/two-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The second step of the sign-in when two-factor sign-in is on: the challenge of the
+         *     `two_factor_required` answer and a code (or a recovery code) give the session; `remember`
+         *     sets an HttpOnly cookie that skips this step on this browser for 30 days.
+         */
+        post: operations["login_two_factor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4337,6 +4439,11 @@ export type components = {
                  * @description Cents credited once to every newly verified account; 0 disables it.
                  */
                 signup_bonus: number;
+                /**
+                 * @description Operators and company administrators must turn two-factor sign-in on before they use what
+                 *     their role allows (`iam::auth::enrolment_required`; issue 43, item 12).
+                 */
+                two_factor_required_for_staff?: boolean;
             };
             msg: string;
         };
@@ -4732,6 +4839,19 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_RecoveryCodes: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description The recovery codes, shown this once (each signs in once in place of a code). */
+            data: {
+                recovery_codes: string[];
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_RefreshResponse: {
             /**
              * Format: int32
@@ -4855,6 +4975,44 @@ export type components = {
             /** @description How coins are had on this market: the operator's words, in the reader's language. */
             data: {
                 text: string;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_TwoFactorSetup: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description A started enrolment: the secret as the authenticator app takes it, typed or scanned. */
+            data: {
+                /** @description `otpauth://totp/…`: what the QR code holds. */
+                otpauth_uri: string;
+                /** @description The QR code of `otpauth_uri`, an SVG document made on the server. */
+                qr_svg: string;
+                /** @description Base32 (RFC 4648, no padding). */
+                secret: string;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_TwoFactorStatus: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description Whether two-factor sign-in is on for the caller. */
+            data: {
+                enabled: boolean;
+                /**
+                 * Format: int64
+                 * @description Recovery codes not used yet.
+                 */
+                recovery_codes_left: number;
+                /** @description The operator requires it of the caller (an operator or a company administrator) and it is off. */
+                required: boolean;
             };
             msg: string;
         };
@@ -5204,6 +5362,20 @@ export type components = {
             alias?: string | null;
             /** @description Tag names; missing ones are created. `[]` takes the friend out of every tag. */
             tags?: string[] | null;
+        };
+        /**
+         * @description Funding the company's wallet: a top-up, and a current two-factor code when the amount is above
+         *     `auth.two_factor_step_up` and the caller has two-factor sign-in on.
+         */
+        FundRequest: {
+            /**
+             * Format: int64
+             * @description Cents, at least 1.
+             */
+            amount?: number | null;
+            /** @description 6 digits from the caller's authenticator app (or a recovery code). */
+            code?: string | null;
+            memo?: string | null;
         };
         /** @description What a device lacks for an app. */
         Gap: {
@@ -5600,6 +5772,11 @@ export type components = {
              * @description Cents credited once to every newly verified account; 0 disables it.
              */
             signup_bonus: number;
+            /**
+             * @description Operators and company administrators must turn two-factor sign-in on before they use what
+             *     their role allows (`iam::auth::enrolment_required`; issue 43, item 12).
+             */
+            two_factor_required_for_staff?: boolean;
         };
         Member: {
             email: string;
@@ -6095,6 +6272,10 @@ export type components = {
             /** @description Always true: a mail goes out when the address has an account that needs one. */
             sent: boolean;
         };
+        /** @description The recovery codes, shown this once (each signs in once in place of a code). */
+        RecoveryCodes: {
+            recovery_codes: string[];
+        };
         RecoveryRequest: {
             email?: string | null;
             /** @description Resend only: the page the new verification link leads to after sign-in (an invitation). */
@@ -6270,6 +6451,8 @@ export type components = {
              * @description Cents, 0 or more: applies to accounts verified after the change.
              */
             signup_bonus?: number | null;
+            /** @description Operators and company administrators must turn two-factor sign-in on first. */
+            two_factor_required_for_staff?: boolean | null;
         };
         /**
          * @description How an owner shares a device: manual, autopilot (rented whenever idle, for max profit) or
@@ -6410,6 +6593,41 @@ export type components = {
              */
             amount?: number | null;
             memo?: string | null;
+        };
+        TwoFactorCodeRequest: {
+            /** @description 6 digits from the authenticator app (or, where accepted, a recovery code). */
+            code?: string | null;
+        };
+        TwoFactorLoginRequest: {
+            /** @description The challenge of the `two_factor_required` answer to the password sign-in. */
+            challenge?: string | null;
+            code?: string | null;
+            /** @description Skip the code on this browser for 30 days (an HttpOnly cookie). */
+            remember?: boolean | null;
+        };
+        TwoFactorOffRequest: {
+            code?: string | null;
+            password?: string | null;
+        };
+        /** @description A started enrolment: the secret as the authenticator app takes it, typed or scanned. */
+        TwoFactorSetup: {
+            /** @description `otpauth://totp/…`: what the QR code holds. */
+            otpauth_uri: string;
+            /** @description The QR code of `otpauth_uri`, an SVG document made on the server. */
+            qr_svg: string;
+            /** @description Base32 (RFC 4648, no padding). */
+            secret: string;
+        };
+        /** @description Whether two-factor sign-in is on for the caller. */
+        TwoFactorStatus: {
+            enabled: boolean;
+            /**
+             * Format: int64
+             * @description Recovery codes not used yet.
+             */
+            recovery_codes_left: number;
+            /** @description The operator requires it of the caller (an operator or a company administrator) and it is off. */
+            required: boolean;
         };
         UnsuspendRequest: {
             /** @description Optional: why, for the audit. */
@@ -7527,7 +7745,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["TopUpRequest"];
+                "application/json": components["schemas"]["FundRequest"];
             };
         };
         responses: {
@@ -13207,6 +13425,378 @@ export interface operations {
             };
         };
     };
+    two_factor_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_TwoFactorStatus"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    two_factor_confirm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TwoFactorCodeRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_RecoveryCodes"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    two_factor_off: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TwoFactorOffRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Null"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    two_factor_setup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_TwoFactorSetup"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     list_api_keys: {
         parameters: {
             query?: {
@@ -15937,6 +16527,101 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["LoginRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Session"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    login_two_factor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TwoFactorLoginRequest"];
             };
         };
         responses: {

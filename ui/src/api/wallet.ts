@@ -26,8 +26,9 @@ export const redeemCode = (code: string, idempotencyKey: string) => api.post<Wal
 
 /** Funds the company's wallet (an administrator in the company context) from the administrator's own
  * wallet with `amount` cents; answers the company's income entry. */
-export const fundCompany = (amount: number, idempotencyKey: string) =>
-  api.post<WalletEntry>(`${BILLING}/wallet/fund`, { amount }, { idempotencyKey });
+/** `code`: a current two-factor code, asked above the market's threshold (`two_factor_step_up`). */
+export const fundCompany = (amount: number, idempotencyKey: string, code?: string) =>
+  api.post<WalletEntry>(`${BILLING}/wallet/fund`, { amount, ...(code ? { code } : {}) }, { idempotencyKey });
 
 /** The entries (`kind`) or bills (`status`) as CSV, UTF-8 with a byte-order mark. */
 export function fetchCsv(what: 'entries' | 'bills', filter: string | null): Promise<Blob> {

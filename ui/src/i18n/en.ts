@@ -125,6 +125,8 @@ export const en = {
   sign_in_title: 'Sign in to {product}',
   sign_up_title: 'Create your {product} account',
   sign_in_action: 'Sign In',
+  two_factor_code: 'Code from your authenticator app',
+  two_factor_remember: 'Remember this browser for 30 days',
   sign_up_action: 'Create Account',
   no_account: "Don't have an account?",
   have_account: 'Already have an account?',

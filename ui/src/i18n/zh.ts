@@ -119,6 +119,8 @@ export const zh: Record<MessageKey, string> = {
   sign_in_title: '登录 {product}',
   sign_up_title: '创建 {product} 账户',
   sign_in_action: '登录',
+  two_factor_code: '身份验证器应用中的验证码',
+  two_factor_remember: '在此浏览器上 30 天内免验证',
   sign_up_action: '创建账户',
   no_account: '还没有账户？',
   have_account: '已有账户？',

@@ -64,6 +64,8 @@ interface ClientHooks {
   token(kind: 'access' | 'refresh'): string;
   /** A 401 answer (docs/product.md §8). */
   unauthorized(): void;
+  /** Any other refusal, by its stable name (before it is thrown to the caller). */
+  refused?(error: string | null): void;
 }
 
 function buildQuery(query: RequestOptions['query']): string {
@@ -151,6 +153,7 @@ export function createClient(hooks: ClientHooks) {
     }
     if (!response.ok || !envelope || code !== SUCCESS_CODE) {
       const msg = envelope?.msg || translate(hooks.language(), 'request_failed', { status: response.status });
+      hooks.refused?.(envelope?.error ?? null);
       throw new ApiError(msg, response.ok ? 'api' : 'http', code, envelope?.data ?? null, envelope?.error ?? null);
     }
     return envelope.data;

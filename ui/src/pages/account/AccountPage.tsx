@@ -8,6 +8,7 @@ import { useAsync } from '../../lib/useAsync';
 import { useT } from '../../lib/i18n';
 import { Avatar } from '../../components/Avatar';
 import { ApiKeys } from './ApiKeys';
+import { TwoFactor } from './TwoFactor';
 import { Dialog } from '../../components/Dialog';
 import { ErrorNote, SkeletonLines } from '../../components/placeholders';
 import { PageHeader } from '../../components/sections';
@@ -190,6 +191,7 @@ export default function AccountPage() {
           {t('change_password')}
         </Link>
       </section>
+      <TwoFactor />
       <ApiKeys />
       <DeleteAccount />
     </div>

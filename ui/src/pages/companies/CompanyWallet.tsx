@@ -16,24 +16,34 @@ import { WalletFigures } from '../../components/wallet/WalletFigures';
 import { useRequestKey } from '../../components/wallet/requestKey';
 import { formatCoins, parseCoins } from '../../lib/format';
 import { useT } from '../../lib/i18n';
+import { ApiError } from '../../lib/http';
 import { useAsync } from '../../lib/useAsync';
 import { toast } from '../../stores/feedback';
 
 function Fund({ onFunded }: { onFunded: () => void }) {
   const t = useT();
   const [amount, setAmount] = useState('');
+  // A move above the market's threshold asks a person with two-factor sign-in on for a code.
+  const [code, setCode] = useState<string | null>(null);
   const key = useRequestKey('fund');
-  const form = useForm<'amount'>({
+  const form = useForm<'amount' | 'code'>({
     validate: () => ({ amount: parseCoins(amount) === null ? 'fund_amount_invalid' : null }),
     action: async () => {
       const cents = parseCoins(amount) ?? 0;
-      await fundCompany(cents, key.keyFor(String(cents)));
+      try {
+        await fundCompany(cents, key.keyFor(String(cents)), code?.trim() || undefined);
+      } catch (e) {
+        if (e instanceof ApiError && e.error === 'two_factor_step_up') setCode((c) => c ?? '');
+        throw e;
+      }
       key.done();
       setAmount('');
+      setCode(null);
       onFunded();
       toast('success', t('fund_done', { amount: formatCoins(cents) }));
     },
     serverErrorField: 'amount',
+    serverFields: { code: 'code' },
   });
   return (
     <FormCard id="fund-title" title={t('fund_title')} submitLabel={t('fund_submit')} form={form}>
@@ -47,6 +57,9 @@ function Fund({ onFunded }: { onFunded: () => void }) {
         error={form.error('amount')}
         hint={t('fund_amount_hint')}
       />
+      {code !== null ? (
+        <Field label={t('two_factor_code')} name="code" inputMode="numeric" autoComplete="one-time-code" value={code} onChange={(e) => setCode(e.target.value)} error={form.error('code')} />
+      ) : null}
     </FormCard>
   );
 }

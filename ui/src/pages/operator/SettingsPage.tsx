@@ -1,6 +1,7 @@
 // /operator/settings: the market's settings kept in the database (config.toml gives the
 // defaults): the fee (for rentals and orders started after the change), the sign-up bonus, the
-// client download links, the low-balance notice and the top-up page's words. Every server applies
+// client download links, the low-balance notice, the top-up page's words and whether operators and
+// company administrators must use two-factor sign-in. Every server applies
 // a change within 10 seconds.
 import { useState } from 'react';
 import { fetchMarketSettings, saveMarketSettings } from '../../api/ops';
@@ -52,6 +53,7 @@ function SettingsForm({ initial }: { initial: MarketSettings }) {
     howto: initial.how_to_get_coins,
     howto_zh: initial.how_to_get_coins_zh,
   });
+  const [staff2fa, setStaff2fa] = useState(initial.two_factor_required_for_staff ?? false);
   const set = (k: Key) => (e: { target: { value: string } }) => setV((prev) => ({ ...prev, [k]: e.target.value }));
   const form = useForm<Key>({
     validate: () => ({
@@ -67,6 +69,7 @@ function SettingsForm({ initial }: { initial: MarketSettings }) {
         low_balance_hours: whole(v.hours),
         how_to_get_coins: v.howto,
         how_to_get_coins_zh: v.howto_zh,
+        two_factor_required_for_staff: staff2fa,
       });
       setV((prev) => ({ ...prev, windows: saved.download_links.windows, mac: saved.download_links.mac, android: saved.download_links.android }));
       toast('success', t('operator_saved_toast'));
@@ -85,6 +88,11 @@ function SettingsForm({ initial }: { initial: MarketSettings }) {
       </Section>
       <TextAreaField label={t('operator_howto')} name="how_to_get_coins" value={v.howto} maxLength={2000} onChange={set('howto')} error={form.error('howto')} hint={t('operator_howto_hint')} />
       <TextAreaField label={t('operator_howto_zh')} name="how_to_get_coins_zh" value={v.howto_zh} maxLength={2000} onChange={set('howto_zh')} error={form.error('howto_zh')} />
+      <label className="checkbox-row">
+        <input type="checkbox" name="two_factor_required_for_staff" checked={staff2fa} onChange={(e) => setStaff2fa(e.target.checked)} />
+        <span>{t('operator_two_factor_staff')}</span>
+      </label>
+      <p className="field-hint">{t('operator_two_factor_staff_hint')}</p>
       <FormError form={form} />
       <div className="row-actions">
         <SubmitButton form={form}>{t('operator_save')}</SubmitButton>

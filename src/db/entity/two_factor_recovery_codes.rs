@@ -1,0 +1,19 @@
+//! Owner: iam.
+
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "two_factor_recovery_codes")]
+pub struct Model {
+    /// SHA-256 of the code (`iam::tokens::hash_token`).
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub code_hash: String,
+    pub user_id: String,
+    pub created_at: DateTimeUtc,
+    pub used_at: Option<DateTimeUtc>,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}
