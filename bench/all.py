@@ -139,10 +139,13 @@ def script_line(script, env, pattern, timeout=120):
 
 class Subject:
     """One build serving on loopback (fresh data: the seeded catalogue, one signed-in person),
-    warmed up: the HTTP rows it is measured on, and its other figures."""
+    warmed up: the HTTP rows it is measured on, and its other figures. It runs the default
+    configuration, `log.level = "info"` (a line per request, written to a file) as a user runs
+    it (issue 42, item 5); a second server of the build at `warn` gives the extra row."""
 
     def __init__(self, binary):
-        self.server = Server(ENV, binary)
+        self.server = Server(dict(ENV, ZMARKET_LOG__LEVEL="info"), binary)
+        self.quiet = Server(ENV, binary)
         s = self.server
         try:
             email = "bench@example.com"
@@ -154,8 +157,10 @@ class Subject:
             # Warm-up: render threads, page cache, connections.
             for path in ["/market", "/api/ebs/v1/market/applications", "/healthz"]:
                 wrk(s.base + path, 1, 8, 2)
+            wrk(self.quiet.base + "/healthz", 1, 8, 2)
         except BaseException:
             s.stop()
+            self.quiet.stop()
             raise
 
     def rows(self):
@@ -166,6 +171,7 @@ class Subject:
         browser = ["Accept-Encoding: gzip, deflate, br, zstd"]
         rows = [
             ("/healthz through the full middleware stack", base + "/healthz", [], Target(0.8)),
+            ("  the same at log level warn (no request line)", self.quiet.base + "/healthz", [], Target(0.8)),
             ("cached market list", base + "/api/ebs/v1/market/applications", [], Target(0.5, 5)),
             ("/market from the render cache", base + "/market", [], Target(0.5)),
             ("  cached market list, as a browser asks (br)", base + "/api/ebs/v1/market/applications", browser, Target(0.5, 5)),
@@ -184,6 +190,7 @@ class Subject:
 
     def stop(self):
         self.server.stop()
+        self.quiet.stop()
 
 
 def http_rows(builds, bare_base, sec, conn, rounds):

@@ -35,10 +35,12 @@ class Server:
         e.update({"ZMARKET_LOG__LEVEL": "warn"})
         e.update(env or {})
         t0 = time.perf_counter()
-        self.proc = subprocess.Popen(
-            [binary, "serve", "--bind", f"127.0.0.1:{self.port}", "--data-dir", os.path.join(self.dir, "data")],
-            env=e, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=self.dir,
-        )
+        # Its log goes to a file, as a deployment's goes to one (or to the journal).
+        with open(os.path.join(self.dir, "server.log"), "wb") as log:
+            self.proc = subprocess.Popen(
+                [binary, "serve", "--bind", f"127.0.0.1:{self.port}", "--data-dir", os.path.join(self.dir, "data")],
+                env=e, stdout=log, stderr=subprocess.STDOUT, cwd=self.dir,
+            )
         deadline = t0 + 20
         while True:
             try:

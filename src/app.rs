@@ -57,6 +57,8 @@ pub fn router(state: AppState) -> App {
     let idempotency = state.idempotency.clone();
     let body_limit = state.config.server.body_limit_bytes;
     let connect = state.connect.clone();
+    // Validated at start (src/config/limits.rs): read once here, not on every scrape.
+    let metrics_allow = TrustedProxies::new(&state.config.server.metrics_allow).ok();
 
     let routes = Router::new()
         .merge(api)
@@ -71,7 +73,7 @@ pub fn router(state: AppState) -> App {
         .route("/api/{*rest}", any(api_not_found))
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
-        .route("/metrics", get(metrics))
+        .route("/metrics", get(move |state: State<AppState>, ip: ClientIp| metrics(state, ip, metrics_allow.clone())))
         .route("/static/{*file}", get(crate::ssr::static_file))
         .route("/assets/{*file}", get(crate::ssr::asset_file))
         .route("/favicon.ico", get(crate::ssr::favicon))
@@ -102,8 +104,8 @@ async fn healthz() -> &'static str {
 /// The process's metrics in Prometheus text (docs/api.md "Observability"), to the addresses of
 /// `[server] metrics_allow` only (403 otherwise). The gauges read from the database (its pool,
 /// the GPUs of the boxes) are read now.
-async fn metrics(State(state): State<AppState>, ClientIp(ip): ClientIp) -> Response {
-    let allowed = TrustedProxies::new(&state.config.server.metrics_allow).is_ok_and(|list| list.trusts(ip));
+async fn metrics(State(state): State<AppState>, ClientIp(ip): ClientIp, allow: Option<TrustedProxies>) -> Response {
+    let allowed = allow.is_some_and(|list| list.trusts(ip));
     if !allowed {
         return AppError::Refused(Msg::MetricsNotAllowed).into_response();
     }

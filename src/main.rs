@@ -214,7 +214,8 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    zmarket::telemetry::init(&config.log);
+    // Held to the end of `main`: dropping it writes the lines still queued.
+    let _log = zmarket::telemetry::init(&config.log);
     match open_files {
         Some((_, now)) if now < zmarket::config::LOW_OPEN_FILE_LIMIT => tracing::warn!(
             open_files = now,

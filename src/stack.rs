@@ -185,8 +185,9 @@ where
         {
             res.headers_mut().insert(REQUEST_ID, id);
         }
-        log_response(res.status(), *this.started);
-        this.http.record(*this.route, res.status().as_u16(), this.started.elapsed().as_secs_f64());
+        let took = this.started.elapsed();
+        log_response(res.status(), took);
+        this.http.record(*this.route, res.status().as_u16(), took.as_secs_f64());
         Poll::Ready(Ok(res))
     }
 }

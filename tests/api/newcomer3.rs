@@ -265,6 +265,13 @@ async fn startup_logs_are_quiet_by_default() {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    // Lines are written by a thread of their own (src/telemetry.rs): give it a moment.
+    for _ in 0..100 {
+        if std::fs::read_to_string(&out).unwrap_or_default().contains("listening on") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     let _ = child.kill();
     let _ = child.wait();
     let text = std::fs::read_to_string(&out).unwrap();
