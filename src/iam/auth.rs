@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use axum::extract::{FromRef, FromRequestParts};
-use axum::http::header;
+use axum::http::{Method, header};
 use axum::http::request::Parts;
 use sea_orm::{ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter};
 use chrono::{DateTime, Utc};
@@ -381,8 +381,21 @@ where
                 Needed::Session => return Err(AppError::Refused(Msg::SessionRequired)),
             }
         }
+        // While the operator requires two-factor sign-in of staff, a company administrator
+        // without it acts as one nowhere: not only behind `Admin`, but on every route that asks
+        // `is_admin()` (assignments, the company's wallet, apps and boxes). Reading stays open,
+        // and so do their own account (where they enrol), signing out and switching context.
+        if auth.is_admin() && !matches!(parts.method, Method::GET | Method::HEAD | Method::OPTIONS) && !open_to_unenrolled_staff(parts.uri.path()) {
+            staff_enrolled(&Sessions::from_ref(state), &auth).await?;
+        }
         Ok(auth)
     }
+}
+
+/// What an administrator the operator requires two-factor sign-in of may still change before
+/// enrolling: their own account (enrolment is there), signing out, leaving the company context.
+fn open_to_unenrolled_staff(path: &str) -> bool {
+    path.starts_with("/api/iam/v1/account/") || matches!(path, "/api/iam/v1/logout" | "/api/iam/v1/switch")
 }
 
 /// 403 `two_factor_enrolment_required` for an operator or administrator without two-factor

@@ -321,6 +321,13 @@ async fn operators_and_company_admins_enrol_first_when_the_operator_requires_it(
     let admin = app.switch(&ann, &company).await;
     let (s, body) = app.get_auth("/api/iam/v1/sme/history", &token_of(&admin)).await;
     assert_eq!((s, body["error"].as_str()), (403, Some("two_factor_enrolment_required")), "{body}");
+    // Nor does she act as one where a route asks "administrator?" itself (an assignment), while
+    // what she reads there stays open.
+    let assign = json!({"user_id": "nobody", "resource_type": "app", "resource_id": "grafana"});
+    let (s, body) = app.post_json("/api/ebs/v1/sme/resources/assign", &assign, Some(&token_of(&admin))).await;
+    assert_eq!((s, body["error"].as_str()), (403, Some("two_factor_enrolment_required")), "{body}");
+    let (s, body) = app.get_auth("/api/ebs/v1/sme/resources", &token_of(&admin)).await;
+    assert_eq!(s, 200, "{body}");
     // In her personal context she is neither: nothing is asked.
     let (_, body) = app.get_auth(STATUS, &token_of(&ann)).await;
     assert_eq!(body["data"]["required"], false);
