@@ -13,6 +13,8 @@ const PRODUCT_NAMES = [
   'JPG', 'JPEG', 'PNG', 'WEBP', 'GIF', 'PDF', 'B', 'KB', 'MB', 'GB', 'TB', 'km', 'Cookie', 'Android', 'iOS', 'Windows', 'macOS', 'Leaflet',
   // Browsers, devices and the box's one-line install (a command and the names it uses).
   'iPhone', 'iPad', 'Safari', 'Chrome', 'Linux', 'Docker', 'NVIDIA', 'systemd', 'root', 'curl', 'fsSL', 'sudo', 'sh',
+  // Authenticator apps the two-factor section names (their names in every language).
+  'Google', 'Microsoft', 'Authenticator',
 ];
 
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
