@@ -36,6 +36,9 @@ pub async fn download(
     size: u64,
     progress: impl Fn(u64),
 ) -> Result<(), String> {
+    if let Some(dir) = done.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    }
     let part = done.with_extension("part");
     let have = std::fs::metadata(&part).map(|m| m.len()).unwrap_or(0);
     if have < size {

@@ -153,18 +153,12 @@ pub fn write(out: &Path, c: &Contents<'_>, rt: Option<&Runtime>, handle: tokio::
         let mut tar = tar::Builder::new(enc);
         tar.follow_symlinks(false);
         let json = serde_json::to_vec_pretty(c.description).map_err(io::Error::other)?;
-        let mut h = tar::Header::new_gnu();
-        h.set_size(json.len() as u64);
-        h.set_mode(0o644);
-        h.set_mtime(chrono::Utc::now().timestamp().max(0) as u64);
+        let mut h = made(tar::EntryType::Regular, 0o644, json.len() as u64);
         tar.append_data(&mut h, DESCRIPTION, &json[..])?;
         for (name, folder) in &c.volumes {
             let base = format!("volumes/{name}");
             if !folder.is_dir() {
-                let mut h = tar::Header::new_gnu();
-                h.set_entry_type(tar::EntryType::Directory);
-                h.set_mode(0o755);
-                h.set_size(0);
+                let mut h = made(tar::EntryType::Directory, 0o755, 0);
                 tar.append_data(&mut h, &base, io::empty())?;
                 continue;
             }
@@ -212,6 +206,18 @@ pub fn write(out: &Path, c: &Contents<'_>, rt: Option<&Runtime>, handle: tokio::
             Err(e)
         }
     }
+}
+
+/// The header of an entry the agent makes itself (root's, now).
+fn made(kind: tar::EntryType, mode: u32, size: u64) -> tar::Header {
+    let mut h = tar::Header::new_gnu();
+    h.set_entry_type(kind);
+    h.set_mode(mode);
+    h.set_size(size);
+    h.set_uid(0);
+    h.set_gid(0);
+    h.set_mtime(chrono::Utc::now().timestamp().max(0) as u64);
+    h
 }
 
 /// A volume folder into the tar as `base/…`: folders, files (counted as read), symbolic links;

@@ -204,7 +204,7 @@ pub struct NewInstallation<'a> {
     pub manifest: &'a Manifest,
     pub device: &'a devices::Model,
     /// A restore: the snapshot's data and version.
-    pub from: Option<&'a crate::apps::snapshots::Restore>,
+    pub from: Option<&'a crate::apps::model::Restore>,
 }
 
 pub async fn create(conn: &impl ConnectionTrait, n: NewInstallation<'_>) -> Result<installations::Model, AppError> {
@@ -277,7 +277,7 @@ pub async fn place(
     kind: InstallKind,
     app_id: &str,
     device: &devices::Model,
-    from: Option<&crate::apps::snapshots::Restore>,
+    from: Option<&crate::apps::model::Restore>,
 ) -> Result<installations::Model, AppError> {
     let (app, manifest) = installable(cx, conn, app_id).await?;
     lock_device(conn, &device.id).await?;
@@ -339,7 +339,7 @@ pub async fn act(cx: &AppsCtx, auth: &Auth, id: &InstallationId, action: Action,
         }
         Action::Update => Some(update_payload(cx, &txn, &row, app.as_ref()).await?),
         // A snapshot of its data (docs/data.md): listed at once, made by the box.
-        Action::Snapshot => Some(crate::apps::snapshots::begin(cx, &txn, &row, SnapshotKind::Manual, &auth.user_id).await?),
+        Action::Snapshot => Some(crate::apps::taking::begin(cx, &txn, &row, SnapshotKind::Manual, &auth.user_id).await?),
         // Cancelling: what was sent is withdrawn; an install leaves a removal for the box.
         Action::Cancel => {
             let removing = matches!(row.status, AppStatus::Uninstalling | AppStatus::Deleting | AppStatus::ShuttingDown);

@@ -3,6 +3,7 @@
 //! docs/apps.md. The agent's side is src/agent/.
 
 pub mod access;
+pub mod copies;
 pub mod extend;
 pub mod gpus;
 pub mod images;
@@ -21,6 +22,7 @@ pub mod routes;
 pub mod seen;
 pub mod snapshots;
 pub mod state;
+pub mod taking;
 pub mod watchdog;
 
 use std::path::PathBuf;

@@ -507,7 +507,7 @@ pub struct RestoreRequest {
     pub hours: Option<i64>,
 }
 
-impl Checked for crate::apps::snapshots::RestoreAsk {
+impl Checked for RestoreAsk {
     type Body = RestoreRequest;
     fn check(req: RestoreRequest) -> Result<Self, AppError> {
         let device_id = ids::required(req.device_id, "device_id", Msg::InvalidField("device_id"))?;
@@ -516,6 +516,19 @@ impl Checked for crate::apps::snapshots::RestoreAsk {
             Some(h) if (1..=MAX_RENT_HOURS).contains(&h) => Some(h),
             Some(_) => return Err(AppError::invalid("hours", Msg::InvalidField("hours"))),
         };
-        Ok(crate::apps::snapshots::RestoreAsk { device_id, hours })
+        Ok(RestoreAsk { device_id, hours })
     }
+}
+
+/// What a restore gives the install: the archive to start from, its version and manifest.
+pub struct Restore {
+    pub refs: RestoreRef,
+    pub version: String,
+    pub manifest: Manifest,
+}
+
+/// The request of a restore, checked.
+pub struct RestoreAsk {
+    pub device_id: DeviceId,
+    pub hours: Option<i64>,
 }

@@ -55,7 +55,7 @@ pub async fn rent_from(
     ask: RentAsk,
     request_key: Option<String>,
     lang: Lang,
-    from: Option<crate::apps::snapshots::Restore>,
+    from: Option<crate::apps::model::Restore>,
 ) -> Result<Installation, AppError> {
     let owner = installer(auth)?;
     let txn = write_txn(&cx.db).await?;
@@ -197,7 +197,7 @@ pub async fn meter(db: &DatabaseConnection, at: DateTime<Utc>, grace: Duration) 
 /// installing). Also used by the operator's console and, once an order is over, by `seen::release`.
 pub async fn end(conn: &impl ledger::Conn, r: &installations::Model) -> Result<Option<installations::Model>, AppError> {
     // Its data is kept for the renter (docs/data.md): the box snapshots it before the removal.
-    let kept = crate::apps::snapshots::keep_ended(conn, r).await?;
+    let kept = crate::apps::taking::keep_ended(conn, r).await?;
     let uninstall = AppCommandPayload { installation_id: r.id.clone(), snapshot_id: kept.clone() };
     let change = Change { command: Some(CommandBody::AppUninstall(uninstall)), desired: Some(Desired::Removed), ..Default::default() };
     let ended = state::apply(conn, r, Event::EndRental, change).await?;

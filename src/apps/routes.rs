@@ -9,7 +9,7 @@ use utoipa_axum::routes;
 use crate::devices::model::DeviceId;
 use crate::ids::{self, InstallationId, SnapshotId};
 use crate::apps::model::*;
-use crate::apps::{AppsCtx, extend, images, install, rental, snapshots};
+use crate::apps::{AppsCtx, copies, extend, images, install, rental, snapshots};
 use crate::billing::idempotency::IdempotencyKey;
 use crate::devices::DevicesCtx;
 use crate::error::{ApiResult, AppError, Envelope, Msg, ok};
@@ -282,7 +282,7 @@ async fn restore_snapshot(
     lang: Lang,
     IdempotencyKey(key): IdempotencyKey,
     ApiPath(id): ApiPath<SnapshotId>,
-    Valid(ask): Valid<snapshots::RestoreAsk>,
+    Valid(ask): Valid<RestoreAsk>,
 ) -> ApiResult<Installation> {
     ok(snapshots::restore(&cx, &auth, &id, ask, key, lang).await?)
 }
@@ -315,7 +315,7 @@ async fn serve_file(path: std::path::PathBuf, req: Request) -> Result<Response, 
 async fn agent_snapshot_offset(State(cx): State<AppsCtx>, State(devices): State<DevicesCtx>, ApiPath(id): ApiPath<SnapshotId>, req: Request) -> ApiResult<crate::protocol::snapshots::UploadOffset> {
     let (parts, _) = req.into_parts();
     let device = crate::devices::protocol::device_by_secret(&devices, crate::iam::auth::bearer(&parts)).await?;
-    ok(snapshots::upload_offset(&cx, &device, &id).await?)
+    ok(copies::upload_offset(&cx, &device, &id).await?)
 }
 
 /// A snapshot's archive for the box restoring it (Bearer device secret); ranges resume.
@@ -324,7 +324,7 @@ async fn agent_snapshot_offset(State(cx): State<AppsCtx>, State(devices): State<
 async fn agent_snapshot_data(State(cx): State<AppsCtx>, State(devices): State<DevicesCtx>, ApiPath(id): ApiPath<SnapshotId>, req: Request) -> Result<Response, AppError> {
     let (parts, body) = req.into_parts();
     let device = crate::devices::protocol::device_by_secret(&devices, crate::iam::auth::bearer(&parts)).await?;
-    let path = snapshots::agent_file(&cx, &device, &id).await?;
+    let path = copies::agent_file(&cx, &device, &id).await?;
     serve_file(path, Request::from_parts(parts, body)).await
 }
 
@@ -344,28 +344,32 @@ async fn agent_snapshot_piece(State(cx): State<AppsCtx>, State(devices): State<D
     if len as usize > crate::protocol::snapshots::UPLOAD_CHUNK {
         return Err(bad());
     }
-    ok(snapshots::receive(&cx, &device, &id, start, total, |part| async move {
+    ok(copies::receive(&cx, &device, &id, start, total, |part| async move {
         use futures::StreamExt;
         use tokio::io::AsyncWriteExt;
         let mut f = tokio::fs::OpenOptions::new().create(true).append(true).open(&part).await.map_err(|e| AppError::Internal(e.into()))?;
+        let before = f.metadata().await.map(|m| m.len()).unwrap_or(0);
         let mut stream = body.into_data_stream();
-        let mut n = 0u64;
+        let (mut written, mut whole) = (0u64, true);
         while let Some(chunk) = stream.next().await {
-            let chunk = chunk.map_err(|_| bad())?;
-            n += chunk.len() as u64;
-            if n > len {
+            let Ok(chunk) = chunk else {
+                whole = false;
+                break;
+            };
+            if written + chunk.len() as u64 > len {
+                whole = false;
                 break;
             }
             f.write_all(&chunk).await.map_err(|e| AppError::Internal(e.into()))?;
+            written += chunk.len() as u64;
         }
         f.flush().await.map_err(|e| AppError::Internal(e.into()))?;
-        if n != len {
-            // What came is not what the range said: the piece is undone.
-            let keep = std::fs::metadata(&part).map(|m| m.len()).unwrap_or(0).saturating_sub(n.min(len));
-            let _ = std::fs::OpenOptions::new().write(true).open(&part).and_then(|f| f.set_len(keep));
+        if !whole || written != len {
+            // What came is not what the range said (or the connection broke): the piece is undone.
+            f.set_len(before).await.map_err(|e| AppError::Internal(e.into()))?;
             return Err(bad());
         }
-        Ok(n)
+        Ok(written)
     })
     .await?)
 }

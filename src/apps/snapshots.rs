@@ -4,13 +4,15 @@
 //! (or a rental on another owner's), downloaded, deleted; an ended rental's data kept for
 //! `[apps] keep_ended_days`; an installation's daily backups. No HTTP types here.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use chrono::Duration;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder, Set};
 
 use crate::apps::AppsCtx;
+use crate::apps::copies::{market_file, part_file, store_dir};
+use crate::apps::taking::begin;
 use crate::apps::access::{Names, installer, owned_by, to_installation};
 use crate::apps::install::{NewInstallation, create, lock_device, unfit};
 use crate::apps::model::*;
@@ -18,29 +20,12 @@ use crate::db::entity::{apps, devices, installations, snapshot_schedules, snapsh
 use crate::db::enums::{CommandKind, CommandStatus, DeviceStatus, NotificationKind, SnapshotKind, SnapshotStatus};
 use crate::db::{new_id, now, write_txn};
 use crate::devices::access::Owner;
-use crate::devices::model::DeviceId;
 use crate::error::{AppError, Msg};
 use crate::iam::auth::Auth;
 use crate::ids::{InstallationId, SnapshotId};
 use crate::lang::Lang;
 use crate::protocol::heartbeat::CommandBody;
-use crate::protocol::snapshots::{RestoreRef, SnapshotRef, SnapshotReport, UploadOffset};
-
-/// Where the market keeps the snapshots it holds.
-pub fn store_dir(cx: &AppsCtx) -> PathBuf {
-    match cx.settings.snapshot_store.trim() {
-        "" => cx.data_dir.join("snapshots"),
-        dir => PathBuf::from(dir),
-    }
-}
-
-fn market_file(dir: &Path, id: &str) -> PathBuf {
-    dir.join(format!("{id}.tar.zst"))
-}
-
-fn part_file(dir: &Path, id: &str) -> PathBuf {
-    dir.join(format!("{id}.part"))
-}
+use crate::protocol::snapshots::{RestoreRef, SnapshotRef, SnapshotReport};
 
 /// The snapshots an owner has (columns of `snapshots`).
 fn of_owner(owner: &Owner) -> Condition {
@@ -54,78 +39,6 @@ fn of_owner(owner: &Owner) -> Condition {
 async fn visible(conn: &impl ConnectionTrait, auth: &Auth, id: &str) -> Result<snapshots::Model, AppError> {
     let owner = installer(auth)?;
     snapshots::Entity::find_by_id(id.to_string()).filter(of_owner(&owner)).one(conn).await?.ok_or(AppError::Refused(Msg::SnapshotNotFound))
-}
-
-// ---- taking one ----
-
-/// A new snapshot of `row` in `creating`, and the `app_snapshot` command that makes it. 413 when
-/// the installation's snapshots on its box already use `[apps] snapshot_box_quota_bytes`.
-pub async fn begin(cx: &AppsCtx, conn: &impl ConnectionTrait, row: &installations::Model, kind: SnapshotKind, by: &str) -> Result<CommandBody, AppError> {
-    let quota = cx.settings.snapshot_box_quota_bytes;
-    let used: i64 = snapshots::Entity::find()
-        .filter(snapshots::Column::InstallationId.eq(row.id.clone()))
-        .filter(snapshots::Column::OnBox.eq(true))
-        .all(conn)
-        .await?
-        .iter()
-        .map(|s| s.size)
-        .sum();
-    if used as u64 >= quota {
-        return Err(AppError::Refused(Msg::SnapshotBoxQuota(quota)));
-    }
-    let id = insert(cx, conn, row, kind, by).await?;
-    Ok(CommandBody::AppSnapshot(AppCommandPayload { installation_id: row.id.clone(), snapshot_id: Some(id) }))
-}
-
-async fn insert(cx: &AppsCtx, conn: &impl ConnectionTrait, row: &installations::Model, kind: SnapshotKind, by: &str) -> Result<String, AppError> {
-    let app = apps::Entity::find_by_id(row.app_id.clone()).one(conn).await?;
-    let manifest = app.as_ref().and_then(|a| cx.manifests.of(a)).map(|m| serde_json::to_string(&m).unwrap_or_default()).unwrap_or_default();
-    let id = new_id();
-    new_row(&id, row, kind, by, manifest).insert(conn).await?;
-    Ok(id)
-}
-
-/// A snapshot row in `creating`: `manifest` empty when unknown (a restore then runs the app as
-/// the catalogue says).
-fn new_row(id: &str, row: &installations::Model, kind: SnapshotKind, by: &str, manifest: String) -> snapshots::ActiveModel {
-    let t = now();
-    snapshots::ActiveModel {
-        id: Set(id.to_string()),
-        installation_id: Set(row.id.clone()),
-        app_id: Set(row.app_id.clone()),
-        version: Set(row.version.clone()),
-        manifest: Set(manifest),
-        device_id: Set(row.device_id.clone()),
-        owner_user_id: Set(row.owner_user_id.clone()),
-        owner_company_id: Set(row.owner_company_id.clone()),
-        created_by: Set(by.to_string()),
-        kind: Set(kind),
-        status: Set(SnapshotStatus::Creating),
-        progress: Set(Some(0)),
-        size: Set(0),
-        sha256: Set(None),
-        reason: Set(None),
-        on_box: Set(true),
-        on_market: Set(false),
-        upload_command_id: Set(None),
-        upload_reason: Set(None),
-        restoring_id: Set(None),
-        expires_at: Set(None),
-        expiry_noticed: Set(false),
-        created_at: Set(t),
-        updated_at: Set(t),
-    }
-}
-
-/// An ended rental's removal: its data is kept first, as a snapshot its renter may restore for
-/// `[apps] keep_ended_days` (counted from when it is made). Only an app whose container ran.
-pub async fn keep_ended(conn: &impl ConnectionTrait, r: &installations::Model) -> Result<Option<String>, AppError> {
-    if !matches!(r.status, AppStatus::Running | AppStatus::Stopped | AppStatus::Suspended) {
-        return Ok(None);
-    }
-    let id = new_id();
-    new_row(&id, r, SnapshotKind::Ended, &r.created_by, String::new()).insert(conn).await?;
-    Ok(Some(id))
 }
 
 // ---- what people read ----
@@ -366,7 +279,9 @@ async fn restoring(conn: &impl ConnectionTrait, row: &snapshots::Model) -> Resul
 
 /// The row goes; the box is told to remove its copy (the market's file goes with the caller).
 async fn remove(conn: &impl ConnectionTrait, row: &snapshots::Model) -> Result<(), AppError> {
-    if row.on_box {
+    // A box since unlinked and gone has nothing left to tell.
+    let boxed = row.on_box && devices::Entity::find_by_id(row.device_id.clone()).one(conn).await?.is_some();
+    if boxed {
         let body = CommandBody::SnapshotDelete(SnapshotRef { snapshot_id: row.id.clone() });
         crate::devices::commands::queue(conn, &new_id(), &row.device_id, &row.id, &body).await?;
     }
@@ -446,119 +361,6 @@ async fn mark_restoring(conn: &impl ConnectionTrait, snapshot: &str, installatio
     Ok(())
 }
 
-/// What a restore gives the install: the archive to start from, its version and manifest.
-pub struct Restore {
-    pub refs: RestoreRef,
-    pub version: String,
-    pub manifest: Manifest,
-}
-
-// ---- the agent's side ----
-
-/// The box asking (Bearer device secret) may read snapshot `id`: the box that made it, or the
-/// box of the installation restoring from it.
-async fn agent_may(conn: &impl ConnectionTrait, id: &str, device: &devices::Model, write: bool) -> Result<snapshots::Model, AppError> {
-    let row = snapshots::Entity::find_by_id(id.to_string()).one(conn).await?.ok_or(AppError::Refused(Msg::SnapshotNotFound))?;
-    if row.device_id == device.id {
-        return Ok(row);
-    }
-    if !write
-        && let Some(i) = &row.restoring_id
-        && installations::Entity::find_by_id(i.clone()).one(conn).await?.is_some_and(|r| r.device_id == device.id)
-    {
-        return Ok(row);
-    }
-    Err(AppError::Refused(Msg::SnapshotNotFound))
-}
-
-/// How much of snapshot `id` the market holds (the next upload piece starts there).
-pub async fn upload_offset(cx: &AppsCtx, device: &devices::Model, id: &str) -> Result<UploadOffset, AppError> {
-    let row = agent_may(&cx.db, id, device, false).await?;
-    if row.on_market {
-        return Ok(UploadOffset { offset: row.size, size: row.size });
-    }
-    let have = std::fs::metadata(part_file(&store_dir(cx), id)).map(|m| m.len() as i64).unwrap_or(0);
-    Ok(UploadOffset { offset: have, size: row.size })
-}
-
-/// The file an agent restoring snapshot `id` downloads (409 while the market does not hold it).
-pub async fn agent_file(cx: &AppsCtx, device: &devices::Model, id: &str) -> Result<PathBuf, AppError> {
-    let row = agent_may(&cx.db, id, device, false).await?;
-    if !row.on_market {
-        return Err(AppError::Refused(Msg::SnapshotNotOnMarket));
-    }
-    Ok(market_file(&store_dir(cx), id))
-}
-
-/// One upload piece from the box that made snapshot `id`: `start` must be where the market's copy
-/// stands (409 otherwise) and `total` its size; `write` appends the body to the part file and
-/// answers the bytes written. The last piece is checked against the sha256: a mismatch throws
-/// the copy away (422, the box starts over once).
-pub async fn receive<F, Fut>(cx: &AppsCtx, device: &devices::Model, id: &str, start: u64, total: u64, write: F) -> Result<UploadOffset, AppError>
-where
-    F: FnOnce(PathBuf) -> Fut,
-    Fut: std::future::Future<Output = Result<u64, AppError>>,
-{
-    let row = agent_may(&cx.db, id, device, true).await?;
-    if row.status != SnapshotStatus::Ready || total != row.size as u64 {
-        return Err(AppError::invalid("content-range", Msg::InvalidField("content-range")));
-    }
-    if row.on_market {
-        return Ok(UploadOffset { offset: row.size, size: row.size });
-    }
-    let dir = store_dir(cx);
-    std::fs::create_dir_all(&dir).map_err(|e| AppError::Internal(e.into()))?;
-    let part = part_file(&dir, id);
-    let _guard = UploadGuard::take(id).ok_or(AppError::Refused(Msg::SnapshotOffset))?;
-    let have = std::fs::metadata(&part).map(|m| m.len()).unwrap_or(0);
-    if have != start {
-        return Err(AppError::Explained { msg: Msg::SnapshotOffset, data: serde_json::json!({ "offset": have }) });
-    }
-    let wrote = write(part.clone()).await?;
-    let now_have = have + wrote;
-    if now_have > total {
-        let _ = std::fs::remove_file(&part);
-        return Err(AppError::invalid("content-range", Msg::InvalidField("content-range")));
-    }
-    if now_have < total {
-        return Ok(UploadOffset { offset: now_have as i64, size: total as i64 });
-    }
-    let p2 = part.clone();
-    let digest = tokio::task::spawn_blocking(move || crate::protocol::snapshots::sha256_file(&p2)).await.map_err(|e| AppError::Internal(e.into()))?.map_err(|e| AppError::Internal(e.into()))?;
-    if Some(digest.as_str()) != row.sha256.as_deref() {
-        let _ = std::fs::remove_file(&part);
-        tracing::warn!(snapshot = id, "a snapshot copied to the market did not match its sha256: thrown away");
-        return Err(AppError::Refused(Msg::SnapshotChecksum));
-    }
-    std::fs::rename(&part, market_file(&dir, id)).map_err(|e| AppError::Internal(e.into()))?;
-    let txn = write_txn(&cx.db).await?;
-    snapshots::Entity::update_many()
-        .col_expr(snapshots::Column::OnMarket, Expr::value(true))
-        .col_expr(snapshots::Column::UpdatedAt, Expr::value(now()))
-        .filter(snapshots::Column::Id.eq(id))
-        .exec(&txn)
-        .await?;
-    txn.commit().await?;
-    tracing::info!(snapshot = id, size = total, "snapshot kept on the market");
-    Ok(UploadOffset { offset: total as i64, size: total as i64 })
-}
-
-/// One upload at a time per snapshot in this process.
-struct UploadGuard(String);
-
-static UPLOADING: std::sync::LazyLock<std::sync::Mutex<std::collections::HashSet<String>>> = std::sync::LazyLock::new(Default::default);
-
-impl UploadGuard {
-    fn take(id: &str) -> Option<UploadGuard> {
-        UPLOADING.lock().unwrap().insert(id.to_string()).then(|| UploadGuard(id.to_string()))
-    }
-}
-
-impl Drop for UploadGuard {
-    fn drop(&mut self) {
-        UPLOADING.lock().unwrap().remove(&self.0);
-    }
-}
 
 /// A beat's snapshot reports and the acknowledgements of the snapshot commands (inside the
 /// heartbeat's transaction): answers whether something people see changed.
@@ -566,7 +368,7 @@ pub async fn on_beat(
     txn: &DatabaseTransaction,
     device: &devices::Model,
     reports: &[SnapshotReport],
-    acked: &[crate::db::entity::device_commands::Model],
+    acked: &[crate::devices::commands::Queued],
     keep_ended_days: u32,
 ) -> Result<bool, AppError> {
     let mut changed = false;
@@ -653,17 +455,19 @@ async fn backups_due(cx: &AppsCtx) -> Result<usize, AppError> {
     let schedules = snapshot_schedules::Entity::find().filter(snapshot_schedules::Column::Enabled.eq(true)).all(&cx.db).await?;
     let mut n = 0;
     for s in schedules {
-        let txn = write_txn(&cx.db).await?;
         let last = snapshots::Entity::find()
             .filter(snapshots::Column::InstallationId.eq(s.installation_id.clone()))
             .filter(snapshots::Column::Kind.eq(SnapshotKind::Backup))
-            .filter(Condition::any().add(snapshots::Column::Status.ne(SnapshotStatus::Failed)).add(snapshots::Column::CreatedAt.gt(now() - Duration::hours(1))))
             .order_by_desc(snapshots::Column::CreatedAt)
-            .one(&txn)
+            .one(&cx.db)
             .await?;
-        if last.is_some_and(|l| l.created_at > now() - Duration::days(1)) {
+        // Daily; a backup that failed is tried again after an hour.
+        let wait = |l: &snapshots::Model| if l.status == SnapshotStatus::Failed { Duration::hours(1) } else { Duration::days(1) };
+        if last.is_some_and(|l| l.created_at > now() - wait(&l)) {
             continue;
         }
+        // Due: the rest is read again under the write lock.
+        let txn = write_txn(&cx.db).await?;
         let Some(row) = installations::Entity::find_by_id(s.installation_id.clone()).filter(installations::Column::ActiveKey.is_not_null()).one(&txn).await? else { continue };
         let online = devices::Entity::find_by_id(row.device_id.clone()).one(&txn).await?.is_some_and(|d| d.status == DeviceStatus::Online);
         if !online || !matches!(row.status, AppStatus::Running | AppStatus::Stopped) {
@@ -708,8 +512,3 @@ pub async fn storage(conn: &impl ConnectionTrait) -> Result<(u64, i64, i64), App
     Ok((all.len() as u64, market, boxes))
 }
 
-/// The request of a restore, checked.
-pub struct RestoreAsk {
-    pub device_id: DeviceId,
-    pub hours: Option<i64>,
-}

@@ -37,6 +37,7 @@ pub async fn overview(cx: &OpsCtx) -> Result<Overview, AppError> {
     let machines_rented = crate::devices::rental::running_count(db).await?;
     let (coins_in_circulation, held, fee_income) = wallet::market_money(db).await?;
     let days = wallet::daily(db, &AccountRef::MarketFee, 30, t).await?;
+    let (count, market_bytes, box_bytes) = crate::apps::snapshots::storage(db).await?;
     Ok(Overview {
         users,
         users_7d,
@@ -50,6 +51,7 @@ pub async fn overview(cx: &OpsCtx) -> Result<Overview, AppError> {
         fee_income_30d: days.into_iter().map(|d| FeeDay { day: d.day, amount: d.income }).collect(),
         last_backup: crate::ops::backup::last_backup(&cx.data_dir),
         gpus: crate::devices::gpus::market(db).await?,
+        snapshots: crate::ops::model::SnapshotStorage { count, market_bytes, box_bytes },
     })
 }
 

@@ -212,6 +212,16 @@ pub struct Overview {
     pub last_backup: Option<crate::ops::backup::BackupInfo>,
     /// GPUs across the market: known, online, held, busy, mean use.
     pub gpus: crate::devices::gpus::MarketGpus,
+    /// Snapshots kept (docs/data.md): how many are ready, their bytes in the market's store and
+    /// on the boxes.
+    pub snapshots: SnapshotStorage,
+}
+
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct SnapshotStorage {
+    pub count: u64,
+    pub market_bytes: i64,
+    pub box_bytes: i64,
 }
 
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]

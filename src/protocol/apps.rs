@@ -93,7 +93,19 @@ pub struct InstallPayload {
     pub gpus: Vec<String>,
     /// Start from a snapshot's data (its volumes and the container's changes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub restore: Option<crate::protocol::snapshots::RestoreRef>,
+    pub restore: Option<RestoreRef>,
+}
+
+/// In an `app_install`: the new installation starts from this snapshot's data. The agent uses its
+/// own copy when it has one, else downloads `path` from the market (waiting while the market is
+/// still receiving it from the box that made it), and checks the sha256 either way.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+pub struct RestoreRef {
+    pub snapshot_id: String,
+    pub sha256: String,
+    pub size: i64,
+    /// e.g. `/api/agent/v1/snapshots/<id>/data`.
+    pub path: String,
 }
 
 /// Where the agent downloads an image archive (resumable ranges) and what it must hash to.

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 pub use crate::db::enums::SnapshotStatus;
+pub use crate::protocol::apps::RestoreRef;
 use crate::protocol::apps::{Manifest, Reason};
 
 /// The zstd frame's first bytes: every snapshot archive starts with them.
@@ -24,18 +25,6 @@ pub const MAX_REPORTS: usize = 64;
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
 pub struct SnapshotRef {
     pub snapshot_id: String,
-}
-
-/// In an `app_install`: the new installation starts from this snapshot's data. The agent uses its
-/// own copy when it has one, else downloads `path` from the market (waiting while the market is
-/// still receiving it from the box that made it), and checks the sha256 either way.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
-pub struct RestoreRef {
-    pub snapshot_id: String,
-    pub sha256: String,
-    pub size: i64,
-    /// e.g. `/api/agent/v1/snapshots/<id>/data`.
-    pub path: String,
 }
 
 /// A snapshot as the agent reports it in a beat: sent until a beat carrying it is accepted.

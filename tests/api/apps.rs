@@ -8,6 +8,7 @@ mod lite;
 mod offers;
 mod price;
 mod rental;
+pub(crate) mod snapshots;
 
 use serde_json::{Value, json};
 

@@ -32,5 +32,6 @@ mod perf;
 mod api_keys;
 pub(crate) mod apps;
 mod recovery;
+mod snapshots;
 mod social;
 mod two_factor;

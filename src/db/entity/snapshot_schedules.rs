@@ -1,4 +1,5 @@
-//! Owner: apps (docs/data.md): an installation's daily backup.
+//! Owner: apps.
+//! An installation's daily backup (docs/data.md).
 
 use sea_orm::entity::prelude::*;
 

@@ -1,4 +1,5 @@
-//! Owner: apps (docs/data.md).
+//! Owner: apps.
+//! Snapshots of installations' data (docs/data.md).
 
 use sea_orm::entity::prelude::*;
 

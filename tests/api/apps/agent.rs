@@ -1,6 +1,6 @@
 //! The real agent process (`zmarket agent`) with real Docker: an app installed from an image
 //! archive the market server holds (`zmarket images add`), running, its page fetched through
-//! `open_url`, stopped, started, snapshotted and uninstalled with no container left behind; an
+//! `open_url`, stopped, started, snapshotted (an archive on the box) and uninstalled with no container left behind; an
 //! image that exits at once fails the install. Without a Docker daemon the Docker test is skipped
 //! with a message; the agent without a Docker socket is tested everywhere.
 
@@ -184,23 +184,14 @@ async fn a_real_agent_runs_an_app_from_the_markets_archive() {
 
     act(&app, &alice, &id, "snapshot").await;
     settle(&app, &alice, &id, "running").await;
-    let snaps = docker
-        .list_images(Some(bollard::query_parameters::ListImagesOptions { all: false, ..Default::default() }))
-        .await
-        .unwrap()
-        .into_iter()
-        .flat_map(|i| i.repo_tags)
-        .filter(|t| t.starts_with(&format!("zmarket-snapshot/{id}:")))
-        .collect::<Vec<_>>();
-    assert_eq!(snaps.len(), 1, "one snapshot image");
+    let snap = crate::apps::snapshots::ready(&app, &alice, &id).await;
+    let sid = snap["id"].as_str().unwrap();
+    assert!(state.path().join("snapshots").join(format!("{sid}.tar.zst")).exists(), "the archive is on the box");
 
     act(&app, &alice, &id, "uninstall").await;
     settle(&app, &alice, &id, "not_install").await;
     assert!(docker.inspect_container(&name, None).await.is_err(), "no container left behind");
     assert!(!state.path().join("apps").join(&id).exists(), "the app's volumes are removed");
-    for s in snaps {
-        let _ = docker.remove_image(&s, None::<bollard::query_parameters::RemoveImageOptions>, None).await;
-    }
 
     // An image that exits at once fails the install, and nothing is left running.
     let (s, b) = app.post_json("/api/rmp/v1/apps/install", &json!({"app_id": "vaultwarden", "device_id": agent.device_id}), Some(&alice)).await;
