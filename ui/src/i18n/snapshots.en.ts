@@ -40,7 +40,7 @@ export const enSnapshots = {
   snap_backups_on: 'Take a snapshot every day',
   snap_backups_keep: 'Backups kept',
   snap_backups_keep_invalid: 'Enter a whole number from 1 to 30',
-  snap_backups_hint: 'Each kept on the box; beyond this number the oldest backup is removed.',
+  snap_backups_hint: 'Backups are kept on the box; beyond this number the oldest is removed.',
   snap_backups_saved: 'Daily backup saved',
   kept_title: 'Kept data',
   kept_hint: 'The data of ended rentals and removed apps: restore it onto a box or download it before it is removed.',

@@ -29,7 +29,7 @@ export const zhSnapshots: Record<keyof typeof enSnapshots, string> = {
   snap_download_box_only: '要下载它，请先保存到市场。',
   snap_restore: '恢复',
   snap_restore_title: '恢复 {name}',
-  snap_restore_text: '将在你选择的设备上新建一个 {name} {version} 的安装，数据为 {date} 时的状态。快照本身会保留。',
+  snap_restore_text: '将在您选择的设备上新建一个 {name} {version} 的安装，数据为 {date} 时的状态。快照本身会保留。',
   snap_restore_installed_hint: '同一台设备上一个应用只能安装一份：要恢复到已安装 {name} 的设备，请先在那台设备上卸载它。',
   snap_restore_gaps: '设备还缺少：{gaps}',
   snap_delete: '删除',

@@ -46,7 +46,7 @@ export function KeptData({ current, showsCurrent }: { current: ListPage<Installa
   const removed = (id: string) => setData((d) => (d ? { ...d, items: d.items.filter((s) => s.id !== id), total: Math.max(0, d.total - 1) } : d));
   return (
     <Section id="kept-data" title={t('kept_title')} className="card kept-data">
-      <p className="muted small-text">{t('kept_hint')}</p>
+      <p className="muted small">{t('kept_hint')}</p>
       <SnapshotList items={kept} label={t('kept_title')} showApp onChanged={changed} onRemoved={removed} />
     </Section>
   );

@@ -113,14 +113,14 @@ export function SnapshotsSection({ inst, onChanged }: { inst: Installation; onCh
     });
   return (
     <Section id="app-snapshots" title={t('snap_title')} className="snapshots-section">
-      <p className="muted small-text">{t('snap_hint')}</p>
+      <p className="muted small">{t('snap_hint')}</p>
       <div className="snapshot-toolbar">
         {canTake ? (
           <button type="button" className="button small primary" disabled={taking.busy} onClick={() => void take()}>
             {t('snap_take')}
           </button>
         ) : (
-          <p className="muted small-text" data-testid="snapshot-unavailable">
+          <p className="muted small" data-testid="snapshot-unavailable">
             {t('snap_take_unavailable')}
           </p>
         )}

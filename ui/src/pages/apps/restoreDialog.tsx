@@ -78,7 +78,7 @@ export function RestoreDialog({ snapshot, onClose }: { snapshot: Snapshot | null
         )}
       />
       {fits.data?.some((f) => f.reason === 'installed') ? (
-        <p className="muted small-text" data-testid="restore-installed-hint">
+        <p className="muted small restore-hint" data-testid="restore-installed-hint">
           {t('snap_restore_installed_hint', { name: snapshot.app_name })}
         </p>
       ) : null}

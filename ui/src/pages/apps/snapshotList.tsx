@@ -81,7 +81,7 @@ function SnapshotRow({
             {s.version}
           </span>
           {s.size > 0 ? (
-            <span className="muted" data-testid="snapshot-size">
+            <span className="muted mono" data-testid="snapshot-size">
               {formatSize(s.size)}
             </span>
           ) : null}
@@ -93,9 +93,9 @@ function SnapshotRow({
           <span className="tag" data-testid="snapshot-where" data-where={s.where}>
             {snapWhereText(t, s)}
           </span>
-          {showApp && s.device_name ? <span className="muted small-text">{s.device_name}</span> : null}
+          {showApp && s.device_name ? <span className="muted small">{s.device_name}</span> : null}
           {s.expires_at ? (
-            <span className="muted small-text" data-testid="snapshot-expires">
+            <span className="muted small" data-testid="snapshot-expires">
               {t('snap_expires', { date: formatDate(s.expires_at) })}
             </span>
           ) : null}
@@ -106,7 +106,7 @@ function SnapshotRow({
           </p>
         ) : null}
         {isSnapBusy(s) && s.progress !== null && s.progress !== undefined ? <SnapshotProgress value={s.progress} /> : null}
-        {ready && !onMarket ? <p className="muted small-text">{t('snap_download_box_only')}</p> : null}
+        {ready && !onMarket ? <p className="muted small">{t('snap_download_box_only')}</p> : null}
         {acting.error || fetching.error ? (
           <p className="app-reason" role="alert">
             {acting.error ?? fetching.error}
