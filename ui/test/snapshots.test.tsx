@@ -55,7 +55,7 @@ function snap(over: Partial<Snapshot> = {}): Snapshot {
   };
 }
 
-type Call = { method: string; url: string; body: unknown };
+type Call = { method: string; url: string; body: unknown; key: string | null };
 /** Answers by "METHOD path" (the query left out); an unknown call fails the test. */
 function serve(routes: Record<string, (body: unknown) => Response>) {
   const calls: Call[] = [];
@@ -65,7 +65,7 @@ function serve(routes: Record<string, (body: unknown) => Response>) {
       const method = init?.method ?? 'GET';
       const url = String(input);
       const body = typeof init?.body === 'string' ? JSON.parse(init.body) : null;
-      calls.push({ method, url, body });
+      calls.push({ method, url, body, key: new Headers(init?.headers).get('Idempotency-Key') });
       const answer = routes[`${method} ${url.split('?')[0]}`];
       if (!answer) throw new Error(`unexpected ${method} ${url}`);
       return answer(body);
@@ -111,7 +111,7 @@ describe('the Snapshots section', () => {
         list([
           snap({ id: 'S3', status: 'creating', size: 0, progress: 40 }),
           snap({ id: 'S2', where: 'market', on_box: true, kind: 'backup' }),
-          snap({ id: 'S1' }),
+          snap({ id: 'S1', reason: 'The box went offline while copying', reason_code: 'device_offline' }),
           snap({ id: 'S0', status: 'failed', size: 0, reason: 'The box has no room for it', reason_code: 'no_space' }),
         ]),
     });
@@ -141,6 +141,7 @@ describe('the Snapshots section', () => {
     expect(button(box, 'Keep on the market')).toBeTruthy();
     expect(button(box, 'Download')).toBeUndefined();
     expect(box.textContent).toContain('To download it, keep it on the market first.');
+    expect(box.querySelector('[data-reason=device_offline]')?.textContent).toBe('The box went offline while copying');
 
     const failed = row(el, 'S0');
     expect(failed.querySelector('[data-testid=snapshot-status]')?.textContent).toBe('Failed');
@@ -256,6 +257,10 @@ describe('the Snapshots section', () => {
     await waitFor(() => expect(el.querySelector('[data-testid=where]')?.textContent).toBe('/app/details?id=inst-2'));
     expect(dialog()).toBeNull();
     expect(calls.filter((c) => c.url.endsWith('/restore')).map((c) => c.body)).toEqual([{ device_id: 'BOX2' }, { device_id: 'BOX2' }]);
+    // A refusal moved nothing: the corrected retry of the same choice carries the same key.
+    const keys = calls.filter((c) => c.url.endsWith('/restore')).map((c) => c.key);
+    expect(keys[0]).toMatch(/^restore-/);
+    expect(keys[1]).toBe(keys[0]);
   });
 
   it('saves the daily backup, the number checked before it is sent (zh)', async () => {

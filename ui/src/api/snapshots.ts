@@ -17,8 +17,10 @@ export const fetchSnapshots = (q: { offset?: number; limit?: number } = {}, sign
   api.get<ListPage<Snapshot>>(`${RMP}/snapshots`, { query: q, signal });
 /** Copies the snapshot from its box to the market (413 over the person's limit, 409 box offline). */
 export const keepOnMarket = (id: string) => api.post<Snapshot>(`${one(id)}/upload`);
-/** A new installation from the snapshot on `device_id` (409 with `data.gaps` when it does not fit). */
-export const restoreSnapshot = (id: string, device_id: string) => api.post<Installation>(`${one(id)}/restore`, { device_id });
+/** A new installation from the snapshot on `device_id` (409 with `data.gaps` when it does not fit);
+ * a retry with the same Idempotency-Key restores once. */
+export const restoreSnapshot = (id: string, device_id: string, idempotencyKey: string) =>
+  api.post<Installation>(`${one(id)}/restore`, { device_id }, { idempotencyKey });
 export const deleteSnapshot = (id: string) => api.del<Record<string, never>>(one(id));
 export const saveBackups = (installationId: string, schedule: BackupSchedule) =>
   api.put<BackupSchedule>(`${RMP}/apps/${encodeURIComponent(installationId)}/backups`, schedule);

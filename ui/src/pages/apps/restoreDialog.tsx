@@ -1,7 +1,7 @@
 // Restore a snapshot: pick one of one's devices from the install dialog's device-fit list (how each
 // fits the app, what it lacks), restore, then follow the new installation to its page. A refusal
 // shows the server's message, and the gaps of a box that does not fit in words.
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { fetchDeviceFit } from '../../api/apps';
 import { restoreSnapshot } from '../../api/snapshots';
@@ -16,6 +16,8 @@ import { Dialog } from '../../components/Dialog';
 import { ActionError } from '../../components/form';
 import { DevicePicker, gapsText } from '../../components/apps/devicePicker';
 import { useSnapT } from './snapshotText';
+
+const newKey = () => `restore-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 
 /** The gaps a refused restore names (`data.gaps` of a 409), none when it names none. */
 export function refusalGaps(cause: unknown): Gap[] {
@@ -35,11 +37,14 @@ export function RestoreDialog({ snapshot, onClose }: { snapshot: Snapshot | null
   const [chosen, setChosen] = useState('');
   const restoring = useAction();
   const pick = chosen || fits.data?.find((f) => f.fits)?.device_id || '';
+  // One Idempotency-Key per asked restore (snapshot and device): a retried request restores once.
+  const key = useRef({ device: '', key: '' });
   if (!snapshot) return null;
   const gaps = refusalGaps(restoring.cause);
   const restore = () =>
     restoring.run(async () => {
-      const inst = await restoreSnapshot(snapshot.id, pick);
+      if (key.current.device !== pick || !key.current.key) key.current = { device: pick, key: newKey() };
+      const inst = await restoreSnapshot(snapshot.id, pick, key.current.key);
       onClose();
       navigate(p.appDetails(inst.id));
     });

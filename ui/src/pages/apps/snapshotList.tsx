@@ -1,6 +1,6 @@
 // A list of snapshots (the installation page's Snapshots section, /app's "Kept data"): each with
 // its time, version, size, kind, where it is kept, its state (progress while it is being made or
-// kept on the market; the reason of a failure), and the actions its state allows: Keep on the
+// kept on the market; the reason of a failure, its copy's to the market too), and the actions its state allows: Keep on the
 // market, Download (only from the market: said so while it is only on the box), Restore (a
 // dialog) and Delete (asks first). A refusal shows in the row.
 import { useState } from 'react';
@@ -100,7 +100,7 @@ function SnapshotRow({
             </span>
           ) : null}
         </div>
-        {state === 'failed' ? (
+        {state === 'failed' || s.reason ? (
           <p className="app-reason" data-reason={s.reason_code ?? ''}>
             {s.reason || t('snap_failed_unknown')}
           </p>
