@@ -159,6 +159,8 @@ ids! {
     OrderId,
     /// An API key (`/api/iam/v1/api-keys/{id}`).
     ApiKeyId,
+    /// A snapshot of an installation's data (`/api/rmp/v1/snapshots/{id}`).
+    SnapshotId,
 }
 
 #[cfg(test)]

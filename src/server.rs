@@ -77,7 +77,10 @@ pub async fn prepare(config: Config) -> anyhow::Result<AppState> {
         &config.devices,
         (config.map.default_lat, config.map.default_lng),
         public.clone(),
-        AgentListeners(Arc::new(vec![Arc::new(crate::apps::reports::AppsListener)])),
+        AgentListeners(Arc::new(vec![
+            Arc::new(crate::apps::reports::AppsListener),
+            Arc::new(crate::apps::reports::SnapshotsListener { keep_ended_days: config.apps.keep_ended_days }),
+        ])),
         crate::devices::guards::DeviceGuards::new(vec![Arc::new(crate::apps::lite::LiteAppRules)]),
         market_settings.clone(),
         crate::devices::install::Installer::new(&config),

@@ -16,11 +16,12 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 
 use crate::agent::containers::{Runtime, port_taken};
-use crate::agent::fetch;
+use crate::agent::{fetch, snapshots};
 use crate::apps::model::{AppStatus, ArchiveRef, InstallPayload, InstallationReport, Limits, Manifest, Reason, ReasonCode, UpdatePayload};
 use crate::db::enums::{CommandKind, Desired};
 use crate::devices::model::{Ack, Command};
 use crate::protocol::heartbeat::CommandBody;
+use crate::protocol::snapshots::{Description, RestoreRef, SnapshotReport, SnapshotStatus};
 
 const SAVED: &str = "apps.json";
 /// Acknowledgements remembered for commands sent again.
@@ -88,6 +89,9 @@ struct Inner {
     in_flight: Mutex<HashSet<String>>,
     outbox: Mutex<Vec<Ack>>,
     wake: Notify,
+    /// Snapshot reports not yet carried by a beat the market accepted, each with its number.
+    snaps: Mutex<BTreeMap<String, (u64, SnapshotReport)>>,
+    snap_seq: std::sync::atomic::AtomicU64,
 }
 
 pub fn container(id: &str) -> String {
@@ -113,6 +117,8 @@ impl AppRunner {
             in_flight: Mutex::new(HashSet::new()),
             outbox: Mutex::new(Vec::new()),
             wake: Notify::new(),
+            snaps: Mutex::new(BTreeMap::new()),
+            snap_seq: std::sync::atomic::AtomicU64::new(0),
         }))
     }
 
@@ -227,7 +233,11 @@ impl AppRunner {
             // A snapshot leaves it as it was.
             CommandBody::AppSnapshot(_) => (AppStatus::Snapshotting, None),
             CommandBody::AppUninstall(_) => (AppStatus::Uninstalling, Some(Desired::Removed)),
-            CommandBody::ZcloudCreate(_) | CommandBody::ZcloudDelete(_) | CommandBody::GpuVerify(_) => {
+            CommandBody::ZcloudCreate(_)
+            | CommandBody::ZcloudDelete(_)
+            | CommandBody::GpuVerify(_)
+            | CommandBody::SnapshotUpload(_)
+            | CommandBody::SnapshotDelete(_) => {
                 return Err(Reason::with_detail(ReasonCode::Other, "not an app command"));
             }
         };
@@ -253,10 +263,26 @@ impl AppRunner {
             CommandKind::AppSuspend => rt.pause(&name).await?,
             CommandKind::AppResume => rt.unpause(&name).await?,
             CommandKind::AppSnapshot => {
-                let tag = chrono::Utc::now().format("%Y%m%d%H%M%S").to_string();
-                rt.commit(&name, &format!("zmarket-snapshot/{id}"), &tag).await?;
+                let sid = match body {
+                    CommandBody::AppSnapshot(p) => p.snapshot_id.clone(),
+                    _ => None,
+                };
+                match (sid, &known) {
+                    (Some(sid), Some(k)) => self.snapshot(&rt, id, &sid, k, true).await?,
+                    // A market older than snapshots: the container's image, committed on the box.
+                    _ => {
+                        let tag = chrono::Utc::now().format("%Y%m%d%H%M%S").to_string();
+                        rt.commit(&name, &format!("zmarket-snapshot/{id}"), &tag).await?;
+                    }
+                }
             }
             _ => {
+                // An ended rental's data is kept first (a failure is the snapshot's, not the removal's).
+                if let (CommandBody::AppUninstall(p), Some(k)) = (body, &known)
+                    && let Some(sid) = &p.snapshot_id
+                {
+                    let _ = self.snapshot(&rt, id, sid, k, false).await;
+                }
                 // with what an update left (a new version being tried, an old one draining)
                 rt.remove(&next_of(&name)).await?;
                 rt.remove(&format!("{name}-old")).await?;
@@ -324,7 +350,19 @@ impl AppRunner {
         self.image(rt, &id, m, p.archive.as_ref(), AppStatus::Downloading).await?;
         self.set_live(&id, AppStatus::Installing, Some(50));
         let name = container(&id);
+        let rootfs = match &p.restore {
+            Some(r) => self.restore_data(&id, r).await?,
+            None => None,
+        };
         rt.create(&name, m, &self.volume_root(&id), self.0.opts.gpu_runtime, &id, p.limits, &p.gpus).await?;
+        if let Some(tar) = rootfs {
+            let put = rt.upload(&name, &tar).await;
+            let _ = std::fs::remove_file(&tar);
+            if let Err(e) = put {
+                let _ = rt.remove(&name).await;
+                return Err(e);
+            }
+        }
         {
             let mut saved = self.0.saved.lock().unwrap();
             let known = Known { app_id: p.app_id.clone(), manifest: m.clone(), desired: Desired::Running, limits: p.limits, gpus: p.gpus.clone() };
@@ -438,6 +476,219 @@ impl AppRunner {
         }
     }
 
+    /// Takes snapshot `sid` of installation `id` (docs/data.md): the app is stopped for a
+    /// consistent copy (unless its manifest says a live one is safe) and, when `restart`, started
+    /// again as it was. Everything about the snapshot itself (a full disk, a Docker error) is in
+    /// its report; only an app that does not come back is this call's error.
+    async fn snapshot(&self, rt: &Runtime, id: &str, sid: &str, k: &Known, restart: bool) -> Result<(), Reason> {
+        let fail = |r: Reason| SnapshotReport { id: sid.to_string(), status: SnapshotStatus::Failed, progress: None, size: 0, sha256: None, reason: Some(r) };
+        if !valid_id(sid) {
+            self.report_snapshot(fail(Reason::with_detail(ReasonCode::Other, "not a snapshot id")));
+            return Ok(());
+        }
+        self.report_snapshot(SnapshotReport { id: sid.to_string(), status: SnapshotStatus::Creating, progress: Some(0), size: 0, sha256: None, reason: None });
+        let name = container(id);
+        let seen = match rt.inspect(&name).await {
+            Ok(Some(s)) => s,
+            Ok(None) => {
+                self.report_snapshot(fail(Reason::new(ReasonCode::ContainerGone)));
+                return Ok(());
+            }
+            Err(e) => {
+                self.report_snapshot(fail(e));
+                return Ok(());
+            }
+        };
+        let root = self.volume_root(id);
+        let volumes: Vec<(String, PathBuf)> = k.manifest.volumes.iter().map(|v| (v.name.clone(), root.join(&v.name))).collect();
+        let estimate: u64 = volumes.iter().map(|(_, d)| snapshots::size_of(d)).sum();
+        let out = snapshots::file(&self.0.opts.state_dir, sid);
+        let _ = std::fs::create_dir_all(snapshots::dir(&self.0.opts.state_dir));
+        // Room for the data (uncompressed, the worst case) and a margin: else nothing is stopped.
+        if snapshots::free_bytes(&snapshots::dir(&self.0.opts.state_dir)).is_some_and(|free| free < estimate + 64 * 1024 * 1024) {
+            self.report_snapshot(fail(Reason::new(ReasonCode::NoSpace)));
+            return Ok(());
+        }
+        let was_running = matches!(seen.state, St::RUNNING | St::PAUSED);
+        let stop = was_running && !k.manifest.live_snapshot;
+        if stop {
+            if seen.state == St::PAUSED {
+                rt.unpause(&name).await?;
+            }
+            rt.keep_running(&name, false).await?;
+            rt.stop(&name).await?;
+        }
+        let made = async {
+            let changes = rt.changes(&name).await?;
+            let (rootfs, deleted) = snapshots::plan(&changes, &k.manifest.volumes.iter().map(|v| v.path.clone()).collect::<Vec<_>>());
+            let description = Description {
+                format: crate::protocol::snapshots::FORMAT,
+                snapshot_id: sid.to_string(),
+                installation_id: id.to_string(),
+                app_id: k.app_id.clone(),
+                manifest: k.manifest.clone(),
+                created_at: chrono::Utc::now().to_rfc3339(),
+                deleted,
+            };
+            let (me, rt2, name2, out2, sid2) = (self.clone(), rt.clone(), name.clone(), out.clone(), sid.to_string());
+            let handle = tokio::runtime::Handle::current();
+            tokio::task::spawn_blocking(move || {
+                let read = std::sync::atomic::AtomicU64::new(0);
+                let last = std::sync::atomic::AtomicI32::new(-1);
+                let c = snapshots::Contents { description: &description, volumes, container: &name2, rootfs };
+                snapshots::write(&out2, &c, Some(&rt2), handle, &|n| {
+                    let total = read.fetch_add(n, std::sync::atomic::Ordering::Relaxed) + n;
+                    let pc = ((total * 99) / estimate.max(1)).min(99) as i32;
+                    if last.swap(pc, std::sync::atomic::Ordering::Relaxed) != pc {
+                        me.report_snapshot(SnapshotReport { id: sid2.clone(), status: SnapshotStatus::Creating, progress: Some(pc), size: 0, sha256: None, reason: None });
+                    }
+                })
+            })
+            .await
+            .map_err(|e| Reason::with_detail(ReasonCode::Other, e.to_string()))?
+            .map_err(|e| snapshots::io_reason(&e))
+        }
+        .await;
+        match made {
+            Ok((size, sha)) => {
+                tracing::info!(snapshot = sid, installation = id, size, "snapshot made");
+                self.report_snapshot(SnapshotReport { id: sid.to_string(), status: SnapshotStatus::Ready, progress: None, size: size as i64, sha256: Some(sha), reason: None });
+            }
+            Err(r) => {
+                tracing::warn!(snapshot = sid, installation = id, reason = %r, "snapshot failed");
+                self.report_snapshot(fail(r));
+            }
+        }
+        if stop && restart {
+            rt.start(&name).await?;
+            self.healthy(rt, &name, Some(&k.manifest)).await?;
+            rt.keep_running(&name, true).await?;
+        }
+        Ok(())
+    }
+
+    fn report_snapshot(&self, r: SnapshotReport) {
+        let n = self.0.snap_seq.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        self.0.snaps.lock().unwrap().insert(r.id.clone(), (n, r));
+        self.0.wake.notify_one();
+    }
+
+    /// The snapshot reports waiting for a beat, with their numbers (for [`AppRunner::snapshots_sent`]).
+    pub fn snapshot_reports(&self) -> Vec<(u64, SnapshotReport)> {
+        self.0.snaps.lock().unwrap().values().take(crate::protocol::snapshots::MAX_REPORTS).cloned().collect()
+    }
+
+    /// A beat carrying these reports was accepted: they are not sent again (a newer one is).
+    pub fn snapshots_sent(&self, sent: &[(u64, SnapshotReport)]) {
+        let mut snaps = self.0.snaps.lock().unwrap();
+        for (n, r) in sent {
+            if snaps.get(&r.id).is_some_and(|(m, _)| m == n) {
+                snaps.remove(&r.id);
+            }
+        }
+    }
+
+    /// A restore's data for new installation `id`: the archive (this box's own copy, else the
+    /// market's, once the market holds all of it), its volumes unpacked into the installation's
+    /// folders; answers the tar of the container's changes to put in once it is created.
+    async fn restore_data(&self, id: &str, r: &RestoreRef) -> Result<Option<PathBuf>, Reason> {
+        if !valid_id(&r.snapshot_id) {
+            return Err(Reason::with_detail(ReasonCode::Other, "not a snapshot id"));
+        }
+        let state = &self.0.opts.state_dir;
+        let archive = snapshots::file(state, &r.snapshot_id);
+        let local = archive.clone();
+        let have = tokio::task::spawn_blocking(move || local.exists().then(|| snapshots::hash(&local).ok()).flatten()).await.ok().flatten();
+        if have.as_deref() != Some(r.sha256.as_str()) {
+            let _ = std::fs::remove_file(&archive);
+            self.await_market_copy(id, r).await?;
+            let url = format!("{}{}", self.0.opts.server, r.path);
+            let secret = self.0.secret.lock().unwrap().clone();
+            let size = r.size.max(1) as u64;
+            let mut tries = 0;
+            loop {
+                let got = fetch::download(&self.0.client, &url, &secret, &archive, &r.sha256, size, |n| {
+                    self.set_live(id, AppStatus::Downloading, Some(((n * 100) / size).min(100) as i32))
+                })
+                .await;
+                match got {
+                    Ok(()) => break,
+                    Err(e) if e.contains("sha256") && tries == 0 => tries += 1,
+                    Err(e) if e.contains("sha256") => return Err(Reason::with_detail(ReasonCode::ChecksumMismatch, e)),
+                    Err(e) => return Err(Reason::with_detail(ReasonCode::ArchiveFailed, e)),
+                }
+            }
+        }
+        self.set_live(id, AppStatus::Installing, Some(30));
+        let (root, tar) = (self.volume_root(id), snapshots::dir(state).join(format!("{id}.rootfs.tar")));
+        let (root2, tar2, archive2) = (root.clone(), tar.clone(), archive.clone());
+        let (_, changed) = tokio::task::spawn_blocking(move || snapshots::unpack(&archive2, &root2, &tar2))
+            .await
+            .map_err(|e| Reason::with_detail(ReasonCode::Other, e.to_string()))?
+            .map_err(|e| snapshots::io_reason(&e))?;
+        if !changed {
+            let _ = std::fs::remove_file(&tar);
+        }
+        Ok(changed.then_some(tar))
+    }
+
+    /// Waits (up to an hour, `downloading` at 0 %) while the market is still receiving the
+    /// snapshot from the box that made it.
+    async fn await_market_copy(&self, id: &str, r: &RestoreRef) -> Result<(), Reason> {
+        let url = format!("{}/api/agent/v1/snapshots/{}/upload", self.0.opts.server, r.snapshot_id);
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(3600);
+        loop {
+            let secret = self.0.secret.lock().unwrap().clone();
+            match self.0.client.get(&url).bearer_auth(&secret).send().await {
+                Ok(res) if res.status().is_success() => {
+                    #[derive(Deserialize)]
+                    struct Env {
+                        data: crate::protocol::snapshots::UploadOffset,
+                    }
+                    if let Ok(e) = res.json::<Env>().await
+                        && e.data.size > 0
+                        && e.data.offset >= e.data.size
+                    {
+                        return Ok(());
+                    }
+                }
+                Ok(res) if res.status().is_client_error() => {
+                    return Err(Reason::with_detail(ReasonCode::ArchiveFailed, format!("the market answered {} for the snapshot", res.status().as_u16())));
+                }
+                _ => {}
+            }
+            if tokio::time::Instant::now() > deadline {
+                return Err(Reason { code: ReasonCode::TimedOut, state: Some(AppStatus::Downloading), secs: Some(3600), ..Default::default() });
+            }
+            self.set_live(id, AppStatus::Downloading, Some(0));
+            tokio::time::sleep(Duration::from_secs(2)).await;
+        }
+    }
+
+    /// Copies snapshot `sid` to the market (`snapshot_upload`).
+    pub async fn upload_snapshot(&self, sid: &str) -> Result<(), Reason> {
+        if !valid_id(sid) {
+            return Err(Reason::with_detail(ReasonCode::Other, "not a snapshot id"));
+        }
+        let file = snapshots::file(&self.0.opts.state_dir, sid);
+        let secret = self.0.secret.lock().unwrap().clone();
+        snapshots::upload(&self.0.client, &self.0.opts.server, &secret, sid, &file).await
+    }
+
+    /// Removes snapshot `sid`'s archive from the box (`snapshot_delete`); one already gone is fine.
+    pub fn delete_snapshot(&self, sid: &str) -> Result<(), Reason> {
+        if !valid_id(sid) {
+            return Err(Reason::with_detail(ReasonCode::Other, "not a snapshot id"));
+        }
+        let file = snapshots::file(&self.0.opts.state_dir, sid);
+        let _ = std::fs::remove_file(file.with_extension("part"));
+        match std::fs::remove_file(&file) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(snapshots::io_reason(&e)),
+        }
+    }
+
     /// Every installation's actual state: the operation under way, else what Docker says.
     pub async fn reports(&self) -> Vec<InstallationReport> {
         let mut out = self.reports_now().await;
@@ -516,6 +767,11 @@ pub fn default_public_host(server: &str) -> String {
         s.local_addr().ok().map(|l| l.ip().to_string())
     });
     local.unwrap_or(host)
+}
+
+/// A snapshot id as the market makes them: letters, digits, `-` and `_` (it names a file).
+fn valid_id(id: &str) -> bool {
+    !id.is_empty() && id.len() <= 64 && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 /// The container an update starts beside the installation's.

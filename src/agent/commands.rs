@@ -88,21 +88,25 @@ impl Dispatcher {
         }
         let me = self.clone();
         tokio::spawn(async move {
+            let as_text = |r: Result<(), String>| r.map_err(|e| (e, None));
+            let as_reason = |r: Result<(), crate::protocol::apps::Reason>| r.map_err(|e| (e.to_string(), Some(e)));
             let result = match &body {
-                CommandBody::ZcloudCreate(m) => provision(me.provisioner.as_deref(), "create", &m.machine_id, m).await,
-                CommandBody::ZcloudDelete(r) => provision(me.provisioner.as_deref(), "delete", &r.machine_id, r).await,
+                CommandBody::ZcloudCreate(m) => as_text(provision(me.provisioner.as_deref(), "create", &m.machine_id, m).await),
+                CommandBody::ZcloudDelete(r) => as_text(provision(me.provisioner.as_deref(), "delete", &r.machine_id, r).await),
                 // Ok once it ran, whatever it found: the report says how each GPU did.
-                CommandBody::GpuVerify(_) => me.verify().await,
-                _ => Err(format!("this agent does not support the command {}", cmd.kind)),
+                CommandBody::GpuVerify(_) => as_text(me.verify().await),
+                CommandBody::SnapshotUpload(r) => as_reason(me.runner.upload_snapshot(&r.snapshot_id).await),
+                CommandBody::SnapshotDelete(r) => as_reason(me.runner.delete_snapshot(&r.snapshot_id)),
+                _ => Err((format!("this agent does not support the command {}", cmd.kind), None)),
             };
             let ack = match result {
                 Ok(()) => {
                     tracing::info!(id = %cmd.id, kind = %cmd.kind, "command carried out");
                     Ack { id: cmd.id.clone(), ok: true, error: None, reason: None }
                 }
-                Err(e) => {
+                Err((e, reason)) => {
                     tracing::warn!(id = %cmd.id, kind = %cmd.kind, error = %e, "command failed");
-                    Ack { id: cmd.id.clone(), ok: false, error: Some(e), reason: None }
+                    Ack { id: cmd.id.clone(), ok: false, error: Some(e), reason }
                 }
             };
             {

@@ -343,6 +343,39 @@ impl Runtime {
         Ok(())
     }
 
+    /// What the container changed of its image: `(path, kind)` with kind 0 modified, 1 added,
+    /// 2 deleted (Docker's `changes`).
+    pub async fn changes(&self, name: &str) -> Result<Vec<(String, u8)>, Reason> {
+        use bollard::models::ChangeType;
+        let list = self.docker.container_changes(name).await.map_err(docker_reason)?.unwrap_or_default();
+        Ok(list
+            .into_iter()
+            .map(|c| {
+                let kind = match c.kind {
+                    ChangeType::_0 => 0,
+                    ChangeType::_1 => 1,
+                    ChangeType::_2 => 2,
+                };
+                (c.path, kind)
+            })
+            .collect())
+    }
+
+    /// A path of the container as a tar stream (Docker's archive: entries named from the path's
+    /// last component).
+    pub fn download(&self, name: &str, path: &str) -> impl futures::Stream<Item = Result<bytes::Bytes, bollard::errors::Error>> + Send + use<> {
+        let opts = bollard::query_parameters::DownloadFromContainerOptions { path: path.to_string() };
+        self.docker.download_from_container(name, Some(opts))
+    }
+
+    /// Unpacks the tar at `file` into the container at `/` (a created container, before it runs).
+    pub async fn upload(&self, name: &str, file: &Path) -> Result<(), Reason> {
+        let f = tokio::fs::File::open(file).await.map_err(|e| Reason::with_detail(ReasonCode::Storage, e.to_string()))?;
+        let body = bollard::body_try_stream(tokio_util::io::ReaderStream::with_capacity(f, 256 * 1024));
+        let opts = bollard::query_parameters::UploadToContainerOptions { path: "/".into(), ..Default::default() };
+        self.docker.upload_to_container(name, Some(opts), body).await.map_err(docker_reason)
+    }
+
     /// Removes the container with its anonymous volumes; a container already gone is fine.
     pub async fn remove(&self, name: &str) -> Result<(), Reason> {
         let opts = RemoveContainerOptions { force: true, v: true, ..Default::default() };

@@ -1,9 +1,8 @@
-//! Downloads an image archive from the market server: resumable (an interrupted download goes on
+//! Downloads an image archive (or a snapshot) from the market server: resumable (an interrupted download goes on
 //! from where it stopped, with an HTTP range), checked against its sha256 before use.
 
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
 use tokio::io::AsyncWriteExt;
 
 /// Downloads `url` into `dir/<sha256>.tar` (kept: a second install of the same image needs no
@@ -22,18 +21,33 @@ pub async fn archive(
     if done.exists() {
         return Ok(done);
     }
-    let part = dir.join(format!("{sha256}.part"));
+    download(client, url, secret, &done, sha256, size, progress).await.map_err(|e| format!("{e} (the image archive)"))?;
+    Ok(done)
+}
+
+/// Downloads `url` into `done` through `<done>.part` (resumed with a range when a part is there),
+/// checked against `sha256` before it takes its name; a damaged part is thrown away.
+pub async fn download(
+    client: &reqwest::Client,
+    url: &str,
+    secret: &str,
+    done: &Path,
+    sha256: &str,
+    size: u64,
+    progress: impl Fn(u64),
+) -> Result<(), String> {
+    let part = done.with_extension("part");
     let have = std::fs::metadata(&part).map(|m| m.len()).unwrap_or(0);
     if have < size {
         let mut req = client.get(url).bearer_auth(secret);
         if have > 0 {
             req = req.header(reqwest::header::RANGE, format!("bytes={have}-"));
         }
-        let mut res = req.send().await.map_err(|e| format!("downloading the image archive: {e}"))?;
+        let mut res = req.send().await.map_err(|e| format!("downloading: {e}"))?;
         let append = match res.status().as_u16() {
             206 => true,
             200 => false,
-            s => return Err(format!("downloading the image archive: the market server answered {s}")),
+            s => return Err(format!("downloading: the market server answered {s}")),
         };
         let mut f = tokio::fs::OpenOptions::new()
             .create(true)
@@ -44,41 +58,27 @@ pub async fn archive(
             .await
             .map_err(|e| format!("writing {}: {e}", part.display()))?;
         let mut got = if append { have } else { 0 };
-        while let Some(chunk) = res.chunk().await.map_err(|e| format!("downloading the image archive: {e}"))? {
-            f.write_all(&chunk).await.map_err(|e| format!("writing the image archive: {e}"))?;
+        while let Some(chunk) = res.chunk().await.map_err(|e| format!("downloading: {e}"))? {
+            f.write_all(&chunk).await.map_err(|e| format!("writing: {e}"))?;
             got += chunk.len() as u64;
             progress(got);
         }
         f.flush().await.map_err(|e| e.to_string())?;
     }
     let part2 = part.clone();
-    let digest = tokio::task::spawn_blocking(move || hash(&part2)).await.map_err(|e| e.to_string())?.map_err(|e| e.to_string())?;
+    let digest = tokio::task::spawn_blocking(move || crate::protocol::snapshots::sha256_file(&part2)).await.map_err(|e| e.to_string())?.map_err(|e| e.to_string())?;
     if digest != sha256 {
         let _ = std::fs::remove_file(&part);
-        return Err("the image archive is damaged (its sha256 does not match); it will be downloaded again".into());
+        return Err("the download is damaged (its sha256 does not match); it will be downloaded again".into());
     }
-    std::fs::rename(&part, &done).map_err(|e| e.to_string())?;
-    Ok(done)
-}
-
-fn hash(path: &Path) -> std::io::Result<String> {
-    use std::io::Read;
-    let mut f = std::fs::File::open(path)?;
-    let mut h = Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    loop {
-        let n = f.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        h.update(&buf[..n]);
-    }
-    Ok(hex::encode(h.finalize()))
+    std::fs::rename(&part, done).map_err(|e| e.to_string())?;
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sha2::{Digest, Sha256};
 
     /// Serves `data` with ranges (tower-http's ServeFile, as the market does).
     async fn serve(data: &[u8]) -> (String, tempfile::TempDir) {

@@ -22,6 +22,7 @@ mod containers;
 pub mod doctor;
 mod fetch;
 mod gpus;
+mod snapshots;
 mod streams;
 pub mod tunnel;
 
@@ -127,17 +128,20 @@ pub async fn run(opts: AgentOptions) -> anyhow::Result<()> {
         // A verification's report goes with every beat until one carrying it is accepted. Read
         // after the acknowledgements: a `gpu_verify` acknowledged goes with its report.
         let verification = dispatch.verification();
+        let snapshots = runner.snapshot_reports();
         let beat = HeartbeatRequest {
             spec: Some(probe.spec()),
             metrics: Some(metrics),
             installations,
             acks,
             verification: verification.as_ref().map(|(_, r)| r.clone()),
+            snapshots: snapshots.iter().map(|(_, r)| r.clone()).collect(),
         };
         let sent_report = || {
             if let Some((n, _)) = &verification {
                 dispatch.verification_sent(*n);
             }
+            runner.snapshots_sent(&snapshots);
         };
         // Over the channel while it is up (its answer comes back on it), else over HTTP.
         if channel.beat(&beat).await {

@@ -191,6 +191,7 @@ pub async fn install_payload(conn: &impl ConnectionTrait, row: &installations::M
         archive,
         limits: limits_of(row),
         gpus,
+        restore: None,
     }))
 }
 
@@ -202,6 +203,8 @@ pub struct NewInstallation<'a> {
     pub app: &'a apps::Model,
     pub manifest: &'a Manifest,
     pub device: &'a devices::Model,
+    /// A restore: the snapshot's data and version.
+    pub from: Option<&'a crate::apps::snapshots::Restore>,
 }
 
 pub async fn create(conn: &impl ConnectionTrait, n: NewInstallation<'_>) -> Result<installations::Model, AppError> {
@@ -225,7 +228,7 @@ pub async fn create(conn: &impl ConnectionTrait, n: NewInstallation<'_>) -> Resu
         desired: Set(Desired::Running),
         progress: Set(None),
         status_reason: Set(None),
-        version: Set(n.app.version.clone()),
+        version: Set(n.from.map(|f| f.version.clone()).unwrap_or_else(|| n.app.version.clone())),
         open_url: Set(None),
         command_id: Set(Some(command_id.clone())),
         state_since: Set(t),
@@ -253,9 +256,12 @@ pub async fn create(conn: &impl ConnectionTrait, n: NewInstallation<'_>) -> Resu
     crate::versions::standing_changed();
     // The GPUs it needs, by UUID, in the transaction that reserved the box's capacity.
     crate::devices::gpus::assign(conn, n.device, need.gpu_count, None, crate::devices::gpus::Holder::Installation(&id)).await?;
-    let payload = install_payload(conn, &row, n.manifest).await?;
+    let mut payload = install_payload(conn, &row, n.manifest).await?;
+    if let (CommandBody::AppInstall(p), Some(f)) = (&mut payload, n.from) {
+        p.restore = Some(f.refs.clone());
+    }
     crate::devices::commands::queue(conn, &command_id, &n.device.id, &id, &payload).await?;
-    state::record(conn, &id, AppStatus::Preparing, None, &n.app.version).await?;
+    state::record(conn, &id, AppStatus::Preparing, None, &row.version).await?;
     Ok(row)
 }
 
@@ -271,13 +277,15 @@ pub async fn place(
     kind: InstallKind,
     app_id: &str,
     device: &devices::Model,
+    from: Option<&crate::apps::snapshots::Restore>,
 ) -> Result<installations::Model, AppError> {
     let (app, manifest) = installable(cx, conn, app_id).await?;
     lock_device(conn, &device.id).await?;
     if let Some((err, _)) = unfit(conn, &app, device).await? {
         return Err(err);
     }
-    create(conn, NewInstallation { owner, created_by, kind, app: &app, manifest: &manifest, device }).await
+    let manifest = from.map(|f| &f.manifest).unwrap_or(&manifest);
+    create(conn, NewInstallation { owner, created_by, kind, app: &app, manifest, device, from }).await
 }
 
 /// Installs an app on a device of the caller's context (`own`).
@@ -290,7 +298,7 @@ pub async fn install(cx: &AppsCtx, auth: &Auth, ask: InstallAsk, lang: Lang) -> 
         .one(&txn)
         .await?
         .ok_or(AppError::Refused(Msg::DeviceNotFound))?;
-    let row = place(cx, &txn, &owner, &auth.user_id, InstallKind::Own, &ask.app_id, &device).await?;
+    let row = place(cx, &txn, &owner, &auth.user_id, InstallKind::Own, &ask.app_id, &device, None).await?;
     let names = Names::load(&txn, std::slice::from_ref(&row)).await?;
     txn.commit().await?;
     Ok(to_installation(&row, &names, lang))
@@ -330,6 +338,8 @@ pub async fn act(cx: &AppsCtx, auth: &Auth, id: &InstallationId, action: Action,
             Some(install_payload(&txn, &row, &manifest).await?)
         }
         Action::Update => Some(update_payload(cx, &txn, &row, app.as_ref()).await?),
+        // A snapshot of its data (docs/data.md): listed at once, made by the box.
+        Action::Snapshot => Some(crate::apps::snapshots::begin(cx, &txn, &row, SnapshotKind::Manual, &auth.user_id).await?),
         // Cancelling: what was sent is withdrawn; an install leaves a removal for the box.
         Action::Cancel => {
             let removing = matches!(row.status, AppStatus::Uninstalling | AppStatus::Deleting | AppStatus::ShuttingDown);

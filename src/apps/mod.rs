@@ -19,6 +19,7 @@ pub mod reports;
 pub mod reservations;
 pub mod routes;
 pub mod seen;
+pub mod snapshots;
 pub mod state;
 pub mod watchdog;
 
@@ -75,7 +76,21 @@ pub fn jobs(cx: &AppsCtx) -> Vec<Result<Job, JobSchedulerError>> {
             }
         }
     });
-    vec![meter, repeated(&cx.db, "apps.watchdog", every, Runs::Shared, move || {
+    let cx3 = cx.clone();
+    let snapshots = repeated(&cx.db, "apps.snapshots", Duration::from_secs(60), Runs::Shared, move || {
+        let cx = cx3.clone();
+        async move {
+            match snapshots::sweep(&cx).await {
+                Ok(n) if n > 0 => tracing::info!(snapshots = n, "snapshots noticed, removed or taken"),
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::warn!(error = %e, "snapshots job failed");
+                    crate::jobs::failed();
+                }
+            }
+        }
+    });
+    vec![meter, snapshots, repeated(&cx.db, "apps.watchdog", every, Runs::Shared, move || {
         let cx = cx2.clone();
         async move {
             match watchdog::run(&cx.db, &cx.settings).await {

@@ -15,7 +15,7 @@ use crate::error::{AppError, Msg};
 use crate::lang::Words;
 use crate::http::Checked;
 
-pub use crate::db::enums::{AppStatus, Desired, InstallKind};
+pub use crate::db::enums::{AppStatus, Desired, InstallKind, SnapshotKind, SnapshotStatus};
 
 pub use crate::protocol::apps::*;
 
@@ -433,5 +433,89 @@ mod tests {
             assert_eq!(Action::parse(&format!(" {} ", a.as_str())), Some(a));
         }
         assert_eq!(Action::parse("fly"), None);
+    }
+}
+
+// ---- snapshots (docs/data.md) ----
+
+/// Where a snapshot is kept: on the box that made it, or (also) in the market's store.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SnapshotPlace {
+    Box,
+    Market,
+}
+
+/// A snapshot of an installation's data.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Snapshot {
+    pub id: String,
+    /// The installation it was taken of (it may be removed by now).
+    pub installation_id: String,
+    /// Whether that installation is still there.
+    pub installation_present: bool,
+    pub app_id: String,
+    pub app_name: String,
+    pub icon_url: Option<String>,
+    /// The app's version it holds: a restore runs this version.
+    pub version: String,
+    /// The box it was taken on (where its box copy is).
+    pub device_id: String,
+    pub device_name: Option<String>,
+    pub created_at: DateTime<Utc>,
+    /// Bytes of the archive (0 while it is made).
+    pub size: i64,
+    pub status: SnapshotStatus,
+    /// 0-100 while it is made.
+    pub progress: Option<i32>,
+    /// `market` once a copy is in the market's store (it may also still be on the box).
+    #[serde(rename = "where")]
+    pub place: SnapshotPlace,
+    pub on_box: bool,
+    /// Being copied to the market now.
+    pub uploading: bool,
+    pub kind: SnapshotKind,
+    /// An ended rental's kept data is removed then.
+    pub expires_at: Option<DateTime<Utc>>,
+    /// A restore from it is under way (it cannot be deleted meanwhile).
+    pub restoring: bool,
+    pub sha256: Option<String>,
+    /// Why it (or its copy to the market) failed, in the reader's language.
+    pub reason: Option<String>,
+    pub reason_code: Option<String>,
+}
+
+/// An installation's snapshots and its daily backup.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SnapshotList {
+    pub items: Vec<Snapshot>,
+    pub total: u64,
+    pub backups: Backups,
+}
+
+/// An installation's daily backup: on or off, and how many are kept (1-30).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+pub struct Backups {
+    pub enabled: bool,
+    pub keep: i32,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct RestoreRequest {
+    /// One of the caller's devices; with `hours`, another owner's rentable device (a rental).
+    pub device_id: Option<String>,
+    pub hours: Option<i64>,
+}
+
+impl Checked for crate::apps::snapshots::RestoreAsk {
+    type Body = RestoreRequest;
+    fn check(req: RestoreRequest) -> Result<Self, AppError> {
+        let device_id = ids::required(req.device_id, "device_id", Msg::InvalidField("device_id"))?;
+        let hours = match req.hours {
+            None => None,
+            Some(h) if (1..=MAX_RENT_HOURS).contains(&h) => Some(h),
+            Some(_) => return Err(AppError::invalid("hours", Msg::InvalidField("hours"))),
+        };
+        Ok(crate::apps::snapshots::RestoreAsk { device_id, hours })
     }
 }

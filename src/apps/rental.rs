@@ -45,6 +45,18 @@ fn account_of(o: &Owner) -> AccountRef {
 /// `price × hours` (409 when it cannot), then the install proceeds as for an own app.
 /// `request_key` (the `Idempotency-Key`) makes the hold's key, so a retried request holds once.
 pub async fn rent(cx: &AppsCtx, auth: &Auth, ask: RentAsk, request_key: Option<String>, lang: Lang) -> Result<Installation, AppError> {
+    rent_from(cx, auth, ask, request_key, lang, None).await
+}
+
+/// [`rent`], starting from a snapshot's data when `from` says (a restore as a rental).
+pub async fn rent_from(
+    cx: &AppsCtx,
+    auth: &Auth,
+    ask: RentAsk,
+    request_key: Option<String>,
+    lang: Lang,
+    from: Option<crate::apps::snapshots::Restore>,
+) -> Result<Installation, AppError> {
     let owner = installer(auth)?;
     let txn = write_txn(&cx.db).await?;
     let (app, _) = installable(cx, &txn, &ask.app_id).await?;
@@ -74,7 +86,7 @@ pub async fn rent(cx: &AppsCtx, auth: &Auth, ask: RentAsk, request_key: Option<S
     if !cx.reservations.reserved(&(&txn).into(), std::slice::from_ref(&device.id)).await?.is_empty() {
         return Err(AppError::Refused(Msg::DeviceReserved));
     }
-    let row = place(cx, &txn, &owner, &auth.user_id, InstallKind::Rent, &app.id, &device).await?;
+    let row = place(cx, &txn, &owner, &auth.user_id, InstallKind::Rent, &app.id, &device, from.as_ref()).await?;
     let price = device.price_per_hour;
     let (t, ends) = (now(), now() + Duration::hours(ask.hours));
     let hold_id = if price > 0 {
@@ -184,8 +196,18 @@ pub async fn meter(db: &DatabaseConnection, at: DateTime<Utc>, grace: Duration) 
 /// `deleting` what a failed install left). `None` when its state does not allow it now (e.g. still
 /// installing). Also used by the operator's console and, once an order is over, by `seen::release`.
 pub async fn end(conn: &impl ledger::Conn, r: &installations::Model) -> Result<Option<installations::Model>, AppError> {
-    let change = Change { command: Some(CommandBody::AppUninstall(AppCommandPayload { installation_id: r.id.clone() })), desired: Some(Desired::Removed), ..Default::default() };
-    state::apply(conn, r, Event::EndRental, change).await
+    // Its data is kept for the renter (docs/data.md): the box snapshots it before the removal.
+    let kept = crate::apps::snapshots::keep_ended(conn, r).await?;
+    let uninstall = AppCommandPayload { installation_id: r.id.clone(), snapshot_id: kept.clone() };
+    let change = Change { command: Some(CommandBody::AppUninstall(uninstall)), desired: Some(Desired::Removed), ..Default::default() };
+    let ended = state::apply(conn, r, Event::EndRental, change).await?;
+    if ended.is_none()
+        && let Some(id) = kept
+    {
+        // Not ended now (its state does not allow it): nothing is kept either.
+        crate::db::entity::snapshots::Entity::delete_by_id(id).exec(conn).await?;
+    }
+    Ok(ended)
 }
 
 /// Ends and settles every rental person `user_id` holds as the renter, like one whose time is
@@ -211,7 +233,7 @@ async fn suspend(db: &DatabaseConnection, r: &installations::Model) -> Result<()
     // does not try to charge them again.
     money::halt(&txn, r).await?;
     let r = &installations::Entity::find_by_id(r.id.clone()).one(&txn).await?.ok_or(AppError::Refused(Msg::InstallationNotFound))?;
-    let change = Change { command: Some(CommandBody::AppSuspend(AppCommandPayload { installation_id: r.id.clone() })), desired: Some(Desired::Suspended), ..Default::default() };
+    let change = Change { command: Some(CommandBody::AppSuspend(AppCommandPayload::new(&r.id))), desired: Some(Desired::Suspended), ..Default::default() };
     if let Some(now_row) = state::apply(&txn, r, Event::Act(Action::Suspend), change).await? {
         notify::send(&txn, &now_row, NotificationKind::RentalSuspended).await?;
     }

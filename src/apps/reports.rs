@@ -82,7 +82,7 @@ impl AgentListener for AppsListener {
     }
 
     async fn heartbeat(&self, txn: &DatabaseTransaction, beat: Beat<'_>) -> Result<bool, AppError> {
-        let Beat { device, silent_since, came_online, installations: reports, acked, gpus_gone } = beat;
+        let Beat { device, silent_since, came_online, installations: reports, acked, gpus_gone, snapshots: _ } = beat;
         if came_online {
             notify::rented_box(txn, &device.id, NotificationKind::RentalDeviceBack).await?;
         }
@@ -195,4 +195,20 @@ async fn silence(txn: &DatabaseTransaction, device: &devices::Model, since: Date
         }
     }
     Ok(())
+}
+
+/// The snapshots' part of a heartbeat (src/apps/snapshots.rs): their reports and the
+/// acknowledgements of the copies to the market.
+pub struct SnapshotsListener {
+    pub keep_ended_days: u32,
+}
+
+#[async_trait::async_trait]
+impl AgentListener for SnapshotsListener {
+    async fn heartbeat(&self, txn: &DatabaseTransaction, beat: Beat<'_>) -> Result<bool, AppError> {
+        if beat.snapshots.is_empty() && !beat.acked.iter().any(|c| c.kind == crate::db::enums::CommandKind::SnapshotUpload) {
+            return Ok(false);
+        }
+        crate::apps::snapshots::on_beat(txn, beat.device, beat.snapshots, beat.acked, self.keep_ended_days).await
+    }
 }

@@ -7,9 +7,9 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::devices::model::DeviceId;
-use crate::ids::{self, InstallationId};
+use crate::ids::{self, InstallationId, SnapshotId};
 use crate::apps::model::*;
-use crate::apps::{AppsCtx, extend, images, install, rental};
+use crate::apps::{AppsCtx, extend, images, install, rental, snapshots};
 use crate::billing::idempotency::IdempotencyKey;
 use crate::devices::DevicesCtx;
 use crate::error::{ApiResult, AppError, Envelope, Msg, ok};
@@ -31,7 +31,24 @@ where
         .routes(routes!(app_history))
         .routes(routes!(install_app))
         .routes(routes!(rent_options))
-        .merge(OpenApiRouter::new().routes(routes!(rent_app)).routes(routes!(extend_app)).route_layer(crate::billing::idempotency::layer()))
+        .merge(
+            OpenApiRouter::new()
+                .routes(routes!(rent_app))
+                .routes(routes!(extend_app))
+                .routes(routes!(restore_snapshot))
+                .route_layer(crate::billing::idempotency::layer()),
+        )
+        .routes(routes!(app_snapshots))
+        .routes(routes!(set_backups))
+        .routes(routes!(my_snapshots))
+        .routes(routes!(get_snapshot, delete_snapshot))
+        .routes(routes!(keep_snapshot))
+        .routes(routes!(download_snapshot))
+        .routes(routes!(agent_snapshot_offset))
+        .routes(routes!(agent_snapshot_data))
+        // A snapshot's pieces are larger than `server.body_limit_bytes`: each is bounded by
+        // UPLOAD_CHUNK while it streams to disk.
+        .merge(OpenApiRouter::new().routes(routes!(agent_snapshot_piece)).layer(axum::extract::DefaultBodyLimit::disable()))
         .routes(routes!(act))
         .routes(routes!(aicompute))
         .routes(routes!(device_apps))
@@ -204,4 +221,160 @@ async fn device_metrics(
         return Err(AppError::invalid("minutes", Msg::InvalidField("minutes")));
     }
     ok(crate::apps::gpus::device_metrics(&cx, &auth, &id, minutes).await?)
+}
+
+// ---- snapshots (docs/data.md) ----
+
+/// An installation's snapshots, newest first, and its daily backup (owners; 404 otherwise).
+#[utoipa::path(get, path = "/api/rmp/v1/apps/{id}/snapshots", tag = "apps", params(("id" = String, Path)),
+    responses((status = 200, body = Envelope<SnapshotList>), (status = 403), (status = 404)))]
+async fn app_snapshots(State(cx): State<AppsCtx>, auth: Auth, lang: Lang, ApiPath(id): ApiPath<InstallationId>) -> ApiResult<SnapshotList> {
+    ok(snapshots::of_installation(&cx, &auth, &id, lang).await?)
+}
+
+/// Turns an installation's daily backup on or off; `keep` (1-30) newest backups are kept.
+#[utoipa::path(put, path = "/api/rmp/v1/apps/{id}/backups", tag = "apps", params(("id" = String, Path)), request_body = Backups,
+    responses((status = 200, body = Envelope<Backups>), (status = 400), (status = 403), (status = 404)))]
+async fn set_backups(State(cx): State<AppsCtx>, auth: Auth, ApiPath(id): ApiPath<InstallationId>, crate::http::ApiJson(ask): crate::http::ApiJson<Backups>) -> ApiResult<Backups> {
+    ok(snapshots::set_backups(&cx, &auth, &id, ask).await?)
+}
+
+/// Every snapshot of the current context, newest first (also those of removed installations:
+/// an ended rental's kept data).
+#[utoipa::path(get, path = "/api/rmp/v1/snapshots", tag = "apps", params(Page),
+    responses((status = 200, body = Envelope<List<Snapshot>>), (status = 403)))]
+async fn my_snapshots(State(cx): State<AppsCtx>, auth: Auth, lang: Lang, ApiQuery(page): ApiQuery<Page>) -> ApiResult<List<Snapshot>> {
+    let (offset, limit) = page.checked(Page::MAX_LIMIT)?;
+    ok(snapshots::mine(&cx, &auth, offset, limit, lang).await?)
+}
+
+#[utoipa::path(get, path = "/api/rmp/v1/snapshots/{id}", tag = "apps", params(("id" = String, Path)),
+    responses((status = 200, body = Envelope<Snapshot>), (status = 404)))]
+async fn get_snapshot(State(cx): State<AppsCtx>, auth: Auth, lang: Lang, ApiPath(id): ApiPath<SnapshotId>) -> ApiResult<Snapshot> {
+    ok(snapshots::one(&cx, &auth, &id, lang).await?)
+}
+
+/// Deletes a snapshot from the market and its box; 409 while a restore from it is under way.
+#[utoipa::path(delete, path = "/api/rmp/v1/snapshots/{id}", tag = "apps", params(("id" = String, Path)),
+    responses((status = 200, body = Envelope<crate::error::Null>), (status = 404), (status = 409)))]
+async fn delete_snapshot(State(cx): State<AppsCtx>, auth: Auth, ApiPath(id): ApiPath<SnapshotId>) -> ApiResult<crate::error::Null> {
+    snapshots::delete(&cx, &auth, &id).await?;
+    ok(crate::error::Null)
+}
+
+/// Keep a snapshot on the market: its box copies it there (resumable); 409 when the box is
+/// offline or it is not ready, 413 over the owner's limit.
+#[utoipa::path(post, path = "/api/rmp/v1/snapshots/{id}/upload", tag = "apps", params(("id" = String, Path)),
+    responses((status = 200, body = Envelope<Snapshot>), (status = 404), (status = 409), (status = 413)))]
+async fn keep_snapshot(State(cx): State<AppsCtx>, auth: Auth, lang: Lang, ApiPath(id): ApiPath<SnapshotId>) -> ApiResult<Snapshot> {
+    ok(snapshots::keep_on_market(&cx, &auth, &id, lang).await?)
+}
+
+/// A new installation from a snapshot on one of the caller's devices, or with `hours` a rental
+/// on another owner's device; the snapshot's volumes and version come back. 409 when the device
+/// is offline or lacks what the app needs (the gaps), or a restore from it is under way.
+#[utoipa::path(post, path = "/api/rmp/v1/snapshots/{id}/restore", tag = "apps", request_body = RestoreRequest,
+    params(("id" = String, Path), ("Idempotency-Key" = Option<String>, Header)),
+    responses((status = 200, body = Envelope<Installation>), (status = 400), (status = 403), (status = 404), (status = 409), (status = 413)))]
+async fn restore_snapshot(
+    State(cx): State<AppsCtx>,
+    auth: Auth,
+    lang: Lang,
+    IdempotencyKey(key): IdempotencyKey,
+    ApiPath(id): ApiPath<SnapshotId>,
+    Valid(ask): Valid<snapshots::RestoreAsk>,
+) -> ApiResult<Installation> {
+    ok(snapshots::restore(&cx, &auth, &id, ask, key, lang).await?)
+}
+
+/// The snapshot's archive (`.tar.zst`), when the market holds it (409 `snapshot_not_on_market`
+/// otherwise); HTTP ranges resume a download.
+#[utoipa::path(get, path = "/api/rmp/v1/snapshots/{id}/download", tag = "apps", params(("id" = String, Path)),
+    responses((status = 200, content_type = "application/zstd", body = Vec<u8>), (status = 206), (status = 404), (status = 409)))]
+async fn download_snapshot(State(cx): State<AppsCtx>, auth: Auth, ApiPath(id): ApiPath<SnapshotId>, req: Request) -> Result<Response, AppError> {
+    let (path, name) = snapshots::download(&cx, &auth, &id).await?;
+    let mut res = serve_file(path, req).await?;
+    let disposition = format!("attachment; filename=\"{name}\"");
+    if let Ok(v) = axum::http::HeaderValue::from_str(&disposition) {
+        res.headers_mut().insert(axum::http::header::CONTENT_DISPOSITION, v);
+    }
+    res.headers_mut().insert(axum::http::header::CONTENT_TYPE, axum::http::HeaderValue::from_static("application/zstd"));
+    Ok(res)
+}
+
+/// A file with ranges (tower-http's ServeFile).
+async fn serve_file(path: std::path::PathBuf, req: Request) -> Result<Response, AppError> {
+    let res = tower_http::services::ServeFile::new(path).oneshot(req).await.map_err(|e| AppError::Internal(e.into()))?;
+    Ok(res.into_response())
+}
+
+/// How much of a snapshot the market holds (Bearer device secret): the box that made it resumes
+/// its copy there; a box restoring it waits until `offset` reaches `size`.
+#[utoipa::path(get, path = "/api/agent/v1/snapshots/{id}/upload", tag = "agent", params(("id" = String, Path)),
+    responses((status = 200, body = Envelope<crate::protocol::snapshots::UploadOffset>), (status = 401), (status = 404)))]
+async fn agent_snapshot_offset(State(cx): State<AppsCtx>, State(devices): State<DevicesCtx>, ApiPath(id): ApiPath<SnapshotId>, req: Request) -> ApiResult<crate::protocol::snapshots::UploadOffset> {
+    let (parts, _) = req.into_parts();
+    let device = crate::devices::protocol::device_by_secret(&devices, crate::iam::auth::bearer(&parts)).await?;
+    ok(snapshots::upload_offset(&cx, &device, &id).await?)
+}
+
+/// A snapshot's archive for the box restoring it (Bearer device secret); ranges resume.
+#[utoipa::path(get, path = "/api/agent/v1/snapshots/{id}/data", tag = "agent", params(("id" = String, Path)),
+    responses((status = 200, content_type = "application/zstd", body = Vec<u8>), (status = 206), (status = 401), (status = 404), (status = 409)))]
+async fn agent_snapshot_data(State(cx): State<AppsCtx>, State(devices): State<DevicesCtx>, ApiPath(id): ApiPath<SnapshotId>, req: Request) -> Result<Response, AppError> {
+    let (parts, body) = req.into_parts();
+    let device = crate::devices::protocol::device_by_secret(&devices, crate::iam::auth::bearer(&parts)).await?;
+    let path = snapshots::agent_file(&cx, &device, &id).await?;
+    serve_file(path, Request::from_parts(parts, body)).await
+}
+
+/// One piece of a snapshot from the box that made it (Bearer device secret), `Content-Range:
+/// bytes START-END/TOTAL`, at most 8 MiB: 409 when START is not where the market's copy stands
+/// (`data.offset` says where), 422 when the whole does not match the snapshot's sha256.
+#[utoipa::path(put, path = "/api/agent/v1/snapshots/{id}/data", tag = "agent", params(("id" = String, Path)),
+    request_body(content = Vec<u8>, content_type = "application/zstd"),
+    responses((status = 200, body = Envelope<crate::protocol::snapshots::UploadOffset>), (status = 400), (status = 401), (status = 404), (status = 409), (status = 422)))]
+async fn agent_snapshot_piece(State(cx): State<AppsCtx>, State(devices): State<DevicesCtx>, ApiPath(id): ApiPath<SnapshotId>, req: Request) -> ApiResult<crate::protocol::snapshots::UploadOffset> {
+    let (parts, body) = req.into_parts();
+    let device = crate::devices::protocol::device_by_secret(&devices, crate::iam::auth::bearer(&parts)).await?;
+    let bad = || AppError::invalid("content-range", Msg::InvalidField("content-range"));
+    let range = parts.headers.get(axum::http::header::CONTENT_RANGE).and_then(|v| v.to_str().ok()).ok_or_else(bad)?;
+    let (start, end, total) = content_range(range).ok_or_else(bad)?;
+    let len = end + 1 - start;
+    if len as usize > crate::protocol::snapshots::UPLOAD_CHUNK {
+        return Err(bad());
+    }
+    ok(snapshots::receive(&cx, &device, &id, start, total, |part| async move {
+        use futures::StreamExt;
+        use tokio::io::AsyncWriteExt;
+        let mut f = tokio::fs::OpenOptions::new().create(true).append(true).open(&part).await.map_err(|e| AppError::Internal(e.into()))?;
+        let mut stream = body.into_data_stream();
+        let mut n = 0u64;
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk.map_err(|_| bad())?;
+            n += chunk.len() as u64;
+            if n > len {
+                break;
+            }
+            f.write_all(&chunk).await.map_err(|e| AppError::Internal(e.into()))?;
+        }
+        f.flush().await.map_err(|e| AppError::Internal(e.into()))?;
+        if n != len {
+            // What came is not what the range said: the piece is undone.
+            let keep = std::fs::metadata(&part).map(|m| m.len()).unwrap_or(0).saturating_sub(n.min(len));
+            let _ = std::fs::OpenOptions::new().write(true).open(&part).and_then(|f| f.set_len(keep));
+            return Err(bad());
+        }
+        Ok(n)
+    })
+    .await?)
+}
+
+/// `bytes START-END/TOTAL`.
+fn content_range(v: &str) -> Option<(u64, u64, u64)> {
+    let rest = v.trim().strip_prefix("bytes ")?;
+    let (range, total) = rest.split_once('/')?;
+    let (start, end) = range.split_once('-')?;
+    let (start, end, total) = (start.parse::<u64>().ok()?, end.parse::<u64>().ok()?, total.parse::<u64>().ok()?);
+    (start <= end && end < total).then_some((start, end, total))
 }

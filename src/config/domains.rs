@@ -43,6 +43,14 @@ pub struct AppsConfig {
     /// The largest image archive (`docker save` tar) an operator may upload from the console
     /// (`POST /api/ops/v1/apps/{id}/image`); a larger one is refused with 413 and nothing stored.
     pub max_image_bytes: u64,
+    /// Where snapshots kept on the market are stored (docs/data.md). Empty: `<data_dir>/snapshots`.
+    pub snapshot_store: String,
+    /// The most bytes of snapshots one person (or company) keeps on the market (413 over it).
+    pub snapshot_market_limit_bytes: u64,
+    /// The most bytes of one installation's snapshots kept on its box (413 over it).
+    pub snapshot_box_quota_bytes: u64,
+    /// An ended rental's data is kept on the box as a snapshot this many days, for its renter.
+    pub keep_ended_days: u32,
 }
 
 impl Default for AppsConfig {
@@ -53,6 +61,10 @@ impl Default for AppsConfig {
             action_timeout_secs: 600,
             suspended_grace_hours: 24,
             max_image_bytes: 8 * 1024 * 1024 * 1024,
+            snapshot_store: String::new(),
+            snapshot_market_limit_bytes: 20 * 1024 * 1024 * 1024,
+            snapshot_box_quota_bytes: 50 * 1024 * 1024 * 1024,
+            keep_ended_days: 7,
         }
     }
 }

@@ -12,7 +12,7 @@ use crate::lang::Words;
 mod apps;
 mod market;
 
-pub use apps::{AppStatus, Desired, InstallKind};
+pub use apps::{AppStatus, Desired, InstallKind, SnapshotKind, SnapshotStatus};
 pub use market::{AppKind, Category, DisplayType, Tier};
 
 /// The value of a string enum that `raw` names, whatever its case and surrounding spaces (how
@@ -145,6 +145,12 @@ pub enum CommandKind {
     /// Measure the box's GPUs (docs/gpus.md).
     #[sea_orm(string_value = "gpu_verify")]
     GpuVerify,
+    /// Copy a snapshot's archive to the market (docs/data.md).
+    #[sea_orm(string_value = "snapshot_upload")]
+    SnapshotUpload,
+    /// Remove a snapshot's archive from the box.
+    #[sea_orm(string_value = "snapshot_delete")]
+    SnapshotDelete,
 }
 
 /// Where a command is in its send-until-acknowledged cycle.
@@ -283,6 +289,9 @@ pub enum NotificationKind {
     OrderFinished,
     #[sea_orm(string_value = "order_failed")]
     OrderFailed,
+    /// The data kept of an ended rental (a snapshot) is removed tomorrow.
+    #[sea_orm(string_value = "snapshot_expiring")]
+    SnapshotExpiring,
 }
 
 /// Where a queued mail stands (src/mail.rs): `pending` until a worker claims it (`sending`), then

@@ -44,6 +44,8 @@ pub struct Beat<'a> {
     /// Installations holding a GPU this box no longer lists (docs/gpus.md): they fail with
     /// `gpu_gone`, and what the box reports of them is not believed while the GPU is away.
     pub gpus_gone: &'a [String],
+    /// Snapshots that moved on (docs/data.md).
+    pub snapshots: &'a [crate::protocol::snapshots::SnapshotReport],
 }
 
 /// Every registered listener.
@@ -259,7 +261,7 @@ async fn beat_written(cx: &DevicesCtx, device: &devices::Model, req: HeartbeatRe
         acked.push(cmd);
     }
     for l in cx.listeners.0.iter() {
-        let beat = Beat { device: &d, silent_since, came_online, installations: &req.installations, acked: &acked, gpus_gone: &gone };
+        let beat = Beat { device: &d, silent_since, came_online, installations: &req.installations, acked: &acked, gpus_gone: &gone, snapshots: &req.snapshots };
         changed |= l.heartbeat(&txn, beat).await?;
     }
     let commands = pending_commands(&txn, &d.id).await?;
@@ -358,8 +360,11 @@ fn bounded(mut req: HeartbeatRequest, bound: bool) -> HeartbeatRequest {
     if !bound {
         req.acks.clear();
         req.installations.clear();
+        req.snapshots.clear();
         return req;
     }
+    let mut seen = std::collections::HashSet::new();
+    req.snapshots.retain(|r| seen.len() < crate::protocol::snapshots::MAX_REPORTS && seen.insert(r.id.clone()));
     let mut seen = std::collections::HashSet::new();
     req.acks.retain(|a| seen.len() < MAX_ACKS && seen.insert(a.id.clone()));
     let mut seen = std::collections::HashSet::new();

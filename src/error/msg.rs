@@ -258,6 +258,19 @@ pub enum Msg {
     ImageArchiveInvalid,
     /// The largest archive accepted, in bytes.
     ImageArchiveTooLarge(u64),
+    SnapshotNotFound,
+    SnapshotNotReady,
+    SnapshotNotOnMarket,
+    SnapshotRestoring,
+    SnapshotBoxOffline,
+    /// The most bytes of snapshots one owner keeps on the market.
+    SnapshotQuota(u64),
+    /// The most bytes of one installation's snapshots on its box.
+    SnapshotBoxQuota(u64),
+    /// An agent's upload piece does not start where the market's copy stands.
+    SnapshotOffset,
+    /// An agent's upload did not hash to the snapshot's sha256 (the copy is thrown away).
+    SnapshotChecksum,
 }
 
 impl Msg {
@@ -480,6 +493,15 @@ impl Msg {
             Msg::ImageArchiveMissing => (S::BAD_REQUEST, "image_archive_missing"),
             Msg::ImageArchiveInvalid => (S::UNSUPPORTED_MEDIA_TYPE, "image_archive_invalid"),
             Msg::ImageArchiveTooLarge(..) => (S::PAYLOAD_TOO_LARGE, "image_archive_too_large"),
+            Msg::SnapshotNotFound => (S::NOT_FOUND, "snapshot_not_found"),
+            Msg::SnapshotNotReady => (S::CONFLICT, "snapshot_not_ready"),
+            Msg::SnapshotNotOnMarket => (S::CONFLICT, "snapshot_not_on_market"),
+            Msg::SnapshotRestoring => (S::CONFLICT, "snapshot_restoring"),
+            Msg::SnapshotBoxOffline => (S::CONFLICT, "snapshot_box_offline"),
+            Msg::SnapshotQuota(..) => (S::PAYLOAD_TOO_LARGE, "snapshot_quota"),
+            Msg::SnapshotBoxQuota(..) => (S::PAYLOAD_TOO_LARGE, "snapshot_box_quota"),
+            Msg::SnapshotOffset => (S::CONFLICT, "snapshot_offset"),
+            Msg::SnapshotChecksum => (S::UNPROCESSABLE_ENTITY, "snapshot_checksum"),
 
         }
     }

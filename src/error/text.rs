@@ -457,13 +457,42 @@ impl Msg {
                 "这不是用 docker save 生成的镜像归档（须为含 manifest.json 和带标签镜像的 tar）",
             ),
             Msg::ImageArchiveTooLarge(max) => {
-                let (n, unit) = [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")].into_iter().find(|(u, _)| *max >= *u).unwrap_or((1, "bytes"));
-                let size = format!("{} {unit}", (*max as f64 / n as f64 * 10.0).round() / 10.0);
+                let size = bytes_text(*max);
                 return match lang {
                     Lang::En => format!("The archive is larger than this market accepts ({size})"),
                     Lang::Zh => format!("归档超过本市场允许的大小（{size}）"),
                 };
             }
+            Msg::SnapshotNotFound => ("Snapshot not found", "未找到该快照"),
+            Msg::SnapshotNotReady => ("This snapshot is not ready (still being made, or it failed)", "该快照尚未就绪（仍在生成或已失败）"),
+            Msg::SnapshotNotOnMarket => (
+                "This snapshot is only on its box: keep it on the market first, then download it",
+                "该快照仅保存在设备上：请先保存到市场，再下载",
+            ),
+            Msg::SnapshotRestoring => (
+                "A restore from this snapshot is under way: wait until it finishes",
+                "正在从该快照恢复：请等待恢复完成",
+            ),
+            Msg::SnapshotBoxOffline => ("The box holding this snapshot is offline", "保存该快照的设备已离线"),
+            Msg::SnapshotQuota(max) => {
+                let size = bytes_text(*max);
+                return match lang {
+                    Lang::En => format!("Your snapshots on the market may use at most {size}: delete some first"),
+                    Lang::Zh => format!("您保存在市场上的快照最多占用 {size}：请先删除一些"),
+                };
+            }
+            Msg::SnapshotBoxQuota(max) => {
+                let size = bytes_text(*max);
+                return match lang {
+                    Lang::En => format!("This app's snapshots on its box may use at most {size}: delete some first"),
+                    Lang::Zh => format!("该应用在设备上的快照最多占用 {size}：请先删除一些"),
+                };
+            }
+            Msg::SnapshotOffset => ("This piece does not start where the market's copy stands", "该数据块的起点与市场已收到的位置不符"),
+            Msg::SnapshotChecksum => (
+                "The snapshot that arrived does not match its sha256: it was discarded",
+                "收到的快照与其 sha256 不符，已丢弃",
+            ),
         };
         match lang {
             Lang::En => en.to_string(),
@@ -504,4 +533,10 @@ fn order_action_not_allowed(action: Words, status: Words, lang: Lang) -> String 
         Lang::En => format!("Cannot {} an order that is {}", action.en, status.en),
         Lang::Zh => format!("订单状态为“{}”，无法{}", status.zh, action.zh),
     }
+}
+
+/// A size for people: "8 GiB", "1.5 MiB".
+fn bytes_text(n: u64) -> String {
+    let (unit, name) = [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")].into_iter().find(|(u, _)| n >= *u).unwrap_or((1, "bytes"));
+    format!("{} {name}", (n as f64 / unit as f64 * 10.0).round() / 10.0)
 }

@@ -69,6 +69,7 @@ pub fn path_of(kind: NotificationKind, params: &serde_json::Value) -> Option<Str
         K::DeviceRented => by_id("/devices/details", "device_id"),
         K::OrderTaken | K::OrderAccepted | K::OrderConfirmed | K::OrderFinished | K::OrderFailed => Some("/demands-and-offers".to_string()),
         K::Runway24h | K::Runway1h => Some("/wallet".to_string()),
+        K::SnapshotExpiring => Some("/app".to_string()),
         K::CompanyInvitation => Some("/company-email".to_string()),
     }
 }

@@ -48,7 +48,7 @@ pub async fn take(cx: &OrdersCtx, auth: &Auth, id: &OrderId, ask: Take, lang: La
     };
     let taken = machine::apply(&txn, &o, Event::Take, Actor::Provider, change).await?.ok_or(AppError::Refused(Msg::DemandNotOpen))?;
     let demander = Owner::User(o.demander_id.clone().into());
-    let inst = place(&cx.apps, &txn, &demander, &me, InstallKind::Rent, &app.id, &device).await?;
+    let inst = place(&cx.apps, &txn, &demander, &me, InstallKind::Rent, &app.id, &device, None).await?;
     orders::Entity::update_many()
         .col_expr(orders::Column::InstallationId, Expr::value(inst.id.clone()))
         .filter(orders::Column::Id.eq(taken.id.clone()))

@@ -32,6 +32,11 @@ pub struct Manifest {
     /// Replaces the image's command.
     #[serde(default)]
     pub command: Option<Vec<String>>,
+    /// A snapshot may be taken while the app runs (its data is consistent on disk at any moment);
+    /// otherwise the app is stopped for the copy and started again. Written only when true: an
+    /// older agent reads every other manifest.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub live_snapshot: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
@@ -86,6 +91,9 @@ pub struct InstallPayload {
     /// container gets exactly these, never a count, never all.
     #[serde(default)]
     pub gpus: Vec<String>,
+    /// Start from a snapshot's data (its volumes and the container's changes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restore: Option<crate::protocol::snapshots::RestoreRef>,
 }
 
 /// Where the agent downloads an image archive (resumable ranges) and what it must hash to.
@@ -132,6 +140,16 @@ pub struct Limits {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
 pub struct AppCommandPayload {
     pub installation_id: String,
+    /// `app_snapshot`: the snapshot to make; `app_uninstall`: a snapshot to keep of the app's
+    /// data before it is removed (an ended rental's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot_id: Option<String>,
+}
+
+impl AppCommandPayload {
+    pub fn new(installation_id: &str) -> AppCommandPayload {
+        AppCommandPayload { installation_id: installation_id.to_string(), snapshot_id: None }
+    }
 }
 
 /// One installation as the agent reports it in a heartbeat.
@@ -225,6 +243,10 @@ pub enum ReasonCode {
     Storage,
     /// A GPU the installation holds is no longer on the box.
     GpuGone,
+    /// A snapshot's archive did not hash to its sha256 on arrival, again after one retry.
+    ChecksumMismatch,
+    /// The snapshot's archive is not on the box (removed by hand, or a box set up again).
+    SnapshotMissing,
     /// A reason this server does not know (an older or newer agent): `detail` as it came.
     #[default]
     #[serde(other)]
@@ -251,6 +273,8 @@ impl ReasonCode {
             ReasonCode::Cancelled => "cancelled",
             ReasonCode::Storage => "storage",
             ReasonCode::GpuGone => "gpu_gone",
+            ReasonCode::ChecksumMismatch => "checksum_mismatch",
+            ReasonCode::SnapshotMissing => "snapshot_missing",
             ReasonCode::Other => "other",
         }
     }

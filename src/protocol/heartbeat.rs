@@ -112,6 +112,9 @@ pub struct HeartbeatRequest {
     /// What a `gpu_verify` command measured, sent once with the beat after it ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verification: Option<VerificationReport>,
+    /// Snapshots that moved on since the last beat the market accepted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub snapshots: Vec<crate::protocol::snapshots::SnapshotReport>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
@@ -154,6 +157,8 @@ pub enum CommandBody {
     AppUninstall(AppCommandPayload),
     AppUpdate(UpdatePayload),
     GpuVerify(crate::protocol::gpus::VerifyPayload),
+    SnapshotUpload(crate::protocol::snapshots::SnapshotRef),
+    SnapshotDelete(crate::protocol::snapshots::SnapshotRef),
 }
 
 /// A Z-CLOUD machine to create on a host (given to the host's provisioner on its stdin).
@@ -193,12 +198,14 @@ impl CommandBody {
             CommandBody::AppUninstall(_) => CommandKind::AppUninstall,
             CommandBody::AppUpdate(_) => CommandKind::AppUpdate,
             CommandBody::GpuVerify(_) => CommandKind::GpuVerify,
+            CommandBody::SnapshotUpload(_) => CommandKind::SnapshotUpload,
+            CommandBody::SnapshotDelete(_) => CommandKind::SnapshotDelete,
         }
     }
 
     /// An `app_*` command other than an install, about `installation`.
     pub fn app(kind: CommandKind, installation: &str) -> Option<CommandBody> {
-        let p = AppCommandPayload { installation_id: installation.to_string() };
+        let p = AppCommandPayload::new(installation);
         Some(match kind {
             CommandKind::AppStart => CommandBody::AppStart(p),
             CommandKind::AppStop => CommandBody::AppStop(p),
@@ -211,7 +218,9 @@ impl CommandBody {
             | CommandKind::AppUpdate
             | CommandKind::ZcloudCreate
             | CommandKind::ZcloudDelete
-            | CommandKind::GpuVerify => return None,
+            | CommandKind::GpuVerify
+            | CommandKind::SnapshotUpload
+            | CommandKind::SnapshotDelete => return None,
         })
     }
 
@@ -235,7 +244,11 @@ impl CommandBody {
             | CommandBody::AppResume(p)
             | CommandBody::AppSnapshot(p)
             | CommandBody::AppUninstall(p) => Some(&p.installation_id),
-            CommandBody::ZcloudCreate(_) | CommandBody::ZcloudDelete(_) | CommandBody::GpuVerify(_) => None,
+            CommandBody::ZcloudCreate(_)
+            | CommandBody::ZcloudDelete(_)
+            | CommandBody::GpuVerify(_)
+            | CommandBody::SnapshotUpload(_)
+            | CommandBody::SnapshotDelete(_) => None,
         }
     }
 }

@@ -8,6 +8,7 @@ pub mod frames;
 pub mod gpus;
 pub mod heartbeat;
 pub mod reasons;
+pub mod snapshots;
 
 /// This process queued a command for some device (the connect watcher looks at once rather than
 /// at its next poll; its transaction may commit a moment later, so the watcher looks again).

@@ -51,6 +51,10 @@ pub fn reason_text(r: &Reason, lang: Lang) -> String {
         C::Cancelled => "Cancelled while the device was offline".into(),
         C::Storage if zh => "无法创建或删除应用的数据目录".into(),
         C::Storage => "The app's data folders could not be made or removed".into(),
+        C::ChecksumMismatch if zh => "快照文件校验失败（sha256 不符），重试后仍然失败".into(),
+        C::ChecksumMismatch => "The snapshot's archive did not match its sha256, again after a retry".into(),
+        C::SnapshotMissing if zh => "设备上已没有这个快照的文件".into(),
+        C::SnapshotMissing => "The snapshot's archive is no longer on the device".into(),
         C::Other if zh => "设备报告了一个错误".into(),
         C::Other => "The device reported an error".into(),
     };

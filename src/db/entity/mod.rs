@@ -48,6 +48,8 @@ pub mod refresh_tokens;
 pub mod remembered_browsers;
 pub mod resource_assignments;
 pub mod sessions;
+pub mod snapshot_schedules;
+pub mod snapshots;
 pub mod topup_codes;
 pub mod two_factor;
 pub mod two_factor_challenges;

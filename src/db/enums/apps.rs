@@ -124,3 +124,30 @@ pub enum Desired {
     #[sea_orm(string_value = "removed")]
     Removed,
 }
+
+/// Where a snapshot stands (docs/data.md): being made on the box, ready, or failed (its reason).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+#[serde(rename_all = "snake_case")]
+pub enum SnapshotStatus {
+    #[sea_orm(string_value = "creating")]
+    Creating,
+    #[sea_orm(string_value = "ready")]
+    Ready,
+    #[sea_orm(string_value = "failed")]
+    Failed,
+}
+
+/// Why a snapshot was taken: by hand, by the installation's daily backup, or kept when a rental
+/// ended (removed after `[apps] keep_ended_days`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+#[serde(rename_all = "snake_case")]
+pub enum SnapshotKind {
+    #[sea_orm(string_value = "manual")]
+    Manual,
+    #[sea_orm(string_value = "backup")]
+    Backup,
+    #[sea_orm(string_value = "ended")]
+    Ended,
+}

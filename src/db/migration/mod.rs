@@ -34,6 +34,7 @@ mod m0030_presence;
 mod m0032_app_revision;
 mod m0033_api_key_scopes;
 mod m0034_two_factor;
+mod m0035_snapshots;
 
 pub struct Migrator;
 
@@ -72,6 +73,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0032_app_revision::Migration),
             Box::new(m0033_api_key_scopes::Migration),
             Box::new(m0034_two_factor::Migration),
+            Box::new(m0035_snapshots::Migration),
         ]
     }
 }

@@ -155,6 +155,7 @@ fn apply(d: &mut Draft, e: AppEdit) -> Result<(), AppError> {
             gpu: false,
             health: None,
             command: None,
+            live_snapshot: false,
         });
     }
     if let Some(m) = d.manifest.as_mut() {
