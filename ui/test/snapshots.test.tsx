@@ -51,6 +51,7 @@ function snap(over: Partial<Snapshot> = {}): Snapshot {
     sha256: 'ab'.repeat(32),
     reason: null,
     reason_code: null,
+    installation_present: true,
     ...over,
   };
 }
@@ -303,26 +304,24 @@ describe('the Snapshots section', () => {
 });
 
 describe('Kept data', () => {
-  const current = (ids: string[], total = ids.length) => ({ items: ids.map((id) => ({ id, status: 'running' }) as unknown as Installation), total });
-
   it('keeps the snapshots whose installation is gone', () => {
     const all = [
       snap({ id: 'A', installation_id: 'live' }),
-      snap({ id: 'B', installation_id: 'gone' }),
-      snap({ id: 'C', installation_id: 'rented', kind: 'ended', expires_at: '2026-12-05T10:00:00Z' }),
+      snap({ id: 'B', installation_id: 'gone', installation_present: false }),
+      snap({ id: 'C', installation_id: 'rented', kind: 'ended', expires_at: '2026-12-05T10:00:00Z', installation_present: false }),
     ];
-    expect(keptSnapshots(all, current(['live'])).map((s) => s.id)).toEqual(['B', 'C']);
-    // Not all current installations known: only the kept rentals count.
-    expect(keptSnapshots(all, current(['live'], 150)).map((s) => s.id)).toEqual(['C']);
-    expect(keptSnapshots(all, undefined).map((s) => s.id)).toEqual(['C']);
+    expect(keptSnapshots(all).map((s) => s.id)).toEqual(['B', 'C']);
   });
 
   it('lists them with the app, its box and when it is removed; nothing when there is none (zh)', async () => {
     serve({
       'GET /api/rmp/v1/snapshots': () =>
-        envelope({ items: [snap({ id: 'C', installation_id: 'rented', kind: 'ended', expires_at: '2026-12-05T10:00:00Z', where: 'box' }), snap({ id: 'A', installation_id: 'live' })], total: 2 }),
+        envelope({
+          items: [snap({ id: 'C', installation_id: 'rented', installation_present: false, kind: 'ended', expires_at: '2026-12-05T10:00:00Z', where: 'box' }), snap({ id: 'A', installation_id: 'live' })],
+          total: 2,
+        }),
     });
-    const el = await show(<KeptData current={current(['live'])} showsCurrent />, 'zh');
+    const el = await show(<KeptData listed="live:running" />, 'zh');
     await waitFor(() => expect(el.querySelector('h2')?.textContent).toBe('保留的数据'));
     expect(el.querySelectorAll('.snapshot-row')).toHaveLength(1);
     const kept = row(el, 'C');
@@ -334,7 +333,7 @@ describe('Kept data', () => {
     expect(button(kept, '删除')).toBeTruthy();
 
     serve({ 'GET /api/rmp/v1/snapshots': () => envelope({ items: [snap({ id: 'A', installation_id: 'live' })], total: 1 }) });
-    const none = await show(<KeptData current={current(['live'])} showsCurrent />);
+    const none = await show(<KeptData listed={undefined} />);
     await settle(20);
     expect(none.textContent).toBe('');
   });

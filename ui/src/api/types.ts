@@ -162,6 +162,8 @@ export interface Snapshot {
   id: string;
   /** The installation it was taken of (it may be uninstalled by now). */
   installation_id: string;
+  /** Whether that installation is still there. */
+  installation_present: boolean;
   app_id: string;
   app_name: string;
   icon_url: string | null;

@@ -96,7 +96,7 @@ export default function AppsPage() {
           </ul>
         )}
       </AsyncItems>
-      <KeptData current={state.loading ? undefined : state.data} showsCurrent={show.value === null} />
+      <KeptData listed={state.data?.items.map((i) => `${i.id}:${i.status}`).join(' ')} />
       <AllocatedToMe />
     </div>
   );
