@@ -77,6 +77,48 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/agent/v1/snapshots/{id}/data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A snapshot's archive for the box restoring it (Bearer device secret); ranges resume. */
+        get: operations["agent_snapshot_data"];
+        /**
+         * One piece of a snapshot from the box that made it (Bearer device secret), `Content-Range:
+         *     bytes START-END/TOTAL`, at most 8 MiB: 409 when START is not where the market's copy stands
+         *     (`data.offset` says where), 422 when the whole does not match the snapshot's sha256.
+         */
+        put: operations["agent_snapshot_piece"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/v1/snapshots/{id}/upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How much of a snapshot the market holds (Bearer device secret): the box that made it resumes
+         *     its copy there; a box restoring it waits until `offset` reaches `size`.
+         */
+        get: operations["agent_snapshot_offset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/billing/v1/bills": {
         parameters: {
             query?: never;
@@ -2035,6 +2077,23 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/rmp/v1/apps/{id}/backups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Turns an installation's daily backup on or off; `keep` (1-30) newest backups are kept. */
+        put: operations["set_backups"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/rmp/v1/apps/{id}/connect": {
         parameters: {
             query?: never;
@@ -2129,6 +2188,23 @@ export type paths = {
          *     own origin; with `Accept: application/json`, that link as `{url}`.
          */
         get: operations["app_open"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rmp/v1/apps/{id}/snapshots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An installation's snapshots, newest first, and its daily backup (owners; 404 otherwise). */
+        get: operations["app_snapshots"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2459,6 +2535,104 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/rmp/v1/snapshots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every snapshot of the current context, newest first (also those of removed installations:
+         *     an ended rental's kept data).
+         */
+        get: operations["my_snapshots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rmp/v1/snapshots/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["get_snapshot"];
+        put?: never;
+        post?: never;
+        /** Deletes a snapshot from the market and its box; 409 while a restore from it is under way. */
+        delete: operations["delete_snapshot"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rmp/v1/snapshots/{id}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The snapshot's archive (`.tar.zst`), when the market holds it (409 `snapshot_not_on_market`
+         *     otherwise); HTTP ranges resume a download.
+         */
+        get: operations["download_snapshot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rmp/v1/snapshots/{id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new installation from a snapshot on one of the caller's devices, or with `hours` a rental
+         *     on another owner's device; the snapshot's volumes and version come back. 409 when the device
+         *     is offline or lacks what the app needs (the gaps), or a restore from it is under way.
+         */
+        post: operations["restore_snapshot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rmp/v1/snapshots/{id}/upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Keep a snapshot on the market: its box copies it there (resumable); 409 when the box is
+         *     offline or it is not ready, 413 over the owner's limit.
+         */
+        post: operations["keep_snapshot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = Record<string, never>;
 export type components = {
@@ -2697,6 +2871,12 @@ export type components = {
          * @enum {string}
          */
         BackupKind: "scheduled" | "manual";
+        /** @description An installation's daily backup: on or off, and how many are kept (1-30). */
+        Backups: {
+            enabled: boolean;
+            /** Format: int32 */
+            keep: number;
+        };
         /** @description Metered usage of one thing in one period. */
         Bill: {
             /** Format: int64 */
@@ -3142,6 +3322,21 @@ export type components = {
                  * @description Its size in bytes.
                  */
                 size: number;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_Backups: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description An installation's daily backup: on or off, and how many are kept (1-30). */
+            data: {
+                enabled: boolean;
+                /** Format: int32 */
+                keep: number;
             };
             msg: string;
         };
@@ -4315,6 +4510,65 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_List_Snapshot: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description A list answer: `{items, total}`. */
+            data: {
+                items: {
+                    app_id: string;
+                    app_name: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    /** @description The box it was taken on (where its box copy is). */
+                    device_id: string;
+                    device_name?: string | null;
+                    /**
+                     * Format: date-time
+                     * @description An ended rental's kept data is removed then.
+                     */
+                    expires_at?: string | null;
+                    icon_url?: string | null;
+                    id: string;
+                    /** @description The installation it was taken of (it may be removed by now). */
+                    installation_id: string;
+                    /** @description Whether that installation is still there. */
+                    installation_present: boolean;
+                    kind: components["schemas"]["SnapshotKind"];
+                    on_box: boolean;
+                    /**
+                     * Format: int32
+                     * @description 0-100 while it is made.
+                     */
+                    progress?: number | null;
+                    /** @description Why it (or its copy to the market) failed, in the reader's language. */
+                    reason?: string | null;
+                    reason_code?: string | null;
+                    /** @description A restore from it is under way (it cannot be deleted meanwhile). */
+                    restoring: boolean;
+                    sha256?: string | null;
+                    /**
+                     * Format: int64
+                     * @description Bytes of the archive (0 while it is made).
+                     */
+                    size: number;
+                    status: components["schemas"]["SnapshotStatus"];
+                    /** @description Being copied to the market now. */
+                    uploading: boolean;
+                    /** @description The app's version it holds: a restore runs this version. */
+                    version: string;
+                    /** @description `market` once a copy is in the market's store (it may also still be on the box). */
+                    where: components["schemas"]["SnapshotPlace"];
+                }[];
+                /** Format: int64 */
+                total: number;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_List_StateEvent: {
             /**
              * Format: int32
@@ -4903,6 +5157,77 @@ export type components = {
             msg: string;
         };
         /** @description The success envelope. */
+        Envelope_Snapshot: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description A snapshot of an installation's data. */
+            data: {
+                app_id: string;
+                app_name: string;
+                /** Format: date-time */
+                created_at: string;
+                /** @description The box it was taken on (where its box copy is). */
+                device_id: string;
+                device_name?: string | null;
+                /**
+                 * Format: date-time
+                 * @description An ended rental's kept data is removed then.
+                 */
+                expires_at?: string | null;
+                icon_url?: string | null;
+                id: string;
+                /** @description The installation it was taken of (it may be removed by now). */
+                installation_id: string;
+                /** @description Whether that installation is still there. */
+                installation_present: boolean;
+                kind: components["schemas"]["SnapshotKind"];
+                on_box: boolean;
+                /**
+                 * Format: int32
+                 * @description 0-100 while it is made.
+                 */
+                progress?: number | null;
+                /** @description Why it (or its copy to the market) failed, in the reader's language. */
+                reason?: string | null;
+                reason_code?: string | null;
+                /** @description A restore from it is under way (it cannot be deleted meanwhile). */
+                restoring: boolean;
+                sha256?: string | null;
+                /**
+                 * Format: int64
+                 * @description Bytes of the archive (0 while it is made).
+                 */
+                size: number;
+                status: components["schemas"]["SnapshotStatus"];
+                /** @description Being copied to the market now. */
+                uploading: boolean;
+                /** @description The app's version it holds: a restore runs this version. */
+                version: string;
+                /** @description `market` once a copy is in the market's store (it may also still be on the box). */
+                where: components["schemas"]["SnapshotPlace"];
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_SnapshotList: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /** @description An installation's snapshots and its daily backup. */
+            data: {
+                backups: components["schemas"]["Backups"];
+                items: components["schemas"]["Snapshot"][];
+                /** Format: int64 */
+                total: number;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
         Envelope_SocialStats: {
             /**
              * Format: int32
@@ -5013,6 +5338,25 @@ export type components = {
                 recovery_codes_left: number;
                 /** @description The operator requires it of the caller (an operator or a company administrator) and it is off. */
                 required: boolean;
+            };
+            msg: string;
+        };
+        /** @description The success envelope. */
+        Envelope_UploadOffset: {
+            /**
+             * Format: int32
+             * @description 200 on success.
+             */
+            code: number;
+            /**
+             * @description The answer to the agent's `GET /api/agent/v1/snapshots/{id}/upload`: how many bytes the market
+             *     holds of an upload under way (the next `PUT` starts there).
+             */
+            data: {
+                /** Format: int64 */
+                offset: number;
+                /** Format: int64 */
+                size: number;
             };
             msg: string;
         };
@@ -5499,6 +5843,8 @@ export type components = {
             /** @description Apps installed on the device, as the agent sees them. */
             installations?: components["schemas"]["InstallationReport"][];
             metrics?: components["schemas"]["Metrics"] | null;
+            /** @description Snapshots that moved on since the last beat the market accepted. */
+            snapshots?: components["schemas"]["SnapshotReport"][];
             spec?: components["schemas"]["Spec"] | null;
             verification?: components["schemas"]["VerificationReport"] | null;
         };
@@ -5931,7 +6277,7 @@ export type components = {
          *     domain.
          * @enum {string}
          */
-        NotificationKind: "device_online" | "device_offline" | "zcloud_ready" | "zcloud_failed" | "zcloud_ending" | "zcloud_ended" | "app_installed" | "app_failed" | "rental_started" | "rental_ended" | "rental_suspended" | "rental_ending" | "rental_device_offline" | "rental_device_back" | "device_rented" | "company_invitation" | "runway_24h" | "runway_1h" | "order_taken" | "order_accepted" | "order_confirmed" | "order_finished" | "order_failed";
+        NotificationKind: "device_online" | "device_offline" | "zcloud_ready" | "zcloud_failed" | "zcloud_ending" | "zcloud_ended" | "app_installed" | "app_failed" | "rental_started" | "rental_ended" | "rental_suspended" | "rental_ending" | "rental_device_offline" | "rental_device_back" | "device_rented" | "company_invitation" | "runway_24h" | "runway_1h" | "order_taken" | "order_accepted" | "order_confirmed" | "order_finished" | "order_failed" | "snapshot_expiring";
         /**
          * @description `data: null` of a call that answers nothing.
          * @default null
@@ -6254,7 +6600,7 @@ export type components = {
          * @description The stable names of `Reason` (docs/api.md `status_reason_code`).
          * @enum {string}
          */
-        ReasonCode: "exited" | "keeps_exiting" | "container_gone" | "image_missing" | "archive_failed" | "docker_unavailable" | "docker_error" | "port_in_use" | "no_space" | "no_gpu_runtime" | "health_failed" | "rolled_back" | "device_offline" | "timed_out" | "cancelled" | "storage" | "gpu_gone" | "other";
+        ReasonCode: "exited" | "keeps_exiting" | "container_gone" | "image_missing" | "archive_failed" | "docker_unavailable" | "docker_error" | "port_in_use" | "no_space" | "no_gpu_runtime" | "health_failed" | "rolled_back" | "device_offline" | "timed_out" | "cancelled" | "storage" | "gpu_gone" | "checksum_mismatch" | "snapshot_missing" | "other";
         /**
          * @description An invitation (sent by an admin) or an application (sent by a person).
          * @enum {string}
@@ -6392,6 +6738,12 @@ export type components = {
          * @enum {string}
          */
         ResourceType: "device" | "app";
+        RestoreRequest: {
+            /** @description One of the caller's devices; with `hours`, another owner's rentable device (a rental). */
+            device_id?: string | null;
+            /** Format: int64 */
+            hours?: number | null;
+        };
         /**
          * @description A person's role in a company; also the `userType` of a session in a company context.
          * @enum {string}
@@ -6473,6 +6825,92 @@ export type components = {
         SmeIdRequest: {
             sme_id?: string | null;
         };
+        /** @description A snapshot of an installation's data. */
+        Snapshot: {
+            app_id: string;
+            app_name: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The box it was taken on (where its box copy is). */
+            device_id: string;
+            device_name?: string | null;
+            /**
+             * Format: date-time
+             * @description An ended rental's kept data is removed then.
+             */
+            expires_at?: string | null;
+            icon_url?: string | null;
+            id: string;
+            /** @description The installation it was taken of (it may be removed by now). */
+            installation_id: string;
+            /** @description Whether that installation is still there. */
+            installation_present: boolean;
+            kind: components["schemas"]["SnapshotKind"];
+            on_box: boolean;
+            /**
+             * Format: int32
+             * @description 0-100 while it is made.
+             */
+            progress?: number | null;
+            /** @description Why it (or its copy to the market) failed, in the reader's language. */
+            reason?: string | null;
+            reason_code?: string | null;
+            /** @description A restore from it is under way (it cannot be deleted meanwhile). */
+            restoring: boolean;
+            sha256?: string | null;
+            /**
+             * Format: int64
+             * @description Bytes of the archive (0 while it is made).
+             */
+            size: number;
+            status: components["schemas"]["SnapshotStatus"];
+            /** @description Being copied to the market now. */
+            uploading: boolean;
+            /** @description The app's version it holds: a restore runs this version. */
+            version: string;
+            /** @description `market` once a copy is in the market's store (it may also still be on the box). */
+            where: components["schemas"]["SnapshotPlace"];
+        };
+        /**
+         * @description Why a snapshot was taken: by hand, by the installation's daily backup, or kept when a rental
+         *     ended (removed after `[apps] keep_ended_days`).
+         * @enum {string}
+         */
+        SnapshotKind: "manual" | "backup" | "ended";
+        /** @description An installation's snapshots and its daily backup. */
+        SnapshotList: {
+            backups: components["schemas"]["Backups"];
+            items: components["schemas"]["Snapshot"][];
+            /** Format: int64 */
+            total: number;
+        };
+        /**
+         * @description Where a snapshot is kept: on the box that made it, or (also) in the market's store.
+         * @enum {string}
+         */
+        SnapshotPlace: "box" | "market";
+        /** @description A snapshot as the agent reports it in a beat: sent until a beat carrying it is accepted. */
+        SnapshotReport: {
+            id: string;
+            /**
+             * Format: int32
+             * @description 0-100 while creating.
+             */
+            progress?: number | null;
+            reason?: components["schemas"]["Reason"] | null;
+            sha256?: string | null;
+            /**
+             * Format: int64
+             * @description Bytes of the archive (ready).
+             */
+            size?: number;
+            status: components["schemas"]["SnapshotStatus"];
+        };
+        /**
+         * @description Where a snapshot stands (docs/data.md): being made on the box, ready, or failed (its reason).
+         * @enum {string}
+         */
+        SnapshotStatus: "creating" | "ready" | "failed";
         /** @description The counts behind the menu badges. */
         SocialStats: {
             /** Format: int64 */
@@ -6632,6 +7070,16 @@ export type components = {
         UnsuspendRequest: {
             /** @description Optional: why, for the audit. */
             reason?: string | null;
+        };
+        /**
+         * @description The answer to the agent's `GET /api/agent/v1/snapshots/{id}/upload`: how many bytes the market
+         *     holds of an upload under way (the next `PUT` starts there).
+         */
+        UploadOffset: {
+            /** Format: int64 */
+            offset: number;
+            /** Format: int64 */
+            size: number;
         };
         UserIdRequest: {
             user_id?: string | null;
@@ -7097,6 +7545,301 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Envelope_AgentRegisterResponse"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    agent_snapshot_data: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zstd": number[];
+                };
+            };
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    agent_snapshot_piece: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/zstd": number[];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_UploadOffset"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    agent_snapshot_offset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_UploadOffset"];
                 };
             };
             /** @description Invalid input; `data.field` names the offending field */
@@ -18797,6 +19540,103 @@ export interface operations {
             };
         };
     };
+    set_backups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Backups"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Backups"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     app_connect: {
         parameters: {
             query?: never;
@@ -19207,6 +20047,99 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    app_snapshots: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_SnapshotList"];
+                };
             };
             /** @description Invalid input; `data.field` names the offending field */
             400: {
@@ -20930,6 +21863,577 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Envelope_Order"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    my_snapshots: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_List_Snapshot"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    get_snapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Snapshot"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    delete_snapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Null"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    download_snapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zstd": number[];
+                };
+            };
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    restore_snapshot: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RestoreRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Installation"];
+                };
+            };
+            /** @description Invalid input; `data.field` names the offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in, or the session expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused by a rule (state, precondition, duplicate); `data` may explain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many attempts; `data.retry_after` seconds (also the Retry-After header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    keep_snapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Snapshot"];
                 };
             };
             /** @description Invalid input; `data.field` names the offending field */

@@ -155,49 +155,10 @@ export type OpsCode = Schemas['CodeRow'];
 /** Codes just issued (shown once). */
 export type OpsIssuedCodes = Schemas['IssuedCodes'];
 
-// Snapshots (issue 40, docs/api.md §"Data that outlives a rental"): written by hand from the
-// contract until schema.d.ts has them.
+// Snapshots (issue 40, docs/data.md).
 /** One archive of an installation: its container's changes, every volume, the manifest and version. */
-export interface Snapshot {
-  id: string;
-  /** The installation it was taken of (it may be uninstalled by now). */
-  installation_id: string;
-  /** Whether that installation is still there. */
-  installation_present: boolean;
-  app_id: string;
-  app_name: string;
-  icon_url: string | null;
-  /** The app version it holds (a restore installs this version). */
-  version: string;
-  /** The box it was taken on (where the box's copy is). */
-  device_id: string;
-  device_name: string | null;
-  created_at: string;
-  /** Bytes of the archive (0 while creating). */
-  size: number;
-  status: 'creating' | 'ready' | 'failed';
-  /** 0-100 while creating or while being kept on the market. */
-  progress: number | null;
-  /** `market` once a copy is on the market (it may also still be on the box). */
-  where: 'box' | 'market';
-  on_box: boolean;
-  /** Being copied to the market now. */
-  uploading: boolean;
-  /** Taken by hand, by the daily backup, or kept when a rental ended. */
-  kind: 'manual' | 'backup' | 'ended';
-  /** Kind `ended`: removed after this time. */
-  expires_at: string | null;
-  /** A restore from it is under way (it cannot be deleted meanwhile). */
-  restoring: boolean;
-  sha256: string | null;
-  /** Why it failed, in the reader's language. */
-  reason: string | null;
-  reason_code: string | null;
-}
+export type Snapshot = AlwaysSent<Schemas['Snapshot']>;
 /** An installation's daily backup: on or off, and how many of its backups are kept (1-30). */
-export interface BackupSchedule {
-  enabled: boolean;
-  keep: number;
-}
+export type BackupSchedule = Schemas['Backups'];
 /** `GET /apps/{id}/snapshots`: the installation's snapshots and its daily backup. */
-export type InstallationSnapshots = ListPage<Snapshot> & { backups: BackupSchedule };
+export type InstallationSnapshots = Omit<Schemas['SnapshotList'], 'items'> & { items: Snapshot[] };
