@@ -18,6 +18,19 @@ import { needDocker, removeContainersOf, serverHoldsTestImage, startAgent } from
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 900 };
 
+/**
+ * A full-page screenshot at 390 px: the page is opened again at that width (the console's side
+ * menu becomes a drawer that would still be sliding away), then back at desktop width.
+ */
+async function phoneShot(page, path, shown) {
+  await page.setViewportSize(PHONE);
+  await page.goto(page.url());
+  await expect(shown).toBeVisible();
+  await page.screenshot({ path, fullPage: true });
+  await page.setViewportSize(DESKTOP);
+  await page.goto(page.url());
+}
+
 /** The `data` of a 200 answer (the test fails on any other, with the body). */
 async function ok(res) {
   const text = await res.text();
@@ -85,6 +98,9 @@ test('snapshots: take, keep on the market, download, restore, delete; the daily 
     await page.locator('.app-details-head').getByRole('button', { name: 'Uninstall' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Uninstall' }).click();
     await expect(chip).toHaveText('Not installed', { timeout: 60_000 });
+    // Its snapshot stays listed on its page; a removed app has no daily backup to set.
+    await expect(row.getByTestId('snapshot-status')).toHaveText('Ready');
+    await expect(section.getByTestId('backups-form')).toHaveCount(0);
     await page.goto('/app');
     const keptData = page.locator('.kept-data');
     await expect(keptData.getByRole('heading', { name: 'Kept data' })).toBeVisible();
@@ -92,9 +108,7 @@ test('snapshots: take, keep on the market, download, restore, delete; the daily 
     await expect(keptRow).toContainText('Grafana');
     await expect(keptRow.getByTestId('snapshot-status')).toHaveText('Ready');
     await page.screenshot({ path: 'test-results/snapshots-kept-data-en.png', fullPage: true });
-    await page.setViewportSize(PHONE);
-    await page.screenshot({ path: 'test-results/snapshots-kept-data-390.png', fullPage: true });
-    await page.setViewportSize(DESKTOP);
+    await phoneShot(page, 'test-results/snapshots-kept-data-390.png', keptRow);
 
     // Restore it onto the same box: the device-fit list, then the new installation's page, running.
     await keptRow.getByRole('button', { name: 'Restore' }).click();
@@ -119,6 +133,7 @@ test('snapshots: take, keep on the market, download, restore, delete; the daily 
     await expect(second.getByTestId('snapshot-status')).toHaveText('Ready', { timeout: 120_000 });
     await expect(chip).toHaveText('Running', { timeout: 60_000 });
     await page.screenshot({ path: 'test-results/snapshots-restored-en.png', fullPage: true });
+    await phoneShot(page, 'test-results/snapshots-restored-390.png', second.getByTestId('snapshot-status'));
     await second.getByRole('button', { name: 'Delete' }).click();
     await expect(page.getByRole('dialog')).toContainText('This cannot be undone.');
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
@@ -147,9 +162,7 @@ test('snapshots: take, keep on the market, download, restore, delete; the daily 
     await expect(backups.getByLabel('每天创建一个快照')).toBeChecked();
     await expect(backups.getByLabel('保留份数')).toHaveValue('3');
     await page.screenshot({ path: 'test-results/snapshots-zh.png', fullPage: true });
-    await page.setViewportSize(PHONE);
-    await page.screenshot({ path: 'test-results/snapshots-zh-390.png', fullPage: true });
-    await page.setViewportSize(DESKTOP);
+    await phoneShot(page, 'test-results/snapshots-zh-390.png', backups);
 
     // The kept data in Chinese, then deleted: the list goes with its last snapshot.
     await page.goto('/app?language=zh');

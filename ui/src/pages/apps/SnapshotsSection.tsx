@@ -1,7 +1,8 @@
 // The installation page's Snapshots section (issue 40): its snapshots (snapshotList.tsx), "Take a
 // snapshot" (the installation's `snapshot` action), and the daily backup (on or off, how many are
-// kept). Read again every second while a snapshot is being made, kept on the market or restored.
-// Not shown to a reader whose installation it is not (the list answers 403 or 404).
+// kept) of one's own app while it is installed. Read again every second while a snapshot is being
+// made, kept on the market or restored. Not shown to a reader whose installation it is not (the
+// list answers 403 or 404).
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import { appAction } from '../../api/apps';
 import { fetchInstallationSnapshots, saveBackups } from '../../api/snapshots';
@@ -140,7 +141,7 @@ export function SnapshotsSection({ inst, onChanged }: { inst: Installation; onCh
           {t('snap_empty')}
         </p>
       ) : null}
-      {state.data && inst.kind !== 'rent' ? (
+      {state.data && inst.kind !== 'rent' && inst.status !== 'not_install' ? (
         <BackupForm installationId={inst.id} schedule={state.data.backups} onSaved={(backups) => edit((d) => ({ ...d, backups }))} />
       ) : null}
     </Section>
