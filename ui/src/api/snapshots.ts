@@ -1,6 +1,6 @@
-// Snapshots (issue 40, docs/api.md §"Data that outlives a rental"): an installation's snapshots and
-// daily backup, every snapshot of the caller's context (the data of ended rentals among them), keep
-// on the market, restore, download, delete.
+// Snapshots (issue 40, docs/data.md): an installation's snapshots and daily backup, every snapshot
+// of the caller's context (the data of ended rentals among them), keep on the market, restore,
+// download, delete.
 import { translate } from '../i18n';
 import { ApiError } from '../lib/http';
 import { useSettings } from '../stores/settings';
