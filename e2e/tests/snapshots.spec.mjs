@@ -80,6 +80,13 @@ test('snapshots: take, keep on the market, download, restore, delete; the daily 
     await expect(chip).toHaveText('Running', { timeout: 60_000 });
     await page.screenshot({ path: 'test-results/snapshots-taken-en.png', fullPage: true });
 
+    // Only on the box: the market has nothing to download yet (said in the reader's language).
+    const early = await request.get(`/api/rmp/v1/snapshots/${snapId}/download`, { headers: { ...auth, 'accept-language': 'zh' } });
+    expect(early.status()).toBe(409);
+    const refusal = await early.json();
+    expect(refusal.error).toBe('snapshot_not_on_market');
+    expect(refusal.msg).toMatch(/[\u4e00-\u9fff]/);
+
     // Keep it on the market: copied from the box, then downloadable.
     await row.getByRole('button', { name: 'Keep on the market' }).click();
     await expect(row.getByTestId('snapshot-where')).toHaveText('On the market and the box', { timeout: 120_000 });
@@ -94,7 +101,16 @@ test('snapshots: take, keep on the market, download, restore, delete; the daily 
     if (kept.sha256) expect(createHash('sha256').update(bytes).digest('hex')).toBe(kept.sha256);
     await page.screenshot({ path: 'test-results/snapshots-on-market-en.png', fullPage: true });
 
-    // A box holds one installation of an app: uninstall this one, and its data is "Kept data" on /app.
+    // A box holds one installation of an app: while this one is there, Restore cannot pick its box.
+    await row.getByRole('button', { name: 'Restore' }).click();
+    const here = page.getByRole('dialog').locator(`[data-device="${deviceId}"]`);
+    await expect(here).toContainText('Already installed here');
+    await expect(here.locator('input')).toBeDisabled();
+    await expect(page.getByRole('dialog').getByTestId('restore-installed-hint')).toContainText('uninstall it there first');
+    await expect(page.getByRole('dialog').getByRole('button', { name: 'Restore' })).toBeDisabled();
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+
+    // Uninstall it, and its data is "Kept data" on /app.
     await page.locator('.app-details-head').getByRole('button', { name: 'Uninstall' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Uninstall' }).click();
     await expect(chip).toHaveText('Not installed', { timeout: 60_000 });
@@ -152,6 +168,10 @@ test('snapshots: take, keep on the market, download, restore, delete; the daily 
     await backups.getByLabel('保留份数').fill('0');
     await backups.getByRole('button', { name: '保存' }).click();
     await expect(backups.locator('.field-error')).toHaveText('请输入 1 到 30 之间的整数');
+    // The server refuses it too, naming the field.
+    const tooMany = await request.put(`/api/rmp/v1/apps/${restoredId}/backups`, { headers: auth, data: { enabled: true, keep: 31 } });
+    expect(tooMany.status()).toBe(400);
+    expect((await tooMany.json()).data?.field).toBe('keep');
     await backups.getByLabel('保留份数').fill('3');
     await backups.getByRole('button', { name: '保存' }).click();
     await expect(page.getByText('每日备份已保存')).toBeVisible();
