@@ -17,6 +17,7 @@ import './styles/social.css';
 import '@xterm/xterm/css/xterm.css';
 import './styles/connect.css';
 import './styles/gpus.css';
+import './styles/snapshots.css';
 import { start } from './app/start';
 import { isLang, loadMessages } from './i18n';
 

@@ -10,7 +10,7 @@ import { GpuUseCharts } from '../src/components/devices/GpuCharts';
 import { checkReasonText, gbFigure, gpuEn, gpuTranslate, gpuUseText, gpuZh, latestUse, percentFigure, yourGpuText, type GpuKey } from '../src/components/devices/gpuText';
 import { offerGpuMarks } from '../src/components/devices/gpuMarks';
 import { gpuText, groupNames } from '../src/components/devices/deviceStatus';
-import { fitText } from '../src/pages/market/installDialog';
+import { fitText } from '../src/components/apps/devicePicker';
 import { gapText } from '../src/pages/ondemand/orders';
 import type { MessageKey } from '../src/i18n';
 import { LangContext } from '../src/lib/i18n';

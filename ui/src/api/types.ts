@@ -154,3 +154,11 @@ export type SettingsChange = Schemas['SettingsRequest'];
 export type OpsCode = Schemas['CodeRow'];
 /** Codes just issued (shown once). */
 export type OpsIssuedCodes = Schemas['IssuedCodes'];
+
+// Snapshots (issue 40, docs/data.md).
+/** One archive of an installation: its container's changes, every volume, the manifest and version. */
+export type Snapshot = AlwaysSent<Schemas['Snapshot']>;
+/** An installation's daily backup: on or off, and how many of its backups are kept (1-30). */
+export type BackupSchedule = Schemas['Backups'];
+/** `GET /apps/{id}/snapshots`: the installation's snapshots and its daily backup. */
+export type InstallationSnapshots = Omit<Schemas['SnapshotList'], 'items'> & { items: Snapshot[] };

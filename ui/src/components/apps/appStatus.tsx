@@ -105,8 +105,9 @@ export function AppBadges({ inst }: { inst: Pick<Installation, 'device_online' |
 }
 
 /** The Open link and a button per action the state allows the reader; removing, cancelling
- * and updating ask first. */
-export function AppActions({ inst, onChanged }: { inst: Installation; onChanged: (next: Installation) => void }) {
+ * and updating ask first. `omit`: actions the page offers elsewhere (the installation page's
+ * Snapshots section takes snapshots). */
+export function AppActions({ inst, onChanged, omit }: { inst: Installation; onChanged: (next: Installation) => void; omit?: string[] }) {
   const t = useT();
   const acting = useAction({ onError: toastError });
   const [asking, setAsking] = useState<string | null>(null);
@@ -131,7 +132,7 @@ export function AppActions({ inst, onChanged }: { inst: Installation; onChanged:
   return (
     <div className="app-actions">
       {inst.openable && inst.device_online ? <OpenAppButton id={inst.id} /> : null}
-      {inst.actions.map((a) => (
+      {inst.actions.filter((a) => !omit?.includes(a)).map((a) => (
         <button
           key={a}
           type="button"

@@ -1,5 +1,6 @@
 // /app/details?id=: an installation's facts, state history, rental meter and actions, the doors
-// to it (the Connect section: web, logs, terminal, SSH, TCP, API, AI) and the GPUs it holds, live.
+// to it (the Connect section: web, logs, terminal, SSH, TCP, API, AI), the GPUs it holds, live, and
+// its snapshots and daily backup (SnapshotsSection).
 // Also the phone's /m/app/details (issue 41).
 import { useCallback } from 'react';
 import { Link, useSearchParams } from 'react-router';
@@ -18,6 +19,10 @@ import { usePublicPaths } from '../../lib/paths';
 import { ConnectSection } from './connect/ConnectSection';
 import { YourGpu } from './gpuUse';
 import { ExtendForm } from './extendForm';
+import { SnapshotsSection } from './SnapshotsSection';
+
+/** Snapshots are taken in their own section, not among the head's actions. */
+const SNAPSHOT_SECTION = ['snapshot'];
 
 export default function AppDetailsPage() {
   const t = useT();
@@ -53,7 +58,7 @@ export default function AppDetailsPage() {
             <AppIcon app={{ icon_url: inst.icon_url, name: inst.app_name }} size={64} />
             <AppStatusChip status={inst.status} />
             <AppBadges inst={inst} />
-            <AppActions inst={inst} onChanged={changed} />
+            <AppActions inst={inst} onChanged={changed} omit={SNAPSHOT_SECTION} />
           </div>
           {inst.status_reason && inst.status_reason_code !== 'device_offline' ? (
             <p className="app-reason" data-reason={inst.status_reason_code ?? ''}>
@@ -143,6 +148,7 @@ export default function AppDetailsPage() {
                 {inst.rental.extendable ? <ExtendForm inst={inst} focus={params.get('extend') === '1'} onExtended={changed} /> : null}
               </Section>
             ) : null}
+            <SnapshotsSection inst={inst} onChanged={changed} />
             <Section id="app-history" title={t('state_history')}>
               <ol className="app-history">
                 {inst.history.map((h, n) => (

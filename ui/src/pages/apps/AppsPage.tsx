@@ -1,6 +1,7 @@
 // /app: my installations (own and rented) with status chips, install progress, the actions the
 // state allows and Open; polled while a transition is under way. `?show=ended`: the history of
-// removed apps and ended rentals, each rental with what it was charged in all. Also the phone's
+// removed apps and ended rentals, each rental with what it was charged in all. Below them, the data
+// kept of ended rentals and removed apps (KeptData), when there is some. Also the phone's
 // /m/app (issue 41), where its links stay on the phone pages and AI compute (no phone page) is left out.
 import { useCallback } from 'react';
 import { Link } from 'react-router';
@@ -13,6 +14,7 @@ import type { MessageKey } from '../../i18n';
 import { useT } from '../../lib/i18n';
 import { AsyncItems, PageHeader } from '../../components/sections';
 import { AllocatedToMe } from './AllocatedToMe';
+import { KeptData } from './KeptData';
 import { AppIcon } from '../../components/apps/cards';
 import { AppActions, AppBadges, AppProgress, AppStatusChip, usePollWhileBusy } from '../../components/apps/appStatus';
 import { paths, usePublicPaths } from '../../lib/paths';
@@ -94,6 +96,7 @@ export default function AppsPage() {
           </ul>
         )}
       </AsyncItems>
+      <KeptData listed={state.data?.items.map((i) => `${i.id}:${i.status}`).join(' ')} />
       <AllocatedToMe />
     </div>
   );
