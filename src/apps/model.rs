@@ -485,6 +485,14 @@ pub struct Snapshot {
     pub reason_code: Option<String>,
 }
 
+/// A browser's download link of a snapshot (`GET /api/rmp/v1/snapshots/{id}/file?ticket=…`).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DownloadLink {
+    /// Same-site path; no credentials needed with it until `expires_at`.
+    pub url: String,
+    pub expires_at: DateTime<Utc>,
+}
+
 /// An installation's snapshots and its daily backup.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct SnapshotList {

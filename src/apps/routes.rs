@@ -44,6 +44,8 @@ where
         .routes(routes!(get_snapshot, delete_snapshot))
         .routes(routes!(keep_snapshot))
         .routes(routes!(download_snapshot))
+        .routes(routes!(snapshot_link))
+        .routes(routes!(snapshot_file))
         .routes(routes!(agent_snapshot_offset))
         .routes(routes!(agent_snapshot_data))
         // A snapshot's pieces are larger than `server.body_limit_bytes`: each is bounded by
@@ -293,12 +295,39 @@ async fn restore_snapshot(
     responses((status = 200, content_type = "application/zstd", body = Vec<u8>), (status = 206), (status = 404), (status = 409)))]
 async fn download_snapshot(State(cx): State<AppsCtx>, auth: Auth, ApiPath(id): ApiPath<SnapshotId>, req: Request) -> Result<Response, AppError> {
     let (path, name) = snapshots::download(&cx, &auth, &id).await?;
-    let mut res = serve_file(path, req).await?;
-    let disposition = format!("attachment; filename=\"{name}\"");
-    if let Ok(v) = axum::http::HeaderValue::from_str(&disposition) {
+    attachment(serve_file(path, req).await?, &name)
+}
+
+/// A link a browser downloads the snapshot with: `url` needs no credentials for half an hour
+/// (the browser's own download, resumable); 409 while only on its box.
+#[utoipa::path(post, path = "/api/rmp/v1/snapshots/{id}/download-link", tag = "apps", params(("id" = String, Path)),
+    responses((status = 200, body = Envelope<DownloadLink>), (status = 404), (status = 409)))]
+async fn snapshot_link(State(cx): State<AppsCtx>, auth: Auth, ApiPath(id): ApiPath<SnapshotId>) -> ApiResult<DownloadLink> {
+    ok(snapshots::download_link(&cx, &auth, &id).await?)
+}
+
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct TicketQuery {
+    pub ticket: Option<String>,
+}
+
+/// A snapshot's archive by its download link's ticket (404 for a wrong or expired one).
+#[utoipa::path(get, path = "/api/rmp/v1/snapshots/{id}/file", tag = "apps", params(("id" = String, Path), TicketQuery),
+    responses((status = 200, content_type = "application/zstd", body = Vec<u8>), (status = 206), (status = 404)))]
+async fn snapshot_file(State(cx): State<AppsCtx>, ApiPath(id): ApiPath<SnapshotId>, ApiQuery(q): ApiQuery<TicketQuery>, req: Request) -> Result<Response, AppError> {
+    let ticket = q.ticket.filter(|t| !t.is_empty() && t.len() <= 100).ok_or(AppError::Refused(Msg::SnapshotNotFound))?;
+    let (path, name) = snapshots::by_ticket(&cx, &id, &ticket).await?;
+    attachment(serve_file(path, req).await?, &name)
+}
+
+/// A file answer as a download named `name`.
+fn attachment(mut res: Response, name: &str) -> Result<Response, AppError> {
+    if let Ok(v) = axum::http::HeaderValue::from_str(&format!("attachment; filename=\"{name}\"")) {
         res.headers_mut().insert(axum::http::header::CONTENT_DISPOSITION, v);
     }
     res.headers_mut().insert(axum::http::header::CONTENT_TYPE, axum::http::HeaderValue::from_static("application/zstd"));
+    res.headers_mut().insert(axum::http::header::CACHE_CONTROL, axum::http::HeaderValue::from_static("private, no-store"));
     Ok(res)
 }
 

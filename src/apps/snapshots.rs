@@ -250,9 +250,48 @@ pub async fn download(cx: &AppsCtx, auth: &Auth, id: &SnapshotId) -> Result<(Pat
     if !row.on_market {
         return Err(AppError::Refused(Msg::SnapshotNotOnMarket));
     }
+    Ok((market_file(&store_dir(cx), &row.id), file_name(&row)))
+}
+
+/// How long a download link works (a broken download resumes with it meanwhile).
+const LINK_LIFE: Duration = Duration::minutes(30);
+
+/// A link a browser downloads the snapshot with (its own download: the file goes to disk, never
+/// through the page's memory): `GET …/file?ticket=…`, good for half an hour. 409 while the market
+/// does not hold it.
+pub async fn download_link(cx: &AppsCtx, auth: &Auth, id: &SnapshotId) -> Result<DownloadLink, AppError> {
+    let txn = write_txn(&cx.db).await?;
+    let row = visible(&txn, auth, id).await?;
+    if !row.on_market {
+        return Err(AppError::Refused(Msg::SnapshotNotOnMarket));
+    }
+    let ticket = crate::iam::tokens::random_token();
+    let expires_at = now() + LINK_LIFE;
+    snapshots::Entity::update_many()
+        .col_expr(snapshots::Column::DownloadTicket, Expr::value(crate::iam::tokens::hash_token(&ticket)))
+        .col_expr(snapshots::Column::DownloadTicketExpiresAt, Expr::value(expires_at))
+        .filter(snapshots::Column::Id.eq(row.id.clone()))
+        .exec(&txn)
+        .await?;
+    txn.commit().await?;
+    Ok(DownloadLink { url: format!("/api/rmp/v1/snapshots/{}/file?ticket={ticket}", row.id), expires_at })
+}
+
+/// The file and name of a download link's snapshot (404 for a wrong or old ticket).
+pub async fn by_ticket(cx: &AppsCtx, id: &SnapshotId, ticket: &str) -> Result<(PathBuf, String), AppError> {
+    let row = snapshots::Entity::find_by_id(id.to_string())
+        .filter(snapshots::Column::DownloadTicket.eq(crate::iam::tokens::hash_token(ticket)))
+        .filter(snapshots::Column::DownloadTicketExpiresAt.gt(now()))
+        .filter(snapshots::Column::OnMarket.eq(true))
+        .one(&cx.db)
+        .await?
+        .ok_or(AppError::Refused(Msg::SnapshotNotFound))?;
+    Ok((market_file(&store_dir(cx), &row.id), file_name(&row)))
+}
+
+fn file_name(row: &snapshots::Model) -> String {
     let name = format!("{}-{}-{}.tar.zst", row.app_id, row.version, row.created_at.format("%Y%m%d-%H%M%S"));
-    let name: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect();
-    Ok((market_file(&store_dir(cx), &row.id), name))
+    name.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect()
 }
 
 // ---- deleting ----

@@ -65,6 +65,8 @@ fn new_row(id: &str, row: &installations::Model, kind: SnapshotKind, by: &str, m
         upload_reason: Set(None),
         restoring_id: Set(None),
         expires_at: Set(None),
+        download_ticket: Set(None),
+        download_ticket_expires_at: Set(None),
         expiry_noticed: Set(false),
         created_at: Set(t),
         updated_at: Set(t),

@@ -160,6 +160,34 @@ async fn a_snapshot_is_kept_on_the_market_downloaded_and_deleted() {
     assert_eq!(res.status(), 206);
     assert_eq!(res.bytes().await.unwrap().to_vec(), data[100..200].to_vec());
 
+    // A browser's link: no credentials with it, resumable, for half an hour; a wrong or old
+    // ticket finds nothing.
+    let (s, b) = app.post_json(&format!("/api/rmp/v1/snapshots/{sid}/download-link"), &json!({}), Some(&alice)).await;
+    assert_eq!(s, 200, "{b}");
+    let url = b["data"]["url"].as_str().unwrap().to_string();
+    assert!(url.starts_with(&format!("/api/rmp/v1/snapshots/{sid}/file?ticket=")), "{url}");
+    let res = app.client.get(app.url(&url)).send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    assert!(header(res.headers(), "content-disposition").starts_with("attachment;"));
+    assert_eq!(res.bytes().await.unwrap().to_vec(), data);
+    let res = app.client.get(app.url(&url)).header("Range", "bytes=10-19").send().await.unwrap();
+    assert_eq!((res.status().as_u16(), res.bytes().await.unwrap().to_vec()), (206, data[10..20].to_vec()));
+    let (s, _) = json_of(app.client.get(app.url(&format!("{}x", url))).send().await.unwrap()).await;
+    assert_eq!(s, 404);
+    let (s, _) = app.post_json(&format!("/api/rmp/v1/snapshots/{sid}/download-link"), &json!({}), Some(&bob)).await;
+    assert_eq!(s, 404, "not Bob's");
+    {
+        use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+        zmarket::db::entity::snapshots::Entity::update_many()
+            .col_expr(zmarket::db::entity::snapshots::Column::DownloadTicketExpiresAt, sea_orm::sea_query::Expr::value(chrono::Utc::now() - chrono::Duration::seconds(1)))
+            .filter(zmarket::db::entity::snapshots::Column::Id.eq(sid.clone()))
+            .exec(&app.state.db)
+            .await
+            .unwrap();
+    }
+    let (s, _) = json_of(app.client.get(app.url(&url)).send().await.unwrap()).await;
+    assert_eq!(s, 404, "an old link");
+
     // Deleted: gone from the market now, from the box by its command.
     let store = app.state.config.data_dir.join("snapshots").join(format!("{sid}.tar.zst"));
     assert!(store.exists());

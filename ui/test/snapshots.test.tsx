@@ -12,7 +12,6 @@ import { zhSnapshots } from '../src/i18n/snapshots.zh';
 import { SnapshotsSection, parseKeep } from '../src/pages/apps/SnapshotsSection';
 import { keptSnapshots, KeptData } from '../src/pages/apps/KeptData';
 import { snapshotFileName } from '../src/pages/apps/snapshotList';
-import { dispositionName } from '../src/api/snapshots';
 import { click, envelope, settle, show, signedInEachTest, type, waitFor } from './connect-render';
 
 signedInEachTest();
@@ -99,9 +98,6 @@ describe('snapshot words', () => {
     expect(parseKeep(' 30 ')).toBe(30);
     for (const bad of ['0', '31', '1.5', '', '-1', 'x', '1e1']) expect(parseKeep(bad), bad).toBeNull();
     expect(snapshotFileName(snap())).toBe('grafana-1.0.0-20261128-1030.tar.zst');
-    expect(dispositionName('attachment; filename="grafana-1.0.0.tar.zst"')).toBe('grafana-1.0.0.tar.zst');
-    expect(dispositionName("attachment; filename=x.tar.zst; filename*=UTF-8''%E5%BF%AB.tar.zst")).toBe('快.tar.zst');
-    expect(dispositionName(null)).toBeNull();
   });
 });
 
@@ -152,10 +148,9 @@ describe('the Snapshots section', () => {
 
   it('takes a snapshot, keeps one on the market, downloads it', async () => {
     let items = [snap()];
-    const saved: string[] = [];
-    vi.stubGlobal('URL', Object.assign(URL, { createObjectURL: () => 'blob:x', revokeObjectURL: () => {} }));
+    const saved: string[][] = [];
     const clicks = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
-      saved.push(this.download);
+      saved.push([this.getAttribute('href') ?? '', this.download]);
     });
     const calls = serve({
       'GET /api/rmp/v1/apps/inst-1/snapshots': () => list(items),
@@ -164,8 +159,7 @@ describe('the Snapshots section', () => {
         return envelope({ ...inst, status: 'snapshotting' });
       },
       'POST /api/rmp/v1/snapshots/S1/upload': () => envelope(snap({ uploading: true, progress: 10 })),
-      'GET /api/rmp/v1/snapshots/S1/download': () =>
-        new Response(new Uint8Array([0x28, 0xb5, 0x2f, 0xfd]), { status: 200, headers: { 'Content-Disposition': 'attachment; filename="grafana.tar.zst"' } }),
+      'POST /api/rmp/v1/snapshots/S1/download-link': () => envelope({ url: '/api/rmp/v1/snapshots/S1/file?ticket=T', expires_at: '2026-11-28T11:00:00Z' }),
     });
     const onChanged = vi.fn();
     const el = await show(<SnapshotsSection inst={inst} onChanged={onChanged} />);
@@ -183,15 +177,15 @@ describe('the Snapshots section', () => {
     await settle(1100);
     await waitFor(() => expect(button(row(el, 'S1'), 'Download')).toBeTruthy(), 4000);
     await click(button(row(el, 'S1'), 'Download')!);
-    await waitFor(() => expect(saved).toEqual(['grafana.tar.zst']));
+    // The browser's own download of the link (to disk), named as the snapshot.
+    await waitFor(() => expect(saved).toEqual([['/api/rmp/v1/snapshots/S1/file?ticket=T', 'grafana-1.0.0-20261128-1030.tar.zst']]));
     clicks.mockRestore();
   });
 
   it('shows a refused download and a refused delete in the row', async () => {
     serve({
       'GET /api/rmp/v1/apps/inst-1/snapshots': () => list([snap({ where: 'market', restoring: false })]),
-      'GET /api/rmp/v1/snapshots/S1/download': () =>
-        new Response(JSON.stringify({ code: 409, data: null, msg: 'Keep it on the market first', error: 'snapshot_not_on_market' }), { status: 409 }),
+      'POST /api/rmp/v1/snapshots/S1/download-link': () => envelope(null, 409, 'Keep it on the market first'),
       'DELETE /api/rmp/v1/snapshots/S1': () => envelope(null, 409, 'It is being restored: delete it once the restore is done'),
     });
     const el = await show(<SnapshotsSection inst={inst} onChanged={() => {}} />);

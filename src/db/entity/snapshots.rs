@@ -31,6 +31,9 @@ pub struct Model {
     pub upload_reason: Option<String>,
     pub restoring_id: Option<String>,
     pub expires_at: Option<DateTimeUtc>,
+    /// SHA-256 of the ticket of the last download link made, and until when it works.
+    pub download_ticket: Option<String>,
+    pub download_ticket_expires_at: Option<DateTimeUtc>,
     pub expiry_noticed: bool,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,

@@ -40,6 +40,9 @@ impl MigrationTrait for Migration {
                 // The installation a restore from it is making (restoring while that one installs).
                 .col(string_null("restoring_id"))
                 .col(timestamp_with_time_zone_null("expires_at"))
+                // A browser's download link (SHA-256 of its ticket) and until when it works.
+                .col(string_null("download_ticket"))
+                .col(timestamp_with_time_zone_null("download_ticket_expires_at"))
                 .col(boolean("expiry_noticed").default(false))
                 .col(timestamp_with_time_zone("created_at"))
                 .col(timestamp_with_time_zone("updated_at"))

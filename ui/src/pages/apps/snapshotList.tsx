@@ -4,10 +4,10 @@
 // market, Download (only from the market: said so while it is only on the box), Restore (a
 // dialog) and Delete (asks first). A refusal shows in the row.
 import { useState } from 'react';
-import { deleteSnapshot, downloadSnapshot, keepOnMarket } from '../../api/snapshots';
+import { deleteSnapshot, keepOnMarket, snapshotDownloadLink } from '../../api/snapshots';
 import type { Snapshot } from '../../api/types';
 import { formatDate, formatDateTime, formatSize } from '../../lib/format';
-import { saveBlob } from '../../lib/download';
+import { saveLink } from '../../lib/download';
 import { useAction } from '../../lib/useAction';
 import { toast } from '../../stores/feedback';
 import { ConfirmDialog } from '../../components/Dialog';
@@ -58,8 +58,9 @@ function SnapshotRow({
   const keep = () => acting.run(async () => onChanged(await keepOnMarket(s.id)));
   const download = () =>
     fetching.run(async () => {
-      const file = await downloadSnapshot(s.id);
-      saveBlob(file.blob, file.name || snapshotFileName(s));
+      // The browser's own download (to disk, resumable), never the page's memory: archives are large.
+      const link = await snapshotDownloadLink(s.id);
+      saveLink(link.url, snapshotFileName(s));
     });
   const remove = () =>
     acting.run(async () => {
