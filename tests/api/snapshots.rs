@@ -378,3 +378,52 @@ async fn a_snapshot_needs_room_and_its_failures_have_reasons() {
     let s1 = &snapshots_of(&app, &alice, &id).await["items"][0];
     assert_eq!((s1["where"].as_str(), s1["uploading"].as_bool(), s1["reason_code"].as_str()), (Some("box"), Some(false), Some("checksum_mismatch")), "{s1}");
 }
+
+#[tokio::test]
+async fn a_renters_kept_data_comes_back_as_a_rental_elsewhere_and_the_market_has_a_limit() {
+    let app = TestApp::spawn_with(|c| c.apps.snapshot_market_limit_bytes = 100).await;
+    let (alice, _bob, _dev, secret, id) = rented_running(&app, 2).await;
+    let row = zmarket::db::entity::installations::Entity::find_by_id(id.clone()).one(&app.state.db).await.unwrap().unwrap();
+    use sea_orm::EntityTrait;
+    zmarket::apps::rental::end(&app.state.db, &row).await.unwrap();
+    let cmds = beat(&app, &secret, json!([]), json!([])).await;
+    let uninstall = command_for(&cmds, &id).clone();
+    let sid = uninstall["payload"]["snapshot_id"].as_str().unwrap().to_string();
+    report(&app, &secret, &sid, &[1u8; 300]).await;
+    beat(&app, &secret, json!([]), json!([{"id": uninstall["id"], "ok": true}])).await;
+
+    // Over the owner's limit on the market: 413 with the limit, nothing queued.
+    let (s, b) = app.post_json(&format!("/api/rmp/v1/snapshots/{sid}/upload"), &json!({}), Some(&alice)).await;
+    assert_eq!((s, b["error"].as_str(), b["msg"].as_str()), (413, Some("snapshot_quota"), Some("Your snapshots on the market may use at most 100 bytes: delete some first")), "{b}");
+    let (_, zh) = zh(&app, reqwest::Method::POST, &format!("/api/rmp/v1/snapshots/{sid}/upload"), &alice).await;
+    assert_eq!(zh["msg"], "您保存在市场上的快照最多占用 100 bytes：请先删除一些");
+    let cmds = beat(&app, &secret, json!([]), json!([])).await;
+    assert!(!cmds.iter().any(|c| c["kind"] == "snapshot_upload"), "{cmds:?}");
+
+    // Rented again on Carol's box from the kept data (its copy is asked of Bob's box; the
+    // restore is refused while the market may not hold it).
+    let carol = token_of(&app.signed_in("carol@example.com").await);
+    let (carol_dev, carol_secret) = bound_device(&app, &carol, "Z-BOX", box_spec(8, 0)).await;
+    let (s, b) = app.put_json(&format!("/api/ebs/v2/devices/{carol_dev}/sharing"), &json!({"mode": "manual", "rentable": true, "price_per_hour": 100}), &carol).await;
+    assert_eq!(s, 200, "{b}");
+    let (s, b) = app.post_json(&format!("/api/rmp/v1/snapshots/{sid}/restore"), &json!({"device_id": carol_dev, "hours": 1}), Some(&alice)).await;
+    assert_eq!((s, b["error"].as_str()), (413, Some("snapshot_quota")), "{b}");
+    {
+        use sea_orm::{ColumnTrait, QueryFilter};
+        zmarket::db::entity::snapshots::Entity::update_many()
+            .col_expr(zmarket::db::entity::snapshots::Column::Size, sea_orm::sea_query::Expr::value(50i64))
+            .filter(zmarket::db::entity::snapshots::Column::Id.eq(sid.clone()))
+            .exec(&app.state.db)
+            .await
+            .unwrap();
+    }
+    let (s, b) = app.post_json(&format!("/api/rmp/v1/snapshots/{sid}/restore"), &json!({"device_id": carol_dev, "hours": 1}), Some(&alice)).await;
+    assert_eq!(s, 200, "{b}");
+    assert_eq!((b["data"]["kind"].as_str(), b["data"]["rental"]["price_per_hour"].as_i64()), (Some("rent"), Some(100)), "{b}");
+    let rented = b["data"]["id"].as_str().unwrap().to_string();
+    let cmds = beat(&app, &carol_secret, json!([]), json!([])).await;
+    assert_eq!(command_for(&cmds, &rented)["payload"]["restore"]["snapshot_id"], sid.as_str());
+    let cmds = beat(&app, &secret, json!([]), json!([])).await;
+    assert!(cmds.iter().any(|c| c["kind"] == "snapshot_upload" && c["payload"]["snapshot_id"] == sid.as_str()), "{cmds:?}");
+    crate::boxes::verified(&app).await;
+}
