@@ -117,7 +117,9 @@ pub fn is_transitional(s: AppStatus) -> bool {
 /// installing get `install_limit`, the others `limit`.
 pub fn time_limit(s: AppStatus, install_limit: Duration, limit: Duration) -> Option<Duration> {
     match s {
-        Preparing | Downloading | Installing | Installed | Updating => Some(install_limit),
+        // Moving data takes the long allowance: an image, or a snapshot of the app's volumes
+        // (by hand, or an ended rental's kept before its removal).
+        Preparing | Downloading | Installing | Installed | Updating | Snapshotting | ShuttingDown => Some(install_limit),
         s if is_transitional(s) => Some(limit),
         _ => None,
     }
@@ -370,6 +372,8 @@ mod tests {
         let (i, o) = (Duration::from_secs(100), Duration::from_secs(10));
         assert_eq!(time_limit(Downloading, i, o), Some(i));
         assert_eq!(time_limit(Stopping, i, o), Some(o));
+        assert_eq!(time_limit(Snapshotting, i, o), Some(i));
+        assert_eq!(time_limit(ShuttingDown, i, o), Some(i));
         assert_eq!(time_limit(Running, i, o), None);
         for s in AppStatus::iter().filter(|s| is_transitional(*s)) {
             assert!(next(s, Event::Timeout, OWN).is_some(), "{s:?} has no time-out");

@@ -33,7 +33,8 @@ pub struct AppsConfig {
     /// A JSON file of install manifests replacing the built-in ones by app id (same format as
     /// assets/catalogue/manifests.json), e.g. images in a private registry. Empty: none.
     pub manifests: String,
-    /// The watchdog fails an install (preparing, downloading, installing) after this long.
+    /// The watchdog fails an install (preparing, downloading, installing), an update or a snapshot
+    /// being made (snapshotting, shutting_down) after this long.
     pub install_timeout_secs: u64,
     /// … and any other transitional state (starting, stopping, uninstalling, …) after this long.
     pub action_timeout_secs: u64,
