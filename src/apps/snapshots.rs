@@ -300,6 +300,7 @@ fn file_name(row: &snapshots::Model) -> String {
 /// restore from it is under way.
 pub async fn delete(cx: &AppsCtx, auth: &Auth, id: &SnapshotId) -> Result<(), AppError> {
     let txn = write_txn(&cx.db).await?;
+    lock(&txn, id).await?;
     let row = visible(&txn, auth, id).await?;
     if restoring(&txn, &row).await? {
         return Err(AppError::Refused(Msg::SnapshotRestoring));
@@ -308,6 +309,18 @@ pub async fn delete(cx: &AppsCtx, auth: &Auth, id: &SnapshotId) -> Result<(), Ap
     txn.commit().await?;
     let _ = std::fs::remove_file(market_file(&store_dir(cx), &row.id));
     let _ = std::fs::remove_file(part_file(&store_dir(cx), &row.id));
+    Ok(())
+}
+
+/// Holds the snapshot's row until the transaction ends (a row lock on PostgreSQL; SQLite's writer
+/// lock already serializes): a restore and a delete, or two restores, check and write one after
+/// the other.
+async fn lock(conn: &impl ConnectionTrait, id: &str) -> Result<(), AppError> {
+    snapshots::Entity::update_many()
+        .col_expr(snapshots::Column::UpdatedAt, Expr::col(snapshots::Column::UpdatedAt))
+        .filter(snapshots::Column::Id.eq(id))
+        .exec(conn)
+        .await?;
     Ok(())
 }
 
@@ -336,6 +349,7 @@ async fn remove(conn: &impl ConnectionTrait, row: &snapshots::Model) -> Result<(
 /// to the market first (the new box waits for it).
 pub async fn restore(cx: &AppsCtx, auth: &Auth, id: &SnapshotId, ask: RestoreAsk, request_key: Option<String>, lang: Lang) -> Result<Installation, AppError> {
     let txn = write_txn(&cx.db).await?;
+    lock(&txn, id).await?;
     let row = visible(&txn, auth, id).await?;
     if row.status != SnapshotStatus::Ready || row.sha256.is_none() {
         return Err(AppError::Refused(Msg::SnapshotNotReady));
