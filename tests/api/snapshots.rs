@@ -427,3 +427,21 @@ async fn a_renters_kept_data_comes_back_as_a_rental_elsewhere_and_the_market_has
     assert!(cmds.iter().any(|c| c["kind"] == "snapshot_upload" && c["payload"]["snapshot_id"] == sid.as_str()), "{cmds:?}");
     crate::boxes::verified(&app).await;
 }
+
+/// Two restores of one snapshot at the same moment: one starts, the other is told a restore is
+/// under way (the snapshot's row is locked: SQLite and PostgreSQL alike).
+#[tokio::test]
+async fn two_restores_at_once_make_one_installation() {
+    let app = TestApp::spawn().await;
+    let (alice, _dev, secret, id) = own_running(&app).await;
+    let (dev2, _) = bound_device(&app, &alice, "Z-BOX", box_spec(8, 0)).await;
+    let (dev3, _) = bound_device(&app, &alice, "Z-BOX", box_spec(8, 0)).await;
+    act(&app, &alice, &id, "snapshot").await;
+    let sid = made(&app, &secret, &id, b"one archive").await;
+    let path = format!("/api/rmp/v1/snapshots/{sid}/restore");
+    let (body2, body3) = (json!({"device_id": dev2}), json!({"device_id": dev3}));
+    let (a, b) = tokio::join!(app.post_json(&path, &body2, Some(&alice)), app.post_json(&path, &body3, Some(&alice)));
+    let mut answers = vec![(a.0, a.1["error"].as_str().map(str::to_string)), (b.0, b.1["error"].as_str().map(str::to_string))];
+    answers.sort();
+    assert_eq!(answers, vec![(200, None), (409, Some("snapshot_restoring".to_string()))], "{a:?} {b:?}");
+}
