@@ -227,9 +227,10 @@ pub async fn run(opts: AgentOptions) -> anyhow::Result<()> {
     }
 }
 
+/// The market's answer envelope, as the agent reads it (its `data`).
 #[derive(Deserialize)]
-struct Envelope<T> {
-    data: T,
+pub(crate) struct Envelope<T> {
+    pub data: T,
 }
 
 /// Registers until the server answers (network errors are retried with back-off; a refusal is

@@ -322,9 +322,15 @@ pub fn unpack(archive: &Path, volume_root: &Path, rootfs_out: &Path) -> io::Resu
 
 pub use crate::protocol::snapshots::sha256_file as hash;
 
-#[derive(serde::Deserialize)]
-struct Envelope<T> {
-    data: T,
+/// Where the market's copy of snapshot `id` stands. `Err(Some(status))`: the market answered
+/// otherwise (a client error is final); `Err(None)`: no answer, or an unreadable one (worth a retry).
+pub async fn market_offset(client: &reqwest::Client, server: &str, secret: &str, id: &str) -> Result<UploadOffset, (Option<reqwest::StatusCode>, String)> {
+    let res = client.get(format!("{server}/api/agent/v1/snapshots/{id}/upload")).bearer_auth(secret).send().await.map_err(|e| (None, e.to_string()))?;
+    let status = res.status();
+    if !status.is_success() {
+        return Err((Some(status), format!("the market answered {}", status.as_u16())));
+    }
+    res.json::<crate::agent::Envelope<UploadOffset>>().await.map(|e| e.data).map_err(|e| (None, e.to_string()))
 }
 
 /// Copies snapshot `id`'s archive at `file` to the market, in pieces of [`UPLOAD_CHUNK`] bytes
@@ -346,23 +352,13 @@ pub async fn upload(client: &reqwest::Client, server: &str, secret: &str, id: &s
         Ok(Duration::from_secs(u64::from(*failures).min(30)))
     };
     loop {
-        let at = match client.get(format!("{base}/upload")).bearer_auth(secret).send().await {
-            Ok(r) if r.status().is_success() => match r.json::<Envelope<UploadOffset>>().await {
-                Ok(e) => e.data,
-                Err(e) => {
-                    tokio::time::sleep(retry(&mut failures, e.to_string())?).await;
-                    continue;
-                }
-            },
-            Ok(r) if r.status().is_client_error() => {
-                return Err(Reason::with_detail(ReasonCode::Other, format!("the market refused the copy ({})", r.status().as_u16())));
+        let at = match market_offset(client, server, secret, id).await {
+            Ok(at) => at,
+            Err((Some(s), _)) if s.is_client_error() => {
+                return Err(Reason::with_detail(ReasonCode::Other, format!("the market refused the copy ({})", s.as_u16())));
             }
-            Ok(r) => {
-                tokio::time::sleep(retry(&mut failures, format!("the market answered {}", r.status().as_u16()))?).await;
-                continue;
-            }
-            Err(e) => {
-                tokio::time::sleep(retry(&mut failures, e.to_string())?).await;
+            Err((_, why)) => {
+                tokio::time::sleep(retry(&mut failures, why)?).await;
                 continue;
             }
         };

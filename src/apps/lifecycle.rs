@@ -113,6 +113,12 @@ pub fn is_transitional(s: AppStatus) -> bool {
     )
 }
 
+/// An installation still making itself: preparing, downloading, installing, installed (the
+/// phases a box reports on its way; a restore holds its snapshot meanwhile).
+pub fn install_phase(s: AppStatus) -> bool {
+    matches!(s, Preparing | Downloading | Installing | Installed)
+}
+
 /// How long a transitional state may last before the watchdog fails it: downloading and
 /// installing get `install_limit`, the others `limit`.
 pub fn time_limit(s: AppStatus, install_limit: Duration, limit: Duration) -> Option<Duration> {

@@ -5,7 +5,7 @@
 use chrono::{DateTime, Utc};
 use sea_orm::{ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter};
 
-use crate::apps::lifecycle::Event;
+use crate::apps::lifecycle::{Event, install_phase};
 use crate::apps::model::{AppStatus, Desired, InstallKind, InstallationReport, Reason};
 use crate::apps::{money, notify};
 use crate::protocol::heartbeat::CommandBody;
@@ -16,10 +16,6 @@ use crate::devices::protocol::{AgentListener, Beat};
 use crate::error::AppError;
 
 pub struct AppsListener;
-
-fn install_phase(s: AppStatus) -> bool {
-    matches!(s, AppStatus::Preparing | AppStatus::Downloading | AppStatus::Installing | AppStatus::Installed)
-}
 
 /// What the agent reported, trimmed to sane sizes; an older agent's prose becomes `other`.
 fn clean(mut r: InstallationReport) -> InstallationReport {

@@ -12,8 +12,9 @@ use sea_orm::{ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, Databas
 
 use crate::apps::AppsCtx;
 use crate::apps::copies::{market_file, part_file, store_dir};
-use crate::apps::taking::begin;
-use crate::apps::access::{Names, installer, owned_by, to_installation};
+use crate::apps::taking::{begin, bytes};
+use crate::apps::access::{Names, installer, owned_by, reason_of, to_installation};
+use crate::apps::lifecycle::install_phase;
 use crate::apps::install::{NewInstallation, create, lock_device, unfit};
 use crate::apps::model::*;
 use crate::db::entity::{apps, devices, installations, snapshot_schedules, snapshots};
@@ -32,6 +33,15 @@ fn of_owner(owner: &Owner) -> Condition {
     match owner {
         Owner::User(u) => Condition::all().add(snapshots::Column::OwnerUserId.eq(u.as_str())).add(snapshots::Column::OwnerCompanyId.is_null()),
         Owner::Company(c) => Condition::all().add(snapshots::Column::OwnerCompanyId.eq(c.as_str())),
+    }
+}
+
+/// Whose a snapshot is (a company's, else a person's).
+fn owner_of(row: &snapshots::Model) -> Option<Owner> {
+    match (&row.owner_company_id, &row.owner_user_id) {
+        (Some(c), _) => Some(Owner::Company(c.clone())),
+        (None, Some(u)) => Some(Owner::User(u.as_str().into())),
+        (None, None) => None,
     }
 }
 
@@ -101,14 +111,8 @@ async fn shown(conn: &impl ConnectionTrait, rows: Vec<snapshots::Model>, lang: L
         .map(|r| {
             let app = apps.iter().find(|a| a.id == r.app_id);
             let device = devices.iter().find(|d| d.id == r.device_id);
-            let restoring = r.restoring_id.as_ref().is_some_and(|i| busy.iter().any(|b| &b.id == i && restoring_phase(b.status)));
-            let (reason_code, reason) = match r.reason.as_deref().or(r.upload_reason.as_deref()) {
-                Some(raw) => {
-                    let why = Reason::from_stored(raw);
-                    (Some(why.code.as_str().to_string()), Some(crate::protocol::reasons::reason_text(&why, lang)))
-                }
-                None => (None, None),
-            };
+            let restoring = r.restoring_id.as_ref().is_some_and(|i| busy.iter().any(|b| &b.id == i && install_phase(b.status)));
+            let (reason_code, reason) = reason_of(r.reason.as_deref().or(r.upload_reason.as_deref()), lang).unzip();
             Snapshot {
                 app_name: app.map(|a| if lang == Lang::Zh { a.name_zh.clone() } else { a.name_en.clone() }).unwrap_or_else(|| r.app_id.clone()),
                 icon_url: app.map(|a| crate::market::model::icon_url(&a.icon)),
@@ -135,11 +139,6 @@ async fn shown(conn: &impl ConnectionTrait, rows: Vec<snapshots::Model>, lang: L
             }
         })
         .collect())
-}
-
-/// An installation restoring from a snapshot is still making itself.
-fn restoring_phase(s: AppStatus) -> bool {
-    matches!(s, AppStatus::Preparing | AppStatus::Downloading | AppStatus::Installing | AppStatus::Installed)
 }
 
 pub async fn one(cx: &AppsCtx, auth: &Auth, id: &SnapshotId, lang: Lang) -> Result<Snapshot, AppError> {
@@ -221,12 +220,8 @@ async fn request_upload(cx: &AppsCtx, conn: &impl ConnectionTrait, row: snapshot
         return Ok(row);
     }
     let limit = cx.settings.snapshot_market_limit_bytes;
-    let owner = match (&row.owner_company_id, &row.owner_user_id) {
-        (Some(c), _) => Owner::Company(c.clone()),
-        (None, Some(u)) => Owner::User(u.as_str().into()),
-        (None, None) => return Err(AppError::Refused(Msg::SnapshotNotFound)),
-    };
-    let used: i64 = snapshots::Entity::find().filter(of_owner(&owner)).filter(snapshots::Column::OnMarket.eq(true)).all(conn).await?.iter().map(|s| s.size).sum();
+    let owner = owner_of(&row).ok_or(AppError::Refused(Msg::SnapshotNotFound))?;
+    let used = bytes(conn, of_owner(&owner).add(snapshots::Column::OnMarket.eq(true))).await?;
     if (used + row.size) as u64 > limit {
         return Err(AppError::Refused(Msg::SnapshotQuota(limit)));
     }
@@ -326,7 +321,7 @@ async fn lock(conn: &impl ConnectionTrait, id: &str) -> Result<(), AppError> {
 
 async fn restoring(conn: &impl ConnectionTrait, row: &snapshots::Model) -> Result<bool, AppError> {
     let Some(i) = &row.restoring_id else { return Ok(false) };
-    Ok(installations::Entity::find_by_id(i.clone()).one(conn).await?.is_some_and(|r| restoring_phase(r.status)))
+    Ok(installations::Entity::find_by_id(i.clone()).one(conn).await?.is_some_and(|r| install_phase(r.status)))
 }
 
 /// The row goes; the box is told to remove its copy (the market's file goes with the caller).
@@ -499,6 +494,35 @@ pub async fn sweep(cx: &AppsCtx) -> Result<usize, AppError> {
         }
     }
     n += backups_due(cx).await?;
+    n += orphans(cx).await?;
+    Ok(n)
+}
+
+/// Removes the store's files whose snapshot is gone (a pruned backup kept on the market, one
+/// removed while the market was down): the rows are the truth, the folder follows.
+async fn orphans(cx: &AppsCtx) -> Result<usize, AppError> {
+    let dir = store_dir(cx);
+    let Ok(entries) = std::fs::read_dir(&dir) else { return Ok(0) };
+    let files: Vec<(String, PathBuf)> = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().to_string();
+            let id = name.strip_suffix(".tar.zst").or_else(|| name.strip_suffix(".part"))?.to_string();
+            Some((id, e.path()))
+        })
+        .collect();
+    if files.is_empty() {
+        return Ok(0);
+    }
+    let ids: Vec<String> = files.iter().map(|(id, _)| id.clone()).collect();
+    let known: std::collections::HashSet<String> = snapshots::Entity::find().filter(snapshots::Column::Id.is_in(ids)).all(&cx.db).await?.into_iter().map(|r| r.id).collect();
+    let mut n = 0;
+    for (id, path) in files.into_iter().filter(|(id, _)| !known.contains(id)) {
+        if std::fs::remove_file(&path).is_ok() {
+            tracing::info!(snapshot = %id, "removed a stored snapshot whose record is gone");
+            n += 1;
+        }
+    }
     Ok(n)
 }
 
@@ -541,11 +565,7 @@ async fn notice(conn: &impl ConnectionTrait, s: &snapshots::Model) -> Result<(),
     let app = apps::Entity::find_by_id(s.app_id.clone()).one(conn).await?;
     let (en, zh) = app.map(|a| (a.name_en, a.name_zh)).unwrap_or_else(|| (s.app_id.clone(), s.app_id.clone()));
     let at = s.expires_at.map(|e| e.format("%Y-%m-%d %H:%M").to_string()).unwrap_or_default();
-    let owner = match (&s.owner_company_id, &s.owner_user_id) {
-        (Some(c), _) => Some(Owner::Company(c.clone())),
-        (None, Some(u)) => Some(Owner::User(u.as_str().into())),
-        _ => None,
-    };
+    let owner = owner_of(s);
     let title = "Kept data goes tomorrow".to_string();
     let body = format!("The data kept of your ended rental of {en} is removed at {at} UTC: restore or download it before then.");
     let params = serde_json::json!({"snapshot_id": s.id, "installation_id": s.installation_id, "app_id": s.app_id,
@@ -559,9 +579,11 @@ async fn notice(conn: &impl ConnectionTrait, s: &snapshots::Model) -> Result<(),
 
 /// The operator's overview: snapshots kept, their bytes on the market and on the boxes.
 pub async fn storage(conn: &impl ConnectionTrait) -> Result<(u64, i64, i64), AppError> {
-    let all = snapshots::Entity::find().filter(snapshots::Column::Status.eq(SnapshotStatus::Ready)).all(conn).await?;
-    let market = all.iter().filter(|s| s.on_market).map(|s| s.size).sum();
-    let boxes = all.iter().filter(|s| s.on_box).map(|s| s.size).sum();
-    Ok((all.len() as u64, market, boxes))
+    use sea_orm::PaginatorTrait;
+    let ready = || Condition::all().add(snapshots::Column::Status.eq(SnapshotStatus::Ready));
+    let count = snapshots::Entity::find().filter(ready()).count(conn).await?;
+    let market = bytes(conn, ready().add(snapshots::Column::OnMarket.eq(true))).await?;
+    let boxes = bytes(conn, ready().add(snapshots::Column::OnBox.eq(true))).await?;
+    Ok((count, market, boxes))
 }
 

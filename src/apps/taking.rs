@@ -2,7 +2,8 @@
 //! it, for a person's snapshot, a daily backup and an ended rental's kept data. Below the rules that
 //! take them (install, rental, snapshots): it names none of them.
 
-use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
+use sea_orm::sea_query::Expr;
+use sea_orm::{ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect, Set};
 
 use crate::apps::AppsCtx;
 use crate::apps::model::*;
@@ -16,19 +17,24 @@ use crate::protocol::heartbeat::CommandBody;
 /// the installation's snapshots on its box already use `[apps] snapshot_box_quota_bytes`.
 pub async fn begin(cx: &AppsCtx, conn: &impl ConnectionTrait, row: &installations::Model, kind: SnapshotKind, by: &str) -> Result<CommandBody, AppError> {
     let quota = cx.settings.snapshot_box_quota_bytes;
-    let used: i64 = snapshots::Entity::find()
-        .filter(snapshots::Column::InstallationId.eq(row.id.clone()))
-        .filter(snapshots::Column::OnBox.eq(true))
-        .all(conn)
-        .await?
-        .iter()
-        .map(|s| s.size)
-        .sum();
+    let used = bytes(conn, Condition::all().add(snapshots::Column::InstallationId.eq(row.id.clone())).add(snapshots::Column::OnBox.eq(true))).await?;
     if used as u64 >= quota {
         return Err(AppError::Refused(Msg::SnapshotBoxQuota(quota)));
     }
     let id = insert(cx, conn, row, kind, by).await?;
     Ok(CommandBody::AppSnapshot(AppCommandPayload { installation_id: row.id.clone(), snapshot_id: Some(id) }))
+}
+
+/// The bytes of the snapshots `filter` selects, summed by the database.
+pub async fn bytes(conn: &impl ConnectionTrait, filter: Condition) -> Result<i64, AppError> {
+    let sum: Option<i64> = snapshots::Entity::find()
+        .select_only()
+        .column_as(Expr::cust("CAST(COALESCE(SUM(size), 0) AS BIGINT)"), "bytes")
+        .filter(filter)
+        .into_tuple()
+        .one(conn)
+        .await?;
+    Ok(sum.unwrap_or(0))
 }
 
 async fn insert(cx: &AppsCtx, conn: &impl ConnectionTrait, row: &installations::Model, kind: SnapshotKind, by: &str) -> Result<String, AppError> {

@@ -354,6 +354,15 @@ async fn daily_backups_are_taken_and_the_oldest_go() {
     assert!(list["items"].as_array().unwrap().iter().all(|s| s["kind"] == "backup"));
     let cmds = beat(&app, &secret, json!([]), json!([])).await;
     assert!(cmds.iter().any(|c| c["kind"] == "snapshot_delete" && c["payload"]["snapshot_id"] == taken[0].as_str()), "{cmds:?}");
+    // A pruned backup's copy in the market's store goes with the next run of the job; a kept
+    // one's stays.
+    let store = app.state.config.data_dir.join("snapshots");
+    std::fs::create_dir_all(&store).unwrap();
+    std::fs::write(store.join(format!("{}.tar.zst", taken[0])), b"pruned").unwrap();
+    std::fs::write(store.join(format!("{}.tar.zst", taken[2])), b"kept").unwrap();
+    zmarket::apps::snapshots::sweep(&app.state.apps).await.unwrap();
+    assert!(!store.join(format!("{}.tar.zst", taken[0])).exists());
+    assert!(store.join(format!("{}.tar.zst", taken[2])).exists());
 }
 
 #[tokio::test]

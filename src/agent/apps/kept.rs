@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use bollard::models::ContainerStateStatusEnum as St;
-use serde::Deserialize;
 
 use super::{AppRunner, Known, container};
 use crate::agent::containers::Runtime;
@@ -175,25 +174,13 @@ impl AppRunner {
     /// Waits (up to an hour, `downloading` at 0 %) while the market is still receiving the
     /// snapshot from the box that made it.
     async fn await_market_copy(&self, id: &str, r: &RestoreRef) -> Result<(), Reason> {
-        let url = format!("{}/api/agent/v1/snapshots/{}/upload", self.0.opts.server, r.snapshot_id);
         let deadline = tokio::time::Instant::now() + Duration::from_secs(3600);
         loop {
             let secret = self.0.secret.lock().unwrap().clone();
-            match self.0.client.get(&url).bearer_auth(&secret).send().await {
-                Ok(res) if res.status().is_success() => {
-                    #[derive(Deserialize)]
-                    struct Env {
-                        data: crate::protocol::snapshots::UploadOffset,
-                    }
-                    if let Ok(e) = res.json::<Env>().await
-                        && e.data.size > 0
-                        && e.data.offset >= e.data.size
-                    {
-                        return Ok(());
-                    }
-                }
-                Ok(res) if res.status().is_client_error() => {
-                    return Err(Reason::with_detail(ReasonCode::ArchiveFailed, format!("the market answered {} for the snapshot", res.status().as_u16())));
+            match snapshots::market_offset(&self.0.client, &self.0.opts.server, &secret, &r.snapshot_id).await {
+                Ok(at) if at.size > 0 && at.offset >= at.size => return Ok(()),
+                Err((Some(s), _)) if s.is_client_error() => {
+                    return Err(Reason::with_detail(ReasonCode::ArchiveFailed, format!("the market answered {} for the snapshot", s.as_u16())));
                 }
                 _ => {}
             }
