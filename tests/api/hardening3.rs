@@ -273,7 +273,21 @@ fn log_line(ts: &str, text: &str) -> String {
 /// what the app saw).
 async fn played_app(app: &TestApp, logs: LogsOf, reply: &[u8]) -> (String, String, tokio::sync::mpsc::UnboundedReceiver<String>) {
     let (alice, _bob, _dev, secret, id) = crate::boxes::rented_running(app, 2).await;
-    let ch = channel(app, &secret).await.expect("the box's channel opens");
+    let mut ch = channel(app, &secret).await.expect("the box's channel opens");
+    // The market takes the channel after its 101 is sent: the answer of the channel's first beat
+    // says it is attached (a request to the app before it was answered 409 under CI's load).
+    let first = tokio::time::timeout(Duration::from_secs(10), async {
+        while let Some(Ok(m)) = ch.next().await {
+            if let Message::Text(t) = m {
+                if serde_json::from_str::<serde_json::Value>(&t).is_ok_and(|v| v["t"] == "commands") {
+                    return true;
+                }
+            }
+        }
+        false
+    })
+    .await;
+    assert_eq!(first, Ok(true), "the answer of the channel's first beat");
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     tokio::spawn(play_agent(ch, logs, reply.to_vec(), tx));
     (alice, id, rx)
