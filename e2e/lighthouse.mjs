@@ -3,7 +3,11 @@
 // on a free port with a fresh data directory, prints every page's four scores and fails when one is
 // below the threshold. The phone console (issue 41): its sign-in page, and /m/app signed in (a
 // verified account's session put into the browser's storage first, which Lighthouse then keeps).
-//   node e2e/lighthouse.mjs [--min 95] [--runs 3] [--bin target/release/zmarket] [--json FILE] [--only PATH]
+//   node e2e/lighthouse.mjs [--min 95] [--runs 3] [--bin target/release/zmarket] [--json FILE] [--only PATH] [--lhr DIR]
+// --lhr keeps each page's median report whole (Lighthouse's JSON) in DIR, to read what cost time.
+// --ui DIR measures a UI build (`node ui/build.mjs DIR`) without rebuilding the binary: a proxy in
+// front of it serves DIR's scripts and styles and names them in the pages (server rendering stays
+// the binary's own).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -40,9 +44,12 @@ const PAGES = [
   { form: 'desktop', path: '/market/details?id=grafana' },
   // Last of all: the session stays in the browser's storage after it, so every page after it
   // would be measured signed in (desktop /on-demand signed in scored 93 on layout shift).
-  // Measured and printed but not gated: its performance is at the floor (median 93-95, runs from
-  // 81 to 99 on one build, total-blocking-time 250-300 ms), issue 41 keeps it open.
-  { form: 'mobile', path: '/m/app', signedIn: true, ungated: 'issue 41: the signed-in console is at the floor' },
+  // Its performance was at the floor (median 93-95, total-blocking-time 250-300 ms) until the app
+  // was evaluated, preloaded and hydrated in short tasks (src/main.tsx, src/boot.ts): 98-100.
+  { form: 'mobile', path: '/m/app', signedIn: true },
+  // Signed in, a button appeared in its header after hydration and moved the board (layout shift
+  // 0.16, performance 93): the server's markup is the same for everyone now.
+  { form: 'desktop', path: '/on-demand', signedIn: true },
 ].filter((p) => !only || p.path === only);
 const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'];
 
@@ -72,7 +79,59 @@ async function waitHealthy(base, child) {
 }
 
 const port = await freePort();
-const base = `http://127.0.0.1:${port}`;
+const uiDir = opt('ui', '');
+const base = uiDir ? await uiProxy(`http://127.0.0.1:${port}`, resolve(uiDir)) : `http://127.0.0.1:${port}`;
+
+/** The --ui proxy (see the top): its address. */
+async function uiProxy(upstream, dir) {
+  const { createServer: http } = await import('node:http');
+  const { gzipSync } = await import('node:zlib');
+  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+  // Compressed as the binary sends them, so the transfer sizes are the product's.
+  const send = (req, res, status, headers, body) => {
+    if (/\bgzip\b/.test(req.headers['accept-encoding'] ?? '') && body.length > 1024) {
+      body = gzipSync(body);
+      headers = { ...headers, 'content-encoding': 'gzip', vary: 'accept-encoding' };
+    }
+    res.writeHead(status, { ...headers, 'content-length': body.length });
+    res.end(body);
+  };
+  const proxy = http(async (req, res) => {
+    const url = new URL(req.url, upstream);
+    if (url.pathname.startsWith('/static/')) {
+      try {
+        const body = readFileSync(join(dir, 'client', url.pathname.slice('/static/'.length)));
+        return send(req, res, 200, { 'content-type': url.pathname.endsWith('.css') ? 'text/css' : 'text/javascript', 'cache-control': 'public, max-age=31536000, immutable' }, body);
+      } catch {
+        // not in the build: the binary's own
+      }
+    }
+    const chunks = [];
+    for await (const c of req) chunks.push(c);
+    let up;
+    try {
+      up = await fetch(url, { method: req.method, headers: { ...req.headers, 'accept-encoding': 'identity' }, body: chunks.length ? Buffer.concat(chunks) : undefined, redirect: 'manual' });
+    } catch {
+      res.writeHead(502);
+      return res.end();
+    }
+    const headers = Object.fromEntries([...up.headers].filter(([k]) => !['content-length', 'content-encoding', 'transfer-encoding'].includes(k)));
+    let body = Buffer.from(await up.arrayBuffer());
+    if ((up.headers.get('content-type') ?? '').startsWith('text/html')) {
+      body = Buffer.from(
+        body
+          .toString('utf8')
+          .replace(/href="\/static\/main-[A-Z0-9]+\.css"/, `href="/static/${manifest.css}"`)
+          .replace(/src="\/static\/boot-[A-Z0-9]+\.js" data-main="[^"]*" data-preload="[^"]*"/, `src="/static/${manifest.boot}" data-main="${manifest.js}" data-preload="${manifest.preload.join(' ')}"`),
+      );
+    }
+    send(req, res, up.status, headers, body);
+  });
+  const proxyPort = await freePort();
+  await new Promise((ok) => proxy.listen(proxyPort, '127.0.0.1', ok));
+  proxy.unref();
+  return `http://127.0.0.1:${proxyPort}`;
+}
 const dataDir = mkdtempSync(join(tmpdir(), 'zmarket-lighthouse-'));
 const server = spawn(bin, ['serve', '--bind', `127.0.0.1:${port}`, '--data-dir', dataDir], {
   env: { ...process.env, ZMARKET_SERVER__PUBLIC_URL: base },
@@ -80,6 +139,7 @@ const server = spawn(bin, ['serve', '--bind', `127.0.0.1:${port}`, '--data-dir',
 });
 let chrome;
 const failures = [];
+let signedIn = false;
 const report = [];
 
 /** A verified account's session (the mailed link followed), as the sign-in page stores it. */
@@ -153,7 +213,11 @@ try {
   };
   const score = (lhr, c) => Math.round((lhr.categories[c].score ?? 0) * 100);
   for (const page of PAGES) {
-    if (page.signedIn) await storeSession(await session());
+    // One account for the signed-in pages (the browser keeps its session between them).
+    if (page.signedIn && !signedIn) {
+      await storeSession(await session());
+      signedIn = true;
+    }
     // The page as a visitor meets it: rendered once before (the server caches rendered pages).
     await fetch(`${base}${page.path}`, { headers: { 'user-agent': page.form === 'mobile' ? PHONE_UA : '' } });
     // The phone preset slows the CPU four times, so its timings follow the machine's load: the
@@ -166,8 +230,9 @@ try {
     const lhr = lhrs[Math.floor(lhrs.length / 2)];
     const scores = Object.fromEntries(CATEGORIES.map((c) => [c, score(lhr, c)]));
     report.push({ ...page, scores, runs: lhrs.map((l) => score(l, 'performance')) });
+    if (opt('lhr', '')) writeFileSync(join(opt('lhr', ''), `${page.form}${page.path.replace(/[^a-z0-9]+/gi, '_')}${page.signedIn ? '_signed_in' : ''}.json`), JSON.stringify(lhr));
     const line = CATEGORIES.map((c) => `${c} ${scores[c]}`).join(', ');
-    console.log(`${page.form.padEnd(7)} ${page.path.padEnd(30)} ${line}${lhrs.length > 1 ? ` (performance of the runs: ${lhrs.map((l) => score(l, 'performance')).join(', ')})` : ''}`);
+    console.log(`${page.form.padEnd(7)} ${(page.signedIn ? `${page.path} (signed in)` : page.path).padEnd(30)} ${line}${lhrs.length > 1 ? ` (performance of the runs: ${lhrs.map((l) => score(l, 'performance')).join(', ')})` : ''}`);
     for (const c of CATEGORIES) {
       if (scores[c] >= 100) continue;
       // What cost the points, so a failure says what to fix.
@@ -184,8 +249,7 @@ try {
           console.log(`          ${ref.id}: ${what}${item.node?.explanation ? ` (${item.node.explanation.split('\n')[0]})` : ''}`);
         }
       }
-      if (scores[c] < min && page.ungated) console.log(`        not gated: ${c} ${scores[c]} < ${min} (${page.ungated})`);
-      else if (scores[c] < min) failures.push(`${page.form} ${page.path}: ${c} ${scores[c]} < ${min}`);
+      if (scores[c] < min) failures.push(`${page.form} ${page.path}${page.signedIn ? ' (signed in)' : ''}: ${c} ${scores[c]} < ${min}`);
     }
   }
 } finally {

@@ -90,7 +90,17 @@ export function manifestFrom(metafile) {
     if (info.entryPoint === 'src/main.tsx') {
       const preload = [];
       const seen = new Set([file]);
-      const queue = [file];
+      // The entry's static imports, and the app (src/app/start.tsx), which the entry imports
+      // dynamically to evaluate it in a task of its own (src/main.tsx), with its static imports.
+      const staged = Object.entries(metafile.outputs)
+        .filter(([, o]) => o.entryPoint === 'src/app/start.tsx')
+        .map(([f]) => f);
+      if (staged.length !== 1) throw new Error('build.mjs: no chunk of its own for src/app/start.tsx (src/main.tsx imports it dynamically)');
+      for (const f of staged) {
+        seen.add(f);
+        preload.push(rel(f));
+      }
+      const queue = [file, ...staged];
       while (queue.length) {
         const out = metafile.outputs[queue.shift()];
         for (const imp of out?.imports ?? []) {

@@ -13,8 +13,9 @@ const gz = (buf) => gzipSync(buf, { level: 9 }).length;
 const kib = (n) => (n / 1024).toFixed(1) + ' KiB';
 
 const seen = new Set();
-// The boot script (src/boot.ts) is fetched first, then the entry.
-const queue = [manifest.js, ...(manifest.boot ? [manifest.boot] : [])];
+// The boot script (src/boot.ts) is fetched first, then the entry and what it preloads (the app and
+// React, imported dynamically by the entry to be evaluated in tasks of their own, are among them).
+const queue = [manifest.js, ...(manifest.boot ? [manifest.boot] : []), ...(manifest.preload ?? [])];
 while (queue.length) {
   const file = queue.shift();
   if (seen.has(file)) continue;

@@ -1,5 +1,5 @@
 // Client start-up, separate from main.tsx so tests can hydrate server markup the same way.
-import { StrictMode, useEffect, type ReactNode } from 'react';
+import { StrictMode, startTransition, useEffect, type ReactNode } from 'react';
 import { createRoot, hydrateRoot, type Root, type RootOptions } from 'react-dom/client';
 import { BrowserRouter } from 'react-router';
 import { App } from './App';
@@ -45,7 +45,15 @@ export function start(doc: Document = document): Root {
       console.error('hydration', error, info?.componentStack ?? '');
     },
   };
-  if (root.dataset.ssr === '1') return hydrateRoot(root, tree, options);
+  if (root.dataset.ssr === '1') {
+    // Hydrated as a transition: React yields to the browser every few milliseconds instead of
+    // holding the main thread for the whole tree (issue 41; a click meanwhile is replayed).
+    let hydrated: Root | undefined;
+    startTransition(() => {
+      hydrated = hydrateRoot(root, tree, options);
+    });
+    return hydrated as Root;
+  }
   const r = createRoot(root, options);
   r.render(tree);
   return r;

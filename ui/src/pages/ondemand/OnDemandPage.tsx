@@ -12,12 +12,10 @@ import { useT } from '../../lib/i18n';
 import { paths } from '../../lib/paths';
 import { useAsync } from '../../lib/useAsync';
 import { useBoot, useInitialData } from '../../stores/boot';
-import { useSession } from '../../stores/session';
 
 export function OnDemandPage() {
   const t = useT();
   const boot = useBoot();
-  const signedIn = !!useSession((s) => s.token);
   const [at, setAt] = useState(boot.config.map.center);
   const [note, setNote] = useState<string | null>(null);
   // The server rendered the board for the map's centre (src/orders/page.rs); a shared location loads it again.
@@ -45,11 +43,12 @@ export function OnDemandPage() {
             <button type="button" className="button ghost" onClick={locate}>
               <Icon name="nearby" size={16} /> {t('use_my_location')}
             </button>
-            {signedIn ? (
-              <Link className="button ghost" to={paths.console.demands()}>
-                {t('demands_and_offers')}
-              </Link>
-            ) : null}
+            {/* Shown signed out too (the console asks to sign in and comes back): the server
+                renders the page without the session, and a button appearing after hydration
+                wrapped the header and moved the board (a layout shift of 0.16, issue 41). */}
+            <Link className="button ghost" to={paths.console.demands()}>
+              {t('demands_and_offers')}
+            </Link>
             <Link className="button primary" to={paths.onDemand.placeOrder()}>
               <Icon name="plus" size={16} /> {t('place_an_order')}
             </Link>
