@@ -127,7 +127,7 @@ async fn readyz(State(state): State<AppState>) -> Response {
     if crate::db::ping(&state.db).await {
         (StatusCode::OK, "ready").into_response()
     } else {
-        (StatusCode::SERVICE_UNAVAILABLE, "database unreachable").into_response()
+        AppError::Refused(Msg::DatabaseUnreachable).into_response()
     }
 }
 

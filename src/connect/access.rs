@@ -15,6 +15,7 @@ use crate::db::entity::{apps, devices, installations};
 use crate::db::enums::DeviceStatus;
 use crate::error::{AppError, Msg};
 use crate::iam::auth::Auth;
+use crate::protocol::frames::CloseReason;
 
 /// An installation the caller may reach, with what reaching it needs.
 pub struct Door {
@@ -111,4 +112,32 @@ pub fn device_link(cx: &ConnectCtx, d: &devices::Model) -> Result<Arc<Link>, App
         return Err(AppError::Refused(Msg::DeviceOffline));
     }
     cx.channels.get(&d.id).ok_or(AppError::Refused(Msg::DeviceOffline))
+}
+
+/// A stream that could not open, as the market answers it (the API and an app's origin alike).
+pub fn stream_refused(reason: CloseReason) -> AppError {
+    match reason {
+        CloseReason::TooMany => AppError::Refused(Msg::TooManyStreams),
+        CloseReason::ChannelLost => AppError::Refused(Msg::DeviceOffline),
+        CloseReason::NotFound => AppError::Refused(Msg::StreamEnded("not_found")),
+        CloseReason::PortNotAllowed => AppError::invalid("port", Msg::PortNotAllowed),
+        other => AppError::Refused(Msg::StreamEnded(reason_name(other))),
+    }
+}
+
+/// The stable name of a close reason (its serde name).
+pub fn reason_name(reason: CloseReason) -> &'static str {
+    use CloseReason as R;
+    match reason {
+        R::Done => "done",
+        R::NotFound => "not_found",
+        R::NotRunning => "not_running",
+        R::PortNotAllowed => "port_not_allowed",
+        R::Refused => "refused",
+        R::DockerUnavailable => "docker_unavailable",
+        R::TooMany => "too_many",
+        R::Protocol => "protocol",
+        R::ChannelLost => "channel_lost",
+        R::Failed => "failed",
+    }
 }

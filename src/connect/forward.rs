@@ -4,13 +4,14 @@
 //! Commands need none of this: they reach the holder through the database (channel.rs).
 
 use axum::extract::Request;
-use axum::http::{HeaderValue, StatusCode};
+use axum::http::HeaderValue;
 use axum::response::{IntoResponse, Response};
 use sea_orm::EntityTrait;
 
 use crate::connect::ConnectCtx;
 use crate::db::entity::{devices, installations};
 use crate::db::enums::DeviceStatus;
+use crate::error::{AppError, Msg};
 
 /// Marks a request one instance carried to another.
 pub const FORWARDED: &str = "x-zmarket-forwarded";
@@ -60,7 +61,7 @@ pub fn was_forwarded(req: &Request) -> bool {
 pub async fn carry(url: &str, mut req: Request, proto: &str) -> Response {
     let addr = url.trim_start_matches("http://").trim_end_matches('/').to_string();
     let Ok(stream) = tokio::net::TcpStream::connect(&addr).await else {
-        return (StatusCode::BAD_GATEWAY, "The instance holding this device's channel does not answer.").into_response();
+        return AppError::Refused(Msg::InstanceUnreachable).into_response();
     };
     let _ = stream.set_nodelay(true);
     req.headers_mut().insert(FORWARDED, HeaderValue::from_static("1"));

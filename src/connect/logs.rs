@@ -15,7 +15,7 @@ use crate::connect::access::Door;
 use crate::connect::hub::AgentStream;
 use crate::connect::rights::Watched;
 use crate::connect::model::LogLines;
-use crate::connect::web::reason_name;
+use crate::connect::access::{reason_name, stream_refused};
 use crate::error::{AppError, Msg};
 use crate::lang::Lang;
 use crate::protocol::frames::{CloseReason, LogLine, Target};
@@ -23,23 +23,12 @@ use crate::protocol::frames::{CloseReason, LogLine, Target};
 /// Longest line kept (a longer one is cut).
 const MAX_LINE: usize = 64 * 1024;
 
-/// A stream that could not open, as the API answers it.
-pub fn refused(reason: CloseReason) -> AppError {
-    match reason {
-        CloseReason::TooMany => AppError::Refused(Msg::TooManyStreams),
-        CloseReason::ChannelLost => AppError::Refused(Msg::DeviceOffline),
-        CloseReason::NotFound => AppError::Refused(Msg::StreamEnded("not_found")),
-        CloseReason::PortNotAllowed => AppError::invalid("port", Msg::PortNotAllowed),
-        other => AppError::Refused(Msg::StreamEnded(reason_name(other))),
-    }
-}
-
 async fn open(cx: &ConnectCtx, door: &Door, tail: u32, follow: bool) -> Result<AgentStream, AppError> {
     if !door.has_container() {
         return Err(AppError::Refused(Msg::AppNotRunning));
     }
     let link = door.link(cx)?;
-    link.open(Target::Logs { installation: door.row.id.clone(), tail, follow }).await.map_err(refused)
+    link.open(Target::Logs { installation: door.row.id.clone(), tail, follow }).await.map_err(stream_refused)
 }
 
 /// The last `tail` lines, whatever the box sends (issue 43, item 6: a hostile box answered
@@ -64,7 +53,7 @@ pub async fn tail(cx: &ConnectCtx, door: &Door, tail: u32) -> Result<LogLines, A
                 }
             }
             Err(CloseReason::Done) => break,
-            Err(reason) => return Err(refused(reason)),
+            Err(reason) => return Err(stream_refused(reason)),
         }
     }
     Ok(LogLines { lines: kept.lines.into() })

@@ -185,9 +185,7 @@ where
 }
 
 fn bad_gateway() -> Response<Body> {
-    let mut r = Response::new(Body::from("The app did not answer."));
-    *r.status_mut() = StatusCode::BAD_GATEWAY;
-    r
+    crate::error::AppError::Refused(crate::error::Msg::AppNoAnswer).into_response()
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use utoipa_axum::routes;
 
 use crate::devices::model::DeviceId;
 use crate::ids::InstallationId;
-use crate::connect::access::{device_link, door, owned_device};
+use crate::connect::access::{self, device_link, door, owned_device};
 use crate::connect::model::*;
 use crate::connect::{ConnectCtx, channel, doors, logs, terminal, web};
 use crate::error::{ApiResult, AppError, Envelope, Msg, ok};
@@ -50,7 +50,7 @@ fn upgrade(ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>) -> Result<We
 /// Opens `target` on the box, then bridges it to the socket once upgraded (`terminal`: text
 /// frames are keystrokes and resizes). A stream the box refuses is an HTTP answer, not a socket.
 async fn bridged(ws: WebSocketUpgrade, place: SocketPlace, watched: Watched, link: &std::sync::Arc<crate::connect::hub::Link>, target: Target, terminal: bool, lang: Lang) -> Result<Response, AppError> {
-    let stream = link.open(target).await.map_err(logs::refused)?;
+    let stream = link.open(target).await.map_err(access::stream_refused)?;
     Ok(ws.protocols(["zmarket"]).on_upgrade(move |socket| async move {
         let _place = place;
         terminal::bridge(socket, stream, terminal, lang, watched).await
@@ -216,7 +216,7 @@ async fn app_api(State(cx): State<ConnectCtx>, auth: Auth, req: axum::extract::R
     let port = d.web_port().ok_or(AppError::Refused(Msg::AppHasNoWeb))?;
     d.running()?;
     let link = d.link(&cx)?;
-    let stream = link.open(Target::App { installation: d.row.id.clone(), port }).await.map_err(logs::refused)?;
+    let stream = link.open(Target::App { installation: d.row.id.clone(), port }).await.map_err(access::stream_refused)?;
     let (mut parts, body) = req.into_parts();
     let target = if tail.is_empty() { "/".to_string() } else { tail.to_string() };
     let target = match parts.uri.query() {

@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use crate::connect::hub::AgentStream;
 use crate::connect::rights::Watched;
-use crate::connect::web::reason_name;
+use crate::connect::access::reason_name;
 use crate::error::Msg;
 use crate::lang::Lang;
 use crate::protocol::frames::CloseReason;

@@ -22,7 +22,7 @@ use sha2::Sha256;
 
 use crate::ids::InstallationId;
 use crate::connect::ConnectCtx;
-use crate::connect::access::door;
+use crate::connect::access::{self, door};
 use crate::connect::rights::Reach;
 use crate::connect::{cookies, forward, proxy};
 use crate::db::entity::{connect_tokens, sessions};
@@ -145,30 +145,23 @@ pub async fn serve(cx: &ConnectCtx, id: String, req: Request) -> Response {
     // A sibling's page acting on this app with its cookie (issue 43, item 3).
     let (asked, canonical) = (format!("{}://{host}", proto(cx)), origin(cx, &id));
     if cookies::cross_origin(req.method(), req.headers(), &[&asked, &canonical]) {
-        return page(StatusCode::FORBIDDEN, Msg::AppCrossOrigin, lang, cx);
+        return page(Msg::AppCrossOrigin, lang, cx);
     }
     let secure = secure_cookies(cx);
-    let Some(cookie) = cookies::ours(req.headers(), secure) else { return page(StatusCode::UNAUTHORIZED, Msg::AppSignInRequired, lang, cx) };
+    let Some(cookie) = cookies::ours(req.headers(), secure) else { return page(Msg::AppSignInRequired, lang, cx) };
     let (device, port, auth) = match checked(cx, &id, &cookie).await {
         Ok(x) => x,
         Err(e) => return error_page(e, lang, cx),
     };
     if let Some(url) = forward::elsewhere(cx, forward::was_forwarded(&req), &device).await {
-        return forward::carry(&url, req, proto(cx)).await;
+        return as_page(forward::carry(&url, req, proto(cx)).await, lang, cx);
     }
-    let Some(link) = cx.channels.get(&device) else { return page(StatusCode::CONFLICT, Msg::DeviceOffline, lang, cx) };
+    let Some(link) = cx.channels.get(&device) else { return page(Msg::DeviceOffline, lang, cx) };
     let stream = match link.open(Target::App { installation: id.clone(), port }).await {
         Ok(s) => s,
         Err(reason) => {
-            use crate::protocol::frames::CloseReason as R;
-            let status = match reason {
-                R::NotRunning | R::ChannelLost => StatusCode::CONFLICT,
-                R::NotFound => StatusCode::NOT_FOUND,
-                R::TooMany => StatusCode::TOO_MANY_REQUESTS,
-                _ => StatusCode::BAD_GATEWAY,
-            };
             CHECKED.lock().unwrap().retain(|k, _| !k.starts_with(&id));
-            return page(status, Msg::StreamEnded(reason_name(reason)), lang, cx);
+            return page(access::stream_refused(reason).msg(), lang, cx);
         }
     };
     let mut req = req;
@@ -178,30 +171,22 @@ pub async fn serve(cx: &ConnectCtx, id: String, req: Request) -> Response {
     let watched = proxy::is_upgrade(req.headers()).then(|| cx.rights.watch(&auth, Reach::Running(InstallationId::from(id.clone()))));
     let mut res = proxy::forward(stream.into_io(), req, None, &host, proto(cx), (crate::sockets::Kind::App, Some(device.as_str())), watched).await;
     cookies::from_app(res.headers_mut(), secure);
-    res
+    as_page(res, lang, cx)
 }
 
-/// The stable name of a close reason (its serde name).
-pub fn reason_name(reason: crate::protocol::frames::CloseReason) -> &'static str {
-    use crate::protocol::frames::CloseReason as R;
-    match reason {
-        R::Done => "done",
-        R::NotFound => "not_found",
-        R::NotRunning => "not_running",
-        R::PortNotAllowed => "port_not_allowed",
-        R::Refused => "refused",
-        R::DockerUnavailable => "docker_unavailable",
-        R::TooMany => "too_many",
-        R::Protocol => "protocol",
-        R::ChannelLost => "channel_lost",
-        R::Failed => "failed",
+/// A refusal met on the way (the app gave no answer, the instance holding the box does not
+/// answer) as the origin's page; any other answer as it is.
+fn as_page(res: Response, lang: Lang, cx: &ConnectCtx) -> Response {
+    match crate::error::refusal_of(&res) {
+        Some(msg) => page(msg, lang, cx),
+        None => res,
     }
 }
 
 /// Swaps a one-time token for the origin's cookie, then goes to the app's front page.
 async fn enter(cx: &ConnectCtx, id: &str, query: Option<&str>, lang: Lang) -> Response {
     let token = query.and_then(|q| url::form_urlencoded::parse(q.as_bytes()).find(|(k, _)| k == "token").map(|(_, v)| v.into_owned()));
-    let Some(token) = token else { return page(StatusCode::FORBIDDEN, Msg::OpenLinkInvalid, lang, cx) };
+    let Some(token) = token else { return page(Msg::OpenLinkInvalid, lang, cx) };
     let t = now();
     let used = connect_tokens::Entity::update_many()
         .col_expr(connect_tokens::Column::UsedAt, Expr::value(t))
@@ -212,10 +197,10 @@ async fn enter(cx: &ConnectCtx, id: &str, query: Option<&str>, lang: Lang) -> Re
         .exec(&cx.db)
         .await;
     if !matches!(used, Ok(r) if r.rows_affected == 1) {
-        return page(StatusCode::FORBIDDEN, Msg::OpenLinkInvalid, lang, cx);
+        return page(Msg::OpenLinkInvalid, lang, cx);
     }
     let Ok(Some(row)) = connect_tokens::Entity::find_by_id(hash_token(&token)).one(&cx.db).await else {
-        return page(StatusCode::FORBIDDEN, Msg::OpenLinkInvalid, lang, cx);
+        return page(Msg::OpenLinkInvalid, lang, cx);
     };
     let exp = Utc::now().timestamp() + cx.settings.cookie_ttl_secs as i64;
     let value = sign(cx, &format!("{id}.{}.{}.{exp}", row.session_id, row.sme_id));
@@ -291,17 +276,15 @@ async fn checked(cx: &ConnectCtx, id: &str, cookie: &str) -> Result<(String, u16
 }
 
 fn error_page(e: AppError, lang: Lang, cx: &ConnectCtx) -> Response {
-    match e {
-        AppError::Refused(m) | AppError::Explained { msg: m, .. } => page(m.code().0, m, lang, cx),
-        other => {
-            tracing::warn!(error = %other, "app origin request failed");
-            page(StatusCode::INTERNAL_SERVER_ERROR, Msg::Internal, lang, cx)
-        }
+    if let AppError::Internal(err) = &e {
+        tracing::warn!(error = %err, "app origin request failed");
     }
+    page(e.msg(), lang, cx)
 }
 
-/// A small page that says why the app cannot be reached, with the way back to the market.
-fn page(status: StatusCode, msg: Msg, lang: Lang, cx: &ConnectCtx) -> Response {
+/// A small page that says why the app cannot be reached, with the way back to the market, and
+/// the message's status from the one table.
+fn page(msg: Msg, lang: Lang, cx: &ConnectCtx) -> Response {
     let text = html_escape(&msg.text(lang));
     let back = if lang == Lang::Zh { "返回市场" } else { "Back to the market" };
     let body = format!(
@@ -311,7 +294,7 @@ fn page(status: StatusCode, msg: Msg, lang: Lang, cx: &ConnectCtx) -> Response {
         lang.code(),
         html_escape(&cx.public_url)
     );
-    let mut res = (status, body).into_response();
+    let mut res = (msg.code().0, body).into_response();
     res.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
     res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     res

@@ -1,13 +1,13 @@
-//! One error type, one table: every failure a user can meet is a [`Msg`], which has its HTTP
-//! status and stable name in one table (`msg.rs`) and its texts in English and Chinese
-//! (`text.rs`). The body is the envelope of docs/api.md:
+//! One error type, one table: every failure a user can meet is a [`Msg`] (`msg.rs`), which has
+//! its HTTP status, its stable name and its texts in English and Chinese in one row of one table
+//! (`table.rs`). The body is the envelope of docs/api.md:
 //! `{"code": <status>, "data": <value or null>, "msg": <localized message>, "error": <name>}`.
 //!
 //! Handlers return `AppError`; the response carries the error until `localize`, which the
 //! middleware stack calls with the request's `Accept-Language`, writes the envelope.
 
 mod msg;
-mod text;
+mod table;
 
 use axum::Json;
 use axum::http::{HeaderValue, StatusCode, header};
@@ -118,6 +118,12 @@ impl IntoResponse for AppError {
         res.extensions_mut().insert(pending);
         res
     }
+}
+
+/// The message of an error response not yet localized (the app origin writes it as its page, not
+/// as the API's envelope).
+pub fn refusal_of(res: &Response) -> Option<Msg> {
+    res.extensions().get::<PendingError>().map(|p| p.msg.clone())
 }
 
 /// `{code, data, msg, error}`: the status, what explains it, the text in `lang` and the stable name.

@@ -25,6 +25,7 @@ use serde_json::{Value, json};
 use crate::config::Config;
 use crate::lang::Lang;
 use crate::encoded::Encoded;
+use crate::error::{AppError, Msg};
 use crate::public::PublicData;
 use crate::settings::LiveSettings;
 use data::PageSources;
@@ -201,7 +202,7 @@ pub fn page_lang(query: Option<&str>, headers: &HeaderMap) -> Lang {
 pub async fn page(State(ssr): State<Arc<Ssr>>, req: Request) -> Response {
     let (method, uri, headers) = (req.method(), req.uri(), req.headers());
     if method != Method::GET && method != Method::HEAD {
-        return (StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed").into_response();
+        return AppError::Refused(Msg::MethodNotAllowed).into_response();
     }
     let path = uri.path();
     let query = uri.query();
@@ -419,7 +420,7 @@ fn embedded(file: rust_embed::EmbeddedFile, cache: &'static str) -> Response {
     res
 }
 
-/// A missing file is a plain 404, never a page.
+/// A missing file is the table's 404, never a page.
 fn not_found() -> Response {
-    (StatusCode::NOT_FOUND, [(header::CONTENT_TYPE, "text/plain; charset=utf-8")], "Not Found").into_response()
+    AppError::Refused(Msg::NotFound).into_response()
 }

@@ -287,7 +287,7 @@ async fn openapi_document_lists_the_endpoints() {
 }
 
 #[tokio::test]
-async fn bundle_files_are_immutable_and_missing_files_are_plain_404s() {
+async fn bundle_files_are_immutable_and_missing_files_are_the_tables_404s() {
     let app = TestApp::spawn().await;
     let body = app.get("/market").await.text().await.unwrap();
     let js = body.split(r#"<script type="module" src=""#).nth(1).unwrap().split('"').next().unwrap().to_string();
@@ -300,8 +300,10 @@ async fn bundle_files_are_immutable_and_missing_files_are_plain_404s() {
     for missing in ["/static/main-nope.js", "/assets/nope.svg"] {
         let res = app.get(missing).await;
         assert_eq!(res.status(), 404, "{missing}");
-        assert!(header(res.headers(), "content-type").starts_with("text/plain"), "{missing}");
-        assert_eq!(res.text().await.unwrap(), "Not Found");
+        // The table's refusal, never a page.
+        assert!(header(res.headers(), "content-type").starts_with("application/json"), "{missing}");
+        let body: serde_json::Value = res.json().await.unwrap();
+        assert_eq!(body["error"], "not_found", "{missing}");
     }
 
     let res = app.get("/assets/icons/favicon.svg").await;

@@ -12,7 +12,7 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use crate::common::*;
 use crate::devices::{register, spec};
 
-type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+pub(crate) type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 fn ws_url(app: &TestApp, path: &str) -> String {
     format!("{}{path}", app.base.replacen("http://", "ws://", 1))
@@ -20,7 +20,7 @@ fn ws_url(app: &TestApp, path: &str) -> String {
 
 /// An agent channel with `secret`: the socket, or the HTTP status it was refused with (0: the
 /// connection itself was closed).
-async fn channel(app: &TestApp, secret: &str) -> Result<Ws, u16> {
+pub(crate) async fn channel(app: &TestApp, secret: &str) -> Result<Ws, u16> {
     let mut req = ws_url(app, "/api/agent/v1/channel").into_client_request().unwrap();
     req.headers_mut().insert("authorization", format!("Bearer {secret}").parse().unwrap());
     match tokio_tungstenite::connect_async(req).await {
@@ -269,25 +269,31 @@ fn log_line(ts: &str, text: &str) -> String {
     format!("{}\n", json!({"ts": ts, "stream": "stdout", "text": text}))
 }
 
-/// A rented, running app on a box whose channel the test plays: (renter's token, installation,
-/// what the app saw).
-async fn played_app(app: &TestApp, logs: LogsOf, reply: &[u8]) -> (String, String, tokio::sync::mpsc::UnboundedReceiver<String>) {
-    let (alice, _bob, _dev, secret, id) = crate::boxes::rented_running(app, 2).await;
-    let mut ch = channel(app, &secret).await.expect("the box's channel opens");
-    // The market takes the channel after its 101 is sent: the answer of the channel's first beat
-    // says it is attached (a request to the app before it was answered 409 under CI's load).
+/// The box's channel, once the market has attached it: it takes the channel after its 101 is
+/// sent, and the answer of the channel's first beat says it is attached (a request to the app
+/// before it was answered 409 under CI's load).
+pub(crate) async fn attached(app: &TestApp, secret: &str) -> Ws {
+    let mut ch = channel(app, secret).await.expect("the box's channel opens");
     let first = tokio::time::timeout(Duration::from_secs(10), async {
         while let Some(Ok(m)) = ch.next().await {
-            if let Message::Text(t) = m {
-                if serde_json::from_str::<serde_json::Value>(&t).is_ok_and(|v| v["t"] == "commands") {
-                    return true;
-                }
+            if let Message::Text(t) = m
+                && serde_json::from_str::<serde_json::Value>(&t).is_ok_and(|v| v["t"] == "commands")
+            {
+                return true;
             }
         }
         false
     })
     .await;
     assert_eq!(first, Ok(true), "the answer of the channel's first beat");
+    ch
+}
+
+/// A rented, running app on a box whose channel the test plays: (renter's token, installation,
+/// what the app saw).
+async fn played_app(app: &TestApp, logs: LogsOf, reply: &[u8]) -> (String, String, tokio::sync::mpsc::UnboundedReceiver<String>) {
+    let (alice, _bob, _dev, secret, id) = crate::boxes::rented_running(app, 2).await;
+    let ch = attached(app, &secret).await;
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     tokio::spawn(play_agent(ch, logs, reply.to_vec(), tx));
     (alice, id, rx)
@@ -607,7 +613,7 @@ async fn a_slow_client_that_reconnects_before_the_grace_keeps_being_cut() {
 // ---- item 3: an app origin is neither the market's nor its neighbours' ----
 
 /// A request to an app origin (`host`), from the test's client: (status, headers, body).
-async fn on_app(app: &TestApp, method: reqwest::Method, host: &str, path: &str, headers: &[(&str, String)]) -> (u16, reqwest::header::HeaderMap, String) {
+pub(crate) async fn on_app(app: &TestApp, method: reqwest::Method, host: &str, path: &str, headers: &[(&str, String)]) -> (u16, reqwest::header::HeaderMap, String) {
     let mut req = app.client.request(method, format!("{}{path}", app.base)).header("host", host);
     for (k, v) in headers {
         req = req.header(*k, v);
@@ -619,7 +625,7 @@ async fn on_app(app: &TestApp, method: reqwest::Method, host: &str, path: &str, 
 
 /// Opens the app's origin as `token`: "Open", then its one-time link. Returns the origin's host
 /// (with the port) and the cookie it set (the whole `Set-Cookie`).
-async fn entered(app: &TestApp, token: &str, id: &str) -> (String, String) {
+pub(crate) async fn entered(app: &TestApp, token: &str, id: &str) -> (String, String) {
     let res = app.client.get(app.url(&format!("/api/rmp/v1/apps/{id}/open"))).bearer_auth(token).header("accept", "application/json").send().await.unwrap();
     assert_eq!(res.status(), 200);
     let body: serde_json::Value = res.json().await.unwrap();

@@ -5,6 +5,7 @@ use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
 
 use crate::common::*;
+use crate::scenario::{Roles, get, refused_signed_out, refused_to, with};
 
 pub(crate) mod apps;
 
@@ -99,46 +100,31 @@ async fn operators_are_made_on_the_command_line_and_the_last_one_stays() {
 #[tokio::test]
 async fn every_operator_call_refuses_people_company_admins_and_members() {
     let app = TestApp::spawn().await;
-    let op = app.signed_in("op@example.com").await;
-    make_operator(&app, "op@example.com");
-    let user = app.signed_in("user@example.com").await;
-    let owner = app.signed_in("owner@example.com").await;
-    let member = app.signed_in("member@example.com").await;
-    let company = seed_company(&app, "Acme", &owner, &[(&member, "member")]).await;
-    let admin = app.switch(&owner, &company).await;
-    let member_in = app.switch(&member, &company).await;
-    let target = user_id_of(&app, &user).await;
+    let roles = Roles::new(&app).await;
+    let target = user_id_of(&app, &roles.person).await;
     // The operator too, once switched into a company: the console is a personal context.
-    let op_company = seed_company(&app, "OpCo", &op, &[]).await;
-    let op_in_company = app.switch(&op, &op_company).await;
-
-    let calls: Vec<(&str, String, Option<Value>)> = vec![
-        ("GET", "/api/ops/v1/users".into(), None),
-        ("GET", "/api/ops/v1/users?q=user".into(), None),
-        ("GET", "/api/ops/v1/audit".into(), None),
-        ("POST", format!("/api/ops/v1/users/{target}/suspend"), Some(json!({"reason": "spam"}))),
-        ("POST", format!("/api/ops/v1/users/{target}/unsuspend"), Some(json!({}))),
-        ("POST", format!("/api/ops/v1/users/{target}/grant"), Some(json!({"amount": 100, "memo": "x"}))),
+    let op_company = seed_company(&app, "OpCo", &roles.operator, &[]).await;
+    let op_in_company = app.switch(&roles.operator, &op_company).await;
+    let calls = [
+        get("/api/ops/v1/users"),
+        get("/api/ops/v1/users?q=user"),
+        get("/api/ops/v1/audit"),
+        with("POST", format!("/api/ops/v1/users/{target}/suspend"), json!({"reason": "spam"})),
+        with("POST", format!("/api/ops/v1/users/{target}/unsuspend"), json!({})),
+        with("POST", format!("/api/ops/v1/users/{target}/grant"), json!({"amount": 100, "memo": "x"})),
     ];
-    for who in [&user, &admin, &member_in, &op_in_company] {
-        for (method, path, body) in &calls {
-            let (s, b, _) = send(&app, method, path, body.as_ref(), &token_of(who), "en", None).await;
-            assert_eq!(s, 403, "{method} {path}: {b}");
-            assert_eq!(b["msg"], "Only the market's operators can do this");
-        }
-    }
-    let (s, b, _) = send(&app, "GET", "/api/ops/v1/users", None, &token_of(&admin), "zh", None).await;
-    assert_eq!((s, b["msg"].as_str()), (403, Some("只有市场运营者可以执行此操作")));
-    let (s, _) = app.get_json("/api/ops/v1/users").await;
-    assert_eq!(s, 401);
+    let [person, admin, member] = roles.others();
+    refused_to(&app, &[person, admin, member, &op_in_company], &calls, "en", 403, "not_operator").await;
+    refused_to(&app, &[admin], &calls[..1], "zh", 403, "not_operator").await;
+    refused_signed_out(&app, &calls[..1]).await;
     // Nothing of it happened.
-    let (_, w) = app.get_auth("/api/billing/v1/wallet", &token_of(&user)).await;
+    let (_, w) = app.get_auth("/api/billing/v1/wallet", &token_of(person)).await;
     assert_eq!(w["data"]["balance"], 10_000, "{w}");
 
     // The operator: 200 everywhere.
-    for (method, path, body) in &calls {
-        let (s, b, _) = send(&app, method, path, body.as_ref(), &token_of(&op), "en", None).await;
-        assert_eq!(s, 200, "{method} {path}: {b}");
+    for c in &calls {
+        let (s, b, _) = send(&app, c.method, &c.path, c.body.as_ref(), &token_of(&roles.operator), "en", None).await;
+        assert_eq!(s, 200, "{} {}: {b}", c.method, c.path);
     }
 }
 

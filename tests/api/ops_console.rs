@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use crate::boxes::{bound_device, box_spec, rent, rented_running};
 use crate::common::*;
+use crate::scenario::{Roles, get, refused_signed_out, refused_to, with};
 use crate::ops::{make_operator, send};
 
 const SETTINGS: &str = "/api/ops/v1/settings";
@@ -26,40 +27,27 @@ async fn audit_of(app: &TestApp, token: &str, action: &str) -> Vec<Value> {
 #[tokio::test]
 async fn every_console_call_refuses_people_company_admins_and_members() {
     let app = TestApp::spawn().await;
-    let op = operator(&app, "op@example.com").await;
-    let user = app.signed_in("user@example.com").await;
-    let owner = app.signed_in("owner@example.com").await;
-    let member = app.signed_in("member@example.com").await;
-    let company = seed_company(&app, "Acme", &owner, &[(&member, "member")]).await;
-    let admin = app.switch(&owner, &company).await;
-    let member_in = app.switch(&member, &company).await;
-
-    let calls: Vec<(&str, &str, Option<Value>)> = vec![
-        ("GET", "/api/ops/v1/overview", None),
-        ("GET", SETTINGS, None),
-        ("PUT", SETTINGS, Some(json!({"market_fee_percent": 50}))),
-        ("POST", CODES, Some(json!({"amount": 500, "count": 2}))),
-        ("GET", CODES, None),
+    let roles = Roles::new(&app).await;
+    let op = token_of(&roles.operator);
+    let calls = [
+        get("/api/ops/v1/overview"),
+        get(SETTINGS),
+        with("PUT", SETTINGS, json!({"market_fee_percent": 50})),
+        with("POST", CODES, json!({"amount": 500, "count": 2})),
+        get(CODES),
     ];
-    for who in [&user, &admin, &member_in] {
-        for (method, path, body) in &calls {
-            let (s, b, _) = send(&app, method, path, body.as_ref(), &token_of(who), "en", None).await;
-            assert_eq!(s, 403, "{method} {path}: {b}");
-            assert_eq!(b["msg"], "Only the market's operators can do this");
-        }
-        let res = app.client.get(app.url("/api/ops/v1/topup-codes.csv")).bearer_auth(token_of(who)).send().await.unwrap();
-        assert_eq!(res.status().as_u16(), 403);
-    }
-    assert_eq!(app.get_json("/api/ops/v1/overview").await.0, 401);
+    refused_to(&app, &roles.others(), &calls, "en", 403, "not_operator").await;
+    refused_to(&app, &roles.others(), &[get("/api/ops/v1/topup-codes.csv")], "zh", 403, "not_operator").await;
+    refused_signed_out(&app, &calls[..1]).await;
     // Nothing of it happened.
     let (_, b) = app.get_auth(SETTINGS, &op).await;
     assert_eq!(b["data"]["market_fee_percent"], app.state.config.billing.market_fee_percent, "{b}");
     let (_, b) = app.get_auth(CODES, &op).await;
     assert_eq!(b["data"]["total"], 0, "{b}");
     assert!(audit_of(&app, &op, "settings.update").await.is_empty());
-    for (method, path, body) in &calls {
-        let (s, b, _) = send(&app, method, path, body.as_ref(), &op, "en", None).await;
-        assert_eq!(s, 200, "{method} {path}: {b}");
+    for c in &calls {
+        let (s, b, _) = send(&app, c.method, &c.path, c.body.as_ref(), &op, "en", None).await;
+        assert_eq!(s, 200, "{} {}: {b}", c.method, c.path);
     }
 }
 

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use super::{make_operator, send};
 use crate::apps::{act, beat, bound_device, box_spec, command_for, get};
 use crate::common::*;
+use crate::scenario::{self, Roles, refused_signed_out, refused_to, with};
 
 /// A minimal `docker save` archive: a tar holding a manifest.json naming `tags`, and a layer.
 pub(crate) fn docker_save_tar(tags: &[&str]) -> Vec<u8> {
@@ -84,37 +85,29 @@ async fn stored_archives(app: &TestApp) -> i64 {
 #[tokio::test]
 async fn every_publishing_call_refuses_people_company_admins_and_members() {
     let app = TestApp::spawn().await;
-    let op = app.signed_in("op@example.com").await;
-    make_operator(&app, "op@example.com");
-    let user = app.signed_in("user@example.com").await;
-    let owner = app.signed_in("owner@example.com").await;
-    let member = app.signed_in("member@example.com").await;
-    let company = seed_company(&app, "Acme", &owner, &[(&member, "member")]).await;
-    let admin = app.switch(&owner, &company).await;
-    let member_in = app.switch(&member, &company).await;
-    let calls: Vec<(&str, &str, Option<Value>)> = vec![
-        ("GET", "/api/ops/v1/apps", None),
-        ("POST", "/api/ops/v1/apps", Some(new_app("wiki"))),
-        ("GET", "/api/ops/v1/apps/grafana", None),
-        ("PUT", "/api/ops/v1/apps/grafana", Some(json!({"listed": false}))),
+    let roles = Roles::new(&app).await;
+    let op = token_of(&roles.operator);
+    let calls = [
+        scenario::get("/api/ops/v1/apps"),
+        with("POST", "/api/ops/v1/apps", new_app("wiki")),
+        scenario::get("/api/ops/v1/apps/grafana"),
+        with("PUT", "/api/ops/v1/apps/grafana", json!({"listed": false})),
     ];
-    for who in [&user, &admin, &member_in] {
+    refused_to(&app, &roles.others(), &calls, "en", 403, "not_operator").await;
+    refused_signed_out(&app, &calls[..1]).await;
+    // The uploads (multipart), in both languages.
+    for who in roles.others() {
         let t = token_of(who);
-        for (method, path, body) in &calls {
-            let (s, b, _) = send(&app, method, path, body.as_ref(), &t, "en", None).await;
-            assert_eq!((s, b["msg"].as_str()), (403, Some("Only the market's operators can do this")), "{method} {path}");
-        }
         let (s, b) = upload(&app, &t, "/api/ops/v1/apps/grafana/icon", vec![0x89, b'P', b'N', b'G'], "i.png", "image/png", "zh").await;
-        assert_eq!((s, b["msg"].as_str()), (403, Some("只有市场运营者可以执行此操作")));
-        let (s, _) = upload(&app, &t, "/api/ops/v1/apps/grafana/image", docker_save_tar(&["x/y:1"]), "a.tar", "application/x-tar", "en").await;
-        assert_eq!(s, 403);
+        assert_eq!((s, b["error"].as_str(), b["msg"].as_str()), (403, Some("not_operator"), Some("只有市场运营者可以执行此操作")));
+        let (s, b) = upload(&app, &t, "/api/ops/v1/apps/grafana/image", docker_save_tar(&["x/y:1"]), "a.tar", "application/x-tar", "en").await;
+        assert_eq!((s, b["error"].as_str()), (403, Some("not_operator")));
     }
-    assert_eq!(app.get_json("/api/ops/v1/apps").await.0, 401);
     // Nothing changed: grafana is listed, no archive, no wiki.
-    let (_, b) = app.get_auth("/api/ops/v1/apps?q=grafana", &token_of(&op)).await;
+    let (_, b) = app.get_auth("/api/ops/v1/apps?q=grafana", &op).await;
     assert_eq!(b["data"]["items"][0]["listed"], true);
     assert_eq!(stored_archives(&app).await, 0);
-    assert_eq!(app.get_auth("/api/ops/v1/apps/wiki", &token_of(&op)).await.0, 404);
+    assert_eq!(app.get_auth("/api/ops/v1/apps/wiki", &op).await.0, 404);
 }
 
 #[tokio::test]
