@@ -29,6 +29,7 @@ mod ops_console;
 mod races;
 mod orders;
 mod perf;
+mod quiet;
 mod api_keys;
 pub(crate) mod apps;
 mod recovery;
