@@ -335,21 +335,37 @@ const LOOK_BATCH: usize = 500;
 
 async fn poll(cx: ConnectCtx) {
     let every = Duration::from_millis(cx.settings.command_poll_ms.max(10));
+    use tokio::sync::broadcast::error::{RecvError, TryRecvError};
     let mut from = 0;
+    let mut queued = crate::protocol::queued();
     loop {
         if cx.channels.is_empty() {
             cx.channels.opened().await;
         }
         let nudged = tokio::select! {
-            _ = tokio::time::sleep(every) => false,
-            _ = crate::protocol::queued() => true,
+            _ = tokio::time::sleep(every) => None,
+            got = queued.recv() => Some(got),
         };
-        if nudged {
+        if let Some(got) = nudged {
             // Queued here: its transaction commits a moment after; look as it does.
-            let links = match crate::protocol::take_queued() {
-                Some(ids) => ids.iter().filter_map(|id| cx.channels.get(id)).collect(),
-                None => cx.channels.devices(0, usize::MAX),
+            let mut ids = Vec::new();
+            let mut all = matches!(got, Err(RecvError::Lagged(_)));
+            ids.extend(got.ok());
+            loop {
+                match queued.try_recv() {
+                    Ok(id) => ids.push(id),
+                    Err(TryRecvError::Lagged(_)) => all = true,
+                    Err(_) => break,
+                }
+            }
+            let links: Vec<Arc<Link>> = if all {
+                cx.channels.devices(0, usize::MAX)
+            } else {
+                ids.iter().filter_map(|id| cx.channels.get(id)).collect()
             };
+            if links.is_empty() {
+                continue;
+            }
             for ms in [2, 8, 25] {
                 tokio::time::sleep(Duration::from_millis(ms)).await;
                 look(&cx, &links).await;
