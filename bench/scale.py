@@ -146,10 +146,12 @@ class Fleet:
             try:
                 await self.connect(box, port)
                 backoff = 1.0
-            except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError, ConnectionRefusedError):
+            except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError, ConnectionRefusedError) as e:
                 self.refused += 1
-                if not self.reconnect:
+                # 429: the market's open rate; the agent comes back after Retry-After (2 s), jittered.
+                if not self.reconnect and str(e) != "429":
                     return
+                backoff = max(backoff, 2.0)
                 await asyncio.sleep(backoff * random.uniform(0.5, 1.5))
                 backoff = min(backoff * 2, 60)
                 continue
@@ -184,7 +186,7 @@ class Fleet:
             tasks.append(asyncio.ensure_future(self.life(box, port, random.uniform(0, self.beat_secs))))
             await asyncio.sleep(1 / start_rate)
         deadline = time.time() + 60
-        while time.time() < deadline and self.opened() + self.refused < len(self.boxes):
+        while time.time() < deadline and self.opened() < len(self.boxes):
             await asyncio.sleep(0.2)
         return tasks
 
@@ -386,7 +388,7 @@ def main():
     ap.add_argument("--binary", default=BIN)
     ap.add_argument("--postgres", metavar="URL", help="two instances on this PostgreSQL database (emptied first)")
     ap.add_argument("--storm", action="store_true", help="after the last level, restart the market and time the boxes' return")
-    ap.add_argument("--start-rate", type=float, default=400, help="channels opened a second while a level opens (default 400)")
+    ap.add_argument("--start-rate", type=float, default=150, help="channels opened a second while a level opens (default 150, under the market's 200)")
     args = ap.parse_args()
     levels = [int(x) for x in args.boxes.split(",")]
     n_max = max(levels)

@@ -26,9 +26,9 @@ use crate::devices::access::owner_of;
 use crate::error::AppError;
 use crate::protocol::heartbeat::{HeartbeatRequest, Settings, Spec};
 
-/// Rows written per statement of a flush (seven values each: under SQLite's 32,766 and
-/// PostgreSQL's 65,535 bound values).
-const CHUNK: usize = 1000;
+/// Boxes written per transaction of a flush: short transactions, so people's writes (a sign-in's
+/// session) wait for at most one of them, not for the whole batch.
+const CHUNK: usize = 250;
 
 /// What a box's quiet beats left to write, by device id.
 #[derive(Default)]
@@ -123,17 +123,14 @@ fn same_spec(d: &devices::Model, s: &Spec) -> bool {
         && serde_json::to_string(&s.gpus).is_ok_and(|g| g == d.gpus)
 }
 
-/// Writes every waiting presence of this instance: one statement per [`CHUNK`] boxes for their
-/// rows, one for the machines they host, one insert of their samples, in one transaction.
+/// Writes every waiting presence of this instance: per [`CHUNK`] boxes one transaction with one
+/// statement for their rows, one for the machines they host and one insert of their samples.
 /// Answers the boxes written.
 pub async fn flush(cx: &DevicesCtx) -> Result<usize, AppError> {
     let all = cx.quiet.drain();
-    if all.is_empty() {
-        return Ok(0);
-    }
     let backend = cx.db.get_database_backend();
-    let txn = crate::db::write_txn(&cx.db).await?;
     for chunk in all.chunks(CHUNK) {
+        let txn = crate::db::write_txn(&cx.db).await?;
         txn.execute_raw(rows(backend, chunk)).await?;
         txn.execute_raw(hosted(backend, chunk)).await?;
         let mut samples = Vec::new();
@@ -143,8 +140,8 @@ pub async fn flush(cx: &DevicesCtx) -> Result<usize, AppError> {
             }
         }
         crate::devices::telemetry::insert(&txn, samples).await?;
+        txn.commit().await?;
     }
-    txn.commit().await?;
     Ok(all.len())
 }
 
