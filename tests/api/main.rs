@@ -7,7 +7,7 @@ mod billing;
 mod boxes;
 mod common;
 mod companies;
-mod connect;
+pub(crate) mod connect;
 pub(crate) mod devices;
 mod documents;
 mod foundation;

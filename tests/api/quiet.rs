@@ -15,18 +15,12 @@ use zmarket::db::entity::devices;
 
 use crate::boxes::{GIB, bound_device};
 use crate::common::*;
-
-type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
-fn box_spec() -> Value {
-    json!({"cpu_cores": 8, "memory_bytes": 64 * GIB, "disk_bytes": 2048 * GIB, "gpus": []})
-}
+use crate::connect::{Ws, box_spec, device_status, next_commands, ws_url};
 
 /// An agent channel with `secret`: the socket, or the HTTP status and `Retry-After` it was
 /// refused with.
 async fn channel(app: &TestApp, secret: &str) -> Result<Ws, (u16, String)> {
-    let url = format!("{}/api/agent/v1/channel", app.base.replacen("http://", "ws://", 1));
-    let mut req = url.into_client_request().unwrap();
+    let mut req = ws_url(app, "/api/agent/v1/channel").into_client_request().unwrap();
     req.headers_mut().insert("authorization", format!("Bearer {secret}").parse().unwrap());
     match tokio_tungstenite::connect_async(req).await {
         Ok((ws, _)) => Ok(ws),
@@ -36,20 +30,6 @@ async fn channel(app: &TestApp, secret: &str) -> Result<Ws, (u16, String)> {
         }
         Err(e) => panic!("the channel failed: {e}"),
     }
-}
-
-/// The next `commands` frame (within `wait`).
-async fn answer(ws: &mut Ws, wait: Duration) -> Option<Value> {
-    let deadline = Instant::now() + wait;
-    while let Ok(Some(Ok(msg))) = tokio::time::timeout(deadline.saturating_duration_since(Instant::now()), ws.next()).await {
-        if let Message::Text(t) = msg {
-            let v: Value = serde_json::from_str(&t).unwrap();
-            if v["t"] == "commands" {
-                return Some(v);
-            }
-        }
-    }
-    None
 }
 
 async fn send_beat(ws: &mut Ws, spec: &Value, cpu: f64) {
@@ -75,12 +55,6 @@ async fn row(app: &TestApp, id: &str) -> devices::Model {
     devices::Entity::find_by_id(id.to_string()).one(&app.state.db).await.unwrap().expect("the device's row")
 }
 
-async fn status(app: &TestApp, token: &str, id: &str) -> String {
-    let (s, b) = app.get_auth(&format!("/api/ebs/v2/devices/{id}"), token).await;
-    assert_eq!(s, 200, "{b}");
-    b["data"]["status"].as_str().unwrap().to_string()
-}
-
 /// Beats that change nothing leave the device's row as it was (no write at all while the flush
 /// has not come), each is answered, and the box stays online; a beat with a new spec is written
 /// at once. Then, on a market whose flush comes every 200 ms, the quiet beats' time and figures
@@ -96,26 +70,26 @@ async fn beats_that_change_nothing_leave_the_row_unwritten_and_the_box_online() 
     let alice = token_of(&app.signed_in("alice@example.com").await);
     let (dev, secret) = bound_device(&app, &alice, "Z-BOX", box_spec()).await;
     let mut ws = channel(&app, &secret).await.expect("the channel opens");
-    answer(&mut ws, Duration::from_secs(5)).await.expect("the answer of the channel's first beat");
+    next_commands(&mut ws, Duration::from_secs(5)).await.expect("the answer of the channel's first beat");
     // A beat with the box's figures and the spec it registered: quiet already.
     send_beat(&mut ws, &box_spec(), 10.0).await;
-    answer(&mut ws, Duration::from_secs(5)).await.expect("answered");
+    next_commands(&mut ws, Duration::from_secs(5)).await.expect("answered");
     let before = row(&app, &dev).await;
     assert_eq!(before.status, zmarket::db::enums::DeviceStatus::Online);
     let mut answers = Vec::new();
     for cpu in [20.0, 30.0, 40.0] {
         send_beat(&mut ws, &box_spec(), cpu).await;
-        answers.push(answer(&mut ws, Duration::from_secs(5)).await.expect("a quiet beat is answered"));
+        answers.push(next_commands(&mut ws, Duration::from_secs(5)).await.expect("a quiet beat is answered"));
     }
     assert!(answers.iter().all(|a| a["settings"]["bound"] == true && a["commands"] == json!([])), "{answers:?}");
     assert_eq!(answers[0], answers[2], "the same answer while nothing changes");
     let after = row(&app, &dev).await;
     assert_eq!(after, before, "quiet beats wrote nothing");
-    assert_eq!(status(&app, &alice, &dev).await, "online");
+    assert_eq!(device_status(&app, &alice, &dev).await, "online");
     // A new spec is no quiet beat: written now.
     let bigger = json!({"cpu_cores": 16, "memory_bytes": 64 * GIB, "disk_bytes": 2048 * GIB, "gpus": []});
     send_beat(&mut ws, &bigger, 50.0).await;
-    answer(&mut ws, Duration::from_secs(5)).await.expect("answered");
+    next_commands(&mut ws, Duration::from_secs(5)).await.expect("answered");
     let changed = row(&app, &dev).await;
     assert_eq!(changed.cpu_cores, 16);
     assert_eq!(changed.cpu_percent, Some(50.0));
@@ -131,13 +105,13 @@ async fn beats_that_change_nothing_leave_the_row_unwritten_and_the_box_online() 
     let bob = token_of(&app.signed_in("bob@example.com").await);
     let (dev, secret) = bound_device(&app, &bob, "Z-BOX", box_spec()).await;
     let mut ws = channel(&app, &secret).await.expect("the channel opens");
-    answer(&mut ws, Duration::from_secs(5)).await.expect("the first answer");
+    next_commands(&mut ws, Duration::from_secs(5)).await.expect("the first answer");
     send_beat(&mut ws, &box_spec(), 10.0).await;
-    answer(&mut ws, Duration::from_secs(5)).await.expect("answered");
+    next_commands(&mut ws, Duration::from_secs(5)).await.expect("answered");
     let before = row(&app, &dev).await;
     tokio::time::sleep(Duration::from_millis(50)).await;
     send_beat(&mut ws, &box_spec(), 77.0).await;
-    answer(&mut ws, Duration::from_secs(5)).await.expect("answered");
+    next_commands(&mut ws, Duration::from_secs(5)).await.expect("answered");
     let t0 = Instant::now();
     let flushed = loop {
         let r = row(&app, &dev).await;
@@ -166,9 +140,9 @@ async fn a_box_beating_far_faster_than_told_is_cut() {
     let (calm_dev, calm) = bound_device(&app, &alice, "Z-BOX", box_spec()).await;
     let (_, hasty) = bound_device(&app, &alice, "Z-BOX", box_spec()).await;
     let mut calm_ws = channel(&app, &calm).await.expect("the channel opens");
-    answer(&mut calm_ws, Duration::from_secs(5)).await.expect("the first answer");
+    next_commands(&mut calm_ws, Duration::from_secs(5)).await.expect("the first answer");
     let mut ws = channel(&app, &hasty).await.expect("the channel opens");
-    answer(&mut ws, Duration::from_secs(5)).await.expect("the first answer");
+    next_commands(&mut ws, Duration::from_secs(5)).await.expect("the first answer");
     let mut sent = 0;
     while sent < 200 {
         let beat = json!({"t": "beat", "spec": box_spec()});
@@ -181,9 +155,9 @@ async fn a_box_beating_far_faster_than_told_is_cut() {
     for i in 0..4 {
         tokio::time::sleep(Duration::from_millis(900)).await;
         send_beat(&mut calm_ws, &box_spec(), i as f64).await;
-        answer(&mut calm_ws, Duration::from_secs(5)).await.expect("the calm box's beats are answered");
+        next_commands(&mut calm_ws, Duration::from_secs(5)).await.expect("the calm box's beats are answered");
     }
-    assert_eq!(status(&app, &alice, &calm_dev).await, "online");
+    assert_eq!(device_status(&app, &alice, &calm_dev).await, "online");
 }
 
 /// A channel that never beats is cut once `offline_after_secs` passed (it does not hold its box
@@ -217,7 +191,7 @@ async fn channels_beyond_the_open_rate_are_refused_with_retry_after() {
     let (_, one) = bound_device(&app, &alice, "Z-BOX", box_spec()).await;
     let (_, two) = bound_device(&app, &alice, "Z-BOX", box_spec()).await;
     let mut ws = channel(&app, &one).await.expect("the first channel opens");
-    answer(&mut ws, Duration::from_secs(5)).await.expect("the first answer");
+    next_commands(&mut ws, Duration::from_secs(5)).await.expect("the first answer");
     let refused = channel(&app, &two).await.err().expect("the second, at once, is refused");
     assert_eq!(refused, (429, "2".to_string()));
     let res = app.client.get(app.url("/api/agent/v1/channel")).header("accept-language", "zh-CN").send().await.unwrap();
@@ -227,7 +201,7 @@ async fn channels_beyond_the_open_rate_are_refused_with_retry_after() {
         assert!(b["msg"].as_str().is_some_and(|m| m.chars().any(|c| c > '\u{2e80}')), "a Chinese message: {b}");
     }
     send_beat(&mut ws, &box_spec(), 1.0).await;
-    answer(&mut ws, Duration::from_secs(5)).await.expect("the open channel still answers");
+    next_commands(&mut ws, Duration::from_secs(5)).await.expect("the open channel still answers");
     tokio::time::sleep(Duration::from_millis(1100)).await;
     channel(&app, &two).await.expect("a second later, it opens");
 }
