@@ -257,11 +257,11 @@ pub async fn serve(cx: ConnectCtx, device: devices::Model, socket: WebSocket) {
 /// secret (unlinked): the channel closes.
 async fn beat(cx: &ConnectCtx, link: &Arc<Link>, device: &devices::Model, req: HeartbeatRequest, memo: &mut Memo) -> bool {
     let reports = reports_hash(&req);
+    let mut req = req;
     if !memo.commands && reports == memo.reports && memo.full_at.elapsed() < FULL_EVERY {
-        match crate::devices::quiet::beat(&cx.devices, &device.id, device.secret_hash.as_deref(), &req).await {
-            Ok(Some(settings)) => return answer(link, memo, settings).await,
-            Ok(None) => {}
-            Err(e) => tracing::warn!(device_id = %device.id, error = %e, "a quiet beat failed; the full beat runs"),
+        match crate::devices::quiet::beat(&cx.devices, &device.id, device.secret_hash.as_deref(), req).await {
+            crate::devices::quiet::Judged::Quiet(settings) => return answer(link, memo, settings).await,
+            crate::devices::quiet::Judged::Full(back) => req = back,
         }
     }
     match protocol::beat(&cx.devices, device, req).await {
@@ -400,12 +400,22 @@ async fn look(cx: &ConnectCtx, links: &[Arc<Link>]) {
     }
 }
 
-/// Writes the presence of this instance's quiet beats every `[connect] presence_flush_ms` (at
-/// most a quarter of `devices.offline_after_secs`); abort it at shutdown.
+/// Reads the rows of this instance's quiet beats in batches (`devices::quiet::judge_beats`) and
+/// writes their presence every `[connect] presence_flush_ms` (at most a quarter of
+/// `devices.offline_after_secs`); abort it at shutdown.
 pub fn start_flusher(cx: ConnectCtx) -> tokio::task::JoinHandle<()> {
     let quarter = cx.devices.settings.offline_after_secs * 1000 / 4;
     let every = Duration::from_millis(cx.settings.presence_flush_ms.min(quarter).max(10));
+    let judge = tokio::spawn(crate::devices::quiet::judge_beats(cx.devices.clone()));
     tokio::spawn(async move {
+        // Aborting the flusher drops the reader of quiet beats with it.
+        struct Stop(tokio::task::JoinHandle<()>);
+        impl Drop for Stop {
+            fn drop(&mut self) {
+                self.0.abort();
+            }
+        }
+        let _judge = Stop(judge);
         loop {
             tokio::time::sleep(every).await;
             if let Err(e) = crate::devices::quiet::flush(&cx.devices).await {

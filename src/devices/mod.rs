@@ -62,6 +62,8 @@ pub struct DevicesCtx {
     pub agent_writers: Arc<tokio::sync::Semaphore>,
     /// The presence of this instance's boxes whose beats changed nothing, until the next flush.
     pub quiet: Arc<quiet::Pending>,
+    /// Beats over channels waiting for their rows' batched read (`quiet::judge_beats`).
+    pub asks: Arc<quiet::Asks>,
     /// The market's settings: its fee is the share of a Z-CLOUD rental, fixed when it starts.
     pub market_settings: crate::settings::LiveSettings,
     /// `/install.sh` and the agent's download (install.rs).
@@ -91,6 +93,7 @@ impl DevicesCtx {
             nearby_answers: Arc::new(nearby::Answers::new(1024)),
             agent_writers: Arc::new(tokio::sync::Semaphore::new(model::AGENT_WRITERS)),
             quiet: Default::default(),
+            asks: Default::default(),
             market_settings,
             installer: Arc::new(installer),
         }

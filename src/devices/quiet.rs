@@ -1,6 +1,7 @@
 //! Quiet beats (issue 42, item 2): a beat over a box's channel that changes nothing but the
 //! box's presence and its figures writes nothing at once. The box's row is read (no lock, no
-//! transaction) and compared with what the beat says; when nothing differs the beat's time and
+//! transaction; the rows of the beats arriving within 20 ms are read in one query) and compared
+//! with what the beat says; when nothing differs the beat's time and
 //! figures wait in this instance's memory ([`Pending`]) and one batched write per
 //! `[connect] presence_flush_ms` carries them for every box of the instance ([`flush`]):
 //! `last_seen_at`, the CPU, memory, disk and GPU figures, the telemetry samples, and the
@@ -77,41 +78,118 @@ impl Pending {
     }
 }
 
-/// The beat of `device_id` (known by `secret_hash`) if it changes nothing but presence and
-/// figures: its presence is kept for the next flush and the answer's settings come back.
-/// `None`: the full beat must run (it also answers what this one cannot judge, such as a
-/// secret that changed). The caller has already seen that the beat carries no
-/// acknowledgements, verification or snapshot reports, and the same installation reports as
-/// the box's last full beat.
-pub async fn beat(cx: &DevicesCtx, device_id: &str, secret_hash: Option<&str>, req: &HeartbeatRequest) -> Result<Option<Settings>, AppError> {
+/// Beats waiting for the next batched read of their boxes' rows.
+#[derive(Default)]
+pub struct Asks {
+    waiting: Mutex<Vec<Ask>>,
+    arrived: tokio::sync::Notify,
+}
+
+struct Ask {
+    device_id: String,
+    secret_hash: Option<String>,
+    req: HeartbeatRequest,
+    reply: tokio::sync::oneshot::Sender<Judged>,
+}
+
+/// What became of a beat offered as quiet.
+pub enum Judged {
+    /// Quiet: kept for the next flush; the answer's settings.
+    Quiet(Settings),
+    /// The full beat must run (it also answers what a quiet one cannot judge, such as a secret
+    /// that changed): the beat, handed back.
+    Full(HeartbeatRequest),
+}
+
+/// How long the first beat of a batch waits for others to join it: one read of the rows for all.
+const GATHER: std::time::Duration = std::time::Duration::from_millis(20);
+/// Boxes read at most in one query.
+const MAX_ASKS: usize = 500;
+/// A beat not judged within this (the reader gone) takes the full path.
+const JUDGED_WITHIN: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The beat of `device_id` (known by `secret_hash`) offered as quiet: answered once its row was
+/// read with those of the other beats arriving within [`GATHER`] (one query for them all). The
+/// caller has already seen that the beat carries the same installation reports as the box's last
+/// full beat and that no command waits on its channel.
+pub async fn beat(cx: &DevicesCtx, device_id: &str, secret_hash: Option<&str>, req: HeartbeatRequest) -> Judged {
     if !req.acks.is_empty() || req.verification.is_some() || !req.snapshots.is_empty() {
-        return Ok(None);
+        return Judged::Full(req);
     }
     if req.spec.as_ref().is_some_and(|s| s.check().is_err()) || req.metrics.as_ref().is_some_and(|m| m.check().is_err()) {
-        return Ok(None);
+        return Judged::Full(req);
     }
-    let Some(d) = devices::Entity::find_by_id(device_id.to_string()).one(&cx.db).await? else { return Ok(None) };
-    if d.secret_hash.as_deref() != secret_hash || d.status != DeviceStatus::Online {
-        return Ok(None);
+    let (reply, judged) = tokio::sync::oneshot::channel();
+    let ask = Ask { device_id: device_id.to_string(), secret_hash: secret_hash.map(str::to_string), req, reply };
+    cx.asks.waiting.lock().unwrap_or_else(|e| e.into_inner()).push(ask);
+    cx.asks.arrived.notify_one();
+    match tokio::time::timeout(JUDGED_WITHIN, judged).await {
+        Ok(Ok(j)) => j,
+        // Lost with the reader: the beat itself is gone with it; an empty one runs in full.
+        _ => Judged::Full(HeartbeatRequest::default()),
     }
+}
+
+/// This instance's reader of the quiet beats' rows; runs until aborted.
+pub async fn judge_beats(cx: DevicesCtx) {
+    loop {
+        cx.asks.arrived.notified().await;
+        tokio::time::sleep(GATHER).await;
+        loop {
+            let batch: Vec<Ask> = {
+                let mut w = cx.asks.waiting.lock().unwrap_or_else(|e| e.into_inner());
+                let n = w.len().min(MAX_ASKS);
+                w.drain(..n).collect()
+            };
+            if batch.is_empty() {
+                break;
+            }
+            judge(&cx, batch).await;
+        }
+    }
+}
+
+async fn judge(cx: &DevicesCtx, batch: Vec<Ask>) {
+    use sea_orm::{ColumnTrait, QueryFilter};
+    let ids: Vec<String> = batch.iter().map(|a| a.device_id.clone()).collect();
+    let rows = match devices::Entity::find().filter(devices::Column::Id.is_in(ids)).all(&cx.db).await {
+        Ok(rows) => rows,
+        Err(e) => {
+            tracing::warn!(error = %e, "reading the rows of quiet beats failed; they run in full");
+            Vec::new()
+        }
+    };
+    let rows: HashMap<&str, &devices::Model> = rows.iter().map(|d| (d.id.as_str(), d)).collect();
     let t = crate::db::now();
-    let waiting = cx.quiet.0.lock().unwrap_or_else(|e| e.into_inner()).get(device_id).map(|s| s.at);
-    let last = d.last_seen_at.max(waiting);
+    for ask in batch {
+        let judged = match rows.get(ask.device_id.as_str()).and_then(|d| quiet(cx, d, &ask, t).then_some(d)) {
+            Some(d) => {
+                let bound = owner_of(d).is_some();
+                let prev = d.last_seen_at.max(cx.quiet.0.lock().unwrap_or_else(|e| e.into_inner()).get(d.id.as_str()).map(|s| s.at));
+                cx.quiet.put(&d.id, Seen { at: t, prev, metrics: ask.req.metrics.clone(), bound });
+                metrics::counter!(crate::observe::AGENT_BEATS).increment(1);
+                Judged::Quiet(crate::devices::protocol::settings(cx, d))
+            }
+            None => Judged::Full(ask.req),
+        };
+        let _ = ask.reply.send(judged);
+    }
+}
+
+/// Whether the beat of `ask` changes nothing of `d` but its presence and figures.
+fn quiet(cx: &DevicesCtx, d: &devices::Model, ask: &Ask, t: DateTime<Utc>) -> bool {
+    if d.secret_hash != ask.secret_hash || d.status != DeviceStatus::Online {
+        return false;
+    }
+    let waiting = cx.quiet.0.lock().unwrap_or_else(|e| e.into_inner()).get(d.id.as_str()).map(|s| s.at);
     // Silent for longer than the sweep allows, or a new hour of the reliability ring: written now.
-    if last.is_none_or(|l| t - l > Duration::seconds(cx.settings.offline_after_secs as i64)) {
-        return Ok(None);
+    if d.last_seen_at.max(waiting).is_none_or(|l| t - l > Duration::seconds(cx.settings.offline_after_secs as i64)) {
+        return false;
     }
     if crate::devices::presence::mark(d.presence.as_deref(), d.presence_hour, t).is_some() {
-        return Ok(None);
+        return false;
     }
-    if let Some(spec) = &req.spec
-        && !same_spec(&d, spec)
-    {
-        return Ok(None);
-    }
-    cx.quiet.put(device_id, Seen { at: t, prev: last, metrics: req.metrics.clone(), bound: owner_of(&d).is_some() });
-    metrics::counter!(crate::observe::AGENT_BEATS).increment(1);
-    Ok(Some(crate::devices::protocol::settings(cx, &d)))
+    ask.req.spec.as_ref().is_none_or(|spec| same_spec(d, spec))
 }
 
 /// The spec as the row keeps it (what a full beat would write is what it holds).
