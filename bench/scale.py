@@ -428,7 +428,12 @@ def main():
         with open(secrets_file, "w") as f:
             json.dump(secrets, f)
         print(f"{n_max} boxes registered and bound in {time.time() - t0:.0f} s", flush=True)
-        time.sleep(3)
+        # A box registers online; those on no channel yet go offline at the sweep after
+        # offline_after_secs (a transaction and a notification each): not while a level is measured.
+        wait = int(env["ZMARKET_DEVICES__OFFLINE_AFTER_SECS"]) + 20 - (time.time() - t0)
+        if wait > 0:
+            print(f"waiting {wait:.0f} s for the offline sweep of the boxes with no channel yet", flush=True)
+            time.sleep(wait)
         quiet = people(m0.port, email, args.people_secs)
         print(people_line("no box online", quiet), flush=True)
         rss0 = sum(m.rss() for m in markets)

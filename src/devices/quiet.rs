@@ -1,6 +1,6 @@
 //! Quiet beats (issue 42, item 2): a beat over a box's channel that changes nothing but the
 //! box's presence and its figures writes nothing at once. The box's row is read (no lock, no
-//! transaction; the rows of the beats arriving within 20 ms are read in one query) and compared
+//! transaction; the rows of the beats arriving within 50 ms are read in one query) and compared
 //! with what the beat says; when nothing differs the beat's time and
 //! figures wait in this instance's memory ([`Pending`]) and one batched write per
 //! `[connect] presence_flush_ms` carries them for every box of the instance ([`flush`]):
@@ -102,7 +102,7 @@ pub enum Judged {
 }
 
 /// How long the first beat of a batch waits for others to join it: one read of the rows for all.
-const GATHER: std::time::Duration = std::time::Duration::from_millis(20);
+const GATHER: std::time::Duration = std::time::Duration::from_millis(50);
 /// Boxes read at most in one query.
 const MAX_ASKS: usize = 500;
 /// A beat not judged within this (the reader gone) takes the full path.
