@@ -14,7 +14,7 @@ Builds bench/bare (release, its own target dir bench/bare/target), starts it and
 target/release/zmarket (fresh data dir: the seeded catalogue of 24 apps, one signed-in person) on
 127.0.0.1 (and the --before build beside it), runs wrk (2 threads, 100 connections, --seconds
 each) against H and then every build for each row, then the
-domain figures through the existing scripts (wallet.py, social.py, flood.py, nearby.py, rent.py, backup.py) with
+domain figures through the existing scripts (wallet.py, social.py, flood.py, nearby.py, rent.py, backup.py, scale.py at 1,000 boxes) with
 small bounds, and connect's (connect.py: command latency, an app's origin and a tunnel through the
 market against straight; needs a Docker daemon, else its row says it was skipped).
 Bounded: about 5 minutes in all; loopback only; every process started is stopped.
@@ -283,6 +283,16 @@ def domain_rows(binary, H):
     if backup:
         out.append((f"market list (3 Python readers) during `zmarket backup` of {backup[1]} MB", backup[4], "", backup[5] + "ms",
                     f"backup {backup[0]} s; before it {backup[2]} reads/s, p99 {backup[3]} ms", "- (no target)"))
+    scale = subprocess.run([sys.executable, os.path.join(HERE, "scale.py"), "--boxes", "1000", "--measure", "1", "--people-secs", "4",
+                            "--binary", binary], capture_output=True, text=True, timeout=900).stdout
+    quiet = re.search(r"quiet: list p50 ([\d.]+) ms, p99 ([\d.]+) ms; sign-in p50 (\d+) ms, p99 (\d+) ms", scale)
+    for m in re.finditer(r"scale (\d+) boxes: ([\d.]+) KB a channel, ([\d.]+) ms CPU a beat, list p50 ([\d.]+) ms p99 ([\d.]+) ms, "
+                         r"sign-in p50 (\d+) ms p99 (\d+) ms", scale):
+        kb, beat = float(m.group(2)), float(m.group(3))
+        against = f"; with no box: list p99 {quiet.group(2)} ms, sign-in p99 {quiet.group(4)} ms" if quiet else ""
+        out.append((f"{int(m.group(1)):,} boxes on channels, beats every 30 s (bench/scale.py)", "", "", m.group(5) + "ms",
+                    f"{kb:.0f} KB a channel (target ≤ 40), {beat:.2f} ms CPU a beat (target ≤ 0.3); sign-in p50 {m.group(6)} ms, "
+                    f"p99 {m.group(7)} ms{against}", mark(kb <= 40 and beat <= 0.3)))
     out.extend(connect_rows(env, H))
     return out
 

@@ -207,12 +207,19 @@ pub async fn serve(listener: TcpListener, state: AppState, shutdown: impl Future
     let warm = crate::ssr::keep_warm(state.ssr.clone());
     let commands = crate::connect::channel::start_watcher(state.connect.clone());
     let rights = crate::connect::rights::start_watcher(state.connect.clone());
+    let flusher = crate::connect::channel::start_flusher(state.connect.clone());
+    let devices = state.devices.clone();
     let router = app::router(state);
     crate::listener::serve(listener, router, limits, shutdown).await;
     warm.abort();
     events.abort();
     commands.abort();
     rights.abort();
+    flusher.abort();
+    // The presence of the last quiet beats (src/devices/quiet.rs).
+    if let Err(e) = crate::devices::quiet::flush(&devices).await {
+        tracing::warn!(error = %e, "writing the boxes' presence failed");
+    }
     let _ = jobs.shutdown().await;
     Ok(())
 }

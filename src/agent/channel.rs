@@ -69,18 +69,31 @@ pub async fn run(channel: Arc<Channel>, server: String, secret: Arc<Mutex<String
         if let Ok(v) = format!("Bearer {token}").parse() {
             req.headers_mut().insert("authorization", v);
         }
+        let mut wait = backoff;
         match tokio_tungstenite::connect_async_with_config(req, None, true).await {
             Ok((ws, _)) => {
                 backoff = Duration::from_secs(1);
+                wait = backoff;
                 tracing::info!("channel to the market open");
                 serve(&channel, ws, &dispatch, &reach).await;
                 tracing::info!("channel to the market closed");
             }
-            Err(e) => tracing::debug!(error = %e, "channel to the market not open"),
+            Err(e) => {
+                // A market opening too many channels at once (a restart) says when to come back.
+                wait = wait.max(retry_after(&e));
+                tracing::debug!(error = %e, "channel to the market not open");
+            }
         }
-        tokio::time::sleep(jittered(backoff)).await;
+        tokio::time::sleep(jittered(wait)).await;
         backoff = (backoff * 2).min(MAX_BACKOFF);
     }
+}
+
+/// The `Retry-After` of a refused upgrade (zero when there is none).
+fn retry_after(e: &tokio_tungstenite::tungstenite::Error) -> Duration {
+    let tokio_tungstenite::tungstenite::Error::Http(res) = e else { return Duration::ZERO };
+    let secs = res.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<u64>().ok());
+    Duration::from_secs(secs.unwrap_or(0).min(MAX_BACKOFF.as_secs()))
 }
 
 async fn serve<S>(channel: &Channel, ws: S, dispatch: &Arc<Dispatcher>, reach: &Arc<Reach>)

@@ -148,6 +148,14 @@ pub struct ConnectConfig {
     /// Where the other instances reach this one (a stream asked for on one instance is carried
     /// to the instance holding the device's channel). Empty: the address it listens on.
     pub internal_url: String,
+    /// How often an instance writes the presence and figures of its boxes' quiet beats (beats
+    /// over a channel that change nothing else), all in one batch; at most a quarter of
+    /// `devices.offline_after_secs` is used (src/devices/quiet.rs).
+    pub presence_flush_ms: u64,
+    /// Agent channels an instance opens a second at most (a burst of as many again); beyond it
+    /// an agent is answered 429 with `Retry-After` and comes back later (a market restarting
+    /// with thousands of boxes reconnecting at once). 0: no limit.
+    pub channel_opens_per_sec: u32,
 }
 
 impl Default for ConnectConfig {
@@ -159,6 +167,8 @@ impl Default for ConnectConfig {
             offline_grace_secs: 3,
             command_poll_ms: 100,
             internal_url: String::new(),
+            presence_flush_ms: 5000,
+            channel_opens_per_sec: 200,
         }
     }
 }

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::extract::ws::Message;
+use axum::extract::ws::{Message, Utf8Bytes};
 use bytes::Bytes;
 use tokio::sync::{Notify, Semaphore, mpsc, oneshot};
 
@@ -93,9 +93,10 @@ impl Channels {
         self.0.links.lock().unwrap().get(device_id).cloned()
     }
 
-    /// Devices with a channel here.
-    pub fn devices(&self) -> Vec<Arc<Link>> {
-        self.0.links.lock().unwrap().values().cloned().collect()
+    /// Devices with a channel here, at most `n` from the `from`-th on (in the map's order, which
+    /// holds while no channel opens or closes): the watcher looks at a slice a time.
+    pub fn devices(&self, from: usize, n: usize) -> Vec<Arc<Link>> {
+        self.0.links.lock().unwrap().values().skip(from).take(n).cloned().collect()
     }
 
     pub fn len(&self) -> usize {
@@ -147,7 +148,17 @@ impl Link {
     /// Queues a control frame for the agent; false when the channel is gone.
     pub async fn send(&self, frame: &ToAgent) -> bool {
         let Ok(text) = serde_json::to_string(frame) else { return false };
-        self.out.send(Message::Text(text.into())).await.is_ok()
+        self.send_text(text.into()).await
+    }
+
+    /// Queues a control frame already written (an answer kept for the next beats).
+    pub async fn send_text(&self, text: Utf8Bytes) -> bool {
+        self.out.send(Message::Text(text)).await.is_ok()
+    }
+
+    /// Queues a ping unless the writer's queue is full (then the channel is not idle anyway).
+    pub fn ping(&self) {
+        let _ = self.out.try_send(Message::Ping(Bytes::new()));
     }
 
     /// Command ids not sent on this connection yet, marked as sent.

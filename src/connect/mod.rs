@@ -48,6 +48,8 @@ pub struct ConnectCtx {
     pub cookie_key: Arc<[u8; 32]>,
     /// The database URL, for this instance's LISTEN on PostgreSQL.
     pub database_url: Arc<str>,
+    /// Agent channels opened a second (`[connect] channel_opens_per_sec`; `None`: no limit).
+    pub channel_opens: Option<Arc<governor::DefaultDirectRateLimiter>>,
 }
 
 /// Where the other instances reach this one (streams carried to the holder of a channel):
@@ -97,6 +99,8 @@ impl ConnectCtx {
             apps_domain: domain.into(),
             cookie_key: Arc::new(h.finalize().into()),
             database_url: database_url.into(),
+            channel_opens: std::num::NonZeroU32::new(settings.channel_opens_per_sec)
+                .map(|n| Arc::new(governor::RateLimiter::direct(governor::Quota::per_second(n).allow_burst(n)))),
         }
     }
 }

@@ -67,12 +67,18 @@ fn stream_place(parts: &Parts, auth: &Auth) -> Result<SocketPlace, AppError> {
 #[utoipa::path(get, path = "/api/agent/v1/channel", tag = "agent",
     responses((status = 101), (status = 400), (status = 401)))]
 async fn agent_channel(State(cx): State<ConnectCtx>, parts: Parts, ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>) -> Result<Response, AppError> {
+    // A restarted market meets its boxes all at once: beyond the rate they come back later.
+    if let Some(opens) = &cx.channel_opens
+        && opens.check().is_err()
+    {
+        return Err(AppError::TooManyRequests { retry_after_secs: channel::RETRY_OPEN_SECS });
+    }
     let device = crate::devices::protocol::device_by_secret(&cx.devices, crate::iam::auth::bearer(&parts)).await?;
     let ws = upgrade(ws)?;
     // One channel per box: a new one closes the older (src/connect/hub.rs), so the box is not
     // the owner counted here; the kind and the address are.
     let place = crate::http::socket_place(&parts.extensions, &parts.headers, Kind::Channel, None)?;
-    Ok(ws.max_message_size(crate::protocol::frames::MAX_CONTROL + 64).on_upgrade(move |socket| async move {
+    Ok(channel::configured(ws).on_upgrade(move |socket| async move {
         let _place = place;
         channel::serve(cx, device, socket).await
     }))

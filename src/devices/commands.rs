@@ -31,7 +31,7 @@ pub async fn queue(conn: &impl ConnectionTrait, id: &str, device_id: &str, subje
     }
     .insert(conn)
     .await?;
-    crate::protocol::command_queued();
+    crate::protocol::command_queued(device_id);
     Ok(())
 }
 

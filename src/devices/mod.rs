@@ -14,6 +14,7 @@ pub mod nearby;
 pub mod notify;
 pub mod presence;
 pub mod protocol;
+pub mod quiet;
 pub mod rental;
 pub mod routes;
 pub mod sharing;
@@ -59,6 +60,10 @@ pub struct DevicesCtx {
     pub nearby_answers: Arc<nearby::Answers>,
     /// Heartbeat write transactions running in this instance (`model::AGENT_WRITERS` at once).
     pub agent_writers: Arc<tokio::sync::Semaphore>,
+    /// The presence of this instance's boxes whose beats changed nothing, until the next flush.
+    pub quiet: Arc<quiet::Pending>,
+    /// Beats over channels waiting for their rows' batched read (`quiet::judge_beats`).
+    pub asks: Arc<quiet::Asks>,
     /// The market's settings: its fee is the share of a Z-CLOUD rental, fixed when it starts.
     pub market_settings: crate::settings::LiveSettings,
     /// `/install.sh` and the agent's download (install.rs).
@@ -87,6 +92,8 @@ impl DevicesCtx {
             guards,
             nearby_answers: Arc::new(nearby::Answers::new(1024)),
             agent_writers: Arc::new(tokio::sync::Semaphore::new(model::AGENT_WRITERS)),
+            quiet: Default::default(),
+            asks: Default::default(),
             market_settings,
             installer: Arc::new(installer),
         }

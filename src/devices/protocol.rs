@@ -185,8 +185,10 @@ async fn beat_written(cx: &DevicesCtx, device: &devices::Model, req: HeartbeatRe
     let t = now();
     let came_online = d.status != DeviceStatus::Online;
     let offline_after = Duration::seconds(cx.settings.offline_after_secs as i64);
-    let silent_since = d.last_seen_at.filter(|s| came_online || t - *s > offline_after);
-    let prev_seen = d.last_seen_at;
+    // The box's quiet beats not written yet (src/devices/quiet.rs): this beat writes its time.
+    let waiting = cx.quiet.take(&d.id).map(|s| s.at);
+    let prev_seen = d.last_seen_at.max(waiting);
+    let silent_since = prev_seen.filter(|s| came_online || t - *s > offline_after);
     let mut a: devices::ActiveModel = d.clone().into();
     if let Some(spec) = &req.spec {
         a.cpu_cores = Set(spec.cpu_cores);

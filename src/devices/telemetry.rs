@@ -80,6 +80,11 @@ struct StoredUse<'a> {
 /// Keeps this beat's figures of `d` (its row as before the beat: `prev_seen` its last beat's
 /// time): a fine sample unless the last one is younger than `every`, and the minute's first.
 pub async fn record(conn: &impl ConnectionTrait, device_id: &str, prev_seen: Option<DateTime<Utc>>, at: DateTime<Utc>, m: &Metrics, every: u64) -> Result<(), AppError> {
+    insert(conn, samples(device_id, prev_seen, at, m, every)?).await
+}
+
+/// The samples a beat at `at` keeps (see [`record`]).
+pub fn samples(device_id: &str, prev_seen: Option<DateTime<Utc>>, at: DateTime<Utc>, m: &Metrics, every: u64) -> Result<Vec<device_samples::ActiveModel>, AppError> {
     let gpus = serde_json::to_string(&m.gpus).map_err(|e| AppError::Internal(e.into()))?;
     let cpu = if m.cpu_percent.is_finite() { m.cpu_percent.clamp(0.0, 100.0) } else { 0.0 };
     let row = |tier: i16, at: DateTime<Utc>| device_samples::ActiveModel {
@@ -96,8 +101,18 @@ pub async fn record(conn: &impl ConnectionTrait, device_id: &str, prev_seen: Opt
     if due {
         rows.push(row(FINE, at));
     }
+    Ok(rows)
+}
+
+/// Inserts samples, those already kept (the minute's first) left as they are; in statements
+/// of at most 500 rows.
+pub async fn insert(conn: &impl ConnectionTrait, rows: Vec<device_samples::ActiveModel>) -> Result<(), AppError> {
     let keys = [device_samples::Column::DeviceId, device_samples::Column::Tier, device_samples::Column::At];
-    device_samples::Entity::insert_many(rows).on_conflict(OnConflict::columns(keys).do_nothing().to_owned()).try_insert().exec(conn).await?;
+    let mut rows = rows.into_iter().peekable();
+    while rows.peek().is_some() {
+        let chunk: Vec<_> = rows.by_ref().take(500).collect();
+        device_samples::Entity::insert_many(chunk).on_conflict(OnConflict::columns(keys).do_nothing().to_owned()).try_insert().exec(conn).await?;
+    }
     Ok(())
 }
 

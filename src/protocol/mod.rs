@@ -10,15 +10,19 @@ pub mod heartbeat;
 pub mod reasons;
 pub mod snapshots;
 
-/// This process queued a command for some device (the connect watcher looks at once rather than
-/// at its next poll; its transaction may commit a moment later, so the watcher looks again).
-static QUEUED: tokio::sync::Notify = tokio::sync::Notify::const_new();
+/// This process queued a command for a device: each connect watcher of the process hears the
+/// device's id and looks at its channel at once rather than at its next poll (its transaction may
+/// commit a moment later, so the watcher looks again). A watcher that fell behind by more than
+/// [`QUEUED_BACKLOG`] ids looks at every channel it holds.
+static QUEUED: std::sync::LazyLock<tokio::sync::broadcast::Sender<std::sync::Arc<str>>> =
+    std::sync::LazyLock::new(|| tokio::sync::broadcast::channel(QUEUED_BACKLOG).0);
+const QUEUED_BACKLOG: usize = 1024;
 
-pub fn command_queued() {
-    QUEUED.notify_waiters();
+pub fn command_queued(device_id: &str) {
+    let _ = QUEUED.send(device_id.into());
 }
 
-/// Resolves at the next [`command_queued`].
-pub async fn queued() {
-    QUEUED.notified().await
+/// The ids of the devices [`command_queued`] names from now on.
+pub fn queued() -> tokio::sync::broadcast::Receiver<std::sync::Arc<str>> {
+    QUEUED.subscribe()
 }

@@ -16,15 +16,15 @@ use crate::devices::bound_device;
 
 const GIB: i64 = 1024 * 1024 * 1024;
 
-fn box_spec() -> Value {
+pub(crate) fn box_spec() -> Value {
     json!({"cpu_cores": 8, "memory_bytes": 64 * GIB, "disk_bytes": 2048 * GIB, "gpus": []})
 }
 
-fn ws_url(app: &TestApp, path: &str) -> String {
+pub(crate) fn ws_url(app: &TestApp, path: &str) -> String {
     format!("{}{path}", app.base.replacen("http://", "ws://", 1))
 }
 
-type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+pub(crate) type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 async fn open_channel(app: &TestApp, secret: &str) -> Result<Ws, tokio_tungstenite::tungstenite::Error> {
     let mut req = ws_url(app, "/api/agent/v1/channel").into_client_request().unwrap();
@@ -33,7 +33,7 @@ async fn open_channel(app: &TestApp, secret: &str) -> Result<Ws, tokio_tungsteni
 }
 
 /// The next `commands` frame on a channel (within `wait`).
-async fn next_commands(ws: &mut Ws, wait: Duration) -> Option<Value> {
+pub(crate) async fn next_commands(ws: &mut Ws, wait: Duration) -> Option<Value> {
     let deadline = Instant::now() + wait;
     while let Ok(Some(Ok(msg))) = tokio::time::timeout(deadline.saturating_duration_since(Instant::now()), ws.next()).await {
         if let Message::Text(t) = msg {
@@ -46,7 +46,7 @@ async fn next_commands(ws: &mut Ws, wait: Duration) -> Option<Value> {
     None
 }
 
-async fn device_status(app: &TestApp, token: &str, id: &str) -> String {
+pub(crate) async fn device_status(app: &TestApp, token: &str, id: &str) -> String {
     let (s, b) = app.get_auth(&format!("/api/ebs/v2/devices/{id}"), token).await;
     assert_eq!(s, 200, "{b}");
     b["data"]["status"].as_str().unwrap().to_string()
