@@ -7,16 +7,18 @@ channel beating every `--beat-secs`, against one server; what the server pays fo
     python3 bench/scale.py --boxes 5000,10000 --postgres postgres://zmtest:zmtest@127.0.0.1:5432/postgres
     python3 bench/scale.py --boxes 10000 --storm    # then the market restarts: every box comes back
 
-One server (release binary, fresh data dir, log level `warn` as the other benches) gets the
-largest N boxes registered and bound by one person over HTTP; then, with no channel open, the
-people-facing figures are measured (the quiet row: the same server with no boxes online). Then
-the channels open level by level (1,000, then 4,000 more, ...), each from a loopback source
+One server (release binary, fresh data dir, log level `warn` as the other benches): first, with
+no box, the people-facing figures are measured (the quiet row) and its idle CPU. Then level by
+level (1,000, then 4,000 more, ...) the level's boxes are registered and bound by one person over
+HTTP and their channels open at once (a box not on a channel within `offline_after_secs` would
+be swept offline with a notification, thousands of them while the level is measured), each from a loopback source
 address 127.0.x.y with at most 30 channels an address (the per-address cap, a quarter of
 `server.max_connections_per_ip`, stays on). Each box beats as the agent does (spec and metrics
 every beat) at a random phase of the interval, answers the market's pings, and counts the
 answers. For each level, after one whole beat interval to settle:
 
-- RSS per channel: (server VmRSS now - VmRSS with no channel) / channels;
+- RSS per channel: (server VmRSS now - VmRSS with no box) / channels (a box's row is counted
+  with its channel);
 - CPU per beat: the server's CPU time (user + system) over `--measure` beat intervals, less its
   idle CPU with no channel open (measured for 10 s before), divided by the beats sent in them
   (everything else the server did meanwhile is charged to the beats: pings, the command
@@ -41,6 +43,7 @@ import json
 import os
 import random
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -423,17 +426,12 @@ def main():
         email = "owner@example.com"
         h.call("POST", "/api/iam/v1/register", {"email": email, "password": PASSWORD, "confirm_password": PASSWORD, "agree": True})
         token = h.call("POST", "/api/iam/v2/login/password", {"email": email, "password": PASSWORD})[1]["data"]["token"]
-        t0 = time.time()
-        secrets = register_and_bind(m0.port, token, n_max)
+        # Each level's boxes are registered (online: a box registers so) and bound right before
+        # their channels open, so none waits long enough to be swept offline (a transaction and a
+        # notification each: thousands of them would be measured with the level).
+        secrets = []
         with open(secrets_file, "w") as f:
             json.dump(secrets, f)
-        print(f"{n_max} boxes registered and bound in {time.time() - t0:.0f} s", flush=True)
-        # A box registers online; those on no channel yet go offline at the sweep after
-        # offline_after_secs (a transaction and a notification each): not while a level is measured.
-        wait = int(env["ZMARKET_DEVICES__OFFLINE_AFTER_SECS"]) + 20 - (time.time() - t0)
-        if wait > 0:
-            print(f"waiting {wait:.0f} s for the offline sweep of the boxes with no channel yet", flush=True)
-            time.sleep(wait)
         quiet = people(m0.port, email, args.people_secs)
         print(people_line("no box online", quiet), flush=True)
         rss0 = sum(m.rss() for m in markets)
@@ -447,6 +445,11 @@ def main():
         have = 0
         rows = []
         for n in levels:
+            t0 = time.time()
+            secrets += register_and_bind(m0.port, token, n - have)
+            with open(secrets_file, "w") as f:
+                json.dump(secrets, f)
+            print(f"{n - have} boxes registered and bound in {time.time() - t0:.0f} s", flush=True)
             t0 = time.time()
             st = fleet.ask(f"add {secrets_file} {have} {n}")
             have = fleet.size = n
@@ -481,6 +484,7 @@ def main():
             fleet.stop()
         for m in markets:
             m.stop()
+            shutil.rmtree(m.dir, ignore_errors=True)
         if args.postgres:
             reset_postgres(args.postgres)
 
