@@ -128,8 +128,8 @@ pub fn refusal_of(res: &Response) -> Option<Msg> {
 
 /// `{code, data, msg, error}`: the status, what explains it, the text in `lang` and the stable name.
 fn envelope(msg: &Msg, lang: Lang, data: &Value) -> Value {
-    let (status, name) = msg.code();
-    json!({ "code": status.as_u16(), "data": data, "msg": msg.text(lang), "error": name })
+    let (status, name, text) = msg.row(lang);
+    json!({ "code": status.as_u16(), "data": data, "msg": text, "error": name })
 }
 
 /// Writes the envelope of an `AppError` in the language the request asked for (called by the

@@ -25,7 +25,7 @@ impl Msg {
     }
 
     /// The message's row: its status, its stable name and its text in `lang`.
-    fn row(&self, lang: Lang) -> (StatusCode, &'static str, Cow<'static, str>) {
+    pub(super) fn row(&self, lang: Lang) -> (StatusCode, &'static str, Cow<'static, str>) {
         use StatusCode as S;
         match self {
             Msg::NotFound => (S::NOT_FOUND, "not_found", the(lang, "Not found", "未找到")),

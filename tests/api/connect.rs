@@ -26,10 +26,19 @@ pub(crate) fn ws_url(app: &TestApp, path: &str) -> String {
 
 pub(crate) type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
-async fn open_channel(app: &TestApp, secret: &str) -> Result<Ws, tokio_tungstenite::tungstenite::Error> {
+/// An agent channel with `secret`: the socket, or the HTTP status and `Retry-After` it was
+/// refused with ((0, "") when the connection closed without an answer).
+pub(crate) async fn channel(app: &TestApp, secret: &str) -> Result<Ws, (u16, String)> {
     let mut req = ws_url(app, "/api/agent/v1/channel").into_client_request().unwrap();
     req.headers_mut().insert("authorization", format!("Bearer {secret}").parse().unwrap());
-    tokio_tungstenite::connect_async(req).await.map(|(ws, _)| ws)
+    match tokio_tungstenite::connect_async(req).await {
+        Ok((ws, _)) => Ok(ws),
+        Err(tokio_tungstenite::tungstenite::Error::Http(res)) => {
+            let retry = res.headers().get("retry-after").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+            Err((res.status().as_u16(), retry))
+        }
+        Err(_) => Err((0, String::new())),
+    }
 }
 
 /// The next `commands` frame on a channel (within `wait`).
@@ -76,7 +85,7 @@ async fn a_channel_outlives_the_header_read_timeout() {
     .await;
     let alice = token_of(&app.signed_in("alice@example.com").await);
     let (dev, secret) = bound_device(&app, &alice, "Z-BOX", box_spec()).await;
-    let mut ws = open_channel(&app, &secret).await.expect("the channel opens");
+    let mut ws = channel(&app, &secret).await.expect("the channel opens");
     next_commands(&mut ws, Duration::from_secs(5)).await.expect("the answer of the first beat");
     for _ in 0..3 {
         // Frames keep coming (a beat a second), never a request's head.
@@ -100,11 +109,11 @@ async fn the_channel_carries_commands_at_once_and_tells_online_from_offline() {
     let (dev, secret) = bound_device(&app, &alice, "Z-BOX", box_spec()).await;
 
     // A wrong secret gets no channel.
-    assert!(open_channel(&app, "not-a-secret").await.is_err());
+    assert!(channel(&app, "not-a-secret").await.is_err());
     let (s, b) = app.get_json("/api/agent/v1/channel").await;
     assert_eq!(s, 401, "{b}");
 
-    let mut ws = open_channel(&app, &secret).await.expect("the channel opens");
+    let mut ws = channel(&app, &secret).await.expect("the channel opens");
     let first = next_commands(&mut ws, Duration::from_secs(5)).await.expect("the answer of the channel's first beat");
     assert_eq!(first["settings"]["bound"], true);
     assert_eq!(first["commands"], json!([]));
@@ -143,7 +152,7 @@ async fn the_channel_carries_commands_at_once_and_tells_online_from_offline() {
     eprintln!("channel closed → offline: {off:?}");
 
     // Back on a new channel: online again, and the unacknowledged stop is sent again.
-    let mut ws = open_channel(&app, &secret).await.unwrap();
+    let mut ws = channel(&app, &secret).await.unwrap();
     let again = next_commands(&mut ws, Duration::from_secs(5)).await.unwrap();
     assert!(again["commands"].as_array().unwrap().iter().any(|c| c["id"] == stop["id"]), "{again}");
     wait_status(&app, &alice, &dev, "online", Duration::from_secs(2)).await;
@@ -179,7 +188,7 @@ async fn a_zcloud_create_and_delete_reach_the_hosts_channel_at_once() {
     .await;
     let alice = token_of(&app.signed_in("alice@example.com").await);
     let (host, secret) = bound_device(&app, &alice, "server group", box_spec()).await;
-    let mut ws = open_channel(&app, &secret).await.expect("the channel opens");
+    let mut ws = channel(&app, &secret).await.expect("the channel opens");
     next_commands(&mut ws, Duration::from_secs(5)).await.expect("the answer of the channel's first beat");
     wait_status(&app, &alice, &host, "online", Duration::from_secs(2)).await;
 
@@ -475,7 +484,7 @@ async fn a_stream_asked_for_on_another_instance_reaches_the_instance_holding_the
     let alice = token_of(&a.signed_in("alice@example.com").await);
     let (dev, secret) = bound_device(&a, &alice, "Z-BOX", box_spec()).await;
     // The box's channel is on A (played here: it opens the stream and answers each chunk).
-    let mut ch = open_channel(&a, &secret).await.unwrap();
+    let mut ch = channel(&a, &secret).await.unwrap();
     next_commands(&mut ch, Duration::from_secs(5)).await.unwrap();
     let agent = tokio::spawn(async move {
         while let Some(Ok(m)) = ch.next().await {

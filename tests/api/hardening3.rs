@@ -10,25 +10,8 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 use crate::common::*;
+use crate::connect::{Ws, channel, next_commands, ws_url};
 use crate::devices::{register, spec};
-
-pub(crate) type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
-fn ws_url(app: &TestApp, path: &str) -> String {
-    format!("{}{path}", app.base.replacen("http://", "ws://", 1))
-}
-
-/// An agent channel with `secret`: the socket, or the HTTP status it was refused with (0: the
-/// connection itself was closed).
-pub(crate) async fn channel(app: &TestApp, secret: &str) -> Result<Ws, u16> {
-    let mut req = ws_url(app, "/api/agent/v1/channel").into_client_request().unwrap();
-    req.headers_mut().insert("authorization", format!("Bearer {secret}").parse().unwrap());
-    match tokio_tungstenite::connect_async(req).await {
-        Ok((ws, _)) => Ok(ws),
-        Err(tokio_tungstenite::tungstenite::Error::Http(res)) => Err(res.status().as_u16()),
-        Err(_) => Err(0),
-    }
-}
 
 /// Whether the server still serves `ws`: a ping is answered by a pong on an open socket, a
 /// closed one ends (its frames before the end are skipped). A guard ends a socket that says
@@ -97,7 +80,7 @@ async fn a_flood_of_agent_channels_keeps_healthz_and_sign_in_answering() {
     let results = flood.await.unwrap();
     health.push(app.get("/healthz").await.status().as_u16());
     logins.push(app.post_json("/api/iam/v2/login/password", &json!({"email": "victim@example.com", "password": PASSWORD}), None).await.0);
-    let refused: Vec<u16> = results.iter().filter_map(|r| r.as_ref().err().copied()).collect();
+    let refused: Vec<u16> = results.iter().filter_map(|r| r.as_ref().err().map(|(status, _)| *status)).collect();
     let mut held: Vec<Ws> = results.into_iter().filter_map(Result::ok).collect();
     let accepted = held.len();
     let mut open = 0;
@@ -121,11 +104,11 @@ async fn a_flood_of_agent_channels_keeps_healthz_and_sign_in_answering() {
         let ws = loop {
             match channel(&app, s).await {
                 Ok(ws) => break ws,
-                Err(429) if tries < 100 => {
+                Err((429, _)) if tries < 100 => {
                     tries += 1;
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
-                Err(status) => panic!("room again once the flood's sockets closed: {status}"),
+                Err((status, _)) => panic!("room again once the flood's sockets closed: {status}"),
             }
         };
         hold.push(ws);
@@ -274,18 +257,7 @@ fn log_line(ts: &str, text: &str) -> String {
 /// before it was answered 409 under CI's load).
 pub(crate) async fn attached(app: &TestApp, secret: &str) -> Ws {
     let mut ch = channel(app, secret).await.expect("the box's channel opens");
-    let first = tokio::time::timeout(Duration::from_secs(10), async {
-        while let Some(Ok(m)) = ch.next().await {
-            if let Message::Text(t) = m
-                && serde_json::from_str::<serde_json::Value>(&t).is_ok_and(|v| v["t"] == "commands")
-            {
-                return true;
-            }
-        }
-        false
-    })
-    .await;
-    assert_eq!(first, Ok(true), "the answer of the channel's first beat");
+    next_commands(&mut ch, Duration::from_secs(10)).await.expect("the answer of the channel's first beat");
     ch
 }
 

@@ -10,27 +10,11 @@ use futures::{SinkExt, StreamExt};
 use sea_orm::EntityTrait;
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use zmarket::db::entity::devices;
 
 use crate::boxes::{GIB, bound_device};
 use crate::common::*;
-use crate::connect::{Ws, box_spec, device_status, next_commands, ws_url};
-
-/// An agent channel with `secret`: the socket, or the HTTP status and `Retry-After` it was
-/// refused with.
-async fn channel(app: &TestApp, secret: &str) -> Result<Ws, (u16, String)> {
-    let mut req = ws_url(app, "/api/agent/v1/channel").into_client_request().unwrap();
-    req.headers_mut().insert("authorization", format!("Bearer {secret}").parse().unwrap());
-    match tokio_tungstenite::connect_async(req).await {
-        Ok((ws, _)) => Ok(ws),
-        Err(tokio_tungstenite::tungstenite::Error::Http(res)) => {
-            let retry = res.headers().get("retry-after").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
-            Err((res.status().as_u16(), retry))
-        }
-        Err(e) => panic!("the channel failed: {e}"),
-    }
-}
+use crate::connect::{Ws, box_spec, channel, device_status, next_commands};
 
 async fn send_beat(ws: &mut Ws, spec: &Value, cpu: f64) {
     let beat = json!({"t": "beat", "spec": spec, "metrics": {"cpu_percent": cpu, "memory_used_bytes": GIB, "disk_used_bytes": GIB}, "installations": [], "acks": []});

@@ -12,7 +12,8 @@ const PER_TASK = 8;
 function load(): void {
   if (!me?.dataset.main) return;
   const main = me.dataset.main;
-  // The entry's static imports, named up front so they arrive together, not one level at a time.
+  // The entry's and the app's chunks (ui/build.mjs), named up front so they arrive together, not
+  // one level at a time.
   const chunks = (me.dataset.preload ?? '').split(' ').filter(Boolean);
   const next = () => {
     const links = document.createDocumentFragment();
