@@ -1,7 +1,7 @@
-//! Personal API keys (issue 22): `zk_…` keys made from a signed-in session, shown once, stored
-//! hashed, accepted as `Authorization: Bearer` wherever an access token is, acting as their owner
-//! in the context they were made in; revoked, expired, a removed membership or a deleted account
-//! end them at once, on every instance.
+//! Personal API keys: `zk_…` keys made from a signed-in session, shown once, stored hashed,
+//! accepted as `Authorization: Bearer` wherever an access token is, acting as their owner in the
+//! context they were made in; revoked, expired, a removed membership or a deleted account end them
+//! at once, on every instance; a key that is not valid says so (and `zmarket tunnel` with it).
 
 use chrono::{Duration, Utc};
 use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
@@ -452,4 +452,38 @@ async fn only_an_operator_makes_an_ops_key_and_confirms_it_with_the_password() {
     assert_eq!(status, 200, "{body}");
     // Only the console: reading the rest needs `read`.
     assert_eq!(app.get_auth(PROFILE, &key).await.1["error"], "api_key_scope");
+}
+
+/// A key that is not valid says so, in both languages; a session keeps its own words.
+#[tokio::test]
+async fn an_invalid_api_key_is_named_and_the_tunnel_says_so_in_sentences() {
+    let app = TestApp::spawn().await;
+    let session = token_of(&app.signed_in("ada@example.com").await);
+    let (s, b) = app.post_json("/api/iam/v1/api-keys", &json!({"name": "laptop"}), Some(&session)).await;
+    assert_eq!(s, 200, "{b}");
+    let (key, key_id) = (b["data"]["key"].as_str().unwrap().to_string(), b["data"]["id"].as_str().unwrap().to_string());
+    assert_eq!(app.get_auth("/api/iam/v1/account/profile", &key).await.0, 200);
+    let (s, _) = call(&app, reqwest::Method::DELETE, &format!("/api/iam/v1/api-keys/{key_id}"), None, &session, "en").await;
+    assert_eq!(s, 200);
+    for bad in [key.as_str(), "zk_not-a-key", "zk_"] {
+        let (s, b) = call(&app, reqwest::Method::GET, "/api/iam/v1/account/profile", None, bad, "en").await;
+        assert_eq!((s, b["error"].as_str(), b["msg"].as_str()), (401, Some("api_key_invalid"), Some("This API key is not valid: create a new one on your account page")), "{bad}");
+        let (_, b) = call(&app, reqwest::Method::GET, "/api/iam/v1/account/profile", None, bad, "zh-CN").await;
+        assert_eq!(b["msg"], "此 API 密钥无效：请在账户页面新建一个");
+    }
+    let (s, b) = app.get_auth("/api/iam/v1/account/profile", "not-a-token").await;
+    assert_eq!((s, b["error"].as_str()), (401, Some("session_expired")));
+
+    // `zmarket tunnel` with the revoked key: the market's sentence in the user's language.
+    for (lang, want) in [
+        (zmarket::lang::Lang::En, "The market refused the tunnel: This API key is not valid: create a new one on your account page."),
+        (zmarket::lang::Lang::Zh, "市场拒绝了隧道：此 API 密钥无效：请在账户页面新建一个。"),
+    ] {
+        let err = crate::connect::doors::tunnel_error(&app, "/api/rmp/v1/apps/anything/tcp?port=80", &key, lang).await;
+        assert_eq!(err, want);
+        assert!(!err.contains('{') && !err.contains("401"), "{err}");
+    }
+    // A refusal of a valid caller (no such installation) reads alike.
+    let err = crate::connect::doors::tunnel_error(&app, "/api/rmp/v1/apps/nope/tcp?port=80", &session, zmarket::lang::Lang::En).await;
+    assert!(err.starts_with("The market refused the tunnel: ") && !err.contains('{'), "{err}");
 }

@@ -12,7 +12,7 @@ use tokio_tungstenite::tungstenite::Message;
 
 use crate::common::*;
 use crate::connect::Ws;
-use crate::hardening3::{attached, entered, on_app};
+use crate::connect::played::{attached, entered, on_app};
 
 /// Plays the box: every stream the market opens is refused with the reason set in `reason`, or,
 /// for "silent", opened and closed with no byte (an app that takes the connection and answers
