@@ -303,9 +303,7 @@ async fn an_invitation_link_asks_before_it_joins() {
     assert_eq!(s, 200, "{b}");
     let bob = token_of(&app.signed_in("bob@example.com").await);
     let carol = token_of(&app.signed_in("carol@example.com").await);
-    let (s, b) = app.post_json("/api/iam/v1/sme", &json!({"name": "Acme Compute"}), Some(&token_of(&owner))).await;
-    assert_eq!(s, 200, "{b}");
-    let company = b["data"]["id"].as_str().unwrap().to_string();
+    let company = create(&app, &owner, "Acme Compute").await;
     let admin = token_of(&app.switch(&owner, &company).await);
     let bob_code = app.invite(&admin, "bob@example.com", "admin").await;
     let carol_code = app.invite(&admin, "carol@example.com", "member").await;
@@ -365,9 +363,8 @@ async fn a_pending_invitation_rings_the_invited_persons_bell() {
     let app = TestApp::spawn().await;
     let owner = app.signed_in("owner@example.com").await;
     let bob = app.signed_in("bob@example.com").await;
-    let (s, b) = app.post_json("/api/iam/v1/sme", &json!({"name": "Acme Compute"}), Some(&token_of(&owner))).await;
-    assert_eq!(s, 200, "{b}");
-    let admin = app.switch(&owner, b["data"]["id"].as_str().unwrap()).await;
+    let company = create(&app, &owner, "Acme Compute").await;
+    let admin = app.switch(&owner, &company).await;
     assert_eq!(unread(&app, &token_of(&bob)).await, 0);
 
     app.invite(&token_of(&admin), "bob@example.com", "member").await;

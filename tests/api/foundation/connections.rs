@@ -18,6 +18,11 @@ fn get(addr: &str, path: &str) -> String {
     format!("GET {path} HTTP/1.1\r\nhost: {addr}\r\n\r\n")
 }
 
+/// A sign-in's head announcing a body of 100,000 bytes, and the first byte of it.
+fn slow_sign_in(addr: &str) -> String {
+    format!("POST /api/iam/v2/login/password HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{{")
+}
+
 /// One answer read off `s` (head and a `content-length` body): its status line, or what
 /// ended the read (`eof`, an error), within 20 s.
 async fn answer(s: &mut (impl AsyncReadExt + Unpin)) -> String {
@@ -115,9 +120,7 @@ async fn a_trickled_body_is_cut_below_the_minimum_rate() {
     let addr = addr(&app);
     let s = TcpStream::connect(&addr).await.unwrap();
     let (mut r, mut w) = s.into_split();
-    let head = format!(
-        "POST /api/iam/v2/login/password HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{{"
-    );
+    let head = slow_sign_in(&addr);
     w.write_all(head.as_bytes()).await.unwrap();
     let trickle = tokio::spawn(async move {
         // At most 30 s of a byte every 100 ms (10 bytes a second).
@@ -233,9 +236,7 @@ async fn a_slow_client_that_reconnects_before_the_grace_keeps_being_cut() {
     let mut cut = Vec::new();
     for _ in 0..4 {
         let mut s = TcpStream::connect(&addr).await.unwrap();
-        let head = format!(
-            "POST /api/iam/v2/login/password HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{{"
-        );
+        let head = slow_sign_in(&addr);
         s.write_all(head.as_bytes()).await.unwrap();
         let mut buf = [0u8; 256];
         // The client's own patience (the attack's period), not a limit of the market's.
