@@ -17,7 +17,7 @@ const T = {
     state: 'Status', redeemed: 'Redeemed', code: 'Top-up code', redeem: 'Redeem',
     fee: 'Market fee (%)', save: 'Save settings', saved: 'Settings saved', badLink: 'A download link must be empty or an http(s) address',
     chart: 'Fee income, last 30 days', backup: 'Last backup',
-    granted: 'Granted 200.00 coins', backUpNow: 'Back up now', byHand: 'by hand', edit: 'Edit', saveApp: 'Save', summary: 'Summary (English)', version: 'Version', image: 'Image', saved: 'is saved',
+    granted: 'Granted 200.00 coins', backUpNow: 'Back up now', byHand: 'by hand', edit: 'Edit', saveApp: 'Save', summary: 'Summary (English)', version: 'Version', image: 'Image', appSaved: 'is saved',
     stale: 'This app changed since you opened the form (an upload or another edit): it has been reloaded, check it and save again',
   },
   zh: {
@@ -26,7 +26,7 @@ const T = {
     state: '状态', redeemed: '已兑换', code: '充值码', redeem: '兑换',
     fee: '市场费率（%）', save: '保存设置', saved: '设置已保存', badLink: '下载链接须为空，或不超过 500 个字符的 http(s) 地址',
     chart: '近 30 天手续费收入', backup: '最近备份',
-    granted: '发放 200.00 币', backUpNow: '立即备份', byHand: '手动', edit: '编辑', saveApp: '保存', summary: '简介（英文）', version: '版本', image: '镜像', saved: '已保存',
+    granted: '发放 200.00 币', backUpNow: '立即备份', byHand: '手动', edit: '编辑', saveApp: '保存', summary: '简介（英文）', version: '版本', image: '镜像', appSaved: '已保存',
     stale: '打开表单后此应用已有改动（上传或其他编辑）：已重新载入，请检查后再保存',
   },
 };
@@ -207,7 +207,7 @@ for (const lang of ['en', 'zh']) {
     // Saved again from the reloaded form: it applies, and keeps the uploaded image.
     await page.getByLabel(t.summary, { exact: true }).fill('A fresh summary');
     await page.getByRole('button', { name: t.saveApp, exact: true }).click();
-    await expect(page.getByText(lang === 'zh' ? `维基 ${s} ${t.saved}` : `Wiki ${s} ${t.saved}`)).toBeVisible();
+    await expect(page.getByText(lang === 'zh' ? `维基 ${s} ${t.appSaved}` : `Wiki ${s} ${t.appSaved}`)).toBeVisible();
     const saved = await ok(await request.get(`/api/ops/v1/apps/${id}`, { headers: auth }));
     expect([saved.image, saved.version, saved.summary_en]).toEqual([image, '1.0+r1', 'A fresh summary']);
 

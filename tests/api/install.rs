@@ -1,8 +1,8 @@
-//! A box in one line (issue 41): `/install.sh` with the market's address baked in (a warning
-//! when that address is unset or loopback), the agent's download (the running binary's bytes,
-//! its sha256, ranges), the web manifest, `zmarket agent doctor`'s exit codes, and install.sh
-//! itself run in a scratch root against a real `zmarket serve`, with a fake `systemctl` that
-//! starts the unit's command and a fake `docker` (nothing is installed on this machine).
+//! A box in one line: `/install.sh` with the market's address baked in (a warning when that address
+//! is unset or loopback), the agent's download (the running binary's bytes, its sha256, ranges),
+//! the web manifest, `zmarket agent doctor`'s exit codes, and install.sh itself run in a scratch
+//! root against a real `zmarket serve`, with a fake `systemctl` that starts the unit's command and
+//! a fake `docker` (nothing is installed on this machine).
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

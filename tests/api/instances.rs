@@ -1,8 +1,9 @@
-//! Issue 16, several instances on one database (docs/security.md "Several instances"): two servers, A and B, share one
-//! database (on PostgreSQL with TEST_DATABASE_URL; on SQLite, one file) and must behave as one:
-//! a session from A works on B and ends on both, the per-client limits are one allowance for
-//! both, a public change on A reaches B's caches, and a shared job runs on one of them at a time
-//! (each mail sent once). scripts/two-instances does the same through nginx with the e2e specs.
+//! Several instances on one database (docs/security.md "Several instances"): two servers, A and B,
+//! share one database (on PostgreSQL with TEST_DATABASE_URL; on SQLite, one file) and must behave
+//! as one: a session from A works on B and ends on both, the per-client limits are one allowance
+//! for both, a public change on A reaches B's caches, and a shared job runs on one of them at a
+//! time (each mail sent once). scripts/two-instances does the same through nginx with the e2e
+//! specs.
 
 use std::time::Duration;
 

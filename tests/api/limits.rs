@@ -1,5 +1,7 @@
-//! Issue 16, the limits: sign-up and mail (finding 2), sign-in lockout (5), the client address
-//! behind a proxy (6), agent registration (7), connections (4).
+//! The limits: sign-ups per address and mails per recipient, password hashing bounded, sign-in
+//! lockout that a guesser cannot turn on the owner, the client address behind a trusted proxy,
+//! agent registration (a closed market's token, boxes nobody binds forgotten), and slow sockets
+//! that cannot starve `/healthz`.
 
 use std::time::Duration;
 

@@ -1,6 +1,6 @@
-//! `GET /metrics` (issue 42 item 4, docs/api.md "Observability"): the names and types an operator's
-//! Prometheus reads, counters that move with what happens, gauges read at the moment (a GPU's use
-//! at its box's last beat), and the allow list.
+//! `GET /metrics` (docs/api.md "Observability"): the names and types an operator's Prometheus
+//! reads, counters that move with what happens, gauges read at the moment (a GPU's use at its box's
+//! last beat), and the allow list.
 
 use serde_json::json;
 

@@ -4,6 +4,8 @@
 //! operator's console, publishing apps, the market's settings) and the localized refusals are
 //! written with it instead of a set-up and a loop each.
 
+use std::borrow::Borrow;
+
 use serde_json::Value;
 
 use crate::common::*;
@@ -18,6 +20,11 @@ pub(crate) struct Call {
 /// A request without a body.
 pub(crate) fn get(path: impl Into<String>) -> Call {
     Call { method: "GET", path: path.into(), body: None }
+}
+
+/// A request without a body, by any method.
+pub(crate) fn bare(method: &'static str, path: impl Into<String>) -> Call {
+    Call { method, path: path.into(), body: None }
 }
 
 /// A request with a JSON body.
@@ -106,6 +113,7 @@ pub(crate) async fn says(app: &TestApp, c: &Call, token: Option<&str>, (status, 
     for (i, lang) in ["en", "zh-CN"].into_iter().enumerate() {
         let (s, b) = ask(app, c, token, lang).await;
         assert_eq!((s, b["error"].as_str(), b["msg"].as_str()), (status, Some(name), Some(texts[i])), "{} {} in {lang}: {b}", c.method, c.path);
+        assert_eq!(b["code"], status, "the envelope's code is the status: {b}");
         if let Some(field) = field {
             assert_eq!(b["data"]["field"], field, "{} {}: {b}", c.method, c.path);
         }
@@ -116,8 +124,8 @@ pub(crate) async fn says(app: &TestApp, c: &Call, token: Option<&str>, (status, 
 
 /// Each row's call, asked as `token` in English and in Chinese, answers as `says` checks: the
 /// row's refusal, with its text in each language.
-pub(crate) async fn each_says(app: &TestApp, token: Option<&str>, rows: &[(&Call, Refusal<'_>, [&str; 2])]) {
+pub(crate) async fn each_says<C: Borrow<Call>>(app: &TestApp, token: Option<&str>, rows: &[(C, Refusal<'_>, [&str; 2])]) {
     for (c, refusal, texts) in rows {
-        says(app, c, token, *refusal, *texts).await;
+        says(app, c.borrow(), token, *refusal, *texts).await;
     }
 }

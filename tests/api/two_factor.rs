@@ -1,9 +1,9 @@
-//! Two-factor sign-in (issue 43, item 12): enrolment on the account page (a secret, its
-//! otpauth:// URI and QR code, confirmed with a code; 10 recovery codes shown once), the sign-in's
-//! second step (a challenge good once, a code good once, recovery codes good once, wrong codes
-//! limited like wrong passwords), "remember this browser" (an HttpOnly cookie, forgotten when 2FA
-//! goes off or the password changes), the operator's requirement for operators and company
-//! administrators, and the code asked again for a large money move.
+//! Two-factor sign-in: enrolment on the account page (a secret, its otpauth:// URI and QR code,
+//! confirmed with a code; 10 recovery codes shown once), the sign-in's second step (a challenge
+//! good once, a code good once, recovery codes good once, wrong codes limited like wrong
+//! passwords), "remember this browser" (an HttpOnly cookie, forgotten when 2FA goes off or the
+//! password changes), the operator's requirement for operators and company administrators, and the
+//! code asked again for a large money move.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 

@@ -5,6 +5,12 @@
 use serde_json::{Value, json};
 
 use crate::common::{PASSWORD, TestApp, json_of, link_in, sign_up, token_in};
+use crate::scenario::{Call, each_says, with};
+
+/// A sign-up with `body`, as a scenario's request.
+fn sign_up_with(body: Value) -> Call {
+    with("POST", "/api/iam/v1/register", body)
+}
 
 async fn register(app: &TestApp, body: Value, lang: &str) -> (u16, Value) {
     json_of(
@@ -17,33 +23,22 @@ async fn register(app: &TestApp, body: Value, lang: &str) -> (u16, Value) {
 async fn sign_up_validation_messages_in_both_languages() {
     let app = TestApp::spawn().await;
     let long = format!("{}@example.com", "a".repeat(250));
-    let cases: Vec<(Value, &str, &str, &str)> = vec![
-        (json!({"password": PASSWORD, "confirm_password": PASSWORD, "agree": true}), "email", "Email Required", "请输入邮箱"),
-        (json!({"email": "not-an-email", "password": PASSWORD, "confirm_password": PASSWORD, "agree": true}), "email", "Email Format Invalid", "邮箱格式不正确"),
-        (json!({"email": long, "password": PASSWORD, "confirm_password": PASSWORD, "agree": true}), "email", "Email Address is too long", "邮箱地址过长"),
-        (json!({"email": "a@example.com", "confirm_password": PASSWORD, "agree": true}), "password", "Password Required", "请输入密码"),
-        (json!({"email": "a@example.com", "password": "short1", "confirm_password": "short1", "agree": true}), "password",
-            "Password must be 8-15 characters with at least one letter and one digit", "密码须为 8-15 个字符，且至少包含一个字母和一个数字"),
-        (json!({"email": "a@example.com", "password": "onlyletters", "confirm_password": "onlyletters", "agree": true}), "password",
-            "Password must be 8-15 characters with at least one letter and one digit", "密码须为 8-15 个字符，且至少包含一个字母和一个数字"),
-        (json!({"email": "a@example.com", "password": "1234567890123456a", "confirm_password": "1234567890123456a", "agree": true}), "password",
-            "Password must be 8-15 characters with at least one letter and one digit", "密码须为 8-15 个字符，且至少包含一个字母和一个数字"),
-        (json!({"email": "a@example.com", "password": PASSWORD, "confirm_password": "Other1234", "agree": true}), "confirm_password", "Password doesn't match", "两次输入的密码不一致"),
-        (json!({"email": "a@example.com", "password": PASSWORD, "confirm_password": PASSWORD, "username": "ab", "agree": true}), "name", "Username Format Invalid", "用户名格式不正确（3-50 个字符）"),
-        (json!({"email": "a@example.com", "password": PASSWORD, "confirm_password": PASSWORD, "agree": false}), "agree",
-            "Please agree to the Terms of Use and Privacy Policy", "请同意《使用条款》和《隐私政策》"),
-        (json!({"email": "a@example.com", "password": PASSWORD, "confirm_password": PASSWORD}), "agree",
-            "Please agree to the Terms of Use and Privacy Policy", "请同意《使用条款》和《隐私政策》"),
+    let weak = ((400, "password_format_invalid", Some("password")), ["Password must be 8-15 characters with at least one letter and one digit", "密码须为 8-15 个字符，且至少包含一个字母和一个数字"]);
+    let agree = ((400, "agreement_required", Some("agree")), ["Please agree to the Terms of Use and Privacy Policy", "请同意《使用条款》和《隐私政策》"]);
+    let rows = [
+        (sign_up_with(json!({"password": PASSWORD, "confirm_password": PASSWORD, "agree": true})), (400, "email_required", Some("email")), ["Email Required", "请输入邮箱"]),
+        (sign_up_with(json!({"email": "not-an-email", "password": PASSWORD, "confirm_password": PASSWORD, "agree": true})), (400, "email_format_invalid", Some("email")), ["Email Format Invalid", "邮箱格式不正确"]),
+        (sign_up_with(json!({"email": long, "password": PASSWORD, "confirm_password": PASSWORD, "agree": true})), (400, "email_too_long", Some("email")), ["Email Address is too long", "邮箱地址过长"]),
+        (sign_up_with(json!({"email": "a@example.com", "confirm_password": PASSWORD, "agree": true})), (400, "password_required", Some("password")), ["Password Required", "请输入密码"]),
+        (sign_up_with(json!({"email": "a@example.com", "password": "short1", "confirm_password": "short1", "agree": true})), weak.0, weak.1),
+        (sign_up_with(json!({"email": "a@example.com", "password": "onlyletters", "confirm_password": "onlyletters", "agree": true})), weak.0, weak.1),
+        (sign_up_with(json!({"email": "a@example.com", "password": "1234567890123456a", "confirm_password": "1234567890123456a", "agree": true})), weak.0, weak.1),
+        (sign_up_with(json!({"email": "a@example.com", "password": PASSWORD, "confirm_password": "Other1234", "agree": true})), (400, "password_mismatch", Some("confirm_password")), ["Password doesn't match", "两次输入的密码不一致"]),
+        (sign_up_with(json!({"email": "a@example.com", "password": PASSWORD, "confirm_password": PASSWORD, "username": "ab", "agree": true})), (400, "username_format_invalid", Some("name")), ["Username Format Invalid", "用户名格式不正确（3-50 个字符）"]),
+        (sign_up_with(json!({"email": "a@example.com", "password": PASSWORD, "confirm_password": PASSWORD, "agree": false})), agree.0, agree.1),
+        (sign_up_with(json!({"email": "a@example.com", "password": PASSWORD, "confirm_password": PASSWORD})), agree.0, agree.1),
     ];
-    for (body, field, en, zh) in cases {
-        let (status, res) = register(&app, body.clone(), "en").await;
-        assert_eq!(status, 400, "{body}");
-        assert_eq!(res["code"], 400);
-        assert_eq!(res["data"]["field"], field, "{body}");
-        assert_eq!(res["msg"], en, "{body}");
-        let (_, res) = register(&app, body.clone(), "zh-CN").await;
-        assert_eq!(res["msg"], zh, "{body}");
-    }
+    each_says(&app, None, &rows).await;
     // Nothing was created by any of them.
     assert!(app.mails().await.is_empty());
     let (status, _) = app.post_json("/api/iam/v2/login/password", &json!({"email": "a@example.com", "password": PASSWORD}), None).await;
