@@ -3,7 +3,7 @@
 // address on the box's network, "End rental" says what happens to the hold and the data, then the
 // page says when it ended (at 1440 and 390 px); the market's page of the app names "no GPU" one
 // way. Real binary, real Chromium, a box that speaks the agent protocol from here.
-import { test, expect, expectHydrated, verifiedAccount, apiSession, signIn, fakeBox } from './fixtures.mjs';
+import { test, expect, expectHydrated, verifiedAccount, apiSession, signIn, fakeBox, ok, stamp, SIZES } from './fixtures.mjs';
 
 const T = {
   en: {
@@ -15,18 +15,6 @@ const T = {
     endsAt: '结束时间', endedAt: '已结束于', boxAddress: '设备所在网络的地址', open: '打开', uninstall: '卸载', noGpu: '无 GPU',
   },
 };
-const SIZES = [
-  { width: 1440, height: 900 },
-  { width: 390, height: 844 },
-];
-
-const stamp = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}`;
-
-async function ok(res) {
-  const text = await res.text();
-  expect(res.status(), text).toBe(200);
-  return JSON.parse(text).data;
-}
 
 test('names follow a language switch on /app; the app details in Chinese say each thing once', async ({ page, request, consoleErrors }) => {
   const s = stamp();

@@ -3,7 +3,7 @@
 // through sign-in, a device id typed with spaces), a search that finds nothing says so, a
 // cancelled demand reads cancelled, market cards keep to their lines, ?language= does not stick,
 // the bell's "View all" and the invitation in it. English and Chinese, real binary, real Chromium.
-import { test, expect, expectHydrated, mailMatch, mailedLink, verifiedAccount, apiSession, PASSWORD, signIn, submitSignIn } from './fixtures.mjs';
+import { test, expect, expectHydrated, mailMatch, mailedLink, verifiedAccount, apiSession, PASSWORD, signIn, submitSignIn, ok } from './fixtures.mjs';
 
 const T = {
   en: {
@@ -33,11 +33,6 @@ const T = {
 };
 
 const stamp = () => `${Date.now()}-${Math.floor(Math.random() * 1e4)}`;
-
-async function ok(res) {
-  expect(res.status(), await res.text()).toBe(200);
-  return (await res.json()).data;
-}
 
 /** A company made through the API by `email` (who becomes its admin); returns its id and admin headers. */
 async function apiCompany(request, email, name) {

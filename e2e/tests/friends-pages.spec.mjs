@@ -2,24 +2,12 @@
 // the friends themselves; Message on the friends list opens the conversation at the top of the
 // page; Enter in "New tag" adds the tag and keeps the dialog open; the headings stay clear of the
 // sticky header on load (at 1440 and 390 px). Real binary, real Chromium.
-import { test, expect, expectHydrated, verifiedAccount, apiSession, signIn } from './fixtures.mjs';
+import { test, expect, expectHydrated, verifiedAccount, apiSession, signIn, ok, stamp, SIZES } from './fixtures.mjs';
 
 const T = {
   en: { message: 'Message', pickFriend: 'Pick a friend to message', edit: 'Edit', newTag: 'New tag', save: 'Save' },
   zh: { message: '发消息', pickFriend: '选择一位好友发消息', edit: '编辑', newTag: '新标签', save: '保存' },
 };
-const SIZES = [
-  { width: 1440, height: 900 },
-  { width: 390, height: 844 },
-];
-
-const stamp = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}`;
-
-async function ok(res) {
-  const text = await res.text();
-  expect(res.status(), text).toBe(200);
-  return JSON.parse(text).data;
-}
 
 /** The page heading is not under the sticky header. */
 const headingClear = (page) =>

@@ -2,7 +2,7 @@
 // the invitation is answered, and a company joined in another browser shows at once (the sign-in
 // toast clear of the header's switcher and bell); an invitation link asks before joining: Decline,
 // Accept (at 1440 and 390 px). Real binary, real Chromium.
-import { test, expect, expectHydrated, mailedLink, mailMatch, verifiedAccount, apiSession, signIn } from './fixtures.mjs';
+import { test, expect, expectHydrated, mailedLink, mailMatch, verifiedAccount, apiSession, signIn, ok, stamp, SIZES } from './fixtures.mjs';
 
 const T = {
   en: {
@@ -16,19 +16,8 @@ const T = {
     invitedBy: (who, company) => `${who} 邀请您以成员身份加入「${company}」。`,
   },
 };
-const SIZES = [
-  { width: 1440, height: 900 },
-  { width: 390, height: 844 },
-];
 
-const stamp = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}`;
 const JOIN_LINK = /\/iam\/v1\/sme\/join\?code=([A-Za-z0-9_-]+)/;
-
-async function ok(res) {
-  const text = await res.text();
-  expect(res.status(), text).toBe(200);
-  return JSON.parse(text).data;
-}
 
 /** True when the two boxes share any area. */
 const overlap = (a, b) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;

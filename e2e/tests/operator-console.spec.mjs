@@ -6,7 +6,7 @@
 // "Back up now" on the overview takes a backup by hand.
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
-import { test, expect, expectHydrated, verifiedAccount, apiSession, signIn } from './fixtures.mjs';
+import { test, expect, expectHydrated, verifiedAccount, apiSession, signIn, ok, stamp } from './fixtures.mjs';
 
 const BIN = process.env.E2E_ZMARKET_BIN || resolve(import.meta.dirname, '../../target/release/zmarket');
 
@@ -36,14 +36,6 @@ function operatorGrant(email) {
     env: { ...process.env, ZMARKET_LOG__LEVEL: 'warn' },
     encoding: 'utf8',
   });
-}
-
-const stamp = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}`;
-
-async function ok(res) {
-  const text = await res.text();
-  expect(res.status(), text).toBe(200);
-  return JSON.parse(text).data;
 }
 
 /** A minimal `docker save` archive naming `tags` (a manifest.json and a layer). */
