@@ -62,6 +62,15 @@ impl Metrics {
 
 // ---- the agent protocol ----
 
+/// The types an agent may register as, as the market names them (Z-CLOUD machines are made by
+/// the market); an agent may type them in any case.
+pub const AGENT_TYPES: [&str; 3] = ["Z-BOX", "P-BOX", "server group"];
+
+/// The type `raw` names among [`AGENT_TYPES`], whatever its case and surrounding spaces.
+pub fn agent_type(raw: &str) -> Option<&'static str> {
+    AGENT_TYPES.into_iter().find(|t| t.eq_ignore_ascii_case(raw.trim()))
+}
+
 /// What an agent registers with (`POST /api/agent/v1/register`): written by the agent, read by
 /// the market. Every field is sent, `null` when the agent has nothing to say.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

@@ -8,6 +8,7 @@ mod boxes;
 mod common;
 mod companies;
 pub(crate) mod connect;
+mod connect_wire;
 pub(crate) mod devices;
 mod documents;
 mod foundation;
