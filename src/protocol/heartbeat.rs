@@ -71,8 +71,9 @@ pub fn agent_type(raw: &str) -> Option<&'static str> {
     AGENT_TYPES.into_iter().find(|t| t.eq_ignore_ascii_case(raw.trim()))
 }
 
-/// What an agent registers with (`POST /api/agent/v1/register`): written by the agent, read by
-/// the market. Every field is sent, `null` when the agent has nothing to say.
+// What an agent registers with (`POST /api/agent/v1/register`): written by the agent, read by
+// the market. Every field is sent, `null` when the agent has nothing to say. (A plain comment:
+// the OpenAPI document describes the type as it did before the agent wrote it.)
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "schema", schema(as = AgentRegisterRequest))]
