@@ -4,9 +4,9 @@
 //! kept for the agent's life), else through `nvidia-smi` (gpus/smi.rs). A box without NVIDIA runs
 //! as before: no GPUs, and no GPU work at any beat.
 //!
-//! What leaves the agent is already within the market's bounds (`zmarket_protocol::gpus::check_spec` and
-//! `check_use`): the market refuses a whole beat over one bad figure, so a figure out of range is
-//! clamped and a GPU without a well-formed UUID is left out of the telemetry.
+//! What leaves the agent is already within the market's bounds (`zmarket_protocol::gpus::
+//! check_spec` and `check_use`): the market refuses a whole beat over one bad figure, so a figure
+//! out of range is clamped and a GPU without a well-formed UUID is left out of the telemetry.
 
 mod smi;
 pub mod verify;

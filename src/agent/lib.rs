@@ -37,7 +37,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-
 use zmarket_protocol::heartbeat::{HeartbeatRequest, HeartbeatResponse, Metrics, RegisterRequest, RegisterResponse, Spec};
 
 #[derive(Debug, Clone)]
