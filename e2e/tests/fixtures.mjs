@@ -173,8 +173,17 @@ export async function signIn(page, email, { lang = 'en', redirect = '', password
   }
 }
 
+/** A run's own suffix for names and addresses (specs run many times on one data directory). */
+export const stamp = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}`;
+
+/** A desktop's window and a phone's. */
+export const SIZES = [
+  { width: 1440, height: 900 },
+  { width: 390, height: 844 },
+];
+
 /** The `data` of a 200 answer (the test fails on any other, with the body). */
-async function ok(res) {
+export async function ok(res) {
   const text = await res.text();
   expect(res.status(), text).toBe(200);
   return JSON.parse(text).data;

@@ -56,6 +56,9 @@ pub struct DatabaseConfig {
     pub max_connections: u32,
     /// SQLite: how long a writer waits for the lock before giving up.
     pub busy_timeout_ms: u64,
+    /// A statement that took longer (from its call to its answer, a wait for the pool's
+    /// connection included) is logged at `warn` with its SQL, never its values; 0: none is.
+    pub slow_statement_ms: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -182,7 +185,7 @@ impl Default for ServerConfig {
 
 impl Default for DatabaseConfig {
     fn default() -> Self {
-        DatabaseConfig { url: String::new(), max_connections: 16, busy_timeout_ms: 5000 }
+        DatabaseConfig { url: String::new(), max_connections: 16, busy_timeout_ms: 5000, slow_statement_ms: 1000 }
     }
 }
 

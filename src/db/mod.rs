@@ -38,7 +38,24 @@ pub async fn connect(config: &Config) -> Result<DatabaseConnection, DbErr> {
         crate::secrets::private_dir(&config.data_dir).map_err(|e| DbErr::Custom(format!("cannot create data dir: {e}")))?;
         crate::secrets::private_file(&file).map_err(|e| DbErr::Custom(format!("cannot create {}: {e}", file.display())))?;
     }
-    Database::connect(opts).await
+    let mut db = Database::connect(opts).await?;
+    log_slow_statements(&mut db, config.database.slow_statement_ms);
+    Ok(db)
+}
+
+/// Statements slower than `ms` are logged at `warn`: their time and SQL (the first 400
+/// characters; the values bound to it are never logged, they may be secrets).
+fn log_slow_statements(db: &mut DatabaseConnection, ms: u64) {
+    if ms == 0 {
+        return;
+    }
+    let slow = Duration::from_millis(ms);
+    db.set_metric_callback(move |info| {
+        if info.elapsed >= slow {
+            let sql: String = info.statement.sql.chars().take(400).collect();
+            tracing::warn!(elapsed_ms = info.elapsed.as_secs_f64() * 1000.0, failed = info.failed, sql = %sql, "slow statement");
+        }
+    });
 }
 
 /// A pool of one connection of its own for the reads of the shared versions (src/versions.rs).

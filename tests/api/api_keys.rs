@@ -1,7 +1,7 @@
-//! Personal API keys (issue 22): `zk_…` keys made from a signed-in session, shown once, stored
-//! hashed, accepted as `Authorization: Bearer` wherever an access token is, acting as their owner
-//! in the context they were made in; revoked, expired, a removed membership or a deleted account
-//! end them at once, on every instance.
+//! Personal API keys: `zk_…` keys made from a signed-in session, shown once, stored hashed,
+//! accepted as `Authorization: Bearer` wherever an access token is, acting as their owner in the
+//! context they were made in; revoked, expired, a removed membership or a deleted account end them
+//! at once, on every instance; a key that is not valid says so (and `zmarket tunnel` with it).
 
 use chrono::{Duration, Utc};
 use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use zmarket::db::entity::api_keys;
 
 use crate::common::*;
+use crate::scenario::{each_says, with};
 
 const KEYS: &str = "/api/iam/v1/api-keys";
 const PROFILE: &str = "/api/iam/v1/account/profile";
@@ -160,30 +161,24 @@ async fn bad_input_is_refused_in_both_languages_and_creates_nothing() {
     let token = token_of(&ada);
     let past = (Utc::now() - Duration::minutes(1)).to_rfc3339();
     let far = (Utc::now() + Duration::days(400)).to_rfc3339();
-    let cases: Vec<(Value, &str, &str, &str)> = vec![
-        (json!({}), "name", "Please name the key", "请输入密钥名称"),
-        (json!({"name": "   ", "expires_at": null}), "name", "Please name the key", "请输入密钥名称"),
-        (json!({"name": "x".repeat(65)}), "name", "The key name must be at most 64 characters, without control characters", "密钥名称最多 64 个字符，且不能包含控制字符"),
-        (json!({"name": "line\nbreak"}), "name", "The key name must be at most 64 characters, without control characters", "密钥名称最多 64 个字符，且不能包含控制字符"),
-        (json!({"name": "bell\u{7}"}), "name", "The key name must be at most 64 characters, without control characters", "密钥名称最多 64 个字符，且不能包含控制字符"),
-        (json!({"name": "ci", "expires_at": "next tuesday"}), "expires_at",
-            "The expiry must be a date and time such as 2030-01-31T00:00:00Z", "过期时间必须是日期和时间，例如 2030-01-31T00:00:00Z"),
-        (json!({"name": "ci", "expires_at": "2030-01-31"}), "expires_at",
-            "The expiry must be a date and time such as 2030-01-31T00:00:00Z", "过期时间必须是日期和时间，例如 2030-01-31T00:00:00Z"),
-        (json!({"name": "ci", "expires_at": past}), "expires_at", "The expiry must be in the future", "过期时间必须晚于当前时间"),
-        (json!({"name": "ci", "expires_at": far}), "expires_at", "A key can live at most 365 days", "密钥的有效期最长为 365 天"),
-        (json!({"name": "ci", "scopes": []}), "scopes", "Choose at least one thing the key may do", "请至少选择一项密钥权限"),
-        (json!({"name": "ci", "scopes": ["read", "admin"]}), "scopes", "A key's scopes are read, apps, wallet and ops", "密钥的权限只能是 read、apps、wallet 和 ops"),
+    let create = |body: Value| with("POST", KEYS, body);
+    let unnamed = ((400, "api_key_name_required", Some("name")), ["Please name the key", "请输入密钥名称"]);
+    let bad_name = ((400, "api_key_name_invalid", Some("name")), ["The key name must be at most 64 characters, without control characters", "密钥名称最多 64 个字符，且不能包含控制字符"]);
+    let not_a_time = ((400, "api_key_expiry_invalid", Some("expires_at")), ["The expiry must be a date and time such as 2030-01-31T00:00:00Z", "过期时间必须是日期和时间，例如 2030-01-31T00:00:00Z"]);
+    let rows = [
+        (create(json!({})), unnamed.0, unnamed.1),
+        (create(json!({"name": "   ", "expires_at": null})), unnamed.0, unnamed.1),
+        (create(json!({"name": "x".repeat(65)})), bad_name.0, bad_name.1),
+        (create(json!({"name": "line\nbreak"})), bad_name.0, bad_name.1),
+        (create(json!({"name": "bell\u{7}"})), bad_name.0, bad_name.1),
+        (create(json!({"name": "ci", "expires_at": "next tuesday"})), not_a_time.0, not_a_time.1),
+        (create(json!({"name": "ci", "expires_at": "2030-01-31"})), not_a_time.0, not_a_time.1),
+        (create(json!({"name": "ci", "expires_at": past})), (400, "api_key_expiry_past", Some("expires_at")), ["The expiry must be in the future", "过期时间必须晚于当前时间"]),
+        (create(json!({"name": "ci", "expires_at": far})), (400, "api_key_expiry_too_far", Some("expires_at")), ["A key can live at most 365 days", "密钥的有效期最长为 365 天"]),
+        (create(json!({"name": "ci", "scopes": []})), (400, "api_key_scopes_required", Some("scopes")), ["Choose at least one thing the key may do", "请至少选择一项密钥权限"]),
+        (create(json!({"name": "ci", "scopes": ["read", "admin"]})), (400, "api_key_scope_unknown", Some("scopes")), ["A key's scopes are read, apps, wallet and ops", "密钥的权限只能是 read、apps、wallet 和 ops"]),
     ];
-    for (body, field, en, zh) in cases {
-        let (status, res) = call(&app, reqwest::Method::POST, KEYS, Some(&body), &token, "en").await;
-        assert_eq!(status, 400, "{body}: {res}");
-        assert_eq!(res["data"]["field"], field, "{body}");
-        assert_eq!(res["msg"], en, "{body}");
-        let (status, res) = call(&app, reqwest::Method::POST, KEYS, Some(&body), &token, "zh-CN").await;
-        assert_eq!(status, 400, "{body}");
-        assert_eq!(res["msg"], zh, "{body}");
-    }
+    each_says(&app, Some(&token), &rows).await;
     assert_eq!(list(&app, &token).await["total"], 0, "nothing was created");
     assert_eq!(api_keys::Entity::find().count(&app.state.db).await.unwrap(), 0);
 
@@ -452,4 +447,38 @@ async fn only_an_operator_makes_an_ops_key_and_confirms_it_with_the_password() {
     assert_eq!(status, 200, "{body}");
     // Only the console: reading the rest needs `read`.
     assert_eq!(app.get_auth(PROFILE, &key).await.1["error"], "api_key_scope");
+}
+
+/// A key that is not valid says so, in both languages; a session keeps its own words.
+#[tokio::test]
+async fn an_invalid_api_key_is_named_and_the_tunnel_says_so_in_sentences() {
+    let app = TestApp::spawn().await;
+    let session = token_of(&app.signed_in("ada@example.com").await);
+    let (s, b) = app.post_json("/api/iam/v1/api-keys", &json!({"name": "laptop"}), Some(&session)).await;
+    assert_eq!(s, 200, "{b}");
+    let (key, key_id) = (b["data"]["key"].as_str().unwrap().to_string(), b["data"]["id"].as_str().unwrap().to_string());
+    assert_eq!(app.get_auth("/api/iam/v1/account/profile", &key).await.0, 200);
+    let (s, _) = call(&app, reqwest::Method::DELETE, &format!("/api/iam/v1/api-keys/{key_id}"), None, &session, "en").await;
+    assert_eq!(s, 200);
+    for bad in [key.as_str(), "zk_not-a-key", "zk_"] {
+        let (s, b) = call(&app, reqwest::Method::GET, "/api/iam/v1/account/profile", None, bad, "en").await;
+        assert_eq!((s, b["error"].as_str(), b["msg"].as_str()), (401, Some("api_key_invalid"), Some("This API key is not valid: create a new one on your account page")), "{bad}");
+        let (_, b) = call(&app, reqwest::Method::GET, "/api/iam/v1/account/profile", None, bad, "zh-CN").await;
+        assert_eq!(b["msg"], "此 API 密钥无效：请在账户页面新建一个");
+    }
+    let (s, b) = app.get_auth("/api/iam/v1/account/profile", "not-a-token").await;
+    assert_eq!((s, b["error"].as_str()), (401, Some("session_expired")));
+
+    // `zmarket tunnel` with the revoked key: the market's sentence in the user's language.
+    for (lang, want) in [
+        (zmarket::lang::Lang::En, "The market refused the tunnel: This API key is not valid: create a new one on your account page."),
+        (zmarket::lang::Lang::Zh, "市场拒绝了隧道：此 API 密钥无效：请在账户页面新建一个。"),
+    ] {
+        let err = crate::connect::doors::tunnel_error(&app, "/api/rmp/v1/apps/anything/tcp?port=80", &key, lang).await;
+        assert_eq!(err, want);
+        assert!(!err.contains('{') && !err.contains("401"), "{err}");
+    }
+    // A refusal of a valid caller (no such installation) reads alike.
+    let err = crate::connect::doors::tunnel_error(&app, "/api/rmp/v1/apps/nope/tcp?port=80", &session, zmarket::lang::Lang::En).await;
+    assert!(err.starts_with("The market refused the tunnel: ") && !err.contains('{'), "{err}");
 }

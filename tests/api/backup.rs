@@ -1,6 +1,7 @@
-//! Backups (issue 25, item 8): `zmarket backup --to FILE` while the server writes, `zmarket
-//! restore FILE` with its checks and its refusal while a server runs, the `[backup]` job. The
-//! commands run as the real binary; the copies are opened as SQLite files.
+//! Backups: `zmarket backup --to FILE` while the server writes, `zmarket restore FILE` with its
+//! checks (a copy with a foreign trigger or view is refused) and its refusal while a server runs,
+//! the `[backup]` job, every backup counted for the operator's overview and the console's "Back up
+//! now". The commands run as the real binary; the copies are opened as SQLite files.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -445,4 +446,74 @@ async fn the_backup_job_keeps_the_newest_keep_files() {
     let c = Config::from_toml("[backup]\nevery_hours = 0\nkeep = 0").unwrap();
     assert!(zmarket::ops::backup::jobs(&app.state.db, &c).is_empty());
     assert_eq!(zmarket::ops::backup::jobs(&app.state.db, &Config::default()).len(), 1);
+}
+
+/// A copy with an extra trigger (one that makes everyone an operator at every new session) is
+/// refused, naming it, with exit non-zero, and nothing is restored; the clean copy restores.
+#[tokio::test]
+async fn a_copy_with_a_foreign_trigger_is_not_restored() {
+    let app = TestApp::spawn_with(|c| c.database.url = String::new()).await;
+    app.signed_in("alice@example.com").await;
+    let out = tempfile::tempdir().unwrap();
+    let clean = out.path().join("clean.db");
+    let (ok, o, e) = cli(&app, &["backup", "--to", clean.to_str().unwrap()]);
+    assert!(ok, "{o}{e}");
+    let evil = out.path().join("evil.db");
+    std::fs::copy(&clean, &evil).unwrap();
+    {
+        let db = zmarket::db::backup::open(&evil).await.unwrap();
+        db.execute_unprepared("CREATE TRIGGER zm_make_operators AFTER INSERT ON sessions BEGIN UPDATE users SET operator = 1; END").await.unwrap();
+        db.execute_unprepared("CREATE VIEW people_emails AS SELECT email FROM users").await.unwrap();
+        db.close().await.unwrap();
+    }
+    let target = tempfile::tempdir().unwrap();
+    let run = |file: &Path| zmarket(target.path(), &["restore", file.to_str().unwrap()], &[]);
+    let (ok, o, e) = run(&evil);
+    assert!(!ok, "{o}{e}");
+    assert!(e.contains("trigger zm_make_operators") && e.contains("view people_emails"), "{e}");
+    assert!(!target.path().join("zmarket.db").exists(), "nothing restored");
+    let (ok, o, e) = run(&clean);
+    assert!(ok && o.contains("restored"), "{o}{e}");
+}
+
+/// Every backup counts for the overview (`zmarket backup --to FILE` too), with its kind; the
+/// console's "Back up now" writes into the backups folder.
+#[tokio::test]
+async fn every_backup_counts_and_the_console_backs_up_now() {
+    let app = TestApp::spawn().await;
+    if !app.state.config.database.url.is_empty() {
+        return; // PostgreSQL: pg_dump's job (the refusal is below).
+    }
+    let op = token_of(&app.signed_in("op@example.com").await);
+    make_operator(&app, "op@example.com");
+    let person = token_of(&app.signed_in("p@example.com").await);
+    let (_, b) = app.get_auth("/api/ops/v1/overview", &op).await;
+    assert!(b["data"]["last_backup"].is_null(), "{b}");
+
+    // A backup on the command line, to a file of the operator's choosing.
+    let out = tempfile::tempdir().unwrap();
+    let to = out.path().join("by-hand.sqlite3");
+    let (ok, stdout, stderr) = cli(&app, &["backup", "--to", to.to_str().unwrap()]);
+    assert!(ok, "{stdout}{stderr}");
+    let (_, b) = app.get_auth("/api/ops/v1/overview", &op).await;
+    let last = &b["data"]["last_backup"];
+    assert_eq!((last["kind"].as_str(), last["file"].as_str()), (Some("manual"), to.to_str()), "{b}");
+    assert_eq!(last["size"].as_u64(), Some(std::fs::metadata(&to).unwrap().len()));
+
+    // Back up now: only for operators; a copy in the backups folder, the last backup, audited.
+    let (s, b) = app.post_json("/api/ops/v1/backup", &json!({}), Some(&person)).await;
+    assert_eq!(s, 403, "{b}");
+    let (s, b) = app.post_json("/api/ops/v1/backup", &json!({}), Some(&op)).await;
+    assert_eq!(s, 200, "{b}");
+    let file = b["data"]["file"].as_str().unwrap().to_string();
+    assert_eq!(b["data"]["kind"], "manual");
+    let copy = app.state.config.data_dir.join("backups").join(&file);
+    assert_eq!(b["data"]["size"].as_u64(), Some(std::fs::metadata(&copy).unwrap().len()));
+    let (_, o) = app.get_auth("/api/ops/v1/overview", &op).await;
+    assert_eq!((o["data"]["last_backup"]["file"].as_str(), o["data"]["last_backup"]["kind"].as_str()), (Some(file.as_str()), Some("manual")), "{o}");
+    let (_, audit) = app.get_auth("/api/ops/v1/audit?action=backup.run", &op).await;
+    assert_eq!(audit["data"]["items"][0]["detail"]["file"], file.as_str(), "{audit}");
+    // The scheduled job does not take another at once (the folder's newest is fresh).
+    let took = zmarket::ops::backup::run_due(&app.state.db, &app.state.config.data_dir, &app.state.config.backup, zmarket::db::now()).await.unwrap();
+    assert_eq!(took, None);
 }

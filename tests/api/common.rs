@@ -268,22 +268,24 @@ pub fn link_in(mail: &str) -> String {
     mail[start..].split_whitespace().next().unwrap().to_string()
 }
 
+/// The token of the link in a mail (`…?token=…`).
+pub fn token_in(mail: &str) -> String {
+    link_in(mail).split("token=").nth(1).unwrap().to_string()
+}
+
+/// A sign-up's body: `email` with `password`, confirmed, and the terms agreed.
+pub fn sign_up(email: &str, password: &str) -> Value {
+    serde_json::json!({"email": email, "password": password, "confirm_password": password, "agree": true})
+}
+
 impl TestApp {
     /// Signs up, opens the mailed link and signs in, all through the API. Returns the session.
     pub async fn signed_in(&self, email: &str) -> Value {
         let before = self.mail_count_to(email, "token=").await;
-        let (status, body) = self
-            .post_json(
-                "/api/iam/v1/register",
-                &serde_json::json!({"email": email, "password": PASSWORD, "confirm_password": PASSWORD, "agree": true}),
-                None,
-            )
-            .await;
+        let (status, body) = self.post_json("/api/iam/v1/register", &sign_up(email, PASSWORD), None).await;
         assert_eq!(status, 200, "{body}");
         let mail = self.wait_for_mail_to(email, "token=", before).await;
-        let link = link_in(&mail);
-        let token = link.split("token=").nth(1).unwrap();
-        let (status, body) = self.get_json(&format!("/api/iam/v1/verify-email?token={token}")).await;
+        let (status, body) = self.get_json(&format!("/api/iam/v1/verify-email?token={}", token_in(&mail))).await;
         assert_eq!(status, 200, "{body}");
         self.login(email, PASSWORD).await
     }
@@ -293,6 +295,11 @@ impl TestApp {
             self.post_json("/api/iam/v2/login/password", &serde_json::json!({"email": email, "password": password}), None).await;
         assert_eq!(status, 200, "{body}");
         body["data"].clone()
+    }
+
+    /// The status a sign-in of `email` with `password` answers.
+    pub async fn login_status(&self, email: &str, password: &str) -> u16 {
+        self.post_json("/api/iam/v2/login/password", &serde_json::json!({"email": email, "password": password}), None).await.0
     }
 
     pub async fn get_auth(&self, path: &str, token: &str) -> (u16, Value) {

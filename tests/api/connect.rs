@@ -1,7 +1,10 @@
-//! Connect (issue 22): the agent channel over a real WebSocket (commands without a heartbeat,
-//! online and offline with the channel), and with a real agent and Docker: the web interface
-//! on its own origin through the market (one-time link, cookie isolation, refusals), logs, a
-//! terminal, TCP tunnels to an app's port and to the box's own port.
+//! Connect: the agent channel over a real WebSocket (commands without a heartbeat, online and
+//! offline with the channel), and with a real agent and Docker: the web interface on its own
+//! origin through the market (one-time link, cookie isolation, refusals), logs, a terminal, TCP
+//! tunnels to an app's port and to the box's own port. Channels under load (`channels.rs`); the
+//! doors to a rented app against a hostile box and a neighbour (`doors.rs`); open streams ending
+//! with the right to them (`streams.rs`); a box played by the test (`played.rs`); an agent of the
+release before the protocol was versioned, its frames pinned, and the version rule (`wire.rs`).
 
 use std::time::{Duration, Instant};
 
@@ -13,6 +16,12 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use crate::apps::agent::{BIN, act, docker_and_images, get, images_add, link, settle, start_agent_with};
 use crate::common::*;
 use crate::devices::bound_device;
+
+mod channels;
+pub(crate) mod doors;
+pub(crate) mod played;
+mod streams;
+mod wire;
 
 const GIB: i64 = 1024 * 1024 * 1024;
 

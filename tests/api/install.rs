@@ -1,8 +1,8 @@
-//! A box in one line (issue 41): `/install.sh` with the market's address baked in (a warning
-//! when that address is unset or loopback), the agent's download (the running binary's bytes,
-//! its sha256, ranges), the web manifest, `zmarket agent doctor`'s exit codes, and install.sh
-//! itself run in a scratch root against a real `zmarket serve`, with a fake `systemctl` that
-//! starts the unit's command and a fake `docker` (nothing is installed on this machine).
+//! A box in one line: `/install.sh` with the market's address baked in (a warning when that address
+//! is unset or loopback), the agent's download (the running binary's bytes, its sha256, ranges),
+//! the web manifest, `zmarket agent doctor`'s exit codes, and install.sh itself run in a scratch
+//! root against a real `zmarket serve`, with a fake `systemctl` that starts the unit's command and
+//! a fake `docker` (nothing is installed on this machine).
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::common::*;
+use crate::scenario::{get, says};
 
 const BIN: &str = env!("CARGO_BIN_EXE_zmarket");
 const FILE: &str = "zmarket-linux-x86_64";
@@ -465,13 +466,10 @@ async fn a_native_client_app_is_marked_and_network_refusals_say_network_authoriz
 
     // A tunnel to a port the app does not declare.
     let grafana = &ids["grafana"];
-    for (lang, want) in [("en", "Network authorization failed: the app does not declare this port"), ("zh-CN", "网络授权失败：该应用未声明此端口")] {
-        let res = app.client.get(app.url(&format!("/api/rmp/v1/apps/{grafana}/tcp?port=81"))).bearer_auth(&alice).header("accept-language", lang).send().await.unwrap();
-        let (s, b) = json_of(res).await;
-        assert_eq!((s, b["error"].as_str(), b["data"]["field"].as_str()), (400, Some("port_not_declared"), Some("port")), "{b}");
-        assert_eq!(b["msg"], want);
-    }
-    let err = crate::newcomer3::tunnel_error(&app, &format!("/api/rmp/v1/apps/{grafana}/tcp?port=81"), &alice, zmarket::lang::Lang::En).await;
+    let undeclared = ["Network authorization failed: the app does not declare this port", "网络授权失败：该应用未声明此端口"];
+    let tunnel = get(format!("/api/rmp/v1/apps/{grafana}/tcp?port=81"));
+    says(&app, &tunnel, Some(&alice), (400, "port_not_declared", Some("port")), undeclared).await;
+    let err = crate::connect::doors::tunnel_error(&app, &format!("/api/rmp/v1/apps/{grafana}/tcp?port=81"), &alice, zmarket::lang::Lang::En).await;
     assert_eq!(err, "The market refused the tunnel: Network authorization failed: the app does not declare this port.");
 
     // The app's own origin without the market's link: a page that says so, in the reader's language.

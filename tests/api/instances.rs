@@ -1,12 +1,13 @@
-//! Issue 16, several instances on one database (docs/security.md "Several instances"): two servers, A and B, share one
-//! database (on PostgreSQL with TEST_DATABASE_URL; on SQLite, one file) and must behave as one:
-//! a session from A works on B and ends on both, the per-client limits are one allowance for
-//! both, a public change on A reaches B's caches, and a shared job runs on one of them at a time
-//! (each mail sent once). scripts/two-instances does the same through nginx with the e2e specs.
+//! Several instances on one database (docs/security.md "Several instances"): two servers, A and B,
+//! share one database (on PostgreSQL with TEST_DATABASE_URL; on SQLite, one file) and must behave
+//! as one: a session from A works on B and ends on both, the per-client limits are one allowance
+//! for both, a public change on A reaches B's caches, and a shared job runs on one of them at a
+//! time (each mail sent once). scripts/two-instances does the same through nginx with the e2e
+//! specs.
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::common::*;
 use crate::devices::{register, spec};
@@ -28,10 +29,6 @@ pub(crate) async fn pair(adjust: fn(&mut zmarket::config::Config)) -> (TestApp, 
     })
     .await;
     (a, b)
-}
-
-fn sign_up(email: &str) -> Value {
-    json!({"email": email, "password": PASSWORD, "confirm_password": PASSWORD, "agree": true})
 }
 
 /// A profile read is answered from memory until a profile changes: a name or an avatar changed
@@ -110,14 +107,14 @@ async fn the_instances_share_one_allowance_per_client() {
     // Sign-ups of one address (= its mails): two in all.
     let mut statuses = Vec::new();
     for app in [&a, &b, &a, &b] {
-        statuses.push(app.post_json("/api/iam/v1/register", &sign_up("target@example.com"), None).await.0);
+        statuses.push(app.post_json("/api/iam/v1/register", &sign_up("target@example.com", PASSWORD), None).await.0);
     }
     assert_eq!(statuses, [200, 200, 429, 429]);
     let (st, body) = json_of(
         b.client
             .post(b.url("/api/iam/v1/register"))
             .header("Accept-Language", "zh")
-            .json(&sign_up("target@example.com"))
+            .json(&sign_up("target@example.com", PASSWORD))
             .send()
             .await
             .unwrap(),

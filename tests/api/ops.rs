@@ -1,11 +1,12 @@
-//! The operator's console (`/api/ops/v1`, issue 25): operators made on the command line, every
-//! call refused to others, people (search, suspend, grant) and the audit.
+//! The operator's console (`/api/ops/v1`): operators made on the command line, every call refused
+//! to others, people (search, suspend, grant) and the audit (the command line's money writes too,
+//! and a memo written as a formula reaching a CSV as text).
 
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
 
 use crate::common::*;
-use crate::scenario::{Roles, get, refused_signed_out, refused_to, with};
+use crate::scenario::{Roles, get, refused_signed_out, refused_to, says, with};
 
 pub(crate) mod apps;
 
@@ -198,18 +199,9 @@ async fn a_suspended_person_is_refused_at_once_and_at_sign_in_until_unsuspended(
     // Their live token is refused on its next call.
     assert_eq!(app.get_auth("/api/iam/v1/account/profile", &vt).await.0, 401);
     // Sign-in answers 403 with the reason, in their language.
-    for (lang, want) in [("en", "This account is suspended: Spam in the market"), ("zh", "该账户已被停用：Spam in the market")] {
-        let res = app
-            .client
-            .post(app.url("/api/iam/v2/login/password"))
-            .header("Accept-Language", lang)
-            .json(&json!({"email": "victim@example.com", "password": PASSWORD}))
-            .send()
-            .await
-            .unwrap();
-        let (s, b) = json_of(res).await;
-        assert_eq!((s, b["msg"].as_str()), (403, Some(want)), "{b}");
-    }
+    let sign_in = with("POST", "/api/iam/v2/login/password", json!({"email": "victim@example.com", "password": PASSWORD}));
+    let suspended = ["This account is suspended: Spam in the market", "该账户已被停用：Spam in the market"];
+    says(&app, &sign_in, None, (403, "account_suspended", None), suspended).await;
     let (_, list) = app.get_auth("/api/ops/v1/users?q=victim", &t).await;
     assert_eq!(list["data"]["items"][0]["suspended"], true);
 
@@ -287,4 +279,40 @@ async fn an_operators_grant_goes_through_the_ledger_once_per_key() {
     assert_eq!((e["detail"]["before"]["balance"].as_i64(), e["detail"]["after"]["balance"].as_i64()), (Some(12_550), Some(15_100)), "{e}");
     let (ok, out, err) = cli(&app, &["ledger", "verify"]);
     assert!(ok, "{out}{err}");
+}
+
+/// `coins grant` and `coins codes` on the command line write the operator's audit ("command
+/// line"); a memo written as a formula reaches the wallet's CSV as text.
+#[tokio::test]
+async fn command_line_money_is_audited_and_csv_formulas_are_text() {
+    let app = TestApp::spawn().await;
+    app.signed_in("op@example.com").await;
+    let alice = token_of(&app.signed_in("alice@example.com").await);
+    crate::ops::make_operator(&app, "op@example.com");
+    let op = token_of(&app.login("op@example.com", PASSWORD).await);
+    let (ok, out, err) = cli(&app, &["coins", "grant", "--email", "alice@example.com", "--amount", "12.50", "--memo", "=HYPERLINK(\"http://evil\",\"x\")"]);
+    assert!(ok, "{out}{err}");
+    let (ok, out, err) = cli(&app, &["coins", "codes", "--amount", "5", "--count", "2"]);
+    assert!(ok && out.lines().count() == 2, "{out}{err}");
+    // Bad input changes nothing and says why.
+    let (ok, _, err) = cli(&app, &["coins", "grant", "--email", "nobody@example.com", "--amount", "1"]);
+    assert!(!ok && err.contains("no account has the email nobody@example.com"), "{err}");
+    let (s, audit) = app.get_auth("/api/ops/v1/audit", &op).await;
+    assert_eq!(s, 200, "{audit}");
+    let items = audit["data"]["items"].as_array().unwrap();
+    let money: Vec<(&str, &str)> = items
+        .iter()
+        .filter(|i| i["action"] != "operator.grant")
+        .map(|i| (i["action"].as_str().unwrap(), i["operator"].as_str().unwrap()))
+        .collect();
+    assert_eq!(money, [("codes.issue", "command line"), ("user.grant", "command line")], "{audit}");
+    let grant = items.iter().find(|i| i["action"] == "user.grant").unwrap();
+    assert_eq!(grant["detail"]["amount"], 1250, "{grant}");
+    assert_eq!(grant["detail"]["after"]["balance"].as_i64().unwrap() - grant["detail"]["before"]["balance"].as_i64().unwrap(), 1250);
+    let codes = items.iter().find(|i| i["action"] == "codes.issue").unwrap();
+    assert_eq!(codes["detail"]["count"], 2, "{codes}");
+
+    let csv = app.client.get(app.url("/api/billing/v1/wallet/entries.csv")).bearer_auth(&alice).send().await.unwrap().text().await.unwrap();
+    assert!(csv.contains("'=HYPERLINK"), "{csv}");
+    assert!(!csv.contains(",=HYPERLINK") && !csv.contains(",\"=HYPERLINK"), "{csv}");
 }

@@ -1,9 +1,10 @@
-//! Account recovery (issue 17): "Forgot password" and "Resend verification email", every call and
-//! refusal in English and Chinese, over HTTP against a fresh database.
+//! Account recovery: "Forgot password" and "Resend verification email", every call and refusal in
+//! English and Chinese, over HTTP against a fresh database.
 
 use serde_json::{Value, json};
 
 use crate::common::{PASSWORD, TestApp, json_of, link_in, token_of};
+use crate::scenario::{Call, each_says, says, with};
 
 async fn post_lang(app: &TestApp, lang: &str, path: &str, body: &Value) -> (u16, Value) {
     json_of(app.client.post(app.url(path)).header("Accept-Language", lang).json(body).send().await.unwrap()).await
@@ -22,6 +23,11 @@ async fn reset(app: &TestApp, lang: &str, token: &str, password: &str, confirm: 
     post_lang(app, lang, "/api/iam/v1/password/reset", &json!({"token": token, "password": password, "confirm_password": confirm})).await
 }
 
+/// Choosing the new password with the mailed link's `token`.
+fn new_password(token: &str, password: &str, confirm: &str) -> Call {
+    with("POST", "/api/iam/v1/password/reset", json!({"token": token, "password": password, "confirm_password": confirm}))
+}
+
 #[tokio::test]
 async fn forgot_password_mails_a_single_use_link_and_ends_every_session() {
     let app = TestApp::spawn().await;
@@ -37,15 +43,12 @@ async fn forgot_password_mails_a_single_use_link_and_ends_every_session() {
     let token = token_in(&link);
 
     // Refusals of the new password, in both languages; the link stays usable after them.
-    for (lang, weak, mismatch) in [
-        ("en", "Password must be 8-15 characters with at least one letter and one digit", "Password doesn't match"),
-        ("zh", "密码须为 8-15 个字符，且至少包含一个字母和一个数字", "两次输入的密码不一致"),
-    ] {
-        let (s, b) = reset(&app, lang, &token, "short1", "short1").await;
-        assert_eq!((s, b["msg"].as_str().unwrap(), b["data"]["field"].as_str().unwrap()), (400, weak, "password"));
-        let (s, b) = reset(&app, lang, &token, "NewSecret1", "NewSecret2").await;
-        assert_eq!((s, b["msg"].as_str().unwrap(), b["data"]["field"].as_str().unwrap()), (400, mismatch, "confirm_password"));
-    }
+    let weak = ["Password must be 8-15 characters with at least one letter and one digit", "密码须为 8-15 个字符，且至少包含一个字母和一个数字"];
+    let refusals = [
+        (&new_password(&token, "short1", "short1"), (400, "password_format_invalid", Some("password")), weak),
+        (&new_password(&token, "NewSecret1", "NewSecret2"), (400, "password_mismatch", Some("confirm_password")), ["Password doesn't match", "两次输入的密码不一致"]),
+    ];
+    each_says(&app, None, &refusals).await;
 
     let (s, b) = reset(&app, "en", &token, "NewSecret1", "NewSecret1").await;
     assert_eq!(s, 200, "{b}");
@@ -62,13 +65,8 @@ async fn forgot_password_mails_a_single_use_link_and_ends_every_session() {
     app.login("forgetful@example.com", "NewSecret1").await;
 
     // Single use.
-    for (lang, msg) in [
-        ("en", "This password reset link has already been used, please ask for a new one"),
-        ("zh", "该密码重置链接已使用过，请重新获取"),
-    ] {
-        let (s, b) = reset(&app, lang, &token, "Another1x", "Another1x").await;
-        assert_eq!((s, b["msg"].as_str().unwrap()), (409, msg));
-    }
+    let used = ["This password reset link has already been used, please ask for a new one", "该密码重置链接已使用过，请重新获取"];
+    says(&app, &new_password(&token, "Another1x", "Another1x"), None, (409, "reset_link_used", None), used).await;
     app.login("forgetful@example.com", "NewSecret1").await;
 }
 
@@ -97,10 +95,8 @@ async fn a_reset_link_expires_and_a_new_one_replaces_the_old() {
         a.expires_at = Set(chrono::Utc::now() - chrono::Duration::seconds(1));
         a.update(&app.state.db).await.unwrap();
     }
-    for (lang, msg) in [("en", "This password reset link has expired, please ask for a new one"), ("zh", "该密码重置链接已过期，请重新获取")] {
-        let (s, b) = reset(&app, lang, &new, "NewSecret1", "NewSecret1").await;
-        assert_eq!((s, b["msg"].as_str().unwrap()), (409, msg));
-    }
+    let expired = ["This password reset link has expired, please ask for a new one", "该密码重置链接已过期，请重新获取"];
+    says(&app, &new_password(&new, "NewSecret1", "NewSecret1"), None, (409, "reset_link_expired", None), expired).await;
     app.login("late@example.com", PASSWORD).await;
     // The cleanup job deletes expired links.
     zmarket::iam::sessions::cleanup_expired(&app.state.db).await.unwrap();
@@ -110,24 +106,22 @@ async fn a_reset_link_expires_and_a_new_one_replaces_the_old() {
 #[tokio::test]
 async fn recovery_refusals_in_both_languages() {
     let app = TestApp::spawn().await;
-    for (lang, invalid, required, format) in [
-        ("en", "This password reset link is invalid", "Email Required", "Email Format Invalid"),
-        ("zh", "密码重置链接无效", "请输入邮箱", "邮箱格式不正确"),
-    ] {
-        for token in ["", "not-a-real-token"] {
-            let (s, b) = reset(&app, lang, token, "NewSecret1", "NewSecret1").await;
-            assert_eq!((s, b["msg"].as_str().unwrap(), b["data"]["field"].as_str().unwrap()), (400, invalid, "token"), "{token:?}");
-        }
-        for path in ["/api/iam/v1/password/forgot", "/api/iam/v1/verify-email/resend"] {
-            let (s, b) = post_lang(&app, lang, path, &json!({})).await;
-            assert_eq!((s, b["msg"].as_str().unwrap(), b["data"]["field"].as_str().unwrap()), (400, required, "email"));
-            let (s, b) = post_lang(&app, lang, path, &json!({"email": "nope"})).await;
-            assert_eq!((s, b["msg"].as_str().unwrap()), (400, format));
-        }
-        let (s, b) = post_lang(&app, lang, "/api/iam/v1/verify-email/resend", &json!({"email": "a@example.com", "redirect": "https://evil.example/"})).await;
-        let msg = if lang == "en" { "The page to return to must be a path of this site" } else { "返回页面必须是本站的路径" };
-        assert_eq!((s, b["msg"].as_str().unwrap(), b["data"]["field"].as_str().unwrap()), (400, msg, "redirect"));
-    }
+    let (forgot, resend) = ("/api/iam/v1/password/forgot", "/api/iam/v1/verify-email/resend");
+    let invalid = (400, "reset_link_invalid", Some("token"));
+    let required = (400, "email_required", Some("email"));
+    let format = (400, "email_format_invalid", None);
+    let (invalid_text, required_text, format_text) = (["This password reset link is invalid", "密码重置链接无效"], ["Email Required", "请输入邮箱"], ["Email Format Invalid", "邮箱格式不正确"]);
+    let elsewhere = json!({"email": "a@example.com", "redirect": "https://evil.example/"});
+    each_says(&app, None, &[
+        (&new_password("", "NewSecret1", "NewSecret1"), invalid, invalid_text),
+        (&new_password("not-a-real-token", "NewSecret1", "NewSecret1"), invalid, invalid_text),
+        (&with("POST", forgot, json!({})), required, required_text),
+        (&with("POST", forgot, json!({"email": "nope"})), format, format_text),
+        (&with("POST", resend, json!({})), required, required_text),
+        (&with("POST", resend, json!({"email": "nope"})), format, format_text),
+        (&with("POST", resend, elsewhere), (400, "redirect_invalid", Some("redirect")), ["The page to return to must be a path of this site", "返回页面必须是本站的路径"]),
+    ])
+    .await;
     assert!(app.mails().await.is_empty(), "no refusal sends mail");
 }
 

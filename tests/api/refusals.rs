@@ -1,8 +1,8 @@
-//! One table for every refusal (issue 45, item 3): a stream to a box that cannot open answers the
-//! table's status and stable name wherever it is asked for, the API (a rental's logs) and the
-//! app's origin (a page for the browser) alike, in both languages. Before, the origin's pages
-//! chose their own statuses (429 and 502 where the API said 409) and the proxy's and the
-//! instances' failures were plain English text.
+//! One table for every refusal: a stream to a box that cannot open answers the table's status and
+//! stable name wherever it is asked for, the API (a rental's logs) and the app's origin (a page for
+//! the browser) alike, in both languages. Before, the origin's pages chose their own statuses (429
+//! and 502 where the API said 409) and the proxy's and the instances' failures were plain English
+//! text.
 
 use std::sync::{Arc, Mutex};
 
@@ -12,7 +12,7 @@ use tokio_tungstenite::tungstenite::Message;
 
 use crate::common::*;
 use crate::connect::Ws;
-use crate::hardening3::{attached, entered, on_app};
+use crate::connect::played::{attached, entered, on_app};
 
 /// Plays the box: every stream the market opens is refused with the reason set in `reason`, or,
 /// for "silent", opened and closed with no byte (an app that takes the connection and answers

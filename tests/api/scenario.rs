@@ -1,7 +1,10 @@
-//! Scenarios as data (issue 45, item 5): a request is a row (method, path, body), and who may not
-//! make it is a list of people, each refusal checked against the one message table's status and
-//! stable name. The authorization matrices (the operator's console, publishing apps, the market's
-//! settings) are written with it instead of a set-up and a loop each.
+//! Scenarios as data: a request is a row (method, path, body), and who may not make it is a list
+//! of people, each refusal checked against the one message table's status and stable name; what
+//! a refusal says is checked in both languages at once (`says`). The authorization matrices (the
+//! operator's console, publishing apps, the market's settings) and the localized refusals are
+//! written with it instead of a set-up and a loop each.
+
+use std::borrow::Borrow;
 
 use serde_json::Value;
 
@@ -17,6 +20,11 @@ pub(crate) struct Call {
 /// A request without a body.
 pub(crate) fn get(path: impl Into<String>) -> Call {
     Call { method: "GET", path: path.into(), body: None }
+}
+
+/// A request without a body, by any method.
+pub(crate) fn bare(method: &'static str, path: impl Into<String>) -> Call {
+    Call { method, path: path.into(), body: None }
 }
 
 /// A request with a JSON body.
@@ -90,5 +98,34 @@ pub(crate) async fn refused_to(app: &TestApp, who: &[&Value], calls: &[Call], la
 pub(crate) async fn refused_signed_out(app: &TestApp, calls: &[Call]) {
     for c in calls {
         assert_eq!(ask(app, c, None, "en").await.0, 401, "{} {}", c.method, c.path);
+    }
+}
+
+/// A refusal as the message table writes it: its status, its stable name, and the input it names
+/// in `data.field` (`None`: not checked).
+pub(crate) type Refusal<'a> = (u16, &'a str, Option<&'a str>);
+
+/// Asks `c` as `token` (none: signed out) in English, then in Chinese: each answers the refusal
+/// (status, name, field) with the text of its language (`texts`: English, Chinese). Returns the two
+/// envelopes, English first, for what else a test reads in them.
+pub(crate) async fn says(app: &TestApp, c: &Call, token: Option<&str>, (status, name, field): Refusal<'_>, texts: [&str; 2]) -> [Value; 2] {
+    let mut envelopes = [Value::Null, Value::Null];
+    for (i, lang) in ["en", "zh-CN"].into_iter().enumerate() {
+        let (s, b) = ask(app, c, token, lang).await;
+        assert_eq!((s, b["error"].as_str(), b["msg"].as_str()), (status, Some(name), Some(texts[i])), "{} {} in {lang}: {b}", c.method, c.path);
+        assert_eq!(b["code"], status, "the envelope's code is the status: {b}");
+        if let Some(field) = field {
+            assert_eq!(b["data"]["field"], field, "{} {}: {b}", c.method, c.path);
+        }
+        envelopes[i] = b;
+    }
+    envelopes
+}
+
+/// Each row's call, asked as `token` in English and in Chinese, answers as `says` checks: the
+/// row's refusal, with its text in each language.
+pub(crate) async fn each_says<C: Borrow<Call>>(app: &TestApp, token: Option<&str>, rows: &[(C, Refusal<'_>, [&str; 2])]) {
+    for (c, refusal, texts) in rows {
+        says(app, c.borrow(), token, *refusal, *texts).await;
     }
 }

@@ -9,6 +9,7 @@ use sha2::{Digest, Sha256};
 
 use crate::boxes::{act, beat, box_spec, bound_device, command_for, heartbeat, rented_running, running};
 use crate::common::*;
+use crate::scenario::{bare, each_says, get};
 
 /// Alice's own box with grafana running on it: (alice, device, secret, installation).
 async fn own_running(app: &TestApp) -> (String, String, String, String) {
@@ -87,15 +88,15 @@ async fn a_snapshot_is_kept_on_the_market_downloaded_and_deleted() {
     assert_eq!((s1["installation_present"].as_bool(), s1["restoring"].as_bool()), (Some(true), Some(false)));
 
     // Not Bob's: every door answers 404.
-    for (m, path) in [
-        (reqwest::Method::GET, format!("/api/rmp/v1/snapshots/{sid}")),
-        (reqwest::Method::POST, format!("/api/rmp/v1/snapshots/{sid}/upload")),
-        (reqwest::Method::GET, format!("/api/rmp/v1/snapshots/{sid}/download")),
-        (reqwest::Method::DELETE, format!("/api/rmp/v1/snapshots/{sid}")),
-    ] {
-        let (s, b) = json_of(app.client.request(m.clone(), app.url(&path)).bearer_auth(&bob).send().await.unwrap()).await;
-        assert_eq!((s, b["msg"].as_str()), (404, Some("Snapshot not found")), "{m} {path}");
-    }
+    let not_found = ((404, "snapshot_not_found", None), ["Snapshot not found", "未找到该快照"]);
+    let doors = [
+        get(format!("/api/rmp/v1/snapshots/{sid}")),
+        bare("POST", format!("/api/rmp/v1/snapshots/{sid}/upload")),
+        get(format!("/api/rmp/v1/snapshots/{sid}/download")),
+        bare("DELETE", format!("/api/rmp/v1/snapshots/{sid}")),
+    ];
+    let rows: Vec<_> = doors.iter().map(|door| (door, not_found.0, not_found.1)).collect();
+    each_says(&app, Some(&bob), &rows).await;
     let (s, b) = app.post_json(&format!("/api/rmp/v1/snapshots/{sid}/restore"), &json!({"device_id": _dev}), Some(&bob)).await;
     assert_eq!(s, 404, "{b}");
     let (s, b) = zh(&app, reqwest::Method::GET, &format!("/api/rmp/v1/snapshots/{sid}"), &bob).await;

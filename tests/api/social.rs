@@ -8,6 +8,7 @@ mod races;
 use serde_json::{Value, json};
 
 use crate::common::*;
+use crate::scenario::{bare, each_says, get, says, with};
 
 pub(crate) const CIM: &str = "/api/cim/v1";
 
@@ -152,11 +153,11 @@ async fn request_refusals_decline_and_cancel() {
 
     // Only the addressee answers, only the sender cancels; a stranger finds nothing.
     let id = known["data"]["id"].as_str().unwrap().to_string();
-    for (method, p) in [("POST", format!("{path}/{id}/accept")), ("POST", format!("{path}/{id}/decline")), ("DELETE", format!("{path}/{id}"))] {
-        refused(&app, method, &p, None, &c.token, 404, "Friend request not found", "好友请求不存在").await;
-    }
-    refused(&app, "DELETE", &format!("{path}/{id}"), None, &b.token, 404, "Friend request not found", "好友请求不存在").await;
-    refused(&app, "POST", &format!("{path}/nope/accept"), None, &b.token, 404, "Friend request not found", "好友请求不存在").await;
+    let not_found = ((404, "friend_request_not_found", None), ["Friend request not found", "好友请求不存在"]);
+    let (accept, decline, cancel) = (bare("POST", format!("{CIM}{path}/{id}/accept")), bare("POST", format!("{CIM}{path}/{id}/decline")), bare("DELETE", format!("{CIM}{path}/{id}")));
+    each_says(&app, Some(&c.token), &[(&accept, not_found.0, not_found.1), (&decline, not_found.0, not_found.1), (&cancel, not_found.0, not_found.1)]).await;
+    says(&app, &cancel, Some(&b.token), not_found.0, not_found.1).await;
+    says(&app, &bare("POST", format!("{CIM}{path}/nope/accept")), Some(&b.token), not_found.0, not_found.1).await;
 
     let (s, r) = call(&app, "POST", &format!("{path}/{id}/decline"), None, &b.token, false).await;
     assert_eq!((s, r["data"]["status"].as_str()), (200, Some("declined")), "{r}");
@@ -255,9 +256,10 @@ async fn alias_tags_and_isolation() {
 
     // Someone else's friend, by id: not found, whatever the call.
     let cy_to_ben = format!("/friends/{}", b.id);
-    for (method, body) in [("GET", None), ("PUT", Some(json!({"alias": "Benny"}))), ("DELETE", None)] {
-        refused(&app, method, &cy_to_ben, body, &c.token, 404, "Friend not found", "好友不存在").await;
-    }
+    let cy_to_ben = format!("{CIM}{cy_to_ben}");
+    let (friend, rename, end) = (get(&cy_to_ben), with("PUT", &cy_to_ben, json!({"alias": "Benny"})), bare("DELETE", &cy_to_ben));
+    let not_found = ((404, "friend_not_found", None), ["Friend not found", "好友不存在"]);
+    each_says(&app, Some(&c.token), &[(&friend, not_found.0, not_found.1), (&rename, not_found.0, not_found.1), (&end, not_found.0, not_found.1)]).await;
     let (_, f) = call(&app, "GET", "/friends", None, &b.token, false).await;
     assert_eq!(f["data"]["total"], 1, "nothing changed for Ben");
 

@@ -1,9 +1,9 @@
-//! Two-factor sign-in (issue 43, item 12): enrolment on the account page (a secret, its
-//! otpauth:// URI and QR code, confirmed with a code; 10 recovery codes shown once), the sign-in's
-//! second step (a challenge good once, a code good once, recovery codes good once, wrong codes
-//! limited like wrong passwords), "remember this browser" (an HttpOnly cookie, forgotten when 2FA
-//! goes off or the password changes), the operator's requirement for operators and company
-//! administrators, and the code asked again for a large money move.
+//! Two-factor sign-in: enrolment on the account page (a secret, its otpauth:// URI and QR code,
+//! confirmed with a code; 10 recovery codes shown once), the sign-in's second step (a challenge
+//! good once, a code good once, recovery codes good once, wrong codes limited like wrong
+//! passwords), "remember this browser" (an HttpOnly cookie, forgotten when 2FA goes off or the
+//! password changes), the operator's requirement for operators and company administrators, and the
+//! code asked again for a large money move.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -12,6 +12,7 @@ use totp_rs::{Algorithm, Builder, Secret, Totp};
 use zmarket::coins::Coins;
 
 use crate::common::*;
+use crate::scenario::{get, says, with};
 
 const STATUS: &str = "/api/iam/v1/account/two-factor";
 const SETUP: &str = "/api/iam/v1/account/two-factor/setup";
@@ -20,6 +21,10 @@ const OFF: &str = "/api/iam/v1/account/two-factor/off";
 const LOGIN: &str = "/api/iam/v2/login/password";
 const SECOND: &str = "/api/iam/v2/login/two-factor";
 const FUND: &str = "/api/billing/v1/wallet/fund";
+const WRONG_CODE: &str = "That code is not right, or it was already used";
+const WRONG_CODE_ZH: &str = "验证码不正确或已被使用";
+const CODE_REQUIRED: &str = "Enter the 6-digit code from your authenticator app, or a recovery code";
+const CODE_REQUIRED_ZH: &str = "请输入身份验证器应用中的 6 位验证码，或一个恢复码";
 
 /// The person's authenticator app: codes of steps never used before (a code is good once), the
 /// earliest the server still accepts (one step of skew either way), waiting for the next step
@@ -107,14 +112,10 @@ async fn enrolment_shows_a_qr_code_then_takes_a_code_and_answers_recovery_codes_
     app.login("ada@example.com", PASSWORD).await;
 
     let mut phone = Authenticator::new(secret);
-    for (lang, text) in [("en", "That code is not right, or it was already used"), ("zh-CN", "验证码不正确或已被使用")] {
-        let (s, body) = call(&app, CONFIRM, &json!({"code": phone.wrong()}), Some(&token), lang).await;
-        assert_eq!((s, body["error"].as_str(), body["data"]["field"].as_str(), body["msg"].as_str()), (400, Some("two_factor_code_invalid"), Some("code"), Some(text)), "{body}");
-    }
-    for (lang, text) in [("en", "Enter the 6-digit code from your authenticator app, or a recovery code"), ("zh-CN", "请输入身份验证器应用中的 6 位验证码，或一个恢复码")] {
-        let (s, body) = call(&app, CONFIRM, &json!({}), Some(&token), lang).await;
-        assert_eq!((s, body["data"]["field"].as_str(), body["msg"].as_str()), (400, Some("code"), Some(text)), "{body}");
-    }
+    let wrong = with("POST", CONFIRM, json!({"code": phone.wrong()}));
+    says(&app, &wrong, Some(&token), (400, "two_factor_code_invalid", Some("code")), [WRONG_CODE, WRONG_CODE_ZH]).await;
+    let none = with("POST", CONFIRM, json!({}));
+    says(&app, &none, Some(&token), (400, "two_factor_code_required", Some("code")), [CODE_REQUIRED, CODE_REQUIRED_ZH]).await;
     let (s, body) = app.get_auth(STATUS, &token).await;
     assert_eq!((s, body["data"]["enabled"].as_bool()), (200, Some(false)), "wrong codes changed nothing");
 
@@ -131,10 +132,7 @@ async fn enrolment_shows_a_qr_code_then_takes_a_code_and_answers_recovery_codes_
     assert_eq!(kept.len(), 10);
     assert!(kept.iter().all(|r| r[0].len() == 64 && r[0] != plain));
     // A second enrolment while on: 409, localized; nothing changes.
-    for (lang, text) in [("en", "Two-factor sign-in is already on"), ("zh-CN", "两步验证已开启")] {
-        let (s, body) = call(&app, SETUP, &json!({}), Some(&token), lang).await;
-        assert_eq!((s, body["error"].as_str(), body["msg"].as_str()), (409, Some("two_factor_already_on"), Some(text)), "{body}");
-    }
+    says(&app, &with("POST", SETUP, json!({})), Some(&token), (409, "two_factor_already_on", None), ["Two-factor sign-in is already on", "两步验证已开启"]).await;
     assert_eq!(stored(&app, "SELECT secret FROM two_factor").await, vec![vec![secret.to_string()]]);
 }
 
@@ -144,9 +142,9 @@ async fn sign_in_asks_for_a_code_each_good_once() {
     let ada = app.signed_in("ada@example.com").await;
     let (mut phone, recovery) = enrol(&app, &token_of(&ada)).await;
 
-    for (lang, text) in [("en", "Enter the 6-digit code from your authenticator app"), ("zh-CN", "请输入身份验证器应用中的 6 位验证码")] {
-        let (s, body) = call(&app, LOGIN, &json!({"email": "ada@example.com", "password": PASSWORD}), None, lang).await;
-        assert_eq!((s, body["error"].as_str(), body["msg"].as_str()), (401, Some("two_factor_required"), Some(text)), "{body}");
+    let sign_in = with("POST", LOGIN, json!({"email": "ada@example.com", "password": PASSWORD}));
+    let required = ["Enter the 6-digit code from your authenticator app", "请输入身份验证器应用中的 6 位验证码"];
+    for body in says(&app, &sign_in, None, (401, "two_factor_required", None), required).await {
         assert!(body["data"]["token"].is_null() && body["data"]["challenge"].is_string(), "no session, a challenge: {body}");
         assert_eq!(body["data"]["expires_in"], 300);
     }
@@ -155,10 +153,8 @@ async fn sign_in_asks_for_a_code_each_good_once() {
     assert_eq!((s, body["error"].as_str()), (401, Some("credentials_incorrect")), "{body}");
 
     let ch = challenge(&app, "ada@example.com").await;
-    for (lang, text) in [("en", "That code is not right, or it was already used"), ("zh-CN", "验证码不正确或已被使用")] {
-        let (s, body) = call(&app, SECOND, &json!({"challenge": ch, "code": phone.wrong()}), None, lang).await;
-        assert_eq!((s, body["error"].as_str(), body["data"]["field"].as_str(), body["msg"].as_str()), (400, Some("two_factor_code_invalid"), Some("code"), Some(text)), "{body}");
-    }
+    let wrong = with("POST", SECOND, json!({"challenge": ch, "code": phone.wrong()}));
+    says(&app, &wrong, None, (400, "two_factor_code_invalid", Some("code")), [WRONG_CODE, WRONG_CODE_ZH]).await;
     let code = phone.code().await;
     let (s, body) = app.post_json(SECOND, &json!({"challenge": ch, "code": code}), None).await;
     assert_eq!(s, 200, "{body}");
@@ -251,14 +247,12 @@ async fn turning_off_needs_the_password_and_a_code() {
     let ada = app.signed_in("ada@example.com").await;
     let token = token_of(&ada);
     let (mut phone, recovery) = enrol(&app, &token).await;
-    for (lang, text) in [("en", "Password Incorrect"), ("zh-CN", "密码错误")] {
-        let (s, body) = call(&app, OFF, &json!({"password": "Wrong-pass-1", "code": phone.wrong()}), Some(&token), lang).await;
-        assert_eq!((s, body["data"]["field"].as_str(), body["msg"].as_str()), (400, Some("password"), Some(text)), "{body}");
-    }
+    let wrong = with("POST", OFF, json!({"password": "Wrong-pass-1", "code": phone.wrong()}));
+    says(&app, &wrong, Some(&token), (400, "password_incorrect", Some("password")), ["Password Incorrect", "密码错误"]).await;
     let (s, body) = call(&app, OFF, &json!({"password": PASSWORD, "code": phone.wrong()}), Some(&token), "en").await;
     assert_eq!((s, body["error"].as_str(), body["data"]["field"].as_str()), (400, Some("two_factor_code_invalid"), Some("code")), "{body}");
     let (s, body) = call(&app, OFF, &json!({"password": PASSWORD}), Some(&token), "zh-CN").await;
-    assert_eq!((s, body["data"]["field"].as_str(), body["msg"].as_str()), (400, Some("code"), Some("请输入身份验证器应用中的 6 位验证码，或一个恢复码")), "{body}");
+    assert_eq!((s, body["data"]["field"].as_str(), body["msg"].as_str()), (400, Some("code"), Some(CODE_REQUIRED_ZH)), "{body}");
     let (_, body) = app.get_auth(STATUS, &token).await;
     assert_eq!(body["data"]["enabled"], true, "refusals changed nothing");
 
@@ -274,10 +268,8 @@ async fn turning_off_needs_the_password_and_a_code() {
         assert!(stored(&app, &format!("SELECT user_id FROM {table}")).await.is_empty(), "{table}");
     }
     app.login("ada@example.com", PASSWORD).await;
-    for (lang, text) in [("en", "Two-factor sign-in is not on"), ("zh-CN", "两步验证未开启")] {
-        let (s, body) = call(&app, OFF, &json!({"password": PASSWORD, "code": "123456"}), Some(&token), lang).await;
-        assert_eq!((s, body["error"].as_str(), body["msg"].as_str()), (409, Some("two_factor_not_on"), Some(text)), "{body}");
-    }
+    let off = with("POST", OFF, json!({"password": PASSWORD, "code": "123456"}));
+    says(&app, &off, Some(&token), (409, "two_factor_not_on", None), ["Two-factor sign-in is not on", "两步验证未开启"]).await;
     // Confirming without a started enrolment.
     let (s, body) = app.post_json(CONFIRM, &json!({"code": "123456"}), Some(&token)).await;
     assert_eq!((s, body["error"].as_str()), (409, Some("two_factor_not_started")), "{body}");
@@ -299,14 +291,11 @@ async fn operators_and_company_admins_enrol_first_when_the_operator_requires_it(
     assert_eq!((s, &body["data"]["two_factor_required_for_staff"]), (200, &json!(false)), "{body}");
     let (s, body) = app.put_json("/api/ops/v1/settings", &json!({"two_factor_required_for_staff": true}), &token).await;
     assert_eq!((s, &body["data"]["two_factor_required_for_staff"]), (200, &json!(true)), "{body}");
-    for (lang, text) in [
-        ("en", "Turn on two-factor sign-in on your account page first: it is required for operators and company administrators"),
-        ("zh-CN", "请先在账户页面开启两步验证：运营者和企业管理员必须开启"),
-    ] {
-        let res = app.client.get(app.url("/api/ops/v1/overview")).bearer_auth(&token).header("accept-language", lang).send().await.unwrap();
-        let (s, body) = json_of(res).await;
-        assert_eq!((s, body["error"].as_str(), body["msg"].as_str()), (403, Some("two_factor_enrolment_required"), Some(text)), "{body}");
-    }
+    let enrol_first = [
+        "Turn on two-factor sign-in on your account page first: it is required for operators and company administrators",
+        "请先在账户页面开启两步验证：运营者和企业管理员必须开启",
+    ];
+    says(&app, &get("/api/ops/v1/overview"), Some(&token), (403, "two_factor_enrolment_required", None), enrol_first).await;
     let (_, body) = app.get_auth(STATUS, &token).await;
     assert_eq!(body["data"]["required"], true);
     enrol(&app, &token).await;
@@ -347,13 +336,11 @@ async fn a_large_money_move_asks_for_a_current_code() {
     assert_eq!(s, 200, "{body}");
 
     let (mut phone, _) = enrol(&app, &token_of(&ann)).await;
-    for (lang, text) in [
-        ("en", "Moving more than 50.00 coins needs a current code from your authenticator app (field code)"),
-        ("zh-CN", "转移超过 50.00 币需要身份验证器应用中的当前验证码（字段 code）"),
-    ] {
-        let (s, body) = call(&app, FUND, &json!({"amount": 5001}), Some(&admin), lang).await;
-        assert_eq!((s, body["error"].as_str(), body["data"]["field"].as_str(), body["msg"].as_str()), (400, Some("two_factor_step_up"), Some("code"), Some(text)), "{body}");
-    }
+    let step_up = [
+        "Moving more than 50.00 coins needs a current code from your authenticator app (field code)",
+        "转移超过 50.00 币需要身份验证器应用中的当前验证码（字段 code）",
+    ];
+    says(&app, &with("POST", FUND, json!({"amount": 5001})), Some(&admin), (400, "two_factor_step_up", Some("code")), step_up).await;
     let (s, body) = app.post_json(FUND, &json!({"amount": 5001, "code": phone.wrong()}), Some(&admin)).await;
     assert_eq!((s, body["error"].as_str()), (400, Some("two_factor_code_invalid")), "{body}");
     let (_, w) = app.get_auth("/api/billing/v1/wallet", &admin).await;

@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 // The log panel: the followed stream's `line` and `end` events, the search filter with its
-// highlights, the 5,000-line cap, the overlap after a reconnect, the downloaded file.
+// highlights, the 5,000-line cap, the overlap after a reconnect, the downloaded file, and the logs
+// of an app that printed nothing.
 import { describe, expect, it, vi } from 'vitest';
 import { followAppLogs, logStreamEvent, type LogLine } from '../src/api/connect';
 import { LogPanel } from '../src/pages/apps/connect/LogPanel';
@@ -171,4 +172,42 @@ describe('the log panel', () => {
     expect(rows(el)).toHaveLength(1);
     expect(fetchMock.mock.calls.every(([u]) => String(u).includes('follow=1'))).toBe(true);
   });
+});
+
+/** Followed log streams that stay open (one per request: StrictMode asks twice), and a way to
+ * send the latest more. */
+function openStreams() {
+  const enc = new TextEncoder();
+  let send: (text: string) => void = () => {};
+  const respond = () => {
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        send = (text) => controller.enqueue(enc.encode(text));
+      },
+    });
+    return Promise.resolve(new Response(body, { status: 200, headers: { 'Content-Type': 'text/event-stream' } }));
+  };
+  return { respond, send: (text: string) => send(text) };
+}
+
+describe('the logs of an app that printed nothing', () => {
+  for (const [lang, empty] of [
+    ['en', 'No output yet: what the app prints appears here.'],
+    ['zh', '暂无输出：应用输出的内容会显示在这里。'],
+  ] as const) {
+    it(`say so, count nothing, and keep following (${lang})`, async () => {
+      const stream = openStreams();
+      vi.stubGlobal('fetch', vi.fn(stream.respond));
+      const el = await show(<LogPanel id="x1" name="Grafana" />, lang);
+      await waitFor(() => expect(el.querySelector('.log-note')?.textContent).toBe(empty));
+      expect(el.querySelector('[role="log"]')!.getAttribute('data-phase')).toBe('following');
+      expect(el.querySelector('[data-testid="log-count"]')).toBeNull();
+      expect(el.querySelector('[data-testid="log-end"]')).toBeNull();
+      // The app prints a line later: it shows, on the same stream.
+      stream.send(sseLine('2025-01-02T03:04:05Z', 'stdout', 'first words'));
+      await waitFor(() => expect(el.querySelectorAll('.log-line')).toHaveLength(1));
+      expect(el.querySelector('.log-note')).toBeNull();
+      expect(el.querySelector('[data-testid="log-count"]')).not.toBeNull();
+    });
+  }
 });

@@ -1,6 +1,7 @@
-//! Who may rent, and what suspending a renter or a provider does to rentals. The rental's money
-//! by the minute (held, charged while seen running, released) is tested with the market's clock
-//! moved ahead: tests/clock/rental.rs.
+//! Who may rent (not a member, not between a company and its administrator), what suspending a
+//! renter or a provider does to rentals, extending a rental, and what a renter never gets (the
+//! address on the box's network). The rental's money by the minute (held, charged while seen
+//! running, released) is tested with the market's clock moved ahead: tests/clock/rental.rs.
 
 use serde_json::json;
 use zmarket::coins::Coins;
@@ -166,4 +167,85 @@ async fn ten_extends_at_once_never_overdraw() {
     assert_eq!((w["held"].as_i64(), w["available"].as_i64()), (Some(1800), Some(200)));
     assert_eq!(ends_at(&crate::boxes::get(&app, &alice, &id).await) - before, chrono::Duration::hours(2));
     verified(&app).await;
+}
+
+/// Renting between a company and one of its administrators is refused, either way (before: the
+/// company paid the admin's box, company −100, admin +90). Others still rent both boxes.
+#[tokio::test]
+async fn a_company_and_its_admin_cannot_rent_each_others_devices() {
+    let app = TestApp::spawn().await;
+    let admin_s = app.signed_in("admin@example.com").await;
+    let admin = token_of(&admin_s);
+    let company = seed_company(&app, "Acme", &admin_s, &[]).await;
+    let in_company = token_of(&app.switch(&admin_s, &company).await);
+    let stranger = token_of(&app.signed_in("stranger@example.com").await);
+    let big = json!({"cpu_cores": 8, "memory_bytes": 64i64 << 30, "disk_bytes": 2048i64 << 30, "gpus": []});
+    let rent = |token: String, device: String| {
+        let app = &app;
+        async move { app.post_json("/api/rmp/v1/apps/rent", &json!({"app_id": "grafana", "device_id": device, "hours": 1}), Some(&token)).await }
+    };
+    let mut boxes = Vec::new();
+    for owner in [&admin, &in_company] {
+        let (dev, _) = bound_device(&app, owner, "Z-BOX", big.clone()).await;
+        let sharing = json!({"mode": "manual", "rentable": true, "price_per_hour": 100});
+        let (s, b) = app.put_json(&format!("/api/ebs/v2/devices/{dev}/sharing"), &sharing, owner).await;
+        assert_eq!(s, 200, "{b}");
+        boxes.push(dev);
+    }
+    let within = "A company and its administrators cannot rent each other's devices";
+    // The company rents the admin's personal box; the admin rents the company's box.
+    for (renter, dev) in [(&in_company, &boxes[0]), (&admin, &boxes[1])] {
+        let (s, b) = rent(renter.clone(), dev.clone()).await;
+        assert_eq!((s, b["msg"].as_str()), (409, Some(within)), "{b}");
+    }
+    let res = app
+        .client
+        .post(app.url("/api/rmp/v1/apps/rent"))
+        .bearer_auth(&admin)
+        .header("accept-language", "zh-CN")
+        .json(&json!({"app_id": "grafana", "device_id": boxes[1], "hours": 1}))
+        .send()
+        .await
+        .unwrap();
+    let (s, b) = json_of(res).await;
+    assert_eq!((s, b["msg"].as_str()), (409, Some("企业与其管理员之间不能相互租用设备")));
+    // Nothing moved, and someone else may rent either box.
+    for dev in &boxes {
+        let (_, b) = rent(stranger.clone(), dev.clone()).await;
+        assert_ne!(b["msg"].as_str(), Some(within), "{b}");
+    }
+}
+
+/// The renter's views never carry the address on the box's network (the owner's
+/// device page does), and the app API's root answers alike with and without a trailing slash.
+#[tokio::test]
+async fn a_renter_never_gets_the_box_network_address_and_the_api_root_takes_a_slash() {
+    let app = TestApp::spawn().await;
+    let (alice, bob, dev, _secret, id) = rented_running(&app, 2).await;
+    const ADDRESS: &str = "10.0.0.9:32768";
+
+    let (s, b) = app.get_auth(&format!("/api/rmp/v1/apps/{id}"), &alice).await;
+    assert_eq!(s, 200, "{b}");
+    assert_eq!((b["data"]["status"].as_str(), b["data"]["openable"].as_bool()), (Some("running"), Some(true)), "{b}");
+    assert!(!b.to_string().contains(ADDRESS), "the renter got the box's address: {b}");
+    for path in ["/api/rmp/v1/apps", "/api/rmp/v1/aicompute"] {
+        let (s, b) = app.get_auth(path, &alice).await;
+        assert_eq!(s, 200, "{path}: {b}");
+        assert!(!b.to_string().contains(ADDRESS), "{path}: {b}");
+    }
+    // The box's owner sees where it runs on their network.
+    let (s, b) = app.get_auth(&format!("/api/rmp/v1/devices/{dev}/apps"), &bob).await;
+    assert_eq!(s, 200, "{b}");
+    let mine = b["data"]["items"].as_array().unwrap().iter().find(|i| i["id"] == id.as_str()).unwrap().clone();
+    assert_eq!(mine["open_url"], format!("http://{ADDRESS}/"));
+
+    // The API root: the same answer with the slash as without (the box's channel is not open
+    // here, so both say so), never `api_not_found`.
+    let (plain_s, plain) = app.get_auth(&format!("/api/rmp/v1/apps/{id}/api"), &alice).await;
+    let (slash_s, slash) = app.get_auth(&format!("/api/rmp/v1/apps/{id}/api/"), &alice).await;
+    assert_ne!(slash["error"], "api_not_found", "{slash}");
+    assert_eq!((slash_s, &slash["error"]), (plain_s, &plain["error"]), "{slash} vs {plain}");
+    let (s, b) = app.get_auth("/api/rmp/v1/apps/nope/api/", &alice).await;
+    assert_eq!(s, 404, "{b}");
+    assert_ne!(b["error"], "api_not_found", "{b}");
 }

@@ -1,6 +1,7 @@
-//! Getting coins (issue 24): top-up codes printed by the operator and redeemed once into the
-//! wallet of the caller's context, races on SQLite and PostgreSQL, the top-up page's text, memos
-//! and titles in the reader's language, and the CSV exports (UTF-8 with a byte-order mark).
+//! Getting coins: top-up codes printed by the operator and redeemed once into the wallet of the
+//! caller's context, races on SQLite and PostgreSQL, guessing codes limited per person and per
+//! address like signing in, the top-up page's text, memos and titles in the reader's language, and
+//! the CSV exports (UTF-8 with a byte-order mark).
 
 use serde_json::{Value, json};
 use zmarket::billing::codes;
@@ -176,4 +177,57 @@ async fn entries_and_bills_export_as_csv_with_chinese_intact() {
     assert_eq!(res.status(), 400);
     let (s, _) = app.get_json("/api/billing/v1/bills.csv").await;
     assert_eq!(s, 401);
+}
+
+/// Guessing codes closes the guesser's redemptions after the sign-in limiter's allowance of
+/// failures (429, localized), not another person's; a good code still counts once the guesser
+/// waits (it is refused while closed, and nothing moves).
+#[tokio::test]
+async fn guessing_top_up_codes_is_limited_per_person() {
+    let app = TestApp::spawn_with(|c| {
+        c.auth.login_account_burst = 3;
+        c.auth.login_account_refill_secs = 3600;
+    })
+    .await;
+    let guesser = token_of(&app.signed_in("guesser@example.com").await);
+    let other = token_of(&app.signed_in("other@example.com").await);
+    let codes = codes::generate(&app.state.db, 500, 2, None).await.unwrap();
+    for i in 2..5 {
+        let (s, b) = redeem(&app, &guesser, &format!("ZM-2222-3333-4444-555{i}"), "en").await;
+        assert_eq!(s, 404, "{b}");
+    }
+    let (s, b) = redeem(&app, &guesser, "ZM-2222-3333-4444-5559", "en").await;
+    assert_eq!((s, b["msg"].as_str()), (429, Some("Too many attempts, please try again later")), "{b}");
+    let (_, before) = app.get_auth("/api/billing/v1/wallet", &guesser).await;
+    let (s, b) = redeem(&app, &guesser, &codes[0], "zh-CN").await;
+    assert_eq!((s, b["msg"].as_str()), (429, Some("尝试次数过多，请稍后再试")), "{b}");
+    let (_, w) = app.get_auth("/api/billing/v1/wallet", &guesser).await;
+    assert_eq!(w["data"]["balance"], before["data"]["balance"], "a refused redemption moves nothing");
+    // Another person is not closed by the guesser.
+    let (s, b) = redeem(&app, &other, &codes[0], "en").await;
+    assert_eq!(s, 200, "{b}");
+}
+
+/// Every attempt counts against the client's address (the sign-in limiter's `login_ip_*`):
+/// after five from 127.0.0.1, whoever asks from there waits, even with a good code.
+#[tokio::test]
+async fn redeeming_is_limited_per_address() {
+    let app = TestApp::spawn_with(|c| {
+        c.auth.login_ip_burst = 5;
+        c.auth.login_ip_refill_secs = 3600;
+    })
+    .await;
+    let a = token_of(&app.signed_in("a@example.com").await);
+    let b = token_of(&app.signed_in("b@example.com").await);
+    let code = codes::generate(&app.state.db, 100, 1, None).await.unwrap().remove(0);
+    let mut statuses = Vec::new();
+    for i in 2..7 {
+        statuses.push(redeem(&app, if i % 2 == 0 { &a } else { &b }, &format!("ZM-2222-3333-4444-555{i}"), "en").await.0);
+    }
+    assert_eq!(statuses, vec![404; 5]);
+    let (_, before) = app.get_auth("/api/billing/v1/wallet", &b).await;
+    let (s, body) = redeem(&app, &b, &code, "zh-CN").await;
+    assert_eq!((s, body["msg"].as_str()), (429, Some("尝试次数过多，请稍后再试")), "{body}");
+    let (_, w) = app.get_auth("/api/billing/v1/wallet", &b).await;
+    assert_eq!(w["data"]["balance"], before["data"]["balance"]);
 }

@@ -1,5 +1,6 @@
-//! Companies: invitations (a link for one account, its expiry, a new one replacing it, accepted or
-//! declined from the records), applications waiting for an admin, and the records' unread counts.
+//! Companies: invitations (a link for one account that asks before it joins, its expiry, a new one
+//! replacing it, accepted or declined from the records, the invited person's bell), applications
+//! waiting for an admin, and the records' unread counts.
 
 use super::*;
 
@@ -290,4 +291,104 @@ async fn member_records_unread_counts_news_until_listed() {
     assert_eq!(member_records_unread(db, &unread(&pid, &p)).await.unwrap(), 1);
     records(&app, &token_of(&p)).await;
     assert_eq!(member_records_unread(db, &unread(&pid, &p)).await.unwrap(), 0);
+}
+
+/// Opening the link shows the invitation and changes nothing; Accept joins, Decline
+/// declines.
+#[tokio::test]
+async fn an_invitation_link_asks_before_it_joins() {
+    let app = TestApp::spawn().await;
+    let owner = app.signed_in("owner@example.com").await;
+    let (s, b) = app.put_json("/api/iam/v1/account/profile/info", &json!({"name": "Olivia"}), &token_of(&owner)).await;
+    assert_eq!(s, 200, "{b}");
+    let bob = token_of(&app.signed_in("bob@example.com").await);
+    let carol = token_of(&app.signed_in("carol@example.com").await);
+    let company = create(&app, &owner, "Acme Compute").await;
+    let admin = token_of(&app.switch(&owner, &company).await);
+    let bob_code = app.invite(&admin, "bob@example.com", "admin").await;
+    let carol_code = app.invite(&admin, "carol@example.com", "member").await;
+
+    // Opened (twice): what it is, nothing joined.
+    for _ in 0..2 {
+        let (s, b) = app.get_auth(&format!("/api/iam/v1/sme/join?code={bob_code}"), &bob).await;
+        assert_eq!(s, 200, "{b}");
+        let d = &b["data"];
+        assert_eq!((d["company"].as_str(), d["invited_by"].as_str(), d["role"].as_str(), d["status"].as_str()), (Some("Acme Compute"), Some("Olivia"), Some("admin"), Some("invited")), "{b}");
+        assert_eq!(d["sme_id"], company.as_str());
+    }
+    let (s, _) = app.post_json("/api/iam/v1/switch", &json!({"smeId": company}), Some(&bob)).await;
+    assert_eq!(s, 403, "opening the link joined the company");
+    let (_, records) = app.get_auth("/api/iam/v1/sme/member/records", &admin).await;
+    assert!(records["data"]["items"].as_array().unwrap().iter().all(|r| r["status"] == "invited"), "{records}");
+
+    // Bad answers: named, in both languages; nothing changes.
+    let (s, b) = ask(&app, &with("POST", "/api/iam/v1/sme/join", json!({"code": bob_code})), Some(&bob), "en").await;
+    assert_eq!((s, b["data"]["field"].as_str()), (400, Some("accept")), "{b}");
+    let (s, b) = ask(&app, &with("POST", "/api/iam/v1/sme/join", json!({"code": bob_code, "accept": true})), Some(&carol), "zh-CN").await;
+    assert_eq!((s, b["error"].as_str()), (403, Some("invitation_not_for_you")), "{b}");
+    assert!(b["msg"].as_str().unwrap().chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)), "{b}");
+    let (s, b) = ask(&app, &get("/api/iam/v1/sme/join?code=nope"), Some(&bob), "zh-CN").await;
+    assert_eq!((s, b["msg"].as_str()), (404, Some("邀请不存在")));
+
+    // Carol declines: not a member, the invitation is declined and cannot be accepted after.
+    let (s, b) = app.post_json("/api/iam/v1/sme/join", &json!({"code": carol_code, "accept": false}), Some(&carol)).await;
+    assert_eq!((s, b["data"]["status"].as_str()), (200, Some("declined")), "{b}");
+    let (s, _) = app.post_json("/api/iam/v1/switch", &json!({"smeId": company}), Some(&carol)).await;
+    assert_eq!(s, 403);
+    let (_, b) = app.get_auth(&format!("/api/iam/v1/sme/join?code={carol_code}"), &carol).await;
+    assert_eq!(b["data"]["status"], "declined");
+    let (s, b) = app.post_json("/api/iam/v1/sme/join", &json!({"code": carol_code, "accept": true}), Some(&carol)).await;
+    assert_eq!((s, b["data"]["status"].as_str()), (409, Some("declined")), "{b}");
+
+    // Bob accepts: an admin of the company; the link then says so.
+    let (s, b) = app.post_json("/api/iam/v1/sme/join", &json!({"code": bob_code, "accept": true}), Some(&bob)).await;
+    assert_eq!((s, b["data"]["status"].as_str(), b["data"]["sme_id"].as_str()), (200, Some("accepted"), Some(company.as_str())), "{b}");
+    let (s, b) = app.post_json("/api/iam/v1/switch", &json!({"smeId": company}), Some(&bob)).await;
+    assert_eq!((s, b["data"]["userType"].as_str()), (200, Some("admin")), "{b}");
+    let (_, b) = app.get_auth(&format!("/api/iam/v1/sme/join?code={bob_code}"), &bob).await;
+    assert_eq!(b["data"]["status"], "accepted");
+}
+
+/// The unread count on the bell of `token`.
+async fn unread(app: &TestApp, token: &str) -> i64 {
+    let (s, b) = app.get_auth("/api/ebs/v1/notifications/stats", token).await;
+    assert_eq!(s, 200, "{b}");
+    b["data"]["unread"].as_i64().unwrap()
+}
+
+/// A pending invitation rings the invited person's bell, in English and Chinese; an address
+/// without an account gets the mail only.
+#[tokio::test]
+async fn a_pending_invitation_rings_the_invited_persons_bell() {
+    let app = TestApp::spawn().await;
+    let owner = app.signed_in("owner@example.com").await;
+    let bob = app.signed_in("bob@example.com").await;
+    let company = create(&app, &owner, "Acme Compute").await;
+    let admin = app.switch(&owner, &company).await;
+    assert_eq!(unread(&app, &token_of(&bob)).await, 0);
+
+    app.invite(&token_of(&admin), "bob@example.com", "member").await;
+    // An address without an account gets the mail only (there is no bell to ring).
+    app.invite(&token_of(&admin), "stranger@example.com", "member").await;
+
+    assert_eq!(unread(&app, &token_of(&bob)).await, 1);
+    let (s, en) = ask(&app, &get("/api/ebs/v1/notifications"), Some(&token_of(&bob)), "en").await;
+    assert_eq!(s, 200, "{en}");
+    assert_eq!(en["data"]["total"], 1, "{en}");
+    let item = &en["data"]["items"][0];
+    assert_eq!((item["kind"].as_str().unwrap(), item["title"].as_str().unwrap()), ("company_invitation", "Invitation to join Acme Compute"));
+    let body = item["body"].as_str().unwrap();
+    assert!(body.contains("invited you to join the company \"Acme Compute\"") && body.contains("Companies page"), "{body}");
+    // The secret code of the mailed link is not in the bell.
+    assert!(!body.contains("code="), "{body}");
+
+    let (_, zh) = ask(&app, &get("/api/ebs/v1/notifications"), Some(&token_of(&bob)), "zh-CN").await;
+    let item = &zh["data"]["items"][0];
+    assert_eq!(item["title"], "邀请您加入 Acme Compute");
+    let body = item["body"].as_str().unwrap();
+    assert!(body.contains("邀请您加入企业「Acme Compute」") && body.contains("接受或拒绝"), "{body}");
+
+    // Nobody else's bell rings: not the inviting admin's, in either context.
+    assert_eq!(unread(&app, &token_of(&admin)).await, 0);
+    assert_eq!(unread(&app, &token_of(&owner)).await, 0);
 }

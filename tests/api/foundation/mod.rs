@@ -1,6 +1,7 @@
 //! The foundation: pages (rendering, redirects, language, headers, the bundle's files, the render
-//! pool); the API's conventions (`api.rs`); the process itself: configuration, mail, the signing
-//! key, the database, shared jobs (`running.rs`).
+//! pool); the API's conventions and what the document promises of every input (`api.rs`); the
+//! process itself: configuration, data files, mail, the signing key, the database, shared jobs
+//! (`running.rs`); the server's connections: time-outs, slow bodies, caps (`connections.rs`).
 
 use std::time::Duration;
 
@@ -9,6 +10,7 @@ use serde_json::json;
 use crate::common::{TestApp, header, json_of, stored, token_of};
 
 mod api;
+mod connections;
 mod running;
 
 #[tokio::test]

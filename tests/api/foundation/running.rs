@@ -1,8 +1,10 @@
 //! The foundation: the process itself (configuration from the file, the environment and the
-//! command line, a graceful stop), mail, the signing key, concurrent writes, shared jobs, and a
-//! test app's own database.
+//! command line, a graceful stop, a quiet start), its data files (private to its user, an open
+//! data directory tightened), mail (one Message-ID a mail), the signing key, concurrent writes,
+//! shared jobs, and a test app's own database.
 
 use super::*;
+use crate::common::{PASSWORD, sign_up};
 
 #[tokio::test]
 async fn mail_without_smtp_is_written_as_an_eml_file() {
@@ -257,5 +259,119 @@ async fn a_test_app_leaves_no_database_behind() {
             tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         }
         assert!(left.is_none(), "{name} is left");
+    }
+}
+
+/// The database, the mails (live links) and a data directory made by the server are private to its
+/// user.
+#[cfg(unix)]
+#[tokio::test]
+async fn the_data_files_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let root = tempfile::tempdir().unwrap();
+    let fresh = root.path().join("made-by-zmarket");
+    let dir = fresh.clone();
+    let app = TestApp::spawn_with(move |c| {
+        if std::env::var("TEST_DATABASE_URL").is_err() {
+            c.data_dir = dir;
+        }
+    })
+    .await;
+    app.post_json("/api/iam/v1/register", &sign_up("files@example.com", PASSWORD), None).await;
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let data_dir = app.state.config.data_dir.clone();
+    if std::env::var("TEST_DATABASE_URL").is_err() {
+        assert_eq!(mode(&fresh), 0o700);
+        assert_eq!(mode(&fresh.join("zmarket.db")), 0o600);
+    }
+    for _ in 0..100 {
+        if std::fs::read_dir(data_dir.join("mail")).is_ok_and(|mut d| d.next().is_some()) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let mails: Vec<_> = std::fs::read_dir(data_dir.join("mail")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert!(!mails.is_empty());
+    for m in mails {
+        assert_eq!(mode(&m), 0o600, "{}", m.display());
+    }
+    assert_eq!(mode(&data_dir.join("mail")), 0o700);
+}
+
+/// A data directory that already exists with 0755 is tightened to 0700 at start.
+#[cfg(unix)]
+#[tokio::test]
+async fn an_existing_open_data_directory_is_tightened_at_start() {
+    use std::os::unix::fs::PermissionsExt;
+    let outer = tempfile::tempdir().unwrap();
+    let data = outer.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let dir = data.clone();
+    let app = TestApp::spawn_with(move |c| c.data_dir = dir).await;
+    assert_eq!(app.get_json("/api/openapi.json").await.0, 200);
+    assert_eq!(std::fs::metadata(&data).unwrap().permissions().mode() & 0o777, 0o700);
+}
+
+/// A mail keeps one Message-ID however often it is delivered.
+#[tokio::test]
+async fn a_mail_carries_a_message_id_of_its_own() {
+    let app = TestApp::spawn().await;
+    app.post_json("/api/iam/v1/register", &sign_up("mid@example.com", PASSWORD), None).await;
+    let mail = app.wait_for_mail_to("mid@example.com", "token=", 0).await;
+    let id = mail.lines().find(|l| l.to_ascii_lowercase().starts_with("message-id:")).expect("a Message-ID header");
+    assert!(id.contains("@localhost>"), "{id}");
+    // Delivering the same row again writes the same message (same file, same Message-ID).
+    let before = app.mails().await.len();
+    use sea_orm::{ConnectionTrait, EntityTrait};
+    let row = zmarket::db::entity::mail_outbox::Entity::find().one(&app.state.db).await.unwrap().unwrap();
+    app.state.db.execute_unprepared(&format!("UPDATE mail_outbox SET status = 'pending', next_attempt_at = created_at WHERE id = '{}'", row.id)).await.unwrap();
+    app.state.mailer.deliver_due().await.unwrap();
+    let mails = app.mails().await;
+    assert_eq!(mails.len(), before, "the retry wrote the same file again");
+    assert!(mails.iter().any(|m| m.contains(id)));
+}
+
+/// A server started with the default log settings says it listens, without the scheduler's start-up
+/// chatter.
+#[tokio::test]
+async fn startup_logs_are_quiet_by_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let out = dir.path().join("out.log");
+    let log = std::fs::File::create(&out).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_zmarket"))
+        .arg("--data-dir")
+        .arg(dir.path())
+        .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
+        .env_remove("ZMARKET_LOG__LEVEL")
+        .env_remove("ZMARKET_DATABASE__URL")
+        .env_remove("RUST_LOG")
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    let mut up = false;
+    for _ in 0..600 {
+        if reqwest::get(format!("http://127.0.0.1:{port}/healthz")).await.is_ok_and(|r| r.status() == 200) {
+            up = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // Lines are written by a thread of their own (src/telemetry.rs): give it a moment.
+    for _ in 0..100 {
+        if std::fs::read_to_string(&out).unwrap_or_default().contains("listening on") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(up, "zmarket serve did not answer: {text}");
+    assert!(text.contains("listening on"), "{text}");
+    for chatter in ["Uninited", "Job creator created", "Job creator", "Notification creator"] {
+        assert!(!text.contains(chatter), "{chatter:?} at start-up:\n{text}");
     }
 }

@@ -1,7 +1,8 @@
-//! Publishing apps from the operator's console (issue 25 item 3): every call refused to others,
-//! create / edit / hide / top pick reaching the market at once, bad fields named in both
-//! languages, icons, image archives (415, 413, nothing kept), an image change offering the
-//! update to installations, the seed merge keeping an operator's edit, the audit.
+//! Publishing apps from the operator's console: every call refused to others, create / edit /
+//! hide / top pick reaching the market at once, bad fields named in both languages, icons, image
+//! archives (415, 413, nothing kept), an image change offering the update to installations, a
+//! stale edit refused (every change moves the app's revision), the seed merge keeping an
+//! operator's edit, the audit.
 
 use serde_json::{Value, json};
 
@@ -465,4 +466,59 @@ async fn a_publish_on_one_instance_reaches_the_other_instances_market() {
         tokio::time::sleep(std::time::Duration::from_millis(40)).await;
     }
     assert!(found.is_empty(), "A's market still shows the app hidden on B");
+}
+
+/// A form opened before an archive upload cannot put the old image and version back.
+#[tokio::test]
+async fn a_stale_app_edit_is_refused_and_an_upload_moves_the_revision() {
+    let app = TestApp::spawn().await;
+    let op = token_of(&app.signed_in("op@example.com").await);
+    make_operator(&app, "op@example.com");
+    let (s, b) = app.post_json("/api/ops/v1/apps", &new_app("team-wiki"), Some(&op)).await;
+    assert_eq!(s, 200, "{b}");
+    let opened = b["data"]["revision"].as_i64().expect("a revision");
+    let (_, b) = app.get_auth("/api/ops/v1/apps/team-wiki", &op).await;
+    assert_eq!(b["data"]["revision"].as_i64(), Some(opened));
+
+    // The archive holds another image: the app moves to it and to 1.0+r1, and its revision moves.
+    let (s, b) = upload(&app, &op, "/api/ops/v1/apps/team-wiki/image", docker_save_tar(&["acme/wiki:2"]), "a.tar", "application/x-tar", "en").await;
+    assert_eq!((s, b["data"]["image"].as_str()), (200, Some("acme/wiki:2")), "{b}");
+    let (_, b) = app.get_auth("/api/ops/v1/apps/team-wiki", &op).await;
+    let now = b["data"].clone();
+    assert_eq!((now["image"].as_str(), now["version"].as_str()), (Some("acme/wiki:2"), Some("1.0+r1")));
+    let uploaded = now["revision"].as_i64().unwrap();
+    assert!(uploaded > opened, "{now}");
+
+    // The form opened before saves what it showed: refused in both languages, nothing changed.
+    let stale = json!({"summary_en": "A new summary", "image": "zmarket-test/httpd:1", "version": "1.0", "revision": opened});
+    let (s, b, _) = send(&app, "PUT", "/api/ops/v1/apps/team-wiki", Some(&stale), &op, "en", None).await;
+    assert_eq!((s, b["error"].as_str()), (409, Some("stale_edit")), "{b}");
+    assert_eq!(
+        b["msg"],
+        "This app changed since you opened the form (an upload or another edit): it has been reloaded, check it and save again"
+    );
+    let (s, b, _) = send(&app, "PUT", "/api/ops/v1/apps/team-wiki", Some(&stale), &op, "zh-CN", None).await;
+    assert_eq!((s, b["msg"].as_str()), (409, Some("打开表单后此应用已有改动（上传或其他编辑）：已重新载入，请检查后再保存")));
+    let (_, b) = app.get_auth("/api/ops/v1/apps/team-wiki", &op).await;
+    assert_eq!(b["data"], now, "a refused edit changes nothing");
+
+    // Saved with the revision it now has: it applies, and the revision moves again.
+    let fresh = json!({"summary_en": "A new summary", "revision": uploaded});
+    let (s, b, _) = send(&app, "PUT", "/api/ops/v1/apps/team-wiki", Some(&fresh), &op, "en", None).await;
+    assert_eq!(s, 200, "{b}");
+    assert_eq!((b["data"]["summary_en"].as_str(), b["data"]["image"].as_str(), b["data"]["version"].as_str()), (Some("A new summary"), Some("acme/wiki:2"), Some("1.0+r1")));
+    let saved = b["data"]["revision"].as_i64().unwrap();
+    assert!(saved > uploaded);
+    // The same form saved twice: the second save is stale.
+    let (s, b, _) = send(&app, "PUT", "/api/ops/v1/apps/team-wiki", Some(&json!({"summary_en": "Again", "revision": uploaded})), &op, "en", None).await;
+    assert_eq!((s, b["error"].as_str()), (409, Some("stale_edit")));
+    // An icon is a change too.
+    let (s, b) = upload(&app, &op, "/api/ops/v1/apps/team-wiki/icon", crate::iam::png_bytes(), "i.png", "image/png", "en").await;
+    assert_eq!(s, 200, "{b}");
+    assert!(b["data"]["revision"].as_i64().unwrap() > saved);
+    let (s, b, _) = send(&app, "PUT", "/api/ops/v1/apps/team-wiki", Some(&json!({"summary_en": "Again", "revision": saved})), &op, "en", None).await;
+    assert_eq!((s, b["error"].as_str()), (409, Some("stale_edit")));
+    // A revision that is no number of a revision names the field.
+    let (s, b, _) = send(&app, "PUT", "/api/ops/v1/apps/team-wiki", Some(&json!({"summary_en": "x", "revision": -1})), &op, "en", None).await;
+    assert_eq!((s, b["data"]["field"].as_str()), (400, Some("revision")), "{b}");
 }

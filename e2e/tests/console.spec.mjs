@@ -1,7 +1,9 @@
-// What a newcomer hits (issue 17): context switches that landed on a 403, the settings dialog cut
-// off at the top, misleading messages, clipped market cards, a sticky ?language=, the bell's
-// "View all" and the invitation notification. English and Chinese, real binary, real Chromium.
-import { test, expect, expectHydrated, mailMatch, mailedLink, verifiedAccount, apiSession, PASSWORD, signIn } from './fixtures.mjs';
+// The console around every page: a context switch never lands on a 403, the settings dialog is
+// whole, forms say what is wrong (and old messages go) and keep what was typed (an order draft
+// through sign-in, a device id typed with spaces), a search that finds nothing says so, a
+// cancelled demand reads cancelled, market cards keep to their lines, ?language= does not stick,
+// the bell's "View all" and the invitation in it. English and Chinese, real binary, real Chromium.
+import { test, expect, expectHydrated, mailMatch, mailedLink, verifiedAccount, apiSession, PASSWORD, signIn, submitSignIn, ok } from './fixtures.mjs';
 
 const T = {
   en: {
@@ -13,6 +15,8 @@ const T = {
     save: 'Save', taken: 'This email is already registered', deviceId: 'Device ID', pairingCode: 'Pairing code', bind: 'Bind',
     wrongCode: 'The pairing code is wrong: enter the code the box prints next to its device ID', notifications: 'Notifications',
     viewAll: 'View all', invitationTitle: (c) => `Invitation to join ${c}`,
+    noMatch: (k) => `No app matches “${k}”`, demandName: 'Demand name', hours: 'Hours', signInToOrder: 'Sign in to place an order',
+    submitOrder: 'Submit order', cancel: 'Cancel', cancelled: 'Cancelled', failed: 'Failed', bound: 'Device bound',
   },
   zh: {
     email: '邮箱', password: '密码', switchCompany: '切换企业', companyName: '企业名称',
@@ -23,6 +27,8 @@ const T = {
     save: '保存', taken: '该邮箱已注册', deviceId: '设备 ID', pairingCode: '配对码', bind: '绑定',
     wrongCode: '配对码错误：请输入设备在其设备 ID 旁打印的配对码', notifications: '通知',
     viewAll: '查看全部', invitationTitle: (c) => `邀请您加入 ${c}`,
+    noMatch: (k) => `没有与“${k}”匹配的应用`, demandName: '需求名称', hours: '时长（小时）', signInToOrder: '登录后下单',
+    submitOrder: '提交订单', cancel: '取消', cancelled: '已取消', failed: '已失败', bound: '设备已绑定',
   },
 };
 
@@ -80,7 +86,7 @@ for (const lang of ['en', 'zh']) {
     await expect(page).toHaveURL(/\/app$/);
     await expect(page.getByRole('combobox', { name: t.switchCompany }).locator('option:checked')).toHaveText(company);
     await expectNoForbidden(page, t);
-    await page.screenshot({ path: `test-results/newcomer-switch-created-${lang}.png` });
+    await page.screenshot({ path: `test-results/console-switch-created-${lang}.png` });
 
     // Back to Personal from /company (an admin page): the personal menu's first page.
     await page.goto('/company');
@@ -107,7 +113,7 @@ for (const lang of ['en', 'zh']) {
     await pageB.getByRole('combobox', { name: t.switchCompany }).selectOption({ label: company });
     await expect(pageB).toHaveURL(/\/app$/);
     await expectNoForbidden(pageB, t);
-    await pageB.screenshot({ path: `test-results/newcomer-switch-member-${lang}.png` });
+    await pageB.screenshot({ path: `test-results/console-switch-member-${lang}.png` });
     await contextB.close();
     expect(consoleErrors).toEqual([]);
   });
@@ -133,7 +139,7 @@ for (const lang of ['en', 'zh']) {
       const reset = dialog.getByRole('button', { name: lang === 'en' ? 'Reset' : '重置' });
       await reset.scrollIntoViewIfNeeded();
       await expect(reset).toBeInViewport();
-      await page.screenshot({ path: `test-results/newcomer-settings-${width}x${height}-${lang}.png` });
+      await page.screenshot({ path: `test-results/console-settings-${width}x${height}-${lang}.png` });
       await close.click();
       await expect(dialog).toBeHidden();
     }
@@ -159,7 +165,7 @@ for (const lang of ['en', 'zh']) {
     await expect(passwordField.locator('.field-error')).toHaveText(t.weak);
     await expect(passwordField.locator('.field-hint')).toBeVisible();
     await expect(page.getByText(t.incorrect, { exact: true })).toHaveCount(0);
-    await page.screenshot({ path: `test-results/newcomer-signup-weak-${lang}.png` });
+    await page.screenshot({ path: `test-results/console-signup-weak-${lang}.png` });
     // The server's own answer (a taken address) shows under the field it is about.
     await form.getByLabel(t.password, { exact: true }).fill('abcdefgh12');
     await form.getByLabel(t.confirm).fill('abcdefgh12');
@@ -184,7 +190,7 @@ for (const lang of ['en', 'zh']) {
     await pw.getByRole('button', { name: t.save }).click();
     await expect(page.getByText(t.mismatch, { exact: true })).toBeVisible();
     await expect(page.getByText(t.incorrect, { exact: true })).toHaveCount(0);
-    await page.screenshot({ path: `test-results/newcomer-password-${lang}.png` });
+    await page.screenshot({ path: `test-results/console-password-${lang}.png` });
 
     // A wrong pairing code says so (the device ID is fine).
     const reg = await request.post('/api/agent/v1/register', {
@@ -196,7 +202,7 @@ for (const lang of ['en', 'zh']) {
     await page.getByLabel(t.pairingCode).fill(pairing_code === '22222222' ? '33333333' : '22222222');
     await page.getByRole('button', { name: t.bind, exact: true }).click();
     await expect(page.getByRole('alert')).toHaveText(t.wrongCode);
-    await page.screenshot({ path: `test-results/newcomer-pairing-${lang}.png` });
+    await page.screenshot({ path: `test-results/console-pairing-${lang}.png` });
     expect(consoleErrors.filter((e) => !/status of (400|409)/.test(e))).toEqual([]);
   });
 
@@ -220,7 +226,7 @@ for (const lang of ['en', 'zh']) {
       }),
     );
     expect(overlaps).toEqual([]);
-    await page.screenshot({ path: `test-results/newcomer-market-cards-${lang}.png` });
+    await page.screenshot({ path: `test-results/console-market-cards-${lang}.png` });
 
     // The language toggle drops ?language= so a reload keeps the choice.
     const other = lang === 'en' ? 'zh' : 'en';
@@ -250,8 +256,56 @@ for (const lang of ['en', 'zh']) {
     await expect(page).toHaveURL(/\/messages\?tab=notifications$/);
     await expect(page.locator('main')).toContainText(t.invitationTitle(company));
     await expectNoForbidden(page, t);
-    await page.screenshot({ path: `test-results/newcomer-notifications-${lang}.png`, fullPage: true });
+    await page.screenshot({ path: `test-results/console-notifications-${lang}.png`, fullPage: true });
     expect(consoleErrors).toEqual([]);
     expect(mailMatch(guest, /sme\/join/)).not.toBeNull();
+  });
+
+  test(`small frictions: empty search, an order through sign-in, a cancelled demand, a spaced device id (${lang})`, async ({ page, request, consoleErrors }) => {
+    const t = T[lang];
+    const s = stamp();
+    const me = `friction-${lang}-${s}@example.com`;
+    await verifiedAccount(request, me);
+
+    // A search that finds nothing says so.
+    await page.goto(`/market/more?keyword=zzqx${lang}&language=${lang}`);
+    await expect(page.getByText(t.noMatch(`zzqx${lang}`))).toBeVisible();
+
+    // A visitor's order comes back filled after the sign-in it needs.
+    await page.goto(`/on-demand/place-an-order?language=${lang}`);
+    await expectHydrated(page);
+    const name = `Draft ${lang} ${s}`;
+    await page.getByLabel(t.demandName).fill(name);
+    await page.locator('#demand-app').selectOption('terraria-server');
+    await page.getByLabel(t.hours, { exact: true }).fill('3');
+    await page.getByRole('button', { name: t.signInToOrder }).click();
+    await expect(page).toHaveURL(/\/auth\/signin\?redirect=/);
+    await submitSignIn(page, me, { lang });
+    await expect(page).toHaveURL(/\/on-demand\/place-an-order/);
+    await expect(page.getByLabel(t.demandName)).toHaveValue(name);
+    await expect(page.locator('#demand-app')).toHaveValue('terraria-server');
+    await expect(page.getByLabel(t.hours, { exact: true })).toHaveValue('3');
+
+    // Posted, then cancelled: it reads cancelled, not failed.
+    await page.getByRole('button', { name: t.submitOrder }).click();
+    await expect(page).toHaveURL(/\/demands-and-offers/);
+    const order = page.locator('#my-demands').locator('..').locator('[data-order]', { hasText: name });
+    await order.getByRole('button', { name: t.cancel, exact: true }).click();
+    await expect(order.locator('.app-status')).toHaveText(t.cancelled);
+    await expect(order).not.toContainText(t.failed);
+    await page.screenshot({ path: `test-results/console-cancelled-${lang}.png`, fullPage: true });
+
+    // A device id typed with spaces, like its pairing code, binds.
+    const reg = await ok(
+      await request.post('/api/agent/v1/register', {
+        data: { type: 'Z-BOX', name: `Spaced ${lang}`, spec: { cpu_cores: 4, memory_bytes: 17179869184, disk_bytes: 549755813888, gpus: [] } },
+      }),
+    );
+    await page.goto('/devices/link');
+    await page.getByLabel(t.deviceId).fill(` ${reg.device_id.replaceAll('-', ' ').toLowerCase()} `);
+    await page.getByLabel(t.pairingCode).fill(`${reg.pairing_code.slice(0, 4)} ${reg.pairing_code.slice(4)}`);
+    await page.getByRole('button', { name: t.bind, exact: true }).click();
+    await expect(page.getByText(t.bound).first()).toBeVisible();
+    expect(consoleErrors).toEqual([]);
   });
 }

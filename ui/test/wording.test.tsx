@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
-// Issue 44 (what a newcomer hits, round three), the UI's side that needs no server: the logs of an
-// app that printed nothing, plural forms, and one word per thing in the message tables.
-import { describe, expect, it, vi } from 'vitest';
+// Wording: plural forms (one of a thing is singular in English) and one word per thing in the
+// Chinese message tables.
+import { describe, expect, it } from 'vitest';
 import { en } from '../src/i18n/en';
 import { zh } from '../src/i18n/zh';
 import { translate } from '../src/i18n';
@@ -9,48 +9,6 @@ import { gpuEn, gpuZh } from '../src/components/devices/gpuText';
 import { appsEn, appsZh } from '../src/pages/operator/appsMessages';
 import { operatorEn, operatorZh } from '../src/pages/operator/messages';
 import { describeResources } from '../src/lib/format';
-import { LogPanel } from '../src/pages/apps/connect/LogPanel';
-import { show, signedInEachTest, sseLine, waitFor } from './connect-render';
-
-signedInEachTest();
-
-/** Followed log streams that stay open (one per request: StrictMode asks twice), and a way to
- * send the latest more. */
-function openStreams() {
-  const enc = new TextEncoder();
-  let send: (text: string) => void = () => {};
-  const respond = () => {
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        send = (text) => controller.enqueue(enc.encode(text));
-      },
-    });
-    return Promise.resolve(new Response(body, { status: 200, headers: { 'Content-Type': 'text/event-stream' } }));
-  };
-  return { respond, send: (text: string) => send(text) };
-}
-
-describe('the logs of an app that printed nothing', () => {
-  for (const [lang, empty] of [
-    ['en', 'No output yet: what the app prints appears here.'],
-    ['zh', '暂无输出：应用输出的内容会显示在这里。'],
-  ] as const) {
-    it(`say so, count nothing, and keep following (${lang})`, async () => {
-      const stream = openStreams();
-      vi.stubGlobal('fetch', vi.fn(stream.respond));
-      const el = await show(<LogPanel id="x1" name="Grafana" />, lang);
-      await waitFor(() => expect(el.querySelector('.log-note')?.textContent).toBe(empty));
-      expect(el.querySelector('[role="log"]')!.getAttribute('data-phase')).toBe('following');
-      expect(el.querySelector('[data-testid="log-count"]')).toBeNull();
-      expect(el.querySelector('[data-testid="log-end"]')).toBeNull();
-      // The app prints a line later: it shows, on the same stream.
-      stream.send(sseLine('2025-01-02T03:04:05Z', 'stdout', 'first words'));
-      await waitFor(() => expect(el.querySelectorAll('.log-line')).toHaveLength(1));
-      expect(el.querySelector('.log-note')).toBeNull();
-      expect(el.querySelector('[data-testid="log-count"]')).not.toBeNull();
-    });
-  }
-});
 
 describe('plural forms', () => {
   it('one of a thing is singular in English', () => {

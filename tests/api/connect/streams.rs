@@ -1,7 +1,8 @@
-//! Issue 43, item 2, trigger by trigger: an open terminal, and an app's WebSocket (on the app's
-//! own origin, or through the API door with a key), end once the right that opened them is gone:
-//! the session signed out, the password changed, the key revoked, the person suspended, the
-//! member unassigned or removed. Before, an app's WebSocket was never watched: it stayed open.
+//! Connect: open streams end with the right to them, trigger by trigger. An open terminal, and an
+//! app's WebSocket (on the app's own origin, or through the API door with a key), end once the
+//! right that opened them is gone: the rental ended, the session signed out, the password changed,
+//! the key revoked, the person suspended, the member unassigned or removed. Before, an app's
+//! WebSocket was never watched: it stayed open.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,7 +11,7 @@ use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use super::{ended, entered, play_agent, played_app, terminal};
+use super::played::{ended, entered, play_agent, played_app, terminal};
 use crate::common::*;
 
 /// What the played box's app answers an upgrade with; then it echoes what comes.
@@ -70,6 +71,26 @@ async fn on_origin(app: &TestApp, token: &str, id: &str) -> TcpStream {
 async fn through_door(app: &TestApp, credential: &str, id: &str) -> TcpStream {
     let host = app.base.trim_start_matches("http://").to_string();
     app_socket(app, &format!("/api/rmp/v1/apps/{id}/api/socket"), &[("host", host), ("authorization", format!("Bearer {credential}"))]).await
+}
+
+/// A renter's open terminal ends when the rental does (the renter uninstalls), and another one
+/// when its session is signed out; the reason says so in the reader's language (before: both
+/// kept working, only new requests were refused).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_terminal_ends_with_the_rental_and_with_the_session() {
+    let app = TestApp::spawn().await;
+    let (alice, id, _) = played_app(&app, Arc::new(|_, _| Vec::new()), b"").await;
+    // Signed out: the terminal of that session closes.
+    let other = token_of(&app.login("alice@example.com", PASSWORD).await);
+    let mut ws = terminal(&app, &other, &id).await;
+    let (s, b) = app.post_json("/api/iam/v1/logout", &json!({}), Some(&other)).await;
+    assert_eq!(s, 200, "{b}");
+    assert_eq!(ended(&mut ws).await, (4403, "你对此的访问权限已结束".to_string()));
+    // The rental ends: the renter's terminal closes.
+    let mut ws = terminal(&app, &alice, &id).await;
+    let (s, b) = crate::boxes::act(&app, &alice, &id, "uninstall").await;
+    assert_eq!(s, 200, "{b}");
+    assert_eq!(ended(&mut ws).await.0, 4403);
 }
 
 /// A renter's streams, trigger by trigger: signing out ends the app WebSocket of that session; a

@@ -1,6 +1,8 @@
-// Issue 17's pages: Terms of Use and Privacy Policy (item 7), /m/download on a phone (item 8), the
-// visitor's location on nearby details and the map (item 10), the user guide and its PDFs (item 13).
-// English and Chinese, real binary, real Chromium.
+// The pages a visitor reads: Terms of Use and Privacy Policy, the user guide and its PDFs,
+// /m/download on a phone, the phone's own sign-in pages (and desktop links keeping their page on a
+// phone), the visitor's location on nearby details and the map. English and Chinese, real binary,
+// real Chromium.
+import { devices } from '@playwright/test';
 import { test, expect, expectHydrated, seedNearbyDevices } from './fixtures.mjs';
 
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
@@ -11,12 +13,14 @@ const T = {
     boxes: '3. Box owners: binding a box', pdf: 'Download as PDF', signIn: 'Sign In', market: 'Explore Market',
     noDownloads: 'No client downloads are offered here yet', readGuide: 'Read the user guide', android: 'Android', ios: 'iOS',
     windows: 'Windows', onComputer: 'open this page on a computer', useLocation: 'Use my location', stored: 'What is stored, and why',
+    checkEmail: 'Check Your Email', verifyFailed: 'This verification link is not valid.',
   },
   zh: {
     terms: '用户协议', privacy: '隐私政策', guide: '用户指南', guideTitle: 'ZMarket 用户指南',
     boxes: '3. 设备所有者：绑定设备', pdf: '下载 PDF', signIn: '登录', market: '探索市场',
     noDownloads: '这里暂未提供客户端下载', readGuide: '阅读用户指南', android: 'Android', ios: 'iOS',
     windows: 'Windows', onComputer: '请在电脑上打开本页下载', useLocation: '使用我的位置', stored: '存储哪些数据，以及原因',
+    checkEmail: '查收邮件', verifyFailed: '此验证链接无效。',
   },
 };
 
@@ -30,11 +34,11 @@ for (const lang of ['en', 'zh']) {
     await expect(page).toHaveURL(/\/terms-of-use$/);
     await expect(page.getByRole('heading', { level: 1, name: t.terms })).toBeVisible();
     await expectHydrated(page);
-    await page.screenshot({ path: `test-results/newcomer-terms-${lang}.png`, fullPage: true });
+    await page.screenshot({ path: `test-results/public-pages-terms-${lang}.png`, fullPage: true });
     await page.locator('footer').getByRole('link', { name: t.privacy }).click();
     await expect(page.getByRole('heading', { level: 1, name: t.privacy })).toBeVisible();
     await expect(page.getByRole('heading', { level: 2, name: new RegExp(t.stored) })).toBeVisible();
-    await page.screenshot({ path: `test-results/newcomer-privacy-${lang}.png`, fullPage: true });
+    await page.screenshot({ path: `test-results/public-pages-privacy-${lang}.png`, fullPage: true });
     for (const path of ['/terms-of-use', '/privacy-policy']) {
       const res = await request.get(`${path}?language=${lang}`);
       expect(res.status(), path).toBe(200);
@@ -54,7 +58,7 @@ for (const lang of ['en', 'zh']) {
     await expect(page).toHaveURL(/\/guide$/);
     await expect(page.getByRole('heading', { level: 1, name: t.guideTitle })).toBeVisible();
     await expect(page.getByRole('heading', { level: 2, name: t.boxes })).toBeVisible();
-    await page.screenshot({ path: `test-results/newcomer-guide-${lang}.png` });
+    await page.screenshot({ path: `test-results/public-pages-guide-${lang}.png` });
     const pdf = page.getByRole('link', { name: t.pdf });
     const href = await pdf.getAttribute('href');
     expect(href).toBe(`/assets/documents/zmarket-guide-${lang}.pdf`);
@@ -85,7 +89,7 @@ for (const lang of ['en', 'zh']) {
     // No client to download; the one card is how to add the market to the home screen (issue 41).
     await expect(page.locator('.download-card:not([data-home-screen])')).toHaveCount(0);
     await expect(page.locator('.download-card[data-home-screen]')).toHaveCount(1);
-    await page.screenshot({ path: `test-results/newcomer-download-none-${lang}.png`, fullPage: true });
+    await page.screenshot({ path: `test-results/public-pages-download-none-${lang}.png`, fullPage: true });
     // The guide is one tap away and opens on the phone.
     await page.getByRole('link', { name: t.readGuide }).click();
     await expect(page).toHaveURL(/\/m\/guide$/);
@@ -104,9 +108,51 @@ for (const lang of ['en', 'zh']) {
     await expect(page.locator('.download-card')).toContainText(t.android);
     await expect(page.getByRole('link', { name: new RegExp(t.ios) })).toHaveCount(0);
     await expect(page.getByText(t.onComputer)).toContainText(t.windows);
-    await page.screenshot({ path: `test-results/newcomer-download-android-${lang}.png`, fullPage: true });
+    await page.screenshot({ path: `test-results/public-pages-download-android-${lang}.png`, fullPage: true });
     expect(errors).toEqual([]);
     await context.close();
+  });
+}
+
+for (const lang of ['en', 'zh']) {
+  test(`a phone signs in on its own pages; desktop links keep their page (${lang})`, async ({ browser, baseURL }) => {
+    const t = T[lang];
+    // eslint-disable-next-line no-unused-vars
+    const { defaultBrowserType, ...iphone } = devices['iPhone 13'];
+    const phone = await browser.newContext({ ...iphone, baseURL });
+    const page = await phone.newPage();
+    try {
+      // Check your email: the phone's own sign-in and password pages (issue 41), none that would
+      // bounce to the market.
+      await page.goto(`/check-email?email=phone-${lang}@example.com&language=${lang}`);
+      await expectHydrated(page);
+      await expect(page.getByRole('heading', { name: t.checkEmail })).toBeVisible();
+      await expect(page.locator('a[href^="/auth/"], a[href^="/forgot-password"]')).toHaveCount(0);
+      await expect(page.locator('.auth-links a[href^="/m/auth/signin"]')).toHaveCount(1);
+      await expect(page.locator('.auth-links a[href^="/m/forgot-password"]')).toHaveCount(1);
+      await page.screenshot({ path: `test-results/public-pages-phone-check-email-${lang}.png`, fullPage: true });
+      await page.locator('.auth-links a[href^="/m/auth/signin"]').click();
+      await expect(page).toHaveURL(/\/m\/auth\/signin/);
+      await expect(page.locator('.tab-bar')).toBeVisible();
+
+      // Email verified (here: a link that is not valid): the same.
+      await page.goto(`/email-verified?token=not-a-token&language=${lang}`);
+      await expect(page.getByRole('heading', { name: t.verifyFailed })).toBeVisible();
+      await expect(page.locator('a[href^="/auth/"]')).toHaveCount(0);
+
+      // A desktop link on a phone lands on its phone twin, subject kept.
+      await page.goto(`/market/details?id=grafana&language=${lang}`);
+      await expect(page).toHaveURL(new RegExp(`/m/market/details\\?id=grafana&language=${lang}$`));
+      await expect(page.getByRole('heading', { name: 'Grafana', level: 1 })).toBeVisible();
+      await page.goto(`/guide?language=${lang}`);
+      await expect(page).toHaveURL(/\/m\/guide\?language=/);
+      await page.goto(`/wallet?language=${lang}`);
+      await expect(page).toHaveURL(/\/m\/auth\/signin\?redirect=%2Fm%2Fwallet/);
+      await page.goto(`/devices?language=${lang}`);
+      await expect(page).toHaveURL(new RegExp(`/m/market\\?language=${lang}$`));
+    } finally {
+      await phone.close();
+    }
   });
 }
 
@@ -133,7 +179,7 @@ test('nearby: "Use my location" holds on the details page and the map, which fit
     await page.reload();
     await expectHydrated(page);
     await expect(page.locator('.facts')).toContainText(/(^|\D)[1-5] km/);
-    await page.screenshot({ path: `test-results/newcomer-nearby-details-${lang}.png` });
+    await page.screenshot({ path: `test-results/public-pages-nearby-details-${lang}.png` });
 
     // The map: both devices in view, distances from the visitor, no operator hint for visitors.
     await page.goto(`/nearby/map?language=${lang}`);
@@ -150,7 +196,7 @@ test('nearby: "Use my location" holds on the details page and the map, which fit
       expect(m.y).toBeLessThan(box.y + box.height);
     }
     await expect(page.locator('body')).not.toContainText('tile_url');
-    await page.screenshot({ path: `test-results/newcomer-nearby-map-${lang}.png` });
+    await page.screenshot({ path: `test-results/public-pages-nearby-map-${lang}.png` });
     await context.close();
   }
   expect(far.id).toBeTruthy();

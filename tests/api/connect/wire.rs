@@ -15,7 +15,7 @@ use crate::boxes::link;
 use crate::common::*;
 use crate::connect::{channel, next_commands, ws_url};
 
-const WIRE_V1: &str = include_str!("../../src/protocol/wire-v1.txt");
+const WIRE_V1: &str = include_str!("../../../src/protocol/wire-v1.txt");
 
 /// The pinned frames of one kind (`agent.heartbeat`, …), parsed.
 fn pinned(kind: &str) -> Vec<Value> {

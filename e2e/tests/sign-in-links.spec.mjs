@@ -1,7 +1,8 @@
-// Issue 16 in the browser: /pc-web drops the tokens from the address bar and the history at once
-// and asks before replacing another signed-in account (finding 9); sign-in never follows a
-// redirect with a backslash or a control character (finding 10). Issue 29, finding 9: a signed-out
-// visitor is asked too, and what is shown is the token's account, never the link's `email`.
+// Signing in from a link: /pc-web drops the tokens from the address bar and the history at once,
+// asks before replacing another signed-in account and asks a signed-out visitor too (showing the
+// token's account, never the link's `email`), and stores nothing for a token the server does not
+// know; sign-in never follows a redirect with a backslash or a control character, and keeps what
+// was typed before the page's scripts ran.
 import { test, expect, verifiedAccount, PASSWORD, submitSignIn, HYDRATE_MS } from './fixtures.mjs';
 
 async function session(request, email) {

@@ -1,6 +1,7 @@
-// Issue 17, items 3-5: recovering an account (forgot password, resend verification), signing up
-// from an invitation link without losing it, and a member seeing what was allocated to them.
-// English and Chinese, real binary, real Chromium, mail read from the server's outbox.
+// The links an account gets by mail: recovering an account (forgot password, resend verification),
+// signing up from an invitation link without losing it, and then, a member, seeing what was
+// allocated to them. English and Chinese, real binary, real Chromium, mail read from the server's
+// outbox.
 import { test, expect, expectHydrated, mailMatch, mailedLink, verifiedAccount, apiSession, PASSWORD, signIn, submitSignIn } from './fixtures.mjs';
 
 const T = {
@@ -38,7 +39,7 @@ for (const lang of ['en', 'zh']) {
     await expectHydrated(page);
     await page.getByRole('link', { name: t.forgotLink }).click();
     await expect(page.getByRole('heading', { name: t.forgot })).toBeVisible();
-    await page.screenshot({ path: `test-results/newcomer-forgot-${lang}.png` });
+    await page.screenshot({ path: `test-results/mailed-links-forgot-${lang}.png` });
     await page.locator('form').getByLabel(t.email, { exact: true }).fill(email);
     await page.getByRole('button', { name: t.send }).click();
     await expect(page.getByRole('heading', { name: t.sentTitle })).toBeVisible();
@@ -57,10 +58,10 @@ for (const lang of ['en', 'zh']) {
     await expectHydrated(page);
     await page.getByLabel(t.newPassword).fill('Renewed123');
     await page.getByLabel(t.confirm).fill('Renewed123');
-    await page.screenshot({ path: `test-results/newcomer-reset-${lang}.png` });
+    await page.screenshot({ path: `test-results/mailed-links-reset-${lang}.png` });
     await page.getByRole('button', { name: t.setNew }).click();
     await expect(page.getByRole('heading', { name: t.changed })).toBeVisible();
-    await page.screenshot({ path: `test-results/newcomer-reset-done-${lang}.png` });
+    await page.screenshot({ path: `test-results/mailed-links-reset-done-${lang}.png` });
     // The session from before the reset has ended.
     expect((await request.get('/api/iam/v1/account/profile', { headers: old })).status()).toBe(401);
     // The link works once.
@@ -88,7 +89,7 @@ for (const lang of ['en', 'zh']) {
     await page.locator('form').getByLabel(t.email, { exact: true }).fill(email);
     await page.getByRole('button', { name: t.resend }).click();
     await expect(page.getByText(t.resent).first()).toBeVisible();
-    await page.screenshot({ path: `test-results/newcomer-resend-${lang}.png` });
+    await page.screenshot({ path: `test-results/mailed-links-resend-${lang}.png` });
     await expect.poll(() => mailMatch(email, VERIFY)?.[1]).not.toBe(first);
     const second = mailMatch(email, VERIFY)[1];
     // The new link verifies; then sign-in works.
@@ -132,13 +133,13 @@ for (const lang of ['en', 'zh']) {
     expect(decodeURIComponent(verify)).toContain(invitation);
     await page.goto(path(verify));
     await expect(page.getByRole('heading', { name: t.verified })).toBeVisible();
-    await page.screenshot({ path: `test-results/newcomer-invite-verified-${lang}.png` });
+    await page.screenshot({ path: `test-results/mailed-links-invite-verified-${lang}.png` });
     await page.getByRole('link', { name: t.continue }).click();
     await expect(page.getByRole('heading', { name: t.joinCompany })).toBeVisible();
     await submitSignIn(page, newbie, { lang });
     await page.getByRole('button', { name: t.accept }).click();
     await expect(page.getByRole('heading', { name: t.joined })).toBeVisible();
-    await page.screenshot({ path: `test-results/newcomer-invite-joined-${lang}.png` });
+    await page.screenshot({ path: `test-results/mailed-links-invite-joined-${lang}.png` });
 
     // The admin binds a device in the company and allocates it to the new member...
     const reg = await request.post('/api/agent/v1/register', {
@@ -157,7 +158,7 @@ for (const lang of ['en', 'zh']) {
     await page.goto('/app');
     const section = page.getByRole('region', { name: t.allocated });
     await expect(section.locator(`tr[data-device-id="${device_id}"]`)).toContainText(`Member box ${lang}`);
-    await page.screenshot({ path: `test-results/newcomer-member-app-${lang}.png`, fullPage: true });
+    await page.screenshot({ path: `test-results/mailed-links-member-app-${lang}.png`, fullPage: true });
     expect(consoleErrors).toEqual([]);
   });
 }
