@@ -4,7 +4,7 @@
 //! tunnels to an app's port and to the box's own port. Channels under load (`channels.rs`); the
 //! doors to a rented app against a hostile box and a neighbour (`doors.rs`); open streams ending
 //! with the right to them (`streams.rs`); a box played by the test (`played.rs`); an agent of the
-release before the protocol was versioned, its frames pinned, and the version rule (`wire.rs`).
+//! release before the protocol was versioned, its frames pinned, and the version rule (`wire.rs`).
 
 use std::time::{Duration, Instant};
 
