@@ -3,7 +3,7 @@
 Four agents beat back to back: first four anonymous ones (registered, never bound) with 40,000
 acknowledgements in each beat (3.6 MiB, under the general body limit), then four bound ones whose
 beats carry as many acknowledgements and installation reports as a beat may (the caps of
-src/devices/protocol.rs, read from the answer's refusal when a larger beat is refused). Meanwhile
+src/devices/agent_api.rs, read from the answer's refusal when a larger beat is refused). Meanwhile
 one client signs in over and over; the script prints sign-in p50/p99 and the answers that were not
 200, against the same client signing in on a quiet server in the same run.
 

@@ -1,6 +1,5 @@
 //! zmarket: a self-hosted marketplace and console for shared computing, in one binary.
 
-pub mod agent;
 pub mod app;
 pub mod apps;
 pub mod billing;
@@ -27,7 +26,6 @@ pub mod observe;
 pub mod ops;
 pub mod orders;
 pub mod openapi;
-pub mod protocol;
 pub mod public;
 pub mod ratelimit;
 pub mod schedule;

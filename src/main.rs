@@ -277,11 +277,11 @@ fn main() -> ExitCode {
                 Ok(())
             }
             Command::Tunnel { server, key, app, device, port, local } => {
-                zmarket::agent::tunnel::run(zmarket::agent::tunnel::TunnelOptions { server, key, app, device, port, local }).await
+                zmarket_agent::tunnel::run(zmarket_agent::tunnel::TunnelOptions { server, key, app, device, port, local }).await
             }
             Command::Agent { check: Some(AgentCheck::Doctor { server, state_dir }), .. } => {
-                let opts = zmarket::agent::doctor::DoctorOptions { server, state_dir, docker_socket: config.agent.docker_socket.clone() };
-                if zmarket::agent::doctor::run(opts).await? { Ok(()) } else { Err(anyhow::anyhow!("a check failed: see the lines marked FAIL")) }
+                let opts = zmarket_agent::doctor::DoctorOptions { server, state_dir, docker_socket: config.agent.docker_socket.clone() };
+                if zmarket_agent::doctor::run(opts).await? { Ok(()) } else { Err(anyhow::anyhow!("a check failed: see the lines marked FAIL")) }
             }
             Command::Agent { check: None, server, device_type, name, state_dir, provisioner, heartbeat_secs, registration_token, public_host, pairing_code } => {
                 let Some(server) = server else { anyhow::bail!("--server is required: zmarket agent --server https://your-market") };
@@ -293,7 +293,7 @@ fn main() -> ExitCode {
                     let p = config.agent.provisioner.trim();
                     (!p.is_empty()).then(|| PathBuf::from(p))
                 });
-                zmarket::agent::run(zmarket::agent::AgentOptions {
+                zmarket_agent::run(zmarket_agent::AgentOptions {
                     server,
                     device_type,
                     name,

@@ -13,7 +13,7 @@ use crate::companies::CompaniesCtx;
 use crate::config::Config;
 use crate::apps::AppsCtx;
 use crate::devices::DevicesCtx;
-use crate::devices::protocol::AgentListeners;
+use crate::devices::agent_api::AgentListeners;
 use crate::iam::IamCtx;
 use crate::iam::auth::Sessions;
 use crate::iam::deletion::DeletionChecks;

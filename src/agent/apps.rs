@@ -6,24 +6,23 @@
 //! command interrupted by a restart is not finished: the server sends it again and it resumes
 //! (the archive download from where it stopped, the container if it was created).
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bollard::models::ContainerStateStatusEnum as St;
-use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
+use zmarket_protocol::apps::{AppStatus, ArchiveRef, InstallPayload, InstallationReport, Manifest, Reason, ReasonCode, UpdatePayload};
+use zmarket_protocol::heartbeat::{Ack, Command, CommandBody, CommandKind};
+use zmarket_protocol::snapshots::SnapshotReport;
 
-use crate::agent::containers::{Runtime, port_taken};
-use crate::agent::fetch;
+use crate::containers::{Runtime, port_taken};
+use crate::fetch;
+use saved::{Desired, Known, Saved};
 
 mod kept;
-use crate::apps::model::{AppStatus, ArchiveRef, InstallPayload, InstallationReport, Limits, Manifest, Reason, ReasonCode, UpdatePayload};
-use crate::db::enums::{CommandKind, Desired};
-use crate::devices::model::{Ack, Command};
-use crate::protocol::heartbeat::CommandBody;
-use crate::protocol::snapshots::SnapshotReport;
+mod saved;
 
 const SAVED: &str = "apps.json";
 /// Acknowledgements remembered for commands sent again.
@@ -35,28 +34,6 @@ const HEALTH_WAIT: Duration = Duration::from_secs(120);
 const DRAIN: Duration = Duration::from_secs(PORT_FRESH.as_secs() + 1);
 /// How long the tunnels (`agent::streams`) use a container's host port they looked up.
 pub const PORT_FRESH: Duration = Duration::from_secs(5);
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-struct Saved {
-    installations: BTreeMap<String, Known>,
-    done: VecDeque<Ack>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct Known {
-    app_id: String,
-    manifest: Manifest,
-    /// Running, stopped or suspended: what the last command left it as (the state file keeps the
-    /// server's words: "running", "stopped", "suspended").
-    desired: Desired,
-    #[serde(default)]
-    limits: Limits,
-    /// The GPUs the market assigned it (their keys): a container made again (a restart of the
-    /// agent, a port given up, an update) gets the same ones. A state file from before GPUs were
-    /// assigned has none.
-    #[serde(default)]
-    gpus: Vec<String>,
-}
 
 /// An operation under way on one installation.
 #[derive(Debug, Clone)]
@@ -561,36 +538,4 @@ pub fn default_public_host(server: &str) -> String {
 /// The container an update starts beside the installation's.
 fn next_of(name: &str) -> String {
     format!("{name}-next")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A state file written before `desired` was an enum reads the same, and is written back in
-    /// the same words.
-    #[test]
-    fn the_state_file_keeps_its_words() {
-        let old = r#"{"app_id":"grafana","manifest":{"image":"grafana/grafana:11.5.0"},"desired":"suspended"}"#;
-        let k: Known = serde_json::from_str(old).unwrap();
-        assert_eq!(k.desired, Desired::Suspended);
-        assert_eq!(serde_json::to_value(&k).unwrap()["desired"], "suspended");
-        assert!(serde_json::from_str::<Known>(&old.replace("suspended", "paused")).is_err());
-    }
-
-    /// The GPU keys an installation was given survive a restart; a state file written before
-    /// GPUs were assigned still loads, with none.
-    #[test]
-    fn the_state_file_keeps_the_gpus() {
-        let old = r#"{"installations":{"I1":{"app_id":"vllm","manifest":{"image":"vllm/vllm-openai:v0.6.0","gpu":true},"desired":"running","limits":{"cpu_cores":4,"memory_bytes":0,"gpu_count":1}}},"done":[]}"#;
-        let saved: Saved = serde_json::from_str(old).unwrap();
-        let k = &saved.installations["I1"];
-        assert!(k.gpus.is_empty());
-        assert_eq!(k.limits.gpu_count, 1);
-        let mut saved = saved;
-        let uuid = "GPU-5a1b2c3d-0000-1111-2222-333344445555".to_string();
-        saved.installations.get_mut("I1").unwrap().gpus = vec![uuid.clone()];
-        let again: Saved = serde_json::from_str(&serde_json::to_string(&saved).unwrap()).unwrap();
-        assert_eq!(again.installations["I1"].gpus, vec![uuid]);
-    }
 }

@@ -13,10 +13,10 @@ use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
-use crate::agent::commands::Dispatcher;
-use crate::agent::streams::{Reach, Streams};
-use crate::protocol::frames::{self, FromAgent, ToAgent};
-use crate::protocol::heartbeat::HeartbeatRequest;
+use crate::commands::Dispatcher;
+use crate::streams::{Reach, Streams};
+use zmarket_protocol::frames::{self, FromAgent, ToAgent};
+use zmarket_protocol::heartbeat::HeartbeatRequest;
 
 const MAX_BACKOFF: Duration = Duration::from_secs(60);
 
@@ -69,6 +69,7 @@ pub async fn run(channel: Arc<Channel>, server: String, secret: Arc<Mutex<String
         if let Ok(v) = format!("Bearer {token}").parse() {
             req.headers_mut().insert("authorization", v);
         }
+        req.headers_mut().insert(zmarket_protocol::version::HEADER, zmarket_protocol::PROTOCOL_VERSION.into());
         let mut wait = backoff;
         match tokio_tungstenite::connect_async_with_config(req, None, true).await {
             Ok((ws, _)) => {

@@ -13,10 +13,10 @@ use std::time::Duration;
 
 use tokio::sync::Notify;
 
-use crate::agent::apps::AppRunner;
-use crate::agent::gpus::{Gpus, verify};
-use crate::protocol::gpus::VerificationReport;
-use crate::protocol::heartbeat::{Ack, Command, CommandBody, HeartbeatResponse};
+use crate::apps::AppRunner;
+use crate::gpus::{Gpus, verify};
+use zmarket_protocol::gpus::VerificationReport;
+use zmarket_protocol::heartbeat::{Ack, Command, CommandBody, HeartbeatResponse};
 
 pub struct Dispatcher {
     runner: AppRunner,
@@ -89,7 +89,7 @@ impl Dispatcher {
         let me = self.clone();
         tokio::spawn(async move {
             let as_text = |r: Result<(), String>| r.map_err(|e| (e, None));
-            let as_reason = |r: Result<(), crate::protocol::apps::Reason>| r.map_err(|e| (e.to_string(), Some(e)));
+            let as_reason = |r: Result<(), zmarket_protocol::apps::Reason>| r.map_err(|e| (e.to_string(), Some(e)));
             let result = match &body {
                 CommandBody::ZcloudCreate(m) => as_text(provision(me.provisioner.as_deref(), "create", &m.machine_id, m).await),
                 CommandBody::ZcloudDelete(r) => as_text(provision(me.provisioner.as_deref(), "delete", &r.machine_id, r).await),
@@ -205,7 +205,7 @@ mod tests {
         // As `agent::run` does first (the app runner's HTTP client needs it).
         let _ = rustls::crypto::ring::default_provider().install_default();
         let dir = tempfile::tempdir().unwrap();
-        let opts = crate::agent::apps::AppsOptions {
+        let opts = crate::apps::AppsOptions {
             server: "http://127.0.0.1:9".into(),
             state_dir: dir.path().to_path_buf(),
             registry_mirror: String::new(),
@@ -217,9 +217,9 @@ mod tests {
     }
 
     fn answer(commands: Vec<Command>) -> HeartbeatResponse {
-        let settings = crate::protocol::heartbeat::Settings {
+        let settings = zmarket_protocol::heartbeat::Settings {
             name: "box".into(),
-            sharing_mode: crate::db::enums::SharingMode::Manual,
+            sharing_mode: zmarket_protocol::heartbeat::SharingMode::Manual,
             rentable: false,
             price_per_hour: 0,
             bound: true,
@@ -232,7 +232,7 @@ mod tests {
     /// gets through; one sent again is acknowledged again, not run again.
     #[tokio::test]
     async fn a_verification_is_acknowledged_and_reported_until_sent() {
-        use crate::protocol::gpus::{CheckReason, Gpu};
+        use zmarket_protocol::gpus::{CheckReason, Gpu};
         let uuid = "GPU-5a1b2c3d-0000-1111-2222-333344445555";
         let gpus = Gpus::listed(vec![Gpu { index: Some(0), uuid: Some(uuid.into()), name: "NVIDIA H200".into(), ..Default::default() }]);
         let (d, _dir) = dispatcher(gpus);

@@ -14,7 +14,7 @@ use bollard::query_parameters::{
 use bollard::{ClientVersion, Docker};
 use futures::StreamExt;
 
-use crate::apps::model::{Limits, Manifest, Reason, ReasonCode};
+use zmarket_protocol::apps::{Limits, Manifest, Reason, ReasonCode};
 
 /// The oldest Engine API this agent speaks (Docker 20.10); newer daemons are negotiated.
 const MIN_API: ClientVersion = ClientVersion { major_version: 1, minor_version: 41 };

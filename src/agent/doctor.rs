@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::agent::{containers, disk_of, gpus, load_state};
+use crate::{containers, disk_of, gpus, load_state};
 
 /// Below this much free space on Docker's filesystem a check fails; below `WARN_FREE` it warns.
 const MIN_FREE: u64 = 5 << 30;
@@ -103,7 +103,7 @@ async fn checks(opts: &DoctorOptions) -> Vec<Line> {
         out.push(line(Level::Fail, "market", "no market named: run with --server URL (or --state-dir of an agent that registered)"));
         return out;
     };
-    let client = match reqwest::Client::builder().timeout(Duration::from_secs(10)).user_agent(concat!("zmarket-agent/", env!("CARGO_PKG_VERSION"))).build() {
+    let client = match reqwest::Client::builder().timeout(Duration::from_secs(10)).user_agent(concat!("zmarket-agent/", env!("CARGO_PKG_VERSION"))).default_headers(crate::protocol_header()).build() {
         Ok(c) => c,
         Err(e) => {
             out.push(line(Level::Fail, "market", format!("cannot make an HTTP client: {e}")));
@@ -162,17 +162,21 @@ fn clock(date: Option<&str>) -> Line {
 
 /// The channel's endpoint, asked without an upgrade so the running agent's channel is left as
 /// it is: with the device's secret it answers 400 `websocket_required` when the market knows
-/// the device, 401 when it does not.
-async fn channel(client: &reqwest::Client, server: &str, state: Option<crate::agent::AgentState>, dir: &Path) -> Line {
+/// the device, 401 when it does not, and 400 `agent_protocol_unsupported` when it does not know
+/// this agent's protocol.
+async fn channel(client: &reqwest::Client, server: &str, state: Option<crate::AgentState>, dir: &Path) -> Line {
     let url = format!("{server}/api/agent/v1/channel");
     let mut req = client.get(&url);
     if let Some(s) = &state {
         req = req.bearer_auth(&s.device_secret);
     }
-    let status = match req.send().await {
-        Ok(res) => res.status().as_u16(),
+    let (status, body) = match req.send().await {
+        Ok(res) => (res.status().as_u16(), res.json::<serde_json::Value>().await.unwrap_or_default()),
         Err(e) => return line(Level::Fail, "channel", format!("{url} did not answer ({e}): a proxy in front of the market must pass it, with WebSocket upgrades")),
     };
+    if body["error"] == "agent_protocol_unsupported" {
+        return line(Level::Fail, "channel", body["msg"].as_str().unwrap_or("the market does not know this agent's protocol").to_string());
+    }
     match (state, status) {
         (Some(s), 400) => line(Level::Ok, "channel", format!("the market knows this box (device id {}) and its channel answers", s.device_id)),
         (Some(s), 401) => line(

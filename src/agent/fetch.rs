@@ -69,7 +69,7 @@ pub async fn download(
         f.flush().await.map_err(|e| e.to_string())?;
     }
     let part2 = part.clone();
-    let digest = tokio::task::spawn_blocking(move || crate::protocol::snapshots::sha256_file(&part2)).await.map_err(|e| e.to_string())?.map_err(|e| e.to_string())?;
+    let digest = tokio::task::spawn_blocking(move || zmarket_protocol::snapshots::sha256_file(&part2)).await.map_err(|e| e.to_string())?.map_err(|e| e.to_string())?;
     if digest != sha256 {
         let _ = std::fs::remove_file(&part);
         return Err("the download is damaged (its sha256 does not match); it will be downloaded again".into());

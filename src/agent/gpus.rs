@@ -4,9 +4,9 @@
 //! kept for the agent's life), else through `nvidia-smi` (gpus/smi.rs). A box without NVIDIA runs
 //! as before: no GPUs, and no GPU work at any beat.
 //!
-//! What leaves the agent is already within the market's bounds (`protocol::gpus::check_spec` and
-//! `check_use`): the market refuses a whole beat over one bad figure, so a figure out of range is
-//! clamped and a GPU without a well-formed UUID is left out of the telemetry.
+//! What leaves the agent is already within the market's bounds (`zmarket_protocol::gpus::
+//! check_spec` and `check_use`): the market refuses a whole beat over one bad figure, so a figure
+//! out of range is clamped and a GPU without a well-formed UUID is left out of the telemetry.
 
 mod smi;
 pub mod verify;
@@ -19,7 +19,7 @@ use nvml_wrapper::Nvml;
 use nvml_wrapper::bitmasks::device::ThrottleReasons;
 use nvml_wrapper::enum_wrappers::device::{EccCounter, MemoryError, TemperatureSensor};
 
-use crate::protocol::gpus::{Gpu, GpuUse, MAX_GPU_MEMORY, MAX_GPU_NAME, MAX_GPU_WATTS, MAX_GPUS, valid_uuid};
+use zmarket_protocol::gpus::{Gpu, GpuUse, MAX_GPU_MEMORY, MAX_GPU_NAME, MAX_GPU_WATTS, MAX_GPUS, valid_uuid};
 
 /// How long a beat waits for the GPUs' figures (a GPU fallen off the bus can make NVML or
 /// nvidia-smi hang); the beat goes without them rather than late.
@@ -247,7 +247,7 @@ fn bounded_usage(list: Vec<GpuUse>) -> Vec<GpuUse> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::gpus::{check_spec, check_use};
+    use zmarket_protocol::gpus::{check_spec, check_use};
 
     const U1: &str = "GPU-5a1b2c3d-0000-1111-2222-333344445555";
     const U2: &str = "GPU-9f8e7d6c-aaaa-bbbb-cccc-ddddeeeeffff";

@@ -12,9 +12,9 @@ use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
-use crate::agent::containers::Runtime;
-use crate::protocol::apps::{Reason, ReasonCode};
-use crate::protocol::snapshots::{DESCRIPTION, Description, FORMAT, UPLOAD_CHUNK, UploadOffset};
+use crate::containers::Runtime;
+use zmarket_protocol::apps::{Reason, ReasonCode};
+use zmarket_protocol::snapshots::{DESCRIPTION, Description, FORMAT, UPLOAD_CHUNK, UploadOffset};
 
 pub fn dir(state_dir: &Path) -> PathBuf {
     state_dir.join("snapshots")
@@ -320,7 +320,7 @@ pub fn unpack(archive: &Path, volume_root: &Path, rootfs_out: &Path) -> io::Resu
     Ok((description, changed))
 }
 
-pub use crate::protocol::snapshots::sha256_file as hash;
+pub use zmarket_protocol::snapshots::sha256_file as hash;
 
 /// Where the market's copy of snapshot `id` stands. `Err(Some(status))`: the market answered
 /// otherwise (a client error is final); `Err(None)`: no answer, or an unreadable one (worth a retry).
@@ -330,7 +330,7 @@ pub async fn market_offset(client: &reqwest::Client, server: &str, secret: &str,
     if !status.is_success() {
         return Err((Some(status), format!("the market answered {}", status.as_u16())));
     }
-    res.json::<crate::agent::Envelope<UploadOffset>>().await.map(|e| e.data).map_err(|e| (None, e.to_string()))
+    res.json::<crate::Envelope<UploadOffset>>().await.map(|e| e.data).map_err(|e| (None, e.to_string()))
 }
 
 /// Copies snapshot `id`'s archive at `file` to the market, in pieces of [`UPLOAD_CHUNK`] bytes
@@ -463,7 +463,7 @@ mod tests {
         .unwrap();
         assert_eq!(std::fs::metadata(&out).unwrap().len(), size);
         assert_eq!(hash(&out).unwrap(), sha);
-        assert_eq!(std::fs::read(&out).unwrap()[..4], crate::protocol::snapshots::ZSTD_MAGIC);
+        assert_eq!(std::fs::read(&out).unwrap()[..4], zmarket_protocol::snapshots::ZSTD_MAGIC);
         assert_eq!(seen.load(std::sync::atomic::Ordering::Relaxed), big.len() as u64 + 5);
         assert!(size < big.len() as u64, "compressed");
         let root = dir.path().join("dst/I2");

@@ -13,9 +13,9 @@ use tokio::io::{AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{Semaphore, mpsc};
 use tokio_tungstenite::tungstenite::Message;
 
-use crate::agent::apps::{AppRunner, container};
-use crate::agent::containers::Runtime;
-use crate::protocol::frames::{self, CloseReason, FromAgent, LogLine, LogStream, MAX_CHUNK, Target, WINDOW};
+use crate::apps::{AppRunner, container};
+use crate::containers::Runtime;
+use zmarket_protocol::frames::{self, CloseReason, FromAgent, LogLine, LogStream, MAX_CHUNK, Target, WINDOW};
 
 type Reader = Pin<Box<dyn Stream<Item = Result<Bytes, ()>> + Send>>;
 type Writer = Pin<Box<dyn AsyncWrite + Send>>;
@@ -172,7 +172,7 @@ impl Streams {
             Target::App { installation, port } => {
                 let m = self.reach.runner.manifest_of(&installation).ok_or(CloseReason::NotFound)?;
                 let key = (installation.clone(), port);
-                let known = self.reach.ports.lock().unwrap().get(&key).filter(|(_, at)| at.elapsed() < crate::agent::apps::PORT_FRESH).map(|(p, _)| *p);
+                let known = self.reach.ports.lock().unwrap().get(&key).filter(|(_, at)| at.elapsed() < crate::apps::PORT_FRESH).map(|(p, _)| *p);
                 if let Some(host_port) = known
                     && let Ok((r, w)) = tcp(host_port).await
                 {

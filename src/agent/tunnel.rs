@@ -11,34 +11,30 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
-use crate::agent::channel::channel_url;
-use crate::lang::Lang;
+use crate::channel::channel_url;
 
-/// The user's language, from the locale the shell sets (`zh_CN.UTF-8` → Chinese).
-pub fn user_lang() -> Lang {
+/// Whether the user reads Chinese, from the locale the shell sets (`zh_CN.UTF-8`); else English.
+pub fn user_reads_zh() -> bool {
     ["LC_ALL", "LC_MESSAGES", "LANG"]
         .iter()
         .filter_map(|k| std::env::var(k).ok())
         .find(|v| !v.is_empty())
-        .map_or(Lang::En, |v| if v.to_ascii_lowercase().starts_with("zh") { Lang::Zh } else { Lang::En })
+        .is_some_and(|v| v.to_ascii_lowercase().starts_with("zh"))
 }
 
-fn say(lang: Lang, en: String, zh: String) -> String {
-    match lang {
-        Lang::En => en,
-        Lang::Zh => zh,
-    }
+fn say(zh: bool, en: String, zh_text: String) -> String {
+    if zh { zh_text } else { en }
 }
 
-/// A refusal of the market as a sentence: its message (already in `lang`, asked with
-/// `Accept-Language`), else the HTTP status in words.
-pub fn refusal(lang: Lang, status: u16, reason: &str, body: &[u8]) -> String {
+/// A refusal of the market as a sentence: its message (already in the user's language, asked
+/// with `Accept-Language`), else the HTTP status in words.
+pub fn refusal(zh: bool, status: u16, reason: &str, body: &[u8]) -> String {
     let msg = serde_json::from_slice::<serde_json::Value>(body)
         .ok()
         .and_then(|v| v.get("msg").and_then(|m| m.as_str()).map(|m| m.trim_end_matches(['.', '。']).to_string()))
         .filter(|m| !m.is_empty())
-        .unwrap_or_else(|| say(lang, format!("the answer was {status} {reason}"), format!("服务器返回 {status} {reason}")));
-    say(lang, format!("The market refused the tunnel: {msg}."), format!("市场拒绝了隧道：{msg}。"))
+        .unwrap_or_else(|| say(zh, format!("the answer was {status} {reason}"), format!("服务器返回 {status} {reason}")));
+    say(zh, format!("The market refused the tunnel: {msg}."), format!("市场拒绝了隧道：{msg}。"))
 }
 
 pub struct TunnelOptions {
@@ -66,35 +62,36 @@ pub fn url(opts: &TunnelOptions) -> anyhow::Result<String> {
 pub async fn run(opts: TunnelOptions) -> anyhow::Result<()> {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let target = url(&opts)?;
-    let lang = user_lang();
+    let zh = user_reads_zh();
     let listener = TcpListener::bind(&opts.local)
         .await
-        .map_err(|e| anyhow::anyhow!(say(lang, format!("Cannot listen on {}: {e}", opts.local), format!("无法在 {} 上监听：{e}", opts.local))))?;
+        .map_err(|e| anyhow::anyhow!(say(zh, format!("Cannot listen on {}: {e}", opts.local), format!("无法在 {} 上监听：{e}", opts.local))))?;
     let at = listener.local_addr()?;
-    println!("{}", say(lang, format!("Tunnel listening on {at} → port {}", opts.port), format!("隧道正在监听 {at} → 端口 {}", opts.port)));
+    println!("{}", say(zh, format!("Tunnel listening on {at} → port {}", opts.port), format!("隧道正在监听 {at} → 端口 {}", opts.port)));
     loop {
         let (conn, _) = listener.accept().await?;
         let target = target.clone();
         let key = opts.key.clone();
         tokio::spawn(async move {
-            if let Err(e) = carry(conn, &target, &key, lang).await {
+            if let Err(e) = carry(conn, &target, &key, zh).await {
                 eprintln!("{e}");
             }
         });
     }
 }
 
-/// Carries one local connection until either side closes; an error is a sentence in `lang`.
-pub async fn carry(conn: TcpStream, target: &str, key: &str, lang: Lang) -> anyhow::Result<()> {
+/// Carries one local connection until either side closes; an error is a sentence, in Chinese
+/// when `zh`.
+pub async fn carry(conn: TcpStream, target: &str, key: &str, zh: bool) -> anyhow::Result<()> {
     let mut req = target.into_client_request()?;
     req.headers_mut().insert("authorization", format!("Bearer {key}").parse()?);
-    req.headers_mut().insert("accept-language", lang.code().parse()?);
+    req.headers_mut().insert("accept-language", (if zh { "zh" } else { "en" }).parse()?);
     let (ws, _) = tokio_tungstenite::connect_async_with_config(req, None, true).await.map_err(|e| match e {
         tokio_tungstenite::tungstenite::Error::Http(res) => {
             let status = res.status();
-            anyhow::anyhow!(refusal(lang, status.as_u16(), status.canonical_reason().unwrap_or(""), res.body().as_deref().unwrap_or_default()))
+            anyhow::anyhow!(refusal(zh, status.as_u16(), status.canonical_reason().unwrap_or(""), res.body().as_deref().unwrap_or_default()))
         }
-        other => anyhow::anyhow!(say(lang, format!("Cannot reach the market: {other}."), format!("无法连接市场：{other}。"))),
+        other => anyhow::anyhow!(say(zh, format!("Cannot reach the market: {other}."), format!("无法连接市场：{other}。"))),
     })?;
     let _ = conn.set_nodelay(true);
     let (mut sink, mut incoming) = ws.split();
@@ -123,7 +120,7 @@ pub async fn carry(conn: TcpStream, target: &str, key: &str, lang: Lang) -> anyh
                 }
                 Message::Close(frame) => {
                     if let Some(f) = frame.filter(|f| f.code != tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode::Normal) {
-                        eprintln!("{}", say(lang, format!("The tunnel closed: {}", f.reason), format!("隧道已关闭：{}", f.reason)));
+                        eprintln!("{}", say(zh, format!("The tunnel closed: {}", f.reason), format!("隧道已关闭：{}", f.reason)));
                     }
                     break;
                 }

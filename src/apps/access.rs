@@ -128,7 +128,7 @@ impl Names {
 /// `zm:timeout:…`) in the reader's language, with its stable name.
 pub fn reason_of(raw: Option<&str>, lang: Lang) -> Option<(String, String)> {
     let r = Reason::from_stored(raw?);
-    Some((r.code.as_str().to_string(), crate::protocol::reasons::reason_text(&r, lang)))
+    Some((r.code.as_str().to_string(), zmarket_protocol::reasons::reason_text(&r, lang == Lang::Zh)))
 }
 
 pub fn reason_text(raw: Option<&str>, lang: Lang) -> Option<String> {
@@ -147,7 +147,7 @@ pub fn to_installation(r: &installations::Model, names: &Names, lang: Lang) -> I
         Some((c, t)) => (Some(c), Some(t)),
         None if !device_online && r.status != AppStatus::NotInstall => {
             let off = Reason::new(ReasonCode::DeviceOffline);
-            (Some(off.code.as_str().to_string()), Some(crate::protocol::reasons::reason_text(&off, lang)))
+            (Some(off.code.as_str().to_string()), Some(zmarket_protocol::reasons::reason_text(&off, lang == Lang::Zh)))
         }
         None => (None, None),
     };

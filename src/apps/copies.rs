@@ -12,7 +12,7 @@ use crate::db::entity::{devices, installations, snapshots};
 use crate::db::enums::SnapshotStatus;
 use crate::db::{now, write_txn};
 use crate::error::{AppError, Msg};
-use crate::protocol::snapshots::UploadOffset;
+use zmarket_protocol::snapshots::UploadOffset;
 
 /// Where the market keeps the snapshots it holds.
 pub fn store_dir(cx: &AppsCtx) -> PathBuf {
@@ -99,7 +99,7 @@ where
         return Ok(UploadOffset { offset: now_have as i64, size: total as i64 });
     }
     let p2 = part.clone();
-    let digest = tokio::task::spawn_blocking(move || crate::protocol::snapshots::sha256_file(&p2)).await.map_err(|e| AppError::Internal(e.into()))?.map_err(|e| AppError::Internal(e.into()))?;
+    let digest = tokio::task::spawn_blocking(move || zmarket_protocol::snapshots::sha256_file(&p2)).await.map_err(|e| AppError::Internal(e.into()))?.map_err(|e| AppError::Internal(e.into()))?;
     if Some(digest.as_str()) != row.sha256.as_deref() {
         let _ = std::fs::remove_file(&part);
         tracing::warn!(snapshot = id, "a snapshot copied to the market did not match its sha256: thrown away");

@@ -13,7 +13,7 @@ use crate::apps::AppsCtx;
 use crate::apps::access::{Names, condition, installer, reason_of, scope, to_installation, visible};
 use crate::apps::lifecycle::{self, Allowed, Event, command_of};
 use crate::apps::model::*;
-use crate::protocol::heartbeat::CommandBody;
+use zmarket_protocol::heartbeat::CommandBody;
 use crate::apps::state::{self, Change};
 use crate::db::entity::{app_images, apps, devices, installation_events, installations};
 use crate::db::enums::{DeviceStatus, DisplayType, SharingMode};
@@ -24,7 +24,7 @@ use crate::http::List;
 use crate::iam::auth::Auth;
 use crate::lang::Lang;
 use crate::market::fit::{self, Room, Standing, Unfit};
-use crate::protocol::heartbeat::Spec;
+use zmarket_protocol::heartbeat::Spec;
 
 
 /// Where a device stands now (src/market/fit.rs): one read of its installations and of its GPU holds.
@@ -43,7 +43,7 @@ fn offer_spec(d: &devices::Model, gpus: &crate::devices::gpus::BoxGpus) -> Spec 
         cpu_cores: d.cpu_cores,
         memory_bytes: d.memory_bytes,
         disk_bytes: d.disk_bytes,
-        gpus: gpus.list().map(|g| crate::protocol::gpus::Gpu { uuid: None, ..g.clone() }).collect(),
+        gpus: gpus.list().map(|g| zmarket_protocol::gpus::Gpu { uuid: None, ..g.clone() }).collect(),
         gpu_runtime: d.gpu_runtime,
     }
 }
@@ -347,10 +347,10 @@ pub async fn act(cx: &AppsCtx, auth: &Auth, id: &InstallationId, action: Action,
                 crate::devices::commands::withdraw(&txn, c, "cancelled").await?;
             }
             let installing = matches!(row.status, AppStatus::Preparing | AppStatus::Downloading | AppStatus::Installing | AppStatus::Installed);
-            (installing && device.is_some()).then(|| CommandBody::app(kind, &row.id)).flatten()
+            (installing && device.is_some()).then(|| CommandBody::app(kind.into(), &row.id)).flatten()
         }
         _ if device.is_none() => None,
-        _ => CommandBody::app(kind, &row.id),
+        _ => CommandBody::app(kind.into(), &row.id),
     };
     let reason = (action == Action::Cancel).then(|| Reason::new(ReasonCode::Cancelled).stored());
     let moved = state::apply(&txn, &row, Event::Act(action), Change { command, desired: Some(desired), reason, ..Default::default() })

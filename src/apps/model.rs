@@ -17,7 +17,7 @@ use crate::http::Checked;
 
 pub use crate::db::enums::{AppStatus, Desired, InstallKind, SnapshotKind, SnapshotStatus};
 
-pub use crate::protocol::apps::*;
+pub use zmarket_protocol::apps::*;
 
 // ---- the API ----
 
@@ -150,7 +150,7 @@ pub struct DeviceFit {
     /// Rent dialog: the owner's price per hour.
     pub price_per_hour: Option<i64>,
     /// What the box has: cores, bytes, and its GPUs with their memory and CUDA (no UUIDs).
-    pub spec: crate::protocol::heartbeat::Spec,
+    pub spec: zmarket_protocol::heartbeat::Spec,
     /// How often the market heard from the box, measured from its beats.
     pub reliability: Reliability,
     /// Kilometres from the point given as `lat`/`lng` to the box's listed place (null without).
@@ -225,7 +225,7 @@ pub struct OffersAsk {
     pub sort: OfferSort,
     pub gpu_model: Option<String>,
     pub min_vram: Option<i64>,
-    pub min_cuda: Option<crate::protocol::gpus::CudaVersion>,
+    pub min_cuda: Option<zmarket_protocol::gpus::CudaVersion>,
     pub min_reliability: Option<f64>,
 }
 
@@ -260,7 +260,7 @@ impl OffersQuery {
         }
         let min_vram = given(self.min_vram).map(|s| s.parse::<i64>().ok().filter(|v| *v >= 0).ok_or_else(|| bad("min_vram"))).transpose()?;
         let min_cuda = given(self.min_cuda)
-            .map(|s| crate::protocol::gpus::CudaVersion::parse(&s).ok_or_else(|| bad("min_cuda")))
+            .map(|s| zmarket_protocol::gpus::CudaVersion::parse(&s).ok_or_else(|| bad("min_cuda")))
             .transpose()?;
         let min_reliability = number(self.min_reliability, "min_reliability")?;
         if min_reliability.is_some_and(|r| !(0.0..=1.0).contains(&r)) {

@@ -20,7 +20,7 @@ use crate::devices::nearby::{coarse, distance_km};
 use crate::market::fit::Standing;
 use crate::apps::lifecycle::Event;
 use crate::apps::model::*;
-use crate::protocol::heartbeat::CommandBody;
+use zmarket_protocol::heartbeat::CommandBody;
 use crate::apps::notify;
 use crate::apps::money::{self, charge};
 use crate::apps::state::{self, Change};

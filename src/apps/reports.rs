@@ -8,11 +8,11 @@ use sea_orm::{ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter};
 use crate::apps::lifecycle::{Event, install_phase};
 use crate::apps::model::{AppStatus, Desired, InstallKind, InstallationReport, Reason};
 use crate::apps::{money, notify};
-use crate::protocol::heartbeat::CommandBody;
+use zmarket_protocol::heartbeat::CommandBody;
 use crate::apps::state::{self, Change};
 use crate::db::entity::{devices, installations};
 use crate::db::enums::{CommandStatus, NotificationKind};
-use crate::devices::protocol::{AgentListener, Beat};
+use crate::devices::agent_api::{AgentListener, Beat};
 use crate::error::AppError;
 
 pub struct AppsListener;
@@ -61,7 +61,7 @@ async fn gpu_gone(txn: &DatabaseTransaction, device: &devices::Model, holders: &
         .await?;
     let mut changed = false;
     for row in rows {
-        let reason = Some(Reason::new(crate::protocol::apps::ReasonCode::GpuGone).stored());
+        let reason = Some(Reason::new(zmarket_protocol::apps::ReasonCode::GpuGone).stored());
         let event = if matches!(row.status, AppStatus::Running | AppStatus::Suspended) { Event::Report(AppStatus::Failed) } else { Event::Fail };
         if state::apply(txn, &row, event, Change { reason, ..Default::default() }).await?.is_some() {
             tracing::warn!(installation = %row.id, device = %device.id, "a GPU the installation holds is gone from its box: failed");
@@ -94,7 +94,7 @@ impl AgentListener for AppsListener {
         // The install phases passed since the last report, before the acknowledgement that may
         // end the install (the table lets an install only move forward through them).
         for r in reports.iter().filter(|r| !r.passed.is_empty()) {
-            for phase in &r.passed {
+            for phase in r.passed.iter().map(|p| AppStatus::from(*p)) {
                 let Some(row) = installations::Entity::find_by_id(r.id.clone())
                     .filter(installations::Column::DeviceId.eq(device.id.clone()))
                     .one(txn)
@@ -102,8 +102,8 @@ impl AgentListener for AppsListener {
                 else {
                     break;
                 };
-                if row.status != *phase && install_phase(row.status) && install_phase(*phase) {
-                    changed |= state::apply(txn, &row, Event::Report(*phase), Change::default()).await?.is_some();
+                if row.status != phase && install_phase(row.status) && install_phase(phase) {
+                    changed |= state::apply(txn, &row, Event::Report(phase), Change::default()).await?.is_some();
                 }
             }
         }
@@ -123,7 +123,7 @@ impl AgentListener for AppsListener {
                 _ => (Event::Fail, failure(cmd)),
             };
             // An update carried out: the installation runs the version it was sent.
-            let version = match (cmd.status, CommandBody::from_stored(cmd.kind, &cmd.payload)) {
+            let version = match (cmd.status, CommandBody::from_stored(cmd.kind.into(), &cmd.payload)) {
                 (CommandStatus::Done, Some(CommandBody::AppUpdate(p))) => Some(p.version),
                 _ => None,
             };
@@ -138,7 +138,8 @@ impl AgentListener for AppsListener {
             else {
                 continue;
             };
-            if row.status == r.status {
+            let status = AppStatus::from(r.status);
+            if row.status == status {
                 state::progress(txn, &row, r.progress).await?;
                 state::open_url(txn, &row, r.url.clone()).await?;
                 continue;
@@ -151,17 +152,17 @@ impl AgentListener for AppsListener {
             // Running on the box although the person asked for it stopped or suspended (the
             // provider started it again): it is stopped again, and the meter does not restart.
             let desired = row.desired;
-            if r.status == AppStatus::Running && matches!(desired, Desired::Stopped | Desired::Suspended) {
+            if status == AppStatus::Running && matches!(desired, Desired::Stopped | Desired::Suspended) {
                 let (kind, _) = crate::apps::lifecycle::command_of(
                     if desired == Desired::Stopped { crate::apps::model::Action::Stop } else { crate::apps::model::Action::Suspend },
                     desired,
                 );
-                let command = CommandBody::app(kind, &row.id);
+                let command = CommandBody::app(kind.into(), &row.id);
                 changed |= state::apply(txn, &row, Event::Drift(desired), Change { command, ..Default::default() }).await?.is_some();
                 continue;
             }
             let change = Change { progress: r.progress, reason: r.reason.as_ref().map(Reason::stored), open_url: r.url.clone(), ..Default::default() };
-            changed |= state::apply(txn, &row, Event::Report(r.status), change).await?.is_some();
+            changed |= state::apply(txn, &row, Event::Report(status), change).await?.is_some();
         }
         Ok(changed)
     }
@@ -185,7 +186,7 @@ async fn silence(txn: &DatabaseTransaction, device: &devices::Model, since: Date
             money::halt(txn, &r).await?;
             continue;
         }
-        let still = reports.iter().any(|p| p.id == r.id && p.status == AppStatus::Running);
+        let still = reports.iter().any(|p| p.id == r.id && AppStatus::from(p.status) == AppStatus::Running);
         if let (true, Some(seen)) = (still, device.last_seen_at) {
             money::resume(txn, &r, seen).await?;
         }

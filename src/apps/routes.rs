@@ -193,7 +193,7 @@ async fn device_apps(State(cx): State<AppsCtx>, auth: Auth, lang: Lang, ApiPath(
     responses((status = 200, content_type = "application/x-tar", body = Vec<u8>), (status = 206), (status = 401), (status = 404)))]
 async fn image_archive(State(cx): State<AppsCtx>, State(devices): State<DevicesCtx>, ApiPath(sha): ApiPath<String>, req: Request) -> Result<Response, AppError> {
     let (parts, body) = req.into_parts();
-    crate::devices::protocol::device_by_secret(&devices, crate::iam::auth::bearer(&parts)).await?;
+    crate::devices::agent_api::device_by_secret(&devices, crate::iam::auth::bearer(&parts)).await?;
     let path = images::file_of(&cx.db, &cx.data_dir, &sha).await?.ok_or(AppError::Refused(Msg::NotFound))?;
     let req = Request::from_parts(parts, body);
     let res = tower_http::services::ServeFile::new(path).oneshot(req).await.map_err(|e| AppError::Internal(e.into()))?;
@@ -340,10 +340,10 @@ async fn serve_file(path: std::path::PathBuf, req: Request) -> Result<Response, 
 /// How much of a snapshot the market holds (Bearer device secret): the box that made it resumes
 /// its copy there; a box restoring it waits until `offset` reaches `size`.
 #[utoipa::path(get, path = "/api/agent/v1/snapshots/{id}/upload", tag = "agent", params(("id" = String, Path)),
-    responses((status = 200, body = Envelope<crate::protocol::snapshots::UploadOffset>), (status = 401), (status = 404)))]
-async fn agent_snapshot_offset(State(cx): State<AppsCtx>, State(devices): State<DevicesCtx>, ApiPath(id): ApiPath<SnapshotId>, req: Request) -> ApiResult<crate::protocol::snapshots::UploadOffset> {
+    responses((status = 200, body = Envelope<zmarket_protocol::snapshots::UploadOffset>), (status = 401), (status = 404)))]
+async fn agent_snapshot_offset(State(cx): State<AppsCtx>, State(devices): State<DevicesCtx>, ApiPath(id): ApiPath<SnapshotId>, req: Request) -> ApiResult<zmarket_protocol::snapshots::UploadOffset> {
     let (parts, _) = req.into_parts();
-    let device = crate::devices::protocol::device_by_secret(&devices, crate::iam::auth::bearer(&parts)).await?;
+    let device = crate::devices::agent_api::device_by_secret(&devices, crate::iam::auth::bearer(&parts)).await?;
     ok(copies::upload_offset(&cx, &device, &id).await?)
 }
 
@@ -352,7 +352,7 @@ async fn agent_snapshot_offset(State(cx): State<AppsCtx>, State(devices): State<
     responses((status = 200, content_type = "application/zstd", body = Vec<u8>), (status = 206), (status = 401), (status = 404), (status = 409)))]
 async fn agent_snapshot_data(State(cx): State<AppsCtx>, State(devices): State<DevicesCtx>, ApiPath(id): ApiPath<SnapshotId>, req: Request) -> Result<Response, AppError> {
     let (parts, body) = req.into_parts();
-    let device = crate::devices::protocol::device_by_secret(&devices, crate::iam::auth::bearer(&parts)).await?;
+    let device = crate::devices::agent_api::device_by_secret(&devices, crate::iam::auth::bearer(&parts)).await?;
     let path = copies::agent_file(&cx, &device, &id).await?;
     serve_file(path, Request::from_parts(parts, body)).await
 }
@@ -362,15 +362,15 @@ async fn agent_snapshot_data(State(cx): State<AppsCtx>, State(devices): State<De
 /// (`data.offset` says where), 422 when the whole does not match the snapshot's sha256.
 #[utoipa::path(put, path = "/api/agent/v1/snapshots/{id}/data", tag = "agent", params(("id" = String, Path)),
     request_body(content = Vec<u8>, content_type = "application/zstd"),
-    responses((status = 200, body = Envelope<crate::protocol::snapshots::UploadOffset>), (status = 400), (status = 401), (status = 404), (status = 409), (status = 422)))]
-async fn agent_snapshot_piece(State(cx): State<AppsCtx>, State(devices): State<DevicesCtx>, ApiPath(id): ApiPath<SnapshotId>, req: Request) -> ApiResult<crate::protocol::snapshots::UploadOffset> {
+    responses((status = 200, body = Envelope<zmarket_protocol::snapshots::UploadOffset>), (status = 400), (status = 401), (status = 404), (status = 409), (status = 422)))]
+async fn agent_snapshot_piece(State(cx): State<AppsCtx>, State(devices): State<DevicesCtx>, ApiPath(id): ApiPath<SnapshotId>, req: Request) -> ApiResult<zmarket_protocol::snapshots::UploadOffset> {
     let (parts, body) = req.into_parts();
-    let device = crate::devices::protocol::device_by_secret(&devices, crate::iam::auth::bearer(&parts)).await?;
+    let device = crate::devices::agent_api::device_by_secret(&devices, crate::iam::auth::bearer(&parts)).await?;
     let bad = || AppError::invalid("content-range", Msg::InvalidField("content-range"));
     let range = parts.headers.get(axum::http::header::CONTENT_RANGE).and_then(|v| v.to_str().ok()).ok_or_else(bad)?;
     let (start, end, total) = content_range(range).ok_or_else(bad)?;
     let len = end + 1 - start;
-    if len as usize > crate::protocol::snapshots::UPLOAD_CHUNK {
+    if len as usize > zmarket_protocol::snapshots::UPLOAD_CHUNK {
         return Err(bad());
     }
     ok(copies::receive(&cx, &device, &id, start, total, |part| async move {

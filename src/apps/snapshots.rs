@@ -25,8 +25,8 @@ use crate::error::{AppError, Msg};
 use crate::iam::auth::Auth;
 use crate::ids::{InstallationId, SnapshotId};
 use crate::lang::Lang;
-use crate::protocol::heartbeat::CommandBody;
-use crate::protocol::snapshots::{RestoreRef, SnapshotRef, SnapshotReport};
+use zmarket_protocol::heartbeat::CommandBody;
+use zmarket_protocol::snapshots::{RestoreRef, SnapshotRef, SnapshotReport};
 
 /// The snapshots an owner has (columns of `snapshots`).
 fn of_owner(owner: &Owner) -> Condition {
@@ -422,28 +422,29 @@ pub async fn on_beat(
     let mut changed = false;
     for r in reports {
         let r = r.clone().trimmed();
+        let status = SnapshotStatus::from(r.status);
         let Some(row) = snapshots::Entity::find_by_id(r.id.clone()).filter(snapshots::Column::DeviceId.eq(device.id.clone())).one(txn).await? else { continue };
         if row.status != SnapshotStatus::Creating {
             continue; // a report of one already settled (sent again)
         }
         let mut a: snapshots::ActiveModel = row.clone().into();
-        a.status = Set(r.status);
-        a.progress = Set(if r.status == SnapshotStatus::Creating { r.progress } else { None });
-        if r.status == SnapshotStatus::Ready {
+        a.status = Set(status);
+        a.progress = Set(if status == SnapshotStatus::Creating { r.progress } else { None });
+        if status == SnapshotStatus::Ready {
             a.size = Set(r.size);
             a.sha256 = Set(r.sha256.clone());
         }
-        if r.status == SnapshotStatus::Failed {
+        if status == SnapshotStatus::Failed {
             a.reason = Set(Some(r.reason.clone().unwrap_or_default().stored()));
             a.on_box = Set(false);
         }
-        if row.kind == SnapshotKind::Ended && r.status != SnapshotStatus::Creating {
+        if row.kind == SnapshotKind::Ended && status != SnapshotStatus::Creating {
             a.expires_at = Set(Some(now() + Duration::days(i64::from(keep_ended_days))));
         }
         a.updated_at = Set(now());
         a.update(txn).await?;
-        changed |= r.status != SnapshotStatus::Creating;
-        if r.status == SnapshotStatus::Ready && row.kind == SnapshotKind::Backup {
+        changed |= status != SnapshotStatus::Creating;
+        if status == SnapshotStatus::Ready && row.kind == SnapshotKind::Backup {
             let keep = schedule_of(txn, &row.installation_id).await?.keep;
             prune(txn, &row.installation_id, keep).await?;
         }

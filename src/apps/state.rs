@@ -7,7 +7,7 @@ use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, Query
 
 use crate::apps::lifecycle::{Event, next};
 use crate::apps::model::{AppStatus, Desired};
-use crate::protocol::heartbeat::CommandBody;
+use zmarket_protocol::heartbeat::CommandBody;
 use crate::apps::notify;
 use crate::db::entity::{installation_events, installations};
 use crate::db::{new_id, now};

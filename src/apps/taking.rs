@@ -11,7 +11,7 @@ use crate::db::entity::{apps, installations, snapshots};
 use crate::db::enums::{SnapshotKind, SnapshotStatus};
 use crate::db::{new_id, now};
 use crate::error::{AppError, Msg};
-use crate::protocol::heartbeat::CommandBody;
+use zmarket_protocol::heartbeat::CommandBody;
 
 /// A new snapshot of `row` in `creating`, and the `app_snapshot` command that makes it. 413 when
 /// the installation's snapshots on its box already use `[apps] snapshot_box_quota_bytes`.

@@ -32,7 +32,7 @@ pub async fn run(db: &DatabaseConnection, settings: &AppsConfig) -> Result<usize
             .await?;
         for row in stuck {
             let txn = write_txn(db).await?;
-            let reason = Reason { code: ReasonCode::TimedOut, state: Some(s), secs: Some(limit.as_secs()), ..Default::default() }.stored();
+            let reason = Reason { code: ReasonCode::TimedOut, state: Some(s.into()), secs: Some(limit.as_secs()), ..Default::default() }.stored();
             if let Some(cmd) = &row.command_id {
                 crate::devices::commands::withdraw(&txn, cmd, "timed out").await?;
             }

@@ -15,7 +15,7 @@ use crate::db::entity::{apps, devices, installations};
 use crate::db::enums::DeviceStatus;
 use crate::error::{AppError, Msg};
 use crate::iam::auth::Auth;
-use crate::protocol::frames::CloseReason;
+use zmarket_protocol::frames::CloseReason;
 
 /// An installation the caller may reach, with what reaching it needs.
 pub struct Door {

@@ -18,9 +18,9 @@ use sea_orm::DbBackend;
 use crate::connect::ConnectCtx;
 use crate::connect::hub::Link;
 use crate::db::entity::devices;
-use crate::devices::protocol;
-use crate::protocol::frames::{self, FromAgent, MAX_CHUNK, MAX_CONTROL, ToAgent};
-use crate::protocol::heartbeat::{HeartbeatRequest, HeartbeatResponse, Settings};
+use crate::devices::agent_api;
+use zmarket_protocol::frames::{self, FromAgent, MAX_CHUNK, MAX_CONTROL, ToAgent};
+use zmarket_protocol::heartbeat::{HeartbeatRequest, HeartbeatResponse, Settings};
 
 /// A channel silent for this long past its beat interval is pinged (after 60 s at most); silent
 /// as long again, cut. Its beats and their answers keep it open through proxies otherwise: a box
@@ -150,7 +150,7 @@ pub async fn serve(cx: ConnectCtx, device: devices::Model, socket: WebSocket) {
     let (link, queue) = cx.channels.attach(&device.id);
     let (sink, mut incoming) = socket.split();
     let writer = tokio::spawn(write(sink, queue));
-    if let Err(e) = protocol::record_channel(&cx.devices, &device.id, Some(&link.token)).await {
+    if let Err(e) = agent_api::record_channel(&cx.devices, &device.id, Some(&link.token)).await {
         tracing::warn!(device_id = %device.id, error = %e, "cannot record the channel");
     }
     let told = Duration::from_secs(cx.devices.settings.heartbeat_secs);
@@ -247,7 +247,7 @@ pub async fn serve(cx: ConnectCtx, device: devices::Model, socket: WebSocket) {
         let token = link.token.clone();
         tokio::spawn(async move {
             tokio::time::sleep(grace).await;
-            if let Err(e) = protocol::channel_closed(&cx.devices, &device.id, &token).await {
+            if let Err(e) = agent_api::channel_closed(&cx.devices, &device.id, &token).await {
                 tracing::warn!(device_id = %device.id, error = %e, "cannot mark the device offline");
             }
         });
@@ -266,7 +266,7 @@ async fn beat(cx: &ConnectCtx, link: &Arc<Link>, device: &devices::Model, req: H
             crate::devices::quiet::Judged::Full(back) => req = back,
         }
     }
-    match protocol::beat(&cx.devices, device, req).await {
+    match agent_api::beat(&cx.devices, device, req).await {
         Ok(answer) => {
             memo.reports = reports;
             memo.full_at = Instant::now();
@@ -298,7 +298,7 @@ async fn answer(link: &Link, memo: &mut Memo, settings: Settings) -> bool {
 
 /// Commands were queued: sends the pending ones when some were not sent on this channel yet.
 async fn push(cx: &ConnectCtx, link: &Arc<Link>, device: &devices::Model) -> bool {
-    match protocol::pending(&cx.devices, &device.id, device.secret_hash.as_deref()).await {
+    match agent_api::pending(&cx.devices, &device.id, device.secret_hash.as_deref()).await {
         Ok(Some(answer)) => {
             if answer.commands.iter().all(|c| link.was_pushed(&c.id)) {
                 return true;
@@ -339,7 +339,7 @@ async fn poll(cx: ConnectCtx) {
     let every = Duration::from_millis(cx.settings.command_poll_ms.max(10));
     use tokio::sync::broadcast::error::{RecvError, TryRecvError};
     let mut from = 0;
-    let mut queued = crate::protocol::queued();
+    let mut queued = crate::devices::commands::queued();
     loop {
         if cx.channels.is_empty() {
             cx.channels.opened().await;
@@ -387,7 +387,7 @@ async fn look(cx: &ConnectCtx, links: &[Arc<Link>]) {
     }
     for part in links.chunks(LOOK_BATCH) {
         let ids: Vec<String> = part.iter().map(|l| l.device_id.clone()).collect();
-        match protocol::pending_ids(&cx.devices, &ids).await {
+        match agent_api::pending_ids(&cx.devices, &ids).await {
             Ok(rows) => {
                 for (device, command) in rows {
                     if let Some(link) = part.iter().find(|l| l.device_id == device)

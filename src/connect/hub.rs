@@ -13,7 +13,7 @@ use axum::extract::ws::{Message, Utf8Bytes};
 use bytes::Bytes;
 use tokio::sync::{Notify, Semaphore, mpsc, oneshot};
 
-use crate::protocol::frames::{self, CloseReason, MAX_CHUNK, MAX_STREAMS, Target, ToAgent, WINDOW};
+use zmarket_protocol::frames::{self, CloseReason, MAX_CHUNK, MAX_STREAMS, Target, ToAgent, WINDOW};
 
 /// How long the agent has to open a stream.
 const OPEN_WAIT: Duration = Duration::from_secs(15);
@@ -379,7 +379,7 @@ impl Drop for AgentStream {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::frames::{ToAgent, parse_data};
+    use zmarket_protocol::frames::{ToAgent, parse_data};
 
     fn frame(m: Message) -> Option<ToAgent> {
         match m {

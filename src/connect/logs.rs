@@ -18,7 +18,7 @@ use crate::connect::model::LogLines;
 use crate::connect::access::{reason_name, stream_refused};
 use crate::error::{AppError, Msg};
 use crate::lang::Lang;
-use crate::protocol::frames::{CloseReason, LogLine, Target};
+use zmarket_protocol::frames::{CloseReason, LogLine, Target};
 
 /// Longest line kept (a longer one is cut).
 const MAX_LINE: usize = 64 * 1024;
@@ -221,7 +221,7 @@ mod tests {
         buf.extend_from_slice(b"err\",\"text\":\"b\"}\nnot json\n");
         let got = take_lines(&mut buf);
         assert_eq!(got.len(), 1);
-        assert_eq!(got[0].stream, crate::protocol::frames::LogStream::Stderr);
+        assert_eq!(got[0].stream, zmarket_protocol::frames::LogStream::Stderr);
         assert!(buf.is_empty());
     }
 }

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::error::{AppError, Msg};
-use crate::protocol::frames::LogLine;
+use zmarket_protocol::frames::LogLine;
 
 /// What the caller may open of an installation; each door is present only when it works.
 #[derive(Debug, Serialize, ToSchema)]

@@ -18,7 +18,7 @@ use crate::error::{ApiResult, AppError, Envelope, Msg, ok};
 use crate::http::{ApiPath, ApiQuery};
 use crate::iam::auth::{Auth, Sessions};
 use crate::lang::Lang;
-use crate::protocol::frames::Target;
+use zmarket_protocol::frames::Target;
 use crate::connect::rights::{Reach, Watched};
 use crate::sockets::{Kind, SocketPlace};
 
@@ -66,14 +66,14 @@ fn stream_place(parts: &Parts, auth: &Auth) -> Result<SocketPlace, AppError> {
 /// streams of logs, terminals, tunnels and web interfaces (docs/connect.md).
 #[utoipa::path(get, path = "/api/agent/v1/channel", tag = "agent",
     responses((status = 101), (status = 400), (status = 401)))]
-async fn agent_channel(State(cx): State<ConnectCtx>, parts: Parts, ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>) -> Result<Response, AppError> {
+async fn agent_channel(State(cx): State<ConnectCtx>, _: crate::devices::routes::AgentProtocol, parts: Parts, ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>) -> Result<Response, AppError> {
     // A restarted market meets its boxes all at once: beyond the rate they come back later.
     if let Some(opens) = &cx.channel_opens
         && opens.check().is_err()
     {
         return Err(AppError::TooManyRequests { retry_after_secs: channel::RETRY_OPEN_SECS });
     }
-    let device = crate::devices::protocol::device_by_secret(&cx.devices, crate::iam::auth::bearer(&parts)).await?;
+    let device = crate::devices::agent_api::device_by_secret(&cx.devices, crate::iam::auth::bearer(&parts)).await?;
     let ws = upgrade(ws)?;
     // One channel per box: a new one closes the older (src/connect/hub.rs), so the box is not
     // the owner counted here; the kind and the address are.

@@ -12,7 +12,7 @@ use crate::connect::rights::Watched;
 use crate::connect::access::reason_name;
 use crate::error::Msg;
 use crate::lang::Lang;
-use crate::protocol::frames::CloseReason;
+use zmarket_protocol::frames::CloseReason;
 
 #[derive(Deserialize)]
 struct Resize {

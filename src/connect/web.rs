@@ -31,7 +31,7 @@ use crate::error::{AppError, Msg};
 use crate::iam::auth::{Auth, Context, PERSONAL, membership};
 use crate::iam::tokens::{hash_token, random_token};
 use crate::lang::Lang;
-use crate::protocol::frames::Target;
+use zmarket_protocol::frames::Target;
 
 /// Where the one-time link lands on the app origin.
 pub const ENTER: &str = "/_zmarket/enter";

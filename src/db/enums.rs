@@ -11,6 +11,7 @@ use crate::lang::Words;
 
 mod apps;
 mod market;
+mod wire;
 
 pub use apps::{AppStatus, Desired, InstallKind, SnapshotKind, SnapshotStatus};
 pub use market::{AppKind, Category, DisplayType, Tier};
@@ -46,9 +47,6 @@ pub enum DeviceType {
 }
 
 impl DeviceType {
-    /// Types an agent may register as (Z-CLOUD machines are made by the server).
-    pub const AGENT: [DeviceType; 3] = [DeviceType::ZBox, DeviceType::PBox, DeviceType::ServerGroup];
-
     pub fn as_str(self) -> &'static str {
         match self {
             DeviceType::ZBox => "Z-BOX",

@@ -9,7 +9,7 @@ use crate::db::entity::device_commands;
 use crate::db::enums::CommandStatus;
 use crate::db::now;
 use crate::error::AppError;
-use crate::protocol::heartbeat::CommandBody;
+use zmarket_protocol::heartbeat::CommandBody;
 
 /// A command as the queue keeps it (what an acknowledgement hands to the listeners).
 pub type Queued = device_commands::Model;
@@ -22,7 +22,7 @@ pub async fn queue(conn: &impl ConnectionTrait, id: &str, device_id: &str, subje
         id: Set(id.to_string()),
         device_id: Set(device_id.to_string()),
         subject_id: Set(Some(subject_id.to_string())),
-        kind: Set(body.kind()),
+        kind: Set(body.kind().into()),
         payload: Set(body.payload_text()),
         status: Set(CommandStatus::Pending),
         error: Set(None),
@@ -31,8 +31,25 @@ pub async fn queue(conn: &impl ConnectionTrait, id: &str, device_id: &str, subje
     }
     .insert(conn)
     .await?;
-    crate::protocol::command_queued(device_id);
+    command_queued(device_id);
     Ok(())
+}
+
+/// This process queued a command for a device: each connect watcher of the process hears the
+/// device's id and looks at its channel at once rather than at its next poll (its transaction may
+/// commit a moment later, so the watcher looks again). A watcher that fell behind by more than
+/// [`QUEUED_BACKLOG`] ids looks at every channel it holds.
+static QUEUED: std::sync::LazyLock<tokio::sync::broadcast::Sender<std::sync::Arc<str>>> =
+    std::sync::LazyLock::new(|| tokio::sync::broadcast::channel(QUEUED_BACKLOG).0);
+const QUEUED_BACKLOG: usize = 1024;
+
+fn command_queued(device_id: &str) {
+    let _ = QUEUED.send(device_id.into());
+}
+
+/// The ids of the devices a command is queued for from now on, in this process.
+pub fn queued() -> tokio::sync::broadcast::Receiver<std::sync::Arc<str>> {
+    QUEUED.subscribe()
 }
 
 /// A pending command that will not be carried out any more (the watchdog gave up on it): the

@@ -13,7 +13,7 @@ use crate::db::entity::{devices, gpu_holds};
 use crate::db::now;
 use crate::devices::model::{HeldGpu, Verification};
 use crate::error::{AppError, Msg};
-use crate::protocol::gpus::{CudaVersion, Gpu};
+use zmarket_protocol::gpus::{CudaVersion, Gpu};
 
 /// What holds a GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -287,7 +287,7 @@ pub struct MarketGpus {
 }
 
 /// Every GPU's use at its online box's last beat, with the box's id (the `/metrics` gauges).
-pub async fn live_use(conn: &impl ConnectionTrait) -> Result<Vec<(String, crate::protocol::gpus::GpuUse)>, AppError> {
+pub async fn live_use(conn: &impl ConnectionTrait) -> Result<Vec<(String, zmarket_protocol::gpus::GpuUse)>, AppError> {
     use crate::db::enums::DeviceStatus;
     let boxes = devices::Entity::find()
         .filter(devices::Column::Status.eq(DeviceStatus::Online))
@@ -297,7 +297,7 @@ pub async fn live_use(conn: &impl ConnectionTrait) -> Result<Vec<(String, crate:
     Ok(boxes
         .into_iter()
         .flat_map(|d| {
-            let used: Vec<crate::protocol::gpus::GpuUse> = d.gpu_use.as_deref().and_then(|u| serde_json::from_str(u).ok()).unwrap_or_default();
+            let used: Vec<zmarket_protocol::gpus::GpuUse> = d.gpu_use.as_deref().and_then(|u| serde_json::from_str(u).ok()).unwrap_or_default();
             used.into_iter().map(move |u| (d.id.clone(), u))
         })
         .collect())
@@ -322,7 +322,7 @@ pub async fn market(conn: &impl ConnectionTrait) -> Result<MarketGpus, AppError>
             continue;
         }
         m.online += n;
-        let used: Vec<crate::protocol::gpus::GpuUse> = d.gpu_use.as_deref().and_then(|u| serde_json::from_str(u).ok()).unwrap_or_default();
+        let used: Vec<zmarket_protocol::gpus::GpuUse> = d.gpu_use.as_deref().and_then(|u| serde_json::from_str(u).ok()).unwrap_or_default();
         for u in used {
             sum += u.utilization;
             reporting += 1;

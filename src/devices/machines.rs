@@ -11,7 +11,7 @@ use crate::db::new_id;
 use crate::devices::commands::queue;
 use crate::devices::model::*;
 use crate::error::AppError;
-use crate::protocol::heartbeat::{CommandBody, ZcloudRef};
+use zmarket_protocol::heartbeat::{CommandBody, ZcloudRef};
 
 /// Removes a device row; for a Z-CLOUD machine its host (when still there) gets a delete command.
 pub(crate) async fn remove(conn: &impl ConnectionTrait, d: &devices::Model) -> Result<(), AppError> {

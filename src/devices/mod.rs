@@ -13,7 +13,7 @@ pub mod model;
 pub mod nearby;
 pub mod notify;
 pub mod presence;
-pub mod protocol;
+pub mod agent_api;
 pub mod quiet;
 pub mod rental;
 pub mod routes;
@@ -53,7 +53,7 @@ pub struct DevicesCtx {
     /// Agent registrations per client IP (`devices.register_ip_burst`), shared by the instances.
     pub register_limit: Arc<SharedLimit>,
     /// Other domains' part of each heartbeat (apps).
-    pub listeners: protocol::AgentListeners,
+    pub listeners: agent_api::AgentListeners,
     /// Other domains' say before a device's sharing changes or it is unlinked (apps).
     pub guards: guards::DeviceGuards,
     /// Nearby answers by query under the public data version (every write visitors see moves it).
@@ -76,7 +76,7 @@ impl DevicesCtx {
         settings: &DevicesConfig,
         map_centre: (f64, f64),
         public: PublicData,
-        listeners: protocol::AgentListeners,
+        listeners: agent_api::AgentListeners,
         guards: guards::DeviceGuards,
         market_settings: crate::settings::LiveSettings,
         installer: install::Installer,
@@ -108,7 +108,7 @@ pub fn jobs(cx: &DevicesCtx) -> Vec<Result<Job, JobSchedulerError>> {
     vec![repeated(&cx.db, "devices.mark_offline", every, Runs::Shared, move || {
         let cx = cx2.clone();
         async move {
-            match protocol::mark_offline(&cx).await {
+            match agent_api::mark_offline(&cx).await {
                 Ok(n) if n > 0 => tracing::info!(devices = n, "devices marked offline"),
                 Ok(_) => {}
                 Err(e) => {

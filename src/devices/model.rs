@@ -89,7 +89,7 @@ pub use crate::db::enums::{CommandKind, CommandStatus, DeviceStatus, DeviceType,
 /// Largest price an owner may ask: 1,000,000 coins an hour.
 pub const MAX_PRICE: i64 = 100_000_000;
 
-pub use crate::protocol::heartbeat::*;
+pub use zmarket_protocol::heartbeat::*;
 
 /// Largest heartbeat body (`POST /api/agent/v1/heartbeat`): a beat carrying every cap below is
 /// well under it; the general body limit (megabytes) is for people's uploads, not agents.
@@ -170,7 +170,7 @@ pub struct HeldGpu {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
 pub struct Verification {
     pub at: chrono::DateTime<chrono::Utc>,
-    pub gpus: Vec<crate::protocol::gpus::GpuCheck>,
+    pub gpus: Vec<zmarket_protocol::gpus::GpuCheck>,
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -376,8 +376,9 @@ pub struct AgentRegistration {
 impl Checked for AgentRegistration {
     type Body = RegisterRequest;
     fn check(req: RegisterRequest) -> Result<Self, AppError> {
-        let device_type = DeviceType::parse(req.device_type.as_deref().unwrap_or(""))
-            .filter(|t| DeviceType::AGENT.contains(t))
+        // The types the protocol lets an agent register as (stored as the market's DeviceType).
+        let device_type = zmarket_protocol::heartbeat::agent_type(req.device_type.as_deref().unwrap_or(""))
+            .and_then(DeviceType::parse)
             .ok_or(AppError::invalid("type", Msg::InvalidField("type")))?;
         let name = device_name("name", req.name.as_deref())?;
         let spec = req.spec.ok_or(AppError::invalid("spec", Msg::InvalidField("spec")))?;

@@ -7,7 +7,7 @@
 //! `last_seen_at`, the CPU, memory, disk and GPU figures, the telemetry samples, and the
 //! `last_seen_at` of the Z-CLOUD machines a host speaks for. Anything else (the first beat back
 //! online, a new hour of the reliability ring, a changed spec, acknowledgements, reports, a
-//! verification) takes the full beat of `devices::protocol::beat`, which first takes the box's
+//! verification) takes the full beat of `devices::agent_api::beat`, which first takes the box's
 //! waiting presence so no time goes backwards.
 //!
 //! Readers of `last_seen_at` (the offline sweep, the meters, the rentals' silences) see a time
@@ -25,7 +25,7 @@ use crate::db::enums::DeviceStatus;
 use crate::devices::DevicesCtx;
 use crate::devices::access::owner_of;
 use crate::error::AppError;
-use crate::protocol::heartbeat::{HeartbeatRequest, Settings, Spec};
+use zmarket_protocol::heartbeat::{HeartbeatRequest, Settings, Spec};
 
 /// Boxes written per transaction of a flush: short transactions, so people's writes (a sign-in's
 /// session) wait for at most one of them, not for the whole batch.
@@ -40,7 +40,7 @@ pub struct Seen {
     pub at: DateTime<Utc>,
     /// The beat before it (whether a fine sample is due).
     prev: Option<DateTime<Utc>>,
-    metrics: Option<crate::protocol::heartbeat::Metrics>,
+    metrics: Option<zmarket_protocol::heartbeat::Metrics>,
     /// Bound boxes keep telemetry samples.
     bound: bool,
 }
@@ -168,7 +168,7 @@ async fn judge(cx: &DevicesCtx, batch: Vec<Ask>) {
                 let prev = d.last_seen_at.max(cx.quiet.0.lock().unwrap_or_else(|e| e.into_inner()).get(d.id.as_str()).map(|s| s.at));
                 cx.quiet.put(&d.id, Seen { at: t, prev, metrics: ask.req.metrics.clone(), bound });
                 metrics::counter!(crate::observe::AGENT_BEATS).increment(1);
-                Judged::Quiet(crate::devices::protocol::settings(cx, d))
+                Judged::Quiet(crate::devices::agent_api::settings(cx, d))
             }
             None => Judged::Full(ask.req),
         };

@@ -1,14 +1,14 @@
 //! Device endpoints (`/api/ebs/v2`), the agent protocol (`/api/agent/v1`) and nearby (public).
 
-use axum::extract::{DefaultBodyLimit, FromRef, State};
+use axum::extract::{DefaultBodyLimit, FromRef, FromRequestParts, State};
 use axum::http::request::Parts;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::devices::model::*;
-use crate::devices::{DevicesCtx, binding, install, nearby, protocol, rental, sharing, zcloud};
+use crate::devices::{DevicesCtx, agent_api, binding, install, nearby, rental, sharing, zcloud};
 use axum::http::header;
-use crate::error::{ApiResult, Envelope, Null, ok};
+use crate::error::{ApiResult, AppError, Envelope, Null, ok};
 use crate::http::{ApiJson, ApiPath, ApiQuery, ClientIp, List, Page, Valid};
 use crate::iam::auth::{Auth, Sessions};
 
@@ -142,19 +142,31 @@ async fn end_zcloud_rental(State(cx): State<DevicesCtx>, auth: Auth, ApiPath((id
     ok(rental::end_by_host(&cx, &auth, &id, &machine_id).await?)
 }
 
+/// The protocol version an agent speaks (its `zmarket-protocol` header, docs/connect.md), read
+/// before anything else of its request: a version this market does not know is refused first.
+pub struct AgentProtocol(pub u32);
+
+impl<S: Send + Sync> FromRequestParts<S> for AgentProtocol {
+    type Rejection = AppError;
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        let sent = parts.headers.get(zmarket_protocol::version::HEADER).map(|v| v.to_str().unwrap_or_default());
+        agent_api::protocol_of(sent).map(AgentProtocol)
+    }
+}
+
 /// An agent registers its machine; the answer's secret authenticates its heartbeats.
 #[utoipa::path(post, path = "/api/agent/v1/register", tag = "agent", operation_id = "register_agent", request_body = RegisterRequest,
     responses((status = 200, body = Envelope<RegisterResponse>)))]
-async fn register(State(cx): State<DevicesCtx>, ClientIp(ip): ClientIp, Valid(req): Valid<AgentRegistration>) -> ApiResult<RegisterResponse> {
-    ok(protocol::register(&cx, ip, req).await?)
+async fn register(State(cx): State<DevicesCtx>, _: AgentProtocol, ClientIp(ip): ClientIp, Valid(req): Valid<AgentRegistration>) -> ApiResult<RegisterResponse> {
+    ok(agent_api::register(&cx, ip, req).await?)
 }
 
 /// Heartbeat (Bearer device secret): report spec and metrics, acknowledge commands; answers the
 /// settings and the pending commands.
 #[utoipa::path(post, path = "/api/agent/v1/heartbeat", tag = "agent", request_body = HeartbeatRequest,
     responses((status = 200, body = Envelope<HeartbeatResponse>), (status = 401)))]
-async fn heartbeat(State(cx): State<DevicesCtx>, parts: Parts, ApiJson(req): ApiJson<HeartbeatRequest>) -> ApiResult<HeartbeatResponse> {
-    ok(protocol::heartbeat(&cx, crate::iam::auth::bearer(&parts), req).await?)
+async fn heartbeat(State(cx): State<DevicesCtx>, _: AgentProtocol, parts: Parts, ApiJson(req): ApiJson<HeartbeatRequest>) -> ApiResult<HeartbeatResponse> {
+    ok(agent_api::heartbeat(&cx, crate::iam::auth::bearer(&parts), req).await?)
 }
 
 /// Shared, rentable devices near a point (default: the configured map centre), nearest first.

@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 
 use crate::db::entity::{device_samples, devices};
 use crate::error::AppError;
-use crate::protocol::heartbeat::Metrics;
+use zmarket_protocol::heartbeat::Metrics;
 
 /// Every beat, kept an hour.
 const FINE: i16 = 0;

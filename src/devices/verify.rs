@@ -9,7 +9,7 @@ use crate::devices::access::{device_view, managed};
 use crate::devices::model::Device;
 use crate::error::{AppError, Msg};
 use crate::iam::auth::Auth;
-use crate::protocol::heartbeat::CommandBody;
+use zmarket_protocol::heartbeat::CommandBody;
 
 /// The owner asks the box to measure its GPUs: a `gpu_verify` command (409 when the box is
 /// offline; one waiting already is not queued twice).
@@ -26,7 +26,7 @@ pub async fn request_verify(cx: &DevicesCtx, auth: &Auth, id: &str) -> Result<De
         .one(&txn)
         .await?;
     if waiting.is_none() {
-        let body = CommandBody::GpuVerify(crate::protocol::gpus::VerifyPayload {});
+        let body = CommandBody::GpuVerify(zmarket_protocol::gpus::VerifyPayload {});
         crate::devices::commands::queue(&txn, &crate::db::new_id(), &d.id, &d.id, &body).await?;
     }
     let view = device_view(&txn, &d).await?;

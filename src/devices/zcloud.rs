@@ -9,7 +9,7 @@ use crate::devices::{DevicesCtx, rental};
 use crate::devices::access::*;
 use crate::devices::gpus::gpus_of;
 use crate::devices::model::*;
-use crate::protocol::heartbeat::{CommandBody, ZcloudMachine};
+use zmarket_protocol::heartbeat::{CommandBody, ZcloudMachine};
 use crate::error::{AppError, Msg};
 use crate::iam::auth::Auth;
 

@@ -77,6 +77,14 @@ impl AppError {
     }
 }
 
+/// A field the agent protocol's checks refuse (zmarket_protocol::Invalid): 400 `invalid_field`
+/// naming it, as every refused input.
+impl From<zmarket_protocol::Invalid> for AppError {
+    fn from(e: zmarket_protocol::Invalid) -> Self {
+        AppError::invalid(e.field, Msg::InvalidField(e.field))
+    }
+}
+
 impl From<sea_orm::DbErr> for AppError {
     fn from(e: sea_orm::DbErr) -> Self {
         AppError::Internal(anyhow::Error::new(e))

@@ -81,6 +81,9 @@ pub enum Msg {
     DeviceNotFound,
     DeviceSecretInvalid,
     RegistrationTokenInvalid,
+    /// An agent speaking a protocol version this market does not know (what it sent:
+    /// zmarket_protocol::version).
+    AgentProtocolUnsupported(String),
     HostHasMachines,
     ZcloudRentalNotFound,
     ZcloudRentalEnding,

@@ -119,6 +119,16 @@ impl Msg {
                 "Network authorization failed: this market needs a registration token to register a device (set agent.registration_token)",
                 "网络授权失败：本市场注册设备需要注册令牌（请设置 agent.registration_token）",
             )),
+            Msg::AgentProtocolUnsupported(sent) => (S::BAD_REQUEST, "agent_protocol_unsupported", match lang {
+                Lang::En => format!(
+                    "This agent speaks version {sent} of the agent protocol, which this market does not know (it speaks versions 1 to {}): update the market, or install the agent it serves (/install.sh)",
+                    zmarket_protocol::PROTOCOL_VERSION
+                ),
+                Lang::Zh => format!(
+                    "该代理使用第 {sent} 版代理协议，本市场不支持（本市场支持第 1 至 {} 版）：请升级市场，或安装本市场提供的代理（/install.sh）",
+                    zmarket_protocol::PROTOCOL_VERSION
+                ),
+            }.into()),
             Msg::HostHasMachines => (S::CONFLICT, "host_has_machines", the(lang, "Delete the Z-CLOUD machines running on this server first", "请先删除运行在此服务器上的 Z-CLOUD 云主机")),
             Msg::ZcloudRentalNotFound => (S::NOT_FOUND, "zcloud_rental_not_found", the(lang, "No such Z-CLOUD machine runs on this server", "此服务器上没有这台 Z-CLOUD 云主机")),
             Msg::ZcloudRentalEnding => (S::CONFLICT, "zcloud_rental_ending", the(lang, "This Z-CLOUD machine is already being stopped", "这台 Z-CLOUD 云主机已在停止中")),

@@ -9,7 +9,7 @@ use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter};
 use crate::db::entity::{apps, devices, installations};
 use crate::db::enums::{DeviceStatus, DisplayType};
 use crate::devices::gpus::BoxGpus;
-use crate::protocol::gpus::CudaVersion;
+use zmarket_protocol::gpus::CudaVersion;
 
 /// The lowest CUDA the app's image runs on, when the app needs GPUs (an app without GPUs needs
 /// no CUDA, whatever its row says).

@@ -13,7 +13,7 @@ use crate::devices::nearby::distance_km;
 use crate::error::AppError;
 use crate::market::fit::cuda_need;
 use crate::orders::model::{Gap, Terms};
-use crate::protocol::gpus::CudaVersion;
+use zmarket_protocol::gpus::CudaVersion;
 
 /// How many GPUs a demand needs of a device: its own count, at least what the app needs (a Lite
 /// App needs one).

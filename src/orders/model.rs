@@ -12,7 +12,7 @@ use crate::db::enums::OrderStatus;
 use crate::devices::model::Location;
 use crate::error::{AppError, Msg};
 use crate::http::Checked;
-use crate::protocol::gpus::{CudaVersion, MAX_GPU_MEMORY};
+use zmarket_protocol::gpus::{CudaVersion, MAX_GPU_MEMORY};
 
 /// Longest order at once: 30 days.
 pub const MAX_HOURS: i64 = 720;

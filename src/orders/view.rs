@@ -18,7 +18,7 @@ use crate::error::{AppError, Msg};
 use crate::http::List;
 use crate::lang::Lang;
 use crate::orders::model::*;
-use crate::protocol::gpus::CudaVersion;
+use zmarket_protocol::gpus::CudaVersion;
 
 /// The terms a stored demand asks of a device.
 pub fn terms_of(o: &orders::Model) -> Terms {

@@ -4,14 +4,12 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
-
-pub use crate::db::enums::AppStatus;
 
 // ---- the install manifest (assets/catalogue/manifests.json) ----
 
 /// How an app runs as a container: like the compose file of an app store entry.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
     /// Image reference with its tag, e.g. `grafana/grafana:11.5.0`.
@@ -39,7 +37,8 @@ pub struct Manifest {
     pub live_snapshot: bool,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct PortSpec {
     pub container: u16,
@@ -61,7 +60,8 @@ fn tcp() -> String {
     "tcp".into()
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct VolumeSpec {
     pub name: String,
@@ -69,7 +69,8 @@ pub struct VolumeSpec {
     pub path: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Health {
     pub path: String,
@@ -78,7 +79,8 @@ pub struct Health {
 // ---- the agent protocol of apps ----
 
 /// Payload of an `app_install` command.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct InstallPayload {
     pub installation_id: String,
     pub app_id: String,
@@ -99,7 +101,8 @@ pub struct InstallPayload {
 /// In an `app_install`: the new installation starts from this snapshot's data. The agent uses its
 /// own copy when it has one, else downloads `path` from the market (waiting while the market is
 /// still receiving it from the box that made it), and checks the sha256 either way.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct RestoreRef {
     pub snapshot_id: String,
     pub sha256: String,
@@ -109,7 +112,8 @@ pub struct RestoreRef {
 }
 
 /// Where the agent downloads an image archive (resumable ranges) and what it must hash to.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct ArchiveRef {
     pub sha256: String,
     pub size: i64,
@@ -119,7 +123,8 @@ pub struct ArchiveRef {
 
 /// Payload of an `app_update` command: the new way the app runs; the agent starts it beside the
 /// old container (same data), switches once it is healthy, and otherwise keeps the old one.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct UpdatePayload {
     pub installation_id: String,
     pub manifest: Manifest,
@@ -135,7 +140,8 @@ pub struct UpdatePayload {
 }
 
 /// What the container may use on the box: the app's requirements, reserved by the install.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct Limits {
     /// Whole CPU cores (0: no limit).
     #[serde(default)]
@@ -149,7 +155,8 @@ pub struct Limits {
 }
 
 /// Payload of the other `app_*` commands.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct AppCommandPayload {
     pub installation_id: String,
     /// `app_snapshot`: the snapshot to make; `app_uninstall`: a snapshot to keep of the app's
@@ -165,7 +172,8 @@ impl AppCommandPayload {
 }
 
 /// One installation as the agent reports it in a heartbeat.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct InstallationReport {
     pub id: String,
     pub status: AppStatus,
@@ -191,7 +199,8 @@ pub struct InstallationReport {
 /// Why an installation is in its state, as the agent (or the server) saw it: a stable code with
 /// its figures, never prose; the server words it in the reader's language
 /// (`reasons.rs`, the one table of their texts). Stored as its JSON in `installations.status_reason`.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct Reason {
     pub code: ReasonCode,
     /// The container's own exit code.
@@ -217,12 +226,13 @@ pub struct Reason {
     pub detail: Option<String>,
     /// `rolled_back`: why the new version failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(no_recursion)]
+    #[cfg_attr(feature = "schema", schema(no_recursion))]
     pub cause: Option<Box<Reason>>,
 }
 
 /// The stable names of `Reason` (docs/api.md `status_reason_code`).
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ReasonCode {
     /// The app's container exited (`exit_code`).
@@ -332,5 +342,115 @@ impl Reason {
         self.version = cut(self.version, 64);
         self.cause = self.cause.map(|c| Box::new(Reason { cause: None, ..c.trimmed() }));
         self
+    }
+}
+
+// ---- an installation's state ----
+
+/// An installation's status: every label of docs/product.md §4. Transitions: `apps::lifecycle`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum AppStatus {
+    Preparing,
+    Downloading,
+    Installing,
+    Installed,
+    Starting,
+    Running,
+    Stopping,
+    Stopped,
+    Restarting,
+    Suspending,
+    Suspended,
+    Resuming,
+    Snapshotting,
+    Uninstalling,
+    Deleting,
+    ShuttingDown,
+    /// A new version starting beside the old one (which keeps running until the switch).
+    Updating,
+    Failed,
+    InstallFailed,
+    UninstallFailed,
+    RentFailed,
+    NotInstall,
+}
+
+impl AppStatus {
+    pub const ALL: [AppStatus; 22] = {
+        use AppStatus as S;
+        [
+            S::Preparing, S::Downloading, S::Installing, S::Installed, S::Starting, S::Running, S::Stopping, S::Stopped,
+            S::Restarting, S::Suspending, S::Suspended, S::Resuming, S::Snapshotting, S::Uninstalling, S::Deleting,
+            S::ShuttingDown, S::Updating, S::Failed, S::InstallFailed, S::UninstallFailed, S::RentFailed, S::NotInstall,
+        ]
+    };
+
+    /// Its name on the wire (and in `installations.status`).
+    pub fn as_str(self) -> &'static str {
+        self.row().0
+    }
+    pub fn parse(raw: &str) -> Option<AppStatus> {
+        AppStatus::ALL.into_iter().find(|s| s.as_str() == raw)
+    }
+    /// The status as a sentence names it, in English and in Chinese (docs/product.md §4): the
+    /// market's labels (`db::enums::AppStatus::words`) and the reasons' texts (`reasons.rs`).
+    pub fn words(self) -> (&'static str, &'static str) {
+        let (_, en, zh) = self.row();
+        (en, zh)
+    }
+    fn row(self) -> (&'static str, &'static str, &'static str) {
+        use AppStatus as S;
+        match self {
+            S::Preparing => ("preparing", "preparing", "准备中"),
+            S::Downloading => ("downloading", "downloading", "下载中"),
+            S::Installing => ("installing", "installing", "安装中"),
+            S::Installed => ("installed", "installed", "已安装"),
+            S::Starting => ("starting", "starting", "启动中"),
+            S::Running => ("running", "running", "运行中"),
+            S::Stopping => ("stopping", "stopping", "停止中"),
+            S::Stopped => ("stopped", "stopped", "已停止"),
+            S::Restarting => ("restarting", "restarting", "重启中"),
+            S::Suspending => ("suspending", "suspending", "暂停中"),
+            S::Suspended => ("suspended", "suspended", "已暂停"),
+            S::Resuming => ("resuming", "resuming", "恢复中"),
+            S::Snapshotting => ("snapshotting", "snapshotting", "快照中"),
+            S::Uninstalling => ("uninstalling", "uninstalling", "卸载中"),
+            S::Deleting => ("deleting", "deleting", "删除中"),
+            S::ShuttingDown => ("shutting_down", "shutting down", "关闭中"),
+            S::Updating => ("updating", "updating", "更新中"),
+            S::Failed => ("failed", "failed", "失败"),
+            S::InstallFailed => ("install_failed", "install failed", "安装失败"),
+            S::UninstallFailed => ("uninstall_failed", "uninstall failed", "卸载失败"),
+            S::RentFailed => ("rent_failed", "rent failed", "租用失败"),
+            S::NotInstall => ("not_install", "not install", "未安装"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_are_named_as_serde_names_them() {
+        for st in AppStatus::ALL {
+            assert_eq!(serde_json::to_value(st).unwrap(), serde_json::Value::String(st.as_str().into()));
+            assert_eq!(AppStatus::parse(st.as_str()), Some(st));
+        }
+        assert_eq!(AppStatus::parse("teleporting"), None);
+    }
+
+    #[test]
+    fn stored_reasons_of_every_age_are_read() {
+        let r = Reason::exited(ReasonCode::Exited, 137);
+        assert_eq!(Reason::from_stored(&r.stored()), r);
+        let t = Reason::from_stored("zm:timeout:installing:600");
+        assert_eq!((t.code, t.state, t.secs), (ReasonCode::TimedOut, Some(AppStatus::Installing), Some(600)));
+        assert_eq!(Reason::from_stored("Docker is not available on this device").code, ReasonCode::DockerUnavailable);
+        assert_eq!(Reason::from_stored("it broke").detail.as_deref(), Some("it broke"));
+        let newer: Reason = serde_json::from_str(r#"{"code":"quantum_flux","detail":"x"}"#).unwrap();
+        assert_eq!(newer.code, ReasonCode::Other);
     }
 }

@@ -14,7 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::protocol::heartbeat::{HeartbeatRequest, HeartbeatResponse};
+use crate::heartbeat::{HeartbeatRequest, HeartbeatResponse};
 
 /// Bytes one side may send on a stream before the other grants more.
 pub const WINDOW: u32 = 256 * 1024;
@@ -105,7 +105,8 @@ pub struct LogLine {
     pub text: String,
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum LogStream {
     Stdout,
@@ -129,7 +130,7 @@ pub fn parse_data(msg: &[u8]) -> Option<(u32, &[u8])> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::heartbeat::{Ack, Command, Settings};
+    use crate::heartbeat::{Ack, Command, Settings, SharingMode};
 
     #[test]
     fn data_frames_round_trip() {
@@ -148,7 +149,7 @@ mod tests {
         let c = ToAgent::Commands(HeartbeatResponse {
             settings: Settings {
                 name: "n".into(),
-                sharing_mode: crate::db::enums::SharingMode::Manual,
+                sharing_mode: SharingMode::Manual,
                 rentable: false,
                 price_per_hour: 0,
                 bound: true,

@@ -4,9 +4,8 @@
 //! utilization outside 0-100 or an absurd figure refuses the whole beat, naming the field.
 
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
-use crate::error::{AppError, Msg};
+use crate::Invalid;
 
 /// At most this many GPUs in a spec, each name at most this long: a registration is a few
 /// hundred bytes, never kilobytes (with `AGENT_BODY_LIMIT` on the agent routes' bodies).
@@ -22,7 +21,8 @@ pub const MAX_GBPS: f64 = 100_000.0;
 /// One GPU of a box. `index`, `uuid` and the versions come from NVML (or nvidia-smi); an agent
 /// older than issue 38 sends only `name`, `passthrough` and `vram`, and its GPUs are then known
 /// by their place in the list (see [`Gpu::key`]).
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Default)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct Gpu {
     /// NVML's index (the order nvidia-smi lists them in).
     #[serde(default)]
@@ -100,32 +100,31 @@ impl std::fmt::Display for CudaVersion {
 
 /// The checks of a spec's GPUs: at most [`MAX_GPUS`], names at most [`MAX_GPU_NAME`], memory
 /// within bounds, well-formed UUIDs and versions, no UUID or index twice.
-pub fn check_spec(gpus: &[Gpu]) -> Result<(), AppError> {
-    let bad = || AppError::invalid("spec.gpus", Msg::InvalidField("spec.gpus"));
+pub fn check_spec(gpus: &[Gpu]) -> Result<(), Invalid> {
     if gpus.len() > MAX_GPUS {
-        return Err(bad());
+        return Err(Invalid::new("spec.gpus", "more GPUs than MAX_GPUS"));
     }
     let mut uuids = std::collections::HashSet::new();
     let mut indexes = std::collections::HashSet::new();
     for g in gpus {
         if g.name.chars().count() > MAX_GPU_NAME || !(0..=MAX_GPU_MEMORY).contains(&g.vram) {
-            return Err(bad());
+            return Err(Invalid::new("spec.gpus", "a name too long or memory out of bounds"));
         }
         if let Some(u) = &g.uuid
             && (!valid_uuid(u) || !uuids.insert(u.to_ascii_lowercase()))
         {
-            return Err(AppError::invalid("spec.gpus.uuid", Msg::InvalidField("spec.gpus.uuid")));
+            return Err(Invalid::new("spec.gpus.uuid", "a malformed UUID, or one UUID twice"));
         }
         if let Some(i) = g.index
             && (!(0..1024).contains(&i) || !indexes.insert(i))
         {
-            return Err(AppError::invalid("spec.gpus.index", Msg::InvalidField("spec.gpus.index")));
+            return Err(Invalid::new("spec.gpus.index", "an index outside 0-1023, or one index twice"));
         }
         for (field, v) in [("spec.gpus.driver", &g.driver), ("spec.gpus.cuda", &g.cuda), ("spec.gpus.compute_capability", &g.compute_capability)] {
             if let Some(v) = v
                 && !valid_version(v)
             {
-                return Err(AppError::invalid(field, Msg::InvalidField(field)));
+                return Err(Invalid::new(field, "not a version of digits and dots"));
             }
         }
     }
@@ -133,7 +132,8 @@ pub fn check_spec(gpus: &[Gpu]) -> Result<(), AppError> {
 }
 
 /// How busy one GPU is now (a beat's `metrics.gpus`).
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Default)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct GpuUse {
     pub uuid: String,
     /// Percent of time a kernel ran over the last sample period, 0-100.
@@ -150,33 +150,34 @@ pub struct GpuUse {
 
 /// The checks of a beat's GPU figures: at most [`MAX_GPUS`], each UUID well formed and once,
 /// utilization 0-100, memory within bounds, temperature -50..150 °C, power 0..5000 W.
-pub fn check_use(gpus: &[GpuUse]) -> Result<(), AppError> {
+pub fn check_use(gpus: &[GpuUse]) -> Result<(), Invalid> {
     if gpus.len() > MAX_GPUS {
-        return Err(AppError::invalid("metrics.gpus", Msg::InvalidField("metrics.gpus")));
+        return Err(Invalid::new("metrics.gpus", "more GPUs than MAX_GPUS"));
     }
     let mut seen = std::collections::HashSet::new();
     for g in gpus {
         if !valid_uuid(&g.uuid) || !seen.insert(g.uuid.to_ascii_lowercase()) {
-            return Err(AppError::invalid("metrics.gpus.uuid", Msg::InvalidField("metrics.gpus.uuid")));
+            return Err(Invalid::new("metrics.gpus.uuid", "a malformed UUID, or one UUID twice"));
         }
         if !(g.utilization.is_finite() && (0.0..=100.0).contains(&g.utilization)) {
-            return Err(AppError::invalid("metrics.gpus.utilization", Msg::InvalidField("metrics.gpus.utilization")));
+            return Err(Invalid::new("metrics.gpus.utilization", "outside 0-100"));
         }
         if !(0..=MAX_GPU_MEMORY).contains(&g.memory_used) {
-            return Err(AppError::invalid("metrics.gpus.memory_used", Msg::InvalidField("metrics.gpus.memory_used")));
+            return Err(Invalid::new("metrics.gpus.memory_used", "outside 0-MAX_GPU_MEMORY"));
         }
         if g.temperature.is_some_and(|t| !(t.is_finite() && (-50.0..=150.0).contains(&t))) {
-            return Err(AppError::invalid("metrics.gpus.temperature", Msg::InvalidField("metrics.gpus.temperature")));
+            return Err(Invalid::new("metrics.gpus.temperature", "outside -50-150 °C"));
         }
         if g.power_watts.is_some_and(|w| !(w.is_finite() && (0.0..=MAX_GPU_WATTS).contains(&w))) {
-            return Err(AppError::invalid("metrics.gpus.power_watts", Msg::InvalidField("metrics.gpus.power_watts")));
+            return Err(Invalid::new("metrics.gpus.power_watts", "outside 0-MAX_GPU_WATTS"));
         }
     }
     Ok(())
 }
 
 /// Why a GPU failed its verification (a stable name; the pages word it in both languages).
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum CheckReason {
     /// Device-to-device copies far below the model's known figure.
@@ -196,7 +197,8 @@ pub enum CheckReason {
 }
 
 /// What a verification found of one GPU.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct GpuCheck {
     pub uuid: String,
     pub ok: bool,
@@ -211,25 +213,25 @@ pub struct GpuCheck {
 }
 
 /// A verification as the agent reports it (a beat's `verification`).
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Default)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct VerificationReport {
     pub gpus: Vec<GpuCheck>,
 }
 
 impl VerificationReport {
-    pub fn check(&self) -> Result<(), AppError> {
-        let bad = |f: &'static str| AppError::invalid(f, Msg::InvalidField(f));
+    pub fn check(&self) -> Result<(), Invalid> {
         if self.gpus.len() > MAX_GPUS {
-            return Err(bad("verification.gpus"));
+            return Err(Invalid::new("verification.gpus", "more GPUs than MAX_GPUS"));
         }
         let mut seen = std::collections::HashSet::new();
         for g in &self.gpus {
             if !valid_uuid(&g.uuid) || !seen.insert(g.uuid.to_ascii_lowercase()) {
-                return Err(bad("verification.gpus.uuid"));
+                return Err(Invalid::new("verification.gpus.uuid", "a malformed UUID, or one UUID twice"));
             }
             for v in [g.d2d_gbps, g.h2d_gbps].into_iter().flatten() {
                 if !(v.is_finite() && (0.0..=MAX_GBPS).contains(&v)) {
-                    return Err(bad("verification.gpus.gbps"));
+                    return Err(Invalid::new("verification.gpus.gbps", "outside 0-MAX_GBPS"));
                 }
             }
         }
@@ -265,12 +267,12 @@ mod tests {
     fn a_spec_with_a_uuid_twice_is_refused() {
         assert!(check_spec(&[gpu(U1, 0), gpu(U2, 1)]).is_ok());
         let e = check_spec(&[gpu(U1, 0), gpu(U1, 1)]).unwrap_err();
-        assert!(matches!(e, AppError::Invalid { field: "spec.gpus.uuid", .. }));
+        assert_eq!(e.field, "spec.gpus.uuid");
         let e = check_spec(&[gpu(U1, 0), gpu(U2, 0)]).unwrap_err();
-        assert!(matches!(e, AppError::Invalid { field: "spec.gpus.index", .. }));
+        assert_eq!(e.field, "spec.gpus.index");
         let mut g = gpu(U1, 0);
         g.cuda = Some("13.0; rm".into());
-        assert!(matches!(check_spec(&[g]).unwrap_err(), AppError::Invalid { field: "spec.gpus.cuda", .. }));
+        assert_eq!(check_spec(&[g]).unwrap_err().field, "spec.gpus.cuda");
     }
 
     #[test]
@@ -286,7 +288,7 @@ mod tests {
             (GpuUse { uuid: "GPU-x".into(), ..ok.clone() }, "metrics.gpus.uuid"),
         ] {
             match check_use(&[bad]) {
-                Err(AppError::Invalid { field: f, .. }) => assert_eq!(f, field),
+                Err(Invalid { field: f, .. }) => assert_eq!(f, field),
                 other => panic!("{field}: {other:?}"),
             }
         }

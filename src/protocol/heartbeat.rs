@@ -1,20 +1,19 @@
 //! The heartbeat protocol between the agent and the market: registration, heartbeats, commands
-//! and their acknowledgements. Shared by the server (src/devices/protocol.rs) and the agent
-//! program (src/agent/); both name these types, never their JSON.
+//! and their acknowledgements. Shared by the market (src/devices/agent_api.rs) and the agent
+//! (src/agent/); both name these types, never their JSON.
 
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
-use crate::db::enums::{CommandKind, SharingMode};
-use crate::error::{AppError, Msg};
-use crate::protocol::apps::{AppCommandPayload, InstallPayload, InstallationReport, UpdatePayload};
+use crate::Invalid;
+use crate::apps::{AppCommandPayload, InstallPayload, InstallationReport, UpdatePayload};
 
-pub use crate::protocol::gpus::{Gpu, GpuUse, MAX_GPU_NAME, MAX_GPUS, VerificationReport};
+pub use crate::gpus::{Gpu, GpuUse, MAX_GPU_NAME, MAX_GPUS, VerificationReport};
 /// Largest agent registration body.
 pub const AGENT_REGISTER_BODY_LIMIT: usize = 8 * 1024;
 
 /// What a machine has.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, Default, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct Spec {
     pub cpu_cores: i64,
     pub memory_bytes: i64,
@@ -29,20 +28,21 @@ pub struct Spec {
 
 impl Spec {
     /// Sane bounds for what an agent reports (a value outside is refused as invalid input).
-    pub fn check(&self) -> Result<(), AppError> {
+    pub fn check(&self) -> Result<(), Invalid> {
         if !(0..=65_536).contains(&self.cpu_cores) {
-            return Err(AppError::invalid("spec.cpu_cores", Msg::InvalidField("spec.cpu_cores")));
+            return Err(Invalid::new("spec.cpu_cores", "outside 0-65536"));
         }
         if self.memory_bytes < 0 || self.disk_bytes < 0 {
-            return Err(AppError::invalid("spec", Msg::InvalidField("spec")));
+            return Err(Invalid::new("spec", "negative memory or disk"));
         }
-        crate::protocol::gpus::check_spec(&self.gpus)
+        crate::gpus::check_spec(&self.gpus)
     }
 }
 
 /// How busy a machine is now. An agent older or newer than this server may leave a field out
 /// (it reads as 0) or send fields this server does not know (ignored).
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, Default, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(default)]
 pub struct Metrics {
     pub cpu_percent: f64,
@@ -54,16 +54,29 @@ pub struct Metrics {
 }
 
 impl Metrics {
-    /// The GPU figures' bounds (crate::protocol::gpus::check_use); the others are clamped.
-    pub fn check(&self) -> Result<(), AppError> {
-        crate::protocol::gpus::check_use(&self.gpus)
+    /// The GPU figures' bounds (crate::gpus::check_use); the others are clamped.
+    pub fn check(&self) -> Result<(), Invalid> {
+        crate::gpus::check_use(&self.gpus)
     }
 }
 
 // ---- the agent protocol ----
 
-#[derive(Debug, Deserialize, ToSchema)]
-#[schema(as = AgentRegisterRequest)]
+/// The types an agent may register as, as the market names them (Z-CLOUD machines are made by
+/// the market); an agent may type them in any case.
+pub const AGENT_TYPES: [&str; 3] = ["Z-BOX", "P-BOX", "server group"];
+
+/// The type `raw` names among [`AGENT_TYPES`], whatever its case and surrounding spaces.
+pub fn agent_type(raw: &str) -> Option<&'static str> {
+    AGENT_TYPES.into_iter().find(|t| t.eq_ignore_ascii_case(raw.trim()))
+}
+
+// What an agent registers with (`POST /api/agent/v1/register`): written by the agent, read by
+// the market. Every field is sent, `null` when the agent has nothing to say. (A plain comment:
+// the OpenAPI document describes the type as it did before the agent wrote it.)
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", schema(as = AgentRegisterRequest))]
 pub struct RegisterRequest {
     /// Z-BOX, P-BOX or server group
     #[serde(rename = "type")]
@@ -78,8 +91,9 @@ pub struct RegisterRequest {
     pub pairing_code: Option<String>,
 }
 
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
-#[schema(as = AgentRegisterResponse)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", schema(as = AgentRegisterResponse))]
 pub struct RegisterResponse {
     pub device_id: String,
     /// Shown once: keep it; it authenticates every heartbeat.
@@ -88,7 +102,8 @@ pub struct RegisterResponse {
     pub pairing_code: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct Ack {
     pub id: String,
     pub ok: bool,
@@ -100,7 +115,8 @@ pub struct Ack {
     pub reason: Option<super::apps::Reason>,
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct HeartbeatRequest {
     pub spec: Option<Spec>,
     pub metrics: Option<Metrics>,
@@ -114,10 +130,11 @@ pub struct HeartbeatRequest {
     pub verification: Option<VerificationReport>,
     /// Snapshots that moved on since the last beat the market accepted.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub snapshots: Vec<crate::protocol::snapshots::SnapshotReport>,
+    pub snapshots: Vec<crate::snapshots::SnapshotReport>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct Settings {
     pub name: String,
     pub sharing_mode: SharingMode,
@@ -132,12 +149,13 @@ pub struct Settings {
 /// A command as it travels: `{id, kind, payload}`. The kind stays a string on the wire, so an
 /// agent meets a kind it does not know as a failed command, not as a heartbeat it cannot read;
 /// both sides build and read it through [`CommandBody`].
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct Command {
     pub id: String,
     /// A [`CommandKind`].
     pub kind: String,
-    #[schema(value_type = Object)]
+    #[cfg_attr(feature = "schema", schema(value_type = Object))]
     pub payload: serde_json::Value,
 }
 
@@ -156,9 +174,9 @@ pub enum CommandBody {
     AppSnapshot(AppCommandPayload),
     AppUninstall(AppCommandPayload),
     AppUpdate(UpdatePayload),
-    GpuVerify(crate::protocol::gpus::VerifyPayload),
-    SnapshotUpload(crate::protocol::snapshots::SnapshotRef),
-    SnapshotDelete(crate::protocol::snapshots::SnapshotRef),
+    GpuVerify(crate::gpus::VerifyPayload),
+    SnapshotUpload(crate::snapshots::SnapshotRef),
+    SnapshotDelete(crate::snapshots::SnapshotRef),
 }
 
 /// A Z-CLOUD machine to create on a host (given to the host's provisioner on its stdin).
@@ -263,8 +281,7 @@ impl CommandBody {
 impl Command {
     /// A queued command as sent: its stored kind and payload text.
     pub fn stored(id: String, kind: CommandKind, payload: &str) -> Command {
-        use sea_orm::ActiveEnum;
-        Command { id, kind: kind.to_value(), payload: serde_json::from_str(payload).unwrap_or(serde_json::json!({})) }
+        Command { id, kind: kind.as_str().to_string(), payload: serde_json::from_str(payload).unwrap_or(serde_json::json!({})) }
     }
 
     /// What it asks; an error names a kind or payload this agent cannot read.
@@ -274,9 +291,109 @@ impl Command {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct HeartbeatResponse {
     pub settings: Settings,
     pub commands: Vec<Command>,
 }
 
+
+// ---- the wire's states and kinds (the market stores its own, mapped in `db::enums::wire`) ----
+
+/// How an owner shares a device: manual, autopilot (rented whenever idle, for max profit) or
+/// dedicated (self-used, never rented).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum SharingMode {
+    Manual,
+    Autopilot,
+    Dedicated,
+}
+
+impl SharingMode {
+    pub const ALL: [SharingMode; 3] = [SharingMode::Manual, SharingMode::Autopilot, SharingMode::Dedicated];
+}
+
+/// What a command asks a device's agent to do (a [`Command`]'s `kind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CommandKind {
+    ZcloudCreate,
+    ZcloudDelete,
+    AppInstall,
+    AppStart,
+    AppStop,
+    AppRestart,
+    AppSuspend,
+    AppResume,
+    AppSnapshot,
+    AppUninstall,
+    AppUpdate,
+    /// Measure the box's GPUs (docs/gpus.md).
+    GpuVerify,
+    /// Copy a snapshot's archive to the market (docs/data.md).
+    SnapshotUpload,
+    /// Remove a snapshot's archive from the box.
+    SnapshotDelete,
+}
+
+impl CommandKind {
+    pub const ALL: [CommandKind; 14] = [
+        CommandKind::ZcloudCreate,
+        CommandKind::ZcloudDelete,
+        CommandKind::AppInstall,
+        CommandKind::AppStart,
+        CommandKind::AppStop,
+        CommandKind::AppRestart,
+        CommandKind::AppSuspend,
+        CommandKind::AppResume,
+        CommandKind::AppSnapshot,
+        CommandKind::AppUninstall,
+        CommandKind::AppUpdate,
+        CommandKind::GpuVerify,
+        CommandKind::SnapshotUpload,
+        CommandKind::SnapshotDelete,
+    ];
+
+    /// Its name on the wire (and in `device_commands.kind`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CommandKind::ZcloudCreate => "zcloud_create",
+            CommandKind::ZcloudDelete => "zcloud_delete",
+            CommandKind::AppInstall => "app_install",
+            CommandKind::AppStart => "app_start",
+            CommandKind::AppStop => "app_stop",
+            CommandKind::AppRestart => "app_restart",
+            CommandKind::AppSuspend => "app_suspend",
+            CommandKind::AppResume => "app_resume",
+            CommandKind::AppSnapshot => "app_snapshot",
+            CommandKind::AppUninstall => "app_uninstall",
+            CommandKind::AppUpdate => "app_update",
+            CommandKind::GpuVerify => "gpu_verify",
+            CommandKind::SnapshotUpload => "snapshot_upload",
+            CommandKind::SnapshotDelete => "snapshot_delete",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_kinds_are_named_as_serde_names_them() {
+        for k in CommandKind::ALL {
+            assert_eq!(serde_json::to_value(k).unwrap(), serde_json::Value::String(k.as_str().into()));
+        }
+    }
+
+    #[test]
+    fn a_kind_this_agent_does_not_know_is_a_failed_command() {
+        let c = Command { id: "c".into(), kind: "app_teleport".into(), payload: serde_json::json!({}) };
+        assert!(c.body().unwrap_err().contains("app_teleport"));
+        let stored = Command::stored("c".into(), CommandKind::AppStop, r#"{"installation_id":"i"}"#);
+        assert_eq!(stored.body().unwrap(), CommandBody::AppStop(AppCommandPayload::new("i")));
+    }
+}

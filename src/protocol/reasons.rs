@@ -1,15 +1,17 @@
 //! Why an installation is in its state, worded: the one table of reason texts (en and zh),
-//! beside the agent protocol's codes (`protocol::apps::Reason`). The agent sends codes with their
-//! figures, never prose (docs/api.md §Apps over time); the server words them for the reader.
+//! beside the agent protocol's codes (`apps::Reason`). The agent sends codes with their figures,
+//! never prose (docs/api.md §Apps over time); the market words them for the reader
+//! (`apps::access`, in the request's language), the agent in English for its logs and its
+//! acknowledgements' `error`. Both programs word from this one table, so the two cannot drift;
+//! the language is the market's `Lang` (an HTTP extractor, so it stays in the market), passed here
+//! as whether it is Chinese.
 
-use crate::lang::Lang;
-use crate::protocol::apps::{Reason, ReasonCode};
+use crate::apps::{Reason, ReasonCode};
 
-/// Why an installation is in its state, in the reader's language, with its figures (the
-/// agent sends codes, never prose: docs/api.md §Apps over time).
-pub fn reason_text(r: &Reason, lang: Lang) -> String {
+/// Why an installation is in its state, in Chinese when `zh`, else in English, with its figures
+/// (the agent sends codes, never prose: docs/api.md §Apps over time).
+pub fn reason_text(r: &Reason, zh: bool) -> String {
     use ReasonCode as C;
-    let zh = lang == Lang::Zh;
     let exit = r.exit_code.map(|c| c.to_string()).unwrap_or_else(|| "?".into());
     let image = r.image.clone().unwrap_or_default();
     let mut text = match r.code {
@@ -44,7 +46,7 @@ pub fn reason_text(r: &Reason, lang: Lang) -> String {
         C::TimedOut => {
             let secs = r.secs.unwrap_or(0);
             let (n, en, zh_unit) = if secs < 120 { (secs, "seconds", "秒") } else { (secs.div_ceil(60), "minutes", "分钟") };
-            let state = r.state.map(|s| s.label(lang)).unwrap_or_default();
+            let state = r.state.map(|s| if zh { s.words().1 } else { s.words().0 }).unwrap_or_default();
             if zh { format!("设备未在 {n} {zh_unit}内完成（{state}）") } else { format!("The device did not finish ({state}) within {n} {en}") }
         }
         C::Cancelled if zh => "设备离线时已取消".into(),
@@ -60,7 +62,7 @@ pub fn reason_text(r: &Reason, lang: Lang) -> String {
     };
     if let Some(c) = &r.cause {
         text.push_str(if zh { "：" } else { ": " });
-        text.push_str(&reason_text(c, lang));
+        text.push_str(&reason_text(c, zh));
     }
     if let Some(d) = r.detail.as_deref().filter(|d| !d.is_empty()) {
         text.push_str(if zh { "（" } else { " (" });
@@ -70,10 +72,9 @@ pub fn reason_text(r: &Reason, lang: Lang) -> String {
     text
 }
 
-
 /// In English (logs, and an acknowledgement's `error`).
 impl std::fmt::Display for Reason {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&reason_text(self, crate::lang::Lang::En))
+        f.write_str(&reason_text(self, false))
     }
 }

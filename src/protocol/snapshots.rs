@@ -4,11 +4,9 @@
 //! `Content-Range`, resumable) and restores as a new installation.
 
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
-pub use crate::db::enums::SnapshotStatus;
-pub use crate::protocol::apps::RestoreRef;
-use crate::protocol::apps::{Manifest, Reason};
+pub use crate::apps::RestoreRef;
+use crate::apps::{Manifest, Reason};
 
 /// The zstd frame's first bytes: every snapshot archive starts with them.
 pub const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
@@ -21,14 +19,30 @@ pub const UPLOAD_CHUNK: usize = 8 * 1024 * 1024;
 /// Most snapshot reports in one beat.
 pub const MAX_REPORTS: usize = 64;
 
+/// Where a snapshot stands (docs/data.md): being made on the box, ready, or failed (its reason).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum SnapshotStatus {
+    Creating,
+    Ready,
+    Failed,
+}
+
+impl SnapshotStatus {
+    pub const ALL: [SnapshotStatus; 3] = [SnapshotStatus::Creating, SnapshotStatus::Ready, SnapshotStatus::Failed];
+}
+
 /// Payload of `snapshot_upload` and `snapshot_delete`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct SnapshotRef {
     pub snapshot_id: String,
 }
 
 /// A snapshot as the agent reports it in a beat: sent until a beat carrying it is accepted.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct SnapshotReport {
     pub id: String,
     pub status: SnapshotStatus,
@@ -60,7 +74,8 @@ pub struct Description {
 
 /// The answer to the agent's `GET /api/agent/v1/snapshots/{id}/upload`: how many bytes the market
 /// holds of an upload under way (the next `PUT` starts there).
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct UploadOffset {
     pub offset: i64,
     pub size: i64,

@@ -3,7 +3,8 @@
 //! origin through the market (one-time link, cookie isolation, refusals), logs, a terminal, TCP
 //! tunnels to an app's port and to the box's own port. Channels under load (`channels.rs`); the
 //! doors to a rented app against a hostile box and a neighbour (`doors.rs`); open streams ending
-//! with the right to them (`streams.rs`); a box played by the test (`played.rs`).
+//! with the right to them (`streams.rs`); a box played by the test (`played.rs`); an agent of the
+//! release before the protocol was versioned, its frames pinned, and the version rule (`wire.rs`).
 
 use std::time::{Duration, Instant};
 
@@ -20,6 +21,7 @@ mod channels;
 pub(crate) mod doors;
 pub(crate) mod played;
 mod streams;
+mod wire;
 
 const GIB: i64 = 1024 * 1024 * 1024;
 

@@ -190,7 +190,7 @@ async fn devices_nobody_binds_are_forgotten_within_hours() {
     let mut a: devices::ActiveModel = d.into();
     a.last_seen_at = Set(Some(zmarket::db::now() - chrono::Duration::hours(7)));
     a.update(&app.state.db).await.unwrap();
-    zmarket::devices::protocol::mark_offline(&app.state.devices).await.unwrap();
+    zmarket::devices::agent_api::mark_offline(&app.state.devices).await.unwrap();
     assert!(devices::Entity::find_by_id(old).one(&app.state.db).await.unwrap().is_none(), "a 7-hour-old registration is kept");
     assert!(devices::Entity::find_by_id(fresh).one(&app.state.db).await.unwrap().is_some());
 }

@@ -192,7 +192,7 @@ async fn run(app: &TestApp, seed: u64) -> (i64, f64) {
             }
             // The offline sweep.
             78..85 => {
-                zmarket::devices::protocol::mark_offline(&app.state.devices).await.unwrap();
+                zmarket::devices::agent_api::mark_offline(&app.state.devices).await.unwrap();
             }
             // The meter.
             _ => meter(app).await,

@@ -229,7 +229,7 @@ async fn a_box_that_stops_reporting_is_not_charged_for_the_silence() {
     verified(&app).await;
     // Silent again, and this time the sweep marks it offline before the meter runs: the same.
     pass(Duration::minutes(20));
-    assert_eq!(zmarket::devices::protocol::mark_offline(&app.state.devices).await.unwrap(), 1);
+    assert_eq!(zmarket::devices::agent_api::mark_offline(&app.state.devices).await.unwrap(), 1);
     assert_eq!(get(&app, &alice, &id).await["device_status"], "offline");
     meter(&app).await;
     assert_eq!(get(&app, &alice, &id).await["rental"]["billed"], 30);
@@ -364,7 +364,7 @@ async fn both_sides_are_told_of_a_rental_its_box_and_its_end() {
 
     // The box goes silent and the sweep marks it offline: the renter is told; then it is back.
     pass(Duration::minutes(5));
-    assert_eq!(zmarket::devices::protocol::mark_offline(&app.state.devices).await.unwrap(), 1);
+    assert_eq!(zmarket::devices::agent_api::mark_offline(&app.state.devices).await.unwrap(), 1);
     let off = told(&alice, "rental_device_offline", "en").await;
     assert_eq!((off.len(), off[0]["path"].as_str()), (1, Some(format!("/app/details?id={id}").as_str())));
     assert_eq!(told(&alice, "rental_device_offline", "zh-CN").await[0]["title"], "租用的设备离线");

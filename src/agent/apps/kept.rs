@@ -9,10 +9,10 @@ use std::time::Duration;
 use bollard::models::ContainerStateStatusEnum as St;
 
 use super::{AppRunner, Known, container};
-use crate::agent::containers::Runtime;
-use crate::agent::{fetch, snapshots};
-use crate::apps::model::{AppStatus, Reason, ReasonCode};
-use crate::protocol::snapshots::{Description, RestoreRef, SnapshotReport, SnapshotStatus};
+use crate::containers::Runtime;
+use crate::{fetch, snapshots};
+use zmarket_protocol::apps::{AppStatus, Reason, ReasonCode};
+use zmarket_protocol::snapshots::{Description, RestoreRef, SnapshotReport, SnapshotStatus};
 
 impl AppRunner {
     /// Takes snapshot `sid` of installation `id` (docs/data.md): the app is stopped for a
@@ -61,7 +61,7 @@ impl AppRunner {
             let changes = rt.changes(&name).await?;
             let (rootfs, deleted) = snapshots::plan(&changes, &k.manifest.volumes.iter().map(|v| v.path.clone()).collect::<Vec<_>>());
             let description = Description {
-                format: crate::protocol::snapshots::FORMAT,
+                format: zmarket_protocol::snapshots::FORMAT,
                 snapshot_id: sid.to_string(),
                 installation_id: id.to_string(),
                 app_id: k.app_id.clone(),
@@ -114,7 +114,7 @@ impl AppRunner {
 
     /// The snapshot reports waiting for a beat, with their numbers (for [`AppRunner::snapshots_sent`]).
     pub fn snapshot_reports(&self) -> Vec<(u64, SnapshotReport)> {
-        self.0.snaps.lock().unwrap().values().take(crate::protocol::snapshots::MAX_REPORTS).cloned().collect()
+        self.0.snaps.lock().unwrap().values().take(zmarket_protocol::snapshots::MAX_REPORTS).cloned().collect()
     }
 
     /// A beat carrying these reports was accepted: they are not sent again (a newer one is).

@@ -5,7 +5,7 @@
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use crate::protocol::gpus::{Gpu, GpuUse};
+use zmarket_protocol::gpus::{Gpu, GpuUse};
 
 /// The inventory's columns, in order.
 const INVENTORY: &str = "--query-gpu=index,uuid,name,memory.total,driver_version,compute_cap,mig.mode.current";

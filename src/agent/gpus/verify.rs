@@ -14,7 +14,7 @@ use std::sync::Arc;
 use cudarc::driver::{CudaContext, CudaStream, result, sys};
 
 use super::{Gpus, Health};
-use crate::protocol::gpus::{CheckReason, GpuCheck, MAX_GBPS, VerificationReport, valid_uuid};
+use zmarket_protocol::gpus::{CheckReason, GpuCheck, MAX_GBPS, VerificationReport, valid_uuid};
 
 /// The bytes of each copy; a GPU short of free memory (an app holds most of it) is measured with
 /// the smaller size.
@@ -273,7 +273,7 @@ pub fn verdict(name: &str, d2d: f64, h2d: f64, health: Health) -> (bool, Option<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::gpus::Gpu;
+    use zmarket_protocol::gpus::Gpu;
 
     const CLEAR: Health = Health { ecc_errors: false, throttled: false };
     const U1: &str = "GPU-5a1b2c3d-0000-1111-2222-333344445555";

@@ -39,7 +39,7 @@ pub struct Model {
     pub seed_version: Option<String>,
     pub seed_fields: Option<String>,
     /// The install manifest published from the operator's console (JSON of
-    /// `protocol::apps::Manifest`, m0023); `None`: the built-in or `[apps] manifests` one.
+    /// `zmarket_protocol::apps::Manifest`, m0023); `None`: the built-in or `[apps] manifests` one.
     pub manifest: Option<String>,
     /// Moved by every change of the app (m0032): a stale edit is refused.
     #[serde(default)]

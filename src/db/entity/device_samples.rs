@@ -16,7 +16,7 @@ pub struct Model {
     pub at: DateTimeUtc,
     pub cpu_percent: Option<f64>,
     pub memory_used: Option<i64>,
-    /// JSON list of protocol::gpus::GpuUse.
+    /// JSON list of zmarket_protocol::gpus::GpuUse.
     pub gpus: String,
 }
 

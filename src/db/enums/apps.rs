@@ -70,32 +70,11 @@ impl AppStatus {
     pub fn label(self, lang: Lang) -> &'static str {
         self.words().get(lang)
     }
+    /// Its label in both languages: the protocol's (`zmarket_protocol::apps::AppStatus::words`),
+    /// which the reasons' texts read too.
     pub fn words(self) -> Words {
-        use AppStatus as S;
-        match self {
-            S::Preparing => Words::new("preparing", "准备中"),
-            S::Downloading => Words::new("downloading", "下载中"),
-            S::Installing => Words::new("installing", "安装中"),
-            S::Installed => Words::new("installed", "已安装"),
-            S::Starting => Words::new("starting", "启动中"),
-            S::Running => Words::new("running", "运行中"),
-            S::Stopping => Words::new("stopping", "停止中"),
-            S::Stopped => Words::new("stopped", "已停止"),
-            S::Restarting => Words::new("restarting", "重启中"),
-            S::Suspending => Words::new("suspending", "暂停中"),
-            S::Suspended => Words::new("suspended", "已暂停"),
-            S::Resuming => Words::new("resuming", "恢复中"),
-            S::Snapshotting => Words::new("snapshotting", "快照中"),
-            S::Uninstalling => Words::new("uninstalling", "卸载中"),
-            S::Deleting => Words::new("deleting", "删除中"),
-            S::ShuttingDown => Words::new("shutting down", "关闭中"),
-            S::Updating => Words::new("updating", "更新中"),
-            S::Failed => Words::new("failed", "失败"),
-            S::InstallFailed => Words::new("install failed", "安装失败"),
-            S::UninstallFailed => Words::new("uninstall failed", "卸载失败"),
-            S::RentFailed => Words::new("rent failed", "租用失败"),
-            S::NotInstall => Words::new("not install", "未安装"),
-        }
+        let (en, zh) = zmarket_protocol::apps::AppStatus::from(self).words();
+        Words::new(en, zh)
     }
 }
 

@@ -32,7 +32,7 @@ use crate::market::MarketCtx;
 use crate::market::model::{AppFields, AppKind, Category, DisplayType, Requirements, Tier, icon_url};
 use crate::ops::audit;
 use crate::ops::model::{Actor, AuditAction};
-use crate::protocol::apps::{Health, Manifest, PortSpec};
+use zmarket_protocol::apps::{Health, Manifest, PortSpec};
 
 use model::{AppEdit, ArchiveInfo, ImageUpload, OpsApp, OpsPort};
 

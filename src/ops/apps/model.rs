@@ -10,7 +10,7 @@ use crate::error::{AppError, Msg};
 use crate::http::Checked;
 use crate::db::enums::{parse_any_case, values};
 use crate::market::model::{AppKind, Category, DisplayType, Requirements, Tier};
-use crate::protocol::apps::VolumeSpec;
+use zmarket_protocol::apps::VolumeSpec;
 
 pub const NAME_MAX_CHARS: usize = 60;
 pub const SUMMARY_MAX_CHARS: usize = 200;
@@ -236,7 +236,7 @@ impl Checked for AppEdit {
                 }
                 let cuda = match q.cuda.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
                     None => None,
-                    Some(c) => match crate::protocol::gpus::CudaVersion::parse(c) {
+                    Some(c) => match zmarket_protocol::gpus::CudaVersion::parse(c) {
                         Some(v) if q.gpu_count > 0 => Some(v.to_string()),
                         _ => return Err(AppError::invalid("requirements.cuda", Msg::InvalidField("requirements.cuda"))),
                     },

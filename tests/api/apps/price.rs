@@ -149,7 +149,7 @@ async fn an_offline_or_withdrawn_box_is_no_offer() {
     let mut a: devices::ActiveModel = d.into();
     a.last_seen_at = Set(Some(zmarket::db::now() - chrono::Duration::hours(1)));
     a.update(&app.state.db).await.unwrap();
-    assert_eq!(zmarket::devices::protocol::mark_offline(&app.state.devices).await.unwrap(), 1);
+    assert_eq!(zmarket::devices::agent_api::mark_offline(&app.state.devices).await.unwrap(), 1);
     let d = details_when(&app, "grafana", |d| d["price_per_hour"] == json!({"from": 90, "offers": 1})).await;
     assert_eq!(d["offers"][0]["device_id"], c_dev.as_str());
 

@@ -145,6 +145,6 @@ pub(crate) async fn tunnel_error(app: &TestApp, path: &str, key: &str, lang: zma
     let (client, accepted) = tokio::join!(tokio::net::TcpStream::connect(addr), listener.accept());
     let (_client, conn) = (client.unwrap(), accepted.unwrap().0);
     let target = format!("{}{path}", app.base.replacen("http://", "ws://", 1));
-    let err = zmarket::agent::tunnel::carry(conn, &target, key, lang).await.expect_err("the market refuses");
+    let err = zmarket_agent::tunnel::carry(conn, &target, key, lang == zmarket::lang::Lang::Zh).await.expect_err("the market refuses");
     err.to_string()
 }

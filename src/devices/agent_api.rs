@@ -1,6 +1,7 @@
-//! The server side of the agent protocol: registration, heartbeats (spec, metrics, the
-//! hosted Z-CLOUD machines) and the command/acknowledgement cycle; and the offline job. No HTTP
-//! types here. The agent program itself is src/agent/.
+//! The market's side of the agent API: registration, heartbeats (spec, metrics, the hosted
+//! Z-CLOUD machines), the command/acknowledgement cycle and the protocol's version; and the
+//! offline job. No HTTP types here. The wire's types are the protocol crate's (src/protocol/);
+//! the agent program itself is src/agent/.
 
 use std::net::IpAddr;
 
@@ -39,18 +40,25 @@ pub struct Beat<'a> {
     pub silent_since: Option<chrono::DateTime<chrono::Utc>>,
     /// The device was offline before this beat (the first beat back: one of many at once).
     pub came_online: bool,
-    pub installations: &'a [crate::protocol::apps::InstallationReport],
+    pub installations: &'a [zmarket_protocol::apps::InstallationReport],
     pub acked: &'a [device_commands::Model],
     /// Installations holding a GPU this box no longer lists (docs/gpus.md): they fail with
     /// `gpu_gone`, and what the box reports of them is not believed while the GPU is away.
     pub gpus_gone: &'a [String],
     /// Snapshots that moved on (docs/data.md).
-    pub snapshots: &'a [crate::protocol::snapshots::SnapshotReport],
+    pub snapshots: &'a [zmarket_protocol::snapshots::SnapshotReport],
 }
 
 /// Every registered listener.
 #[derive(Clone, Default)]
 pub struct AgentListeners(pub std::sync::Arc<Vec<std::sync::Arc<dyn AgentListener>>>);
+
+/// The protocol version an agent speaks, from what it sent in the `zmarket-protocol` header
+/// (none: version 1, an agent of the release before the version was sent), or the refusal of a
+/// version this market does not know (zmarket_protocol::version).
+pub fn protocol_of(sent: Option<&str>) -> Result<u32, AppError> {
+    zmarket_protocol::version::spoken(sent).map_err(|u| AppError::Refused(Msg::AgentProtocolUnsupported(u.sent)))
+}
 
 /// Registers an agent's machine: limited per client IP, and in a closed market (a
 /// `devices.registration_token` is set) only with that token.
@@ -133,7 +141,7 @@ pub async fn device_by_secret(cx: &DevicesCtx, secret: Option<&str>) -> Result<d
 pub(crate) fn settings(cx: &DevicesCtx, d: &devices::Model) -> Settings {
     Settings {
         name: d.name.clone(),
-        sharing_mode: d.sharing_mode,
+        sharing_mode: d.sharing_mode.into(),
         rentable: d.rentable,
         price_per_hour: d.price_per_hour,
         bound: owner_of(d).is_some(),
@@ -282,7 +290,7 @@ async fn pending_commands(conn: &impl ConnectionTrait, device_id: &str) -> Resul
         .order_by_asc(device_commands::Column::Id)
         .all(conn)
         .await?;
-    Ok(pending.into_iter().map(|c| Command::stored(c.id, c.kind, &c.payload)).collect())
+    Ok(pending.into_iter().map(|c| Command::stored(c.id, c.kind.into(), &c.payload)).collect())
 }
 
 /// What a heartbeat would answer `device_id` now (the channel sends it when commands wait);
@@ -366,7 +374,7 @@ fn bounded(mut req: HeartbeatRequest, bound: bool) -> HeartbeatRequest {
         return req;
     }
     let mut seen = std::collections::HashSet::new();
-    req.snapshots.retain(|r| seen.len() < crate::protocol::snapshots::MAX_REPORTS && seen.insert(r.id.clone()));
+    req.snapshots.retain(|r| seen.len() < zmarket_protocol::snapshots::MAX_REPORTS && seen.insert(r.id.clone()));
     let mut seen = std::collections::HashSet::new();
     req.acks.retain(|a| seen.len() < MAX_ACKS && seen.insert(a.id.clone()));
     let mut seen = std::collections::HashSet::new();

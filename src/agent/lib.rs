@@ -1,4 +1,6 @@
 //! `zmarket agent`: runs on a Z-BOX, P-BOX or server-group host and reports to a zmarket server.
+//! A crate of its own (`zmarket-agent`): it speaks to the market only through the protocol crate
+//! (`zmarket-protocol`), never through the market's code; the `zmarket` binary runs it.
 //!
 //! First run: registers (`POST /api/agent/v1/register`), keeps the device id and secret in its
 //! state directory (file mode 0600) and prints the lines `device id: …` and `pairing code: …`
@@ -14,6 +16,9 @@
 //! GPUs (gpus.rs) are read through NVML (nvidia-smi as the fallback): each one by its UUID in
 //! the spec, how busy each is in every beat's metrics, and a verification's report in the beat
 //! after it ran (on a `gpu_verify` command, and once when the device is first bound).
+//!
+//! Every request to the market carries the protocol's version (`zmarket-protocol: 1`,
+//! zmarket_protocol::version): a market that does not know it refuses with a sentence that says so.
 
 mod apps;
 mod channel;
@@ -32,8 +37,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-
-use crate::devices::model::{DeviceType, HeartbeatRequest, HeartbeatResponse, Metrics, RegisterResponse, Spec};
+use zmarket_protocol::heartbeat::{HeartbeatRequest, HeartbeatResponse, Metrics, RegisterRequest, RegisterResponse, Spec};
 
 #[derive(Debug, Clone)]
 pub struct AgentOptions {
@@ -75,7 +79,7 @@ pub async fn run(opts: AgentOptions) -> anyhow::Result<()> {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let server = opts.server.trim_end_matches('/').to_string();
     url::Url::parse(&server).map_err(|e| anyhow::anyhow!("--server must be a URL such as http://market.example:8080: {e}"))?;
-    if !DeviceType::parse(&opts.device_type).is_some_and(|t| DeviceType::AGENT.contains(&t)) {
+    if zmarket_protocol::heartbeat::agent_type(&opts.device_type).is_none() {
         anyhow::bail!("--type must be Z-BOX, P-BOX or \"server group\"");
     }
     std::fs::create_dir_all(&opts.state_dir)?;
@@ -83,6 +87,7 @@ pub async fn run(opts: AgentOptions) -> anyhow::Result<()> {
     let client = reqwest::Client::builder()
         .timeout(Duration::from_secs(30))
         .user_agent(concat!("zmarket-agent/", env!("CARGO_PKG_VERSION")))
+        .default_headers(protocol_header())
         .build()?;
     // The disk reported is the filesystem Docker keeps its data on (else the state dir's): one
     // filesystem, the same at every heartbeat.
@@ -233,6 +238,13 @@ pub(crate) struct Envelope<T> {
     pub data: T,
 }
 
+/// The protocol's version, as every request to the market carries it.
+pub(crate) fn protocol_header() -> reqwest::header::HeaderMap {
+    let mut h = reqwest::header::HeaderMap::new();
+    h.insert(zmarket_protocol::version::HEADER, reqwest::header::HeaderValue::from(zmarket_protocol::PROTOCOL_VERSION));
+    h
+}
+
 /// Registers until the server answers (network errors are retried with back-off; a refusal is
 /// an error: the arguments are wrong).
 async fn register(
@@ -244,7 +256,13 @@ async fn register(
 ) -> anyhow::Result<AgentState> {
     let mut backoff = Duration::from_secs(1);
     loop {
-        let body = serde_json::json!({"type": opts.device_type, "name": name, "spec": probe.spec(), "registration_token": opts.registration_token, "pairing_code": opts.pairing_code});
+        let body = RegisterRequest {
+            device_type: Some(opts.device_type.clone()),
+            name: Some(name.to_string()),
+            spec: Some(probe.spec()),
+            registration_token: opts.registration_token.clone(),
+            pairing_code: opts.pairing_code.clone(),
+        };
         match client.post(format!("{server}/api/agent/v1/register")).json(&body).send().await {
             Ok(res) if res.status().is_success() => {
                 let env: Envelope<RegisterResponse> = res.json().await?;
