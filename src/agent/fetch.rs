@@ -18,11 +18,31 @@ pub async fn archive(
 ) -> Result<PathBuf, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
     let done = dir.join(format!("{sha256}.tar"));
+    // One download of an archive at a time: two installs of apps on one image at once wrote the
+    // same `.part`, and the second found it renamed under it ("No such file or directory").
+    let lock = one_at_a_time(&done);
+    let _held = lock.lock().await;
     if done.exists() {
         return Ok(done);
     }
     download(client, url, secret, &done, sha256, size, progress).await.map_err(|e| format!("{e} (the image archive)"))?;
     Ok(done)
+}
+
+/// The lock of the download into `path`, shared by everyone downloading it now.
+fn one_at_a_time(path: &Path) -> std::sync::Arc<tokio::sync::Mutex<()>> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, Weak};
+    static LOCKS: Mutex<Option<HashMap<PathBuf, Weak<tokio::sync::Mutex<()>>>>> = Mutex::new(None);
+    let mut locks = LOCKS.lock().unwrap_or_else(|e| e.into_inner());
+    let locks = locks.get_or_insert_with(HashMap::new);
+    locks.retain(|_, l| l.strong_count() > 0);
+    if let Some(l) = locks.get(path).and_then(Weak::upgrade) {
+        return l;
+    }
+    let l = Arc::new(tokio::sync::Mutex::new(()));
+    locks.insert(path.to_path_buf(), Arc::downgrade(&l));
+    l
 }
 
 /// Downloads `url` into `done` through `<done>.part` (resumed with a range when a part is there),
@@ -128,5 +148,23 @@ mod tests {
         assert!(!dir.path().join(format!("{sha}.part")).exists());
         // … and the next try downloads it whole.
         archive(&client, &url, "s", dir.path(), &sha, data.len() as u64, |_| {}).await.unwrap();
+    }
+
+    /// Two installs of apps on one image at once: both get the archive, downloaded once.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn two_downloads_of_one_archive_at_once_both_get_it() {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let data: Vec<u8> = (0..3_000_000u32).map(|i| (i % 241) as u8).collect();
+        let sha = hex::encode(Sha256::digest(&data));
+        let (url, _srv) = serve(&data).await;
+        let client = reqwest::Client::new();
+        let dir = tempfile::tempdir().unwrap();
+        let size = data.len() as u64;
+        let (a, b) = tokio::join!(
+            archive(&client, &url, "s", dir.path(), &sha, size, |_| {}),
+            archive(&client, &url, "s", dir.path(), &sha, size, |_| {}),
+        );
+        assert_eq!(a.unwrap(), b.unwrap());
+        assert_eq!(std::fs::read(dir.path().join(format!("{sha}.tar"))).unwrap(), data);
     }
 }
