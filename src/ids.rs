@@ -9,6 +9,7 @@
 //! that rule is written. An id reads as a `&str` (`Deref`), and compares with and binds as one in
 //! a query (`Column::Id.eq(&id)`), so the database side needs no conversions.
 
+use rand::Rng;
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::error::{AppError, Msg};
@@ -87,6 +88,16 @@ macro_rules! string_id_impls {
                 id.0
             }
         }
+        impl From<&$name> for $name {
+            fn from(id: &$name) -> $name {
+                id.clone()
+            }
+        }
+        impl From<&String> for $name {
+            fn from(s: &String) -> $name {
+                $name::from(s.as_str())
+            }
+        }
         impl From<&$name> for String {
             fn from(id: &$name) -> String {
                 id.0.clone()
@@ -102,8 +113,108 @@ macro_rules! string_id_impls {
                 id.0.clone().into()
             }
         }
+        // Read from a row as stored: no trimming or parsing (what was written is what it is).
+        impl sea_orm::TryGetable for $name {
+            fn try_get_by<I: sea_orm::ColIdx>(res: &sea_orm::QueryResult, idx: I) -> Result<Self, sea_orm::TryGetError> {
+                <String as sea_orm::TryGetable>::try_get_by(res, idx).map($name)
+            }
+        }
+        impl sea_orm::sea_query::ValueType for $name {
+            fn try_from(v: sea_orm::Value) -> Result<Self, sea_orm::sea_query::ValueTypeErr> {
+                <String as sea_orm::sea_query::ValueType>::try_from(v).map($name)
+            }
+            fn type_name() -> String {
+                stringify!($name).to_owned()
+            }
+            fn array_type() -> sea_orm::sea_query::ArrayType {
+                <String as sea_orm::sea_query::ValueType>::array_type()
+            }
+            fn column_type() -> sea_orm::sea_query::ColumnType {
+                <String as sea_orm::sea_query::ValueType>::column_type()
+            }
+        }
+        impl sea_orm::sea_query::Nullable for $name {
+            fn null() -> sea_orm::Value {
+                <String as sea_orm::sea_query::Nullable>::null()
+            }
+        }
+        impl sea_orm::IntoActiveValue<$name> for $name {
+            fn into_active_value(self) -> sea_orm::ActiveValue<$name> {
+                sea_orm::ActiveValue::Set(self)
+            }
+        }
+        // A primary key of text is never made from a number (sea-orm asks every key type).
+        impl sea_orm::TryFromU64 for $name {
+            fn try_from_u64(_: u64) -> Result<Self, sea_orm::DbErr> {
+                Err(sea_orm::DbErr::ConvertFromU64(stringify!($name)))
+            }
+        }
     };
 }
+
+/// Letters and digits a person cannot confuse (no 0/O, 1/I/L).
+pub const ALPHABET: &[u8] = b"23456789ABCDEFGHJKMNPQRSTUVWXYZ";
+
+pub fn random_chars(n: usize) -> String {
+    let mut rng = rand::rng();
+    (0..n).map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char).collect()
+}
+
+/// A device id as printed by the agent: three groups of four characters of [`ALPHABET`]
+/// separated by dashes, e.g. `7KQ2-M9XD-4HTR`. Typed ids are trimmed and upper-cased, and their
+/// groups may be separated by spaces as well (`7KQ2 M9XD 4HTR`, `7KQ2 - M9XD - 4HTR`), as a
+/// pairing code's may (issue 26).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(transparent)]
+pub struct DeviceId(String);
+
+impl DeviceId {
+    pub fn new_random() -> DeviceId {
+        DeviceId(format!("{}-{}-{}", random_chars(4), random_chars(4), random_chars(4)))
+    }
+    pub fn parse(raw: Option<&str>) -> Result<DeviceId, AppError> {
+        let err = || AppError::invalid("device_id", Msg::InvalidDeviceId);
+        let raw = raw.unwrap_or("").to_ascii_uppercase();
+        let groups: Vec<&str> = raw.split(|c: char| c == '-' || c.is_whitespace()).filter(|g| !g.is_empty()).collect();
+        // One dash at most between two groups: `7KQ2--M9XD-4HTR` is not a spacing of an id.
+        let dashes = raw.chars().filter(|c| *c == '-').count();
+        let ok = groups.len() == 3 && dashes <= 2 && groups.iter().all(|g| g.len() == 4 && g.bytes().all(|b| ALPHABET.contains(&b)));
+        if ok { Ok(DeviceId(groups.join("-"))) } else { Err(err()) }
+    }
+}
+
+crate::string_id_impls!(DeviceId);
+
+impl DeviceId {
+    /// A device id as a path (`/devices/{id}`) or a page's query names it: normalized as typed
+    /// ids are; one that is not a device id's shape is kept as written (trimmed), names no device
+    /// and answers 404, as an unknown one does. A body's device id is checked with
+    /// [`DeviceId::parse`] (400). `None` for an empty or over-long one.
+    pub fn named(raw: &str) -> Option<DeviceId> {
+        trimmed(raw).map(|t| DeviceId::from(t.to_string()))
+    }
+}
+
+impl<'de> Deserialize<'de> for DeviceId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        DeviceId::named(&String::deserialize(d)?).ok_or_else(|| serde::de::Error::custom("not a valid DeviceId"))
+    }
+}
+
+/// A device id read from the database (already in its normal form) or required from a body
+/// (`ids::required`): normalized when it has a device id's shape, else kept (it names nothing).
+impl From<String> for DeviceId {
+    fn from(s: String) -> Self {
+        DeviceId::parse(Some(&s)).unwrap_or(DeviceId(s))
+    }
+}
+
+impl From<&str> for DeviceId {
+    fn from(s: &str) -> Self {
+        DeviceId::from(s.to_string())
+    }
+}
+
 
 macro_rules! ids {
     ($($(#[$doc:meta])* $name:ident),* $(,)?) => {$(
@@ -113,6 +224,13 @@ macro_rules! ids {
         pub struct $name(String);
 
         $crate::string_id_impls!($name);
+
+        impl $name {
+            /// A new id (a UUID v7, as `db::new_id` makes).
+            pub fn new() -> Self {
+                $name(uuid::Uuid::now_v7().to_string())
+            }
+        }
 
         /// An id made by the server (`db::new_id`) or read from the database.
         impl From<String> for $name {
@@ -161,6 +279,10 @@ ids! {
     ApiKeyId,
     /// A snapshot of an installation's data (`/api/rmp/v1/snapshots/{id}`).
     SnapshotId,
+    /// A hold of the wallet's ledger (a rental's, an order's, a Z-CLOUD machine's money held).
+    HoldId,
+    /// A command queued for a device (`device_commands`), the one an installation waits on.
+    CommandId,
 }
 
 #[cfg(test)]

@@ -135,7 +135,7 @@ where
             Destination::App(id) => {
                 *route = self.http.route("", true);
                 let cx = self.connect.clone();
-                Kind::Other { fut: Box::pin(async move { web::serve(&cx, id, req).await }) }
+                Kind::Other { fut: Box::pin(async move { web::serve(&cx, id.into(), req).await }) }
             }
             Destination::MaybeElsewhere => {
                 let cx = self.connect.clone();

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use sea_orm::{ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
 
-use crate::ids::InstallationId;
+use crate::ids::{AppId, CompanyId, DeviceId, InstallationId};
 use crate::apps::lifecycle::{Role, actions};
 use crate::apps::model::*;
 use crate::companies::model::ResourceType;
@@ -36,7 +36,7 @@ impl Scope {
 pub async fn scope(conn: &impl ConnectionTrait, auth: &Auth) -> Result<Scope, AppError> {
     Ok(match auth.company() {
         None => Scope::Owner(Owner::User(auth.user_id.clone())),
-        Some(c) if auth.is_admin() => Scope::Owner(Owner::Company(c.to_string())),
+        Some(c) if auth.is_admin() => Scope::Owner(Owner::Company(CompanyId::from(c))),
         Some(c) => Scope::Member { company: c.to_string(), apps: assigned_resource_ids(conn, c, &auth.user_id, ResourceType::App).await? },
     })
 }
@@ -45,7 +45,7 @@ pub async fn scope(conn: &impl ConnectionTrait, auth: &Auth) -> Result<Scope, Ap
 pub fn installer(auth: &Auth) -> Result<Owner, AppError> {
     match auth.company() {
         None => Ok(Owner::User(auth.user_id.clone())),
-        Some(c) if auth.is_admin() => Ok(Owner::Company(c.to_string())),
+        Some(c) if auth.is_admin() => Ok(Owner::Company(CompanyId::from(c))),
         Some(_) => Err(AppError::Refused(Msg::NoPermissionApps)),
     }
 }
@@ -81,10 +81,10 @@ pub async fn visible(conn: &impl ConnectionTrait, auth: &Auth, id: &Installation
 
 /// The catalogue rows and devices an answer about `rows` names, read once.
 pub struct Names {
-    apps: HashMap<String, apps::Model>,
-    devices: HashMap<String, devices::Model>,
+    apps: HashMap<AppId, apps::Model>,
+    devices: HashMap<DeviceId, devices::Model>,
     /// The GPUs each installation holds.
-    gpus: HashMap<String, Vec<crate::devices::model::HeldGpu>>,
+    gpus: HashMap<InstallationId, Vec<crate::devices::model::HeldGpu>>,
     /// Who reads: the actions offered are theirs.
     role: Role,
     /// The box's side reads (its manager's device page): a rental's address on the box's network
@@ -94,11 +94,11 @@ pub struct Names {
 
 impl Names {
     pub async fn load(conn: &impl ConnectionTrait, rows: &[installations::Model]) -> Result<Names, AppError> {
-        let app_ids: Vec<String> = rows.iter().map(|r| r.app_id.clone()).collect();
-        let device_ids: Vec<String> = rows.iter().map(|r| r.device_id.clone()).collect();
+        let app_ids: Vec<AppId> = rows.iter().map(|r| r.app_id.clone()).collect();
+        let device_ids: Vec<DeviceId> = rows.iter().map(|r| r.device_id.clone()).collect();
         let apps = apps::Entity::find().filter(apps::Column::Id.is_in(app_ids)).all(conn).await?;
         let devices = devices::Entity::find().filter(devices::Column::Id.is_in(device_ids)).all(conn).await?;
-        let ids: Vec<String> = rows.iter().filter(|r| r.gpu_count > 0).map(|r| r.id.clone()).collect();
+        let ids: Vec<InstallationId> = rows.iter().filter(|r| r.gpu_count > 0).map(|r| r.id.clone()).collect();
         Ok(Names {
             apps: apps.into_iter().map(|a| (a.id.clone(), a)).collect(),
             devices: devices.into_iter().map(|d| (d.id.clone(), d)).collect(),
@@ -116,10 +116,10 @@ impl Names {
         self.role = role;
         self
     }
-    pub fn app(&self, id: &str) -> Option<&apps::Model> {
+    pub fn app(&self, id: &AppId) -> Option<&apps::Model> {
         self.apps.get(id)
     }
-    pub fn device(&self, id: &str) -> Option<&devices::Model> {
+    pub fn device(&self, id: &DeviceId) -> Option<&devices::Model> {
         self.devices.get(id)
     }
 }
@@ -138,7 +138,7 @@ pub fn reason_text(raw: Option<&str>, lang: Lang) -> Option<String> {
 pub fn to_installation(r: &installations::Model, names: &Names, lang: Lang) -> Installation {
     let app = names.app(&r.app_id);
     let device = names.device(&r.device_id);
-    let app_name = app.map(|a| if lang == Lang::Zh { a.name_zh.clone() } else { a.name_en.clone() }).unwrap_or_else(|| r.app_id.clone());
+    let app_name = app.map(|a| if lang == Lang::Zh { a.name_zh.clone() } else { a.name_en.clone() }).unwrap_or_else(|| r.app_id.clone().into());
     let device_status = device.map(|d| sea_orm::ActiveEnum::to_value(&d.status.shown())).unwrap_or_else(|| "offline".into());
     let device_online = device.is_some_and(|d| d.status == DeviceStatus::Online);
     let update_available = app.map(|a| a.version.clone()).filter(|v| !v.is_empty() && *v != r.version && r.status != AppStatus::NotInstall);
@@ -164,12 +164,12 @@ pub fn to_installation(r: &installations::Model, names: &Names, lang: Lang) -> I
         extendable: names.role == Role::Owner && crate::apps::lifecycle::extendable(r, crate::db::now()),
     });
     Installation {
-        id: r.id.clone(),
-        app_id: r.app_id.clone(),
+        id: r.id.clone().into(),
+        app_id: r.app_id.clone().into(),
         app_name,
         icon_url: app.map(|a| crate::market::model::icon_url(&a.icon)).unwrap_or_default(),
         display_type: app.map(|a| sea_orm::ActiveEnum::to_value(&a.display_type)).unwrap_or_default(),
-        device_id: r.device_id.clone(),
+        device_id: r.device_id.clone().into(),
         device_name: device.map(|d| d.name.clone()).unwrap_or_default(),
         device_status,
         kind: r.kind,

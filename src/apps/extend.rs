@@ -51,7 +51,7 @@ pub async fn extend(cx: &AppsCtx, auth: &Auth, id: &InstallationId, ask: ExtendA
             Some(k) => format!("rental:{}:extend:{k}", r.id),
             None => format!("rental:{}:extend:{}", r.id, ends.timestamp()),
         };
-        let growth = Growth { hold_id: hold.clone(), amount: price * ask.hours, key, ends_at: new_end, expires_at: new_end + Duration::hours(1) };
+        let growth = Growth { hold_id: hold.clone().into(), amount: price * ask.hours, key, ends_at: new_end, expires_at: new_end + Duration::hours(1) };
         let grown = ledger::grow(&txn, growth).await.map_err(|e| match e {
             // Its coins are used up (the rental is being suspended): nothing to grow.
             AppError::Refused(Msg::HoldResolved) => AppError::Refused(Msg::RentalNotExtendable),

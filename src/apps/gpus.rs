@@ -11,6 +11,7 @@ use crate::db::entity::{devices, installations};
 use crate::devices::telemetry::{self, DeviceMetrics};
 use crate::error::{AppError, Msg};
 use crate::iam::auth::Auth;
+use crate::ids::{DeviceId, InstallationId};
 
 /// The figures of device `id` over the last `minutes` (1 to 1440, checked by the caller).
 pub async fn device_metrics(cx: &AppsCtx, auth: &Auth, id: &str, minutes: i64) -> Result<DeviceMetrics, AppError> {
@@ -20,7 +21,7 @@ pub async fn device_metrics(cx: &AppsCtx, auth: &Auth, id: &str, minutes: i64) -
     }
     // A renter (or an owner of an installation on another's box): the GPUs it holds.
     let s = scope(&cx.db, auth).await?;
-    let mine: Vec<String> = installations::Entity::find()
+    let mine: Vec<InstallationId> = installations::Entity::find()
         .filter(condition(&s))
         .filter(installations::Column::DeviceId.eq(d.id.clone()))
         .filter(installations::Column::ActiveKey.is_not_null())

@@ -8,7 +8,7 @@ use sea_orm::{
 use serde_json::json;
 
 use crate::devices::model::DeviceId;
-use crate::ids::{AppId, InstallationId};
+use crate::ids::{AppId, CommandId, InstallationId, UserId};
 use crate::apps::AppsCtx;
 use crate::apps::access::{Names, condition, installer, reason_of, scope, to_installation, visible};
 use crate::apps::lifecycle::{self, Allowed, Event, command_of};
@@ -81,7 +81,7 @@ pub fn judge(app: &apps::Model, d: &devices::Model, standing: &Standing) -> (Opt
     let free = capacity(standing.free);
     let gpus = &standing.gpus;
     let mut fit = DeviceFit {
-        device_id: d.id.clone(),
+        device_id: d.id.clone().into(),
         device_name: d.name.clone(),
         device_status: sea_orm::ActiveEnum::to_value(&d.status.shown()),
         fits: true,
@@ -140,12 +140,12 @@ fn field_name(f: &str) -> &'static str {
     }
 }
 
-pub fn active_key(device_id: &str, app_id: &str) -> String {
+pub fn active_key(device_id: &DeviceId, app_id: &AppId) -> String {
     format!("{device_id}/{app_id}")
 }
 
 /// The listed app with an install manifest (404 for an unknown app, 409 for one without manifest).
-pub async fn installable(cx: &AppsCtx, conn: &impl ConnectionTrait, app_id: &str) -> Result<(apps::Model, Manifest), AppError> {
+pub async fn installable(cx: &AppsCtx, conn: &impl ConnectionTrait, app_id: &AppId) -> Result<(apps::Model, Manifest), AppError> {
     let app = apps::Entity::find_by_id(app_id.to_string())
         .filter(apps::Column::Listed.eq(true))
         .one(conn)
@@ -185,8 +185,8 @@ pub async fn install_payload(conn: &impl ConnectionTrait, row: &installations::M
     let archive = archive_of(conn, &manifest.image).await?;
     let gpus = crate::devices::gpus::keys_of(conn, &row.id).await?;
     Ok(CommandBody::AppInstall(InstallPayload {
-        installation_id: row.id.clone(),
-        app_id: row.app_id.clone(),
+        installation_id: row.id.clone().into(),
+        app_id: row.app_id.clone().into(),
         manifest: manifest.clone(),
         archive,
         limits: limits_of(row),
@@ -198,7 +198,7 @@ pub async fn install_payload(conn: &impl ConnectionTrait, row: &installations::M
 /// A new installation row in `preparing`, with its install command queued.
 pub struct NewInstallation<'a> {
     pub owner: &'a Owner,
-    pub created_by: &'a str,
+    pub created_by: &'a UserId,
     pub kind: InstallKind,
     pub app: &'a apps::Model,
     pub manifest: &'a Manifest,
@@ -208,12 +208,12 @@ pub struct NewInstallation<'a> {
 }
 
 pub async fn create(conn: &impl ConnectionTrait, n: NewInstallation<'_>) -> Result<installations::Model, AppError> {
-    let id = new_id();
-    let command_id = new_id();
+    let id = InstallationId::new();
+    let command_id = CommandId::new();
     let t = now();
     let need = needs(n.app);
     let (user, company) = match n.owner {
-        Owner::User(u) => (Some(u.to_string()), None),
+        Owner::User(u) => (Some(u.clone()), None),
         Owner::Company(c) => (None, Some(c.clone())),
     };
     let row = installations::ActiveModel {
@@ -222,7 +222,7 @@ pub async fn create(conn: &impl ConnectionTrait, n: NewInstallation<'_>) -> Resu
         device_id: Set(n.device.id.clone()),
         owner_user_id: Set(user),
         owner_company_id: Set(company),
-        created_by: Set(n.created_by.to_string()),
+        created_by: Set(n.created_by.clone()),
         kind: Set(n.kind),
         status: Set(AppStatus::Preparing),
         desired: Set(Desired::Running),
@@ -273,9 +273,9 @@ pub async fn place(
     cx: &AppsCtx,
     conn: &impl ConnectionTrait,
     owner: &Owner,
-    created_by: &str,
+    created_by: &UserId,
     kind: InstallKind,
-    app_id: &str,
+    app_id: &AppId,
     device: &devices::Model,
     from: Option<&crate::apps::model::Restore>,
 ) -> Result<installations::Model, AppError> {
@@ -377,7 +377,7 @@ async fn update_payload(cx: &AppsCtx, conn: &impl ConnectionTrait, row: &install
     }
     let manifest = cx.manifests.of(app).ok_or(AppError::Refused(Msg::AppNotInstallable))?;
     Ok(CommandBody::AppUpdate(UpdatePayload {
-        installation_id: row.id.clone(),
+        installation_id: row.id.clone().into(),
         archive: archive_of(conn, &manifest.image).await?,
         manifest,
         version: app.version.clone(),
@@ -490,7 +490,7 @@ pub async fn on_device(cx: &AppsCtx, auth: &Auth, device_id: &DeviceId, lang: La
 
 /// AI compute and AI server installations of the caller's context, with endpoint and GPUs.
 pub async fn aicompute(cx: &AppsCtx, auth: &Auth, lang: Lang) -> Result<List<AiCompute>, AppError> {
-    let ai_apps: Vec<String> = apps::Entity::find()
+    let ai_apps: Vec<AppId> = apps::Entity::find()
         .filter(apps::Column::DisplayType.is_in(DisplayType::AI))
         .all(&cx.db)
         .await?

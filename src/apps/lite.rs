@@ -15,6 +15,7 @@ use crate::apps::model::{AppStatus, InstallKind};
 use crate::db::entity::{apps, devices, installations};
 use crate::devices::guards::{DeviceChange, DeviceGuard};
 use crate::error::{AppError, Msg};
+use crate::ids::{AppId, DeviceId};
 
 pub struct LiteAppRules;
 
@@ -48,7 +49,7 @@ impl DeviceGuard for LiteAppRules {
         if on_device.is_empty() {
             return Ok(());
         }
-        let lite_ids: Vec<String> = apps::Entity::find()
+        let lite_ids: Vec<AppId> = apps::Entity::find()
             .filter(apps::Column::DisplayType.eq(DisplayType::LiteApp))
             .filter(apps::Column::Id.is_in(on_device.iter().map(|i| i.app_id.clone())))
             .all(txn)

@@ -16,6 +16,7 @@ use anyhow::{Context, bail};
 use serde::Deserialize;
 
 use crate::apps::model::Manifest;
+use crate::ids::AppId;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -61,9 +62,9 @@ impl Manifests {
         }
     }
 
-    pub fn get(&self, app_id: &str) -> Option<Manifest> {
+    pub fn get(&self, app_id: &AppId) -> Option<Manifest> {
         self.refresh();
-        self.all.read().unwrap().get(app_id).cloned()
+        self.all.read().unwrap().get(app_id.as_str()).cloned()
     }
     pub fn len(&self) -> usize {
         self.all.read().unwrap().len()
@@ -240,7 +241,7 @@ mod tests {
     fn every_catalogue_app_has_a_valid_manifest() {
         let m = load(&embedded().unwrap(), None, &catalogue()).unwrap();
         assert_eq!(m.len(), 50);
-        assert_eq!(m.get("grafana").unwrap().image, "grafana/grafana:11.5.0");
+        assert_eq!(m.get(&"grafana".into()).unwrap().image, "grafana/grafana:11.5.0");
     }
 
     #[test]
@@ -263,7 +264,7 @@ mod tests {
         let path = dir.path().join("m.json");
         std::fs::write(&path, r#"{"version":1,"manifests":{"grafana":{"image":"zmarket-test/httpd:1","ports":[{"container":80,"web":true}]}}}"#).unwrap();
         let m = load(&embedded().unwrap(), Some(&path), &catalogue()).unwrap();
-        assert_eq!(m.get("grafana").unwrap().image, "zmarket-test/httpd:1");
+        assert_eq!(m.get(&"grafana".into()).unwrap().image, "zmarket-test/httpd:1");
         std::fs::write(&path, r#"{"version":1,"manifests":{"nope":{"image":"a:1"}}}"#).unwrap();
         assert!(load(&embedded().unwrap(), Some(&path), &catalogue()).is_err());
     }

@@ -36,6 +36,7 @@ use crate::config::AppsConfig;
 use crate::db::entity::installations;
 use crate::db::enums::InstallKind;
 use crate::error::AppError;
+use crate::ids::{AppId, CompanyId, DeviceId, UserId};
 use crate::jobs::{Runs, repeated};
 
 /// What the apps rules use.
@@ -112,7 +113,7 @@ pub struct AppsRented;
 
 #[async_trait::async_trait]
 impl crate::iam::deletion::DeletionCheck for AppsRented {
-    async fn blocks(&self, txn: &DatabaseTransaction, user_id: &str) -> Result<Option<&'static str>, AppError> {
+    async fn blocks(&self, txn: &DatabaseTransaction, user_id: &UserId) -> Result<Option<&'static str>, AppError> {
         let n = installations::Entity::find()
             .filter(installations::Column::OwnerUserId.eq(user_id))
             .filter(installations::Column::OwnerCompanyId.is_null())
@@ -136,26 +137,26 @@ impl crate::billing::titles::Titler for RentalTitles {
 
     async fn titles(&self, conn: &sea_orm::DatabaseExecutor<'_>, ids: &[String], lang: crate::lang::Lang) -> Result<Vec<(String, String)>, AppError> {
         let rows = installations::Entity::find().filter(installations::Column::Id.is_in(ids.iter().cloned())).all(conn).await?;
-        let app_ids: Vec<String> = rows.iter().map(|r| r.app_id.clone()).collect();
-        let device_ids: Vec<String> = rows.iter().map(|r| r.device_id.clone()).collect();
+        let app_ids: Vec<AppId> = rows.iter().map(|r| r.app_id.clone()).collect();
+        let device_ids: Vec<DeviceId> = rows.iter().map(|r| r.device_id.clone()).collect();
         let app_names = crate::market::apps::names(conn, &app_ids, lang).await?;
         let device_names = crate::devices::binding::names(conn, &device_ids).await?;
         Ok(rows
             .into_iter()
             .map(|r| {
-                let app = app_names.get(&r.app_id).cloned().unwrap_or_else(|| r.app_id.clone());
+                let app = app_names.get(&r.app_id).cloned().unwrap_or_else(|| r.app_id.clone().into());
                 let title = match device_names.get(&r.device_id) {
                     Some(d) if lang == crate::lang::Lang::Zh => format!("{app}（{d}）"),
                     Some(d) => format!("{app} on {d}"),
                     None => app,
                 };
-                (r.id, title)
+                (r.id.into_string(), title)
             })
             .collect())
     }
 
     /// The person who rented (or installed) it: a company's bill names them.
-    async fn makers(&self, conn: &sea_orm::DatabaseExecutor<'_>, ids: &[String]) -> Result<Vec<(String, String)>, AppError> {
+    async fn makers(&self, conn: &sea_orm::DatabaseExecutor<'_>, ids: &[String]) -> Result<Vec<(String, UserId)>, AppError> {
         Ok(installations::Entity::find()
             .select_only()
             .columns([installations::Column::Id, installations::Column::CreatedBy])
@@ -172,7 +173,7 @@ pub struct AiComputeHeld;
 
 #[async_trait::async_trait]
 impl crate::companies::resources::CompanyResources for AiComputeHeld {
-    async fn held(&self, txn: &DatabaseTransaction, company_id: &str) -> Result<Option<&'static str>, AppError> {
+    async fn held(&self, txn: &DatabaseTransaction, company_id: &CompanyId) -> Result<Option<&'static str>, AppError> {
         let ai = crate::market::apps::ids_of_types(txn, &crate::db::enums::DisplayType::AI).await?;
         let n = installations::Entity::find()
             .filter(installations::Column::OwnerCompanyId.eq(company_id))

@@ -16,6 +16,7 @@ use crate::db::entity::{devices, installations};
 use crate::db::enums::{HoldStatus, NotificationKind};
 use crate::db::now;
 use crate::error::{AppError, Msg};
+use crate::ids::HoldId;
 
 /// Charges the seconds the rental was seen running from `metered_until` up to `until`, never
 /// past its end nor past the device's last report (a second nobody saw running is not charged):
@@ -43,7 +44,7 @@ pub async fn charge(conn: &impl ledger::Conn, r: &installations::Model, until: D
             .await?;
         let Some(hold) = r.hold_id.clone().filter(|_| claimed.rows_affected == 1 && price > 0) else { return Ok(()) };
         let amount = ledger::capture_seconds(&txn, MeteredCapture {
-            hold_id: hold,
+            hold_id: hold.into(),
             per_hour: price,
             seconds: secs,
             provider: AccountRef::parse(r.rent_provider.as_deref().unwrap_or(""))?,

@@ -15,6 +15,7 @@ use crate::devices::access::Owner;
 use crate::devices::notify::owner_recipients;
 use crate::error::AppError;
 use crate::lang::Lang;
+use crate::ids::DeviceId;
 
 pub fn owner_of(r: &installations::Model) -> Option<Owner> {
     match (&r.owner_company_id, &r.owner_user_id) {
@@ -39,8 +40,8 @@ pub async fn on_transition(conn: &impl ConnectionTrait, from: AppStatus, r: &ins
 pub async fn send(conn: &impl ConnectionTrait, r: &installations::Model, kind: NotificationKind) -> Result<(), AppError> {
     let app = apps::Entity::find_by_id(r.app_id.clone()).one(conn).await?;
     let device = devices::Entity::find_by_id(r.device_id.clone()).one(conn).await?;
-    let (name_en, name_zh) = app.map(|a| (a.name_en, a.name_zh)).unwrap_or_else(|| (r.app_id.clone(), r.app_id.clone()));
-    let dev = device.map(|d| d.name).unwrap_or_else(|| r.device_id.clone());
+    let (name_en, name_zh) = app.map(|a| (a.name_en, a.name_zh)).unwrap_or_else(|| (r.app_id.clone().into(), r.app_id.clone().into()));
+    let dev = device.map(|d| d.name).unwrap_or_else(|| r.device_id.clone().into());
     let reason_en = reason_text(r.status_reason.as_deref(), Lang::En).unwrap_or_else(|| "unknown reason".into());
     let reason_zh = reason_text(r.status_reason.as_deref(), Lang::Zh).unwrap_or_else(|| "未知原因".into());
     let (st_en, st_zh) = (r.status.label(Lang::En), r.status.label(Lang::Zh));
@@ -112,7 +113,7 @@ pub async fn send(conn: &impl ConnectionTrait, r: &installations::Model, kind: N
 
 /// Tells the renters of the running rentals on `device_id` that its box went offline or is back
 /// (`rental_device_offline`, `rental_device_back`).
-pub async fn rented_box(conn: &impl ConnectionTrait, device_id: &str, kind: NotificationKind) -> Result<(), AppError> {
+pub async fn rented_box(conn: &impl ConnectionTrait, device_id: &DeviceId, kind: NotificationKind) -> Result<(), AppError> {
     let running = installations::Entity::find()
         .filter(installations::Column::DeviceId.eq(device_id))
         .filter(installations::Column::Kind.eq(InstallKind::Rent))
@@ -133,13 +134,13 @@ pub async fn send_provider(conn: &impl ConnectionTrait, r: &installations::Model
     let Some(provider) = r.rent_provider.as_deref() else { return Ok(()) };
     let owner = match AccountRef::parse(provider)? {
         AccountRef::User(u) => Owner::User(u),
-        AccountRef::Company(c) => Owner::Company(c),
+        AccountRef::Company(c) => Owner::Company(c.into()),
         _ => return Ok(()),
     };
     let app = apps::Entity::find_by_id(r.app_id.clone()).one(conn).await?;
     let device = devices::Entity::find_by_id(r.device_id.clone()).one(conn).await?;
-    let (name_en, name_zh) = app.map(|a| (a.name_en, a.name_zh)).unwrap_or_else(|| (r.app_id.clone(), r.app_id.clone()));
-    let dev = device.map(|d| d.name).unwrap_or_else(|| r.device_id.clone());
+    let (name_en, name_zh) = app.map(|a| (a.name_en, a.name_zh)).unwrap_or_else(|| (r.app_id.clone().into(), r.app_id.clone().into()));
+    let dev = device.map(|d| d.name).unwrap_or_else(|| r.device_id.clone().into());
     let earned = r.billed - crate::billing::fees::fee_of(r.billed, r.rent_fee_percent.unwrap_or(0).clamp(0, 100) as u8);
     let coins = format_coins(earned);
     let (title, body, title_zh, body_zh) = match kind {

@@ -33,11 +33,12 @@ use crate::devices::access::{Owner, owner_of as device_owner};
 use crate::error::{AppError, Msg};
 use crate::iam::auth::Auth;
 use crate::lang::Lang;
+use crate::ids::{DeviceId, HoldId, InstallationId, UserId};
 
 fn account_of(o: &Owner) -> AccountRef {
     match o {
         Owner::User(u) => AccountRef::User(u.clone()),
-        Owner::Company(c) => AccountRef::Company(c.clone()),
+        Owner::Company(c) => AccountRef::Company(c.clone().into()),
     }
 }
 
@@ -198,7 +199,7 @@ pub async fn meter(db: &DatabaseConnection, at: DateTime<Utc>, grace: Duration) 
 pub async fn end(conn: &impl ledger::Conn, r: &installations::Model) -> Result<Option<installations::Model>, AppError> {
     // Its data is kept for the renter (docs/data.md): the box snapshots it before the removal.
     let kept = crate::apps::taking::keep_ended(conn, r).await?;
-    let uninstall = AppCommandPayload { installation_id: r.id.clone(), snapshot_id: kept.clone() };
+    let uninstall = AppCommandPayload { installation_id: r.id.clone().into(), snapshot_id: kept.clone() };
     let change = Change { command: Some(CommandBody::AppUninstall(uninstall)), desired: Some(Desired::Removed), ..Default::default() };
     let ended = state::apply(conn, r, Event::EndRental, change).await?;
     if ended.is_none()
@@ -212,7 +213,7 @@ pub async fn end(conn: &impl ledger::Conn, r: &installations::Model) -> Result<O
 
 /// Ends and settles every rental person `user_id` holds as the renter, like one whose time is
 /// up (their suspension, `ops::people::suspend`). Answers the ids of those ended.
-pub async fn end_all_of(conn: &impl ledger::Conn, user_id: &str) -> Result<Vec<String>, AppError> {
+pub async fn end_all_of(conn: &impl ledger::Conn, user_id: &UserId) -> Result<Vec<InstallationId>, AppError> {
     let rentals = installations::Entity::find()
         .filter(installations::Column::OwnerUserId.eq(user_id))
         .filter(installations::Column::Kind.eq(InstallKind::Rent))
@@ -308,7 +309,7 @@ pub async fn options(cx: &AppsCtx, auth: &Auth, ask: OffersAsk) -> Result<Vec<De
         .all(&cx.db)
         .await?;
     // A device taken for an order is no offer (the rent refuses it; the market leaves it out).
-    let ids: Vec<String> = offered.iter().map(|d| d.id.clone()).collect();
+    let ids: Vec<DeviceId> = offered.iter().map(|d| d.id.clone()).collect();
     let reserved = cx.reservations.reserved(&(&cx.db).into(), &ids).await?;
     let offered: Vec<devices::Model> = offered
         .into_iter()

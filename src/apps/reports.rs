@@ -14,6 +14,7 @@ use crate::db::entity::{devices, installations};
 use crate::db::enums::{CommandStatus, NotificationKind};
 use crate::devices::agent_api::{AgentListener, Beat};
 use crate::error::AppError;
+use crate::ids::{CommandId, DeviceId, InstallationId};
 
 pub struct AppsListener;
 
@@ -50,7 +51,7 @@ fn failure(cmd: &crate::devices::commands::Queued) -> Option<String> {
 
 /// Fails the installations among `holders` (they hold a GPU `device` no longer lists) with
 /// `gpu_gone`; one failed already stays as it is.
-async fn gpu_gone(txn: &DatabaseTransaction, device: &devices::Model, holders: &[String]) -> Result<bool, AppError> {
+async fn gpu_gone(txn: &DatabaseTransaction, device: &devices::Model, holders: &[InstallationId]) -> Result<bool, AppError> {
     if holders.is_empty() {
         return Ok(false);
     }
@@ -86,7 +87,7 @@ impl AgentListener for AppsListener {
         // box says of it is not believed until the GPU is back.
         let mut changed = gpu_gone(txn, device, gpus_gone).await?;
         let reports: Vec<InstallationReport> =
-            reports.iter().filter(|r| !gpus_gone.contains(&r.id)).cloned().map(clean).collect();
+            reports.iter().filter(|r| !gpus_gone.iter().any(|g| g.as_str() == r.id)).cloned().map(clean).collect();
         let report_of = |id: &str| reports.iter().find(|r| r.id == id);
         if let Some(since) = silent_since {
             silence(txn, device, since, &reports).await?;

@@ -5,11 +5,12 @@
 use std::sync::Arc;
 
 use sea_orm::{DatabaseExecutor, DbErr};
+use crate::ids::DeviceId;
 
 #[async_trait::async_trait]
 pub trait Reservations: Send + Sync {
     /// Of `device_ids`, those reserved; read on `conn` (the caller's transaction when it has one).
-    async fn reserved(&self, conn: &DatabaseExecutor<'_>, device_ids: &[String]) -> Result<Vec<String>, DbErr>;
+    async fn reserved(&self, conn: &DatabaseExecutor<'_>, device_ids: &[DeviceId]) -> Result<Vec<DeviceId>, DbErr>;
 }
 
 /// Every registered answer; a box is reserved when one of them says so.
@@ -22,7 +23,7 @@ impl DeviceReservations {
     }
 
     /// Of `device_ids`, those reserved.
-    pub async fn reserved(&self, conn: &DatabaseExecutor<'_>, device_ids: &[String]) -> Result<Vec<String>, DbErr> {
+    pub async fn reserved(&self, conn: &DatabaseExecutor<'_>, device_ids: &[DeviceId]) -> Result<Vec<DeviceId>, DbErr> {
         let mut out = Vec::new();
         for s in self.0.iter() {
             out.extend(s.reserved(conn, device_ids).await?);

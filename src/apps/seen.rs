@@ -14,6 +14,7 @@ use crate::apps::model::AppStatus;
 use crate::billing::ledger;
 use crate::db::entity::{devices, installations};
 use crate::error::AppError;
+use crate::ids::{AppId, DeviceId, InstallationId};
 
 /// What another domain reads of an installation: its state, the reason it failed, its open link.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,7 +36,7 @@ pub async fn one(conn: &impl ConnectionTrait, id: &str) -> Result<Option<Seen>, 
 }
 
 /// The installations of `ids` that exist, by id.
-pub async fn many(conn: &impl ConnectionTrait, ids: impl IntoIterator<Item = String>) -> Result<HashMap<String, Seen>, DbErr> {
+pub async fn many(conn: &impl ConnectionTrait, ids: impl IntoIterator<Item = InstallationId>) -> Result<HashMap<InstallationId, Seen>, DbErr> {
     let rows = installations::Entity::find().filter(installations::Column::Id.is_in(ids)).all(conn).await?;
     Ok(rows.into_iter().map(|i| (i.id.clone(), Seen::of(i))).collect())
 }
@@ -43,14 +44,14 @@ pub async fn many(conn: &impl ConnectionTrait, ids: impl IntoIterator<Item = Str
 /// The seconds the installation `id` was seen running under its meter up to `at` (between two
 /// reports of its box, never past the last one; silences not counted): its count so far and what
 /// its running meter has not counted yet. What an order charges. `None` when it does not exist.
-pub async fn running_secs(conn: &impl ConnectionTrait, id: &str, at: DateTime<Utc>) -> Result<Option<i64>, DbErr> {
-    let Some(i) = installations::Entity::find_by_id(id.to_string()).one(conn).await? else { return Ok(None) };
+pub async fn running_secs(conn: &impl ConnectionTrait, id: &InstallationId, at: DateTime<Utc>) -> Result<Option<i64>, DbErr> {
+    let Some(i) = installations::Entity::find_by_id(id.clone()).one(conn).await? else { return Ok(None) };
     let seen = devices::Entity::find_by_id(i.device_id.clone()).one(conn).await?.and_then(|d| d.last_seen_at);
     Ok(Some(i.rent_seconds + unmetered_secs(&i, at, seen)))
 }
 
 /// Whether `app_id` is on the box `device_id` (installed, installing or rented, not yet removed).
-pub async fn installed(conn: &impl ConnectionTrait, device_id: &str, app_id: &str) -> Result<bool, DbErr> {
+pub async fn installed(conn: &impl ConnectionTrait, device_id: &DeviceId, app_id: &AppId) -> Result<bool, DbErr> {
     Ok(installations::Entity::find().filter(installations::Column::ActiveKey.eq(active_key(device_id, app_id))).count(conn).await? > 0)
 }
 

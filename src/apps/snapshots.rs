@@ -23,7 +23,7 @@ use crate::db::{new_id, now, write_txn};
 use crate::devices::access::Owner;
 use crate::error::{AppError, Msg};
 use crate::iam::auth::Auth;
-use crate::ids::{InstallationId, SnapshotId};
+use crate::ids::{AppId, CommandId, DeviceId, InstallationId, SnapshotId};
 use crate::lang::Lang;
 use zmarket_protocol::heartbeat::CommandBody;
 use zmarket_protocol::snapshots::{RestoreRef, SnapshotRef, SnapshotReport};
@@ -91,14 +91,14 @@ async fn schedule_of(conn: &impl ConnectionTrait, installation: &str) -> Result<
 
 /// The snapshots as people read them: names, the installations restoring from them.
 async fn shown(conn: &impl ConnectionTrait, rows: Vec<snapshots::Model>, lang: Lang) -> Result<Vec<Snapshot>, AppError> {
-    let app_ids: Vec<String> = rows.iter().map(|r| r.app_id.clone()).collect();
-    let device_ids: Vec<String> = rows.iter().map(|r| r.device_id.clone()).collect();
-    let restoring: Vec<String> = rows.iter().filter_map(|r| r.restoring_id.clone()).collect();
-    let installs: Vec<String> = rows.iter().map(|r| r.installation_id.clone()).collect();
+    let app_ids: Vec<AppId> = rows.iter().map(|r| r.app_id.clone()).collect();
+    let device_ids: Vec<DeviceId> = rows.iter().map(|r| r.device_id.clone()).collect();
+    let restoring: Vec<InstallationId> = rows.iter().filter_map(|r| r.restoring_id.clone()).collect();
+    let installs: Vec<InstallationId> = rows.iter().map(|r| r.installation_id.clone()).collect();
     let apps = apps::Entity::find().filter(apps::Column::Id.is_in(app_ids)).all(conn).await?;
     let devices = devices::Entity::find().filter(devices::Column::Id.is_in(device_ids)).all(conn).await?;
     let busy = installations::Entity::find().filter(installations::Column::Id.is_in(restoring)).all(conn).await?;
-    let present: Vec<String> = installations::Entity::find()
+    let present: Vec<InstallationId> = installations::Entity::find()
         .filter(installations::Column::Id.is_in(installs))
         .filter(installations::Column::ActiveKey.is_not_null())
         .all(conn)
@@ -114,7 +114,7 @@ async fn shown(conn: &impl ConnectionTrait, rows: Vec<snapshots::Model>, lang: L
             let restoring = r.restoring_id.as_ref().is_some_and(|i| busy.iter().any(|b| &b.id == i && install_phase(b.status)));
             let (reason_code, reason) = reason_of(r.reason.as_deref().or(r.upload_reason.as_deref()), lang).unzip();
             Snapshot {
-                app_name: app.map(|a| if lang == Lang::Zh { a.name_zh.clone() } else { a.name_en.clone() }).unwrap_or_else(|| r.app_id.clone()),
+                app_name: app.map(|a| if lang == Lang::Zh { a.name_zh.clone() } else { a.name_en.clone() }).unwrap_or_else(|| r.app_id.clone().into()),
                 icon_url: app.map(|a| crate::market::model::icon_url(&a.icon)),
                 device_name: device.map(|d| d.name.clone()),
                 place: if r.on_market { SnapshotPlace::Market } else { SnapshotPlace::Box },
@@ -123,11 +123,11 @@ async fn shown(conn: &impl ConnectionTrait, rows: Vec<snapshots::Model>, lang: L
                 restoring,
                 reason,
                 reason_code,
-                id: r.id,
-                installation_id: r.installation_id,
-                app_id: r.app_id,
+                id: r.id.into(),
+                installation_id: r.installation_id.into(),
+                app_id: r.app_id.into(),
                 version: r.version,
-                device_id: r.device_id,
+                device_id: r.device_id.into(),
                 created_at: r.created_at,
                 size: r.size,
                 status: r.status,
@@ -175,7 +175,7 @@ pub async fn set_backups(cx: &AppsCtx, auth: &Auth, id: &InstallationId, ask: Ba
             a.update(&txn).await?;
         }
         None => {
-            snapshot_schedules::ActiveModel { installation_id: Set(id.to_string()), enabled: Set(ask.enabled), keep: Set(ask.keep), updated_at: Set(t) }.insert(&txn).await?;
+            snapshot_schedules::ActiveModel { installation_id: Set(InstallationId::from(id)), enabled: Set(ask.enabled), keep: Set(ask.keep), updated_at: Set(t) }.insert(&txn).await?;
         }
     }
     prune(&txn, &id.to_string(), ask.keep).await?;
@@ -229,11 +229,11 @@ async fn request_upload(cx: &AppsCtx, conn: &impl ConnectionTrait, row: snapshot
     if !online || !row.on_box {
         return Err(AppError::Refused(Msg::SnapshotBoxOffline));
     }
-    let command = new_id();
-    let body = CommandBody::SnapshotUpload(SnapshotRef { snapshot_id: row.id.clone() });
+    let command = CommandId::new();
+    let body = CommandBody::SnapshotUpload(SnapshotRef { snapshot_id: row.id.clone().into() });
     crate::devices::commands::queue(conn, &command, &row.device_id, &row.id, &body).await?;
     let mut a: snapshots::ActiveModel = row.into();
-    a.upload_command_id = Set(Some(command));
+    a.upload_command_id = Set(Some(command.clone()));
     a.upload_reason = Set(None);
     a.updated_at = Set(now());
     Ok(a.update(conn).await?)
@@ -329,8 +329,8 @@ async fn remove(conn: &impl ConnectionTrait, row: &snapshots::Model) -> Result<(
     // A box since unlinked and gone has nothing left to tell.
     let boxed = row.on_box && devices::Entity::find_by_id(row.device_id.clone()).one(conn).await?.is_some();
     if boxed {
-        let body = CommandBody::SnapshotDelete(SnapshotRef { snapshot_id: row.id.clone() });
-        crate::devices::commands::queue(conn, &new_id(), &row.device_id, &row.id, &body).await?;
+        let body = CommandBody::SnapshotDelete(SnapshotRef { snapshot_id: row.id.clone().into() });
+        crate::devices::commands::queue(conn, &CommandId::new(), &row.device_id, &row.id, &body).await?;
     }
     snapshots::Entity::delete_by_id(row.id.clone()).exec(conn).await?;
     Ok(())
@@ -361,7 +361,7 @@ pub async fn restore(cx: &AppsCtx, auth: &Auth, id: &SnapshotId, ask: RestoreAsk
     };
     let from = Restore {
         refs: RestoreRef {
-            snapshot_id: row.id.clone(),
+            snapshot_id: row.id.clone().into(),
             sha256: row.sha256.clone().unwrap_or_default(),
             size: row.size,
             path: format!("/api/agent/v1/snapshots/{}/data", row.id),
@@ -504,19 +504,19 @@ pub async fn sweep(cx: &AppsCtx) -> Result<usize, AppError> {
 async fn orphans(cx: &AppsCtx) -> Result<usize, AppError> {
     let dir = store_dir(cx);
     let Ok(entries) = std::fs::read_dir(&dir) else { return Ok(0) };
-    let files: Vec<(String, PathBuf)> = entries
+    let files: Vec<(SnapshotId, PathBuf)> = entries
         .flatten()
         .filter_map(|e| {
             let name = e.file_name().to_string_lossy().to_string();
-            let id = name.strip_suffix(".tar.zst").or_else(|| name.strip_suffix(".part"))?.to_string();
+            let id = SnapshotId::from(name.strip_suffix(".tar.zst").or_else(|| name.strip_suffix(".part"))?);
             Some((id, e.path()))
         })
         .collect();
     if files.is_empty() {
         return Ok(0);
     }
-    let ids: Vec<String> = files.iter().map(|(id, _)| id.clone()).collect();
-    let known: std::collections::HashSet<String> = snapshots::Entity::find().filter(snapshots::Column::Id.is_in(ids)).all(&cx.db).await?.into_iter().map(|r| r.id).collect();
+    let ids: Vec<SnapshotId> = files.iter().map(|(id, _)| id.clone()).collect();
+    let known: std::collections::HashSet<SnapshotId> = snapshots::Entity::find().filter(snapshots::Column::Id.is_in(ids)).all(&cx.db).await?.into_iter().map(|r| r.id).collect();
     let mut n = 0;
     for (id, path) in files.into_iter().filter(|(id, _)| !known.contains(id)) {
         if std::fs::remove_file(&path).is_ok() {
@@ -564,7 +564,7 @@ async fn backups_due(cx: &AppsCtx) -> Result<usize, AppError> {
 /// "The data of your ended rental goes tomorrow" to its owner.
 async fn notice(conn: &impl ConnectionTrait, s: &snapshots::Model) -> Result<(), AppError> {
     let app = apps::Entity::find_by_id(s.app_id.clone()).one(conn).await?;
-    let (en, zh) = app.map(|a| (a.name_en, a.name_zh)).unwrap_or_else(|| (s.app_id.clone(), s.app_id.clone()));
+    let (en, zh) = app.map(|a| (a.name_en, a.name_zh)).unwrap_or_else(|| (s.app_id.clone().into(), s.app_id.clone().into()));
     let at = s.expires_at.map(|e| e.format("%Y-%m-%d %H:%M").to_string()).unwrap_or_default();
     let owner = owner_of(s);
     let title = "Kept data goes tomorrow".to_string();

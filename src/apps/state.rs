@@ -12,6 +12,7 @@ use crate::apps::notify;
 use crate::db::entity::{installation_events, installations};
 use crate::db::{new_id, now};
 use crate::error::AppError;
+use crate::ids::{CommandId, InstallationId};
 
 /// What changes with a transition besides the status.
 #[derive(Default)]
@@ -37,10 +38,10 @@ pub async fn apply(
     let Some(to) = next(row.status, event, row.kind) else { return Ok(None) };
     let t = now();
     let command_id = match &change.command {
-        Some(_) => Some(new_id()),
+        Some(_) => Some(CommandId::new()),
         // a command carried out, failed or timed out is no longer pending
         None if matches!(event, Event::Done(_) | Event::Fail | Event::Timeout) => None,
-        None => row.command_id.clone(),
+        None => row.command_id.clone().map(String::from).map(CommandId::from),
     };
     let mut q = installations::Entity::update_many()
         .col_expr(installations::Column::Status, Expr::value(to))
@@ -74,7 +75,7 @@ pub async fn apply(
     if to == AppStatus::NotInstall {
         crate::versions::standing_changed();
         // Its GPUs are free for the next holder.
-        crate::devices::gpus::release(conn, &row.id).await?;
+        crate::devices::gpus::release(conn, crate::devices::gpus::Holder::Installation(&row.id)).await?;
     }
     if let (Some(body), Some(id)) = (change.command, &command_id) {
         crate::devices::commands::queue(conn, id, &row.device_id, &row.id, &body).await?;
@@ -119,10 +120,10 @@ pub async fn open_url(conn: &impl ConnectionTrait, row: &installations::Model, u
 }
 
 /// One line of the installation's history.
-pub async fn record(conn: &impl ConnectionTrait, installation_id: &str, status: AppStatus, reason: Option<&str>, version: &str) -> Result<(), AppError> {
+pub async fn record(conn: &impl ConnectionTrait, installation_id: &InstallationId, status: AppStatus, reason: Option<&str>, version: &str) -> Result<(), AppError> {
     installation_events::ActiveModel {
         id: Set(new_id()),
-        installation_id: Set(installation_id.to_string()),
+        installation_id: Set(InstallationId::from(installation_id)),
         status: Set(status),
         reason: Set(reason.map(str::to_string)),
         version: Set(Some(version.to_string()).filter(|v| !v.is_empty())),

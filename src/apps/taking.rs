@@ -12,6 +12,7 @@ use crate::db::enums::{SnapshotKind, SnapshotStatus};
 use crate::db::{new_id, now};
 use crate::error::{AppError, Msg};
 use zmarket_protocol::heartbeat::CommandBody;
+use crate::ids::{InstallationId, SnapshotId, UserId};
 
 /// A new snapshot of `row` in `creating`, and the `app_snapshot` command that makes it. 413 when
 /// the installation's snapshots on its box already use `[apps] snapshot_box_quota_bytes`.
@@ -22,7 +23,7 @@ pub async fn begin(cx: &AppsCtx, conn: &impl ConnectionTrait, row: &installation
         return Err(AppError::Refused(Msg::SnapshotBoxQuota(quota)));
     }
     let id = insert(cx, conn, row, kind, by).await?;
-    Ok(CommandBody::AppSnapshot(AppCommandPayload { installation_id: row.id.clone(), snapshot_id: Some(id) }))
+    Ok(CommandBody::AppSnapshot(AppCommandPayload { installation_id: row.id.clone().into(), snapshot_id: Some(id) }))
 }
 
 /// The bytes of the snapshots `filter` selects, summed by the database.
@@ -50,7 +51,7 @@ async fn insert(cx: &AppsCtx, conn: &impl ConnectionTrait, row: &installations::
 fn new_row(id: &str, row: &installations::Model, kind: SnapshotKind, by: &str, manifest: String) -> snapshots::ActiveModel {
     let t = now();
     snapshots::ActiveModel {
-        id: Set(id.to_string()),
+        id: Set(SnapshotId::from(id)),
         installation_id: Set(row.id.clone()),
         app_id: Set(row.app_id.clone()),
         version: Set(row.version.clone()),
@@ -58,7 +59,7 @@ fn new_row(id: &str, row: &installations::Model, kind: SnapshotKind, by: &str, m
         device_id: Set(row.device_id.clone()),
         owner_user_id: Set(row.owner_user_id.clone()),
         owner_company_id: Set(row.owner_company_id.clone()),
-        created_by: Set(by.to_string()),
+        created_by: Set(UserId::from(by)),
         kind: Set(kind),
         status: Set(SnapshotStatus::Creating),
         progress: Set(Some(0)),

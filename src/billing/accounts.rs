@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use crate::db::enums::AccountKind;
 use crate::error::{AppError, Msg};
 use crate::iam::auth::Auth;
-use crate::ids::UserId;
+use crate::ids::{CompanyId, HoldId, UserId};
 
 /// The most one movement may carry: 10^13 cents, far beyond any wallet, far below i64 overflow.
 pub const AMOUNT_MAX: i64 = 10_000_000_000_000;
@@ -18,7 +18,7 @@ pub enum AccountRef {
     /// A person's wallet (their user id).
     User(UserId),
     /// A company's wallet (its id), used by its administrators in the company context.
-    Company(String),
+    Company(CompanyId),
     /// Where operator-issued coins come from (grants, signup bonuses); the only account below zero.
     Issuance,
     /// The market's fee income.
@@ -39,7 +39,7 @@ impl AccountRef {
     pub fn parse(id: &str) -> Result<AccountRef, AppError> {
         match id.split_once(':') {
             Some(("user", u)) => Ok(AccountRef::User(u.into())),
-            Some(("company", c)) => Ok(AccountRef::Company(c.to_string())),
+            Some(("company", c)) => Ok(AccountRef::Company(CompanyId::from(c))),
             _ if id == AccountRef::Issuance.id() => Ok(AccountRef::Issuance),
             _ if id == AccountRef::MarketFee.id() => Ok(AccountRef::MarketFee),
             _ => Err(AppError::Internal(anyhow::anyhow!("unknown ledger account {id}"))),
@@ -69,7 +69,7 @@ impl AccountRef {
     pub fn of_context(auth: &Auth) -> Result<AccountRef, AppError> {
         match auth.company() {
             None => Ok(AccountRef::User(auth.user_id.clone())),
-            Some(c) if auth.is_admin() => Ok(AccountRef::Company(c.to_string())),
+            Some(c) if auth.is_admin() => Ok(AccountRef::Company(c.clone())),
             Some(_) => Err(AppError::Refused(Msg::NotAdmin)),
         }
     }
@@ -116,7 +116,7 @@ pub struct Split {
 /// Post `amount` of a hold to `splits` (which sum to `amount`).
 #[derive(Debug, Clone)]
 pub struct CaptureSpec {
-    pub hold_id: String,
+    pub hold_id: HoldId,
     pub amount: i64,
     pub splits: Vec<Split>,
     /// Unique per posting, e.g. `rental:{id}:minute:{n}`.
@@ -131,7 +131,7 @@ pub struct CaptureSpec {
 /// `floor(total captured × fee_percent / 100)` of it.
 #[derive(Debug, Clone)]
 pub struct MarketCapture {
-    pub hold_id: String,
+    pub hold_id: HoldId,
     pub amount: i64,
     pub provider: AccountRef,
     pub fee_percent: u8,
@@ -147,7 +147,7 @@ pub struct MarketCapture {
 /// fraction carried to the next capture.
 #[derive(Debug, Clone)]
 pub struct MeteredCapture {
-    pub hold_id: String,
+    pub hold_id: HoldId,
     pub per_hour: i64,
     pub seconds: i64,
     pub provider: AccountRef,

@@ -19,6 +19,7 @@ use crate::db::entity::topup_codes as codes;
 use crate::db::{new_id, now};
 use crate::error::{AppError, Msg};
 use crate::http::List;
+use crate::ids::UserId;
 
 /// Letters and digits nobody mistakes for one another (no 0/O, 1/I/L).
 const ALPHABET: &[u8] = b"23456789ABCDEFGHJKMNPQRSTUVWXYZ";
@@ -84,7 +85,7 @@ pub async fn issue(conn: &impl Conn, amount: i64, count: u32, expires_at: Option
                 redeemed_at: Set(None),
                 hint: Set(Some(normal[normal.len() - 4..].to_string())),
                 batch: Set(Some(batch.clone())),
-                created_by: Set(created_by.map(str::to_string)),
+                created_by: Set(created_by.map(str::to_string).map(UserId::from)),
             })
             .exec_without_returning(&txn)
             .await?;
@@ -123,7 +124,7 @@ pub async fn list(conn: &impl ConnectionTrait, state: Option<CodeState>, batch: 
                 (None, Some(e)) if e <= t => CodeState::Expired,
                 _ => CodeState::Unused,
             },
-            redeemed_by: r.redeemed_by.as_ref().map(|a| owners.get(a).cloned().unwrap_or_else(|| a.clone())),
+            redeemed_by: r.redeemed_by.as_ref().map(|a| owners.get(a.as_str()).cloned().unwrap_or_else(|| a.clone().into())),
             id: r.id,
             hint: r.hint,
             amount: r.amount,

@@ -14,6 +14,7 @@ use crate::db::entity::ledger_holds as holds;
 use crate::db::enums::HoldStatus;
 use crate::db::{new_id, now};
 use crate::error::{AppError, Msg};
+use crate::ids::HoldId;
 
 /// What happens to a hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,7 +64,7 @@ pub(crate) async fn place(txn: &DatabaseTransaction, spec: HoldSpec) -> Result<H
     ensure_account(txn, &spec.account).await?;
     let t = now();
     let row = holds::Model {
-        id: new_id(),
+        id: HoldId::new(),
         key: spec.key.clone(),
         fingerprint: fp.clone(),
         account_id: account_id.clone(),
@@ -110,7 +111,7 @@ pub(crate) async fn place(txn: &DatabaseTransaction, spec: HoldSpec) -> Result<H
 /// hold expires at `expires_at`.
 #[derive(Debug, Clone)]
 pub struct Growth {
-    pub hold_id: String,
+    pub hold_id: HoldId,
     pub amount: i64,
     /// Unique per growth, e.g. `rental:{id}:extend:{request key}`: a retry grows the hold once.
     pub key: String,
@@ -132,7 +133,7 @@ pub(crate) async fn grow(txn: &DatabaseTransaction, g: Growth) -> Result<Held, A
     let row = growths::ActiveModel {
         key: sea_orm::Set(g.key.clone()),
         fingerprint: sea_orm::Set(fp.clone()),
-        hold_id: sea_orm::Set(g.hold_id.clone()),
+        hold_id: sea_orm::Set(g.hold_id.clone().into()),
         amount: sea_orm::Set(g.amount),
         created_at: sea_orm::Set(t),
     };
@@ -175,7 +176,7 @@ pub(crate) async fn grow(txn: &DatabaseTransaction, g: Growth) -> Result<Held, A
 }
 
 /// Takes `amount` of a pending hold for a capture; the hold resolves as captured when nothing is left.
-pub(crate) async fn take(txn: &DatabaseTransaction, hold_id: &str, amount: i64, t: DateTime<Utc>) -> Result<(), AppError> {
+pub(crate) async fn take(txn: &DatabaseTransaction, hold_id: &HoldId, amount: i64, t: DateTime<Utc>) -> Result<(), AppError> {
     use holds::Column as H;
     let mut q = Query::update();
     q.table(holds::Entity)
@@ -206,7 +207,7 @@ pub(crate) async fn take(txn: &DatabaseTransaction, hold_id: &str, amount: i64, 
 
 /// Resolves a pending hold by a release or an expiry: what is left goes back to available. A
 /// hold already resolved (or not yet due, for an expiry) is answered as it is.
-pub(crate) async fn resolve(txn: &DatabaseTransaction, hold_id: &str, event: HoldEvent, at: DateTime<Utc>) -> Result<holds::Model, AppError> {
+pub(crate) async fn resolve(txn: &DatabaseTransaction, hold_id: &HoldId, event: HoldEvent, at: DateTime<Utc>) -> Result<holds::Model, AppError> {
     use accounts::Column as A;
     use holds::Column as H;
     let target = next(HoldStatus::Pending, event).ok_or_else(|| AppError::Internal(anyhow::anyhow!("{event:?} does not resolve a hold")))?;

@@ -9,10 +9,11 @@ use crate::coins::Coins;
 use crate::db::new_id;
 use crate::error::AppError;
 use crate::iam::model::Email;
+use crate::ids::UserId;
 
 /// The signup bonus of `amount` coins, once per person (call it when an account becomes
 /// verified, inside that transaction: the key `signup_bonus:<user id>` makes a second call a no-op).
-pub async fn signup_bonus(conn: &impl Conn, amount: Coins, user_id: &str) -> Result<(), AppError> {
+pub async fn signup_bonus(conn: &impl Conn, amount: Coins, user_id: &UserId) -> Result<(), AppError> {
     ledger::signup_bonus(conn, user_id, amount.cents()).await?;
     Ok(())
 }
@@ -44,7 +45,7 @@ pub async fn grant_by_email_in(conn: &impl Conn, email: &str, amount: Coins, mem
 /// The operator's grant to one person's wallet, from the command line (`grant_by_email`) or the
 /// console (`ops::people::grant`, the key derived from its `Idempotency-Key`): a second call
 /// with the same key posts nothing and answers the first posting.
-pub async fn grant_to_user(conn: &impl Conn, user_id: &str, cents: i64, key: String, memo: String) -> Result<Posted, AppError> {
+pub async fn grant_to_user(conn: &impl Conn, user_id: &UserId, cents: i64, key: String, memo: String) -> Result<Posted, AppError> {
     ledger::grant(conn, AccountRef::User(user_id.into()), cents, key, memo).await
 }
 

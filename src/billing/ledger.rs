@@ -26,6 +26,7 @@ use crate::db::entity::ledger_holds;
 use crate::db::enums::{HoldStatus, TransferKind};
 use crate::db::now;
 use crate::error::{AppError, Msg};
+use crate::ids::{HoldId, UserId};
 
 /// Issues `amount` new coins to `to` (the operator's grant), once per `key`.
 pub async fn grant(conn: &impl Conn, to: AccountRef, amount: i64, key: String, memo: String) -> Result<Posted, AppError> {
@@ -34,7 +35,7 @@ pub async fn grant(conn: &impl Conn, to: AccountRef, amount: i64, key: String, m
 
 /// Issues `amount` to a newly verified person, once per person (the key is theirs). Nothing
 /// when `amount` is 0.
-pub async fn signup_bonus(conn: &impl Conn, user_id: &str, amount: i64) -> Result<Option<Posted>, AppError> {
+pub async fn signup_bonus(conn: &impl Conn, user_id: &UserId, amount: i64) -> Result<Option<Posted>, AppError> {
     if amount <= 0 {
         return Ok(None);
     }
@@ -98,7 +99,7 @@ pub async fn capture(conn: &impl Conn, spec: CaptureSpec) -> Result<Posted, AppE
         let payer = AccountRef::parse(&h.account_id)?;
         let legs = Leg::spread(Leg { from_held: true, ..Leg::debit(payer, total) }, spec.splits);
         let reference = Reference { ref_type: h.ref_type.clone(), ref_id: h.ref_id.clone() };
-        let posting = Posting { key: spec.key, kind: TransferKind::Capture, legs, hold: Some(h.id), reference, memo: spec.memo, metered: spec.metered, fingerprint: None };
+        let posting = Posting { key: spec.key, kind: TransferKind::Capture, legs, hold: Some(h.id.into()), reference, memo: spec.memo, metered: spec.metered, fingerprint: None };
         post(&txn, posting).await
     }
     .await;
@@ -134,7 +135,7 @@ async fn market_posting(txn: &DatabaseTransaction, h: ledger_holds::Model, spec:
     let fp = sha256_hex(&format!("market|{}|{}|{}|{}|{}", h.id, spec.amount, spec.provider.id(), spec.fee_percent, spec.metered));
     let splits = fees::claim(txn, &reference, spec.provider, spec.fee_percent, spec.amount).await?;
     let legs = Leg::spread(Leg { from_held: true, ..Leg::debit(payer, spec.amount) }, splits);
-    let posting = Posting { key: spec.key, kind: TransferKind::Capture, legs, hold: Some(h.id), reference, memo: spec.memo, metered: spec.metered, fingerprint: Some(fp) };
+    let posting = Posting { key: spec.key, kind: TransferKind::Capture, legs, hold: Some(h.id.into()), reference, memo: spec.memo, metered: spec.metered, fingerprint: Some(fp) };
     post(txn, posting).await
 }
 
@@ -174,7 +175,7 @@ pub async fn capture_seconds(conn: &impl Conn, spec: MeteredCapture) -> Result<i
 
 /// Releases what is left of a hold. It needs no key: a hold resolves exactly once, so releasing
 /// a resolved hold changes nothing and answers it as it is (a retried release is harmless).
-pub async fn release(conn: &impl Conn, hold_id: &str) -> Result<ledger_holds::Model, AppError> {
+pub async fn release(conn: &impl Conn, hold_id: &HoldId) -> Result<ledger_holds::Model, AppError> {
     let txn = begin(conn).await?;
     let r = holds::resolve(&txn, hold_id, HoldEvent::Release, now()).await;
     finish(txn, r).await
@@ -182,7 +183,7 @@ pub async fn release(conn: &impl Conn, hold_id: &str) -> Result<ledger_holds::Mo
 
 /// Releases every pending hold whose `expires_at` has passed (the expiry job). Returns how many.
 pub async fn expire_due(conn: &impl Conn, at: DateTime<Utc>) -> Result<u64, AppError> {
-    let due: Vec<String> = ledger_holds::Entity::find()
+    let due: Vec<HoldId> = ledger_holds::Entity::find()
         .select_only()
         .column(ledger_holds::Column::Id)
         .filter(ledger_holds::Column::Status.eq(HoldStatus::Pending))
@@ -204,7 +205,7 @@ pub async fn expire_due(conn: &impl Conn, at: DateTime<Utc>) -> Result<u64, AppE
 }
 
 /// Sets how fast a pending hold is being spent (0 while its work is stopped); the runway uses it.
-pub async fn set_burn(conn: &impl ConnectionTrait, hold_id: &str, burn_per_hour: i64) -> Result<(), AppError> {
+pub async fn set_burn(conn: &impl ConnectionTrait, hold_id: &HoldId, burn_per_hour: i64) -> Result<(), AppError> {
     ledger_holds::Entity::update_many()
         .col_expr(ledger_holds::Column::BurnPerHour, Expr::value(std::cmp::max(burn_per_hour, 0)))
         .filter(ledger_holds::Column::Id.eq(hold_id))
@@ -216,7 +217,7 @@ pub async fn set_burn(conn: &impl ConnectionTrait, hold_id: &str, burn_per_hour:
 
 /// Records when the work a pending hold pays for is due to end (a rental's end): the runway notice
 /// speaks of the hold only when its coins run out before then.
-pub async fn set_end(conn: &impl ConnectionTrait, hold_id: &str, ends_at: DateTime<Utc>) -> Result<(), AppError> {
+pub async fn set_end(conn: &impl ConnectionTrait, hold_id: &HoldId, ends_at: DateTime<Utc>) -> Result<(), AppError> {
     ledger_holds::Entity::update_many()
         .col_expr(ledger_holds::Column::EndsAt, Expr::value(ends_at))
         .filter(ledger_holds::Column::Id.eq(hold_id))
@@ -227,7 +228,7 @@ pub async fn set_end(conn: &impl ConnectionTrait, hold_id: &str, ends_at: DateTi
 }
 
 /// A hold as it is now.
-pub async fn hold_of(conn: &impl ConnectionTrait, hold_id: &str) -> Result<ledger_holds::Model, AppError> {
+pub async fn hold_of(conn: &impl ConnectionTrait, hold_id: &HoldId) -> Result<ledger_holds::Model, AppError> {
     ledger_holds::Entity::find_by_id(hold_id).one(conn).await?.ok_or(AppError::Refused(Msg::HoldNotFound))
 }
 

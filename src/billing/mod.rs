@@ -35,6 +35,7 @@ use crate::error::AppError;
 use crate::iam::deletion::DeletionCheck;
 use crate::iam::signup::OnVerified;
 use crate::jobs::{Runs, repeated};
+use crate::ids::UserId;
 
 /// What the wallet's rules use.
 #[derive(Clone)]
@@ -124,7 +125,7 @@ pub struct BalanceOutstanding;
 
 #[async_trait::async_trait]
 impl DeletionCheck for BalanceOutstanding {
-    async fn blocks(&self, txn: &DatabaseTransaction, user_id: &str) -> Result<Option<&'static str>, AppError> {
+    async fn blocks(&self, txn: &DatabaseTransaction, user_id: &UserId) -> Result<Option<&'static str>, AppError> {
         Ok(wallet::blocks_deletion(txn, user_id).await?.then_some("balance_outstanding"))
     }
 }
@@ -135,7 +136,7 @@ pub struct SignupBonus(pub crate::settings::LiveSettings);
 
 #[async_trait::async_trait]
 impl OnVerified for SignupBonus {
-    async fn verified(&self, txn: &DatabaseTransaction, user_id: &str) -> Result<(), AppError> {
+    async fn verified(&self, txn: &DatabaseTransaction, user_id: &UserId) -> Result<(), AppError> {
         issuance::signup_bonus(txn, crate::coins::Coins::from_cents(self.0.current().signup_bonus), user_id).await
     }
 }

@@ -17,6 +17,7 @@ use crate::db::entity::ledger_transfers as transfers;
 use crate::db::enums::{BillStatus, EntryKind, TransferKind};
 use crate::db::{new_id, now};
 use crate::error::{AppError, Msg};
+use crate::ids::HoldId;
 
 /// Metered usage is billed by the hour: a bill's period is the clock hour of its postings.
 pub const BILL_PERIOD_SECS: i64 = 3600;
@@ -66,7 +67,7 @@ pub(crate) struct Posting {
     pub key: String,
     pub kind: TransferKind,
     pub legs: Vec<Leg>,
-    pub hold: Option<String>,
+    pub hold: Option<HoldId>,
     pub reference: Reference,
     pub memo: String,
     pub metered: bool,
@@ -165,7 +166,7 @@ pub(crate) async fn post(txn: &DatabaseTransaction, p: Posting) -> Result<Posted
         fingerprint: fp.clone(),
         kind: p.kind,
         amount: credited,
-        hold_id: p.hold.clone(),
+        hold_id: p.hold.clone().map(HoldId::from),
         bill_id: bill.as_ref().map(|b| b.0.clone()),
         ref_type: p.reference.ref_type.clone(),
         ref_id: p.reference.ref_id.clone(),

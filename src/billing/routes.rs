@@ -76,10 +76,10 @@ async fn fund(State(cx): State<BillingCtx>, auth: Auth, lang: Lang, ip: crate::h
 async fn redeem(State(cx): State<BillingCtx>, auth: Auth, ip: crate::http::ClientIp, Valid(req): Valid<Redeem>) -> ApiResult<Wallet> {
     let to = AccountRef::of_context(&auth)?;
     // Limited like sign-in (issue 43, item 8): attempts per address, failures per person.
-    cx.redeem_limits.attempt(ip.0, auth.user_id.as_str()).await?;
+    cx.redeem_limits.attempt(ip.0, &auth.user_id).await?;
     if let Err(e) = crate::billing::codes::redeem(&cx.db, &to, &req.code).await {
         if e.status().is_client_error() {
-            cx.redeem_limits.failed(auth.user_id.as_str()).await?;
+            cx.redeem_limits.failed(&auth.user_id).await?;
         }
         return Err(e);
     }

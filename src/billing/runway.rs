@@ -20,6 +20,7 @@ use crate::db::entity::ledger_holds as holds;
 use crate::db::enums::{HoldStatus, NotificationKind};
 use crate::error::AppError;
 use crate::mail::Mail;
+use crate::ids::UserId;
 
 /// The top-up page, where a person's notice sends its reader.
 pub const TOP_UP_PATH: &str = "/wallet/top-up";
@@ -116,10 +117,10 @@ fn stops_early(runway: i64, ends: Option<chrono::DateTime<chrono::Utc>>, at: chr
 }
 
 /// The people who answer for a wallet: its person, or the company's administrators.
-async fn owners(conn: &impl ConnectionTrait, account: &AccountRef) -> Result<Vec<String>, AppError> {
+async fn owners(conn: &impl ConnectionTrait, account: &AccountRef) -> Result<Vec<UserId>, AppError> {
     Ok(match account {
-        AccountRef::User(u) => vec![u.to_string()],
-        AccountRef::Company(c) => crate::companies::company::admins(conn, c.as_str()).await?,
+        AccountRef::User(u) => vec![u.clone()],
+        AccountRef::Company(c) => crate::companies::company::admins(conn, c).await?,
         _ => Vec::new(),
     })
 }
@@ -138,7 +139,7 @@ fn duration_text(secs: i64, zh: bool) -> String {
 async fn notice(
     cx: &BillingCtx,
     conn: &impl ConnectionTrait,
-    user_id: &str,
+    user_id: &UserId,
     account: &AccountRef,
     hours: i64,
     runway_secs: i64,

@@ -12,6 +12,7 @@ use sea_orm::DatabaseExecutor;
 
 use crate::error::AppError;
 use crate::lang::Lang;
+use crate::ids::UserId;
 
 /// A domain's names for the references of one type it owns.
 #[async_trait::async_trait]
@@ -22,7 +23,7 @@ pub trait Titler: Send + Sync {
     async fn titles(&self, conn: &DatabaseExecutor<'_>, ids: &[String], lang: Lang) -> Result<Vec<(String, String)>, AppError>;
     /// Who made each of those among `ids` it knows (a user id), by id: the person a company's
     /// bill names (a rental's renter). None by default.
-    async fn makers(&self, _conn: &DatabaseExecutor<'_>, _ids: &[String]) -> Result<Vec<(String, String)>, AppError> {
+    async fn makers(&self, _conn: &DatabaseExecutor<'_>, _ids: &[String]) -> Result<Vec<(String, UserId)>, AppError> {
         Ok(Vec::new())
     }
 }
@@ -52,7 +53,7 @@ impl Titles {
 
     /// Who made the references `(ref_type, ref_id)` (a user id), keyed `"<ref_type>:<ref_id>"`;
     /// one query per type that occurs and names its makers.
-    pub async fn makers_of<'a>(&self, conn: &DatabaseExecutor<'_>, refs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<HashMap<String, String>, AppError> {
+    pub async fn makers_of<'a>(&self, conn: &DatabaseExecutor<'_>, refs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<HashMap<String, UserId>, AppError> {
         let wanted = by_type(refs);
         let mut out = HashMap::new();
         for titler in self.0.iter() {

@@ -19,6 +19,7 @@ use crate::error::{AppError, Msg};
 use crate::http::List;
 use crate::iam::auth::Auth;
 use crate::lang::Lang;
+use crate::ids::UserId;
 
 /// The wallet of `account` (all zeros before its first movement).
 pub async fn wallet(conn: &impl ConnectionTrait, account: &AccountRef) -> Result<Wallet, AppError> {
@@ -212,7 +213,7 @@ pub async fn market_money(conn: &impl ConnectionTrait) -> Result<(i64, i64, i64)
 
 /// True when the person's wallet keeps their account from being deleted (`balance_outstanding`):
 /// a negative balance, coins held for something still running, or usage not billed yet.
-pub async fn blocks_deletion(conn: &impl ConnectionTrait, user_id: &str) -> Result<bool, AppError> {
+pub async fn blocks_deletion(conn: &impl ConnectionTrait, user_id: &UserId) -> Result<bool, AppError> {
     let account = AccountRef::User(user_id.into());
     if let Some(a) = ledger::account(conn, &account).await?
         && (a.balance < 0 || a.held > 0)
@@ -230,7 +231,7 @@ pub async fn fund(conn: &impl ledger::Conn, auth: &Auth, req: TopUp, idempotency
     let company = match auth.company() {
         None => return Err(AppError::Refused(Msg::CompanyContextRequired)),
         Some(_) if !auth.is_admin() => return Err(AppError::Refused(Msg::NotAdmin)),
-        Some(c) => c.to_string(),
+        Some(c) => c.clone(),
     };
     let to = AccountRef::Company(company.clone());
     let key = match idempotency_key {

@@ -2,7 +2,7 @@
 
 use sea_orm::{ActiveEnum, ActiveModelTrait, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set};
 
-use crate::ids::{self, UserId};
+use crate::ids::{self, CompanyId, UserId};
 use crate::companies::CompaniesCtx;
 use crate::companies::lookup::{DEFAULT_PAGE, admin_company_locked, company_id, rfc3339, user};
 use crate::companies::history::{Event, record};
@@ -44,17 +44,17 @@ pub async fn assign(cx: &CompaniesCtx, auth: &Auth, req: AssignRequest) -> Resul
     if !cx.resources.assignable(&(&txn).into(), a.kind, &a.resource_id, &c.id).await? {
         return Err(AppError::Refused(Msg::ResourceNotFound));
     }
-    let key = (c.id.clone(), a.kind, a.resource_id.clone(), a.user_id.to_string());
+    let key = (c.id.clone(), a.kind, a.resource_id.clone(), a.user_id.clone());
     if resource_assignments::Entity::find_by_id(key).one(&txn).await?.is_some() {
         return Ok(()); // already assigned: nothing changes
     }
     resource_assignments::ActiveModel {
         company_id: Set(c.id.clone()),
-        user_id: Set(a.user_id.to_string()),
+        user_id: Set(UserId::from(&a.user_id)),
         resource_type: Set(a.kind),
         resource_id: Set(a.resource_id.clone()),
         assigned_at: Set(now()),
-        assigned_by: Set(auth.user_id.to_string()),
+        assigned_by: Set(UserId::from(&auth.user_id)),
     }
     .insert(&txn)
     .await?;
@@ -72,7 +72,7 @@ pub async fn unassign(cx: &CompaniesCtx, auth: &Auth, req: AssignRequest) -> Res
     let txn = write_txn(&cx.db).await?;
     let c = admin_company_locked(&txn, auth).await?;
     membership(&txn, &c.id, &a.user_id).await?.ok_or(AppError::Refused(Msg::MemberNotFound))?;
-    let key = (c.id.clone(), a.kind, a.resource_id.clone(), a.user_id.to_string());
+    let key = (c.id.clone(), a.kind, a.resource_id.clone(), a.user_id.clone());
     let gone = resource_assignments::Entity::delete_by_id(key).exec(&txn).await?;
     if gone.rows_affected == 0 {
         return Err(AppError::Refused(Msg::AssignmentNotFound));
@@ -104,7 +104,7 @@ pub async fn assignments(cx: &CompaniesCtx, auth: &Auth, q: AssignmentQuery, lan
         .limit(limit)
         .all(&cx.db)
         .await?;
-    let ids: Vec<String> = rows.iter().map(|r| r.user_id.clone()).collect();
+    let ids: Vec<UserId> = rows.iter().map(|r| r.user_id.clone()).collect();
     let people = people::by_ids(&cx.db, ids).await?;
     // What the resources are called (issue 26: the table showed bare ids).
     let of = |kind: ResourceType| rows.iter().filter(|r| r.resource_type == kind).map(|r| r.resource_id.clone()).collect::<Vec<_>>();
@@ -122,11 +122,11 @@ pub async fn assignments(cx: &CompaniesCtx, auth: &Auth, q: AssignmentQuery, lan
                 resource_name: name_of(&r),
                 user_name: u.map(|u| u.name.clone()).unwrap_or_default(),
                 user_email: u.map(|u| u.email.clone()).unwrap_or_default(),
-                user_id: r.user_id,
+                user_id: r.user_id.into(),
                 resource_type: r.resource_type,
                 resource_id: r.resource_id,
                 assigned_at: rfc3339(r.assigned_at),
-                assigned_by: r.assigned_by,
+                assigned_by: r.assigned_by.into(),
             }
         })
         .collect();

@@ -20,16 +20,17 @@ use crate::iam::auth::{Auth, membership};
 use crate::iam::model::Organization;
 use crate::iam::people;
 use crate::iam::sessions::organizations;
+use crate::ids::{CompanyId, UserId};
 
 
 
 
 
 pub(crate) fn organization(c: companies::Model) -> Organization {
-    Organization { id: c.id, name: c.name, network_id: c.network_id, owner: c.owner_id }
+    Organization { id: c.id.into(), name: c.name, network_id: c.network_id, owner: c.owner_id.into() }
 }
 
-pub(crate) async fn admin_count(conn: &impl ConnectionTrait, company_id: &str) -> Result<u64, AppError> {
+pub(crate) async fn admin_count(conn: &impl ConnectionTrait, company_id: &CompanyId) -> Result<u64, AppError> {
     Ok(company_members::Entity::find()
         .filter(company_members::Column::CompanyId.eq(company_id))
         .filter(company_members::Column::Role.eq(Role::Admin))
@@ -38,7 +39,7 @@ pub(crate) async fn admin_count(conn: &impl ConnectionTrait, company_id: &str) -
 }
 
 /// Adds `user_id` to the company with `role`; an existing membership is kept as it is.
-pub(crate) async fn add_member(conn: &impl ConnectionTrait, company_id: &str, user_id: &str, role: Role) -> Result<bool, AppError> {
+pub(crate) async fn add_member(conn: &impl ConnectionTrait, company_id: &CompanyId, user_id: &UserId, role: Role) -> Result<bool, AppError> {
     if membership(conn, company_id, user_id).await?.is_some() {
         return Ok(false);
     }
@@ -94,10 +95,10 @@ pub async fn create(cx: &CompaniesCtx, auth: &Auth, name: CompanyName) -> Result
     let txn = write_txn(&cx.db).await?;
     let me = user(&txn, &auth.user_id).await?;
     let c = companies::ActiveModel {
-        id: Set(new_id()),
+        id: Set(CompanyId::new()),
         name: Set(name),
         network_id: Set(hex::encode(rand::random::<[u8; 8]>())),
-        owner_id: Set(me.id.to_string()),
+        owner_id: Set(UserId::from(&me.id)),
         created_at: Set(now()),
     }
     .insert(&txn)
@@ -155,7 +156,7 @@ pub async fn delete(cx: &CompaniesCtx, admin: &Auth) -> Result<(), AppError> {
 
 /// What the companies among `ids` are called, by id (the operator's list of top-up codes names
 /// the companies that redeemed them).
-pub async fn names(conn: &impl ConnectionTrait, ids: Vec<String>) -> Result<std::collections::HashMap<String, String>, AppError> {
+pub async fn names(conn: &impl ConnectionTrait, ids: Vec<CompanyId>) -> Result<std::collections::HashMap<CompanyId, String>, AppError> {
     if ids.is_empty() {
         return Ok(Default::default());
     }
@@ -166,7 +167,7 @@ pub async fn names(conn: &impl ConnectionTrait, ids: Vec<String>) -> Result<std:
 
 /// The administrators of company `company_id`, by user id: who is told about its boxes and its
 /// wallet (devices::notify, billing::runway).
-pub async fn admins(conn: &impl ConnectionTrait, company_id: &str) -> Result<Vec<String>, AppError> {
+pub async fn admins(conn: &impl ConnectionTrait, company_id: &CompanyId) -> Result<Vec<UserId>, AppError> {
     Ok(company_members::Entity::find()
         .select_only()
         .column(company_members::Column::UserId)
@@ -183,7 +184,7 @@ pub async fn members(cx: &CompaniesCtx, auth: &Auth, page: Page) -> Result<List<
     let q = company_members::Entity::find().filter(company_members::Column::CompanyId.eq(c.id.clone()));
     let total = q.clone().count(&cx.db).await?;
     let rows = q.order_by_asc(company_members::Column::JoinedAt).offset(offset).limit(limit).all(&cx.db).await?;
-    let ids: Vec<String> = rows.iter().map(|m| m.user_id.clone()).collect();
+    let ids: Vec<UserId> = rows.iter().map(|m| m.user_id.clone()).collect();
     let people = people::by_ids(&cx.db, ids).await?;
     let items = rows
         .into_iter()
@@ -191,7 +192,7 @@ pub async fn members(cx: &CompaniesCtx, auth: &Auth, page: Page) -> Result<List<
             let u = people.get(&m.user_id)?;
             Some(Member {
                 owner: c.owner_id == m.user_id,
-                user_id: m.user_id,
+                user_id: m.user_id.into(),
                 name: u.name.clone(),
                 email: u.email.clone(),
                 role: m.role,

@@ -12,6 +12,7 @@ use crate::error::AppError;
 use crate::http::{List, Page};
 use crate::iam::auth::Auth;
 use crate::iam::people::Person;
+use crate::ids::{CompanyId, UserId};
 
 /// One history event.
 pub(crate) struct Event<'a> {
@@ -27,7 +28,7 @@ pub(crate) async fn record(conn: &impl ConnectionTrait, c: &companies::Model, ac
         id: Set(new_id()),
         company_id: Set(c.id.clone()),
         company_name: Set(c.name.clone()),
-        actor_id: Set(actor.map(|a| a.id.to_string())),
+        actor_id: Set(actor.map(|a| a.id.clone())),
         actor_name: Set(actor.map(|a| a.name.clone()).unwrap_or_default()),
         action: Set(e.action.into()),
         subject_type: Set(e.subject_type.into()),
@@ -49,9 +50,9 @@ pub(crate) fn user_event<'a>(action: &'a str, u: &'a Person, detail: String) -> 
 fn entry(h: company_history::Model) -> HistoryEntry {
     HistoryEntry {
         id: h.id,
-        sme_id: h.company_id,
+        sme_id: h.company_id.into(),
         sme_name: h.company_name,
-        actor_id: h.actor_id,
+        actor_id: h.actor_id.map(String::from),
         actor_name: h.actor_name,
         action: h.action,
         subject_type: h.subject_type,
@@ -85,7 +86,7 @@ pub async fn company_history(cx: &CompaniesCtx, admin: &Auth, page: Page) -> Res
 /// The history of the caller's own companies, and every event they took part in or were the
 /// subject of (also in companies they left or that were deleted).
 pub async fn my_history(cx: &CompaniesCtx, auth: &Auth, page: Page) -> Result<List<HistoryEntry>, AppError> {
-    let mine: Vec<String> = company_members::Entity::find()
+    let mine: Vec<CompanyId> = company_members::Entity::find()
         .filter(company_members::Column::UserId.eq(auth.user_id.clone()))
         .all(&cx.db)
         .await?

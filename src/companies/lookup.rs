@@ -8,22 +8,23 @@ use crate::db::for_update;
 use crate::error::{AppError, Msg};
 use crate::iam::auth::{Auth, membership};
 use crate::iam::people::{self, Person};
+use crate::ids::{CompanyId, UserId};
 
 pub(crate) const DEFAULT_PAGE: u64 = 20;
 
-pub(crate) async fn user(conn: &impl ConnectionTrait, id: &str) -> Result<Person, AppError> {
+pub(crate) async fn user(conn: &impl ConnectionTrait, id: &UserId) -> Result<Person, AppError> {
     people::one(conn, id).await?.ok_or(AppError::Refused(Msg::SessionExpired))
 }
 
-pub(crate) async fn company(conn: &impl ConnectionTrait, id: &str) -> Result<companies::Model, AppError> {
-    companies::Entity::find_by_id(id.to_string()).one(conn).await?.ok_or(AppError::Refused(Msg::CompanyNotFound))
+pub(crate) async fn company(conn: &impl ConnectionTrait, id: &CompanyId) -> Result<companies::Model, AppError> {
+    companies::Entity::find_by_id(id.clone()).one(conn).await?.ok_or(AppError::Refused(Msg::CompanyNotFound))
 }
 
 /// The company with its row locked until the transaction ends (`db::for_update`). Every rule
 /// about a company's members (at least one admin, one application per person, one membership)
 /// reads and writes under this lock, so two callers never both pass the same check on PostgreSQL.
-pub(crate) async fn company_locked(conn: &impl ConnectionTrait, id: &str) -> Result<companies::Model, AppError> {
-    for_update(conn, companies::Entity::find_by_id(id.to_string())).one(conn).await?.ok_or(AppError::Refused(Msg::CompanyNotFound))
+pub(crate) async fn company_locked(conn: &impl ConnectionTrait, id: &CompanyId) -> Result<companies::Model, AppError> {
+    for_update(conn, companies::Entity::find_by_id(id.clone())).one(conn).await?.ok_or(AppError::Refused(Msg::CompanyNotFound))
 }
 
 /// The caller's company, locked, with the caller still its administrator (the token was read
@@ -37,7 +38,7 @@ pub(crate) async fn admin_company_locked(conn: &impl ConnectionTrait, auth: &Aut
 }
 
 /// The caller's company (their token's `sme`), for calls any member may make.
-pub(crate) fn company_id(auth: &Auth) -> Result<&str, AppError> {
+pub(crate) fn company_id(auth: &Auth) -> Result<&CompanyId, AppError> {
     auth.company().ok_or(AppError::Refused(Msg::CompanyContextRequired))
 }
 

@@ -20,6 +20,7 @@ use crate::iam::auth::{Auth, membership};
 use crate::iam::people::{self, Person};
 use crate::iam::tokens;
 use crate::mail::Mail;
+use crate::ids::{CompanyId, RecordId, UserId};
 
 
 /// Whose side of a record the caller is on.
@@ -44,9 +45,9 @@ fn view(r: &member_records::Model, company_name: &str, name: &str, side: Side) -
         _ => false,
     };
     MemberRecord {
-        id: r.id.clone(),
+        id: r.id.clone().into(),
         kind: r.kind,
-        sme_id: r.company_id.clone(),
+        sme_id: r.company_id.clone().into(),
         sme_name: company_name.to_string(),
         email: r.email.clone(),
         name: name.to_string(),
@@ -61,8 +62,8 @@ fn view(r: &member_records::Model, company_name: &str, name: &str, side: Side) -
 
 /// Views of several records, with company and person names looked up once.
 async fn views(conn: &impl ConnectionTrait, rows: &[member_records::Model], side: impl Fn(&member_records::Model) -> Side) -> Result<Vec<MemberRecord>, AppError> {
-    let cids: Vec<String> = rows.iter().map(|r| r.company_id.clone()).collect();
-    let uids: Vec<String> = rows.iter().filter_map(|r| r.user_id.clone()).collect();
+    let cids: Vec<CompanyId> = rows.iter().map(|r| r.company_id.clone()).collect();
+    let uids: Vec<UserId> = rows.iter().filter_map(|r| r.user_id.clone()).collect();
     let cs = companies::Entity::find().filter(companies::Column::Id.is_in(cids)).all(conn).await?;
     let us = people::by_ids(conn, uids).await?;
     Ok(rows
@@ -99,7 +100,7 @@ pub async fn invite(cx: &CompaniesCtx, admin: &Auth, req: Invitation) -> Result<
     let code = tokens::random_token();
     let ttl = cx.invitation_ttl_secs;
     let r = member_records::ActiveModel {
-        id: Set(new_id()),
+        id: Set(RecordId::new()),
         kind: Set(RecordKind::Invite),
         company_id: Set(c.id.clone()),
         email: Set(email.as_str().into()),
@@ -108,7 +109,7 @@ pub async fn invite(cx: &CompaniesCtx, admin: &Auth, req: Invitation) -> Result<
         status: Set(RecordStatus::Invited),
         code_hash: Set(Some(tokens::hash_token(&code))),
         expires_at: Set(Some(t + Duration::seconds(ttl as i64))),
-        created_by: Set(me.id.to_string()),
+        created_by: Set(UserId::from(&me.id)),
         created_at: Set(t),
         decided_at: Set(None),
         decided_by: Set(None),
@@ -170,9 +171,9 @@ async fn accept_invitation(conn: &impl ConnectionTrait, r: member_records::Model
 async fn decide(conn: &impl ConnectionTrait, r: member_records::Model, me: &Person, status: RecordStatus) -> Result<member_records::Model, AppError> {
     let mut a: member_records::ActiveModel = r.into();
     a.status = Set(status);
-    a.user_id = Set(Some(me.id.to_string()));
+    a.user_id = Set(Some(UserId::from(&me.id)));
     a.decided_at = Set(Some(now()));
-    a.decided_by = Set(Some(me.id.to_string()));
+    a.decided_by = Set(Some(UserId::from(&me.id)));
     a.read_by_admin = Set(false);
     a.read_by_user = Set(true);
     Ok(a.update(conn).await?)
@@ -229,7 +230,7 @@ pub async fn invitation(cx: &CompaniesCtx, auth: &Auth, code: Option<&str>) -> R
         RecordStatus::Accepted if r.user_id.as_deref() != Some(me.id.as_str()) => RecordStatus::Expired,
         s => s,
     };
-    Ok(JoinInvitation { sme_id: c.id, company: c.name, invited_by: inviter, role: r.role, status, expires_at: r.expires_at.map(rfc3339) })
+    Ok(JoinInvitation { sme_id: c.id.into(), company: c.name, invited_by: inviter, role: r.role, status, expires_at: r.expires_at.map(rfc3339) })
 }
 
 /// `POST /sme/join`: accepts (joins) or declines the invitation of a link, under the lock of its
@@ -257,7 +258,7 @@ pub async fn join(cx: &CompaniesCtx, auth: &Auth, code: Option<&str>, accept: Op
         _ => return Err(not_pending(&r)),
     };
     txn.commit().await?;
-    Ok(JoinResult { sme_id, status })
+    Ok(JoinResult { sme_id: sme_id.into(), status })
 }
 
 /// Declines an invitation for `me` (the checks are the caller's).
@@ -285,16 +286,16 @@ pub async fn apply(cx: &CompaniesCtx, auth: &Auth, CompanyRef(sme): CompanyRef) 
         return Err(AppError::Refused(Msg::AlreadyApplied));
     }
     let r = member_records::ActiveModel {
-        id: Set(new_id()),
+        id: Set(RecordId::new()),
         kind: Set(RecordKind::Apply),
         company_id: Set(c.id.clone()),
         email: Set(me.email.clone()),
-        user_id: Set(Some(me.id.to_string())),
+        user_id: Set(Some(UserId::from(&me.id))),
         role: Set(Role::Member),
         status: Set(RecordStatus::Applied),
         code_hash: Set(None),
         expires_at: Set(None),
-        created_by: Set(me.id.to_string()),
+        created_by: Set(UserId::from(&me.id)),
         created_at: Set(now()),
         decided_at: Set(None),
         decided_by: Set(None),
@@ -314,7 +315,7 @@ fn own_records(me: &Person) -> Condition {
 }
 
 /// The records of person `user_id`: theirs, and the invitations to the address `email` matches.
-fn own_records_where(user_id: &str, email: sea_orm::sea_query::SimpleExpr) -> Condition {
+fn own_records_where(user_id: &UserId, email: sea_orm::sea_query::SimpleExpr) -> Condition {
     Condition::any()
         .add(member_records::Column::UserId.eq(user_id))
         .add(Condition::all().add(member_records::Column::Kind.eq(RecordKind::Invite)).add(email))
@@ -351,7 +352,7 @@ pub async fn answer(cx: &CompaniesCtx, auth: &Auth, id: &str, accept: bool) -> R
     let me = user(&txn, &auth.user_id).await?;
     let found = member_records::Entity::find_by_id(id.to_string()).one(&txn).await?.ok_or(AppError::Refused(Msg::RecordNotFound))?;
     let r = record_locked(&txn, found).await?;
-    let in_company = auth.company() == Some(r.company_id.as_str());
+    let in_company = auth.company() == Some(&r.company_id);
     let side = match r.kind {
         RecordKind::Apply => {
             if in_company && auth.is_admin() {
@@ -395,7 +396,7 @@ pub async fn answer(cx: &CompaniesCtx, auth: &Auth, id: &str, accept: bool) -> R
             let mut a: member_records::ActiveModel = r.into();
             a.status = Set(if accept { RecordStatus::Accepted } else { RecordStatus::Declined });
             a.decided_at = Set(Some(now()));
-            a.decided_by = Set(Some(me.id.to_string()));
+            a.decided_by = Set(Some(UserId::from(&me.id)));
             a.read_by_admin = Set(true);
             a.read_by_user = Set(false);
             let r = a.update(&txn).await?;
@@ -429,7 +430,7 @@ pub fn member_records_unread_counts(auth: &Auth) -> Vec<(&'static str, Select<me
         return vec![(ADMIN_UNREAD, unread_by_admin(Condition::all().add(member_records::Column::CompanyId.eq(c))))];
     }
     // The address and the administered companies are subqueries: no read before the count.
-    let uid = auth.user_id.as_str();
+    let uid = &auth.user_id;
     let my_email = people::email_of(uid);
     let own = member_records::Entity::find()
         .filter(own_records_where(uid, member_records::Column::Email.in_subquery(my_email)))

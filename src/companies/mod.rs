@@ -24,6 +24,7 @@ use crate::iam::deletion::DeletionCheck;
 use crate::jobs::{Runs, repeated};
 use crate::mail::Mailer;
 use crate::notifications::{StatsSource, count_of, model::Stats};
+use crate::ids::UserId;
 use sea_orm::sea_query::Expr;
 
 /// What the company rules use.
@@ -60,7 +61,7 @@ pub struct CompaniesJoined;
 
 #[async_trait::async_trait]
 impl DeletionCheck for CompaniesJoined {
-    async fn blocks(&self, txn: &DatabaseTransaction, user_id: &str) -> Result<Option<&'static str>, AppError> {
+    async fn blocks(&self, txn: &DatabaseTransaction, user_id: &UserId) -> Result<Option<&'static str>, AppError> {
         let n = company_members::Entity::find().filter(company_members::Column::UserId.eq(user_id)).count(txn).await?;
         Ok((n > 0).then_some("companies_joined"))
     }

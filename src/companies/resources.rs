@@ -14,6 +14,7 @@ use sea_orm::{ColumnTrait, ConnectionTrait, DatabaseExecutor, DatabaseTransactio
 use crate::db::entity::resource_assignments;
 use crate::db::enums::Role;
 use crate::error::AppError;
+use crate::ids::{CompanyId, UserId};
 use crate::companies::model::ResourceType;
 use crate::lang::Lang;
 
@@ -23,7 +24,7 @@ use crate::lang::Lang;
 pub trait CompanyResources: Send + Sync {
     /// Whether `id` names a resource of `kind` of `company_id` that may be assigned to its
     /// members; `None` when `kind` is not this domain's.
-    async fn assignable(&self, _conn: &DatabaseExecutor<'_>, _kind: ResourceType, _id: &str, _company_id: &str) -> Result<Option<bool>, AppError> {
+    async fn assignable(&self, _conn: &DatabaseExecutor<'_>, _kind: ResourceType, _id: &str, _company_id: &CompanyId) -> Result<Option<bool>, AppError> {
         Ok(None)
     }
     /// What the resources of `kind` among `ids` are called in `lang`, by id.
@@ -32,7 +33,7 @@ pub trait CompanyResources: Send + Sync {
     }
     /// What the company still holds of this domain that keeps it from being deleted: the
     /// reason's stable name in DELETE /sme's 409 `data.reasons` (docs/companies.md).
-    async fn held(&self, _txn: &DatabaseTransaction, _company_id: &str) -> Result<Option<&'static str>, AppError> {
+    async fn held(&self, _txn: &DatabaseTransaction, _company_id: &CompanyId) -> Result<Option<&'static str>, AppError> {
         Ok(None)
     }
 }
@@ -49,7 +50,7 @@ impl Resources {
     /// Whether `id` names a resource of `company_id` that may be assigned to its members:
     /// - device: a device bound in the company's context;
     /// - app: an app listed in the market (the company may use any listed app).
-    pub async fn assignable(&self, conn: &DatabaseExecutor<'_>, kind: ResourceType, id: &str, company_id: &str) -> Result<bool, AppError> {
+    pub async fn assignable(&self, conn: &DatabaseExecutor<'_>, kind: ResourceType, id: &str, company_id: &CompanyId) -> Result<bool, AppError> {
         for s in self.0.iter() {
             if let Some(yes) = s.assignable(conn, kind, id, company_id).await? {
                 return Ok(yes);
@@ -69,7 +70,7 @@ impl Resources {
 
     /// Why the company cannot be deleted now (`devices_linked`, `ai_compute_held`), in the
     /// registry's order; empty when nothing blocks it.
-    pub async fn held(&self, txn: &DatabaseTransaction, company_id: &str) -> Result<Vec<&'static str>, AppError> {
+    pub async fn held(&self, txn: &DatabaseTransaction, company_id: &CompanyId) -> Result<Vec<&'static str>, AppError> {
         let mut out = Vec::new();
         for s in self.0.iter() {
             out.extend(s.held(txn, company_id).await?);
@@ -82,8 +83,8 @@ impl Resources {
 /// For the devices and apps domains: a member sees only these.
 pub async fn assigned_resource_ids(
     db: &impl ConnectionTrait,
-    company_id: &str,
-    user_id: &str,
+    company_id: &CompanyId,
+    user_id: &UserId,
     kind: ResourceType,
 ) -> Result<Vec<String>, AppError> {
     Ok(resource_assignments::Entity::find()
@@ -103,8 +104,8 @@ pub async fn assigned_resource_ids(
 pub async fn member_may_use(
     db: &sea_orm::DatabaseConnection,
     resources: &Resources,
-    company_id: &str,
-    user_id: &str,
+    company_id: &CompanyId,
+    user_id: &UserId,
     role: Role,
     kind: ResourceType,
     id: &str,
@@ -112,7 +113,7 @@ pub async fn member_may_use(
     if role == Role::Admin {
         return resources.assignable(&db.into(), kind, id, company_id).await;
     }
-    Ok(resource_assignments::Entity::find_by_id((company_id.to_string(), kind, id.to_string(), user_id.to_string()))
+    Ok(resource_assignments::Entity::find_by_id((company_id.clone(), kind, id.to_string(), user_id.clone()))
         .one(db)
         .await?
         .is_some())

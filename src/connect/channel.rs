@@ -19,6 +19,7 @@ use crate::connect::ConnectCtx;
 use crate::connect::hub::Link;
 use crate::db::entity::devices;
 use crate::devices::agent_api;
+use crate::ids::DeviceId;
 use zmarket_protocol::frames::{self, FromAgent, MAX_CHUNK, MAX_CONTROL, ToAgent};
 use zmarket_protocol::heartbeat::{HeartbeatRequest, HeartbeatResponse, Settings};
 
@@ -386,7 +387,7 @@ async fn look(cx: &ConnectCtx, links: &[Arc<Link>]) {
         return;
     }
     for part in links.chunks(LOOK_BATCH) {
-        let ids: Vec<String> = part.iter().map(|l| l.device_id.clone()).collect();
+        let ids: Vec<DeviceId> = part.iter().map(|l| DeviceId::from(l.device_id.as_str())).collect();
         match agent_api::pending_ids(&cx.devices, &ids).await {
             Ok(rows) => {
                 for (device, command) in rows {

@@ -12,6 +12,7 @@ use crate::connect::ConnectCtx;
 use crate::db::entity::{devices, installations};
 use crate::db::enums::DeviceStatus;
 use crate::error::{AppError, Msg};
+use crate::ids::DeviceId;
 
 /// Marks a request one instance carried to another.
 pub const FORWARDED: &str = "x-zmarket-forwarded";
@@ -25,7 +26,7 @@ pub fn holder(channel_instance: &str) -> Option<(&str, &str)> {
 
 /// Where to carry a request about `device_id`: the holder's address when another instance holds
 /// its channel (and this request was not carried here already).
-pub async fn elsewhere(cx: &ConnectCtx, forwarded: bool, device_id: &str) -> Option<String> {
+pub async fn elsewhere(cx: &ConnectCtx, forwarded: bool, device_id: &DeviceId) -> Option<String> {
     if forwarded || cx.channels.get(device_id).is_some() {
         return None;
     }
@@ -39,7 +40,7 @@ pub async fn elsewhere(cx: &ConnectCtx, forwarded: bool, device_id: &str) -> Opt
 
 /// The device a stream path of the API is about: `/api/rmp/v1/apps/{id}/(logs|terminal|tcp|api…)`
 /// or `/api/ebs/v2/devices/{id}/tcp`.
-pub async fn device_of_path(cx: &ConnectCtx, path: &str) -> Option<String> {
+pub async fn device_of_path(cx: &ConnectCtx, path: &str) -> Option<DeviceId> {
     if let Some(rest) = path.strip_prefix("/api/rmp/v1/apps/") {
         let (id, door) = rest.split_once('/')?;
         if !matches!(door.split('/').next()?, "logs" | "terminal" | "tcp" | "api") {
@@ -49,7 +50,7 @@ pub async fn device_of_path(cx: &ConnectCtx, path: &str) -> Option<String> {
     }
     let rest = path.strip_prefix("/api/ebs/v2/devices/")?;
     let (id, door) = rest.split_once('/')?;
-    (door == "tcp").then(|| id.to_string())
+    (door == "tcp").then(|| DeviceId::from(id))
 }
 
 /// Whether another instance carried this request here.

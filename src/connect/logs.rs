@@ -28,7 +28,7 @@ async fn open(cx: &ConnectCtx, door: &Door, tail: u32, follow: bool) -> Result<A
         return Err(AppError::Refused(Msg::AppNotRunning));
     }
     let link = door.link(cx)?;
-    link.open(Target::Logs { installation: door.row.id.clone(), tail, follow }).await.map_err(stream_refused)
+    link.open(Target::Logs { installation: door.row.id.clone().into(), tail, follow }).await.map_err(stream_refused)
 }
 
 /// The last `tail` lines, whatever the box sends (issue 43, item 6: a hostile box answered

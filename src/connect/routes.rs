@@ -59,7 +59,7 @@ async fn bridged(ws: WebSocketUpgrade, place: SocketPlace, watched: Watched, lin
 
 /// A terminal's or tunnel's place (issue 43, item 1): counted per kind, address and account.
 fn stream_place(parts: &Parts, auth: &Auth) -> Result<SocketPlace, AppError> {
-    crate::http::socket_place(&parts.extensions, &parts.headers, Kind::Stream, Some(auth.user_id.as_str()))
+    crate::http::socket_place(&parts.extensions, &parts.headers, Kind::Stream, Some(&auth.user_id))
 }
 
 /// The agent's channel (Bearer device secret): a WebSocket carrying commands at once and the
@@ -155,7 +155,7 @@ async fn app_terminal(
     let (cols, rows) = q.size();
     let ws = upgrade(ws)?;
     let watched = cx.rights.watch(&auth, Reach::Running(id.clone()));
-    bridged(ws, stream_place(&parts, &auth)?, watched, &link, Target::Exec { installation: d.row.id.clone(), cols, rows }, true, lang).await
+    bridged(ws, stream_place(&parts, &auth)?, watched, &link, Target::Exec { installation: d.row.id.clone().into(), cols, rows }, true, lang).await
 }
 
 /// One TCP connection to a port the app declares, carried by a WebSocket's binary frames
@@ -180,7 +180,7 @@ async fn app_tcp(
     let link = d.link(&cx)?;
     let ws = upgrade(ws)?;
     let watched = cx.rights.watch(&auth, Reach::Running(id.clone()));
-    bridged(ws, stream_place(&parts, &auth)?, watched, &link, Target::App { installation: d.row.id.clone(), port }, false, lang).await
+    bridged(ws, stream_place(&parts, &auth)?, watched, &link, Target::App { installation: d.row.id.clone().into(), port }, false, lang).await
 }
 
 /// What the owner may open of the box itself.
@@ -222,7 +222,7 @@ async fn app_api(State(cx): State<ConnectCtx>, auth: Auth, req: axum::extract::R
     let port = d.web_port().ok_or(AppError::Refused(Msg::AppHasNoWeb))?;
     d.running()?;
     let link = d.link(&cx)?;
-    let stream = link.open(Target::App { installation: d.row.id.clone(), port }).await.map_err(access::stream_refused)?;
+    let stream = link.open(Target::App { installation: d.row.id.clone().into(), port }).await.map_err(access::stream_refused)?;
     let (mut parts, body) = req.into_parts();
     let target = if tail.is_empty() { "/".to_string() } else { tail.to_string() };
     let target = match parts.uri.query() {

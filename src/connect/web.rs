@@ -20,7 +20,7 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 use sha2::Sha256;
 
-use crate::ids::InstallationId;
+use crate::ids::{CompanyId, DeviceId, InstallationId, UserId};
 use crate::connect::ConnectCtx;
 use crate::connect::access::{self, door};
 use crate::connect::rights::Reach;
@@ -39,12 +39,12 @@ pub const ENTER: &str = "/_zmarket/enter";
 const CHECKED_FOR: Duration = Duration::from_secs(2);
 
 /// The origin label of an installation: its id's 32 hex digits.
-pub fn label(installation_id: &str) -> String {
+pub fn label(installation_id: &InstallationId) -> String {
     installation_id.replace('-', "").to_ascii_lowercase()
 }
 
 /// The installation a `Host` names on the apps domain.
-pub fn installation_of_host(host: &str, apps_domain: &str) -> Option<String> {
+pub fn installation_of_host(host: &str, apps_domain: &str) -> Option<InstallationId> {
     let host = host.rsplit_once(':').filter(|(_, p)| p.chars().all(|c| c.is_ascii_digit())).map_or(host, |(h, _)| h);
     // Every request asks: the market's own hosts are told apart without an allocation.
     if host.len() != 33 + apps_domain.len() {
@@ -55,11 +55,11 @@ pub fn installation_of_host(host: &str, apps_domain: &str) -> Option<String> {
     if label.len() != 32 || !label.chars().all(|c| c.is_ascii_hexdigit()) {
         return None;
     }
-    Some(format!("{}-{}-{}-{}-{}", &label[0..8], &label[8..12], &label[12..16], &label[16..20], &label[20..32]))
+    Some(InstallationId::from(format!("{}-{}-{}-{}-{}", &label[0..8], &label[8..12], &label[12..16], &label[16..20], &label[20..32])))
 }
 
 /// The app origin of an installation, e.g. `http://0190…ab.localhost:8080`.
-pub fn origin(cx: &ConnectCtx, installation_id: &str) -> String {
+pub fn origin(cx: &ConnectCtx, installation_id: &InstallationId) -> String {
     let url = url::Url::parse(&cx.public_url).ok();
     let scheme = url.as_ref().map_or("http", |u| u.scheme());
     let port = url.as_ref().and_then(|u| u.port()).map(|p| format!(":{p}")).unwrap_or_default();
@@ -67,15 +67,15 @@ pub fn origin(cx: &ConnectCtx, installation_id: &str) -> String {
 }
 
 /// A one-time link that opens the installation's web interface for this caller.
-pub async fn open_link(cx: &ConnectCtx, auth: &Auth, installation_id: &str) -> Result<String, AppError> {
+pub async fn open_link(cx: &ConnectCtx, auth: &Auth, installation_id: &InstallationId) -> Result<String, AppError> {
     // The origin's cookie lives as long as a browser's session: an API key opens no browser.
     let session = auth.session()?.to_string();
     let token = random_token();
     let t = now();
     connect_tokens::ActiveModel {
         token_hash: Set(hash_token(&token)),
-        installation_id: Set(installation_id.to_string()),
-        user_id: Set(auth.user_id.to_string()),
+        installation_id: Set(InstallationId::from(installation_id)),
+        user_id: Set(UserId::from(&auth.user_id)),
         session_id: Set(session),
         sme_id: Set(auth.context.sme_id().to_string()),
         expires_at: Set(t + chrono::Duration::seconds(cx.settings.open_token_ttl_secs as i64)),
@@ -104,7 +104,7 @@ pub enum Destination {
 pub fn destination(cx: &ConnectCtx, req: &Request) -> Destination {
     let host = req.headers().get(header::HOST).and_then(|h| h.to_str().ok()).or_else(|| req.uri().host()).unwrap_or("");
     if let Some(id) = installation_of_host(host, &cx.apps_domain) {
-        return Destination::App(id);
+        return Destination::App(id.into());
     }
     let path = req.uri().path();
     if (path.starts_with("/api/rmp/v1/apps/") || path.starts_with("/api/ebs/v2/devices/")) && !forward::was_forwarded(req) {
@@ -135,7 +135,7 @@ fn secure_cookies(cx: &ConnectCtx) -> bool {
 }
 
 /// A request for the app origin of installation `id`.
-pub async fn serve(cx: &ConnectCtx, id: String, req: Request) -> Response {
+pub async fn serve(cx: &ConnectCtx, id: InstallationId, req: Request) -> Response {
     let lang = Lang::from_headers(req.headers());
     if req.uri().path() == ENTER {
         let query = req.uri().query().map(str::to_string);
@@ -157,10 +157,10 @@ pub async fn serve(cx: &ConnectCtx, id: String, req: Request) -> Response {
         return as_page(forward::carry(&url, req, proto(cx)).await, lang, cx);
     }
     let Some(link) = cx.channels.get(&device) else { return page(Msg::DeviceOffline, lang, cx) };
-    let stream = match link.open(Target::App { installation: id.clone(), port }).await {
+    let stream = match link.open(Target::App { installation: id.clone().into(), port }).await {
         Ok(s) => s,
         Err(reason) => {
-            CHECKED.lock().unwrap().retain(|k, _| !k.starts_with(&id));
+            CHECKED.lock().unwrap().retain(|k, _| !k.starts_with(id.as_str()));
             return page(access::stream_refused(reason).msg(), lang, cx);
         }
     };
@@ -184,7 +184,7 @@ fn as_page(res: Response, lang: Lang, cx: &ConnectCtx) -> Response {
 }
 
 /// Swaps a one-time token for the origin's cookie, then goes to the app's front page.
-async fn enter(cx: &ConnectCtx, id: &str, query: Option<&str>, lang: Lang) -> Response {
+async fn enter(cx: &ConnectCtx, id: &InstallationId, query: Option<&str>, lang: Lang) -> Response {
     let token = query.and_then(|q| url::form_urlencoded::parse(q.as_bytes()).find(|(k, _)| k == "token").map(|(_, v)| v.into_owned()));
     let Some(token) = token else { return page(Msg::OpenLinkInvalid, lang, cx) };
     let t = now();
@@ -224,7 +224,7 @@ fn sign(cx: &ConnectCtx, payload: &str) -> String {
 
 /// The payload of a cookie value this market signed, for this installation and not expired:
 /// (session id, sme id).
-fn verify(cx: &ConnectCtx, id: &str, value: &str) -> Option<(String, String)> {
+fn verify(cx: &ConnectCtx, id: &InstallationId, value: &str) -> Option<(String, String)> {
     let (payload, sig) = value.rsplit_once('.')?;
     let mut mac = Hmac::<Sha256>::new_from_slice(&cx.cookie_key[..]).ok()?;
     mac.update(payload.as_bytes());
@@ -244,12 +244,12 @@ static CHECKED: std::sync::LazyLock<Checked> = std::sync::LazyLock::new(|| Mutex
 
 /// Who the cookie speaks for may reach the installation's web interface now: its device, the
 /// container's web port, and who that is.
-async fn checked(cx: &ConnectCtx, id: &str, cookie: &str) -> Result<(String, u16, Auth), AppError> {
+async fn checked(cx: &ConnectCtx, id: &InstallationId, cookie: &str) -> Result<(DeviceId, u16, Auth), AppError> {
     let key = format!("{id} {cookie}");
     if let Some((at, device, port, auth)) = CHECKED.lock().unwrap().get(&key).cloned()
         && at.elapsed() < CHECKED_FOR
     {
-        return Ok((device, port, auth));
+        return Ok((device.into(), port, auth));
     }
     let (session_id, sme) = verify(cx, id, cookie).ok_or(AppError::Refused(Msg::AppSignInRequired))?;
     let session = sessions::Entity::find_by_id(session_id.clone()).one(&cx.db).await?.ok_or(AppError::Refused(Msg::AppSignInRequired))?;
@@ -259,7 +259,7 @@ async fn checked(cx: &ConnectCtx, id: &str, cookie: &str) -> Result<(String, u16
     let context = if sme == PERSONAL {
         Context::Personal
     } else {
-        let m = membership(&cx.db, &sme, &session.user_id).await?.ok_or(AppError::Refused(Msg::NoPermissionApps))?;
+        let m = membership(&cx.db, &CompanyId::from(&sme), &session.user_id).await?.ok_or(AppError::Refused(Msg::NoPermissionApps))?;
         Context::of(&sme, Some(m.role))
     };
     let auth = Auth { user_id: session.user_id.clone().into(), session_id, context, api_key: None };
@@ -271,8 +271,8 @@ async fn checked(cx: &ConnectCtx, id: &str, cookie: &str) -> Result<(String, u16
     if cache.len() > 10_000 {
         cache.retain(|_, (at, ..)| at.elapsed() < CHECKED_FOR);
     }
-    cache.insert(key, (Instant::now(), device.clone(), port, auth.clone()));
-    Ok((device, port, auth))
+    cache.insert(key, (Instant::now(), device.clone().into(), port, auth.clone()));
+    Ok((device.into(), port, auth))
 }
 
 fn error_page(e: AppError, lang: Lang, cx: &ConnectCtx) -> Response {
@@ -310,10 +310,10 @@ mod tests {
 
     #[test]
     fn hosts_name_installations() {
-        let id = "0190aabb-ccdd-7eef-8011-223344556677";
+        let id = &InstallationId::from("0190aabb-ccdd-7eef-8011-223344556677");
         let host = format!("{}.localhost:8080", label(id));
-        assert_eq!(installation_of_host(&host, "localhost").as_deref(), Some(id));
-        assert_eq!(installation_of_host(&host.to_uppercase(), "localhost").as_deref(), Some(id));
+        assert_eq!(installation_of_host(&host, "localhost").as_ref(), Some(id));
+        assert_eq!(installation_of_host(&host.to_uppercase(), "localhost").as_ref(), Some(id));
         assert_eq!(installation_of_host("localhost:8080", "localhost"), None);
         assert_eq!(installation_of_host("evil.localhost", "localhost"), None);
         assert_eq!(installation_of_host(&format!("{}.example.com", label(id)), "localhost"), None);

@@ -11,27 +11,27 @@ use crate::devices::DevicesCtx;
 use crate::devices::model::*;
 use crate::error::{AppError, Msg};
 use crate::iam::auth::Auth;
-use crate::ids::UserId;
+use crate::ids::{CompanyId, DeviceId, UserId};
 
 /// Who owns a device.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Owner {
     User(UserId),
-    Company(String),
+    Company(CompanyId),
 }
 
 /// The devices a caller sees in the current context.
 pub(crate) enum Scope {
     Owner(Owner),
     /// A company member: only devices assigned to them.
-    Member { company: String, user: UserId },
+    Member { company: CompanyId, user: UserId },
 }
 
 pub(crate) fn scope(auth: &Auth) -> Scope {
     match auth.company() {
         None => Scope::Owner(Owner::User(auth.user_id.clone())),
-        Some(c) if auth.is_admin() => Scope::Owner(Owner::Company(c.to_string())),
-        Some(c) => Scope::Member { company: c.to_string(), user: auth.user_id.clone() },
+        Some(c) if auth.is_admin() => Scope::Owner(Owner::Company(CompanyId::from(c))),
+        Some(c) => Scope::Member { company: CompanyId::from(c), user: auth.user_id.clone() },
     }
 }
 
@@ -62,7 +62,7 @@ pub(crate) fn owner_of(d: &devices::Model) -> Option<Owner> {
 
 /// Devices visible to a member: those the company assigned to them (the companies domain owns
 /// the assignments) that still belong to that company.
-pub async fn devices_visible_to_member(db: &DatabaseConnection, company: &str, user: &str) -> Result<Vec<String>, AppError> {
+pub async fn devices_visible_to_member(db: &DatabaseConnection, company: &CompanyId, user: &UserId) -> Result<Vec<DeviceId>, AppError> {
     let ids = assigned_resource_ids(db, company, user, ResourceType::Device).await?;
     let owned = devices::Entity::find()
         .filter(devices::Column::Id.is_in(ids))
@@ -72,7 +72,7 @@ pub async fn devices_visible_to_member(db: &DatabaseConnection, company: &str, u
     Ok(owned.into_iter().map(|d| d.id).collect())
 }
 
-pub(crate) fn scope_condition(scope: &Scope, member_ids: Vec<String>) -> Condition {
+pub(crate) fn scope_condition(scope: &Scope, member_ids: Vec<DeviceId>) -> Condition {
     match scope {
         Scope::Owner(o) => owned_by(o),
         Scope::Member { .. } => Condition::all().add(devices::Column::Id.is_in(member_ids)),
@@ -130,7 +130,7 @@ pub fn to_device(d: &devices::Model, gpus_free: i64) -> Device {
         gpus: d.gpu_use.as_deref().and_then(|u| serde_json::from_str(u).ok()).unwrap_or_default(),
     });
     Device {
-        id: d.id.clone(),
+        id: d.id.clone().into(),
         name: d.name.clone(),
         device_type: d.device_type,
         status: d.status.shown(),
@@ -145,7 +145,7 @@ pub fn to_device(d: &devices::Model, gpus_free: i64) -> Device {
             _ => None,
         },
         owner_kind: if d.owner_company_id.is_some() { "company" } else { "user" }.to_string(),
-        host_id: d.host_id.clone(),
+        host_id: d.host_id.clone().map(String::from),
         last_seen_at: d.last_seen_at,
         created_at: d.created_at,
         gpus_free,

@@ -18,6 +18,7 @@ use crate::devices::model::*;
 use crate::devices::notify::notify;
 use crate::error::{AppError, Msg};
 use crate::iam::tokens;
+use crate::ids::{CommandId, DeviceId, InstallationId};
 
 /// Another domain's part of a heartbeat (the apps domain: its installations' reports and the
 /// acknowledgements of its commands). Registered in server::prepare; runs inside the heartbeat's
@@ -44,7 +45,7 @@ pub struct Beat<'a> {
     pub acked: &'a [device_commands::Model],
     /// Installations holding a GPU this box no longer lists (docs/gpus.md): they fail with
     /// `gpu_gone`, and what the box reports of them is not believed while the GPU is away.
-    pub gpus_gone: &'a [String],
+    pub gpus_gone: &'a [InstallationId],
     /// Snapshots that moved on (docs/data.md).
     pub snapshots: &'a [zmarket_protocol::snapshots::SnapshotReport],
 }
@@ -85,7 +86,7 @@ pub async fn register(cx: &DevicesCtx, ip: IpAddr, req: AgentRegistration) -> Re
     }
     let t = now();
     devices::ActiveModel {
-        id: Set(id.as_str().to_string()),
+        id: Set(DeviceId::from(id.as_str())),
         name: Set(name),
         device_type: Set(device_type),
         status: Set(DeviceStatus::Online),
@@ -265,7 +266,7 @@ async fn beat_written(cx: &DevicesCtx, device: &devices::Model, req: HeartbeatRe
     let mut acked = Vec::new();
     let mut waiting = acked_pending(&txn, &d, &req.acks).await?;
     for ack in &req.acks {
-        let Some(cmd) = waiting.remove(&ack.id) else { continue }; // another device's, or acknowledged
+        let Some(cmd) = waiting.remove(&CommandId::from(&ack.id)) else { continue }; // another device's, or acknowledged
         let (c, cmd) = apply_ack(&txn, cmd, ack).await?;
         changed |= c;
         acked.push(cmd);
@@ -282,7 +283,7 @@ async fn beat_written(cx: &DevicesCtx, device: &devices::Model, req: HeartbeatRe
     Ok(HeartbeatResponse { settings: settings(cx, &d), commands })
 }
 
-async fn pending_commands(conn: &impl ConnectionTrait, device_id: &str) -> Result<Vec<Command>, AppError> {
+async fn pending_commands(conn: &impl ConnectionTrait, device_id: &DeviceId) -> Result<Vec<Command>, AppError> {
     let pending = device_commands::Entity::find()
         .filter(device_commands::Column::DeviceId.eq(device_id))
         .filter(device_commands::Column::Status.eq(CommandStatus::Pending))
@@ -290,12 +291,12 @@ async fn pending_commands(conn: &impl ConnectionTrait, device_id: &str) -> Resul
         .order_by_asc(device_commands::Column::Id)
         .all(conn)
         .await?;
-    Ok(pending.into_iter().map(|c| Command::stored(c.id, c.kind.into(), &c.payload)).collect())
+    Ok(pending.into_iter().map(|c| Command::stored(c.id.into(), c.kind.into(), &c.payload)).collect())
 }
 
 /// What a heartbeat would answer `device_id` now (the channel sends it when commands wait);
 /// `None` when the device is gone or its secret changed.
-pub async fn pending(cx: &DevicesCtx, device_id: &str, secret_hash: Option<&str>) -> Result<Option<HeartbeatResponse>, AppError> {
+pub async fn pending(cx: &DevicesCtx, device_id: &DeviceId, secret_hash: Option<&str>) -> Result<Option<HeartbeatResponse>, AppError> {
     let Some(d) = devices::Entity::find_by_id(device_id.to_string()).one(&cx.db).await? else { return Ok(None) };
     if d.secret_hash.as_deref() != secret_hash {
         return Ok(None);
@@ -305,7 +306,7 @@ pub async fn pending(cx: &DevicesCtx, device_id: &str, secret_hash: Option<&str>
 }
 
 /// The devices among `ids` with commands pending, and those commands' ids.
-pub async fn pending_ids(cx: &DevicesCtx, ids: &[String]) -> Result<Vec<(String, String)>, AppError> {
+pub async fn pending_ids(cx: &DevicesCtx, ids: &[DeviceId]) -> Result<Vec<(DeviceId, CommandId)>, AppError> {
     let rows = device_commands::Entity::find()
         .filter(device_commands::Column::DeviceId.is_in(ids.to_vec()))
         .filter(device_commands::Column::Status.eq(CommandStatus::Pending))
@@ -315,7 +316,7 @@ pub async fn pending_ids(cx: &DevicesCtx, ids: &[String]) -> Result<Vec<(String,
 }
 
 /// Records which instance's channel the device holds (`token`), or that it holds none.
-pub async fn record_channel(cx: &DevicesCtx, device_id: &str, token: Option<&str>) -> Result<(), AppError> {
+pub async fn record_channel(cx: &DevicesCtx, device_id: &DeviceId, token: Option<&str>) -> Result<(), AppError> {
     devices::Entity::update_many()
         .col_expr(devices::Column::ChannelInstance, Expr::value(token.map(str::to_string)))
         .filter(devices::Column::Id.eq(device_id))
@@ -326,7 +327,7 @@ pub async fn record_channel(cx: &DevicesCtx, device_id: &str, token: Option<&str
 
 /// The channel `token` closed and the device did not come back on another: it is offline now
 /// (not at the end of the heartbeat timeout). True when it went offline.
-pub async fn channel_closed(cx: &DevicesCtx, device_id: &str, token: &str) -> Result<bool, AppError> {
+pub async fn channel_closed(cx: &DevicesCtx, device_id: &DeviceId, token: &str) -> Result<bool, AppError> {
     let txn = write_txn(&cx.db).await?;
     let Some(d) = for_update(&txn, devices::Entity::find_by_id(device_id.to_string()).filter(devices::Column::ChannelInstance.eq(token)))
         .one(&txn)
@@ -390,7 +391,7 @@ async fn acked_pending(
     conn: &impl ConnectionTrait,
     device: &devices::Model,
     acks: &[Ack],
-) -> Result<std::collections::HashMap<String, device_commands::Model>, AppError> {
+) -> Result<std::collections::HashMap<CommandId, device_commands::Model>, AppError> {
     if acks.is_empty() {
         return Ok(Default::default());
     }

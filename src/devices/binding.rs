@@ -12,6 +12,7 @@ use crate::devices::guards::DeviceChange;
 use crate::devices::access::*;
 use crate::devices::model::*;
 use crate::error::{AppError, Msg};
+use crate::ids::{CompanyId, DeviceId, UserId};
 use crate::iam::auth::Auth;
 use crate::iam::deletion::DeletionCheck;
 use crate::iam::tokens;
@@ -128,7 +129,7 @@ pub async fn unlink(cx: &DevicesCtx, auth: &Auth, id: &DeviceId) -> Result<(), A
 }
 
 /// Devices still bound to a person (blocks deleting the account).
-pub async fn linked_count(conn: &impl ConnectionTrait, user_id: &str) -> Result<u64, AppError> {
+pub async fn linked_count(conn: &impl ConnectionTrait, user_id: &UserId) -> Result<u64, AppError> {
     use sea_orm::PaginatorTrait;
     Ok(devices::Entity::find().filter(owned_by(&Owner::User(user_id.into()))).count(conn).await?)
 }
@@ -138,15 +139,15 @@ pub struct DevicesLinked;
 
 #[async_trait::async_trait]
 impl DeletionCheck for DevicesLinked {
-    async fn blocks(&self, txn: &DatabaseTransaction, user_id: &str) -> Result<Option<&'static str>, AppError> {
+    async fn blocks(&self, txn: &DatabaseTransaction, user_id: &UserId) -> Result<Option<&'static str>, AppError> {
         Ok((linked_count(txn, user_id).await? > 0).then_some("devices_linked"))
     }
 }
 
 /// How many boxes each of `user_ids` owns (none: absent), for the operator's people list.
-pub async fn counts_by_owner(conn: &impl ConnectionTrait, user_ids: &[String]) -> Result<std::collections::HashMap<String, u64>, AppError> {
+pub async fn counts_by_owner(conn: &impl ConnectionTrait, user_ids: &[UserId]) -> Result<std::collections::HashMap<UserId, u64>, AppError> {
     use sea_orm::QuerySelect;
-    let rows: Vec<(Option<String>, i64)> = devices::Entity::find()
+    let rows: Vec<(Option<UserId>, i64)> = devices::Entity::find()
         .select_only()
         .column(devices::Column::OwnerUserId)
         .column_as(devices::Column::Id.count(), "n")
@@ -160,7 +161,7 @@ pub async fn counts_by_owner(conn: &impl ConnectionTrait, user_ids: &[String]) -
 
 /// What the devices among `ids` are called, by id: a company's assignments and a rental's ledger
 /// title name them so.
-pub async fn names(conn: &impl ConnectionTrait, ids: &[String]) -> Result<std::collections::HashMap<String, String>, sea_orm::DbErr> {
+pub async fn names(conn: &impl ConnectionTrait, ids: &[DeviceId]) -> Result<std::collections::HashMap<DeviceId, String>, sea_orm::DbErr> {
     if ids.is_empty() {
         return Ok(Default::default());
     }
@@ -174,7 +175,7 @@ pub struct CompanyDevices;
 
 #[async_trait::async_trait]
 impl crate::companies::resources::CompanyResources for CompanyDevices {
-    async fn assignable(&self, conn: &sea_orm::DatabaseExecutor<'_>, kind: ResourceType, id: &str, company_id: &str) -> Result<Option<bool>, AppError> {
+    async fn assignable(&self, conn: &sea_orm::DatabaseExecutor<'_>, kind: ResourceType, id: &str, company_id: &CompanyId) -> Result<Option<bool>, AppError> {
         if kind != ResourceType::Device {
             return Ok(None);
         }
@@ -186,10 +187,11 @@ impl crate::companies::resources::CompanyResources for CompanyDevices {
         if kind != ResourceType::Device {
             return Ok(Vec::new());
         }
-        Ok(names(conn, ids).await?.into_iter().collect())
+        let ids: Vec<DeviceId> = ids.iter().map(DeviceId::from).collect();
+        Ok(names(conn, &ids).await?.into_iter().map(|(id, name)| (id.into_string(), name)).collect())
     }
 
-    async fn held(&self, txn: &DatabaseTransaction, company_id: &str) -> Result<Option<&'static str>, AppError> {
+    async fn held(&self, txn: &DatabaseTransaction, company_id: &CompanyId) -> Result<Option<&'static str>, AppError> {
         use sea_orm::PaginatorTrait;
         let n = devices::Entity::find().filter(owned_by(&Owner::Company(company_id.into()))).count(txn).await?;
         Ok((n > 0).then_some("devices_linked"))
@@ -212,5 +214,5 @@ pub async fn pending(cx: &DevicesCtx, auth: &Auth, code: Option<&str>) -> Result
         .order_by_desc(devices::Column::CreatedAt)
         .one(&cx.db)
         .await?;
-    Ok(d.map(|d| PendingDevice { device_id: d.id, name: d.name, device_type: d.device_type, registered_at: d.created_at.into() }))
+    Ok(d.map(|d| PendingDevice { device_id: d.id.into(), name: d.name, device_type: d.device_type, registered_at: d.created_at.into() }))
 }

@@ -10,6 +10,7 @@ use crate::db::enums::CommandStatus;
 use crate::db::now;
 use crate::error::AppError;
 use zmarket_protocol::heartbeat::CommandBody;
+use crate::ids::{CommandId, DeviceId};
 
 /// A command as the queue keeps it (what an acknowledgement hands to the listeners).
 pub type Queued = device_commands::Model;
@@ -17,10 +18,10 @@ pub type Queued = device_commands::Model;
 /// Queues `body` (command `id`, about `subject_id`: an installation, a machine) for the agent of
 /// `device_id`, and wakes the channel's watcher: on SQLite nothing else would (PostgreSQL also
 /// has the `zm_command_queued` trigger for other instances).
-pub async fn queue(conn: &impl ConnectionTrait, id: &str, device_id: &str, subject_id: &str, body: &CommandBody) -> Result<(), AppError> {
+pub async fn queue(conn: &impl ConnectionTrait, id: &CommandId, device_id: &DeviceId, subject_id: &str, body: &CommandBody) -> Result<(), AppError> {
     device_commands::ActiveModel {
-        id: Set(id.to_string()),
-        device_id: Set(device_id.to_string()),
+        id: Set(id.clone()),
+        device_id: Set(device_id.clone()),
         subject_id: Set(Some(subject_id.to_string())),
         kind: Set(body.kind().into()),
         payload: Set(body.payload_text()),
@@ -43,8 +44,8 @@ static QUEUED: std::sync::LazyLock<tokio::sync::broadcast::Sender<std::sync::Arc
     std::sync::LazyLock::new(|| tokio::sync::broadcast::channel(QUEUED_BACKLOG).0);
 const QUEUED_BACKLOG: usize = 1024;
 
-fn command_queued(device_id: &str) {
-    let _ = QUEUED.send(device_id.into());
+fn command_queued(device_id: &DeviceId) {
+    let _ = QUEUED.send(device_id.as_str().into());
 }
 
 /// The ids of the devices a command is queued for from now on, in this process.

@@ -14,12 +14,14 @@ use crate::db::now;
 use crate::devices::model::{HeldGpu, Verification};
 use crate::error::{AppError, Msg};
 use zmarket_protocol::gpus::{CudaVersion, Gpu};
+use crate::ids::{DeviceId, InstallationId};
 
 /// What holds a GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Holder<'a> {
-    Installation(&'a str),
-    Machine(&'a str),
+    Installation(&'a InstallationId),
+    /// A Z-CLOUD machine, a device of its own.
+    Machine(&'a DeviceId),
 }
 
 /// `gpu_holds.holder_kind` of an installation's hold (a machine's is "machine").
@@ -35,7 +37,8 @@ impl Holder<'_> {
 
     fn id(&self) -> &str {
         match self {
-            Holder::Installation(id) | Holder::Machine(id) => id,
+            Holder::Installation(id) => id.as_str(),
+            Holder::Machine(id) => id.as_str(),
         }
     }
 }
@@ -146,12 +149,12 @@ pub fn usable(d: &devices::Model, held: Option<&HashSet<String>>) -> Vec<Gpu> {
 }
 
 /// The keys held on each of `device_ids`.
-pub async fn held_on(conn: &impl ConnectionTrait, device_ids: &[String]) -> Result<HashMap<String, HashSet<String>>, sea_orm::DbErr> {
+pub async fn held_on(conn: &impl ConnectionTrait, device_ids: &[DeviceId]) -> Result<HashMap<DeviceId, HashSet<String>>, sea_orm::DbErr> {
     if device_ids.is_empty() {
         return Ok(HashMap::new());
     }
     let rows = gpu_holds::Entity::find().filter(gpu_holds::Column::DeviceId.is_in(device_ids.to_vec())).all(conn).await?;
-    let mut out: HashMap<String, HashSet<String>> = HashMap::new();
+    let mut out: HashMap<DeviceId, HashSet<String>> = HashMap::new();
     for r in rows {
         out.entry(r.device_id).or_default().insert(r.gpu_key);
     }
@@ -165,8 +168,8 @@ pub async fn usable_vram(conn: &impl ConnectionTrait, d: &devices::Model) -> Res
 }
 
 /// `gpus_free` of each device among `rows`.
-pub async fn free_counts(conn: &impl ConnectionTrait, rows: &[devices::Model]) -> Result<HashMap<String, i64>, AppError> {
-    let ids: Vec<String> = rows.iter().map(|d| d.id.clone()).collect();
+pub async fn free_counts(conn: &impl ConnectionTrait, rows: &[devices::Model]) -> Result<HashMap<DeviceId, i64>, AppError> {
+    let ids: Vec<DeviceId> = rows.iter().map(|d| d.id.clone()).collect();
     let held = held_on(conn, &ids).await?;
     Ok(rows.iter().map(|d| (d.id.clone(), free_count(d, held.get(&d.id)))).collect())
 }
@@ -201,27 +204,28 @@ pub async fn assign(conn: &impl ConnectionTrait, d: &devices::Model, n: i64, mod
     Ok(chosen.into_iter().map(|(uuid, g)| HeldGpu { uuid, name: g.name, vram: g.vram }).collect())
 }
 
-/// Frees every GPU `holder_id` holds.
-pub async fn release(conn: &impl ConnectionTrait, holder_id: &str) -> Result<(), AppError> {
-    gpu_holds::Entity::delete_many().filter(gpu_holds::Column::HolderId.eq(holder_id)).exec(conn).await?;
+/// Frees every GPU `holder` holds.
+pub async fn release(conn: &impl ConnectionTrait, holder: Holder<'_>) -> Result<(), AppError> {
+    gpu_holds::Entity::delete_many().filter(gpu_holds::Column::HolderId.eq(holder.id())).exec(conn).await?;
     crate::versions::standing_changed();
     Ok(())
 }
 
 /// Frees every GPU of device `device_id` (the box leaves the market).
-pub async fn release_on(conn: &impl ConnectionTrait, device_id: &str) -> Result<(), AppError> {
+pub async fn release_on(conn: &impl ConnectionTrait, device_id: &DeviceId) -> Result<(), AppError> {
     gpu_holds::Entity::delete_many().filter(gpu_holds::Column::DeviceId.eq(device_id)).exec(conn).await?;
     crate::versions::standing_changed();
     Ok(())
 }
 
-/// The keys `holder_id` holds, in the box's order.
-pub async fn keys_of(conn: &impl ConnectionTrait, holder_id: &str) -> Result<Vec<String>, AppError> {
-    Ok(held_by(conn, &[holder_id.to_string()]).await?.remove(holder_id).unwrap_or_default().into_iter().map(|g| g.uuid).collect())
+/// The keys installation `id` holds, in the box's order.
+pub async fn keys_of(conn: &impl ConnectionTrait, id: &InstallationId) -> Result<Vec<String>, AppError> {
+    Ok(held_by(conn, std::slice::from_ref(id)).await?.remove(id).unwrap_or_default().into_iter().map(|g| g.uuid).collect())
 }
 
-/// The GPUs each of `holder_ids` holds (described from its box's spec), in the box's order.
-pub async fn held_by(conn: &impl ConnectionTrait, holder_ids: &[String]) -> Result<HashMap<String, Vec<HeldGpu>>, AppError> {
+/// The GPUs each of installations `holder_ids` holds (described from its box's spec), in the
+/// box's order.
+pub async fn held_by(conn: &impl ConnectionTrait, holder_ids: &[InstallationId]) -> Result<HashMap<InstallationId, Vec<HeldGpu>>, AppError> {
     if holder_ids.is_empty() {
         return Ok(HashMap::new());
     }
@@ -229,15 +233,15 @@ pub async fn held_by(conn: &impl ConnectionTrait, holder_ids: &[String]) -> Resu
     if rows.is_empty() {
         return Ok(HashMap::new());
     }
-    let device_ids: HashSet<String> = rows.iter().map(|r| r.device_id.clone()).collect();
-    let boxes: HashMap<String, Vec<(String, Gpu)>> = devices::Entity::find()
+    let device_ids: HashSet<DeviceId> = rows.iter().map(|r| r.device_id.clone()).collect();
+    let boxes: HashMap<DeviceId, Vec<(String, Gpu)>> = devices::Entity::find()
         .filter(devices::Column::Id.is_in(device_ids))
         .all(conn)
         .await?
         .into_iter()
         .map(|d| (d.id.clone(), keyed(&d)))
         .collect();
-    let mut out: HashMap<String, Vec<(usize, HeldGpu)>> = HashMap::new();
+    let mut out: HashMap<InstallationId, Vec<(usize, HeldGpu)>> = HashMap::new();
     for r in rows {
         let gpus = boxes.get(&r.device_id).map(Vec::as_slice).unwrap_or_default();
         let (pos, gpu) = match gpus.iter().position(|(k, _)| *k == r.gpu_key) {
@@ -245,7 +249,7 @@ pub async fn held_by(conn: &impl ConnectionTrait, holder_ids: &[String]) -> Resu
             None => (usize::MAX, None),
         };
         let held = HeldGpu { uuid: r.gpu_key, name: gpu.map(|g| g.name.clone()).unwrap_or_default(), vram: gpu.map(|g| g.vram).unwrap_or(0) };
-        out.entry(r.holder_id).or_default().push((pos, held));
+        out.entry(InstallationId::from(r.holder_id)).or_default().push((pos, held));
     }
     Ok(out
         .into_iter()
@@ -258,14 +262,14 @@ pub async fn held_by(conn: &impl ConnectionTrait, holder_ids: &[String]) -> Resu
 
 /// The installations holding a GPU of `d` that its spec no longer lists (a GPU gone while held),
 /// for their domain to fail them. Their holds stay: a GPU seated again is theirs again.
-pub async fn gone(conn: &impl ConnectionTrait, d: &devices::Model) -> Result<Vec<String>, AppError> {
+pub async fn gone(conn: &impl ConnectionTrait, d: &devices::Model) -> Result<Vec<InstallationId>, AppError> {
     let keys: HashSet<String> = keyed(d).into_iter().map(|(k, _)| k).collect();
     let rows = gpu_holds::Entity::find().filter(gpu_holds::Column::DeviceId.eq(d.id.clone())).all(conn).await?;
     let lost: Vec<gpu_holds::Model> = rows.into_iter().filter(|r| !keys.contains(&r.gpu_key)).collect();
     if lost.is_empty() {
         return Ok(Vec::new());
     }
-    let mut holders: Vec<String> = lost.iter().filter(|r| r.holder_kind == INSTALLATION).map(|r| r.holder_id.clone()).collect();
+    let mut holders: Vec<InstallationId> = lost.iter().filter(|r| r.holder_kind == INSTALLATION).map(|r| InstallationId::from(&r.holder_id)).collect();
     holders.sort();
     holders.dedup();
     Ok(holders)
@@ -287,7 +291,7 @@ pub struct MarketGpus {
 }
 
 /// Every GPU's use at its online box's last beat, with the box's id (the `/metrics` gauges).
-pub async fn live_use(conn: &impl ConnectionTrait) -> Result<Vec<(String, zmarket_protocol::gpus::GpuUse)>, AppError> {
+pub async fn live_use(conn: &impl ConnectionTrait) -> Result<Vec<(DeviceId, zmarket_protocol::gpus::GpuUse)>, AppError> {
     use crate::db::enums::DeviceStatus;
     let boxes = devices::Entity::find()
         .filter(devices::Column::Status.eq(DeviceStatus::Online))

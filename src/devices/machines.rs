@@ -11,14 +11,15 @@ use crate::db::new_id;
 use crate::devices::commands::queue;
 use crate::devices::model::*;
 use crate::error::AppError;
+use crate::ids::CommandId;
 use zmarket_protocol::heartbeat::{CommandBody, ZcloudRef};
 
 /// Removes a device row; for a Z-CLOUD machine its host (when still there) gets a delete command.
 pub(crate) async fn remove(conn: &impl ConnectionTrait, d: &devices::Model) -> Result<(), AppError> {
     if let Some(host) = &d.host_id {
         if devices::Entity::find_by_id(host.clone()).one(conn).await?.is_some() {
-            let delete = CommandBody::ZcloudDelete(ZcloudRef { machine_id: d.id.clone() });
-            queue(conn, &new_id(), host, &d.id, &delete).await?;
+            let delete = CommandBody::ZcloudDelete(ZcloudRef { machine_id: d.id.clone().into() });
+            queue(conn, &CommandId::new(), host, &d.id, &delete).await?;
         }
         // A create still waiting for the host is withdrawn.
         device_commands::Entity::delete_many()
@@ -30,7 +31,7 @@ pub(crate) async fn remove(conn: &impl ConnectionTrait, d: &devices::Model) -> R
     }
     // Its allocations to company members end with it, and its GPUs are free again.
     resource_released(conn, ResourceType::Device, &d.id).await?;
-    crate::devices::gpus::release(conn, &d.id).await?;
+    crate::devices::gpus::release(conn, crate::devices::gpus::Holder::Machine(&d.id)).await?;
     crate::devices::gpus::release_on(conn, &d.id).await?;
     devices::Entity::delete_by_id(d.id.clone()).exec(conn).await?;
     Ok(())

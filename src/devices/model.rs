@@ -1,68 +1,13 @@
 //! Device request/response types and the validated newtypes built at the edge.
 
-use rand::Rng;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::error::{AppError, Msg};
 use crate::http::Checked;
 
-/// Letters and digits a person cannot confuse (no 0/O, 1/I/L).
-pub const ALPHABET: &[u8] = b"23456789ABCDEFGHJKMNPQRSTUVWXYZ";
-
-fn random_chars(n: usize) -> String {
-    let mut rng = rand::rng();
-    (0..n).map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char).collect()
-}
-
-/// A device id as printed by the agent: three groups of four characters of [`ALPHABET`]
-/// separated by dashes, e.g. `7KQ2-M9XD-4HTR`. Typed ids are trimmed and upper-cased, and their
-/// groups may be separated by spaces as well (`7KQ2 M9XD 4HTR`, `7KQ2 - M9XD - 4HTR`), as a
-/// pairing code's may (issue 26).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
-#[serde(transparent)]
-pub struct DeviceId(String);
-
-impl DeviceId {
-    pub fn new_random() -> DeviceId {
-        DeviceId(format!("{}-{}-{}", random_chars(4), random_chars(4), random_chars(4)))
-    }
-    pub fn parse(raw: Option<&str>) -> Result<DeviceId, AppError> {
-        let err = || AppError::invalid("device_id", Msg::InvalidDeviceId);
-        let raw = raw.unwrap_or("").to_ascii_uppercase();
-        let groups: Vec<&str> = raw.split(|c: char| c == '-' || c.is_whitespace()).filter(|g| !g.is_empty()).collect();
-        // One dash at most between two groups: `7KQ2--M9XD-4HTR` is not a spacing of an id.
-        let dashes = raw.chars().filter(|c| *c == '-').count();
-        let ok = groups.len() == 3 && dashes <= 2 && groups.iter().all(|g| g.len() == 4 && g.bytes().all(|b| ALPHABET.contains(&b)));
-        if ok { Ok(DeviceId(groups.join("-"))) } else { Err(err()) }
-    }
-}
-
-crate::string_id_impls!(DeviceId);
-
-impl DeviceId {
-    /// A device id as a path (`/devices/{id}`) or a page's query names it: normalized as typed
-    /// ids are; one that is not a device id's shape is kept as written (trimmed), names no device
-    /// and answers 404, as an unknown one does. A body's device id is checked with
-    /// [`DeviceId::parse`] (400). `None` for an empty or over-long one.
-    pub fn named(raw: &str) -> Option<DeviceId> {
-        crate::ids::trimmed(raw).map(|t| DeviceId::from(t.to_string()))
-    }
-}
-
-impl<'de> Deserialize<'de> for DeviceId {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        DeviceId::named(&String::deserialize(d)?).ok_or_else(|| serde::de::Error::custom("not a valid DeviceId"))
-    }
-}
-
-/// A device id read from the database (already in its normal form) or required from a body
-/// (`ids::required`): normalized when it has a device id's shape, else kept (it names nothing).
-impl From<String> for DeviceId {
-    fn from(s: String) -> Self {
-        DeviceId::parse(Some(&s)).unwrap_or(DeviceId(s))
-    }
-}
+pub use crate::ids::{ALPHABET, DeviceId};
+use crate::ids::random_chars;
 
 /// A pairing code: 8 characters of [`ALPHABET`]; typed codes are trimmed, upper-cased, and may
 /// contain spaces or dashes.

@@ -12,6 +12,7 @@ use crate::devices::model::*;
 use crate::error::{AppError, Msg};
 use crate::lang::Lang;
 use crate::ssr::data::PageData;
+use crate::ids::DeviceId;
 use serde_json::{Map, Value};
 
 pub const EARTH_RADIUS_KM: f64 = 6371.0;
@@ -62,7 +63,7 @@ fn listed_distance(at: (f64, f64), lat: Option<f64>, lng: Option<f64>) -> i64 {
 fn nearby_of(d: &devices::Model, at: (f64, f64), free: i64) -> NearbyDevice {
     let (lat, lng) = (coarse(d.lat.unwrap_or(0.0)), coarse(d.lng.unwrap_or(0.0)));
     NearbyDevice {
-        id: d.id.clone(),
+        id: d.id.clone().into(),
         name: d.name.clone(),
         device_type: d.device_type,
         status: d.status.shown(),

@@ -8,17 +8,18 @@ use crate::db::entity::devices;
 use crate::db::enums::NotificationKind;
 use crate::devices::access::{Owner, owner_of};
 use crate::error::AppError;
+use crate::ids::UserId;
 
 /// The people told about a device: its owner, or every administrator of the owning company.
-pub(crate) async fn recipients(conn: &impl ConnectionTrait, d: &devices::Model) -> Result<Vec<String>, AppError> {
+pub(crate) async fn recipients(conn: &impl ConnectionTrait, d: &devices::Model) -> Result<Vec<UserId>, AppError> {
     owner_recipients(conn, owner_of(d)).await
 }
 
 /// The people who speak for an owner: the person, or every administrator of the company.
-pub async fn owner_recipients(conn: &impl ConnectionTrait, owner: Option<Owner>) -> Result<Vec<String>, AppError> {
+pub async fn owner_recipients(conn: &impl ConnectionTrait, owner: Option<Owner>) -> Result<Vec<UserId>, AppError> {
     Ok(match owner {
         None => Vec::new(),
-        Some(Owner::User(u)) => vec![u.into_string()],
+        Some(Owner::User(u)) => vec![u],
         Some(Owner::Company(c)) => crate::companies::company::admins(conn, &c).await?,
     })
 }

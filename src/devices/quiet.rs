@@ -25,6 +25,7 @@ use crate::db::enums::DeviceStatus;
 use crate::devices::DevicesCtx;
 use crate::devices::access::owner_of;
 use crate::error::AppError;
+use crate::ids::DeviceId;
 use zmarket_protocol::heartbeat::{HeartbeatRequest, Settings, Spec};
 
 /// Boxes written per transaction of a flush: short transactions, so people's writes (a sign-in's
@@ -112,7 +113,7 @@ const JUDGED_WITHIN: std::time::Duration = std::time::Duration::from_secs(5);
 /// read with those of the other beats arriving within [`GATHER`] (one query for them all). The
 /// caller has already seen that the beat carries the same installation reports as the box's last
 /// full beat and that no command waits on its channel.
-pub async fn beat(cx: &DevicesCtx, device_id: &str, secret_hash: Option<&str>, req: HeartbeatRequest) -> Judged {
+pub async fn beat(cx: &DevicesCtx, device_id: &DeviceId, secret_hash: Option<&str>, req: HeartbeatRequest) -> Judged {
     if !req.acks.is_empty() || req.verification.is_some() || !req.snapshots.is_empty() {
         return Judged::Full(req);
     }
@@ -214,7 +215,7 @@ pub async fn flush(cx: &DevicesCtx) -> Result<usize, AppError> {
         let mut samples = Vec::new();
         for (id, s) in chunk {
             if let (Some(m), true) = (&s.metrics, s.bound) {
-                samples.extend(crate::devices::telemetry::samples(id, s.prev, s.at, m, cx.settings.sample_every_secs)?);
+                samples.extend(crate::devices::telemetry::samples(&DeviceId::from(id.as_str()), s.prev, s.at, m, cx.settings.sample_every_secs)?);
             }
         }
         crate::devices::telemetry::insert(&txn, samples).await?;

@@ -33,6 +33,7 @@ use crate::devices::model::*;
 use crate::devices::notify::notify;
 use crate::error::{AppError, Msg};
 use crate::iam::auth::Auth;
+use crate::ids::{DeviceId, UserId};
 
 /// The ledger's reference type of a Z-CLOUD rental (`ledger verify` checks its fees).
 pub const REF_TYPE: &str = "zcloud";
@@ -40,7 +41,7 @@ pub const REF_TYPE: &str = "zcloud";
 pub(crate) fn account_of(o: &Owner) -> AccountRef {
     match o {
         Owner::User(u) => AccountRef::User(u.clone()),
-        Owner::Company(c) => AccountRef::Company(c.clone()),
+        Owner::Company(c) => AccountRef::Company(c.clone().into()),
     }
 }
 
@@ -99,7 +100,7 @@ pub(crate) async fn start(
         host_id: Set(host.id.clone()),
         renter: Set(account_of(renter).id()),
         provider: Set(account_of(provider).id()),
-        created_by: Set(created_by.to_string()),
+        created_by: Set(UserId::from(created_by)),
         price_per_hour: Set(price),
         hours: Set(ask.hours),
         fee_percent: Set(i32::from(cx.market_settings.current().market_fee_percent)),
@@ -142,7 +143,7 @@ async fn charge(conn: &impl ledger::Conn, r: &rentals::Model, until: DateTime<Ut
             .await?;
         let Some(hold) = r.hold_id.clone().filter(|_| claimed.rows_affected == 1) else { return Ok(()) };
         let amount = ledger::capture_seconds(&txn, MeteredCapture {
-            hold_id: hold,
+            hold_id: hold.into(),
             per_hour: r.price_per_hour,
             seconds: secs,
             provider: AccountRef::parse(&r.provider)?,
@@ -308,7 +309,7 @@ pub(crate) async fn withdrawn(cx: &DevicesCtx, conn: &impl ConnectionTrait, host
 
 fn shown(r: &rentals::Model, m: Option<&devices::Model>) -> ZcloudRental {
     ZcloudRental {
-        machine_id: r.id.clone(),
+        machine_id: r.id.clone().into(),
         name: r.name.clone(),
         renter_kind: if r.renter.starts_with("company:") { "company" } else { "user" }.to_string(),
         status: r.status,
@@ -346,7 +347,7 @@ pub async fn on_host(cx: &DevicesCtx, auth: &Auth, host_id: &DeviceId) -> Result
         .order_by_asc(rentals::Column::Id)
         .all(&cx.db)
         .await?;
-    let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
+    let ids: Vec<DeviceId> = rows.iter().map(|r| r.id.clone()).collect();
     let machines = devices::Entity::find().filter(devices::Column::Id.is_in(ids)).all(&cx.db).await?;
     Ok(rows.iter().map(|r| shown(r, machines.iter().find(|m| m.id == r.id))).collect())
 }
@@ -419,13 +420,13 @@ impl crate::billing::titles::Titler for ZcloudTitles {
             .into_iter()
             .map(|z| {
                 let title = if lang == crate::lang::Lang::Zh { format!("Z-CLOUD 云主机：{}", z.name) } else { format!("Z-CLOUD machine: {}", z.name) };
-                (z.id, title)
+                (z.id.into_string(), title)
             })
             .collect())
     }
 
     /// The person who created the machine: a company's bill names them.
-    async fn makers(&self, conn: &sea_orm::DatabaseExecutor<'_>, ids: &[String]) -> Result<Vec<(String, String)>, AppError> {
+    async fn makers(&self, conn: &sea_orm::DatabaseExecutor<'_>, ids: &[String]) -> Result<Vec<(String, UserId)>, AppError> {
         use sea_orm::QuerySelect;
         Ok(rentals::Entity::find()
             .select_only()

@@ -11,6 +11,7 @@ use axum::http::header;
 use crate::error::{ApiResult, AppError, Envelope, Null, ok};
 use crate::http::{ApiJson, ApiPath, ApiQuery, ClientIp, List, Page, Valid};
 use crate::iam::auth::{Auth, Sessions};
+use crate::ids::DeviceId;
 
 pub fn router<S>() -> OpenApiRouter<S>
 where

@@ -11,6 +11,7 @@ use crate::devices::guards::DeviceChange;
 use crate::devices::model::*;
 use crate::error::{AppError, Msg};
 use crate::iam::auth::Auth;
+use crate::ids::{DeviceId, UserId};
 
 pub async fn update_sharing(cx: &DevicesCtx, auth: &Auth, id: &DeviceId, req: Sharing) -> Result<Device, AppError> {
     let Sharing { mode, rentable, price_per_hour } = req;
@@ -46,9 +47,9 @@ pub async fn update_sharing(cx: &DevicesCtx, auth: &Auth, id: &DeviceId, req: Sh
 /// withdrawal does (`update_sharing`): the Z-CLOUD machines others rent on their server-group
 /// hosts get the notice. Answers the boxes withdrawn; the caller tells the market
 /// (`public.changed()`) once it has committed.
-pub async fn withdraw_all_of(cx: &DevicesCtx, conn: &impl ConnectionTrait, user_id: &str) -> Result<Vec<String>, AppError> {
+pub async fn withdraw_all_of(cx: &DevicesCtx, conn: &impl ConnectionTrait, user_id: &UserId) -> Result<Vec<DeviceId>, AppError> {
     let offered = devices::Entity::find().filter(devices::Column::OwnerUserId.eq(user_id)).filter(devices::Column::Rentable.eq(true)).all(conn).await?;
-    let ids: Vec<String> = offered.iter().map(|d| d.id.clone()).collect();
+    let ids: Vec<DeviceId> = offered.iter().map(|d| d.id.clone()).collect();
     if ids.is_empty() {
         return Ok(ids);
     }

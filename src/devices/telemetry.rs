@@ -12,6 +12,7 @@ use utoipa::ToSchema;
 use crate::db::entity::{device_samples, devices};
 use crate::error::AppError;
 use zmarket_protocol::heartbeat::Metrics;
+use crate::ids::DeviceId;
 
 /// Every beat, kept an hour.
 const FINE: i16 = 0;
@@ -79,16 +80,16 @@ struct StoredUse<'a> {
 
 /// Keeps this beat's figures of `d` (its row as before the beat: `prev_seen` its last beat's
 /// time): a fine sample unless the last one is younger than `every`, and the minute's first.
-pub async fn record(conn: &impl ConnectionTrait, device_id: &str, prev_seen: Option<DateTime<Utc>>, at: DateTime<Utc>, m: &Metrics, every: u64) -> Result<(), AppError> {
+pub async fn record(conn: &impl ConnectionTrait, device_id: &DeviceId, prev_seen: Option<DateTime<Utc>>, at: DateTime<Utc>, m: &Metrics, every: u64) -> Result<(), AppError> {
     insert(conn, samples(device_id, prev_seen, at, m, every)?).await
 }
 
 /// The samples a beat at `at` keeps (see [`record`]).
-pub fn samples(device_id: &str, prev_seen: Option<DateTime<Utc>>, at: DateTime<Utc>, m: &Metrics, every: u64) -> Result<Vec<device_samples::ActiveModel>, AppError> {
+pub fn samples(device_id: &DeviceId, prev_seen: Option<DateTime<Utc>>, at: DateTime<Utc>, m: &Metrics, every: u64) -> Result<Vec<device_samples::ActiveModel>, AppError> {
     let gpus = serde_json::to_string(&m.gpus).map_err(|e| AppError::Internal(e.into()))?;
     let cpu = if m.cpu_percent.is_finite() { m.cpu_percent.clamp(0.0, 100.0) } else { 0.0 };
     let row = |tier: i16, at: DateTime<Utc>| device_samples::ActiveModel {
-        device_id: Set(device_id.to_string()),
+        device_id: Set(DeviceId::from(device_id)),
         tier: Set(tier),
         at: Set(at),
         cpu_percent: Set(Some(cpu)),

@@ -9,6 +9,7 @@ use crate::devices::access::{device_view, managed};
 use crate::devices::model::Device;
 use crate::error::{AppError, Msg};
 use crate::iam::auth::Auth;
+use crate::ids::{CommandId, DeviceId};
 use zmarket_protocol::heartbeat::CommandBody;
 
 /// The owner asks the box to measure its GPUs: a `gpu_verify` command (409 when the box is
@@ -27,7 +28,7 @@ pub async fn request_verify(cx: &DevicesCtx, auth: &Auth, id: &str) -> Result<De
         .await?;
     if waiting.is_none() {
         let body = CommandBody::GpuVerify(zmarket_protocol::gpus::VerifyPayload {});
-        crate::devices::commands::queue(&txn, &crate::db::new_id(), &d.id, &d.id, &body).await?;
+        crate::devices::commands::queue(&txn, &CommandId::new(), &d.id, &d.id, &body).await?;
     }
     let view = device_view(&txn, &d).await?;
     txn.commit().await?;

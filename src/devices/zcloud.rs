@@ -12,6 +12,7 @@ use crate::devices::model::*;
 use zmarket_protocol::heartbeat::{CommandBody, ZcloudMachine};
 use crate::error::{AppError, Msg};
 use crate::iam::auth::Auth;
+use crate::ids::{CommandId, DeviceId, UserId};
 
 /// What a host has left.
 #[derive(Debug, Clone)]
@@ -136,16 +137,16 @@ pub async fn create_zcloud(cx: &DevicesCtx, auth: &Auth, ask: ZcloudAsk) -> Resu
     };
     let t = now();
     let machine = devices::ActiveModel {
-        id: Set(id.as_str().to_string()),
+        id: Set(DeviceId::from(id.as_str())),
         name: Set(ask.name.clone()),
         device_type: Set(DeviceType::ZCloud),
         status: Set(DeviceStatus::Creating),
         status_reason: Set(None),
         secret_hash: Set(None),
         pairing_hash: Set(None),
-        owner_user_id: Set(user),
+        owner_user_id: Set(user.map(UserId::from)),
         owner_company_id: Set(company),
-        bound_by: Set(Some(auth.user_id.to_string())),
+        bound_by: Set(Some(UserId::from(&auth.user_id))),
         bound_at: Set(Some(t)),
         sharing_mode: Set(SharingMode::Dedicated),
         rentable: Set(false),
@@ -182,7 +183,7 @@ pub async fn create_zcloud(cx: &DevicesCtx, auth: &Auth, ask: ZcloudAsk) -> Resu
         Vec::new()
     };
     let create = CommandBody::ZcloudCreate(ZcloudMachine {
-        machine_id: machine.id.clone(),
+        machine_id: machine.id.clone().into(),
         name: ask.name.clone(),
         cpu_cores: ask.cpu_cores,
         memory_bytes: ask.memory_bytes,
@@ -192,7 +193,7 @@ pub async fn create_zcloud(cx: &DevicesCtx, auth: &Auth, ask: ZcloudAsk) -> Resu
         passthrough: ask.passthrough,
         gpus: held.into_iter().map(|g| g.uuid).collect(),
     });
-    crate::devices::commands::queue(&txn, &new_id(), &free.host.id, &machine.id, &create).await?;
+    crate::devices::commands::queue(&txn, &CommandId::new(), &free.host.id, &machine.id, &create).await?;
     // On another owner's host it is a rental: held from the wallet now (409, nothing made, when the
     // wallet cannot), charged by the minute.
     if let Some(provider) = owner_of(&free.host).filter(|p| *p != owner) {

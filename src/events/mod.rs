@@ -23,18 +23,19 @@ use crate::db::entity::events;
 pub use crate::db::enums::EventKind;
 use crate::db::now;
 use crate::error::AppError;
+use crate::ids::UserId;
 
 /// The PostgreSQL channel events are announced on.
 pub const CHANNEL: &str = "zmarket_events";
 
 /// Locks the sequence rows of `people` (sorted, so two writers never wait on each other in a
 /// circle) until the transaction ends. Call it first in a transaction that checks, then writes.
-pub async fn lock_people(conn: &impl ConnectionTrait, people: &[&str]) -> Result<(), AppError> {
-    let mut ids: Vec<&str> = people.to_vec();
+pub async fn lock_people(conn: &impl ConnectionTrait, people: &[&UserId]) -> Result<(), AppError> {
+    let mut ids: Vec<&UserId> = people.to_vec();
     ids.sort_unstable();
     ids.dedup();
     for id in ids {
-        seqs::Entity::insert(seqs::ActiveModel { user_id: Set(id.to_string()), last_seq: Set(0) })
+        seqs::Entity::insert(seqs::ActiveModel { user_id: Set(id.clone()), last_seq: Set(0) })
             .on_conflict(
                 OnConflict::column(seqs::Column::UserId)
                     .value(seqs::Column::LastSeq, Expr::col((seqs::Entity, seqs::Column::LastSeq)))
@@ -47,8 +48,8 @@ pub async fn lock_people(conn: &impl ConnectionTrait, people: &[&str]) -> Result
 }
 
 /// Adds an event for `user_id` and returns its id (the next number of their sequence).
-pub async fn append(conn: &impl ConnectionTrait, user_id: &str, kind: EventKind, payload: &impl Serialize) -> Result<i64, AppError> {
-    let seq = seqs::Entity::insert(seqs::ActiveModel { user_id: Set(user_id.to_string()), last_seq: Set(1) })
+pub async fn append(conn: &impl ConnectionTrait, user_id: &UserId, kind: EventKind, payload: &impl Serialize) -> Result<i64, AppError> {
+    let seq = seqs::Entity::insert(seqs::ActiveModel { user_id: Set(user_id.clone()), last_seq: Set(1) })
         .on_conflict(
             OnConflict::column(seqs::Column::UserId)
                 .value(seqs::Column::LastSeq, Expr::col((seqs::Entity, seqs::Column::LastSeq)).add(1))
@@ -59,7 +60,7 @@ pub async fn append(conn: &impl ConnectionTrait, user_id: &str, kind: EventKind,
         .last_seq;
     let payload = serde_json::to_string(payload).map_err(|e| AppError::Internal(e.into()))?;
     events::Entity::insert(events::ActiveModel {
-        user_id: Set(user_id.to_string()),
+        user_id: Set(user_id.clone()),
         seq: Set(seq),
         kind: Set(kind),
         payload: Set(payload),
@@ -96,8 +97,8 @@ impl Cursor {
     }
 }
 
-pub async fn cursor(conn: &impl ConnectionTrait, user_id: &str) -> Result<Cursor, AppError> {
-    let last = seqs::Entity::find_by_id(user_id.to_string()).one(conn).await?.map(|s| s.last_seq).unwrap_or(0);
+pub async fn cursor(conn: &impl ConnectionTrait, user_id: &UserId) -> Result<Cursor, AppError> {
+    let last = seqs::Entity::find_by_id(user_id.clone()).one(conn).await?.map(|s| s.last_seq).unwrap_or(0);
     let oldest_kept = events::Entity::find()
         .select_only()
         .column(events::Column::Seq)
@@ -114,7 +115,7 @@ pub async fn cursor(conn: &impl ConnectionTrait, user_id: &str) -> Result<Cursor
 pub type Logged = events::Model;
 
 /// The person's events after `seen`, oldest first, at most `limit`.
-pub async fn after(conn: &impl ConnectionTrait, user_id: &str, seen: i64, limit: u64) -> Result<Vec<Logged>, AppError> {
+pub async fn after(conn: &impl ConnectionTrait, user_id: &UserId, seen: i64, limit: u64) -> Result<Vec<Logged>, AppError> {
     Ok(events::Entity::find()
         .filter(events::Column::UserId.eq(user_id))
         .filter(events::Column::Seq.gt(seen))

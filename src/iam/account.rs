@@ -8,6 +8,7 @@ use crate::error::{AppError, Msg};
 use crate::iam::IamCtx;
 use crate::iam::auth::Auth;
 use crate::iam::model::*;
+use crate::ids::UserId;
 
 // ---- account ----
 
@@ -24,7 +25,7 @@ async fn user_of(cx: &IamCtx, auth: &Auth) -> Result<users::Model, AppError> {
 }
 
 fn profile_of(u: &users::Model) -> Profile {
-    Profile { id: u.id.clone(), email: u.email.clone(), name: u.name.clone(), avatar_url: avatar_url(u), created_at: u.created_at.to_rfc3339() }
+    Profile { id: u.id.clone().into(), email: u.email.clone(), name: u.name.clone(), avatar_url: avatar_url(u), created_at: u.created_at.to_rfc3339() }
 }
 
 /// Profiles by user id, kept while the `profiles` version stands (every instance's cache empties
@@ -107,7 +108,7 @@ pub async fn set_avatar(cx: &IamCtx, auth: &Auth, bytes: Vec<u8>) -> Result<Avat
     Ok(AvatarResponse { avatar_url: avatar_url(&u) })
 }
 
-pub async fn avatar(cx: &IamCtx, user_id: &str) -> Result<(Vec<u8>, String), AppError> {
+pub async fn avatar(cx: &IamCtx, user_id: &UserId) -> Result<(Vec<u8>, String), AppError> {
     let u = users::Entity::find_by_id(user_id.to_string()).one(&cx.db).await?.ok_or(AppError::Refused(Msg::NotFound))?;
     match (u.avatar, u.avatar_type) {
         (Some(bytes), Some(t)) => Ok((bytes, t)),

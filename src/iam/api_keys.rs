@@ -4,7 +4,7 @@
 use chrono::Duration;
 use sea_orm::{ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set};
 
-use crate::ids::ApiKeyId;
+use crate::ids::{ApiKeyId, UserId};
 use crate::db::entity::{api_keys, users};
 use crate::db::{for_update, new_id, now, write_txn};
 use crate::error::{AppError, Msg};
@@ -25,10 +25,10 @@ const EXPIRED_KEPT: Duration = Duration::days(7);
 
 fn to_api_key(row: api_keys::Model) -> ApiKey {
     ApiKey {
-        id: row.id,
+        id: row.id.into(),
         name: row.name,
         prefix: row.prefix,
-        sme_id: row.company_id.unwrap_or_else(|| PERSONAL.to_string()),
+        sme_id: row.company_id.map_or_else(|| PERSONAL.to_string(), String::from),
         created_at: row.created_at,
         last_used_at: row.last_used_at,
         expires_at: row.expires_at,
@@ -66,9 +66,9 @@ pub async fn create(cx: &IamCtx, auth: &Auth, req: NewApiKey) -> Result<ApiKeyCr
     }
     let (key, prefix) = tokens::api_key();
     let row = api_keys::ActiveModel {
-        id: Set(new_id()),
-        user_id: Set(auth.user_id.to_string()),
-        company_id: Set(auth.company().map(str::to_string)),
+        id: Set(ApiKeyId::new()),
+        user_id: Set(auth.user_id.clone()),
+        company_id: Set(auth.company().cloned()),
         name: Set(req.name),
         prefix: Set(prefix),
         key_hash: Set(tokens::hash_token(&key)),
@@ -82,12 +82,12 @@ pub async fn create(cx: &IamCtx, auth: &Auth, req: NewApiKey) -> Result<ApiKeyCr
     .await?;
     txn.commit().await?;
     let scopes = scopes::from_column(&row.scopes);
-    Ok(ApiKeyCreated { id: row.id, name: row.name, key, prefix: row.prefix, created_at: row.created_at, expires_at: row.expires_at, scopes })
+    Ok(ApiKeyCreated { id: row.id.into(), name: row.name, key, prefix: row.prefix, created_at: row.created_at, expires_at: row.expires_at, scopes })
 }
 
 /// Revokes every live key of a person, in the caller's transaction: a password changed or reset
 /// ends them (issue 43, item 4), on every instance (m0016). Answers how many.
-pub async fn revoke_all(txn: &impl ConnectionTrait, user_id: &str) -> Result<u64, AppError> {
+pub async fn revoke_all(txn: &impl ConnectionTrait, user_id: &UserId) -> Result<u64, AppError> {
     let done = api_keys::Entity::update_many()
         .col_expr(api_keys::Column::RevokedAt, now().into())
         .filter(api_keys::Column::UserId.eq(user_id))

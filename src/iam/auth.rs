@@ -16,7 +16,7 @@ use crate::db::entity::{api_keys, company_members, sessions, two_factor, users};
 use crate::db::enums::Role;
 use crate::db::now;
 use crate::error::{AppError, Msg};
-use crate::ids::UserId;
+use crate::ids::{ApiKeyId, CompanyId, UserId};
 use crate::iam::scopes::{self as key_scopes, Needed, Scope};
 use crate::iam::tokens::{self, Keys};
 use crate::versions::{VersionedCache, Versions};
@@ -29,7 +29,7 @@ pub const PERSONAL: &str = "user";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Context {
     Personal,
-    Company { id: String, role: Role },
+    Company { id: CompanyId, role: Role },
 }
 
 /// The `userType` of docs/product.md §3.
@@ -55,7 +55,7 @@ impl Context {
     /// The context a token's `sme` claim names, for a person with that role (None: personal).
     pub fn of(sme: &str, role: Option<Role>) -> Context {
         match role {
-            Some(role) if sme != PERSONAL => Context::Company { id: sme.to_string(), role },
+            Some(role) if sme != PERSONAL => Context::Company { id: CompanyId::from(sme), role },
             _ => Context::Personal,
         }
     }
@@ -83,12 +83,12 @@ pub struct Auth {
     pub session_id: String,
     pub context: Context,
     /// The id of the API key presented; None for an access token.
-    pub api_key: Option<String>,
+    pub api_key: Option<ApiKeyId>,
 }
 
 impl Auth {
     /// The company of the current context, if any.
-    pub fn company(&self) -> Option<&str> {
+    pub fn company(&self) -> Option<&CompanyId> {
         match &self.context {
             Context::Personal => None,
             Context::Company { id, .. } => Some(id),
@@ -156,8 +156,8 @@ pub type ResolvedKeys = VersionedCache<String, ResolvedKey>;
 
 #[derive(Debug, Clone)]
 pub struct ResolvedKey {
-    pub id: String,
-    pub user_id: String,
+    pub id: ApiKeyId,
+    pub user_id: UserId,
     pub expires_at: Option<DateTime<Utc>>,
     pub context: Context,
     /// What the key may do (`iam::scopes`).
@@ -170,18 +170,18 @@ pub struct ResolvedKey {
 /// `last_used_at` is written at most this often per key (seconds).
 pub const KEY_USE_GRANULARITY_SECS: i64 = 60;
 
-pub async fn membership(db: &impl ConnectionTrait, company_id: &str, user_id: &str) -> Result<Option<company_members::Model>, AppError> {
-    Ok(company_members::Entity::find_by_id((company_id.to_string(), user_id.to_string())).one(db).await?)
+pub async fn membership(db: &impl ConnectionTrait, company_id: &CompanyId, user_id: &UserId) -> Result<Option<company_members::Model>, AppError> {
+    Ok(company_members::Entity::find_by_id((company_id.clone(), user_id.clone())).one(db).await?)
 }
 
 /// Whether the account is suspended (or gone). Suspending moves the `sessions` version (m0021), so
 /// a resolved token or key cached before is read again.
-async fn suspended(db: &impl ConnectionTrait, user_id: &str) -> Result<bool, AppError> {
+async fn suspended(db: &impl ConnectionTrait, user_id: &UserId) -> Result<bool, AppError> {
     Ok(users::Entity::find_by_id(user_id.to_string()).one(db).await?.is_none_or(|u| u.suspended_at.is_some()))
 }
 
 /// Whether two-factor sign-in is on for this person (`iam::two_factor`).
-pub async fn two_factor_on(db: &impl ConnectionTrait, user_id: &str) -> Result<bool, AppError> {
+pub async fn two_factor_on(db: &impl ConnectionTrait, user_id: &UserId) -> Result<bool, AppError> {
     Ok(two_factor::Entity::find_by_id(user_id.to_string()).one(db).await?.is_some_and(|r| r.enabled_at.is_some()))
 }
 
@@ -189,17 +189,17 @@ pub async fn two_factor_on(db: &impl ConnectionTrait, user_id: &str) -> Result<b
 /// this caller to turn two-factor sign-in on first: an operator (in their personal context) or a
 /// company administrator (in the company's) without it.
 pub async fn enrolment_required(db: &impl ConnectionTrait, required_for_staff: bool, auth: &Auth) -> Result<bool, AppError> {
-    if !required_for_staff || two_factor_on(db, auth.user_id.as_str()).await? {
+    if !required_for_staff || two_factor_on(db, &auth.user_id).await? {
         return Ok(false);
     }
     Ok(match auth.context {
         Context::Company { .. } => auth.is_admin(),
-        Context::Personal => is_operator(db, auth.user_id.as_str()).await?,
+        Context::Personal => is_operator(db, &auth.user_id).await?,
     })
 }
 
 /// Whether the person runs the market (`users.operator`).
-pub async fn is_operator(db: &impl ConnectionTrait, user_id: &str) -> Result<bool, AppError> {
+pub async fn is_operator(db: &impl ConnectionTrait, user_id: &UserId) -> Result<bool, AppError> {
     Ok(users::Entity::find_by_id(user_id.to_string()).one(db).await?.is_some_and(|u| u.operator && u.suspended_at.is_none()))
 }
 
@@ -233,14 +233,15 @@ impl Sessions {
         if session.revoked_at.is_some() || session.expires_at <= now() || session.user_id != claims.sub {
             return Ok(None);
         }
-        if suspended(&self.db, &claims.sub).await? {
+        if suspended(&self.db, &UserId::from(&claims.sub)).await? {
             return Ok(None);
         }
         let context = if claims.sme == PERSONAL {
             Context::Personal
         } else {
-            match membership(&self.db, &claims.sme, &claims.sub).await? {
-                Some(m) => Context::Company { id: claims.sme.clone(), role: m.role },
+            let company = CompanyId::from(claims.sme.as_str());
+            match membership(&self.db, &company, &UserId::from(claims.sub.as_str())).await? {
+                Some(m) => Context::Company { id: company, role: m.role },
                 None => return Ok(None), // removed from the company since
             }
         };
@@ -265,11 +266,11 @@ impl Sessions {
                 return Ok(false);
             }
         }
-        if suspended(&self.db, auth.user_id.as_str()).await? {
+        if suspended(&self.db, &auth.user_id).await? {
             return Ok(false);
         }
         if let Some(company) = auth.company()
-            && membership(&self.db, company, auth.user_id.as_str()).await?.is_none()
+            && membership(&self.db, company, &auth.user_id).await?.is_none()
         {
             return Ok(false);
         }
@@ -309,7 +310,7 @@ impl Sessions {
             return Ok(None);
         }
         self.touch_key(&resolved, t).await;
-        let auth = Auth { user_id: resolved.user_id.into(), session_id: String::new(), context: resolved.context, api_key: Some(resolved.id) };
+        let auth = Auth { user_id: resolved.user_id, session_id: String::new(), context: resolved.context, api_key: Some(resolved.id) };
         Ok(Some((auth, Some(resolved.scopes))))
     }
 

@@ -10,6 +10,7 @@ use crate::error::{AppError, Msg};
 use crate::http::Checked;
 use crate::iam::auth::UserType;
 use crate::iam::scopes::{DEFAULT_SCOPES, Scope};
+use crate::ids::UserId;
 
 /// An email address: trimmed, lower-cased, at most 254 characters, valid per RFC 5321.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -258,7 +259,7 @@ pub fn avatar_url(user: &users::Model) -> String {
 
 /// The avatar URL of a person from their id and avatar version (0: none, empty URL), for readers
 /// that do not load the image bytes (src/social).
-pub fn avatar_path(user_id: &str, avatar_version: i32) -> String {
+pub fn avatar_path(user_id: &UserId, avatar_version: i32) -> String {
     if avatar_version > 0 { format!("/api/iam/v1/avatars/{user_id}?v={avatar_version}") } else { String::new() }
 }
 

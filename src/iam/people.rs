@@ -40,21 +40,21 @@ fn person((id, name, email, avatar_version): Row) -> Person {
 }
 
 /// The people among `ids` that exist, by id, read in one query (none for no ids).
-pub async fn by_ids<I, S>(conn: &impl ConnectionTrait, ids: I) -> Result<HashMap<String, Person>, AppError>
+pub async fn by_ids<I, S>(conn: &impl ConnectionTrait, ids: I) -> Result<HashMap<UserId, Person>, AppError>
 where
     I: IntoIterator<Item = S>,
-    S: Into<String>,
+    S: Into<UserId>,
 {
-    let ids: Vec<String> = ids.into_iter().map(Into::into).collect();
+    let ids: Vec<UserId> = ids.into_iter().map(Into::into).collect();
     if ids.is_empty() {
         return Ok(HashMap::new());
     }
     let rows: Vec<Row> = columns().filter(users::Column::Id.is_in(ids)).into_tuple().all(conn).await?;
-    Ok(rows.into_iter().map(person).map(|p| (p.id.to_string(), p)).collect())
+    Ok(rows.into_iter().map(person).map(|p| (p.id.clone(), p)).collect())
 }
 
 /// The person with id `id`, if there is one.
-pub async fn one(conn: &impl ConnectionTrait, id: &str) -> Result<Option<Person>, AppError> {
+pub async fn one(conn: &impl ConnectionTrait, id: &UserId) -> Result<Option<Person>, AppError> {
     let row: Option<Row> = columns().filter(users::Column::Id.eq(id)).into_tuple().one(conn).await?;
     Ok(row.map(person))
 }
@@ -67,6 +67,6 @@ pub async fn by_email(conn: &impl ConnectionTrait, email: &str) -> Result<Option
 
 /// Person `user_id`'s address as a subquery, for a count that must not read it first (the stats
 /// poll counts everything in one statement).
-pub fn email_of(user_id: &str) -> SelectStatement {
+pub fn email_of(user_id: &UserId) -> SelectStatement {
     Query::select().column(users::Column::Email).from(users::Entity).and_where(users::Column::Id.eq(user_id)).to_owned()
 }

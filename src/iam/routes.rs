@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::ids::ApiKeyId;
+use crate::ids::{ApiKeyId, UserId};
 use crate::error::{ApiResult, AppError, Envelope, Msg, Null, ok};
 use crate::http::{ApiMultipart, ApiPath, ApiQuery, ClientIp, List, Page, Valid};
 use crate::iam::IamCtx;
@@ -17,7 +17,6 @@ use crate::iam::auth::{Auth, Sessions};
 use crate::iam::model::*;
 use crate::iam::two_factor::{self, model::*};
 use crate::iam::{api_keys, sessions, signup};
-use crate::ids::UserId;
 
 pub fn router<S>() -> OpenApiRouter<S>
 where
@@ -226,7 +225,7 @@ async fn upload_avatar(State(cx): State<IamCtx>, auth: Auth, headers: axum::http
 #[utoipa::path(get, path = "/api/iam/v1/avatars/{id}", tag = "identity", params(("id" = String, Path)),
     responses((status = 200, content_type = "image/*")))]
 async fn get_avatar(State(cx): State<IamCtx>, ApiPath(id): ApiPath<UserId>) -> Result<Response, AppError> {
-    let (bytes, mime) = account::avatar(&cx, id.as_str()).await?;
+    let (bytes, mime) = account::avatar(&cx, &id).await?;
     let mut res = Body::from(bytes).into_response();
     let h = res.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_str(&mime).map_err(|e| AppError::Internal(e.into()))?);

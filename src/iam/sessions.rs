@@ -13,6 +13,7 @@ use crate::iam::IamCtx;
 use crate::iam::auth::{Auth, Context, PERSONAL, membership};
 use crate::iam::model::*;
 use crate::iam::tokens::{self, ACCESS, Claims};
+use crate::ids::{CompanyId, UserId};
 
 // ---- sign-in and sessions ----
 
@@ -84,7 +85,7 @@ async fn store_refresh_token(conn: &impl ConnectionTrait, session_id: &str, toke
     Ok(())
 }
 
-fn access_token(cx: &IamCtx, user_id: &str, session_id: &str, context: &Context) -> Result<(String, i64), AppError> {
+fn access_token(cx: &IamCtx, user_id: &UserId, session_id: &str, context: &Context) -> Result<(String, i64), AppError> {
     let iat = now().timestamp();
     let exp = iat + cx.settings.access_token_ttl_secs as i64;
     let claims = Claims {
@@ -123,7 +124,7 @@ fn user_info(user: &users::Model) -> UserInfo {
 }
 
 /// The organization list: the personal pseudo-organization first, then the companies joined.
-pub async fn organizations(db: &DatabaseConnection, user_id: &str) -> Result<Vec<Organization>, AppError> {
+pub async fn organizations(db: &DatabaseConnection, user_id: &UserId) -> Result<Vec<Organization>, AppError> {
     let mut list = vec![Organization { id: PERSONAL.into(), name: "Personal".into(), network_id: String::new(), owner: user_id.into() }];
     let memberships = company_members::Entity::find()
         .filter(company_members::Column::UserId.eq(user_id))
@@ -133,10 +134,10 @@ pub async fn organizations(db: &DatabaseConnection, user_id: &str) -> Result<Vec
     if memberships.is_empty() {
         return Ok(list);
     }
-    let ids: Vec<String> = memberships.iter().map(|m| m.company_id.clone()).collect();
+    let ids: Vec<CompanyId> = memberships.iter().map(|m| m.company_id.clone()).collect();
     let mut found = companies::Entity::find().filter(companies::Column::Id.is_in(ids.clone())).all(db).await?;
     found.sort_by_key(|c| ids.iter().position(|i| *i == c.id));
-    list.extend(found.into_iter().map(|c| Organization { id: c.id, name: c.name, network_id: c.network_id, owner: c.owner_id }));
+    list.extend(found.into_iter().map(|c| Organization { id: c.id.into(), name: c.name, network_id: c.network_id, owner: c.owner_id.into() }));
     Ok(list)
 }
 
@@ -180,8 +181,8 @@ pub async fn refresh(cx: &IamCtx, presented: Option<&str>) -> Result<RefreshResp
     let context = if session.sme_id == PERSONAL {
         Context::Personal
     } else {
-        match membership(&txn, &session.sme_id, &session.user_id).await? {
-            Some(m) => Context::Company { id: session.sme_id.clone(), role: m.role },
+        match membership(&txn, &CompanyId::from(&session.sme_id), &session.user_id).await? {
+            Some(m) => Context::Company { id: session.sme_id.clone().into(), role: m.role },
             None => {
                 // No longer in that company: back to the personal context.
                 sessions::Entity::update_many()
@@ -213,7 +214,7 @@ async fn revoke_session(conn: &impl ConnectionTrait, session_id: &str, reason: &
 /// reset, a suspension), but `except` (the caller's own, kept after a password change). The
 /// `sessions` version moves (m0014's triggers), so every instance refuses the tokens on their next
 /// call. Answers how many ended.
-pub async fn end_all(conn: &impl ConnectionTrait, user_id: &str, except: Option<&str>, reason: &str, at: DateTime<Utc>) -> Result<u64, AppError> {
+pub async fn end_all(conn: &impl ConnectionTrait, user_id: &UserId, except: Option<&str>, reason: &str, at: DateTime<Utc>) -> Result<u64, AppError> {
     let mut q = sessions::Entity::update_many()
         .col_expr(sessions::Column::RevokedAt, at.into())
         .col_expr(sessions::Column::RevokeReason, reason.into())
@@ -232,8 +233,8 @@ pub async fn switch(cx: &IamCtx, auth: &Auth, SwitchTo(sme): SwitchTo) -> Result
     let context = if sme == PERSONAL {
         Context::Personal
     } else {
-        match membership(&cx.db, &sme, &auth.user_id).await? {
-            Some(m) => Context::Company { id: sme.clone(), role: m.role },
+        match membership(&cx.db, &CompanyId::from(&sme), &auth.user_id).await? {
+            Some(m) => Context::Company { id: sme.clone().into(), role: m.role },
             None => return Err(AppError::Refused(Msg::NotCompanyMember)),
         }
     };

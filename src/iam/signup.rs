@@ -13,12 +13,13 @@ use crate::iam::IamCtx;
 use crate::iam::model::*;
 use crate::iam::tokens;
 use crate::mail::Mail;
+use crate::ids::UserId;
 
 /// What another domain does when an account becomes verified (the wallet's signup bonus),
 /// inside the verifying transaction. Registered when the server is assembled (src/server.rs).
 #[async_trait::async_trait]
 pub trait OnVerified: Send + Sync {
-    async fn verified(&self, txn: &DatabaseTransaction, user_id: &str) -> Result<(), AppError>;
+    async fn verified(&self, txn: &DatabaseTransaction, user_id: &UserId) -> Result<(), AppError>;
 }
 
 /// Every registered [`OnVerified`], run in order.
@@ -29,7 +30,7 @@ impl VerifiedHooks {
     pub fn new(hooks: Vec<Arc<dyn OnVerified>>) -> Self {
         VerifiedHooks(Arc::new(hooks))
     }
-    pub(crate) async fn run(&self, txn: &DatabaseTransaction, user_id: &str) -> Result<(), AppError> {
+    pub(crate) async fn run(&self, txn: &DatabaseTransaction, user_id: &UserId) -> Result<(), AppError> {
         for h in self.0.iter() {
             h.verified(txn, user_id).await?;
         }
@@ -54,7 +55,7 @@ pub struct Chosen {
 pub async fn send_verification(
     cx: &IamCtx,
     txn: &impl ConnectionTrait,
-    user_id: &str,
+    user_id: &UserId,
     email: &Email,
     chosen: Chosen,
     redirect: Option<&str>,
@@ -64,7 +65,7 @@ pub async fn send_verification(
     let t = now();
     email_verifications::ActiveModel {
         token_hash: Set(tokens::hash_token(&token)),
-        user_id: Set(user_id.to_string()),
+        user_id: Set(UserId::from(user_id)),
         expires_at: Set(t + Duration::seconds(cx.settings.verification_ttl_secs as i64)),
         used_at: Set(None),
         created_at: Set(t),
@@ -97,7 +98,7 @@ pub async fn send_verification(
 /// `None` with several pending sign-ups (nobody knows whose choice the mailbox owner made) or
 /// none (expired: the password the account was created with may be anyone's): then nothing is
 /// resent, and the person signs up again, which mails a link with their own password.
-pub async fn replace_pending(txn: &impl ConnectionTrait, user_id: &str) -> Result<Option<Chosen>, AppError> {
+pub async fn replace_pending(txn: &impl ConnectionTrait, user_id: &UserId) -> Result<Option<Chosen>, AppError> {
     let pending = email_verifications::Entity::find()
         .filter(email_verifications::Column::UserId.eq(user_id))
         .filter(email_verifications::Column::UsedAt.is_null())
@@ -128,7 +129,7 @@ pub async fn register(cx: &IamCtx, ip: IpAddr, req: NewAccount) -> Result<Regist
         // A pending sign-up may be repeated: a new link carrying this attempt's password.
         Some(u) => u.id,
         None => {
-            let id = new_id();
+            let id = UserId::new();
             users::ActiveModel {
                 id: Set(id.clone()),
                 email: Set(email.as_str().to_string()),
@@ -153,7 +154,7 @@ pub async fn register(cx: &IamCtx, ip: IpAddr, req: NewAccount) -> Result<Regist
             if !verify {
                 cx.on_verified.run(&txn, &id).await?;
             }
-            id
+            id.into()
         }
     };
     if verify {

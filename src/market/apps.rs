@@ -8,16 +8,17 @@ use sea_orm::{ColumnTrait, ConnectionTrait, DatabaseExecutor, DbErr, EntityTrait
 use crate::db::entity::apps;
 use crate::db::enums::{DisplayType, ResourceType};
 use crate::error::AppError;
+use crate::ids::{AppId, CompanyId};
 use crate::lang::Lang;
 
 /// The ids of the apps of these display types (listed or not).
-pub async fn ids_of_types(conn: &impl ConnectionTrait, types: &[DisplayType]) -> Result<Vec<String>, DbErr> {
+pub async fn ids_of_types(conn: &impl ConnectionTrait, types: &[DisplayType]) -> Result<Vec<AppId>, DbErr> {
     Ok(apps::Entity::find().filter(apps::Column::DisplayType.is_in(types.iter().copied())).all(conn).await?.into_iter().map(|a| a.id).collect())
 }
 
 /// What the apps among `ids` are called in `lang` (the English name where there is no Chinese
 /// one), by id: a company's assignments and a rental's ledger title name them so.
-pub async fn names(conn: &impl ConnectionTrait, ids: &[String], lang: Lang) -> Result<HashMap<String, String>, DbErr> {
+pub async fn names(conn: &impl ConnectionTrait, ids: &[AppId], lang: Lang) -> Result<HashMap<AppId, String>, DbErr> {
     if ids.is_empty() {
         return Ok(HashMap::new());
     }
@@ -31,7 +32,7 @@ pub struct CompanyApps;
 
 #[async_trait::async_trait]
 impl crate::companies::resources::CompanyResources for CompanyApps {
-    async fn assignable(&self, conn: &DatabaseExecutor<'_>, kind: ResourceType, id: &str, _company_id: &str) -> Result<Option<bool>, AppError> {
+    async fn assignable(&self, conn: &DatabaseExecutor<'_>, kind: ResourceType, id: &str, _company_id: &CompanyId) -> Result<Option<bool>, AppError> {
         if kind != ResourceType::App {
             return Ok(None);
         }
@@ -42,6 +43,7 @@ impl crate::companies::resources::CompanyResources for CompanyApps {
         if kind != ResourceType::App {
             return Ok(Vec::new());
         }
-        Ok(names(conn, ids, lang).await?.into_iter().collect())
+        let ids: Vec<AppId> = ids.iter().map(AppId::from).collect();
+        Ok(names(conn, &ids, lang).await?.into_iter().map(|(id, name)| (id.into_string(), name)).collect())
     }
 }

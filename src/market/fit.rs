@@ -10,6 +10,7 @@ use crate::db::entity::{apps, devices, installations};
 use crate::db::enums::{DeviceStatus, DisplayType};
 use crate::devices::gpus::BoxGpus;
 use zmarket_protocol::gpus::CudaVersion;
+use crate::ids::{AppId, DeviceId};
 
 /// The lowest CUDA the app's image runs on, when the app needs GPUs (an app without GPUs needs
 /// no CUDA, whatever its row says).
@@ -65,36 +66,36 @@ pub struct Standing {
     pub gpus_free: i64,
     /// The box's GPUs, read from its row once.
     pub gpus: BoxGpus,
-    installed: HashSet<String>,
+    installed: HashSet<AppId>,
 }
 
 impl Standing {
     /// Whether `app_id` is on the device already.
-    pub fn has(&self, app_id: &str) -> bool {
+    pub fn has(&self, app_id: &AppId) -> bool {
         self.installed.contains(app_id)
     }
 
     /// Where each of `devices` stands: one read of their installations and one of their GPU holds,
     /// whatever their number.
-    pub async fn load(conn: &impl ConnectionTrait, devices: &[devices::Model]) -> Result<HashMap<String, Standing>, DbErr> {
+    pub async fn load(conn: &impl ConnectionTrait, devices: &[devices::Model]) -> Result<HashMap<DeviceId, Standing>, DbErr> {
         if devices.is_empty() {
             return Ok(HashMap::new());
         }
-        let ids: Vec<String> = devices.iter().map(|d| d.id.clone()).collect();
+        let ids: Vec<DeviceId> = devices.iter().map(|d| d.id.clone()).collect();
         let gpus_held = crate::devices::gpus::held_on(conn, &ids).await?;
         let held = installations::Entity::find()
             .filter(installations::Column::ActiveKey.is_not_null())
             .filter(installations::Column::DeviceId.is_in(ids))
             .all(conn)
             .await?;
-        let mut on: HashMap<&str, Vec<&installations::Model>> = HashMap::new();
+        let mut on: HashMap<&DeviceId, Vec<&installations::Model>> = HashMap::new();
         for h in &held {
-            on.entry(h.device_id.as_str()).or_default().push(h);
+            on.entry(&h.device_id).or_default().push(h);
         }
         Ok(devices
             .iter()
             .map(|d| {
-                let here = on.get(d.id.as_str()).map(Vec::as_slice).unwrap_or_default();
+                let here = on.get(&d.id).map(Vec::as_slice).unwrap_or_default();
                 let holds = gpus_held.get(&d.id);
                 let gpus = BoxGpus::of(d);
                 let standing = Standing {

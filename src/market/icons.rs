@@ -10,16 +10,16 @@ use crate::error::AppError;
 
 /// The `icon` an app row holds for its uploaded icon (a path: `market::model::icon_url` uses it
 /// as it is).
-pub fn path(app_id: &str, version: &str) -> String {
+pub fn path(app_id: &AppId, version: &str) -> String {
     format!("/api/ebs/v1/market/icons/{app_id}?v={version}")
 }
 
 /// Stores `bytes` (of type `mime`, checked by the caller) as app `app_id`'s icon, replacing the one
 /// it had; `version` is the content's hash, the `?v=` of its URL.
-pub async fn save(conn: &impl ConnectionTrait, app_id: &str, mime: &str, bytes: Vec<u8>, version: String) -> Result<(), AppError> {
+pub async fn save(conn: &impl ConnectionTrait, app_id: &AppId, mime: &str, bytes: Vec<u8>, version: String) -> Result<(), AppError> {
     let existing = app_icons::Entity::find_by_id(app_id.to_string()).one(conn).await?;
     let row = app_icons::ActiveModel {
-        app_id: Set(app_id.to_string()),
+        app_id: Set(AppId::from(app_id)),
         content_type: Set(mime.to_string()),
         data: Set(bytes),
         version: Set(version),

@@ -14,6 +14,7 @@ use sha2::{Digest, Sha256};
 use crate::db::entity::apps;
 use crate::lang::Lang;
 use crate::market::model::{App, AppDetails, Category, DisplayType, Filter, Offer, Shelf, Tier};
+use crate::ids::AppId;
 
 struct Entry {
     category: Category,
@@ -34,7 +35,7 @@ struct Entry {
 
 pub struct Index {
     entries: Vec<Entry>,
-    by_id: HashMap<String, usize>,
+    by_id: HashMap<AppId, usize>,
     /// Hash of every field of every listed app: equal on every instance holding the same data.
     pub fingerprint: String,
     /// Answers already made from this index, by query (it never changes: a reload builds a new
@@ -74,7 +75,7 @@ fn slot(lang: Lang) -> usize {
 
 impl Index {
     /// The index of the listed apps `rows` with their offers (by app id, cheapest first).
-    pub fn build(rows: &[apps::Model], offers: &HashMap<String, Vec<Offer>>) -> Index {
+    pub fn build(rows: &[apps::Model], offers: &HashMap<AppId, Vec<Offer>>) -> Index {
         let mut hasher = Sha256::new();
         let mut entries = Vec::with_capacity(rows.len());
         let mut by_id = HashMap::with_capacity(rows.len());
@@ -199,11 +200,11 @@ impl Index {
     }
 
     /// One app with its offers.
-    pub fn get(&self, id: &str, lang: Lang) -> Option<&AppDetails> {
+    pub fn get(&self, id: &AppId, lang: Lang) -> Option<&AppDetails> {
         self.by_id.get(id).map(|&i| &self.entries[i].details[slot(lang)])
     }
 
-    pub fn get_json(&self, id: &str, lang: Lang) -> Option<&str> {
+    pub fn get_json(&self, id: &AppId, lang: Lang) -> Option<&str> {
         self.by_id.get(id).map(|&i| self.entries[i].details_json[slot(lang)].as_str())
     }
 }

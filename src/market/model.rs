@@ -191,7 +191,7 @@ pub struct Offer {
 impl Offer {
     pub fn of(d: &crate::db::entity::devices::Model) -> Offer {
         Offer {
-            device_id: d.id.clone(),
+            device_id: d.id.clone().into(),
             device_name: d.name.clone(),
             gpus: crate::devices::gpus::gpus_of(d).into_iter().map(|g| g.name).collect(),
             price_per_hour: d.price_per_hour,
@@ -214,7 +214,7 @@ impl App {
             Lang::Zh => (&m.name_zh, &m.summary_zh, &m.description_zh),
         };
         App {
-            id: m.id.clone(),
+            id: m.id.clone().into(),
             name: name.clone(),
             summary: summary.clone(),
             description: description.clone(),

@@ -11,9 +11,10 @@ use crate::db::entity::{apps, devices, orders};
 use crate::db::enums::{DeviceStatus, SharingMode};
 use crate::market::fit::{Standing, unfit};
 use crate::market::model::Offer;
+use crate::ids::{AppId, DeviceId};
 
 /// The offers of each app (by id), cheapest first; an app without offers has no entry.
-pub async fn load(db: &impl ConnectionTrait, rows: &[apps::Model]) -> Result<HashMap<String, Vec<Offer>>, DbErr> {
+pub async fn load(db: &impl ConnectionTrait, rows: &[apps::Model]) -> Result<HashMap<AppId, Vec<Offer>>, DbErr> {
     let offered: Vec<devices::Model> = devices::Entity::find()
         .filter(devices::Column::Rentable.eq(true))
         .filter(devices::Column::Status.eq(DeviceStatus::Online))
@@ -27,9 +28,9 @@ pub async fn load(db: &impl ConnectionTrait, rows: &[apps::Model]) -> Result<Has
     if offered.is_empty() {
         return Ok(HashMap::new());
     }
-    let ids: Vec<String> = offered.iter().map(|d| d.id.clone()).collect();
+    let ids: Vec<DeviceId> = offered.iter().map(|d| d.id.clone()).collect();
     // A device taken for an order is not rented meanwhile (src/apps/rental.rs refuses it).
-    let reserved: HashSet<String> = orders::Entity::find()
+    let reserved: HashSet<DeviceId> = orders::Entity::find()
         .filter(orders::Column::ReservedDeviceId.is_in(ids.clone()))
         .all(db)
         .await?

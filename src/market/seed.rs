@@ -13,6 +13,7 @@ use sha2::{Digest, Sha256};
 
 use crate::db::entity::{apps, market_catalogue};
 use crate::market::model::{AppFields, CatalogueFile, SeedApp};
+use crate::ids::AppId;
 
 /// The catalogue embedded in the binary.
 pub fn embedded_catalogue() -> anyhow::Result<String> {
@@ -47,14 +48,14 @@ pub async fn apply(db: &DatabaseConnection, json: &str) -> anyhow::Result<SeedRe
         txn.commit().await?;
         return Ok(SeedReport { skipped: true, ..Default::default() });
     }
-    let existing: HashMap<String, apps::Model> =
+    let existing: HashMap<AppId, apps::Model> =
         apps::Entity::find().all(&txn).await?.into_iter().map(|m| (m.id.clone(), m)).collect();
     let now = crate::db::now();
     let mut report = SeedReport::default();
     for (i, app) in file.apps.iter().enumerate() {
         let new = AppFields::from_seed(app, i as i32);
         let new_json = serde_json::to_string(&new)?;
-        match existing.get(&app.slug) {
+        match existing.get(&AppId::from(&app.slug)) {
             None => {
                 let base = json!({
                     "id": app.slug, "listed": true, "origin": "seed", "seed_version": app.version,

@@ -73,7 +73,7 @@ pub fn page_values(market: &Catalogue, filter: &Filter, limit: u64, lang: Lang) 
     serde_json::json!({ "items": cards, "total": selection.len() })
 }
 
-pub fn app_value(market: &Catalogue, id: &str, lang: Lang) -> Option<AppDetails> {
+pub fn app_value(market: &Catalogue, id: &AppId, lang: Lang) -> Option<AppDetails> {
     market.get().get(id, lang).cloned()
 }
 

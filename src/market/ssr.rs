@@ -7,6 +7,7 @@ use crate::market::index::Catalogue;
 use crate::lang::Lang;
 use crate::market::model::{DEFAULT_LIMIT, Filter, Shelf, category_filter};
 use crate::market::service;
+use crate::ids::AppId;
 
 /// Adds the market keys for `path` (already without the `/m` prefix of the phone pages).
 /// A query the API would refuse gives no key: the page then fetches and shows the API's error.
@@ -33,7 +34,7 @@ pub fn fill(market: &Catalogue, path: &str, params: &[(String, String)], lang: L
                 data.insert("marketMore".into(), service::page_values(market, &filter, DEFAULT_LIMIT, lang));
             }
         }
-        "/market/details" => match param("id").and_then(|id| service::app_value(market, id, lang)) {
+        "/market/details" => match param("id").and_then(|id| service::app_value(market, &AppId::from(id), lang)) {
             Some(app) => {
                 data.insert("marketDetails".into(), json!(app));
             }

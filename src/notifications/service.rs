@@ -16,6 +16,7 @@ use crate::db::enums::NotificationKind;
 use crate::iam::auth::Auth;
 use crate::notifications::{NotificationsCtx, StatsSources, count_of};
 use crate::notifications::model::{Notification, NotificationEvent, RECENT_HOURS, Stats, path_of};
+use crate::ids::UserId;
 
 fn mine(auth: &Auth) -> sea_orm::Select<notifications::Entity> {
     notifications::Entity::find().filter(notifications::Column::UserId.eq(auth.user_id.clone()))
@@ -26,7 +27,7 @@ fn mine(auth: &Auth) -> sea_orm::Select<notifications::Entity> {
 /// transaction: the row and its counter change together.
 pub async fn notify(
     conn: &impl ConnectionTrait,
-    user_id: &str,
+    user_id: &UserId,
     kind: NotificationKind,
     title: &str,
     body: &str,
@@ -35,8 +36,8 @@ pub async fn notify(
     use sea_orm::sea_query::ExprTrait as _; // `add` on expressions (it also names every value's `min`/`max`)
     let id = new_id();
     notifications::ActiveModel {
-        id: Set(id.clone()),
-        user_id: Set(user_id.to_string()),
+        id: Set(id.clone().into()),
+        user_id: Set(user_id.clone()),
         kind: Set(kind),
         title: Set(title.to_string()),
         body: Set(body.to_string()),
@@ -46,7 +47,7 @@ pub async fn notify(
     }
     .insert(conn)
     .await?;
-    counters::Entity::insert(counters::ActiveModel { user_id: Set(user_id.to_string()), total: Set(1), unread: Set(1) })
+    counters::Entity::insert(counters::ActiveModel { user_id: Set(user_id.clone()), total: Set(1), unread: Set(1) })
         .on_conflict(
             OnConflict::column(counters::Column::UserId)
                 .value(counters::Column::Total, Expr::col((counters::Entity, counters::Column::Total)).add(1))
@@ -199,5 +200,5 @@ fn view(r: notifications::Model, lang: Lang) -> Notification {
         }
     }
     let path = path_of(r.kind, &params);
-    Notification { id: r.id, kind: r.kind, title, body, read: r.read, created_at: r.created_at, path }
+    Notification { id: r.id.into(), kind: r.kind, title, body, read: r.read, created_at: r.created_at, path }
 }

@@ -14,7 +14,7 @@ pub async fn record(conn: &impl ConnectionTrait, actor: &Actor, action: AuditAct
     ops_audit::ActiveModel {
         id: Set(new_id()),
         at: Set(now()),
-        operator_id: Set(actor.id.clone()),
+        operator_id: Set(actor.id.clone().into()),
         operator_email: Set(actor.email.clone()),
         action: Set(action.as_str().to_string()),
         target: Set(target.to_string()),

@@ -14,7 +14,7 @@ use crate::ops::model::{Actor, AuditAction};
 /// The operator making a call, as the audit names them.
 pub async fn actor_of(db: &DatabaseConnection, op: &crate::iam::auth::Operator) -> Result<Actor, AppError> {
     let u = users::Entity::find_by_id(op.0.user_id.clone()).one(db).await?.ok_or(AppError::Refused(Msg::NotOperator))?;
-    Ok(Actor { id: u.id, email: u.email })
+    Ok(Actor { id: u.id.into(), email: u.email })
 }
 
 /// The operators, locked for the transaction's check-then-write (on PostgreSQL a writer that waited

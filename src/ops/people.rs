@@ -38,7 +38,7 @@ pub async fn list(conn: &impl ConnectionTrait, q: Option<String>, offset: u64, l
     }
     let total = find.clone().count(conn).await?;
     let rows = find.order_by_desc(users::Column::CreatedAt).order_by_desc(users::Column::Id).offset(offset).limit(limit).all(conn).await?;
-    let ids: Vec<String> = rows.iter().map(|u| u.id.clone()).collect();
+    let ids: Vec<UserId> = rows.iter().map(|u| u.id.clone()).collect();
     let accounts = crate::billing::store::balances(conn, &ids.iter().map(|id| AccountRef::User(id.clone().into())).collect::<Vec<_>>()).await?;
     let boxes = crate::devices::binding::counts_by_owner(conn, &ids).await?;
     let items = rows
@@ -50,7 +50,7 @@ pub async fn list(conn: &impl ConnectionTrait, q: Option<String>, offset: u64, l
             suspended: u.suspended_at.is_some(),
             suspended_reason: u.suspended_reason,
             operator: u.operator,
-            id: u.id,
+            id: u.id.into(),
             email: u.email,
             name: u.name,
             created_at: u.created_at,

@@ -5,7 +5,7 @@ use chrono::Duration;
 use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set};
 
 use crate::devices::model::DeviceId;
-use crate::ids::{OrderId, UserId};
+use crate::ids::{AppId, OrderId, UserId};
 use crate::apps::install::installable;
 use crate::db::entity::{apps, devices, orders};
 use crate::db::enums::OrderStatus;
@@ -26,12 +26,12 @@ pub async fn post(cx: &OrdersCtx, auth: &Auth, d: Demand, request_key: Option<St
     let me = personal(auth)?;
     let txn = write_txn(&cx.db).await?;
     installable(&cx.apps, &txn, &d.terms.app_id).await?;
-    let (id, t) = (new_id(), now());
+    let (id, t) = (OrderId::new(), now());
     let hold_id = money::hold(&txn, &cx.settings, &me, &id, &d, request_key.as_deref()).await?;
     let row = orders::ActiveModel {
         id: Set(id.clone()),
         name: Set(d.name.clone()),
-        app_id: Set(d.terms.app_id.to_string()),
+        app_id: Set(AppId::from(&d.terms.app_id)),
         gpu_count: Set(d.terms.gpu_count),
         gpu_models: Set(d.terms.models_text()),
         distance_km: Set(d.terms.distance_km),
@@ -43,13 +43,13 @@ pub async fn post(cx: &OrdersCtx, auth: &Auth, d: Demand, request_key: Option<St
         price_per_hour: Set(d.price_per_hour),
         status: Set(OrderStatus::OrderPending),
         status_reason: Set(None),
-        demander_id: Set(me.to_string()),
+        demander_id: Set(me.clone()),
         provider_id: Set(None),
         device_id: Set(None),
         reserved_device_id: Set(None),
         installation_id: Set(None),
         installation_released: Set(false),
-        hold_id: Set(hold_id),
+        hold_id: Set(hold_id.into()),
         fee_percent: Set(i32::from(cx.market_settings.current().market_fee_percent)),
         billed_seconds: Set(0),
         seen_base: Set(0),
@@ -130,7 +130,7 @@ pub async fn my_devices(cx: &OrdersCtx, auth: &Auth, id: &OrderId) -> Result<Vec
     let mut out = Vec::new();
     for d in mine {
         let gaps = matcher::gaps(&cx.db, &terms, &app, &d).await?;
-        out.push(DeviceCheck { device_id: d.id, device_name: d.name, ok: gaps.is_empty(), gaps });
+        out.push(DeviceCheck { device_id: d.id.into(), device_name: d.name, ok: gaps.is_empty(), gaps });
     }
     Ok(out)
 }

@@ -7,7 +7,7 @@ use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
 
-use crate::ids::OrderId;
+use crate::ids::{InstallationId, OrderId};
 use crate::apps::model::AppStatus;
 use crate::billing::ledger;
 use crate::config::OrdersConfig;
@@ -51,7 +51,7 @@ pub async fn act(cx: &OrdersCtx, auth: &Auth, id: &OrderId, action: DemanderActi
     }
     let refused = || AppError::Refused(Msg::OrderActionNotAllowed(action.words(), o.status.words()));
     let t = now();
-    let change = |reason: Option<&str>, set| Change { reason: reason.map(str::to_string), actor_id: Some(me.to_string()), set };
+    let change = |reason: Option<&str>, set| Change { reason: reason.map(str::to_string), actor_id: Some(me.clone()), set };
     let moved = match action {
         DemanderAction::Confirm => {
             let set = vec![
@@ -157,7 +157,8 @@ async fn release_apps(db: &DatabaseConnection) -> Result<(), AppError> {
         .await?;
     for o in over {
         let txn = write_txn(db).await?;
-        if seen::release(&txn, &o.installation_id.clone().unwrap_or_default()).await? {
+        let Some(inst) = &o.installation_id else { continue };
+        if seen::release(&txn, inst).await? {
             orders::Entity::update_many()
                 .col_expr(orders::Column::InstallationReleased, Expr::value(true))
                 .filter(orders::Column::Id.eq(o.id.clone()))

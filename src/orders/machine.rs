@@ -19,6 +19,7 @@ use crate::db::{new_id, now};
 use crate::error::AppError;
 
 use OrderStatus::*;
+use crate::ids::{OrderId, UserId};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Event {
@@ -77,7 +78,7 @@ pub struct Change {
     /// A reason code (`orders::view::reason_text` reads it).
     pub reason: Option<String>,
     /// Who did it (None: the server).
-    pub actor_id: Option<String>,
+    pub actor_id: Option<UserId>,
     /// More columns set in the same UPDATE (the provider and device of a take, the meter's start).
     pub set: Vec<(orders::Column, SimpleExpr)>,
 }
@@ -115,7 +116,7 @@ pub async fn apply(conn: &impl ledger::Conn, row: &orders::Model, event: Event, 
         }
         Err(e) => return Err(e.into()),
     }
-    record(conn, &row.id, to, change.reason.as_deref(), change.actor_id.as_deref()).await?;
+    record(conn, &row.id, to, change.reason.as_deref(), change.actor_id.as_ref()).await?;
     if to.is_over() {
         // Captured minutes stay captured; the rest goes back to the demander's available coins.
         ledger::release(conn, &row.hold_id).await?;
@@ -124,13 +125,13 @@ pub async fn apply(conn: &impl ledger::Conn, row: &orders::Model, event: Event, 
 }
 
 /// One history row.
-pub async fn record(conn: &impl sea_orm::ConnectionTrait, order_id: &str, status: OrderStatus, reason: Option<&str>, actor: Option<&str>) -> Result<(), AppError> {
+pub async fn record(conn: &impl sea_orm::ConnectionTrait, order_id: &OrderId, status: OrderStatus, reason: Option<&str>, actor: Option<&UserId>) -> Result<(), AppError> {
     order_events::ActiveModel {
         id: Set(new_id()),
-        order_id: Set(order_id.to_string()),
+        order_id: Set(order_id.clone()),
         status: Set(status),
         reason: Set(reason.map(str::to_string)),
-        actor_id: Set(actor.map(str::to_string)),
+        actor_id: Set(actor.cloned()),
         created_at: Set(now()),
     }
     .insert(conn)

@@ -24,7 +24,7 @@ use tokio_cron_scheduler::{Job, JobSchedulerError};
 use crate::apps::AppsCtx;
 use crate::config::OrdersConfig;
 use crate::error::{AppError, Msg};
-use crate::ids::UserId;
+use crate::ids::{DeviceId, UserId};
 use crate::iam::auth::Auth;
 use crate::jobs::{Runs, repeated};
 
@@ -94,7 +94,7 @@ impl crate::billing::titles::Titler for OrderTitles {
             .into_iter()
             .map(|o| {
                 let title = if lang == crate::lang::Lang::Zh { format!("订单：{}", o.name) } else { format!("Order: {}", o.name) };
-                (o.id, title)
+                (o.id.into_string(), title)
             })
             .collect())
     }
@@ -106,7 +106,7 @@ pub struct OrderReservations;
 
 #[async_trait::async_trait]
 impl crate::apps::reservations::Reservations for OrderReservations {
-    async fn reserved(&self, conn: &sea_orm::DatabaseExecutor<'_>, device_ids: &[String]) -> Result<Vec<String>, sea_orm::DbErr> {
+    async fn reserved(&self, conn: &sea_orm::DatabaseExecutor<'_>, device_ids: &[DeviceId]) -> Result<Vec<DeviceId>, sea_orm::DbErr> {
         use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
         use crate::db::entity::orders;

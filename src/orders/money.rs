@@ -14,11 +14,12 @@ use crate::config::OrdersConfig;
 use crate::db::entity::orders;
 use crate::error::AppError;
 use crate::orders::model::Demand;
+use crate::ids::OrderId;
 
 /// Holds `price × hours` on the demander's wallet until the longest the order can last (409 when
 /// the wallet cannot). `request_key` (the `Idempotency-Key`) makes the hold's key, so a retried
 /// post holds once.
-pub async fn hold(conn: &impl ledger::Conn, s: &OrdersConfig, demander: &str, order_id: &str, d: &Demand, request_key: Option<&str>) -> Result<String, AppError> {
+pub async fn hold(conn: &impl ledger::Conn, s: &OrdersConfig, demander: &str, order_id: &OrderId, d: &Demand, request_key: Option<&str>) -> Result<String, AppError> {
     let (hours, price) = (d.hours, d.price_per_hour);
     let longest = s.pending_timeout_secs + s.start_timeout_secs + s.confirm_timeout_secs + 3600;
     let key = match request_key {
@@ -35,7 +36,7 @@ pub async fn hold(conn: &impl ledger::Conn, s: &OrdersConfig, demander: &str, or
         burn_per_hour: 0,
     })
     .await?;
-    Ok(held.hold.id)
+    Ok(held.hold.id.into())
 }
 
 /// Charges the seconds its app was seen running since confirmation up to `at` not charged yet
@@ -65,7 +66,7 @@ pub async fn charge(conn: &impl ledger::Conn, o: &orders::Model, at: DateTime<Ut
             return Ok(());
         }
         let amount = ledger::capture_seconds(&txn, MeteredCapture {
-            hold_id: o.hold_id.clone(),
+            hold_id: o.hold_id.clone().into(),
             per_hour: o.price_per_hour,
             seconds: s,
             provider: AccountRef::User(provider.clone().into()),
@@ -88,6 +89,6 @@ pub async fn charge(conn: &impl ledger::Conn, o: &orders::Model, at: DateTime<Ut
 /// Where the order's meter starts when the demander confirms at `at`: the seconds its app had
 /// been seen running by then are not charged.
 pub async fn seen_base(conn: &impl ledger::Conn, o: &orders::Model, at: DateTime<Utc>) -> Result<i64, AppError> {
-    let inst = o.installation_id.as_deref().unwrap_or_default();
+    let Some(inst) = &o.installation_id else { return Ok(0) };
     Ok(seen::running_secs(conn, inst, at).await?.unwrap_or(0))
 }

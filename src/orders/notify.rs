@@ -13,7 +13,7 @@ use crate::orders::view::reason_text;
 /// Tells the demander and the provider (if any) that `o` is now in its status.
 pub async fn moved(conn: &impl ConnectionTrait, o: &orders::Model) -> Result<(), AppError> {
     let app = apps::Entity::find_by_id(o.app_id.clone()).one(conn).await?;
-    let (app_en, app_zh) = app.map(|a| (a.name_en, a.name_zh)).unwrap_or_else(|| (o.app_id.clone(), o.app_id.clone()));
+    let (app_en, app_zh) = app.map(|a| (a.name_en, a.name_zh)).unwrap_or_else(|| (o.app_id.clone().into(), o.app_id.clone().into()));
     let name = &o.name;
     let why = |lang| reason_text(o.status_reason.as_deref(), lang).unwrap_or_default();
     let (kind, title, body, title_zh, body_zh) = match o.status {

@@ -9,7 +9,7 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::json;
 
-use crate::ids::OrderId;
+use crate::ids::{DeviceId, InstallationId, OrderId};
 use crate::apps::install::{installable, lock_device, place};
 use crate::db::entity::orders;
 use crate::db::enums::InstallKind;
@@ -38,7 +38,7 @@ pub async fn take(cx: &OrdersCtx, auth: &Auth, id: &OrderId, ask: Take, lang: La
         return Err(AppError::Explained { msg: Msg::OrderRequirementsNotSatisfied, data: json!({ "gaps": gaps }) });
     }
     let change = Change {
-        actor_id: Some(me.to_string()),
+        actor_id: Some(me.clone()),
         set: vec![
             (orders::Column::ProviderId, Expr::value(me.clone())),
             (orders::Column::DeviceId, Expr::value(device.id.clone())),

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use chrono::Duration;
 use sea_orm::{ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect};
 
-use crate::ids::{OrderId, UserId};
+use crate::ids::{AppId, DeviceId, InstallationId, OrderId, UserId};
 use crate::apps::access::reason_text as app_reason;
 use crate::config::OrdersConfig;
 use crate::apps::seen::{self, Seen};
@@ -67,16 +67,16 @@ pub fn reason_text(raw: Option<&str>, lang: Lang) -> Option<String> {
 
 /// The people, apps, devices, installations and histories an answer names, read once.
 pub struct Names {
-    users: HashMap<String, String>,
-    apps: HashMap<String, apps::Model>,
-    devices: HashMap<String, String>,
-    installations: HashMap<String, Seen>,
-    history: HashMap<String, Vec<order_events::Model>>,
+    users: HashMap<UserId, String>,
+    apps: HashMap<AppId, apps::Model>,
+    devices: HashMap<DeviceId, String>,
+    installations: HashMap<InstallationId, Seen>,
+    history: HashMap<OrderId, Vec<order_events::Model>>,
 }
 
 impl Names {
     pub async fn load(conn: &impl ConnectionTrait, rows: &[orders::Model]) -> Result<Names, AppError> {
-        let user_ids: Vec<String> = rows.iter().flat_map(|o| std::iter::once(o.demander_id.clone()).chain(o.provider_id.clone())).collect();
+        let user_ids: Vec<UserId> = rows.iter().flat_map(|o| std::iter::once(o.demander_id.clone()).chain(o.provider_id.clone())).collect();
         let users = crate::iam::people::by_ids(conn, user_ids).await?;
         let apps = apps::Entity::find().filter(apps::Column::Id.is_in(rows.iter().map(|o| o.app_id.clone()))).all(conn).await?;
         let devices = devices::Entity::find().filter(devices::Column::Id.is_in(rows.iter().filter_map(|o| o.device_id.clone()))).all(conn).await?;
@@ -87,7 +87,7 @@ impl Names {
             .order_by_asc(order_events::Column::Id)
             .all(conn)
             .await?;
-        let mut history: HashMap<String, Vec<order_events::Model>> = HashMap::new();
+        let mut history: HashMap<OrderId, Vec<order_events::Model>> = HashMap::new();
         for e in events {
             history.entry(e.order_id.clone()).or_default().push(e);
         }
@@ -100,7 +100,7 @@ impl Names {
         })
     }
 
-    fn party(&self, id: &str) -> Party {
+    fn party(&self, id: &UserId) -> Party {
         Party { user_id: id.to_string(), name: self.users.get(id).cloned().unwrap_or_default() }
     }
 }
@@ -122,10 +122,10 @@ pub fn to_order(o: &orders::Model, n: &Names, s: &OrdersConfig, lang: Lang, view
     let inst = o.installation_id.as_ref().and_then(|i| n.installations.get(i));
     let live = inst.filter(|_| o.status.holds_device());
     Order {
-        id: o.id.clone(),
+        id: o.id.clone().into(),
         name: o.name.clone(),
-        app_id: o.app_id.clone(),
-        app_name: app.map(|a| if lang == Lang::Zh { a.name_zh.clone() } else { a.name_en.clone() }).unwrap_or_else(|| o.app_id.clone()),
+        app_id: o.app_id.clone().into(),
+        app_name: app.map(|a| if lang == Lang::Zh { a.name_zh.clone() } else { a.name_en.clone() }).unwrap_or_else(|| o.app_id.clone().into()),
         gpu_count: o.gpu_count,
         gpu_models: o.gpu_models.clone(),
         distance_km: o.distance_km,
@@ -136,10 +136,10 @@ pub fn to_order(o: &orders::Model, n: &Names, s: &OrdersConfig, lang: Lang, view
         total: o.price_per_hour * o.hours,
         status: o.status,
         demander: n.party(&o.demander_id),
-        provider: o.provider_id.as_deref().map(|p| n.party(p)),
-        device_id: o.device_id.clone(),
+        provider: o.provider_id.as_ref().map(|p| n.party(p)),
+        device_id: o.device_id.clone().map(String::from),
         device_name: o.device_id.as_ref().and_then(|d| n.devices.get(d).cloned()),
-        installation_id: o.installation_id.clone(),
+        installation_id: o.installation_id.clone().map(String::from),
         status_reason: reason_text(o.status_reason.as_deref(), lang),
         cancelled: o.status == OrderStatus::OrderFailed && o.status_reason.as_deref() == Some(CANCELLED),
         billed: o.billed,

@@ -14,25 +14,26 @@ use crate::social::model::BlockedPerson;
 use crate::events;
 use crate::social::shared::{people, person};
 use crate::social::{friends, requests};
+use crate::ids::UserId;
 
-pub async fn block(db: &DatabaseConnection, auth: &Auth, other: &str) -> Result<(), AppError> {
-    if auth.user_id == other {
+pub async fn block(db: &DatabaseConnection, auth: &Auth, other: &UserId) -> Result<(), AppError> {
+    if auth.user_id == *other {
         return Err(AppError::invalid("user_id", Msg::BlockSelf));
     }
     let txn = write_txn(db).await?;
     let them = person(&txn, other).await?.ok_or(AppError::Refused(Msg::UserNotFound))?;
     let me = person(&txn, &auth.user_id).await?.ok_or(AppError::Refused(Msg::SessionExpired))?;
-    events::lock_people(&txn, &[&me.user_id, &them.user_id]).await?;
-    let row = blocks_t::ActiveModel { user_id: Set(me.user_id.clone()), blocked_id: Set(them.user_id.clone()), created_at: Set(now()) };
+    events::lock_people(&txn, &[&auth.user_id, other]).await?;
+    let row = blocks_t::ActiveModel { user_id: Set(auth.user_id.clone()), blocked_id: Set(other.clone()), created_at: Set(now()) };
     blocks_t::Entity::insert(row).on_conflict_do_nothing().exec_without_returning(&txn).await?;
-    friends::end(&txn, &me.user_id, &them.user_id).await?;
+    friends::end(&txn, &auth.user_id, other).await?;
     requests::cancel_between(&txn, &me.email, &them.email).await?;
     txn.commit().await?;
     Ok(())
 }
 
 /// Unblocks (again is fine); a request they sent meanwhile shows up again.
-pub async fn unblock(db: &DatabaseConnection, auth: &Auth, other: &str) -> Result<(), AppError> {
+pub async fn unblock(db: &DatabaseConnection, auth: &Auth, other: &UserId) -> Result<(), AppError> {
     let txn = write_txn(db).await?;
     person(&txn, other).await?.ok_or(AppError::Refused(Msg::UserNotFound))?;
     blocks_t::Entity::delete_many()
@@ -51,7 +52,7 @@ pub async fn list(conn: &impl ConnectionTrait, auth: &Auth) -> Result<List<Block
         .order_by_desc(blocks_t::Column::CreatedAt)
         .all(conn)
         .await?;
-    let ids: Vec<String> = rows.iter().map(|b| b.blocked_id.clone()).collect();
+    let ids: Vec<UserId> = rows.iter().map(|b| b.blocked_id.clone()).collect();
     let who = people(conn, &ids).await?;
     let items: Vec<BlockedPerson> = rows
         .into_iter()

@@ -19,15 +19,16 @@ use crate::social::model::{Friend, FriendChange, FriendChangeKind, FriendUpdate}
 use crate::events;
 use crate::social::shared::{friendship, people};
 use crate::social::tags;
+use crate::ids::UserId;
 
 fn not_found() -> AppError {
     AppError::Refused(Msg::FriendNotFound)
 }
 
 /// The tag names of each of `user_id`'s friends among `friend_ids`.
-async fn tags_of(conn: &impl ConnectionTrait, user_id: &str, friend_ids: &[String]) -> Result<HashMap<String, Vec<String>>, AppError> {
+async fn tags_of(conn: &impl ConnectionTrait, user_id: &UserId, friend_ids: &[UserId]) -> Result<HashMap<UserId, Vec<String>>, AppError> {
     let names: HashMap<String, String> = tags::all(conn, user_id).await?.into_iter().map(|t| (t.id, t.name)).collect();
-    let rows: Vec<(String, String)> = links::Entity::find()
+    let rows: Vec<(UserId, String)> = links::Entity::find()
         .select_only()
         .columns([links::Column::FriendId, links::Column::TagId])
         .filter(links::Column::UserId.eq(user_id))
@@ -35,7 +36,7 @@ async fn tags_of(conn: &impl ConnectionTrait, user_id: &str, friend_ids: &[Strin
         .into_tuple()
         .all(conn)
         .await?;
-    let mut out: HashMap<String, Vec<String>> = HashMap::new();
+    let mut out: HashMap<UserId, Vec<String>> = HashMap::new();
     for (friend, tag) in rows {
         if let Some(name) = names.get(&tag) {
             out.entry(friend).or_default().push(name.clone());
@@ -47,8 +48,8 @@ async fn tags_of(conn: &impl ConnectionTrait, user_id: &str, friend_ids: &[Strin
     Ok(out)
 }
 
-async fn views(conn: &impl ConnectionTrait, user_id: &str, rows: Vec<friendships::Model>) -> Result<Vec<Friend>, AppError> {
-    let ids: Vec<String> = rows.iter().map(|f| f.friend_id.clone()).collect();
+async fn views(conn: &impl ConnectionTrait, user_id: &UserId, rows: Vec<friendships::Model>) -> Result<Vec<Friend>, AppError> {
+    let ids: Vec<UserId> = rows.iter().map(|f| f.friend_id.clone()).collect();
     let who = people(conn, &ids).await?;
     let mut tags = tags_of(conn, user_id, &ids).await?;
     Ok(rows
@@ -94,14 +95,14 @@ pub async fn list(conn: &impl ConnectionTrait, auth: &Auth, tag: Option<&str>, o
 }
 
 /// One of the caller's friends.
-pub async fn get(conn: &impl ConnectionTrait, auth: &Auth, friend_id: &str) -> Result<Friend, AppError> {
+pub async fn get(conn: &impl ConnectionTrait, auth: &Auth, friend_id: &UserId) -> Result<Friend, AppError> {
     let f = friendship(conn, &auth.user_id, friend_id).await?.ok_or_else(not_found)?;
     views(conn, &auth.user_id, vec![f]).await?.pop().ok_or_else(not_found)
 }
 
 /// Sets the caller's alias for a friend and/or the tags the friend is under (missing tags are
 /// created, within the caller's tag limit).
-pub async fn update(db: &DatabaseConnection, auth: &Auth, friend_id: &str, change: FriendUpdate) -> Result<Friend, AppError> {
+pub async fn update(db: &DatabaseConnection, auth: &Auth, friend_id: &UserId, change: FriendUpdate) -> Result<Friend, AppError> {
     let txn = write_txn(db).await?;
     events::lock_people(&txn, &[&auth.user_id]).await?;
     let f = friendship(&txn, &auth.user_id, friend_id).await?.ok_or_else(not_found)?;
@@ -118,7 +119,7 @@ pub async fn update(db: &DatabaseConnection, auth: &Auth, friend_id: &str, chang
             .exec(&txn)
             .await?;
         for tag_id in ids {
-            let link = links::ActiveModel { user_id: Set(auth.user_id.to_string()), friend_id: Set(friend_id.to_string()), tag_id: Set(tag_id) };
+            let link = links::ActiveModel { user_id: Set(UserId::from(&auth.user_id)), friend_id: Set(UserId::from(friend_id)), tag_id: Set(tag_id) };
             links::Entity::insert(link).exec_without_returning(&txn).await?;
         }
     }
@@ -130,7 +131,7 @@ pub async fn update(db: &DatabaseConnection, auth: &Auth, friend_id: &str, chang
 }
 
 /// Ends a friendship on both sides (aliases and tag places go with it; the messages stay).
-pub async fn remove(db: &DatabaseConnection, auth: &Auth, friend_id: &str) -> Result<(), AppError> {
+pub async fn remove(db: &DatabaseConnection, auth: &Auth, friend_id: &UserId) -> Result<(), AppError> {
     let txn = write_txn(db).await?;
     friendship(&txn, &auth.user_id, friend_id).await?.ok_or_else(not_found)?;
     events::lock_people(&txn, &[&auth.user_id, friend_id]).await?;
@@ -143,7 +144,7 @@ pub async fn remove(db: &DatabaseConnection, auth: &Auth, friend_id: &str) -> Re
 
 /// Deletes both sides of a friendship and tells both people; false when there was none.
 /// Call it with both people locked.
-pub(crate) async fn end(conn: &impl ConnectionTrait, a: &str, b: &str) -> Result<bool, AppError> {
+pub(crate) async fn end(conn: &impl ConnectionTrait, a: &UserId, b: &UserId) -> Result<bool, AppError> {
     // Tag places first: SQLite's cascade would do it, but this way it does not depend on it.
     links::Entity::delete_many()
         .filter(
@@ -173,6 +174,6 @@ pub(crate) async fn end(conn: &impl ConnectionTrait, a: &str, b: &str) -> Result
 }
 
 /// True when the two are friends (checked from `a`'s side; both sides are written together).
-pub async fn are_friends(conn: &impl ConnectionTrait, a: &str, b: &str) -> Result<bool, AppError> {
+pub async fn are_friends(conn: &impl ConnectionTrait, a: &UserId, b: &UserId) -> Result<bool, AppError> {
     Ok(friendship(conn, a, b).await?.is_some())
 }

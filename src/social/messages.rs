@@ -21,9 +21,10 @@ use crate::social::model::{Conversation, HistoryPage, Message, NewMessage, Peer,
 use crate::events;
 use crate::social::shared::{pair_key, people, per_minute};
 use crate::social::{friends, requests};
+use crate::ids::UserId;
 
 fn view(m: messages::Model) -> Message {
-    Message { id: m.id, from: m.sender_id, to: m.recipient_id, body: m.body, created_at: m.created_at, read: m.read }
+    Message { id: m.id, from: m.sender_id.into(), to: m.recipient_id.into(), body: m.body, created_at: m.created_at, read: m.read }
 }
 
 fn not_found() -> AppError {
@@ -33,8 +34,8 @@ fn not_found() -> AppError {
 /// Sends a message to a friend; anyone else (a stranger, a former friend, an unknown id,
 /// oneself) is refused with the same 403.
 pub async fn send(db: &DatabaseConnection, cfg: &SocialConfig, auth: &Auth, m: NewMessage) -> Result<Message, AppError> {
-    let me = auth.user_id.as_str();
-    if m.to == me {
+    let me = &auth.user_id;
+    if m.to == *me {
         return Err(AppError::Refused(Msg::FriendsOnly));
     }
     let txn = write_txn(db).await?;
@@ -60,18 +61,18 @@ pub async fn send(db: &DatabaseConnection, cfg: &SocialConfig, auth: &Auth, m: N
 
     let row = messages::Model {
         id: new_id(),
-        sender_id: me.to_string(),
-        recipient_id: m.to.to_string(),
-        pair_key: pair_key(me, &m.to),
+        sender_id: me.clone(),
+        recipient_id: m.to.clone(),
+        pair_key: pair_key(me.as_str(), m.to.as_str()),
         body: m.body.as_str().to_string(),
         read: false,
         created_at: now(),
     };
     messages::Entity::insert(messages::ActiveModel::from(row.clone())).exec_without_returning(&txn).await?;
-    for (side, peer) in [(me, m.to.as_str()), (m.to.as_str(), me)] {
+    for (side, peer) in [(me, &m.to), (&m.to, me)] {
         let c = conversations::ActiveModel {
-            user_id: Set(side.to_string()),
-            peer_id: Set(peer.to_string()),
+            user_id: Set(side.clone()),
+            peer_id: Set(peer.clone()),
             last_message_id: Set(row.id.clone()),
             last_at: Set(row.created_at),
         };
@@ -85,7 +86,7 @@ pub async fn send(db: &DatabaseConnection, cfg: &SocialConfig, auth: &Auth, m: N
             .await?;
     }
     let message = view(row);
-    for reader in [me, m.to.as_str()] {
+    for reader in [me, &m.to] {
         events::append(&txn, reader, EventKind::Message, &message).await?;
     }
     txn.commit().await?;
@@ -93,13 +94,13 @@ pub async fn send(db: &DatabaseConnection, cfg: &SocialConfig, auth: &Auth, m: N
 }
 
 /// A conversation exists for the caller once a message went either way, or while they are friends.
-async fn check_conversation(conn: &impl ConnectionTrait, me: &str, peer: &str) -> Result<(), AppError> {
-    let has = conversations::Entity::find_by_id((me.to_string(), peer.to_string())).one(conn).await?.is_some();
+async fn check_conversation(conn: &impl ConnectionTrait, me: &UserId, peer: &UserId) -> Result<(), AppError> {
+    let has = conversations::Entity::find_by_id((me.clone(), peer.clone())).one(conn).await?.is_some();
     if has || friends::are_friends(conn, me, peer).await? { Ok(()) } else { Err(not_found()) }
 }
 
 /// Unread messages per sender among `peers` (all senders when `peers` is None).
-async fn unread_by_sender(conn: &impl ConnectionTrait, me: &str, peers: Option<&[String]>) -> Result<HashMap<String, u64>, AppError> {
+async fn unread_by_sender(conn: &impl ConnectionTrait, me: &UserId, peers: Option<&[UserId]>) -> Result<HashMap<UserId, u64>, AppError> {
     let mut q = messages::Entity::find()
         .select_only()
         .column(messages::Column::SenderId)
@@ -109,13 +110,13 @@ async fn unread_by_sender(conn: &impl ConnectionTrait, me: &str, peers: Option<&
     if let Some(p) = peers {
         q = q.filter(messages::Column::SenderId.is_in(p.iter().cloned()));
     }
-    let rows: Vec<(String, i64)> = q.group_by(messages::Column::SenderId).into_tuple().all(conn).await?;
+    let rows: Vec<(UserId, i64)> = q.group_by(messages::Column::SenderId).into_tuple().all(conn).await?;
     Ok(rows.into_iter().map(|(s, n)| (s, u64::try_from(n).unwrap_or(0))).collect())
 }
 
 /// The caller's conversations, the most recent first.
 pub async fn conversations(conn: &impl ConnectionTrait, auth: &Auth, offset: u64, limit: u64) -> Result<List<Conversation>, AppError> {
-    let me = auth.user_id.as_str();
+    let me = &auth.user_id;
     let q = conversations::Entity::find().filter(conversations::Column::UserId.eq(me));
     let total = q.clone().count(conn).await?;
     let rows = q
@@ -125,9 +126,9 @@ pub async fn conversations(conn: &impl ConnectionTrait, auth: &Auth, offset: u64
         .limit(limit)
         .all(conn)
         .await?;
-    let peers: Vec<String> = rows.iter().map(|c| c.peer_id.clone()).collect();
+    let peers: Vec<UserId> = rows.iter().map(|c| c.peer_id.clone()).collect();
     let who = people(conn, &peers).await?;
-    let aliases: HashMap<String, Option<String>> = friendships::Entity::find()
+    let aliases: HashMap<UserId, Option<String>> = friendships::Entity::find()
         .filter(friendships::Column::UserId.eq(me))
         .filter(friendships::Column::FriendId.is_in(peers.iter().cloned()))
         .all(conn)
@@ -163,7 +164,7 @@ pub async fn conversations(conn: &impl ConnectionTrait, auth: &Auth, offset: u64
 }
 
 /// The messages with `peer`, newest first, older than `page.before` when given.
-pub async fn history(conn: &impl ConnectionTrait, auth: &Auth, peer: &str, page: &HistoryPage) -> Result<List<Message>, AppError> {
+pub async fn history(conn: &impl ConnectionTrait, auth: &Auth, peer: &UserId, page: &HistoryPage) -> Result<List<Message>, AppError> {
     check_conversation(conn, &auth.user_id, peer).await?;
     let all = messages::Entity::find().filter(messages::Column::PairKey.eq(pair_key(&auth.user_id, peer)));
     let total = all.clone().count(conn).await?;
@@ -176,8 +177,8 @@ pub async fn history(conn: &impl ConnectionTrait, auth: &Auth, peer: &str, page:
 }
 
 /// Marks what `peer` sent the caller read; both are told when anything changed.
-pub async fn mark_read(db: &DatabaseConnection, auth: &Auth, peer: &str) -> Result<(), AppError> {
-    let me = auth.user_id.as_str();
+pub async fn mark_read(db: &DatabaseConnection, auth: &Auth, peer: &UserId) -> Result<(), AppError> {
+    let me = &auth.user_id;
     let txn = write_txn(db).await?;
     check_conversation(&txn, me, peer).await?;
     events::lock_people(&txn, &[me, peer]).await?;

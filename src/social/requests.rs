@@ -21,6 +21,7 @@ use crate::iam::auth::Auth;
 use crate::social::model::{Addressee, Direction, FriendChange, FriendChangeKind, FriendRequest, NewFriendRequest, Person};
 use crate::events;
 use crate::social::shared::{friendship, has_blocked, is_unique_violation, pair_key, people, per_minute, person, user_id_by_email};
+use crate::ids::{FriendRequestId, UserId};
 
 /// What a person does with a pending request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,13 +44,13 @@ pub fn next_status(from: RequestStatus, decision: Decision) -> Option<RequestSta
     }
 }
 
-fn view(r: &requests::Model, from: Person, reader: &str) -> FriendRequest {
+fn view(r: &requests::Model, from: Person, reader: &UserId) -> FriendRequest {
     FriendRequest {
-        id: r.id.clone(),
+        id: r.id.clone().into(),
         from,
         to: Addressee { email: r.to_email.clone() },
         status: r.status,
-        direction: if r.from_user_id == reader { Direction::Outgoing } else { Direction::Incoming },
+        direction: if r.from_user_id == *reader { Direction::Outgoing } else { Direction::Incoming },
         created_at: r.created_at,
     }
 }
@@ -67,8 +68,8 @@ pub async fn send(db: &DatabaseConnection, cfg: &SocialConfig, auth: &Auth, req:
         return Err(AppError::invalid("email", Msg::FriendRequestToSelf));
     }
     let target = user_id_by_email(&txn, to.as_str()).await?;
-    let mut lock = vec![me.user_id.as_str()];
-    lock.extend(target.as_deref());
+    let mut lock = vec![&auth.user_id];
+    lock.extend(target.as_ref());
     events::lock_people(&txn, &lock).await?;
 
     let nth = requests::Entity::find()
@@ -84,13 +85,13 @@ pub async fn send(db: &DatabaseConnection, cfg: &SocialConfig, auth: &Auth, req:
 
     let mut hidden_from_target = false;
     if let Some(t) = &target {
-        if has_blocked(&txn, &me.user_id, t).await? {
+        if has_blocked(&txn, &auth.user_id, t).await? {
             return Err(AppError::Refused(Msg::UnblockFirst));
         }
-        if friendship(&txn, &me.user_id, t).await?.is_some() {
+        if friendship(&txn, &auth.user_id, t).await?.is_some() {
             return Err(AppError::Refused(Msg::AlreadyFriends));
         }
-        hidden_from_target = has_blocked(&txn, t, &me.user_id).await?;
+        hidden_from_target = has_blocked(&txn, t, &auth.user_id).await?;
     }
     let key = pair_key(&me.email, to.as_str());
     let waiting = requests::Entity::find()
@@ -99,12 +100,12 @@ pub async fn send(db: &DatabaseConnection, cfg: &SocialConfig, auth: &Auth, req:
         .one(&txn)
         .await?;
     if let Some(w) = waiting {
-        let msg = if w.from_user_id == me.user_id { Msg::FriendRequestWaiting } else { Msg::FriendRequestFromThem };
+        let msg = if w.from_user_id == auth.user_id { Msg::FriendRequestWaiting } else { Msg::FriendRequestFromThem };
         return Err(AppError::Refused(msg));
     }
     let row = requests::Model {
-        id: new_id(),
-        from_user_id: me.user_id.clone(),
+        id: FriendRequestId::new(),
+        from_user_id: auth.user_id.clone(),
         from_email: me.email.clone(),
         to_email: to.as_str().to_string(),
         pair_key: key,
@@ -119,8 +120,8 @@ pub async fn send(db: &DatabaseConnection, cfg: &SocialConfig, auth: &Auth, req:
             other?;
         }
     }
-    events::append(&txn, &me.user_id, EventKind::FriendRequest, &view(&row, me.clone(), &me.user_id)).await?;
-    if let Some(t) = target.as_deref().filter(|_| !hidden_from_target) {
+    events::append(&txn, &auth.user_id, EventKind::FriendRequest, &view(&row, me.clone(), &auth.user_id)).await?;
+    if let Some(t) = target.as_ref().filter(|_| !hidden_from_target) {
         events::append(&txn, t, EventKind::FriendRequest, &view(&row, me.clone(), t)).await?;
     }
     txn.commit().await?;
@@ -128,12 +129,12 @@ pub async fn send(db: &DatabaseConnection, cfg: &SocialConfig, auth: &Auth, req:
 }
 
 /// The incoming requests the caller can see: to their address, pending, from nobody they blocked.
-fn incoming(email: &str, user_id: &str) -> Condition {
+fn incoming(email: &str, user_id: &UserId) -> Condition {
     incoming_where(requests::Column::ToEmail.eq(email), user_id)
 }
 
 /// Requests addressed as `to` says, from people `user_id` has not blocked.
-fn incoming_where(to: sea_orm::sea_query::SimpleExpr, user_id: &str) -> Condition {
+fn incoming_where(to: sea_orm::sea_query::SimpleExpr, user_id: &UserId) -> Condition {
     let blocked = Query::select()
         .column(blocks_t::Column::BlockedId)
         .from(blocks_t::Entity)
@@ -142,7 +143,7 @@ fn incoming_where(to: sea_orm::sea_query::SimpleExpr, user_id: &str) -> Conditio
     Condition::all().add(to).add(requests::Column::FromUserId.not_in_subquery(blocked))
 }
 
-async fn email_of(conn: &impl ConnectionTrait, user_id: &str) -> Result<String, AppError> {
+async fn email_of(conn: &impl ConnectionTrait, user_id: &UserId) -> Result<String, AppError> {
     Ok(person(conn, user_id).await?.ok_or_else(me_missing)?.email)
 }
 
@@ -154,7 +155,7 @@ pub async fn list(conn: &impl ConnectionTrait, auth: &Auth, offset: u64, limit: 
     );
     let total = q.clone().count(conn).await?;
     let rows = q.order_by_desc(requests::Column::CreatedAt).order_by_desc(requests::Column::Id).offset(offset).limit(limit).all(conn).await?;
-    let senders: Vec<String> = rows.iter().map(|r| r.from_user_id.clone()).collect();
+    let senders: Vec<UserId> = rows.iter().map(|r| r.from_user_id.clone()).collect();
     let mut who = people(conn, &senders).await?;
     let items = rows
         .iter()
@@ -164,7 +165,7 @@ pub async fn list(conn: &impl ConnectionTrait, auth: &Auth, offset: u64, limit: 
 }
 
 /// How many requests wait for the caller's answer.
-pub async fn pending_incoming(conn: &impl ConnectionTrait, user_id: &str) -> Result<u64, AppError> {
+pub async fn pending_incoming(conn: &impl ConnectionTrait, user_id: &UserId) -> Result<u64, AppError> {
     let email = email_of(conn, user_id).await?;
     Ok(requests::Entity::find()
         .filter(requests::Column::Status.eq(RequestStatus::Pending))
@@ -176,7 +177,7 @@ pub async fn pending_incoming(conn: &impl ConnectionTrait, user_id: &str) -> Res
 /// `pending_friend_requests_exists` of the notification stats.
 /// The pending requests waiting for `user_id`'s answer, as a query the stats poll counts in its
 /// one statement (the address is a subquery).
-pub fn pending_for(user_id: &str) -> sea_orm::Select<requests::Entity> {
+pub fn pending_for(user_id: &UserId) -> sea_orm::Select<requests::Entity> {
     let my_email = crate::iam::people::email_of(user_id);
     requests::Entity::find()
         .filter(requests::Column::Status.eq(RequestStatus::Pending))
@@ -192,20 +193,20 @@ pub async fn decide(db: &DatabaseConnection, auth: &Auth, id: &str, decision: De
     let r = requests::Entity::find_by_id(id.to_string()).one(&txn).await?.ok_or_else(not_found)?;
     let (sender, recipient) = match decision {
         Decision::Accept | Decision::Decline => {
-            if r.to_email != me.email || has_blocked(&txn, &me.user_id, &r.from_user_id).await? {
+            if r.to_email != me.email || has_blocked(&txn, &auth.user_id, &r.from_user_id).await? {
                 return Err(not_found());
             }
-            (r.from_user_id.clone(), Some(me.user_id.clone()))
+            (r.from_user_id.clone(), Some(auth.user_id.clone()))
         }
         Decision::Cancel => {
-            if r.from_user_id != me.user_id {
+            if r.from_user_id != auth.user_id {
                 return Err(not_found());
             }
-            (me.user_id.clone(), user_id_by_email(&txn, &r.to_email).await?)
+            (auth.user_id.clone(), user_id_by_email(&txn, &r.to_email).await?)
         }
     };
-    let mut lock = vec![sender.as_str()];
-    lock.extend(recipient.as_deref());
+    let mut lock = vec![&sender];
+    lock.extend(recipient.as_ref());
     events::lock_people(&txn, &lock).await?;
 
     let next = next_status(r.status, decision).ok_or(AppError::Refused(Msg::FriendRequestHandled))?;
@@ -224,7 +225,7 @@ pub async fn decide(db: &DatabaseConnection, auth: &Auth, id: &str, decision: De
     let decided = requests::Model { status: next, decided_at: Some(t), ..r };
     let from = person(&txn, &sender).await?.ok_or_else(not_found)?;
     if decision == Decision::Accept {
-        for (a, b) in [(&sender, &me.user_id), (&me.user_id, &sender)] {
+        for (a, b) in [(&sender, &auth.user_id), (&auth.user_id, &sender)] {
             let side = friendships::ActiveModel { user_id: Set(a.clone()), friend_id: Set(b.clone()), alias: Set(None), since: Set(t) };
             friendships::Entity::insert(side).on_conflict_do_nothing().exec_without_returning(&txn).await?;
         }
@@ -234,12 +235,12 @@ pub async fn decide(db: &DatabaseConnection, auth: &Auth, id: &str, decision: De
         None => true,
     };
     events::append(&txn, &sender, EventKind::FriendRequest, &view(&decided, from.clone(), &sender)).await?;
-    if let Some(rcp) = recipient.as_deref().filter(|_| !hidden) {
+    if let Some(rcp) = recipient.as_ref().filter(|_| !hidden) {
         events::append(&txn, rcp, EventKind::FriendRequest, &view(&decided, from.clone(), rcp)).await?;
     }
     if decision == Decision::Accept {
-        let recipient = me.user_id.as_str();
-        for (reader, other) in [(sender.as_str(), recipient), (recipient, sender.as_str())] {
+        let recipient = &auth.user_id;
+        for (reader, other) in [(&sender, recipient), (recipient, &sender)] {
             let change = FriendChange { user_id: other.to_string(), change: FriendChangeKind::Added };
             events::append(&txn, reader, EventKind::Friend, &change).await?;
         }

@@ -104,7 +104,7 @@ async fn list_friends(
 #[utoipa::path(get, path = "/api/cim/v1/friends/{user_id}", tag = "friends", params(("user_id" = String, Path)),
     responses((status = 200, body = Envelope<Friend>), (status = 404)))]
 async fn get_friend(State(cx): State<SocialCtx>, auth: Auth, ApiPath(user_id): ApiPath<UserId>) -> ApiResult<Friend> {
-    ok(friends::get(&cx.db, &auth, user_id.as_str()).await?)
+    ok(friends::get(&cx.db, &auth, &user_id).await?)
 }
 
 /// Set the alias (3-50 characters, null clears) and/or the tags of a friend.
@@ -116,14 +116,14 @@ async fn update_friend(
     ApiPath(user_id): ApiPath<UserId>,
     Valid(change): Valid<FriendUpdate>,
 ) -> ApiResult<Friend> {
-    ok(nudged(&cx, friends::update(&cx.db, &auth, user_id.as_str(), change)).await?)
+    ok(nudged(&cx, friends::update(&cx.db, &auth, &user_id, change)).await?)
 }
 
 /// End a friendship (for both).
 #[utoipa::path(delete, path = "/api/cim/v1/friends/{user_id}", tag = "friends", params(("user_id" = String, Path)),
     responses((status = 200, body = Envelope<Null>), (status = 404)))]
 async fn remove_friend(State(cx): State<SocialCtx>, auth: Auth, ApiPath(user_id): ApiPath<UserId>) -> ApiResult<Null> {
-    nudged(&cx, friends::remove(&cx.db, &auth, user_id.as_str())).await?;
+    nudged(&cx, friends::remove(&cx.db, &auth, &user_id)).await?;
     ok(Null)
 }
 
@@ -166,7 +166,7 @@ async fn list_blocks(State(cx): State<SocialCtx>, auth: Auth) -> ApiResult<List<
 #[utoipa::path(put, path = "/api/cim/v1/blocks/{user_id}", tag = "friends", params(("user_id" = String, Path)),
     responses((status = 200, body = Envelope<Null>), (status = 400), (status = 404)))]
 async fn block(State(cx): State<SocialCtx>, auth: Auth, ApiPath(user_id): ApiPath<UserId>) -> ApiResult<Null> {
-    nudged(&cx, blocks::block(&cx.db, &auth, user_id.as_str())).await?;
+    nudged(&cx, blocks::block(&cx.db, &auth, &user_id)).await?;
     ok(Null)
 }
 
@@ -174,7 +174,7 @@ async fn block(State(cx): State<SocialCtx>, auth: Auth, ApiPath(user_id): ApiPat
 #[utoipa::path(delete, path = "/api/cim/v1/blocks/{user_id}", tag = "friends", params(("user_id" = String, Path)),
     responses((status = 200, body = Envelope<Null>), (status = 404)))]
 async fn unblock(State(cx): State<SocialCtx>, auth: Auth, ApiPath(user_id): ApiPath<UserId>) -> ApiResult<Null> {
-    blocks::unblock(&cx.db, &auth, user_id.as_str()).await?;
+    blocks::unblock(&cx.db, &auth, &user_id).await?;
     ok(Null)
 }
 
@@ -197,14 +197,14 @@ async fn conversation_history(
     ApiQuery(q): ApiQuery<HistoryQuery>,
 ) -> ApiResult<List<Message>> {
     let page = HistoryPage::try_from(q)?;
-    ok(messages::history(&cx.db, &auth, user_id.as_str(), &page).await?)
+    ok(messages::history(&cx.db, &auth, &user_id, &page).await?)
 }
 
 /// Mark what a person sent the caller read.
 #[utoipa::path(put, path = "/api/cim/v1/conversations/{user_id}/read", tag = "messages", params(("user_id" = String, Path)),
     responses((status = 200, body = Envelope<Null>), (status = 404)))]
 async fn mark_conversation_read(State(cx): State<SocialCtx>, auth: Auth, ApiPath(user_id): ApiPath<UserId>) -> ApiResult<Null> {
-    nudged(&cx, messages::mark_read(&cx.db, &auth, user_id.as_str())).await?;
+    nudged(&cx, messages::mark_read(&cx.db, &auth, &user_id)).await?;
     ok(Null)
 }
 
@@ -236,7 +236,7 @@ async fn events_stream(State(cx): State<SocialCtx>, auth: Auth, place: crate::ht
     let sse = stream::sse(
         cx.db.clone(),
         sub,
-        auth.user_id.to_string(),
+        auth.user_id.clone(),
         cursor,
         last_event_id,
         Duration::from_secs(cfg.keep_alive_secs),

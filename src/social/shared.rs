@@ -9,6 +9,7 @@ use sea_orm::{ConnectionTrait, DbErr, EntityTrait, SqlErr};
 use crate::db::entity::{blocks as blocks_t, friendships};
 use crate::db::now;
 use crate::error::AppError;
+use crate::ids::UserId;
 use crate::social::model::Person;
 
 /// The two values sorted and joined: the same key whichever way round.
@@ -21,7 +22,7 @@ pub(crate) fn is_unique_violation(e: &DbErr) -> bool {
 }
 
 /// People by id, without their avatar bytes.
-pub(crate) async fn people(conn: &impl ConnectionTrait, ids: &[String]) -> Result<HashMap<String, Person>, AppError> {
+pub(crate) async fn people(conn: &impl ConnectionTrait, ids: &[UserId]) -> Result<HashMap<UserId, Person>, AppError> {
     Ok(crate::iam::people::by_ids(conn, ids.iter().cloned())
         .await?
         .into_iter()
@@ -32,21 +33,21 @@ pub(crate) async fn people(conn: &impl ConnectionTrait, ids: &[String]) -> Resul
         .collect())
 }
 
-pub(crate) async fn person(conn: &impl ConnectionTrait, id: &str) -> Result<Option<Person>, AppError> {
-    Ok(people(conn, &[id.to_string()]).await?.remove(id))
+pub(crate) async fn person(conn: &impl ConnectionTrait, id: &UserId) -> Result<Option<Person>, AppError> {
+    Ok(people(conn, std::slice::from_ref(id)).await?.remove(id))
 }
 
 /// The account that has `email`, if any.
-pub(crate) async fn user_id_by_email(conn: &impl ConnectionTrait, email: &str) -> Result<Option<String>, AppError> {
-    Ok(crate::iam::people::by_email(conn, email).await?.map(|p| p.id.into()))
+pub(crate) async fn user_id_by_email(conn: &impl ConnectionTrait, email: &str) -> Result<Option<UserId>, AppError> {
+    Ok(crate::iam::people::by_email(conn, email).await?.map(|p| p.id))
 }
 
-pub(crate) async fn has_blocked(conn: &impl ConnectionTrait, user_id: &str, other: &str) -> Result<bool, AppError> {
-    Ok(blocks_t::Entity::find_by_id((user_id.to_string(), other.to_string())).one(conn).await?.is_some())
+pub(crate) async fn has_blocked(conn: &impl ConnectionTrait, user_id: &UserId, other: &UserId) -> Result<bool, AppError> {
+    Ok(blocks_t::Entity::find_by_id((user_id.clone(), other.clone())).one(conn).await?.is_some())
 }
 
-pub(crate) async fn friendship(conn: &impl ConnectionTrait, user_id: &str, other: &str) -> Result<Option<friendships::Model>, AppError> {
-    Ok(friendships::Entity::find_by_id((user_id.to_string(), other.to_string())).one(conn).await?)
+pub(crate) async fn friendship(conn: &impl ConnectionTrait, user_id: &UserId, other: &UserId) -> Result<Option<friendships::Model>, AppError> {
+    Ok(friendships::Entity::find_by_id((user_id.clone(), other.clone())).one(conn).await?)
 }
 
 /// Refuses a person's next action when their `limit`-th newest one (`nth`, from an index read

@@ -23,6 +23,7 @@ use tokio::time::Instant;
 
 use crate::events::hub::Subscription;
 use crate::events::{self, Cursor};
+use crate::ids::UserId;
 
 /// Read from the log per query.
 const BATCH: u64 = 100;
@@ -32,7 +33,7 @@ const RETRY: Duration = Duration::from_secs(3);
 struct Live {
     db: DatabaseConnection,
     sub: Subscription,
-    user_id: String,
+    user_id: UserId,
     /// The last event id sent.
     seen: i64,
     pending: VecDeque<Event>,
@@ -60,7 +61,7 @@ pub fn opening(cursor: Cursor, last_event_id: Option<i64>) -> (Event, i64) {
 pub fn sse(
     db: DatabaseConnection,
     sub: Subscription,
-    user_id: String,
+    user_id: UserId,
     cursor: Cursor,
     last_event_id: Option<i64>,
     keep_alive: Duration,

@@ -15,16 +15,17 @@ use crate::iam::auth::Auth;
 use crate::social::model::{MAX_TAGS, Tag, TagName};
 use crate::events;
 use crate::social::shared::is_unique_violation;
+use crate::ids::UserId;
 
 fn not_found() -> AppError {
     AppError::Refused(Msg::TagNotFound)
 }
 
-pub(crate) async fn all(conn: &impl ConnectionTrait, user_id: &str) -> Result<Vec<friend_tags::Model>, AppError> {
+pub(crate) async fn all(conn: &impl ConnectionTrait, user_id: &UserId) -> Result<Vec<friend_tags::Model>, AppError> {
     Ok(friend_tags::Entity::find().filter(friend_tags::Column::UserId.eq(user_id)).order_by_asc(friend_tags::Column::Name).all(conn).await?)
 }
 
-pub(crate) async fn find(conn: &impl ConnectionTrait, user_id: &str, name: &str) -> Result<Option<friend_tags::Model>, AppError> {
+pub(crate) async fn find(conn: &impl ConnectionTrait, user_id: &UserId, name: &str) -> Result<Option<friend_tags::Model>, AppError> {
     Ok(friend_tags::Entity::find()
         .filter(friend_tags::Column::UserId.eq(user_id))
         .filter(friend_tags::Column::Name.eq(name.trim()))
@@ -32,12 +33,12 @@ pub(crate) async fn find(conn: &impl ConnectionTrait, user_id: &str, name: &str)
         .await?)
 }
 
-async fn add(conn: &impl ConnectionTrait, user_id: &str, name: &TagName) -> Result<friend_tags::Model, AppError> {
+async fn add(conn: &impl ConnectionTrait, user_id: &UserId, name: &TagName) -> Result<friend_tags::Model, AppError> {
     let count = friend_tags::Entity::find().filter(friend_tags::Column::UserId.eq(user_id)).count(conn).await?;
     if count >= MAX_TAGS {
         return Err(AppError::Refused(Msg::TooManyTags));
     }
-    let row = friend_tags::Model { id: new_id(), user_id: user_id.to_string(), name: name.as_str().to_string(), created_at: now() };
+    let row = friend_tags::Model { id: new_id(), user_id: UserId::from(user_id), name: name.as_str().to_string(), created_at: now() };
     match friend_tags::Entity::insert(friend_tags::ActiveModel::from(row.clone())).exec_without_returning(conn).await {
         Err(e) if is_unique_violation(&e) => Err(AppError::Refused(Msg::TagExists)),
         Err(e) => Err(e.into()),
@@ -47,7 +48,7 @@ async fn add(conn: &impl ConnectionTrait, user_id: &str, name: &TagName) -> Resu
 
 /// The ids of the caller's tags named `names`, creating the missing ones. Call it with the
 /// person locked.
-pub(crate) async fn ensure(conn: &impl ConnectionTrait, user_id: &str, names: &[TagName]) -> Result<Vec<String>, AppError> {
+pub(crate) async fn ensure(conn: &impl ConnectionTrait, user_id: &UserId, names: &[TagName]) -> Result<Vec<String>, AppError> {
     let mut ids = Vec::with_capacity(names.len());
     for name in names {
         let id = match find(conn, user_id, name.as_str()).await? {
@@ -62,7 +63,7 @@ pub(crate) async fn ensure(conn: &impl ConnectionTrait, user_id: &str, names: &[
     Ok(ids)
 }
 
-async fn counts(conn: &impl ConnectionTrait, user_id: &str) -> Result<HashMap<String, u64>, AppError> {
+async fn counts(conn: &impl ConnectionTrait, user_id: &UserId) -> Result<HashMap<String, u64>, AppError> {
     let rows: Vec<(String, i64)> = links::Entity::find()
         .select_only()
         .column(links::Column::TagId)

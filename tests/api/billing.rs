@@ -101,7 +101,7 @@ async fn the_signup_bonus_is_credited_once_per_verified_account() {
     let (s, _) = app.get_json(&format!("/api/iam/v1/verify-email?token={token}")).await;
     assert_eq!(s, 200);
     let id = user_id_of(&app, &a).await;
-    let again = ledger::signup_bonus(&app.state.db, &id, 10000).await.unwrap().unwrap();
+    let again = ledger::signup_bonus(&app.state.db, &id.as_str().into(), 10000).await.unwrap().unwrap();
     assert!(again.replayed);
     assert_eq!(wallet(&app, &token_of(&a)).await["balance"], 10000);
     verified(&app).await;
@@ -255,7 +255,7 @@ async fn hold_capture_with_the_market_fee_then_release_once() {
     assert_eq!((w["balance"].as_i64(), w["held"].as_i64(), w["available"].as_i64(), w["runway_secs"].clone()), (Some(9000), Some(0), Some(9000), Value::Null));
     let e = ledger::capture(db, capture("rental:r1:minute:2", 10)).await.unwrap_err();
     assert_eq!(conflict_msg(&e), Msg::HoldResolved);
-    assert!(matches!(ledger::release(db, "no-such-hold").await, Err(AppError::Refused(Msg::HoldNotFound))));
+    assert!(matches!(ledger::release(db, &"no-such-hold".into()).await, Err(AppError::Refused(Msg::HoldNotFound))));
     verified(&app).await;
 }
 

@@ -104,16 +104,16 @@ async fn nearby_through_the_box_answers_as_a_scan_of_every_device() {
         .iter()
         .enumerate()
         .map(|(i, &(lat, lng))| devices::ActiveModel {
-            id: Set(format!("PERF{i:05}")),
+            id: Set(format!("PERF{i:05}").into()),
             name: Set(format!("box {i}")),
             device_type: Set(DeviceType::ZBox),
             status: Set(DeviceStatus::Online),
             status_reason: Set(None),
             secret_hash: Set(None),
             pairing_hash: Set(None),
-            owner_user_id: Set(Some(owner.clone())),
+            owner_user_id: Set(Some(owner.clone().into())),
             owner_company_id: Set(None),
-            bound_by: Set(Some(owner.clone())),
+            bound_by: Set(Some(owner.clone().into())),
             bound_at: Set(Some(now)),
             sharing_mode: Set(if i % 17 == 0 { SharingMode::Dedicated } else { SharingMode::Manual }),
             rentable: Set(i % 17 != 0),

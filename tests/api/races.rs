@@ -328,7 +328,7 @@ async fn fifty_marks_of_one_notification_count_it_read_once() {
     let t = token_of(&s);
     let user = user_id_of(&app, &s).await;
     for kind in [NotificationKind::DeviceOffline, NotificationKind::DeviceOnline] {
-        zmarket::notifications::service::notify(&app.state.db, &user, kind, "t", "b", &json!({})).await.unwrap();
+        zmarket::notifications::service::notify(&app.state.db, &user.as_str().into(), kind, "t", "b", &json!({})).await.unwrap();
     }
     let (_, b) = app.get_auth("/api/ebs/v1/notifications", &t).await;
     let id = b["data"]["items"][0]["id"].as_str().unwrap().to_string();

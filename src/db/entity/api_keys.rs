@@ -2,14 +2,16 @@
 
 use sea_orm::entity::prelude::*;
 
+use crate::ids::{ApiKeyId, CompanyId, UserId};
+
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "api_keys")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
-    pub id: String,
-    pub user_id: String,
+    pub id: ApiKeyId,
+    pub user_id: UserId,
     /// The company the key acts in; None: the personal context.
-    pub company_id: Option<String>,
+    pub company_id: Option<CompanyId>,
     pub name: String,
     /// The key's first characters (`zk_ab12cd`), shown in lists.
     pub prefix: String,

@@ -1,6 +1,8 @@
 //! Owner: market.
 
 use sea_orm::entity::prelude::*;
+
+use crate::ids::AppId;
 use serde::{Deserialize, Serialize};
 
 use crate::db::enums::{AppKind, Category, DisplayType, Tier};
@@ -11,7 +13,7 @@ use crate::db::enums::{AppKind, Category, DisplayType, Tier};
 #[sea_orm(table_name = "apps")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
-    pub id: String,
+    pub id: AppId,
     pub position: i32,
     pub name_en: String,
     pub name_zh: String,

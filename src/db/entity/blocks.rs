@@ -2,14 +2,16 @@
 
 use sea_orm::entity::prelude::*;
 
+use crate::ids::UserId;
+
 /// `user_id` blocked `blocked_id`.
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "blocks")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
-    pub user_id: String,
+    pub user_id: UserId,
     #[sea_orm(primary_key, auto_increment = false)]
-    pub blocked_id: String,
+    pub blocked_id: UserId,
     pub created_at: DateTimeUtc,
 }
 

@@ -2,15 +2,17 @@
 
 use sea_orm::entity::prelude::*;
 
+use crate::ids::{CompanyId, UserId};
+
 /// One membership or allocation event of a company.
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "company_history")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub id: String,
-    pub company_id: String,
+    pub company_id: CompanyId,
     pub company_name: String,
-    pub actor_id: Option<String>,
+    pub actor_id: Option<UserId>,
     pub actor_name: String,
     pub action: String,
     pub subject_type: String,

@@ -2,15 +2,17 @@
 
 use sea_orm::entity::prelude::*;
 
+use crate::ids::{CommandId, DeviceId};
+
 use crate::db::enums::{CommandKind, CommandStatus};
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "device_commands")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
-    pub id: String,
+    pub id: CommandId,
     /// The device whose agent carries the command out.
-    pub device_id: String,
+    pub device_id: DeviceId,
     /// What the command is about (a Z-CLOUD machine), when not the device itself.
     pub subject_id: Option<String>,
     pub kind: CommandKind,

@@ -2,13 +2,15 @@
 
 use sea_orm::entity::prelude::*;
 
+use crate::ids::{CompanyId, DeviceId, UserId};
+
 use crate::db::enums::{DeviceStatus, DeviceType, SharingMode};
 
 #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
 #[sea_orm(table_name = "devices")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
-    pub id: String,
+    pub id: DeviceId,
     pub name: String,
     /// Z-BOX | P-BOX | Z-CLOUD | server group
     pub device_type: DeviceType,
@@ -17,9 +19,9 @@ pub struct Model {
     pub status_reason: Option<String>,
     pub secret_hash: Option<String>,
     pub pairing_hash: Option<String>,
-    pub owner_user_id: Option<String>,
-    pub owner_company_id: Option<String>,
-    pub bound_by: Option<String>,
+    pub owner_user_id: Option<UserId>,
+    pub owner_company_id: Option<CompanyId>,
+    pub bound_by: Option<UserId>,
     pub bound_at: Option<DateTimeUtc>,
     /// manual | autopilot | dedicated
     pub sharing_mode: SharingMode,
@@ -37,7 +39,7 @@ pub struct Model {
     pub disk_used_bytes: Option<i64>,
     pub lat: Option<f64>,
     pub lng: Option<f64>,
-    pub host_id: Option<String>,
+    pub host_id: Option<DeviceId>,
     pub gpu_count: i64,
     pub gpu_model: String,
     pub passthrough: bool,

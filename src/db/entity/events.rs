@@ -1,6 +1,8 @@
 //! Owner: events.
 
 use sea_orm::entity::prelude::*;
+
+use crate::ids::UserId;
 pub use crate::db::enums::EventKind;
 
 /// One event for one person; `seq` is its SSE id (one sequence per person).
@@ -9,7 +11,7 @@ pub use crate::db::enums::EventKind;
 pub struct Model {
     #[sea_orm(primary_key)]
     pub id: i64,
-    pub user_id: String,
+    pub user_id: UserId,
     pub seq: i64,
     pub kind: EventKind,
     /// JSON.

@@ -2,6 +2,8 @@
 
 use sea_orm::entity::prelude::*;
 
+use crate::ids::InstallationId;
+
 use crate::db::enums::AppStatus;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -9,7 +11,7 @@ use crate::db::enums::AppStatus;
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub id: String,
-    pub installation_id: String,
+    pub installation_id: InstallationId,
     pub status: AppStatus,
     pub reason: Option<String>,
     pub version: Option<String>,

@@ -2,18 +2,20 @@
 
 use sea_orm::entity::prelude::*;
 
+use crate::ids::{AppId, CommandId, CompanyId, DeviceId, HoldId, InstallationId, UserId};
+
 use crate::db::enums::{AppStatus, Desired, InstallKind};
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "installations")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
-    pub id: String,
-    pub app_id: String,
-    pub device_id: String,
-    pub owner_user_id: Option<String>,
-    pub owner_company_id: Option<String>,
-    pub created_by: String,
+    pub id: InstallationId,
+    pub app_id: AppId,
+    pub device_id: DeviceId,
+    pub owner_user_id: Option<UserId>,
+    pub owner_company_id: Option<CompanyId>,
+    pub created_by: UserId,
     pub kind: InstallKind,
     pub status: AppStatus,
     pub desired: Desired,
@@ -22,7 +24,7 @@ pub struct Model {
     /// The catalogue version it runs.
     pub version: String,
     pub open_url: Option<String>,
-    pub command_id: Option<String>,
+    pub command_id: Option<CommandId>,
     pub state_since: DateTimeUtc,
     pub active_key: Option<String>,
     pub cpu_cores: i64,
@@ -35,7 +37,7 @@ pub struct Model {
     pub rent_ends_at: Option<DateTimeUtc>,
     /// The end whose ending notice went out (once per end: an extended rental is told again).
     pub rent_end_noticed: Option<DateTimeUtc>,
-    pub hold_id: Option<String>,
+    pub hold_id: Option<HoldId>,
     pub rent_provider: Option<String>,
     pub rent_fee_percent: Option<i32>,
     /// Seconds of the rental charged so far (the meter's position; its captures' keys name them).

@@ -2,6 +2,8 @@
 
 use sea_orm::entity::prelude::*;
 
+use crate::ids::HoldId;
+
 use crate::db::enums::HoldStatus;
 
 /// Coins reserved on an account (two-phase: captured in parts, then released or expired).
@@ -10,7 +12,7 @@ use crate::db::enums::HoldStatus;
 #[sea_orm(table_name = "ledger_holds")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
-    pub id: String,
+    pub id: HoldId,
     #[sea_orm(unique)]
     pub key: String,
     pub fingerprint: String,

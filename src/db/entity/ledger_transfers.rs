@@ -2,6 +2,8 @@
 
 use sea_orm::entity::prelude::*;
 
+use crate::ids::HoldId;
+
 use crate::db::enums::TransferKind;
 
 /// One immutable movement of coins: its entries sum to zero. `key` is unique (the idempotency
@@ -17,7 +19,7 @@ pub struct Model {
     pub kind: TransferKind,
     /// The total moved (the sum of the credits).
     pub amount: i64,
-    pub hold_id: Option<String>,
+    pub hold_id: Option<HoldId>,
     /// The bill the payer's debit counts towards (metered usage).
     pub bill_id: Option<String>,
     pub ref_type: String,

@@ -2,14 +2,16 @@
 
 use sea_orm::entity::prelude::*;
 
+use crate::ids::{NotificationId, UserId};
+
 use crate::db::enums::{NotificationKind};
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "notifications")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
-    pub id: String,
-    pub user_id: String,
+    pub id: NotificationId,
+    pub user_id: UserId,
     /// device_online | device_offline | zcloud_ready | zcloud_failed …
     pub kind: NotificationKind,
     /// English text.

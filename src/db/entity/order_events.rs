@@ -2,6 +2,8 @@
 
 use sea_orm::entity::prelude::*;
 
+use crate::ids::{OrderId, UserId};
+
 use crate::db::enums::OrderStatus;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -9,10 +11,10 @@ use crate::db::enums::OrderStatus;
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub id: String,
-    pub order_id: String,
+    pub order_id: OrderId,
     pub status: OrderStatus,
     pub reason: Option<String>,
-    pub actor_id: Option<String>,
+    pub actor_id: Option<UserId>,
     pub created_at: DateTimeUtc,
 }
 

@@ -2,15 +2,17 @@
 
 use sea_orm::entity::prelude::*;
 
+use crate::ids::{AppId, DeviceId, HoldId, InstallationId, OrderId, UserId};
+
 use crate::db::enums::OrderStatus;
 
 #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
 #[sea_orm(table_name = "orders")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
-    pub id: String,
+    pub id: OrderId,
     pub name: String,
-    pub app_id: String,
+    pub app_id: AppId,
     pub gpu_count: i64,
     pub gpu_models: String,
     pub distance_km: Option<i64>,
@@ -24,13 +26,13 @@ pub struct Model {
     pub price_per_hour: i64,
     pub status: OrderStatus,
     pub status_reason: Option<String>,
-    pub demander_id: String,
-    pub provider_id: Option<String>,
-    pub device_id: Option<String>,
-    pub reserved_device_id: Option<String>,
-    pub installation_id: Option<String>,
+    pub demander_id: UserId,
+    pub provider_id: Option<UserId>,
+    pub device_id: Option<DeviceId>,
+    pub reserved_device_id: Option<DeviceId>,
+    pub installation_id: Option<InstallationId>,
     pub installation_released: bool,
-    pub hold_id: String,
+    pub hold_id: HoldId,
     pub fee_percent: i32,
     /// Seconds charged so far.
     pub billed_seconds: i64,

@@ -2,6 +2,8 @@
 
 use sea_orm::entity::prelude::*;
 
+use crate::ids::{CompanyId, UserId};
+
 use crate::db::enums::{ResourceType};
 
 /// A company device or app assigned to one member.
@@ -9,15 +11,15 @@ use crate::db::enums::{ResourceType};
 #[sea_orm(table_name = "resource_assignments")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
-    pub company_id: String,
+    pub company_id: CompanyId,
     #[sea_orm(primary_key, auto_increment = false)]
     pub resource_type: ResourceType,
     #[sea_orm(primary_key, auto_increment = false)]
     pub resource_id: String,
     #[sea_orm(primary_key, auto_increment = false)]
-    pub user_id: String,
+    pub user_id: UserId,
     pub assigned_at: DateTimeUtc,
-    pub assigned_by: String,
+    pub assigned_by: UserId,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -3,11 +3,13 @@
 
 use sea_orm::entity::prelude::*;
 
+use crate::ids::InstallationId;
+
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "snapshot_schedules")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
-    pub installation_id: String,
+    pub installation_id: InstallationId,
     pub enabled: bool,
     /// How many of its backups are kept (the oldest go).
     pub keep: i32,

@@ -2,6 +2,8 @@
 
 use sea_orm::entity::prelude::*;
 
+use crate::ids::UserId;
+
 /// A top-up code the operator hands out: redeemed once, into one wallet, before it expires.
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "topup_codes")]
@@ -14,14 +16,14 @@ pub struct Model {
     pub amount: i64,
     pub expires_at: Option<DateTimeUtc>,
     pub created_at: DateTimeUtc,
-    pub redeemed_by: Option<String>,
+    pub redeemed_by: Option<UserId>,
     pub redeemed_at: Option<DateTimeUtc>,
     /// The code's last four characters (m0022), to find a printed code.
     pub hint: Option<String>,
     /// The codes issued together share it.
     pub batch: Option<String>,
     /// The operator's user id (None: the command line, or before m0022).
-    pub created_by: Option<String>,
+    pub created_by: Option<UserId>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

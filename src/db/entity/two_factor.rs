@@ -2,11 +2,13 @@
 
 use sea_orm::entity::prelude::*;
 
+use crate::ids::UserId;
+
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "two_factor")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
-    pub user_id: String,
+    pub user_id: UserId,
     /// The TOTP secret, base32 (RFC 4648, no padding).
     pub secret: String,
     pub created_at: DateTimeUtc,

@@ -2,13 +2,15 @@
 
 use sea_orm::entity::prelude::*;
 
+use crate::ids::UserId;
+
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "two_factor_recovery_codes")]
 pub struct Model {
     /// SHA-256 of the code (`iam::tokens::hash_token`).
     #[sea_orm(primary_key, auto_increment = false)]
     pub code_hash: String,
-    pub user_id: String,
+    pub user_id: UserId,
     pub created_at: DateTimeUtc,
     pub used_at: Option<DateTimeUtc>,
 }

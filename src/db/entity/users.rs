@@ -2,11 +2,13 @@
 
 use sea_orm::entity::prelude::*;
 
+use crate::ids::UserId;
+
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "users")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
-    pub id: String,
+    pub id: UserId,
     #[sea_orm(unique)]
     pub email: String,
     pub name: String,

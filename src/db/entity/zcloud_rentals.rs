@@ -2,6 +2,8 @@
 
 use sea_orm::entity::prelude::*;
 
+use crate::ids::{DeviceId, HoldId, UserId};
+
 use crate::db::enums::{ZcloudEndReason, ZcloudRentalStatus};
 
 /// A Z-CLOUD machine on another owner's server-group host: a rental (src/devices/rental.rs).
@@ -10,19 +12,19 @@ use crate::db::enums::{ZcloudEndReason, ZcloudRentalStatus};
 pub struct Model {
     /// The machine's device id.
     #[sea_orm(primary_key, auto_increment = false)]
-    pub id: String,
+    pub id: DeviceId,
     pub name: String,
-    pub host_id: String,
+    pub host_id: DeviceId,
     /// The paying wallet, `user:<id>` or `company:<id>`.
     pub renter: String,
     /// The host owner's wallet, credited each capture less the market fee.
     pub provider: String,
     /// The person who created the machine.
-    pub created_by: String,
+    pub created_by: UserId,
     pub price_per_hour: i64,
     pub hours: i64,
     pub fee_percent: i32,
-    pub hold_id: Option<String>,
+    pub hold_id: Option<HoldId>,
     pub status: ZcloudRentalStatus,
     pub started_at: DateTimeUtc,
     /// The paid time's end (`started_at + hours`).

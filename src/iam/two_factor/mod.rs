@@ -27,6 +27,7 @@ use crate::iam::IamCtx;
 use crate::iam::auth::{Auth, enrolment_required, two_factor_on};
 use crate::iam::ratelimit::Limits;
 use crate::iam::tokens::hash_token;
+use crate::ids::UserId;
 use model::*;
 
 /// How many recovery codes a person gets, and how long each is (letters and digits, shown as
@@ -70,20 +71,20 @@ fn qr_svg(data: &str) -> Result<String, AppError> {
     Ok(code.render::<qrcode::render::svg::Color<'_>>().min_dimensions(200, 200).quiet_zone(true).build())
 }
 
-async fn row(db: &impl ConnectionTrait, user_id: &str) -> Result<Option<two_factor::Model>, AppError> {
+async fn row(db: &impl ConnectionTrait, user_id: &UserId) -> Result<Option<two_factor::Model>, AppError> {
     Ok(two_factor::Entity::find_by_id(user_id.to_string()).one(db).await?)
 }
 
 /// Whether two-factor sign-in is on for this person.
-pub async fn enabled(db: &impl ConnectionTrait, user_id: &str) -> Result<bool, AppError> {
+pub async fn enabled(db: &impl ConnectionTrait, user_id: &UserId) -> Result<bool, AppError> {
     two_factor_on(db, user_id).await
 }
 
 pub async fn status(cx: &IamCtx, auth: &Auth) -> Result<TwoFactorStatus, AppError> {
-    let on = enabled(&cx.db, auth.user_id.as_str()).await?;
+    let on = enabled(&cx.db, &auth.user_id).await?;
     let left = if on {
         two_factor_recovery_codes::Entity::find()
-            .filter(two_factor_recovery_codes::Column::UserId.eq(auth.user_id.as_str()))
+            .filter(two_factor_recovery_codes::Column::UserId.eq(&auth.user_id))
             .filter(two_factor_recovery_codes::Column::UsedAt.is_null())
             .count(&cx.db)
             .await?
@@ -155,7 +156,7 @@ pub async fn confirm(cx: &IamCtx, auth: &Auth, ip: IpAddr, code: &str) -> Result
     two_factor_recovery_codes::Entity::delete_many().filter(two_factor_recovery_codes::Column::UserId.eq(key.clone())).exec(&txn).await?;
     let codes: Vec<String> = (0..RECOVERY_CODES).map(|_| recovery_code()).collect();
     for c in &codes {
-        two_factor_recovery_codes::ActiveModel { code_hash: Set(hash_token(c)), user_id: Set(key.clone()), created_at: Set(t), used_at: Set(None) }.insert(&txn).await?;
+        two_factor_recovery_codes::ActiveModel { code_hash: Set(hash_token(c)), user_id: Set(key.clone().into()), created_at: Set(t), used_at: Set(None) }.insert(&txn).await?;
     }
     txn.commit().await?;
     // Shown as `abcde-12345`; typed with or without the dash.
@@ -173,31 +174,31 @@ pub async fn turn_off(cx: &IamCtx, auth: &Auth, ip: IpAddr, req: TurnOff) -> Res
         cx.limiter.login_failed(ip, &key).await?;
         return Err(AppError::invalid("password", Msg::PasswordIncorrect));
     }
-    if !enabled(&cx.db, &key).await? {
+    if !enabled(&cx.db, &auth.user_id).await? {
         return Err(AppError::Refused(Msg::TwoFactorNotOn));
     }
     let txn = write_txn(&cx.db).await?;
-    if !use_code(&txn, &key, &req.code).await? {
+    if !use_code(&txn, &auth.user_id, &req.code).await? {
         drop(txn);
         cx.limiter.login_failed(ip, &key).await?;
         return Err(AppError::invalid("code", Msg::TwoFactorCodeInvalid));
     }
     two_factor::Entity::delete_by_id(key.clone()).exec(&txn).await?;
     two_factor_recovery_codes::Entity::delete_many().filter(two_factor_recovery_codes::Column::UserId.eq(key.clone())).exec(&txn).await?;
-    forget_browsers(&txn, &key).await?;
+    forget_browsers(&txn, &auth.user_id).await?;
     txn.commit().await?;
     Ok(())
 }
 
 /// Every remembered browser of this person asks for the code again (2FA off, a new password).
-pub async fn forget_browsers(conn: &impl ConnectionTrait, user_id: &str) -> Result<(), AppError> {
+pub async fn forget_browsers(conn: &impl ConnectionTrait, user_id: &UserId) -> Result<(), AppError> {
     remembered_browsers::Entity::delete_many().filter(remembered_browsers::Column::UserId.eq(user_id)).exec(conn).await?;
     Ok(())
 }
 
 /// Uses a code of a person with 2FA on, once: a TOTP code of a step later than the last one
 /// accepted, or an unused recovery code. False when it is not good (nothing changes then).
-pub async fn use_code(conn: &impl ConnectionTrait, user_id: &str, code: &Code) -> Result<bool, AppError> {
+pub async fn use_code(conn: &impl ConnectionTrait, user_id: &UserId, code: &Code) -> Result<bool, AppError> {
     let Some(r) = row(conn, user_id).await?.filter(|r| r.enabled_at.is_some()) else { return Ok(false) };
     match code {
         Code::Totp(c) => {
@@ -236,7 +237,7 @@ impl StepUp {
     /// Ok when the move of `cents` needs no code (at most the threshold, or 2FA off), or `code`
     /// is a current code of the caller (used up). Else 400 naming `code`.
     pub async fn check(&self, auth: &Auth, ip: IpAddr, cents: i64, code: Option<&str>) -> Result<(), AppError> {
-        if cents <= self.threshold.cents() || !enabled(&self.db, auth.user_id.as_str()).await? {
+        if cents <= self.threshold.cents() || !enabled(&self.db, &auth.user_id).await? {
             return Ok(());
         }
         let asked = || AppError::invalid("code", Msg::TwoFactorStepUp(crate::coins::format_coins(self.threshold.cents())));
@@ -244,7 +245,7 @@ impl StepUp {
         let key = auth.user_id.to_string();
         self.limiter.login_attempt(ip, &key).await?;
         let good = match Code::parse(Some(code)) {
-            Ok(code) => use_code(&self.db, &key, &code).await?,
+            Ok(code) => use_code(&self.db, &auth.user_id, &code).await?,
             Err(_) => false,
         };
         if !good {

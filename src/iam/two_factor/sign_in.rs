@@ -17,6 +17,7 @@ use crate::iam::IamCtx;
 use crate::iam::tokens::{hash_token, random_token};
 use crate::iam::two_factor::model::SecondStep;
 use crate::iam::two_factor::{enabled, use_code};
+use crate::ids::UserId;
 
 /// How long the code may take after the password.
 pub const CHALLENGE_SECS: i64 = 300;
@@ -89,12 +90,12 @@ pub async fn second_step(cx: &IamCtx, ip: IpAddr, req: SecondStep) -> Result<(us
     Ok((user, remember))
 }
 
-async fn remember_browser(conn: &impl ConnectionTrait, user_id: &str) -> Result<String, AppError> {
+async fn remember_browser(conn: &impl ConnectionTrait, user_id: &UserId) -> Result<String, AppError> {
     let token = random_token();
     let t = now();
     remembered_browsers::ActiveModel {
         token_hash: Set(hash_token(&token)),
-        user_id: Set(user_id.to_string()),
+        user_id: Set(UserId::from(user_id)),
         created_at: Set(t),
         expires_at: Set(t + Duration::days(REMEMBER_DAYS)),
     }

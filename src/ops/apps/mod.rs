@@ -68,7 +68,7 @@ async fn archives(conn: &impl ConnectionTrait) -> Result<HashMap<String, Archive
 fn view(row: &apps::Model, manifest: Option<&Manifest>, archives: &HashMap<String, ArchiveInfo>) -> OpsApp {
     let image = manifest.map(|m| m.image.clone()).unwrap_or_default();
     OpsApp {
-        id: row.id.clone(),
+        id: row.id.clone().into(),
         name_en: row.name_en.clone(),
         name_zh: row.name_zh.clone(),
         summary_en: row.summary_en.clone(),
@@ -114,7 +114,7 @@ pub async fn list(cx: &Publisher, q: Option<String>, listed: Option<bool>) -> Re
         .iter()
         .filter(|r| listed.is_none_or(|l| r.listed == l))
         .filter(|r| {
-            q.as_deref().is_none_or(|q| [&r.id, &r.name_en, &r.name_zh].iter().any(|s| s.to_lowercase().contains(q)))
+            q.as_deref().is_none_or(|q| [r.id.as_str(), &r.name_en, &r.name_zh].iter().any(|s| s.to_lowercase().contains(q)))
         })
         .map(|r| view(r, cx.apps.manifests.of(r).as_ref(), &archives))
         .collect();

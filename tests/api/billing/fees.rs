@@ -30,7 +30,7 @@ async fn fee_credited(db: &sea_orm::DatabaseConnection, r: &Reference) -> i64 {
 
 struct Meter {
     reference: Reference,
-    hold: String,
+    hold: zmarket::ids::HoldId,
     percent: u8,
     price: i64,
     minutes: i64,

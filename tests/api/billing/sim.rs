@@ -34,7 +34,7 @@ enum Op {
 #[derive(Debug)]
 enum Outcome {
     Moved { replayed: bool },
-    Held { id: String, replayed: bool },
+    Held { id: zmarket::ids::HoldId, replayed: bool },
     Released { status: HoldStatus, released: i64 },
     Short,
     Resolved,
@@ -44,7 +44,7 @@ enum Outcome {
 
 #[derive(Debug, Clone)]
 struct SimHold {
-    id: String,
+    id: zmarket::ids::HoldId,
     account: AccountRef,
     amount: i64,
     captured: i64,

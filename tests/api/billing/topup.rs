@@ -61,7 +61,7 @@ async fn a_code_is_redeemed_once_into_the_wallet_of_the_context() {
     assert_eq!(s, 403);
     let (s, body) = redeem(&app, &admin, &c, "en").await;
     assert_eq!((s, body["data"]["balance"].as_i64()), (200, Some(700)));
-    assert_eq!(ledger::balance(db, &AccountRef::Company(company)).await.unwrap().balance, 700);
+    assert_eq!(ledger::balance(db, &AccountRef::Company(company.into())).await.unwrap().balance, 700);
     verified(&app).await;
 }
 

@@ -143,10 +143,11 @@ async fn resources_are_assigned_to_members_who_see_only_theirs() {
     assert!(body["data"]["items"].as_array().unwrap().iter().all(|i| i["user_id"] == bid.as_str()));
     use zmarket::companies::model::{ResourceType, Role};
     use zmarket::companies::resources;
-    assert_eq!(resources::assigned_resource_ids(&app.state.db, &id, &bid, ResourceType::App).await.unwrap(), [APP, OTHER_APP]);
-    assert!(resources::assigned_resource_ids(&app.state.db, &id, &bid, ResourceType::Device).await.unwrap().is_empty());
-    assert!(resources::member_may_use(&app.state.db, &app.state.companies.resources, &id, &cid, Role::Member, ResourceType::App, APP).await.unwrap());
-    assert!(!resources::member_may_use(&app.state.db, &app.state.companies.resources, &id, &cid, Role::Member, ResourceType::App, OTHER_APP).await.unwrap());
+    let (company, b, c) = (id.as_str().into(), bid.as_str().into(), cid.as_str().into());
+    assert_eq!(resources::assigned_resource_ids(&app.state.db, &company, &b, ResourceType::App).await.unwrap(), [APP, OTHER_APP]);
+    assert!(resources::assigned_resource_ids(&app.state.db, &company, &b, ResourceType::Device).await.unwrap().is_empty());
+    assert!(resources::member_may_use(&app.state.db, &app.state.companies.resources, &company, &c, Role::Member, ResourceType::App, APP).await.unwrap());
+    assert!(!resources::member_may_use(&app.state.db, &app.state.companies.resources, &company, &c, Role::Member, ResourceType::App, OTHER_APP).await.unwrap());
 
     let (s, _) = app.post_json(UNASSIGN, &json!({"user_id": bid, "resource_type": "app", "resource_id": APP}), Some(&t)).await;
     assert_eq!(s, 200);
