@@ -42,12 +42,6 @@ macro_rules! string_id_impls {
                 self.0
             }
         }
-        impl std::ops::Deref for $name {
-            type Target = str;
-            fn deref(&self) -> &str {
-                &self.0
-            }
-        }
         impl AsRef<str> for $name {
             fn as_ref(&self) -> &str {
                 &self.0

@@ -12,6 +12,7 @@ use crate::db::entity::{devices, installations, snapshots};
 use crate::db::enums::SnapshotStatus;
 use crate::db::{now, write_txn};
 use crate::error::{AppError, Msg};
+use crate::ids::SnapshotId;
 use zmarket_protocol::snapshots::UploadOffset;
 
 /// Where the market keeps the snapshots it holds.
@@ -22,17 +23,17 @@ pub fn store_dir(cx: &AppsCtx) -> PathBuf {
     }
 }
 
-pub fn market_file(dir: &Path, id: &str) -> PathBuf {
+pub fn market_file(dir: &Path, id: &SnapshotId) -> PathBuf {
     dir.join(format!("{id}.tar.zst"))
 }
 
-pub fn part_file(dir: &Path, id: &str) -> PathBuf {
+pub fn part_file(dir: &Path, id: &SnapshotId) -> PathBuf {
     dir.join(format!("{id}.part"))
 }
 
 /// The box asking (Bearer device secret) may read snapshot `id`: the box that made it, or the
 /// box of the installation restoring from it.
-async fn agent_may(conn: &impl ConnectionTrait, id: &str, device: &devices::Model, write: bool) -> Result<snapshots::Model, AppError> {
+async fn agent_may(conn: &impl ConnectionTrait, id: &SnapshotId, device: &devices::Model, write: bool) -> Result<snapshots::Model, AppError> {
     let row = snapshots::Entity::find_by_id(id.to_string()).one(conn).await?.ok_or(AppError::Refused(Msg::SnapshotNotFound))?;
     if row.device_id == device.id {
         return Ok(row);
@@ -47,7 +48,7 @@ async fn agent_may(conn: &impl ConnectionTrait, id: &str, device: &devices::Mode
 }
 
 /// How much of snapshot `id` the market holds (the next upload piece starts there).
-pub async fn upload_offset(cx: &AppsCtx, device: &devices::Model, id: &str) -> Result<UploadOffset, AppError> {
+pub async fn upload_offset(cx: &AppsCtx, device: &devices::Model, id: &SnapshotId) -> Result<UploadOffset, AppError> {
     let row = agent_may(&cx.db, id, device, false).await?;
     if row.on_market {
         return Ok(UploadOffset { offset: row.size, size: row.size });
@@ -57,7 +58,7 @@ pub async fn upload_offset(cx: &AppsCtx, device: &devices::Model, id: &str) -> R
 }
 
 /// The file an agent restoring snapshot `id` downloads (409 while the market does not hold it).
-pub async fn agent_file(cx: &AppsCtx, device: &devices::Model, id: &str) -> Result<PathBuf, AppError> {
+pub async fn agent_file(cx: &AppsCtx, device: &devices::Model, id: &SnapshotId) -> Result<PathBuf, AppError> {
     let row = agent_may(&cx.db, id, device, false).await?;
     if !row.on_market {
         return Err(AppError::Refused(Msg::SnapshotNotOnMarket));
@@ -69,7 +70,7 @@ pub async fn agent_file(cx: &AppsCtx, device: &devices::Model, id: &str) -> Resu
 /// stands (409 otherwise) and `total` its size; `write` appends the body to the part file and
 /// answers the bytes written. The last piece is checked against the sha256: a mismatch throws
 /// the copy away (422, the box starts over once).
-pub async fn receive<F, Fut>(cx: &AppsCtx, device: &devices::Model, id: &str, start: u64, total: u64, write: F) -> Result<UploadOffset, AppError>
+pub async fn receive<F, Fut>(cx: &AppsCtx, device: &devices::Model, id: &SnapshotId, start: u64, total: u64, write: F) -> Result<UploadOffset, AppError>
 where
     F: FnOnce(PathBuf) -> Fut,
     Fut: std::future::Future<Output = Result<u64, AppError>>,
@@ -102,7 +103,7 @@ where
     let digest = tokio::task::spawn_blocking(move || zmarket_protocol::snapshots::sha256_file(&p2)).await.map_err(|e| AppError::Internal(e.into()))?.map_err(|e| AppError::Internal(e.into()))?;
     if Some(digest.as_str()) != row.sha256.as_deref() {
         let _ = std::fs::remove_file(&part);
-        tracing::warn!(snapshot = id, "a snapshot copied to the market did not match its sha256: thrown away");
+        tracing::warn!(snapshot = %id, "a snapshot copied to the market did not match its sha256: thrown away");
         return Err(AppError::Refused(Msg::SnapshotChecksum));
     }
     std::fs::rename(&part, market_file(&dir, id)).map_err(|e| AppError::Internal(e.into()))?;
@@ -114,7 +115,7 @@ where
         .exec(&txn)
         .await?;
     txn.commit().await?;
-    tracing::info!(snapshot = id, size = total, "snapshot kept on the market");
+    tracing::info!(snapshot = %id, size = total, "snapshot kept on the market");
     Ok(UploadOffset { offset: total as i64, size: total as i64 })
 }
 
@@ -124,7 +125,7 @@ struct UploadGuard(String);
 static UPLOADING: std::sync::LazyLock<std::sync::Mutex<std::collections::HashSet<String>>> = std::sync::LazyLock::new(Default::default);
 
 impl UploadGuard {
-    fn take(id: &str) -> Option<UploadGuard> {
+    fn take(id: &SnapshotId) -> Option<UploadGuard> {
         UPLOADING.lock().unwrap().insert(id.to_string()).then(|| UploadGuard(id.to_string()))
     }
 }

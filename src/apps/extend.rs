@@ -105,7 +105,7 @@ pub async fn ending_notices(db: &DatabaseConnection, at: DateTime<Utc>) -> Resul
     Ok(n)
 }
 
-async fn claim(conn: &impl ConnectionTrait, id: &str, ends: DateTime<Utc>) -> Result<bool, AppError> {
+async fn claim(conn: &impl ConnectionTrait, id: &InstallationId, ends: DateTime<Utc>) -> Result<bool, AppError> {
     use installations::Column as C;
     let changed = installations::Entity::update_many()
         .col_expr(C::RentEndNoticed, Expr::value(ends))

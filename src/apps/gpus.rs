@@ -14,7 +14,7 @@ use crate::iam::auth::Auth;
 use crate::ids::{DeviceId, InstallationId};
 
 /// The figures of device `id` over the last `minutes` (1 to 1440, checked by the caller).
-pub async fn device_metrics(cx: &AppsCtx, auth: &Auth, id: &str, minutes: i64) -> Result<DeviceMetrics, AppError> {
+pub async fn device_metrics(cx: &AppsCtx, auth: &Auth, id: &DeviceId, minutes: i64) -> Result<DeviceMetrics, AppError> {
     let d = devices::Entity::find_by_id(id.to_string()).one(&cx.db).await?.ok_or(AppError::Refused(Msg::DeviceNotFound))?;
     if crate::devices::access::may_see(&cx.db, auth, &d).await? {
         return telemetry::series(&cx.db, &d, minutes, None, true).await;

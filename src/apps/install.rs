@@ -17,7 +17,7 @@ use zmarket_protocol::heartbeat::CommandBody;
 use crate::apps::state::{self, Change};
 use crate::db::entity::{app_images, apps, devices, installation_events, installations};
 use crate::db::enums::{DeviceStatus, DisplayType, SharingMode};
-use crate::db::{new_id, now, write_txn};
+use crate::db::{now, write_txn};
 use crate::devices::access::{Owner, owned_by};
 use crate::error::{AppError, Msg};
 use crate::http::List;
@@ -157,7 +157,7 @@ pub async fn installable(cx: &AppsCtx, conn: &impl ConnectionTrait, app_id: &App
 
 /// Holds the device row until the transaction ends (a row lock on PostgreSQL; SQLite's writer
 /// lock already serializes), so two installs cannot both take its last free capacity.
-pub async fn lock_device(conn: &impl ConnectionTrait, id: &str) -> Result<(), AppError> {
+pub async fn lock_device(conn: &impl ConnectionTrait, id: &DeviceId) -> Result<(), AppError> {
     devices::Entity::update_many()
         .col_expr(devices::Column::UpdatedAt, Expr::col(devices::Column::UpdatedAt))
         .filter(devices::Column::Id.eq(id))
@@ -260,7 +260,7 @@ pub async fn create(conn: &impl ConnectionTrait, n: NewInstallation<'_>) -> Resu
     if let (CommandBody::AppInstall(p), Some(f)) = (&mut payload, n.from) {
         p.restore = Some(f.refs.clone());
     }
-    crate::devices::commands::queue(conn, &command_id, &n.device.id, &id, &payload).await?;
+    crate::devices::commands::queue(conn, &command_id, &n.device.id, id.as_str(), &payload).await?;
     state::record(conn, &id, AppStatus::Preparing, None, &row.version).await?;
     Ok(row)
 }
@@ -347,10 +347,10 @@ pub async fn act(cx: &AppsCtx, auth: &Auth, id: &InstallationId, action: Action,
                 crate::devices::commands::withdraw(&txn, c, "cancelled").await?;
             }
             let installing = matches!(row.status, AppStatus::Preparing | AppStatus::Downloading | AppStatus::Installing | AppStatus::Installed);
-            (installing && device.is_some()).then(|| CommandBody::app(kind.into(), &row.id)).flatten()
+            (installing && device.is_some()).then(|| CommandBody::app(kind.into(), row.id.as_str())).flatten()
         }
         _ if device.is_none() => None,
-        _ => CommandBody::app(kind.into(), &row.id),
+        _ => CommandBody::app(kind.into(), row.id.as_str()),
     };
     let reason = (action == Action::Cancel).then(|| Reason::new(ReasonCode::Cancelled).stored());
     let moved = state::apply(&txn, &row, Event::Act(action), Change { command, desired: Some(desired), reason, ..Default::default() })

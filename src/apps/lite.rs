@@ -15,7 +15,7 @@ use crate::apps::model::{AppStatus, InstallKind};
 use crate::db::entity::{apps, devices, installations};
 use crate::devices::guards::{DeviceChange, DeviceGuard};
 use crate::error::{AppError, Msg};
-use crate::ids::{AppId, DeviceId};
+use crate::ids::AppId;
 
 pub struct LiteAppRules;
 

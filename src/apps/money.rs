@@ -16,7 +16,7 @@ use crate::db::entity::{devices, installations};
 use crate::db::enums::{HoldStatus, NotificationKind};
 use crate::db::now;
 use crate::error::{AppError, Msg};
-use crate::ids::HoldId;
+use crate::ids::InstallationId;
 
 /// Charges the seconds the rental was seen running from `metered_until` up to `until`, never
 /// past its end nor past the device's last report (a second nobody saw running is not charged):
@@ -175,7 +175,7 @@ pub async fn resume(conn: &impl ledger::Conn, r: &installations::Model, at: Date
     Ok(())
 }
 
-async fn set_meter(conn: &impl ConnectionTrait, id: &str, at: Option<DateTime<Utc>>) -> Result<(), AppError> {
+async fn set_meter(conn: &impl ConnectionTrait, id: &InstallationId, at: Option<DateTime<Utc>>) -> Result<(), AppError> {
     installations::Entity::update_many()
         .col_expr(installations::Column::MeteredUntil, Expr::value(at))
         .filter(installations::Column::Id.eq(id))

@@ -33,7 +33,7 @@ use crate::devices::access::{Owner, owner_of as device_owner};
 use crate::error::{AppError, Msg};
 use crate::iam::auth::Auth;
 use crate::lang::Lang;
-use crate::ids::{DeviceId, HoldId, InstallationId, UserId};
+use crate::ids::{DeviceId, InstallationId, UserId};
 
 fn account_of(o: &Owner) -> AccountRef {
     match o {
@@ -234,7 +234,7 @@ async fn suspend(db: &DatabaseConnection, r: &installations::Model) -> Result<()
     // does not try to charge them again.
     money::halt(&txn, r).await?;
     let r = &installations::Entity::find_by_id(r.id.clone()).one(&txn).await?.ok_or(AppError::Refused(Msg::InstallationNotFound))?;
-    let change = Change { command: Some(CommandBody::AppSuspend(AppCommandPayload::new(&r.id))), desired: Some(Desired::Suspended), ..Default::default() };
+    let change = Change { command: Some(CommandBody::AppSuspend(AppCommandPayload::new(r.id.as_str()))), desired: Some(Desired::Suspended), ..Default::default() };
     if let Some(now_row) = state::apply(&txn, r, Event::Act(Action::Suspend), change).await? {
         notify::send(&txn, &now_row, NotificationKind::RentalSuspended).await?;
     }

@@ -14,7 +14,7 @@ use crate::db::entity::{devices, installations};
 use crate::db::enums::{CommandStatus, NotificationKind};
 use crate::devices::agent_api::{AgentListener, Beat};
 use crate::error::AppError;
-use crate::ids::{CommandId, DeviceId, InstallationId};
+use crate::ids::InstallationId;
 
 pub struct AppsListener;
 
@@ -128,7 +128,7 @@ impl AgentListener for AppsListener {
                 (CommandStatus::Done, Some(CommandBody::AppUpdate(p))) => Some(p.version),
                 _ => None,
             };
-            let url = report_of(&row.id).and_then(|r| r.url.clone());
+            let url = report_of(row.id.as_str()).and_then(|r| r.url.clone());
             changed |= state::apply(txn, &row, event, Change { reason, open_url: url, version, ..Default::default() }).await?.is_some();
         }
         for r in &reports {
@@ -158,7 +158,7 @@ impl AgentListener for AppsListener {
                     if desired == Desired::Stopped { crate::apps::model::Action::Stop } else { crate::apps::model::Action::Suspend },
                     desired,
                 );
-                let command = CommandBody::app(kind.into(), &row.id);
+                let command = CommandBody::app(kind.into(), row.id.as_str());
                 changed |= state::apply(txn, &row, Event::Drift(desired), Change { command, ..Default::default() }).await?.is_some();
                 continue;
             }

@@ -31,7 +31,7 @@ impl Seen {
 }
 
 /// The installation `id`, if it exists.
-pub async fn one(conn: &impl ConnectionTrait, id: &str) -> Result<Option<Seen>, DbErr> {
+pub async fn one(conn: &impl ConnectionTrait, id: &InstallationId) -> Result<Option<Seen>, DbErr> {
     Ok(installations::Entity::find_by_id(id.to_string()).one(conn).await?.map(Seen::of))
 }
 
@@ -59,7 +59,7 @@ pub async fn installed(conn: &impl ConnectionTrait, device_id: &DeviceId, app_id
 /// it is gone or going (no such installation, not installed, shutting down, deleting,
 /// uninstalling, or ended now); false while it cannot be ended yet (a command is pending, or it
 /// is still installing): asked again later.
-pub async fn release(conn: &impl ledger::Conn, id: &str) -> Result<bool, AppError> {
+pub async fn release(conn: &impl ledger::Conn, id: &InstallationId) -> Result<bool, AppError> {
     let inst = installations::Entity::find_by_id(id.to_string()).one(conn).await?;
     Ok(match &inst {
         None => true,

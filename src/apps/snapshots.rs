@@ -19,7 +19,7 @@ use crate::apps::install::{NewInstallation, create, lock_device, unfit};
 use crate::apps::model::*;
 use crate::db::entity::{apps, devices, installations, snapshot_schedules, snapshots};
 use crate::db::enums::{CommandKind, CommandStatus, DeviceStatus, NotificationKind, SnapshotKind, SnapshotStatus};
-use crate::db::{new_id, now, write_txn};
+use crate::db::{now, write_txn};
 use crate::devices::access::Owner;
 use crate::error::{AppError, Msg};
 use crate::iam::auth::Auth;
@@ -46,7 +46,7 @@ fn owner_of(row: &snapshots::Model) -> Option<Owner> {
 }
 
 /// A snapshot the caller manages: their own (or, as a company's administrator, the company's).
-async fn visible(conn: &impl ConnectionTrait, auth: &Auth, id: &str) -> Result<snapshots::Model, AppError> {
+async fn visible(conn: &impl ConnectionTrait, auth: &Auth, id: &SnapshotId) -> Result<snapshots::Model, AppError> {
     let owner = installer(auth)?;
     snapshots::Entity::find_by_id(id.to_string()).filter(of_owner(&owner)).one(conn).await?.ok_or(AppError::Refused(Msg::SnapshotNotFound))
 }
@@ -66,7 +66,7 @@ pub async fn of_installation(cx: &AppsCtx, auth: &Auth, id: &InstallationId, lan
     if row.is_none() && rows.is_empty() {
         return Err(AppError::Refused(Msg::InstallationNotFound));
     }
-    let backups = schedule_of(&cx.db, &id.to_string()).await?;
+    let backups = schedule_of(&cx.db, id).await?;
     let items = shown(&cx.db, rows, lang).await?;
     Ok(SnapshotList { total: items.len() as u64, items, backups })
 }
@@ -81,7 +81,7 @@ pub async fn mine(cx: &AppsCtx, auth: &Auth, offset: u64, limit: u64, lang: Lang
     Ok(crate::http::List { items: shown(&cx.db, rows, lang).await?, total })
 }
 
-async fn schedule_of(conn: &impl ConnectionTrait, installation: &str) -> Result<Backups, AppError> {
+async fn schedule_of(conn: &impl ConnectionTrait, installation: &InstallationId) -> Result<Backups, AppError> {
     Ok(snapshot_schedules::Entity::find_by_id(installation.to_string())
         .one(conn)
         .await?
@@ -178,13 +178,13 @@ pub async fn set_backups(cx: &AppsCtx, auth: &Auth, id: &InstallationId, ask: Ba
             snapshot_schedules::ActiveModel { installation_id: Set(InstallationId::from(id)), enabled: Set(ask.enabled), keep: Set(ask.keep), updated_at: Set(t) }.insert(&txn).await?;
         }
     }
-    prune(&txn, &id.to_string(), ask.keep).await?;
+    prune(&txn, id, ask.keep).await?;
     txn.commit().await?;
     Ok(ask)
 }
 
 /// Keeps an installation's `keep` newest backups; the older ones go (from the box and the market).
-async fn prune(conn: &impl ConnectionTrait, installation: &str, keep: i32) -> Result<(), AppError> {
+async fn prune(conn: &impl ConnectionTrait, installation: &InstallationId, keep: i32) -> Result<(), AppError> {
     let backups = snapshots::Entity::find()
         .filter(snapshots::Column::InstallationId.eq(installation))
         .filter(snapshots::Column::Kind.eq(SnapshotKind::Backup))
@@ -231,7 +231,7 @@ async fn request_upload(cx: &AppsCtx, conn: &impl ConnectionTrait, row: snapshot
     }
     let command = CommandId::new();
     let body = CommandBody::SnapshotUpload(SnapshotRef { snapshot_id: row.id.clone().into() });
-    crate::devices::commands::queue(conn, &command, &row.device_id, &row.id, &body).await?;
+    crate::devices::commands::queue(conn, &command, &row.device_id, row.id.as_str(), &body).await?;
     let mut a: snapshots::ActiveModel = row.into();
     a.upload_command_id = Set(Some(command.clone()));
     a.upload_reason = Set(None);
@@ -310,7 +310,7 @@ pub async fn delete(cx: &AppsCtx, auth: &Auth, id: &SnapshotId) -> Result<(), Ap
 /// Holds the snapshot's row until the transaction ends (a row lock on PostgreSQL; SQLite's writer
 /// lock already serializes): a restore and a delete, or two restores, check and write one after
 /// the other.
-async fn lock(conn: &impl ConnectionTrait, id: &str) -> Result<(), AppError> {
+async fn lock(conn: &impl ConnectionTrait, id: &SnapshotId) -> Result<(), AppError> {
     snapshots::Entity::update_many()
         .col_expr(snapshots::Column::UpdatedAt, Expr::col(snapshots::Column::UpdatedAt))
         .filter(snapshots::Column::Id.eq(id))
@@ -330,7 +330,7 @@ async fn remove(conn: &impl ConnectionTrait, row: &snapshots::Model) -> Result<(
     let boxed = row.on_box && devices::Entity::find_by_id(row.device_id.clone()).one(conn).await?.is_some();
     if boxed {
         let body = CommandBody::SnapshotDelete(SnapshotRef { snapshot_id: row.id.clone().into() });
-        crate::devices::commands::queue(conn, &CommandId::new(), &row.device_id, &row.id, &body).await?;
+        crate::devices::commands::queue(conn, &CommandId::new(), &row.device_id, row.id.as_str(), &body).await?;
     }
     snapshots::Entity::delete_by_id(row.id.clone()).exec(conn).await?;
     Ok(())
@@ -378,7 +378,7 @@ pub async fn restore(cx: &AppsCtx, auth: &Auth, id: &SnapshotId, ask: RestoreAsk
             let rent = RentAsk { app_id: row.app_id.as_str().into(), device_id: ask.device_id.clone(), hours, seen_price: None };
             let inst = crate::apps::rental::rent_from(cx, auth, rent, request_key, lang, Some(from)).await?;
             let txn = write_txn(&cx.db).await?;
-            mark_restoring(&txn, &row.id, &inst.id).await?;
+            mark_restoring(&txn, &row.id, &InstallationId::from(&inst.id)).await?;
             txn.commit().await?;
             return Ok(inst);
         }
@@ -399,7 +399,7 @@ pub async fn restore(cx: &AppsCtx, auth: &Auth, id: &SnapshotId, ask: RestoreAsk
     Ok(to_installation(&installed, &names, lang))
 }
 
-async fn mark_restoring(conn: &impl ConnectionTrait, snapshot: &str, installation: &str) -> Result<(), AppError> {
+async fn mark_restoring(conn: &impl ConnectionTrait, snapshot: &SnapshotId, installation: &InstallationId) -> Result<(), AppError> {
     snapshots::Entity::update_many()
         .col_expr(snapshots::Column::RestoringId, Expr::value(installation))
         .col_expr(snapshots::Column::UpdatedAt, Expr::value(now()))

@@ -78,7 +78,7 @@ pub async fn apply(
         crate::devices::gpus::release(conn, crate::devices::gpus::Holder::Installation(&row.id)).await?;
     }
     if let (Some(body), Some(id)) = (change.command, &command_id) {
-        crate::devices::commands::queue(conn, id, &row.device_id, &row.id, &body).await?;
+        crate::devices::commands::queue(conn, id, &row.device_id, row.id.as_str(), &body).await?;
     }
     let version = change.version.as_deref().unwrap_or(&row.version);
     record(conn, &row.id, to, change.reason.as_deref(), version).await?;

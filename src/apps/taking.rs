@@ -12,11 +12,11 @@ use crate::db::enums::{SnapshotKind, SnapshotStatus};
 use crate::db::{new_id, now};
 use crate::error::{AppError, Msg};
 use zmarket_protocol::heartbeat::CommandBody;
-use crate::ids::{InstallationId, SnapshotId, UserId};
+use crate::ids::{SnapshotId, UserId};
 
 /// A new snapshot of `row` in `creating`, and the `app_snapshot` command that makes it. 413 when
 /// the installation's snapshots on its box already use `[apps] snapshot_box_quota_bytes`.
-pub async fn begin(cx: &AppsCtx, conn: &impl ConnectionTrait, row: &installations::Model, kind: SnapshotKind, by: &str) -> Result<CommandBody, AppError> {
+pub async fn begin(cx: &AppsCtx, conn: &impl ConnectionTrait, row: &installations::Model, kind: SnapshotKind, by: &UserId) -> Result<CommandBody, AppError> {
     let quota = cx.settings.snapshot_box_quota_bytes;
     let used = bytes(conn, Condition::all().add(snapshots::Column::InstallationId.eq(row.id.clone())).add(snapshots::Column::OnBox.eq(true))).await?;
     if used as u64 >= quota {
@@ -38,7 +38,7 @@ pub async fn bytes(conn: &impl ConnectionTrait, filter: Condition) -> Result<i64
     Ok(sum.unwrap_or(0))
 }
 
-async fn insert(cx: &AppsCtx, conn: &impl ConnectionTrait, row: &installations::Model, kind: SnapshotKind, by: &str) -> Result<String, AppError> {
+async fn insert(cx: &AppsCtx, conn: &impl ConnectionTrait, row: &installations::Model, kind: SnapshotKind, by: &UserId) -> Result<String, AppError> {
     let app = apps::Entity::find_by_id(row.app_id.clone()).one(conn).await?;
     let manifest = app.as_ref().and_then(|a| cx.manifests.of(a)).map(|m| serde_json::to_string(&m).unwrap_or_default()).unwrap_or_default();
     let id = new_id();
@@ -48,7 +48,7 @@ async fn insert(cx: &AppsCtx, conn: &impl ConnectionTrait, row: &installations::
 
 /// A snapshot row in `creating`: `manifest` empty when unknown (a restore then runs the app as
 /// the catalogue says).
-fn new_row(id: &str, row: &installations::Model, kind: SnapshotKind, by: &str, manifest: String) -> snapshots::ActiveModel {
+fn new_row(id: &str, row: &installations::Model, kind: SnapshotKind, by: &UserId, manifest: String) -> snapshots::ActiveModel {
     let t = now();
     snapshots::ActiveModel {
         id: Set(SnapshotId::from(id)),

@@ -55,8 +55,8 @@ impl AccountRef {
     }
     pub fn owner(&self) -> Option<&str> {
         match self {
-            AccountRef::User(id) => Some(id),
-            AccountRef::Company(id) => Some(id),
+            AccountRef::User(id) => Some(id.as_str()),
+            AccountRef::Company(id) => Some(id.as_str()),
             _ => None,
         }
     }

@@ -115,7 +115,7 @@ pub async fn list(conn: &impl ConnectionTrait, state: Option<CodeState>, batch: 
     }
     let total = q.clone().count(conn).await?;
     let rows = q.order_by_desc(codes::Column::CreatedAt).order_by_desc(codes::Column::Id).offset(offset).limit(limit).all(conn).await?;
-    let owners = holders(conn, rows.iter().filter_map(|r| r.redeemed_by.as_deref())).await?;
+    let owners = holders(conn, rows.iter().filter_map(|r| r.redeemed_by.as_ref().map(|u| u.as_str()))).await?;
     let items = rows
         .into_iter()
         .map(|r| CodeRow {

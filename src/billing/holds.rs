@@ -12,7 +12,7 @@ use crate::db::entity::ledger_accounts as accounts;
 use crate::db::entity::ledger_hold_growths as growths;
 use crate::db::entity::ledger_holds as holds;
 use crate::db::enums::HoldStatus;
-use crate::db::{new_id, now};
+use crate::db::now;
 use crate::error::{AppError, Msg};
 use crate::ids::HoldId;
 

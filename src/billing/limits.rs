@@ -12,6 +12,7 @@ use sea_orm::DatabaseConnection;
 
 use crate::error::AppError;
 use crate::ratelimit::SharedLimit;
+use crate::ids::UserId;
 
 pub struct RedeemLimits {
     db: DatabaseConnection,
@@ -30,17 +31,17 @@ impl RedeemLimits {
     }
 
     /// Charges one attempt to the address and checks the person may still try (429 otherwise).
-    pub async fn attempt(&self, ip: IpAddr, person: &str) -> Result<(), AppError> {
+    pub async fn attempt(&self, ip: IpAddr, person: &UserId) -> Result<(), AppError> {
         self.ip.check(&self.db, &ip.to_string()).await?;
-        match self.failures.closed(&self.db, person).await? {
+        match self.failures.closed(&self.db, person.as_str()).await? {
             Some(secs) => Err(AppError::TooManyRequests { retry_after_secs: secs }),
             None => Ok(()),
         }
     }
 
     /// Charges a failed redemption to the person.
-    pub async fn failed(&self, person: &str) -> Result<(), AppError> {
-        self.failures.charge(&self.db, person).await?.ok();
+    pub async fn failed(&self, person: &UserId) -> Result<(), AppError> {
+        self.failures.charge(&self.db, person.as_str()).await?.ok();
         Ok(())
     }
 

@@ -2,7 +2,7 @@
 
 use sea_orm::{ActiveEnum, ActiveModelTrait, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set};
 
-use crate::ids::{self, CompanyId, UserId};
+use crate::ids::{self, UserId};
 use crate::companies::CompaniesCtx;
 use crate::companies::lookup::{DEFAULT_PAGE, admin_company_locked, company_id, rfc3339, user};
 use crate::companies::history::{Event, record};

@@ -13,7 +13,7 @@ use crate::companies::history::{Event, record, user_event};
 use crate::companies::model::*;
 use crate::db::entity::{companies, company_members, member_records, resource_assignments};
 use crate::db::enums::Role;
-use crate::db::{new_id, now, write_txn};
+use crate::db::{now, write_txn};
 use crate::error::{AppError, Msg};
 use crate::http::{List, Page};
 use crate::iam::auth::{Auth, membership};
@@ -104,7 +104,7 @@ pub async fn create(cx: &CompaniesCtx, auth: &Auth, name: CompanyName) -> Result
     .insert(&txn)
     .await?;
     add_member(&txn, &c.id, &me.id, Role::Admin).await?;
-    record(&txn, &c, Some(&me), Event { action: "company_created", subject_type: "company", subject_id: &c.id, subject_name: &c.name, detail: String::new() })
+    record(&txn, &c, Some(&me), Event { action: "company_created", subject_type: "company", subject_id: c.id.as_str(), subject_name: &c.name, detail: String::new() })
         .await?;
     txn.commit().await?;
     Ok(organization(c))
@@ -120,7 +120,7 @@ pub async fn rename(cx: &CompaniesCtx, admin: &Auth, name: CompanyName) -> Resul
     a.name = Set(name.clone());
     let c = a.update(&txn).await?;
     if old != name {
-        record(&txn, &c, Some(&me), Event { action: "company_renamed", subject_type: "company", subject_id: &c.id, subject_name: &c.name, detail: old })
+        record(&txn, &c, Some(&me), Event { action: "company_renamed", subject_type: "company", subject_id: c.id.as_str(), subject_name: &c.name, detail: old })
             .await?;
     }
     txn.commit().await?;
@@ -141,7 +141,7 @@ pub async fn delete(cx: &CompaniesCtx, admin: &Auth) -> Result<(), AppError> {
         &txn,
         &c,
         Some(&me),
-        Event { action: "company_deleted", subject_type: "company", subject_id: &c.id, subject_name: &c.name, detail: format!("{members} members") },
+        Event { action: "company_deleted", subject_type: "company", subject_id: c.id.as_str(), subject_name: &c.name, detail: format!("{members} members") },
     )
     .await?;
     // Members, records and assignments go with the company (foreign keys cascade); history stays.

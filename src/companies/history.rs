@@ -12,7 +12,7 @@ use crate::error::AppError;
 use crate::http::{List, Page};
 use crate::iam::auth::Auth;
 use crate::iam::people::Person;
-use crate::ids::{CompanyId, UserId};
+use crate::ids::CompanyId;
 
 /// One history event.
 pub(crate) struct Event<'a> {
@@ -43,7 +43,7 @@ pub(crate) async fn record(conn: &impl ConnectionTrait, c: &companies::Model, ac
 }
 
 pub(crate) fn user_event<'a>(action: &'a str, u: &'a Person, detail: String) -> Event<'a> {
-    Event { action, subject_type: "user", subject_id: &u.id, subject_name: &u.email, detail }
+    Event { action, subject_type: "user", subject_id: u.id.as_str(), subject_name: &u.email, detail }
 }
 
 

@@ -13,7 +13,7 @@ use crate::companies::history::{Event, record, user_event};
 use crate::companies::model::*;
 use crate::db::entity::{companies, company_members, member_records};
 use crate::db::enums::{RecordKind, RecordStatus, Role};
-use crate::db::{new_id, now, write_txn};
+use crate::db::{now, write_txn};
 use crate::error::{AppError, Msg};
 use crate::http::{List, Page};
 use crate::iam::auth::{Auth, membership};
@@ -227,7 +227,7 @@ pub async fn invitation(cx: &CompaniesCtx, auth: &Auth, code: Option<&str>) -> R
     let inviter = people::by_ids(&cx.db, [r.created_by.clone()]).await?.remove(&r.created_by).map(|p| p.name).unwrap_or_default();
     let status = match effective_status(&r, now()) {
         // Accepted by someone else under this address: not theirs to show as joined.
-        RecordStatus::Accepted if r.user_id.as_deref() != Some(me.id.as_str()) => RecordStatus::Expired,
+        RecordStatus::Accepted if r.user_id.as_ref() != Some(&me.id) => RecordStatus::Expired,
         s => s,
     };
     Ok(JoinInvitation { sme_id: c.id.into(), company: c.name, invited_by: inviter, role: r.role, status, expires_at: r.expires_at.map(rfc3339) })
@@ -249,7 +249,7 @@ pub async fn join(cx: &CompaniesCtx, auth: &Auth, code: Option<&str>, accept: Op
             decline_invitation(&txn, r, &me, &c).await?.status
         }
         // Opening the link again after joining is fine.
-        (RecordStatus::Accepted, true) if r.user_id.as_deref() == Some(me.id.as_str()) => RecordStatus::Accepted,
+        (RecordStatus::Accepted, true) if r.user_id.as_ref() == Some(&me.id) => RecordStatus::Accepted,
         (RecordStatus::Expired, _) => {
             let e = refuse_expired(&txn, &r).await?;
             txn.commit().await?;
@@ -358,7 +358,7 @@ pub async fn answer(cx: &CompaniesCtx, auth: &Auth, id: &str, accept: bool) -> R
             if in_company && auth.is_admin() {
                 admin_company_locked(&txn, auth).await?;
                 Side::Admin
-            } else if in_company || r.user_id.as_deref() == Some(me.id.as_str()) {
+            } else if in_company || r.user_id.as_ref() == Some(&me.id) {
                 return Err(AppError::Refused(Msg::NotAdmin));
             } else {
                 return Err(AppError::Refused(Msg::RecordNotFound));

@@ -111,7 +111,7 @@ pub fn device_link(cx: &ConnectCtx, d: &devices::Model) -> Result<Arc<Link>, App
     if d.status != DeviceStatus::Online {
         return Err(AppError::Refused(Msg::DeviceOffline));
     }
-    cx.channels.get(&d.id).ok_or(AppError::Refused(Msg::DeviceOffline))
+    cx.channels.get(d.id.as_str()).ok_or(AppError::Refused(Msg::DeviceOffline))
 }
 
 /// A stream that could not open, as the market answers it (the API and an app's origin alike).

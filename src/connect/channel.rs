@@ -148,7 +148,7 @@ async fn write(mut sink: SplitSink<WebSocket, Message>, mut queue: tokio::sync::
 
 /// Serves one device's channel until it closes.
 pub async fn serve(cx: ConnectCtx, device: devices::Model, socket: WebSocket) {
-    let (link, queue) = cx.channels.attach(&device.id);
+    let (link, queue) = cx.channels.attach(device.id.as_str());
     let (sink, mut incoming) = socket.split();
     let writer = tokio::spawn(write(sink, queue));
     if let Err(e) = agent_api::record_channel(&cx.devices, &device.id, Some(&link.token)).await {
@@ -392,7 +392,7 @@ async fn look(cx: &ConnectCtx, links: &[Arc<Link>]) {
             Ok(rows) => {
                 for (device, command) in rows {
                     if let Some(link) = part.iter().find(|l| l.device_id == device)
-                        && !link.was_pushed(&command)
+                        && !link.was_pushed(command.as_str())
                     {
                         link.commands.notify_one();
                     }

@@ -51,8 +51,8 @@ pub async fn of_installation(cx: &ConnectCtx, d: &Door) -> Result<ConnectInfo, A
         .as_ref()
         .map(|m| m.ports.iter().filter(|p| p.protocol == "tcp").map(|p| (p.container, if p.web { "web".to_string() } else { format!("tcp {}", p.container) })).collect())
         .unwrap_or_default();
-    let tcp = if running { names.iter().map(|(port, name)| TcpDoor { port: *port, name: name.clone(), tunnel: tunnel(cx, "app", id, *port) }).collect() } else { vec![] };
-    let ssh = (running && d.tcp_ports().contains(&22)).then(|| ssh(cx, "app", id));
+    let tcp = if running { names.iter().map(|(port, name)| TcpDoor { port: *port, name: name.clone(), tunnel: tunnel(cx, "app", id.as_str(), *port) }).collect() } else { vec![] };
+    let ssh = (running && d.tcp_ports().contains(&22)).then(|| ssh(cx, "app", id.as_str()));
     let api = d.web_port().filter(|_| running).map(|_| ApiDoor { base_url: format!("{}/api/rmp/v1/apps/{id}/api/", cx.public_url) });
     let app = apps::Entity::find_by_id(d.row.app_id.clone()).one(&cx.db).await?;
     let ai = match (&app, &d.device) {
@@ -68,5 +68,5 @@ pub async fn of_installation(cx: &ConnectCtx, d: &Door) -> Result<ConnectInfo, A
 
 pub fn of_device(cx: &ConnectCtx, d: &devices::Model) -> DeviceConnect {
     let online = d.status == DeviceStatus::Online && d.channel_instance.is_some();
-    DeviceConnect { device_online: online, ssh: online.then(|| ssh(cx, "device", &d.id)) }
+    DeviceConnect { device_online: online, ssh: online.then(|| ssh(cx, "device", d.id.as_str())) }
 }

@@ -27,7 +27,7 @@ pub fn holder(channel_instance: &str) -> Option<(&str, &str)> {
 /// Where to carry a request about `device_id`: the holder's address when another instance holds
 /// its channel (and this request was not carried here already).
 pub async fn elsewhere(cx: &ConnectCtx, forwarded: bool, device_id: &DeviceId) -> Option<String> {
-    if forwarded || cx.channels.get(device_id).is_some() {
+    if forwarded || cx.channels.get(device_id.as_str()).is_some() {
         return None;
     }
     let d = devices::Entity::find_by_id(device_id.to_string()).one(&cx.db).await.ok()??;

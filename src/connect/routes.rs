@@ -59,7 +59,7 @@ async fn bridged(ws: WebSocketUpgrade, place: SocketPlace, watched: Watched, lin
 
 /// A terminal's or tunnel's place (issue 43, item 1): counted per kind, address and account.
 fn stream_place(parts: &Parts, auth: &Auth) -> Result<SocketPlace, AppError> {
-    crate::http::socket_place(&parts.extensions, &parts.headers, Kind::Stream, Some(&auth.user_id))
+    crate::http::socket_place(&parts.extensions, &parts.headers, Kind::Stream, Some(auth.user_id.as_str()))
 }
 
 /// The agent's channel (Bearer device secret): a WebSocket carrying commands at once and the

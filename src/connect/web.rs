@@ -40,7 +40,7 @@ const CHECKED_FOR: Duration = Duration::from_secs(2);
 
 /// The origin label of an installation: its id's 32 hex digits.
 pub fn label(installation_id: &InstallationId) -> String {
-    installation_id.replace('-', "").to_ascii_lowercase()
+    installation_id.as_str().replace('-', "").to_ascii_lowercase()
 }
 
 /// The installation a `Host` names on the apps domain.
@@ -156,7 +156,7 @@ pub async fn serve(cx: &ConnectCtx, id: InstallationId, req: Request) -> Respons
     if let Some(url) = forward::elsewhere(cx, forward::was_forwarded(&req), &device).await {
         return as_page(forward::carry(&url, req, proto(cx)).await, lang, cx);
     }
-    let Some(link) = cx.channels.get(&device) else { return page(Msg::DeviceOffline, lang, cx) };
+    let Some(link) = cx.channels.get(device.as_str()) else { return page(Msg::DeviceOffline, lang, cx) };
     let stream = match link.open(Target::App { installation: id.clone().into(), port }).await {
         Ok(s) => s,
         Err(reason) => {

@@ -79,7 +79,7 @@ pub(crate) fn scope_condition(scope: &Scope, member_ids: Vec<DeviceId>) -> Condi
     }
 }
 
-pub(crate) async fn visible(cx: &DevicesCtx, auth: &Auth, id: &str) -> Result<devices::Model, AppError> {
+pub(crate) async fn visible(cx: &DevicesCtx, auth: &Auth, id: &DeviceId) -> Result<devices::Model, AppError> {
     let s = scope(auth);
     let member_ids = match &s {
         Scope::Member { company, user } => devices_visible_to_member(&cx.db, company, user).await?,
@@ -103,7 +103,7 @@ pub async fn may_see(db: &DatabaseConnection, auth: &Auth, d: &devices::Model) -
 
 /// A device the caller may manage (403 for members, 404 for another owner's device), its row
 /// locked until the transaction ends (`db::for_update`): the caller is about to change it.
-pub(crate) async fn managed(conn: &impl ConnectionTrait, auth: &Auth, id: &str) -> Result<(devices::Model, Owner), AppError> {
+pub(crate) async fn managed(conn: &impl ConnectionTrait, auth: &Auth, id: &DeviceId) -> Result<(devices::Model, Owner), AppError> {
     let owner = manager(auth)?;
     let d = for_update(conn, devices::Entity::find_by_id(id.to_string()).filter(owned_by(&owner)))
         .one(conn)

@@ -55,7 +55,7 @@ pub fn queued() -> tokio::sync::broadcast::Receiver<std::sync::Arc<str>> {
 
 /// A pending command that will not be carried out any more (the watchdog gave up on it): the
 /// agent stops receiving it.
-pub async fn withdraw(conn: &impl ConnectionTrait, command_id: &str, reason: &str) -> Result<(), AppError> {
+pub async fn withdraw(conn: &impl ConnectionTrait, command_id: &CommandId, reason: &str) -> Result<(), AppError> {
     device_commands::Entity::update_many()
         .col_expr(device_commands::Column::Status, Expr::value(CommandStatus::Failed))
         .col_expr(device_commands::Column::Error, Expr::value(reason))

@@ -7,7 +7,6 @@ use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 use crate::companies::model::ResourceType;
 use crate::companies::resources::resource_released;
 use crate::db::entity::{device_commands, devices};
-use crate::db::new_id;
 use crate::devices::commands::queue;
 use crate::devices::model::*;
 use crate::error::AppError;
@@ -19,7 +18,7 @@ pub(crate) async fn remove(conn: &impl ConnectionTrait, d: &devices::Model) -> R
     if let Some(host) = &d.host_id {
         if devices::Entity::find_by_id(host.clone()).one(conn).await?.is_some() {
             let delete = CommandBody::ZcloudDelete(ZcloudRef { machine_id: d.id.clone().into() });
-            queue(conn, &CommandId::new(), host, &d.id, &delete).await?;
+            queue(conn, &CommandId::new(), host, d.id.as_str(), &delete).await?;
         }
         // A create still waiting for the host is withdrawn.
         device_commands::Entity::delete_many()
@@ -30,7 +29,7 @@ pub(crate) async fn remove(conn: &impl ConnectionTrait, d: &devices::Model) -> R
             .await?;
     }
     // Its allocations to company members end with it, and its GPUs are free again.
-    resource_released(conn, ResourceType::Device, &d.id).await?;
+    resource_released(conn, ResourceType::Device, d.id.as_str()).await?;
     crate::devices::gpus::release(conn, crate::devices::gpus::Holder::Machine(&d.id)).await?;
     crate::devices::gpus::release_on(conn, &d.id).await?;
     devices::Entity::delete_by_id(d.id.clone()).exec(conn).await?;

@@ -47,9 +47,9 @@ pub struct Seen {
 }
 
 impl Pending {
-    fn put(&self, id: &str, seen: Seen) {
+    fn put(&self, id: &DeviceId, seen: Seen) {
         let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        match m.get_mut(id) {
+        match m.get_mut(id.as_str()) {
             Some(old) => {
                 let prev = old.at;
                 *old = Seen { prev: Some(prev), ..seen };
@@ -61,8 +61,8 @@ impl Pending {
     }
 
     /// The box's waiting presence, taken (a full beat writes it itself).
-    pub fn take(&self, id: &str) -> Option<Seen> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).remove(id)
+    pub fn take(&self, id: &DeviceId) -> Option<Seen> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).remove(id.as_str())
     }
 
     fn drain(&self) -> Vec<(String, Seen)> {

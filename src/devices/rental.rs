@@ -72,7 +72,7 @@ pub(crate) async fn start(
     machine: &devices::Model,
     renter: &Owner,
     provider: &Owner,
-    created_by: &str,
+    created_by: &UserId,
     ask: &ZcloudAsk,
 ) -> Result<(), AppError> {
     let price = price_of(host, ask);
@@ -179,7 +179,7 @@ async fn skip(conn: &impl ConnectionTrait, r: &rentals::Model, at: DateTime<Utc>
 
 /// The rented machine `id` was made at `at`: its meter starts there (the time it was being made
 /// is not charged).
-pub(crate) async fn made(conn: &impl ConnectionTrait, id: &str, at: DateTime<Utc>) -> Result<(), AppError> {
+pub(crate) async fn made(conn: &impl ConnectionTrait, id: &DeviceId, at: DateTime<Utc>) -> Result<(), AppError> {
     if let Some(r) = rentals::Entity::find_by_id(id.to_string()).one(conn).await? {
         skip(conn, &r, at).await?;
     }
@@ -189,7 +189,7 @@ pub(crate) async fn made(conn: &impl ConnectionTrait, id: &str, at: DateTime<Utc
 /// The host `host_id` reports again at `back` after a silence since `since` (longer than
 /// `offline_after_secs`, or marked offline): the machines rented on it are charged up to `since`
 /// and their meters skip the silence, whether or not the meter ran meanwhile.
-pub(crate) async fn silence(conn: &impl ledger::Conn, host_id: &str, since: DateTime<Utc>, back: DateTime<Utc>) -> Result<(), AppError> {
+pub(crate) async fn silence(conn: &impl ledger::Conn, host_id: &DeviceId, since: DateTime<Utc>, back: DateTime<Utc>) -> Result<(), AppError> {
     for r in active_on(conn, host_id).await? {
         if let Err(e) = charge(conn, &r, since).await {
             tracing::info!(rental = %r.id, error = %e, "zcloud rental: the hold cannot pay the seconds before a silence");
@@ -208,7 +208,7 @@ async fn seen_running(conn: &impl ConnectionTrait, r: &rentals::Model) -> Result
     Ok(machine.is_some_and(|m| m.status == DeviceStatus::Online) && host.is_some_and(|h| h.status == DeviceStatus::Online))
 }
 
-async fn locked(conn: &impl ConnectionTrait, id: &str) -> Result<Option<rentals::Model>, AppError> {
+async fn locked(conn: &impl ConnectionTrait, id: &DeviceId) -> Result<Option<rentals::Model>, AppError> {
     Ok(for_update(conn, rentals::Entity::find_by_id(id.to_string())).one(conn).await?)
 }
 
@@ -255,7 +255,7 @@ pub(crate) async fn settle_machine(conn: &impl ledger::Conn, d: &devices::Model,
     }
 }
 
-async fn active_on(conn: &impl ConnectionTrait, host_id: &str) -> Result<Vec<rentals::Model>, AppError> {
+async fn active_on(conn: &impl ConnectionTrait, host_id: &DeviceId) -> Result<Vec<rentals::Model>, AppError> {
     Ok(for_update(
         conn,
         rentals::Entity::find()

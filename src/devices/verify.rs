@@ -14,7 +14,7 @@ use zmarket_protocol::heartbeat::CommandBody;
 
 /// The owner asks the box to measure its GPUs: a `gpu_verify` command (409 when the box is
 /// offline; one waiting already is not queued twice).
-pub async fn request_verify(cx: &DevicesCtx, auth: &Auth, id: &str) -> Result<Device, AppError> {
+pub async fn request_verify(cx: &DevicesCtx, auth: &Auth, id: &DeviceId) -> Result<Device, AppError> {
     let txn = crate::db::write_txn(&cx.db).await?;
     let (d, _) = managed(&txn, auth, id).await?;
     if d.status != DeviceStatus::Online {
@@ -28,7 +28,7 @@ pub async fn request_verify(cx: &DevicesCtx, auth: &Auth, id: &str) -> Result<De
         .await?;
     if waiting.is_none() {
         let body = CommandBody::GpuVerify(zmarket_protocol::gpus::VerifyPayload {});
-        crate::devices::commands::queue(&txn, &CommandId::new(), &d.id, &d.id, &body).await?;
+        crate::devices::commands::queue(&txn, &CommandId::new(), &d.id, d.id.as_str(), &body).await?;
     }
     let view = device_view(&txn, &d).await?;
     txn.commit().await?;

@@ -4,7 +4,7 @@
 use sea_orm::{ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set};
 
 use crate::db::entity::devices;
-use crate::db::{for_update, new_id, now, write_txn};
+use crate::db::{for_update, now, write_txn};
 use crate::devices::{DevicesCtx, rental};
 use crate::devices::access::*;
 use crate::devices::gpus::gpus_of;
@@ -193,7 +193,7 @@ pub async fn create_zcloud(cx: &DevicesCtx, auth: &Auth, ask: ZcloudAsk) -> Resu
         passthrough: ask.passthrough,
         gpus: held.into_iter().map(|g| g.uuid).collect(),
     });
-    crate::devices::commands::queue(&txn, &CommandId::new(), &free.host.id, &machine.id, &create).await?;
+    crate::devices::commands::queue(&txn, &CommandId::new(), &free.host.id, machine.id.as_str(), &create).await?;
     // On another owner's host it is a rental: held from the wallet now (409, nothing made, when the
     // wallet cannot), charged by the minute.
     if let Some(provider) = owner_of(&free.host).filter(|p| *p != owner) {

@@ -6,7 +6,7 @@ use sea_orm::{ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityT
 
 use crate::ids::{ApiKeyId, UserId};
 use crate::db::entity::{api_keys, users};
-use crate::db::{for_update, new_id, now, write_txn};
+use crate::db::{for_update, now, write_txn};
 use crate::error::{AppError, Msg};
 use crate::http::List;
 use crate::iam::IamCtx;

@@ -63,7 +63,7 @@ impl Context {
     pub fn sme_id(&self) -> &str {
         match self {
             Context::Personal => PERSONAL,
-            Context::Company { id, .. } => id,
+            Context::Company { id, .. } => id.as_str(),
         }
     }
     pub fn user_type(&self) -> UserType {

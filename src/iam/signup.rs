@@ -7,7 +7,7 @@ use chrono::Duration;
 use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter, Set};
 
 use crate::db::entity::{email_verifications, users};
-use crate::db::{for_update, new_id, now, write_txn};
+use crate::db::{for_update, now, write_txn};
 use crate::error::{AppError, Msg};
 use crate::iam::IamCtx;
 use crate::iam::model::*;

@@ -59,7 +59,7 @@ pub async fn list(conn: &impl ConnectionTrait, q: Option<String>, offset: u64, l
     Ok(List { items, total })
 }
 
-async fn one(conn: &impl ConnectionTrait, id: &str) -> Result<UserRow, AppError> {
+async fn one(conn: &impl ConnectionTrait, id: &UserId) -> Result<UserRow, AppError> {
     let u = users::Entity::find_by_id(id.to_string()).one(conn).await?.ok_or(AppError::Refused(Msg::UserNotFound))?;
     let mut list = list(conn, Some(u.email.clone()), 0, 100).await?;
     list.items.retain(|r| r.id == u.id);

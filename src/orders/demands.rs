@@ -9,7 +9,7 @@ use crate::ids::{AppId, OrderId, UserId};
 use crate::apps::install::installable;
 use crate::db::entity::{apps, devices, orders};
 use crate::db::enums::OrderStatus;
-use crate::db::{new_id, now, write_txn};
+use crate::db::{now, write_txn};
 use crate::devices::access::{Owner, owned_by};
 use crate::devices::model::Location;
 use crate::error::{AppError, Msg};
@@ -82,7 +82,7 @@ pub async fn board(cx: &OrdersCtx, q: BoardQuery, (offset, limit): (u64, u64), l
     Ok(List { items: view::answer(&cx.db, &rows, &cx.settings, lang, viewer.as_ref()).await?, total })
 }
 
-async fn app_of(conn: &impl ConnectionTrait, id: &str) -> Result<apps::Model, AppError> {
+async fn app_of(conn: &impl ConnectionTrait, id: &AppId) -> Result<apps::Model, AppError> {
     apps::Entity::find_by_id(id.to_string()).one(conn).await?.ok_or(AppError::Refused(Msg::AppNotFound))
 }
 
@@ -93,7 +93,7 @@ pub async fn qualifying(cx: &OrdersCtx, terms: Terms) -> Result<Qualifying, AppE
 }
 
 /// An open demand (404 unknown, 409 taken or closed).
-pub async fn open(conn: &impl ConnectionTrait, id: &str) -> Result<orders::Model, AppError> {
+pub async fn open(conn: &impl ConnectionTrait, id: &OrderId) -> Result<orders::Model, AppError> {
     let o = orders::Entity::find_by_id(id.to_string()).one(conn).await?.ok_or(AppError::Refused(Msg::OrderNotFound))?;
     if o.status != OrderStatus::OrderPending {
         return Err(AppError::Refused(Msg::DemandNotOpen));

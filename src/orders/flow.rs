@@ -7,7 +7,7 @@ use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
 
-use crate::ids::{InstallationId, OrderId};
+use crate::ids::OrderId;
 use crate::apps::model::AppStatus;
 use crate::billing::ledger;
 use crate::config::OrdersConfig;
@@ -83,7 +83,7 @@ pub async fn act(cx: &OrdersCtx, auth: &Auth, id: &OrderId, action: DemanderActi
 
 /// A server-side move of one order (re-read in its own transaction): the transition, and the
 /// notifications when it happened. Returns whether it moved.
-async fn server_move(db: &DatabaseConnection, id: &str, decide: impl Fn(&orders::Model, Option<&Seen>) -> Option<(Event, Option<String>)>, at: DateTime<Utc>) -> Result<bool, AppError> {
+async fn server_move(db: &DatabaseConnection, id: &OrderId, decide: impl Fn(&orders::Model, Option<&Seen>) -> Option<(Event, Option<String>)>, at: DateTime<Utc>) -> Result<bool, AppError> {
     let txn = write_txn(db).await?;
     let Some(o) = orders::Entity::find_by_id(id.to_string()).one(&txn).await? else { return Ok(false) };
     let inst = match &o.installation_id {

@@ -14,12 +14,12 @@ use crate::config::OrdersConfig;
 use crate::db::entity::orders;
 use crate::error::AppError;
 use crate::orders::model::Demand;
-use crate::ids::OrderId;
+use crate::ids::{OrderId, UserId};
 
 /// Holds `price × hours` on the demander's wallet until the longest the order can last (409 when
 /// the wallet cannot). `request_key` (the `Idempotency-Key`) makes the hold's key, so a retried
 /// post holds once.
-pub async fn hold(conn: &impl ledger::Conn, s: &OrdersConfig, demander: &str, order_id: &OrderId, d: &Demand, request_key: Option<&str>) -> Result<String, AppError> {
+pub async fn hold(conn: &impl ledger::Conn, s: &OrdersConfig, demander: &UserId, order_id: &OrderId, d: &Demand, request_key: Option<&str>) -> Result<String, AppError> {
     let (hours, price) = (d.hours, d.price_per_hour);
     let longest = s.pending_timeout_secs + s.start_timeout_secs + s.confirm_timeout_secs + 3600;
     let key = match request_key {

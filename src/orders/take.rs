@@ -9,7 +9,7 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::json;
 
-use crate::ids::{DeviceId, InstallationId, OrderId};
+use crate::ids::OrderId;
 use crate::apps::install::{installable, lock_device, place};
 use crate::db::entity::orders;
 use crate::db::enums::InstallKind;

@@ -180,7 +180,7 @@ pub async fn mine(conn: &impl ConnectionTrait, me: &UserId, id: &OrderId) -> Res
 }
 
 /// The caller's orders by role, newest first.
-pub async fn list(conn: &impl ConnectionTrait, s: &OrdersConfig, me: &str, role: Role, status: Option<OrderStatus>, (offset, limit): (u64, u64), lang: Lang) -> Result<List<Order>, AppError> {
+pub async fn list(conn: &impl ConnectionTrait, s: &OrdersConfig, me: &UserId, role: Role, status: Option<OrderStatus>, (offset, limit): (u64, u64), lang: Lang) -> Result<List<Order>, AppError> {
     let mut q = orders::Entity::find().filter(match role {
         Role::Demander => orders::Column::DemanderId.eq(me),
         Role::Provider => orders::Column::ProviderId.eq(me),

@@ -166,7 +166,7 @@ pub async fn conversations(conn: &impl ConnectionTrait, auth: &Auth, offset: u64
 /// The messages with `peer`, newest first, older than `page.before` when given.
 pub async fn history(conn: &impl ConnectionTrait, auth: &Auth, peer: &UserId, page: &HistoryPage) -> Result<List<Message>, AppError> {
     check_conversation(conn, &auth.user_id, peer).await?;
-    let all = messages::Entity::find().filter(messages::Column::PairKey.eq(pair_key(&auth.user_id, peer)));
+    let all = messages::Entity::find().filter(messages::Column::PairKey.eq(pair_key(auth.user_id.as_str(), peer.as_str())));
     let total = all.clone().count(conn).await?;
     let mut q = all;
     if let Some(before) = &page.before {

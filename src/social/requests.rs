@@ -14,7 +14,7 @@ use crate::config::SocialConfig;
 use crate::db::enums::EventKind;
 use crate::db::entity::friend_requests::{self as requests, RequestStatus};
 use crate::db::entity::{blocks as blocks_t, friendships};
-use crate::db::{new_id, now, write_txn};
+use crate::db::{now, write_txn};
 use crate::error::{AppError, Msg};
 use crate::http::List;
 use crate::iam::auth::Auth;

@@ -230,7 +230,7 @@ async fn social_stats(State(cx): State<SocialCtx>, auth: Auth) -> ApiResult<Soci
     responses((status = 200, content_type = "text/event-stream", body = SseEvent), (status = 401), (status = 429)))]
 async fn events_stream(State(cx): State<SocialCtx>, auth: Auth, place: crate::http::EventStreamPlace, headers: HeaderMap) -> Result<Response, AppError> {
     let cfg = &cx.settings;
-    let sub = cx.hub.subscribe(&auth.user_id).ok_or(AppError::TooManyRequests { retry_after_secs: 5 })?;
+    let sub = cx.hub.subscribe(auth.user_id.as_str()).ok_or(AppError::TooManyRequests { retry_after_secs: 5 })?;
     let cursor = events::cursor(&cx.db, &auth.user_id).await?;
     let last_event_id = stream::parse_last_event_id(headers.get("last-event-id").and_then(|v| v.to_str().ok()));
     let sse = stream::sse(

@@ -272,7 +272,7 @@ pub async fn create(cx: &Publisher, actor: &Actor, e: AppEdit) -> Result<OpsApp,
     Ok(app)
 }
 
-fn target(id: &str) -> String {
+fn target(id: &AppId) -> String {
     format!("app:{id}")
 }
 
@@ -378,7 +378,7 @@ pub async fn set_icon(cx: &Publisher, actor: &Actor, id: &AppId, bytes: Vec<u8>)
 /// archives (`zmarket images add`'s store), and makes the app install the image it holds (its
 /// image stays when the archive holds it; otherwise the archive's first image, which is a
 /// change of manifest and so of version).
-pub async fn add_image(cx: &Publisher, actor: &Actor, id: &str, upload: uploads::Received) -> Result<ImageUpload, AppError> {
+pub async fn add_image(cx: &Publisher, actor: &Actor, id: &AppId, upload: uploads::Received) -> Result<ImageUpload, AppError> {
     let archive = upload.checked().await?;
     let txn = write_txn(&cx.apps.db).await?;
     let row = for_update(&txn, apps::Entity::find_by_id(id.to_string())).one(&txn).await?.ok_or(AppError::Refused(Msg::AppNotFound))?;
