@@ -174,13 +174,16 @@ pub(crate) async fn grow(txn: &DatabaseTransaction, g: Growth) -> Result<Held, A
     Ok(Held { hold, replayed: false })
 }
 
-/// Takes `amount` of a pending hold for a capture; the hold resolves as captured when nothing is left.
-pub(crate) async fn take(txn: &DatabaseTransaction, hold_id: &str, amount: i64, t: DateTime<Utc>) -> Result<(), AppError> {
+/// Takes `amount` of a pending hold for a capture, its burn set to `burn` in the same statement
+/// when given; the hold resolves as captured when nothing is left.
+pub(crate) async fn take(txn: &DatabaseTransaction, hold_id: &str, amount: i64, t: DateTime<Utc>, burn: Option<i64>) -> Result<(), AppError> {
     use holds::Column as H;
     let mut q = Query::update();
-    q.table(holds::Entity)
-        .value(H::Captured, Expr::col(H::Captured).add(amount))
-        .and_where(Expr::col(H::Id).eq(hold_id))
+    q.table(holds::Entity).value(H::Captured, Expr::col(H::Captured).add(amount));
+    if let Some(b) = burn {
+        q.value(H::BurnPerHour, std::cmp::max(b, 0));
+    }
+    q.and_where(Expr::col(H::Id).eq(hold_id))
         .and_where(Expr::col(H::Status).eq(HoldStatus::Pending))
         .and_where(Expr::col(H::Amount).sub(Expr::col(H::Captured)).gte(amount))
         .returning_all();
