@@ -7,7 +7,7 @@
 
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect};
+use sea_orm::{ColumnTrait, ConnectionTrait, DatabaseConnection, DatabaseTransaction, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect};
 
 use crate::apps::AppsCtx;
 use crate::apps::access::{Names, installer, to_installation};
@@ -22,7 +22,7 @@ use crate::apps::lifecycle::Event;
 use crate::apps::model::*;
 use zmarket_protocol::heartbeat::CommandBody;
 use crate::apps::notify;
-use crate::apps::money::{self, charge};
+use crate::apps::money::{self, Happened, Settled};
 use crate::apps::state::{self, Change};
 use crate::billing::ledger::{self, AccountRef, HoldSpec, Reference};
 use crate::billing::memo::Memo;
@@ -38,7 +38,7 @@ use crate::ids::{DeviceId, InstallationId, UserId};
 fn account_of(o: &Owner) -> AccountRef {
     match o {
         Owner::User(u) => AccountRef::User(u.clone()),
-        Owner::Company(c) => AccountRef::Company(c.clone().into()),
+        Owner::Company(c) => AccountRef::Company(c.clone()),
     }
 }
 
@@ -154,39 +154,23 @@ pub async fn meter(db: &DatabaseConnection, at: DateTime<Utc>, grace: Duration) 
         let Some(r) = installations::Entity::find_by_id(r.id.clone()).one(&txn).await? else { continue };
         let device = devices::Entity::find_by_id(r.device_id.clone()).one(&txn).await?;
         let online = device.as_ref().is_some_and(|d| d.status == DeviceStatus::Online);
-        if r.status == AppStatus::Running && r.metered_until.is_some() {
-            // Charged up to now while the box reports; only up to its last heartbeat once it
-            // stopped reporting (offline or unlinked), and the meter then pauses.
-            let charged = if online {
-                charge(&txn, &r, at).await
-            } else {
-                let seen = device.as_ref().and_then(|d| d.last_seen_at).unwrap_or(at).min(at);
-                money::pause(&txn, &r, seen).await
-            };
-            if let Err(e) = charged {
-                // The hold cannot pay any more: suspended, not deleted; the renter is told.
-                tracing::info!(installation = %r.id, error = %e, "rental suspended: its hold cannot pay");
-                txn.rollback().await?;
-                suspend(db, &r).await?;
-                n += 1;
-                continue;
-            }
-        } else if r.status == AppStatus::Running && r.metered_until.is_none() && online {
-            money::resume(&txn, &r, at).await?;
-        }
-        let r = installations::Entity::find_by_id(r.id.clone()).one(&txn).await?.ok_or(AppError::Refused(Msg::InstallationNotFound))?;
+        // A running rental is charged up to now while the box reports; only up to its last
+        // heartbeat once it stopped reporting (offline or unlinked), and the meter then pauses.
+        let tick = Happened::Tick { at, online, seen: device.as_ref().and_then(|d| d.last_seen_at) };
         // Its paid time is up: a running rental is suspended (kept, the box still reserved) for
         // the grace period, in which its renter may add coins and resume it; then it is ended.
         let up = r.rent_ends_at.is_some_and(|e| e <= at) && r.command_id.is_none();
-        if up && r.rent_ends_at.is_some_and(|e| e + grace <= at) {
+        if money::settle(&txn, &r, money::plan(&r, tick)).await? == Settled::Halted {
+            // The hold cannot pay any more: suspended, not deleted; the renter is told.
+            suspend(&txn, &r).await?;
+            n += 1;
+        } else if up && r.rent_ends_at.is_some_and(|e| e + grace <= at) {
             if end(&txn, &r).await?.is_some() {
                 n += 1;
             }
         } else if up && r.status == AppStatus::Running {
-            txn.commit().await?;
-            suspend(db, &r).await?;
+            suspend(&txn, &r).await?;
             n += 1;
-            continue;
         }
         txn.commit().await?;
     }
@@ -228,17 +212,14 @@ pub async fn end_all_of(conn: &impl ledger::Conn, user_id: &UserId) -> Result<Ve
     Ok(ended)
 }
 
-async fn suspend(db: &DatabaseConnection, r: &installations::Model) -> Result<(), AppError> {
-    let txn = write_txn(db).await?;
-    // The minutes the hold could not pay stay unpaid: the meter stops first, so the transition
-    // does not try to charge them again.
-    money::halt(&txn, r).await?;
-    let r = &installations::Entity::find_by_id(r.id.clone()).one(&txn).await?.ok_or(AppError::Refused(Msg::InstallationNotFound))?;
+/// Suspends a running rental (its time is up, or its hold cannot pay: then `settle` stopped its
+/// meter first, so the transition does not try to charge those seconds again), in the meter
+/// job's transaction; the renter is told.
+async fn suspend(txn: &DatabaseTransaction, r: &installations::Model) -> Result<(), AppError> {
     let change = Change { command: Some(CommandBody::AppSuspend(AppCommandPayload::new(r.id.as_str()))), desired: Some(Desired::Suspended), ..Default::default() };
-    if let Some(now_row) = state::apply(&txn, r, Event::Act(Action::Suspend), change).await? {
-        notify::send(&txn, &now_row, NotificationKind::RentalSuspended).await?;
+    if let Some(now_row) = state::apply(txn, r, Event::Act(Action::Suspend), change).await? {
+        notify::send(txn, &now_row, NotificationKind::RentalSuspended).await?;
     }
-    txn.commit().await?;
     Ok(())
 }
 

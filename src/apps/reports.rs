@@ -7,7 +7,8 @@ use sea_orm::{ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter};
 
 use crate::apps::lifecycle::{Event, install_phase};
 use crate::apps::model::{AppStatus, Desired, InstallKind, InstallationReport, Reason};
-use crate::apps::{money, notify};
+use crate::apps::money::{self, Happened};
+use crate::apps::notify;
 use zmarket_protocol::heartbeat::CommandBody;
 use crate::apps::state::{self, Change};
 use crate::db::entity::{devices, installations};
@@ -182,15 +183,10 @@ async fn silence(txn: &DatabaseTransaction, device: &devices::Model, since: Date
         .all(txn)
         .await?;
     for r in running {
-        if r.metered_until.is_some() && money::pause(txn, &r, since).await.is_err() {
-            // The hold cannot pay what ran before: the meter stops, and its job suspends the rental.
-            money::halt(txn, &r).await?;
-            continue;
-        }
+        // When the hold cannot pay what ran before, the meter stops, and its job suspends the rental.
         let still = reports.iter().any(|p| p.id == r.id && AppStatus::from(p.status) == AppStatus::Running);
-        if let (true, Some(seen)) = (still, device.last_seen_at) {
-            money::resume(txn, &r, seen).await?;
-        }
+        let silent = Happened::Silent { since, seen: device.last_seen_at, running: still };
+        money::settle(txn, &r, money::plan(&r, silent)).await?;
     }
     Ok(())
 }

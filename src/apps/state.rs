@@ -7,6 +7,7 @@ use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, Query
 
 use crate::apps::lifecycle::{Event, next};
 use crate::apps::model::{AppStatus, Desired};
+use crate::apps::money::{self, Happened};
 use zmarket_protocol::heartbeat::CommandBody;
 use crate::apps::notify;
 use crate::db::entity::{installation_events, installations};
@@ -85,7 +86,7 @@ pub async fn apply(
     let now_row = installations::Entity::find_by_id(row.id.clone()).one(conn).await?;
     if let Some(r) = &now_row {
         notify::on_transition(conn, row.status, r).await?;
-        crate::apps::money::on_transition(conn, row, r).await?;
+        money::settle(conn, r, money::plan(r, Happened::Moved { from: row.status, at: t })).await?;
     }
     Ok(now_row)
 }

@@ -155,6 +155,9 @@ pub struct MeteredCapture {
     /// Unique per stretch, named by the seconds it charges: `rental:{id}:seconds:{from}-{to}`.
     pub key: String,
     pub memo: String,
+    /// How fast the hold burns from now on (`ledger::set_burn`), set with the capture: the
+    /// meter stopping or starting as it charges. `None` leaves it.
+    pub burn_per_hour: Option<i64>,
 }
 
 /// Spend from `from`'s available balance (no hold) to `splits`.

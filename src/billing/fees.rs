@@ -47,42 +47,42 @@ async fn ensure(conn: &impl ConnectionTrait, reference: &Reference, percent: u8)
 }
 
 /// Adds `seconds` at `per_hour` cents an hour to what the reference's meter carries (in 1/3600 of
-/// a cent) and takes the whole cents out: answers them, the fraction staying carried for the next
-/// seconds. Over a reference's life the cents taken add up to `floor(per_hour × all its seconds /
-/// 3600)`: nothing lost at a pause, nothing taken twice. Changed by conditional `UPDATE … RETURNING`s
-/// inside the capture's transaction (the row lock orders two writers), so a refused or replayed
-/// capture leaves the carry as it was.
+/// a cent) and answers the whole cents it holds now: the capture of those cents takes them out of
+/// the carry ([`claim`]'s `carried`, in the same statement as its fee), the fraction staying
+/// carried for the next seconds. Over a reference's life the cents taken add up to
+/// `floor(per_hour × all its seconds / 3600)`: nothing lost at a pause, nothing taken twice.
+/// Changed by conditional `UPDATE … RETURNING`s inside the capture's transaction (the row lock
+/// orders two writers), so a refused or replayed capture leaves the carry as it was.
 pub(crate) async fn carry(conn: &impl ConnectionTrait, reference: &Reference, percent: u8, per_hour: i64, seconds: i64) -> Result<i64, AppError> {
     use meters::Column as M;
     let worth = per_hour.checked_mul(seconds).filter(|w| *w >= 0).ok_or_else(|| AppError::invalid("amount", crate::error::Msg::AmountInvalid))?;
-    let id = ensure(conn, reference, std::cmp::min(percent, 100)).await?;
-    let step = |by: i64| {
-        let mut q = Query::update();
-        q.table(meters::Entity).value(M::Carry, Expr::col(M::Carry).add(by)).value(M::UpdatedAt, now()).and_where(Expr::col(M::Id).eq(id.clone())).returning_col(M::Carry);
-        q
+    let (id, _) = meter_id(reference)?;
+    let mut step = Query::update();
+    step.table(meters::Entity).value(M::Carry, Expr::col(M::Carry).add(worth)).value(M::UpdatedAt, now()).and_where(Expr::col(M::Id).eq(id.clone())).returning_col(M::Carry);
+    // The meter exists after the reference's first capture: created only when the step finds none.
+    let row = match conn.query_one(&step).await? {
+        Some(row) => row,
+        None => {
+            ensure(conn, reference, std::cmp::min(percent, 100)).await?;
+            conn.query_one(&step).await?.ok_or_else(|| AppError::Internal(anyhow::anyhow!("the fee meter {id} is gone")))?
+        }
     };
-    let carried: i64 = match conn.query_one(&step(worth)).await? {
-        Some(row) => row.try_get("", "carry")?,
-        None => return Err(AppError::Internal(anyhow::anyhow!("the fee meter {id} is gone"))),
-    };
-    let cents = carried / 3600;
-    if cents > 0 {
-        conn.execute(&step(-cents * 3600)).await?;
-    }
-    Ok(cents)
+    let carried: i64 = row.try_get("", "carry")?;
+    Ok(carried / 3600)
 }
 
-async fn add(conn: &impl ConnectionTrait, id: &str, percent: u8, amount: i64) -> Result<Option<meters::Model>, AppError> {
+async fn add(conn: &impl ConnectionTrait, id: &str, percent: u8, amount: i64, carried: i64) -> Result<Option<meters::Model>, AppError> {
     use meters::Column as M;
     let p = i64::from(percent);
     let mut q = Query::update();
     q.table(meters::Entity)
         .value(M::Captured, Expr::col(M::Captured).add(amount))
         .value(M::Fee, Expr::col(M::Captured).add(amount).mul(p).div(100))
-        .value(M::UpdatedAt, now())
-        .and_where(Expr::col(M::Id).eq(id))
-        .and_where(Expr::col(M::FeePercent).eq(i32::from(percent)))
-        .returning_all();
+        .value(M::UpdatedAt, now());
+    if carried != 0 {
+        q.value(M::Carry, Expr::col(M::Carry).sub(carried));
+    }
+    q.and_where(Expr::col(M::Id).eq(id)).and_where(Expr::col(M::FeePercent).eq(i32::from(percent))).returning_all();
     Ok(match conn.query_one(&q).await? {
         Some(row) => Some(meters::Model::from_query_result(&row, "")?),
         None => None,
@@ -91,15 +91,17 @@ async fn add(conn: &impl ConnectionTrait, id: &str, percent: u8, amount: i64) ->
 
 /// Adds `amount` to the reference's meter (created at its first capture) and answers the splits
 /// of this capture: the provider's share and the market's fee, which bring the meter's fee to
-/// `floor(captured × percent / 100)`. A reference's percent is fixed by its first capture.
-pub(crate) async fn claim(conn: &impl ConnectionTrait, reference: &Reference, provider: AccountRef, percent: u8, amount: i64) -> Result<Vec<Split>, AppError> {
+/// `floor(captured × percent / 100)`. A reference's percent is fixed by its first capture. The
+/// carry gives up `carried` (1/3600 of a cent: the seconds' cents this capture takes, [`carry`]) in
+/// the same statement.
+pub(crate) async fn claim(conn: &impl ConnectionTrait, reference: &Reference, provider: AccountRef, percent: u8, amount: i64, carried: i64) -> Result<Vec<Split>, AppError> {
     let percent = std::cmp::min(percent, 100);
     let (id, _) = meter_id(reference)?;
-    let row = match add(conn, &id, percent, amount).await? {
+    let row = match add(conn, &id, percent, amount, carried).await? {
         Some(row) => row,
         None => {
             ensure(conn, reference, percent).await?;
-            add(conn, &id, percent, amount).await?.ok_or_else(|| AppError::Internal(anyhow::anyhow!("the fee meter {id} is kept at another percent than {percent}")))?
+            add(conn, &id, percent, amount, carried).await?.ok_or_else(|| AppError::Internal(anyhow::anyhow!("the fee meter {id} is kept at another percent than {percent}")))?
         }
     };
     let fee = row.fee - fee_of(row.captured - amount, percent);

@@ -133,7 +133,7 @@ pub(crate) async fn grow(txn: &DatabaseTransaction, g: Growth) -> Result<Held, A
     let row = growths::ActiveModel {
         key: sea_orm::Set(g.key.clone()),
         fingerprint: sea_orm::Set(fp.clone()),
-        hold_id: sea_orm::Set(g.hold_id.clone().into()),
+        hold_id: sea_orm::Set(g.hold_id.clone()),
         amount: sea_orm::Set(g.amount),
         created_at: sea_orm::Set(t),
     };
@@ -175,13 +175,16 @@ pub(crate) async fn grow(txn: &DatabaseTransaction, g: Growth) -> Result<Held, A
     Ok(Held { hold, replayed: false })
 }
 
-/// Takes `amount` of a pending hold for a capture; the hold resolves as captured when nothing is left.
-pub(crate) async fn take(txn: &DatabaseTransaction, hold_id: &HoldId, amount: i64, t: DateTime<Utc>) -> Result<(), AppError> {
+/// Takes `amount` of a pending hold for a capture, its burn set to `burn` in the same statement
+/// when given; the hold resolves as captured when nothing is left.
+pub(crate) async fn take(txn: &DatabaseTransaction, hold_id: &HoldId, amount: i64, t: DateTime<Utc>, burn: Option<i64>) -> Result<(), AppError> {
     use holds::Column as H;
     let mut q = Query::update();
-    q.table(holds::Entity)
-        .value(H::Captured, Expr::col(H::Captured).add(amount))
-        .and_where(Expr::col(H::Id).eq(hold_id))
+    q.table(holds::Entity).value(H::Captured, Expr::col(H::Captured).add(amount));
+    if let Some(b) = burn {
+        q.value(H::BurnPerHour, std::cmp::max(b, 0));
+    }
+    q.and_where(Expr::col(H::Id).eq(hold_id))
         .and_where(Expr::col(H::Status).eq(HoldStatus::Pending))
         .and_where(Expr::col(H::Amount).sub(Expr::col(H::Captured)).gte(amount))
         .returning_all();

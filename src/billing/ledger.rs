@@ -50,7 +50,7 @@ async fn issue(conn: &impl Conn, to: AccountRef, amount: i64, key: String, kind:
     let legs = vec![Leg::debit(AccountRef::Issuance, amount), Leg::credit(to, amount)];
     let reference = Reference::kind_only(if kind == TransferKind::Grant { "grant" } else { "signup_bonus" });
     let txn = begin(conn).await?;
-    let r = post(&txn, Posting { key, kind, legs, hold: None, reference, memo, metered: false, fingerprint: None }).await;
+    let r = post(&txn, Posting { key, kind, legs, hold: None, reference, memo, metered: false, fingerprint: None, burn: None }).await;
     finish(txn, r).await
 }
 
@@ -62,7 +62,7 @@ pub async fn transfer(conn: &impl Conn, spec: TransferSpec) -> Result<Posted, Ap
     }
     let total = splits_total(&spec.splits)?;
     let legs = Leg::spread(Leg::debit(spec.from, total), spec.splits);
-    let posting = Posting { key: spec.key, kind: TransferKind::Payment, legs, hold: None, reference: spec.reference, memo: spec.memo, metered: spec.metered, fingerprint: None };
+    let posting = Posting { key: spec.key, kind: TransferKind::Payment, legs, hold: None, reference: spec.reference, memo: spec.memo, metered: spec.metered, fingerprint: None, burn: None };
     let txn = begin(conn).await?;
     let r = post(&txn, posting).await;
     finish(txn, r).await
@@ -99,7 +99,7 @@ pub async fn capture(conn: &impl Conn, spec: CaptureSpec) -> Result<Posted, AppE
         let payer = AccountRef::parse(&h.account_id)?;
         let legs = Leg::spread(Leg { from_held: true, ..Leg::debit(payer, total) }, spec.splits);
         let reference = Reference { ref_type: h.ref_type.clone(), ref_id: h.ref_id.clone() };
-        let posting = Posting { key: spec.key, kind: TransferKind::Capture, legs, hold: Some(h.id.into()), reference, memo: spec.memo, metered: spec.metered, fingerprint: None };
+        let posting = Posting { key: spec.key, kind: TransferKind::Capture, legs, hold: Some(h.id), reference, memo: spec.memo, metered: spec.metered, fingerprint: None, burn: None };
         post(&txn, posting).await
     }
     .await;
@@ -116,7 +116,7 @@ pub async fn capture_market(conn: &impl Conn, spec: MarketCapture) -> Result<Pos
     let txn = begin(conn).await?;
     let r = async {
         let h = ledger_holds::Entity::find_by_id(spec.hold_id.clone()).one(&txn).await?.ok_or(AppError::Refused(Msg::HoldNotFound))?;
-        market_posting(&txn, h, spec).await
+        market_posting(&txn, h, spec, 0, None).await
     }
     .await;
     match r {
@@ -129,13 +129,16 @@ pub async fn capture_market(conn: &impl Conn, spec: MarketCapture) -> Result<Pos
     }
 }
 
-async fn market_posting(txn: &DatabaseTransaction, h: ledger_holds::Model, spec: MarketCapture) -> Result<Posted, AppError> {
+/// The capture of [`capture_market`]; `carried` (in 1/3600 of a cent) leaves the reference's carry
+/// with the fee meter's step, and the hold's burn is set to `burn` as the capture takes from it.
+async fn market_posting(txn: &DatabaseTransaction, h: ledger_holds::Model, spec: MarketCapture, carried: i64, burn: Option<i64>) -> Result<Posted, AppError> {
     let payer = AccountRef::parse(&h.account_id)?;
     let reference = Reference { ref_type: h.ref_type.clone(), ref_id: h.ref_id.clone() };
     let fp = sha256_hex(&format!("market|{}|{}|{}|{}|{}", h.id, spec.amount, spec.provider.id(), spec.fee_percent, spec.metered));
-    let splits = fees::claim(txn, &reference, spec.provider, spec.fee_percent, spec.amount).await?;
+    let splits = fees::claim(txn, &reference, spec.provider, spec.fee_percent, spec.amount, carried).await?;
     let legs = Leg::spread(Leg { from_held: true, ..Leg::debit(payer, spec.amount) }, splits);
-    let posting = Posting { key: spec.key, kind: TransferKind::Capture, legs, hold: Some(h.id.into()), reference, memo: spec.memo, metered: spec.metered, fingerprint: Some(fp) };
+    let posting =
+        Posting { key: spec.key, kind: TransferKind::Capture, legs, hold: Some(h.id), reference, memo: spec.memo, metered: spec.metered, fingerprint: Some(fp), burn };
     post(txn, posting).await
 }
 
@@ -144,9 +147,14 @@ async fn market_posting(txn: &DatabaseTransaction, h: ledger_holds::Model, spec:
 /// [`capture_market`] captures (fee exact, metered), the fraction of a cent left carried to the
 /// next seconds. Answers the cents captured: 0 when the seconds and the carry come to less than a
 /// cent (then only the carry moves) or when the key was posted before (a replay moves nothing,
-/// the carry included). Refused as [`capture`] is, leaving the carry as it was.
+/// the carry included). Refused as [`capture`] is, leaving the carry as it was. The hold's burn
+/// becomes `burn_per_hour` when given, in the statement that takes the capture from the hold.
 pub async fn capture_seconds(conn: &impl Conn, spec: MeteredCapture) -> Result<i64, AppError> {
+    let (hold_id, burn) = (spec.hold_id.clone(), spec.burn_per_hour);
     if spec.seconds <= 0 {
+        if let Some(b) = burn {
+            set_burn(conn, &hold_id, b).await?;
+        }
         return Ok(0);
     }
     let txn = begin(conn).await?;
@@ -155,18 +163,24 @@ pub async fn capture_seconds(conn: &impl Conn, spec: MeteredCapture) -> Result<i
         let reference = Reference { ref_type: h.ref_type.clone(), ref_id: h.ref_id.clone() };
         let cents = fees::carry(&txn, &reference, spec.fee_percent, spec.per_hour, spec.seconds).await?;
         if cents == 0 {
+            if let Some(b) = burn {
+                set_burn(&txn, &hold_id, b).await?;
+            }
             return Ok(None);
         }
         if cents > AMOUNT_MAX {
             return Err(AppError::invalid("amount", Msg::AmountInvalid));
         }
         let capture = MarketCapture { hold_id: spec.hold_id, amount: cents, provider: spec.provider, fee_percent: spec.fee_percent, key: spec.key, memo: spec.memo, metered: true };
-        Ok(Some((market_posting(&txn, h, capture).await?, cents)))
+        Ok(Some((market_posting(&txn, h, capture, cents * 3600, burn).await?, cents)))
     }
     .await;
     match r {
         Ok(Some((p, _))) if p.replayed => {
             txn.rollback().await?;
+            if let Some(b) = burn {
+                set_burn(conn, &hold_id, b).await?;
+            }
             Ok(0)
         }
         r => finish(txn, r).await.map(|p| p.map_or(0, |(_, cents)| cents)),

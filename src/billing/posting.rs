@@ -74,6 +74,8 @@ pub(crate) struct Posting {
     /// What the key stands for when the legs depend on the ledger's state (an exact-fee capture
     /// splits differently as its rental's fee meter moves); else the legs themselves.
     pub fingerprint: Option<String>,
+    /// The hold's burn from now on, set as the capture takes from it (`None` leaves it).
+    pub burn: Option<i64>,
 }
 
 /// The total of the credits, each between 1 cent and [`AMOUNT_MAX`].
@@ -179,7 +181,7 @@ pub(crate) async fn post(txn: &DatabaseTransaction, p: Posting) -> Result<Posted
         return replay(txn, &p.key, &fp).await;
     }
     if let Some(hold_id) = &p.hold {
-        holds::take(txn, hold_id, credited, t).await?;
+        holds::take(txn, hold_id, credited, t, p.burn).await?;
     }
     // Accounts in id order, so two transfers never wait on each other's rows crosswise.
     let mut legs = p.legs;

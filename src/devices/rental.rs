@@ -150,6 +150,7 @@ async fn charge(conn: &impl ledger::Conn, r: &rentals::Model, until: DateTime<Ut
             fee_percent: r.fee_percent.clamp(0, 100) as u8,
             key: format!("{REF_TYPE}:{}:seconds:{k}-{}", r.id, k + secs),
             memo: Memo::RentalSeconds(secs).encode(),
+            burn_per_hour: None,
         })
         .await?;
         rentals::Entity::update_many()

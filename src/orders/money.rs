@@ -73,6 +73,7 @@ pub async fn charge(conn: &impl ledger::Conn, o: &orders::Model, at: DateTime<Ut
             fee_percent: o.fee_percent.clamp(0, 100) as u8,
             key: format!("order:{}:seconds:{k}-{}", o.id, k + s),
             memo: Memo::OrderSeconds(s).encode(),
+            burn_per_hour: None,
         })
         .await?;
         orders::Entity::update_many()

@@ -16,8 +16,10 @@ static INIT: Once = Once::new();
 pub fn init() {
     INIT.call_once(|| {
         let _ = rustls::crypto::ring::default_provider().install_default();
-        if std::env::var("TEST_LOG").is_ok() {
-            let _ = tracing_subscriber::fmt().with_env_filter("info,sqlx=warn").with_test_writer().try_init();
+        // TEST_LOG=1 logs at info; any other value is the filter (e.g. `zmarket::db::statement=trace`).
+        if let Ok(filter) = std::env::var("TEST_LOG") {
+            let filter = if filter.is_empty() || filter == "1" { "info,sqlx=warn".to_string() } else { filter };
+            let _ = tracing_subscriber::fmt().with_env_filter(filter).with_test_writer().try_init();
         }
     });
 }
