@@ -1,13 +1,16 @@
 //! Typed ids of the records people name in URLs and bodies, so one kind of id can never be passed
 //! where another is expected (Vaultwarden's habit): a handler extracts `ApiPath<OrderId>`, a
 //! service takes `&OrderId`, and handing it a device's id does not compile. They are the UUID v7
-//! strings made by `db::new_id`, except two: the device id people type (`devices::model::DeviceId`,
-//! three groups of four characters) and an app's id, chosen by its publisher (`nginx`).
+//! strings made by `db::new_id` (`XId::new()`), except two: the device id people type
+//! ([`DeviceId`], three groups of four characters) and an app's id, chosen by its publisher
+//! (`nginx`).
 //!
 //! Parsing trims and accepts any other string of 1 to 64 characters: an id that names nothing
 //! answers 404, as before. An id read from a body is required with [`required`], the one place
-//! that rule is written. An id reads as a `&str` (`Deref`), and compares with and binds as one in
-//! a query (`Column::Id.eq(&id)`), so the database side needs no conversions.
+//! that rule is written. The entities hold these types: sea-orm reads them (as stored, never
+//! parsed again) and binds them (`Column::Id.eq(&id)`). An id does not read as a `&str` (no
+//! `Deref`): `as_str()` is written where text is wanted (a registry keyed by text, the agent's
+//! wire), so one kind of id cannot slip into another's place through a `&str` parameter.
 
 use rand::Rng;
 use serde::{Deserialize, Deserializer, Serialize};

@@ -502,6 +502,54 @@ mod tests {
         assert!(json["DeviceRequests"][0].get("Count").is_none());
     }
 
+    /// With real Docker (issue 38; no NVIDIA runtime here, none needed to create a container):
+    /// the container made for an installation holding two GPUs asks for exactly those two, by
+    /// id, in its HostConfig as `docker inspect` shows it before it starts; one holding none asks
+    /// for no GPU at all; a box without the runtime refuses with `no_gpu_runtime` and creates
+    /// nothing. Needs the local test image (scripts/test-images); skipped without a daemon unless
+    /// ZMARKET_TEST_DOCKER=required.
+    #[tokio::test]
+    async fn a_created_container_holds_exactly_its_assigned_gpus() {
+        let Ok(rt) = Runtime::connect("").await else {
+            assert!(std::env::var("ZMARKET_TEST_DOCKER").as_deref() != Ok("required"), "no Docker daemon reachable");
+            return;
+        };
+        let m = Manifest {
+            image: "zmarket-test/httpd:1".into(),
+            ports: Vec::new(),
+            env: Default::default(),
+            volumes: Vec::new(),
+            gpu: true,
+            health: None,
+            command: None,
+            live_snapshot: false,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let suffix = std::process::id();
+        let (two, none, refused) = (format!("zmarket-gputest-two-{suffix}"), format!("zmarket-gputest-none-{suffix}"), format!("zmarket-gputest-refused-{suffix}"));
+        let keys = vec!["GPU-5a1b2c3d-0000-1111-2222-333344445555".to_string(), "GPU-9f8e7d6c-aaaa-bbbb-cccc-ddddeeeeffff".to_string()];
+        let limits = Limits::default();
+        let made = rt.create(&two, &m, dir.path(), true, "inst-two", limits, &keys).await;
+        let made_none = rt.create(&none, &m, dir.path(), true, "inst-none", limits, &[]).await;
+        let inspected = rt.docker.inspect_container(&two, None).await;
+        let inspected_none = rt.docker.inspect_container(&none, None).await;
+        let refusal = rt.create(&refused, &m, dir.path(), false, "inst-refused", limits, &keys).await;
+        let left = rt.docker.inspect_container(&refused, None).await;
+        for name in [&two, &none, &refused] {
+            rt.remove(name).await.unwrap();
+        }
+        made.unwrap();
+        made_none.unwrap();
+        let requests = inspected.unwrap().host_config.unwrap().device_requests.unwrap_or_default();
+        assert_eq!(requests.len(), 1, "{requests:?}");
+        assert_eq!(requests[0].device_ids.as_deref(), Some(keys.as_slice()), "exactly the assigned GPUs");
+        assert!(requests[0].count.is_none_or(|c| c == 0), "never by count: {requests:?}");
+        assert_eq!(requests[0].driver.as_deref(), Some("nvidia"));
+        assert!(inspected_none.unwrap().host_config.unwrap().device_requests.unwrap_or_default().is_empty(), "no GPU assigned: none asked for");
+        assert_eq!(refusal.unwrap_err().code, ReasonCode::NoGpuRuntime);
+        assert!(left.is_err(), "nothing is created on a box without the runtime");
+    }
+
     #[test]
     fn mirror_names() {
         assert_eq!(strip_registry("ghcr.io/open-webui/open-webui:v0.5.10"), "open-webui/open-webui:v0.5.10");

@@ -77,54 +77,18 @@ pub async fn register(cx: &DevicesCtx, ip: IpAddr, req: AgentRegistration) -> Re
     let secret = tokens::random_token();
     let code = pairing_code.unwrap_or_else(PairingCode::new_random);
     let txn = write_txn(&cx.db).await?;
-    let mut id = DeviceId::new_random();
-    for _ in 0..8 {
-        if devices::Entity::find_by_id(id.as_str().to_string()).one(&txn).await?.is_none() {
-            break;
-        }
-        id = DeviceId::new_random();
-    }
+    let id = crate::devices::rows::free_id(&txn).await?;
     let t = now();
-    devices::ActiveModel {
-        id: Set(DeviceId::from(id.as_str())),
-        name: Set(name),
-        device_type: Set(device_type),
-        status: Set(DeviceStatus::Online),
-        status_reason: Set(None),
-        secret_hash: Set(Some(tokens::hash_token(&secret))),
-        pairing_hash: Set(Some(tokens::hash_token(code.as_str()))),
-        owner_user_id: Set(None),
-        owner_company_id: Set(None),
-        bound_by: Set(None),
-        bound_at: Set(None),
-        sharing_mode: Set(SharingMode::Manual),
-        rentable: Set(false),
-        price_per_hour: Set(0),
-        cpu_cores: Set(spec.cpu_cores),
-        memory_bytes: Set(spec.memory_bytes),
-        disk_bytes: Set(spec.disk_bytes),
-        gpus: Set(serde_json::to_string(&spec.gpus).map_err(|e| AppError::Internal(e.into()))?),
-        gpu_runtime: Set(spec.gpu_runtime),
-        cpu_percent: Set(None),
-        memory_used_bytes: Set(None),
-        disk_used_bytes: Set(None),
-        lat: Set(None),
-        lng: Set(None),
-        host_id: Set(None),
-        gpu_count: Set(0),
-        gpu_model: Set(String::new()),
-        passthrough: Set(false),
-        last_seen_at: Set(Some(t)),
-        channel_instance: Set(None),
-        created_at: Set(t),
-        updated_at: Set(t),
-        verification: Set(None),
-        gpu_use: Set(None),
-        presence: Set(None),
-        presence_hour: Set(None),
-    }
-    .insert(&txn)
-    .await?;
+    let mut row = crate::devices::rows::new_device(id.clone(), name, device_type, DeviceStatus::Online, t);
+    row.secret_hash = Set(Some(tokens::hash_token(&secret)));
+    row.pairing_hash = Set(Some(tokens::hash_token(code.as_str())));
+    row.cpu_cores = Set(spec.cpu_cores);
+    row.memory_bytes = Set(spec.memory_bytes);
+    row.disk_bytes = Set(spec.disk_bytes);
+    row.gpus = Set(serde_json::to_string(&spec.gpus).map_err(|e| AppError::Internal(e.into()))?);
+    row.gpu_runtime = Set(spec.gpu_runtime);
+    row.last_seen_at = Set(Some(t));
+    row.insert(&txn).await?;
     txn.commit().await?;
     Ok(RegisterResponse { device_id: id.as_str().to_string(), device_secret: secret, pairing_code: code.as_str().to_string() })
 }

@@ -15,6 +15,7 @@ pub mod notify;
 pub mod presence;
 pub mod agent_api;
 pub mod quiet;
+pub mod rows;
 pub mod rental;
 pub mod routes;
 pub mod sharing;

@@ -12,7 +12,7 @@ use crate::devices::model::*;
 use zmarket_protocol::heartbeat::{CommandBody, ZcloudMachine};
 use crate::error::{AppError, Msg};
 use crate::iam::auth::Auth;
-use crate::ids::{CommandId, DeviceId, UserId};
+use crate::ids::CommandId;
 
 /// What a host has left.
 #[derive(Debug, Clone)]
@@ -127,55 +127,27 @@ pub async fn create_zcloud(cx: &DevicesCtx, auth: &Auth, ask: ZcloudAsk) -> Resu
     let gpus: Vec<Gpu> = (0..ask.gpu_count)
         .map(|_| Gpu { name: model.clone(), passthrough: ask.passthrough, vram: host_gpu.as_ref().map(|g| g.vram).unwrap_or(0), ..Default::default() })
         .collect();
-    let mut id = DeviceId::new_random();
-    while devices::Entity::find_by_id(id.as_str().to_string()).one(&txn).await?.is_some() {
-        id = DeviceId::new_random();
-    }
-    let (user, company) = match &owner {
-        Owner::User(u) => (Some(u.to_string()), None),
-        Owner::Company(c) => (None, Some(c.clone())),
-    };
+    let id = crate::devices::rows::free_id(&txn).await?;
     let t = now();
-    let machine = devices::ActiveModel {
-        id: Set(DeviceId::from(id.as_str())),
-        name: Set(ask.name.clone()),
-        device_type: Set(DeviceType::ZCloud),
-        status: Set(DeviceStatus::Creating),
-        status_reason: Set(None),
-        secret_hash: Set(None),
-        pairing_hash: Set(None),
-        owner_user_id: Set(user.map(UserId::from)),
-        owner_company_id: Set(company),
-        bound_by: Set(Some(UserId::from(&auth.user_id))),
-        bound_at: Set(Some(t)),
-        sharing_mode: Set(SharingMode::Dedicated),
-        rentable: Set(false),
-        price_per_hour: Set(0),
-        cpu_cores: Set(ask.cpu_cores),
-        memory_bytes: Set(ask.memory_bytes),
-        disk_bytes: Set(ask.disk_bytes),
-        gpus: Set(serde_json::to_string(&gpus).map_err(|e| AppError::Internal(e.into()))?),
-        gpu_runtime: Set(None),
-        cpu_percent: Set(None),
-        memory_used_bytes: Set(None),
-        disk_used_bytes: Set(None),
-        lat: Set(free.host.lat),
-        lng: Set(free.host.lng),
-        host_id: Set(Some(free.host.id.clone())),
-        gpu_count: Set(ask.gpu_count),
-        gpu_model: Set(model.clone()),
-        passthrough: Set(ask.passthrough),
-        last_seen_at: Set(None),
-        channel_instance: Set(None),
-        created_at: Set(t),
-        updated_at: Set(t),
-        verification: Set(None),
-        gpu_use: Set(None),
-        presence: Set(None),
-        presence_hour: Set(None),
+    let mut machine = crate::devices::rows::new_device(id, ask.name.clone(), DeviceType::ZCloud, DeviceStatus::Creating, t);
+    match &owner {
+        Owner::User(u) => machine.owner_user_id = Set(Some(u.clone())),
+        Owner::Company(c) => machine.owner_company_id = Set(Some(c.clone())),
     }
-    .insert(&txn)
-    .await?;
+    machine.bound_by = Set(Some(auth.user_id.clone()));
+    machine.bound_at = Set(Some(t));
+    machine.sharing_mode = Set(SharingMode::Dedicated);
+    machine.cpu_cores = Set(ask.cpu_cores);
+    machine.memory_bytes = Set(ask.memory_bytes);
+    machine.disk_bytes = Set(ask.disk_bytes);
+    machine.gpus = Set(serde_json::to_string(&gpus).map_err(|e| AppError::Internal(e.into()))?);
+    machine.lat = Set(free.host.lat);
+    machine.lng = Set(free.host.lng);
+    machine.host_id = Set(Some(free.host.id.clone()));
+    machine.gpu_count = Set(ask.gpu_count);
+    machine.gpu_model = Set(model.clone());
+    machine.passthrough = Set(ask.passthrough);
+    let machine = machine.insert(&txn).await?;
     // Passthrough GPUs are the machine's alone: held by UUID (virtual ones are shared).
     let held = if ask.passthrough {
         crate::devices::gpus::assign(&txn, &free.host, ask.gpu_count, Some(&model), crate::devices::gpus::Holder::Machine(&machine.id)).await?
