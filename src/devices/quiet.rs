@@ -34,7 +34,7 @@ const CHUNK: usize = 250;
 
 /// What a box's quiet beats left to write, by device id.
 #[derive(Default)]
-pub struct Pending(Mutex<HashMap<String, Seen>>);
+pub struct Pending(Mutex<HashMap<DeviceId, Seen>>);
 
 /// A box's last quiet beat.
 pub struct Seen {
@@ -49,23 +49,23 @@ pub struct Seen {
 impl Pending {
     fn put(&self, id: &DeviceId, seen: Seen) {
         let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        match m.get_mut(id.as_str()) {
+        match m.get_mut(id) {
             Some(old) => {
                 let prev = old.at;
                 *old = Seen { prev: Some(prev), ..seen };
             }
             None => {
-                m.insert(id.to_string(), seen);
+                m.insert(id.clone(), seen);
             }
         }
     }
 
     /// The box's waiting presence, taken (a full beat writes it itself).
     pub fn take(&self, id: &DeviceId) -> Option<Seen> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).remove(id.as_str())
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).remove(id)
     }
 
-    fn drain(&self) -> Vec<(String, Seen)> {
+    fn drain(&self) -> Vec<(DeviceId, Seen)> {
         std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner())).into_iter().collect()
     }
 
@@ -166,7 +166,7 @@ async fn judge(cx: &DevicesCtx, batch: Vec<Ask>) {
         let judged = match rows.get(ask.device_id.as_str()).and_then(|d| quiet(cx, d, &ask, t).then_some(d)) {
             Some(d) => {
                 let bound = owner_of(d).is_some();
-                let prev = d.last_seen_at.max(cx.quiet.0.lock().unwrap_or_else(|e| e.into_inner()).get(d.id.as_str()).map(|s| s.at));
+                let prev = d.last_seen_at.max(cx.quiet.0.lock().unwrap_or_else(|e| e.into_inner()).get(&d.id).map(|s| s.at));
                 cx.quiet.put(&d.id, Seen { at: t, prev, metrics: ask.req.metrics.clone(), bound });
                 metrics::counter!(crate::observe::AGENT_BEATS).increment(1);
                 Judged::Quiet(crate::devices::agent_api::settings(cx, d))
@@ -182,7 +182,7 @@ fn quiet(cx: &DevicesCtx, d: &devices::Model, ask: &Ask, t: DateTime<Utc>) -> bo
     if d.secret_hash != ask.secret_hash || d.status != DeviceStatus::Online {
         return false;
     }
-    let waiting = cx.quiet.0.lock().unwrap_or_else(|e| e.into_inner()).get(d.id.as_str()).map(|s| s.at);
+    let waiting = cx.quiet.0.lock().unwrap_or_else(|e| e.into_inner()).get(&d.id).map(|s| s.at);
     // Silent for longer than the sweep allows, or a new hour of the reliability ring: written now.
     if d.last_seen_at.max(waiting).is_none_or(|l| t - l > Duration::seconds(cx.settings.offline_after_secs as i64)) {
         return false;
@@ -215,7 +215,7 @@ pub async fn flush(cx: &DevicesCtx) -> Result<usize, AppError> {
         let mut samples = Vec::new();
         for (id, s) in chunk {
             if let (Some(m), true) = (&s.metrics, s.bound) {
-                samples.extend(crate::devices::telemetry::samples(&DeviceId::from(id.as_str()), s.prev, s.at, m, cx.settings.sample_every_secs)?);
+                samples.extend(crate::devices::telemetry::samples(id, s.prev, s.at, m, cx.settings.sample_every_secs)?);
             }
         }
         crate::devices::telemetry::insert(&txn, samples).await?;
@@ -232,7 +232,7 @@ fn param(backend: DbBackend, n: &mut usize, cast: &str) -> String {
 
 /// The boxes' rows: their last time and, when the beat had them, their figures; a time never
 /// goes back (a full beat may have written a later one meanwhile).
-fn rows(backend: DbBackend, chunk: &[(String, Seen)]) -> Statement {
+fn rows(backend: DbBackend, chunk: &[(DeviceId, Seen)]) -> Statement {
     let mut sql = String::from("WITH v(id, at, m, cpu, mem, disk, gpu) AS (VALUES ");
     let mut values: Vec<Value> = Vec::with_capacity(chunk.len() * 7);
     let mut n = 0;
@@ -275,7 +275,7 @@ fn rows(backend: DbBackend, chunk: &[(String, Seen)]) -> Statement {
 /// every host of the batch (at 10,000 boxes, 0.1-0.5 s a flush, most of a beat's CPU), where
 /// `idx_devices_host` finds the few machines a host has in microseconds. PostgreSQL plans it
 /// from its statistics.
-fn hosted(backend: DbBackend, chunk: &[(String, Seen)]) -> Statement {
+fn hosted(backend: DbBackend, chunk: &[(DeviceId, Seen)]) -> Statement {
     let mut sql = String::from("WITH v(id, at) AS (VALUES ");
     let mut values: Vec<Value> = Vec::with_capacity(chunk.len() * 2 + 1);
     let mut n = 0;
@@ -311,8 +311,8 @@ mod tests {
         let db = sea_orm::Database::connect(opts).await.unwrap();
         crate::db::migrate(&db).await.unwrap();
         let at = crate::db::now();
-        let chunk: Vec<(String, Seen)> =
-            (0..CHUNK).map(|i| (format!("box-{i}"), Seen { at, prev: None, metrics: None, bound: true })).collect();
+        let chunk: Vec<(DeviceId, Seen)> =
+            (0..CHUNK).map(|i| (DeviceId::from(format!("box-{i}")), Seen { at, prev: None, metrics: None, bound: true })).collect();
         for (statement, index) in [(rows(DbBackend::Sqlite, &chunk), "sqlite_autoindex_devices_1"), (hosted(DbBackend::Sqlite, &chunk), "idx_devices_host")] {
             let explain = Statement::from_sql_and_values(DbBackend::Sqlite, format!("EXPLAIN QUERY PLAN {}", statement.sql), statement.values.unwrap().0);
             let plan: Vec<String> = db.query_all_raw(explain).await.unwrap().iter().map(|r| r.try_get::<String>("", "detail").unwrap()).collect();
