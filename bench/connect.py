@@ -150,6 +150,9 @@ def command_latency(s, token):
         ws.send(json.dumps({"t": "beat", "installations": [{"id": inst, "status": after}], "acks": [{"id": cmds[0]["id"], "ok": True}]}))
         commands()
         state = after
+        # A real agent beats at most every half second while an operation moves on; the market
+        # cuts a box beating far faster than that (src/connect/channel.rs, BEATS_PER_SEC).
+        time.sleep(0.45)
     ws.close()
     return took
 
