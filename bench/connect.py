@@ -36,6 +36,8 @@ ENV = {
     "ZMARKET_DEVICES__REGISTER_IP_BURST": "100000",
     "ZMARKET_DEVICES__HEARTBEAT_SECS": "30",
     "ZMARKET_SERVER__MAX_CONNECTIONS_PER_IP": "100000",
+    # The 50 terminals below are one account's (the default allows 32 WebSockets an owner).
+    "ZMARKET_SERVER__MAX_SOCKETS_PER_OWNER": "100",
     "ZMARKET_APPS__MANIFESTS": os.path.join(ROOT, "e2e", "apps-manifests.json"),
 }
 
