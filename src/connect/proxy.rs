@@ -6,7 +6,15 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, Request, Response, StatusCo
 use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncWrite};
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use hyper::client::conn::http1::SendRequest;
+
+use crate::connect::hub::Link;
 use crate::connect::rights::Watched;
+use zmarket_protocol::frames::{CloseReason, Target};
 use crate::sockets::Kind;
 use axum::response::IntoResponse;
 
@@ -105,43 +113,8 @@ where
     } else {
         None
     };
-    let upgrade_kind = req.headers().get(header::UPGRADE).cloned();
     let client_side = upgrade.then(|| hyper::upgrade::on(&mut req));
-    let path = req.uri().path_and_query().map(|p| p.as_str().to_string()).unwrap_or_else(|| "/".into());
-    *req.uri_mut() = path.parse::<Uri>().unwrap_or_else(|_| Uri::from_static("/"));
-    let client_addr = crate::http::ClientIp::of(req.extensions(), req.headers()).0.to_string();
-    let headers = req.headers_mut();
-    strip_hop(headers);
-    if upgrade && let Some(kind) = upgrade_kind {
-        headers.insert(header::CONNECTION, HeaderValue::from_static("upgrade"));
-        headers.insert(header::UPGRADE, kind);
-    }
-    if let Some(name) = strip_cookie {
-        let kept: Vec<String> = headers
-            .get_all(header::COOKIE)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .flat_map(|v| v.split(';'))
-            .map(str::trim)
-            .filter(|c| !c.is_empty() && !c.starts_with(&format!("{name}=")))
-            .map(str::to_string)
-            .collect();
-        headers.remove(header::COOKIE);
-        if !kept.is_empty()
-            && let Ok(v) = HeaderValue::from_str(&kept.join("; "))
-        {
-            headers.insert(header::COOKIE, v);
-        }
-    }
-    if let Ok(v) = HeaderValue::from_str(&client_addr) {
-        headers.insert("x-forwarded-for", v);
-    }
-    if let Ok(v) = HeaderValue::from_str(forwarded_host) {
-        headers.insert("x-forwarded-host", v);
-    }
-    if let Ok(v) = HeaderValue::from_str(proto) {
-        headers.insert("x-forwarded-proto", v);
-    }
+    prepare(&mut req, upgrade, strip_cookie, forwarded_host, proto);
     let (mut sender, conn) = match hyper::client::conn::http1::handshake(TokioIo::new(io)).await {
         Ok(x) => x,
         Err(_) => return bad_gateway(),
@@ -179,9 +152,169 @@ where
         });
         return res.map(|_| Body::empty());
     }
+    answer(res)
+}
+
+/// The request as the app receives it: its path only, hop-by-hop headers and `strip_cookie`
+/// removed, `X-Forwarded-*` set (an upgrade keeps its `Connection` and `Upgrade`).
+fn prepare(req: &mut Request<Body>, upgrade: bool, strip_cookie: Option<&str>, forwarded_host: &str, proto: &str) {
+    let upgrade_kind = req.headers().get(header::UPGRADE).cloned();
+    let path = req.uri().path_and_query().map(|p| p.as_str().to_string()).unwrap_or_else(|| "/".into());
+    *req.uri_mut() = path.parse::<Uri>().unwrap_or_else(|_| Uri::from_static("/"));
+    let client_addr = crate::http::ClientIp::of(req.extensions(), req.headers()).0.to_string();
+    let headers = req.headers_mut();
+    strip_hop(headers);
+    if upgrade && let Some(kind) = upgrade_kind {
+        headers.insert(header::CONNECTION, HeaderValue::from_static("upgrade"));
+        headers.insert(header::UPGRADE, kind);
+    }
+    if let Some(name) = strip_cookie {
+        let kept: Vec<String> = headers
+            .get_all(header::COOKIE)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(';'))
+            .map(str::trim)
+            .filter(|c| !c.is_empty() && !c.starts_with(&format!("{name}=")))
+            .map(str::to_string)
+            .collect();
+        headers.remove(header::COOKIE);
+        if !kept.is_empty()
+            && let Ok(v) = HeaderValue::from_str(&kept.join("; "))
+        {
+            headers.insert(header::COOKIE, v);
+        }
+    }
+    if let Ok(v) = HeaderValue::from_str(&client_addr) {
+        headers.insert("x-forwarded-for", v);
+    }
+    if let Ok(v) = HeaderValue::from_str(forwarded_host) {
+        headers.insert("x-forwarded-host", v);
+    }
+    if let Ok(v) = HeaderValue::from_str(proto) {
+        headers.insert("x-forwarded-proto", v);
+    }
+}
+
+fn answer(res: Response<hyper::body::Incoming>) -> Response<Body> {
     let (mut parts, body) = res.into_parts();
     strip_hop(&mut parts.headers);
     Response::from_parts(parts, Body::new(body))
+}
+
+/// How long a kept-alive connection to an app waits for its next request.
+const KEPT_FOR: Duration = Duration::from_secs(30);
+/// Kept-alive connections waiting, at most, for one app's port.
+const KEPT_PER_APP: usize = 8;
+
+/// The connections to a box's apps kept alive between requests, by (installation, port): each
+/// an HTTP/1.1 connection over a stream of the box's channel, and so a connection of the agent
+/// to the container. A request takes one waiting here rather than opening a stream (a round trip
+/// to the box, and a connection to the container); one the app closed, or that waited past
+/// [`KEPT_FOR`], is dropped. They go with the channel (each is a stream of it).
+#[derive(Default)]
+pub struct Kept {
+    idle: Mutex<HashMap<(String, u16), Vec<(SendRequest<Body>, Instant)>>>,
+}
+
+impl Kept {
+    /// A connection waiting for (installation, port), ready for a request.
+    fn take(&self, key: &(String, u16)) -> Option<SendRequest<Body>> {
+        let mut idle = self.idle.lock().unwrap();
+        let list = idle.get_mut(key)?;
+        let mut found = None;
+        while let Some((sender, at)) = list.pop() {
+            if at.elapsed() < KEPT_FOR && sender.is_ready() {
+                found = Some(sender);
+                break;
+            }
+        }
+        if list.is_empty() {
+            idle.remove(key);
+        }
+        found
+    }
+
+    fn put(&self, key: (String, u16), sender: SendRequest<Body>) {
+        let mut idle = self.idle.lock().unwrap();
+        let list = idle.entry(key).or_default();
+        list.retain(|(s, at)| at.elapsed() < KEPT_FOR && !s.is_closed());
+        if list.len() < KEPT_PER_APP {
+            list.push((sender, Instant::now()));
+        }
+    }
+
+    /// Connections waiting now (open, and not past [`KEPT_FOR`]).
+    pub fn waiting(&self) -> usize {
+        self.idle.lock().unwrap().values().flatten().filter(|(s, at)| at.elapsed() < KEPT_FOR && !s.is_closed()).count()
+    }
+}
+
+/// Sends `req` to the app's `port` on the box of `link`, over a kept-alive connection when one
+/// waits, else over a new stream (kept for the next request once this one's answer was read).
+/// A WebSocket upgrade takes a stream of its own ([`forward`]). `Err` when no stream could be
+/// opened: the agent's reason.
+#[allow(clippy::too_many_arguments)]
+pub async fn forward_kept(
+    link: &Arc<Link>,
+    installation: &str,
+    port: u16,
+    mut req: Request<Body>,
+    strip_cookie: Option<&str>,
+    forwarded_host: &str,
+    proto: &str,
+    socket: (Kind, Option<&str>),
+    watched: Option<Watched>,
+) -> Result<Response<Body>, CloseReason> {
+    let target = Target::App { installation: installation.to_string(), port };
+    if is_upgrade(req.headers()) {
+        let stream = link.open(target).await?;
+        return Ok(forward(stream.into_io(), req, strip_cookie, forwarded_host, proto, socket, watched).await);
+    }
+    prepare(&mut req, false, strip_cookie, forwarded_host, proto);
+    let key = (installation.to_string(), port);
+    // A kept connection the app closed meanwhile gives the request back unsent: it goes on
+    // the next one, or a new stream.
+    let mut req = req;
+    while let Some(mut sender) = link.kept.take(&key) {
+        match sender.try_send_request(req).await {
+            Ok(res) => return Ok(kept_answer(link, key, sender, res)),
+            Err(mut e) => match e.take_message() {
+                Some(back) => req = back,
+                None => {
+                    tracing::debug!(error = %e.into_error(), "the app did not answer");
+                    return Ok(bad_gateway());
+                }
+            },
+        }
+    }
+    let stream = link.open(target).await?;
+    let (mut sender, conn) = match hyper::client::conn::http1::handshake(TokioIo::new(stream.into_io())).await {
+        Ok(x) => x,
+        Err(_) => return Ok(bad_gateway()),
+    };
+    tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    match sender.send_request(req).await {
+        Ok(res) => Ok(kept_answer(link, key, sender, res)),
+        Err(e) => {
+            tracing::debug!(error = %e, "the app did not answer");
+            Ok(bad_gateway())
+        }
+    }
+}
+
+/// The app's answer; its connection waits for the next request once the answer was read (an
+/// app that closes it, or an answer never read to its end, keeps nothing).
+fn kept_answer(link: &Arc<Link>, key: (String, u16), mut sender: SendRequest<Body>, res: Response<hyper::body::Incoming>) -> Response<Body> {
+    let link = link.clone();
+    tokio::spawn(async move {
+        if sender.ready().await.is_ok() {
+            link.kept.put(key, sender);
+        }
+    });
+    answer(res)
 }
 
 fn bad_gateway() -> Response<Body> {
