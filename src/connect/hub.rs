@@ -357,7 +357,21 @@ pub struct StreamIo {
     shut: bool,
 }
 
+/// Whether a stream ended (the agent closed it, or its channel is gone).
+pub struct StreamEnd(Arc<Semaphore>);
+
+impl StreamEnd {
+    pub fn ended(&self) -> bool {
+        self.0.is_closed()
+    }
+}
+
 impl StreamIo {
+    /// What tells whether the stream ended, kept apart from it.
+    pub fn end(&self) -> StreamEnd {
+        StreamEnd(self.stream.credit.clone())
+    }
+
     fn poll_sending(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
         let Some(f) = self.sending.as_mut() else { return Poll::Ready(Ok(())) };
         let r = std::task::ready!(f.as_mut().poll(cx));

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use hyper::client::conn::http1::SendRequest;
 
-use crate::connect::hub::Link;
+use crate::connect::hub::{Link, StreamEnd};
 use crate::connect::rights::Watched;
 use zmarket_protocol::frames::{CloseReason, Target};
 use crate::sockets::Kind;
@@ -214,18 +214,21 @@ const KEPT_PER_APP: usize = 8;
 /// [`KEPT_FOR`], is dropped. They go with the channel (each is a stream of it).
 #[derive(Default)]
 pub struct Kept {
-    idle: Mutex<HashMap<(String, u16), Vec<(SendRequest<Body>, Instant)>>>,
+    idle: Mutex<HashMap<(String, u16), Vec<Waiting>>>,
 }
+
+/// A kept connection, since when it waits, and whether its stream ended.
+type Waiting = (SendRequest<Body>, Instant, StreamEnd);
 
 impl Kept {
     /// A connection waiting for (installation, port), ready for a request.
-    fn take(&self, key: &(String, u16)) -> Option<SendRequest<Body>> {
+    fn take(&self, key: &(String, u16)) -> Option<(SendRequest<Body>, StreamEnd)> {
         let mut idle = self.idle.lock().unwrap();
         let list = idle.get_mut(key)?;
         let mut found = None;
-        while let Some((sender, at)) = list.pop() {
-            if at.elapsed() < KEPT_FOR && sender.is_ready() {
-                found = Some(sender);
+        while let Some((sender, at, end)) = list.pop() {
+            if at.elapsed() < KEPT_FOR && sender.is_ready() && !end.ended() {
+                found = Some((sender, end));
                 break;
             }
         }
@@ -235,18 +238,21 @@ impl Kept {
         found
     }
 
-    fn put(&self, key: (String, u16), sender: SendRequest<Body>) {
+    fn put(&self, key: (String, u16), sender: SendRequest<Body>, end: StreamEnd) {
+        if end.ended() {
+            return;
+        }
         let mut idle = self.idle.lock().unwrap();
         let list = idle.entry(key).or_default();
-        list.retain(|(s, at)| at.elapsed() < KEPT_FOR && !s.is_closed());
+        list.retain(|(s, at, end)| at.elapsed() < KEPT_FOR && !s.is_closed() && !end.ended());
         if list.len() < KEPT_PER_APP {
-            list.push((sender, Instant::now()));
+            list.push((sender, Instant::now(), end));
         }
     }
 
     /// Connections waiting now (open, and not past [`KEPT_FOR`]).
     pub fn waiting(&self) -> usize {
-        self.idle.lock().unwrap().values().flatten().filter(|(s, at)| at.elapsed() < KEPT_FOR && !s.is_closed()).count()
+        self.idle.lock().unwrap().values().flatten().filter(|(s, at, end)| at.elapsed() < KEPT_FOR && !s.is_closed() && !end.ended()).count()
     }
 }
 
@@ -274,22 +280,29 @@ pub async fn forward_kept(
     prepare(&mut req, false, strip_cookie, forwarded_host, proto);
     let key = (installation.to_string(), port);
     // A kept connection the app closed meanwhile gives the request back unsent: it goes on
-    // the next one, or a new stream.
+    // the next one, or a new stream. One the app closed as the request went (the race of every
+    // kept-alive connection) fails it: a request without a body goes again on a new stream.
     let mut req = req;
-    while let Some(mut sender) = link.kept.take(&key) {
+    while let Some((mut sender, end)) = link.kept.take(&key) {
+        let again = again(&req);
         match sender.try_send_request(req).await {
-            Ok(res) => return Ok(kept_answer(link, key, sender, res)),
-            Err(mut e) => match e.take_message() {
-                Some(back) => req = back,
-                None => {
+            Ok(res) => return Ok(kept_answer(link, key, sender, end, res)),
+            Err(mut e) => match (e.take_message(), again) {
+                (Some(back), _) => req = back,
+                (None, Some(again)) => {
+                    req = again;
+                    break;
+                }
+                (None, None) => {
                     tracing::debug!(error = %e.into_error(), "the app did not answer");
                     return Ok(bad_gateway());
                 }
             },
         }
     }
-    let stream = link.open(target).await?;
-    let (mut sender, conn) = match hyper::client::conn::http1::handshake(TokioIo::new(stream.into_io())).await {
+    let io = link.open(target).await?.into_io();
+    let end = io.end();
+    let (mut sender, conn) = match hyper::client::conn::http1::handshake(TokioIo::new(io)).await {
         Ok(x) => x,
         Err(_) => return Ok(bad_gateway()),
     };
@@ -297,7 +310,7 @@ pub async fn forward_kept(
         let _ = conn.await;
     });
     match sender.send_request(req).await {
-        Ok(res) => Ok(kept_answer(link, key, sender, res)),
+        Ok(res) => Ok(kept_answer(link, key, sender, end, res)),
         Err(e) => {
             tracing::debug!(error = %e, "the app did not answer");
             Ok(bad_gateway())
@@ -307,14 +320,28 @@ pub async fn forward_kept(
 
 /// The app's answer; its connection waits for the next request once the answer was read (an
 /// app that closes it, or an answer never read to its end, keeps nothing).
-fn kept_answer(link: &Arc<Link>, key: (String, u16), mut sender: SendRequest<Body>, res: Response<hyper::body::Incoming>) -> Response<Body> {
+fn kept_answer(link: &Arc<Link>, key: (String, u16), mut sender: SendRequest<Body>, end: StreamEnd, res: Response<hyper::body::Incoming>) -> Response<Body> {
     let link = link.clone();
     tokio::spawn(async move {
         if sender.ready().await.is_ok() {
-            link.kept.put(key, sender);
+            link.kept.put(key, sender, end);
         }
     });
     answer(res)
+}
+
+/// A copy of a request without a body, to send again.
+fn again(req: &Request<Body>) -> Option<Request<Body>> {
+    use axum::body::HttpBody as _;
+    if req.body().size_hint().exact() != Some(0) {
+        return None;
+    }
+    let mut copy = Request::new(Body::empty());
+    *copy.method_mut() = req.method().clone();
+    *copy.uri_mut() = req.uri().clone();
+    *copy.version_mut() = req.version();
+    *copy.headers_mut() = req.headers().clone();
+    Some(copy)
 }
 
 fn bad_gateway() -> Response<Body> {
