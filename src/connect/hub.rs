@@ -134,7 +134,7 @@ pub struct Link {
     /// A newer channel of the device replaced this one: its loop closes the socket.
     pub replaced: Notify,
     /// Kept-alive connections to the apps of the box, over streams of this channel.
-    pub kept: crate::connect::proxy::Kept,
+    pub kept: crate::connect::kept::Kept,
 }
 
 struct Slot {
@@ -357,19 +357,10 @@ pub struct StreamIo {
     shut: bool,
 }
 
-/// Whether a stream ended (the agent closed it, or its channel is gone).
-pub struct StreamEnd(Arc<Semaphore>);
-
-impl StreamEnd {
-    pub fn ended(&self) -> bool {
-        self.0.is_closed()
-    }
-}
-
 impl StreamIo {
     /// What tells whether the stream ended, kept apart from it.
-    pub fn end(&self) -> StreamEnd {
-        StreamEnd(self.stream.credit.clone())
+    pub fn end(&self) -> crate::connect::kept::StreamEnd {
+        crate::connect::kept::StreamEnd(self.stream.credit.clone())
     }
 
     fn poll_sending(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {

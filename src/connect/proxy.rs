@@ -6,13 +6,12 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, Request, Response, StatusCo
 use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
 
 use hyper::client::conn::http1::SendRequest;
 
-use crate::connect::hub::{Link, StreamEnd};
+use crate::connect::hub::Link;
+use crate::connect::kept::StreamEnd;
 use crate::connect::rights::Watched;
 use zmarket_protocol::frames::{CloseReason, Target};
 use crate::sockets::Kind;
@@ -200,60 +199,6 @@ fn answer(res: Response<hyper::body::Incoming>) -> Response<Body> {
     let (mut parts, body) = res.into_parts();
     strip_hop(&mut parts.headers);
     Response::from_parts(parts, Body::new(body))
-}
-
-/// How long a kept-alive connection to an app waits for its next request.
-const KEPT_FOR: Duration = Duration::from_secs(30);
-/// Kept-alive connections waiting, at most, for one app's port.
-const KEPT_PER_APP: usize = 8;
-
-/// The connections to a box's apps kept alive between requests, by (installation, port): each
-/// an HTTP/1.1 connection over a stream of the box's channel, and so a connection of the agent
-/// to the container. A request takes one waiting here rather than opening a stream (a round trip
-/// to the box, and a connection to the container); one the app closed, or that waited past
-/// [`KEPT_FOR`], is dropped. They go with the channel (each is a stream of it).
-#[derive(Default)]
-pub struct Kept {
-    idle: Mutex<HashMap<(String, u16), Vec<Waiting>>>,
-}
-
-/// A kept connection, since when it waits, and whether its stream ended.
-type Waiting = (SendRequest<Body>, Instant, StreamEnd);
-
-impl Kept {
-    /// A connection waiting for (installation, port), ready for a request.
-    fn take(&self, key: &(String, u16)) -> Option<(SendRequest<Body>, StreamEnd)> {
-        let mut idle = self.idle.lock().unwrap();
-        let list = idle.get_mut(key)?;
-        let mut found = None;
-        while let Some((sender, at, end)) = list.pop() {
-            if at.elapsed() < KEPT_FOR && sender.is_ready() && !end.ended() {
-                found = Some((sender, end));
-                break;
-            }
-        }
-        if list.is_empty() {
-            idle.remove(key);
-        }
-        found
-    }
-
-    fn put(&self, key: (String, u16), sender: SendRequest<Body>, end: StreamEnd) {
-        if end.ended() {
-            return;
-        }
-        let mut idle = self.idle.lock().unwrap();
-        let list = idle.entry(key).or_default();
-        list.retain(|(s, at, end)| at.elapsed() < KEPT_FOR && !s.is_closed() && !end.ended());
-        if list.len() < KEPT_PER_APP {
-            list.push((sender, Instant::now(), end));
-        }
-    }
-
-    /// Connections waiting now (open, and not past [`KEPT_FOR`]).
-    pub fn waiting(&self) -> usize {
-        self.idle.lock().unwrap().values().flatten().filter(|(s, at, end)| at.elapsed() < KEPT_FOR && !s.is_closed() && !end.ended()).count()
-    }
 }
 
 /// Sends `req` to the app's `port` on the box of `link`, over a kept-alive connection when one

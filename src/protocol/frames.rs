@@ -4,10 +4,11 @@
 //! - Control frames are JSON text messages, [`ToAgent`] from the market and [`FromAgent`] from
 //!   the agent, tagged by `t`.
 //! - The bytes of a stream travel as binary messages: the stream's id (4 bytes, big-endian),
-//!   then at most [`MAX_CHUNK`] bytes.
-//! - Flow control: each side may have at most [`WINDOW`] bytes of a stream unconsumed at the
-//!   other; the receiver grants more with a `window` frame as it hands the bytes on. A reader
-//!   that stops reading (a browser tab in the background) stops its stream, never the channel.
+//!   then the bytes (a sender writes at most [`MAX_CHUNK`]).
+//! - Flow control ([`Flow`]): each side may have at most a window of a stream unconsumed at the
+//!   other, [`WINDOW`] at first, growing with throughput; the receiver grants more with a
+//!   `window` frame as it hands the bytes on. A reader that stops reading (a browser tab in the
+//!   background) stops its stream, never the channel.
 //! - Commands are those of the heartbeat (`commands` carries the same answer); the agent
 //!   acknowledges them in its next `beat`, which carries what a heartbeat carries. One code path
 //!   on both sides, whichever way a beat travels.
