@@ -319,12 +319,12 @@ def connect_rows(env, H):
     if m:
         rps, ratio, added = int(m.group(1).replace(",", "")), float(m.group(3)), float(m.group(4))
         rows.append(("an app's origin through the market (vs straight to it)", rps, f"{rps / H:9.4f}H", "",
-                     f"ratio to straight {ratio:.2f} (target ≥ 0.5), p50 added {added:.2f} ms (target ≤ 2 ms)", mark(ratio >= 0.5 and added <= 2)))
+                     f"ratio to straight {ratio:.2f} (target ≥ 0.85), p50 added {added:.2f} ms (target ≤ 2 ms)", mark(ratio >= 0.85 and added <= 2)))
     m = re.search(r"100 MB download: straight (\d+) MB/s, through the tunnel (\d+) MB/s, ratio ([\d.]+)", out)
     if m:
         ratio = float(m.group(3))
-        rows.append(("100 MB through `zmarket tunnel` (vs straight)", "", "", "", f"{m.group(2)} vs {m.group(1)} MB/s, ratio {ratio:.2f} (target ≥ 0.5)",
-                     mark(ratio >= 0.5)))
+        rows.append(("100 MB through `zmarket tunnel` (vs straight)", "", "", "", f"{m.group(2)} vs {m.group(1)} MB/s, ratio {ratio:.2f} (target ≥ 0.6)",
+                     mark(ratio >= 0.6)))
     if not rows:
         rows.append(("connect (bench/connect.py)", "", "", "", "no figures: see `python3 bench/connect.py`", "✗"))
     return rows

@@ -36,6 +36,8 @@ ENV = {
     "ZMARKET_DEVICES__REGISTER_IP_BURST": "100000",
     "ZMARKET_DEVICES__HEARTBEAT_SECS": "30",
     "ZMARKET_SERVER__MAX_CONNECTIONS_PER_IP": "100000",
+    # The 50 terminals below are one account's (the default allows 32 WebSockets an owner).
+    "ZMARKET_SERVER__MAX_SOCKETS_PER_OWNER": "100",
     "ZMARKET_APPS__MANIFESTS": os.path.join(ROOT, "e2e", "apps-manifests.json"),
 }
 
@@ -150,6 +152,9 @@ def command_latency(s, token):
         ws.send(json.dumps({"t": "beat", "installations": [{"id": inst, "status": after}], "acks": [{"id": cmds[0]["id"], "ok": True}]}))
         commands()
         state = after
+        # A real agent beats at most every half second while an operation moves on; the market
+        # cuts a box beating far faster than that (src/connect/channel.rs, BEATS_PER_SEC).
+        time.sleep(0.45)
     ws.close()
     return took
 
@@ -192,7 +197,7 @@ def main():
                 d50 = latency_p50(direct + "/", [])
                 m50 = latency_p50(s.base + "/", [f"Host: {host}", f"Cookie: {cookie}"])
                 print(f"HTTP through the market vs straight to the container: {m_rps:,.0f} vs {d_rps:,.0f} req/s, ratio {m_rps / max(d_rps, 1):.2f} "
-                      f"(target ≥ 0.5); p50 {m50:.2f} vs {d50:.2f} ms, added {m50 - d50:.2f} ms (target ≤ 2 ms); p99 {m_p99} vs {d_p99} {m_bad}")
+                      f"(target ≥ 0.85, issue 42); p50 {m50:.2f} vs {d50:.2f} ms, added {m50 - d50:.2f} ms (target ≤ 2 ms); p99 {m_p99} vs {d_p99} {m_bad}")
 
                 subprocess.run(["docker", "exec", f"zmarket-{inst}", "/bin/busybox", "dd", "if=/dev/zero", "of=/www/big", "bs=1048576", "count=100"],
                                check=True, capture_output=True)
@@ -202,7 +207,7 @@ def main():
                 time.sleep(0.5)
                 t_direct = download(direct + "/big")
                 t_tunnel = download(f"http://127.0.0.1:{local}/big")
-                print(f"100 MB download: straight {100 / t_direct:.0f} MB/s, through the tunnel {100 / t_tunnel:.0f} MB/s, ratio {t_direct / t_tunnel:.2f} (target ≥ 0.5)")
+                print(f"100 MB download: straight {100 / t_direct:.0f} MB/s, through the tunnel {100 / t_tunnel:.0f} MB/s, ratio {t_direct / t_tunnel:.2f} (target ≥ 0.6, issue 42)")
 
                 rss1 = rss_mb(s.proc.pid)
                 channels = []

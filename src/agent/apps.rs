@@ -29,11 +29,10 @@ const SAVED: &str = "apps.json";
 const KEEP_DONE: usize = 500;
 /// How long an app may take to answer its health check after starting.
 const HEALTH_WAIT: Duration = Duration::from_secs(120);
-/// How long the old container of an update keeps serving after the switch: what the tunnels
-/// resolved before it (their port cache) still reaches a running app.
-const DRAIN: Duration = Duration::from_secs(PORT_FRESH.as_secs() + 1);
-/// How long the tunnels (`agent::streams`) use a container's host port they looked up.
-pub const PORT_FRESH: Duration = Duration::from_secs(5);
+/// How long the old container of an update keeps serving after the switch: the connections
+/// opened to it before (a stream under way, a kept-alive connection of the market's proxy)
+/// finish on a running app.
+const DRAIN: Duration = Duration::from_secs(6);
 
 /// An operation under way on one installation.
 #[derive(Debug, Clone)]
@@ -71,6 +70,9 @@ struct Inner {
     /// Snapshot reports not yet carried by a beat the market accepted, each with its number.
     snaps: Mutex<BTreeMap<String, (u64, SnapshotReport)>>,
     snap_seq: std::sync::atomic::AtomicU64,
+    /// Moves whenever an operation on an installation begins or ends: the streams' memory of
+    /// containers' host ports (`agent::streams`) holds until it moves.
+    generation: std::sync::atomic::AtomicU64,
 }
 
 pub fn container(id: &str) -> String {
@@ -98,12 +100,26 @@ impl AppRunner {
             wake: Notify::new(),
             snaps: Mutex::new(BTreeMap::new()),
             snap_seq: std::sync::atomic::AtomicU64::new(0),
+            generation: std::sync::atomic::AtomicU64::new(0),
         }))
     }
 
-    /// How an installation this agent runs was installed.
-    pub fn manifest_of(&self, id: &str) -> Option<Manifest> {
-        self.0.saved.lock().unwrap().installations.get(id).map(|k| k.manifest.clone())
+    /// Moves whenever an operation on an installation begins or ends (its containers may have
+    /// changed, and with them their host ports).
+    pub fn generation(&self) -> u64 {
+        self.0.generation.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    pub(crate) fn moved(&self) {
+        self.0.generation.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+    }
+
+    /// Whether the installation runs here and its manifest declares TCP port `port`: `None`
+    /// when it does not run here.
+    pub fn declares(&self, id: &str, port: u16) -> Option<bool> {
+        let saved = self.0.saved.lock().unwrap();
+        let k = saved.installations.get(id)?;
+        Some(k.manifest.ports.iter().any(|p| p.container == port && p.protocol == "tcp"))
     }
 
     pub fn docker_socket(&self) -> &str {
@@ -192,7 +208,9 @@ impl AppRunner {
 
     async fn execute(&self, body: &CommandBody) -> Result<(), Reason> {
         let id = body.installation().ok_or_else(|| Reason::with_detail(ReasonCode::Other, "not an app command"))?.to_string();
+        self.moved();
         let result = self.execute_on(body, &id).await;
+        self.moved();
         self.0.live.lock().unwrap().remove(&id);
         result
     }

@@ -105,7 +105,7 @@ where
     let (tx, mut rx) = mpsc::channel::<Message>(256);
     let writer = tokio::spawn(async move {
         while let Some(m) = rx.recv().await {
-            if sink.send(m).await.is_err() {
+            if !write_queued(&mut sink, m, &mut rx).await {
                 break;
             }
         }
@@ -125,8 +125,8 @@ where
                 Err(e) => tracing::warn!(error = %e, "unreadable frame from the market"),
             },
             Message::Binary(b) => {
-                if let Some((stream, bytes)) = frames::parse_data(&b) {
-                    streams.data(stream, bytes);
+                if let Some((stream, _)) = frames::parse_data(&b) {
+                    streams.data(stream, b.slice(4..));
                 }
             }
             Message::Ping(p) => {
@@ -139,6 +139,31 @@ where
     *channel.out.lock().unwrap() = None;
     streams.stop_all();
     writer.abort();
+}
+
+/// How many queued messages one write takes at most before it flushes.
+const WRITE_BATCH: usize = 64;
+
+/// Writes `first` and what else is queued already (at most [`WRITE_BATCH`]), then flushes: the
+/// frames of many streams leave in few writes. False when the socket is gone.
+pub async fn write_queued<S, M>(sink: &mut S, first: M, queue: &mut mpsc::Receiver<M>) -> bool
+where
+    S: futures::Sink<M> + Unpin,
+{
+    if sink.feed(first).await.is_err() {
+        return false;
+    }
+    for _ in 1..WRITE_BATCH {
+        match queue.try_recv() {
+            Ok(m) => {
+                if sink.feed(m).await.is_err() {
+                    return false;
+                }
+            }
+            Err(_) => break,
+        }
+    }
+    sink.flush().await.is_ok()
 }
 
 #[cfg(test)]

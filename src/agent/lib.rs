@@ -121,7 +121,7 @@ pub async fn run(opts: AgentOptions) -> anyhow::Result<()> {
     let secret = Arc::new(Mutex::new(state.device_secret.clone()));
     let dispatch = commands::Dispatcher::new(runner.clone(), opts.provisioner.clone(), gpus.clone(), opts.heartbeat_secs);
     let channel = Arc::new(channel::Channel::default());
-    let reach = Arc::new(streams::Reach { runner: runner.clone(), tcp_ports: opts.tcp_ports.clone(), ports: Default::default() });
+    let reach = Arc::new(streams::Reach::new(runner.clone(), opts.tcp_ports.clone()));
     tokio::spawn(channel::run(channel.clone(), server.clone(), secret.clone(), dispatch.clone(), reach));
 
     let mut backoff = Duration::from_secs(1);

@@ -6,16 +6,18 @@
 use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
-use bytes::Bytes;
+use bytes::{BufMut, Bytes, BytesMut};
 use futures::{Stream, StreamExt};
 use tokio::io::{AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::tcp::OwnedReadHalf;
 use tokio::sync::{Semaphore, mpsc};
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::apps::{AppRunner, container};
 use crate::containers::Runtime;
-use zmarket_protocol::frames::{self, CloseReason, FromAgent, LogLine, LogStream, MAX_CHUNK, Target, WINDOW};
+use zmarket_protocol::frames::{CloseReason, FIRST_CHUNK, Flow, FromAgent, LogLine, LogStream, MAX_CHUNK, MAX_WINDOW, Target, WINDOW};
 
 type Reader = Pin<Box<dyn Stream<Item = Result<Bytes, ()>> + Send>>;
 type Writer = Pin<Box<dyn AsyncWrite + Send>>;
@@ -25,11 +27,24 @@ pub struct Reach {
     pub runner: AppRunner,
     /// Ports of the box itself its owner may reach (`[agent] tcp_ports`).
     pub tcp_ports: Vec<u16>,
-    /// The host port of each (installation, container port) seen lately: a web page's requests
-    /// each open a stream, and asking Docker every time costs milliseconds.
-    pub ports: Mutex<HashMap<(String, u16), (u16, std::time::Instant)>>,
+    /// The host port of each (installation, container port) looked up, with the runner's
+    /// generation then: a web page's requests each open a stream, and asking Docker costs
+    /// milliseconds. It holds until an operation on an installation begins or ends
+    /// ([`AppRunner::generation`]) or the port refuses a connection.
+    pub ports: Mutex<HashMap<(String, u16), (u16, u64)>>,
 }
 
+impl Reach {
+    pub fn new(runner: AppRunner, tcp_ports: Vec<u16>) -> Reach {
+        Reach { runner, tcp_ports, ports: Mutex::new(HashMap::new()) }
+    }
+
+    /// The host port remembered for the installation's container port, while it holds.
+    fn known_port(&self, key: &(String, u16)) -> Option<u16> {
+        let now = self.runner.generation();
+        self.ports.lock().unwrap().get(key).filter(|(_, generation)| *generation == now).map(|(p, _)| *p)
+    }
+}
 
 /// The streams open on one connection of the channel.
 pub struct Streams {
@@ -49,6 +64,50 @@ enum Input {
     Resize(u16, u16),
     /// The market's side is done.
     End,
+}
+
+/// Where a stream's bytes come from: a TCP connection, read straight into the frame that
+/// carries them, or items (a shell's output, log lines), cut into frames.
+enum Source {
+    Tcp(OwnedReadHalf),
+    Items { reader: Reader, left: Bytes },
+}
+
+impl Source {
+    /// Reads what comes next into `frame` (emptied first), after the stream's 4-byte id: at most
+    /// `want` bytes. `None` once the source ended. Cancel-safe: nothing is lost when another
+    /// branch of a `select!` wins.
+    async fn fill(&mut self, id: u32, frame: &mut BytesMut, want: usize) -> Option<usize> {
+        frame.clear();
+        frame.reserve(4 + want);
+        frame.put_u32(id);
+        match self {
+            Source::Tcp(r) => match r.read_buf(&mut (&mut *frame).limit(want)).await {
+                Ok(0) | Err(_) => None,
+                Ok(n) => Some(n),
+            },
+            Source::Items { reader, left } => {
+                while left.is_empty() {
+                    *left = reader.next().await?.ok()?;
+                }
+                let piece = left.split_to(left.len().min(want));
+                frame.extend_from_slice(&piece);
+                Some(piece.len())
+            }
+        }
+    }
+}
+
+/// The size of a stream's next read: doubled while reads fill it (a bulk transfer's frames grow
+/// to [`MAX_CHUNK`]), halved back while they come in under a quarter of it.
+fn next_chunk(chunk: usize, got: usize) -> usize {
+    if got >= chunk {
+        (chunk * 2).min(MAX_CHUNK)
+    } else if got < chunk / 4 {
+        (chunk / 2).max(FIRST_CHUNK)
+    } else {
+        chunk
+    }
 }
 
 async fn send(out: &mpsc::Sender<Message>, frame: &FromAgent) -> bool {
@@ -79,15 +138,19 @@ impl Streams {
         }
     }
 
+    /// The market granted `bytes` more: a market of version 1 grants at most a [`WINDOW`] at a
+    /// time, a newer one more while the stream's window grows (never past [`MAX_WINDOW`]).
     pub fn window(&self, id: u32, bytes: u32) {
         if let Some(c) = self.open.lock().unwrap().get(&id) {
-            c.credit.add_permits((bytes as usize).min(WINDOW as usize));
+            let room = (MAX_WINDOW as usize).saturating_sub(c.credit.available_permits());
+            c.credit.add_permits((bytes as usize).min(room));
         }
     }
 
-    pub fn data(&self, id: u32, bytes: &[u8]) {
+    /// Bytes of a stream from the market (a slice of the message they came in: no copy).
+    pub fn data(&self, id: u32, bytes: Bytes) {
         if let Some(c) = self.open.lock().unwrap().get(&id) {
-            let _ = c.input.send(Input::Data(Bytes::copy_from_slice(bytes)));
+            let _ = c.input.send(Input::Data(bytes));
         }
     }
 
@@ -112,34 +175,47 @@ impl Streams {
 
     async fn run(&self, id: u32, target: Target, credit: Arc<Semaphore>, mut input: mpsc::UnboundedReceiver<Input>) -> CloseReason {
         let half_close = matches!(target, Target::App { .. } | Target::Host { .. });
-        let (mut reader, mut writer, shell) = match self.connect(target).await {
+        let (mut source, mut writer, shell) = match self.connect(target).await {
             Ok(x) => x,
             Err(reason) => return reason,
         };
         if !send(&self.out, &FromAgent::Opened { stream: id }).await {
             return CloseReason::ChannelLost;
         }
+        // Two frames read into in turn (each one's allocation comes back once the channel wrote
+        // what it carried, so a bulk stream reuses them rather than touching fresh memory), the
+        // size of the next read, and what the market sent that was written here.
+        let mut frames = [BytesMut::new(), BytesMut::new()];
+        let mut turn = 0;
+        let mut chunk = FIRST_CHUNK;
+        let mut flow = Flow::new();
         loop {
+            // Read no more than the market granted (a small read when little is granted, so
+            // that the frame is never held back for a grant).
+            let want = chunk.min(credit.available_permits().max(FIRST_CHUNK));
             tokio::select! {
-                got = reader.next() => match got {
-                    Some(Ok(b)) => {
-                        for piece in b.chunks(MAX_CHUNK) {
-                            let Ok(permit) = credit.acquire_many(piece.len() as u32).await else { return CloseReason::Done };
-                            permit.forget();
-                            if self.out.send(Message::Binary(frames::data(id, piece).into())).await.is_err() {
-                                return CloseReason::ChannelLost;
-                            }
+                got = source.fill(id, &mut frames[turn], want) => match got {
+                    Some(n) => {
+                        let Ok(permit) = credit.acquire_many(n as u32).await else { return CloseReason::Done };
+                        permit.forget();
+                        if self.out.send(Message::Binary(frames[turn].split().freeze())).await.is_err() {
+                            return CloseReason::ChannelLost;
                         }
+                        turn = 1 - turn;
+                        chunk = next_chunk(chunk, n);
                     }
-                    Some(Err(())) | None => return CloseReason::Done,
+                    None => return CloseReason::Done,
                 },
                 inp = input.recv() => match inp {
                     Some(Input::Data(b)) => {
                         let Some(w) = writer.as_mut() else { continue };
+                        flow.arrived(b.len());
                         if w.write_all(&b).await.is_err() || w.flush().await.is_err() {
                             return CloseReason::Done;
                         }
-                        send(&self.out, &FromAgent::Window { stream: id, bytes: b.len() as u32 }).await;
+                        for bytes in flow.took(b.len(), Instant::now()) {
+                            send(&self.out, &FromAgent::Window { stream: id, bytes }).await;
+                        }
                     }
                     Some(Input::Resize(cols, rows)) => {
                         if let Some((rt, exec)) = &shell {
@@ -160,37 +236,40 @@ impl Streams {
     }
 
     /// Connects to what the stream names.
-    async fn connect(&self, target: Target) -> Result<(Reader, Option<Writer>, Option<(Runtime, String)>), CloseReason> {
+    async fn connect(&self, target: Target) -> Result<(Source, Option<Writer>, Option<(Runtime, String)>), CloseReason> {
         match target {
             Target::Host { port } => {
                 if !self.reach.tcp_ports.contains(&port) {
                     return Err(CloseReason::PortNotAllowed);
                 }
                 let (r, w) = tcp(port).await?;
-                Ok((r, Some(w), None))
+                Ok((Source::Tcp(r), Some(w), None))
             }
             Target::App { installation, port } => {
-                let m = self.reach.runner.manifest_of(&installation).ok_or(CloseReason::NotFound)?;
+                if !self.reach.runner.declares(&installation, port).ok_or(CloseReason::NotFound)? {
+                    return Err(CloseReason::PortNotAllowed);
+                }
                 let key = (installation.clone(), port);
-                let known = self.reach.ports.lock().unwrap().get(&key).filter(|(_, at)| at.elapsed() < crate::apps::PORT_FRESH).map(|(p, _)| *p);
-                if let Some(host_port) = known
+                // No Docker call while the container's host port is known (a refused
+                // connection asks again: the container may have moved).
+                if let Some(host_port) = self.reach.known_port(&key)
                     && let Ok((r, w)) = tcp(host_port).await
                 {
-                    return Ok((r, Some(w), None));
+                    return Ok((Source::Tcp(r), Some(w), None));
                 }
-                let declared = m.ports.iter().find(|p| p.container == port && p.protocol == "tcp").ok_or(CloseReason::PortNotAllowed)?;
+                let generation = self.reach.runner.generation();
                 let rt = runtime(&self.reach.runner).await?;
                 let seen = rt.inspect(&container(&installation)).await.map_err(|_| CloseReason::Failed)?.ok_or(CloseReason::NotFound)?;
                 if seen.state != bollard::models::ContainerStateStatusEnum::RUNNING {
                     return Err(CloseReason::NotRunning);
                 }
-                let host_port = *seen.ports.get(&format!("{}/tcp", declared.container)).ok_or(CloseReason::Refused)?;
-                self.reach.ports.lock().unwrap().insert(key, (host_port, std::time::Instant::now()));
+                let host_port = *seen.ports.get(&format!("{port}/tcp")).ok_or(CloseReason::Refused)?;
+                self.reach.ports.lock().unwrap().insert(key, (host_port, generation));
                 let (r, w) = tcp(host_port).await?;
-                Ok((r, Some(w), None))
+                Ok((Source::Tcp(r), Some(w), None))
             }
             Target::Exec { installation, cols, rows } => {
-                self.reach.runner.manifest_of(&installation).ok_or(CloseReason::NotFound)?;
+                self.reach.runner.declares(&installation, 0).ok_or(CloseReason::NotFound)?;
                 let rt = runtime(&self.reach.runner).await?;
                 let name = container(&installation);
                 let seen = rt.inspect(&name).await.map_err(|_| CloseReason::Failed)?.ok_or(CloseReason::NotFound)?;
@@ -199,10 +278,10 @@ impl Streams {
                 }
                 let (exec, shell) = rt.shell(&name, cols, rows).await.map_err(|_| CloseReason::Failed)?;
                 let output: Reader = Box::pin(shell.output.map(|item| item.map(|o| o.into_bytes()).map_err(|_| ())));
-                Ok((output, Some(shell.input), Some((rt, exec))))
+                Ok((Source::Items { reader: output, left: Bytes::new() }, Some(shell.input), Some((rt, exec))))
             }
             Target::Logs { installation, tail, follow } => {
-                self.reach.runner.manifest_of(&installation).ok_or(CloseReason::NotFound)?;
+                self.reach.runner.declares(&installation, 0).ok_or(CloseReason::NotFound)?;
                 let rt = runtime(&self.reach.runner).await?;
                 let name = container(&installation);
                 rt.inspect(&name).await.map_err(|_| CloseReason::Failed)?.ok_or(CloseReason::NotFound)?;
@@ -210,7 +289,7 @@ impl Streams {
                     Ok(o) => Ok(log_line(o)),
                     Err(_) => Err(()),
                 });
-                Ok((Box::pin(lines), None, None))
+                Ok((Source::Items { reader: Box::pin(lines), left: Bytes::new() }, None, None))
             }
         }
     }
@@ -220,21 +299,11 @@ async fn runtime(runner: &AppRunner) -> Result<Runtime, CloseReason> {
     Runtime::connect(runner.docker_socket()).await.map_err(|_| CloseReason::DockerUnavailable)
 }
 
-async fn tcp(port: u16) -> Result<(Reader, Writer), CloseReason> {
+async fn tcp(port: u16) -> Result<(OwnedReadHalf, Writer), CloseReason> {
     let s = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.map_err(|_| CloseReason::Refused)?;
     let _ = s.set_nodelay(true);
     let (r, w) = s.into_split();
-    let reader = futures::stream::unfold(r, |mut r| async move {
-        let mut chunk = vec![0u8; MAX_CHUNK];
-        match r.read(&mut chunk).await {
-            Ok(0) | Err(_) => None,
-            Ok(n) => {
-                chunk.truncate(n);
-                Some((Ok(Bytes::from(chunk)), r))
-            }
-        }
-    });
-    Ok((Box::pin(reader), Box::pin(w)))
+    Ok((r, Box::pin(w)))
 }
 
 /// One Docker log record as the line the market reads: `<timestamp> <text>` split, the
@@ -254,4 +323,85 @@ fn log_line(o: bollard::container::LogOutput) -> Bytes {
     let mut line = serde_json::to_vec(&LogLine { ts, stream, text }).unwrap_or_default();
     line.push(b'\n');
     Bytes::from(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_grow_while_they_fill_and_shrink_back() {
+        let mut chunk = FIRST_CHUNK;
+        let mut seen = vec![chunk];
+        for _ in 0..10 {
+            chunk = next_chunk(chunk, chunk);
+            seen.push(chunk);
+        }
+        assert_eq!(&seen[..4], &[FIRST_CHUNK, 2 * FIRST_CHUNK, 4 * FIRST_CHUNK, MAX_CHUNK]);
+        assert_eq!(chunk, MAX_CHUNK, "never past MAX_CHUNK");
+        assert_eq!(next_chunk(MAX_CHUNK, MAX_CHUNK / 2), MAX_CHUNK, "a read half full keeps the size");
+        let mut chunk = MAX_CHUNK;
+        for _ in 0..10 {
+            chunk = next_chunk(chunk, 100);
+        }
+        assert_eq!(chunk, FIRST_CHUNK, "small reads bring it back, never under FIRST_CHUNK");
+    }
+
+    /// A TCP source reads straight into the frame, after the stream's id, at most what is
+    /// asked.
+    #[tokio::test]
+    async fn a_tcp_source_reads_into_the_frame_after_the_stream_id() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let serving = tokio::spawn(async move {
+            let (mut s, _) = listener.accept().await.unwrap();
+            s.write_all(&vec![9u8; 100_000]).await.unwrap();
+        });
+        let (r, _w) = tcp(port).await.unwrap();
+        serving.await.unwrap();
+        let mut source = Source::Tcp(r);
+        let mut frame = BytesMut::new();
+        let mut total = 0;
+        let mut first_at = None;
+        while let Some(n) = source.fill(7, &mut frame, FIRST_CHUNK).await {
+            assert!(n > 0 && n <= FIRST_CHUNK);
+            assert_eq!(frame.len(), 4 + n);
+            assert_eq!(&frame[..4], &7u32.to_be_bytes());
+            assert!(frame[4..].iter().all(|b| *b == 9));
+            total += n;
+            let sent = frame.split().freeze();
+            let at = sent.as_ptr();
+            drop(sent);
+            // The next read lands in the same memory.
+            first_at.get_or_insert(at);
+        }
+        assert_eq!(total, 100_000);
+        assert!(first_at.is_some());
+    }
+
+    /// The host port of a container is remembered until an operation on an installation
+    /// begins or ends.
+    #[test]
+    fn a_remembered_port_holds_until_the_installations_move() {
+        let dir = std::env::temp_dir().join(format!("zmarket-streams-test-{}", std::process::id()));
+        let runner = AppRunner::new(
+            crate::apps::AppsOptions {
+                server: "http://127.0.0.1:1".into(),
+                state_dir: dir.clone(),
+                registry_mirror: String::new(),
+                docker_socket: "/nonexistent.sock".into(),
+                public_host: "127.0.0.1".into(),
+                gpu_runtime: false,
+            },
+            "secret",
+        );
+        let reach = Reach::new(runner.clone(), vec![]);
+        let key = ("inst".to_string(), 80);
+        reach.ports.lock().unwrap().insert(key.clone(), (32768, runner.generation()));
+        assert_eq!(reach.known_port(&key), Some(32768));
+        assert_eq!(reach.known_port(&key), Some(32768), "asked again, still no Docker call");
+        runner.moved();
+        assert_eq!(reach.known_port(&key), None, "an operation moved the installations: Docker is asked again");
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }

@@ -30,6 +30,10 @@ const PING_AFTER: Duration = Duration::from_secs(20);
 /// Bytes read from the socket at a time, and what an idle channel's read buffer holds
 /// (tungstenite's default is 128 KiB a socket: most of an idle channel's memory before).
 const READ_BUFFER: usize = 4 * 1024;
+/// Frames gathered before they are written (the writer flushes what it has when its queue is
+/// empty): small frames of many streams leave in one write. The buffer is empty, and
+/// unallocated, until the channel sends.
+const WRITE_BUFFER: usize = 16 * 1024;
 /// Beats a channel may send in a burst, and a second over time: the agent beats every
 /// `heartbeat_secs`, at once after an acknowledgement, and at most every half second while an
 /// app operation moves on. A box beyond it is cut (issue 42: one beating 100 times faster than
@@ -52,7 +56,7 @@ pub const RETRY_OPEN_SECS: u64 = 2;
 /// and messages no larger than a control frame.
 pub fn configured(ws: WebSocketUpgrade) -> WebSocketUpgrade {
     let max = MAX_CONTROL.max(MAX_CHUNK + 4) + 64;
-    ws.read_buffer_size(READ_BUFFER).write_buffer_size(0).max_frame_size(max).max_message_size(max)
+    ws.read_buffer_size(READ_BUFFER).write_buffer_size(WRITE_BUFFER).max_frame_size(max).max_message_size(max)
 }
 
 /// A token bucket.
@@ -139,11 +143,34 @@ impl End {
 /// holds up only what is sent to it).
 async fn write(mut sink: SplitSink<WebSocket, Message>, mut queue: tokio::sync::mpsc::Receiver<Message>) {
     while let Some(msg) = queue.recv().await {
-        if sink.send(msg).await.is_err() {
+        if !write_queued(&mut sink, msg, &mut queue).await {
             break;
         }
     }
     let _ = sink.close().await;
+}
+
+/// How many queued messages one write takes at most before it flushes.
+const WRITE_BATCH: usize = 64;
+
+/// Writes `first` and what else is queued already (at most [`WRITE_BATCH`]), then flushes: the
+/// frames of many streams leave in few writes (the socket's write buffer,
+/// [`WRITE_BUFFER`], gathers them). False when the socket is gone.
+async fn write_queued(sink: &mut SplitSink<WebSocket, Message>, first: Message, queue: &mut tokio::sync::mpsc::Receiver<Message>) -> bool {
+    if sink.feed(first).await.is_err() {
+        return false;
+    }
+    for _ in 1..WRITE_BATCH {
+        match queue.try_recv() {
+            Ok(m) => {
+                if sink.feed(m).await.is_err() {
+                    return false;
+                }
+            }
+            Err(_) => break,
+        }
+    }
+    sink.flush().await.is_ok()
 }
 
 /// Serves one device's channel until it closes.
@@ -207,7 +234,7 @@ pub async fn serve(cx: ConnectCtx, device: devices::Model, socket: WebSocket) {
                         }
                     }
                     Some(Ok(Message::Binary(b))) => match frames::parse_data(&b) {
-                        Some((stream, bytes)) => Box::pin(link.on_data(stream, bytes)).await,
+                        Some((stream, _)) => Box::pin(link.on_data(stream, b.slice(4..))).await,
                         None => break End::Unreadable,
                     },
                     Some(Ok(Message::Close(_))) | None => break End::Closed,

@@ -6,6 +6,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::time::Instant;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -13,7 +14,10 @@ use axum::extract::ws::{Message, Utf8Bytes};
 use bytes::Bytes;
 use tokio::sync::{Notify, Semaphore, mpsc, oneshot};
 
-use zmarket_protocol::frames::{self, CloseReason, MAX_CHUNK, MAX_STREAMS, Target, ToAgent, WINDOW};
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use zmarket_protocol::frames::{self, CloseReason, Flow, MAX_CHUNK, MAX_STREAMS, MAX_WINDOW, Target, ToAgent, WINDOW};
 
 /// How long the agent has to open a stream.
 const OPEN_WAIT: Duration = Duration::from_secs(15);
@@ -64,6 +68,7 @@ impl Channels {
             commands: Notify::new(),
             pushed: Mutex::new(HashSet::new()),
             replaced: Notify::new(),
+            kept: Default::default(),
         });
         let old = self.0.links.lock().unwrap().insert(device_id.to_string(), link.clone());
         if let Some(old) = old {
@@ -128,14 +133,16 @@ pub struct Link {
     pushed: Mutex<HashSet<String>>,
     /// A newer channel of the device replaced this one: its loop closes the socket.
     pub replaced: Notify,
+    /// Kept-alive connections to the apps of the box, over streams of this channel.
+    pub kept: crate::connect::kept::Kept,
 }
 
 struct Slot {
     tx: mpsc::UnboundedSender<Chunk>,
     /// Bytes the market may still send to the agent on this stream.
     credit: Arc<Semaphore>,
-    /// Bytes the agent sent that the reader has not taken yet (at most [`WINDOW`]).
-    unread: Arc<AtomicU32>,
+    /// What the agent was granted, sent, and the reader took (src/protocol/frames.rs [`Flow`]).
+    flow: Arc<std::sync::Mutex<Flow>>,
     opened: Option<oneshot::Sender<Result<(), CloseReason>>>,
 }
 
@@ -154,6 +161,18 @@ impl Link {
     /// Queues a control frame already written (an answer kept for the next beats).
     pub async fn send_text(&self, text: Utf8Bytes) -> bool {
         self.out.send(Message::Text(text)).await.is_ok()
+    }
+
+    /// Queues a control frame without waiting: when the writer's queue is full, a task waits
+    /// for room (a grant or a close must not be lost, and a reader's poll cannot wait).
+    pub fn send_soon(&self, frame: &ToAgent) {
+        let Ok(text) = serde_json::to_string(frame) else { return };
+        if let Err(mpsc::error::TrySendError::Full(m)) = self.out.try_send(Message::Text(text.into())) {
+            let out = self.out.clone();
+            tokio::spawn(async move {
+                let _ = out.send(m).await;
+            });
+        }
     }
 
     /// Queues a ping unless the writer's queue is full (then the channel is not idle anyway).
@@ -176,7 +195,7 @@ impl Link {
         let (tx, rx) = mpsc::unbounded_channel();
         let (opened_tx, opened_rx) = oneshot::channel();
         let credit = Arc::new(Semaphore::new(WINDOW as usize));
-        let unread = Arc::new(AtomicU32::new(0));
+        let flow = Arc::new(Mutex::new(Flow::new()));
         let id = {
             let mut streams = self.streams.lock().unwrap();
             if streams.len() >= MAX_STREAMS {
@@ -186,10 +205,10 @@ impl Link {
             while streams.contains_key(&id) || id == 0 {
                 id = self.next_stream.fetch_add(1, Ordering::Relaxed);
             }
-            streams.insert(id, Slot { tx, credit: credit.clone(), unread: unread.clone(), opened: Some(opened_tx) });
+            streams.insert(id, Slot { tx, credit: credit.clone(), flow: flow.clone(), opened: Some(opened_tx) });
             id
         };
-        let stream = AgentStream { link: self.clone(), id, rx, credit, unread, taken: 0, done: false };
+        let stream = AgentStream { link: self.clone(), id, rx, credit, flow, done: false };
         if !self.send(&ToAgent::Open { stream: id, target }).await {
             return Err(CloseReason::ChannelLost);
         }
@@ -210,10 +229,12 @@ impl Link {
         }
     }
 
-    /// The agent took `bytes` more of what the market sent.
+    /// The agent took `bytes` more of what the market sent (an agent of version 1 grants what
+    /// it wrote; a newer one more while the stream's window grows, never past [`MAX_WINDOW`]).
     pub fn on_window(&self, stream: u32, bytes: u32) {
         if let Some(slot) = self.streams.lock().unwrap().get(&stream) {
-            slot.credit.add_permits((bytes as usize).min(WINDOW as usize));
+            let room = (MAX_WINDOW as usize).saturating_sub(slot.credit.available_permits());
+            slot.credit.add_permits((bytes as usize).min(room));
         }
     }
 
@@ -224,20 +245,20 @@ impl Link {
         }
     }
 
-    /// Bytes of a stream from the agent. An agent that sends more than it was granted breaks
-    /// the protocol: the stream ends (and the market tells the agent).
-    pub async fn on_data(&self, stream: u32, bytes: &[u8]) {
+    /// Bytes of a stream from the agent (a slice of the message they came in: no copy). An
+    /// agent that sends more than it was granted breaks the protocol: the stream ends (and the
+    /// market tells the agent).
+    pub async fn on_data(&self, stream: u32, bytes: Bytes) {
         let broken = {
             let mut streams = self.streams.lock().unwrap();
             let Some(slot) = streams.get(&stream) else { return };
-            let unread = slot.unread.fetch_add(bytes.len() as u32, Ordering::AcqRel) + bytes.len() as u32;
-            if unread > WINDOW {
+            if !slot.flow.lock().unwrap().arrived(bytes.len()) {
                 if let Some(mut slot) = streams.remove(&stream) {
                     end(&mut slot, CloseReason::Protocol);
                 }
                 true
             } else {
-                let _ = slot.tx.send(Chunk::Data(Bytes::copy_from_slice(bytes)));
+                let _ = slot.tx.send(Chunk::Data(bytes));
                 false
             }
         };
@@ -274,9 +295,7 @@ pub struct AgentStream {
     id: u32,
     rx: mpsc::UnboundedReceiver<Chunk>,
     credit: Arc<Semaphore>,
-    unread: Arc<AtomicU32>,
-    /// Bytes taken by the reader and not yet granted back to the agent.
-    taken: u32,
+    flow: Arc<Mutex<Flow>>,
     done: bool,
 }
 
@@ -288,11 +307,8 @@ impl AgentStream {
         }
         match self.rx.recv().await {
             Some(Chunk::Data(b)) => {
-                let n = b.len() as u32;
-                self.unread.fetch_sub(n, Ordering::AcqRel);
-                self.taken += n;
-                if self.taken >= WINDOW / 4 {
-                    let bytes = std::mem::take(&mut self.taken);
+                let grants = self.flow.lock().unwrap().took(b.len(), Instant::now());
+                for bytes in grants {
                     self.link.send(&ToAgent::Window { stream: self.id, bytes }).await;
                 }
                 Ok(b)
@@ -323,46 +339,107 @@ impl AgentStream {
         self.link.send(&ToAgent::Resize { stream: self.id, cols, rows }).await;
     }
 
-    /// The stream as a byte pipe (for hyper and for copying): a task moves bytes between the
-    /// pipe and the channel; the pipe's buffer bounds what is held on the market's side.
-    pub fn into_io(self) -> tokio::io::DuplexStream {
-        let (ours, theirs) = tokio::io::duplex(64 * 1024);
-        tokio::spawn(self.pump(ours));
-        theirs
+    /// The stream as a byte pipe (for hyper and for copying), [`StreamIo`].
+    pub fn into_io(self) -> StreamIo {
+        StreamIo { stream: self, left: Bytes::new(), sending: None, shut: false }
+    }
+}
+
+/// An [`AgentStream`] as a byte pipe for hyper and for copying: a read takes the agent's
+/// bytes as they came (a slice of their message), a write becomes one data message (waiting
+/// for the agent's grant): no task and no buffer between.
+pub struct StreamIo {
+    stream: AgentStream,
+    /// What the last read left of the agent's bytes.
+    left: Bytes,
+    /// A write taken and not queued on the channel yet (waiting for a grant, or for room).
+    sending: Option<Pin<Box<dyn Future<Output = Result<(), ()>> + Send>>>,
+    shut: bool,
+}
+
+impl StreamIo {
+    /// What tells whether the stream ended, kept apart from it.
+    pub fn end(&self) -> crate::connect::kept::StreamEnd {
+        crate::connect::kept::StreamEnd(self.stream.credit.clone())
     }
 
-    async fn pump(mut self, io: tokio::io::DuplexStream) {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
-        let (mut rd, mut wr) = tokio::io::split(io);
-        let mut buf = vec![0u8; MAX_CHUNK];
-        let mut reading = true;
-        loop {
-            tokio::select! {
-                n = rd.read(&mut buf), if reading => match n {
-                    Ok(0) | Err(_) => {
-                        // The local side is done writing: the agent's side sees the end.
-                        reading = false;
-                        self.link.send(&ToAgent::Close { stream: self.id }).await;
+    fn poll_sending(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        let Some(f) = self.sending.as_mut() else { return Poll::Ready(Ok(())) };
+        let r = std::task::ready!(f.as_mut().poll(cx));
+        self.sending = None;
+        Poll::Ready(r.map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe)))
+    }
+}
+
+impl tokio::io::AsyncRead for StreamIo {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut tokio::io::ReadBuf<'_>) -> Poll<std::io::Result<()>> {
+        let me = &mut *self;
+        while me.left.is_empty() {
+            if me.stream.done {
+                return Poll::Ready(Ok(()));
+            }
+            match std::task::ready!(me.stream.rx.poll_recv(cx)) {
+                Some(Chunk::Data(b)) => {
+                    let grants = me.stream.flow.lock().unwrap().took(b.len(), Instant::now());
+                    for bytes in grants {
+                        me.stream.link.send_soon(&ToAgent::Window { stream: me.stream.id, bytes });
                     }
-                    Ok(n) => {
-                        if self.send(&buf[..n]).await.is_err() {
-                            break;
-                        }
-                    }
-                },
-                got = self.recv() => match got {
-                    Ok(b) => {
-                        if wr.write_all(&b).await.is_err() {
-                            break;
-                        }
-                    }
-                    Err(_) => {
-                        let _ = wr.shutdown().await;
-                        break;
-                    }
-                },
+                    me.left = b;
+                }
+                Some(Chunk::End(_)) | None => me.stream.done = true,
             }
         }
+        let n = me.left.len().min(buf.remaining());
+        buf.put_slice(&me.left.split_to(n));
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl tokio::io::AsyncWrite for StreamIo {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, data: &[u8]) -> Poll<std::io::Result<usize>> {
+        let me = &mut *self;
+        std::task::ready!(me.poll_sending(cx))?;
+        if data.is_empty() {
+            return Poll::Ready(Ok(0));
+        }
+        let n = data.len().min(MAX_CHUNK);
+        let msg = Message::Binary(frames::data(me.stream.id, &data[..n]).into());
+        let out = me.stream.link.out.clone();
+        match me.stream.credit.clone().try_acquire_many_owned(n as u32) {
+            Ok(permit) => {
+                permit.forget();
+                match out.try_send(msg) {
+                    Ok(()) => return Poll::Ready(Ok(n)),
+                    Err(mpsc::error::TrySendError::Closed(_)) => return Poll::Ready(Err(std::io::ErrorKind::BrokenPipe.into())),
+                    Err(mpsc::error::TrySendError::Full(msg)) => me.sending = Some(Box::pin(async move { out.send(msg).await.map_err(|_| ()) })),
+                }
+            }
+            Err(_) => {
+                let credit = me.stream.credit.clone();
+                me.sending = Some(Box::pin(async move {
+                    credit.acquire_many_owned(n as u32).await.map_err(|_| ())?.forget();
+                    out.send(msg).await.map_err(|_| ())
+                }));
+            }
+        }
+        // Taken: it leaves once granted; a flush or the next write waits for that.
+        let _ = me.poll_sending(cx);
+        Poll::Ready(Ok(n))
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        self.poll_sending(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        let me = &mut *self;
+        std::task::ready!(me.poll_sending(cx))?;
+        if !me.shut {
+            // The local side is done writing: the agent's side sees the end.
+            me.shut = true;
+            me.stream.link.send_soon(&ToAgent::Close { stream: me.stream.id });
+        }
+        Poll::Ready(Ok(()))
     }
 }
 
@@ -417,7 +494,7 @@ mod tests {
         let Message::Binary(b) = out.recv().await.unwrap() else { panic!() };
         assert_eq!(parse_data(&b).unwrap().1.len(), 10);
         let mut s = sending.await.unwrap();
-        link.on_data(stream, b"hi").await;
+        link.on_data(stream, Bytes::from_static(b"hi")).await;
         assert_eq!(&s.recv().await.unwrap()[..], b"hi");
         link.on_close(stream, CloseReason::Refused);
         assert_eq!(s.recv().await, Err(CloseReason::Refused));
@@ -433,8 +510,8 @@ mod tests {
         let Some(ToAgent::Open { stream, .. }) = frame(out.recv().await.unwrap()) else { panic!() };
         link.on_opened(stream);
         let mut s = opening.await.unwrap().unwrap();
-        link.on_data(stream, &vec![0u8; WINDOW as usize]).await;
-        link.on_data(stream, b"x").await;
+        link.on_data(stream, Bytes::from(vec![0u8; WINDOW as usize])).await;
+        link.on_data(stream, Bytes::from_static(b"x")).await;
         assert!(s.recv().await.is_ok());
         assert_eq!(s.recv().await, Err(CloseReason::Protocol));
         // A refused open, then the channel lost while another stream is open.

@@ -11,6 +11,7 @@ pub mod cookies;
 pub mod doors;
 pub mod forward;
 pub mod hub;
+pub mod kept;
 pub mod logs;
 pub mod model;
 pub mod proxy;

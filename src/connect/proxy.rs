@@ -6,8 +6,16 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, Request, Response, StatusCo
 use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncWrite};
 
+use std::sync::Arc;
+
+use hyper::client::conn::http1::SendRequest;
+
+use crate::connect::hub::Link;
+use crate::connect::kept::StreamEnd;
 use crate::connect::rights::Watched;
+use zmarket_protocol::frames::{CloseReason, Target};
 use crate::sockets::Kind;
+use crate::ids::InstallationId;
 use axum::response::IntoResponse;
 
 /// Headers of one hop that a proxy does not pass on (RFC 9110 §7.6.1).
@@ -105,43 +113,8 @@ where
     } else {
         None
     };
-    let upgrade_kind = req.headers().get(header::UPGRADE).cloned();
     let client_side = upgrade.then(|| hyper::upgrade::on(&mut req));
-    let path = req.uri().path_and_query().map(|p| p.as_str().to_string()).unwrap_or_else(|| "/".into());
-    *req.uri_mut() = path.parse::<Uri>().unwrap_or_else(|_| Uri::from_static("/"));
-    let client_addr = crate::http::ClientIp::of(req.extensions(), req.headers()).0.to_string();
-    let headers = req.headers_mut();
-    strip_hop(headers);
-    if upgrade && let Some(kind) = upgrade_kind {
-        headers.insert(header::CONNECTION, HeaderValue::from_static("upgrade"));
-        headers.insert(header::UPGRADE, kind);
-    }
-    if let Some(name) = strip_cookie {
-        let kept: Vec<String> = headers
-            .get_all(header::COOKIE)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .flat_map(|v| v.split(';'))
-            .map(str::trim)
-            .filter(|c| !c.is_empty() && !c.starts_with(&format!("{name}=")))
-            .map(str::to_string)
-            .collect();
-        headers.remove(header::COOKIE);
-        if !kept.is_empty()
-            && let Ok(v) = HeaderValue::from_str(&kept.join("; "))
-        {
-            headers.insert(header::COOKIE, v);
-        }
-    }
-    if let Ok(v) = HeaderValue::from_str(&client_addr) {
-        headers.insert("x-forwarded-for", v);
-    }
-    if let Ok(v) = HeaderValue::from_str(forwarded_host) {
-        headers.insert("x-forwarded-host", v);
-    }
-    if let Ok(v) = HeaderValue::from_str(proto) {
-        headers.insert("x-forwarded-proto", v);
-    }
+    prepare(&mut req, upgrade, strip_cookie, forwarded_host, proto);
     let (mut sender, conn) = match hyper::client::conn::http1::handshake(TokioIo::new(io)).await {
         Ok(x) => x,
         Err(_) => return bad_gateway(),
@@ -179,9 +152,142 @@ where
         });
         return res.map(|_| Body::empty());
     }
+    answer(res)
+}
+
+/// The request as the app receives it: its path only, hop-by-hop headers and `strip_cookie`
+/// removed, `X-Forwarded-*` set (an upgrade keeps its `Connection` and `Upgrade`).
+fn prepare(req: &mut Request<Body>, upgrade: bool, strip_cookie: Option<&str>, forwarded_host: &str, proto: &str) {
+    let upgrade_kind = req.headers().get(header::UPGRADE).cloned();
+    let path = req.uri().path_and_query().map(|p| p.as_str().to_string()).unwrap_or_else(|| "/".into());
+    *req.uri_mut() = path.parse::<Uri>().unwrap_or_else(|_| Uri::from_static("/"));
+    let client_addr = crate::http::ClientIp::of(req.extensions(), req.headers()).0.to_string();
+    let headers = req.headers_mut();
+    strip_hop(headers);
+    if upgrade && let Some(kind) = upgrade_kind {
+        headers.insert(header::CONNECTION, HeaderValue::from_static("upgrade"));
+        headers.insert(header::UPGRADE, kind);
+    }
+    if let Some(name) = strip_cookie {
+        let kept: Vec<String> = headers
+            .get_all(header::COOKIE)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(';'))
+            .map(str::trim)
+            .filter(|c| !c.is_empty() && !c.starts_with(&format!("{name}=")))
+            .map(str::to_string)
+            .collect();
+        headers.remove(header::COOKIE);
+        if !kept.is_empty()
+            && let Ok(v) = HeaderValue::from_str(&kept.join("; "))
+        {
+            headers.insert(header::COOKIE, v);
+        }
+    }
+    if let Ok(v) = HeaderValue::from_str(&client_addr) {
+        headers.insert("x-forwarded-for", v);
+    }
+    if let Ok(v) = HeaderValue::from_str(forwarded_host) {
+        headers.insert("x-forwarded-host", v);
+    }
+    if let Ok(v) = HeaderValue::from_str(proto) {
+        headers.insert("x-forwarded-proto", v);
+    }
+}
+
+fn answer(res: Response<hyper::body::Incoming>) -> Response<Body> {
     let (mut parts, body) = res.into_parts();
     strip_hop(&mut parts.headers);
     Response::from_parts(parts, Body::new(body))
+}
+
+/// Sends `req` to the app's `port` on the box of `link`, over a kept-alive connection when one
+/// waits, else over a new stream (kept for the next request once this one's answer was read).
+/// A WebSocket upgrade takes a stream of its own ([`forward`]). `Err` when no stream could be
+/// opened: the agent's reason.
+#[allow(clippy::too_many_arguments)]
+pub async fn forward_kept(
+    link: &Arc<Link>,
+    installation: &InstallationId,
+    port: u16,
+    mut req: Request<Body>,
+    strip_cookie: Option<&str>,
+    forwarded_host: &str,
+    proto: &str,
+    socket: (Kind, Option<&str>),
+    watched: Option<Watched>,
+) -> Result<Response<Body>, CloseReason> {
+    let target = Target::App { installation: installation.to_string(), port };
+    if is_upgrade(req.headers()) {
+        let stream = link.open(target).await?;
+        return Ok(forward(stream.into_io(), req, strip_cookie, forwarded_host, proto, socket, watched).await);
+    }
+    prepare(&mut req, false, strip_cookie, forwarded_host, proto);
+    let key = (installation.to_string(), port);
+    // A kept connection the app closed meanwhile gives the request back unsent: it goes on
+    // the next one, or a new stream. One the app closed as the request went (the race of every
+    // kept-alive connection) fails it: a request without a body goes again on a new stream.
+    let mut req = req;
+    while let Some((mut sender, end)) = link.kept.take(&key) {
+        let again = again(&req);
+        match sender.try_send_request(req).await {
+            Ok(res) => return Ok(kept_answer(link, key, sender, end, res)),
+            Err(mut e) => match (e.take_message(), again) {
+                (Some(back), _) => req = back,
+                (None, Some(again)) => {
+                    req = again;
+                    break;
+                }
+                (None, None) => {
+                    tracing::debug!(error = %e.into_error(), "the app did not answer");
+                    return Ok(bad_gateway());
+                }
+            },
+        }
+    }
+    let io = link.open(target).await?.into_io();
+    let end = io.end();
+    let (mut sender, conn) = match hyper::client::conn::http1::handshake(TokioIo::new(io)).await {
+        Ok(x) => x,
+        Err(_) => return Ok(bad_gateway()),
+    };
+    tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    match sender.send_request(req).await {
+        Ok(res) => Ok(kept_answer(link, key, sender, end, res)),
+        Err(e) => {
+            tracing::debug!(error = %e, "the app did not answer");
+            Ok(bad_gateway())
+        }
+    }
+}
+
+/// The app's answer; its connection waits for the next request once the answer was read (an
+/// app that closes it, or an answer never read to its end, keeps nothing).
+fn kept_answer(link: &Arc<Link>, key: (String, u16), mut sender: SendRequest<Body>, end: StreamEnd, res: Response<hyper::body::Incoming>) -> Response<Body> {
+    let link = link.clone();
+    tokio::spawn(async move {
+        if sender.ready().await.is_ok() {
+            link.kept.put(key, sender, end);
+        }
+    });
+    answer(res)
+}
+
+/// A copy of a request without a body, to send again.
+fn again(req: &Request<Body>) -> Option<Request<Body>> {
+    use axum::body::HttpBody as _;
+    if req.body().size_hint().exact() != Some(0) {
+        return None;
+    }
+    let mut copy = Request::new(Body::empty());
+    *copy.method_mut() = req.method().clone();
+    *copy.uri_mut() = req.uri().clone();
+    *copy.version_mut() = req.version();
+    *copy.headers_mut() = req.headers().clone();
+    Some(copy)
 }
 
 fn bad_gateway() -> Response<Body> {

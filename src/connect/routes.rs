@@ -222,7 +222,6 @@ async fn app_api(State(cx): State<ConnectCtx>, auth: Auth, req: axum::extract::R
     let port = d.web_port().ok_or(AppError::Refused(Msg::AppHasNoWeb))?;
     d.running()?;
     let link = d.link(&cx)?;
-    let stream = link.open(Target::App { installation: d.row.id.clone().into(), port }).await.map_err(access::stream_refused)?;
     let (mut parts, body) = req.into_parts();
     let target = if tail.is_empty() { "/".to_string() } else { tail.to_string() };
     let target = match parts.uri.query() {
@@ -236,7 +235,8 @@ async fn app_api(State(cx): State<ConnectCtx>, auth: Auth, req: axum::extract::R
     let proto = if cx.public_url.starts_with("https:") { "https" } else { "http" };
     let watched = crate::connect::proxy::is_upgrade(&parts.headers).then(|| cx.rights.watch(&auth, Reach::Running(InstallationId::from(id))));
     let req = axum::extract::Request::from_parts(parts, body);
-    let mut res = crate::connect::proxy::forward(stream.into_io(), req, None, &host, proto, (Kind::App, Some(d.row.device_id.as_str())), watched).await;
+    let socket = (Kind::App, Some(d.row.device_id.as_str()));
+    let mut res = crate::connect::proxy::forward_kept(&link, &d.row.id, port, req, None, &host, proto, socket, watched).await.map_err(access::stream_refused)?;
     crate::connect::proxy::on_market_origin(&mut res);
     Ok(res)
 }

@@ -31,7 +31,6 @@ use crate::error::{AppError, Msg};
 use crate::iam::auth::{Auth, Context, PERSONAL, membership};
 use crate::iam::tokens::{hash_token, random_token};
 use crate::lang::Lang;
-use zmarket_protocol::frames::Target;
 
 /// Where the one-time link lands on the app origin.
 pub const ENTER: &str = "/_zmarket/enter";
@@ -157,19 +156,19 @@ pub async fn serve(cx: &ConnectCtx, id: InstallationId, req: Request) -> Respons
         return as_page(forward::carry(&url, req, proto(cx)).await, lang, cx);
     }
     let Some(link) = cx.channels.get(device.as_str()) else { return page(Msg::DeviceOffline, lang, cx) };
-    let stream = match link.open(Target::App { installation: id.clone().into(), port }).await {
-        Ok(s) => s,
-        Err(reason) => {
-            CHECKED.lock().unwrap().retain(|k, _| !k.starts_with(id.as_str()));
-            return page(access::stream_refused(reason).msg(), lang, cx);
-        }
-    };
     let mut req = req;
     cookies::for_app(req.headers_mut(), secure);
     // An app's WebSocket is an open stream like a terminal: it ends with the right that opened
     // it (the session, the person, the company, the assignment, the rental; issue 43, item 2).
     let watched = proxy::is_upgrade(req.headers()).then(|| cx.rights.watch(&auth, Reach::Running(InstallationId::from(id.clone()))));
-    let mut res = proxy::forward(stream.into_io(), req, None, &host, proto(cx), (crate::sockets::Kind::App, Some(device.as_str())), watched).await;
+    let socket = (crate::sockets::Kind::App, Some(device.as_str()));
+    let mut res = match proxy::forward_kept(&link, &id, port, req, None, &host, proto(cx), socket, watched).await {
+        Ok(res) => res,
+        Err(reason) => {
+            CHECKED.lock().unwrap().retain(|k, _| !k.starts_with(id.as_str()));
+            return page(access::stream_refused(reason).msg(), lang, cx);
+        }
+    };
     cookies::from_app(res.headers_mut(), secure);
     as_page(res, lang, cx)
 }

@@ -4,7 +4,8 @@
 //! tunnels to an app's port and to the box's own port. Channels under load (`channels.rs`); the
 //! doors to a rented app against a hostile box and a neighbour (`doors.rs`); open streams ending
 //! with the right to them (`streams.rs`); a box played by the test (`played.rs`); an agent of the
-//! release before the protocol was versioned, its frames pinned, and the version rule (`wire.rs`).
+//! release before the protocol was versioned, its frames pinned, and the version rule (`wire.rs`);
+//! bulk bytes byte-exact through a tunnel and kept-alive connections to an app (`bulk.rs`).
 
 use std::time::{Duration, Instant};
 
@@ -17,6 +18,7 @@ use crate::apps::agent::{BIN, act, docker_and_images, get, images_add, link, set
 use crate::common::*;
 use crate::devices::bound_device;
 
+mod bulk;
 mod channels;
 pub(crate) mod doors;
 pub(crate) mod played;
