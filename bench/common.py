@@ -94,6 +94,13 @@ def wrk(url, seconds=5, connections=16, threads=2, script=None, headers=()):
     return rps, p99, non2xx
 
 
+def cpu_ms(pid):
+    """A process's CPU time so far (user + system, all threads), in ms."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
 def rss_mb(pid):
     """A process's resident memory (VmRSS) in MB."""
     with open(f"/proc/{pid}/status") as f:

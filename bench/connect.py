@@ -12,6 +12,13 @@ real Docker (the busybox test image of scripts/test-images):
 5. the server's RSS with 200 idle channels, and with 50 open terminals.
 
     python3 bench/connect.py            (needs dockerd, busybox-static, wrk)
+    BENCH_ONLY=tunnel python3 bench/connect.py     (the tunnel's download alone)
+    BENCH_PERF=DIR ...                  (perf record -g of the market, agent and tunnel client
+                                         during the tunnel's download, and perf stat of each
+                                         (syscalls, switches, faults, CPU), into DIR)
+
+The tunnel's row also gives the CPU each process spent on the 100 MB (user + system, from
+/proc): a figure a loaded machine changes far less than a throughput.
 
 Bounded: a few hundred actions, wrk for BENCH_SECONDS (default 4) per target, one 100 MB file
 each way; every process and container it starts is stopped.
@@ -24,11 +31,13 @@ import subprocess
 import time
 import urllib.request
 
-from common import BIN, ROOT, Server, app_origin, call, free_port, linked_agent, pct, rss_mb, wrk
+from common import BIN, ROOT, Server, app_origin, call, cpu_ms, free_port, linked_agent, pct, rss_mb, wrk
 
 PASSWORD = "Secret123"
 SECONDS = int(os.environ.get("BENCH_SECONDS", "4"))
 ACTIONS = int(os.environ.get("BENCH_ACTIONS", "40"))
+ONLY = os.environ.get("BENCH_ONLY", "")
+PERF = os.environ.get("BENCH_PERF", "")
 ENV = {
     "ZMARKET_AUTH__EMAIL_VERIFICATION": "false",
     "ZMARKET_AUTH__LOGIN_IP_BURST": "100000",
@@ -171,9 +180,10 @@ def main():
         token = person(s.base, "bench@example.com")
         rss0 = rss_mb(s.proc.pid)
 
-        took = command_latency(s, token)
-        print(f"click → command on the agent's channel, {len(took)} actions: p50 {pct(took, 0.5) * 1000:.0f} ms, "
-              f"p95 {pct(took, 0.95) * 1000:.0f} ms (target ≤ 100 / ≤ 500 ms; heartbeats every 30 s)")
+        took = [] if ONLY else command_latency(s, token)
+        if took:
+                print(f"click → command on the agent's channel, {len(took)} actions: p50 {pct(took, 0.5) * 1000:.0f} ms, "
+                  f"p95 {pct(took, 0.95) * 1000:.0f} ms (target ≤ 100 / ≤ 500 ms; heartbeats every 30 s)")
 
         inst = None
         tunnel = None
@@ -182,22 +192,24 @@ def main():
                 inst = call(s.base, "POST", "/api/rmp/v1/apps/install", {"app_id": "grafana", "device_id": dev}, token)["data"]["id"]
                 wait_status(s.base, token, inst, "running")
                 stops, starts = [], []
-                for _ in range(3):
+                for _ in range(0 if ONLY else 3):
                     call(s.base, "POST", f"/api/rmp/v1/apps/{inst}/actions", {"action": "stop"}, token)
                     stops.append(wait_status(s.base, token, inst, "stopped"))
                     call(s.base, "POST", f"/api/rmp/v1/apps/{inst}/actions", {"action": "start"}, token)
                     starts.append(wait_status(s.base, token, inst, "running"))
-                print(f"real container, click → state shown: stop median {sorted(stops)[1]:.2f} s, start median {sorted(starts)[1]:.2f} s "
-                      f"(target ≤ 2 s; start waits for the health check)")
+                if not ONLY:
+                    print(f"real container, click → state shown: stop median {sorted(stops)[1]:.2f} s, start median {sorted(starts)[1]:.2f} s "
+                          f"(target ≤ 2 s; start waits for the health check)")
 
                 direct = call(s.base, "GET", f"/api/rmp/v1/apps/{inst}", token=token)["data"]["open_url"].rstrip("/")
                 host, cookie = app_origin(s.base, token, inst)
-                d_rps, d_p99, _ = wrk(direct + "/", seconds=SECONDS, connections=16)
-                m_rps, m_p99, m_bad = wrk(s.base + "/", seconds=SECONDS, connections=16, headers=[f"Host: {host}", f"Cookie: {cookie}"])
-                d50 = latency_p50(direct + "/", [])
-                m50 = latency_p50(s.base + "/", [f"Host: {host}", f"Cookie: {cookie}"])
-                print(f"HTTP through the market vs straight to the container: {m_rps:,.0f} vs {d_rps:,.0f} req/s, ratio {m_rps / max(d_rps, 1):.2f} "
-                      f"(target ≥ 0.85, issue 42); p50 {m50:.2f} vs {d50:.2f} ms, added {m50 - d50:.2f} ms (target ≤ 2 ms); p99 {m_p99} vs {d_p99} {m_bad}")
+                if not ONLY:
+                    d_rps, d_p99, _ = wrk(direct + "/", seconds=SECONDS, connections=16)
+                    m_rps, m_p99, m_bad = wrk(s.base + "/", seconds=SECONDS, connections=16, headers=[f"Host: {host}", f"Cookie: {cookie}"])
+                    d50 = latency_p50(direct + "/", [])
+                    m50 = latency_p50(s.base + "/", [f"Host: {host}", f"Cookie: {cookie}"])
+                    print(f"HTTP through the market vs straight to the container: {m_rps:,.0f} vs {d_rps:,.0f} req/s, ratio {m_rps / max(d_rps, 1):.2f} "
+                          f"(target ≥ 0.85, issue 42); p50 {m50:.2f} vs {d50:.2f} ms, added {m50 - d50:.2f} ms (target ≤ 2 ms); p99 {m_p99} vs {d_p99} {m_bad}")
 
                 subprocess.run(["docker", "exec", f"zmarket-{inst}", "/bin/busybox", "dd", "if=/dev/zero", "of=/www/big", "bs=1048576", "count=100"],
                                check=True, capture_output=True)
@@ -206,8 +218,25 @@ def main():
                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 time.sleep(0.5)
                 t_direct = download(direct + "/big")
+                procs = {"market": s.proc.pid, "agent": agent.pid, "tunnel client": tunnel.pid}
+                perf = None
+                if PERF:
+                    os.makedirs(PERF, exist_ok=True)
+                    perf = [subprocess.Popen(["perf", "record", "-g", "-F", "999", "-o", os.path.join(PERF, "perf.data"), "-p", ",".join(str(p) for p in procs.values())],
+                                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+                    perf += [subprocess.Popen(["perf", "stat", "-e", "raw_syscalls:sys_enter,context-switches,page-faults,task-clock", "-o", os.path.join(PERF, f"stat-{k.replace(' ', '-')}.txt"), "-p", str(p)],
+                                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for k, p in procs.items()]
+                    time.sleep(1)
+                cpu0 = {k: cpu_ms(p) for k, p in procs.items()}
                 t_tunnel = download(f"http://127.0.0.1:{local}/big")
-                print(f"100 MB download: straight {100 / t_direct:.0f} MB/s, through the tunnel {100 / t_tunnel:.0f} MB/s, ratio {t_direct / t_tunnel:.2f} (target ≥ 0.6, issue 42)")
+                cpu = {k: cpu_ms(p) - cpu0[k] for k, p in procs.items()}
+                for p in perf or []:
+                    p.send_signal(2)
+                    p.wait(timeout=60)
+                print(f"100 MB download: straight {100 / t_direct:.0f} MB/s, through the tunnel {100 / t_tunnel:.0f} MB/s, ratio {t_direct / t_tunnel:.2f} (target ≥ 0.6, issue 42); "
+                      "CPU on it: " + ", ".join(f"{k} {v:.0f} ms" for k, v in cpu.items()))
+                if ONLY:
+                    return
 
                 rss1 = rss_mb(s.proc.pid)
                 channels = []

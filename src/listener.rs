@@ -114,7 +114,7 @@ pub async fn serve(listener: TcpListener, router: App, limits: ConnLimits, shutd
         let connection = crate::http::Conn::new(peer.ip(), limits.trusted.clone(), permit, streams.clone(), Box::new(ip_slot), sockets.clone());
         tokio::spawn(async move {
             let exchange = Arc::new(Exchange::default());
-            let io = TokioIo::new(IdleIo::new(stream, idle, header_read, exchange.clone()));
+            let io = TokioIo::new(IdleIo::new(ReadAhead::new(stream), idle, header_read, exchange.clone()));
             let for_requests = connection.clone();
             // The connection's own copy of the stack (HTTP/1.1 answers one request at a time):
             // a request clones nothing every core shares (src/stack.rs, `Market`'s clone).
@@ -407,5 +407,130 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for IdleIo<T> {
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         std::task::ready!(self.drain(cx))?;
         Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
+/// Reads ahead for a reader that asks for little at a time (issue 42 item 3). A WebSocket reads
+/// its socket in `connect::channel::READ_BUFFER` (4 KiB) pieces, kept small for the thousands of
+/// idle agent channels; a tunnel's bulk then costs a `read` a 4 KiB. Once [`STREAK`] reads in a
+/// row fill a small request, reads go into a buffer of [`AHEAD`] bytes here and requests are
+/// served from it; a read that brings less than a quarter of it ends the streak and the buffer
+/// is freed once served. An idle connection holds no buffer; a large request is read into
+/// directly.
+struct ReadAhead<T> {
+    inner: T,
+    ahead: Vec<u8>,
+    /// What of `ahead` is still to serve.
+    at: usize,
+    /// Small requests in a row that a read filled.
+    streak: u8,
+}
+
+/// What one read ahead takes at most.
+const AHEAD: usize = 64 * 1024;
+/// Small requests filled in a row before reads go ahead.
+const STREAK: u8 = 4;
+
+impl<T> ReadAhead<T> {
+    fn new(inner: T) -> Self {
+        ReadAhead { inner, ahead: Vec::new(), at: 0, streak: 0 }
+    }
+}
+
+impl<T: AsyncRead + Unpin> AsyncRead for ReadAhead<T> {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let this = &mut *self;
+        if this.at < this.ahead.len() {
+            let n = buf.remaining().min(this.ahead.len() - this.at);
+            buf.put_slice(&this.ahead[this.at..this.at + n]);
+            this.at += n;
+            if this.at == this.ahead.len() && this.streak == 0 {
+                this.ahead = Vec::new();
+                this.at = 0;
+            }
+            return Poll::Ready(Ok(()));
+        }
+        let asked = buf.remaining();
+        if asked >= AHEAD / 4 || this.streak < STREAK {
+            let before = buf.filled().len();
+            std::task::ready!(Pin::new(&mut this.inner).poll_read(cx, buf))?;
+            let got = buf.filled().len() - before;
+            this.streak = if asked < AHEAD / 4 && got == asked { this.streak.saturating_add(1) } else { 0 };
+            return Poll::Ready(Ok(()));
+        }
+        this.ahead.resize(AHEAD, 0);
+        let mut ahead = ReadBuf::new(&mut this.ahead);
+        let read = Pin::new(&mut this.inner).poll_read(cx, &mut ahead);
+        let got = ahead.filled().len();
+        this.ahead.truncate(got);
+        this.at = 0;
+        std::task::ready!(read)?;
+        if got < AHEAD / 4 {
+            this.streak = 0;
+        }
+        let n = asked.min(got);
+        buf.put_slice(&this.ahead[..n]);
+        this.at = n;
+        if this.at == this.ahead.len() && this.streak == 0 {
+            this.ahead = Vec::new();
+            this.at = 0;
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl<T: AsyncWrite + Unpin> AsyncWrite for ReadAhead<T> {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write(cx, data)
+    }
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+    fn poll_write_vectored(mut self: Pin<&mut Self>, cx: &mut Context<'_>, bufs: &[io::IoSlice<'_>]) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
+    }
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod read_ahead_tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// Small reads of a bulk arrive whole and in order, through the buffer once the streak
+    /// starts; the buffer is gone once a trickle follows.
+    #[tokio::test]
+    async fn small_reads_of_a_bulk_arrive_whole_and_the_buffer_goes_after() {
+        let (mut tx, rx) = tokio::io::duplex(1 << 20);
+        let data: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
+        let sent = data.clone();
+        let writer = tokio::spawn(async move {
+            tx.write_all(&sent).await.unwrap();
+            tx
+        });
+        let mut r = ReadAhead::new(rx);
+        let mut got = Vec::new();
+        let mut piece = [0u8; 4096];
+        let mut went_ahead = false;
+        while got.len() < data.len() {
+            let n = r.read(&mut piece).await.unwrap();
+            assert!(n > 0);
+            got.extend_from_slice(&piece[..n]);
+            went_ahead |= !r.ahead.is_empty();
+        }
+        assert_eq!(got, data);
+        assert!(went_ahead, "a bulk read in small pieces goes through the buffer");
+        let mut tx = writer.await.unwrap();
+        tx.write_all(b"beat").await.unwrap();
+        let n = r.read(&mut piece).await.unwrap();
+        assert_eq!(&piece[..n], b"beat");
+        assert!(r.ahead.is_empty() && r.ahead.capacity() == 0, "a trickle frees the buffer");
+        drop(tx);
+        assert_eq!(r.read(&mut piece).await.unwrap(), 0, "the end is passed on");
     }
 }

@@ -7,7 +7,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures::{SinkExt, StreamExt};
+use futures::StreamExt;
 use rand::Rng;
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
@@ -101,15 +101,9 @@ async fn serve<S>(channel: &Channel, ws: S, dispatch: &Arc<Dispatcher>, reach: &
 where
     S: futures::Stream<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + futures::Sink<Message> + Send + Unpin + 'static,
 {
-    let (mut sink, mut incoming) = ws.split();
+    let (sink, mut incoming) = ws.split();
     let (tx, mut rx) = mpsc::channel::<Message>(256);
-    let writer = tokio::spawn(async move {
-        while let Some(m) = rx.recv().await {
-            if !write_queued(&mut sink, m, &mut rx).await {
-                break;
-            }
-        }
-    });
+    let writer = tokio::spawn(zmarket_protocol::send::write_batched(sink, futures::stream::poll_fn(move |cx| rx.poll_recv(cx))));
     let streams = Streams::new(tx.clone(), reach.clone());
     *channel.out.lock().unwrap() = Some(tx.clone());
     // A beat at once: what the market waits for (acknowledgements, reports) goes now.
@@ -139,31 +133,6 @@ where
     *channel.out.lock().unwrap() = None;
     streams.stop_all();
     writer.abort();
-}
-
-/// How many queued messages one write takes at most before it flushes.
-const WRITE_BATCH: usize = 64;
-
-/// Writes `first` and what else is queued already (at most [`WRITE_BATCH`]), then flushes: the
-/// frames of many streams leave in few writes. False when the socket is gone.
-pub async fn write_queued<S, M>(sink: &mut S, first: M, queue: &mut mpsc::Receiver<M>) -> bool
-where
-    S: futures::Sink<M> + Unpin,
-{
-    if sink.feed(first).await.is_err() {
-        return false;
-    }
-    for _ in 1..WRITE_BATCH {
-        match queue.try_recv() {
-            Ok(m) => {
-                if sink.feed(m).await.is_err() {
-                    return false;
-                }
-            }
-            Err(_) => break,
-        }
-    }
-    sink.flush().await.is_ok()
 }
 
 #[cfg(test)]

@@ -6,7 +6,8 @@
 use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
 
 use bytes::{BufMut, Bytes, BytesMut};
 use futures::{Stream, StreamExt};
@@ -27,11 +28,11 @@ pub struct Reach {
     pub runner: AppRunner,
     /// Ports of the box itself its owner may reach (`[agent] tcp_ports`).
     pub tcp_ports: Vec<u16>,
-    /// The host port of each (installation, container port) looked up, with the runner's
-    /// generation then: a web page's requests each open a stream, and asking Docker costs
-    /// milliseconds. It holds until an operation on an installation begins or ends
-    /// ([`AppRunner::generation`]) or the port refuses a connection.
-    pub ports: Mutex<HashMap<(String, u16), (u16, u64)>>,
+    /// Where each (installation, container port) was reached, with the runner's generation
+    /// then: a web page's requests each open a stream, and asking Docker costs milliseconds.
+    /// It holds until an operation on an installation begins or ends
+    /// ([`AppRunner::generation`]) or the address refuses a connection.
+    pub ports: Mutex<HashMap<(String, u16), (SocketAddr, u64)>>,
 }
 
 impl Reach {
@@ -39,8 +40,8 @@ impl Reach {
         Reach { runner, tcp_ports, ports: Mutex::new(HashMap::new()) }
     }
 
-    /// The host port remembered for the installation's container port, while it holds.
-    fn known_port(&self, key: &(String, u16)) -> Option<u16> {
+    /// The address remembered for the installation's container port, while it holds.
+    fn known_address(&self, key: &(String, u16)) -> Option<SocketAddr> {
         let now = self.runner.generation();
         self.ports.lock().unwrap().get(key).filter(|(_, generation)| *generation == now).map(|(p, _)| *p)
     }
@@ -242,7 +243,7 @@ impl Streams {
                 if !self.reach.tcp_ports.contains(&port) {
                     return Err(CloseReason::PortNotAllowed);
                 }
-                let (r, w) = tcp(port).await?;
+                let (r, w) = tcp(("127.0.0.1", port)).await?;
                 Ok((Source::Tcp(r), Some(w), None))
             }
             Target::App { installation, port } => {
@@ -250,10 +251,10 @@ impl Streams {
                     return Err(CloseReason::PortNotAllowed);
                 }
                 let key = (installation.clone(), port);
-                // No Docker call while the container's host port is known (a refused
-                // connection asks again: the container may have moved).
-                if let Some(host_port) = self.reach.known_port(&key)
-                    && let Ok((r, w)) = tcp(host_port).await
+                // No Docker call while the container's address is known (a refused connection
+                // asks again: the container may have moved).
+                if let Some(addr) = self.reach.known_address(&key)
+                    && let Ok((r, w)) = tcp(addr).await
                 {
                     return Ok((Source::Tcp(r), Some(w), None));
                 }
@@ -263,9 +264,18 @@ impl Streams {
                 if seen.state != bollard::models::ContainerStateStatusEnum::RUNNING {
                     return Err(CloseReason::NotRunning);
                 }
-                let host_port = *seen.ports.get(&format!("{port}/tcp")).ok_or(CloseReason::Refused)?;
-                self.reach.ports.lock().unwrap().insert(key, (host_port, generation));
-                let (r, w) = tcp(host_port).await?;
+                let published = SocketAddr::from(([127, 0, 0, 1], *seen.ports.get(&format!("{port}/tcp")).ok_or(CloseReason::Refused)?));
+                // The container's own address first (no proxy between); the published port when
+                // that address cannot be reached from here (rootless Docker, another namespace).
+                let inside = seen.address.map(|ip| SocketAddr::new(ip, port));
+                let (addr, (r, w)) = match inside {
+                    Some(a) => match tokio::time::timeout(DIRECT_CONNECT, tcp(a)).await {
+                        Ok(Ok(c)) => (a, c),
+                        _ => (published, tcp(published).await?),
+                    },
+                    None => (published, tcp(published).await?),
+                };
+                self.reach.ports.lock().unwrap().insert(key, (addr, generation));
                 Ok((Source::Tcp(r), Some(w), None))
             }
             Target::Exec { installation, cols, rows } => {
@@ -299,8 +309,12 @@ async fn runtime(runner: &AppRunner) -> Result<Runtime, CloseReason> {
     Runtime::connect(runner.docker_socket()).await.map_err(|_| CloseReason::DockerUnavailable)
 }
 
-async fn tcp(port: u16) -> Result<(OwnedReadHalf, Writer), CloseReason> {
-    let s = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.map_err(|_| CloseReason::Refused)?;
+/// How long a connection to a container's own address may take before the published port is
+/// used instead (an address this host cannot route to would wait for TCP's own timeout).
+const DIRECT_CONNECT: Duration = Duration::from_millis(500);
+
+async fn tcp(addr: impl tokio::net::ToSocketAddrs) -> Result<(OwnedReadHalf, Writer), CloseReason> {
+    let s = tokio::net::TcpStream::connect(addr).await.map_err(|_| CloseReason::Refused)?;
     let _ = s.set_nodelay(true);
     let (r, w) = s.into_split();
     Ok((r, Box::pin(w)))
@@ -357,7 +371,7 @@ mod tests {
             let (mut s, _) = listener.accept().await.unwrap();
             s.write_all(&vec![9u8; 100_000]).await.unwrap();
         });
-        let (r, _w) = tcp(port).await.unwrap();
+        let (r, _w) = tcp(("127.0.0.1", port)).await.unwrap();
         serving.await.unwrap();
         let mut source = Source::Tcp(r);
         let mut frame = BytesMut::new();
@@ -397,11 +411,12 @@ mod tests {
         );
         let reach = Reach::new(runner.clone(), vec![]);
         let key = ("inst".to_string(), 80);
-        reach.ports.lock().unwrap().insert(key.clone(), (32768, runner.generation()));
-        assert_eq!(reach.known_port(&key), Some(32768));
-        assert_eq!(reach.known_port(&key), Some(32768), "asked again, still no Docker call");
+        let addr = SocketAddr::from(([172, 17, 0, 2], 80));
+        reach.ports.lock().unwrap().insert(key.clone(), (addr, runner.generation()));
+        assert_eq!(reach.known_address(&key), Some(addr));
+        assert_eq!(reach.known_address(&key), Some(addr), "asked again, still no Docker call");
         runner.moved();
-        assert_eq!(reach.known_port(&key), None, "an operation moved the installations: Docker is asked again");
+        assert_eq!(reach.known_address(&key), None, "an operation moved the installations: Docker is asked again");
         let _ = std::fs::remove_dir_all(dir);
     }
 }

@@ -140,37 +140,12 @@ impl End {
 }
 
 /// Writes the queued frames to the socket (its own task: a slow reader on the agent's side
-/// holds up only what is sent to it).
-async fn write(mut sink: SplitSink<WebSocket, Message>, mut queue: tokio::sync::mpsc::Receiver<Message>) {
-    while let Some(msg) = queue.recv().await {
-        if !write_queued(&mut sink, msg, &mut queue).await {
-            break;
-        }
+/// holds up only what is sent to it), in batches (the socket's write buffer, [`WRITE_BUFFER`],
+/// gathers a batch into few writes).
+async fn write(sink: SplitSink<WebSocket, Message>, mut queue: tokio::sync::mpsc::Receiver<Message>) {
+    if let Some(mut sink) = zmarket_protocol::send::write_batched(sink, futures::stream::poll_fn(move |cx| queue.poll_recv(cx))).await {
+        let _ = sink.close().await;
     }
-    let _ = sink.close().await;
-}
-
-/// How many queued messages one write takes at most before it flushes.
-const WRITE_BATCH: usize = 64;
-
-/// Writes `first` and what else is queued already (at most [`WRITE_BATCH`]), then flushes: the
-/// frames of many streams leave in few writes (the socket's write buffer,
-/// [`WRITE_BUFFER`], gathers them). False when the socket is gone.
-async fn write_queued(sink: &mut SplitSink<WebSocket, Message>, first: Message, queue: &mut tokio::sync::mpsc::Receiver<Message>) -> bool {
-    if sink.feed(first).await.is_err() {
-        return false;
-    }
-    for _ in 1..WRITE_BATCH {
-        match queue.try_recv() {
-            Ok(m) => {
-                if sink.feed(m).await.is_err() {
-                    return false;
-                }
-            }
-            Err(_) => break,
-        }
-    }
-    sink.flush().await.is_ok()
 }
 
 /// Serves one device's channel until it closes.

@@ -13,6 +13,8 @@ pub mod frames;
 pub mod gpus;
 pub mod heartbeat;
 pub mod reasons;
+#[cfg(feature = "sink")]
+pub mod send;
 pub mod snapshots;
 pub mod version;
 
