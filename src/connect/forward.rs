@@ -69,7 +69,8 @@ pub async fn carry(url: &str, mut req: Request, proto: &str) -> Response {
     let host = req.headers().get(axum::http::header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("").to_string();
     // A terminal or tunnel carried to the holder keeps its place here too (issue 43, item 1).
     let kind = if req.uri().path().starts_with("/api/") { crate::sockets::Kind::Stream } else { crate::sockets::Kind::App };
-    crate::connect::proxy::forward(stream, req, None, &host, proto, (kind, None), None).await
+    let hop = crate::connect::proxy::Hop { strip_cookie: None, forwarded_host: &host, proto, socket: (kind, None), watched: None };
+    crate::connect::proxy::forward(stream, req, hop).await
 }
 
 #[cfg(test)]

@@ -88,25 +88,28 @@ pub fn is_upgrade(headers: &HeaderMap) -> bool {
         && headers.get_all(header::CONNECTION).iter().filter_map(|v| v.to_str().ok()).any(|v| v.to_ascii_lowercase().contains("upgrade"))
 }
 
-/// Sends `req` over `io` and answers with what came back. `strip_cookie` is removed from the
-/// request's cookies (the market's own cookie never reaches the app). An upgrade takes a
-/// WebSocket place of `socket` (its kind and owner, src/sockets.rs) first: 429 when none is left;
-/// once upgraded it lasts until either side ends or `watched` says its right is gone.
-pub async fn forward<I>(
-    io: I,
-    mut req: Request<Body>,
-    strip_cookie: Option<&str>,
-    forwarded_host: &str,
-    proto: &str,
-    socket: (Kind, Option<&str>),
-    watched: Option<Watched>,
-) -> Response<Body>
+/// How a request goes on to an app: the market's cookie to remove from it (it never reaches
+/// the app), the host and scheme it was asked with (`X-Forwarded-*`), the WebSocket place an
+/// upgrade takes (its kind and owner, src/sockets.rs), and the right an upgraded socket lasts
+/// while.
+pub struct Hop<'a> {
+    pub strip_cookie: Option<&'a str>,
+    pub forwarded_host: &'a str,
+    pub proto: &'a str,
+    pub socket: (Kind, Option<&'a str>),
+    pub watched: Option<Watched>,
+}
+
+/// Sends `req` over `io` and answers with what came back. An upgrade takes the hop's WebSocket
+/// place first: 429 when none is left; once upgraded it lasts until either side ends or the
+/// hop's watch says its right is gone.
+pub async fn forward<I>(io: I, mut req: Request<Body>, hop: Hop<'_>) -> Response<Body>
 where
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let upgrade = is_upgrade(req.headers());
     let place = if upgrade {
-        match crate::http::socket_place(req.extensions(), req.headers(), socket.0, socket.1) {
+        match crate::http::socket_place(req.extensions(), req.headers(), hop.socket.0, hop.socket.1) {
             Ok(p) => Some(p),
             Err(e) => return e.into_response(),
         }
@@ -114,7 +117,7 @@ where
         None
     };
     let client_side = upgrade.then(|| hyper::upgrade::on(&mut req));
-    prepare(&mut req, upgrade, strip_cookie, forwarded_host, proto);
+    prepare(&mut req, upgrade, &hop);
     let (mut sender, conn) = match hyper::client::conn::http1::handshake(TokioIo::new(io)).await {
         Ok(x) => x,
         Err(_) => return bad_gateway(),
@@ -138,7 +141,7 @@ where
             if let (Ok(c), Ok(a)) = (client_side.await, app_side.await) {
                 let (mut c, mut a) = (TokioIo::new(c), TokioIo::new(a));
                 let piped = tokio::io::copy_bidirectional(&mut c, &mut a);
-                match watched {
+                match hop.watched {
                     // Both ends are dropped, so both connections close.
                     Some(w) => tokio::select! {
                         _ = piped => {}
@@ -155,9 +158,9 @@ where
     answer(res)
 }
 
-/// The request as the app receives it: its path only, hop-by-hop headers and `strip_cookie`
-/// removed, `X-Forwarded-*` set (an upgrade keeps its `Connection` and `Upgrade`).
-fn prepare(req: &mut Request<Body>, upgrade: bool, strip_cookie: Option<&str>, forwarded_host: &str, proto: &str) {
+/// The request as the app receives it: its path only, hop-by-hop headers and the hop's
+/// `strip_cookie` removed, `X-Forwarded-*` set (an upgrade keeps its `Connection` and `Upgrade`).
+fn prepare(req: &mut Request<Body>, upgrade: bool, hop: &Hop<'_>) {
     let upgrade_kind = req.headers().get(header::UPGRADE).cloned();
     let path = req.uri().path_and_query().map(|p| p.as_str().to_string()).unwrap_or_else(|| "/".into());
     *req.uri_mut() = path.parse::<Uri>().unwrap_or_else(|_| Uri::from_static("/"));
@@ -168,7 +171,7 @@ fn prepare(req: &mut Request<Body>, upgrade: bool, strip_cookie: Option<&str>, f
         headers.insert(header::CONNECTION, HeaderValue::from_static("upgrade"));
         headers.insert(header::UPGRADE, kind);
     }
-    if let Some(name) = strip_cookie {
+    if let Some(name) = hop.strip_cookie {
         let kept: Vec<String> = headers
             .get_all(header::COOKIE)
             .iter()
@@ -188,10 +191,10 @@ fn prepare(req: &mut Request<Body>, upgrade: bool, strip_cookie: Option<&str>, f
     if let Ok(v) = HeaderValue::from_str(&client_addr) {
         headers.insert("x-forwarded-for", v);
     }
-    if let Ok(v) = HeaderValue::from_str(forwarded_host) {
+    if let Ok(v) = HeaderValue::from_str(hop.forwarded_host) {
         headers.insert("x-forwarded-host", v);
     }
-    if let Ok(v) = HeaderValue::from_str(proto) {
+    if let Ok(v) = HeaderValue::from_str(hop.proto) {
         headers.insert("x-forwarded-proto", v);
     }
 }
@@ -206,24 +209,13 @@ fn answer(res: Response<hyper::body::Incoming>) -> Response<Body> {
 /// waits, else over a new stream (kept for the next request once this one's answer was read).
 /// A WebSocket upgrade takes a stream of its own ([`forward`]). `Err` when no stream could be
 /// opened: the agent's reason.
-#[allow(clippy::too_many_arguments)]
-pub async fn forward_kept(
-    link: &Arc<Link>,
-    installation: &InstallationId,
-    port: u16,
-    mut req: Request<Body>,
-    strip_cookie: Option<&str>,
-    forwarded_host: &str,
-    proto: &str,
-    socket: (Kind, Option<&str>),
-    watched: Option<Watched>,
-) -> Result<Response<Body>, CloseReason> {
+pub async fn forward_kept(link: &Arc<Link>, installation: &InstallationId, port: u16, mut req: Request<Body>, hop: Hop<'_>) -> Result<Response<Body>, CloseReason> {
     let target = Target::App { installation: installation.to_string(), port };
     if is_upgrade(req.headers()) {
         let stream = link.open(target).await?;
-        return Ok(forward(stream.into_io(), req, strip_cookie, forwarded_host, proto, socket, watched).await);
+        return Ok(forward(stream.into_io(), req, hop).await);
     }
-    prepare(&mut req, false, strip_cookie, forwarded_host, proto);
+    prepare(&mut req, false, &hop);
     let key = (installation.to_string(), port);
     // A kept connection the app closed meanwhile gives the request back unsent: it goes on
     // the next one, or a new stream. One the app closed as the request went (the race of every
@@ -299,6 +291,7 @@ mod tests {
     use futures::{SinkExt, StreamExt};
     use tokio_tungstenite::tungstenite::Message;
 
+    use super::Hop;
     use crate::sockets::{Kind, SocketCaps};
 
     /// A WebSocket through the proxy: the upgrade passes both ways and frames flow.
@@ -324,7 +317,7 @@ mod tests {
         let front_addr = front.local_addr().unwrap();
         let router = axum::Router::new().fallback(move |req: axum::extract::Request| async move {
             let io = tokio::net::TcpStream::connect(app_addr).await.unwrap();
-            super::forward(io, req, Some("zm_app"), "x", "http", (Kind::App, None), None).await
+            super::forward(io, req, Hop { strip_cookie: Some("zm_app"), forwarded_host: "x", proto: "http", socket: (Kind::App, None), watched: None }).await
         });
         tokio::spawn(async move { axum::serve(front, router).await.unwrap() });
         let (mut ws, res) = tokio_tungstenite::connect_async(format!("ws://{front_addr}/socket")).await.expect("the upgrade passes");
@@ -368,7 +361,7 @@ mod tests {
             .unwrap();
         req.extensions_mut().insert(conn);
         let io = tokio::net::TcpStream::connect(app_addr).await.unwrap();
-        let res = super::forward(io, req, Some("zm_app"), "app.example", "http", (Kind::App, None), None).await;
+        let res = super::forward(io, req, Hop { strip_cookie: Some("zm_app"), forwarded_host: "app.example", proto: "http", socket: (Kind::App, None), watched: None }).await;
         assert_eq!(res.status(), 200);
         let head = seen.await.unwrap();
         assert!(head.contains("x-forwarded-for: 10.1.2.3\r\n"), "{head}");

@@ -236,7 +236,7 @@ async fn app_api(State(cx): State<ConnectCtx>, auth: Auth, req: axum::extract::R
     let watched = crate::connect::proxy::is_upgrade(&parts.headers).then(|| cx.rights.watch(&auth, Reach::Running(InstallationId::from(id))));
     let req = axum::extract::Request::from_parts(parts, body);
     let socket = (Kind::App, Some(d.row.device_id.as_str()));
-    let mut res = crate::connect::proxy::forward_kept(&link, &d.row.id, port, req, None, &host, proto, socket, watched).await.map_err(access::stream_refused)?;
+    let mut res = crate::connect::proxy::forward_kept(&link, &d.row.id, port, req, crate::connect::proxy::Hop { strip_cookie: None, forwarded_host: &host, proto, socket, watched }).await.map_err(access::stream_refused)?;
     crate::connect::proxy::on_market_origin(&mut res);
     Ok(res)
 }

@@ -162,7 +162,7 @@ pub async fn serve(cx: &ConnectCtx, id: InstallationId, req: Request) -> Respons
     // it (the session, the person, the company, the assignment, the rental; issue 43, item 2).
     let watched = proxy::is_upgrade(req.headers()).then(|| cx.rights.watch(&auth, Reach::Running(InstallationId::from(id.clone()))));
     let socket = (crate::sockets::Kind::App, Some(device.as_str()));
-    let mut res = match proxy::forward_kept(&link, &id, port, req, None, &host, proto(cx), socket, watched).await {
+    let mut res = match proxy::forward_kept(&link, &id, port, req, proxy::Hop { strip_cookie: None, forwarded_host: &host, proto: proto(cx), socket, watched }).await {
         Ok(res) => res,
         Err(reason) => {
             CHECKED.lock().unwrap().retain(|k, _| !k.starts_with(id.as_str()));
