@@ -522,3 +522,43 @@ async fn a_stale_app_edit_is_refused_and_an_upload_moves_the_revision() {
     let (s, b, _) = send(&app, "PUT", "/api/ops/v1/apps/team-wiki", Some(&json!({"summary_en": "x", "revision": -1})), &op, "en", None).await;
     assert_eq!((s, b["data"]["field"].as_str()), (400, Some("revision")), "{b}");
 }
+
+#[tokio::test]
+async fn an_unknown_or_wrongly_typed_field_is_refused_naming_it_in_both_languages() {
+    let app = TestApp::spawn().await;
+    let op = token_of(&app.signed_in("op@example.com").await);
+    make_operator(&app, "op@example.com");
+    let (_, before) = app.get_auth("/api/ops/v1/apps/grafana", &op).await;
+    let with_field = |mut body: Value, field: &str, value: Value| {
+        body[field] = value;
+        body
+    };
+    // Each body is refused naming its field: a field the call does not take (top level or in
+    // `requirements`), and a known field of the wrong type, whichever group of fields it is in.
+    let mut requirements = new_app("team-wiki")["requirements"].clone();
+    requirements["colour"] = json!("red");
+    let cases: Vec<(&str, Value, &str)> = vec![
+        ("colour", json!("red"), "colour"),
+        ("price_per_hour", json!(0), "price_per_hour"),
+        ("name_en", json!(5), "name_en"),
+        ("description_zh", json!(["x"]), "description_zh"),
+        ("category", json!(1), "category"),
+        ("kind", json!({"own": true}), "kind"),
+        ("publisher", json!(true), "publisher"),
+        ("version", json!(1.0), "version"),
+        ("listed", json!("yes"), "listed"),
+        ("requirements", requirements, "requirements.colour"),
+    ];
+    let mut rows = Vec::new();
+    for (field, value, named) in &cases {
+        let texts = [format!("Invalid value for {named}"), format!("参数 {named} 无效")];
+        rows.push((with("POST", "/api/ops/v1/apps", with_field(new_app("team-wiki"), field, value.clone())), *named, texts.clone()));
+        rows.push((with("PUT", "/api/ops/v1/apps/grafana", with_field(json!({"name_en": "Grafana 2"}), field, value.clone())), *named, texts));
+    }
+    for (call, named, [en, zh]) in &rows {
+        scenario::says(&app, call, Some(&op), (400, "invalid_body_field", Some(named)), [en, zh]).await;
+    }
+    // Nothing was written.
+    assert_eq!(app.get_auth("/api/ops/v1/apps/team-wiki", &op).await.0, 404);
+    assert_eq!(app.get_auth("/api/ops/v1/apps/grafana", &op).await.1, before);
+}
