@@ -84,13 +84,13 @@ macro_rules! field_group {
             $( $(#[$doc])* pub $field: $ty, )*
         }
 
-        #[doc = concat!("The fields of [`", stringify!($Whole), "`] a request gives (each one it leaves out stays as it is).")]
+        #[doc = concat!("The fields of `", stringify!($Whole), "` a request gives (each one it leaves out stays as it is).")]
         #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
         pub struct $Request {
             $( $(#[$doc])* #[schema(value_type = Option<$ty>)] pub $field: Option<String>, )*
         }
 
-        #[doc = concat!("The fields of [`", stringify!($Whole), "`] a checked request changes.")]
+        #[doc = concat!("The fields of `", stringify!($Whole), "` a checked request changes.")]
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
         pub struct $Edit {
             $( pub $field: Option<$ty>, )*

@@ -18,7 +18,7 @@ pub mod uploads;
 use std::collections::HashMap;
 
 use axum::extract::FromRef;
-use sea_orm::{ActiveEnum, ActiveModelTrait, ConnectionTrait, EntityTrait, QueryOrder};
+use sea_orm::{ActiveEnum, ActiveModelTrait, ConnectionTrait, EntityTrait, Iterable, QueryOrder};
 use serde_json::{Value, json};
 
 use crate::ids::AppId;
@@ -29,7 +29,7 @@ use crate::db::{for_update, now, write_txn};
 use crate::error::{AppError, Msg};
 use crate::http::List;
 use crate::market::MarketCtx;
-use crate::market::model::{AppFields, AppKind, AppTexts, Category, Classification, DisplayType, Requirements, Tier, icon_url};
+use crate::market::model::{AppFields, AppTexts, Classification, Requirements, icon_url};
 use crate::ops::audit;
 use crate::ops::model::{Actor, AuditAction};
 use zmarket_protocol::apps::{Health, Manifest, PortSpec};
@@ -194,7 +194,7 @@ fn required<T>(v: Option<T>, field: &'static str, msg: Msg) -> Result<T, AppErro
 }
 
 /// A choice POST needs, refused listing the values when it is not given.
-fn chosen<T: ActiveEnum<Value = String> + sea_orm::Iterable>(v: Option<T>, field: &'static str) -> Result<T, AppError> {
+fn chosen<T: ActiveEnum<Value = String> + Iterable>(v: Option<T>, field: &'static str) -> Result<T, AppError> {
     required(v, field, Msg::AppChoiceInvalid(field, values::<T>()))
 }
 
@@ -202,7 +202,7 @@ fn chosen<T: ActiveEnum<Value = String> + sea_orm::Iterable>(v: Option<T>, field
 pub async fn create(cx: &Publisher, actor: &Actor, e: AppEdit) -> Result<OpsApp, AppError> {
     let id = required(e.id.clone(), "id", Msg::AppIdInvalid)?;
     let requirements = required(e.requirements.clone(), "requirements", Msg::AppRequirementsInvalid)?;
-    let category = chosen::<Category>(e.class.category, "category")?;
+    let category = chosen(e.class.category, "category")?;
     let given = e.texts.clone();
     let fields = AppFields {
         position: 0,
@@ -218,9 +218,9 @@ pub async fn create(cx: &Publisher, actor: &Actor, e: AppEdit) -> Result<OpsApp,
         icon: format!("icons/category/{}.svg", category.to_value().to_ascii_lowercase()),
         class: Classification {
             category,
-            display_type: chosen::<DisplayType>(e.class.display_type, "display_type")?,
-            tier: chosen::<Tier>(e.class.tier, "tier")?,
-            kind: chosen::<AppKind>(e.class.kind, "kind")?,
+            display_type: chosen(e.class.display_type, "display_type")?,
+            tier: chosen(e.class.tier, "tier")?,
+            kind: chosen(e.class.kind, "kind")?,
         },
         price_per_hour: 0,
         publisher: required(e.publisher.clone(), "publisher", Msg::AppPublisherInvalid)?,
