@@ -92,9 +92,9 @@ pub struct AppsQuery {
     pub listed: Option<bool>,
 }
 
-/// The body of POST (every required field) and PUT (any fields: the others stay). A field it does
-/// not know is refused (serde checks the keys its flattened groups leave; the field is named as in
-/// any body: `crate::http`).
+/// The body of POST (every required field) and PUT (any fields: the others stay).
+// A field it does not take is refused: serde checks the keys its flattened groups leave, and
+// `crate::http` names the field, as in any body.
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AppRequest {
