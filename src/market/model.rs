@@ -230,6 +230,7 @@ pub struct App {
     /// `/assets/icons/apps/<id>.svg?v=<version>` for catalogue apps (cached for good).
     pub icon_url: String,
     #[serde(flatten)]
+    #[schema(inline)]
     pub class: Classification,
     /// What renting it costs now: the cheapest online rentable offer that fits it and how many
     /// there are (the catalogue's own price is charged by no one and not shown: docs/market.md).

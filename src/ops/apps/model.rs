@@ -29,10 +29,12 @@ pub const ICON_MAX_BYTES: usize = 256 * 1024;
 pub struct OpsApp {
     pub id: String,
     #[serde(flatten)]
+    #[schema(inline)]
     pub texts: AppTexts,
     /// Where the market serves the icon.
     pub icon_url: String,
     #[serde(flatten)]
+    #[schema(inline)]
     pub class: Classification,
     pub publisher: String,
     pub version: String,
@@ -101,8 +103,10 @@ pub struct AppRequest {
     /// POST only: lowercase-kebab, 1-64 characters.
     pub id: Option<String>,
     #[serde(flatten)]
+    #[schema(inline)]
     pub texts: AppTextsRequest,
     #[serde(flatten)]
+    #[schema(inline)]
     pub class: ClassificationRequest,
     pub publisher: Option<String>,
     /// A changed image without a new version gets one (`<version>+r<n>`), so installations see
