@@ -2774,11 +2774,14 @@ export type components = {
             scopes?: string[] | null;
         };
         /** @description An app of the market, with its texts in the request language. */
-        App: components["schemas"]["Classification"] & {
+        App: {
+            category: components["schemas"]["Category"];
             description: string;
+            display_type: components["schemas"]["DisplayType"];
             /** @description `/assets/icons/apps/<id>.svg?v=<version>` for catalogue apps (cached for good). */
             icon_url: string;
             id: string;
+            kind: components["schemas"]["AppKind"];
             name: string;
             /**
              * @description What renting it costs now: the cheapest online rentable offer that fits it and how many
@@ -2788,6 +2791,7 @@ export type components = {
             publisher: string;
             requirements: components["schemas"]["Requirements"];
             summary: string;
+            tier: components["schemas"]["Tier"];
             /** @description Shown under the `top_picks` category filter. */
             top_pick: boolean;
             version: string;
@@ -2802,13 +2806,20 @@ export type components = {
          */
         AppKind: "own" | "rent";
         /** @description The body of POST (every required field) and PUT (any fields: the others stay). */
-        AppRequest: components["schemas"]["AppTextsRequest"] & components["schemas"]["ClassificationRequest"] & {
+        AppRequest: {
+            category?: components["schemas"]["Category"] | null;
+            description_en?: string | null;
+            description_zh?: string | null;
+            display_type?: components["schemas"]["DisplayType"] | null;
             /** @description A path, or null / "" for none. */
             health?: string | null;
             /** @description POST only: lowercase-kebab, 1-64 characters. */
             id?: string | null;
             image?: string | null;
+            kind?: components["schemas"]["AppKind"] | null;
             listed?: boolean | null;
+            name_en?: string | null;
+            name_zh?: string | null;
             ports?: components["schemas"]["PortRequest"][] | null;
             publisher?: string | null;
             requirements?: components["schemas"]["RequirementsRequest"] | null;
@@ -2818,6 +2829,9 @@ export type components = {
              *     since. Left out, the edit applies to whatever the app is now.
              */
             revision?: number | null;
+            summary_en?: string | null;
+            summary_zh?: string | null;
+            tier?: components["schemas"]["Tier"] | null;
             top_pick?: boolean | null;
             /**
              * @description A changed image without a new version gets one (`<version>+r<n>`), so installations see
@@ -2831,23 +2845,6 @@ export type components = {
          * @enum {string}
          */
         AppStatus: "preparing" | "downloading" | "installing" | "installed" | "starting" | "running" | "stopping" | "stopped" | "restarting" | "suspending" | "suspended" | "resuming" | "snapshotting" | "uninstalling" | "deleting" | "shutting_down" | "updating" | "failed" | "install_failed" | "uninstall_failed" | "rent_failed" | "not_install";
-        /** @description An app's texts in both languages (the market answers each in the caller's language). */
-        AppTexts: {
-            description_en: string;
-            description_zh: string;
-            name_en: string;
-            name_zh: string;
-            summary_en: string;
-            summary_zh: string;
-        };
-        AppTextsRequest: {
-            description_en?: string | null;
-            description_zh?: string | null;
-            name_en?: string | null;
-            name_zh?: string | null;
-            summary_en?: string | null;
-            summary_zh?: string | null;
-        };
         ArchiveInfo: {
             sha256: string;
             /** Format: int64 */
@@ -2978,19 +2975,6 @@ export type components = {
          * @enum {string}
          */
         CheckReason: "slow_memory" | "slow_host_link" | "ecc_errors" | "throttled" | "cuda_unavailable" | "copy_failed" | "not_found";
-        /** @description Where the market shelves an app: each a choice from one of the market's lists. */
-        Classification: {
-            category: components["schemas"]["Category"];
-            display_type: components["schemas"]["DisplayType"];
-            kind: components["schemas"]["AppKind"];
-            tier: components["schemas"]["Tier"];
-        };
-        ClassificationRequest: {
-            category?: components["schemas"]["Category"] | null;
-            display_type?: components["schemas"]["DisplayType"] | null;
-            kind?: components["schemas"]["AppKind"] | null;
-            tier?: components["schemas"]["Tier"] | null;
-        };
         CodeRow: {
             /**
              * Format: int64
@@ -3858,11 +3842,14 @@ export type components = {
             code: number;
             /** @description A list answer: `{items, total}`. */
             data: {
-                items: (components["schemas"]["Classification"] & {
+                items: {
+                    category: components["schemas"]["Category"];
                     description: string;
+                    display_type: components["schemas"]["DisplayType"];
                     /** @description `/assets/icons/apps/<id>.svg?v=<version>` for catalogue apps (cached for good). */
                     icon_url: string;
                     id: string;
+                    kind: components["schemas"]["AppKind"];
                     name: string;
                     /**
                      * @description What renting it costs now: the cheapest online rentable offer that fits it and how many
@@ -3872,10 +3859,11 @@ export type components = {
                     publisher: string;
                     requirements: components["schemas"]["Requirements"];
                     summary: string;
+                    tier: components["schemas"]["Tier"];
                     /** @description Shown under the `top_picks` category filter. */
                     top_pick: boolean;
                     version: string;
-                })[];
+                }[];
                 /** Format: int64 */
                 total: number;
             };
@@ -4457,8 +4445,12 @@ export type components = {
             code: number;
             /** @description A list answer: `{items, total}`. */
             data: {
-                items: (components["schemas"]["AppTexts"] & components["schemas"]["Classification"] & {
+                items: {
                     archive?: components["schemas"]["ArchiveInfo"] | null;
+                    category: components["schemas"]["Category"];
+                    description_en: string;
+                    description_zh: string;
+                    display_type: components["schemas"]["DisplayType"];
                     /** @description The HTTP path on the web port that answers once the app is up. */
                     health?: string | null;
                     /** @description Where the market serves the icon. */
@@ -4466,8 +4458,11 @@ export type components = {
                     id: string;
                     /** @description The image reference agents install (empty when the app has no install manifest). */
                     image: string;
+                    kind: components["schemas"]["AppKind"];
                     /** @description False hides it from the market. */
                     listed: boolean;
+                    name_en: string;
+                    name_zh: string;
                     /** @description seed (the built-in catalogue) or local (published here). */
                     origin: string;
                     ports: components["schemas"]["OpsPort"][];
@@ -4479,12 +4474,15 @@ export type components = {
                      *     answers 409 `stale_edit` when the app changed since.
                      */
                     revision: number;
+                    summary_en: string;
+                    summary_zh: string;
+                    tier: components["schemas"]["Tier"];
                     top_pick: boolean;
                     /** Format: date-time */
                     updated_at: string;
                     version: string;
                     volumes: components["schemas"]["VolumeSpec"][];
-                })[];
+                }[];
                 /** Format: int64 */
                 total: number;
             };
@@ -4900,8 +4898,12 @@ export type components = {
              * @description An app as the operator sees it: the market's fields in both languages, how it installs, and
              *     whether it is listed.
              */
-            data: components["schemas"]["AppTexts"] & components["schemas"]["Classification"] & {
+            data: {
                 archive?: components["schemas"]["ArchiveInfo"] | null;
+                category: components["schemas"]["Category"];
+                description_en: string;
+                description_zh: string;
+                display_type: components["schemas"]["DisplayType"];
                 /** @description The HTTP path on the web port that answers once the app is up. */
                 health?: string | null;
                 /** @description Where the market serves the icon. */
@@ -4909,8 +4911,11 @@ export type components = {
                 id: string;
                 /** @description The image reference agents install (empty when the app has no install manifest). */
                 image: string;
+                kind: components["schemas"]["AppKind"];
                 /** @description False hides it from the market. */
                 listed: boolean;
+                name_en: string;
+                name_zh: string;
                 /** @description seed (the built-in catalogue) or local (published here). */
                 origin: string;
                 ports: components["schemas"]["OpsPort"][];
@@ -4922,6 +4927,9 @@ export type components = {
                  *     answers 409 `stale_edit` when the app changed since.
                  */
                 revision: number;
+                summary_en: string;
+                summary_zh: string;
+                tier: components["schemas"]["Tier"];
                 top_pick: boolean;
                 /** Format: date-time */
                 updated_at: string;
@@ -6360,8 +6368,12 @@ export type components = {
          * @description An app as the operator sees it: the market's fields in both languages, how it installs, and
          *     whether it is listed.
          */
-        OpsApp: components["schemas"]["AppTexts"] & components["schemas"]["Classification"] & {
+        OpsApp: {
             archive?: components["schemas"]["ArchiveInfo"] | null;
+            category: components["schemas"]["Category"];
+            description_en: string;
+            description_zh: string;
+            display_type: components["schemas"]["DisplayType"];
             /** @description The HTTP path on the web port that answers once the app is up. */
             health?: string | null;
             /** @description Where the market serves the icon. */
@@ -6369,8 +6381,11 @@ export type components = {
             id: string;
             /** @description The image reference agents install (empty when the app has no install manifest). */
             image: string;
+            kind: components["schemas"]["AppKind"];
             /** @description False hides it from the market. */
             listed: boolean;
+            name_en: string;
+            name_zh: string;
             /** @description seed (the built-in catalogue) or local (published here). */
             origin: string;
             ports: components["schemas"]["OpsPort"][];
@@ -6382,6 +6397,9 @@ export type components = {
              *     answers 409 `stale_edit` when the app changed since.
              */
             revision: number;
+            summary_en: string;
+            summary_zh: string;
+            tier: components["schemas"]["Tier"];
             top_pick: boolean;
             /** Format: date-time */
             updated_at: string;
