@@ -45,7 +45,7 @@ async fn json_body<T: DeserializeOwned, S: Send + Sync>(req: Request, state: &S)
     let mut de = serde_json::Deserializer::from_slice(&bytes);
     match serde_path_to_error::deserialize::<_, T>(&mut de) {
         Ok(v) => de.end().map(|_| (v, bytes)).map_err(|_| AppError::invalid("body", Msg::MalformedJson)),
-        Err(e) => Err(body_error(&e)),
+        Err(e) => Err(body_error::<T>(&e, &bytes)),
     }
 }
 
@@ -111,7 +111,7 @@ fn json_content_type(headers: &axum::http::HeaderMap) -> bool {
 
 /// The envelope for a body serde refused: a syntax error is the body's; a data error names
 /// its field.
-fn body_error(e: &serde_path_to_error::Error<serde_json::Error>) -> AppError {
+fn body_error<T: DeserializeOwned>(e: &serde_path_to_error::Error<serde_json::Error>, bytes: &[u8]) -> AppError {
     use serde_json::error::Category;
     if !matches!(e.inner().classify(), Category::Data) {
         return AppError::invalid("body", Msg::MalformedJson);
@@ -126,10 +126,56 @@ fn body_error(e: &serde_path_to_error::Error<serde_json::Error>) -> AppError {
         path = if path.is_empty() { missing.to_string() } else { format!("{path}.{missing}") };
     }
     if path.is_empty() {
-        return AppError::invalid("body", Msg::MalformedJson);
+        return field_alone::<T>(bytes).unwrap_or(AppError::invalid("body", Msg::MalformedJson));
     }
+    invalid_body_field(path)
+}
+
+fn invalid_body_field(mut path: String) -> AppError {
     path.truncate(200);
     AppError::InvalidBody { msg: Msg::InvalidBodyField(path.clone()), field: path }
+}
+
+/// serde reads the fields of a flattened group (`#[serde(flatten)]`) from a buffer, where it
+/// names none of them: a body refused at its root (such a field of the wrong type, or a field no
+/// group takes) is read again one field at a time, in the body's order, and the first field
+/// refused on its own is named, as a plain struct's would be. A body type with required fields
+/// refuses every field alone (the others are missing): nothing is named then.
+fn field_alone<T: DeserializeOwned>(bytes: &[u8]) -> Option<AppError> {
+    let Entries(entries) = serde_json::from_slice(bytes).ok()?;
+    for (key, value) in entries {
+        let alone = serde_json::Value::Object(serde_json::Map::from_iter([(key.clone(), value)]));
+        let Err(e) = serde_path_to_error::deserialize::<_, T>(alone) else { continue };
+        if e.inner().to_string().starts_with("missing field") {
+            return None;
+        }
+        let path = e.path().to_string();
+        return Some(invalid_body_field(if path == "." { key } else { path }));
+    }
+    None
+}
+
+/// A JSON object's entries in the order it writes them.
+struct Entries(Vec<(String, serde_json::Value)>);
+
+impl<'de> Deserialize<'de> for Entries {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Entries, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Entries;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Entries, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    entries.push(entry);
+                }
+                Ok(Entries(entries))
+            }
+        }
+        d.deserialize_map(Visit)
+    }
 }
 
 /// A request body checked at the edge: a type whose values are valid by construction, built from

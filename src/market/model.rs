@@ -53,10 +53,8 @@ pub struct SeedApp {
     pub summary: Text,
     pub description: Text,
     pub icon: String,
-    pub category: Category,
-    pub display_type: DisplayType,
-    pub tier: Tier,
-    pub kind: AppKind,
+    #[serde(flatten)]
+    pub class: Classification,
     pub price_per_hour: i64,
     pub publisher: String,
     #[serde(default)]
@@ -64,58 +62,134 @@ pub struct SeedApp {
     pub requirements: Requirements,
 }
 
+// ---------- the catalogue's fields, in groups ----------
+
+/// Declares a group of an app's fields once, in the three forms the code uses:
+/// - `$Whole`, every field: flattened into the catalogue's fields (`AppFields`), the console's
+///   app (`OpsApp`) and, where the group is not per language, the market's app (`App`);
+/// - `$Request`, what a request to the console may give (`AppRequest` flattens it): each field
+///   an option, as the JSON spells it (text; its schema names the field's type);
+/// - `$Edit`, what a checked request changes (`AppEdit`): each field an option of its type,
+///   which [`apply`](Self::apply) writes over a whole.
+macro_rules! field_group {
+    (
+        $(#[$meta:meta])*
+        $Whole:ident, $Request:ident, $Edit:ident {
+            $( $(#[$doc:meta])* $field:ident: $ty:ty, )*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+        pub struct $Whole {
+            $( $(#[$doc])* pub $field: $ty, )*
+        }
+
+        #[doc = concat!("The fields of `", stringify!($Whole), "` a request gives (each one it leaves out stays as it is).")]
+        #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+        pub struct $Request {
+            $( $(#[$doc])* #[schema(value_type = Option<$ty>)] pub $field: Option<String>, )*
+        }
+
+        #[doc = concat!("The fields of `", stringify!($Whole), "` a checked request changes.")]
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        pub struct $Edit {
+            $( pub $field: Option<$ty>, )*
+        }
+
+        impl $Edit {
+            /// Writes the fields it changes over `whole`.
+            pub fn apply(self, whole: &mut $Whole) {
+                $( if let Some(v) = self.$field { whole.$field = v; } )*
+            }
+        }
+    };
+}
+
+field_group! {
+    /// An app's texts in both languages (the market answers each in the caller's language).
+    AppTexts, AppTextsRequest, AppTextsEdit {
+        name_en: String,
+        name_zh: String,
+        summary_en: String,
+        summary_zh: String,
+        description_en: String,
+        description_zh: String,
+    }
+}
+
+field_group! {
+    /// Where the market shelves an app: each a choice from one of the market's lists.
+    Classification, ClassificationRequest, ClassificationEdit {
+        category: Category,
+        display_type: DisplayType,
+        tier: Tier,
+        kind: AppKind,
+    }
+}
+
+impl From<&apps::Model> for AppTexts {
+    fn from(m: &apps::Model) -> AppTexts {
+        AppTexts {
+            name_en: m.name_en.clone(),
+            name_zh: m.name_zh.clone(),
+            summary_en: m.summary_en.clone(),
+            summary_zh: m.summary_zh.clone(),
+            description_en: m.description_en.clone(),
+            description_zh: m.description_zh.clone(),
+        }
+    }
+}
+
+impl From<&apps::Model> for Classification {
+    fn from(m: &apps::Model) -> Classification {
+        Classification { category: m.category, display_type: m.display_type, tier: m.tier, kind: m.kind }
+    }
+}
+
+impl From<&apps::Model> for Requirements {
+    fn from(m: &apps::Model) -> Requirements {
+        Requirements { cpu_cores: m.cpu_cores, memory_bytes: m.memory_bytes, disk_bytes: m.disk_bytes, gpu_count: m.gpu_count, cuda: m.cuda.clone() }
+    }
+}
+
 /// The fields of an app that the catalogue provides and a person may change. The seed update
-/// compares them one by one (docs/market.md).
+/// compares them one by one (docs/market.md); they are stored as JSON in `apps.seed_fields`, a
+/// flat object whose keys are the column names (the groups are flattened into it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AppFields {
     pub position: i32,
-    pub name_en: String,
-    pub name_zh: String,
-    pub summary_en: String,
-    pub summary_zh: String,
-    pub description_en: String,
-    pub description_zh: String,
+    #[serde(flatten)]
+    pub texts: AppTexts,
     pub icon: String,
-    pub category: Category,
-    pub display_type: DisplayType,
-    pub tier: Tier,
-    pub kind: AppKind,
+    #[serde(flatten)]
+    pub class: Classification,
     pub price_per_hour: i64,
     pub publisher: String,
     pub version: String,
     pub top_pick: bool,
-    pub cpu_cores: i32,
-    pub memory_bytes: i64,
-    pub disk_bytes: i64,
-    pub gpu_count: i32,
-    #[serde(default)]
-    pub cuda: Option<String>,
+    #[serde(flatten)]
+    pub requirements: Requirements,
 }
 
 impl AppFields {
     pub fn from_seed(a: &SeedApp, position: i32) -> AppFields {
         AppFields {
             position,
-            name_en: a.name.en.clone(),
-            name_zh: a.name.zh.clone(),
-            summary_en: a.summary.en.clone(),
-            summary_zh: a.summary.zh.clone(),
-            description_en: a.description.en.clone(),
-            description_zh: a.description.zh.clone(),
+            texts: AppTexts {
+                name_en: a.name.en.clone(),
+                name_zh: a.name.zh.clone(),
+                summary_en: a.summary.en.clone(),
+                summary_zh: a.summary.zh.clone(),
+                description_en: a.description.en.clone(),
+                description_zh: a.description.zh.clone(),
+            },
             icon: a.icon.clone(),
-            category: a.category,
-            display_type: a.display_type,
-            tier: a.tier,
-            kind: a.kind,
+            class: a.class.clone(),
             price_per_hour: a.price_per_hour,
             publisher: a.publisher.clone(),
             version: a.version.clone(),
             top_pick: a.top_pick,
-            cpu_cores: a.requirements.cpu_cores,
-            memory_bytes: a.requirements.memory_bytes,
-            disk_bytes: a.requirements.disk_bytes,
-            gpu_count: a.requirements.gpu_count,
-            cuda: a.requirements.cuda.clone(),
+            requirements: a.requirements.clone(),
         }
     }
 
@@ -155,10 +229,9 @@ pub struct App {
     pub description: String,
     /// `/assets/icons/apps/<id>.svg?v=<version>` for catalogue apps (cached for good).
     pub icon_url: String,
-    pub category: Category,
-    pub display_type: DisplayType,
-    pub tier: Tier,
-    pub kind: AppKind,
+    #[serde(flatten)]
+    #[schema(inline)]
+    pub class: Classification,
     /// What renting it costs now: the cheapest online rentable offer that fits it and how many
     /// there are (the catalogue's own price is charged by no one and not shown: docs/market.md).
     pub price_per_hour: Price,
@@ -219,21 +292,12 @@ impl App {
             summary: summary.clone(),
             description: description.clone(),
             icon_url: icon_url(&m.icon),
-            category: m.category,
-            display_type: m.display_type,
-            tier: m.tier,
-            kind: m.kind,
+            class: Classification::from(m),
             price_per_hour: Price { from: offers.first().map(|o| o.price_per_hour), offers: offers.len() as u32 },
             publisher: m.publisher.clone(),
             version: m.version.clone(),
             top_pick: m.top_pick,
-            requirements: Requirements {
-                cpu_cores: m.cpu_cores,
-                memory_bytes: m.memory_bytes,
-                disk_bytes: m.disk_bytes,
-                gpu_count: m.gpu_count,
-                cuda: m.cuda.clone(),
-            },
+            requirements: Requirements::from(m),
         }
     }
 }

@@ -175,4 +175,32 @@ mod tests {
             assert!(err.contains(&format!("unknown variant `{bad}`")) && err.contains(known), "{field}: {err}");
         }
     }
+
+    /// `apps.seed_fields` as a database written before the fields were grouped holds it: one flat
+    /// object, keyed by the column names, in this order.
+    const STORED: &str = r#"{"position":3,"name_en":"Wiki","name_zh":"维基","summary_en":"A wiki","summary_zh":"一个维基","description_en":"","description_zh":"页面","icon":"icons/apps/wiki.svg","category":"Work","display_type":"Server","tier":"basic","kind":"own","price_per_hour":5,"publisher":"Acme","version":"1.0","top_pick":true,"cpu_cores":2,"memory_bytes":268435456,"disk_bytes":1073741824,"gpu_count":1,"cuda":"12.4"}"#;
+
+    #[test]
+    fn stored_seed_fields_are_read_into_their_groups_and_written_back_byte_for_byte() {
+        use crate::market::model::{AppKind, Category};
+        let fields: AppFields = serde_json::from_str(STORED).unwrap();
+        assert_eq!((fields.position, fields.texts.summary_zh.as_str(), fields.texts.description_zh.as_str()), (3, "一个维基", "页面"));
+        assert_eq!((fields.class.category, fields.class.kind, fields.publisher.as_str(), fields.top_pick), (Category::Work, AppKind::Own, "Acme", true));
+        assert_eq!((fields.requirements.gpu_count, fields.requirements.cuda.as_deref()), (1, Some("12.4")));
+        assert_eq!(serde_json::to_string(&fields).unwrap(), STORED);
+        // Written before `cuda` was a field: read as none.
+        let older = STORED.replace(r#","cuda":"12.4""#, "");
+        let fields: AppFields = serde_json::from_str(&older).unwrap();
+        assert_eq!(fields.requirements.cuda, None);
+        assert_eq!(serde_json::to_string(&fields).unwrap(), older.replace("}", r#","cuda":null}"#));
+    }
+
+    #[test]
+    fn the_catalogue_writes_its_seed_fields_with_the_same_keys() {
+        let file: CatalogueFile = serde_json::from_str(&embedded_catalogue().unwrap()).unwrap();
+        let Value::Object(written) = serde_json::to_value(AppFields::from_seed(&file.apps[0], 0)).unwrap() else { panic!("an object") };
+        let Value::Object(stored) = serde_json::from_str::<Value>(STORED).unwrap() else { panic!("an object") };
+        assert_eq!(written.keys().collect::<Vec<_>>(), stored.keys().collect::<Vec<_>>());
+        assert!(written.values().all(|v| !v.is_object()), "flat: {written:?}");
+    }
 }

@@ -16,6 +16,13 @@ pub(crate) fn make_operator(app: &TestApp, email: &str) {
     assert!(out.contains(&format!("{} is now an operator", email.to_lowercase())), "{out}");
 }
 
+/// Signs in op@example.com and makes them an operator of the market: their token.
+pub(crate) async fn signed_in_operator(app: &TestApp) -> String {
+    let token = token_of(&app.signed_in("op@example.com").await);
+    make_operator(app, "op@example.com");
+    token
+}
+
 pub(crate) async fn send(app: &TestApp, method: &str, path: &str, body: Option<&Value>, token: &str, lang: &str, key: Option<&str>) -> (u16, Value, HeaderMap) {
     let mut req = match method {
         "GET" => app.client.get(app.url(path)),

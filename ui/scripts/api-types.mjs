@@ -42,8 +42,31 @@ export function dropDuplicateOperationIds(document) {
   return duplicated.sort();
 }
 
+/**
+ * A group of fields the server flattens into a struct (`#[serde(flatten)]`, written out with
+ * `#[schema(inline)]`) comes as a part of an `allOf` whose parts are all written-out objects: on the
+ * wire that is one object, and so it is typed (scripts/api-doc reads it the same way). An `allOf`
+ * with a named part (`App` and its offers) stays an intersection.
+ */
+export function mergeInlineAllOf(node) {
+  if (Array.isArray(node)) {
+    node.forEach(mergeInlineAllOf);
+    return;
+  }
+  if (!node || typeof node !== 'object') return;
+  Object.values(node).forEach(mergeInlineAllOf);
+  const parts = node.allOf;
+  if (!Array.isArray(parts) || !parts.every((p) => p && typeof p === 'object' && p.properties && !p.$ref)) return;
+  delete node.allOf;
+  node.type = 'object';
+  node.properties = Object.assign({}, ...parts.map((p) => p.properties));
+  const required = parts.flatMap((p) => p.required ?? []);
+  if (required.length) node.required = required;
+}
+
 /** The TypeScript declarations for an OpenAPI document (a parsed object). */
 export async function typesFor(document) {
+  mergeInlineAllOf(document);
   const duplicated = dropDuplicateOperationIds(document);
   if (duplicated.length) console.warn(`api-types: operationIds used more than once (left out): ${duplicated.join(', ')}`);
   const ast = await openapiTS(document, { alphabetize: true, exportType: true });

@@ -18,7 +18,7 @@ pub mod uploads;
 use std::collections::HashMap;
 
 use axum::extract::FromRef;
-use sea_orm::{ActiveEnum, ActiveModelTrait, ConnectionTrait, EntityTrait, QueryOrder};
+use sea_orm::{ActiveEnum, ActiveModelTrait, ConnectionTrait, EntityTrait, Iterable, QueryOrder};
 use serde_json::{Value, json};
 
 use crate::ids::AppId;
@@ -29,7 +29,7 @@ use crate::db::{for_update, now, write_txn};
 use crate::error::{AppError, Msg};
 use crate::http::List;
 use crate::market::MarketCtx;
-use crate::market::model::{AppFields, AppKind, Category, DisplayType, Requirements, Tier, icon_url};
+use crate::market::model::{AppFields, AppTexts, Classification, Requirements, icon_url};
 use crate::ops::audit;
 use crate::ops::model::{Actor, AuditAction};
 use zmarket_protocol::apps::{Health, Manifest, PortSpec};
@@ -69,26 +69,12 @@ fn view(row: &apps::Model, manifest: Option<&Manifest>, archives: &HashMap<Strin
     let image = manifest.map(|m| m.image.clone()).unwrap_or_default();
     OpsApp {
         id: row.id.clone().into(),
-        name_en: row.name_en.clone(),
-        name_zh: row.name_zh.clone(),
-        summary_en: row.summary_en.clone(),
-        summary_zh: row.summary_zh.clone(),
-        description_en: row.description_en.clone(),
-        description_zh: row.description_zh.clone(),
+        texts: AppTexts::from(row),
         icon_url: icon_url(&row.icon),
-        category: row.category,
-        display_type: row.display_type,
-        tier: row.tier,
-        kind: row.kind,
+        class: Classification::from(row),
         publisher: row.publisher.clone(),
         version: row.version.clone(),
-        requirements: Requirements {
-            cpu_cores: row.cpu_cores,
-            memory_bytes: row.memory_bytes,
-            disk_bytes: row.disk_bytes,
-            gpu_count: row.gpu_count,
-            cuda: row.cuda.clone(),
-        },
+        requirements: Requirements::from(row),
         ports: manifest
             .map(|m| {
                 m.ports.iter().map(|p| OpsPort { container: p.container, web: p.web, name: p.name.clone(), protocol: p.protocol.clone() }).collect()
@@ -135,13 +121,12 @@ struct Draft {
 
 fn apply(d: &mut Draft, e: AppEdit) -> Result<(), AppError> {
     let f = &mut d.fields;
+    e.texts.apply(&mut f.texts);
+    e.class.apply(&mut f.class);
     macro_rules! set {
-        ($($name:ident),*) => { $(if let Some(v) = e.$name { f.$name = v.into(); })* };
+        ($($name:ident),*) => { $(if let Some(v) = e.$name { f.$name = v; })* };
     }
-    set!(name_en, name_zh, summary_en, summary_zh, description_en, description_zh, category, display_type, tier, kind, publisher, version, top_pick);
-    if let Some(r) = e.requirements {
-        (f.cpu_cores, f.memory_bytes, f.disk_bytes, f.gpu_count, f.cuda) = (r.cpu_cores, r.memory_bytes, r.disk_bytes, r.gpu_count, r.cuda);
-    }
+    set!(publisher, version, top_pick, requirements);
     if let Some(l) = e.listed {
         d.listed = l;
     }
@@ -178,7 +163,7 @@ fn apply(d: &mut Draft, e: AppEdit) -> Result<(), AppError> {
         if let Some(h) = e.health {
             m.health = h.map(|path| Health { path });
         }
-        m.gpu = f.gpu_count > 0;
+        m.gpu = f.requirements.gpu_count > 0;
         if m.image.is_empty() {
             return Err(AppError::invalid("image", Msg::AppImageInvalid));
         }
@@ -186,7 +171,7 @@ fn apply(d: &mut Draft, e: AppEdit) -> Result<(), AppError> {
             return Err(AppError::invalid("health", Msg::AppHealthInvalid));
         }
         // What the agent is given must pass the same check as the built-in manifests.
-        crate::apps::manifest::validate(m, f.gpu_count > 0).map_err(|e| {
+        crate::apps::manifest::validate(m, f.requirements.gpu_count > 0).map_err(|e| {
             tracing::warn!(error = %e, "a published manifest failed the manifest check");
             AppError::invalid("ports", Msg::AppPortsInvalid)
         })?;
@@ -208,34 +193,40 @@ fn required<T>(v: Option<T>, field: &'static str, msg: Msg) -> Result<T, AppErro
     v.ok_or(AppError::invalid(field, msg))
 }
 
+/// A choice POST needs, refused listing the values when it is not given.
+fn chosen<T: ActiveEnum<Value = String> + Iterable>(v: Option<T>, field: &'static str) -> Result<T, AppError> {
+    required(v, field, Msg::AppChoiceInvalid(field, values::<T>()))
+}
+
 /// `POST /apps`: publishes a new app (`origin: local`), listed unless `listed: false`.
 pub async fn create(cx: &Publisher, actor: &Actor, e: AppEdit) -> Result<OpsApp, AppError> {
     let id = required(e.id.clone(), "id", Msg::AppIdInvalid)?;
     let requirements = required(e.requirements.clone(), "requirements", Msg::AppRequirementsInvalid)?;
-    let category = required(e.category, "category", Msg::AppChoiceInvalid("category", values::<Category>()))?;
+    let category = chosen(e.class.category, "category")?;
+    let given = e.texts.clone();
     let fields = AppFields {
         position: 0,
-        name_en: required(e.name_en.clone(), "name_en", Msg::AppNameInvalid)?,
-        name_zh: required(e.name_zh.clone(), "name_zh", Msg::AppNameInvalid)?,
-        summary_en: required(e.summary_en.clone(), "summary_en", Msg::AppSummaryInvalid)?,
-        summary_zh: required(e.summary_zh.clone(), "summary_zh", Msg::AppSummaryInvalid)?,
-        description_en: String::new(),
-        description_zh: String::new(),
+        texts: AppTexts {
+            name_en: required(given.name_en, "name_en", Msg::AppNameInvalid)?,
+            name_zh: required(given.name_zh, "name_zh", Msg::AppNameInvalid)?,
+            summary_en: required(given.summary_en, "summary_en", Msg::AppSummaryInvalid)?,
+            summary_zh: required(given.summary_zh, "summary_zh", Msg::AppSummaryInvalid)?,
+            description_en: String::new(),
+            description_zh: String::new(),
+        },
         // Until an icon is uploaded: the category's.
         icon: format!("icons/category/{}.svg", category.to_value().to_ascii_lowercase()),
-        category,
-        display_type: required(e.display_type, "display_type", Msg::AppChoiceInvalid("display_type", values::<DisplayType>()))?,
-        tier: required(e.tier, "tier", Msg::AppChoiceInvalid("tier", values::<Tier>()))?,
-        kind: required(e.kind, "kind", Msg::AppChoiceInvalid("kind", values::<AppKind>()))?,
+        class: Classification {
+            category,
+            display_type: chosen(e.class.display_type, "display_type")?,
+            tier: chosen(e.class.tier, "tier")?,
+            kind: chosen(e.class.kind, "kind")?,
+        },
         price_per_hour: 0,
         publisher: required(e.publisher.clone(), "publisher", Msg::AppPublisherInvalid)?,
         version: required(e.version.clone(), "version", Msg::AppVersionInvalid)?,
         top_pick: false,
-        cpu_cores: requirements.cpu_cores,
-        memory_bytes: requirements.memory_bytes,
-        disk_bytes: requirements.disk_bytes,
-        gpu_count: requirements.gpu_count,
-        cuda: requirements.cuda,
+        requirements,
     };
     required(e.image.as_ref(), "image", Msg::AppImageInvalid)?;
     let mut draft = Draft { fields, manifest: None, listed: true };

@@ -2,6 +2,7 @@
 //! checked field by field before any rule runs.
 
 use chrono::{DateTime, Utc};
+use sea_orm::{ActiveEnum, Iterable};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -9,7 +10,7 @@ use crate::apps::manifest::valid_image;
 use crate::error::{AppError, Msg};
 use crate::http::Checked;
 use crate::db::enums::{parse_any_case, values};
-use crate::market::model::{AppKind, Category, DisplayType, Requirements, Tier};
+use crate::market::model::{AppTexts, AppTextsEdit, AppTextsRequest, Classification, ClassificationEdit, ClassificationRequest, Requirements};
 use zmarket_protocol::apps::VolumeSpec;
 
 pub const NAME_MAX_CHARS: usize = 60;
@@ -27,18 +28,14 @@ pub const ICON_MAX_BYTES: usize = 256 * 1024;
 #[derive(Debug, Clone, Serialize, ToSchema, PartialEq)]
 pub struct OpsApp {
     pub id: String,
-    pub name_en: String,
-    pub name_zh: String,
-    pub summary_en: String,
-    pub summary_zh: String,
-    pub description_en: String,
-    pub description_zh: String,
+    #[serde(flatten)]
+    #[schema(inline)]
+    pub texts: AppTexts,
     /// Where the market serves the icon.
     pub icon_url: String,
-    pub category: Category,
-    pub display_type: DisplayType,
-    pub tier: Tier,
-    pub kind: AppKind,
+    #[serde(flatten)]
+    #[schema(inline)]
+    pub class: Classification,
     pub publisher: String,
     pub version: String,
     pub requirements: Requirements,
@@ -98,25 +95,19 @@ pub struct AppsQuery {
 }
 
 /// The body of POST (every required field) and PUT (any fields: the others stay).
+// A field it does not take is refused: serde checks the keys its flattened groups leave, and
+// `crate::http` names the field, as in any body.
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AppRequest {
     /// POST only: lowercase-kebab, 1-64 characters.
     pub id: Option<String>,
-    pub name_en: Option<String>,
-    pub name_zh: Option<String>,
-    pub summary_en: Option<String>,
-    pub summary_zh: Option<String>,
-    pub description_en: Option<String>,
-    pub description_zh: Option<String>,
-    #[schema(value_type = Option<Category>)]
-    pub category: Option<String>,
-    #[schema(value_type = Option<DisplayType>)]
-    pub display_type: Option<String>,
-    #[schema(value_type = Option<Tier>)]
-    pub tier: Option<String>,
-    #[schema(value_type = Option<AppKind>)]
-    pub kind: Option<String>,
+    #[serde(flatten)]
+    #[schema(inline)]
+    pub texts: AppTextsRequest,
+    #[serde(flatten)]
+    #[schema(inline)]
+    pub class: ClassificationRequest,
     pub publisher: Option<String>,
     /// A changed image without a new version gets one (`<version>+r<n>`), so installations see
     /// the update.
@@ -173,16 +164,8 @@ pub struct VolumeRequest {
 #[derive(Debug, Clone, Default)]
 pub struct AppEdit {
     pub id: Option<String>,
-    pub name_en: Option<String>,
-    pub name_zh: Option<String>,
-    pub summary_en: Option<String>,
-    pub summary_zh: Option<String>,
-    pub description_en: Option<String>,
-    pub description_zh: Option<String>,
-    pub category: Option<Category>,
-    pub display_type: Option<DisplayType>,
-    pub tier: Option<Tier>,
-    pub kind: Option<AppKind>,
+    pub texts: AppTextsEdit,
+    pub class: ClassificationEdit,
     pub publisher: Option<String>,
     pub version: Option<String>,
     pub requirements: Option<Requirements>,
@@ -209,11 +192,31 @@ fn text(field: &'static str, v: Option<String>, min: usize, max: usize, msg: Msg
     Ok(Some(v))
 }
 
-/// A value picked from a list: what `find` makes of it (in any case), else refused with the
-/// `options`.
-fn choice<T>(field: &'static str, v: Option<String>, find: impl Fn(&str) -> Option<T>, options: fn() -> Vec<String>) -> Result<Option<T>, AppError> {
+/// A value picked from one of the market's lists: the value it names (in any case), else refused
+/// listing them.
+fn choice<T: ActiveEnum<Value = String> + Iterable>(field: &'static str, v: Option<String>) -> Result<Option<T>, AppError> {
     let Some(v) = v else { return Ok(None) };
-    find(&v).map(Some).ok_or_else(|| AppError::invalid(field, Msg::AppChoiceInvalid(field, options())))
+    parse_any_case(&v).map(Some).ok_or_else(|| AppError::invalid(field, Msg::AppChoiceInvalid(field, values::<T>())))
+}
+
+fn check_texts(t: AppTextsRequest) -> Result<AppTextsEdit, AppError> {
+    Ok(AppTextsEdit {
+        name_en: text("name_en", t.name_en, 1, NAME_MAX_CHARS, Msg::AppNameInvalid)?,
+        name_zh: text("name_zh", t.name_zh, 1, NAME_MAX_CHARS, Msg::AppNameInvalid)?,
+        summary_en: text("summary_en", t.summary_en, 1, SUMMARY_MAX_CHARS, Msg::AppSummaryInvalid)?,
+        summary_zh: text("summary_zh", t.summary_zh, 1, SUMMARY_MAX_CHARS, Msg::AppSummaryInvalid)?,
+        description_en: text("description_en", t.description_en, 0, DESCRIPTION_MAX_CHARS, Msg::AppDescriptionInvalid)?,
+        description_zh: text("description_zh", t.description_zh, 0, DESCRIPTION_MAX_CHARS, Msg::AppDescriptionInvalid)?,
+    })
+}
+
+fn check_class(c: ClassificationRequest) -> Result<ClassificationEdit, AppError> {
+    Ok(ClassificationEdit {
+        category: choice("category", c.category)?,
+        display_type: choice("display_type", c.display_type)?,
+        tier: choice("tier", c.tier)?,
+        kind: choice("kind", c.kind)?,
+    })
 }
 
 impl Checked for AppEdit {
@@ -262,16 +265,8 @@ impl Checked for AppEdit {
         };
         Ok(AppEdit {
             id,
-            name_en: text("name_en", r.name_en, 1, NAME_MAX_CHARS, Msg::AppNameInvalid)?,
-            name_zh: text("name_zh", r.name_zh, 1, NAME_MAX_CHARS, Msg::AppNameInvalid)?,
-            summary_en: text("summary_en", r.summary_en, 1, SUMMARY_MAX_CHARS, Msg::AppSummaryInvalid)?,
-            summary_zh: text("summary_zh", r.summary_zh, 1, SUMMARY_MAX_CHARS, Msg::AppSummaryInvalid)?,
-            description_en: text("description_en", r.description_en, 0, DESCRIPTION_MAX_CHARS, Msg::AppDescriptionInvalid)?,
-            description_zh: text("description_zh", r.description_zh, 0, DESCRIPTION_MAX_CHARS, Msg::AppDescriptionInvalid)?,
-            category: choice("category", r.category, parse_any_case, values::<Category>)?,
-            display_type: choice("display_type", r.display_type, parse_any_case, values::<DisplayType>)?,
-            tier: choice("tier", r.tier, parse_any_case, values::<Tier>)?,
-            kind: choice("kind", r.kind, parse_any_case, values::<AppKind>)?,
+            texts: check_texts(r.texts)?,
+            class: check_class(r.class)?,
             publisher: text("publisher", r.publisher, 1, PUBLISHER_MAX_CHARS, Msg::AppPublisherInvalid)?,
             version,
             requirements,

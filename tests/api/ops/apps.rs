@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-use super::{make_operator, send};
+use super::{send, signed_in_operator};
 use crate::apps::{act, beat, bound_device, box_spec, command_for, get};
 use crate::common::*;
 use crate::scenario::{self, Roles, refused_signed_out, refused_to, with};
@@ -114,8 +114,7 @@ async fn every_publishing_call_refuses_people_company_admins_and_members() {
 #[tokio::test]
 async fn an_operator_publishes_edits_hides_and_picks_an_app_and_the_market_shows_it_at_once() {
     let app = TestApp::spawn().await;
-    let op = token_of(&app.signed_in("op@example.com").await);
-    make_operator(&app, "op@example.com");
+    let op = signed_in_operator(&app).await;
     let (s, listed) = app.get_auth("/api/ops/v1/apps", &op).await;
     assert_eq!(s, 200, "{listed}");
     let seeds = listed["data"]["total"].as_u64().unwrap();
@@ -187,8 +186,7 @@ async fn an_operator_publishes_edits_hides_and_picks_an_app_and_the_market_shows
 #[tokio::test]
 async fn choices_are_read_in_any_case_and_stored_as_the_catalogue_spells_them() {
     let app = TestApp::spawn().await;
-    let op = token_of(&app.signed_in("op@example.com").await);
-    make_operator(&app, "op@example.com");
+    let op = signed_in_operator(&app).await;
     let mut body = new_app("team-wiki");
     (body["category"], body["tier"], body["kind"]) = (json!(" z-cloud "), json!("HIGH"), json!("Rent"));
     let (s, b) = app.post_json("/api/ops/v1/apps", &body, Some(&op)).await;
@@ -211,8 +209,7 @@ async fn choices_are_read_in_any_case_and_stored_as_the_catalogue_spells_them() 
 #[tokio::test]
 async fn bad_fields_are_refused_naming_the_field_in_both_languages_and_change_nothing() {
     let app = TestApp::spawn().await;
-    let op = token_of(&app.signed_in("op@example.com").await);
-    make_operator(&app, "op@example.com");
+    let op = signed_in_operator(&app).await;
     let cases: Vec<(&str, Value, &str, &str)> = vec![
         ("id", json!("Team Wiki"), "The app id must be 1 to 64 lowercase letters, digits and single dashes, e.g. my-app", "应用 ID 须为 1 到 64 个小写字母、数字和单个连字符，例如 my-app"),
         ("name_en", json!(""), "Give the name in English and Chinese, 1 to 60 characters each", "请填写中英文名称，各 1 到 60 个字符"),
@@ -272,8 +269,7 @@ async fn bad_fields_are_refused_naming_the_field_in_both_languages_and_change_no
 #[tokio::test]
 async fn icons_are_checked_stored_and_served_with_a_cache_header() {
     let app = TestApp::spawn().await;
-    let op = token_of(&app.signed_in("op@example.com").await);
-    make_operator(&app, "op@example.com");
+    let op = signed_in_operator(&app).await;
     assert_eq!(app.post_json("/api/ops/v1/apps", &new_app("team-wiki"), Some(&op)).await.0, 200);
     // A 1x1 PNG.
     let png: Vec<u8> = vec![
@@ -308,8 +304,7 @@ async fn an_archive_that_is_not_a_docker_save_tar_or_too_large_is_refused_and_no
         c.server.body_limit_bytes = 4 * 1024;
     })
     .await;
-    let op = token_of(&app.signed_in("op@example.com").await);
-    make_operator(&app, "op@example.com");
+    let op = signed_in_operator(&app).await;
     assert_eq!(app.post_json("/api/ops/v1/apps", &new_app("team-wiki"), Some(&op)).await.0, 200);
     let images = app.state.config.data_dir.join("images");
     let path = "/api/ops/v1/apps/team-wiki/image";
@@ -347,8 +342,7 @@ async fn an_archive_that_is_not_a_docker_save_tar_or_too_large_is_refused_and_no
 #[tokio::test]
 async fn an_uploaded_archive_is_what_agents_install_and_an_image_change_offers_the_update() {
     let app = TestApp::spawn().await;
-    let op = token_of(&app.signed_in("op@example.com").await);
-    make_operator(&app, "op@example.com");
+    let op = signed_in_operator(&app).await;
     assert_eq!(app.post_json("/api/ops/v1/apps", &new_app("team-wiki"), Some(&op)).await.0, 200);
     // The archive holds the app's image: the image stays, the archive is listed with it.
     let tar = docker_save_tar(&["zmarket-test/httpd:1"]);
@@ -408,8 +402,7 @@ async fn an_uploaded_archive_is_what_agents_install_and_an_image_change_offers_t
 #[tokio::test]
 async fn the_seed_merge_keeps_what_an_operator_changed() {
     let app = TestApp::spawn().await;
-    let op = token_of(&app.signed_in("op@example.com").await);
-    make_operator(&app, "op@example.com");
+    let op = signed_in_operator(&app).await;
     let (s, _) = app.put_json("/api/ops/v1/apps/grafana", &json!({"name_en": "Dashboards", "image": "registry.local/grafana:11.5.0", "listed": false}), &op).await;
     assert_eq!(s, 200);
     assert_eq!(app.post_json("/api/ops/v1/apps", &new_app("team-wiki"), Some(&op)).await.0, 200);
@@ -441,8 +434,7 @@ async fn the_seed_merge_keeps_what_an_operator_changed() {
 #[tokio::test]
 async fn a_publish_on_one_instance_reaches_the_other_instances_market() {
     let (a, b) = crate::instances::pair(|_| {}).await;
-    let op = token_of(&a.signed_in("op@example.com").await);
-    make_operator(&a, "op@example.com");
+    let op = signed_in_operator(&a).await;
     assert!(market_search(&b, "wiki").await.is_empty());
     let (s, body) = a.post_json("/api/ops/v1/apps", &new_app("team-wiki"), Some(&op)).await;
     assert_eq!(s, 200, "{body}");
@@ -472,8 +464,7 @@ async fn a_publish_on_one_instance_reaches_the_other_instances_market() {
 #[tokio::test]
 async fn a_stale_app_edit_is_refused_and_an_upload_moves_the_revision() {
     let app = TestApp::spawn().await;
-    let op = token_of(&app.signed_in("op@example.com").await);
-    make_operator(&app, "op@example.com");
+    let op = signed_in_operator(&app).await;
     let (s, b) = app.post_json("/api/ops/v1/apps", &new_app("team-wiki"), Some(&op)).await;
     assert_eq!(s, 200, "{b}");
     let opened = b["data"]["revision"].as_i64().expect("a revision");
@@ -521,4 +512,43 @@ async fn a_stale_app_edit_is_refused_and_an_upload_moves_the_revision() {
     // A revision that is no number of a revision names the field.
     let (s, b, _) = send(&app, "PUT", "/api/ops/v1/apps/team-wiki", Some(&json!({"summary_en": "x", "revision": -1})), &op, "en", None).await;
     assert_eq!((s, b["data"]["field"].as_str()), (400, Some("revision")), "{b}");
+}
+
+#[tokio::test]
+async fn an_unknown_or_wrongly_typed_field_is_refused_naming_it_in_both_languages() {
+    let app = TestApp::spawn().await;
+    let op = signed_in_operator(&app).await;
+    let (_, before) = app.get_auth("/api/ops/v1/apps/grafana", &op).await;
+    let with_field = |mut body: Value, field: &str, value: Value| {
+        body[field] = value;
+        body
+    };
+    // Each body is refused naming its field: a field the call does not take (top level or in
+    // `requirements`), and a known field of the wrong type, whichever group of fields it is in.
+    let mut requirements = new_app("team-wiki")["requirements"].clone();
+    requirements["colour"] = json!("red");
+    let cases: Vec<(&str, Value, &str)> = vec![
+        ("colour", json!("red"), "colour"),
+        ("price_per_hour", json!(0), "price_per_hour"),
+        ("name_en", json!(5), "name_en"),
+        ("description_zh", json!(["x"]), "description_zh"),
+        ("category", json!(1), "category"),
+        ("kind", json!({"own": true}), "kind"),
+        ("publisher", json!(true), "publisher"),
+        ("version", json!(1.0), "version"),
+        ("listed", json!("yes"), "listed"),
+        ("requirements", requirements, "requirements.colour"),
+    ];
+    let mut rows = Vec::new();
+    for (field, value, named) in &cases {
+        let texts = [format!("Invalid value for {named}"), format!("参数 {named} 无效")];
+        rows.push((with("POST", "/api/ops/v1/apps", with_field(new_app("team-wiki"), field, value.clone())), *named, texts.clone()));
+        rows.push((with("PUT", "/api/ops/v1/apps/grafana", with_field(json!({"name_en": "Grafana 2"}), field, value.clone())), *named, texts));
+    }
+    for (call, named, [en, zh]) in &rows {
+        scenario::says(&app, call, Some(&op), (400, "invalid_body_field", Some(named)), [en, zh]).await;
+    }
+    // Nothing was written.
+    assert_eq!(app.get_auth("/api/ops/v1/apps/team-wiki", &op).await.0, 404);
+    assert_eq!(app.get_auth("/api/ops/v1/apps/grafana", &op).await.1, before);
 }
