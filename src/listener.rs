@@ -451,6 +451,9 @@ impl<T: AsyncRead + Unpin> AsyncRead for ReadAhead<T> {
             return Poll::Ready(Ok(()));
         }
         let asked = buf.remaining();
+        if asked == 0 {
+            return Poll::Ready(Ok(()));
+        }
         if asked >= AHEAD / 4 || this.streak < STREAK {
             let before = buf.filled().len();
             std::task::ready!(Pin::new(&mut this.inner).poll_read(cx, buf))?;
