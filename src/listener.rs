@@ -415,8 +415,8 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for IdleIo<T> {
 /// idle agent channels; a tunnel's bulk then costs a `read` a 4 KiB. Once [`STREAK`] reads in a
 /// row fill a small request, reads go into a buffer of [`AHEAD`] bytes here and requests are
 /// served from it; a read that brings less than a quarter of it ends the streak and the buffer
-/// is freed once served. An idle connection holds no buffer; a large request is read into
-/// directly.
+/// is freed once served. An idle connection holds no buffer (one whose bulk just ended keeps it
+/// until its next read brings a trickle); a large request is read into directly.
 struct ReadAhead<T> {
     inner: T,
     ahead: Vec<u8>,
@@ -435,19 +435,25 @@ impl<T> ReadAhead<T> {
     fn new(inner: T) -> Self {
         ReadAhead { inner, ahead: Vec::new(), at: 0, streak: 0 }
     }
+
+    /// Serves `buf` what it takes of the bytes read ahead; frees the buffer once it is served
+    /// and the streak has ended.
+    fn serve(&mut self, buf: &mut ReadBuf<'_>) {
+        let n = buf.remaining().min(self.ahead.len() - self.at);
+        buf.put_slice(&self.ahead[self.at..self.at + n]);
+        self.at += n;
+        if self.at == self.ahead.len() && self.streak == 0 {
+            self.ahead = Vec::new();
+            self.at = 0;
+        }
+    }
 }
 
 impl<T: AsyncRead + Unpin> AsyncRead for ReadAhead<T> {
     fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         let this = &mut *self;
         if this.at < this.ahead.len() {
-            let n = buf.remaining().min(this.ahead.len() - this.at);
-            buf.put_slice(&this.ahead[this.at..this.at + n]);
-            this.at += n;
-            if this.at == this.ahead.len() && this.streak == 0 {
-                this.ahead = Vec::new();
-                this.at = 0;
-            }
+            this.serve(buf);
             return Poll::Ready(Ok(()));
         }
         let asked = buf.remaining();
@@ -471,13 +477,7 @@ impl<T: AsyncRead + Unpin> AsyncRead for ReadAhead<T> {
         if got < AHEAD / 4 {
             this.streak = 0;
         }
-        let n = asked.min(got);
-        buf.put_slice(&this.ahead[..n]);
-        this.at = n;
-        if this.at == this.ahead.len() && this.streak == 0 {
-            this.ahead = Vec::new();
-            this.at = 0;
-        }
+        this.serve(buf);
         Poll::Ready(Ok(()))
     }
 }

@@ -267,12 +267,12 @@ impl Streams {
                 let published = SocketAddr::from(([127, 0, 0, 1], *seen.ports.get(&format!("{port}/tcp")).ok_or(CloseReason::Refused)?));
                 // The container's own address first (no proxy between); the published port when
                 // that address cannot be reached from here (rootless Docker, another namespace).
-                let inside = seen.address.map(|ip| SocketAddr::new(ip, port));
+                let inside = match seen.address.map(|ip| SocketAddr::new(ip, port)) {
+                    Some(a) => tokio::time::timeout(DIRECT_CONNECT, tcp(a)).await.ok().and_then(Result::ok).map(|c| (a, c)),
+                    None => None,
+                };
                 let (addr, (r, w)) = match inside {
-                    Some(a) => match tokio::time::timeout(DIRECT_CONNECT, tcp(a)).await {
-                        Ok(Ok(c)) => (a, c),
-                        _ => (published, tcp(published).await?),
-                    },
+                    Some(reached) => reached,
                     None => (published, tcp(published).await?),
                 };
                 self.reach.ports.lock().unwrap().insert(key, (addr, generation));
