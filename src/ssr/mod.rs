@@ -10,7 +10,6 @@ mod phone;
 pub mod pool;
 
 use std::num::NonZeroUsize;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -45,8 +44,6 @@ pub struct Ssr {
     public: PublicData,
     /// The domains' first-paint data of public pages.
     sources: PageSources,
-    /// Renders handed to the pool and not answered yet (visitors' and warming's).
-    in_flight: AtomicUsize,
 }
 
 struct CachedPage {
@@ -86,7 +83,6 @@ impl Ssr {
             product_name: config.product_name.clone(),
             public,
             sources,
-            in_flight: AtomicUsize::new(0),
         }
     }
 
@@ -97,18 +93,11 @@ impl Ssr {
         c
     }
 
-    pub async fn render(&self, url: String, state_json: String) -> Result<pool::Rendered, RenderError> {
-        self.in_flight.fetch_add(1, Ordering::SeqCst);
-        let r = self.pool.render(url, state_json).await;
-        self.in_flight.fetch_sub(1, Ordering::SeqCst);
-        r
-    }
-
     /// Waits (a bounded time) until the runtimes have loaded and no render is in flight, so
     /// warming never takes a place in the queue a visitor needs. False when the pool stayed busy.
     async fn idle(&self) -> bool {
         for _ in 0..250 {
-            if self.pool.loaded() && self.in_flight.load(Ordering::SeqCst) == 0 {
+            if self.pool.idle() {
                 return true;
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
@@ -276,7 +265,12 @@ impl Ssr {
             return (Arc::new(CachedPage { status: StatusCode::OK, html: Encoded::default(), cached: false }), RenderKind::Client, None);
         }
         let started = std::time::Instant::now();
-        match self.render(key.url.to_string(), state_json.clone()).await {
+        let rendered = if ahead {
+            self.pool.render_ahead(key.url.to_string(), state_json.clone()).await
+        } else {
+            self.pool.render(key.url.to_string(), state_json.clone()).await
+        };
+        match rendered {
             Ok(r) => {
                 let render_ms = started.elapsed().as_secs_f64() * 1000.0;
                 let status = StatusCode::from_u16(r.status).unwrap_or(StatusCode::OK);

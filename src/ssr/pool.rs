@@ -1,6 +1,9 @@
 //! A pool of render threads, each owning one QuickJS runtime with the server bundle loaded.
-//! Handlers hand a job to a bounded queue and await the answer; when the queue is full they
-//! are told at once (and fall back to client rendering) instead of waiting.
+//! Handlers hand a job to a bounded queue and await the answer; when the pool holds as many
+//! visitors' renders as it has threads and places in the queue they are told at once (and fall
+//! back to client rendering) instead of waiting. A render ahead of visitors (warming the cache)
+//! is taken only while no visitor's render is held, and never counts against their places: a
+//! visitor may wait behind it, never be refused for it.
 //!
 //! The bundle is parsed once per process: the first runtime compiles it to bytecode (without the
 //! functions' source text, which QuickJS otherwise keeps in every runtime for `toString`), and
@@ -39,6 +42,26 @@ struct Job {
     url: String,
     state_json: String,
     reply: oneshot::Sender<Result<Rendered, RenderError>>,
+    /// Given back when the job is answered or dropped.
+    _place: Place,
+}
+
+/// One of the pool's places (a visitor's or the one ahead of visitors), held from admission
+/// until the job is answered or dropped.
+struct Place(Arc<AtomicUsize>);
+
+impl Place {
+    /// A place when fewer than `limit` are held.
+    fn take(held: &Arc<AtomicUsize>, limit: usize) -> Option<Place> {
+        held.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < limit).then_some(n + 1)).ok()?;
+        Some(Place(held.clone()))
+    }
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 #[derive(Clone)]
@@ -47,6 +70,11 @@ pub struct RenderPool {
     /// Threads whose runtime has loaded (a render queued before then waits for the load).
     loaded: Arc<AtomicUsize>,
     threads: usize,
+    /// Visitors' renders queued or running, at most `threads + queue`.
+    visitors: Arc<AtomicUsize>,
+    /// Renders ahead of visitors queued or running, at most one.
+    ahead: Arc<AtomicUsize>,
+    capacity: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -72,11 +100,14 @@ impl RenderPool {
     /// Starts the threads. Each loads its runtime right away, in the background, so start-up
     /// of the server does not wait for the bundle to be evaluated.
     pub fn start(script: &'static str, opts: PoolOptions) -> RenderPool {
-        let (tx, rx) = sync_channel::<Job>(opts.queue);
+        let threads = opts.threads.max(1);
+        let capacity = threads + opts.queue;
+        // Room for every place (the visitors' and the one ahead): a send never finds it full.
+        let (tx, rx) = sync_channel::<Job>(capacity + 1);
         let rx = Arc::new(Mutex::new(rx));
         let loaded = Arc::new(AtomicUsize::new(0));
         let bundle = Arc::new(Bundle { script, bytecode: OnceLock::new() });
-        for i in 0..opts.threads.max(1) {
+        for i in 0..threads {
             let rx = rx.clone();
             let loaded = loaded.clone();
             let opts = opts.clone();
@@ -86,7 +117,7 @@ impl RenderPool {
                 .spawn(move || worker(&bundle, rx, opts, loaded))
                 .expect("spawning a render thread");
         }
-        RenderPool { tx, loaded, threads: opts.threads.max(1) }
+        RenderPool { tx, loaded, threads, visitors: Arc::default(), ahead: Arc::default(), capacity }
     }
 
     /// True once every thread's runtime has loaded.
@@ -94,9 +125,30 @@ impl RenderPool {
         self.loaded.load(Ordering::SeqCst) >= self.threads
     }
 
+    /// True when every runtime has loaded and no render is queued or running.
+    pub fn idle(&self) -> bool {
+        self.loaded() && self.visitors.load(Ordering::SeqCst) == 0 && self.ahead.load(Ordering::SeqCst) == 0
+    }
+
+    /// A visitor's render; `Saturated` at once when the visitors hold every place.
     pub async fn render(&self, url: String, state_json: String) -> Result<Rendered, RenderError> {
+        let place = Place::take(&self.visitors, self.capacity).ok_or(RenderError::Saturated)?;
+        self.send(url, state_json, place).await
+    }
+
+    /// A render ahead of visitors (warming): taken only while the pool is [idle](Self::idle),
+    /// `Saturated` otherwise. A visitor arriving after it waits behind it, never refused for it.
+    pub async fn render_ahead(&self, url: String, state_json: String) -> Result<Rendered, RenderError> {
+        if !self.idle() {
+            return Err(RenderError::Saturated);
+        }
+        let place = Place::take(&self.ahead, 1).ok_or(RenderError::Saturated)?;
+        self.send(url, state_json, place).await
+    }
+
+    async fn send(&self, url: String, state_json: String, place: Place) -> Result<Rendered, RenderError> {
         let (reply, rx) = oneshot::channel();
-        match self.tx.try_send(Job { url, state_json, reply }) {
+        match self.tx.try_send(Job { url, state_json, reply, _place: place }) {
             Ok(()) => {}
             Err(TrySendError::Full(_)) => return Err(RenderError::Saturated),
             Err(TrySendError::Disconnected(_)) => return Err(RenderError::Stopped),
@@ -389,6 +441,41 @@ mod tests {
             assert!(e.starts_with("render failed: ") && e.contains("server.js:1:"), "{e}");
             assert!(!e.contains("render failed: render failed"), "{e}");
         }
+    }
+
+    async fn loaded(p: &RenderPool) {
+        while !p.idle() {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    #[tokio::test]
+    async fn a_render_ahead_never_takes_a_visitors_place() {
+        let p = RenderPool::start(SCRIPT, PoolOptions { threads: 1, queue: 1, deadline: Duration::from_millis(300), memory_limit_bytes: 32 << 20 });
+        loaded(&p).await;
+        // The one thread is busy ahead of visitors (until its deadline)...
+        let ahead = p.render_ahead("/loop".into(), "{}".into());
+        let visitors = async {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            // ...and no second render ahead is taken meanwhile...
+            assert!(matches!(p.render_ahead("/a".into(), "{}".into()).await, Err(RenderError::Saturated)));
+            // ...yet the thread and the queue's place are still the visitors': both wait, none is refused.
+            futures::future::join(p.render("/v".into(), r#"{"n":1}"#.into()), p.render("/w".into(), r#"{"n":2}"#.into())).await
+        };
+        let (ahead, (v, w)) = tokio::join!(ahead, visitors);
+        assert!(ahead.is_err());
+        assert_eq!((v.unwrap().html, w.unwrap().html), ("<p>/v 1</p>".to_string(), "<p>/w 2</p>".to_string()));
+        // A third visitor while two are held is refused, and a render ahead is not taken while a visitor is held.
+        let (a, b, c, d) = tokio::join!(
+            p.render("/loop".into(), "{}".into()),
+            p.render("/loop".into(), "{}".into()),
+            p.render("/x".into(), "{}".into()),
+            p.render_ahead("/y".into(), "{}".into())
+        );
+        assert!(a.is_err() && b.is_err());
+        assert!(matches!(c, Err(RenderError::Saturated)), "{c:?}");
+        assert!(matches!(d, Err(RenderError::Saturated)), "{d:?}");
+        loaded(&p).await;
     }
 
     #[tokio::test]
