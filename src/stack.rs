@@ -3,7 +3,7 @@
 //! the stack, and boxed a `Next` and a future, on every request):
 //!
 //! - [`Edge`], outermost: the request id (kept when given, else a new one; sent back on the
-//!   response), the request's span and log line, the panic guard, and the app origins and
+//!   response), the request's context and log line, the panic guard, and the app origins and
 //!   carried streams of connect (src/connect/web.rs), which are not the market's: they get
 //!   neither its headers nor its compression.
 //! - [`Compress`]: tower-http's compression, entered only when it can change the answer.
@@ -36,7 +36,6 @@ use futures::FutureExt;
 use pin_project_lite::pin_project;
 use tower::{Layer, Service, ServiceExt};
 use tower_http::compression::{CompressionLayer, DefaultPredicate, Predicate};
-use tracing::Span;
 
 use crate::billing::idempotency::IdempotencyStore;
 use crate::connect::ConnectCtx;
@@ -45,9 +44,9 @@ use crate::error::AppError;
 use crate::http::{PathKind, SecurityHeaders};
 use crate::lang::Lang;
 use crate::observe::HttpMetrics;
-use crate::telemetry::{REQUEST_ID, log_response, new_request_id, request_span};
+use crate::telemetry::{REQUEST_ID, RequestContext, log_response, new_request_id, within};
 
-// ---- the edge: request id, span and log line, panic guard, app origins ----
+// ---- the edge: request id, context and log line, panic guard, app origins ----
 
 /// The outermost service (see the module).
 #[derive(Clone)]
@@ -71,7 +70,8 @@ pin_project! {
     pub struct EdgeFuture<F> {
         #[pin]
         kind: Kind<F>,
-        span: Span,
+        // The request its lines are logged for (current while the future is polled).
+        request: Option<RequestContext>,
         started: Instant,
         id: Option<HeaderValue>,
         http: Arc<HttpMetrics>,
@@ -105,14 +105,13 @@ where
 
     fn call(&mut self, req: Request) -> Self::Future {
         let id = req.headers().get(REQUEST_ID).cloned().unwrap_or_else(new_request_id);
-        let span = request_span(&id, req.method(), req.uri().path());
+        let mut request = Some(RequestContext::new(id.clone(), req.method(), req.uri()));
         let started = Instant::now();
         let mut route = self.http.route(req.uri().path(), false);
-        let kind = {
-            let _entered = span.enter();
+        let kind = within(&mut request, || {
             catch_unwind(AssertUnwindSafe(|| self.route(req, &id, &mut route))).unwrap_or_else(|panic| Kind::Panicked { panic: Some(panic) })
-        };
-        EdgeFuture { kind, span, started, id: Some(id), http: self.http.clone(), route }
+        });
+        EdgeFuture { kind, request, started, id: Some(id), http: self.http.clone(), route }
     }
 }
 
@@ -166,29 +165,30 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
-        let _entered = this.span.enter();
-        let polled = match this.kind.project() {
-            KindProj::Market { fut } => catch_unwind(AssertUnwindSafe(|| fut.poll(cx).map(|r| match r {
-                Ok(res) => res.map(Body::new),
-                Err(never) => match never {},
-            }))),
-            KindProj::Other { fut } => catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(cx))),
-            KindProj::Panicked { panic } => Err(panic.take().expect("polled after completion")),
-        };
-        let mut res = match polled {
-            Ok(Poll::Pending) => return Poll::Pending,
-            Ok(Poll::Ready(res)) => res,
-            Err(_) => panic_response(),
-        };
-        if !res.headers().contains_key(REQUEST_ID)
-            && let Some(id) = this.id.take()
-        {
-            res.headers_mut().insert(REQUEST_ID, id);
-        }
-        let took = this.started.elapsed();
-        log_response(res.status(), took);
-        this.http.record(*this.route, res.status().as_u16(), took.as_secs_f64());
-        Poll::Ready(Ok(res))
+        within(this.request, || {
+            let polled = match this.kind.project() {
+                KindProj::Market { fut } => catch_unwind(AssertUnwindSafe(|| fut.poll(cx).map(|r| match r {
+                    Ok(res) => res.map(Body::new),
+                    Err(never) => match never {},
+                }))),
+                KindProj::Other { fut } => catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(cx))),
+                KindProj::Panicked { panic } => Err(panic.take().expect("polled after completion")),
+            };
+            let mut res = match polled {
+                Ok(Poll::Pending) => return Poll::Pending,
+                Ok(Poll::Ready(res)) => res,
+                Err(_) => panic_response(),
+            };
+            if !res.headers().contains_key(REQUEST_ID)
+                && let Some(id) = this.id.take()
+            {
+                res.headers_mut().insert(REQUEST_ID, id);
+            }
+            let took = this.started.elapsed();
+            log_response(res.status(), took);
+            this.http.record(*this.route, res.status().as_u16(), took.as_secs_f64());
+            Poll::Ready(Ok(res))
+        })
     }
 }
 
