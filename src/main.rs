@@ -222,7 +222,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    // Held to the end of `main`: dropping it writes the lines still queued.
+    // Held to the end of `main`: dropping it writes the lines still waiting.
     let _log = zmarket::telemetry::init(&config.log);
     match open_files {
         Some((_, now)) if now < zmarket::config::LOW_OPEN_FILE_LIMIT => tracing::warn!(
