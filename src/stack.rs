@@ -73,7 +73,6 @@ pin_project! {
         // The request its lines are logged for (current while the future is polled).
         request: Option<RequestContext>,
         started: Instant,
-        id: Option<HeaderValue>,
         http: Arc<HttpMetrics>,
         route: usize,
     }
@@ -111,7 +110,7 @@ where
         let kind = within(&mut request, || {
             catch_unwind(AssertUnwindSafe(|| self.route(req, &id, &mut route))).unwrap_or_else(|panic| Kind::Panicked { panic: Some(panic) })
         });
-        EdgeFuture { kind, request, started, id: Some(id), http: self.http.clone(), route }
+        EdgeFuture { kind, request, started, http: self.http.clone(), route }
     }
 }
 
@@ -165,7 +164,7 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
-        within(this.request, || {
+        let polled = within(this.request, || {
             let polled = match this.kind.project() {
                 KindProj::Market { fut } => catch_unwind(AssertUnwindSafe(|| fut.poll(cx).map(|r| match r {
                     Ok(res) => res.map(Body::new),
@@ -174,21 +173,24 @@ where
                 KindProj::Other { fut } => catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(cx))),
                 KindProj::Panicked { panic } => Err(panic.take().expect("polled after completion")),
             };
-            let mut res = match polled {
+            let res = match polled {
                 Ok(Poll::Pending) => return Poll::Pending,
                 Ok(Poll::Ready(res)) => res,
                 Err(_) => panic_response(),
             };
-            if !res.headers().contains_key(REQUEST_ID)
-                && let Some(id) = this.id.take()
-            {
-                res.headers_mut().insert(REQUEST_ID, id);
-            }
             let took = this.started.elapsed();
             log_response(res.status(), took);
             this.http.record(*this.route, res.status().as_u16(), took.as_secs_f64());
-            Poll::Ready(Ok(res))
-        })
+            Poll::Ready(res)
+        });
+        let mut res = std::task::ready!(polled);
+        // The request's id goes back on the answer (unless the app or the holding instance set it).
+        if !res.headers().contains_key(REQUEST_ID)
+            && let Some(request) = this.request.take()
+        {
+            res.headers_mut().insert(REQUEST_ID, request.into_id());
+        }
+        Poll::Ready(Ok(res))
     }
 }
 

@@ -94,6 +94,11 @@ impl RequestContext {
     pub fn new(id: HeaderValue, method: &Method, uri: &Uri) -> RequestContext {
         RequestContext { id, method: method.clone(), uri: uri.clone() }
     }
+
+    /// The request's id (for its answer, once its lines are logged).
+    pub fn into_id(self) -> HeaderValue {
+        self.id
+    }
 }
 
 thread_local! {
