@@ -1,7 +1,7 @@
 //! One line an event (`[log] format`, text or JSON), carrying the request it was logged for.
 
 use std::cell::RefCell;
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::time::SystemTime;
 
 use tracing::field::{Field, Visit};
@@ -55,17 +55,14 @@ where
         let mut fields = Fields { w: &mut w, json: self.json, result: Ok(()) };
         event.record(&mut fields);
         fields.result?;
-        let request = |w: &mut Writer<'_>| -> fmt::Result {
-            CURRENT.with(|c| match c.try_borrow().as_deref() {
-                Ok(Some(r)) => {
-                    field(w, self.json, "request_id", r.id.to_str().unwrap_or("-"))?;
-                    field(w, self.json, "method", r.method.as_str())?;
-                    field(w, self.json, "path", r.uri.path())
-                }
-                _ => Ok(()),
-            })
-        };
-        request(&mut w)?;
+        CURRENT.with(|c| match c.try_borrow().as_deref() {
+            Ok(Some(r)) => {
+                field(&mut w, self.json, "request_id", r.id.to_str().unwrap_or("-"))?;
+                field(&mut w, self.json, "method", r.method.as_str())?;
+                field(&mut w, self.json, "path", r.uri.path())
+            }
+            _ => Ok(()),
+        })?;
         if let Some(scope) = ctx.event_scope() {
             if self.json {
                 w.write_str(",\"spans\":[")?;
@@ -143,27 +140,36 @@ fn field(w: &mut Writer<'_>, json: bool, key: &str, value: &str) -> fmt::Result 
 /// A JSON string: quotes, backslashes and control characters escaped (RFC 8259 §7).
 fn json_string(w: &mut impl fmt::Write, s: &str) -> fmt::Result {
     w.write_char('"')?;
-    let mut from = 0;
-    for (i, c) in s.char_indices() {
-        let escaped = match c {
-            '"' => "\\\"",
-            '\\' => "\\\\",
-            '\n' => "\\n",
-            '\r' => "\\r",
-            '\t' => "\\t",
-            c if (c as u32) < 0x20 => "",
-            _ => continue,
-        };
-        w.write_str(&s[from..i])?;
-        if escaped.is_empty() {
-            write!(w, "\\u{:04x}", c as u32)?;
-        } else {
-            w.write_str(escaped)?;
-        }
-        from = i + c.len_utf8();
-    }
-    w.write_str(&s[from..])?;
+    JsonEscaped(&mut *w).write_str(s)?;
     w.write_char('"')
+}
+
+/// Writes what it is given escaped for the inside of a JSON string.
+struct JsonEscaped<W>(W);
+
+impl<W: fmt::Write> fmt::Write for JsonEscaped<W> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let mut from = 0;
+        for (i, c) in s.char_indices() {
+            let escaped = match c {
+                '"' => "\\\"",
+                '\\' => "\\\\",
+                '\n' => "\\n",
+                '\r' => "\\r",
+                '\t' => "\\t",
+                c if (c as u32) < 0x20 => "",
+                _ => continue,
+            };
+            self.0.write_str(&s[from..i])?;
+            if escaped.is_empty() {
+                write!(self.0, "\\u{:04x}", c as u32)?;
+            } else {
+                self.0.write_str(escaped)?;
+            }
+            from = i + c.len_utf8();
+        }
+        self.0.write_str(&s[from..])
+    }
 }
 
 /// Writes an event's fields: the message first and bare in text, each value as its own kind.
@@ -185,10 +191,12 @@ impl Fields<'_, '_> {
                 w.write_char(',')?;
                 json_string(w, f.name())?;
                 w.write_char(':')?;
-                if raw { value(w) } else {
-                    let mut s = String::new();
-                    value(&mut Writer::new(&mut s))?;
-                    json_string(w, &s)
+                if raw {
+                    value(w)
+                } else {
+                    w.write_char('"')?;
+                    value(&mut Writer::new(&mut JsonEscaped(&mut *w)))?;
+                    w.write_char('"')
                 }
             } else {
                 w.write_char(' ')?;
