@@ -18,7 +18,7 @@ use tokio_tungstenite::tungstenite::Message;
 
 use crate::apps::{AppRunner, container};
 use crate::containers::Runtime;
-use zmarket_protocol::frames::{CloseReason, FIRST_CHUNK, Flow, FromAgent, LogLine, LogStream, MAX_CHUNK, MAX_WINDOW, Target, WINDOW};
+use zmarket_protocol::frames::{self, CloseReason, FIRST_CHUNK, Flow, FromAgent, LogLine, LogStream, MAX_CHUNK, Target, WINDOW};
 
 type Reader = Pin<Box<dyn Stream<Item = Result<Bytes, ()>> + Send>>;
 type Writer = Pin<Box<dyn AsyncWrite + Send>>;
@@ -140,11 +140,10 @@ impl Streams {
     }
 
     /// The market granted `bytes` more: a market of version 1 grants at most a [`WINDOW`] at a
-    /// time, a newer one more while the stream's window grows (never past [`MAX_WINDOW`]).
+    /// time, a newer one more while the stream's window grows (never past [`frames::MAX_WINDOW`]: [`frames::granted`]).
     pub fn window(&self, id: u32, bytes: u32) {
         if let Some(c) = self.open.lock().unwrap().get(&id) {
-            let room = (MAX_WINDOW as usize).saturating_sub(c.credit.available_permits());
-            c.credit.add_permits((bytes as usize).min(room));
+            c.credit.add_permits(frames::granted(c.credit.available_permits(), bytes));
         }
     }
 

@@ -17,7 +17,7 @@ use tokio::sync::{Notify, Semaphore, mpsc, oneshot};
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
-use zmarket_protocol::frames::{self, CloseReason, Flow, MAX_CHUNK, MAX_STREAMS, MAX_WINDOW, Target, ToAgent, WINDOW};
+use zmarket_protocol::frames::{self, CloseReason, Flow, MAX_CHUNK, MAX_STREAMS, Target, ToAgent, WINDOW};
 
 /// How long the agent has to open a stream.
 const OPEN_WAIT: Duration = Duration::from_secs(15);
@@ -230,11 +230,10 @@ impl Link {
     }
 
     /// The agent took `bytes` more of what the market sent (an agent of version 1 grants what
-    /// it wrote; a newer one more while the stream's window grows, never past [`MAX_WINDOW`]).
+    /// it wrote; a newer one more while the stream's window grows, never past [`frames::MAX_WINDOW`]: [`frames::granted`]).
     pub fn on_window(&self, stream: u32, bytes: u32) {
         if let Some(slot) = self.streams.lock().unwrap().get(&stream) {
-            let room = (MAX_WINDOW as usize).saturating_sub(slot.credit.available_permits());
-            slot.credit.add_permits((bytes as usize).min(room));
+            slot.credit.add_permits(frames::granted(slot.credit.available_permits(), bytes));
         }
     }
 

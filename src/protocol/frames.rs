@@ -223,6 +223,13 @@ impl Flow {
     }
 }
 
+/// What a sender adds to its credit on a stream for a `window` frame of `bytes`, holding
+/// `credit` now: the grant, never taking the credit past [`MAX_WINDOW`] (a peer that grants
+/// more than it may cannot make the sender hold more in flight).
+pub fn granted(credit: usize, bytes: u32) -> usize {
+    (bytes as usize).min((MAX_WINDOW as usize).saturating_sub(credit))
+}
+
 /// A binary message carrying `bytes` of `stream`.
 pub fn data(stream: u32, bytes: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(4 + bytes.len());
@@ -323,6 +330,14 @@ mod tests {
         assert!(outstanding <= WINDOW as u64, "{outstanding}");
         assert!(f.arrived(credit as usize));
         assert!(!f.arrived(1));
+    }
+
+    #[test]
+    fn a_grant_never_takes_the_credit_past_the_largest_window() {
+        assert_eq!(granted(0, WINDOW), WINDOW as usize);
+        assert_eq!(granted(MAX_WINDOW as usize - 10, WINDOW), 10);
+        assert_eq!(granted(MAX_WINDOW as usize, 1), 0);
+        assert_eq!(granted(usize::MAX, u32::MAX), 0);
     }
 
     #[test]
