@@ -114,6 +114,11 @@ impl AppRunner {
         self.0.generation.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
     }
 
+    /// Whether the installation runs here.
+    pub fn runs(&self, id: &str) -> bool {
+        self.0.saved.lock().unwrap().installations.contains_key(id)
+    }
+
     /// Whether the installation runs here and its manifest declares TCP port `port`: `None`
     /// when it does not run here.
     pub fn declares(&self, id: &str, port: u16) -> Option<bool> {
