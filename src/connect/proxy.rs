@@ -118,19 +118,10 @@ where
     };
     let client_side = upgrade.then(|| hyper::upgrade::on(&mut req));
     prepare(&mut req, upgrade, &hop);
-    let (mut sender, conn) = match hyper::client::conn::http1::handshake(TokioIo::new(io)).await {
-        Ok(x) => x,
-        Err(_) => return bad_gateway(),
-    };
-    tokio::spawn(async move {
-        let _ = conn.with_upgrades().await;
-    });
+    let Some(mut sender) = handshake(io).await else { return bad_gateway() };
     let mut res = match sender.send_request(req).await {
         Ok(r) => r,
-        Err(e) => {
-            tracing::debug!(error = %e, "the app did not answer");
-            return bad_gateway();
-        }
+        Err(e) => return did_not_answer(e),
     };
     if res.status() == StatusCode::SWITCHING_PROTOCOLS
         && let Some(client_side) = client_side
@@ -231,29 +222,35 @@ pub async fn forward_kept(link: &Arc<Link>, installation: &InstallationId, port:
                     req = again;
                     break;
                 }
-                (None, None) => {
-                    tracing::debug!(error = %e.into_error(), "the app did not answer");
-                    return Ok(bad_gateway());
-                }
+                (None, None) => return Ok(did_not_answer(e.into_error())),
             },
         }
     }
     let io = link.open(target).await?.into_io();
     let end = io.end();
-    let (mut sender, conn) = match hyper::client::conn::http1::handshake(TokioIo::new(io)).await {
-        Ok(x) => x,
-        Err(_) => return Ok(bad_gateway()),
-    };
-    tokio::spawn(async move {
-        let _ = conn.await;
-    });
+    let Some(mut sender) = handshake(io).await else { return Ok(bad_gateway()) };
     match sender.send_request(req).await {
         Ok(res) => Ok(kept_answer(link, key, sender, end, res)),
-        Err(e) => {
-            tracing::debug!(error = %e, "the app did not answer");
-            Ok(bad_gateway())
-        }
+        Err(e) => Ok(did_not_answer(e)),
     }
+}
+
+/// An HTTP/1.1 client connection over `io`, driven by a task of its own (upgrades allowed).
+async fn handshake<I>(io: I) -> Option<SendRequest<Body>>
+where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(io)).await.ok()?;
+    tokio::spawn(async move {
+        let _ = conn.with_upgrades().await;
+    });
+    Some(sender)
+}
+
+/// The answer when the app took the request and gave none back.
+fn did_not_answer(e: hyper::Error) -> Response<Body> {
+    tracing::debug!(error = %e, "the app did not answer");
+    bad_gateway()
 }
 
 /// The app's answer; its connection waits for the next request once the answer was read (an
